@@ -1,0 +1,59 @@
+"""fairness_core: metrics to assess the fairness of scored data, without any UI.
+
+Everything public is re-exported here; import from ``fairness_core``, never from a module.
+Figure builders live in :mod:`fairness_core.plotting` (Plotly, imported only when called).
+See ARCHITECTURE.md §5 for the contract each name follows.
+"""
+
+from ._auc import (
+    BiasAucResult,
+    bias_auc_score,
+    bias_auc_table,
+    bnsp_auc,
+    bpsn_auc,
+    power_mean,
+    subgroup_auc,
+    summarize_bias_auc,
+)
+from ._calibration import (
+    CalibrationCounts,
+    CalibrationDisparityResult,
+    calibration_counts,
+    calibration_disparity,
+    calibration_errors,
+    expected_calibration_error,
+    maximum_calibration_error,
+    reliability_diagram,
+)
+from ._compare import DisparityResult, distance, reduce_disparities
+from ._io import read_table
+from ._rates import (
+    ConfusionCounts,
+    confusion_counts,
+    equalized_odds,
+    error_rate_disparity,
+    false_discovery_rate_disparity,
+    false_negative_rate_disparity,
+    false_omission_rate_disparity,
+    false_positive_rate_disparity,
+    group_rates,
+    model_statistical_parity,
+    rate_disparity,
+    true_positive_rate_disparity,
+)
+from ._scored_data import ColumnMapping, ScoredData
+from ._subgroups import MISSING, Subgroups
+
+_data = ["read_table", "ColumnMapping", "ScoredData", "Subgroups", "MISSING"]
+_auc = ["subgroup_auc", "bpsn_auc", "bnsp_auc", "power_mean", "bias_auc_table", "bias_auc_score",
+        "summarize_bias_auc", "BiasAucResult"]
+_rates = ["group_rates", "confusion_counts", "ConfusionCounts", "rate_disparity", "model_statistical_parity",
+          "true_positive_rate_disparity", "false_positive_rate_disparity", "false_negative_rate_disparity",
+          "false_omission_rate_disparity", "false_discovery_rate_disparity", "error_rate_disparity",
+          "equalized_odds"]
+_disparities = ["distance", "reduce_disparities", "DisparityResult"]
+_calibration = ["reliability_diagram", "expected_calibration_error", "maximum_calibration_error",
+                "calibration_errors", "calibration_disparity", "calibration_counts", "CalibrationCounts",
+                "CalibrationDisparityResult"]
+
+__all__ = _data + _auc + _rates + _disparities + _calibration

@@ -1,0 +1,300 @@
+"""The validated boundary: a table plus a column mapping -> ScoredData (§3)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Optional
+
+import numpy as np
+import pandas as pd
+
+from ._subgroups import Subgroups
+
+MAX_SUBGROUPS = 200
+MISSING_COLUMN = "Column {col!r} ({role}) is not in the data. Available columns: {available}."
+LABEL_VALUES = (
+    "The label column {col!r} must have exactly two values; it has {n}: {values}. Tip: choose a "
+    "binary outcome column, or recode the outcome to two values first."
+)
+POSITIVE_MISSING = "The positive label {value!r} does not occur in the label column {col!r}. Its values are: {values}."
+SCORE_TYPE = (
+    "The score column {col!r} holds {dtype} values, not numbers. Tip: choose a column of model "
+    "scores or probabilities."
+)
+PREDICTED_VALUES = (
+    "The predicted label column {col!r} must have two values (or one); it has {n}: {values}."
+)
+PREDICTED_POSITIVE = (
+    "Cannot tell which value of the predicted label column {col!r} means positive: its values are "
+    "{values} and the positive label is {positive!r}. Tip: use the label's values, or 0/1."
+)
+NO_MODEL = "Choose at least one score column or a predicted label column."
+NO_GROUPS = "Choose at least one protected attribute or identity column."
+ROLE_CLASH = "Column {col!r} is used both as {a} and as {b}. Tip: give each column one role."
+NO_ROWS_LEFT = "No rows are left after excluding rows with missing values: {reasons}."
+TOO_MANY = (
+    "The chosen columns give {n:,} subgroups (at most {max} can be shown). Tip: choose attributes "
+    "with fewer distinct values, turn off intersections, or bin numeric columns."
+)
+
+
+@dataclass(frozen=True)
+class ColumnMapping:
+    """Which columns of a table play which role. Hashable, so it can key a cache.
+
+    Attributes
+    ----------
+    label : str
+        The true outcome column (two values).
+    positive_label : any
+        The label value that means "positive" (e.g. 1, True, "toxic").
+    scores : tuple of str
+        Model score columns (numeric, any scale).
+    predicted_label : str or None
+        A column of given predicted labels, used when no threshold is applied to a score.
+    protected : tuple of str
+        Categorical protected attributes (numeric ones with many values are binned).
+    indicators : tuple of str
+        Identity indicator columns (member when value >= indicator_threshold).
+    intersect : bool
+        Intersect the protected attributes (observed value combinations) or not.
+    min_size : int
+        Subgroups with fewer rows are flagged small.
+    n_bins : int
+        Quantile bins for numeric protected attributes with many values.
+    indicator_threshold : float
+    """
+
+    label: str
+    positive_label: Any
+    scores: tuple = ()
+    predicted_label: Optional[str] = None
+    protected: tuple = ()
+    indicators: tuple = ()
+    intersect: bool = True
+    min_size: int = 30
+    n_bins: int = 4
+    indicator_threshold: float = 0.5
+
+
+@dataclass(frozen=True, eq=False)
+class ScoredData:
+    """Validated scored data: labels, scores, predictions and subgroups of the rows kept.
+
+    Build it with :meth:`from_frame`. Every row left out is counted in ``exclusions``.
+
+    Attributes
+    ----------
+    mapping : ColumnMapping
+    y_true : ndarray of int8, shape (n_rows,)
+        1 for the positive label, 0 otherwise.
+    scores : dict of str -> ndarray of float64, shape (n_rows,)
+    predicted : ndarray of int8 of shape (n_rows,) or None
+        The given predicted labels (1 = positive).
+    subgroups : Subgroups
+    exclusions : DataFrame
+        Columns ``reason, rows``: each excluded row counted once, under the first reason that
+        applies (missing label, then missing score, then missing predicted label).
+    n_input : int
+        Rows in the table before exclusion.
+    rows : ndarray of int
+        Positions (0-based) of the kept rows in the input table.
+    """
+
+    mapping: ColumnMapping
+    y_true: np.ndarray
+    scores: dict
+    predicted: Optional[np.ndarray]
+    subgroups: Subgroups
+    exclusions: pd.DataFrame
+    n_input: int
+    rows: np.ndarray = field(repr=False)
+
+    @property
+    def n_rows(self) -> int:
+        """Rows kept for the analysis."""
+        return len(self.y_true)
+
+    @property
+    def base_rate(self) -> float:
+        """Share of positive labels among the kept rows."""
+        return float(self.y_true.mean()) if self.n_rows else float("nan")
+
+    def y_pred(self, score: Optional[str] = None, threshold: Optional[float] = None) -> np.ndarray:
+        """Binary predictions: ``score >= threshold`` for a score column, else the given column.
+
+        Parameters
+        ----------
+        score : str, optional
+            One of ``mapping.scores``; needs `threshold` on the score's own scale.
+        threshold : float, optional
+
+        Returns
+        -------
+        ndarray of int8, shape (n_rows,)
+
+        Raises
+        ------
+        ValueError
+            If neither a score with a threshold nor a predicted label column is available.
+        """
+        if score is not None:
+            if score not in self.scores:
+                raise ValueError(f"Score column {score!r} is not mapped. Mapped: {list(self.scores)}.")
+            if threshold is None:
+                raise ValueError("A decision threshold is needed to turn a score into predicted labels.")
+            return (self.scores[score] >= threshold).astype(np.int8)
+        if self.predicted is None:
+            raise ValueError("No predicted label column is mapped; choose a score column and a threshold.")
+        return self.predicted
+
+    def subgroup_table(self) -> pd.DataFrame:
+        """Subgroups with their sizes: ``subgroup, size, share, n_positive, n_negative, small``."""
+        g = self.subgroups
+        sizes = g.sizes.astype(np.int64)
+        positives = g.sum(self.y_true).astype(np.int64)
+        return pd.DataFrame({
+            "subgroup": g.names, "size": sizes, "share": sizes / max(self.n_rows, 1),
+            "n_positive": positives, "n_negative": sizes - positives, "small": g.small,
+        })
+
+    @classmethod
+    def from_frame(cls, frame: pd.DataFrame, mapping: ColumnMapping) -> "ScoredData":
+        """Validate `frame` under `mapping`.
+
+        Parameters
+        ----------
+        frame : DataFrame of shape (n_input, n_columns)
+        mapping : ColumnMapping
+
+        Returns
+        -------
+        ScoredData
+
+        Raises
+        ------
+        ValueError
+            For a missing column, a column in two roles, a label without exactly two values, a
+            positive label that does not occur, a non-numeric score, an ambiguous predicted label
+            column, no score/prediction or no protected column chosen, no rows left, or too many
+            subgroups. Each message says what to do.
+        """
+        m = mapping
+        _check_roles(frame, m)
+        n_input = len(frame)
+        reasons = np.full(n_input, "", dtype=object)
+
+        label = frame[m.label]
+        values = pd.unique(label.dropna())
+        if len(values) != 2:
+            raise ValueError(LABEL_VALUES.format(col=m.label, n=len(values), values=_show(values)))
+        matches = [v for v in values if _same(v, m.positive_label)]
+        if not matches:
+            raise ValueError(POSITIVE_MISSING.format(value=m.positive_label, col=m.label, values=_show(values)))
+        is_positive = (label == matches[0]).to_numpy(dtype=bool)
+        _mark(reasons, label.isna().to_numpy(), "missing label")
+
+        scores = {}
+        for col in m.scores:
+            s = frame[col]
+            if s.dtype == bool or not pd.api.types.is_numeric_dtype(s):
+                raise ValueError(SCORE_TYPE.format(col=col, dtype=s.dtype))
+            arr = s.to_numpy(dtype=np.float64, na_value=np.nan)
+            _mark(reasons, ~np.isfinite(arr), f"missing score in {col!r}")
+            scores[col] = arr
+
+        predicted = None
+        if m.predicted_label is not None:
+            col = m.predicted_label
+            pred = frame[col]
+            pvalues = pd.unique(pred.dropna())
+            if len(pvalues) > 2:
+                raise ValueError(PREDICTED_VALUES.format(col=col, n=len(pvalues), values=_show(pvalues)))
+            positive = _predicted_positive(pvalues, m.positive_label, col)
+            _mark(reasons, pred.isna().to_numpy(), f"missing predicted label in {col!r}")
+            predicted = np.zeros(n_input, bool) if positive is None else (pred == positive).to_numpy(dtype=bool)
+
+        keep = reasons == ""
+        if not keep.any():
+            raise ValueError(NO_ROWS_LEFT.format(reasons=_reason_text(reasons)))
+        kept = frame.loc[keep].reset_index(drop=True)
+        subgroups = _subgroups(kept, m)
+        if len(subgroups.names) > MAX_SUBGROUPS:
+            raise ValueError(TOO_MANY.format(n=len(subgroups.names), max=MAX_SUBGROUPS))
+        y_true = is_positive[keep].astype(np.int8)
+        counts = pd.Series(reasons[~keep]).value_counts()
+        exclusions = pd.DataFrame({"reason": counts.index.astype(str), "rows": counts.to_numpy(dtype=np.int64)})
+        return cls(
+            mapping=m, y_true=y_true, scores={c: a[keep] for c, a in scores.items()},
+            predicted=None if predicted is None else predicted[keep].astype(np.int8),
+            subgroups=subgroups, exclusions=exclusions, n_input=n_input, rows=np.flatnonzero(keep))
+
+
+def _check_roles(frame: pd.DataFrame, m: ColumnMapping) -> None:
+    roles = [(m.label, "the label")] + [(c, "a score") for c in m.scores]
+    if m.predicted_label is not None:
+        roles.append((m.predicted_label, "the predicted label"))
+    roles += [(c, "a protected attribute") for c in m.protected] + [(c, "an identity column") for c in m.indicators]
+    seen: dict = {}
+    available = ", ".join(map(repr, list(frame.columns)[:30]))
+    for col, role in roles:
+        if col not in frame.columns:
+            raise ValueError(MISSING_COLUMN.format(col=col, role=role, available=available))
+        if col in seen and seen[col] != role:
+            raise ValueError(ROLE_CLASH.format(col=col, a=seen[col], b=role))
+        seen[col] = role
+    if not m.scores and m.predicted_label is None:
+        raise ValueError(NO_MODEL)
+    if not m.protected and not m.indicators:
+        raise ValueError(NO_GROUPS)
+
+
+def _subgroups(kept: pd.DataFrame, m: ColumnMapping) -> Subgroups:
+    parts = []
+    if m.protected:
+        parts.append(Subgroups.from_attributes(kept, list(m.protected), intersect=m.intersect,
+                                               min_size=m.min_size, n_bins=m.n_bins))
+    if m.indicators:
+        parts.append(Subgroups.from_indicators(kept, list(m.indicators), threshold=m.indicator_threshold,
+                                               min_size=m.min_size))
+    if len(parts) == 1:
+        return parts[0]
+    return Subgroups(parts[0].names + parts[1].names,
+                     np.hstack([p.membership for p in parts]), np.hstack([p.background for p in parts]),
+                     m.min_size, None)
+
+
+def _same(a: Any, b: Any) -> bool:
+    """Value equality that also matches 1 == '1'-style mismatches of type between widgets and data."""
+    if a is b:
+        return True
+    try:
+        if a == b:
+            return True
+    except (TypeError, ValueError):
+        pass
+    return str(a) == str(b)
+
+
+def _predicted_positive(values, positive_label, col):
+    for candidate in (positive_label, 1, True):
+        if any(_same(v, candidate) for v in values):
+            return next(v for v in values if _same(v, candidate))
+    if len(values) < 2:  # a single value that is not the positive label: every prediction is negative
+        return None
+    raise ValueError(PREDICTED_POSITIVE.format(col=col, values=_show(values), positive=positive_label))
+
+
+def _mark(reasons: np.ndarray, mask: np.ndarray, reason: str) -> None:
+    reasons[mask & (reasons == "")] = reason
+
+
+def _reason_text(reasons: np.ndarray) -> str:
+    counts = pd.Series(reasons).value_counts()
+    return ", ".join(f"{n:,} rows with {r}" for r, n in counts.items())
+
+
+def _show(values) -> str:
+    values = list(values)
+    shown = ", ".join(repr(v.item() if hasattr(v, "item") else v) for v in values[:8])
+    return shown + (", ..." if len(values) > 8 else "")
