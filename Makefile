@@ -1,0 +1,32 @@
+# Two commands: `make run` (the app on the bundled sample data) and `make test` (the whole suite).
+# Both create the virtual environment in .venv and install what they need on first use.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+PORT ?= 8501
+
+.PHONY: run test samples clean
+
+$(BIN)/python:
+	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "Python >= 3.11 is needed; set PYTHON=python3.11 or newer")'
+	$(PYTHON) -m venv $(VENV)
+
+$(VENV)/.run-deps: requirements.txt | $(BIN)/python
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -r requirements.txt
+	touch $@
+
+$(VENV)/.test-deps: requirements.txt requirements-dev.txt | $(BIN)/python
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -r requirements-dev.txt
+	touch $@ $(VENV)/.run-deps
+
+run: $(VENV)/.run-deps
+	$(BIN)/streamlit run app.py --server.port $(PORT)
+
+test: $(VENV)/.test-deps
+	$(BIN)/python -m pytest
+
+samples: $(VENV)/.run-deps
+	$(BIN)/python sample_data/make_samples.py
+
+clean:
+	rm -rf $(VENV) .pytest_cache test-artifacts

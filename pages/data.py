@@ -1,0 +1,130 @@
+"""Data: load a file or a sample, map its columns, and see what will be analysed."""
+
+import pandas as pd
+import streamlit as st
+
+import fairness_core as fc
+from ui import controls, data, state, text
+
+st.title("Data")
+
+# 1. Source -------------------------------------------------------------------------------
+st.subheader("Load data")
+sources = [*data.SAMPLES, "upload"]
+current_token = st.session_state[state.DATASET_TOKEN] or ""
+source = controls.kept(
+    st.radio, "Source", "data:source", "upload" if current_token.startswith("upload:") else data.DEFAULT_SAMPLE,
+    options=sources, format_func=lambda k: data.SAMPLES[k]["title"] if k in data.SAMPLES else "Upload a file",
+    horizontal=True)
+
+if source == "upload":
+    uploaded = st.file_uploader("Upload a CSV or Parquet file", type=["csv", "tsv", "txt", "parquet"],
+                                help="One row per prediction: the true label, model score(s) and/or a predicted "
+                                     "label, and protected attributes. Nothing is stored after your session.")
+    if uploaded is not None:
+        raw = uploaded.getvalue()
+        token = data.token_of(raw)
+        if token != current_token:
+            try:
+                frame = data.read_upload(token, uploaded.name, raw)
+            except ValueError as exc:
+                st.error(str(exc))
+                st.stop()
+            profile = data.column_profile(token, frame)
+            st.session_state[state.FRAME] = frame
+            st.session_state[state.DATASET_NAME] = uploaded.name
+            st.session_state[state.DATASET_TOKEN] = token
+            st.session_state[state.MAPPING] = data.guess_mapping(frame, profile)
+    elif not current_token.startswith("upload:"):
+        st.info("Choose a CSV or Parquet file to analyse, or pick a sample above.")
+        st.stop()
+elif current_token != "sample:" + source:
+    data.load_sample(source)
+
+frame: pd.DataFrame = st.session_state[state.FRAME]
+token = st.session_state[state.DATASET_TOKEN]
+st.caption(f"{st.session_state[state.DATASET_NAME]}: {len(frame):,} rows, {frame.shape[1]} columns")
+for note in frame.attrs.get("notes", []):
+    st.info(note)
+
+# 2. Column mapping -------------------------------------------------------------------------
+st.subheader("Map the columns")
+profile = data.column_profile(token, frame)
+columns = profile["column"].tolist()
+numeric = profile.loc[profile["numeric"], "column"].tolist()
+seed = st.session_state[state.MAPPING] or data.guess_mapping(frame, profile)
+key = f"map:{token}:"
+
+c1, c2 = st.columns(2)
+with c1:
+    label = controls.kept(st.selectbox, text.LABEL_COLUMN, key + "label", seed.label, options=columns,
+                          help="The true outcome, with two values.")
+    values = data.label_values(frame, label)
+    positive_default = seed.positive_label if label == seed.label else data.guess_positive(values)
+    positive = controls.kept(st.selectbox, text.POSITIVE_LABEL, key + "positive:" + label,
+                             positive_default if positive_default in values else data.guess_positive(values),
+                             options=values, format_func=str, help="The label value that counts as positive.")
+    scores = controls.kept(st.multiselect, text.SCORE_COLUMN, key + "scores", list(seed.scores),
+                           options=[c for c in numeric if c != label],
+                           help="One or more numeric model scores (any scale). Pick the one to analyse "
+                                "in the sidebar.")
+    candidates = profile.loc[(profile["n_unique"] <= 2) & (profile["column"] != label), "column"].tolist()
+    predicted = controls.kept(st.selectbox, text.PREDICTED_COLUMN, key + "predicted",
+                              seed.predicted_label or text.NO_PREDICTED, options=[text.NO_PREDICTED, *candidates],
+                              help="Optional: the model's given decisions (two values), used on the Rate "
+                                   "disparities page instead of a threshold.")
+with c2:
+    others = [c for c in columns if c not in (label, *scores)]
+    protected = controls.kept(st.multiselect, text.PROTECTED, key + "protected", list(seed.protected),
+                              options=others,
+                              help="Categorical attributes such as race or sex. Numeric ones with many "
+                                   "values are cut into quantile bins.")
+    identities = controls.kept(st.multiselect, text.IDENTITY, key + "identities", list(seed.indicators),
+                               options=[c for c in numeric if c in others and c not in protected],
+                               help="Indicator columns (0/1 or a share): a row belongs to the subgroup when "
+                                    "the value is at least 0.5. Subgroups may overlap.")
+    intersect = controls.kept(st.checkbox, "Intersect protected attributes", key + "intersect", seed.intersect,
+                              help="On: one subgroup per observed combination (e.g. race and sex). "
+                                   "Off: each value of each attribute is its own subgroup.")
+    min_size = controls.kept(st.number_input, "Minimum subgroup size", key + "min_size", seed.min_size,
+                             min_value=1, step=1,
+                             help="Smaller subgroups stay in every table, flagged 'small', and are left "
+                                  "out of summaries.")
+
+mapping = fc.ColumnMapping(
+    label=label, positive_label=positive, scores=tuple(scores),
+    predicted_label=None if predicted == text.NO_PREDICTED else predicted,
+    protected=tuple(protected), indicators=tuple(identities), intersect=bool(intersect), min_size=int(min_size))
+try:
+    scored = data.scored(token, repr(mapping), frame, mapping)
+except ValueError as exc:
+    st.session_state[state.MAPPING] = None
+    st.error(str(exc))
+    st.stop()
+st.session_state[state.MAPPING] = mapping
+
+# 3. Summary -----------------------------------------------------------------------------
+st.subheader("What will be analysed")
+m1, m2, m3, m4 = st.columns(4)
+m1.metric("Rows in file", f"{scored.n_input:,}")
+m2.metric("Rows used", f"{scored.n_rows:,}")
+m3.metric("Rows excluded", f"{scored.n_input - scored.n_rows:,}")
+m4.metric("Base rate (share positive)", text.num(scored.base_rate, 3))
+if len(scored.exclusions):
+    st.warning("Some rows are left out of every page. Each is counted once, under its first reason:")
+    st.dataframe(scored.exclusions, hide_index=True)
+
+groups = scored.subgroup_table()
+n_small = int(groups["small"].sum())
+st.markdown(f"**{len(groups)} subgroups**" + (f", {n_small} smaller than {mapping.min_size} rows (flagged "
+                                               "*small*: listed everywhere, left out of summaries)" if n_small else ""))
+st.dataframe(groups, hide_index=True, column_config={
+    "subgroup": "Subgroup", "size": "Rows", "share": st.column_config.NumberColumn("Share", format="percent"),
+    "n_positive": "Positives", "n_negative": "Negatives", "small": "Small"})
+
+if scored.scores:
+    rows = []
+    for name, values in scored.scores.items():
+        rows.append({"score column": name, "min": values.min(), "max": values.max(),
+                     "in [0, 1] (calibration possible)": bool(values.min() >= 0 and values.max() <= 1)})
+    st.dataframe(pd.DataFrame(rows), hide_index=True)

@@ -1,0 +1,60 @@
+"""Subgroup AUCs: subgroup, BPSN and BNSP AUC per subgroup, their power means and the bias AUC score."""
+
+import streamlit as st
+
+import fairness_core as fc
+from fairness_core import plotting
+from ui import controls, data, state, text
+
+st.title("Subgroup AUCs")
+token, mapping_key, scored = data.current()
+score = st.session_state[state.MODEL]
+if score is None:
+    st.info("This page needs a score column. Choose one under Score column on the Data page.")
+    st.stop()
+
+c1, c2, c3 = st.columns(3)
+with c1:
+    p = controls.kept(st.number_input, text.POWER_P, "auc:p", -5.0, min_value=-50.0, max_value=50.0, step=1.0,
+                      help=text.HELP[text.POWER_P])
+with c2:
+    weight = controls.kept(st.slider, text.OVERALL_WEIGHT, "auc:weight", 0.25, min_value=0.0, max_value=1.0,
+                           step=0.05, help=text.HELP[text.OVERALL_WEIGHT])
+with c3:
+    include_small = controls.include_small("auc")
+
+table = data.auc_table(token, mapping_key, score, scored)
+result = fc.summarize_bias_auc(table, p=float(p), overall_weight=float(weight), include_small=include_small)
+
+m = st.columns(5)
+m[0].metric("Bias AUC score", text.num(result.value), help="w x overall AUC + (1 - w) x mean of the three power means")
+m[1].metric("Overall AUC", text.num(result.overall_auc))
+m[2].metric(f"Power mean (p = {p:g}) of subgroup AUCs", text.num(result.subgroup_power_mean))
+m[3].metric("... of BPSN AUCs", text.num(result.bpsn_power_mean))
+m[4].metric("... of BNSP AUCs", text.num(result.bnsp_power_mean))
+undefined = ", ".join(f"{n} {c.replace('_', ' ').replace('auc', 'AUC')}" for c, n in result.n_undefined.items() if n)
+st.caption(
+    f"Score column: {score}. Power means over {result.n_used} subgroups"
+    + (f"; {result.n_small_excluded} small subgroups left out" if result.n_small_excluded else "")
+    + (f"; left out as undefined: {undefined}" if undefined else "") + ".")
+
+st.plotly_chart(plotting.auc_chart(table, title=f"AUCs per subgroup, {score}"), width="stretch")
+st.dataframe(table, hide_index=True, column_config={
+    "subgroup": "Subgroup", "size": "Rows", "n_positive": "Positives", "n_negative": "Negatives",
+    "n_background_positive": "Background positives", "n_background_negative": "Background negatives",
+    "small": "Small", "subgroup_auc": st.column_config.NumberColumn("Subgroup AUC", format="%.4f"),
+    "bpsn_auc": st.column_config.NumberColumn("BPSN AUC", format="%.4f"),
+    "bnsp_auc": st.column_config.NumberColumn("BNSP AUC", format="%.4f"), "note": "Note"})
+
+with st.expander("What these AUCs mean"):
+    st.markdown(
+        "- **Subgroup AUC**: how well the score separates positives from negatives *within* the subgroup.\n"
+        "- **BPSN AUC** (background positive, subgroup negative): subgroup negatives against background "
+        "positives. Low values mean the subgroup's negatives get high scores: more false positives for the "
+        "subgroup at any threshold.\n"
+        "- **BNSP AUC** (background negative, subgroup positive): subgroup positives against background "
+        "negatives. Low values mean the subgroup's positives get low scores: more false negatives.\n"
+        "- The **bias AUC score** (Jigsaw Unintended Bias competition) blends the overall AUC with the power "
+        "means of the three columns; a negative p stresses the worst subgroups.\n\n"
+        "Source: Borkan et al. (2019), *Nuanced Metrics for Measuring Unintended Bias with Real Data for Text "
+        "Classification*.")

@@ -1,0 +1,1 @@
+"""Streamlit glue for the dashboard: state, shared controls, cached computation, text."""

@@ -1,0 +1,161 @@
+"""Cached loading and computation: st.cache_data wrappers around fairness_core calls.
+
+Cached functions are keyed by small strings (the dataset token, the mapping's repr, options);
+the large objects they work on are passed with a leading underscore, which Streamlit does not
+hash. The token identifies the content (a sample id, or the SHA-256 of the uploaded bytes), so
+equal keys always mean equal inputs. Entries are bounded and expire after an hour; nothing is
+written to disk.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+import pandas as pd
+import streamlit as st
+
+import fairness_core as fc
+
+from . import state
+
+SAMPLE_DIR = Path(__file__).resolve().parent.parent / "sample_data"
+SAMPLES = {
+    "credit": {
+        "title": "Sample: credit decisions",
+        "file": "credit_decisions.csv",
+        "mapping": fc.ColumnMapping(label="repaid", positive_label=1,
+                                    scores=("score_logistic", "score_boosting"), predicted_label="approved",
+                                    protected=("ethnicity",)),
+    },
+    "moderation": {
+        "title": "Sample: text moderation",
+        "file": "text_moderation.csv",
+        "mapping": fc.ColumnMapping(label="toxicity", positive_label="toxic",
+                                    scores=("toxicity_score", "toxicity_score_v2"),
+                                    indicators=("female", "male", "christian", "white", "muslim", "black",
+                                                "gay", "transgender")),
+    },
+}
+DEFAULT_SAMPLE = "credit"
+CACHE = {"max_entries": 16, "ttl": 3600, "show_spinner": False}
+
+
+@st.cache_data(**CACHE)
+def read_sample(key: str) -> pd.DataFrame:
+    """The bundled sample `key` as a DataFrame."""
+    return fc.read_table(SAMPLE_DIR / SAMPLES[key]["file"])
+
+
+@st.cache_data(**CACHE)
+def read_upload(token: str, name: str, _data: bytes) -> pd.DataFrame:
+    """An uploaded file, parsed once per content (token = SHA-256 of its bytes)."""
+    return fc.read_table(_data, name=name)
+
+
+def token_of(data: bytes) -> str:
+    """Content token of uploaded bytes."""
+    return "upload:" + hashlib.sha256(data).hexdigest()
+
+
+@st.cache_data(**CACHE)
+def scored(token: str, mapping_key: str, _frame: pd.DataFrame, _mapping: fc.ColumnMapping) -> fc.ScoredData:
+    """Validated ScoredData for a dataset and mapping (raises ValueError for a bad mapping)."""
+    return fc.ScoredData.from_frame(_frame, _mapping)
+
+
+@st.cache_data(**CACHE)
+def auc_table(token: str, mapping_key: str, score: str, _data: fc.ScoredData) -> pd.DataFrame:
+    """Per-subgroup AUC table of one score column (one sort of that column)."""
+    return fc.bias_auc_table(_data.y_true, _data.scores[score], _data.subgroups)
+
+
+@st.cache_data(**CACHE)
+def confusion(token: str, mapping_key: str, source: str, threshold: float | None,
+              _data: fc.ScoredData) -> fc.ConfusionCounts:
+    """Confusion counts at a threshold on `source` (a score column), or of the given predictions."""
+    y_pred = _data.y_pred(source, threshold) if threshold is not None else _data.y_pred()
+    return fc.confusion_counts(_data.y_true, y_pred, _data.subgroups)
+
+
+@st.cache_data(**CACHE)
+def calibration(token: str, mapping_key: str, score: str, n_bins: int, strategy: str,
+                _data: fc.ScoredData) -> fc.CalibrationCounts:
+    """Per-(subgroup, bin) calibration sums of one probability column."""
+    return fc.calibration_counts(_data.y_true, _data.scores[score], _data.subgroups, n_bins=n_bins,
+                                 strategy=strategy)
+
+
+def load_sample(key: str) -> None:
+    """Make sample `key` the current dataset, with its documented mapping."""
+    st.session_state[state.FRAME] = read_sample(key)
+    st.session_state[state.DATASET_NAME] = SAMPLES[key]["title"]
+    st.session_state[state.DATASET_TOKEN] = "sample:" + key
+    st.session_state[state.MAPPING] = SAMPLES[key]["mapping"]
+
+
+def current():
+    """The current (token, mapping key, ScoredData), or stop the page with a pointer to the Data page."""
+    mapping = st.session_state.get(state.MAPPING)
+    frame = st.session_state.get(state.FRAME)
+    if frame is None or mapping is None:
+        st.info("No data is mapped yet. Open the **Data** page to load a file and map its columns.")
+        st.stop()
+    token = st.session_state[state.DATASET_TOKEN]
+    try:
+        data = scored(token, repr(mapping), frame, mapping)
+    except ValueError as exc:
+        st.error(str(exc))
+        st.stop()
+    return token, repr(mapping), data
+
+
+LABEL_NAMES = ("label", "label_value", "target", "y", "y_true", "outcome", "class", "two_year_recid",
+               "toxicity", "toxic", "income", "repaid", "default")
+POSITIVE_VALUES = (1, True, "1", "yes", "Yes", "true", "True", "toxic", "positive", ">50K")
+PROTECTED_NAMES = ("race", "ethnicity", "sex", "gender", "age_group", "age_cat")
+
+
+@st.cache_data(**CACHE)
+def column_profile(token: str, _frame: pd.DataFrame) -> pd.DataFrame:
+    """Per column: dtype, whether numeric, and the number of distinct non-missing values."""
+    numeric = [pd.api.types.is_numeric_dtype(_frame[c]) and not pd.api.types.is_bool_dtype(_frame[c])
+               for c in _frame.columns]
+    return pd.DataFrame({
+        "column": [str(c) for c in _frame.columns],
+        "dtype": [str(t) for t in _frame.dtypes],
+        "numeric": numeric,
+        "n_unique": [int(_frame[c].nunique(dropna=True)) for c in _frame.columns],
+        "n_missing": [int(v) for v in _frame.isna().sum()],
+    })
+
+
+def label_values(frame: pd.DataFrame, column: str, limit: int = 50) -> list:
+    """Distinct non-missing values of a label column, sorted, at most `limit`."""
+    values = pd.unique(frame[column].dropna())[: limit]
+    try:
+        return sorted(values.tolist())
+    except TypeError:
+        return sorted(values.tolist(), key=str)
+
+
+def guess_positive(values: list):
+    """The value most likely meaning 'positive' among a label's values."""
+    for candidate in POSITIVE_VALUES:
+        for v in values:
+            if type(v) is type(candidate) and v == candidate:
+                return v
+    return values[-1] if values else None
+
+
+def guess_mapping(frame: pd.DataFrame, profile: pd.DataFrame) -> fc.ColumnMapping:
+    """A first column mapping for an uploaded file, for the user to check and adjust."""
+    binary = profile.loc[profile["n_unique"] == 2, "column"].tolist()
+    lower = {c.lower(): c for c in binary}
+    label = next((lower[n] for n in LABEL_NAMES if n in lower), binary[0] if binary else str(frame.columns[0]))
+    numeric = profile.loc[profile["numeric"] & (profile["n_unique"] > 2), "column"].tolist()
+    scores = [c for c in numeric if c != label and any(k in c.lower() for k in ("score", "prob", "pred"))][:1]
+    names = {c.lower(): c for c in profile["column"]}
+    protected = [names[n] for n in PROTECTED_NAMES if n in names and names[n] not in (label, *scores)][:1]
+    return fc.ColumnMapping(label=label, positive_label=guess_positive(label_values(frame, label)),
+                            scores=tuple(scores), protected=tuple(protected))

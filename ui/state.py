@@ -1,0 +1,31 @@
+"""Every session_state key the app uses, with its default, in one place.
+
+Data objects live under plain keys (a widget's own state is dropped when its page is left).
+Widget values that must survive page switches are mirrored under ``keep:<name>`` keys by
+:func:`ui.controls.kept`.
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+DATASET_NAME = "dataset_name"      # str: sample title or uploaded file name
+DATASET_TOKEN = "dataset_token"    # str: identifies the content (sample id or SHA-256 of the bytes)
+FRAME = "frame"                    # pandas DataFrame as read
+MAPPING = "mapping"                # fairness_core.ColumnMapping that validated, or None
+MODEL = "model"                    # the score column analysed on every page
+KEEP_PREFIX = "keep:"
+
+DEFAULTS = {
+    DATASET_NAME: None,
+    DATASET_TOKEN: None,
+    FRAME: None,
+    MAPPING: None,
+    MODEL: None,
+}
+
+
+def init() -> None:
+    """Set every key to its default if absent (called once per run from app.py)."""
+    for key, value in DEFAULTS.items():
+        st.session_state.setdefault(key, value)

@@ -1,0 +1,77 @@
+"""Labels, help texts and number formats shared by the pages."""
+
+from __future__ import annotations
+
+import math
+import re
+
+# Widget labels named by the issue, so documentation and tests can find them.
+LABEL_COLUMN = "Label column"
+POSITIVE_LABEL = "Positive label"
+SCORE_COLUMN = "Score column"
+PREDICTED_COLUMN = "Predicted label column"
+PROTECTED = "Protected attributes"
+IDENTITY = "Identity columns"
+THRESHOLD = "Decision threshold"
+POWER_P = "Power mean p"
+OVERALL_WEIGHT = "Overall AUC weight"
+N_BINS = "Number of bins"
+STRATEGY = "Binning strategy"
+DISTANCE = "Distance"
+REDUCTION = "Reduction"
+REFERENCE = "Reference"
+REFERENCE_GROUP = "Reference subgroup"
+MODEL = "Model"
+INCLUDE_SMALL = "Include small subgroups in summaries"
+NO_PREDICTED = "(none)"
+
+DISTANCE_LABELS = {"diff": "difference |a - b|", "ratio": "ratio (larger / smaller)"}
+REDUCTION_LABELS = {"max": "max", "mean": "mean"}
+REFERENCE_LABELS = {
+    "rest": "rest of the population",
+    "overall": "whole population",
+    "pairwise": "every other subgroup (pairwise)",
+    "named": "a chosen subgroup",
+}
+RATE_LABELS = {
+    "selection_rate": "Selection rate",
+    "true_positive_rate": "True positive rate",
+    "false_positive_rate": "False positive rate",
+    "false_negative_rate": "False negative rate",
+    "false_omission_rate": "False omission rate",
+    "false_discovery_rate": "False discovery rate",
+    "error_rate": "Error rate",
+}
+# Rate name in group_rates -> metric name of rate_disparity.
+RATE_TO_METRIC = {"selection_rate": "statistical_parity", **{k: k for k in RATE_LABELS if k != "selection_rate"}}
+
+HELP = {
+    POWER_P: "Exponent of the power mean over subgroups. Negative values stress the worst subgroups "
+             "(-5 in the Jigsaw competition); 1 is the plain mean; 0 the geometric mean.",
+    OVERALL_WEIGHT: "Weight of the overall AUC in the bias AUC score; the rest goes to the mean of the "
+                    "three power means.",
+    THRESHOLD: "A row is predicted positive when its score is at least this value (on the score's own scale).",
+    DISTANCE: "How a subgroup's rate a is compared with the reference rate b: |a - b| (perfect 0) or "
+              "max(a, b) / min(a, b) (perfect 1).",
+    REDUCTION: "How the per-subgroup disparities are summarised: the largest, or the mean. Small subgroups "
+               "and undefined values are left out and counted.",
+    REFERENCE: "What each subgroup is compared with.",
+    N_BINS: "Number of probability bins for the reliability diagrams and ECE.",
+    STRATEGY: "uniform: equal-width bins over [0, 1]; quantile: bins holding equal numbers of rows.",
+}
+
+_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~$])")
+
+
+def md(text: object) -> str:
+    """Escape data text for st.markdown-based elements, so it is shown literally."""
+    return _MD_SPECIAL.sub(r"\\\1", str(text))
+
+
+def num(value: float, digits: int = 4) -> str:
+    """Format a metric value: fixed digits, 'undefined' for NaN, '∞' for infinity."""
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return "undefined"
+    if math.isinf(value):
+        return "∞"
+    return f"{value:.{digits}f}"
