@@ -44,16 +44,16 @@ from ._rates import (
 from ._scored_data import ColumnMapping, ScoredData
 from ._subgroups import MISSING, Subgroups
 
-_data = ["read_table", "ColumnMapping", "ScoredData", "Subgroups", "MISSING"]
-_auc = ["subgroup_auc", "bpsn_auc", "bnsp_auc", "power_mean", "bias_auc_table", "bias_auc_score",
-        "summarize_bias_auc", "BiasAucResult"]
-_rates = ["group_rates", "confusion_counts", "ConfusionCounts", "rate_disparity", "model_statistical_parity",
-          "true_positive_rate_disparity", "false_positive_rate_disparity", "false_negative_rate_disparity",
-          "false_omission_rate_disparity", "false_discovery_rate_disparity", "error_rate_disparity",
-          "equalized_odds"]
-_disparities = ["distance", "reduce_disparities", "DisparityResult"]
-_calibration = ["reliability_diagram", "expected_calibration_error", "maximum_calibration_error",
-                "calibration_errors", "calibration_disparity", "calibration_counts", "CalibrationCounts",
-                "CalibrationDisparityResult"]
+_data_names = ["read_table", "ColumnMapping", "ScoredData", "Subgroups", "MISSING"]
+_auc_names = ["subgroup_auc", "bpsn_auc", "bnsp_auc", "power_mean", "bias_auc_table", "bias_auc_score",
+              "summarize_bias_auc", "BiasAucResult"]
+_rate_names = ["group_rates", "confusion_counts", "ConfusionCounts", "rate_disparity", "model_statistical_parity",
+               "true_positive_rate_disparity", "false_positive_rate_disparity", "false_negative_rate_disparity",
+               "false_omission_rate_disparity", "false_discovery_rate_disparity", "error_rate_disparity",
+               "equalized_odds"]
+_disparity_names = ["distance", "reduce_disparities", "DisparityResult"]
+_calibration_names = ["reliability_diagram", "expected_calibration_error", "maximum_calibration_error",
+                      "calibration_errors", "calibration_disparity", "calibration_counts", "CalibrationCounts",
+                      "CalibrationDisparityResult"]
 
-__all__ = _data + _auc + _rates + _disparities + _calibration
+__all__ = _data_names + _auc_names + _rate_names + _disparity_names + _calibration_names

@@ -6,6 +6,7 @@ import streamlit as st
 import fairness_core as fc
 from ui import controls, data, state, text
 
+controls.frame()
 st.title("Data")
 
 # 1. Source -------------------------------------------------------------------------------
@@ -35,11 +36,13 @@ if source == "upload":
             st.session_state[state.DATASET_NAME] = uploaded.name
             st.session_state[state.DATASET_TOKEN] = token
             st.session_state[state.MAPPING] = data.guess_mapping(frame, profile)
+            st.rerun()  # redraw the sidebar for the new dataset
     elif not current_token.startswith("upload:"):
         st.info("Choose a CSV or Parquet file to analyse, or pick a sample above.")
         st.stop()
 elif current_token != "sample:" + source:
     data.load_sample(source)
+    st.rerun()  # redraw the sidebar for the new dataset
 
 frame: pd.DataFrame = st.session_state[state.FRAME]
 token = st.session_state[state.DATASET_TOKEN]
@@ -101,7 +104,10 @@ except ValueError as exc:
     st.session_state[state.MAPPING] = None
     st.error(str(exc))
     st.stop()
+previous = st.session_state[state.MAPPING]
 st.session_state[state.MAPPING] = mapping
+if previous is None or previous.scores != mapping.scores:
+    st.rerun()  # the sidebar's Model picker offers the mapped score columns
 
 # 3. Summary -----------------------------------------------------------------------------
 st.subheader("What will be analysed")

@@ -6,6 +6,7 @@ import streamlit as st
 from fairness_core import plotting
 from ui import controls, data, state, text
 
+controls.frame()
 st.title("Rate disparities")
 token, mapping_key, scored = data.current()
 score = st.session_state[state.MODEL]

@@ -6,6 +6,7 @@ import fairness_core as fc
 from fairness_core import plotting
 from ui import controls, data, state, text
 
+controls.frame()
 st.title("Subgroup AUCs")
 token, mapping_key, scored = data.current()
 score = st.session_state[state.MODEL]

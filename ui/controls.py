@@ -69,3 +69,25 @@ def include_small(page: str) -> bool:
     return kept(st.checkbox, text.INCLUDE_SMALL, f"{page}:include_small", False,
                 help="Subgroups smaller than the minimum size are always listed, flagged 'small'; "
                      "by default they are left out of power means and reductions.")
+
+
+def frame() -> None:
+    """Shared state and sidebar, drawn at the top of every page.
+
+    Initialises the session keys, opens the default sample on first use, shows the dataset name
+    and the "Model" picker (the score column every analysis page uses).
+    """
+    from . import data  # late import: data imports fairness_core and reads sample files
+
+    state.init()
+    if st.session_state[state.FRAME] is None:
+        data.load_sample(data.DEFAULT_SAMPLE)
+    with st.sidebar:
+        st.caption("Dataset")
+        st.text(st.session_state[state.DATASET_NAME] or "none")
+        mapping = st.session_state[state.MAPPING]
+        scores = list(mapping.scores) if mapping is not None else []
+        st.session_state[state.MODEL] = kept(
+            st.selectbox, text.MODEL, "model", scores[0], options=scores,
+            help="The score column analysed on the Subgroup AUCs, Rate disparities and Calibration pages.",
+        ) if scores else None

@@ -1,0 +1,160 @@
+"""Browser-test fixtures: the real app served by `streamlit run`, and Debian's Chromium via Playwright.
+
+Plain `playwright.sync_api.sync_playwright` (not pytest-playwright). A missing Chromium or a missing
+real dataset fails the run when the environment variable CI is set, and is a skip elsewhere.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+SHARED_DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data"
+ARTIFACTS = ROOT / "test-artifacts"
+SCREENSHOTS = ARTIFACTS / "screenshots"
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+STARTUP_TIMEOUT = 30.0
+
+
+def fail_or_skip(message: str) -> None:
+    """A missing prerequisite is a failure in CI, a skip elsewhere."""
+    if os.environ.get("CI"):
+        pytest.fail(message)
+    pytest.skip(message)
+
+
+def _free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def _tail(path: Path, lines: int = 40) -> str:
+    try:
+        return "\n".join(path.read_text(errors="replace").splitlines()[-lines:])
+    except OSError as exc:
+        return f"(could not read {path}: {exc})"
+
+
+def _healthy(url: str) -> bool:
+    try:
+        with urllib.request.urlopen(url, timeout=2) as response:
+            return response.status == 200 and response.read().decode().strip() == "ok"
+    except (urllib.error.URLError, OSError):
+        return False
+
+
+@pytest.fixture(scope="session")
+def app_url():
+    """Serve app.py with `streamlit run` on a free port; yield its base URL; stop it at teardown."""
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    port = _free_port()
+    log_path = ARTIFACTS / "streamlit-server.log"
+    command = [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
+               "--server.port", str(port), "--browser.gatherUsageStats", "false"]
+    with open(log_path, "wb") as log:
+        process = subprocess.Popen(command, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT,
+                                   stdin=subprocess.DEVNULL)
+    base = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + STARTUP_TIMEOUT
+        while not _healthy(base + "/_stcore/health"):
+            if process.poll() is not None:
+                pytest.fail(f"streamlit exited with code {process.returncode} before answering "
+                            f"/_stcore/health. Server log ({log_path}):\n{_tail(log_path)}")
+            if time.monotonic() > deadline:
+                pytest.fail(f"streamlit did not answer {base}/_stcore/health with 'ok' within "
+                            f"{STARTUP_TIMEOUT:.0f} s. Server log ({log_path}):\n{_tail(log_path)}")
+            time.sleep(0.2)
+        yield base
+    finally:
+        if process.poll() is None:
+            process.terminate()
+            try:
+                process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait(timeout=10)
+
+
+@pytest.fixture(scope="session")
+def browser():
+    """Debian's Chromium, launched by Playwright (never a downloaded browser)."""
+    if not CHROMIUM.exists():
+        message = ("Chromium not found at /usr/bin/chromium. Install it with: "
+                   "sudo apt-get install chromium chromium-driver fonts-liberation libatomic1")
+        if os.environ.get("CI"):
+            pytest.fail(message + " (CI is set: the browser tests must run, not skip.)")
+        pytest.skip(message)
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        try:
+            yield chromium
+        finally:
+            chromium.close()
+
+
+class ConsoleLog:
+    """Console messages of type 'error' and uncaught page errors seen by one page."""
+
+    def __init__(self):
+        self.errors: list[str] = []
+
+    def on_console(self, message) -> None:
+        if message.type == "error":
+            location = message.location or {}
+            self.errors.append(f"console.error: {message.text} "
+                               f"({location.get('url', '?')}:{location.get('lineNumber', '?')})")
+
+    def on_pageerror(self, error) -> None:
+        self.errors.append(f"pageerror: {error}")
+
+    def assert_clean(self) -> None:
+        assert not self.errors, "Browser console errors / page errors:\n" + "\n".join(self.errors)
+
+
+@pytest.fixture
+def app_page(browser, app_url):
+    """A fresh browser context and page (1400x1000) with console and page errors collected.
+
+    Yields ``(page, console_log)``; each test asserts ``console_log.assert_clean()`` at its end.
+    """
+    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    context.set_default_timeout(20_000)
+    pg = context.new_page()
+    log = ConsoleLog()
+    pg.on("console", log.on_console)
+    pg.on("pageerror", log.on_pageerror)
+    try:
+        yield pg, log
+    finally:
+        context.close()
+
+
+@pytest.fixture(scope="session")
+def screenshot_dir() -> Path:
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    return SCREENSHOTS
+
+
+@pytest.fixture(scope="session")
+def compas_file() -> Path:
+    """The real COMPAS two-year recidivism file (7,214 rows) beside the project."""
+    path = SHARED_DATA / "compas" / "compas-scores-two-years.csv"
+    if not path.exists():
+        fail_or_skip(f"Real dataset {path} is missing. The browser tests upload the shared COMPAS file from "
+                     "../shared/data beside the project root; see ../shared/data/README.md.")
+    return path

@@ -1,0 +1,82 @@
+"""Fixtures for the fairness_core tests: the real datasets in ``shared/data`` next to the project root.
+
+A test that needs a file fails (when the ``CI`` environment variable is set) or is skipped (on a
+developer machine) with a message naming the missing file. The data are read where they are; they
+are never copied into the project.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+# tests/fairness_core/conftest.py -> parents[2] is the project root; the data sit beside it.
+DATA_DIR = Path(__file__).resolve().parents[2] / ".." / "shared" / "data"
+
+COMPAS_FILE = "compas/compas-scores-two-years.csv"
+MADLIBS_FILE = "jigsaw_madlibs/madlibs_identities.csv"
+# Real people's names and dates of birth: dropped on load, never printed or asserted on.
+COMPAS_PERSONAL_COLUMNS = ["name", "first", "last", "dob"]
+MADLIBS_NON_IDENTITY = ("template", "toxicity", "TOXICITY@1", "TOXICITY@6")
+
+
+def _in_ci() -> bool:
+    return os.environ.get("CI", "") != ""
+
+
+def require_data_file(relative: str) -> Path:
+    """Path of a file under shared/data; fail in CI, skip elsewhere, when it is missing."""
+    path = DATA_DIR / relative
+    if not path.is_file():
+        message = (
+            f"Real-data test file {relative!r} is missing: expected it at {path.resolve()}. "
+            "The datasets live in the folder shared/data beside the project root "
+            "(see shared/data/README.md)."
+        )
+        if _in_ci():
+            pytest.fail(message + " CI is set, so a missing data file is an error.", pytrace=False)
+        pytest.skip(message)
+    return path
+
+
+@pytest.fixture(scope="session")
+def data_dir() -> Path:
+    """The shared data folder (``<project root>/../shared/data``)."""
+    if not DATA_DIR.is_dir():
+        message = f"The shared data folder {DATA_DIR.resolve()} is missing (see shared/data/README.md)."
+        if _in_ci():
+            pytest.fail(message, pytrace=False)
+        pytest.skip(message)
+    return DATA_DIR
+
+
+@pytest.fixture(scope="session")
+def data_file(data_dir):
+    """A function: relative path under shared/data -> Path, failing or skipping when missing."""
+    return require_data_file
+
+
+@pytest.fixture(scope="session")
+def compas(data_file) -> pd.DataFrame:
+    """COMPAS two-year recidivism (all 7,214 rows), without the personal columns.
+
+    Read with plain pandas so the expected values in the tests do not depend on
+    ``fairness_core.read_table``. Do not modify it (session scope).
+    """
+    frame = pd.read_csv(data_file(COMPAS_FILE))
+    return frame.drop(columns=COMPAS_PERSONAL_COLUMNS)
+
+
+@pytest.fixture(scope="session")
+def madlibs(data_file) -> pd.DataFrame:
+    """Jigsaw madlibs with 51 identity indicator columns. Do not modify it (session scope)."""
+    return pd.read_csv(data_file(MADLIBS_FILE))
+
+
+@pytest.fixture(scope="session")
+def madlibs_identities(madlibs) -> list[str]:
+    """The 51 identity columns of madlibs, in file order."""
+    return [c for c in madlibs.columns if c not in MADLIBS_NON_IDENTITY]
