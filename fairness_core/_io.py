@@ -30,7 +30,8 @@ def read_table(source: Union[str, os.PathLike, bytes, BinaryIO], *, name: str | 
     """Read a CSV or Parquet file into a DataFrame.
 
     Parquet is recognised by its magic bytes. For CSV the encoding is UTF-8 (with or without a
-    byte-order mark), else the one ``charset_normalizer`` detects; the delimiter is one of
+    byte-order mark), else the one ``charset_normalizer`` detects (Windows-1252 when it is among
+    the most plausible); the delimiter is one of
     ``, ; TAB |``, chosen by ``csv.Sniffer`` on the first 64 KiB. Values are parsed by pandas'
     usual type inference; nothing is coerced afterwards.
 
@@ -104,7 +105,12 @@ def _encoding(data: bytes, name: str) -> str:
         pass
     from charset_normalizer import from_bytes
 
-    best = from_bytes(data[: 4 * SNIFF_BYTES]).best()
+    matches = from_bytes(data[: 4 * SNIFF_BYTES])
+    best = matches.best()
     if best is None:
         raise ValueError(ENCODING_MESSAGE.format(name=name))
+    # A short file often fits several single-byte code pages equally well (e.g. cp1250 and cp1257
+    # for "São Paulo"); prefer Windows-1252, the usual encoding of Western spreadsheet exports.
+    if any("cp1252" in m.could_be_from_charset and m.chaos <= best.chaos for m in matches):
+        return "cp1252"
     return best.encoding

@@ -30,6 +30,13 @@ with c4:
 distance, reduction, reference = controls.disparity_controls(scored.subgroups.names, "cal")
 include_small = controls.include_small("cal")
 
+values = scored.scores[score]
+if values.min() < 0 or values.max() > 1:
+    st.warning(f"Calibration needs predicted probabilities in [0, 1], but {score} ranges from {values.min():g} "
+               f"to {values.max():g}. A risk score on another scale (such as 1-10 deciles) is not a probability, "
+               "so its calibration cannot be assessed. Choose a probability column under Model in the sidebar, "
+               "or use the Subgroup AUCs and Rate disparities pages for this score.")
+    st.stop()
 try:
     counts = data.calibration(token, mapping_key, score, int(n_bins), strategy, scored)
 except ValueError as exc:
@@ -42,24 +49,21 @@ m1, m2 = st.columns([1, 3])
 m1.metric(f"ECE disparity ({reduction})", text.num(result.value),
           help=f"Over {result.disparity.n_used} comparisons; {result.disparity.n_small_excluded} with a small "
                f"subgroup and {result.disparity.n_undefined} undefined left out.")
-verdict = {True: "PASS", False: "FAIL", None: "NOT ASSESSED"}[result.passes]
-m1.markdown(f"**{verdict}** (threshold {float(threshold):g})")
+verdict, color = {True: ("Passes", "green"), False: ("Fails", "red"), None: ("Not assessed", "orange")}[result.passes]
+with m1:
+    st.badge(f"{verdict} (threshold {float(threshold):g})", color=color)
 m2.info(text.md(result.interpretation))
 
 names = scored.subgroups.names
 errors = result.errors
-default_shown = errors[~errors["small"]].nlargest(6, "size")["subgroup"].tolist()
+# By default show the subgroups calibrated worst (largest ECE), where a reviewer should look first.
+default_shown = errors[~errors["small"]].nlargest(6, "ece")["subgroup"].tolist()
 shown = controls.kept(st.multiselect, "Subgroups shown", f"cal:shown:{mapping_key}", default_shown, options=names)
 fig = plotting.reliability_chart(counts.reliability_table(), subgroups=shown,
                                  colors=plotting.subgroup_colors(names), title=f"Reliability diagram, {score}")
 st.plotly_chart(fig, width="stretch")
 
 st.subheader("Calibration errors per subgroup")
-number = st.column_config.NumberColumn(format="%.4f")
-st.dataframe(errors, hide_index=True, column_config={
-    "subgroup": "Subgroup", "size": "Rows", "ece": st.column_config.NumberColumn("ECE", format="%.4f"),
-    "mce": st.column_config.NumberColumn("MCE", format="%.4f"),
-    "brier_score": st.column_config.NumberColumn("Brier score", format="%.4f"), "small": "Small", "note": "Note"})
+st.dataframe(errors, hide_index=True, column_config=text.column_config(errors.columns))
 st.subheader("ECE comparisons")
-st.dataframe(result.table, hide_index=True, column_config={
-    "subgroup_value": number, "reference_value": number, "disparity": number})
+st.dataframe(result.table, hide_index=True, column_config=text.column_config(result.table.columns))

@@ -118,15 +118,13 @@ m3.metric("Rows excluded", f"{scored.n_input - scored.n_rows:,}")
 m4.metric("Base rate (share positive)", text.num(scored.base_rate, 3))
 if len(scored.exclusions):
     st.warning("Some rows are left out of every page. Each is counted once, under its first reason:")
-    st.dataframe(scored.exclusions, hide_index=True)
+    st.dataframe(scored.exclusions, hide_index=True, column_config=text.column_config(scored.exclusions.columns))
 
 groups = scored.subgroup_table()
 n_small = int(groups["small"].sum())
 st.markdown(f"**{len(groups)} subgroups**" + (f", {n_small} smaller than {mapping.min_size} rows (flagged "
                                                "*small*: listed everywhere, left out of summaries)" if n_small else ""))
-st.dataframe(groups, hide_index=True, column_config={
-    "subgroup": "Subgroup", "size": "Rows", "share": st.column_config.NumberColumn("Share", format="percent"),
-    "n_positive": "Positives", "n_negative": "Negatives", "small": "Small"})
+st.dataframe(groups, hide_index=True, column_config=text.column_config(groups.columns))
 
 if scored.scores:
     rows = []

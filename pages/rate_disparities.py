@@ -65,17 +65,12 @@ fig = plotting.rate_chart(rates, metrics, None if reference == "pairwise" else c
 st.plotly_chart(fig, width="stretch")
 
 st.subheader("Rates per subgroup")
-rate_format = {m: st.column_config.NumberColumn(text.RATE_LABELS[m], format="%.4f") for m in text.RATE_LABELS}
-st.dataframe(rates, hide_index=True, column_config={"subgroup": "Subgroup", "size": "Rows", "small": "Small",
-                                                    "note": "Note", **rate_format})
+st.dataframe(rates, hide_index=True, column_config=text.column_config(rates.columns))
 
 st.subheader("Disparities")
 tabs = st.tabs([text.RATE_LABELS[m] for m in metrics] + ["Equalized odds"])
-number = st.column_config.NumberColumn(format="%.4f")
 for tab, m in zip(tabs, metrics):
     with tab:
-        st.dataframe(comparisons[m], hide_index=True, column_config={
-            "subgroup_value": number, "reference_value": number, "disparity": number})
+        st.dataframe(comparisons[m], hide_index=True, column_config=text.column_config(comparisons[m].columns))
 with tabs[-1]:
-    st.dataframe(odds.table, hide_index=True, column_config={
-        "tpr_disparity": number, "fpr_disparity": number, "disparity": number})
+    st.dataframe(odds.table, hide_index=True, column_config=text.column_config(odds.table.columns))

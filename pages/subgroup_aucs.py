@@ -30,22 +30,18 @@ result = fc.summarize_bias_auc(table, p=float(p), overall_weight=float(weight), 
 m = st.columns(5)
 m[0].metric("Bias AUC score", text.num(result.value), help="w x overall AUC + (1 - w) x mean of the three power means")
 m[1].metric("Overall AUC", text.num(result.overall_auc))
-m[2].metric(f"Power mean (p = {p:g}) of subgroup AUCs", text.num(result.subgroup_power_mean))
-m[3].metric("... of BPSN AUCs", text.num(result.bpsn_power_mean))
-m[4].metric("... of BNSP AUCs", text.num(result.bnsp_power_mean))
+power = f"Power mean over subgroups (p = {p:g}) of the"
+m[2].metric("Subgroup AUC power mean", text.num(result.subgroup_power_mean), help=f"{power} subgroup AUCs")
+m[3].metric("BPSN AUC power mean", text.num(result.bpsn_power_mean), help=f"{power} BPSN AUCs")
+m[4].metric("BNSP AUC power mean", text.num(result.bnsp_power_mean), help=f"{power} BNSP AUCs")
 undefined = ", ".join(f"{n} {c.replace('_', ' ').replace('auc', 'AUC')}" for c, n in result.n_undefined.items() if n)
 st.caption(
     f"Score column: {score}. Power means over {result.n_used} subgroups"
-    + (f"; {result.n_small_excluded} small subgroups left out" if result.n_small_excluded else "")
+    + (f"; small subgroups left out: {result.n_small_excluded}" if result.n_small_excluded else "")
     + (f"; left out as undefined: {undefined}" if undefined else "") + ".")
 
 st.plotly_chart(plotting.auc_chart(table, title=f"AUCs per subgroup, {score}"), width="stretch")
-st.dataframe(table, hide_index=True, column_config={
-    "subgroup": "Subgroup", "size": "Rows", "n_positive": "Positives", "n_negative": "Negatives",
-    "n_background_positive": "Background positives", "n_background_negative": "Background negatives",
-    "small": "Small", "subgroup_auc": st.column_config.NumberColumn("Subgroup AUC", format="%.4f"),
-    "bpsn_auc": st.column_config.NumberColumn("BPSN AUC", format="%.4f"),
-    "bnsp_auc": st.column_config.NumberColumn("BNSP AUC", format="%.4f"), "note": "Note"})
+st.dataframe(table, hide_index=True, column_config=text.column_config(table.columns))
 
 with st.expander("What these AUCs mean"):
     st.markdown(

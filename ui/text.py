@@ -75,3 +75,34 @@ def num(value: float, digits: int = 4) -> str:
     if math.isinf(value):
         return "∞"
     return f"{value:.{digits}f}"
+
+# Column headers for every table the pages show (snake_case names from fairness_core).
+COLUMN_LABELS = {
+    "subgroup": "Subgroup", "size": "Rows", "share": "Share", "n_positive": "Positives",
+    "n_negative": "Negatives", "n_background_positive": "Background positives",
+    "n_background_negative": "Background negatives", "small": "Small", "note": "Note",
+    "tp": "TP", "fp": "FP", "tn": "TN", "fn": "FN", **RATE_LABELS,
+    "subgroup_auc": "Subgroup AUC", "bpsn_auc": "BPSN AUC", "bnsp_auc": "BNSP AUC",
+    "reference": "Compared with", "reference_size": "Reference rows", "subgroup_value": "Subgroup value",
+    "reference_value": "Reference value", "disparity": "Disparity", "tpr_disparity": "TPR disparity",
+    "fpr_disparity": "FPR disparity", "passes": "Passes", "ece": "ECE", "mce": "MCE",
+    "brier_score": "Brier score", "reason": "Reason", "rows": "Rows",
+}
+DECIMAL_COLUMNS = {*RATE_LABELS, "subgroup_auc", "bpsn_auc", "bnsp_auc", "subgroup_value", "reference_value",
+                   "disparity", "tpr_disparity", "fpr_disparity", "ece", "mce", "brier_score"}
+
+
+def column_config(columns) -> dict:
+    """st.dataframe column_config for `columns`: readable headers, 4 decimals for metric values."""
+    import streamlit as st
+
+    config = {}
+    for col in columns:
+        label = COLUMN_LABELS.get(col, col)
+        if col in DECIMAL_COLUMNS:
+            config[col] = st.column_config.NumberColumn(label, format="%.4f")
+        elif col == "share":
+            config[col] = st.column_config.NumberColumn(label, format="percent")
+        else:
+            config[col] = label
+    return config

@@ -126,11 +126,20 @@ class ConsoleLog:
         assert not self.errors, "Browser console errors / page errors:\n" + "\n".join(self.errors)
 
 
+@pytest.hookimpl(wrapper=True, tryfirst=True)
+def pytest_runtest_makereport(item, call):
+    """Keep each phase's report on the test item, so fixtures can tell whether the test failed."""
+    report = yield
+    setattr(item, "rep_" + report.when, report)
+    return report
+
+
 @pytest.fixture
-def app_page(browser, app_url):
+def app_page(browser, app_url, request):
     """A fresh browser context and page (1400x1000) with console and page errors collected.
 
     Yields ``(page, console_log)``; each test asserts ``console_log.assert_clean()`` at its end.
+    When the test fails, a screenshot of the page is saved as test-artifacts/failure-<test>.png.
     """
     context = browser.new_context(viewport={"width": 1400, "height": 1000})
     context.set_default_timeout(20_000)
@@ -141,6 +150,12 @@ def app_page(browser, app_url):
     try:
         yield pg, log
     finally:
+        report = getattr(request.node, "rep_call", None)
+        if report is not None and report.failed:
+            try:
+                pg.screenshot(path=str(ARTIFACTS / f"failure-{request.node.name}.png"), full_page=True)
+            except Exception as exc:  # the page may be gone; the test's own failure matters more
+                print(f"Could not save a failure screenshot: {exc}")
         context.close()
 
 

@@ -1,0 +1,212 @@
+"""The real app in Chromium: upload COMPAS, map its columns, visit every page, see charts, no console errors.
+
+Numbers are checked in the AppTest suite; here the browser checks rendering, navigation, the upload
+path, the BaseWeb/react-aria widgets and the browser console.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+
+import pytest
+from playwright.sync_api import Page, expect
+
+pytestmark = pytest.mark.browser
+
+EXCEPTION = '[data-testid="stException"]'
+PLOT = ".js-plotly-plot"
+
+
+# Helpers ---------------------------------------------------------------------------------------
+
+def settle(page: Page, quiet_ms: int = 400, timeout_s: float = 20.0) -> None:
+    """Wait until Streamlit has finished its rerun: no status widget and no stale elements for `quiet_ms`.
+
+    A rerun starts a moment after the interaction (a websocket round trip), so the page must stay
+    quiet for a while, not just once.
+    """
+    busy = ('() => !!document.querySelector(\'[data-testid="stStatusWidget"]\') '
+            '|| !!document.querySelector(\'[data-stale="true"]\')')
+    deadline = time.monotonic() + timeout_s
+    quiet_since = None
+    while time.monotonic() < deadline:
+        if page.evaluate(busy):
+            quiet_since = None
+        elif quiet_since is None:
+            quiet_since = time.monotonic()
+        elif (time.monotonic() - quiet_since) * 1000 >= quiet_ms:
+            return
+        page.wait_for_timeout(50)
+    raise AssertionError(f"Streamlit kept running for more than {timeout_s:.0f} s")
+
+
+def combobox(page: Page, label: str):
+    """The text input of a selectbox/multiselect, found by its label (react-aria combobox)."""
+    return page.get_by_role("combobox", name=label, exact=True)
+
+
+def choose(page: Page, label: str, option: str) -> None:
+    """Select `option` in the selectbox labelled `label`: click it, type, pick the exact option."""
+    box = combobox(page, label)
+    if box.input_value() == option:
+        return
+    box.click()
+    box.fill(option)
+    page.get_by_role("option", name=option, exact=True).click()
+    settle(page)
+    expect(combobox(page, label)).to_have_value(option)
+
+
+def multiselect(page: Page, label: str):
+    return page.get_by_test_id("stMultiSelect").filter(has=combobox(page, label))
+
+
+def chips(page: Page, label: str) -> list[str]:
+    return multiselect(page, label).locator("[data-tag]").evaluate_all(
+        "tags => tags.map(t => t.getAttribute('aria-label'))")
+
+
+def choose_exactly(page: Page, label: str, wanted: list[str]) -> None:
+    """Make the multiselect labelled `label` hold exactly `wanted`: remove other chips, add missing ones."""
+    for value in chips(page, label):
+        if value not in wanted:
+            multiselect(page, label).get_by_role("button", name=f"Remove {value}", exact=True).click()
+            settle(page)
+    for value in wanted:
+        if value not in chips(page, label):
+            box = combobox(page, label)
+            box.click()
+            box.fill(value)
+            page.get_by_role("option", name=value, exact=True).click()
+            page.keyboard.press("Escape")
+            settle(page)
+    assert chips(page, label) == wanted, f"{label} holds {chips(page, label)}, expected {wanted}"
+
+
+def go_to(page: Page, title: str) -> None:
+    """Open a page through its sidebar navigation link and wait for its title."""
+    page.get_by_test_id("stSidebarNav").get_by_role("link", name=title, exact=True).click()
+    expect(page.get_by_role("heading", name=title, level=1)).to_be_visible()
+    settle(page)
+
+
+def assert_no_exception(page: Page) -> None:
+    exceptions = page.locator(EXCEPTION)
+    assert exceptions.count() == 0, "Streamlit exception on the page:\n" + "\n".join(exceptions.all_inner_texts())
+    expect(page.get_by_text("Traceback (most recent call last)")).to_have_count(0)
+
+
+def wait_for_plot(page: Page) -> None:
+    """Wait for Plotly to have drawn the (first) chart into SVG."""
+    plot = page.locator(PLOT).first
+    expect(plot).to_be_visible()
+    expect(plot.locator(".main-svg").first).to_be_attached()
+    assert plot.locator(".main-svg").count() > 0
+    expect(plot.locator(".plot-container")).to_be_visible()
+    page.wait_for_timeout(300)  # Plotly's transitions
+
+
+def screenshot(page: Page, path) -> None:
+    """A full-page screenshot. Streamlit scrolls inside [data-testid=stMain], not the document, so the
+    viewport is stretched to the content's height for the shot, then restored."""
+    size = page.viewport_size
+    height = page.evaluate(
+        "() => { const m = document.querySelector('[data-testid=\"stMain\"]'); return m ? m.scrollHeight : 0; }")
+    page.set_viewport_size({"width": size["width"], "height": max(size["height"], int(height))})
+    page.wait_for_timeout(300)
+    page.screenshot(path=str(path), full_page=True)
+    page.set_viewport_size(size)
+
+
+def open_app(page: Page, app_url: str) -> None:
+    page.goto(app_url)
+    expect(page.get_by_role("heading", name="Data", level=1)).to_be_visible(timeout=30_000)
+    expect(page.get_by_text("What will be analysed")).to_be_visible(timeout=30_000)
+    settle(page)
+
+
+# Tests -----------------------------------------------------------------------------------------
+
+def test_compas_upload_mapping_and_every_page(compas_file, app_page, app_url, screenshot_dir):
+    page, console = app_page
+    open_app(page, app_url)
+
+    # Data: upload the real COMPAS file and map its columns through the widgets.
+    page.get_by_test_id("stRadio").filter(has_text="Source").get_by_text("Upload a file", exact=True).click()
+    file_input = page.locator("input[type=file]")
+    expect(file_input).to_be_attached()
+    file_input.set_input_files(compas_file)
+    expect(page.get_by_text(re.compile(r"compas-scores-two-years\.csv: 7,214 rows"))).to_be_visible(timeout=30_000)
+    settle(page)
+
+    choose(page, "Label column", "two_year_recid")
+    choose(page, "Positive label", "1")
+    choose_exactly(page, "Score column", ["decile_score"])
+    choose_exactly(page, "Protected attributes", ["race"])
+
+    rows_used = page.get_by_test_id("stMetric").filter(has_text="Rows used")
+    expect(rows_used).to_contain_text("7,214")
+    expect(page.get_by_text("6 subgroups")).to_be_visible()
+    assert_no_exception(page)
+    screenshot(page, screenshot_dir / "data.png")
+
+    # Subgroup AUCs: the AUC chart is drawn.
+    go_to(page, "Subgroup AUCs")
+    wait_for_plot(page)
+    expect(page.get_by_text("Score column: decile_score")).to_be_visible()
+    assert_no_exception(page)
+    screenshot(page, screenshot_dir / "subgroup_aucs.png")
+
+    # Rate disparities: move the threshold, then set it to 5; the chart follows.
+    go_to(page, "Rate disparities")
+    wait_for_plot(page)
+    threshold = page.get_by_label("Decision threshold", exact=True)
+    for value in ("7", "5"):
+        threshold.fill(value)
+        threshold.press("Enter")
+        settle(page)
+        # Streamlit's Markdown renders ">=" as "≥".
+        expect(page.get_by_text(re.compile(rf"predicted positive = decile_score (>=|≥) {value}\."))).to_be_visible()
+    threshold.blur()  # no focus ring in the screenshot
+    settle(page)
+    wait_for_plot(page)
+    assert_no_exception(page)
+    screenshot(page, screenshot_dir / "rate_disparities.png")
+
+    # Calibration: a 1-10 risk score is not a probability; a clear warning, no exception.
+    go_to(page, "Calibration")
+    warning = page.get_by_test_id("stAlertContentWarning").filter(has_text="[0, 1]")
+    expect(warning).to_be_visible()
+    expect(warning).to_contain_text("decile_score")
+    assert_no_exception(page)
+    screenshot(page, screenshot_dir / "calibration.png")
+
+    # Back to Data: the upload and the mapping are still there.
+    go_to(page, "Data")
+    expect(page.get_by_test_id("stMetric").filter(has_text="Rows used")).to_contain_text("7,214")
+    expect(page.get_by_text("6 subgroups")).to_be_visible()
+    assert chips(page, "Score column") == ["decile_score"]
+    assert chips(page, "Protected attributes") == ["race"]
+    assert_no_exception(page)
+
+    console.assert_clean()
+
+
+def test_sample_calibration_reliability_diagram(app_page, app_url, screenshot_dir):
+    page, console = app_page
+    open_app(page, app_url)
+
+    page.get_by_test_id("stRadio").filter(has_text="Source").get_by_text(
+        "Sample: text moderation", exact=True).click()
+    settle(page)
+    expect(page.get_by_text(re.compile(r"^Sample: text moderation: [\d,]+ rows"))).to_be_visible()
+
+    go_to(page, "Calibration")
+    wait_for_plot(page)
+    expect(page.locator(PLOT).first.get_by_text("Perfectly calibrated")).to_be_visible()
+    expect(page.get_by_text("Reliability diagram, toxicity_score", exact=True)).to_be_visible()
+    assert_no_exception(page)
+    screenshot(page, screenshot_dir / "calibration_sample.png")
+
+    console.assert_clean()
