@@ -3,15 +3,12 @@
 import streamlit as st
 
 from fairness_core import plotting
-from ui import controls, data, state, text
+from ui import controls, data, text
 
 controls.frame()
 st.title("Calibration")
 token, mapping_key, scored = data.current()
-score = st.session_state[state.MODEL]
-if score is None:
-    st.info("This page needs a score column of predicted probabilities. Choose one on the Data page.")
-    st.stop()
+score = data.current_score("predicted probabilities")
 
 c1, c2, c3, c4 = st.columns(4)
 with c1:

@@ -4,15 +4,12 @@ import streamlit as st
 
 import fairness_core as fc
 from fairness_core import plotting
-from ui import controls, data, state, text
+from ui import controls, data, text
 
 controls.frame()
 st.title("Subgroup AUCs")
 token, mapping_key, scored = data.current()
-score = st.session_state[state.MODEL]
-if score is None:
-    st.info("This page needs a score column. Choose one under Score column on the Data page.")
-    st.stop()
+score = data.current_score("any scale")
 
 c1, c2, c3 = st.columns(3)
 with c1:
@@ -31,9 +28,9 @@ m = st.columns(5)
 m[0].metric("Bias AUC score", text.num(result.value), help="w x overall AUC + (1 - w) x mean of the three power means")
 m[1].metric("Overall AUC", text.num(result.overall_auc))
 power = f"Power mean over subgroups (p = {p:g}) of the"
-m[2].metric("Subgroup AUC power mean", text.num(result.subgroup_power_mean), help=f"{power} subgroup AUCs")
-m[3].metric("BPSN AUC power mean", text.num(result.bpsn_power_mean), help=f"{power} BPSN AUCs")
-m[4].metric("BNSP AUC power mean", text.num(result.bnsp_power_mean), help=f"{power} BNSP AUCs")
+m[2].metric("Power mean: subgroup", text.num(result.subgroup_power_mean), help=f"{power} subgroup AUCs")
+m[3].metric("Power mean: BPSN", text.num(result.bpsn_power_mean), help=f"{power} BPSN AUCs")
+m[4].metric("Power mean: BNSP", text.num(result.bnsp_power_mean), help=f"{power} BNSP AUCs")
 undefined = ", ".join(f"{n} {c.replace('_', ' ').replace('auc', 'AUC')}" for c, n in result.n_undefined.items() if n)
 st.caption(
     f"Score column: {score}. Power means over {result.n_used} subgroups"

@@ -159,3 +159,12 @@ def guess_mapping(frame: pd.DataFrame, profile: pd.DataFrame) -> fc.ColumnMappin
     protected = [names[n] for n in PROTECTED_NAMES if n in names and names[n] not in (label, *scores)][:1]
     return fc.ColumnMapping(label=label, positive_label=guess_positive(label_values(frame, label)),
                             scores=tuple(scores), protected=tuple(protected))
+
+
+def current_score(purpose: str) -> str:
+    """The score column chosen under Model, or stop the page saying it needs one for `purpose`."""
+    score = st.session_state.get(state.MODEL)
+    if score is None:
+        st.info(f"This page needs a score column ({purpose}). Choose one under Score column on the Data page.")
+        st.stop()
+    return score

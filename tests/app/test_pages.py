@@ -1,9 +1,10 @@
 """AppTest: every page runs with data, and every control changes the numbers it should."""
 
 import numpy as np
+import pandas as pd
 import pytest
 
-from tests.app.helpers import PAGES, figures, metrics, widget
+from tests.app.helpers import PAGES, ROOT, figures, metrics, widget
 
 
 def test_every_page_runs_on_each_sample(app):
@@ -100,3 +101,18 @@ def test_bad_mapping_shows_a_message_not_a_traceback(app):
     app.switch_page("pages/subgroup_aucs.py").run()
     assert not app.exception
     assert any("Data" in i.value for i in app.info)
+
+
+def test_predicted_labels_alone_drive_the_rate_page(app):
+    widget(app, "multiselect", "Score column").set_value([]).run()
+    assert not app.exception and not app.error
+    app.switch_page("pages/subgroup_aucs.py").run()
+    assert any("needs a score column" in i.value for i in app.info)
+    app.switch_page("pages/rate_disparities.py").run()
+    assert not app.exception
+    assert widget(app, "radio", "Predictions from").value == "given"
+    rates = app.dataframe[0].value.set_index("subgroup")
+    # the given `approved` column of the credit sample, by ethnicity, computed with pandas
+    frame = pd.read_csv(ROOT / "sample_data" / "credit_decisions.csv")
+    expected = frame.groupby("ethnicity")["approved"].mean()
+    np.testing.assert_allclose(rates.loc[expected.index, "selection_rate"], expected, rtol=0, atol=1e-12)
