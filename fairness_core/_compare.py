@@ -17,9 +17,7 @@ import pandas as pd
 from ._checks import check_option
 
 Distance = Literal["diff", "ratio"]
-Reduction = Optional[Literal["max", "mean"]]
 DISTANCES = ("diff", "ratio")
-REDUCTIONS = ("max", "mean", None)
 KEYWORD_REFERENCES = ("rest", "overall", "pairwise")
 REFERENCE_MESSAGE = (
     "The 'reference' parameter of {func} must be 'rest', 'overall', 'pairwise' or the name of a "

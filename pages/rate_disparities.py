@@ -36,11 +36,10 @@ include_small = controls.include_small("rates")
 
 # Computation (post-aggregation only: the counts above are cached) -------------------------
 rates = counts.table()
-kw = dict(distance_measure=distance, reference=reference)
-comparisons = {m: counts.disparity(text.RATE_TO_METRIC[m], reduction=None, **kw) for m in metrics}
-summaries = {m: counts.disparity(text.RATE_TO_METRIC[m], reduction=reduction, include_small=include_small, **kw)
-             for m in metrics}
-odds = counts.equalized_odds(reduction=reduction, include_small=include_small, **kw)
+kw = dict(distance_measure=distance, reference=reference, reduction=reduction, include_small=include_small)
+summaries = {m: counts.disparity(text.RATE_TO_METRIC[m], **kw) for m in metrics}
+comparisons = {m: s.table for m, s in summaries.items()}
+odds = counts.equalized_odds(**kw)
 
 # Rendering -----------------------------------------------------------------------------------
 if not metrics:

@@ -5,6 +5,8 @@ from __future__ import annotations
 import math
 import re
 
+from fairness_core.plotting import RATE_LABELS
+
 # Widget labels named by the issue, so documentation and tests can find them.
 LABEL_COLUMN = "Label column"
 POSITIVE_LABEL = "Positive label"
@@ -32,15 +34,6 @@ REFERENCE_LABELS = {
     "overall": "whole population",
     "pairwise": "every other subgroup (pairwise)",
     "named": "a chosen subgroup",
-}
-RATE_LABELS = {
-    "selection_rate": "Selection rate",
-    "true_positive_rate": "True positive rate",
-    "false_positive_rate": "False positive rate",
-    "false_negative_rate": "False negative rate",
-    "false_omission_rate": "False omission rate",
-    "false_discovery_rate": "False discovery rate",
-    "error_rate": "Error rate",
 }
 # Rate name in group_rates -> metric name of rate_disparity.
 RATE_TO_METRIC = {"selection_rate": "statistical_parity", **{k: k for k in RATE_LABELS if k != "selection_rate"}}
