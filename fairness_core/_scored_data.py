@@ -32,10 +32,6 @@ NO_MODEL = "Choose at least one score column or a predicted label column."
 NO_GROUPS = "Choose at least one protected attribute or identity column."
 ROLE_CLASH = "Column {col!r} is used both as {a} and as {b}. Tip: give each column one role."
 NO_ROWS_LEFT = "No rows are left after excluding rows with missing values: {reasons}."
-TOO_MANY = (
-    "The chosen columns give {n:,} subgroups (at most {max} can be shown). Tip: choose attributes "
-    "with fewer distinct values, turn off intersections, or bin numeric columns."
-)
 
 
 @dataclass(frozen=True)
@@ -219,8 +215,6 @@ class ScoredData:
             raise ValueError(NO_ROWS_LEFT.format(reasons=_reason_text(reasons)))
         kept = frame.loc[keep].reset_index(drop=True)
         subgroups = _subgroups(kept, m)
-        if len(subgroups.names) > MAX_SUBGROUPS:
-            raise ValueError(TOO_MANY.format(n=len(subgroups.names), max=MAX_SUBGROUPS))
         y_true = is_positive[keep].astype(np.int8)
         counts = pd.Series(reasons[~keep]).value_counts()
         exclusions = pd.DataFrame({"reason": counts.index.astype(str), "rows": counts.to_numpy(dtype=np.int64)})
@@ -253,7 +247,8 @@ def _subgroups(kept: pd.DataFrame, m: ColumnMapping) -> Subgroups:
     parts = []
     if m.protected:
         parts.append(Subgroups.from_attributes(kept, list(m.protected), intersect=m.intersect,
-                                               min_size=m.min_size, n_bins=m.n_bins))
+                                               min_size=m.min_size, n_bins=m.n_bins,
+                                               max_subgroups=MAX_SUBGROUPS - len(m.indicators)))
     if m.indicators:
         parts.append(Subgroups.from_indicators(kept, list(m.indicators), threshold=m.indicator_threshold,
                                                min_size=m.min_size))

@@ -13,6 +13,10 @@ from ._checks import check_int, check_length
 MISSING = "(missing)"
 COLUMN_MESSAGE = "Subgroups.{func}: column {col!r} is not in the data. Available columns: {available}."
 NO_COLUMNS_MESSAGE = "Subgroups.{func}: choose at least one column."
+TOO_MANY_MESSAGE = (
+    "The chosen columns give {n:,} subgroups (at most {max:,} can be shown). Tip: choose attributes "
+    "with fewer distinct values, turn off intersections, or bin numeric columns."
+)
 INDICATOR_TYPE_MESSAGE = (
     "Subgroups.from_indicators: identity column {col!r} must be numeric (0/1 or a probability); "
     "it holds {dtype} values. Tip: use it as a protected attribute instead."
@@ -112,6 +116,7 @@ class Subgroups:
         min_size: int = 30,
         n_bins: int = 4,
         max_categories: int = 10,
+        max_subgroups: int | None = None,
     ) -> "Subgroups":
         """Subgroups from categorical protected attributes.
 
@@ -137,6 +142,8 @@ class Subgroups:
             Quantile bins for numeric columns with many values.
         max_categories : int, default=10
             A numeric column with at most this many distinct values is used as categories.
+        max_subgroups : int, optional
+            Refuse (before any mask is built) to make more subgroups than this.
 
         Returns
         -------
@@ -145,7 +152,8 @@ class Subgroups:
         Raises
         ------
         ValueError
-            If a column is missing or no column is given.
+            If a column is missing, no column is given, or there would be more than
+            `max_subgroups` subgroups (the message is ``TOO_MANY_MESSAGE``).
         """
         columns = _check_columns(data, columns, "from_attributes")
         min_size = check_int(min_size, 1, "min_size", "Subgroups.from_attributes")
@@ -158,12 +166,14 @@ class Subgroups:
             stacked = np.column_stack([codes for codes, _ in coded])
             combos, inverse = np.unique(stacked, axis=0, return_inverse=True)
             inverse = inverse.reshape(-1)
+            _check_count(len(combos), max_subgroups)
             names = []
             for combo in combos:
                 parts = [(col, labels[k]) for col, k, (_, labels) in zip(columns, combo, coded)]
                 names.append(parts[0][1] if len(parts) == 1 else ", ".join(f"{c}={v}" for c, v in parts))
             membership = inverse[:, None] == np.arange(len(combos))[None, :]
             return cls(names, membership, ~membership, min_size, inverse.astype(np.intp))
+        _check_count(sum(len(np.unique(codes)) for codes, _ in coded), max_subgroups)
         names, masks = [], []
         for col, (codes, labels) in zip(columns, coded):
             for k in np.unique(codes):
@@ -255,6 +265,11 @@ def as_subgroups(subgroups: Any, n: int, func: str) -> Subgroups:
                                            max_categories=np.iinfo(np.int32).max)
     check_length(result.membership, n, "subgroups", func)
     return result
+
+
+def _check_count(n: int, max_subgroups: int | None) -> None:
+    if max_subgroups is not None and n > max_subgroups:
+        raise ValueError(TOO_MANY_MESSAGE.format(n=n, max=max_subgroups))
 
 
 def _check_columns(data: pd.DataFrame, columns: Sequence[str], func: str) -> list[str]:

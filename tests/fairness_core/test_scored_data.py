@@ -206,3 +206,17 @@ def test_subgroup_table(comments):
 def test_mapping_is_hashable():
     assert hash(mapping()) == hash(mapping())
     assert mapping() == mapping() and mapping() != mapping(min_size=2)
+
+
+def test_too_many_subgroups_is_refused_before_masks_are_built():
+    from fairness_core._subgroups import TOO_MANY_MESSAGE
+
+    frame = pd.DataFrame({"y": [0, 1] * 250, "s": np.linspace(0, 1, 500), "id": [f"p{i}" for i in range(500)]})
+    mapping = fc.ColumnMapping(label="y", positive_label=1, scores=("s",), protected=("id",))
+    with pytest.raises(ValueError) as err:
+        fc.ScoredData.from_frame(frame, mapping)
+    assert str(err.value) == TOO_MANY_MESSAGE.format(n=500, max=200)
+    # without intersections every value counts too
+    with pytest.raises(ValueError, match="500 subgroups"):
+        fc.ScoredData.from_frame(frame, fc.ColumnMapping(label="y", positive_label=1, scores=("s",),
+                                                         protected=("id",), intersect=False))
