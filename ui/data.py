@@ -154,7 +154,7 @@ def guess_mapping(frame: pd.DataFrame, profile: pd.DataFrame) -> fc.ColumnMappin
     lower = {c.lower(): c for c in binary}
     label = next((lower[n] for n in LABEL_NAMES if n in lower), binary[0] if binary else str(frame.columns[0]))
     numeric = profile.loc[profile["numeric"] & (profile["n_unique"] > 2), "column"].tolist()
-    scores = [c for c in numeric if c != label and any(k in c.lower() for k in ("score", "prob", "pred"))][:1]
+    scores = [c for c in numeric if c != label and any(k in c.lower() for k in ("score", "prob", "pred", "risk", "toxicity"))][:1]
     names = {c.lower(): c for c in profile["column"]}
     protected = [names[n] for n in PROTECTED_NAMES if n in names and names[n] not in (label, *scores)][:1]
     return fc.ColumnMapping(label=label, positive_label=guess_positive(label_values(frame, label)),

@@ -46,3 +46,9 @@ def test_sample_mappings_validate():
 def test_label_values_are_sorted_and_exclude_missing():
     frame = pd.DataFrame({"y": ["b", None, "a", "b"]})
     assert data.label_values(frame, "y") == ["a", "b"]
+
+
+def test_guess_mapping_on_madlibs(madlibs_csv):
+    frame = fc.read_table(madlibs_csv)
+    mapping = data.guess_mapping(frame, data.column_profile.__wrapped__("t", frame))
+    assert (mapping.label, mapping.positive_label, mapping.scores) == ("toxicity", "toxic", ("TOXICITY@1",))
