@@ -84,7 +84,7 @@ def auc_chart(table: pd.DataFrame, *, title: str | None = None):
     fig.add_vline(x=0.5, line_dash="dash", line_color="grey", annotation_text="Chance (0.5)",
                   annotation_position="top")
     fig.update_layout(
-        title=title, xaxis_title="AUC", yaxis_title=None, xaxis_range=[0, 1.02],
+        title=None if title is None else _text(title), xaxis_title="AUC", yaxis_title=None, xaxis_range=[0, 1.02],
         yaxis={"autorange": "reversed", "type": "category"}, legend_orientation="h", legend_y=-0.15,
         height=max(320, 28 * len(labels) + 160), margin={"l": 10, "r": 10, "t": 50, "b": 10},
     )
@@ -140,7 +140,7 @@ def rate_chart(rates: pd.DataFrame, metrics: Sequence[str], references: dict | N
             ), row=1, col=c)
         fig.update_xaxes(range=[0, 1.02], row=1, col=c)
     fig.update_yaxes(autorange="reversed", type="category")
-    fig.update_layout(title=title, height=max(320, 28 * len(labels) + 160), legend_orientation="h",
+    fig.update_layout(title=None if title is None else _text(title), height=max(320, 28 * len(labels) + 160), legend_orientation="h",
                       legend_y=-0.15, margin={"l": 10, "r": 10, "t": 60, "b": 10})
     return fig
 
@@ -184,7 +184,7 @@ def reliability_chart(table: pd.DataFrame, *, subgroups: Sequence[str] | None = 
                            "%{y:.3f}<br>count %{customdata[2]:,}<extra></extra>"),
         ))
     fig.update_layout(
-        title=title, xaxis_title="Mean predicted probability", yaxis_title="Fraction of positives",
+        title=None if title is None else _text(title), xaxis_title="Mean predicted probability", yaxis_title="Fraction of positives",
         xaxis_range=[0, 1], yaxis_range=[0, 1], height=520, legend_orientation="v",
         margin={"l": 10, "r": 10, "t": 50, "b": 10},
     )

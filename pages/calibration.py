@@ -29,7 +29,7 @@ include_small = controls.include_small("cal")
 
 values = scored.scores[score]
 if values.min() < 0 or values.max() > 1:
-    st.warning(f"Calibration needs predicted probabilities in [0, 1], but {score} ranges from {values.min():g} "
+    st.warning(f"Calibration needs predicted probabilities in [0, 1], but {text.md(score)} ranges from {values.min():g} "
                f"to {values.max():g}. A risk score on another scale (such as 1-10 deciles) is not a probability, "
                "so its calibration cannot be assessed. Choose a probability column under Model in the sidebar, "
                "or use the Subgroup AUCs and Rate disparities pages for this score.")
@@ -37,7 +37,7 @@ if values.min() < 0 or values.max() > 1:
 try:
     counts = data.calibration(token, mapping_key, score, int(n_bins), strategy, scored)
 except ValueError as exc:
-    st.warning(f"Calibration cannot be assessed for {score}. {exc}")
+    st.warning(text.md(f"Calibration cannot be assessed for {score}. {exc}"))
     st.stop()
 result = counts.disparity(threshold=float(threshold), min_per_group=int(min_per_group), distance_measure=distance,
                           reduction=reduction, reference=reference, include_small=include_small)

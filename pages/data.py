@@ -46,9 +46,9 @@ elif current_token != "sample:" + source:
 
 frame: pd.DataFrame = st.session_state[state.FRAME]
 token = st.session_state[state.DATASET_TOKEN]
-st.caption(f"{st.session_state[state.DATASET_NAME]}: {len(frame):,} rows, {frame.shape[1]} columns")
+st.caption(f"{text.md(st.session_state[state.DATASET_NAME])}: {len(frame):,} rows, {frame.shape[1]} columns")
 for note in frame.attrs.get("notes", []):
-    st.info(note)
+    st.info(text.md(note))
 
 # 2. Column mapping -------------------------------------------------------------------------
 st.subheader("Map the columns")

@@ -15,8 +15,8 @@ score = st.session_state[state.MODEL]
 sources = ([f"score:{score}"] if score else []) + (["given"] if scored.predicted is not None else [])
 source = controls.kept(
     st.radio, "Predictions from", "rates:source", sources[0], options=sources, horizontal=True,
-    format_func=lambda s: f"{score} >= threshold" if s.startswith("score:")
-    else f"the predicted label column ({scored.mapping.predicted_label})")
+    format_func=lambda s: text.md(f"{score} >= threshold" if s.startswith("score:")
+                                  else f"the predicted label column ({scored.mapping.predicted_label})"))
 if source.startswith("score:"):
     values = scored.scores[score]
     lo, hi = float(values.min()), float(values.max())
@@ -24,7 +24,7 @@ if source.startswith("score:"):
     default = 0.5 if lo >= 0 and hi <= 1 else (float(int((lo + hi) / 2)) if integer else (lo + hi) / 2)
     threshold = controls.kept(st.number_input, text.THRESHOLD, f"rates:threshold:{score}", default,
                               step=1.0 if integer else 0.01, format="%g", help=text.HELP[text.THRESHOLD])
-    st.caption(f"{score} ranges from {lo:g} to {hi:g}; predicted positive = {score} >= {threshold:g}.")
+    st.caption(text.md(f"{score} ranges from {lo:g} to {hi:g}; predicted positive = {score} >= {threshold:g}."))
     counts = data.confusion(token, mapping_key, score, float(threshold), scored)
 else:
     counts = data.confusion(token, mapping_key, "given", None, scored)
@@ -54,7 +54,7 @@ for col, m in zip(cols, metrics):
                     f"subgroup and {s.n_undefined} undefined left out.")
 cols[-1].metric(f"Equalized odds ({reduction})", text.num(odds.value),
                 help="Per comparison the larger of the TPR and FPR disparities, then reduced.")
-ref_text = text.REFERENCE_LABELS.get(reference, f"subgroup {reference}")
+ref_text = text.REFERENCE_LABELS.get(reference, f"subgroup {text.md(reference)}")
 st.caption(f"Each subgroup is compared with the {ref_text}; distance: {text.DISTANCE_LABELS[distance]}; "
            f"perfect value {perfect}.")
 

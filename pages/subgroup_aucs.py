@@ -33,7 +33,7 @@ m[3].metric("Power mean: BPSN", text.num(result.bpsn_power_mean), help=f"{power}
 m[4].metric("Power mean: BNSP", text.num(result.bnsp_power_mean), help=f"{power} BNSP AUCs")
 undefined = ", ".join(f"{n} {c.replace('_', ' ').replace('auc', 'AUC')}" for c, n in result.n_undefined.items() if n)
 st.caption(
-    f"Score column: {score}. Power means over {result.n_used} subgroups"
+    f"Score column: {text.md(score)}. Power means over {result.n_used} subgroups"
     + (f"; small subgroups left out: {result.n_small_excluded}" if result.n_small_excluded else "")
     + (f"; left out as undefined: {undefined}" if undefined else "") + ".")
 

@@ -32,3 +32,17 @@ def test_compas_rates_match_propublica(app, compas_csv):
     app.switch_page("pages/calibration.py").run()
     assert not app.exception
     assert any("[0, 1]" in w.value for w in app.warning)
+
+
+def test_hostile_names_are_shown_as_text(app):
+    rows = ["y,<b>score</b>,group"] + [f"{i % 2},{(i % 7) / 7:.3f},**g{i % 3}**" for i in range(300)]
+    widget(app, "radio", "Source").set_value("upload").run()
+    app.file_uploader[0].set_value(("<img src=x>.csv", "\n".join(rows).encode(), "text/csv")).run()
+    widget(app, "multiselect", "Score column").set_value(["<b>score</b>"]).run()
+    widget(app, "multiselect", "Protected attributes").set_value(["group"]).run()
+    assert not app.exception and not app.error
+    assert app.caption[0].value.startswith(r"\<img src=x\>\.csv: 300 rows")
+    assert list(app.dataframe[0].value["subgroup"]) == ["**g0**", "**g1**", "**g2**"]
+    app.switch_page("pages/rate_disparities.py").run()
+    assert not app.exception
+    assert r"\<b\>score\</b\> ranges from 0 to 0\.857" in app.caption[0].value
