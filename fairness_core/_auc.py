@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 
 from ._checks import as_binary, as_scores, check_length
-from ._subgroups import Subgroups, as_subgroups
+from ._subgroups import as_subgroups
 
 NO_POSITIVES = "no positive examples"
 NO_NEGATIVES = "no negative examples"

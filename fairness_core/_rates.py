@@ -14,8 +14,8 @@ import numpy as np
 import pandas as pd
 
 from ._checks import as_binary, check_length, check_option
-from ._compare import DisparityResult, compare, reduce_disparities, check_reference
-from ._subgroups import Subgroups, as_subgroups
+from ._compare import compare, reduce_disparities, check_reference
+from ._subgroups import as_subgroups
 
 # Confusion cell of a row: 2 * y_true + y_pred.
 TN, FP, FN, TP = 0, 1, 2, 3

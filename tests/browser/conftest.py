@@ -6,7 +6,6 @@ real dataset fails the run when the environment variable CI is set, and is a ski
 
 from __future__ import annotations
 
-import os
 import socket
 import subprocess
 import sys
@@ -17,21 +16,14 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
-SHARED_DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data"
+from tests.support import ROOT, fail_or_skip
+
 ARTIFACTS = ROOT / "test-artifacts"
 SCREENSHOTS = ARTIFACTS / "screenshots"
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                  "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 STARTUP_TIMEOUT = 30.0
-
-
-def fail_or_skip(message: str) -> None:
-    """A missing prerequisite is a failure in CI, a skip elsewhere."""
-    if os.environ.get("CI"):
-        pytest.fail(message)
-    pytest.skip(message)
 
 
 def _free_port() -> int:
@@ -92,11 +84,8 @@ def app_url():
 def browser():
     """Debian's Chromium, launched by Playwright (never a downloaded browser)."""
     if not CHROMIUM.exists():
-        message = ("Chromium not found at /usr/bin/chromium. Install it with: "
-                   "sudo apt-get install chromium chromium-driver fonts-liberation libatomic1")
-        if os.environ.get("CI"):
-            pytest.fail(message + " (CI is set: the browser tests must run, not skip.)")
-        pytest.skip(message)
+        fail_or_skip("Chromium not found at /usr/bin/chromium. Install it with: "
+                     "sudo apt-get install chromium chromium-driver fonts-liberation libatomic1")
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as playwright:
@@ -163,13 +152,3 @@ def app_page(browser, app_url, request):
 def screenshot_dir() -> Path:
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     return SCREENSHOTS
-
-
-@pytest.fixture(scope="session")
-def compas_file() -> Path:
-    """The real COMPAS two-year recidivism file (7,214 rows) beside the project."""
-    path = SHARED_DATA / "compas" / "compas-scores-two-years.csv"
-    if not path.exists():
-        fail_or_skip(f"Real dataset {path} is missing. The browser tests upload the shared COMPAS file from "
-                     "../shared/data beside the project root; see ../shared/data/README.md.")
-    return path

@@ -128,7 +128,7 @@ def open_app(page: Page, app_url: str) -> None:
 
 # Tests -----------------------------------------------------------------------------------------
 
-def test_compas_upload_mapping_and_every_page(compas_file, app_page, app_url, screenshot_dir):
+def test_compas_upload_mapping_and_every_page(compas_csv, app_page, app_url, screenshot_dir):
     page, console = app_page
     open_app(page, app_url)
 
@@ -136,7 +136,7 @@ def test_compas_upload_mapping_and_every_page(compas_file, app_page, app_url, sc
     page.get_by_test_id("stRadio").filter(has_text="Source").get_by_text("Upload a file", exact=True).click()
     file_input = page.locator("input[type=file]")
     expect(file_input).to_be_attached()
-    file_input.set_input_files(compas_file)
+    file_input.set_input_files(compas_csv)
     expect(page.get_by_text(re.compile(r"compas-scores-two-years\.csv: 7,214 rows"))).to_be_visible(timeout=30_000)
     settle(page)
 

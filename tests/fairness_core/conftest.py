@@ -7,14 +7,13 @@ are never copied into the project.
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import pandas as pd
 import pytest
 
-# tests/fairness_core/conftest.py -> parents[2] is the project root; the data sit beside it.
-DATA_DIR = Path(__file__).resolve().parents[2] / ".." / "shared" / "data"
+from tests.support import SHARED_DATA as DATA_DIR
+from tests.support import fail_or_skip, require_file
 
 COMPAS_FILE = "compas/compas-scores-two-years.csv"
 MADLIBS_FILE = "jigsaw_madlibs/madlibs_identities.csv"
@@ -23,33 +22,16 @@ COMPAS_PERSONAL_COLUMNS = ["name", "first", "last", "dob"]
 MADLIBS_NON_IDENTITY = ("template", "toxicity", "TOXICITY@1", "TOXICITY@6")
 
 
-def _in_ci() -> bool:
-    return os.environ.get("CI", "") != ""
-
-
 def require_data_file(relative: str) -> Path:
     """Path of a file under shared/data; fail in CI, skip elsewhere, when it is missing."""
-    path = DATA_DIR / relative
-    if not path.is_file():
-        message = (
-            f"Real-data test file {relative!r} is missing: expected it at {path.resolve()}. "
-            "The datasets live in the folder shared/data beside the project root "
-            "(see shared/data/README.md)."
-        )
-        if _in_ci():
-            pytest.fail(message + " CI is set, so a missing data file is an error.", pytrace=False)
-        pytest.skip(message)
-    return path
+    return require_file(DATA_DIR / relative)
 
 
 @pytest.fixture(scope="session")
 def data_dir() -> Path:
     """The shared data folder (``<project root>/../shared/data``)."""
     if not DATA_DIR.is_dir():
-        message = f"The shared data folder {DATA_DIR.resolve()} is missing (see shared/data/README.md)."
-        if _in_ci():
-            pytest.fail(message, pytrace=False)
-        pytest.skip(message)
+        fail_or_skip(f"The shared data folder {DATA_DIR.resolve()} is missing (see shared/data/README.md).")
     return DATA_DIR
 
 
