@@ -32,6 +32,25 @@ def distance(a: np.ndarray, b: np.ndarray, measure: Distance) -> np.ndarray:
 
     ``"diff"``: |a - b| (perfect 0). ``"ratio"``: max(a, b) / min(a, b), i.e. a / b inverted to
     be >= 1 (perfect 1); both 0 gives 1, exactly one 0 gives inf. NaN in either gives NaN.
+
+    Parameters
+    ----------
+    a, b : array-like of shape (n,) or scalars
+        Non-negative metric values (rates, ECEs).
+    measure : {'diff', 'ratio'}
+
+    Returns
+    -------
+    ndarray of float, shape (n,)
+
+    References
+    ----------
+    Seed 004 (Oracle AutoMLx fairness metrics), ``distance_measure``.
+
+    Examples
+    --------
+    >>> distance([0.2, 0.0, 0.0], [0.1, 0.0, 0.5], "ratio").tolist()
+    [2.0, 1.0, inf]
     """
     a = np.asarray(a, dtype=np.float64)
     b = np.asarray(b, dtype=np.float64)

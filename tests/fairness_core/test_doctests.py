@@ -1,0 +1,15 @@
+"""The examples in fairness_core's docstrings run and print what they say."""
+
+import doctest
+import importlib
+
+import pytest
+
+MODULES = ["_auc", "_calibration", "_compare", "_rates", "_subgroups", "_scored_data", "_io", "plotting"]
+
+
+@pytest.mark.parametrize("name", MODULES)
+def test_docstring_examples(name):
+    module = importlib.import_module(f"fairness_core.{name}")
+    result = doctest.testmod(module, optionflags=doctest.NORMALIZE_WHITESPACE)
+    assert result.failed == 0
