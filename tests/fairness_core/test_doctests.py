@@ -5,11 +5,11 @@ import importlib
 
 import pytest
 
-MODULES = ["_auc", "_calibration", "_compare", "_rates", "_subgroups", "_scored_data", "_io", "plotting"]
+MODULES = ["_auc", "_calibration", "_compare"]  # the modules whose docstrings hold examples
 
 
 @pytest.mark.parametrize("name", MODULES)
 def test_docstring_examples(name):
     module = importlib.import_module(f"fairness_core.{name}")
     result = doctest.testmod(module, optionflags=doctest.NORMALIZE_WHITESPACE)
-    assert result.failed == 0
+    assert result.attempted > 0 and result.failed == 0
