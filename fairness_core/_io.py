@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import io
 import os
@@ -98,11 +99,9 @@ def _read_csv(data: bytes, name: str) -> pd.DataFrame:
 def _encoding(data: bytes, name: str) -> str:
     if data.startswith(b"\xef\xbb\xbf"):
         return "utf-8-sig"
-    try:
+    with contextlib.suppress(UnicodeDecodeError):
         data.decode("utf-8")
         return "utf-8"
-    except UnicodeDecodeError:
-        pass
     from charset_normalizer import from_bytes
 
     matches = from_bytes(data[: 4 * SNIFF_BYTES])

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
@@ -263,11 +264,9 @@ def _same(a: Any, b: Any) -> bool:
     """Value equality that also matches 1 == '1'-style mismatches of type between widgets and data."""
     if a is b:
         return True
-    try:
+    with contextlib.suppress(TypeError, ValueError):
         if a == b:
             return True
-    except (TypeError, ValueError):
-        pass
     return str(a) == str(b)
 
 
