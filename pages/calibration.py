@@ -34,11 +34,7 @@ if values.min() < 0 or values.max() > 1:
                "so its calibration cannot be assessed. Choose a probability column under Model in the sidebar, "
                "or use the Subgroup AUCs and Rate disparities pages for this score.")
     st.stop()
-try:
-    counts = data.calibration(token, mapping_key, score, int(n_bins), strategy, scored)
-except ValueError as exc:
-    st.warning(text.md(f"Calibration cannot be assessed for {score}. {exc}"))
-    st.stop()
+counts = data.calibration(token, mapping_key, score, int(n_bins), strategy, scored)
 result = counts.disparity(threshold=float(threshold), min_per_group=int(min_per_group), distance_measure=distance,
                           reduction=reduction, reference=reference, include_small=include_small)
 

@@ -26,6 +26,6 @@ DEFAULTS = {
 
 
 def init() -> None:
-    """Set every key to its default if absent (called once per run from app.py)."""
+    """Set every key to its default if absent (called at the top of every page by ui.controls.frame)."""
     for key, value in DEFAULTS.items():
         st.session_state.setdefault(key, value)
