@@ -10,6 +10,14 @@ st.title("Calibration")
 token, mapping_key, scored = data.current()
 score = data.current_score("predicted probabilities")
 
+values = scored.scores[score]
+if values.min() < 0 or values.max() > 1:
+    st.warning(f"Calibration needs predicted probabilities in [0, 1], but {text.md(score)} ranges from {values.min():g} "
+               f"to {values.max():g}. A risk score on another scale (such as 1-10 deciles) is not a probability, "
+               "so its calibration cannot be assessed. Choose a probability column under Model in the sidebar, "
+               "or use the Subgroup AUCs and Rate disparities pages for this score.")
+    st.stop()
+
 c1, c2, c3, c4 = st.columns(4)
 with c1:
     n_bins = controls.kept(st.slider, text.N_BINS, "cal:n_bins", 10, min_value=2, max_value=50,
@@ -27,13 +35,6 @@ with c4:
 distance, reduction, reference = controls.disparity_controls(scored.subgroups.names, "cal")
 include_small = controls.include_small("cal")
 
-values = scored.scores[score]
-if values.min() < 0 or values.max() > 1:
-    st.warning(f"Calibration needs predicted probabilities in [0, 1], but {text.md(score)} ranges from {values.min():g} "
-               f"to {values.max():g}. A risk score on another scale (such as 1-10 deciles) is not a probability, "
-               "so its calibration cannot be assessed. Choose a probability column under Model in the sidebar, "
-               "or use the Subgroup AUCs and Rate disparities pages for this score.")
-    st.stop()
 counts = data.calibration(token, mapping_key, score, int(n_bins), strategy, scored)
 result = counts.disparity(threshold=float(threshold), min_per_group=int(min_per_group), distance_measure=distance,
                           reduction=reduction, reference=reference, include_small=include_small)
