@@ -9,14 +9,16 @@ from typing import Any, Optional
 import numpy as np
 import pandas as pd
 
-from ._subgroups import Subgroups
+from ._subgroups import MISSING, Subgroups, _value_label
 
 MAX_SUBGROUPS = 200
 MISSING_COLUMN = "Column {col!r} ({role}) is not in the data. Available columns: {available}."
 LABEL_VALUES = (
     "The label column {col!r} must have exactly two values; it has {n}: {values}. Tip: choose a "
-    "binary outcome column, or recode the outcome to two values first."
+    "binary outcome column, or keep all classes (all_classes=True): the positive label is then "
+    "compared with all other classes, and the Class-wise bias page uses every class."
 )
+LABEL_TOO_FEW = "The label column {col!r} must have at least two values; it has {n}: {values}."
 POSITIVE_MISSING = "The positive label {value!r} does not occur in the label column {col!r}. Its values are: {values}."
 SCORE_TYPE = (
     "The score column {col!r} holds {dtype} values, not numbers. Tip: choose a column of model "
@@ -60,6 +62,9 @@ class ColumnMapping:
     n_bins : int
         Quantile bins for numeric protected attributes with many values.
     indicator_threshold : float
+    all_classes : bool
+        Keep a label (and predicted label) with more than two classes. The binary metrics then
+        use the positive label against all other classes; class-wise metrics use every class.
     """
 
     label: str
@@ -72,6 +77,7 @@ class ColumnMapping:
     min_size: int = 30
     n_bins: int = 4
     indicator_threshold: float = 0.5
+    all_classes: bool = False
 
 
 @dataclass(frozen=True, eq=False)
@@ -88,6 +94,12 @@ class ScoredData:
     scores : dict of str -> ndarray of float64, shape (n_rows,)
     predicted : ndarray of int8 of shape (n_rows,) or None
         The given predicted labels (1 = positive).
+    classes : ndarray of str, shape (n_rows,)
+        The label as text (integral floats written as integers), for class-wise metrics.
+    predicted_classes : ndarray of str of shape (n_rows,) or None
+        The given predicted labels as text, in the label's vocabulary: with ``all_classes`` the
+        column's own values; otherwise the positive label's text for predicted positives and the
+        other label value's text for predicted negatives.
     subgroups : Subgroups
     exclusions : DataFrame
         Columns ``reason, rows``: each excluded row counted once, under the first reason that
@@ -106,6 +118,8 @@ class ScoredData:
     exclusions: pd.DataFrame
     n_input: int
     rows: np.ndarray = field(repr=False)
+    classes: np.ndarray = field(default=None, repr=False)
+    predicted_classes: Optional[np.ndarray] = field(default=None, repr=False)
 
     @property
     def n_rows(self) -> int:
@@ -145,6 +159,38 @@ class ScoredData:
             raise ValueError("No predicted label column is mapped; choose a score column and a threshold.")
         return self.predicted
 
+    def class_predictions(self, score: Optional[str] = None, threshold: Optional[float] = None) -> np.ndarray:
+        """Predicted classes as text: the given column, or a thresholded score for a binary label.
+
+        Parameters
+        ----------
+        score : str, optional
+            One of ``mapping.scores``; rows with ``score >= threshold`` get the positive label's
+            text, the others the other label value's text.
+        threshold : float, optional
+
+        Returns
+        -------
+        ndarray of str, shape (n_rows,)
+
+        Raises
+        ------
+        ValueError
+            If a score is asked for with a label that does not have exactly two classes, or no
+            predicted label column is mapped.
+        """
+        if score is None:
+            if self.predicted_classes is None:
+                raise ValueError("No predicted label column is mapped; choose a score column and a threshold.")
+            return self.predicted_classes
+        classes = pd.unique(self.classes)
+        if len(classes) != 2:
+            raise ValueError(f"A score can only predict a label with two classes; this label has {len(classes)}. "
+                             "Tip: map a predicted label column for a multi-class label.")
+        positive = self.classes[self.y_true == 1][0]
+        negative = classes[0] if classes[1] == positive else classes[1]
+        return np.where(self.y_pred(score, threshold) == 1, positive, negative).astype(object)
+
     def subgroup_table(self) -> pd.DataFrame:
         """Subgroups with their sizes: ``subgroup, size, share, n_positive, n_negative, small``."""
         g = self.subgroups
@@ -183,7 +229,9 @@ class ScoredData:
 
         label = frame[m.label]
         values = pd.unique(label.dropna())
-        if len(values) != 2:
+        if len(values) < 2:
+            raise ValueError(LABEL_TOO_FEW.format(col=m.label, n=len(values), values=_show(values)))
+        if len(values) != 2 and not m.all_classes:
             raise ValueError(LABEL_VALUES.format(col=m.label, n=len(values), values=_show(values)))
         matches = [v for v in values if _same(v, m.positive_label)]
         if not matches:
@@ -205,9 +253,12 @@ class ScoredData:
             col = m.predicted_label
             pred = frame[col]
             pvalues = pd.unique(pred.dropna())
-            if len(pvalues) > 2:
-                raise ValueError(PREDICTED_VALUES.format(col=col, n=len(pvalues), values=_show(pvalues)))
-            positive = _predicted_positive(pvalues, m.positive_label, col)
+            if m.all_classes:
+                positive = next((v for v in pvalues if _same(v, matches[0])), None)
+            else:
+                if len(pvalues) > 2:
+                    raise ValueError(PREDICTED_VALUES.format(col=col, n=len(pvalues), values=_show(pvalues)))
+                positive = _predicted_positive(pvalues, m.positive_label, col)
             _mark(reasons, pred.isna().to_numpy(), f"missing predicted label in {col!r}")
             predicted = np.zeros(n_input, bool) if positive is None else (pred == positive).to_numpy(dtype=bool)
 
@@ -217,12 +268,22 @@ class ScoredData:
         kept = frame.loc[keep].reset_index(drop=True)
         subgroups = _subgroups(kept, m)
         y_true = is_positive[keep].astype(np.int8)
+        classes = _as_text(label[keep])
+        predicted_classes = None
+        if predicted is not None:
+            if m.all_classes:
+                predicted_classes = _as_text(frame[m.predicted_label][keep])
+            else:
+                negative = values[1] if _same(values[0], matches[0]) else values[0]
+                predicted_classes = np.where(predicted[keep], _as_text([matches[0]])[0],
+                                             _as_text([negative])[0]).astype(object)
         counts = pd.Series(reasons[~keep]).value_counts()
         exclusions = pd.DataFrame({"reason": counts.index.astype(str), "rows": counts.to_numpy(dtype=np.int64)})
         return cls(
             mapping=m, y_true=y_true, scores={c: a[keep] for c, a in scores.items()},
             predicted=None if predicted is None else predicted[keep].astype(np.int8),
-            subgroups=subgroups, exclusions=exclusions, n_input=n_input, rows=np.flatnonzero(keep))
+            subgroups=subgroups, exclusions=exclusions, n_input=n_input, rows=np.flatnonzero(keep),
+            classes=classes, predicted_classes=predicted_classes)
 
 
 def _check_roles(frame: pd.DataFrame, m: ColumnMapping) -> None:
@@ -277,6 +338,13 @@ def _predicted_positive(values, positive_label, col):
     if len(values) < 2:  # a single value that is not the positive label: every prediction is negative
         return None
     raise ValueError(PREDICTED_POSITIVE.format(col=col, values=_show(values), positive=positive_label))
+
+
+def _as_text(values) -> np.ndarray:
+    """Values as display text (1.0 -> '1'), converting each distinct value once."""
+    codes, uniques = pd.factorize(pd.Series(values, dtype=object) if isinstance(values, list) else values)
+    labels = np.array([_value_label(v) for v in uniques] + [MISSING], dtype=object)
+    return labels[codes]  # code -1 (missing) takes the last label
 
 
 def _mark(reasons: np.ndarray, mask: np.ndarray, reason: str) -> None:

@@ -92,7 +92,7 @@ def auc_chart(table: pd.DataFrame, *, title: str | None = None):
 
 
 def rate_chart(rates: pd.DataFrame, metrics: Sequence[str], references: dict | None = None,
-               *, reference_label: str = "Reference", title: str | None = None):
+               *, reference_label: str = "Reference", title: str | None = None, labels: dict | None = None):
     """Per-subgroup rates as bars, one panel per rate, with the reference each is compared with.
 
     Parameters
@@ -108,6 +108,8 @@ def rate_chart(rates: pd.DataFrame, metrics: Sequence[str], references: dict | N
     reference_label : str
         Legend text for the reference markers, e.g. "Rest of population".
     title : str, optional
+    labels : dict of str -> str, optional
+        Panel titles for columns that are not rates (e.g. ``{"base_rate": "Base rate"}``).
 
     Returns
     -------
@@ -116,17 +118,18 @@ def rate_chart(rates: pd.DataFrame, metrics: Sequence[str], references: dict | N
     import plotly.graph_objects as go
     from plotly.subplots import make_subplots
 
+    names = {**RATE_LABELS, **(labels or {})}
     metrics = list(metrics)
     colors = subgroup_colors(list(rates["subgroup"]))
     labels = [_label(n, s) for n, s in zip(rates["subgroup"], rates["small"])]
     fig = make_subplots(rows=1, cols=max(len(metrics), 1), shared_yaxes=True,
-                        subplot_titles=[RATE_LABELS.get(m, m) for m in metrics], horizontal_spacing=0.04)
+                        subplot_titles=[names.get(m, m) for m in metrics], horizontal_spacing=0.04)
     for c, metric in enumerate(metrics, start=1):
         fig.add_trace(go.Bar(
-            x=rates[metric], y=labels, orientation="h", name=RATE_LABELS.get(metric, metric), showlegend=False,
+            x=rates[metric], y=labels, orientation="h", name=names.get(metric, metric), showlegend=False,
             marker_color=[colors[n] for n in rates["subgroup"]],
             customdata=np.column_stack([rates["size"], rates["note"]]),
-            hovertemplate=("<b>%{y}</b><br>" + RATE_LABELS.get(metric, metric)
+            hovertemplate=("<b>%{y}</b><br>" + names.get(metric, metric)
                            + ": %{x:.4f}<br>size %{customdata[0]:,}<br>%{customdata[1]}<extra></extra>"),
         ), row=1, col=c)
         ref = (references or {}).get(metric)
@@ -186,6 +189,95 @@ def reliability_chart(table: pd.DataFrame, *, subgroups: Sequence[str] | None = 
     fig.update_layout(
         title=None if title is None else _text(title), xaxis_title="Mean predicted probability", yaxis_title="Fraction of positives",
         xaxis_range=[0, 1], yaxis_range=[0, 1], height=520, legend_orientation="v",
+        margin={"l": 10, "r": 10, "t": 50, "b": 10},
+    )
+    return fig
+
+
+def ratio_score_chart(tables: dict, *, threshold: float = 0.8, title: str | None = None):
+    """Ratio scores (p% score, equal opportunity score) of each subgroup against the rest, with the 80 % line.
+
+    Parameters
+    ----------
+    tables : dict of str -> DataFrame
+        Panel title -> per-subgroup table from ``ConfusionCounts.ratio_scores(...).table``
+        (columns ``subgroup, size, small, subgroup_value, reference_value, score, note``).
+    threshold : float, default=0.8
+        Drawn as a dashed line: the "80 % rule" (four-fifths rule) for the p% score.
+    title : str, optional
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        One panel per table; bars in [0, 1] (1 = parity); hover shows both rates and the size.
+    """
+    import plotly.graph_objects as go
+    from plotly.subplots import make_subplots
+
+    names = list(tables)
+    first = tables[names[0]] if names else pd.DataFrame(columns=["subgroup", "small"])
+    colors = subgroup_colors(list(first["subgroup"]))
+    fig = make_subplots(rows=1, cols=max(len(names), 1), shared_yaxes=True, horizontal_spacing=0.04,
+                        subplot_titles=[_text(n) for n in names])
+    for c, name in enumerate(names, start=1):
+        table = tables[name]
+        labels = [_label(n, s) for n, s in zip(table["subgroup"], table["small"])]
+        fig.add_trace(go.Bar(
+            x=table["score"], y=labels, orientation="h", showlegend=False, name=_text(name),
+            marker_color=[colors.get(n, "#888888") for n in table["subgroup"]],
+            customdata=np.column_stack([table["subgroup_value"], table["reference_value"], table["size"],
+                                        [_text(n) for n in table["note"]]]),
+            hovertemplate=("<b>%{y}</b><br>score %{x:.4f}<br>subgroup rate %{customdata[0]:.4f}, rest "
+                           "%{customdata[1]:.4f}<br>size %{customdata[2]:,}<br>%{customdata[3]}<extra></extra>"),
+        ), row=1, col=c)
+        fig.add_vline(x=threshold, line_dash="dash", line_color="#D55E00", row=1, col=c,
+                      annotation_text=f"{threshold:.0%} rule" if c == 1 else None, annotation_position="top")
+        fig.update_xaxes(range=[0, 1.02], row=1, col=c)
+    n_rows = len(first)
+    fig.update_yaxes(autorange="reversed", type="category")
+    fig.update_layout(title=None if title is None else _text(title), height=max(300, 28 * n_rows + 150),
+                      margin={"l": 10, "r": 10, "t": 60, "b": 10})
+    return fig
+
+
+def classwise_chart(table: pd.DataFrame, metric: str = "fscore", *, title: str | None = None):
+    """A per-class metric (recall, precision or F-score) of every subgroup, as grouped bars.
+
+    Parameters
+    ----------
+    table : DataFrame
+        Per (subgroup, class) table from ``ClassCounts.table()`` or
+        ``UnweightedAverageBiasResult.table`` (columns ``subgroup, class, size, small`` and the
+        metric column).
+    metric : {'recall', 'precision', 'fscore'}, default='fscore'
+    title : str, optional
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        Classes on the x axis, one bar per subgroup (subgroup colours as on the other charts);
+        undefined values are left out; hover shows the counts.
+    """
+    import plotly.graph_objects as go
+
+    names = list(dict.fromkeys(table["subgroup"]))
+    colors = subgroup_colors(names)
+    label = {"recall": "Recall", "precision": "Precision", "fscore": "F-score"}.get(metric, metric)
+    fig = go.Figure()
+    for name in names:
+        rows = table[table["subgroup"] == name]
+        small = bool(rows["small"].iloc[0]) if len(rows) else False
+        fig.add_trace(go.Bar(
+            x=[_text(c) for c in rows["class"]], y=rows[metric], name=_label(name, small),
+            marker_color=colors[name],
+            customdata=np.column_stack([rows["n_true"], rows["n_predicted"], rows["tp"]]),
+            hovertemplate=(f"<b>{_label(name, small)}</b><br>class %{{x}}<br>{label} %{{y:.4f}}<br>true "
+                           "%{customdata[0]:,}, predicted %{customdata[1]:,}, correct %{customdata[2]:,}"
+                           "<extra></extra>"),
+        ))
+    fig.update_layout(
+        barmode="group", title=None if title is None else _text(title), xaxis_title="Class", yaxis_title=label,
+        yaxis_range=[0, 1.02], xaxis_type="category", legend_orientation="h", legend_y=-0.2, height=460,
         margin={"l": 10, "r": 10, "t": 50, "b": 10},
     )
     return fig

@@ -61,45 +61,44 @@ key = f"map:{token}:"
 c1, c2 = st.columns(2)
 with c1:
     label = controls.kept(st.selectbox, text.LABEL_COLUMN, key + "label", seed.label, options=columns,
-                          help="The true outcome, with two values.")
+                          help="The true outcome: two values, or more with Keep all classes.")
     values = data.label_values(frame, label)
     positive_default = seed.positive_label if label == seed.label else data.guess_positive(values)
     positive = controls.kept(st.selectbox, text.POSITIVE_LABEL, key + "positive:" + label,
                              positive_default if positive_default in values else data.guess_positive(values),
                              options=values, format_func=str, help="The label value that counts as positive.")
+    all_classes = controls.kept(st.checkbox, text.KEEP_ALL_CLASSES, key + "all_classes:" + label,
+                                seed.all_classes or len(values) > 2, help=text.HELP[text.KEEP_ALL_CLASSES])
     scores = controls.kept(st.multiselect, text.SCORE_COLUMN, key + "scores", list(seed.scores),
                            options=[c for c in numeric if c != label],
                            help="One or more numeric model scores (any scale). Pick the one to analyse "
                                 "in the sidebar.")
-    candidates = profile.loc[(profile["n_unique"] <= 2) & (profile["column"] != label), "column"].tolist()
+    max_classes = data.MAX_SLICE_VALUES if all_classes else 2
+    candidates = profile.loc[(profile["n_unique"] <= max_classes) & (profile["column"] != label), "column"].tolist()
     predicted = controls.kept(st.selectbox, text.PREDICTED_COLUMN, key + "predicted",
                               seed.predicted_label or text.NO_PREDICTED, options=[text.NO_PREDICTED, *candidates],
-                              help="Optional: the model's given decisions (two values), used on the Rate "
-                                   "disparities page instead of a threshold.")
+                              help="Optional: the model's given decisions, used on the Rate disparities page "
+                                   "instead of a threshold and on the Class-wise bias page.")
 with c2:
     others = [c for c in columns if c not in (label, *scores)]
     protected = controls.kept(st.multiselect, text.PROTECTED, key + "protected", list(seed.protected),
                               options=others,
                               help="Categorical attributes such as race or sex. Numeric ones with many "
-                                   "values are cut into quantile bins.")
+                                   "values are cut into quantile bins (see Subgroups in the sidebar).")
     identities = controls.kept(st.multiselect, text.IDENTITY, key + "identities", list(seed.indicators),
                                options=[c for c in numeric if c in others and c not in protected],
                                help="Indicator columns (0/1 or a share): a row belongs to the subgroup when "
                                     "the value is at least 0.5. Subgroups may overlap.")
-    intersect = controls.kept(st.checkbox, "Intersect protected attributes", key + "intersect", seed.intersect,
-                              help="On: one subgroup per observed combination (e.g. race and sex). "
-                                   "Off: each value of each attribute is its own subgroup.")
-    min_size = controls.kept(st.number_input, "Minimum subgroup size", key + "min_size", seed.min_size,
-                             min_value=1, step=1,
-                             help="Smaller subgroups stay in every table, flagged 'small', and are left "
-                                  "out of summaries.")
+    st.caption("Intersections, bins for numeric attributes and the minimum subgroup size are under "
+               "**Subgroups** in the sidebar; a slice of the rows under **Slice**. Both apply to every page.")
 
 mapping = fc.ColumnMapping(
     label=label, positive_label=positive, scores=tuple(scores),
     predicted_label=None if predicted == text.NO_PREDICTED else predicted,
-    protected=tuple(protected), indicators=tuple(identities), intersect=bool(intersect), min_size=int(min_size))
+    protected=tuple(protected), indicators=tuple(identities), all_classes=bool(all_classes),
+    **st.session_state[state.SUBGROUP_OPTIONS])
 try:
-    scored = data.scored(token, repr(mapping), frame, mapping)
+    _, scored = data.analyse(mapping)
 except ValueError as exc:
     st.session_state[state.MAPPING] = None
     st.error(str(exc))
@@ -111,8 +110,12 @@ if previous is None or previous.scores != mapping.scores:
 
 # 3. Summary -----------------------------------------------------------------------------
 st.subheader("What will be analysed")
+current_slice = st.session_state[state.SLICE]
+if current_slice.conditions:
+    st.info(f"Slice: {text.md(current_slice.describe())}. {len(frame) - scored.n_input:,} of the file's "
+            f"{len(frame):,} rows are outside it and left out of every page (change it under Slice in the sidebar).")
 m1, m2, m3, m4 = st.columns(4)
-m1.metric("Rows in file", f"{scored.n_input:,}")
+m1.metric("Rows in slice" if current_slice.conditions else "Rows in file", f"{scored.n_input:,}")
 m2.metric("Rows used", f"{scored.n_rows:,}")
 m3.metric("Rows excluded", f"{scored.n_input - scored.n_rows:,}")
 m4.metric("Base rate (share positive)", text.num(scored.base_rate, 3))
@@ -122,6 +125,11 @@ if len(scored.exclusions):
 
 groups = scored.subgroup_table()
 n_small = int(groups["small"].sum())
+if mapping.all_classes:
+    classes = pd.Series(scored.classes).value_counts().sort_index()
+    st.markdown(f"**{len(classes)} classes** in {text.md(label)}: " + ", ".join(
+        f"{text.md(c)} ({n:,})" for c, n in classes.items())
+        + f". Binary metrics use {text.md(positive)} against the rest.")
 st.markdown(f"**{len(groups)} subgroups**" + (f", {n_small} smaller than {mapping.min_size} rows (flagged "
                                                "*small*: listed everywhere, left out of summaries)" if n_small else ""))
 st.dataframe(groups, hide_index=True, column_config=text.column_config(groups.columns))

@@ -1,6 +1,5 @@
 """Rate disparities: rates per subgroup at a decision threshold, their disparities and equalized odds."""
 
-import numpy as np
 import streamlit as st
 
 from fairness_core import plotting
@@ -12,22 +11,8 @@ token, mapping_key, scored = data.current()
 score = st.session_state[state.MODEL]
 
 # Controls ----------------------------------------------------------------------------------
-sources = ([f"score:{score}"] if score else []) + (["given"] if scored.predicted is not None else [])
-source = controls.kept(
-    st.radio, "Predictions from", "rates:source", sources[0], options=sources, horizontal=True,
-    format_func=lambda s: text.md(f"{score} >= threshold" if s.startswith("score:")
-                                  else f"the predicted label column ({scored.mapping.predicted_label})"))
-if source.startswith("score:"):
-    values = scored.scores[score]
-    lo, hi = float(values.min()), float(values.max())
-    integer = bool(np.all(np.mod(values, 1) == 0))
-    default = 0.5 if lo >= 0 and hi <= 1 else (float(int((lo + hi) / 2)) if integer else (lo + hi) / 2)
-    threshold = controls.kept(st.number_input, text.THRESHOLD, f"rates:threshold:{score}", default,
-                              step=1.0 if integer else 0.01, format="%g", help=text.HELP[text.THRESHOLD])
-    st.caption(text.md(f"{score} ranges from {lo:g} to {hi:g}; predicted positive = {score} >= {threshold:g}."))
-    counts = data.confusion(token, mapping_key, score, float(threshold), scored)
-else:
-    counts = data.confusion(token, mapping_key, "given", None, scored)
+source, threshold = controls.predictions(scored, score)
+counts = data.confusion(token, mapping_key, source or "given", threshold, scored)
 
 metrics = controls.kept(st.multiselect, "Rates", "rates:metrics", ["false_positive_rate", "false_negative_rate"],
                         options=list(text.RATE_LABELS), format_func=text.RATE_LABELS.get)
@@ -40,20 +25,26 @@ kw = dict(distance_measure=distance, reference=reference, reduction=reduction, i
 summaries = {m: counts.disparity(text.RATE_TO_METRIC[m], **kw) for m in metrics}
 comparisons = {m: s.table for m, s in summaries.items()}
 odds = counts.equalized_odds(**kw)
+theil = counts.theil_index(reference=reference, reduction=reduction, include_small=include_small)
+p_percent = counts.ratio_scores("selection_rate", include_small=include_small)
+opportunity = counts.ratio_scores("true_positive_rate", include_small=include_small)
 
 # Rendering -----------------------------------------------------------------------------------
 if not metrics:
     st.info("Choose one or more rates above.")
     st.stop()
 perfect = "0" if distance == "diff" else "1"
-cols = st.columns(len(metrics) + 1)
+cols = st.columns(len(metrics) + 2)
 for col, m in zip(cols, metrics):
     s = summaries[m]
     col.metric(f"{text.RATE_LABELS[m]} disparity ({reduction})", text.num(s.value),
                help=f"Perfect value {perfect}. Over {s.n_used} comparisons; {s.n_small_excluded} with a small "
                     f"subgroup and {s.n_undefined} undefined left out.")
-cols[-1].metric(f"Equalized odds ({reduction})", text.num(odds.value),
+cols[-2].metric(f"Equalized odds ({reduction})", text.num(odds.value),
                 help="Per comparison the larger of the TPR and FPR disparities, then reduced.")
+cols[-1].metric(f"Theil index ({reduction})", text.num(theil.value),
+                help="Per comparison the between-group Theil index of the subgroup and its reference (benefit "
+                     "b = prediction - label + 1); perfect 0. It has no distance option.")
 ref_text = text.REFERENCE_LABELS.get(reference, f"subgroup {text.md(reference)}")
 st.caption(f"Each subgroup is compared with the {ref_text}; distance: {text.DISTANCE_LABELS[distance]}; "
            f"perfect value {perfect}.")
@@ -67,9 +58,43 @@ st.subheader("Rates per subgroup")
 st.dataframe(rates, hide_index=True, column_config=text.column_config(rates.columns))
 
 st.subheader("Disparities")
-tabs = st.tabs([text.RATE_LABELS[m] for m in metrics] + ["Equalized odds"])
+tabs = st.tabs([text.RATE_LABELS[m] for m in metrics] + ["Equalized odds", "Theil index"])
 for tab, m in zip(tabs, metrics):
     with tab:
         st.dataframe(comparisons[m], hide_index=True, column_config=text.column_config(comparisons[m].columns))
-with tabs[-1]:
+with tabs[-2]:
     st.dataframe(odds.table, hide_index=True, column_config=text.column_config(odds.table.columns))
+with tabs[-1]:
+    st.caption("Subgroup and reference values are mean benefits; the disparity is the between-group Theil "
+               "index of the two groups (0 when their mean benefits are equal).")
+    st.dataframe(theil.table, hide_index=True, column_config=text.column_config(theil.table.columns))
+
+st.subheader("Inequality of benefits (Theil index)")
+t1, t2 = st.columns(2)
+t1.metric("Individual Theil index", text.num(counts.individual_theil_index()),
+          help="Inequality of the benefit b = prediction - label + 1 over all rows (Speicher et al. 2018); "
+               "0 when every row gets the same benefit.")
+try:
+    between = text.num(counts.between_group_theil_index())
+    between_help = "The part of the inequality that lies between subgroups: each row's benefit replaced by its subgroup's mean."
+except ValueError:
+    between = "n/a"
+    between_help = "Needs subgroups that do not overlap (intersected protected attributes, no identity columns)."
+t2.metric("Between-group Theil index", between, help=between_help)
+
+st.subheader("p% score and equal opportunity score")
+st.caption("Each subgroup against the rest of the population: min(a / b, b / a) of the selection rates "
+           "(p% score) and of the true positive rates (equal opportunity score). 1 is parity; a p% score "
+           "below 0.8 fails the 80 % (four-fifths) rule. Small subgroups are shown but left out of the minimum.")
+s1, s2 = st.columns(2)
+for col, label, result in ((s1, "p% score (min)", p_percent), (s2, "Equal opportunity score (min)", opportunity)):
+    worst = f" Lowest: {result.worst}." if result.worst is not None else ""
+    col.metric(label, text.num(result.value),
+               help=f"Minimum over {result.n_used} subgroups; {result.n_small_excluded} small and "
+                    f"{result.n_undefined} undefined left out.{worst}")
+ratio_tables = {"p% score": p_percent.table, "Equal opportunity score": opportunity.table}
+st.plotly_chart(plotting.ratio_score_chart(ratio_tables, threshold=0.8, title="Each subgroup against the rest"),
+                width="stretch")
+for tab, (name, table) in zip(st.tabs(list(ratio_tables)), ratio_tables.items()):
+    with tab:
+        st.dataframe(table, hide_index=True, column_config=text.column_config(table.columns))

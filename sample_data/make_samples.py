@@ -42,6 +42,10 @@ CREDIT_SEED = 20240611
 TEXT_SEED = 20240612
 #: ``random_state`` passed to the scikit-learn models.
 MODEL_RANDOM_STATE = 0
+#: Offset of the seed of the three-class status columns (a generator of their own).
+STATUS_SEED_OFFSET = 7
+#: Extra predicted late-payment risk given to women (a class-wise disparity to find).
+STATUS_FEMALE_SHIFT = 0.8
 
 #: Number of simulated applicants used only to train the two credit models.
 N_CREDIT_TRAIN = 12_000
@@ -275,7 +279,8 @@ def make_credit_decisions(
     pandas.DataFrame
         The columns ``applicant_id``, ``sex``, ``age_group``, ``ethnicity``,
         the numeric features, ``repaid``, ``score_logistic``,
-        ``score_boosting`` and ``approved`` (``score_logistic >= 0.5`` as 0/1).
+        ``score_boosting``, ``approved`` (``score_logistic >= 0.5`` as 0/1), and the
+        three-class ``repayment_status`` and ``predicted_status``.
     """
     rng = np.random.default_rng(seed)
     applicants = simulate_applicants(n_train + n_output, rng)
@@ -303,7 +308,33 @@ def make_credit_decisions(
     output["score_logistic"] = score_logistic
     output["score_boosting"] = score_boosting
     output["approved"] = (score_logistic >= 0.5).astype(np.int64)
+    _add_repayment_status(output, np.random.default_rng(seed + STATUS_SEED_OFFSET))
     return output
+
+
+def _add_repayment_status(output: pd.DataFrame, rng: np.random.Generator) -> None:
+    """Add a three-class outcome and a three-class prediction, for class-wise metrics.
+
+    ``repayment_status`` refines ``repaid``: ``"default"`` when not repaid; otherwise ``"late"``
+    with a probability that grows with past late payments, else ``"on_time"``.
+    ``predicted_status`` is ``"default"`` when ``score_logistic < 0.5``; otherwise ``"late"`` when
+    a noisy late-payment risk (which over-weights women by ``STATUS_FEMALE_SHIFT``) is high, else
+    ``"on_time"``. A separate generator is used, so the other columns do not change.
+
+    Parameters
+    ----------
+    output : pandas.DataFrame
+        Scored applicants (modified in place).
+    rng : numpy.random.Generator
+    """
+    female = (output["sex"] == "Female").to_numpy(dtype=float)
+    late_logit = -1.6 + 0.55 * output["n_late_payments"].to_numpy(dtype=float)
+    late = rng.random(len(output)) < _sigmoid(late_logit)
+    repaid = output["repaid"].to_numpy() == 1
+    output["repayment_status"] = np.where(~repaid, "default", np.where(late, "late", "on_time"))
+    risk = late_logit + STATUS_FEMALE_SHIFT * female + rng.normal(0.0, 0.8, len(output))
+    predicted_default = output["score_logistic"].to_numpy() < 0.5
+    output["predicted_status"] = np.where(predicted_default, "default", np.where(risk > -1.0, "late", "on_time"))
 
 
 def make_text_moderation(n: int = N_TEXT, seed: int = TEXT_SEED) -> pd.DataFrame:

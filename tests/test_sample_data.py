@@ -135,3 +135,19 @@ def test_bpsn_and_bnsp_diverge(text: pd.DataFrame) -> None:
         gaps[identity] = roc_auc_score(y[bnsp], score[bnsp]) - roc_auc_score(y[bpsn], score[bpsn])
     assert max(gaps.values()) > 0.05
     assert min(gaps.values()) < -0.05
+
+
+def test_credit_status_columns_show_the_documented_class_wise_disparity(credit):
+    """The README's class-wise numbers: recall of on_time and late by sex."""
+    assert set(credit["repayment_status"]) == {"default", "late", "on_time"}
+    assert set(credit["predicted_status"]) == {"default", "late", "on_time"}
+    assert ((credit["repayment_status"] == "default") == (credit["repaid"] == 0)).all()
+    assert ((credit["predicted_status"] == "default") == (credit["approved"] == 0)).all()
+    recall = {}
+    for sex in ("Female", "Male"):
+        rows = credit[credit["sex"] == sex]
+        for cls in ("on_time", "late"):
+            truth = rows["repayment_status"] == cls
+            recall[sex, cls] = round(float((rows.loc[truth, "predicted_status"] == cls).mean()), 3)
+    assert recall == {("Female", "on_time"): 0.274, ("Male", "on_time"): 0.621,
+                      ("Female", "late"): 0.515, ("Male", "late"): 0.270}

@@ -4,7 +4,13 @@ from __future__ import annotations
 
 from typing import Any, Callable, Sequence
 
+from dataclasses import replace
+
+import numpy as np
+
 import streamlit as st
+
+import fairness_core as fc
 
 from . import state, text
 
@@ -64,6 +70,33 @@ def disparity_controls(names: Sequence[str], page: str, *, default_reduction: st
     return distance, reduction, reference
 
 
+def predictions(scored: fc.ScoredData, score: str | None, *, allow_score: bool = True):
+    """"Predictions from" radio (the score at a threshold, or the given predicted label column) and the threshold.
+
+    The choice and the threshold (kept per score column) are shared by every page that uses
+    predictions. Returns ``(score, threshold)`` for a thresholded score, ``(None, None)`` for the
+    given column, or None when neither is available.
+    """
+    sources = ([f"score:{score}"] if score and allow_score else []) + (
+        ["given"] if scored.predicted is not None else [])
+    if not sources:
+        return None
+    source = kept(
+        st.radio, "Predictions from", "predictions:source", sources[0], options=sources, horizontal=True,
+        format_func=lambda s: text.md(f"{score} >= threshold" if s.startswith("score:")
+                                      else f"the predicted label column ({scored.mapping.predicted_label})"))
+    if source == "given":
+        return None, None
+    values = scored.scores[score]
+    lo, hi = float(values.min()), float(values.max())
+    integer = bool(np.all(np.mod(values, 1) == 0))
+    default = 0.5 if lo >= 0 and hi <= 1 else (float(int((lo + hi) / 2)) if integer else (lo + hi) / 2)
+    threshold = kept(st.number_input, text.THRESHOLD, f"threshold:{score}", default,
+                     step=1.0 if integer else 0.01, format="%g", help=text.HELP[text.THRESHOLD])
+    st.caption(text.md(f"{score} ranges from {lo:g} to {hi:g}; predicted positive = {score} >= {threshold:g}."))
+    return score, float(threshold)
+
+
 def include_small(page: str) -> bool:
     """Checkbox: let small subgroups enter the summaries."""
     return kept(st.checkbox, text.INCLUDE_SMALL, f"{page}:include_small", False,
@@ -74,8 +107,9 @@ def include_small(page: str) -> bool:
 def frame() -> None:
     """Shared state and sidebar, drawn at the top of every page.
 
-    Initialises the session keys, opens the default sample on first use, shows the dataset name
-    and the "Model" picker (the score column every analysis page uses).
+    Initialises the session keys, opens the default sample on first use, and draws the sidebar:
+    the dataset name, the "Model" picker (the score column every analysis page uses), the
+    subgroup options (intersections, bins for numeric attributes, minimum size) and the slice.
     """
     from . import data  # late import: data imports fairness_core and reads sample files
 
@@ -91,3 +125,55 @@ def frame() -> None:
             st.selectbox, text.MODEL, "model", scores[0], options=scores,
             help="The score column analysed on the Subgroup AUCs, Rate disparities and Calibration pages.",
         ) if scores else None
+        _subgroup_options()
+        _slice_picker()
+
+
+def _subgroup_options() -> None:
+    """Sidebar: intersections, bins and minimum size, applied to the current mapping on every page."""
+    with st.expander("Subgroups"):
+        options = {
+            "intersect": bool(kept(st.checkbox, text.INTERSECT, "subgroups:intersect", True,
+                                   help=text.HELP[text.INTERSECT])),
+            "n_bins": int(kept(st.number_input, text.ATTRIBUTE_BINS, "subgroups:n_bins", 4, min_value=2,
+                               max_value=20, step=1, help=text.HELP[text.ATTRIBUTE_BINS])),
+            "min_size": int(kept(st.number_input, text.MIN_SIZE, "subgroups:min_size", 30, min_value=1, step=1,
+                                 help=text.HELP[text.MIN_SIZE])),
+        }
+    st.session_state[state.SUBGROUP_OPTIONS] = options
+    mapping = st.session_state[state.MAPPING]
+    if mapping is not None and any(getattr(mapping, k) != v for k, v in options.items()):
+        st.session_state[state.MAPPING] = replace(mapping, **options)
+
+
+def _slice_picker() -> None:
+    """Sidebar: the slice of rows every page analyses, and its size."""
+    from . import data
+
+    frame_, token = st.session_state[state.FRAME], st.session_state[state.DATASET_TOKEN]
+    profile = data.column_profile(token, frame_)
+    offered = profile.loc[profile["numeric"] | (profile["n_unique"] <= data.MAX_SLICE_VALUES), "column"].tolist()
+    conditions = []
+    with st.expander("Slice", expanded=bool(st.session_state.get(state.KEEP_PREFIX + f"slice:{token}:columns"))):
+        columns = kept(st.multiselect, text.SLICE_BY, f"slice:{token}:columns", [], options=offered,
+                       help=text.HELP[text.SLICE_BY])
+        for col in columns:
+            values = data.slice_values(token, col, frame_)
+            if isinstance(values, tuple):  # numeric range
+                lo, hi = values
+                low, high = kept(st.slider, text.md(col), f"slice:{token}:{col}:range", (lo, hi), min_value=lo,
+                                 max_value=hi)
+                conditions.append(fc.Condition(col, low=float(low), high=float(high)))
+            else:
+                chosen = kept(st.multiselect, text.md(col), f"slice:{token}:{col}:values", values, options=values)
+                if chosen:
+                    conditions.append(fc.Condition(col, values=tuple(chosen)))
+                else:
+                    st.warning(f"Choose at least one value of {text.md(col)}; until then it does not restrict the rows.")
+    current = fc.Slice(tuple(conditions))
+    st.session_state[state.SLICE] = current
+    n_rows = int(data.slice_mask(token, repr(current), frame_, current).sum())
+    if current.conditions:
+        st.caption(f"**Slice:** {text.md(current.describe())} — {n_rows:,} of {len(frame_):,} rows")
+    else:
+        st.caption(f"All {len(frame_):,} rows (no slice)")

@@ -17,7 +17,7 @@ import streamlit as st
 
 import fairness_core as fc
 
-from . import state
+from . import state, text
 
 SAMPLE_DIR = Path(__file__).resolve().parent.parent / "sample_data"
 SAMPLES = {
@@ -38,6 +38,7 @@ SAMPLES = {
     },
 }
 DEFAULT_SAMPLE = "credit"
+MAX_SLICE_VALUES = 50  # a non-numeric column with more distinct values is not offered for slicing
 CACHE = {"max_entries": 16, "ttl": 3600, "show_spinner": False}
 
 
@@ -59,9 +60,56 @@ def token_of(data: bytes) -> str:
 
 
 @st.cache_data(**CACHE)
-def scored(token: str, mapping_key: str, _frame: pd.DataFrame, _mapping: fc.ColumnMapping) -> fc.ScoredData:
-    """Validated ScoredData for a dataset and mapping (raises ValueError for a bad mapping)."""
+def slice_mask(token: str, slice_key: str, _frame: pd.DataFrame, _slice: fc.Slice):
+    """Boolean mask of the rows of the dataset in the slice (slice_key = repr of the slice)."""
+    return _slice.mask(_frame)
+
+
+@st.cache_data(**CACHE)
+def slice_values(token: str, column: str, _frame: pd.DataFrame):
+    """What a slice condition on `column` can keep: a (min, max) range for a numeric column with
+    many values, else the list of its values as display text (missing last)."""
+    values = _frame[column]
+    numeric = pd.api.types.is_numeric_dtype(values) and not pd.api.types.is_bool_dtype(values)
+    if numeric and values.nunique() > 10:
+        return float(values.min()), float(values.max())
+    return fc.Condition.value_labels(values)
+
+
+@st.cache_data(**CACHE)
+def scored(token: str, mapping_key: str, _frame: pd.DataFrame, _mapping: fc.ColumnMapping,
+           _slice: fc.Slice | None = None) -> fc.ScoredData:
+    """Validated ScoredData of the rows in the slice (raises ValueError for a bad mapping or an empty slice).
+
+    `mapping_key` must identify both the mapping and the slice (see :func:`analyse`).
+    """
+    if _slice is not None and _slice.conditions:
+        mask = slice_mask(token, repr(_slice), _frame, _slice)
+        if not mask.any():
+            raise ValueError(f"The slice ({_slice.describe()}) has no rows. Widen it in the sidebar under Slice.")
+        _frame = _frame.loc[mask].reset_index(drop=True)
     return fc.ScoredData.from_frame(_frame, _mapping)
+
+
+def analyse(mapping: fc.ColumnMapping) -> tuple[str, fc.ScoredData]:
+    """(cache key, ScoredData) of the current dataset under `mapping` and the sidebar's slice.
+
+    Raises ValueError for a bad mapping or an empty slice.
+    """
+    current_slice = st.session_state.get(state.SLICE) or fc.Slice()
+    key = f"{mapping!r}|{current_slice!r}"
+    frame = st.session_state[state.FRAME]
+    return key, scored(st.session_state[state.DATASET_TOKEN], key, frame, mapping, current_slice)
+
+
+def sliced_frame() -> pd.DataFrame:
+    """The rows of the current dataset in the sidebar's slice (positions match ScoredData.rows' input)."""
+    frame = st.session_state[state.FRAME]
+    current_slice = st.session_state.get(state.SLICE) or fc.Slice()
+    if not current_slice.conditions:
+        return frame
+    mask = slice_mask(st.session_state[state.DATASET_TOKEN], repr(current_slice), frame, current_slice)
+    return frame.loc[mask].reset_index(drop=True)
 
 
 @st.cache_data(**CACHE)
@@ -95,19 +143,24 @@ def load_sample(key: str) -> None:
 
 
 def current():
-    """The current (token, mapping key, ScoredData), or stop the page with a pointer to the Data page."""
+    """The current (token, cache key, ScoredData), or stop the page with a pointer to the Data page.
+
+    The cache key identifies the mapping and the slice; every cached computation is keyed by it.
+    """
     mapping = st.session_state.get(state.MAPPING)
     frame = st.session_state.get(state.FRAME)
     if frame is None or mapping is None:
         st.info("No data is mapped yet. Open the **Data** page to load a file and map its columns.")
         st.stop()
-    token = st.session_state[state.DATASET_TOKEN]
     try:
-        data = scored(token, repr(mapping), frame, mapping)
+        key, data = analyse(mapping)
     except ValueError as exc:
         st.error(str(exc))
         st.stop()
-    return token, repr(mapping), data
+    current_slice = st.session_state.get(state.SLICE)
+    if current_slice is not None and current_slice.conditions:
+        st.caption(f"Slice: {text.md(current_slice.describe())} — {data.n_input:,} of {len(frame):,} rows.")
+    return st.session_state[state.DATASET_TOKEN], key, data
 
 
 LABEL_NAMES = ("label", "label_value", "target", "y", "y_true", "outcome", "class", "two_year_recid",
@@ -168,3 +221,38 @@ def current_score(purpose: str) -> str:
         st.info(f"This page needs a score column ({purpose}). Choose one under Score column on the Data page.")
         st.stop()
     return score
+
+
+@st.cache_data(**CACHE)
+def class_counts(token: str, mapping_key: str, source: str, threshold: float | None, _data: fc.ScoredData):
+    """Per-subgroup confusion matrices of true against predicted classes (the Class-wise bias page).
+
+    Predictions come from the given predicted label column (``source="given"``) or from score
+    column `source` at `threshold`.
+    """
+    predicted = _data.class_predictions(None if source == "given" else source, threshold)
+    return fc.class_counts(_data.classes, predicted, _data.subgroups)
+
+
+@st.cache_data(**CACHE)
+def smoothed_edf(token: str, mapping_key: str, concentration: float, include_small: bool, _data: fc.ScoredData):
+    """Smoothed empirical differential fairness of the labels."""
+    return fc.smoothed_edf(_data.y_true, _data.subgroups, concentration=concentration, include_small=include_small)
+
+
+@st.cache_data(**CACHE)
+def label_counts(token: str, mapping_key: str, _data: fc.ScoredData) -> fc.ConfusionCounts:
+    """Label counts per subgroup, as the confusion counts of the labels against themselves.
+
+    Their selection rate is the base rate (share of positive labels), so base-rate disparities
+    (dataset statistical parity) for any distance, reference and reduction come from these cached
+    counts without recomputation; the tests check them against ``fc.dataset_statistical_parity``.
+    """
+    return fc.confusion_counts(_data.y_true, _data.y_true, _data.subgroups)
+
+
+@st.cache_data(**CACHE)
+def consistency(token: str, mapping_key: str, features: tuple, n_neighbors: int, _data: fc.ScoredData):
+    """kNN consistency of the labels on the chosen feature columns (rows of the analysis only)."""
+    rows = sliced_frame().iloc[_data.rows]
+    return fc.consistency(rows[list(features)], _data.y_true, n_neighbors=n_neighbors)

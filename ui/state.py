@@ -14,6 +14,8 @@ DATASET_TOKEN = "dataset_token"    # str: identifies the content (sample id or S
 FRAME = "frame"                    # pandas DataFrame as read
 MAPPING = "mapping"                # fairness_core.ColumnMapping that validated, or None
 MODEL = "model"                    # the score column analysed on every page
+SLICE = "slice"                    # fairness_core.Slice: the rows every page analyses (sidebar)
+SUBGROUP_OPTIONS = "subgroup_options"  # dict(intersect, n_bins, min_size) from the sidebar
 KEEP_PREFIX = "keep:"
 
 DEFAULTS = {
@@ -22,6 +24,8 @@ DEFAULTS = {
     FRAME: None,
     MAPPING: None,
     MODEL: None,
+    SLICE: None,
+    SUBGROUP_OPTIONS: None,
 }
 
 

@@ -26,6 +26,11 @@ REFERENCE_GROUP = "Reference subgroup"
 MODEL = "Model"
 INCLUDE_SMALL = "Include small subgroups in summaries"
 NO_PREDICTED = "(none)"
+INTERSECT = "Intersect protected attributes"
+ATTRIBUTE_BINS = "Bins for numeric attributes"
+MIN_SIZE = "Minimum subgroup size"
+SLICE_BY = "Slice by"
+KEEP_ALL_CLASSES = "Keep all classes"
 
 DISTANCE_LABELS = {"diff": "difference |a - b|", "ratio": "ratio (larger / smaller)"}
 REDUCTION_LABELS = {"max": "max", "mean": "mean"}
@@ -51,6 +56,15 @@ HELP = {
     REFERENCE: "What each subgroup is compared with.",
     N_BINS: "Number of probability bins for the reliability diagrams and ECE.",
     STRATEGY: "uniform: equal-width bins over [0, 1]; quantile: bins holding equal numbers of rows.",
+    INTERSECT: "On: one subgroup per observed combination of the protected attributes (e.g. race and sex). "
+               "Off: each value of each attribute is its own subgroup.",
+    ATTRIBUTE_BINS: "A numeric protected attribute with more than 10 distinct values is cut into this many "
+                    "quantile bins, named by their ranges.",
+    MIN_SIZE: "Smaller subgroups stay in every table, flagged 'small', and are left out of summaries.",
+    SLICE_BY: "Restrict every page to a slice of the rows: choose columns, then the values (or the range) "
+              "to keep. All conditions must hold.",
+    KEEP_ALL_CLASSES: "For a label with more than two classes: binary metrics compare the positive label with "
+                      "all other classes; the Class-wise bias page uses every class.",
 }
 
 _MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~$])")
@@ -79,10 +93,15 @@ COLUMN_LABELS = {
     "reference": "Compared with", "reference_size": "Reference rows", "subgroup_value": "Subgroup value",
     "reference_value": "Reference value", "disparity": "Disparity", "tpr_disparity": "TPR disparity",
     "fpr_disparity": "FPR disparity", "passes": "Passes", "ece": "ECE", "mce": "MCE",
-    "brier_score": "Brier score", "reason": "Reason", "rows": "Rows",
+    "brier_score": "Brier score", "reason": "Reason", "rows": "Rows", "score": "Score",
+    "class": "Class", "n_true": "True rows", "n_predicted": "Predicted rows", "recall": "Recall",
+    "precision": "Precision", "fscore": "F-score", "value": "Value", "n_subgroups": "Subgroups",
+    "base_rate": "Base rate", "smoothed_positive_rate": "Smoothed positive rate",
+    "smoothed_negative_rate": "Smoothed negative rate",
 }
 DECIMAL_COLUMNS = {*RATE_LABELS, "subgroup_auc", "bpsn_auc", "bnsp_auc", "subgroup_value", "reference_value",
-                   "disparity", "tpr_disparity", "fpr_disparity", "ece", "mce", "brier_score"}
+                   "disparity", "tpr_disparity", "fpr_disparity", "ece", "mce", "brier_score", "score", "recall",
+                   "precision", "fscore", "value", "base_rate", "smoothed_positive_rate", "smoothed_negative_rate"}
 
 
 def column_config(columns) -> dict:

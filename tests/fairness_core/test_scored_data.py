@@ -11,6 +11,7 @@ import pytest
 import fairness_core as fc
 from fairness_core._scored_data import (
     LABEL_VALUES,
+    LABEL_TOO_FEW,
     MISSING_COLUMN,
     NO_GROUPS,
     NO_MODEL,
@@ -102,8 +103,42 @@ def test_three_label_values_raise(comments):
 
 
 def test_one_label_value_raises(comments):
-    with pytest.raises(ValueError, match=re.escape(LABEL_VALUES.format(col="toxicity", n=1, values="'toxic'"))):
+    with pytest.raises(ValueError, match=re.escape(LABEL_TOO_FEW.format(col="toxicity", n=1, values="'toxic'"))):
         fc.ScoredData.from_frame(comments.assign(toxicity="toxic"), mapping())
+    with pytest.raises(ValueError, match=re.escape(LABEL_TOO_FEW.format(col="toxicity", n=1, values="'toxic'"))):
+        fc.ScoredData.from_frame(comments.assign(toxicity="toxic"), mapping(all_classes=True))
+
+
+MULTI = pd.DataFrame({
+    "status": ["on_time", "late", "default", "on_time", "late", "default", 2.0],
+    "predicted": ["on_time", "default", "default", "late", "late", "on_time", 2],
+    "group": ["a", "a", "a", "b", "b", "b", "b"],
+})
+
+
+def test_three_classes_need_all_classes():
+    m = fc.ColumnMapping(label="status", positive_label="default", predicted_label="predicted", protected=("group",))
+    values = "'on_time', 'late', 'default', 2.0"
+    with pytest.raises(ValueError, match=re.escape(LABEL_VALUES.format(col="status", n=4, values=values))):
+        fc.ScoredData.from_frame(MULTI, m)
+
+
+def test_all_classes_keeps_every_class_and_binarises_against_the_positive_label():
+    m = fc.ColumnMapping(label="status", positive_label="default", predicted_label="predicted", protected=("group",),
+                         all_classes=True)
+    data = fc.ScoredData.from_frame(MULTI, m)
+    assert data.y_true.tolist() == [0, 0, 1, 0, 0, 1, 0]
+    assert data.predicted.tolist() == [0, 1, 1, 0, 0, 0, 0]
+    assert data.classes.tolist() == ["on_time", "late", "default", "on_time", "late", "default", "2"]
+    assert data.predicted_classes.tolist() == ["on_time", "default", "default", "late", "late", "on_time", "2"]
+
+
+def test_binary_predicted_classes_use_the_label_vocabulary(comments):
+    data = fc.ScoredData.from_frame(comments, mapping(predicted_label="flag"))
+    expected = np.where(data.predicted == 1, "toxic", "nontoxic")
+    assert data.predicted_classes.tolist() == expected.tolist()
+    assert set(data.classes) == {"toxic", "nontoxic"}
+    assert (data.classes == "toxic").tolist() == (data.y_true == 1).tolist()
 
 
 def test_positive_label_not_present_raises(comments):

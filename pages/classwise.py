@@ -1,0 +1,74 @@
+"""Class-wise bias: recall, precision and F-score per class and subgroup, and the unweighted average bias."""
+
+import streamlit as st
+
+from fairness_core import plotting
+from ui import controls, data, state, text
+
+controls.frame()
+st.title("Class-wise bias")
+token, mapping_key, scored = data.current()
+binary = len(set(scored.classes)) == 2
+chosen = controls.predictions(scored, st.session_state[state.MODEL], allow_score=binary)
+if chosen is None:
+    st.info("This page compares the true class of each row with its predicted class. Map a **Predicted label "
+            "column** on the Data page (and tick **Keep all classes** for a label with more than two classes), "
+            "or, for a two-class label, a score column to threshold.")
+    st.stop()
+source, threshold = chosen
+true_classes = set(scored.classes)
+if not true_classes & set(scored.class_predictions(source, threshold)):
+    st.warning("No predicted class is among the label's classes, so every prediction counts as wrong. Check that "
+               "the predicted label column uses the label's values.")
+
+# Controls ----------------------------------------------------------------------------------
+METRIC_LABELS = {"recall": "Recall", "precision": "Precision", "fscore": "F-score"}
+REDUCTION_LABELS = {"std": "standard deviation across subgroups", "difference": "difference of two subgroups"}
+c1, c2 = st.columns(2)
+with c1:
+    metric = controls.kept(st.selectbox, "Class metric", "classwise:metric", "fscore", options=list(METRIC_LABELS),
+                           format_func=METRIC_LABELS.get,
+                           help="Computed for each class (one against the rest) within each subgroup.")
+with c2:
+    reduction = controls.kept(st.selectbox, "Across subgroups", "classwise:reduction", "std",
+                              options=list(REDUCTION_LABELS), format_func=REDUCTION_LABELS.get,
+                              help="How a class's scores in the subgroups are reduced to one number: their "
+                                   "population standard deviation, or first minus second of two chosen subgroups.")
+counts = data.class_counts(token, mapping_key, source or "given", threshold, scored)
+names = list(counts.names)
+order = None
+if reduction == "difference":
+    d1, d2 = st.columns(2)
+    with d1:
+        first = controls.kept(st.selectbox, "First subgroup", "classwise:first", names[0], options=names)
+    with d2:
+        second = controls.kept(st.selectbox, "Second subgroup", "classwise:second", names[min(1, len(names) - 1)],
+                               options=names)
+    order = [first, second]
+include_small = controls.include_small("classwise")
+
+# Computation (from the cached per-subgroup confusion matrices) ------------------------------
+try:
+    result = counts.unweighted_average_bias(metric=metric, reduction=reduction, subgroups=order,
+                                            include_small=include_small)
+except ValueError as exc:
+    st.error(str(exc))
+    st.stop()
+
+# Rendering -----------------------------------------------------------------------------------
+used = result.per_class["value"].notna()
+m1, m2 = st.columns(2)
+m1.metric("Unweighted average bias", text.num(result.value),
+          help="The mean over classes (each class weighing the same) of the reduced per-class score; perfect 0.")
+m2.metric("Classes used", f"{int(used.sum())} of {len(result.per_class)}",
+          help="A class is skipped when fewer than two subgroups have a defined score for it.")
+what = ("standard deviation of the subgroups' " if reduction == "std"
+        else f"{text.md(order[0])} minus {text.md(order[1])} in ") + METRIC_LABELS[metric]
+st.caption(f"Per class: the {what}; then the unweighted mean over classes. Perfect value 0.")
+
+st.plotly_chart(plotting.classwise_chart(result.table, metric, title=f"{METRIC_LABELS[metric]} per class and subgroup"),
+                width="stretch")
+st.subheader("Per class")
+st.dataframe(result.per_class, hide_index=True, column_config=text.column_config(result.per_class.columns))
+st.subheader("Per subgroup and class")
+st.dataframe(result.table, hide_index=True, column_config=text.column_config(result.table.columns))

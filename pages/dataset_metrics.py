@@ -1,0 +1,96 @@
+"""Dataset metrics: properties of the labels in the data (base rates, smoothed EDF, consistency), not of a model."""
+
+import math
+
+import streamlit as st
+
+from fairness_core import plotting
+from ui import controls, data, state, text
+
+controls.frame()
+st.title("Dataset metrics")
+st.info("These numbers describe the **labels in the data, not a model**: no score or prediction enters them. "
+        "A disparity here means the recorded outcome itself differs between subgroups, which a model trained on "
+        "these labels can learn and repeat, and which may reflect how the labels were produced.")
+token, mapping_key, scored = data.current()
+include_small = controls.include_small("dataset")
+
+# 1. Base rates -------------------------------------------------------------------------------
+st.subheader("Base rates (dataset statistical parity)")
+counts = data.label_counts(token, mapping_key, scored)
+distance, reduction, reference = controls.disparity_controls(counts.names, "dataset")
+parity = counts.disparity("statistical_parity", distance_measure=distance, reduction=reduction, reference=reference,
+                          include_small=include_small, func="dataset_statistical_parity")
+rates = counts.table()[["subgroup", "size", "n_positive", "n_negative", "small", "selection_rate", "note"]]
+rates = rates.rename(columns={"selection_rate": "base_rate"})
+perfect = "0" if distance == "diff" else "1"
+worst = f" Largest: {parity.worst[0]} against {parity.worst[1]}." if parity.worst else ""
+st.metric(f"Base-rate disparity ({reduction})", text.num(parity.value),
+          help=f"Perfect value {perfect}. Over {parity.n_used} comparisons; {parity.n_small_excluded} with a small "
+               f"subgroup and {parity.n_undefined} undefined left out.{worst}")
+ref_text = text.REFERENCE_LABELS.get(reference, f"subgroup {text.md(reference)}")
+st.caption(f"Share of positive labels in each subgroup, compared with the {ref_text}; distance: "
+           f"{text.DISTANCE_LABELS[distance]}; overall base rate {text.num(scored.base_rate, 3)}.")
+reference_label = {"rest": "Rest of population", "overall": "Whole population"}.get(reference, f"Reference: {reference}")
+st.plotly_chart(plotting.rate_chart(rates, ["base_rate"], None if reference == "pairwise" else {"base_rate": parity.table},
+                                    reference_label=reference_label, labels={"base_rate": "Base rate"}),
+                width="stretch")
+tab1, tab2 = st.tabs(["Base rates", "Disparities"])
+with tab1:
+    st.dataframe(rates, hide_index=True, column_config=text.column_config(rates.columns))
+with tab2:
+    st.dataframe(parity.table, hide_index=True, column_config=text.column_config(parity.table.columns))
+
+# 2. Smoothed EDF ---------------------------------------------------------------------------------
+st.subheader("Smoothed empirical differential fairness")
+concentration = controls.kept(st.number_input, "Concentration", "dataset:concentration", 1.0, min_value=0.01,
+                              step=0.5, format="%g",
+                              help="Total pseudo-count of the Dirichlet prior that smooths each subgroup's rates "
+                                   "(Foulds et al. 2020); larger values pull small subgroups towards 1/2.")
+edf = data.smoothed_edf(token, mapping_key, float(concentration), bool(include_small), scored)
+e1, e2 = st.columns(2)
+e1.metric("Smoothed EDF (ε)", text.num(edf.value),
+          help="The largest |ln s_i(y) - ln s_j(y)| over pairs of subgroups and both outcomes; perfect 0.")
+if edf.pair is not None:
+    outcome = "positive" if edf.outcome == 1 else "negative"
+    e2.metric("Attained by", f"{edf.pair[0]} vs {edf.pair[1]}",
+              help=f"The pair whose smoothed rates of a {outcome} label differ most.")
+    st.caption(f"The smoothed rate of a {outcome} label is {math.exp(edf.value):.2f} "
+               f"times higher for {text.md(edf.pair[0])} than for {text.md(edf.pair[1])} (e^ε).")
+else:
+    e2.metric("Attained by", "n/a", help=edf.reason)
+    st.caption(text.md(edf.reason))
+st.dataframe(edf.table, hide_index=True, column_config=text.column_config(edf.table.columns))
+
+# 3. Consistency ----------------------------------------------------------------------------------
+st.subheader("Consistency (similar rows, similar labels)")
+frame = data.sliced_frame()
+mapping = scored.mapping
+roles = {mapping.label, *mapping.scores, mapping.predicted_label, *mapping.protected, *mapping.indicators}
+profile = data.column_profile(token, st.session_state[state.FRAME])
+numeric = [c for c in profile.loc[profile["numeric"], "column"] if c in frame.columns]
+default_features = [c for c in numeric if c not in roles][:8]
+c1, c2 = st.columns([3, 1])
+with c1:
+    features = controls.kept(st.multiselect, "Features", f"dataset:features:{token}", default_features, options=numeric,
+                             help="Numeric columns that describe how similar two rows are; each is standardised "
+                                  "(mean 0, standard deviation 1) before the nearest neighbours are found.")
+with c2:
+    n_neighbors = controls.kept(st.number_input, "Neighbours (k)", "dataset:n_neighbors", 5, min_value=1, max_value=50,
+                                step=1, help="How many nearest neighbours each row is compared with (itself excluded).")
+if not features:
+    st.info("Choose one or more numeric feature columns to measure consistency.")
+    st.stop()
+try:
+    result = data.consistency(token, mapping_key, tuple(features), int(n_neighbors), scored)
+except (ValueError, TypeError) as exc:
+    st.error(str(exc))
+    st.stop()
+k1, k2 = st.columns(2)
+k1.metric("Share of differing neighbours", text.num(result.value),
+          help="The mean over rows of the share of its k nearest neighbours whose label differs (seed 004's "
+               "consistency); perfect 0.")
+k2.metric("Consistency (Zemel et al.)", text.num(result.zemel_consistency),
+          help="1 minus the share of differing neighbours; perfect 1.")
+note = f" {result.n_excluded:,} rows with a missing feature value are left out." if result.n_excluded else ""
+st.caption(f"{result.n_rows:,} rows, k = {result.n_neighbors}, features: {text.md(', '.join(result.features))}.{note}")
