@@ -13,4 +13,7 @@ st.navigation([
     st.Page("pages/subgroup_aucs.py", title="Subgroup AUCs"),
     st.Page("pages/rate_disparities.py", title="Rate disparities"),
     st.Page("pages/calibration.py", title="Calibration"),
+    st.Page("pages/classwise.py", title="Class-wise bias"),
+    st.Page("pages/dataset_metrics.py", title="Dataset metrics"),
+    st.Page("pages/definitions.py", title="Metric definitions"),
 ]).run()

@@ -41,10 +41,30 @@ from ._rates import (
     rate_disparity,
     true_positive_rate_disparity,
 )
+from ._theil import between_group_theil_index, individual_theil_index, theil_index
+from ._ratio_scores import (
+    RatioScoreResult,
+    RatioScoresResult,
+    correlation_score,
+    equal_opportunity_score,
+    p_percent_score,
+)
+from ._scorer import FairnessScorer, make_fairness_scorer
+from ._classwise import ClassCounts, UnweightedAverageBiasResult, class_counts, unweighted_average_bias
+from ._dataset import (
+    ConsistencyResult,
+    SmoothedEdfResult,
+    base_rates,
+    consistency,
+    dataset_statistical_parity,
+    smoothed_edf,
+)
 from ._scored_data import ColumnMapping, ScoredData
+from ._slices import Condition, Slice, subset_score
 from ._subgroups import MISSING, Subgroups
 
-_data_names = ["read_table", "ColumnMapping", "ScoredData", "Subgroups", "MISSING"]
+_data_names = ["read_table", "ColumnMapping", "ScoredData", "Subgroups", "MISSING", "Slice", "Condition",
+               "subset_score"]
 _auc_names = ["subgroup_auc", "bpsn_auc", "bnsp_auc", "power_mean", "bias_auc_table", "bias_auc_score",
               "summarize_bias_auc", "BiasAucResult"]
 _rate_names = ["group_rates", "confusion_counts", "ConfusionCounts", "rate_disparity", "model_statistical_parity",
@@ -55,5 +75,14 @@ _disparity_names = ["distance", "reduce_disparities", "DisparityResult"]
 _calibration_names = ["reliability_diagram", "expected_calibration_error", "maximum_calibration_error",
                       "calibration_errors", "calibration_disparity", "calibration_counts", "CalibrationCounts",
                       "CalibrationDisparityResult"]
+_theil_names = ["theil_index", "individual_theil_index", "between_group_theil_index"]
+_ratio_score_names = ["p_percent_score", "equal_opportunity_score", "correlation_score", "RatioScoreResult",
+                      "RatioScoresResult"]
+_scorer_names = ["make_fairness_scorer", "FairnessScorer"]
 
-__all__ = _data_names + _auc_names + _rate_names + _disparity_names + _calibration_names
+_classwise_names = ["unweighted_average_bias", "class_counts", "ClassCounts", "UnweightedAverageBiasResult"]
+_dataset_names = ["dataset_statistical_parity", "base_rates", "consistency", "smoothed_edf", "ConsistencyResult",
+                  "SmoothedEdfResult"]
+
+__all__ = (_data_names + _auc_names + _rate_names + _disparity_names + _calibration_names + _theil_names
+           + _ratio_score_names + _scorer_names + _classwise_names + _dataset_names)

@@ -64,6 +64,9 @@ class ConfusionCounts:
         The same on all rows.
     min_size : int
         Subgroups with fewer rows are flagged small.
+    disjoint : bool, default=False
+        True when the subgroups are disjoint and cover every row (``Subgroups.codes`` is set:
+        attribute values or their intersections); needed by :meth:`between_group_theil_index`.
     """
 
     names: list
@@ -71,6 +74,7 @@ class ConfusionCounts:
     background: np.ndarray
     overall: np.ndarray
     min_size: int
+    disjoint: bool = False
 
     @classmethod
     def compute(cls, y_true, y_pred, subgroups, *, func: str = "confusion_counts") -> "ConfusionCounts":
@@ -82,7 +86,8 @@ class ConfusionCounts:
         cell = (2 * y + p).astype(np.intp)
         member, background = groups.crosstab(cell, 4)
         overall = np.bincount(cell, minlength=4).astype(np.float64)
-        return cls(list(groups.names), member, background, overall, groups.min_size)
+        return cls(list(groups.names), member, background, overall, groups.min_size,
+                   disjoint=groups.codes is not None)
 
     @property
     def sizes(self) -> np.ndarray:
@@ -152,6 +157,42 @@ class ConfusionCounts:
             return table
         return reduce_disparities(table, reduction, distance_measure=distance_measure, reference=reference,
                                   include_small=include_small, func=func)
+
+    def theil_index(self, *, reduction: Optional[str] = "mean", reference: str = "rest",
+                    include_small: bool = False):
+        """Two-group Theil index of each subgroup against its reference; see :func:`theil_index`."""
+        from ._theil import theil_disparity
+
+        return theil_disparity(self, reduction=reduction, reference=reference, include_small=include_small)
+
+    def individual_theil_index(self) -> float:
+        """Theil index of the benefit over all rows; see :func:`individual_theil_index`."""
+        from ._theil import theil_of_counts
+
+        return float(theil_of_counts(self.overall)[0])
+
+    def between_group_theil_index(self) -> float:
+        """Theil index of the subgroups' mean benefits; see :func:`between_group_theil_index`.
+
+        Raises ValueError unless the subgroups are disjoint and cover every row (``disjoint``).
+        """
+        from ._theil import OVERLAP_MESSAGE, between_group_theil, mean_benefit
+
+        if not self.disjoint or self.member.sum() != self.overall.sum():
+            raise ValueError(OVERLAP_MESSAGE.format(func="between_group_theil_index"))
+        means, _ = mean_benefit(self.member)
+        return float(between_group_theil(self.sizes, means))
+
+    def ratio_scores(self, rate: str, *, include_small: bool = False):
+        """Each subgroup's rate against its background as min(a/b, b/a), and the minimum.
+
+        See :func:`p_percent_score` (``rate="selection_rate"``) and
+        :func:`equal_opportunity_score` (``rate="true_positive_rate"``) for the rule; the result
+        is a :class:`RatioScoresResult`.
+        """
+        from ._ratio_scores import subgroup_ratio_scores
+
+        return subgroup_ratio_scores(self, rate, include_small=include_small)
 
 
 def confusion_counts(y_true, y_pred, subgroups) -> ConfusionCounts:

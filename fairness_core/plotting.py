@@ -230,8 +230,8 @@ def ratio_score_chart(tables: dict, *, threshold: float = 0.8, title: str | None
             hovertemplate=("<b>%{y}</b><br>score %{x:.4f}<br>subgroup rate %{customdata[0]:.4f}, rest "
                            "%{customdata[1]:.4f}<br>size %{customdata[2]:,}<br>%{customdata[3]}<extra></extra>"),
         ), row=1, col=c)
-        fig.add_vline(x=threshold, line_dash="dash", line_color="#D55E00", row=1, col=c,
-                      annotation_text=f"{threshold:.0%} rule" if c == 1 else None, annotation_position="top")
+        note = {"annotation_text": f"{threshold:.0%} rule", "annotation_position": "top"} if c == 1 else {}
+        fig.add_vline(x=threshold, line_dash="dash", line_color="#D55E00", row=1, col=c, **note)
         fig.update_xaxes(range=[0, 1.02], row=1, col=c)
     n_rows = len(first)
     fig.update_yaxes(autorange="reversed", type="category")

@@ -71,4 +71,5 @@ st.plotly_chart(plotting.classwise_chart(result.table, metric, title=f"{METRIC_L
 st.subheader("Per class")
 st.dataframe(result.per_class, hide_index=True, column_config=text.column_config(result.per_class.columns))
 st.subheader("Per subgroup and class")
-st.dataframe(result.table, hide_index=True, column_config=text.column_config(result.table.columns))
+shown = result.table.drop(columns=["score"])  # the same as the chosen metric's column
+st.dataframe(shown, hide_index=True, column_config=text.column_config(shown.columns))

@@ -64,12 +64,8 @@ st.dataframe(edf.table, hide_index=True, column_config=text.column_config(edf.ta
 
 # 3. Consistency ----------------------------------------------------------------------------------
 st.subheader("Consistency (similar rows, similar labels)")
-frame = data.sliced_frame()
-mapping = scored.mapping
-roles = {mapping.label, *mapping.scores, mapping.predicted_label, *mapping.protected, *mapping.indicators}
-profile = data.column_profile(token, st.session_state[state.FRAME])
-numeric = [c for c in profile.loc[profile["numeric"], "column"] if c in frame.columns]
-default_features = [c for c in numeric if c not in roles][:8]
+numeric = data.numeric_columns(token, st.session_state[state.FRAME])
+default_features = data.feature_columns(token, st.session_state[state.FRAME], scored.mapping)[:8]
 c1, c2 = st.columns([3, 1])
 with c1:
     features = controls.kept(st.multiselect, "Features", f"dataset:features:{token}", default_features, options=numeric,

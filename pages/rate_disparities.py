@@ -1,7 +1,9 @@
 """Rate disparities: rates per subgroup at a decision threshold, their disparities and equalized odds."""
 
+import numpy as np
 import streamlit as st
 
+import fairness_core as fc
 from fairness_core import plotting
 from ui import controls, data, state, text
 
@@ -98,3 +100,24 @@ st.plotly_chart(plotting.ratio_score_chart(ratio_tables, threshold=0.8, title="E
 for tab, (name, table) in zip(st.tabs(list(ratio_tables)), ratio_tables.items()):
     with tab:
         st.dataframe(table, hide_index=True, column_config=text.column_config(table.columns))
+
+st.subheader("Correlation score")
+mapping = scored.mapping
+numeric = data.numeric_columns(token, st.session_state[state.FRAME])
+candidates = [c for c in numeric if c not in (mapping.label, *mapping.scores, mapping.predicted_label)]
+if not candidates:
+    st.caption("The data have no numeric column to correlate the predictions with.")
+    st.stop()
+preferred = ([c for c in (*mapping.protected, *mapping.indicators) if c in candidates]
+             + data.feature_columns(token, st.session_state[state.FRAME], mapping) + candidates)
+column = controls.kept(st.selectbox, "Correlate predictions with", "rates:correlation_column", preferred[0],
+                       options=candidates, help="A numeric column, such as age: the score is -|Pearson r| between "
+                                                "the predicted labels and it (seed 003); 0 is best, -1 the worst.")
+values = data.sliced_frame()[column].to_numpy(dtype=float, na_value=float("nan"))[scored.rows]
+present = ~np.isnan(values)
+y_pred = scored.y_pred(source, threshold) if source else scored.y_pred()
+st.metric(f"Correlation score ({text.md(column)})", text.num(fc.correlation_score(y_pred[present], values[present])),
+          help="-|Pearson r| between the predicted labels (1 = positive) and the column; 0 means no linear "
+               "association. Undefined when either is constant.")
+if not present.all():
+    st.caption(f"{int((~present).sum()):,} rows with a missing {text.md(column)} are left out of this score.")

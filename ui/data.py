@@ -160,6 +160,10 @@ def current():
     current_slice = st.session_state.get(state.SLICE)
     if current_slice is not None and current_slice.conditions:
         st.caption(f"Slice: {text.md(current_slice.describe())} — {data.n_input:,} of {len(frame):,} rows.")
+    if len(data.subgroups.names) < 2:
+        st.warning(f"Only one subgroup ({text.md(', '.join(data.subgroups.names))}) is in the analysed rows, so "
+                   "there is nothing to compare it with. Choose other protected attributes on the Data page or "
+                   "widen the slice in the sidebar.")
     return st.session_state[state.DATASET_TOKEN], key, data
 
 
@@ -181,6 +185,25 @@ def column_profile(token: str, _frame: pd.DataFrame) -> pd.DataFrame:
         "n_unique": [int(_frame[c].nunique(dropna=True)) for c in _frame.columns],
         "n_missing": [int(v) for v in _frame.isna().sum()],
     })
+
+
+def numeric_columns(token: str, frame: pd.DataFrame) -> list:
+    """Names of the numeric (non-boolean) columns of the dataset."""
+    profile = column_profile(token, frame)
+    return profile.loc[profile["numeric"], "column"].tolist()
+
+
+def feature_columns(token: str, frame: pd.DataFrame, mapping: fc.ColumnMapping) -> list:
+    """Numeric columns in no role of `mapping` that are neither binary nor row identifiers.
+
+    A row identifier is an integer column whose values are all distinct; these make poor default
+    features for consistency or the correlation score.
+    """
+    info = column_profile(token, frame).set_index("column")
+    roles = {mapping.label, *mapping.scores, mapping.predicted_label, *mapping.protected, *mapping.indicators}
+    identifier = info["dtype"].str.startswith("int") & (info["n_unique"] == len(frame))
+    return [c for c in info.index[info["numeric"]] if c not in roles and info.loc[c, "n_unique"] > 2
+            and not identifier[c]]
 
 
 def label_values(frame: pd.DataFrame, column: str, limit: int = 50) -> list:

@@ -97,7 +97,7 @@ COLUMN_LABELS = {
     "class": "Class", "n_true": "True rows", "n_predicted": "Predicted rows", "recall": "Recall",
     "precision": "Precision", "fscore": "F-score", "value": "Value", "n_subgroups": "Subgroups",
     "base_rate": "Base rate", "smoothed_positive_rate": "Smoothed positive rate",
-    "smoothed_negative_rate": "Smoothed negative rate",
+    "smoothed_negative_rate": "Smoothed negative rate", "used": "Used",
 }
 DECIMAL_COLUMNS = {*RATE_LABELS, "subgroup_auc", "bpsn_auc", "bnsp_auc", "subgroup_value", "reference_value",
                    "disparity", "tpr_disparity", "fpr_disparity", "ece", "mce", "brier_score", "score", "recall",

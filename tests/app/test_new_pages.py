@@ -180,3 +180,14 @@ def test_sidebar_bins_and_minimum_size(app):
     assert len(rates) == 6  # six quantile bins of income
     assert rates["size"].sum() == 6000
     assert rates["small"].tolist() == (rates["size"] < 1001).tolist()
+
+
+def test_rate_page_correlation_score_matches_numpy(app):
+    app.switch_page("pages/rate_disparities.py").run()
+    assert widget(app, "selectbox", "Correlate predictions with").value == "income"  # not the row id
+    approved = (CREDIT["score_logistic"] >= 0.5).astype(float)
+    r = np.corrcoef(approved, CREDIT["income"])[0, 1]
+    assert metrics(app)["Correlation score (income)"] == num(-abs(r))
+    widget(app, "selectbox", "Correlate predictions with").set_value("n_late_payments").run()
+    r = np.corrcoef(approved, CREDIT["n_late_payments"])[0, 1]
+    assert metrics(app)["Correlation score (n\\_late\\_payments)"] == num(-abs(r))

@@ -9,6 +9,9 @@ from __future__ import annotations
 import re
 import time
 
+from pathlib import Path
+
+import pandas as pd
 import pytest
 from playwright.sync_api import Page, expect
 
@@ -16,6 +19,7 @@ pytestmark = pytest.mark.browser
 
 EXCEPTION = '[data-testid="stException"]'
 PLOT = ".js-plotly-plot"
+CREDIT = pd.read_csv(Path(__file__).resolve().parents[2] / "sample_data" / "credit_decisions.csv")
 
 
 # Helpers ---------------------------------------------------------------------------------------
@@ -208,5 +212,50 @@ def test_sample_calibration_reliability_diagram(app_page, app_url, screenshot_di
     expect(page.get_by_text("Reliability diagram, toxicity_score", exact=True)).to_be_visible()
     assert_no_exception(page)
     screenshot(page, screenshot_dir / "calibration_sample.png")
+
+    console.assert_clean()
+
+
+def test_credit_classwise_dataset_metrics_and_slice(app_page, app_url, screenshot_dir):
+    page, console = app_page
+    open_app(page, app_url)
+
+    # Data: the credit sample's three-class label and prediction, by sex.
+    choose(page, "Label column", "repayment_status")
+    choose(page, "Positive label", "default")
+    choose(page, "Predicted label column", "predicted_status")
+    choose_exactly(page, "Protected attributes", ["sex"])
+    expect(page.get_by_text(re.compile(r"^3 classes in repayment_status"))).to_be_visible()
+    assert_no_exception(page)
+
+    go_to(page, "Class-wise bias")
+    wait_for_plot(page)
+    expect(page.get_by_test_id("stMetric").filter(has_text="Unweighted average bias")).to_be_visible()
+    expect(page.get_by_test_id("stMetric").filter(has_text="Classes used")).to_contain_text("3 of 3")
+    assert_no_exception(page)
+    screenshot(page, screenshot_dir / "classwise.png")
+
+    go_to(page, "Dataset metrics")
+    wait_for_plot(page)
+    expect(page.get_by_test_id("stMetric").filter(has_text="Smoothed EDF")).to_be_visible()
+    expect(page.get_by_test_id("stMetric").filter(has_text="Share of differing neighbours")).to_be_visible()
+    assert_no_exception(page)
+    screenshot(page, screenshot_dir / "dataset_metrics.png")
+
+    # Sidebar slice: women only; every page says so and counts the rows.
+    sidebar = page.get_by_test_id("stSidebar")
+    sidebar.get_by_test_id("stExpander").filter(has_text="Slice").locator("summary").click()
+    expect(combobox(page, "Slice by")).to_be_visible()
+    page.wait_for_timeout(500)  # the expander's opening animation
+    choose_exactly(page, "Slice by", ["ethnicity"])
+    choose_exactly(page, "ethnicity", ["Group A"])
+    n_rows = f"{int((CREDIT['ethnicity'] == 'Group A').sum()):,}"
+    expect(sidebar.get_by_text(re.compile(rf"{n_rows} of 6,000 rows"))).to_be_visible()
+    go_to(page, "Rate disparities")
+    wait_for_plot(page)
+    expect(page.get_by_test_id("stMain").get_by_text(re.compile(r"Slice: ethnicity in \{Group A\}"))).to_be_visible()
+    expect(page.get_by_test_id("stMetric").filter(has_text="p% score (min)")).to_be_visible()
+    assert_no_exception(page)
+    screenshot(page, screenshot_dir / "rate_disparities_slice.png")
 
     console.assert_clean()

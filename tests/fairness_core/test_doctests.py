@@ -5,7 +5,8 @@ import importlib
 
 import pytest
 
-MODULES = ["_auc", "_calibration", "_compare"]  # the modules whose docstrings hold examples
+MODULES = ["_auc", "_calibration", "_compare", "_slices", "_classwise", "_dataset", "_theil", "_ratio_scores",
+           "_scorer"]  # the modules whose docstrings hold examples
 
 
 @pytest.mark.parametrize("name", MODULES)

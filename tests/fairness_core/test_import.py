@@ -71,7 +71,8 @@ def test_missing_constant_is_the_documented_label():
 
 
 @pytest.mark.parametrize("module", ["_checks", "_subgroups", "_auc", "_compare", "_rates", "_calibration", "_io",
-                                    "_scored_data"])
+                                    "_scored_data", "_slices", "_theil", "_ratio_scores", "_scorer", "_classwise",
+                                    "_dataset"])
 def test_private_modules_are_not_shadowed_by_package_attributes(module):
     # `import fairness_core._x as m` resolves the package attribute first; the message-template
     # constants that tests assert against must be reachable this way.

@@ -1,0 +1,428 @@
+"""Dataset metrics: properties of the labels themselves, before any model (§5.5).
+
+Base rates and the smoothed EDF need only the count of rows and of positive labels per subgroup
+(one crosstab); consistency needs the features, and uses scikit-learn's nearest neighbours.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Optional
+
+import numpy as np
+import pandas as pd
+
+from ._checks import as_binary, check_int, check_length, check_option
+from ._compare import check_reference, compare, reduce_disparities
+from ._subgroups import as_subgroups
+
+X_TYPE_MESSAGE = (
+    "The 'X' parameter of consistency must hold numeric features. {what} Tip: choose numeric "
+    "columns, or encode categories as numbers first (e.g. pandas.get_dummies)."
+)
+X_SHAPE_MESSAGE = (
+    "The 'X' parameter of consistency must be a table of shape (n_samples, n_features) with at least "
+    "one feature. Got an array of shape {shape} instead."
+)
+NEIGHBORS_MESSAGE = (
+    "The 'n_neighbors' parameter of consistency must be smaller than the number of rows used, "
+    "{n_rows} ({n_excluded} rows with a missing or infinite feature were left out). Got {got} instead. "
+    "Tip: use fewer neighbours, or fill or drop the missing feature values."
+)
+CONCENTRATION_TYPE_MESSAGE = (
+    "The 'concentration' parameter of smoothed_edf must be a number. Got {got!r} (a {type}) instead."
+)
+CONCENTRATION_MESSAGE = (
+    "The 'concentration' parameter of smoothed_edf must be a finite number > 0. Got {got!r} instead. "
+    "Tip: 1.0 (the default) adds half a pseudo-count to each outcome of every subgroup."
+)
+
+
+def _label_counts(y_true, subgroups, func: str):
+    """(groups, member (k, 2), background (k, 2), overall (2,)): rows per label 0 / 1."""
+    y = as_binary(y_true, "y_true", func)
+    groups = as_subgroups(subgroups, len(y), func)
+    cell = y.astype(np.intp)
+    member, background = groups.crosstab(cell, 2)
+    overall = np.bincount(cell, minlength=2).astype(np.float64)
+    return groups, member, background, overall
+
+
+def _base_rate(counts: np.ndarray):
+    """Share of positive labels from counts of shape (..., 2) -> (values, notes)."""
+    n = counts.sum(axis=-1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        values = np.where(n > 0, counts[..., 1] / np.where(n > 0, n, 1), np.nan)
+    notes = np.where(n > 0, "", "base rate undefined: no rows").astype(object)
+    return values, notes
+
+
+def base_rates(y_true, subgroups) -> pd.DataFrame:
+    """Per-subgroup base rate: the share of positive labels, PL / N.
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n_samples,)
+        Binary labels, 0 or 1.
+    subgroups : Subgroups, or DataFrame / Series / array of protected attributes, n_samples rows
+        Attributes mean their observed value combinations, nothing flagged small (min_size=1).
+
+    Returns
+    -------
+    DataFrame, one row per subgroup in ``Subgroups.names`` order, columns ``subgroup, size,
+    n_positive, n_negative, base_rate, small, note`` (``note`` says why a rate is NaN: an
+    indicator subgroup with no members).
+
+    Raises
+    ------
+    ValueError
+        If `y_true` is not binary or the lengths differ.
+
+    References
+    ----------
+    Seed 004 (Oracle AutoMLx, "Evaluating a Dataset": statistical parity of a dataset).
+
+    Examples
+    --------
+    >>> base_rates([1, 0, 0, 1, 1], ["a", "a", "a", "b", "b"])
+      subgroup  size  n_positive  n_negative  base_rate  small note
+    0        a     3           1           2   0.333333  False
+    1        b     2           2           0   1.000000  False
+    """
+    groups, member, _, _ = _label_counts(y_true, subgroups, "base_rates")
+    rate, note = _base_rate(member)
+    sizes = member.sum(axis=1)
+    return pd.DataFrame({
+        "subgroup": list(groups.names), "size": sizes.astype(np.int64),
+        "n_positive": member[:, 1].astype(np.int64), "n_negative": member[:, 0].astype(np.int64),
+        "base_rate": rate, "small": sizes < groups.min_size, "note": note,
+    })
+
+
+def dataset_statistical_parity(y_true, subgroups, *, distance_measure: str = "diff",
+                               reduction: Optional[str] = "mean", reference: str = "rest",
+                               include_small: bool = False):
+    """Statistical parity of a dataset: disparity of the base rates (share of positive labels).
+
+    For each subgroup with base rate a = PL / N and reference base rate b: ``"diff"`` gives
+    |a - b| (perfect 0), ``"ratio"`` gives max(a, b) / min(a, b) (perfect 1; both 0 gives 1,
+    exactly one 0 gives inf).
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n_samples,)
+        Binary labels, 0 or 1.
+    subgroups : Subgroups, or DataFrame / Series / array of protected attributes, n_samples rows
+        Attributes mean their observed value combinations, nothing flagged small (min_size=1).
+    distance_measure : {'diff', 'ratio'}, default='diff'
+    reduction : {'max', 'mean'} or None, default='mean'
+        None returns the table of comparisons.
+    reference : {'rest', 'overall', 'pairwise'} or a subgroup name, default='rest'
+        What each subgroup is compared with: its background, all rows, every other subgroup
+        (one row per unordered pair), or one named subgroup.
+    include_small : bool, default=False
+        Whether comparisons involving a small subgroup enter the reduction.
+
+    Returns
+    -------
+    DisparityResult, or DataFrame when ``reduction=None`` (columns ``subgroup, reference, size,
+    reference_size, subgroup_value, reference_value, disparity, small, note``).
+
+    Raises
+    ------
+    ValueError
+        For non-binary labels, different lengths, or an unknown distance, reduction or reference.
+
+    References
+    ----------
+    Dwork et al. (2012), "Fairness Through Awareness"; seed 004 (Oracle AutoMLx,
+    ``dataset_statistical_parity``).
+
+    Examples
+    --------
+    >>> y, g = [1, 0, 0, 1, 1], ["a", "a", "a", "b", "b"]
+    >>> round(dataset_statistical_parity(y, g, reference="pairwise").value, 6)  # |1/3 - 1|
+    0.666667
+    >>> dataset_statistical_parity(y, g, distance_measure="ratio", reduction="max").value  # 1 / (1/3)
+    3.0
+    """
+    func = "dataset_statistical_parity"
+    check_option(reduction, ("max", "mean", None), "reduction", func)
+    check_option(distance_measure, ("diff", "ratio"), "distance_measure", func)
+    groups, member, background, overall = _label_counts(y_true, subgroups, func)
+    check_reference(reference, list(groups.names), func)
+    values, notes = _base_rate(member)
+    rest, rest_notes = _base_rate(background)
+    sizes = member.sum(axis=1)
+    table = compare(list(groups.names), sizes.astype(np.int64), values, rest,
+                    background.sum(axis=1).astype(np.int64), float(_base_rate(overall)[0]), int(overall.sum()),
+                    sizes < groups.min_size, distance_measure=distance_measure, reference=reference, func=func,
+                    notes=notes, rest_notes=rest_notes)
+    if reduction is None:
+        return table
+    return reduce_disparities(table, reduction, distance_measure=distance_measure, reference=reference,
+                              include_small=include_small, func=func)
+
+
+# --------------------------------------------------------------------------------------------
+# Consistency
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ConsistencyResult:
+    """Consistency of the labels among nearest neighbours.
+
+    Attributes
+    ----------
+    value : float
+        Mean over rows of the share of a row's `n_neighbors` nearest neighbours whose label
+        differs from its own (seed 004's consistency; perfect 0).
+    zemel_consistency : float
+        ``1 - value``: Zemel et al. (2013)'s consistency (perfect 1).
+    n_neighbors : int
+    n_rows : int
+        Rows used (every feature present and finite).
+    n_excluded : int
+        Rows left out because a feature is missing or infinite.
+    features : tuple of str
+        The feature names (column names, or ``x0, x1, ...`` for an array).
+    """
+
+    value: float
+    zemel_consistency: float
+    n_neighbors: int
+    n_rows: int
+    n_excluded: int
+    features: tuple
+
+    def __float__(self) -> float:
+        return float(self.value)
+
+
+def _features(X) -> tuple[np.ndarray, tuple]:
+    """X as a float matrix (n_samples, n_features) with NaN for missing, and the feature names."""
+    if isinstance(X, pd.Series):
+        X = X.to_frame()
+    if isinstance(X, pd.DataFrame):
+        bad = [c for c in X.columns
+               if not (pd.api.types.is_numeric_dtype(X[c]) or pd.api.types.is_bool_dtype(X[c]))]
+        if bad:
+            what = ", ".join(f"{c!r} ({X[c].dtype})" for c in bad[:10]) + (", ..." if len(bad) > 10 else "")
+            raise TypeError(X_TYPE_MESSAGE.format(what=f"These columns are not numeric: {what}."))
+        if X.shape[1] == 0:
+            raise ValueError(X_SHAPE_MESSAGE.format(shape=X.shape))
+        matrix = np.column_stack([X[c].to_numpy(dtype=np.float64, na_value=np.nan) for c in X.columns])
+        return matrix, tuple(str(c) for c in X.columns)
+    arr = np.asarray(X)
+    if arr.dtype.kind not in "biuf":
+        raise TypeError(X_TYPE_MESSAGE.format(what=f"Got an array of dtype {arr.dtype}."))
+    if arr.ndim == 1:
+        arr = arr[:, None]
+    if arr.ndim != 2 or arr.shape[1] == 0:
+        raise ValueError(X_SHAPE_MESSAGE.format(shape=arr.shape))
+    return arr.astype(np.float64), tuple(f"x{i}" for i in range(arr.shape[1]))
+
+
+def consistency(X, y_true, *, n_neighbors: int = 5) -> ConsistencyResult:
+    """Consistency: how often a row's nearest neighbours carry a different label.
+
+    The features are standardized (zero mean, unit variance per column; a constant column stays
+    0), and for each row i its k = `n_neighbors` nearest neighbours N(i) by Euclidean distance
+    are found among the other rows (its own point excluded, exact duplicates of it included):
+
+        value = (1 / n) * sum_i (1 / k) * #{j in N(i) : y_j != y_i}        (perfect 0)
+        zemel_consistency = 1 - (1 / n) * sum_i |y_i - (1 / k) * sum_{j in N(i)} y_j} = 1 - value
+
+    Parameters
+    ----------
+    X : DataFrame or array-like of shape (n_samples, n_features)
+        Numeric features (bool counts as numeric) chosen by the user; usually not the protected
+        attributes. Rows with a missing or infinite feature are left out and counted.
+    y_true : array-like of shape (n_samples,)
+        Binary labels, 0 or 1.
+    n_neighbors : int, default=5
+        At least 1 and smaller than the number of rows used.
+
+    Returns
+    -------
+    ConsistencyResult
+
+    Raises
+    ------
+    TypeError
+        If a feature is not numeric (``X_TYPE_MESSAGE``).
+    ValueError
+        For non-binary labels, different lengths, no feature, or `n_neighbors` < 1 or not
+        smaller than the rows used (``NEIGHBORS_MESSAGE``).
+
+    Notes
+    -----
+    Ties in distance at the k-th neighbour are broken by scikit-learn's search order. Zemel et
+    al. define consistency on a model's predictions; here, as in seed 004, it is applied to the
+    labels, a property of the dataset.
+
+    References
+    ----------
+    Zemel et al. (2013), "Learning Fair Representations", ICML; seed 004 (Oracle AutoMLx,
+    ``consistency``).
+
+    Examples
+    --------
+    >>> X = [[0.0], [0.1], [0.2], [5.0], [5.1], [5.2]]
+    >>> consistency(X, [0, 0, 0, 1, 1, 1], n_neighbors=2).value
+    0.0
+    >>> result = consistency(X, [0, 0, 1, 1, 1, 1], n_neighbors=2)
+    >>> result.value  # rows 0 and 1: one of two neighbours differs; row 2: both; (1/2 + 1/2 + 1) / 6
+    0.3333333333333333
+    >>> result.zemel_consistency
+    0.6666666666666667
+    """
+    from sklearn.neighbors import NearestNeighbors
+    from sklearn.preprocessing import StandardScaler
+
+    func = "consistency"
+    y = as_binary(y_true, "y_true", func)
+    matrix, names = _features(X)
+    check_length(matrix, len(y), "X", func)
+    n_neighbors = check_int(n_neighbors, 1, "n_neighbors", func)
+    keep = np.isfinite(matrix).all(axis=1)
+    n_rows, n_excluded = int(keep.sum()), int((~keep).sum())
+    if n_neighbors >= n_rows:
+        raise ValueError(NEIGHBORS_MESSAGE.format(n_rows=n_rows, n_excluded=n_excluded, got=n_neighbors))
+    features = StandardScaler().fit_transform(matrix[keep])
+    y = y[keep]
+    neighbours = NearestNeighbors(n_neighbors=n_neighbors).fit(features).kneighbors(return_distance=False)
+    value = float((y[neighbours] != y[:, None]).mean())
+    return ConsistencyResult(value=value, zemel_consistency=1.0 - value, n_neighbors=n_neighbors, n_rows=n_rows,
+                             n_excluded=n_excluded, features=names)
+
+
+# --------------------------------------------------------------------------------------------
+# Smoothed empirical differential fairness
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class SmoothedEdfResult:
+    """Smoothed empirical differential fairness (EDF) of the labels, and the pair that attains it.
+
+    Attributes
+    ----------
+    value : float
+        epsilon, the largest |ln s_i(y) - ln s_j(y)| over pairs of usable subgroups and both
+        outcomes (perfect 0); NaN (see `reason`) with fewer than two usable subgroups.
+    pair : tuple of (str, str) or None
+        The two subgroups attaining it: (higher smoothed rate of `outcome`, lower).
+    outcome : int or None
+        The label value whose rates differ most: 1 (positive) or 0 (negative).
+    table : DataFrame
+        One row per subgroup: ``subgroup, size, n_positive, n_negative, smoothed_positive_rate,
+        smoothed_negative_rate, small, used, note``.
+    concentration : float
+    n_used : int
+        Subgroups that took part (observed, and not small unless included).
+    reason : str
+        Why `value` is NaN; empty otherwise.
+    """
+
+    value: float
+    pair: Optional[tuple]
+    outcome: Optional[int]
+    table: pd.DataFrame
+    concentration: float
+    n_used: int
+    reason: str
+
+    def __float__(self) -> float:
+        return float(self.value)
+
+
+def smoothed_edf(y_true, subgroups, *, concentration: float = 1.0, include_small: bool = False) -> SmoothedEdfResult:
+    """Smoothed empirical differential fairness of the labels (Foulds et al. 2020).
+
+    Each subgroup's outcome rates are smoothed with a symmetric Dirichlet prior of total
+    `concentration` (alpha = concentration / 2 per outcome):
+
+        s_g(1) = (positives_g + alpha) / (n_g + 2 alpha),   s_g(0) = (negatives_g + alpha) / (n_g + 2 alpha)
+        epsilon = max over pairs (i, j) of usable subgroups and y in {0, 1} of |ln s_i(y) - ln s_j(y)|
+
+    computed per outcome as max - min of the log rates. The labels are epsilon-differentially
+    fair: every subgroup's outcome probabilities are within a factor exp(epsilon) of every
+    other's (perfect 0).
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n_samples,)
+        Binary labels, 0 or 1.
+    subgroups : Subgroups, or DataFrame / Series / array of protected attributes, n_samples rows
+        Attributes mean their observed value combinations (the intersections Foulds et al. use),
+        nothing flagged small (min_size=1).
+    concentration : float, default=1.0
+        Total pseudo-count of the prior, > 0.
+    include_small : bool, default=False
+        Whether small subgroups take part. Subgroups with no rows never do.
+
+    Returns
+    -------
+    SmoothedEdfResult
+
+    Raises
+    ------
+    ValueError
+        For non-binary labels, different lengths, or a `concentration` that is not finite and
+        > 0 (``CONCENTRATION_MESSAGE``).
+    TypeError
+        If `concentration` is not a number (``CONCENTRATION_TYPE_MESSAGE``).
+
+    Notes
+    -----
+    Seed 004's prose describes a subgroup compared "to the rest of the population"; Foulds et al.
+    and ARCHITECTURE §5.5 define epsilon over pairs of subgroups, which is what is computed.
+
+    References
+    ----------
+    Foulds, Islam, Keya and Pan (2020), "An Intersectional Definition of Fairness", ICDE;
+    seed 004 (Oracle AutoMLx, ``smoothed_edf``).
+
+    Examples
+    --------
+    >>> result = smoothed_edf([1, 1, 1, 0, 1, 0, 0, 0], ["a"] * 4 + ["b"] * 4)
+    >>> round(result.value, 6), result.pair, result.outcome  # ln((3.5 / 5) / (1.5 / 5))
+    (0.847298, ('a', 'b'), 1)
+    """
+    func = "smoothed_edf"
+    if isinstance(concentration, bool) or not isinstance(concentration, (int, float, np.integer, np.floating)):
+        raise TypeError(CONCENTRATION_TYPE_MESSAGE.format(got=concentration, type=type(concentration).__name__))
+    if not np.isfinite(concentration) or concentration <= 0:
+        raise ValueError(CONCENTRATION_MESSAGE.format(got=concentration))
+    concentration = float(concentration)
+    groups, member, _, _ = _label_counts(y_true, subgroups, func)
+    alpha = concentration / 2.0
+    sizes = member.sum(axis=1)
+    small = sizes < groups.min_size
+    smoothed = (member + alpha) / (sizes[:, None] + 2.0 * alpha)  # columns: outcome 0, outcome 1
+    used = (sizes > 0) & (include_small | ~small)
+    note = np.where(sizes == 0, "no rows: not used",
+                    np.where(used, "", "small: not used (include_small=False)")).astype(object)
+    table = pd.DataFrame({
+        "subgroup": list(groups.names), "size": sizes.astype(np.int64),
+        "n_positive": member[:, 1].astype(np.int64), "n_negative": member[:, 0].astype(np.int64),
+        "smoothed_positive_rate": smoothed[:, 1], "smoothed_negative_rate": smoothed[:, 0],
+        "small": small, "used": used, "note": note,
+    })
+    n_used = int(used.sum())
+    if n_used < 2:
+        return SmoothedEdfResult(value=float("nan"), pair=None, outcome=None, table=table,
+                                 concentration=concentration, n_used=n_used,
+                                 reason=f"fewer than two usable subgroups ({n_used}); subgroups need rows, "
+                                        f"and small ones take part only with include_small=True")
+    index = np.flatnonzero(used)
+    logs = np.log(smoothed[index])  # (n_used, 2)
+    hi, lo = logs.argmax(axis=0), logs.argmin(axis=0)
+    spread = logs[hi, [0, 1]] - logs[lo, [0, 1]]
+    y = 1 if spread[1] >= spread[0] else 0  # the positive outcome wins a tie
+    first, second = (hi[y], lo[y]) if hi[y] != lo[y] else (0, 1)  # all rates equal: any pair attains 0
+    names = groups.names
+    return SmoothedEdfResult(value=float(spread[y]), pair=(names[index[first]], names[index[second]]), outcome=y,
+                             table=table, concentration=concentration, n_used=n_used, reason="")

@@ -1,0 +1,359 @@
+"""scikit-lego style fairness scores (seed 003): p% score, equal opportunity score, correlation score (§5.2).
+
+Higher is better for all three. The two ratio scores compare a rate in two groups as
+min(r1 / r0, r0 / r1), so 1 is parity and 0 means one group never gets the outcome; they are
+computed from confusion counts per group (one bincount), like every rate in :mod:`._rates`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Optional
+
+import numpy as np
+import pandas as pd
+
+from ._checks import check_option
+from ._rates import FN, TP, _rate
+
+RATIO_RATES = ("selection_rate", "true_positive_rate")
+
+SENSITIVE_MESSAGE = (
+    "The 'sensitive' parameter of {func} must be a binary attribute holding only 0 and 1 (or False "
+    "and True). Got the values {got} instead. Tip: map a two-valued attribute first, e.g. "
+    "(sex == 'Female'); for an attribute with more values, compare each subgroup with the rest: "
+    "fairness_core.confusion_counts(y_true, y_pred, subgroups).ratio_scores({rate!r}) gives every "
+    "subgroup's score and their minimum."
+)
+PAIR_LENGTH_MESSAGE = (
+    "{func}: '{param}' has {got} rows but '{other}' has {expected}. "
+    "Tip: pass arrays that describe the same rows, in the same order."
+)
+CORRELATION_TYPE_MESSAGE = (
+    "The '{param}' parameter of correlation_score must be numeric or boolean. Got dtype {dtype} "
+    "instead. Tip: encode a two-valued attribute as 0/1, e.g. (sex == 'Female'); for a categorical "
+    "attribute with more values, use the p% score of each subgroup against the rest "
+    "(fairness_core.confusion_counts(...).ratio_scores('selection_rate'))."
+)
+CORRELATION_VALUE_MESSAGE = (
+    "The '{param}' parameter of correlation_score must hold finite numbers. Got {got} missing or "
+    "infinite values. Tip: drop or impute those rows first."
+)
+BOTH_ZERO_NOTE = "no disparity: the {rate} is 0 in both groups"
+ONE_ZERO_NOTE = "the {rate} is 0 in one group only"
+
+
+@dataclass(frozen=True)
+class RatioScoreResult:
+    """A ratio score of two groups (p% or equal opportunity score) and the rates behind it.
+
+    Attributes
+    ----------
+    value : float
+        min(rate_1 / rate_0, rate_0 / rate_1) in [0, 1]; 1.0 when both rates are 0, 0.0 when
+        exactly one is; NaN when a side is empty (see ``note``).
+    rate : {'selection_rate', 'true_positive_rate'}
+        The rate compared: positive-prediction rate (p% score) or true positive rate (equal
+        opportunity score).
+    rate_0, rate_1 : float
+        The rate in the group with ``sensitive == 0`` and ``sensitive == 1`` (NaN when empty).
+    size_0, size_1 : int
+        The rows each rate is computed on: all rows of the group for the p% score, the group's
+        rows with ``y_true == positive_target`` for the equal opportunity score.
+    note : str
+        Why the value is NaN, 0 or 1 by rule; empty otherwise.
+    """
+
+    value: float
+    rate: str
+    rate_0: float
+    rate_1: float
+    size_0: int
+    size_1: int
+    note: str
+
+    def __float__(self) -> float:
+        return float(self.value)
+
+
+@dataclass(frozen=True)
+class RatioScoresResult:
+    """Ratio scores of every subgroup against the rest, and their minimum.
+
+    Attributes
+    ----------
+    value : float
+        The smallest ``score`` over the subgroups used (NaN if none is defined).
+    rate : {'selection_rate', 'true_positive_rate'}
+    table : DataFrame
+        One row per subgroup, columns ``subgroup, size, reference_size, subgroup_value,
+        reference_value, score, small, note``: rows of the subgroup and of its background,
+        the rate in each, and min(a/b, b/a) with the same rules as :class:`RatioScoreResult`.
+    worst : str or None
+        The subgroup attaining ``value``.
+    n_used : int
+        Subgroups with a defined score that entered the minimum.
+    n_undefined : int
+        Subgroups left out because the score is NaN (see their ``note``).
+    n_small_excluded : int
+        Subgroups left out because they are small.
+    """
+
+    value: float
+    rate: str
+    table: pd.DataFrame
+    worst: Optional[str]
+    n_used: int
+    n_undefined: int
+    n_small_excluded: int
+
+    def __float__(self) -> float:
+        return float(self.value)
+
+
+def ratio_rule(a, b, rate: str) -> tuple[np.ndarray, np.ndarray]:
+    """min(a/b, b/a) elementwise: both 0 -> 1 (noted), one 0 -> 0 (noted), NaN in either -> NaN."""
+    a = np.asarray(a, dtype=np.float64)
+    b = np.asarray(b, dtype=np.float64)
+    hi, lo = np.fmax(a, b), np.fmin(a, b)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        out = np.where(hi > 0, lo / np.where(hi > 0, hi, 1.0), 1.0)
+    nan = np.isnan(a) | np.isnan(b)
+    out = np.where(nan, np.nan, out)
+    label = rate.replace("_", " ")
+    notes = np.where(nan, "", np.where(hi == 0, BOTH_ZERO_NOTE.format(rate=label),
+                                       np.where(lo == 0, ONE_ZERO_NOTE.format(rate=label), ""))).astype(object)
+    return out, notes
+
+
+def _join(*parts: str) -> str:
+    return "; ".join(p for p in parts if p)
+
+
+def subgroup_ratio_scores(counts, rate: str, *, include_small: bool = False) -> RatioScoresResult:
+    """Every subgroup's ratio score against its background, from ConfusionCounts."""
+    check_option(rate, RATIO_RATES, "rate", "ConfusionCounts.ratio_scores")
+    a, a_notes = _rate(counts.member, rate)
+    b, b_notes = _rate(counts.background, rate)
+    score, notes = ratio_rule(a, b, rate)
+    table = pd.DataFrame({
+        "subgroup": list(counts.names),
+        "size": counts.sizes.astype(np.int64),
+        "reference_size": counts.background.sum(axis=1).astype(np.int64),
+        "subgroup_value": a,
+        "reference_value": b,
+        "score": score,
+        "small": counts.small.astype(bool),
+        "note": [_join(x, f"rest: {y}" if y else "", z) for x, y, z in zip(a_notes, b_notes, notes)],
+    })
+    used = table if include_small else table[~table["small"]]
+    defined = used[used["score"].notna()]
+    if defined.empty:
+        value, worst = float("nan"), None
+    else:
+        row = defined.loc[defined["score"].idxmin()]
+        value, worst = float(row["score"]), row["subgroup"]
+    return RatioScoresResult(value=value, rate=rate, table=table, worst=worst, n_used=len(defined),
+                             n_undefined=len(used) - len(defined), n_small_excluded=len(table) - len(used))
+
+
+def _binary_sensitive(sensitive, n: int, func: str, rate: str, other: str) -> np.ndarray:
+    arr = np.asarray(sensitive)
+    if arr.ndim != 1:
+        arr = arr.reshape(-1)
+    if len(arr) != n:
+        raise ValueError(PAIR_LENGTH_MESSAGE.format(func=func, param="sensitive", got=len(arr), other=other,
+                                                    expected=n))
+    if arr.dtype == bool:
+        return arr.astype(np.intp)
+    ok = arr.dtype.kind in "biuf" and bool(np.isin(arr, [0, 1]).all())
+    if not ok:
+        values = pd.unique(pd.Series(arr, dtype=object))
+        shown = ", ".join(repr(v) for v in values[:6].tolist()) + (", ..." if len(values) > 6 else "")
+        raise ValueError(SENSITIVE_MESSAGE.format(func=func, got=shown, rate=rate))
+    return arr.astype(np.intp)
+
+
+def _ratio_score(y_true, y_pred, sensitive, positive_target, rate: str, func: str) -> RatioScoreResult:
+    pred = np.asarray(y_pred).reshape(-1) == positive_target
+    if y_true is None:
+        truth = np.zeros(len(pred), dtype=bool)
+    else:
+        truth = np.asarray(y_true).reshape(-1) == positive_target
+        if len(truth) != len(pred):
+            raise ValueError(PAIR_LENGTH_MESSAGE.format(func=func, param="y_pred", got=len(pred), other="y_true",
+                                                        expected=len(truth)))
+    s = _binary_sensitive(sensitive, len(pred), func, rate, "y_pred")
+    cell = 2 * truth.astype(np.intp) + pred.astype(np.intp)
+    counts = np.bincount(4 * s + cell, minlength=8).reshape(2, 4).astype(np.float64)  # (group, TN FP FN TP)
+    rates, rate_notes = _rate(counts, rate)
+    value, notes = ratio_rule(rates[0], rates[1], rate)
+    if rate == "selection_rate":
+        sizes = counts.sum(axis=1)
+    else:
+        sizes = counts[:, TP] + counts[:, FN]
+    note = _join(*(f"sensitive == {g}: {rate_notes[g]}" for g in (0, 1) if rate_notes[g]), notes.item())
+    return RatioScoreResult(value=float(value), rate=rate, rate_0=float(rates[0]), rate_1=float(rates[1]),
+                            size_0=int(sizes[0]), size_1=int(sizes[1]), note=note)
+
+
+def p_percent_score(y_pred, sensitive, *, positive_target=1) -> RatioScoreResult:
+    """p% score: the smaller ratio of the positive-prediction rates of the two groups.
+
+    With r1 = P(y_pred = positive_target | sensitive = 1) and r0 the same for sensitive = 0:
+    score = min(r1 / r0, r0 / r1), in [0, 1]; 1 is parity (statistical parity / the "80% rule"
+    asks for score >= 0.8). Both rates 0 gives 1.0 (no disparity, noted); exactly one rate 0
+    gives 0.0; an empty group gives NaN (noted).
+
+    Parameters
+    ----------
+    y_pred : array-like of shape (n_samples,)
+        Predicted labels (any values); a row is a positive prediction when it equals
+        `positive_target`.
+    sensitive : array-like of shape (n_samples,)
+        The binary sensitive attribute: 0/1 or False/True.
+    positive_target : scalar, default=1
+        The label of the positive outcome.
+
+    Returns
+    -------
+    RatioScoreResult
+        ``.value`` is the score; ``rate_0, rate_1`` the two selection rates, ``size_0, size_1``
+        the two group sizes, ``note`` the reason for a rule-based or NaN value.
+
+    Raises
+    ------
+    ValueError
+        If `sensitive` holds values other than 0/1 (``SENSITIVE_MESSAGE``; for many-valued
+        attributes use ``ConfusionCounts.ratio_scores('selection_rate')``), or the lengths differ.
+
+    Notes
+    -----
+    scikit-lego returns 0 (with a warning) when a group is empty; that says "maximally unfair"
+    about a comparison that cannot be made, so we return NaN with a note instead. scikit-lego's
+    rule for both rates 0 (returning 1) and one rate 0 (returning 0) is kept.
+
+    References
+    ----------
+    Zafar et al. (2017), "Fairness Constraints: Mechanisms for Fair Classification", AISTATS;
+    seed 003 (scikit-lego ``p_percent_score``).
+
+    Examples
+    --------
+    Group 0 gets 1 positive prediction in 2 rows, group 1 gets 1 in 4: min(0.25/0.5, 0.5/0.25).
+
+    >>> p_percent_score([1, 0, 1, 0, 0, 0], [0, 0, 1, 1, 1, 1]).value
+    0.5
+    """
+    return _ratio_score(None, y_pred, sensitive, positive_target, "selection_rate", "p_percent_score")
+
+
+def equal_opportunity_score(y_true, y_pred, sensitive, *, positive_target=1) -> RatioScoreResult:
+    """Equal opportunity score: the smaller ratio of the true positive rates of the two groups.
+
+    On the rows with y_true = positive_target: r_z = P(y_pred = positive_target | sensitive = z),
+    score = min(r1 / r0, r0 / r1), in [0, 1]; 1 is parity. Both rates 0 gives 1.0 (no disparity,
+    noted); exactly one 0 gives 0.0; a group without positive examples gives NaN (noted).
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n_samples,)
+        True labels (any values); `positive_target` marks the positive class.
+    y_pred : array-like of shape (n_samples,)
+        Predicted labels, compared with `positive_target` too.
+    sensitive : array-like of shape (n_samples,)
+        The binary sensitive attribute: 0/1 or False/True.
+    positive_target : scalar, default=1
+
+    Returns
+    -------
+    RatioScoreResult
+        ``.value`` is the score; ``rate_0, rate_1`` the two true positive rates and
+        ``size_0, size_1`` the positive examples in each group.
+
+    Raises
+    ------
+    ValueError
+        If `sensitive` is not 0/1 (``SENSITIVE_MESSAGE``; for many-valued attributes use
+        ``ConfusionCounts.ratio_scores('true_positive_rate')``), or the lengths differ.
+
+    Notes
+    -----
+    scikit-lego returns 0 (with a warning) when a group has no positive examples; we return NaN
+    with a note, since the rate is undefined there.
+
+    References
+    ----------
+    Hardt, Price and Srebro (2016), "Equality of Opportunity in Supervised Learning", NeurIPS;
+    seed 003 (scikit-lego ``equal_opportunity_score``).
+
+    Examples
+    --------
+    >>> r = equal_opportunity_score([1, 1, 1, 1, 0], [1, 0, 1, 1, 1], [0, 0, 1, 1, 1])
+    >>> r.value, r.rate_0, r.rate_1
+    (0.5, 0.5, 1.0)
+    """
+    return _ratio_score(y_true, y_pred, sensitive, positive_target, "true_positive_rate",
+                        "equal_opportunity_score")
+
+
+def _numeric(values, param: str) -> np.ndarray:
+    arr = np.asarray(values)
+    if arr.ndim != 1:
+        arr = arr.reshape(-1)
+    if arr.dtype == bool:
+        return arr.astype(np.float64)
+    if arr.dtype.kind not in "biuf":
+        raise TypeError(CORRELATION_TYPE_MESSAGE.format(param=param, dtype=arr.dtype))
+    arr = arr.astype(np.float64)
+    bad = int((~np.isfinite(arr)).sum())
+    if bad:
+        raise ValueError(CORRELATION_VALUE_MESSAGE.format(param=param, got=bad))
+    return arr
+
+
+def correlation_score(y_pred_or_score, column) -> float:
+    """Correlation score: minus the absolute Pearson correlation of the predictions with a column.
+
+    score = -|r|, r = cov(x, z) / (sd(x) sd(z)), with x the predictions (or scores) and z the
+    column. 0 is best (no linear dependence); -1 is worst. Higher is better, so it can be
+    maximised directly (e.g. as a scikit-learn score).
+
+    Parameters
+    ----------
+    y_pred_or_score : array-like of shape (n_samples,)
+        Numeric predictions or scores (bool is read as 0/1).
+    column : array-like of shape (n_samples,)
+        A numeric or boolean attribute (bool is read as 0/1).
+
+    Returns
+    -------
+    float
+        In [-1, 0]; NaN when either input is constant (or has fewer than two rows), where the
+        correlation is undefined.
+
+    Raises
+    ------
+    TypeError
+        If an input is not numeric or boolean (``CORRELATION_TYPE_MESSAGE``).
+    ValueError
+        If an input has missing or infinite values, or the lengths differ.
+
+    References
+    ----------
+    seed 003 (scikit-lego ``correlation_score``).
+
+    Examples
+    --------
+    >>> correlation_score([1, 0, 1, 0], [True, False, True, False])
+    -1.0
+    """
+    x = _numeric(y_pred_or_score, "y_pred_or_score")
+    z = _numeric(column, "column")
+    if len(z) != len(x):
+        raise ValueError(PAIR_LENGTH_MESSAGE.format(func="correlation_score", param="column", got=len(z),
+                                                    other="y_pred_or_score", expected=len(x)))
+    if len(x) < 2 or np.ptp(x) == 0 or np.ptp(z) == 0:
+        return float("nan")
+    r = np.corrcoef(x, z)[0, 1]
+    return 0.0 - abs(float(r))

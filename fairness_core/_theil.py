@@ -1,0 +1,298 @@
+"""Theil index of the benefit b = y_pred - y_true + 1 (Speicher et al. 2018), from confusion counts (§5.2).
+
+The benefit of a row depends only on its confusion cell: a false negative gets 0, a true negative
+or true positive 1, a false positive 2. So every Theil index below is computed from the confusion
+counts (TN, FP, FN, TP) of :class:`ConfusionCounts`, never from the rows: with cell counts c and
+cell benefits v = (1, 2, 0, 1), n = sum(c), mu = (c . v) / n and
+
+    T = (1 / n) * sum over cells of c * (v / mu) * ln(v / mu),   with 0 * ln 0 = 0.
+"""
+
+from __future__ import annotations
+
+from typing import Optional
+
+import numpy as np
+import pandas as pd
+from scipy.special import xlogy
+
+from ._checks import as_binary, check_length, check_option
+from ._compare import check_reference, compare, reduce_disparities
+
+# Benefit of the confusion cells in their _rates order (TN, FP, FN, TP).
+CELL_BENEFIT = np.array([1.0, 2.0, 0.0, 1.0])
+
+DISTANCE_MESSAGE = (
+    "The 'distance_measure' parameter of theil_index must be None: the Theil index of a two-group "
+    "split is itself the disparity. Got {got!r} instead. Tip: leave distance_measure out."
+)
+OVERLAP_MESSAGE = (
+    "{func} needs disjoint subgroups that cover every row (each row's benefit is replaced by the "
+    "mean benefit of its one subgroup), but these subgroups may overlap or leave rows out "
+    "(for example identity indicator columns, or several attributes with intersect=False). "
+    "Tip: build them with Subgroups.from_attributes(data, columns, intersect=True), or pass the "
+    "protected attribute columns themselves; theil_index(...) compares each subgroup with its "
+    "background and works with overlapping subgroups."
+)
+NO_ROWS_NOTE = "mean benefit undefined: no rows"
+ZERO_MEAN_NOTE = "Theil index undefined: the mean benefit is 0 (every row is a false negative)"
+
+
+def mean_benefit(counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Mean benefit of counts of shape (..., 4) -> (values, notes); NaN with a note when there are no rows."""
+    counts = np.asarray(counts, dtype=np.float64)
+    n = counts.sum(axis=-1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        values = np.where(n > 0, (counts @ CELL_BENEFIT) / np.where(n > 0, n, 1), np.nan)
+    notes = np.where(n > 0, "", NO_ROWS_NOTE).astype(object)
+    return values, notes
+
+
+def theil_of_counts(counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Individual Theil index of the rows behind counts of shape (..., 4) -> (values, notes)."""
+    counts = np.asarray(counts, dtype=np.float64)
+    n = counts.sum(axis=-1)
+    mu, notes = mean_benefit(counts)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ratio = CELL_BENEFIT / mu[..., None]  # benefit / mean benefit of each cell
+        values = (counts * xlogy(ratio, ratio)).sum(axis=-1) / n
+    zero = (n > 0) & (mu == 0)
+    values = np.where((n > 0) & ~zero, values, np.nan)
+    notes = np.where(zero, ZERO_MEAN_NOTE, notes).astype(object)
+    return values, notes
+
+
+def between_group_theil(sizes: np.ndarray, means: np.ndarray, axis: int = -1) -> np.ndarray:
+    """Between-group Theil index sum_g (n_g / n) (mu_g / mu) ln(mu_g / mu) along `axis`.
+
+    `sizes` and `means` broadcast together; groups with no rows take no part; NaN when the
+    overall mean benefit is 0 or undefined, or a non-empty group's mean is NaN.
+    """
+    sizes = np.asarray(sizes, dtype=np.float64)
+    means = np.asarray(means, dtype=np.float64)
+    sizes, means = np.broadcast_arrays(sizes, means)
+    present = sizes > 0
+    means0 = np.where(present, means, 0.0)
+    n = sizes.sum(axis=axis, keepdims=True)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        mu = (sizes * means0).sum(axis=axis, keepdims=True) / n
+        ratio = means0 / mu
+        terms = np.where(present, (sizes / n) * xlogy(ratio, ratio), 0.0)
+        out = terms.sum(axis=axis)
+    undefined = (np.squeeze(mu, axis=axis) == 0) | (np.squeeze(n, axis=axis) == 0)
+    undefined |= np.any(present & np.isnan(means), axis=axis)
+    return np.where(undefined, np.nan, out)
+
+
+def check_distance_measure(distance_measure) -> None:
+    """Refuse any distance measure: the Theil index has none (seed 004 raises too)."""
+    if distance_measure is not None:
+        raise ValueError(DISTANCE_MESSAGE.format(got=distance_measure))
+
+
+def theil_comparison(counts, reference: str = "rest", func: str = "theil_index") -> pd.DataFrame:
+    """The comparison table of the two-group Theil index (see :func:`theil_index`), from ConfusionCounts."""
+    check_reference(reference, counts.names, func)
+    values, notes = mean_benefit(counts.member)
+    rest, rest_notes = mean_benefit(counts.background)
+    overall, _ = mean_benefit(counts.overall)
+    sizes = counts.sizes.astype(np.int64)
+    table = compare(counts.names, sizes, values, rest, counts.background.sum(axis=1).astype(np.int64),
+                    float(overall), int(counts.overall.sum()), counts.small, distance_measure="diff",
+                    reference=reference, func=func, notes=notes, rest_notes=rest_notes)
+    two_sizes = table[["size", "reference_size"]].to_numpy(dtype=np.float64)
+    two_means = table[["subgroup_value", "reference_value"]].to_numpy(dtype=np.float64)
+    theil = between_group_theil(two_sizes, two_means, axis=1) if len(table) else np.zeros(0)
+    # A side without rows (its note says so) makes the comparison undefined, not a one-group 0.
+    missing_side = np.isnan(two_means).any(axis=1)
+    theil = np.where(missing_side, np.nan, theil)
+    # Both means defined but the pooled mean is 0: both sides are all false negatives.
+    zero = ~missing_side & np.isnan(theil)
+    table["disparity"] = theil
+    table["note"] = [("; ".join(p for p in (note, ZERO_MEAN_NOTE) if p) if z else note)
+                     for note, z in zip(table["note"], zero)]
+    return table
+
+
+def theil_disparity(counts, *, reduction: Optional[str] = "mean", reference: str = "rest",
+                    include_small: bool = False, func: str = "theil_index"):
+    """Reduced (or tabulated) two-group Theil indices from ConfusionCounts."""
+    check_option(reduction, ("max", "mean", None), "reduction", func)
+    table = theil_comparison(counts, reference, func)
+    if reduction is None:
+        return table
+    return reduce_disparities(table, reduction, distance_measure=None, reference=reference,
+                              include_small=include_small, func=func)
+
+
+def individual_theil_index(y_true, y_pred) -> float:
+    """Individual Theil index of the benefit b = y_pred - y_true + 1 over all rows.
+
+    T = (1 / n) * sum_i (b_i / mu) * ln(b_i / mu), with mu the mean benefit and 0 * ln 0 = 0.
+    The benefit of a row is 0 for a false negative, 1 for a true negative or true positive and
+    2 for a false positive, so T is computed from the four confusion counts. Perfect predictions
+    give 0 (every benefit is 1); larger is more unequal (at most ln n).
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n_samples,)
+        Binary labels, 0 or 1 (or False / True).
+    y_pred : array-like of shape (n_samples,)
+        Binary predictions, 0 or 1 (or False / True).
+
+    Returns
+    -------
+    float
+        The Theil index; NaN when there are no rows or the mean benefit is 0 (every row a false
+        negative), where it is undefined.
+
+    Raises
+    ------
+    ValueError
+        If a label or prediction is not 0/1, or the lengths differ.
+
+    References
+    ----------
+    Speicher et al. (2018), "A Unified Approach to Quantifying Algorithmic Unfairness: Measuring
+    Individual & Group Unfairness via Inequality Indices", KDD; seed 004 (Oracle AutoMLx).
+
+    Examples
+    --------
+    One false positive (benefit 2) and three correct rows (benefit 1): mu = 5/4, so
+    T = (3 * 0.8 * ln 0.8 + 1.6 * ln 1.6) / 4.
+
+    >>> round(individual_theil_index([0, 0, 1, 1], [1, 0, 1, 1]), 6)
+    0.054115
+    >>> individual_theil_index([0, 1, 1], [0, 1, 1])
+    0.0
+    """
+    func = "individual_theil_index"
+    y = as_binary(y_true, "y_true", func)
+    p = as_binary(y_pred, "y_pred", func)
+    check_length(p, len(y), "y_pred", func)
+    counts = np.bincount((2 * y + p).astype(np.intp), minlength=4).astype(np.float64)
+    return float(theil_of_counts(counts)[0])
+
+
+def _counts(y_true, y_pred, subgroups, func):
+    from ._rates import ConfusionCounts  # _rates imports this module lazily; keep the cycle open
+
+    return ConfusionCounts.compute(y_true, y_pred, subgroups, func=func)
+
+
+def between_group_theil_index(y_true, y_pred, subgroups) -> float:
+    """Between-group Theil index: the Theil index after replacing each benefit by its subgroup's mean.
+
+    With subgroup sizes n_g, mean benefits mu_g and overall mean benefit mu:
+    T_between = sum_g (n_g / n) (mu_g / mu) ln(mu_g / mu), with 0 * ln 0 = 0. It is the part of
+    :func:`individual_theil_index` explained by the subgroups (the rest is the size- and
+    benefit-weighted sum of the within-subgroup indices). Perfect predictions give 0.
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n_samples,)
+        Binary labels, 0 or 1.
+    y_pred : array-like of shape (n_samples,)
+        Binary predictions, 0 or 1.
+    subgroups : Subgroups, or DataFrame / Series / array of protected attributes
+        Disjoint subgroups that cover every row: attribute values or their intersections
+        (protected attributes passed directly are intersected). Identity indicator subgroups or
+        several attributes with ``intersect=False`` are refused. Small subgroups count fully:
+        they are part of the population.
+
+    Returns
+    -------
+    float
+        NaN when there are no rows or the overall mean benefit is 0.
+
+    Raises
+    ------
+    ValueError
+        If the subgroups may overlap or leave rows out (``OVERLAP_MESSAGE``), or labels /
+        predictions are not 0/1.
+
+    References
+    ----------
+    Speicher et al. (2018), KDD, section on the between-group component; seed 004.
+
+    Examples
+    --------
+    Group a gets benefits (1, 1), group b (2, 0): equal means, so no between-group inequality.
+
+    >>> between_group_theil_index([0, 1, 0, 1], [0, 1, 1, 0], ["a", "a", "b", "b"])
+    0.0
+    """
+    return _counts(y_true, y_pred, subgroups, "between_group_theil_index").between_group_theil_index()
+
+
+def theil_index(y_true, y_pred, subgroups, *, distance_measure=None, reduction: Optional[str] = "mean",
+                reference: str = "rest", include_small: bool = False):
+    """Two-group between-group Theil index of each subgroup against its reference, then reduced.
+
+    For each comparison the rows are split into two groups, the subgroup (n1 rows, mean benefit
+    mu1) and its reference (n2, mu2), and the between-group Theil index of that split is
+
+        T = sum_{g=1,2} (n_g / (n1 + n2)) (mu_g / mu) ln(mu_g / mu),  mu = (n1 mu1 + n2 mu2) / (n1 + n2),
+
+    with benefit b = y_pred - y_true + 1 (0 for a false negative, 1 when correct, 2 for a false
+    positive) and 0 * ln 0 = 0. It is 0 when both groups have the same mean benefit (perfect
+    predictions give 0 everywhere) and grows as their error profiles diverge.
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n_samples,)
+        Binary labels, 0 or 1.
+    y_pred : array-like of shape (n_samples,)
+        Binary predictions, 0 or 1.
+    subgroups : Subgroups, or DataFrame / Series / array of protected attributes
+    distance_measure : None
+        Accepted only as None: the Theil index is itself the disparity (seed 004 raises too).
+    reduction : {'max', 'mean'} or None, default='mean'
+        Over comparisons with a defined index (NaN ones are counted in ``n_undefined``); None
+        returns the table.
+    reference : {'rest', 'overall', 'pairwise'} or a subgroup name, default='rest'
+        The second group: the subgroup's background (``"rest"``); all rows (``"overall"``, the
+        whole population taken as the second group, so n2 = n); the other subgroup of every
+        unordered pair (``"pairwise"``, only the two subgroups' rows); or a named subgroup.
+    include_small : bool, default=False
+        Whether comparisons involving a small subgroup enter the reduction.
+
+    Returns
+    -------
+    DisparityResult, or DataFrame when ``reduction=None``
+        The table has columns ``subgroup, reference, size, reference_size, subgroup_value,
+        reference_value, disparity, small, note``: ``subgroup_value`` and ``reference_value``
+        are the two mean benefits and ``disparity`` is T. ``DisparityResult.distance_measure``
+        is None.
+
+    Raises
+    ------
+    ValueError
+        If `distance_measure` is not None (``DISTANCE_MESSAGE``), or for an unknown reduction or
+        reference, or non-binary labels / predictions.
+
+    Notes
+    -----
+    A comparison is NaN (with a ``note``) when a side has no rows or when both sides are all
+    false negatives (pooled mean benefit 0). Oracle AutoMLx's pairwise code adds
+    ln(n / (n_i + n_j)) to every pair's index, so its value is never 0 with three or more
+    subgroups; ours is the index of the two-group split itself and is 0 for perfect predictions,
+    as the seed's definition says.
+
+    References
+    ----------
+    Speicher et al. (2018), "A Unified Approach to Quantifying Algorithmic Unfairness", KDD;
+    seed 004 (Oracle AutoMLx ``theil_index`` / ``TheilIndexScorer``).
+
+    Examples
+    --------
+    Group a: one true negative and one false positive (mean benefit 3/2); group b: two true
+    positives (mean 1). T = 1/2 (6/5) ln(6/5) + 1/2 (4/5) ln(4/5).
+
+    >>> r = theil_index([0, 0, 1, 1], [0, 1, 1, 1], ["a", "a", "b", "b"], reduction="max")
+    >>> round(r.value, 6), r.worst
+    (0.020136, ('a', 'rest'))
+    """
+    check_distance_measure(distance_measure)
+    counts = _counts(y_true, y_pred, subgroups, "theil_index")
+    return counts.theil_index(reduction=reduction, reference=reference, include_small=include_small)

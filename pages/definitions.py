@@ -1,0 +1,62 @@
+"""Metric definitions: a guide to choosing metrics, then every metric's formula and how to read it.
+
+The content is data in ``ui/definitions.py``; this page only lays it out. No user data is shown.
+"""
+
+import streamlit as st
+
+from ui import controls
+from ui import definitions as defs
+
+controls.frame()
+st.title("Metric definitions")
+st.caption("Every metric the dashboard computes: its formula, its perfect value, what a disparity in it means "
+           "for the people affected, where it comes from, and where this implementation departs from the "
+           "source's reference code. Names in code font are the functions of the `fairness_core` library.")
+
+
+def _links(keys) -> str:
+    return ", ".join(f"[{defs.BY_KEY[k].name}](#{k})" for k in keys)
+
+
+# Guide ---------------------------------------------------------------------------------------
+st.header("Which metrics to look at", anchor="guide", divider="gray")
+st.markdown(defs.GUIDE_INTRO)
+for number, question in enumerate(defs.GUIDE, start=1):
+    lines = [f"**{number}. {question.question}** {question.hint}", ""]
+    for answer in question.answers:
+        line = f"- *{answer.answer}*: {answer.look_at}"
+        if answer.page:
+            line += f", on the **{answer.page}** page"
+        if answer.metrics:
+            line += f" ({_links(answer.metrics)})"
+        lines.append(line + ".")
+    st.markdown("\n".join(lines))
+
+# Notation and contents -------------------------------------------------------------------------
+st.header("Notation and contents", anchor="notation", divider="gray")
+st.markdown(defs.NOTATION)
+st.markdown("\n".join(
+    f"- **[{family.title}](#{family.key})** ({family.page} page): "
+    + " · ".join(f"[{m.name}](#{m.key})" for m in family.metrics)
+    for family in defs.FAMILIES))
+
+# One section per family, one bordered block per metric ------------------------------------------
+for family in defs.FAMILIES:
+    st.header(family.title, anchor=family.key, divider="gray")
+    st.markdown(f"{family.intro} Shown on the **{family.page}** page"
+                + (" unless noted." if any(m.where for m in family.metrics) else "."))
+    for metric in family.metrics:
+        with st.container(border=True):
+            st.subheader(metric.name, anchor=metric.key)
+            st.latex(metric.formula)
+            fields = [
+                f"- **Perfect value:** {metric.perfect}",
+                f"- **What a disparity means:** {metric.meaning}",
+                f"- **Source:** {metric.source}",
+            ]
+            if metric.differs:
+                fields.append(f"- **Where we differ from the reference implementation:** {metric.differs}")
+            st.markdown("\n".join(fields))
+            st.caption(f"In the app: {metric.where or f'the {family.page} page'}. In `fairness_core`: "
+                       + ", ".join(f"`{name}`" for name in metric.functions) + ".")
