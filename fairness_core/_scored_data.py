@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import contextlib
+from functools import cached_property
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
 import numpy as np
 import pandas as pd
 
-from ._subgroups import MISSING, Subgroups, _value_label
+from ._subgroups import Subgroups, text_codes
 
 MAX_SUBGROUPS = 200
 MISSING_COLUMN = "Column {col!r} ({role}) is not in the data. Available columns: {available}."
@@ -183,13 +184,18 @@ class ScoredData:
             if self.predicted_classes is None:
                 raise ValueError("No predicted label column is mapped; choose a score column and a threshold.")
             return self.predicted_classes
-        classes = pd.unique(self.classes)
+        classes = self.class_names
         if len(classes) != 2:
             raise ValueError(f"A score can only predict a label with two classes; this label has {len(classes)}. "
                              "Tip: map a predicted label column for a multi-class label.")
-        positive = self.classes[self.y_true == 1][0]
+        positive = _as_text([self.mapping.positive_label])[0]
         negative = classes[0] if classes[1] == positive else classes[1]
         return np.where(self.y_pred(score, threshold) == 1, positive, negative).astype(object)
+
+    @cached_property
+    def class_names(self) -> list:
+        """The distinct values of ``classes``, sorted."""
+        return sorted(pd.unique(self.classes))
 
     def subgroup_table(self) -> pd.DataFrame:
         """Subgroups with their sizes: ``subgroup, size, share, n_positive, n_negative, small``."""
@@ -342,9 +348,8 @@ def _predicted_positive(values, positive_label, col):
 
 def _as_text(values) -> np.ndarray:
     """Values as display text (1.0 -> '1'), converting each distinct value once."""
-    codes, uniques = pd.factorize(pd.Series(values, dtype=object) if isinstance(values, list) else values)
-    labels = np.array([_value_label(v) for v in uniques] + [MISSING], dtype=object)
-    return labels[codes]  # code -1 (missing) takes the last label
+    codes, labels = text_codes(values)
+    return labels[codes]
 
 
 def _mark(reasons: np.ndarray, mask: np.ndarray, reason: str) -> None:

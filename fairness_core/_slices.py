@@ -14,7 +14,7 @@ from typing import Any, Callable, Optional
 import numpy as np
 import pandas as pd
 
-from ._subgroups import MISSING, Subgroups, _codes, _value_label
+from ._subgroups import Subgroups, _codes, text_codes
 
 CONDITION_MESSAGE = (
     "A slice condition on {column!r} needs either values (a categorical condition) or a low and a "
@@ -63,8 +63,7 @@ class Condition:
             raise ValueError(SLICE_COLUMN_MESSAGE.format(column=self.column, available=available))
         col = frame[self.column]
         if self.values:
-            codes, uniques = pd.factorize(col)
-            labels = np.array([_value_label(v) for v in uniques] + [MISSING], dtype=object)
+            codes, labels = text_codes(col)
             return np.isin(labels, list(self.values))[codes]
         if col.dtype == bool or not pd.api.types.is_numeric_dtype(col):
             raise ValueError(RANGE_TYPE_MESSAGE.format(column=self.column, dtype=col.dtype))

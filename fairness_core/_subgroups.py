@@ -307,6 +307,17 @@ def _codes(values: pd.Series, n_bins: int, max_categories: int) -> tuple[np.ndar
     return codes, labels + [MISSING]
 
 
+def text_codes(values) -> tuple[np.ndarray, np.ndarray]:
+    """Each row's value as display text, coded: ``(codes, labels)`` with ``labels[codes]`` the text.
+
+    Every distinct value is converted once (1.0 -> '1'); a missing value has code -1, which
+    indexes the last label, ``(missing)``.
+    """
+    codes, uniques = pd.factorize(pd.Series(values, dtype=object) if isinstance(values, list) else values)
+    labels = np.array([_value_label(v) for v in uniques] + [MISSING], dtype=object)
+    return codes, labels
+
+
 def _value_label(value: Any) -> str:
     if isinstance(value, (float, np.floating)) and float(value).is_integer():
         return str(int(value))

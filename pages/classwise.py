@@ -8,16 +8,15 @@ from ui import controls, data, state, text
 controls.frame()
 st.title("Class-wise bias")
 token, mapping_key, scored = data.current()
-binary = len(set(scored.classes)) == 2
-chosen = controls.predictions(scored, st.session_state[state.MODEL], allow_score=binary)
+chosen = controls.predictions(scored, st.session_state[state.MODEL], allow_score=len(scored.class_names) == 2)
 if chosen is None:
     st.info("This page compares the true class of each row with its predicted class. Map a **Predicted label "
             "column** on the Data page (and tick **Keep all classes** for a label with more than two classes), "
             "or, for a two-class label, a score column to threshold.")
     st.stop()
 source, threshold = chosen
-true_classes = set(scored.classes)
-if not true_classes & set(scored.class_predictions(source, threshold)):
+counts = data.class_counts(token, mapping_key, source or "given", threshold, scored)
+if not ((counts.overall.sum(axis=1) > 0) & (counts.overall.sum(axis=0) > 0)).any():
     st.warning("No predicted class is among the label's classes, so every prediction counts as wrong. Check that "
                "the predicted label column uses the label's values.")
 
@@ -34,7 +33,6 @@ with c2:
                               options=list(REDUCTION_LABELS), format_func=REDUCTION_LABELS.get,
                               help="How a class's scores in the subgroups are reduced to one number: their "
                                    "population standard deviation, or first minus second of two chosen subgroups.")
-counts = data.class_counts(token, mapping_key, source or "given", threshold, scored)
 names = list(counts.names)
 order = None
 if reduction == "difference":

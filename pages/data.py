@@ -54,7 +54,7 @@ for note in frame.attrs.get("notes", []):
 st.subheader("Map the columns")
 profile = data.column_profile(token, frame)
 columns = profile["column"].tolist()
-numeric = profile.loc[profile["numeric"], "column"].tolist()
+numeric = data.numeric_columns(token, frame)
 seed = st.session_state[state.MAPPING] or data.guess_mapping(frame, profile)
 key = f"map:{token}:"
 

@@ -21,8 +21,7 @@ counts = data.label_counts(token, mapping_key, scored)
 distance, reduction, reference = controls.disparity_controls(counts.names, "dataset")
 parity = counts.disparity("statistical_parity", distance_measure=distance, reduction=reduction, reference=reference,
                           include_small=include_small, func="dataset_statistical_parity")
-rates = counts.table()[["subgroup", "size", "n_positive", "n_negative", "small", "selection_rate", "note"]]
-rates = rates.rename(columns={"selection_rate": "base_rate"})
+rates = data.base_rates(token, mapping_key, scored)
 perfect = "0" if distance == "diff" else "1"
 worst = f" Largest: {parity.worst[0]} against {parity.worst[1]}." if parity.worst else ""
 st.metric(f"Base-rate disparity ({reduction})", text.num(parity.value),

@@ -1,9 +1,7 @@
 """Rate disparities: rates per subgroup at a decision threshold, their disparities and equalized odds."""
 
-import numpy as np
 import streamlit as st
 
-import fairness_core as fc
 from fairness_core import plotting
 from ui import controls, data, state, text
 
@@ -113,11 +111,9 @@ preferred = ([c for c in (*mapping.protected, *mapping.indicators) if c in candi
 column = controls.kept(st.selectbox, "Correlate predictions with", "rates:correlation_column", preferred[0],
                        options=candidates, help="A numeric column, such as age: the score is -|Pearson r| between "
                                                 "the predicted labels and it (seed 003); 0 is best, -1 the worst.")
-values = data.sliced_frame()[column].to_numpy(dtype=float, na_value=float("nan"))[scored.rows]
-present = ~np.isnan(values)
-y_pred = scored.y_pred(source, threshold) if source else scored.y_pred()
-st.metric(f"Correlation score ({text.md(column)})", text.num(fc.correlation_score(y_pred[present], values[present])),
+value, n_missing = data.correlation(token, mapping_key, source or "given", threshold, column, scored)
+st.metric(f"Correlation score ({text.md(column)})", text.num(value),
           help="-|Pearson r| between the predicted labels (1 = positive) and the column; 0 means no linear "
                "association. Undefined when either is constant.")
-if not present.all():
-    st.caption(f"{int((~present).sum()):,} rows with a missing {text.md(column)} are left out of this score.")
+if n_missing:
+    st.caption(f"{n_missing:,} rows with a missing {text.md(column)} are left out of this score.")

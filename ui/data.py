@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import streamlit as st
 
@@ -261,6 +262,22 @@ def class_counts(token: str, mapping_key: str, source: str, threshold: float | N
 def smoothed_edf(token: str, mapping_key: str, concentration: float, include_small: bool, _data: fc.ScoredData):
     """Smoothed empirical differential fairness of the labels."""
     return fc.smoothed_edf(_data.y_true, _data.subgroups, concentration=concentration, include_small=include_small)
+
+
+@st.cache_data(**CACHE)
+def base_rates(token: str, mapping_key: str, _data: fc.ScoredData) -> pd.DataFrame:
+    """Per-subgroup base rates (share of positive labels) with their counts."""
+    return fc.base_rates(_data.y_true, _data.subgroups)
+
+
+@st.cache_data(**CACHE)
+def correlation(token: str, mapping_key: str, source: str, threshold: float | None, column: str,
+                _data: fc.ScoredData) -> tuple[float, int]:
+    """(correlation score of the predictions with numeric `column`, rows left out for a missing value)."""
+    values = sliced_frame()[column].to_numpy(dtype=float, na_value=float("nan"))[_data.rows]
+    present = ~np.isnan(values)
+    y_pred = _data.y_pred(None if source == "given" else source, threshold)
+    return fc.correlation_score(y_pred[present], values[present]), int((~present).sum())
 
 
 @st.cache_data(**CACHE)
