@@ -60,6 +60,11 @@ from ._dataset import (
     smoothed_edf,
 )
 from ._scored_data import ColumnMapping, ScoredData
+from ._intervals import wilson_interval
+from ._delong import auc_interval, delong_variance
+from ._policy import (DEFAULT_RULES, Rule, Verdict, evaluate, evaluate_result, rules_from_json, rules_to_json,
+                      summarize_verdicts)
+from ._findings import Finding, findings_table, rate_findings, reduction_finding
 from ._slices import Condition, Slice, subset_score
 from ._subgroups import MISSING, Subgroups
 
@@ -84,5 +89,11 @@ _classwise_names = ["unweighted_average_bias", "class_counts", "ClassCounts", "U
 _dataset_names = ["dataset_statistical_parity", "base_rates", "consistency", "smoothed_edf", "ConsistencyResult",
                   "SmoothedEdfResult"]
 
+_interval_names = ["wilson_interval", "delong_variance", "auc_interval"]
+_policy_names = ["Rule", "Verdict", "DEFAULT_RULES", "evaluate", "evaluate_result", "summarize_verdicts",
+                 "rules_to_json", "rules_from_json"]
+_findings_names = ["Finding", "rate_findings", "reduction_finding", "findings_table"]
+
 __all__ = (_data_names + _auc_names + _rate_names + _disparity_names + _calibration_names + _theil_names
-           + _ratio_score_names + _scorer_names + _classwise_names + _dataset_names)
+           + _ratio_score_names + _scorer_names + _classwise_names + _dataset_names + _interval_names + _policy_names
+           + _findings_names)

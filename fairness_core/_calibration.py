@@ -16,16 +16,29 @@ import pandas as pd
 
 from ._checks import as_binary, as_probabilities, check_int, check_length, check_option
 from ._compare import DisparityResult, compare, reduce_disparities, check_reference
+from ._intervals import check_ci, wilson_interval
 from ._subgroups import as_subgroups
 
 Strategy = Literal["uniform", "quantile"]
 STRATEGIES = ("uniform", "quantile")
 
 
+def uniform_edges(n_bins: int) -> np.ndarray:
+    """Exact uniform edges ``arange(n_bins + 1) / n_bins``: edge i is the double nearest to i / n_bins.
+
+    ``linspace(0, 1, n_bins + 1)`` computes ``i * (1 / n_bins)`` and stores 0.3 as
+    0.30000000000000004 (likewise 0.6 and 0.7 for ten bins), so a score of exactly 0.3 would fall
+    in the lower bin while a score of exactly 0.2 falls in the upper one. Dividing the integer i by
+    `n_bins` rounds once, so a score written as the same decimal (``0.3 == 3 / 10``) sits exactly
+    on its edge and goes to the upper bin.
+    """
+    return np.arange(n_bins + 1, dtype=np.float64) / n_bins
+
+
 def bin_edges(y_prob: np.ndarray, n_bins: int, strategy: str) -> np.ndarray:
-    """Bin edges over [0, 1]: ``linspace(0, 1, n_bins + 1)`` or quantiles of the pooled scores."""
+    """Bin edges over [0, 1]: exact uniform edges (:func:`uniform_edges`) or quantiles of the pooled scores."""
     if strategy == "uniform":
-        return np.linspace(0.0, 1.0, n_bins + 1)
+        return uniform_edges(n_bins)
     return np.quantile(y_prob, np.linspace(0.0, 1.0, n_bins + 1))
 
 
@@ -68,7 +81,7 @@ class CalibrationCounts:
         n_bins = check_int(n_bins, 1, "n_bins", func)
         check_option(strategy, STRATEGIES, "strategy", func)
         groups = as_subgroups(subgroups, len(y), func)
-        edges = bin_edges(p, n_bins, strategy) if len(p) else np.linspace(0.0, 1.0, n_bins + 1)
+        edges = bin_edges(p, n_bins, strategy) if len(p) else uniform_edges(n_bins)
         cell = bin_index(p, edges)
         weights = (None, p, y, (p - y) ** 2)
         member = np.stack([groups.crosstab(cell, n_bins, w)[0] for w in weights], axis=1)
@@ -86,14 +99,35 @@ class CalibrationCounts:
         """Rows per subgroup."""
         return self.member[:, 0, :].sum(axis=1)
 
-    def reliability_table(self) -> pd.DataFrame:
-        """Tidy reliability-diagram table; see :func:`reliability_diagram`."""
+    def reliability_table(self, ci: Optional[float] = None) -> pd.DataFrame:
+        """Tidy reliability-diagram table; see :func:`reliability_diagram`.
+
+        Parameters
+        ----------
+        ci : float in (0, 1) or None, default=None
+            With a level, ``fraction_positive_ci_low`` / ``fraction_positive_ci_high`` (the Wilson
+            interval of positives / count in the bin; NaN for an empty bin) follow
+            ``fraction_positive``.
+
+        Returns
+        -------
+        DataFrame with n_subgroups * n_bins rows and columns ``subgroup, bin, bin_lower,
+        bin_upper, count, mean_predicted, fraction_positive`` (and the two interval columns,
+        with the level in ``attrs["ci"]``).
+
+        Raises
+        ------
+        ValueError
+            If `ci` is not None or a level strictly between 0 and 1 (``CI_MESSAGE``).
+        """
+        level = check_ci(ci, "reliability_diagram")
         k, b = len(self.names), self.n_bins
         count = self.member[:, 0, :]
+        positives = self.member[:, 2, :]
         with np.errstate(divide="ignore", invalid="ignore"):
             mean_pred = np.where(count > 0, self.member[:, 1, :] / count, np.nan)
-            frac_pos = np.where(count > 0, self.member[:, 2, :] / count, np.nan)
-        return pd.DataFrame({
+            frac_pos = np.where(count > 0, positives / count, np.nan)
+        columns = {
             "subgroup": np.repeat(np.asarray(self.names, dtype=object), b),
             "bin": np.tile(np.arange(b), k),
             "bin_lower": np.tile(self.edges[:-1], k),
@@ -101,7 +135,17 @@ class CalibrationCounts:
             "count": count.reshape(-1).astype(np.int64),
             "mean_predicted": mean_pred.reshape(-1),
             "fraction_positive": frac_pos.reshape(-1),
-        })
+        }
+        if level is not None:
+            # The labels are 0/1, so the sum of labels in a bin is an integer count (rounding guards
+            # against float sums).
+            low, high = wilson_interval(np.rint(positives).reshape(-1), count.reshape(-1), level)
+            columns["fraction_positive_ci_low"] = low
+            columns["fraction_positive_ci_high"] = high
+        table = pd.DataFrame(columns)
+        if level is not None:
+            table.attrs["ci"] = level  # the level, for chart hovers
+        return table
 
     def error_table(self, *, min_per_group: int = 5) -> pd.DataFrame:
         """Per-subgroup ECE, MCE and Brier score; see :func:`calibration_errors`."""
@@ -231,7 +275,7 @@ def calibration_counts(y_true, y_prob, subgroups, *, n_bins: int = 10, strategy:
     subgroups : Subgroups, or DataFrame / Series / array of protected attributes
     n_bins : int >= 1, default=10
     strategy : {'uniform', 'quantile'}, default='uniform'
-        Uniform edges ``linspace(0, 1, n_bins + 1)``, or quantiles of the pooled scores.
+        Exact uniform edges ``arange(n_bins + 1) / n_bins``, or quantiles of the pooled scores.
 
     Returns
     -------
@@ -246,13 +290,20 @@ def calibration_counts(y_true, y_prob, subgroups, *, n_bins: int = 10, strategy:
     return CalibrationCounts.compute(y_true, y_prob, subgroups, n_bins=n_bins, strategy=strategy)
 
 
-def reliability_diagram(y_true, y_prob, subgroups, *, n_bins: int = 10, strategy: Strategy = "uniform") -> pd.DataFrame:
+def reliability_diagram(y_true, y_prob, subgroups, *, n_bins: int = 10, strategy: Strategy = "uniform",
+                        ci: Optional[float] = None) -> pd.DataFrame:
     """Reliability-diagram data per subgroup and bin.
 
     Bins are [low, high) except the last, which is closed, so a score of exactly 1.0 is counted.
-    Bin b of a subgroup holds ``count`` rows, ``mean_predicted`` (mean probability, the
-    confidence) and ``fraction_positive`` (share of positive labels, the accuracy); both NaN for
-    an empty bin.
+    Uniform edges are exact (``arange(n_bins + 1) / n_bins``), so a score exactly on an inner edge
+    i / n_bins (0.3 with ten bins, say) goes to the upper bin, bin i. Bin b of a subgroup holds
+    ``count`` rows, ``mean_predicted`` (mean probability, the confidence) and
+    ``fraction_positive`` (share of positive labels, the accuracy); both NaN for an empty bin.
+    With `ci`, the Wilson score interval of fraction_positive = positives / count,
+
+        centre = (k + z^2 / 2) / (n + z^2),  half-width = z / (n + z^2) * sqrt(k (n - k) / n + z^2 / 4)
+
+    with k the positives and n the rows in the bin and z = ``norm.ppf(1 - (1 - ci) / 2)``.
 
     Parameters
     ----------
@@ -263,19 +314,44 @@ def reliability_diagram(y_true, y_prob, subgroups, *, n_bins: int = 10, strategy
     subgroups : Subgroups, or DataFrame / Series / array of protected attributes
     n_bins : int >= 1, default=10
     strategy : {'uniform', 'quantile'}, default='uniform'
+    ci : float in (0, 1) or None, default=None
+        Confidence level of the Wilson interval of ``fraction_positive``, e.g. 0.95; None adds no
+        interval columns.
 
     Returns
     -------
     DataFrame with n_subgroups * n_bins rows and columns ``subgroup, bin, bin_lower, bin_upper,
-    count, mean_predicted, fraction_positive``.
+    count, mean_predicted, fraction_positive``; with `ci`, also ``fraction_positive_ci_low,
+    fraction_positive_ci_high`` (NaN for an empty bin), and the level in ``attrs["ci"]``.
+
+    Raises
+    ------
+    ValueError
+        If a score is outside [0, 1], an option is invalid, or `ci` is not None or a level
+        strictly between 0 and 1 (``CI_MESSAGE``).
 
     References
     ----------
     Guo et al. (2017), "On Calibration of Modern Neural Networks"; seed 001 (ExFairness
-    Calibration); the bins of ``sklearn.calibration.calibration_curve``.
+    Calibration); the bins of ``sklearn.calibration.calibration_curve`` (which puts a score on an
+    inner edge in the lower bin). Wilson (1927), "Probable inference, the law of succession, and
+    statistical inference", JASA 22(158).
+
+    Examples
+    --------
+    A score of exactly 0.3 sits on the edge 3 / 10 and goes to bin 3, [0.3, 0.4):
+
+    >>> table = reliability_diagram([1, 0], [0.3, 0.7], ["a", "a"], ci=0.95)
+    >>> table.loc[table["count"] > 0, ["bin", "bin_lower", "count", "fraction_positive"]]
+       bin  bin_lower  count  fraction_positive
+    3    3        0.3      1                1.0
+    7    7        0.7      1                0.0
+    >>> round(float(table.loc[3, "fraction_positive_ci_low"]), 4)  # Wilson, 1 of 1
+    0.2065
     """
+    level = check_ci(ci, "reliability_diagram")
     return CalibrationCounts.compute(y_true, y_prob, subgroups, n_bins=n_bins, strategy=strategy,
-                                     func="reliability_diagram").reliability_table()
+                                     func="reliability_diagram").reliability_table(ci=level)
 
 
 def calibration_errors(y_true, y_prob, subgroups, *, n_bins: int = 10, strategy: Strategy = "uniform",

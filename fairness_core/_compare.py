@@ -86,6 +86,19 @@ class DisparityResult:
         Comparisons left out because a subgroup in them is small.
     worst : tuple of (str, str) or None
         (subgroup, reference) of the largest disparity used.
+    n_infinite : int
+        Comparisons with an infinite ratio (exactly one value 0). They decide a ``"max"``
+        (which is then inf) and are left out of a ``"mean"``, counted here.
+    ci_low, ci_high : float
+        Percentile bootstrap interval of ``value`` (NaN unless an interval was asked for).
+    level : float or None
+        Confidence level of the intervals (None: no intervals).
+    n_boot : int
+        Bootstrap replicates drawn (0: none).
+    n_boot_undefined : int
+        Replicates in which the reduced value was undefined (left out of the interval).
+    adjust : {None, 'bonferroni', 'holm', 'fdr_bh'}
+        Multiple-comparison adjustment of the per-comparison intervals and ``excludes_parity``.
     """
 
     value: float
@@ -97,6 +110,13 @@ class DisparityResult:
     n_undefined: int
     n_small_excluded: int
     worst: tuple | None
+    n_infinite: int = 0
+    ci_low: float = float("nan")
+    ci_high: float = float("nan")
+    level: float | None = None
+    n_boot: int = 0
+    n_boot_undefined: int = 0
+    adjust: str | None = None
 
     def __float__(self) -> float:
         return float(self.value)
@@ -154,20 +174,15 @@ def compare(
     small = np.asarray(small, dtype=bool)
     notes = np.full(k, "", dtype=object) if notes is None else np.asarray(notes, dtype=object)
     rest_notes = np.full(k, "", dtype=object) if rest_notes is None else np.asarray(rest_notes, dtype=object)
+    i, j = comparison_index(reference, names)
     if reference == "rest":
-        i, ref_label = np.arange(k), np.full(k, "rest", dtype=object)
+        ref_label = np.full(k, "rest", dtype=object)
         ref_val, ref_size, ref_note, ref_small = np.asarray(rest_values, float), np.asarray(rest_sizes), rest_notes, np.zeros(k, bool)
     elif reference == "overall":
-        i, ref_label = np.arange(k), np.full(k, "overall", dtype=object)
+        ref_label = np.full(k, "overall", dtype=object)
         ref_val, ref_size = np.full(k, float(overall_value)), np.full(k, n_total)
         ref_note, ref_small = np.full(k, "", dtype=object), np.zeros(k, bool)
     else:
-        if reference == "pairwise":
-            i, j = np.triu_indices(k, 1)
-        else:
-            r = names.index(reference)
-            i = np.array([x for x in range(k) if x != r], dtype=int)
-            j = np.full(len(i), r)
         ref_label, ref_val, ref_size, ref_note, ref_small = names_arr[j], values[j], sizes[j], notes[j], small[j]
     disparity = distance(values[i], ref_val, distance_measure)
     note = [_join(a, b, ref) for a, b, ref in zip(notes[i], ref_note, ref_label)]
@@ -196,6 +211,7 @@ def reduce_disparities(table: pd.DataFrame, reduction: str, *, distance_measure:
         From :func:`compare` (or any table with ``disparity`` and ``small`` columns).
     reduction : {'max', 'mean'}
         Over the comparisons with a defined disparity; NaN ones are counted in ``n_undefined``.
+        An infinite ratio decides a max; a mean leaves it out and counts it in ``n_infinite``.
     include_small : bool, default=False
         Whether comparisons involving a small subgroup are used.
 
@@ -206,6 +222,7 @@ def reduce_disparities(table: pd.DataFrame, reduction: str, *, distance_measure:
     check_option(reduction, ("max", "mean"), "reduction", func)
     used = table if include_small else table[~table["small"].astype(bool)]
     defined = used[used["disparity"].notna()]
+    infinite = np.isinf(defined["disparity"].to_numpy(dtype=np.float64))
     worst = None
     if defined.empty:
         value = float("nan")
@@ -213,8 +230,199 @@ def reduce_disparities(table: pd.DataFrame, reduction: str, *, distance_measure:
         row = defined.loc[defined["disparity"].idxmax()]
         value, worst = float(row["disparity"]), (row["subgroup"], row["reference"])
     else:
-        value = float(defined["disparity"].mean())
+        finite = defined["disparity"][~infinite]
+        value = float(finite.mean()) if len(finite) else float("nan")
     return DisparityResult(value=value, reduction=reduction, distance_measure=distance_measure,
-                           reference=reference, table=table, n_used=len(defined),
+                           reference=reference, table=table, n_used=len(defined) - (int(infinite.sum())
+                                                                                    if reduction == "mean" else 0),
                            n_undefined=len(used) - len(defined), n_small_excluded=len(table) - len(used),
-                           worst=worst)
+                           worst=worst, n_infinite=int(infinite.sum()))
+
+
+def comparison_index(reference: str, names: list[str]) -> tuple[np.ndarray, np.ndarray | None]:
+    """Rows of a comparison table: (subgroup index i, reference subgroup index j or None).
+
+    j is None for ``"rest"`` and ``"overall"`` (the reference is not a subgroup).
+    """
+    k = len(names)
+    if reference in ("rest", "overall"):
+        return np.arange(k), None
+    if reference == "pairwise":
+        i, j = np.triu_indices(k, 1)
+        return i, j
+    r = names.index(reference)
+    i = np.array([x for x in range(k) if x != r], dtype=np.intp)
+    return i, np.full(len(i), r, dtype=np.intp)
+
+
+def compared_values(values: np.ndarray, rest: np.ndarray, overall: np.ndarray, reference: str,
+                    names: list[str]) -> tuple[np.ndarray, np.ndarray]:
+    """(a, b) of every comparison, from per-subgroup values with any leading axes.
+
+    `values` and `rest` have shape (..., n_subgroups), `overall` shape (...); the results have
+    shape (..., n_comparisons), in the row order of :func:`compare`.
+    """
+    i, j = comparison_index(reference, names)
+    a = values[..., i]
+    if reference == "rest":
+        b = rest[..., i]
+    elif reference == "overall":
+        b = np.broadcast_to(np.asarray(overall, dtype=np.float64)[..., None], a.shape)
+    else:
+        b = values[..., j]
+    return a, b
+
+
+def signed_distance(a, b, measure: str | None) -> np.ndarray:
+    """Signed version of :func:`distance`, whose sign says which side is larger; 0 is parity.
+
+    ``"diff"`` (and None): a - b. ``"ratio"``: ln(a / b), with both 0 giving 0 and exactly one 0
+    giving +-inf. ``distance(a, b)`` is ``|signed|`` for diff and ``exp(|signed|)`` for ratio.
+    """
+    a = np.asarray(a, dtype=np.float64)
+    b = np.asarray(b, dtype=np.float64)
+    if measure != "ratio":
+        return a - b
+    with np.errstate(divide="ignore", invalid="ignore"):
+        out = np.log(a) - np.log(b)
+    return np.where((a == 0) & (b == 0), 0.0, out)
+
+
+PARITY = {"diff": 0.0, "ratio": 1.0, None: 0.0}
+ADJUSTMENTS = (None, "bonferroni", "holm", "fdr_bh")
+
+
+def reduce_samples(samples: np.ndarray, used: np.ndarray, reduction: str) -> np.ndarray:
+    """The reduction of each replicate (row) of `samples` (n_boot, n_comparisons) over `used` columns.
+
+    NaN comparisons are left out; a mean also leaves out infinite ones (as :func:`reduce_disparities`).
+    A replicate with nothing left is NaN.
+    """
+    x = np.asarray(samples, dtype=np.float64)[:, np.asarray(used, dtype=bool)]
+    if reduction == "max":
+        x = np.where(np.isnan(x), -np.inf, x)
+        out = x.max(axis=1) if x.shape[1] else np.full(x.shape[0], np.nan)
+        return np.where(np.isneginf(out), np.nan, out)
+    x = np.where(np.isinf(x), np.nan, x)
+    n = (~np.isnan(x)).sum(axis=1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(n > 0, np.nansum(x, axis=1) / np.maximum(n, 1), np.nan)
+
+
+def add_intervals(table: pd.DataFrame, signed: np.ndarray, disparity: np.ndarray, *, distance_measure,
+                  level: float, adjust: str | None, func: str) -> pd.DataFrame:
+    """Add ``disparity_ci_low, disparity_ci_high, p_value, excludes_parity`` to a comparison table.
+
+    Parameters
+    ----------
+    table : DataFrame from :func:`compare` (or a table with the same rows)
+    signed, disparity : ndarray of shape (n_boot, n_comparisons)
+        Bootstrap replicates of the signed distance (0 is parity) and of the disparity.
+    distance_measure : {'diff', 'ratio'} or None
+    level : float
+        Confidence level.
+    adjust : {None, 'bonferroni', 'holm', 'fdr_bh'}
+        None: each interval at `level`, and ``excludes_parity`` when the percentile interval of the
+        signed distance excludes 0. 'bonferroni' / 'holm': intervals at level 1 - (1 - level) / m
+        for m comparisons with a defined p-value (Bonferroni intervals serve Holm too, a
+        conservative choice); ``excludes_parity`` is the test's rejection. 'fdr_bh': rejections of
+        Benjamini-Hochberg at false discovery rate 1 - level, and false-coverage-rate intervals at
+        level 1 - R (1 - level) / m with R rejections (Benjamini & Yekutieli 2005).
+
+    Returns
+    -------
+    DataFrame: a copy with the four columns after ``disparity``; ``table.attrs`` records
+    ``ci``, ``adjust`` and ``n_comparisons``.
+    """
+    from ._bootstrap import bootstrap_p_values, percentile_interval
+    from ._checks import check_option
+
+    check_option(adjust, ADJUSTMENTS, "adjust", func)
+    p = bootstrap_p_values(signed)
+    m = int(np.sum(~np.isnan(p)))
+    alpha = 1.0 - level
+    if adjust is None or m == 0:
+        row_level = level
+        s_low, s_high, _ = percentile_interval(signed, level)
+        excludes = (s_low > 0) | (s_high < 0)
+    else:
+        from statsmodels.stats.multitest import multipletests
+
+        reject = np.zeros(len(p), dtype=bool)
+        defined = ~np.isnan(p)
+        reject[defined] = multipletests(p[defined], alpha=alpha, method=adjust)[0]
+        excludes = reject
+        r = int(reject.sum()) if adjust == "fdr_bh" else 1
+        row_level = 1.0 - max(r, 1) * alpha / m
+    low, high, _ = percentile_interval(disparity, row_level)
+    parity = PARITY[distance_measure]
+    low = np.where(excludes | np.isnan(low), low, parity)
+    out = table.copy()
+    at = out.columns.get_loc("disparity") + 1
+    undefined = np.isnan(p) | np.isnan(out["disparity"].to_numpy(dtype=np.float64))
+    for offset, (name, values) in enumerate((
+            ("disparity_ci_low", np.where(undefined, np.nan, low)),
+            ("disparity_ci_high", np.where(undefined, np.nan, high)),
+            ("p_value", p),
+            ("excludes_parity", pd.array(np.where(undefined, None, excludes), dtype="boolean")))):
+        out.insert(at + offset, name, values)
+    out.attrs.update(table.attrs)
+    out.attrs.update({"ci": level, "adjust": adjust, "n_comparisons": m, "row_level": row_level})
+    return out
+
+
+def with_intervals(result: DisparityResult, table: pd.DataFrame, reduced: np.ndarray, *, level: float,
+                   n_boot: int) -> DisparityResult:
+    """`result` with its interval table and the percentile interval of the reduced replicates.
+
+    The interval is widened where needed so that it contains ``result.value``.
+    """
+    from dataclasses import replace
+
+    from ._bootstrap import percentile_interval
+
+    low, high, undefined = percentile_interval(np.asarray(reduced, dtype=np.float64)[:, None], level)
+    # The bootstrap distribution of a max is biased upwards (with every disparity near parity its
+    # percentile interval can lie above the estimate): the interval is widened to contain the estimate.
+    low, high = np.fmin(low, result.value), np.fmax(high, result.value)
+    return replace(result, table=table, ci_low=float(low[0]), ci_high=float(high[0]), level=level, n_boot=n_boot,
+                   n_boot_undefined=int(undefined[0]), adjust=table.attrs.get("adjust"))
+
+
+def used_rows(table: pd.DataFrame, include_small: bool) -> np.ndarray:
+    """Boolean mask of the comparisons that enter a reduction."""
+    return np.ones(len(table), bool) if include_small else ~table["small"].to_numpy(dtype=bool)
+
+
+def bootstrap_comparison(atoms, names: list[str], reference: str, value_fn, *, distance_measure,
+                         n_boot: int, rng, disparity_fn=None) -> tuple[np.ndarray, np.ndarray]:
+    """Bootstrap replicates of every comparison's signed distance and disparity.
+
+    Parameters
+    ----------
+    atoms : _bootstrap.Atoms
+        The resampled sufficient statistic.
+    names : list of str
+    reference : {'rest', 'overall', 'pairwise'} or a subgroup name
+    value_fn : callable
+        ``value_fn(member, background, overall) -> (values, rest_values, overall_value)`` on
+        counts with a leading replicate axis (shapes (B, k, C), (B, k, C), (B, C)), returning
+        (B, k), (B, k) and (B,) arrays.
+    distance_measure : {'diff', 'ratio'} or None
+    disparity_fn : callable, optional
+        ``disparity_fn(a, b) -> disparity``; defaults to :func:`distance`.
+
+    Returns
+    -------
+    signed, disparity : ndarray of shape (n_boot, n_comparisons)
+    """
+    from ._bootstrap import replicate_stat
+
+    def stat(member, background, overall):
+        values, rest, overall_value = value_fn(member, background, overall)
+        a, b = compared_values(values, rest, overall_value, reference, names)
+        d = distance(a, b, distance_measure) if disparity_fn is None else disparity_fn(a, b)
+        return np.stack([signed_distance(a, b, distance_measure), d], axis=1)
+
+    out = replicate_stat(atoms, stat, n_boot, rng)
+    return out[:, 0], out[:, 1]

@@ -14,6 +14,7 @@ import pandas as pd
 
 from ._checks import as_binary, check_int, check_length, check_option
 from ._compare import check_reference, compare, reduce_disparities
+from ._intervals import check_ci, wilson_interval
 from ._subgroups import as_subgroups
 
 X_TYPE_MESSAGE = (
@@ -29,6 +30,18 @@ NEIGHBORS_MESSAGE = (
     "{n_rows} ({n_excluded} rows with a missing or infinite feature were left out). Got {got} instead. "
     "Tip: use fewer neighbours, or fill or drop the missing feature values."
 )
+EDF_OVERLAP_MESSAGE = (
+    "smoothed_edf needs disjoint subgroups (each row in at most one subgroup: epsilon compares the "
+    "outcome rates of separate groups of people, the intersections of Foulds et al.), but some rows "
+    "are in more than one subgroup ({n_rows:,} in all; the first is in both {first!r} and {second!r}). "
+    "Identity indicator columns, or several attributes with intersect=False, overlap like this. "
+    "Tip: build them with "
+    "Subgroups.from_attributes(data, columns, intersect=True), or pass the protected attribute columns "
+    "themselves; dataset_statistical_parity(...) compares each subgroup with its background and works "
+    "with overlapping subgroups."
+)
+# Distances within this relative tolerance of the k-th neighbour's distance count as tied (consistency).
+TIE_RTOL = 1e-9
 CONCENTRATION_TYPE_MESSAGE = (
     "The 'concentration' parameter of smoothed_edf must be a number. Got {got!r} (a {type}) instead."
 )
@@ -57,8 +70,14 @@ def _base_rate(counts: np.ndarray):
     return values, notes
 
 
-def base_rates(y_true, subgroups) -> pd.DataFrame:
+def base_rates(y_true, subgroups, *, ci: Optional[float] = None) -> pd.DataFrame:
     """Per-subgroup base rate: the share of positive labels, PL / N.
+
+    With `ci`, the Wilson score interval of PL / N,
+
+        centre = (PL + z^2 / 2) / (N + z^2),  half-width = z / (N + z^2) * sqrt(PL (N - PL) / N + z^2 / 4)
+
+    with z = ``scipy.stats.norm.ppf(1 - (1 - ci) / 2)`` (1.96 for 0.95).
 
     Parameters
     ----------
@@ -66,21 +85,27 @@ def base_rates(y_true, subgroups) -> pd.DataFrame:
         Binary labels, 0 or 1.
     subgroups : Subgroups, or DataFrame / Series / array of protected attributes, n_samples rows
         Attributes mean their observed value combinations, nothing flagged small (min_size=1).
+    ci : float in (0, 1) or None, default=None
+        Confidence level of the interval, e.g. 0.95; None adds no interval columns.
 
     Returns
     -------
     DataFrame, one row per subgroup in ``Subgroups.names`` order, columns ``subgroup, size,
     n_positive, n_negative, base_rate, small, note`` (``note`` says why a rate is NaN: an
-    indicator subgroup with no members).
+    indicator subgroup with no members). With `ci`, ``base_rate_ci_low, base_rate_ci_high``
+    follow ``base_rate`` (NaN where the rate is), and ``attrs["ci"]`` holds the level.
 
     Raises
     ------
     ValueError
-        If `y_true` is not binary or the lengths differ.
+        If `y_true` is not binary, the lengths differ, or `ci` is not None or a level strictly
+        between 0 and 1 (``CI_MESSAGE``).
 
     References
     ----------
     Seed 004 (Oracle AutoMLx, "Evaluating a Dataset": statistical parity of a dataset).
+    Wilson (1927), "Probable inference, the law of succession, and statistical inference",
+    JASA 22(158).
 
     Examples
     --------
@@ -88,15 +113,27 @@ def base_rates(y_true, subgroups) -> pd.DataFrame:
       subgroup  size  n_positive  n_negative  base_rate  small note
     0        a     3           1           2   0.333333  False
     1        b     2           2           0   1.000000  False
+    >>> base_rates([1, 0, 0, 1, 1], ["a", "a", "a", "b", "b"], ci=0.95)[["base_rate_ci_low", "base_rate_ci_high"]]
+       base_rate_ci_low  base_rate_ci_high
+    0          0.061492            0.79234
+    1          0.342380            1.00000
     """
+    level = check_ci(ci, "base_rates")
     groups, member, _, _ = _label_counts(y_true, subgroups, "base_rates")
     rate, note = _base_rate(member)
     sizes = member.sum(axis=1)
-    return pd.DataFrame({
+    columns = {
         "subgroup": list(groups.names), "size": sizes.astype(np.int64),
         "n_positive": member[:, 1].astype(np.int64), "n_negative": member[:, 0].astype(np.int64),
-        "base_rate": rate, "small": sizes < groups.min_size, "note": note,
-    })
+        "base_rate": rate,
+    }
+    if level is not None:
+        columns["base_rate_ci_low"], columns["base_rate_ci_high"] = wilson_interval(member[:, 1], sizes, level)
+    columns.update({"small": sizes < groups.min_size, "note": note})
+    table = pd.DataFrame(columns)
+    if level is not None:
+        table.attrs["ci"] = level  # the level, for chart hovers
+    return table
 
 
 def dataset_statistical_parity(y_true, subgroups, *, distance_measure: str = "diff",
@@ -177,7 +214,8 @@ class ConsistencyResult:
     ----------
     value : float
         Mean over rows of the share of a row's `n_neighbors` nearest neighbours whose label
-        differs from its own (seed 004's consistency; perfect 0).
+        differs from its own (seed 004's consistency; perfect 0), rows tied at the k-th
+        neighbour's distance sharing its places (see :func:`consistency`).
     zemel_consistency : float
         ``1 - value``: Zemel et al. (2013)'s consistency (perfect 1).
     n_neighbors : int
@@ -224,15 +262,96 @@ def _features(X) -> tuple[np.ndarray, tuple]:
     return arr.astype(np.float64), tuple(f"x{i}" for i in range(arr.shape[1]))
 
 
+def _standardize(points: np.ndarray, counts: np.ndarray) -> np.ndarray:
+    """Standardize distinct feature rows `points` (U, p) that occur `counts` (U,) times each.
+
+    The mean and the population standard deviation are those of all rows (each point weighted by
+    its count), as ``sklearn.preprocessing.StandardScaler`` computes them; a constant column is 0.
+    Summing over the sorted distinct points makes the result independent of the row order.
+    """
+    weights = counts[:, None].astype(np.float64)
+    n = weights.sum()
+    centred = points - (weights * points).sum(axis=0) / n
+    sd = np.sqrt((weights * centred ** 2).sum(axis=0) / n)
+    constant = points.max(axis=0) == points.min(axis=0)
+    return np.where(constant, 0.0, centred / np.where(constant | (sd == 0), 1.0, sd))
+
+
+def _inconsistency(z: np.ndarray, counts: np.ndarray, positives: np.ndarray, k: int) -> float:
+    """Mean share of differing labels among the k nearest neighbours, ties at the k-th shared.
+
+    `z` (U, p) are the distinct standardized points, `counts` (U,) how many rows sit on each and
+    `positives` (U,) how many of those have label 1. For the rows on point u the neighbours are
+    the other ``counts[u] - 1`` rows on u (distance 0) and the rows on the other points. With r the
+    distance at which the neighbours (nearest first) reach k rows, C the rows strictly closer than
+    r and T the rows at distance r (within ``TIE_RTOL``), a row with label y scores
+
+        (#{j in C: y_j != y} + (k - |C|) * #{j in T: y_j != y} / |T|) / k.
+
+    The neighbours of all distinct points are found in one query of a k-d tree (a ball tree above
+    15 features), whose distances are computed directly (not by the expansion
+    |a|^2 - 2 a.b + |b|^2); for the points where more rows than were fetched may lie at distance
+    r, the query is repeated with twice as many neighbours until none are left.
+    """
+    from sklearn.neighbors import NearestNeighbors
+
+    n_points = len(z)
+    counts = counts.astype(np.float64)
+    positives = positives.astype(np.float64)
+    dups = counts - 1.0  # the other rows on the same point, at distance 0
+    algorithm = "kd_tree" if z.shape[1] <= 15 else "ball_tree"
+    search = NearestNeighbors(algorithm=algorithm).fit(z)
+    stats = np.zeros((n_points, 5))  # r, closer rows, closer positives, tied rows, tied positives
+    todo = np.arange(n_points)
+    fetch = min(n_points, k + 1)
+    while len(todo):
+        dist, idx = search.kneighbors(z[todo], n_neighbors=fetch)  # sorted, the point itself included
+        own = idx == todo[:, None]
+        weight = np.where(own, dups[todo, None], counts[idx])
+        reach = (np.cumsum(weight, axis=1) >= k).argmax(axis=1)  # some column always reaches k rows
+        r = dist[np.arange(len(todo)), reach]
+        done = (fetch == n_points) | (dist[:, -1] > r * (1.0 + TIE_RTOL))
+        others = np.where(own, 0.0, weight)[done]
+        others_pos = np.where(own, 0.0, positives[idx])[done]
+        d, rd = dist[done], r[done][:, None]
+        closer = d < rd * (1.0 - TIE_RTOL)
+        tied = ~closer & (d <= rd * (1.0 + TIE_RTOL))
+        stats[todo[done]] = np.column_stack([
+            r[done], (others * closer).sum(axis=1), (others_pos * closer).sum(axis=1),
+            (others * tied).sum(axis=1), (others_pos * tied).sum(axis=1)])
+        todo = todo[~done]
+        fetch = min(n_points, 2 * fetch)
+    r, closer_n, closer_pos, tied_n, tied_pos = stats.T
+    at_zero = r == 0  # the point's own duplicates are tied at the k-th distance, else strictly closer
+    total = 0.0
+    for label, rows in ((1.0, positives), (0.0, counts - positives)):
+        dup_pos = positives - label  # positives among the other rows on the point
+        c_n = closer_n + np.where(at_zero, 0.0, dups)
+        c_pos = closer_pos + np.where(at_zero, 0.0, dup_pos)
+        t_n = tied_n + np.where(at_zero, dups, 0.0)
+        t_pos = tied_pos + np.where(at_zero, dup_pos, 0.0)
+        c_diff, t_diff = (c_n - c_pos, t_n - t_pos) if label else (c_pos, t_pos)
+        share = (c_diff + (k - c_n) * t_diff / t_n) / k
+        total += float(np.sum(np.where(rows > 0, rows * share, 0.0)))
+    return total / float(counts.sum())
+
+
 def consistency(X, y_true, *, n_neighbors: int = 5) -> ConsistencyResult:
     """Consistency: how often a row's nearest neighbours carry a different label.
 
     The features are standardized (zero mean, unit variance per column; a constant column stays
-    0), and for each row i its k = `n_neighbors` nearest neighbours N(i) by Euclidean distance
-    are found among the other rows (its own point excluded, exact duplicates of it included):
+    0), and for each row i its k = `n_neighbors` nearest neighbours by Euclidean distance are
+    found among the other rows (its own point excluded, exact duplicates of it included). With
+    r_i the distance of the k-th nearest other row, C(i) the other rows strictly closer than r_i
+    and T(i) the other rows at distance r_i (|C(i)| < k <= |C(i)| + |T(i)|):
 
-        value = (1 / n) * sum_i (1 / k) * #{j in N(i) : y_j != y_i}        (perfect 0)
-        zemel_consistency = 1 - (1 / n) * sum_i |y_i - (1 / k) * sum_{j in N(i)} y_j} = 1 - value
+        w_i = (k - |C(i)|) / |T(i)|                                   (weight of each tied row)
+        value = (1 / n) * sum_i (1 / k) * (#{j in C(i) : y_j != y_i} + w_i * #{j in T(i) : y_j != y_i})
+        zemel_consistency = 1 - value                                  (perfect 1)
+
+    Without ties at the k-th distance (|T(i)| = k - |C(i)|, every w_i = 1) this is the seed's
+    share of the k nearest neighbours whose label differs (perfect 0), and Zemel et al.'s
+    1 - (1 / n) * sum_i |y_i - (1 / k) * sum_{j in kNN(i)} y_j|.
 
     Parameters
     ----------
@@ -258,9 +377,17 @@ def consistency(X, y_true, *, n_neighbors: int = 5) -> ConsistencyResult:
 
     Notes
     -----
-    Ties in distance at the k-th neighbour are broken by scikit-learn's search order. Zemel et
-    al. define consistency on a model's predictions; here, as in seed 004, it is applied to the
-    labels, a property of the dataset.
+    Ties: when more rows than fit lie at the k-th neighbour's distance (repeated feature rows,
+    or rows symmetric about row i), the rows strictly closer count fully and all the tied rows
+    share the remaining k - |C(i)| places equally; this is the mean over every way of choosing
+    among them. Picking some of them (as a plain k-nearest-neighbour search does, by row order)
+    would make the value depend on the order of the rows. Distances within a relative
+    ``TIE_RTOL`` (1e-9) of r_i count as tied, so rounding in the standardization cannot split a
+    tie. Rows with identical features are handled as one point with a count, and the
+    standardization is computed from those points, so the value does not depend on row order.
+
+    Zemel et al. define consistency on a model's predictions; here, as in seed 004, it is applied
+    to the labels, a property of the dataset.
 
     References
     ----------
@@ -277,10 +404,12 @@ def consistency(X, y_true, *, n_neighbors: int = 5) -> ConsistencyResult:
     0.3333333333333333
     >>> result.zemel_consistency
     0.6666666666666667
-    """
-    from sklearn.neighbors import NearestNeighbors
-    from sklearn.preprocessing import StandardScaler
 
+    A tie: row 1 (at 1.0) has rows 0 and 2 at distance 1 and one place, so each counts 1/2.
+
+    >>> consistency([[0.0], [1.0], [2.0]], [0, 0, 1], n_neighbors=1).value  # (0 + 1/2 + 1) / 3
+    0.5
+    """
     func = "consistency"
     y = as_binary(y_true, "y_true", func)
     matrix, names = _features(X)
@@ -290,10 +419,10 @@ def consistency(X, y_true, *, n_neighbors: int = 5) -> ConsistencyResult:
     n_rows, n_excluded = int(keep.sum()), int((~keep).sum())
     if n_neighbors >= n_rows:
         raise ValueError(NEIGHBORS_MESSAGE.format(n_rows=n_rows, n_excluded=n_excluded, got=n_neighbors))
-    features = StandardScaler().fit_transform(matrix[keep])
-    y = y[keep]
-    neighbours = NearestNeighbors(n_neighbors=n_neighbors).fit(features).kneighbors(return_distance=False)
-    value = float((y[neighbours] != y[:, None]).mean())
+    # Distinct feature rows in sorted order (+ 0.0 turns -0.0 into 0.0), with their row counts.
+    points, inverse, counts = np.unique(matrix[keep] + 0.0, axis=0, return_inverse=True, return_counts=True)
+    positives = np.bincount(inverse.reshape(-1), weights=y[keep].astype(np.float64), minlength=len(points))
+    value = _inconsistency(_standardize(points, counts), counts, positives, n_neighbors)
     return ConsistencyResult(value=value, zemel_consistency=1.0 - value, n_neighbors=n_neighbors, n_rows=n_rows,
                              n_excluded=n_excluded, features=names)
 
@@ -357,7 +486,8 @@ def smoothed_edf(y_true, subgroups, *, concentration: float = 1.0, include_small
         Binary labels, 0 or 1.
     subgroups : Subgroups, or DataFrame / Series / array of protected attributes, n_samples rows
         Attributes mean their observed value combinations (the intersections Foulds et al. use),
-        nothing flagged small (min_size=1).
+        nothing flagged small (min_size=1). The subgroups must be disjoint: no row may belong to
+        two of them. Rows in no subgroup (a missing indicator value) take no part.
     concentration : float, default=1.0
         Total pseudo-count of the prior, > 0.
     include_small : bool, default=False
@@ -370,8 +500,9 @@ def smoothed_edf(y_true, subgroups, *, concentration: float = 1.0, include_small
     Raises
     ------
     ValueError
-        For non-binary labels, different lengths, or a `concentration` that is not finite and
-        > 0 (``CONCENTRATION_MESSAGE``).
+        For non-binary labels, different lengths, a `concentration` that is not finite and
+        > 0 (``CONCENTRATION_MESSAGE``), or subgroups that overlap, such as identity indicator
+        columns (``EDF_OVERLAP_MESSAGE``).
     TypeError
         If `concentration` is not a number (``CONCENTRATION_TYPE_MESSAGE``).
 
@@ -379,6 +510,9 @@ def smoothed_edf(y_true, subgroups, *, concentration: float = 1.0, include_small
     -----
     Seed 004's prose describes a subgroup compared "to the rest of the population"; Foulds et al.
     and ARCHITECTURE §5.5 define epsilon over pairs of subgroups, which is what is computed.
+    Foulds et al.'s groups are the intersections of the protected attributes, which partition the
+    people; overlapping subgroups (a row both "female" and "black" as separate indicator columns)
+    have no such meaning and are refused rather than compared silently.
 
     References
     ----------
@@ -398,6 +532,12 @@ def smoothed_edf(y_true, subgroups, *, concentration: float = 1.0, include_small
         raise ValueError(CONCENTRATION_MESSAGE.format(got=concentration))
     concentration = float(concentration)
     groups, member, _, _ = _label_counts(y_true, subgroups, func)
+    if groups.codes is None:  # disjoint unless a row is a member of two subgroups
+        shared = groups.membership.sum(axis=1) > 1
+        if shared.any():
+            first, second = np.flatnonzero(groups.membership[shared.argmax()])[:2]
+            raise ValueError(EDF_OVERLAP_MESSAGE.format(n_rows=int(shared.sum()), first=groups.names[first],
+                                                        second=groups.names[second]))
     alpha = concentration / 2.0
     sizes = member.sum(axis=1)
     small = sizes < groups.min_size

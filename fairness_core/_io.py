@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import collections
 import contextlib
 import csv
 import io
+import itertools
+import json
 import os
 from typing import BinaryIO, Union
 
@@ -21,10 +24,23 @@ ENCODING_MESSAGE = (
     "or as Parquet."
 )
 DUPLICATE_NOTE = "Duplicate column names were made unique by pandas: {columns}."
+REPEATED_NAMES_MESSAGE = (
+    "The file {name!r} repeats column names {count:,} times in its first row (for example {example!r}), "
+    "so that row is probably not a header. Tip: save it as CSV with one header row that names each "
+    "column once."
+)
+NESTED_NOTE = (
+    "Nested values (lists, structs or maps) were read as text, one JSON value per row, in: {columns}. "
+    "Tip: to use one as a label, score or attribute, flatten it into plain columns."
+)
 
 PARQUET_MAGIC = b"PAR1"
 DELIMITERS = ",;\t|"
-SNIFF_BYTES = 64 * 1024
+SNIFF_BYTES = 64 * 1024  # the delimiter guess decodes at most this many bytes...
+SNIFF_LINES = 50  # ...and looks at no more than this many non-blank records of them
+# pandas makes repeated names unique in time quadratic in their number (about 2.5 s for 16,000);
+# a header repeating names more often than this is refused before pandas sees it.
+MAX_REPEATED_NAMES = 1000
 
 
 def read_table(source: Union[str, os.PathLike, bytes, BinaryIO], *, name: str | None = None) -> pd.DataFrame:
@@ -32,9 +48,14 @@ def read_table(source: Union[str, os.PathLike, bytes, BinaryIO], *, name: str | 
 
     Parquet is recognised by its magic bytes. For CSV the encoding is UTF-8 (with or without a
     byte-order mark), else the one ``charset_normalizer`` detects (Windows-1252 when it is among
-    the most plausible); the delimiter is one of
-    ``, ; TAB |``, chosen by ``csv.Sniffer`` on the first 64 KiB. Values are parsed by pandas'
-    usual type inference; nothing is coerced afterwards.
+    the most plausible). The delimiter is one of ``, ; TAB |``: the one that splits the first
+    50 records of the first 64 KiB most consistently into as many fields as the header (more
+    than one), comma when none does; the guess takes time linear in that bounded sample (no
+    ``csv.Sniffer``, whose regular expressions can backtrack for minutes on crafted input). LF,
+    CRLF and CR-only line endings are all accepted. Values are parsed by pandas' usual type
+    inference; nothing is coerced afterwards, except that Parquet columns of nested Arrow types
+    (list, struct, map, union) become text: one JSON value per row (a map as a list of
+    ``[key, value]`` pairs), missing values staying missing.
 
     Parameters
     ----------
@@ -49,9 +70,15 @@ def read_table(source: Union[str, os.PathLike, bytes, BinaryIO], *, name: str | 
     Raises
     ------
     ValueError
-        If the file is empty, has no data rows, or cannot be parsed. The message says what was
-        wrong and what to do. A repeated column name is made unique by pandas (``x``, ``x.1``) and
-        reported in ``frame.attrs["notes"]``.
+        If the file is empty, has no data rows, repeats column names more than
+        ``MAX_REPEATED_NAMES`` (1,000) times in its header, or cannot be parsed. The message says
+        what was wrong and what to do.
+
+    Notes
+    -----
+    ``frame.attrs["notes"]``, when present, lists corrections made while reading, as sentences:
+    a repeated CSV column name made unique by pandas (``x``, ``x.1``), and nested Parquet columns
+    read as text. Attributes stored in a Parquet file's own metadata are not kept.
     """
     if isinstance(source, (str, os.PathLike)):
         name = name or os.fspath(source)
@@ -66,7 +93,7 @@ def read_table(source: Union[str, os.PathLike, bytes, BinaryIO], *, name: str | 
         raise ValueError(EMPTY_MESSAGE.format(name=name))
     if data[:4] == PARQUET_MAGIC:
         try:
-            frame = pd.read_parquet(io.BytesIO(data))
+            frame = _read_parquet(data)
         except Exception as exc:  # pyarrow raises several exception types for corrupt files
             raise ValueError(UNREADABLE_MESSAGE.format(name=name, kind="Parquet", error=exc)) from exc
     else:
@@ -76,24 +103,97 @@ def read_table(source: Union[str, os.PathLike, bytes, BinaryIO], *, name: str | 
     return frame
 
 
+def _read_parquet(data: bytes) -> pd.DataFrame:
+    """Parquet bytes as a DataFrame; nested columns as JSON text (see :func:`read_table`)."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    schema = pq.read_schema(io.BytesIO(data))
+    index_columns = {c for c in (schema.pandas_metadata or {}).get("index_columns", []) if isinstance(c, str)}
+    fields = [f for f in schema if f.name not in index_columns]
+    nested = [f.name for f in fields if pa.types.is_nested(f.type)]
+    if not nested:
+        frame = pd.read_parquet(io.BytesIO(data))
+    else:
+        plain = [f.name for f in fields if f.name not in nested]
+        frame = pd.read_parquet(io.BytesIO(data), columns=plain)
+        table = pq.read_table(io.BytesIO(data), columns=nested, use_pandas_metadata=False)
+        for position, field in enumerate(fields):
+            if field.name in nested:
+                texts = [None if value is None else _json_text(value)
+                         for value in table.column(field.name).to_pylist()]
+                frame.insert(position, field.name, pd.Series(texts, index=frame.index, dtype="str"))
+    # pandas restores DataFrame.attrs from the file's metadata: file content, not our notes.
+    frame.attrs = {}
+    if nested:
+        frame.attrs["notes"] = [NESTED_NOTE.format(columns=", ".join(map(repr, nested)))]
+    return frame
+
+
+def _json_text(value: object) -> str:
+    """A nested Arrow value (as ``to_pylist`` gives it) as stable JSON text."""
+    return json.dumps(value, ensure_ascii=False, default=str)
+
+
 def _read_csv(data: bytes, name: str) -> pd.DataFrame:
     encoding = _encoding(data, name)
-    sample = data[:SNIFF_BYTES].decode(encoding, errors="ignore")
+    sep = _guess_delimiter(data, encoding)
     try:
-        sep = csv.Sniffer().sniff(sample, delimiters=DELIMITERS).delimiter
-    except csv.Error:
-        sep = ","
+        header = _raw_header(data, encoding, sep)
+    except (UnicodeDecodeError, csv.Error) as exc:
+        raise ValueError(UNREADABLE_MESSAGE.format(name=name, kind="CSV", error=str(exc).strip())) from exc
+    names = collections.Counter(h for h in header if h != "")  # pandas names blank cells "Unnamed: i"
+    repeated = names.total() - len(names)
+    if repeated > MAX_REPEATED_NAMES:
+        raise ValueError(REPEATED_NAMES_MESSAGE.format(name=name, count=repeated, example=names.most_common(1)[0][0]))
     try:
         frame = pd.read_csv(io.BytesIO(data), sep=sep, encoding=encoding, low_memory=False)
     except (pd.errors.ParserError, UnicodeDecodeError, ValueError) as exc:
         raise ValueError(UNREADABLE_MESSAGE.format(name=name, kind="CSV", error=str(exc).strip())) from exc
     # pandas renames a repeated name (x, x.1); say so, since the file's header did not.
-    header = next(csv.reader(io.StringIO(sample), delimiter=sep), [])
     if len(header) == frame.shape[1]:
         renamed = [f"{old!r} -> {new!r}" for old, new in zip(header, map(str, frame.columns)) if old != new]
         if renamed and len(set(header)) < len(header):
             frame.attrs["notes"] = [DUPLICATE_NOTE.format(columns=", ".join(renamed))]
     return frame
+
+
+def _raw_header(data: bytes, encoding: str, sep: str) -> list[str]:
+    """The first non-blank record of the CSV, as written (before pandas makes its names unique).
+
+    Read lazily, as pandas does: LF, CRLF and CR end a record, quoted fields may span lines.
+    """
+    text = io.TextIOWrapper(io.BytesIO(data), encoding=encoding, newline="")
+    return next(filter(None, csv.reader(text, delimiter=sep)), [])
+
+
+def _guess_delimiter(data: bytes, encoding: str) -> str:
+    """The delimiter among ``DELIMITERS`` that best fits a bounded sample of `data`, else a comma.
+
+    Only the first ``SNIFF_BYTES`` bytes are decoded and only their first ``SNIFF_LINES``
+    non-blank records are parsed, once per candidate, by ``csv.reader`` (a linear state machine;
+    quotes are honoured and LF, CRLF and CR all end a record). A candidate fits when it splits the
+    header into more than one field; the best splits the most records into as many fields as the
+    header (then: more fields; then: earlier in ``DELIMITERS``).
+    """
+    truncated = len(data) > SNIFF_BYTES
+    sample = data[:SNIFF_BYTES].decode(encoding, errors="ignore")
+    best, best_key = ",", None
+    for sep in DELIMITERS:
+        reader = csv.reader(io.StringIO(sample, newline=""), delimiter=sep)
+        try:
+            counts = [len(row) for row in itertools.islice(filter(None, reader), SNIFF_LINES + 1)]
+        except csv.Error:
+            continue
+        if truncated and len(counts) > 1 and len(counts) <= SNIFF_LINES:
+            counts.pop()  # the last record was cut by the byte limit
+        counts = counts[:SNIFF_LINES]
+        if not counts or counts[0] < 2:
+            continue
+        key = (sum(c == counts[0] for c in counts) / len(counts), counts[0])
+        if best_key is None or key > best_key:
+            best, best_key = sep, key
+    return best
 
 
 def _encoding(data: bytes, name: str) -> str:

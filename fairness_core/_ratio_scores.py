@@ -96,7 +96,15 @@ class RatioScoresResult:
     n_undefined : int
         Subgroups left out because the score is NaN (see their ``note``).
     n_small_excluded : int
-        Subgroups left out because they are small.
+        Subgroups left out because they are small (too few rows, or too few in the rate's
+        denominator: actual positives for the true positive rate; see ``small_reason``).
+    ci_low, ci_high : float
+        Percentile bootstrap interval of ``value`` (NaN without intervals). With intervals the
+        table gains ``score_ci_low, score_ci_high, excludes_parity``: the score is
+        1 / (the ratio disparity against the rest), so its interval and parity test are those of
+        :meth:`ConfusionCounts.disparity` with ``distance_measure="ratio"``, inverted.
+    level : float or None
+    n_boot, n_boot_undefined : int
     """
 
     value: float
@@ -106,6 +114,11 @@ class RatioScoresResult:
     n_used: int
     n_undefined: int
     n_small_excluded: int
+    ci_low: float = float("nan")
+    ci_high: float = float("nan")
+    level: Optional[float] = None
+    n_boot: int = 0
+    n_boot_undefined: int = 0
 
     def __float__(self) -> float:
         return float(self.value)
@@ -130,9 +143,15 @@ def _join(*parts: str) -> str:
     return "; ".join(p for p in parts if p)
 
 
-def subgroup_ratio_scores(counts, rate: str, *, include_small: bool = False) -> RatioScoresResult:
+def subgroup_ratio_scores(counts, rate: str, *, include_small: bool = False, ci=None, n_boot: int = 1000,
+                          random_state=0) -> RatioScoresResult:
     """Every subgroup's ratio score against its background, from ConfusionCounts."""
     check_option(rate, RATIO_RATES, "rate", "ConfusionCounts.ratio_scores")
+    metric = "statistical_parity" if rate == "selection_rate" else rate
+    ratio = counts.disparity(metric, distance_measure="ratio", reference="rest", reduction=None if ci is None else "max",
+                             include_small=include_small, ci=ci, n_boot=n_boot, random_state=random_state,
+                             func="ConfusionCounts.ratio_scores")
+    ratio_table = ratio if ci is None else ratio.table
     a, a_notes = _rate(counts.member, rate)
     b, b_notes = _rate(counts.background, rate)
     score, notes = ratio_rule(a, b, rate)
@@ -143,9 +162,23 @@ def subgroup_ratio_scores(counts, rate: str, *, include_small: bool = False) -> 
         "subgroup_value": a,
         "reference_value": b,
         "score": score,
-        "small": counts.small.astype(bool),
+        "small": ratio_table["small"].to_numpy(dtype=bool),
         "note": [_join(x, f"rest: {y}" if y else "", z) for x, y, z in zip(a_notes, b_notes, notes)],
+        "small_reason": ratio_table["small_reason"].to_numpy(dtype=object),
     })
+    extra = {}
+    if ci is not None:
+        with np.errstate(divide="ignore"):
+            low = 1.0 / ratio_table["disparity_ci_high"].to_numpy(dtype=np.float64)
+            high = 1.0 / ratio_table["disparity_ci_low"].to_numpy(dtype=np.float64)
+        at = table.columns.get_loc("score") + 1
+        table.insert(at, "score_ci_low", low)
+        table.insert(at + 1, "score_ci_high", high)
+        table.insert(at + 2, "excludes_parity", ratio_table["excludes_parity"].to_numpy())
+        table.attrs.update(ratio_table.attrs)
+        with np.errstate(divide="ignore"):
+            extra = dict(ci_low=1.0 / ratio.ci_high, ci_high=1.0 / ratio.ci_low, level=ratio.level,
+                         n_boot=ratio.n_boot, n_boot_undefined=ratio.n_boot_undefined)
     used = table if include_small else table[~table["small"]]
     defined = used[used["score"].notna()]
     if defined.empty:
@@ -154,7 +187,8 @@ def subgroup_ratio_scores(counts, rate: str, *, include_small: bool = False) -> 
         row = defined.loc[defined["score"].idxmin()]
         value, worst = float(row["score"]), row["subgroup"]
     return RatioScoresResult(value=value, rate=rate, table=table, worst=worst, n_used=len(defined),
-                             n_undefined=len(used) - len(defined), n_small_excluded=len(table) - len(used))
+                             n_undefined=len(used) - len(defined), n_small_excluded=len(table) - len(used),
+                             **extra)
 
 
 def _binary_sensitive(sensitive, n: int, func: str, rate: str, other: str) -> np.ndarray:
@@ -229,9 +263,12 @@ def p_percent_score(y_pred, sensitive, *, positive_target=1) -> RatioScoreResult
 
     Notes
     -----
-    scikit-lego returns 0 (with a warning) when a group is empty; that says "maximally unfair"
-    about a comparison that cannot be made, so we return NaN with a note instead. scikit-lego's
-    rule for both rates 0 (returning 1) and one rate 0 (returning 0) is kept.
+    Seed 003's scikit-lego code returns 0 (with a "No samples with y_hat == ..." warning) as soon
+    as either rate is 0, so both rates 0 give 0 there; here both rates 0 give 1.0 with a note, since
+    the two groups are treated alike. Exactly one rate 0 gives 0.0 in both. For an empty group
+    scikit-lego's rate is the mean of an empty slice (NaN, with numpy's warning), the ratio is NaN
+    and it returns 1; that says "parity" about a comparison that cannot be made, so we return NaN
+    with a note instead.
 
     References
     ----------

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any, Sequence
 
 import numpy as np
@@ -73,6 +74,31 @@ class Subgroups:
     def sum(self, values: np.ndarray) -> np.ndarray:
         """Sum `values` (shape (n_samples,)) over the rows of each subgroup -> shape (n_subgroups,)."""
         return self.crosstab(np.zeros(self.n_samples, np.intp), 1, values)[0][:, 0]
+
+    @cached_property
+    def patterns(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Each row's membership pattern, and the masks of each pattern (computed once).
+
+        Rows with the same pattern are members of the same subgroups and background of the same
+        subgroups, so every per-subgroup count is a sum over patterns. The bootstrap resamples
+        within patterns (see ``_bootstrap.Atoms``).
+
+        Returns
+        -------
+        codes : ndarray of int, shape (n_samples,)
+            Each row's pattern index.
+        member, background : ndarray of bool, shape (n_patterns, n_subgroups)
+            The membership and background masks of each pattern.
+        """
+        k = len(self.names)
+        if self.codes is not None and self.membership.shape[0] and bool(
+                np.all(self.membership.sum(axis=1) == 1)):
+            eye = np.eye(k, dtype=bool)
+            return self.codes.astype(np.intp), eye, ~eye
+        bits = np.packbits(np.concatenate([self.membership, self.background], axis=1), axis=1)
+        keys = np.ascontiguousarray(bits).view(np.dtype((np.void, bits.shape[1]))).reshape(-1)
+        _, first, codes = np.unique(keys, return_index=True, return_inverse=True)
+        return codes.reshape(-1).astype(np.intp), self.membership[first], self.background[first]
 
     def crosstab(self, cell: np.ndarray, n_cells: int, weights: np.ndarray | None = None):
         """Counts (or sums of `weights`) per subgroup and cell, for members and for the background.

@@ -46,20 +46,25 @@ concentration = controls.kept(st.number_input, "Concentration", "dataset:concent
                               step=0.5, format="%g",
                               help="Total pseudo-count of the Dirichlet prior that smooths each subgroup's rates "
                                    "(Foulds et al. 2020); larger values pull small subgroups towards 1/2.")
-edf = data.smoothed_edf(token, mapping_key, float(concentration), bool(include_small), scored)
-e1, e2 = st.columns(2)
-e1.metric("Smoothed EDF (ε)", text.num(edf.value),
-          help="The largest |ln s_i(y) - ln s_j(y)| over pairs of subgroups and both outcomes; perfect 0.")
-if edf.pair is not None:
-    outcome = "positive" if edf.outcome == 1 else "negative"
-    e2.metric("Attained by", f"{edf.pair[0]} vs {edf.pair[1]}",
-              help=f"The pair whose smoothed rates of a {outcome} label differ most.")
-    st.caption(f"The smoothed rate of a {outcome} label is {math.exp(edf.value):.2f} "
-               f"times higher for {text.md(edf.pair[0])} than for {text.md(edf.pair[1])} (e^ε).")
-else:
-    e2.metric("Attained by", "n/a", help=edf.reason)
-    st.caption(text.md(edf.reason))
-st.dataframe(edf.table, hide_index=True, column_config=text.column_config(edf.table.columns))
+try:
+    edf = data.smoothed_edf(token, mapping_key, float(concentration), bool(include_small), scored)
+except ValueError as exc:  # overlapping subgroups (identity columns): the EDF compares disjoint ones
+    edf = None
+    st.info(text.md(str(exc)))
+if edf is not None:
+    e1, e2 = st.columns(2)
+    e1.metric("Smoothed EDF (ε)", text.num(edf.value),
+              help="The largest |ln s_i(y) - ln s_j(y)| over pairs of subgroups and both outcomes; perfect 0.")
+    if edf.pair is not None:
+        outcome = "positive" if edf.outcome == 1 else "negative"
+        e2.metric("Attained by", text.md(f"{edf.pair[0]} vs {edf.pair[1]}"),
+                  help=f"The pair whose smoothed rates of a {outcome} label differ most.")
+        st.caption(f"The smoothed rate of a {outcome} label is {math.exp(edf.value):.2f} "
+                   f"times higher for {text.md(edf.pair[0])} than for {text.md(edf.pair[1])} (e^ε).")
+    else:
+        e2.metric("Attained by", "n/a", help=text.md(edf.reason))
+        st.caption(text.md(edf.reason))
+    st.dataframe(edf.table, hide_index=True, column_config=text.column_config(edf.table.columns))
 
 # 3. Consistency ----------------------------------------------------------------------------------
 st.subheader("Consistency (similar rows, similar labels)")

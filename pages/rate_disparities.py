@@ -1,8 +1,11 @@
-"""Rate disparities: rates per subgroup at a decision threshold, their disparities and equalized odds."""
+"""Rate disparities: rates per subgroup at a decision threshold, their disparities and equalized odds,
+with intervals, the findings in plain words and the verdicts of the policy rules."""
+
+from contextlib import nullcontext
 
 import streamlit as st
 
-from fairness_core import plotting
+from fairness_core import DEFAULT_RULES, Rule, evaluate_result, plotting, reduction_finding, summarize_verdicts
 from ui import controls, data, state, text
 
 controls.frame()
@@ -12,46 +15,99 @@ score = st.session_state[state.MODEL]
 
 # Controls ----------------------------------------------------------------------------------
 source, threshold = controls.predictions(scored, score)
-counts = data.confusion(token, mapping_key, source or "given", threshold, scored)
+source = source or "given"
+counts = data.confusion(token, mapping_key, source, threshold, scored)
 
 metrics = controls.kept(st.multiselect, "Rates", "rates:metrics", ["false_positive_rate", "false_negative_rate"],
                         options=list(text.RATE_LABELS), format_func=text.RATE_LABELS.get)
 distance, reduction, reference = controls.disparity_controls(counts.names, "rates")
 include_small = controls.include_small("rates")
-
-# Computation (post-aggregation only: the counts above are cached) -------------------------
-rates = counts.table()
-kw = dict(distance_measure=distance, reference=reference, reduction=reduction, include_small=include_small)
-summaries = {m: counts.disparity(text.RATE_TO_METRIC[m], **kw) for m in metrics}
-comparisons = {m: s.table for m, s in summaries.items()}
-odds = counts.equalized_odds(**kw)
-theil = counts.theil_index(reference=reference, reduction=reduction, include_small=include_small)
-p_percent = counts.ratio_scores("selection_rate", include_small=include_small)
-opportunity = counts.ratio_scores("true_positive_rate", include_small=include_small)
-
-# Rendering -----------------------------------------------------------------------------------
+intervals = controls.intervals()
+level = intervals.ci
 if not metrics:
     st.info("Choose one or more rates above.")
     st.stop()
+
+
+def disparity(metric: str, dist: str = distance, red: str = reduction):
+    """A reduced disparity of the cached counts, with intervals when they are on (cached)."""
+    return data.disparity(token, mapping_key, source, threshold, metric, dist, red, reference, include_small, level,
+                          intervals.n_boot, intervals.adjust, counts)
+
+
+# Computation (post-aggregation only: the counts above are cached) -------------------------
+with st.spinner("Computing intervals ...") if level is not None else nullcontext():
+    rates = counts.table(ci=level)
+    summaries = {m: disparity(text.RATE_TO_METRIC[m]) for m in metrics}
+    comparisons = {m: s.table for m, s in summaries.items()}
+    odds = disparity("equalized_odds")
+    top = data.findings(token, mapping_key, source, threshold, tuple(text.RATE_TO_METRIC[m] for m in metrics),
+                        reference, include_small, level, intervals.n_boot, intervals.adjust, counts)
+    p_percent, opportunity = (data.ratio_scores(token, mapping_key, source, threshold, rate, include_small, level,
+                                                intervals.n_boot, counts)
+                              for rate in ("selection_rate", "true_positive_rate"))
+theil = counts.theil_index(reference=reference, reduction=reduction, include_small=include_small)
+
+# Rendering -----------------------------------------------------------------------------------
+st.subheader("Findings")
+sentences = [f.sentence for f in top] + [f.sentence for f in (reduction_finding(summaries[m], text.RATE_TO_METRIC[m])
+                                                              for m in metrics) if f is not None]
+if sentences:
+    st.markdown("\n".join(f"- {text.md(s)}" for s in sentences))
+else:
+    st.caption("No comparison could be assessed: every one is undefined or left out as small.")
+
 perfect = "0" if distance == "diff" else "1"
 cols = st.columns(len(metrics) + 2)
 for col, m in zip(cols, metrics):
     s = summaries[m]
     col.metric(f"{text.RATE_LABELS[m]} disparity ({reduction})", text.num(s.value),
                help=f"Perfect value {perfect}. Over {s.n_used} comparisons; {s.n_small_excluded} with a small "
-                    f"subgroup and {s.n_undefined} undefined left out.")
+                    f"subgroup, {s.n_undefined} undefined and {s.n_infinite} infinite "
+                    f"{'left out' if reduction == 'mean' else 'among them'}.")
+    col.caption(text.disparity_caption(s, m))
 cols[-2].metric(f"Equalized odds ({reduction})", text.num(odds.value),
                 help="Per comparison the larger of the TPR and FPR disparities, then reduced.")
+cols[-2].caption(text.disparity_caption(odds, None))
 cols[-1].metric(f"Theil index ({reduction})", text.num(theil.value),
                 help="Per comparison the between-group Theil index of the subgroup and its reference (benefit "
                      "b = prediction - label + 1); perfect 0. It has no distance option.")
+cols[-1].caption(text.disparity_caption(theil, None) + (" · no interval is computed for the Theil index"
+                                                        if level is not None else ""))
 ref_text = text.REFERENCE_LABELS.get(reference, f"subgroup {text.md(reference)}")
 st.caption(f"Each subgroup is compared with the {ref_text}; distance: {text.DISTANCE_LABELS[distance]}; "
-           f"perfect value {perfect}.")
+           f"perfect value {perfect}."
+           + (f" Intervals: {text.level_text(level)}, bootstrap with {intervals.n_boot:,} resamples (seed 0)"
+              + (f", {text.ADJUST_LABELS[intervals.adjust]}-adjusted per table" if intervals.adjust else "")
+              + "." if level is not None else ""))
+
+st.subheader("Policy")
+default_rules = {rule.name: rule for rule in DEFAULT_RULES}
+verdicts = [evaluate_result(default_rules["four_fifths"], p_percent),
+            evaluate_result(default_rules["equal_opportunity"], opportunity)]
+if distance == "ratio":
+    rules = [r for r in DEFAULT_RULES if r.distance_measure == "ratio"]
+else:
+    bound = float(controls.kept(st.number_input, text.MAX_DIFFERENCE, "rates:max_difference", 0.1, min_value=0.0,
+                                max_value=1.0, step=0.01, format="%.3f", help=text.HELP[text.MAX_DIFFERENCE]))
+    rules = [Rule(metric=metric, distance_measure="diff", bound=bound)
+             for metric in [text.RATE_TO_METRIC[m] for m in metrics] + ["equalized_odds"]]
+with st.spinner("Computing intervals ...") if level is not None else nullcontext():
+    verdicts += [evaluate_result(rule, disparity(rule.metric, rule.distance_measure, "max")) for rule in rules]
+tally = summarize_verdicts(verdicts).attrs["counts"]
+st.caption("Verdicts: " + ", ".join(f"{n} {status}" for status, n in tally.items() if n) + ". The disparity rules "
+           f"are assessed on the largest disparity (max) against the {ref_text}, whatever the Reduction above"
+           + ("; ratio rules only, since Distance is ratio" if distance == "ratio" else
+              "; the ratio band [0.8, 1.25] applies when Distance is ratio") + ". "
+           + ("A rule passes when its whole interval meets the bound, fails when the whole interval breaks it, and "
+              "is inconclusive when the interval straddles the bound." if level is not None else
+              "Intervals are off, so each verdict rests on the point estimate alone."))
+for verdict in verdicts:
+    st.markdown(text.verdict_markdown(verdict))
 
 reference_label = {"rest": "Rest of population", "overall": "Whole population"}.get(reference, f"Reference: {reference}")
 fig = plotting.rate_chart(rates, metrics, None if reference == "pairwise" else comparisons,
-                          reference_label=reference_label, title="Rates per subgroup")
+                          reference_label=reference_label, title="Rates per subgroup", level=level)
 st.plotly_chart(fig, width="stretch")
 
 st.subheader("Rates per subgroup")
@@ -88,13 +144,13 @@ st.caption("Each subgroup against the rest of the population: min(a / b, b / a) 
            "below 0.8 fails the 80 % (four-fifths) rule. Small subgroups are shown but left out of the minimum.")
 s1, s2 = st.columns(2)
 for col, label, result in ((s1, "p% score (min)", p_percent), (s2, "Equal opportunity score (min)", opportunity)):
-    worst = f" Lowest: {result.worst}." if result.worst is not None else ""
     col.metric(label, text.num(result.value),
                help=f"Minimum over {result.n_used} subgroups; {result.n_small_excluded} small and "
-                    f"{result.n_undefined} undefined left out.{worst}")
+                    f"{result.n_undefined} undefined left out.")
+    col.caption(text.ratio_score_caption(result, level))
 ratio_tables = {"p% score": p_percent.table, "Equal opportunity score": opportunity.table}
-st.plotly_chart(plotting.ratio_score_chart(ratio_tables, threshold=0.8, title="Each subgroup against the rest"),
-                width="stretch")
+st.plotly_chart(plotting.ratio_score_chart(ratio_tables, threshold=default_rules["four_fifths"].bound,
+                                          title="Each subgroup against the rest", level=level), width="stretch")
 for tab, (name, table) in zip(st.tabs(list(ratio_tables)), ratio_tables.items()):
     with tab:
         st.dataframe(table, hide_index=True, column_config=text.column_config(table.columns))

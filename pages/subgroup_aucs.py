@@ -1,4 +1,7 @@
-"""Subgroup AUCs: subgroup, BPSN and BNSP AUC per subgroup, their power means and the bias AUC score."""
+"""Subgroup AUCs: subgroup, BPSN and BNSP AUC per subgroup, their power means and the bias AUC score,
+with DeLong intervals and the AUCs that lie below the overall AUC."""
+
+from contextlib import nullcontext
 
 import streamlit as st
 
@@ -20,9 +23,23 @@ with c2:
                            step=0.05, help=text.HELP[text.OVERALL_WEIGHT])
 with c3:
     include_small = controls.include_small("auc")
+intervals = controls.intervals()
+level = intervals.ci
 
-table = data.auc_table(token, mapping_key, score, scored)
-result = fc.summarize_bias_auc(table, p=float(p), overall_weight=float(weight), include_small=include_small)
+with st.spinner("Computing intervals ...") if level is not None else nullcontext():
+    table = (data.auc_table(token, mapping_key, score, scored) if level is None
+             else data.auc_intervals(token, mapping_key, score, level, intervals.n_boot, scored))
+    result = fc.summarize_bias_auc(table, p=float(p), overall_weight=float(weight), include_small=include_small)
+
+if level is not None:
+    st.subheader("Findings")
+    found = text.auc_findings(table, include_small)
+    if found:
+        st.markdown("\n".join(f"- {s}" for s in found))
+    else:
+        st.markdown(f"- No subgroup, BPSN or BNSP AUC has a {text.level_text(level)} interval entirely below the "
+                    f"overall AUC ({text.num(result.overall_auc)}): no AUC is distinguishable from it at this "
+                    "sample size.")
 
 m = st.columns(5)
 m[0].metric("Bias AUC score", text.num(result.value), help="w x overall AUC + (1 - w) x mean of the three power means")
@@ -31,14 +48,22 @@ power = f"Power mean over subgroups (p = {p:g}) of the"
 m[2].metric("Power mean: subgroup", text.num(result.subgroup_power_mean), help=f"{power} subgroup AUCs")
 m[3].metric("Power mean: BPSN", text.num(result.bpsn_power_mean), help=f"{power} BPSN AUCs")
 m[4].metric("Power mean: BNSP", text.num(result.bnsp_power_mean), help=f"{power} BNSP AUCs")
+if level is not None:
+    m[0].caption(text.bias_auc_caption(result, level))
+    m[1].caption(text.overall_auc_caption(table, level))
+for col, column in zip(m[2:], ("subgroup_auc", "bpsn_auc", "bnsp_auc")):
+    col.caption(text.power_mean_caption(result, table, column, include_small, level))
 undefined = ", ".join(f"{n} {c.replace('_', ' ').replace('auc', 'AUC')}" for c, n in result.n_undefined.items() if n)
 st.caption(
     f"Score column: {text.md(score)}. Power means over {result.n_used} subgroups"
     + (f"; small subgroups left out: {result.n_small_excluded}" if result.n_small_excluded else "")
-    + (f"; left out as undefined: {undefined}" if undefined else "") + ".")
+    + (f"; left out as undefined: {undefined}" if undefined else "") + "."
+    + (f" Intervals: {text.level_text(level)}; DeLong's for each AUC." if level is not None else ""))
 
-st.plotly_chart(plotting.auc_chart(table, title=f"AUCs per subgroup, {score}"), width="stretch")
-st.dataframe(table, hide_index=True, column_config=text.column_config(table.columns))
+st.plotly_chart(plotting.auc_chart(table, title=f"AUCs per subgroup, {score}", level=level), width="stretch")
+shown = table.copy()
+shown.attrs = {}  # the bootstrap replicates in attrs are not for display (and not JSON)
+st.dataframe(shown, hide_index=True, column_config=text.column_config(shown.columns))
 
 with st.expander("What these AUCs mean"):
     st.markdown(

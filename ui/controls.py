@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Callable, Sequence
 
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -13,6 +13,41 @@ import streamlit as st
 import fairness_core as fc
 
 from . import state, text
+
+
+@dataclass(frozen=True)
+class IntervalOptions:
+    """The sidebar's interval options, shared by every page (session key ``state.INTERVALS``).
+
+    Attributes
+    ----------
+    show : bool
+        Whether pages compute and show intervals.
+    level : float
+        Confidence level (0.90, 0.95 or 0.99).
+    n_boot : int
+        Bootstrap replicates.
+    adjust : {None, 'bonferroni', 'holm', 'fdr_bh'}
+        Multiple-comparison adjustment.
+    random_state : int
+        The bootstrap seed: fixed, so the same data and options give the same intervals.
+    """
+
+    show: bool = True
+    level: float = 0.95
+    n_boot: int = 1000
+    adjust: str | None = None
+    random_state: int = 0
+
+    @property
+    def ci(self) -> float | None:
+        """The `ci` argument of fairness_core: the level, or None when intervals are off."""
+        return self.level if self.show else None
+
+
+def intervals() -> IntervalOptions:
+    """The interval options chosen in the sidebar (defaults before the sidebar is drawn)."""
+    return st.session_state.get(state.INTERVALS) or IntervalOptions()
 
 
 def kept(widget: Callable, label: str, name: str, default: Any, *, options: Sequence | None = None, **kwargs):
@@ -126,6 +161,7 @@ def frame() -> None:
             help="The score column analysed on the Subgroup AUCs, Rate disparities and Calibration pages.",
         ) if scores else None
         _subgroup_options()
+        _interval_options()
         _slice_picker()
 
 
@@ -144,6 +180,20 @@ def _subgroup_options() -> None:
     mapping = st.session_state[state.MAPPING]
     if mapping is not None and any(getattr(mapping, k) != v for k, v in options.items()):
         st.session_state[state.MAPPING] = replace(mapping, **options)
+
+
+def _interval_options() -> None:
+    """Sidebar: whether to show intervals, their level, the bootstrap size and the multiple-comparison adjustment."""
+    with st.expander("Intervals"):
+        show = bool(kept(st.checkbox, text.SHOW_INTERVALS, "intervals:show", True, help=text.HELP[text.SHOW_INTERVALS]))
+        level = kept(st.selectbox, text.CONFIDENCE_LEVEL, "intervals:level", 0.95, options=list(text.LEVELS),
+                     format_func=text.level_text, disabled=not show, help=text.HELP[text.CONFIDENCE_LEVEL])
+        n_boot = kept(st.selectbox, text.N_BOOT, "intervals:n_boot", 1000, options=list(text.N_BOOTS),
+                      format_func="{:,}".format, disabled=not show, help=text.HELP[text.N_BOOT])
+        adjust = kept(st.selectbox, text.ADJUST, "intervals:adjust", "none", options=list(text.ADJUSTMENTS),
+                      format_func=text.ADJUST_LABELS.get, disabled=not show, help=text.HELP[text.ADJUST])
+    st.session_state[state.INTERVALS] = IntervalOptions(show=show, level=float(level), n_boot=int(n_boot),
+                                                        adjust=text.ADJUSTMENTS[adjust])
 
 
 def _slice_picker() -> None:

@@ -127,6 +127,51 @@ def confusion(token: str, mapping_key: str, source: str, threshold: float | None
     return fc.confusion_counts(_data.y_true, y_pred, _data.subgroups)
 
 
+# Interval-bearing results: small tables, several per page view (one per rate, rule and option set).
+INTERVAL_CACHE = {**CACHE, "max_entries": 64}
+
+
+@st.cache_data(**INTERVAL_CACHE)
+def disparity(token: str, mapping_key: str, source: str, threshold: float | None, metric: str, distance: str,
+              reduction: str, reference: str, include_small: bool, level: float | None, n_boot: int,
+              adjust: str | None, _counts: fc.ConfusionCounts) -> fc.DisparityResult:
+    """A reduced rate disparity (`metric` as named by rate_disparity) or, for ``metric="equalized_odds"``,
+    equalized odds, of the cached confusion counts `_counts` (keyed by token, mapping_key, source and
+    threshold, as :func:`confusion`). With `level`, bootstrap intervals with `n_boot` replicates and
+    the fixed seed 0 (the same inputs always give the same intervals)."""
+    kw = dict(distance_measure=distance, reduction=reduction, reference=reference, include_small=include_small,
+              ci=level, n_boot=n_boot, random_state=0, adjust=adjust)
+    if metric == "equalized_odds":
+        return _counts.equalized_odds(**kw)
+    return _counts.disparity(metric, **kw)
+
+
+@st.cache_data(**INTERVAL_CACHE)
+def ratio_scores(token: str, mapping_key: str, source: str, threshold: float | None, rate: str, include_small: bool,
+                 level: float | None, n_boot: int, _counts: fc.ConfusionCounts):
+    """Every subgroup's ratio score against the rest and the minimum (``rate="selection_rate"``: p% score,
+    ``"true_positive_rate"``: equal opportunity score), with bootstrap intervals (seed 0) when `level` is set."""
+    return _counts.ratio_scores(rate, include_small=include_small, ci=level, n_boot=n_boot, random_state=0)
+
+
+@st.cache_data(**INTERVAL_CACHE)
+def findings(token: str, mapping_key: str, source: str, threshold: float | None, metrics: tuple, reference: str,
+             include_small: bool, level: float | None, n_boot: int, adjust: str | None,
+             _counts: fc.ConfusionCounts) -> list:
+    """The top rate findings (fairness_core's rate_findings, seed 0) for `metrics` (rate_disparity names)."""
+    return fc.rate_findings(_counts, metrics, reference=reference, ci=level, n_boot=n_boot, random_state=0,
+                         adjust=adjust, include_small=include_small, limit=3)
+
+
+@st.cache_data(**CACHE)
+def auc_intervals(token: str, mapping_key: str, score: str, level: float, n_boot: int,
+                  _data: fc.ScoredData) -> pd.DataFrame:
+    """Per-subgroup AUC table of one score column with DeLong intervals at `level`, and in its attrs the
+    bootstrap replicates (`n_boot`, seed 0) behind the intervals of the power means and the bias AUC score."""
+    return fc.bias_auc_table(_data.y_true, _data.scores[score], _data.subgroups, ci=level, n_boot=n_boot,
+                             random_state=0)
+
+
 @st.cache_data(**CACHE)
 def calibration(token: str, mapping_key: str, score: str, n_bins: int, strategy: str,
                 _data: fc.ScoredData) -> fc.CalibrationCounts:
@@ -176,14 +221,22 @@ PROTECTED_NAMES = ("race", "ethnicity", "sex", "gender", "age_group", "age_cat")
 
 @st.cache_data(**CACHE)
 def column_profile(token: str, _frame: pd.DataFrame) -> pd.DataFrame:
-    """Per column: dtype, whether numeric, and the number of distinct non-missing values."""
+    """Per column: dtype, whether numeric, and the number of distinct non-missing values (of their text
+    when some are unhashable, such as lists or dicts)."""
+
+    def n_unique(values: pd.Series) -> int:
+        try:
+            return int(values.nunique(dropna=True))
+        except TypeError:
+            return int(values.dropna().map(str).nunique())
+
     numeric = [pd.api.types.is_numeric_dtype(_frame[c]) and not pd.api.types.is_bool_dtype(_frame[c])
                for c in _frame.columns]
     return pd.DataFrame({
         "column": [str(c) for c in _frame.columns],
         "dtype": [str(t) for t in _frame.dtypes],
         "numeric": numeric,
-        "n_unique": [int(_frame[c].nunique(dropna=True)) for c in _frame.columns],
+        "n_unique": [n_unique(_frame[c]) for c in _frame.columns],
         "n_missing": [int(v) for v in _frame.isna().sum()],
     })
 

@@ -121,7 +121,8 @@ AUCS = Family(
             "are not, so every threshold makes more mistakes for them.",
             _BORKAN,
             "An AUC is NaN with a note when its rows have no positives or no negatives; the reference code calls "
-            "scikit-learn's `roc_auc_score`, which raises an error there.",
+            "scikit-learn's `roc_auc_score`, whose behaviour there depends on the scikit-learn version: current "
+            "versions return NaN with an `UndefinedMetricWarning`, older ones raise an error.",
         ),
         Metric(
             "bpsn-auc", "BPSN AUC (background positive, subgroup negative)", ("bpsn_auc",),
@@ -216,7 +217,7 @@ RATES = Family(
             + _DIST + r" \end{gathered}",
             "0 (diff) or 1 (ratio)",
             "The gap between how a group and its reference are treated on the chosen rate: an FPR difference of "
-            "0.10 means that 10 more in every 100 of the group's true negatives are wrongly flagged; a ratio of "
+            "0.10 means that 10 more in every 100 of the group's actual negatives are wrongly flagged; a ratio of "
             "1.25 means a quarter more often.",
             _ORACLE + " (`distance_measure`, `reduction`); reference groups as in " + _AEQUITAS,
             "Ratio: inverted to be at least 1; both rates 0 gives 1 and exactly one 0 gives ∞ (flagged), cases "
@@ -427,8 +428,6 @@ CLASSWISE = Family(
             "A lower F-score of class c for a group combines both failures: members of c are missed and others "
             "are wrongly put in c more often for that group.",
             "audmetric (audEERING) `fscore_per_class`; " + _AUDMETRIC,
-            "The scikit-learn definition 2TP / (2TP + FP + FN): a subgroup where the class occurs but is never "
-            "predicted scores 0 and counts in the bias; audmetric gives NaN there and skips it.",
         ),
         Metric(
             "uab", "Unweighted average bias", ("unweighted_average_bias",),
@@ -439,8 +438,7 @@ CLASSWISE = Family(
             "classes is unweighted, so a rare class counts as much as a common one. C′ is the classes with at "
             "least two defined subgroup scores.",
             "audmetric (audEERING), which assesses equalized odds per class, after " + _HARDT + "; " + _AUDMETRIC,
-            "With the F-score, a never-predicted class in a subgroup scores 0 rather than NaN (see F-score per "
-            "class), so fewer classes are skipped. " + _SMALL,
+            _SMALL,
         ),
     ),
 )
@@ -474,7 +472,10 @@ DATASET = Family(
             "Zemel, Wu, Swersky, Pitassi and Dwork (2013), *Learning Fair Representations*; " + _ORACLE,
             "The seed documents k = 5 neighbours but no choice of features or distance: here you choose numeric "
             "features, which are standardised (mean 0, standard deviation 1), distances are Euclidean, and each "
-            "row's own point is excluded from its neighbours. Both forms are shown.",
+            "row's own point is excluded from its neighbours. When more rows than fit lie at the k-th "
+            "neighbour's distance (repeated feature rows), the closer rows count fully and the tied rows share "
+            "the remaining places equally, so the value does not depend on the order of the rows (a plain "
+            "k-nearest-neighbour search picks among them by row order). Both forms are shown.",
         ),
         Metric(
             "smoothed-edf", "Smoothed empirical differential fairness (EDF)", ("smoothed_edf",),
@@ -487,7 +488,9 @@ DATASET = Family(
             "one group is up to twice as likely to have the positive (or the negative) label.",
             "Foulds, Islam, Keya and Pan (2020), *An Intersectional Definition of Fairness*; " + _ORACLE,
             "The maximum over every pair of subgroups, as Foulds et al. define it, with the pair that attains "
-            "it reported; seed 004's text describes each subgroup against the rest of the population. " + _SMALL,
+            "it reported; seed 004's text describes each subgroup against the rest of the population. "
+            "Overlapping subgroups (identity columns, attributes not intersected) are refused: ε compares "
+            "separate groups of people. " + _SMALL,
         ),
     ),
 )

@@ -16,6 +16,7 @@ MAPPING = "mapping"                # fairness_core.ColumnMapping that validated,
 MODEL = "model"                    # the score column analysed on every page
 SLICE = "slice"                    # fairness_core.Slice: the rows every page analyses (sidebar)
 SUBGROUP_OPTIONS = "subgroup_options"  # dict(intersect, n_bins, min_size) from the sidebar
+INTERVALS = "intervals"            # ui.controls.IntervalOptions from the sidebar (show, level, n_boot, adjust)
 KEEP_PREFIX = "keep:"
 
 DEFAULTS = {
@@ -26,6 +27,7 @@ DEFAULTS = {
     MODEL: None,
     SLICE: None,
     SUBGROUP_OPTIONS: None,
+    INTERVALS: None,
 }
 
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 import math
 import re
 
+import numpy as np
+
 from fairness_core.plotting import RATE_LABELS
 
 # Widget labels named by the issue, so documentation and tests can find them.
@@ -31,6 +33,25 @@ ATTRIBUTE_BINS = "Bins for numeric attributes"
 MIN_SIZE = "Minimum subgroup size"
 SLICE_BY = "Slice by"
 KEEP_ALL_CLASSES = "Keep all classes"
+SHOW_INTERVALS = "Show intervals"
+CONFIDENCE_LEVEL = "Confidence level"
+N_BOOT = "Bootstrap replicates"
+ADJUST = "Multiple comparisons"
+MAX_DIFFERENCE = "Maximum difference"
+
+LEVELS = (0.90, 0.95, 0.99)
+N_BOOTS = (200, 500, 1000, 2000)
+# "Multiple comparisons" choice -> fairness_core's `adjust` option.
+ADJUSTMENTS = {"none": None, "bonferroni": "bonferroni", "holm": "holm", "fdr_bh": "fdr_bh"}
+ADJUST_LABELS = {"none": "None", "bonferroni": "Bonferroni", "holm": "Holm", "fdr_bh": "Benjamini–Hochberg"}
+# What the denominator of each rate counts (the reliability of a rate rests on it).
+DENOMINATORS = {
+    "selection_rate": "rows", "true_positive_rate": "actual positives", "false_positive_rate": "actual negatives",
+    "false_negative_rate": "actual positives", "false_omission_rate": "predicted negatives",
+    "false_discovery_rate": "predicted positives", "error_rate": "rows",
+}
+STATUS_BADGES = {"pass": ("Pass", "green"), "fail": ("Fail", "red"), "inconclusive": ("Inconclusive", "orange"),
+                 "undefined": ("Undefined", "gray")}
 
 DISTANCE_LABELS = {"diff": "difference |a - b|", "ratio": "ratio (larger / smaller)"}
 REDUCTION_LABELS = {"max": "max", "mean": "mean"}
@@ -65,6 +86,19 @@ HELP = {
               "to keep. All conditions must hold.",
     KEEP_ALL_CLASSES: "For a label with more than two classes: binary metrics compare the positive label with "
                       "all other classes; the Class-wise bias page uses every class.",
+    SHOW_INTERVALS: "Confidence intervals on every figure, table and chart of the Rate disparities and Subgroup "
+                    "AUCs pages: Wilson intervals for rates, DeLong intervals for AUCs, a bootstrap over the "
+                    "confusion counts (stratified by subgroup) for disparities. The bootstrap uses the fixed "
+                    "seed 0, so the same data and options always give the same intervals.",
+    CONFIDENCE_LEVEL: "Coverage of every interval shown.",
+    N_BOOT: "Bootstrap resamples for the intervals of disparities and other composite figures; more resamples "
+            "give steadier interval ends and take longer. Seed 0: the same data and options give the same "
+            "intervals.",
+    ADJUST: "With many subgroups, some intervals exclude parity by chance. Bonferroni and Holm widen the "
+            "intervals of each table (and adjust its parity marks) so that the chance of any false mark stays "
+            "below 1 - level; Benjamini-Hochberg controls the share of false marks instead.",
+    MAX_DIFFERENCE: "Policy bound for a difference |a - b| of rates (in [0, 1]): each selected rate's largest "
+                    "difference, and equalized odds, must be at most this value.",
 }
 
 _MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~$])")
@@ -83,6 +117,184 @@ def num(value: float, digits: int = 4) -> str:
         return "∞"
     return f"{value:.{digits}f}"
 
+
+def level_text(level: float) -> str:
+    """'95 %' for 0.95."""
+    return f"{level * 100:g} %"
+
+
+def ci_text(low: float, high: float, level: float, digits: int = 4) -> str:
+    """'95 % CI 1.8612–2.2534' (Markdown-safe); 'undefined' ends when there is none."""
+    if _undefined(low) or _undefined(high):
+        return f"{level_text(level)} CI undefined"
+    return f"{level_text(level)} CI {num(low, digits)}–{num(high, digits)}"
+
+
+def _undefined(value) -> bool:
+    return value is None or (isinstance(value, float) and math.isnan(value))
+
+
+def _pair(subgroup: str, reference: str) -> str:
+    """'Other vs rest', 'A vs B', 'Other vs whole population' (Markdown-escaped)."""
+    ref = {"rest": "rest", "overall": "whole population"}.get(reference, reference)
+    return f"{md(subgroup)} vs {md(ref)}"
+
+
+def _comparison_size(row, rate: str | None) -> str:
+    """'244 actual negatives', '244 and 310 actual negatives' (pair), or '1,234 rows'."""
+    if rate is not None and "denominator" in row:
+        den, ref_den = int(row["denominator"]), int(row["reference_denominator"])
+        who = DENOMINATORS[rate]
+        if row["reference"] in ("rest", "overall"):
+            return f"{den:,} {who}"
+        return f"{den:,} and {ref_den:,} {who}"
+    return f"{int(row['size']):,} rows"
+
+
+def _zero_side(row, rate: str) -> str:
+    """'Other has a false positive rate of 0 (0 of 69 actual negatives)' for an infinite ratio."""
+    label = RATE_LABELS[rate].lower()
+    if float(row["subgroup_value"]) == 0:
+        name, den = md(row["subgroup"]), row.get("denominator")
+    else:
+        name = {"rest": "The rest", "overall": "The whole population"}.get(row["reference"], md(row["reference"]))
+        den = row.get("reference_denominator")
+    counted = f" (0 of {int(den):,} {DENOMINATORS[rate]})" if den is not None else ""
+    return f"{name} has a {label} of 0{counted}"
+
+
+def disparity_caption(result, rate: str | None) -> str:
+    """The line under a reduced-disparity tile: its worst comparison and size, zeros, left-outs, interval.
+
+    `result` is a DisparityResult (rate disparity or equalized odds); `rate` the rate it compares
+    (None for equalized odds, whose comparisons carry no single denominator). Markdown-safe.
+    """
+    table = result.table
+    used = table if result.n_small_excluded == 0 else table[~table["small"].astype(bool)]
+    disparity = used["disparity"].astype(float)
+    parts = []
+    if result.reduction == "max" and result.worst is not None:
+        row = table[(table["subgroup"] == result.worst[0]) & (table["reference"] == result.worst[1])].iloc[0]
+        parts.append(f"{_pair(row['subgroup'], row['reference'])} ({_comparison_size(row, rate)})")
+        if math.isinf(result.value):
+            if rate is not None:
+                parts.append(_zero_side(row, rate))
+            else:
+                larger = "true" if float(row["tpr_disparity"]) >= float(row["fpr_disparity"]) else "false"
+                parts.append(f"its {larger} positive rate is 0 on one side")
+    elif result.reduction == "mean":
+        finite = used[np.isfinite(disparity)]
+        largest = ""
+        if len(finite):
+            row = finite.loc[finite["disparity"].astype(float).idxmax()]
+            largest = f"; largest: {_pair(row['subgroup'], row['reference'])} ({_comparison_size(row, rate)})"
+        parts.append(f"Mean of {result.n_used:,} comparison{'s' if result.n_used != 1 else ''}{largest}")
+        if result.n_infinite:
+            zeros = used[np.isinf(disparity)]
+            which = "; ".join(_zero_side(r, rate) for _, r in zeros.iterrows()) if rate is not None else ""
+            parts.append(f"{result.n_infinite:,} infinite left out" + (f": {which}" if which else ""))
+    if result.n_undefined:
+        parts.append(f"{result.n_undefined:,} undefined left out")
+    if math.isnan(result.value):
+        small = f" ({result.n_small_excluded:,} with a small subgroup)" if result.n_small_excluded else ""
+        parts.append(f"no comparison could be used{small}")
+    elif result.level is not None:
+        interval = ci_text(result.ci_low, result.ci_high, result.level)
+        if result.n_boot_undefined:
+            interval += f" ({result.n_boot_undefined:,} of {result.n_boot:,} resamples undefined)"
+        parts.append(interval)
+    return " · ".join(parts)
+
+
+def ratio_score_caption(result, level: float | None) -> str:
+    """The line under a p% / equal opportunity score tile: the lowest subgroup, its size and, when the
+    library gives one, the interval of the minimum. Markdown-safe."""
+    parts = []
+    if result.worst is not None:
+        row = result.table[result.table["subgroup"] == result.worst].iloc[0]
+        parts.append(f"Lowest: {md(result.worst)} vs rest ({int(row['size']):,} rows)")
+    else:
+        parts.append("no subgroup could be used")
+    low, high = getattr(result, "ci_low", float("nan")), getattr(result, "ci_high", float("nan"))
+    if level is not None:
+        parts.append(ci_text(low, high, level) if not (_undefined(low) or _undefined(high))
+                     else "no interval is computed for this score")
+    return " · ".join(parts)
+
+
+def bias_auc_caption(result, level: float) -> str:
+    """The bootstrap interval of the bias AUC score (and how many resamples left it undefined)."""
+    low, high = getattr(result, "ci_low", float("nan")), getattr(result, "ci_high", float("nan"))
+    text = ci_text(low, high, level)
+    n_undefined, n_boot = getattr(result, "n_boot_undefined", 0), getattr(result, "n_boot", 0)
+    if n_undefined:
+        text += f" ({n_undefined:,} of {n_boot:,} resamples undefined)"
+    return text
+
+
+def overall_auc_caption(table, level: float) -> str:
+    """DeLong's interval of the overall AUC (from ``table.attrs``), with its note when it is not DeLong's."""
+    low, high = table.attrs.get("overall_auc_ci", (float("nan"), float("nan")))
+    note = table.attrs.get("overall_auc_ci_note") or ""
+    return ci_text(float(low), float(high), level) + (f" ({md(note)})" if note else "")
+
+
+def power_mean_caption(result, table, column: str, include_small: bool, level: float | None) -> str:
+    """The line under a power-mean tile: the power mean's bootstrap interval, then the lowest AUC of
+    `column` among the subgroups used and its size. Markdown-safe."""
+    used = table if include_small else table[~table["small"].astype(bool)]
+    values = used[column].astype(float)
+    parts = []
+    if level is not None:  # first: the interval is the power mean's, not the lowest subgroup's
+        low, high = (getattr(result, "power_mean_ci", None) or {}).get(column, (float("nan"), float("nan")))
+        parts.append(ci_text(low, high, level))
+    if values.notna().any():
+        row = used.loc[values.idxmin()]
+        parts.append(f"Lowest: {md(row['subgroup'])} {num(float(row[column]))} ({int(row['size']):,} rows: "
+                     f"{int(row['n_positive']):,} positive, {int(row['n_negative']):,} negative)")
+    else:
+        parts.append("no subgroup has this AUC defined")
+    return " · ".join(parts)
+
+
+def verdict_markdown(verdict) -> str:
+    """A policy verdict as a coloured badge and its sentence (escaped)."""
+    label, color = STATUS_BADGES[verdict.status]
+    return f":{color}-badge[{label}] {md(verdict.sentence)}"
+
+
+_AUC_WORDS = {
+    "subgroup_auc": ("subgroup AUC", "the score separates positives from negatives less well within {name} "
+                                     "than in the whole population"),
+    "bpsn_auc": ("BPSN AUC", "the negatives of {name} are scored above the positives of everyone else more "
+                             "often than overall, which tends to mean more false positives for {name}"),
+    "bnsp_auc": ("BNSP AUC", "the positives of {name} are scored below the negatives of everyone else more "
+                             "often than overall, which tends to mean more false negatives for {name}"),
+}
+
+
+def auc_findings(table, include_small: bool) -> list[str]:
+    """Plain sentences (Markdown-escaped) on the lowest subgroup, BPSN and BNSP AUC whose interval lies
+    entirely below the overall AUC, one per column; needs a table from bias_auc_table with `ci`."""
+    level, overall = table.attrs.get("ci"), table.attrs.get("overall_auc")
+    if level is None or overall is None or math.isnan(overall):
+        return []
+    used = table if include_small else table[~table["small"].astype(bool)]
+    sentences = []
+    for column, (name, meaning) in _AUC_WORDS.items():
+        below = used[used[f"{column}_ci_high"].astype(float) < overall]
+        if below.empty:
+            continue
+        row = below.loc[below[column].astype(float).idxmin()]
+        group = md(row["subgroup"])
+        interval = ci_text(float(row[f"{column}_ci_low"]), float(row[f"{column}_ci_high"]), level)
+        sentences.append(
+            f"The {name} of {group} is {num(float(row[column]))} ({interval}; "
+            f"{int(row['size']):,} people: {int(row['n_positive']):,} positive, {int(row['n_negative']):,} negative), "
+            f"below the overall AUC of {num(overall)} across its whole interval: "
+            + meaning.format(name=group) + ".")
+    return sentences
+
 # Column headers for every table the pages show (snake_case names from fairness_core).
 COLUMN_LABELS = {
     "subgroup": "Subgroup", "size": "Rows", "share": "Share", "n_positive": "Positives",
@@ -98,6 +310,9 @@ COLUMN_LABELS = {
     "precision": "Precision", "fscore": "F-score", "value": "Value", "n_subgroups": "Subgroups",
     "base_rate": "Base rate", "smoothed_positive_rate": "Smoothed positive rate",
     "smoothed_negative_rate": "Smoothed negative rate", "used": "Used",
+    "numerator": "Numerator", "denominator": "Denominator", "reference_numerator": "Reference numerator",
+    "reference_denominator": "Reference denominator", "small_reason": "Why small", "p_value": "p-value",
+    "excludes_parity": "Interval excludes parity",
 }
 DECIMAL_COLUMNS = {*RATE_LABELS, "subgroup_auc", "bpsn_auc", "bnsp_auc", "subgroup_value", "reference_value",
                    "disparity", "tpr_disparity", "fpr_disparity", "ece", "mce", "brier_score", "score", "recall",
@@ -111,7 +326,13 @@ def column_config(columns) -> dict:
     config = {}
     for col in columns:
         label = COLUMN_LABELS.get(col, col)
-        if col in DECIMAL_COLUMNS:
+        bound = next((b for b in ("_ci_low", "_ci_high") if col.endswith(b)), None)
+        if bound is not None and col[: -len(bound)] in DECIMAL_COLUMNS:
+            base = COLUMN_LABELS.get(col[: -len(bound)], col[: -len(bound)])
+            config[col] = st.column_config.NumberColumn(f"{base}: CI {bound[4:]}", format="%.4f")
+        elif col == "p_value":
+            config[col] = st.column_config.NumberColumn(label, format="%.4f")
+        elif col in DECIMAL_COLUMNS:
             config[col] = st.column_config.NumberColumn(label, format="%.4f")
         elif col == "share":
             config[col] = st.column_config.NumberColumn(label, format="percent")

@@ -123,3 +123,22 @@ def test_fairness_core_exports_every_named_function():
     named = sorted(set(CONTRACT_FUNCTIONS) | {n for m in defs.METRICS for n in m.functions})
     missing = [name for name in named if name not in fairness_core.__all__]
     assert not missing, f"named on the definitions page but not in fairness_core.__all__: {missing}"
+
+
+def test_corrected_statements_about_the_reference_implementations():
+    """Issue 7, item 9: statements an independent check found wrong stay corrected."""
+    everything = " ".join(f"{m.meaning} {m.source} {m.differs}" for m in defs.METRICS)
+    # audmetric scores a class that occurs but is never predicted 0, as we do: no difference to list.
+    assert defs.BY_KEY["fscore-class"].differs == ""
+    assert "audmetric gives NaN" not in everything and "rather than NaN" not in defs.BY_KEY["uab"].differs
+    # roc_auc_score on one class: NaN with a warning in current scikit-learn, an error in older versions.
+    auc_note = defs.BY_KEY["subgroup-auc"].differs
+    assert "depends on the scikit-learn version" in auc_note and "NaN" in auc_note and "older" in auc_note
+    # Seed 002 cites no "Wagner et al."; the FPR gap is about actual negatives.
+    assert "Wagner" not in everything and "Wagner" not in (ROOT / "README.md").read_text()
+    assert "actual negatives" in defs.BY_KEY["disparity"].meaning
+    assert "true negatives" not in defs.BY_KEY["disparity"].meaning
+    # scikit-lego's p% score: both rates 0 -> 0 and an empty side -> 1 there; 1.0 and NaN here.
+    p_note = defs.BY_KEY["p-percent"].differs
+    assert "Both rates 0 gives 1" in p_note and "scikit-lego returns 0" in p_note
+    assert "scikit-lego returns 1 after a 'mean of empty slice' warning" in p_note

@@ -3,17 +3,26 @@
 from __future__ import annotations
 
 import re
+from fractions import Fraction
 
 import numpy as np
 import pandas as pd
 import pytest
 from sklearn.calibration import calibration_curve
 from sklearn.metrics import brier_score_loss
+from statsmodels.stats.proportion import proportion_confint
 
 import fairness_core as fc
 from fairness_core._checks import INT_MESSAGE, OPTION_MESSAGE, PROBABILITY_MESSAGE
+from fairness_core._intervals import CI_MESSAGE
 
 TOL = 1e-12
+OLD_COLUMNS = ["subgroup", "bin", "bin_lower", "bin_upper", "count", "mean_predicted", "fraction_positive"]
+
+
+def exact_edges(n_bins: int) -> np.ndarray:
+    """The contract's uniform edges, each the double nearest to i / n_bins (Fraction -> float rounds once)."""
+    return np.array([float(Fraction(i, n_bins)) for i in range(n_bins + 1)])
 
 
 def literal_ece(y, s, edges) -> float:
@@ -39,7 +48,8 @@ def random_probs():
     s = rng.beta(2, 3, n)
     y = (rng.random(n) < s ** 0.8).astype(int)
     g = rng.choice(np.array(["a", "b", "c"]), n, p=[0.5, 0.3, 0.2])
-    inner = np.concatenate([np.linspace(0, 1, 11)[1:-1], np.quantile(s, np.linspace(0, 1, 11))[1:-1]])
+    inner = np.concatenate([np.linspace(0, 1, 11)[1:-1], exact_edges(10)[1:-1],
+                            np.quantile(s, np.linspace(0, 1, 11))[1:-1]])
     assert not np.isin(s, inner).any()
     return y, s, g
 
@@ -55,7 +65,7 @@ def test_uniform_reliability_matches_calibration_curve_per_subgroup(random_probs
     table = fc.reliability_diagram(y, s, g, n_bins=n_bins, strategy="uniform")
     assert list(table["subgroup"].unique()) == ["a", "b", "c"]
     assert len(table) == 3 * n_bins
-    edges = np.linspace(0, 1, n_bins + 1)
+    edges = exact_edges(n_bins)
     for name in ("a", "b", "c"):
         mask = g == name
         rows = table[table["subgroup"] == name]
@@ -148,6 +158,143 @@ def test_a_score_of_exactly_one_is_counted():
     assert last["count"] == 2 and last["mean_predicted"] == pytest.approx(0.975, abs=TOL)
 
 
+@pytest.mark.parametrize("n_bins", [5, 10, 20])
+def test_uniform_edges_are_exact_decimals(n_bins):
+    table = fc.reliability_diagram([1], [0.5], np.zeros(1), n_bins=n_bins)
+    edges = exact_edges(n_bins)
+    np.testing.assert_array_equal(table["bin_lower"], edges[:-1])  # bit for bit, not approx
+    np.testing.assert_array_equal(table["bin_upper"], edges[1:])
+    # The decimal a user writes is that edge: 0.3 == 3 / 10, 0.35 == 7 / 20.
+    for i in range(n_bins + 1):
+        assert float(f"{i / n_bins:.2f}") == edges[i]
+
+
+@pytest.mark.parametrize("n_bins", [5, 10, 20])
+def test_every_inner_edge_goes_to_the_upper_bin(n_bins):
+    # A score equal to edge i / n_bins lands in bin i, for every inner edge (with linspace edges
+    # 0.3, 0.6, 0.7, ... would fall in bin i - 1).
+    inner = [float(f"{i / n_bins:.2f}") for i in range(1, n_bins)]  # the decimals, as typed
+    for i, score in enumerate(inner, start=1):
+        table = fc.reliability_diagram([1], [score], np.zeros(1), n_bins=n_bins)
+        assert list(table["count"]) == [int(b == i) for b in range(n_bins)], (n_bins, i, score)
+    # All inner edges at once, per subgroup, and the ECE of the same rows.
+    scores = np.array(inner * 2)
+    labels = np.tile([1, 0], n_bins - 1)
+    groups = np.repeat(["a", "b"], n_bins - 1)
+    table = fc.reliability_diagram(labels, scores, groups, n_bins=n_bins)
+    for name in ("a", "b"):
+        assert list(table.loc[table["subgroup"] == name, "count"]) == [0] + [1] * (n_bins - 1)
+    edges = exact_edges(n_bins)
+    assert fc.expected_calibration_error(labels, scores, n_bins=n_bins) == pytest.approx(
+        literal_ece(labels, scores, edges), abs=TOL)
+
+
+def test_every_edge_score_bins_like_the_literal_rule():
+    # Bin of a score on every edge of 5, 10 and 20 bins by the literal rule lo <= s < hi (last closed).
+    for n_bins in (5, 10, 20):
+        edges = exact_edges(n_bins)
+        scores = edges.copy()
+        table = fc.reliability_diagram(np.ones(len(scores)), scores, np.zeros(len(scores)), n_bins=n_bins)
+        literal = [int(((scores >= lo) & ((scores < hi) if b < n_bins - 1 else (scores <= hi))).sum())
+                   for b, (lo, hi) in enumerate(zip(edges[:-1], edges[1:]))]
+        assert list(table["count"]) == literal == [1] * (n_bins - 1) + [2]
+
+
+def test_compas_decile_scores_fill_every_bin(compas):
+    # decile_score / 10 takes the values 0.1 .. 1.0, each exactly on an edge of ten bins: decile d
+    # belongs in bin d (10 in the last bin with 9), so no bin from 1 to 9 is empty.
+    p = compas["decile_score"].to_numpy() / 10
+    y = compas["two_year_recid"].to_numpy()
+    table = fc.reliability_diagram(y, p, np.zeros(len(y)), n_bins=10)
+    deciles = compas["decile_score"].value_counts()
+    expected = [0] + [int(deciles[d]) for d in range(1, 9)] + [int(deciles[9] + deciles[10])]
+    assert list(table["count"]) == expected
+    assert (table["count"].iloc[1:] > 0).all()
+    positives = compas.groupby(np.minimum(compas["decile_score"], 9))["two_year_recid"].mean()
+    np.testing.assert_allclose(table["fraction_positive"].iloc[1:], positives.to_numpy(), rtol=0, atol=TOL)
+
+
+# --------------------------------------------------------------------------------------------
+# Wilson intervals of the fraction of positives per bin
+# --------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("level", [0.9, 0.95, 0.99])
+def test_reliability_wilson_interval_matches_statsmodels(random_probs, level):
+    y, s, g = random_probs
+    table = fc.reliability_diagram(y, s, g, n_bins=15, ci=level)
+    assert list(table.columns) == OLD_COLUMNS + ["fraction_positive_ci_low", "fraction_positive_ci_high"]
+    assert table.attrs["ci"] == level
+    edges = exact_edges(15)
+    for name in ("a", "b", "c"):
+        mask = g == name
+        rows = table[table["subgroup"] == name]
+        counts = np.histogram(s[mask], bins=edges)[0]
+        positives = np.histogram(s[mask], bins=edges, weights=y[mask].astype(float))[0].astype(int)
+        filled = counts > 0
+        low, high = proportion_confint(positives[filled], counts[filled], alpha=1 - level, method="wilson")
+        np.testing.assert_allclose(rows["fraction_positive_ci_low"].to_numpy()[filled], low, rtol=0, atol=TOL)
+        np.testing.assert_allclose(rows["fraction_positive_ci_high"].to_numpy()[filled], high, rtol=0, atol=TOL)
+        assert rows["fraction_positive_ci_low"][~filled].isna().all()  # empty bins exist here (see above)
+        assert rows["fraction_positive_ci_high"][~filled].isna().all()
+        inside = rows[filled]
+        assert (inside["fraction_positive_ci_low"] <= inside["fraction_positive"]).all()
+        assert (inside["fraction_positive"] <= inside["fraction_positive_ci_high"]).all()
+    assert (table["count"] == 0).any()
+
+
+def test_reliability_wilson_interval_at_zero_and_all_positives():
+    # Bin [0, .5): 3 rows, 0 positive; bin [.5, 1]: 4 rows, all positive.
+    table = fc.reliability_diagram([0, 0, 0, 1, 1, 1, 1], [0.1, 0.2, 0.3, 0.6, 0.7, 0.8, 0.9], np.zeros(7),
+                                   n_bins=2, ci=0.95)
+    low, high = proportion_confint([0, 4], [3, 4], alpha=0.05, method="wilson")
+    np.testing.assert_allclose(table["fraction_positive_ci_low"], low, rtol=0, atol=TOL)
+    np.testing.assert_allclose(table["fraction_positive_ci_high"], high, rtol=0, atol=TOL)
+    assert table["fraction_positive_ci_low"].iloc[0] == 0.0 and table["fraction_positive_ci_high"].iloc[1] == 1.0
+
+
+def test_reliability_ci_none_gives_the_old_columns(two_groups):
+    y, p, g = two_groups
+    plain = fc.reliability_diagram(y, p, g, n_bins=5)
+    assert list(plain.columns) == OLD_COLUMNS and "ci" not in plain.attrs
+    pd.testing.assert_frame_equal(fc.reliability_diagram(y, p, g, n_bins=5, ci=None), plain)
+    with_ci = fc.reliability_diagram(y, p, g, n_bins=5, ci=0.95)
+    pd.testing.assert_frame_equal(with_ci[OLD_COLUMNS], plain)
+    counts = fc.calibration_counts(y, p, g, n_bins=5)
+    pd.testing.assert_frame_equal(counts.reliability_table(), plain)
+    pd.testing.assert_frame_equal(counts.reliability_table(ci=0.95), with_ci)
+
+
+@pytest.mark.parametrize("bad", [0, 1, 1.5, -0.1, "0.95", True])
+def test_reliability_bad_ci_raises(bad):
+    with pytest.raises(ValueError) as info:
+        fc.reliability_diagram([0, 1], [0.1, 0.9], [0, 0], ci=bad)
+    assert str(info.value) == CI_MESSAGE.format(func="reliability_diagram", got=bad)
+    with pytest.raises(ValueError) as info:
+        fc.calibration_counts([0, 1], [0.1, 0.9], [0, 0]).reliability_table(ci=bad)
+    assert str(info.value) == CI_MESSAGE.format(func="reliability_diagram", got=bad)
+
+
+def test_madlibs_reliability_wilson_interval_per_identity(madlibs, madlibs_identities):
+    mapping = fc.ColumnMapping(label="toxicity", positive_label="toxic", scores=("TOXICITY@1",),
+                               indicators=tuple(madlibs_identities))
+    sd = fc.ScoredData.from_frame(madlibs, mapping)
+    table = fc.reliability_diagram(sd.y_true, sd.scores["TOXICITY@1"], sd.subgroups, ci=0.95)
+    y = (madlibs["toxicity"] == "toxic").to_numpy().astype(float)
+    s = madlibs["TOXICITY@1"].to_numpy(dtype=float)
+    edges = exact_edges(10)
+    for name in madlibs_identities[:10]:
+        mask = (madlibs[name] >= 0.5).to_numpy()
+        rows = table[table["subgroup"] == name]
+        counts = np.histogram(s[mask], bins=edges)[0]
+        positives = np.histogram(s[mask], bins=edges, weights=y[mask])[0].astype(int)
+        np.testing.assert_array_equal(rows["count"], counts)
+        filled = counts > 0
+        low, high = proportion_confint(positives[filled], counts[filled], alpha=0.05, method="wilson")
+        np.testing.assert_allclose(rows["fraction_positive_ci_low"].to_numpy()[filled], low, rtol=0, atol=TOL)
+        np.testing.assert_allclose(rows["fraction_positive_ci_high"].to_numpy()[filled], high, rtol=0, atol=TOL)
+
+
 # --------------------------------------------------------------------------------------------
 # ECE / MCE / Brier: hand cases
 # --------------------------------------------------------------------------------------------
@@ -167,13 +314,15 @@ def test_ece_seed_001_example_by_hand():
     # Seed 001's second example (each group is these 10 values), n_bins=5, edges 0, .2, .4, .6, .8, 1.
     #   [0, .2):   0.1 (y 0)                      n=1  |0 - 0.1|         -> 1 * 0.1 = 0.1
     #   [.2, .4):  0.3, 0.2, 0.3 (y 0, 0, 0)      n=3  |0 - 0.8/3|       -> 3 * 0.8/3 = 0.8
-    #   [.4, .6):  0.4 (0), 0.5 (1), 0.6 (1)      n=3  |2/3 - 1.5/3|     -> 0.5
-    #   [.6, .8):  0.7 (1)                        n=1  |1 - 0.7|         -> 0.3
+    #   [.4, .6):  0.4 (0), 0.5 (1)               n=2  |1/2 - 0.9/2|     -> 2 * 0.05 = 0.1
+    #   [.6, .8):  0.6 (1), 0.7 (1)               n=2  |1 - 1.3/2|       -> 2 * 0.35 = 0.7
     #   [.8, 1]:   0.9, 0.8 (1, 1)                n=2  |1 - 1.7/2|       -> 0.3
-    # (np.linspace(0, 1, 6)[3] is 0.6000000000000001, so 0.6 falls below it; with 0.6 in the next
-    #  bin the gaps are 0.1 and 0.7 instead of 0.5 and 0.3 and the sum is the same.)
-    # ECE = (0.1 + 0.8 + 0.5 + 0.3 + 0.3) / 10 = 0.2
-    expected = (0.1 + 0.8 + 0.5 + 0.3 + 0.3) / 10
+    # (0.6 sits on the edge 3/5 and goes to the upper bin. np.linspace(0, 1, 6)[3] would be
+    #  0.6000000000000001 and put it below: gaps 0.5 and 0.3 instead of 0.1 and 0.7, the same sum.)
+    # ECE = (0.1 + 0.8 + 0.1 + 0.7 + 0.3) / 10 = 0.2
+    expected = (0.1 + 0.8 + 0.1 + 0.7 + 0.3) / 10
+    per_bin = fc.reliability_diagram(SEED_LABELS, SEED_PROBS, np.zeros(10), n_bins=5)
+    assert list(per_bin["count"]) == [1, 3, 2, 2, 2]
     assert fc.expected_calibration_error(SEED_LABELS, SEED_PROBS, n_bins=5) == pytest.approx(expected, abs=TOL)
     # Both groups hold the same values, so the pooled ECE is the same and the disparity is 0.
     y2, p2 = SEED_LABELS * 2, SEED_PROBS * 2
@@ -186,7 +335,7 @@ def test_ece_seed_001_example_by_hand():
 def test_ece_seed_001_first_example_counts_the_score_of_one():
     # Probabilities 0.1 .. 1.0 with labels 0,0,0,0,1,1,1,1,1,1, n_bins=5:
     #   [0, .2): 0.1 (0) -> 0.1;  [.2, .4): 0.2, 0.3 (0, 0) -> 0.5;
-    #   [.4, .6): 0.4 (0), 0.5 (1), 0.6 (1) -> |2 - 1.5| = 0.5;  [.6, .8): 0.7 (1) -> 0.3;
+    #   [.4, .6): 0.4 (0), 0.5 (1) -> |1 - 0.9| = 0.1;  [.6, .8): 0.6, 0.7 (1, 1) -> |2 - 1.3| = 0.7;
     #   [.8, 1]: 0.8, 0.9, 1.0 (1, 1, 1) -> |3 - 2.7| = 0.3.   ECE = 1.7 / 10 = 0.17
     probs = [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0]
     labels = [0, 0, 0, 0, 1, 1, 1, 1, 1, 1]
@@ -209,7 +358,7 @@ def test_mce_hand_case():
 def test_per_subgroup_errors_match_literal_and_sklearn(random_probs, strategy):
     y, s, g = random_probs
     errors = fc.calibration_errors(y, s, g, n_bins=10, strategy=strategy)
-    edges = np.linspace(0, 1, 11) if strategy == "uniform" else np.quantile(s, np.linspace(0, 1, 11))
+    edges = exact_edges(10) if strategy == "uniform" else np.quantile(s, np.linspace(0, 1, 11))
     for _, row in errors.iterrows():
         mask = g == row["subgroup"]
         assert row["size"] == mask.sum() and row["n_positive"] == y[mask].sum()
@@ -314,7 +463,7 @@ def test_madlibs_per_identity_ece_matches_literal_numpy(madlibs, madlibs_identit
     assert list(errors["subgroup"]) == madlibs_identities
     y = (madlibs["toxicity"] == "toxic").to_numpy()
     s = madlibs["TOXICITY@1"].to_numpy(dtype=float)
-    edges = np.linspace(0, 1, 11)
+    edges = exact_edges(10)
     expected = [literal_ece(y[m], s[m], edges) for m in ((madlibs[c] >= 0.5).to_numpy() for c in madlibs_identities)]
     np.testing.assert_allclose(errors["ece"], expected, rtol=0, atol=TOL)
     overall = fc.expected_calibration_error(sd.y_true, sd.scores["TOXICITY@1"])

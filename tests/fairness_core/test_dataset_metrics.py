@@ -1,8 +1,10 @@
 """Dataset metrics (ARCHITECTURE §5.5, seed 004): base-rate parity, consistency, smoothed EDF.
 
-Checked against plain pandas, a brute-force distance matrix and a literal pairwise double loop.
-Real data: COMPAS (label ``two_year_recid``, attribute ``race``) and a seeded sample of 2,000 rows
-of Adult's numeric columns (label ``income == '>50K'``).
+Checked against plain pandas, statsmodels' Wilson interval, a brute-force distance matrix with the
+tie rule applied row by row, and a literal pairwise double loop. Real data: COMPAS (label
+``two_year_recid``, attribute ``race``), a seeded sample of 2,000 rows of Adult's numeric columns
+(label ``income == '>50K'``) and law school (``LSAT``, ``UGPA``; label ``first_pf``), whose many
+repeated feature rows make ties at the k-th neighbour common.
 """
 
 from __future__ import annotations
@@ -12,7 +14,11 @@ import math
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from scipy.spatial.distance import cdist
+from sklearn.neighbors import NearestNeighbors
+from statsmodels.stats.proportion import proportion_confint
 
 import fairness_core as fc
 from fairness_core._checks import BINARY_MESSAGE, INT_MESSAGE
@@ -20,11 +26,16 @@ from fairness_core._compare import REFERENCE_MESSAGE
 from fairness_core._dataset import (
     CONCENTRATION_MESSAGE,
     CONCENTRATION_TYPE_MESSAGE,
+    EDF_OVERLAP_MESSAGE,
     NEIGHBORS_MESSAGE,
+    TIE_RTOL,
     X_TYPE_MESSAGE,
 )
+from fairness_core._intervals import CI_MESSAGE
 
 TOL = 1e-12
+LAW_FILE = "law_school/law_data.csv"
+LAW_FEATURES = ["LSAT", "UGPA"]
 ADULT_COLUMNS = ["age", "workclass", "fnlwgt", "education", "education_num", "marital_status", "occupation",
                  "relationship", "race", "sex", "capital_gain", "capital_loss", "hours_per_week",
                  "native_country", "income"]
@@ -87,6 +98,36 @@ def literal_edf(y, groups, concentration, names):
 def standardize(X):
     mean, sd = X.mean(axis=0), X.std(axis=0)
     return (X - mean) / np.where(sd > 0, sd, 1.0)
+
+
+def literal_consistency(X, y, k):
+    """The tie rule, row by row: rows strictly closer than the k-th distance r count fully; the
+    rows at distance r (within TIE_RTOL) share the remaining k - |closer| places equally.
+
+    Self is excluded by index (a duplicate at distance 0 remains a neighbour).
+    """
+    Z = standardize(np.asarray(X, dtype=float))
+    D = cdist(Z, Z)
+    y = np.asarray(y)
+    total = 0.0
+    for i in range(len(y)):
+        others = np.delete(np.arange(len(y)), i)
+        d = D[i, others]
+        r = np.sort(d)[k - 1]
+        closer = others[d < r * (1 - TIE_RTOL)]
+        tied = others[np.abs(d - r) <= r * TIE_RTOL]
+        assert len(closer) < k <= len(closer) + len(tied)
+        differ_closer = np.sum(y[closer] != y[i])
+        differ_tied = np.sum(y[tied] != y[i])
+        total += (differ_closer + (k - len(closer)) * differ_tied / len(tied)) / k
+    return total / len(y)
+
+
+def plain_knn_consistency(X, y, k):
+    """What a plain k-nearest-neighbour search gives: ties at the k-th broken by scikit-learn's order."""
+    neighbours = NearestNeighbors(n_neighbors=k).fit(standardize(np.asarray(X, dtype=float))).kneighbors(
+        return_distance=False)
+    return float((y[neighbours] != y[:, None]).mean())
 
 
 def brute_consistency_bounds(X, y, k):
@@ -190,6 +231,49 @@ def test_empty_indicator_subgroup_has_an_undefined_base_rate():
     table = fc.base_rates([1, 0, 1, 1], sub)
     assert math.isnan(table["base_rate"][0]) and table["note"][0] != ""
     assert table["base_rate"][1] == 0.5
+    with_ci = fc.base_rates([1, 0, 1, 1], sub, ci=0.95)
+    assert math.isnan(with_ci["base_rate_ci_low"][0]) and math.isnan(with_ci["base_rate_ci_high"][0])
+    low, high = proportion_confint(1, 2, alpha=0.05, method="wilson")
+    assert with_ci["base_rate_ci_low"][1] == pytest.approx(low, abs=TOL)
+    assert with_ci["base_rate_ci_high"][1] == pytest.approx(high, abs=TOL)
+
+
+@pytest.mark.parametrize("level", [0.9, 0.95, 0.99])
+def test_compas_base_rate_wilson_interval_matches_statsmodels(compas_labels, level):
+    y, g = compas_labels["y"], compas_labels["g"]
+    table = fc.base_rates(y, g, ci=level)
+    assert list(table.columns) == ["subgroup", "size", "n_positive", "n_negative", "base_rate", "base_rate_ci_low",
+                                   "base_rate_ci_high", "small", "note"]
+    grouped = compas_labels.groupby("g")["y"]
+    low, high = proportion_confint(grouped.sum().to_numpy(), grouped.size().to_numpy(), alpha=1 - level,
+                                   method="wilson")
+    np.testing.assert_allclose(table["base_rate_ci_low"], low, rtol=0, atol=TOL)
+    np.testing.assert_allclose(table["base_rate_ci_high"], high, rtol=0, atol=TOL)
+    assert (table["base_rate_ci_low"] < table["base_rate"]).all() and (table["base_rate"] < table["base_rate_ci_high"]).all()
+    # Native American (18 people) gets the widest interval; ci=None gives exactly the old table.
+    width = (table["base_rate_ci_high"] - table["base_rate_ci_low"]).to_numpy()
+    assert table["subgroup"][int(np.argmax(width))] == "Native American"
+    plain = fc.base_rates(y, g)
+    pd.testing.assert_frame_equal(fc.base_rates(y, g, ci=None), plain)
+    pd.testing.assert_frame_equal(table.drop(columns=["base_rate_ci_low", "base_rate_ci_high"]), plain)
+    assert table.attrs["ci"] == level and "ci" not in plain.attrs
+
+
+def test_base_rate_wilson_interval_at_the_ends():
+    # 0 of 4 and 3 of 3 positive: the interval reaches 0 and 1 exactly and is not empty.
+    table = fc.base_rates([0, 0, 0, 0, 1, 1, 1], ["a"] * 4 + ["b"] * 3, ci=0.95)
+    low, high = proportion_confint([0, 3], [4, 3], alpha=0.05, method="wilson")
+    np.testing.assert_allclose(table["base_rate_ci_low"], low, rtol=0, atol=TOL)
+    np.testing.assert_allclose(table["base_rate_ci_high"], high, rtol=0, atol=TOL)
+    assert table["base_rate_ci_low"][0] == 0.0 and table["base_rate_ci_high"][1] == 1.0
+    assert table["base_rate_ci_high"][0] > 0 and table["base_rate_ci_low"][1] < 1
+
+
+@pytest.mark.parametrize("bad", [0, 1, 95, -0.5, "0.95", True, float("nan")])
+def test_base_rates_bad_ci_raises(bad):
+    with pytest.raises(ValueError) as info:
+        fc.base_rates([0, 1], ["a", "b"], ci=bad)
+    assert str(info.value) == CI_MESSAGE.format(func="base_rates", got=bad)
 
 
 # --------------------------------------------------------------------------------------------
@@ -211,9 +295,11 @@ def test_consistency_matches_brute_force_on_a_seeded_dataset():
     for k in (1, 3, 5):
         low, high, n_ties = brute_consistency_bounds(X[keep], y[keep], k)
         assert low == high  # no tie at the k-th neighbour that could change a count
+        expected = literal_consistency(X[keep], y[keep], k)
+        assert expected == pytest.approx(low, abs=TOL)
         result = fc.consistency(X_missing, y, n_neighbors=k)
-        assert result.value == pytest.approx(low, abs=TOL)
-        assert result.zemel_consistency == pytest.approx(1 - low, abs=TOL)
+        assert result.value == pytest.approx(expected, abs=TOL)
+        assert result.zemel_consistency == pytest.approx(1 - expected, abs=TOL)
         assert (result.n_neighbors, result.n_rows, result.n_excluded) == (k, 118, 2)
         assert result.features == ("x0", "x1", "x2", "x3") and float(result) == result.value
     frame = pd.DataFrame(X, columns=["a", "b", "c", "d"])
@@ -225,6 +311,27 @@ def test_duplicates_are_neighbours_but_a_row_is_not_its_own():
     X = [[0.0, 0.0], [0.0, 0.0], [10.0, 10.0], [10.0, 10.0]]
     assert fc.consistency(X, [0, 1, 0, 1], n_neighbors=1).value == 1.0
     assert fc.consistency(X, [0, 0, 1, 1], n_neighbors=1).value == 0.0
+
+
+def test_ties_at_the_kth_neighbour_share_its_place_by_hand():
+    # Three rows at 0 (labels 0, 0, 1) and one at 1 (label 1), k = 1:
+    #   rows 0 and 1: the two other rows at 0 tie for the one place, one of them differs -> 1/2 each;
+    #   row 2: both other rows at 0 differ -> 1;
+    #   row 3: all three rows at 0 tie at distance 1, two of them differ -> 2/3.
+    # value = (1/2 + 1/2 + 1 + 2/3) / 4 = 2/3, whatever the row order.
+    X, y = [[0.0], [0.0], [0.0], [1.0]], [0, 0, 1, 1]
+    assert fc.consistency(X, y, n_neighbors=1).value == pytest.approx(2 / 3, abs=TOL)
+    assert literal_consistency(X, y, 1) == pytest.approx(2 / 3, abs=TOL)
+    assert fc.consistency(X[::-1], y[::-1], n_neighbors=1).value == pytest.approx(2 / 3, abs=TOL)
+    # k = 2 (row 3's two places among three tied rows: 2 * 2/3 / 2 differing; rows 0 to 2 have
+    # exactly two other rows at 0): (1/2 + 1/2 + 1 + 2/3) / 4 again.
+    assert fc.consistency(X, y, n_neighbors=2).value == pytest.approx(2 / 3, abs=TOL)
+    # Symmetric ties between distinct points: the middle row has both others at distance 1.
+    assert fc.consistency([[0.0], [1.0], [2.0]], [0, 0, 1], n_neighbors=1).value == pytest.approx(0.5, abs=TOL)
+    # Closer rows count fully and the tied ones share what is left: row 0 has row 1 at 1 (closer)
+    # and rows 2 and 3 at 2 (tied, labels 1 and 0) for k = 2 -> (0 + 1 * 1/2) / 2 = 1/4.
+    X, y = [[0.0], [1.0], [2.0], [-2.0]], [0, 0, 1, 0]
+    assert fc.consistency(X, y, n_neighbors=2).value == pytest.approx(literal_consistency(X, y, 2), abs=TOL)
 
 
 @pytest.fixture(scope="module")
@@ -240,12 +347,71 @@ def test_consistency_on_adult_matches_brute_force(adult_sample):
     for k in (5, 10):
         low, high, n_ties = brute_consistency_bounds(X.to_numpy(dtype=float), y, k)
         result = fc.consistency(X, y, n_neighbors=k)
-        assert low - TOL <= result.value <= high + TOL
-        if low == high:  # ties (if any) cannot change the value: it is exact
-            assert result.value == pytest.approx(low, abs=TOL)
-        assert high - low <= n_ties / len(y) + TOL  # only rows with a tie at the k-th neighbour add slack
+        assert result.value == pytest.approx(literal_consistency(X.to_numpy(dtype=float), y, k), abs=TOL)
+        assert low - TOL <= result.value <= high + TOL  # the mean over tie-breaks lies between the extremes
         assert (result.n_rows, result.n_excluded) == (2000, 0)
         assert 0 < result.value < 0.5  # neighbours mostly agree on income
+
+
+@st.composite
+def repeated_rows(draw):
+    """A small table whose feature rows repeat a lot, labels, k and a permutation of the rows."""
+    n = draw(st.integers(2, 24))
+    p = draw(st.integers(1, 3))
+    values = st.sampled_from([0.0, 1.0, 2.0, 3.5])
+    X = np.array(draw(st.lists(st.lists(values, min_size=p, max_size=p), min_size=n, max_size=n)))
+    y = np.array(draw(st.lists(st.integers(0, 1), min_size=n, max_size=n)))
+    k = draw(st.integers(1, n - 1))
+    perm = np.array(draw(st.permutations(range(n))))
+    return X, y, k, perm
+
+
+@settings(max_examples=300, deadline=None)
+@given(case=repeated_rows())
+def test_consistency_is_invariant_to_row_order_with_repeated_rows(case):
+    X, y, k, perm = case
+    result = fc.consistency(X, y, n_neighbors=k)
+    assert fc.consistency(X[perm], y[perm], n_neighbors=k).value == pytest.approx(result.value, abs=TOL)
+    assert result.value == pytest.approx(literal_consistency(X, y, k), abs=TOL)
+    low, high, _ = brute_consistency_bounds(X, y, k)  # every tie-break lies in [low, high]; so does their mean
+    assert low - TOL <= result.value <= high + TOL
+    assert result.n_rows == len(y) and result.zemel_consistency == pytest.approx(1 - result.value, abs=TOL)
+
+
+@pytest.fixture(scope="module")
+def law_school(data_file):
+    """Law school (21,791 rows): LSAT and UGPA repeat a lot (1,212 distinct pairs)."""
+    return pd.read_csv(data_file(LAW_FILE), index_col=0)
+
+
+def test_law_school_consistency_does_not_depend_on_row_order(law_school):
+    X = law_school[LAW_FEATURES]
+    y = law_school["first_pf"].to_numpy()
+    assert len(X) == 21791 and len(X.drop_duplicates()) == 1212
+    for k in (5, 10):
+        values, plain = [], []
+        for seed in (None, 1, 2, 3):  # the file order and three permutations
+            perm = np.arange(len(y)) if seed is None else np.random.default_rng(seed).permutation(len(y))
+            values.append(fc.consistency(X.iloc[perm], y[perm], n_neighbors=k).value)
+            plain.append(plain_knn_consistency(X.to_numpy(dtype=float)[perm], y[perm], k))
+        assert max(values) - min(values) <= TOL, values
+        # Without the tie rule the same rows give visibly different values (0.1674 to 0.1769 for k=5).
+        assert max(plain) - min(plain) > 2e-3, plain
+    # The tie rule applied to all 21,791 rows with a chunked distance matrix (as in
+    # literal_consistency, vectorised per chunk of rows) gives 0.17367981558923778.
+    assert fc.consistency(X, y, n_neighbors=5).value == pytest.approx(0.17367981558923778, abs=TOL)
+
+
+def test_law_school_consistency_matches_the_literal_tie_rule_on_a_sample(law_school):
+    sample = law_school.sample(2500, random_state=7)
+    X = sample[LAW_FEATURES].to_numpy(dtype=float)
+    y = sample["first_pf"].to_numpy()
+    for k in (1, 5):
+        low, high, n_ties = brute_consistency_bounds(X, y, k)
+        assert high - low > 1e-3 and n_ties > 100  # ties change the value here
+        result = fc.consistency(X, y, n_neighbors=k)
+        assert result.value == pytest.approx(literal_consistency(X, y, k), abs=TOL)
+        assert low <= result.value <= high
 
 
 def test_consistency_errors(adult_sample):
@@ -342,3 +508,39 @@ def test_smoothed_edf_concentration_must_be_a_number(bad):
     with pytest.raises(TypeError) as info:
         fc.smoothed_edf([1, 0], ["a", "b"], concentration=bad)
     assert str(info.value) == CONCENTRATION_TYPE_MESSAGE.format(got=bad, type=type(bad).__name__)
+
+
+def test_smoothed_edf_refuses_overlapping_subgroups():
+    frame = pd.DataFrame({"u": [1, 1, 0, 0, 1], "v": [1, 0, 1, 0, 1], "w": [0, 0, 0, 1, 0]})
+    sub = fc.Subgroups.from_indicators(frame, ["u", "v", "w"], min_size=1)
+    with pytest.raises(ValueError) as info:
+        fc.smoothed_edf([1, 0, 1, 0, 1], sub)
+    # rows 0 and 4 are in both u and v
+    assert str(info.value) == EDF_OVERLAP_MESSAGE.format(n_rows=2, first="u", second="v")
+    assert "Tip:" in str(info.value)
+    attrs = pd.DataFrame({"sex": ["f", "m", "f", "m"], "race": ["x", "x", "y", "y"]})
+    with pytest.raises(ValueError) as info:
+        fc.smoothed_edf([1, 0, 1, 0], fc.Subgroups.from_attributes(attrs, ["sex", "race"], intersect=False))
+    assert str(info.value) == EDF_OVERLAP_MESSAGE.format(n_rows=4, first="sex=f", second="race=x")
+    # The intersections (the default), one attribute without intersecting, and disjoint indicators are fine.
+    y = [1, 0, 1, 1]
+    joint = fc.smoothed_edf(y, attrs)
+    best, pair, _, _ = literal_edf(y, ["f,x", "m,x", "f,y", "m,y"], 1.0, ["f,x", "f,y", "m,x", "m,y"])
+    assert joint.value == pytest.approx(best, abs=TOL) and joint.n_used == 4
+    one = fc.smoothed_edf(y, fc.Subgroups.from_attributes(attrs, ["sex"], intersect=False, min_size=1))
+    assert one.value == pytest.approx(literal_edf(y, list(attrs["sex"]), 1.0, ["f", "m"])[0], abs=TOL)
+    disjoint = fc.Subgroups.from_indicators(pd.DataFrame({"u": [1, 1, 0, 0], "v": [0, 0, 1, 0]}), ["u", "v"],
+                                            min_size=1)
+    assert fc.smoothed_edf(y, disjoint).value == pytest.approx(
+        literal_edf([1, 0, 1], ["u", "u", "v"], 1.0, ["u", "v"])[0], abs=TOL)
+
+
+def test_smoothed_edf_refuses_madlibs_identity_columns(madlibs, madlibs_identities):
+    sub = fc.Subgroups.from_indicators(madlibs, madlibs_identities)
+    member = np.column_stack([(madlibs[c] >= 0.5).to_numpy() for c in madlibs_identities])
+    shared = member.sum(axis=1) > 1
+    first_row = member[np.flatnonzero(shared)[0]]
+    first, second = [madlibs_identities[j] for j in np.flatnonzero(first_row)[:2]]
+    with pytest.raises(ValueError) as info:
+        fc.smoothed_edf((madlibs["toxicity"] == "toxic").astype(int), sub)
+    assert str(info.value) == EDF_OVERLAP_MESSAGE.format(n_rows=int(shared.sum()), first=first, second=second)

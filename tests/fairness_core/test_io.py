@@ -2,14 +2,20 @@
 
 from __future__ import annotations
 
+import contextlib
+import csv
 import io
+import json
 import re
+import time
 
 import pandas as pd
 import pytest
 
 import fairness_core as fc
-from fairness_core._io import DUPLICATE_NOTE, EMPTY_MESSAGE, NO_ROWS_MESSAGE, UNREADABLE_MESSAGE
+from fairness_core._io import (DUPLICATE_NOTE, EMPTY_MESSAGE, MAX_REPEATED_NAMES, NESTED_NOTE, NO_ROWS_MESSAGE,
+                               REPEATED_NAMES_MESSAGE, SNIFF_BYTES, SNIFF_LINES, UNREADABLE_MESSAGE,
+                               _guess_delimiter)
 
 
 @pytest.fixture
@@ -131,3 +137,158 @@ def test_compas_reads_all_rows_and_notes_the_duplicate_header(data_file):
     assert notes == [DUPLICATE_NOTE.format(
         columns="'decile_score' -> 'decile_score.1', 'priors_count' -> 'priors_count.1'")]
     assert {"decile_score", "decile_score.1", "two_year_recid", "race"} <= columns
+
+
+# Line endings ------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("ending", ["\n", "\r\n", "\r"], ids=["LF", "CRLF", "CR"])
+@pytest.mark.parametrize("sep", [",", ";", "\t"])
+def test_line_endings_parse_to_the_same_frame(frame, sep, ending):
+    # "\r" alone is Excel for Mac's "CSV (Macintosh)"; it used to raise a raw _csv.Error.
+    quoted = frame.assign(note=["two\nlines", "x", "a, b; c", "three\r\nlines\r", "q", "\"quoted\""])
+    # (QUOTE_NONNUMERIC: with QUOTE_MINIMAL the csv module leaves "two\nlines" unquoted in a CR file)
+    data = quoted.to_csv(index=False, sep=sep, lineterminator=ending, quoting=csv.QUOTE_NONNUMERIC).encode()
+    assert data.count(ending.encode()) >= len(quoted) + 1
+    pd.testing.assert_frame_equal(fc.read_table(data), fc.read_table(quoted.to_csv(index=False).encode()))
+    pd.testing.assert_frame_equal(fc.read_table(data), quoted)
+
+
+@pytest.mark.parametrize("ending", [b"\n", b"\r\n", b"\r"], ids=["LF", "CRLF", "CR"])
+def test_duplicate_header_is_reported_for_every_line_ending(ending):
+    out = fc.read_table(ending.join([b"a;b;a", b"1;2;3", b"4;5;6", b""]))
+    assert list(out.columns) == ["a", "b", "a.1"]
+    assert out.attrs["notes"] == [DUPLICATE_NOTE.format(columns="'a' -> 'a.1'")]
+
+
+# Delimiter guess: bounded and linear (csv.Sniffer backtracked for a minute) -----------------
+
+def test_pathological_quote_comma_upload_is_handled_quickly():
+    # 64 KB of '",' made csv.Sniffer's regular expressions backtrack for ~60 s holding the GIL. Read
+    # with a comma, its one line is 16,385 fields, 16,384 of them ","; pandas would then spend
+    # seconds making those names unique (quadratic), so the file is refused before pandas sees it.
+    data = b'",' * 32768
+    assert len(data) == 64 * 1024
+    start = time.perf_counter()
+    assert _guess_delimiter(data, "utf-8") == ","
+    message = REPEATED_NAMES_MESSAGE.format(name="upload", count=16_383, example=",")
+    with pytest.raises(ValueError, match=re.escape(message)):
+        fc.read_table(data)
+    assert time.perf_counter() - start < 5  # generous: it takes milliseconds; the stall was a minute
+
+
+def test_many_repeated_header_names_are_refused_before_pandas_sees_them():
+    def header(n_x):
+        return (",".join(["x"] * n_x + ["y"]) + "\n" + ",".join(["1"] * (n_x + 1)) + "\n").encode()
+
+    out = fc.read_table(header(MAX_REPEATED_NAMES + 1))  # x repeated MAX_REPEATED_NAMES times: read
+    assert list(out.columns[:3]) == ["x", "x.1", "x.2"] and out.attrs["notes"][0].startswith(
+        DUPLICATE_NOTE.split("{")[0])
+    message = REPEATED_NAMES_MESSAGE.format(name="wide.csv", count=MAX_REPEATED_NAMES + 1, example="x")
+    with pytest.raises(ValueError, match=re.escape(message)):
+        fc.read_table(header(MAX_REPEATED_NAMES + 2), name="wide.csv")
+    # blank header cells are named "Unnamed: i" by pandas, all distinct: they are not repeats
+    blank = ("a,b" + "," * 3000 + "\n1,2" + "," * 3000 + "\n").encode()
+    assert fc.read_table(blank).shape == (1, 3002)
+
+
+@pytest.mark.parametrize("unit", [b'",', b'"\t', b'";', b'"|', b'"",', b',"'])
+def test_pathological_quote_runs_over_several_lines_are_handled_quickly(unit):
+    data = b"\n".join([unit * 4000] * 16)
+    start = time.perf_counter()
+    with contextlib.suppress(ValueError):  # read, or refused with our message: either is fine here
+        fc.read_table(data)
+    assert time.perf_counter() - start < 5
+
+
+def test_delimiter_guess_examines_a_bounded_sample():
+    # The header splits on both "|" and ";". The first lines are pipe-separated; a scan of the whole
+    # file would see the (much longer) semicolon-separated rest and choose ";".
+    head = b"a|b;c\n" + b"1|2\n" * (SNIFF_LINES - 1)
+    tail = b"1;2\n" * 100_000
+    assert _guess_delimiter(head + tail, "utf-8") == "|"
+    assert _guess_delimiter(tail, "utf-8") == ";"
+    # and no more than SNIFF_BYTES are decoded: a long first line is cut, not read to its end
+    long_line = b"a;b;" + b"x" * (8 * SNIFF_BYTES) + b"\n1;2;3\n"
+    assert _guess_delimiter(long_line, "utf-8") == ";"
+
+
+@pytest.mark.parametrize("text, sep", [
+    ("score;label\n0,5;1\n0,75;0\n0,25;1\n", ";"),        # decimal commas in a semicolon file
+    ('name,city\n"Doe; J",Paris\n"Roe| K",Lyon\n', ","),   # other delimiters inside quotes
+    ("a\tb\tc\n1\t2\t3\n4\t5\n", "\t"),                   # a ragged row
+    ("id,notes;x\n1,a;b\n2,c;d\n", ","),                    # a tie goes to the comma
+    ("justone\n1\n2\n", ","),                               # one column: comma
+    ("a|b|c\r1|2|3\r4|5|6\r", "|"),                          # CR-only endings
+])
+def test_delimiter_guess(text, sep):
+    assert _guess_delimiter(text.encode(), "utf-8") == sep
+
+
+# Parquet with nested columns --------------------------------------------------------------
+
+def nested_parquet() -> bytes:
+    """Label, score and attribute columns beside a list, a struct and a map column (one missing each)."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    n = 60
+    table = pa.table({
+        "label": pa.array([i % 2 for i in range(n)], pa.int64()),
+        "tags": pa.array([None if i == 3 else ["a", "b"][: i % 3] for i in range(n)], pa.list_(pa.string())),
+        "score": pa.array([(i % 10) / 10 for i in range(n)], pa.float64()),
+        "info": pa.array([None if i == 4 else {"k": i % 4, "s": "x\"y"} for i in range(n)],
+                         pa.struct([("k", pa.int64()), ("s", pa.string())])),
+        "group": pa.array(["A", "B", "C"] * (n // 3), pa.string()),
+        "attrs": pa.array([None if i == 5 else [("é", i % 2), ("z", None)] for i in range(n)],
+                          pa.map_(pa.string(), pa.int64())),
+    })
+    buffer = io.BytesIO()
+    pq.write_table(table, buffer)
+    return buffer.getvalue()
+
+
+def test_nested_parquet_columns_are_read_as_text():
+    data = nested_parquet()
+    out = fc.read_table(data)
+    assert list(out.columns) == ["label", "tags", "score", "info", "group", "attrs"]
+    assert out.attrs["notes"] == [NESTED_NOTE.format(columns="'tags', 'info', 'attrs'")]
+    plain = pd.read_parquet(io.BytesIO(data), columns=["label", "score", "group"])
+    pd.testing.assert_frame_equal(out[["label", "score", "group"]], plain)
+    assert list(out["tags"][:3]) == ["[]", '["a"]', '["a", "b"]']
+    assert out.loc[1, "info"] == '{"k": 1, "s": "x\\"y"}'
+    assert json.loads(out.loc[1, "info"]) == {"k": 1, "s": 'x"y'}
+    assert out.loc[1, "attrs"] == '[["é", 1], ["z", null]]'
+    # missing stays missing, and only there
+    assert out[["tags", "info", "attrs"]].isna().sum().tolist() == [1, 1, 1]
+    assert out["tags"].isna()[3] and out["info"].isna()[4] and out["attrs"].isna()[5]
+    for column in ["tags", "info", "attrs"]:
+        assert out[column].nunique() >= 2  # hashable text
+
+
+@pytest.mark.parametrize("arrow_type", ["large_list", "fixed_size_list", "nested"])
+def test_other_nested_parquet_types_are_read_as_text(arrow_type):
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    values, kind = {
+        "large_list": ([[1, 2], [], None], pa.large_list(pa.int32())),
+        "fixed_size_list": ([[1.5, 2.0], [0.0, None], None], pa.list_(pa.float64(), 2)),
+        "nested": ([[{"a": [1]}], [{"a": None}], None], pa.list_(pa.struct([("a", pa.list_(pa.int8()))]))),
+    }[arrow_type]
+    buffer = io.BytesIO()
+    pq.write_table(pa.table({"y": [0, 1, 0], "v": pa.array(values, kind)}), buffer)
+    out = fc.read_table(buffer.getvalue())
+    assert out.attrs["notes"] == [NESTED_NOTE.format(columns="'v'")]
+    assert out["v"].isna().tolist() == [False, False, True]
+    assert [json.loads(v) for v in out["v"][:2]] == values[:2]
+
+
+def test_parquet_metadata_cannot_supply_notes(frame):
+    # pandas stores DataFrame.attrs in the file; notes shown on the Data page are ours alone.
+    spoofed = frame.copy()
+    spoofed.attrs = {"notes": ["**Your session expired**, log in at http://example.com"], "other": 1}
+    buffer = io.BytesIO()
+    spoofed.to_parquet(buffer, index=False)
+    out = fc.read_table(buffer.getvalue())
+    assert out.attrs == {}
+    pd.testing.assert_frame_equal(out, frame)

@@ -165,7 +165,7 @@ def test_ece_and_mce_lie_in_the_unit_interval(data, n_bins, strategy):
 @given(data=labelled(min_n=1), n_bins=st.integers(1, 12))
 def test_uniform_ece_equals_the_literal_formula(data, n_bins):
     y, s, _ = data
-    edges = np.linspace(0, 1, n_bins + 1)
+    edges = np.arange(n_bins + 1) / n_bins  # exact edges (ARCHITECTURE §5.3)
     expected = 0.0
     for b in range(n_bins):
         last = b == n_bins - 1

@@ -56,19 +56,32 @@ def literal_distance(a: float, b: float, measure: str) -> float:
     return max(a, b) / min(a, b)
 
 
+def denominator(frame: pd.DataFrame, metric: str) -> int:
+    """Rows in the denominator of `metric` (actual positives for TPR, actual negatives for FPR, ...)."""
+    y, p = frame["y"], frame["p"]
+    return int({"statistical_parity": len(frame), "true_positive_rate": (y == 1).sum(),
+                "false_positive_rate": (y == 0).sum(), "false_negative_rate": (y == 1).sum(),
+                "false_omission_rate": (p == 0).sum(), "false_discovery_rate": (p == 1).sum(),
+                "error_rate": len(frame)}[metric])
+
+
 def expected_comparisons(frame: pd.DataFrame, metric: str, reference: str, measure: str,
                          min_size: int) -> pd.DataFrame:
     """The comparison table, from the definitions in ARCHITECTURE §5.2 (frame columns y, p, g)."""
     names = sorted(frame["g"].unique())
     sizes = frame["g"].value_counts()
     value = {g: pandas_rate(frame[frame["g"] == g], metric) for g in names}
-    small = {g: bool(sizes[g] < min_size) for g in names}
+    # Small: too few rows, or too few in the rate's denominator (on either side of the comparison).
+    small = {g: bool(sizes[g] < min_size or 0 < denominator(frame[frame["g"] == g], metric) < min_size)
+             for g in names}
     rows = []
     if reference == "rest":
-        rows = [(g, "rest", value[g], pandas_rate(frame[frame["g"] != g], metric), small[g]) for g in names]
+        rows = [(g, "rest", value[g], pandas_rate(frame[frame["g"] != g], metric),
+                 small[g] or 0 < denominator(frame[frame["g"] != g], metric) < min_size) for g in names]
     elif reference == "overall":
         overall = pandas_rate(frame, metric)
-        rows = [(g, "overall", value[g], overall, small[g]) for g in names]
+        rows = [(g, "overall", value[g], overall, small[g] or 0 < denominator(frame, metric) < min_size)
+                for g in names]
     elif reference == "pairwise":
         rows = [(a, b, value[a], value[b], small[a] or small[b])
                 for i, a in enumerate(names) for b in names[i + 1:]]

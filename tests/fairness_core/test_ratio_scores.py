@@ -21,7 +21,7 @@ from fairness_core._ratio_scores import (
 
 TOL = 1e-12
 RATIO_TABLE_COLUMNS = ["subgroup", "size", "reference_size", "subgroup_value", "reference_value", "score", "small",
-                       "note"]
+                       "note", "small_reason"]
 
 
 def literal_ratio(a: float, b: float) -> float:
@@ -171,8 +171,10 @@ def test_compas_ratio_scores_on_race(compas_rows, compas, rate, include_small):
             a, b = own.loc[own["y"] == 1, "p"].mean(), rest.loc[rest["y"] == 1, "p"].mean()
         else:
             a, b = own["p"].mean(), rest["p"].mean()
-        rows.append((g, len(own), len(rest), a, b, literal_ratio(a, b), len(own) < 30))
-    expected = pd.DataFrame(rows, columns=RATIO_TABLE_COLUMNS[:-1])
+        # Small: fewer than 30 rows, or fewer than 30 in the rate's denominator (actual positives for TPR).
+        den = int((own["y"] == 1).sum()) if rate == "true_positive_rate" else len(own)
+        rows.append((g, len(own), len(rest), a, b, literal_ratio(a, b), len(own) < 30 or 0 < den < 30))
+    expected = pd.DataFrame(rows, columns=RATIO_TABLE_COLUMNS[:-2])
     for col in ("subgroup", "size", "reference_size", "small"):
         assert list(result.table[col]) == list(expected[col])
     for col in ("subgroup_value", "reference_value", "score"):
@@ -180,7 +182,7 @@ def test_compas_ratio_scores_on_race(compas_rows, compas, rate, include_small):
     used = expected if include_small else expected[~expected["small"]]
     best = used.loc[used["score"].idxmin()]
     assert result.value == pytest.approx(best["score"], abs=TOL) and result.worst == best["subgroup"]
-    assert (result.n_used, result.n_small_excluded) == (len(used), 0 if include_small else 1)
+    assert (result.n_used, result.n_small_excluded) == (len(used), 0 if include_small else int(expected["small"].sum()))
     assert float(result) == result.value
 
 
