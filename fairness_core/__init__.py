@@ -28,6 +28,7 @@ from ._calibration import (
 from ._compare import DisparityResult, distance, reduce_disparities
 from ._io import read_table
 from ._rates import (
+    DENOMINATOR_NAMES,
     ConfusionCounts,
     confusion_counts,
     equalized_odds,
@@ -64,7 +65,7 @@ from ._intervals import wilson_interval
 from ._delong import auc_interval, delong_variance
 from ._policy import (DEFAULT_RULES, Rule, Verdict, evaluate, evaluate_result, rules_from_json, rules_to_json,
                       summarize_verdicts)
-from ._findings import Finding, findings_table, rate_findings, reduction_finding
+from ._findings import Finding, auc_findings, findings_table, rate_findings, reduction_finding
 from ._slices import Condition, Slice, subset_score
 from ._subgroups import MISSING, Subgroups
 
@@ -72,7 +73,7 @@ _data_names = ["read_table", "ColumnMapping", "ScoredData", "Subgroups", "MISSIN
                "subset_score"]
 _auc_names = ["subgroup_auc", "bpsn_auc", "bnsp_auc", "power_mean", "bias_auc_table", "bias_auc_score",
               "summarize_bias_auc", "BiasAucResult"]
-_rate_names = ["group_rates", "confusion_counts", "ConfusionCounts", "rate_disparity", "model_statistical_parity",
+_rate_names = ["DENOMINATOR_NAMES", "group_rates", "confusion_counts", "ConfusionCounts", "rate_disparity", "model_statistical_parity",
                "true_positive_rate_disparity", "false_positive_rate_disparity", "false_negative_rate_disparity",
                "false_omission_rate_disparity", "false_discovery_rate_disparity", "error_rate_disparity",
                "equalized_odds"]
@@ -92,7 +93,7 @@ _dataset_names = ["dataset_statistical_parity", "base_rates", "consistency", "sm
 _interval_names = ["wilson_interval", "delong_variance", "auc_interval"]
 _policy_names = ["Rule", "Verdict", "DEFAULT_RULES", "evaluate", "evaluate_result", "summarize_verdicts",
                  "rules_to_json", "rules_from_json"]
-_findings_names = ["Finding", "rate_findings", "reduction_finding", "findings_table"]
+_findings_names = ["Finding", "rate_findings", "reduction_finding", "findings_table", "auc_findings"]
 
 __all__ = (_data_names + _auc_names + _rate_names + _disparity_names + _calibration_names + _theil_names
            + _ratio_score_names + _scorer_names + _classwise_names + _dataset_names + _interval_names + _policy_names

@@ -60,8 +60,7 @@ def _stat(n_levels: int):
         bnsp = auc_of_hists(m[..., 1], b[..., 0])
         whole = auc_of_hists(o[..., 1], o[..., 0])
         k = sub.shape[-1]
-        out = np.concatenate([np.stack([sub, bpsn, bnsp], axis=-1).reshape(len(sub), 3 * k), whole[:, None]], axis=1)
-        return out
+        return np.concatenate([np.stack([sub, bpsn, bnsp], axis=-1).reshape(len(sub), 3 * k), whole[:, None]], axis=1)
     return stat
 
 

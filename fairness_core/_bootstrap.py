@@ -19,6 +19,8 @@ from typing import Callable
 
 import numpy as np
 
+from ._intervals import check_ci
+
 N_BOOT_MESSAGE = "The 'n_boot' parameter of {func} must be an int >= 100. Got {got!r} instead."
 SEED_MESSAGE = (
     "The 'random_state' parameter of {func} must be None, an int >= 0 or a numpy Generator. Got {got!r} instead."
@@ -154,8 +156,6 @@ def bootstrap_p_values(signed: np.ndarray) -> np.ndarray:
 
 def check_boot_options(ci, n_boot, random_state, func: str):
     """Validate (ci, n_boot, random_state) -> (level or None, n_boot, Generator or None)."""
-    from ._intervals import check_ci
-
     level = check_ci(ci, func)
     if level is None:
         return None, 0, None

@@ -395,7 +395,7 @@ def used_rows(table: pd.DataFrame, include_small: bool) -> np.ndarray:
 
 
 def bootstrap_comparison(atoms, names: list[str], reference: str, value_fn, *, distance_measure,
-                         n_boot: int, rng, disparity_fn=None) -> tuple[np.ndarray, np.ndarray]:
+                         n_boot: int, rng) -> tuple[np.ndarray, np.ndarray]:
     """Bootstrap replicates of every comparison's signed distance and disparity.
 
     Parameters
@@ -407,22 +407,21 @@ def bootstrap_comparison(atoms, names: list[str], reference: str, value_fn, *, d
     value_fn : callable
         ``value_fn(member, background, overall) -> (values, rest_values, overall_value)`` on
         counts with a leading replicate axis (shapes (B, k, C), (B, k, C), (B, C)), returning
-        (B, k), (B, k) and (B,) arrays.
+        (B, k), (B, k) and (B,) arrays. Values may carry more axes between the replicate axis
+        and the subgroup axis (e.g. several rates stacked on axis 1, with ``overall_value`` of
+        shape (B, R)); they are kept in the results.
     distance_measure : {'diff', 'ratio'} or None
-    disparity_fn : callable, optional
-        ``disparity_fn(a, b) -> disparity``; defaults to :func:`distance`.
 
     Returns
     -------
-    signed, disparity : ndarray of shape (n_boot, n_comparisons)
+    signed, disparity : ndarray of shape (n_boot, ..., n_comparisons)
     """
     from ._bootstrap import replicate_stat
 
     def stat(member, background, overall):
         values, rest, overall_value = value_fn(member, background, overall)
         a, b = compared_values(values, rest, overall_value, reference, names)
-        d = distance(a, b, distance_measure) if disparity_fn is None else disparity_fn(a, b)
-        return np.stack([signed_distance(a, b, distance_measure), d], axis=1)
+        return np.stack([signed_distance(a, b, distance_measure), distance(a, b, distance_measure)], axis=1)
 
     out = replicate_stat(atoms, stat, n_boot, rng)
     return out[:, 0], out[:, 1]

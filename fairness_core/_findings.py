@@ -249,22 +249,14 @@ def _adjust_text(adjust: Optional[str], n_comparisons: Optional[int]) -> str:
     return f" ({ADJUST_NAMES.get(adjust, adjust)}-adjusted for {n_comparisons} comparisons)"
 
 
-def _reference_people(reference: str, mode: str) -> str:
-    """How the reference reads after 'the rate of': everyone else, the whole population, people in X."""
+def _reference_name(reference: str, mode: str, *, people: bool = False) -> str:
+    """How the reference reads: everyone else, the whole population, or the subgroup's name
+    (``people in X`` after 'the rate of', with `people`)."""
     if mode == "rest":
         return "everyone else"
     if mode == "overall":
         return "the whole population"
-    return f"people in {reference}"
-
-
-def _reference_name(reference: str, mode: str) -> str:
-    """How the reference reads after 'against': everyone else, the whole population, X."""
-    if mode == "rest":
-        return "everyone else"
-    if mode == "overall":
-        return "the whole population"
-    return reference
+    return f"people in {reference}" if people else reference
 
 
 def _lead(subgroup: str, reference: str, mode: str, rate: str, a: float, b: float, ratio: float,
@@ -272,7 +264,7 @@ def _lead(subgroup: str, reference: str, mode: str, rate: str, a: float, b: floa
     """'People in X who did not reoffend were flagged high risk at 2.04× the rate of everyone else'."""
     _, who, what, _ = texts.words(rate)
     subject = f"People in {subgroup}{who} {what}"
-    ref = _reference_people(reference, mode)
+    ref = _reference_name(reference, mode, people=True)
     if a == b:
         return f"{subject} at the same rate as {ref}"
     if np.isinf(ratio):
@@ -837,3 +829,57 @@ def findings_table(findings) -> pd.DataFrame:
     out = pd.DataFrame(rows, columns=columns)
     out["excludes_parity"] = pd.array(list(out["excludes_parity"]), dtype="boolean")
     return out
+
+
+_AUC_WORDS = {
+    "subgroup_auc": ("subgroup AUC", "the score separates positives from negatives less well within {name} "
+                                     "than in the whole population"),
+    "bpsn_auc": ("BPSN AUC", "the negatives of {name} are scored above the positives of everyone else more "
+                             "often than overall, which tends to mean more false positives for {name}"),
+    "bnsp_auc": ("BNSP AUC", "the positives of {name} are scored below the negatives of everyone else more "
+                             "often than overall, which tends to mean more false negatives for {name}"),
+}
+
+
+def auc_findings(table: pd.DataFrame, *, include_small: bool = False) -> list[str]:
+    """Sentences on the lowest subgroup, BPSN and BNSP AUC whose interval lies below the overall AUC.
+
+    For each AUC column, among the subgroups used (small ones only with `include_small`), the
+    subgroup with the lowest AUC whose whole interval (``<column>_ci_high``) lies below the overall
+    AUC's point estimate is named, with its AUC, interval and counts, and what a low value of that
+    AUC means for the people in it (Borkan et al. 2019). Plain text: escape it before rendering it
+    as Markdown or HTML.
+
+    Parameters
+    ----------
+    table : DataFrame
+        From :func:`bias_auc_table` with ``ci`` (its ``attrs["ci"]`` and ``attrs["overall_auc"]``).
+    include_small : bool, default=False
+
+    Returns
+    -------
+    list of str
+        At most three sentences; empty when the table has no intervals or no AUC lies below.
+
+    References
+    ----------
+    Borkan et al. (2019), "Nuanced Metrics for Measuring Unintended Bias with Real Data for Text
+    Classification"; seed 000.
+    """
+    level, overall = table.attrs.get("ci"), table.attrs.get("overall_auc")
+    if level is None or overall is None or np.isnan(overall):
+        return []
+    used = table if include_small else table[~table["small"].astype(bool)]
+    sentences = []
+    for column, (name, meaning) in _AUC_WORDS.items():
+        below = used[used[f"{column}_ci_high"].astype(float) < overall]
+        if below.empty:
+            continue
+        row = below.loc[below[column].astype(float).idxmin()]
+        group = str(row["subgroup"])
+        sentences.append(
+            f"The {name} of {group} is {float(row[column]):.4f} ({level * 100:g} % CI "
+            f"{float(row[f'{column}_ci_low']):.4f}–{float(row[f'{column}_ci_high']):.4f}; "
+            f"{int(row['size']):,} people: {int(row['n_positive']):,} positive, {int(row['n_negative']):,} negative), "
+            f"below the overall AUC of {overall:.4f} across its whole interval: " + meaning.format(name=group) + ".")
+    return sentences

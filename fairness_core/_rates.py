@@ -15,7 +15,7 @@ import pandas as pd
 
 from ._bootstrap import Atoms, check_boot_options
 from ._checks import as_binary, check_length, check_option
-from ._intervals import wilson_interval
+from ._intervals import check_ci, wilson_interval
 from ._compare import (add_intervals, bootstrap_comparison, check_reference, compare, comparison_index,
                        compared_values, reduce_disparities, reduce_samples, used_rows, with_intervals)
 from ._subgroups import as_subgroups
@@ -41,11 +41,16 @@ Metric = Literal["statistical_parity", "true_positive_rate", "false_positive_rat
                  "false_omission_rate", "false_discovery_rate", "error_rate"]
 
 
+def _fraction(counts: np.ndarray, name: str) -> tuple[np.ndarray, np.ndarray]:
+    """(numerator, denominator) of rate `name` from counts of shape (..., 4)."""
+    num_cells, den_cells, _ = RATES[name]
+    return counts[..., list(num_cells)].sum(axis=-1), counts[..., list(den_cells)].sum(axis=-1)
+
+
 def _rate(counts: np.ndarray, name: str) -> tuple[np.ndarray, np.ndarray]:
     """Rate `name` from counts of shape (..., 4) -> (values, notes)."""
-    num_cells, den_cells, why = RATES[name]
-    num = counts[..., list(num_cells)].sum(axis=-1)
-    den = counts[..., list(den_cells)].sum(axis=-1)
+    num, den = _fraction(counts, name)
+    why = RATES[name][2]
     with np.errstate(divide="ignore", invalid="ignore"):
         values = np.where(den > 0, num / np.where(den > 0, den, 1), np.nan)
     notes = np.where(den > 0, "", f"{name.replace('_', ' ')} undefined: {why}").astype(object)
@@ -61,12 +66,6 @@ DENOMINATOR_NAMES = {
     "false_negative_rate": "actual positives", "false_omission_rate": "predicted negatives",
     "false_discovery_rate": "predicted positives", "error_rate": "rows",
 }
-
-
-def _fraction(counts: np.ndarray, name: str) -> tuple[np.ndarray, np.ndarray]:
-    """(numerator, denominator) of rate `name` from counts of shape (..., 4)."""
-    num_cells, den_cells, _ = RATES[name]
-    return counts[..., list(num_cells)].sum(axis=-1), counts[..., list(den_cells)].sum(axis=-1)
 
 
 def _few_text(den: int, rate: str, min_size: int, prefix: str = "") -> str:
@@ -148,8 +147,6 @@ class ConfusionCounts:
         ValueError
             If `ci` is not None or a number strictly between 0 and 1 (``CI_MESSAGE``).
         """
-        from ._intervals import check_ci, wilson_interval
-
         level = check_ci(ci, "ConfusionCounts.table")
         m = self.member
         out = pd.DataFrame({
@@ -166,9 +163,7 @@ class ConfusionCounts:
             out[name], note = _rate(m, name)
             notes.append(note)
             if level is not None:
-                num_cells, den_cells, _ = RATES[name]
-                out[f"{name}_ci_low"], out[f"{name}_ci_high"] = wilson_interval(
-                    m[:, list(num_cells)].sum(axis=1), m[:, list(den_cells)].sum(axis=1), level)
+                out[f"{name}_ci_low"], out[f"{name}_ci_high"] = wilson_interval(*_fraction(m, name), level)
         out["note"] = ["; ".join(n for n in row if n) for row in zip(*notes)] if notes else ""
         return out
 
@@ -289,20 +284,17 @@ class ConfusionCounts:
             return table if reduction is None else reduce_disparities(
                 table, reduction, distance_measure=distance_measure, reference=reference,
                 include_small=include_small, func=func)
-        state = rng.bit_generator.state
-        signs, disparities = [], []
-        for rate in ("true_positive_rate", "false_positive_rate"):
-            rng.bit_generator.state = state  # the same replicates for TPR and FPR: resampled jointly
-            signed, disparity = bootstrap_comparison(
-                self._atoms(func), self.names, reference,
-                lambda m, b, o, rate=rate: tuple(_rate(x, rate)[0] for x in (m, b, o)),
-                distance_measure=distance_measure, n_boot=n_boot, rng=rng)
-            signs.append(signed)
-            disparities.append(disparity)
+        # TPR and FPR from the same replicates (resampled jointly): axis 1 of every array is the rate.
+        signed, disparity = bootstrap_comparison(
+            self._atoms(func), self.names, reference,
+            lambda m, b, o: tuple(np.stack([_rate(x, "true_positive_rate")[0], _rate(x, "false_positive_rate")[0]],
+                                           axis=1) for x in (m, b, o)),
+            distance_measure=distance_measure, n_boot=n_boot, rng=rng)
         # Per replicate, the comparison's disparity is the larger one, and its sign that one's sign.
-        tpr_larger = np.nan_to_num(disparities[0], nan=-np.inf) >= np.nan_to_num(disparities[1], nan=-np.inf)
-        signed = np.where(tpr_larger, signs[0], signs[1])
-        disparity = np.fmax(disparities[0], disparities[1])
+        tpr, fpr = disparity[:, 0], disparity[:, 1]
+        tpr_larger = np.nan_to_num(tpr, nan=-np.inf) >= np.nan_to_num(fpr, nan=-np.inf)
+        signed = np.where(tpr_larger, signed[:, 0], signed[:, 1])
+        disparity = np.fmax(tpr, fpr)
         return self._finish(table, signed, disparity, distance_measure=distance_measure, reduction=reduction,
                             reference=reference, include_small=include_small, level=level, n_boot=n_boot,
                             adjust=adjust, func=func)
@@ -412,8 +404,6 @@ def group_rates(y_true, y_pred, subgroups, *, ci=None) -> pd.DataFrame:
     Wilson, E. B. (1927), "Probable inference, the law of succession, and statistical inference",
     JASA 22(158), 209-212.
     """
-    from ._intervals import check_ci
-
     level = check_ci(ci, "group_rates")
     return ConfusionCounts.compute(y_true, y_pred, subgroups, func="group_rates").table(ci=level)
 

@@ -33,9 +33,9 @@ with st.spinner("Computing intervals ...") if level is not None else nullcontext
 
 if level is not None:
     st.subheader("Findings")
-    found = text.auc_findings(table, include_small)
+    found = fc.auc_findings(table, include_small=include_small)
     if found:
-        st.markdown("\n".join(f"- {s}" for s in found))
+        st.markdown("\n".join(f"- {text.md(s)}" for s in found))
     else:
         st.markdown(f"- No subgroup, BPSN or BNSP AUC has a {text.level_text(level)} interval entirely below the "
                     f"overall AUC ({text.num(result.overall_auc)}): no AUC is distinguishable from it at this "

@@ -29,15 +29,15 @@ class IntervalOptions:
         Bootstrap replicates.
     adjust : {None, 'bonferroni', 'holm', 'fdr_bh'}
         Multiple-comparison adjustment.
-    random_state : int
-        The bootstrap seed: fixed, so the same data and options give the same intervals.
+
+    The bootstrap seed is fixed at 0 (in ``ui.data``), so the same data and options give the same
+    intervals.
     """
 
     show: bool = True
     level: float = 0.95
     n_boot: int = 1000
     adjust: str | None = None
-    random_state: int = 0
 
     @property
     def ci(self) -> float | None:

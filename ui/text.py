@@ -7,6 +7,7 @@ import re
 
 import numpy as np
 
+from fairness_core import DENOMINATOR_NAMES
 from fairness_core.plotting import RATE_LABELS
 
 # Widget labels named by the issue, so documentation and tests can find them.
@@ -44,12 +45,6 @@ N_BOOTS = (200, 500, 1000, 2000)
 # "Multiple comparisons" choice -> fairness_core's `adjust` option.
 ADJUSTMENTS = {"none": None, "bonferroni": "bonferroni", "holm": "holm", "fdr_bh": "fdr_bh"}
 ADJUST_LABELS = {"none": "None", "bonferroni": "Bonferroni", "holm": "Holm", "fdr_bh": "Benjamini–Hochberg"}
-# What the denominator of each rate counts (the reliability of a rate rests on it).
-DENOMINATORS = {
-    "selection_rate": "rows", "true_positive_rate": "actual positives", "false_positive_rate": "actual negatives",
-    "false_negative_rate": "actual positives", "false_omission_rate": "predicted negatives",
-    "false_discovery_rate": "predicted positives", "error_rate": "rows",
-}
 STATUS_BADGES = {"pass": ("Pass", "green"), "fail": ("Fail", "red"), "inconclusive": ("Inconclusive", "orange"),
                  "undefined": ("Undefined", "gray")}
 
@@ -144,7 +139,7 @@ def _comparison_size(row, rate: str | None) -> str:
     """'244 actual negatives', '244 and 310 actual negatives' (pair), or '1,234 rows'."""
     if rate is not None and "denominator" in row:
         den, ref_den = int(row["denominator"]), int(row["reference_denominator"])
-        who = DENOMINATORS[rate]
+        who = DENOMINATOR_NAMES[rate]
         if row["reference"] in ("rest", "overall"):
             return f"{den:,} {who}"
         return f"{den:,} and {ref_den:,} {who}"
@@ -159,7 +154,7 @@ def _zero_side(row, rate: str) -> str:
     else:
         name = {"rest": "The rest", "overall": "The whole population"}.get(row["reference"], md(row["reference"]))
         den = row.get("reference_denominator")
-    counted = f" (0 of {int(den):,} {DENOMINATORS[rate]})" if den is not None else ""
+    counted = f" (0 of {int(den):,} {DENOMINATOR_NAMES[rate]})" if den is not None else ""
     return f"{name} has a {label} of 0{counted}"
 
 
@@ -261,39 +256,6 @@ def verdict_markdown(verdict) -> str:
     """A policy verdict as a coloured badge and its sentence (escaped)."""
     label, color = STATUS_BADGES[verdict.status]
     return f":{color}-badge[{label}] {md(verdict.sentence)}"
-
-
-_AUC_WORDS = {
-    "subgroup_auc": ("subgroup AUC", "the score separates positives from negatives less well within {name} "
-                                     "than in the whole population"),
-    "bpsn_auc": ("BPSN AUC", "the negatives of {name} are scored above the positives of everyone else more "
-                             "often than overall, which tends to mean more false positives for {name}"),
-    "bnsp_auc": ("BNSP AUC", "the positives of {name} are scored below the negatives of everyone else more "
-                             "often than overall, which tends to mean more false negatives for {name}"),
-}
-
-
-def auc_findings(table, include_small: bool) -> list[str]:
-    """Plain sentences (Markdown-escaped) on the lowest subgroup, BPSN and BNSP AUC whose interval lies
-    entirely below the overall AUC, one per column; needs a table from bias_auc_table with `ci`."""
-    level, overall = table.attrs.get("ci"), table.attrs.get("overall_auc")
-    if level is None or overall is None or math.isnan(overall):
-        return []
-    used = table if include_small else table[~table["small"].astype(bool)]
-    sentences = []
-    for column, (name, meaning) in _AUC_WORDS.items():
-        below = used[used[f"{column}_ci_high"].astype(float) < overall]
-        if below.empty:
-            continue
-        row = below.loc[below[column].astype(float).idxmin()]
-        group = md(row["subgroup"])
-        interval = ci_text(float(row[f"{column}_ci_low"]), float(row[f"{column}_ci_high"]), level)
-        sentences.append(
-            f"The {name} of {group} is {num(float(row[column]))} ({interval}; "
-            f"{int(row['size']):,} people: {int(row['n_positive']):,} positive, {int(row['n_negative']):,} negative), "
-            f"below the overall AUC of {num(overall)} across its whole interval: "
-            + meaning.format(name=group) + ".")
-    return sentences
 
 # Column headers for every table the pages show (snake_case names from fairness_core).
 COLUMN_LABELS = {

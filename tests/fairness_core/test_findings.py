@@ -344,3 +344,19 @@ def test_docstring_examples():
     module = importlib.import_module("fairness_core._findings")
     result = doctest.testmod(module, optionflags=doctest.NORMALIZE_WHITESPACE)
     assert result.attempted > 0 and result.failed == 0
+
+
+def test_auc_findings_name_the_lowest_auc_below_the_overall(compas):
+    groups = fc.Subgroups.from_attributes(compas, ["race"], min_size=30)
+    table = fc.bias_auc_table(compas["two_year_recid"], compas["decile_score"], groups, ci=0.95, n_boot=200)
+    found = fc.auc_findings(table)
+    overall = table.attrs["overall_auc"]
+    used = table[~table["small"]]
+    below = used[used["bpsn_auc_ci_high"] < overall]
+    lowest = below.loc[below["bpsn_auc"].idxmin()]
+    assert lowest["subgroup"] == "African-American"
+    expected = (f"The BPSN AUC of African-American is {lowest['bpsn_auc']:.4f} (95 % CI "
+                f"{lowest['bpsn_auc_ci_low']:.4f}–{lowest['bpsn_auc_ci_high']:.4f}; 3,696 people: 1,901 positive, "
+                f"1,795 negative), below the overall AUC of {overall:.4f} across its whole interval")
+    assert any(s.startswith(expected) for s in found)
+    assert fc.auc_findings(fc.bias_auc_table(compas["two_year_recid"], compas["decile_score"], groups)) == []
