@@ -138,8 +138,10 @@ def test_plot_text_escapes_markup_and_breaks_autolinks():
 
 
 def test_plotting_docstring_examples_run():
-    result = doctest.testmod(plotting, optionflags=doctest.NORMALIZE_WHITESPACE)
-    assert result.attempted > 0 and result.failed == 0
+    from fairness_core.plotting import _common
+
+    results = [doctest.testmod(module, optionflags=doctest.NORMALIZE_WHITESPACE) for module in (plotting, _common)]
+    assert sum(r.attempted for r in results) > 0 and sum(r.failed for r in results) == 0
 
 
 def test_auc_chart_error_bars_are_the_interval_around_each_value():

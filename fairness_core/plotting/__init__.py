@@ -1,0 +1,38 @@
+"""Plotly figure builders: tidy result tables -> ``plotly.graph_objects.Figure``.
+
+Pure functions of the tables that :mod:`fairness_core` returns, shared by the app and notebooks.
+Plotly is imported inside each function, so ``import fairness_core`` never loads it.
+Colours come from Plotly's colour-blind-safe "Safe" palette, assigned by subgroup position, so
+a subgroup keeps its colour on every chart of the same data.
+
+Table conventions the charts read when present (architecture §5.6); without them a chart has no
+error bars, no interval text and no stars:
+
+- ``<col>_ci_low`` / ``<col>_ci_high`` beside an estimate column ``<col>``: drawn as error bars and
+  written into the hover as "0.8562 (95 % CI 0.6112–0.9634)". The level comes from the ``level``
+  argument or ``table.attrs["ci"]`` (comparison tables: ``attrs["row_level"]`` first, the level of
+  intervals adjusted for multiple comparisons); unknown, the hover says "CI" without a percentage.
+- ``small`` (bool) and ``small_reason`` (text) per subgroup: small subgroups are hatched (bars),
+  open and faded (markers) or dotted and faded (lines), with the reason on hover and a legend entry
+  that says what the mark means.
+- ``excludes_parity`` (bool or NA) in comparison tables: a star beside the subgroup's bar.
+
+Policy and reference lines are drawn with :func:`add_rule_line`. The AUC chart's x range fits the
+data rather than spanning 0-1 (see :func:`auc_chart`).
+
+Every piece of data text (subgroup, class and reference names, notes, titles) goes through
+:func:`plot_text`, because Plotly renders a subset of HTML in names, tick labels, hover text and
+annotations.
+"""
+
+from ._auc import auc_chart
+from ._calibration import reliability_chart
+from ._classwise import classwise_chart
+from ._common import (AUC_COLUMNS, AUC_MIN_SPAN, LEVEL_MESSAGE, PARITY_LEGEND, PARITY_TEXT, RATE_LABELS,
+                      RULE_AXIS_MESSAGE, RULE_COLOR, RULE_VALUE_MESSAGE, SMALL_LEGEND, SMALL_OPACITY, SMALL_PATTERN, SMALL_TEXT,
+                      add_rule_line, plot_text, subgroup_colors)
+from ._rates import rate_chart
+from ._ratio_scores import ratio_score_chart
+
+__all__ = ["AUC_COLUMNS", "RATE_LABELS", "add_rule_line", "auc_chart", "classwise_chart", "plot_text",
+           "rate_chart", "ratio_score_chart", "reliability_chart", "subgroup_colors"]
