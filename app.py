@@ -10,6 +10,7 @@ import streamlit as st
 st.set_page_config(page_title="Fairness dashboard", layout="wide")
 st.navigation([
     st.Page("pages/data.py", title="Data", default=True),
+    st.Page("pages/overview.py", title="Overview"),
     st.Page("pages/subgroup_aucs.py", title="Subgroup AUCs"),
     st.Page("pages/rate_disparities.py", title="Rate disparities"),
     st.Page("pages/calibration.py", title="Calibration"),

@@ -21,6 +21,7 @@ from ._calibration import (
     calibration_counts,
     calibration_disparity,
     calibration_errors,
+    calibration_rule,
     expected_calibration_error,
     maximum_calibration_error,
     reliability_diagram,
@@ -42,8 +43,9 @@ from ._rates import (
     rate_disparity,
     true_positive_rate_disparity,
 )
-from ._theil import between_group_theil_index, individual_theil_index, theil_index
+from ._theil import TheilResult, between_group_theil_index, individual_theil_index, theil_index
 from ._ratio_scores import (
+    CorrelationScoreResult,
     RatioScoreResult,
     RatioScoresResult,
     correlation_score,
@@ -51,7 +53,8 @@ from ._ratio_scores import (
     p_percent_score,
 )
 from ._scorer import FairnessScorer, make_fairness_scorer
-from ._classwise import ClassCounts, UnweightedAverageBiasResult, class_counts, unweighted_average_bias
+from ._classwise import (ClassCounts, UnweightedAverageBiasResult, class_counts, classwise_findings,
+                         unweighted_average_bias)
 from ._dataset import (
     ConsistencyResult,
     SmoothedEdfResult,
@@ -65,7 +68,7 @@ from ._intervals import wilson_interval
 from ._delong import auc_interval, delong_variance
 from ._policy import (DEFAULT_RULES, Rule, Verdict, evaluate, evaluate_result, rules_from_json, rules_to_json,
                       summarize_verdicts)
-from ._findings import Finding, auc_findings, findings_table, rate_findings, reduction_finding
+from ._findings import Finding, auc_findings, disparity_findings, findings_table, rate_findings, reduction_finding
 from ._slices import Condition, Slice, subset_score
 from ._subgroups import MISSING, Subgroups
 
@@ -80,20 +83,22 @@ _rate_names = ["DENOMINATOR_NAMES", "group_rates", "confusion_counts", "Confusio
 _disparity_names = ["distance", "reduce_disparities", "DisparityResult"]
 _calibration_names = ["reliability_diagram", "expected_calibration_error", "maximum_calibration_error",
                       "calibration_errors", "calibration_disparity", "calibration_counts", "CalibrationCounts",
-                      "CalibrationDisparityResult"]
-_theil_names = ["theil_index", "individual_theil_index", "between_group_theil_index"]
-_ratio_score_names = ["p_percent_score", "equal_opportunity_score", "correlation_score", "RatioScoreResult",
+                      "CalibrationDisparityResult", "calibration_rule"]
+_theil_names = ["theil_index", "individual_theil_index", "between_group_theil_index", "TheilResult"]
+_ratio_score_names = ["p_percent_score", "equal_opportunity_score", "correlation_score", "CorrelationScoreResult",
+                      "RatioScoreResult",
                       "RatioScoresResult"]
 _scorer_names = ["make_fairness_scorer", "FairnessScorer"]
 
-_classwise_names = ["unweighted_average_bias", "class_counts", "ClassCounts", "UnweightedAverageBiasResult"]
+_classwise_names = ["unweighted_average_bias", "class_counts", "ClassCounts", "UnweightedAverageBiasResult",
+                    "classwise_findings"]
 _dataset_names = ["dataset_statistical_parity", "base_rates", "consistency", "smoothed_edf", "ConsistencyResult",
                   "SmoothedEdfResult"]
 
 _interval_names = ["wilson_interval", "delong_variance", "auc_interval"]
 _policy_names = ["Rule", "Verdict", "DEFAULT_RULES", "evaluate", "evaluate_result", "summarize_verdicts",
                  "rules_to_json", "rules_from_json"]
-_findings_names = ["Finding", "rate_findings", "reduction_finding", "findings_table", "auc_findings"]
+_findings_names = ["Finding", "disparity_findings", "rate_findings", "reduction_finding", "findings_table", "auc_findings"]
 
 __all__ = (_data_names + _auc_names + _rate_names + _disparity_names + _calibration_names + _theil_names
            + _ratio_score_names + _scorer_names + _classwise_names + _dataset_names + _interval_names + _policy_names

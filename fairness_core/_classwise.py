@@ -1,20 +1,23 @@
 """Class-wise bias: per-class recall, precision and F-score per subgroup, and their spread (§5.4).
 
 The sufficient statistic is a K x K confusion matrix (true class x predicted class) for every
-subgroup, taken with one crosstab of the cell ``t * K + p``. Every per-class score, every choice
-of subgroups and every reduction is computed from it; only a user-supplied metric callable needs
-the rows again.
+subgroup, taken with one count of the cell ``t * K + p`` per membership pattern. Every per-class
+score, every choice of subgroups and every reduction is computed from it; only a user-supplied
+metric callable needs the rows again. Intervals resample the same counts: a stratified multinomial
+bootstrap per membership pattern (``_bootstrap.Atoms``), every replicate scored and reduced as arrays.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Optional, Sequence, Union
 
 import numpy as np
 import pandas as pd
 
-from ._checks import check_option
+from ._bootstrap import Atoms, check_boot_options, percentile_interval, replicate_stat
+from ._checks import check_int, check_option
+from ._intervals import wilson_interval
 from ._subgroups import Subgroups, _value_label, as_subgroups
 
 METRICS = ("recall", "precision", "fscore")
@@ -59,6 +62,15 @@ SUBGROUPS_UNKNOWN_MESSAGE = (
 )
 SUBGROUPS_DUPLICATE_MESSAGE = (
     "The 'subgroups' parameter of {func} must name each subgroup once. Got {dups} more than once."
+)
+CALLABLE_CI_MESSAGE = (
+    "{func} cannot give an interval for a {what} callable: the bootstrap resamples the per-subgroup "
+    "confusion matrices and evaluates every replicate at once, which a Python callable cannot take part "
+    "in. Tip: use metric='recall', 'precision' or 'fscore' and reduction='std' or 'difference', or ci=None."
+)
+NO_ATOMS_MESSAGE = (
+    "{func} cannot compute intervals from ClassCounts built by hand: the bootstrap needs the counts per "
+    "membership pattern. Tip: build them with class_counts(truth, prediction, subgroups)."
 )
 DIFFERENCE_MESSAGE = (
     "reduction='difference' of {func} compares exactly two subgroups, but {n} take part: {names}. "
@@ -154,6 +166,19 @@ def _divide(num: np.ndarray, den: np.ndarray) -> np.ndarray:
         return np.where(den > 0, num / np.where(den > 0, den, 1), np.nan)
 
 
+def _scores_of(member: np.ndarray) -> dict:
+    """Per-class counts and scores from confusion matrices of shape (..., n_subgroups, K, K).
+
+    Returns arrays of shape (..., n_subgroups, K) under ``n_true, n_predicted, tp, recall,
+    precision, fscore``; any leading axes (bootstrap replicates) are kept.
+    """
+    tp = np.diagonal(member, axis1=-2, axis2=-1)
+    n_true = member.sum(axis=-1)
+    n_pred = member.sum(axis=-2)
+    return {"n_true": n_true, "n_predicted": n_pred, "tp": tp, "recall": _divide(tp, n_true),
+            "precision": _divide(tp, n_pred), "fscore": _divide(2 * tp, n_true + n_pred)}
+
+
 @dataclass(frozen=True)
 class ClassCounts:
     """Per-subgroup confusion matrices of a (multi-class) classifier, behind every class-wise score.
@@ -180,6 +205,10 @@ class ClassCounts:
         Rows left out in total (counted once even when subgroups overlap).
     min_size : int
         Subgroups with fewer counted rows are flagged small.
+    atoms : _bootstrap.Atoms or None
+        Counted rows per (membership pattern, confusion cell ``t * K + p``): what the bootstrap
+        resamples (set by :func:`class_counts`; counts built by hand have none and cannot give
+        intervals).
     """
 
     names: list
@@ -189,16 +218,22 @@ class ClassCounts:
     excluded: np.ndarray
     n_excluded: int
     min_size: int
+    atoms: object = field(default=None, repr=False, compare=False)
 
     @classmethod
     def _from_rows(cls, rows: _Rows) -> "ClassCounts":
         k = len(rows.labels)
         cell = np.where(rows.included, rows.t_code * k + rows.p_code, k * k).astype(np.intp)
-        member, _ = rows.groups.crosstab(cell, k * k + 1)
-        overall = np.bincount(cell, minlength=k * k + 1).astype(np.float64)
+        full = Atoms.of(rows.groups, cell, k * k + 1)  # the last cell: rows left out
+        member, _, overall = full.tables()
         names = list(rows.groups.names)
+        # The bootstrap resamples counted rows only: each pattern keeps its number of counted rows.
+        counted = full.counts[:, :k * k]
+        keep = counted.sum(axis=1) > 0
+        atoms = Atoms(counted[keep], full.member[keep], full.background[keep])
         return cls(names, list(rows.labels), member[:, :k * k].reshape(len(names), k, k),
-                   overall[:k * k].reshape(k, k), member[:, k * k], int(overall[k * k]), rows.groups.min_size)
+                   overall[:k * k].reshape(k, k), member[:, k * k], int(overall[k * k]), rows.groups.min_size,
+                   atoms=atoms)
 
     @property
     def sizes(self) -> np.ndarray:
@@ -216,22 +251,47 @@ class ClassCounts:
         Keys: ``n_true`` (TP + FN), ``n_predicted`` (TP + FP), ``tp``, ``recall``,
         ``precision``, ``fscore``.
         """
-        tp = np.diagonal(self.member, axis1=1, axis2=2)
-        n_true = self.member.sum(axis=2)
-        n_pred = self.member.sum(axis=1)
-        return {"n_true": n_true, "n_predicted": n_pred, "tp": tp, "recall": _divide(tp, n_true),
-                "precision": _divide(tp, n_pred), "fscore": _divide(2 * tp, n_true + n_pred)}
+        return _scores_of(self.member)
 
-    def table(self) -> pd.DataFrame:
+    def table(self, ci: Optional[float] = None, *, n_boot: int = 1000, random_state=0) -> pd.DataFrame:
         """Tidy per-(subgroup, class) table of counts, recall, precision and F-score.
+
+        Parameters
+        ----------
+        ci : float in (0, 1) or None, default=None
+            Confidence level of the intervals. Recall TP / (TP + FN) and precision TP / (TP + FP)
+            are proportions and get Wilson's score interval from those counts; the F-score
+            2 TP / (2 TP + FP + FN) is not a proportion of rows and gets the percentile interval of
+            a stratified multinomial bootstrap of the confusion cells (see
+            :meth:`unweighted_average_bias`). None adds no interval columns.
+        n_boot : int >= 100, default=1000
+            Bootstrap replicates (F-score intervals).
+        random_state : int, numpy Generator or None, default=0
+            Seed of the bootstrap: the same seed gives the same intervals.
 
         Returns
         -------
         DataFrame with one row per (subgroup, class), subgroups in ``names`` order and classes in
         ``labels`` order; columns ``subgroup, class, size, n_true, n_predicted, tp, recall,
-        precision, fscore, small, note``. ``size`` is the subgroup's counted rows; ``note`` says
-        why a score is NaN.
+        precision, fscore, small, small_reason, note``. ``size`` is the subgroup's counted rows;
+        ``small_reason`` says why a subgroup is small; ``note`` says why a score is NaN. With
+        `ci`, each of ``recall, precision, fscore`` is followed by ``<score>_ci_low,
+        <score>_ci_high`` (NaN where the score is undefined), and ``attrs["ci"]`` holds the level.
+
+        Raises
+        ------
+        ValueError
+            If `ci`, `n_boot` or `random_state` is invalid, or the counts were built by hand
+            (``NO_ATOMS_MESSAGE``) and `ci` is given.
         """
+        func = "ClassCounts.table"
+        level, n_boot, rng = check_boot_options(ci, n_boot, random_state, func)
+        if level is None:
+            return self._table()
+        reps = self._replicates(("fscore",), n_boot, rng, func)["fscore"]
+        return self._table(level, percentile_interval(reps, level)[:2])
+
+    def _table(self, level: Optional[float] = None, fscore_interval=None) -> pd.DataFrame:
         k, c = len(self.names), len(self.labels)
         s = self.scores()
         notes = np.full((k, c), "", dtype=object)
@@ -239,19 +299,58 @@ class ClassCounts:
                          ("precision", "precision undefined: class never predicted here"),
                          ("fscore", "fscore undefined: class neither true nor predicted here")):
             notes = np.where(np.isnan(s[key]), np.where(notes == "", why, notes + "; " + why), notes)
-        return pd.DataFrame({
+        sizes = self.sizes
+        reasons = np.array([f"{int(n):,} rows < minimum {self.min_size}" if n < self.min_size else ""
+                            for n in sizes], dtype=object)
+        columns = {
             "subgroup": np.repeat(np.asarray(self.names, dtype=object), c),
             "class": pd.Series(np.tile(np.asarray(self.labels, dtype=object), k), dtype=object).infer_objects(),
-            "size": np.repeat(self.sizes, c).astype(np.int64),
+            "size": np.repeat(sizes, c).astype(np.int64),
             "n_true": s["n_true"].reshape(-1).astype(np.int64),
             "n_predicted": s["n_predicted"].reshape(-1).astype(np.int64),
             "tp": s["tp"].reshape(-1).astype(np.int64),
-            "recall": s["recall"].reshape(-1),
-            "precision": s["precision"].reshape(-1),
-            "fscore": s["fscore"].reshape(-1),
-            "small": np.repeat(self.small, c),
-            "note": notes.reshape(-1),
-        })
+        }
+        bounds = {}
+        if level is not None:
+            bounds["recall"] = wilson_interval(s["tp"], s["n_true"], level)
+            bounds["precision"] = wilson_interval(s["tp"], s["n_predicted"], level)
+            bounds["fscore"] = fscore_interval
+        for key in METRICS:
+            columns[key] = s[key].reshape(-1)
+            if key in bounds:
+                low, high = bounds[key]
+                defined = ~np.isnan(s[key])
+                columns[f"{key}_ci_low"] = np.where(defined, low, np.nan).reshape(-1)
+                columns[f"{key}_ci_high"] = np.where(defined, high, np.nan).reshape(-1)
+        columns.update({"small": np.repeat(self.small, c), "small_reason": np.repeat(reasons, c),
+                        "note": notes.reshape(-1)})
+        table = pd.DataFrame(columns)
+        if level is not None:
+            table.attrs["ci"] = level
+        return table
+
+    def _atoms(self, func: str) -> Atoms:
+        if self.atoms is None:
+            raise ValueError(NO_ATOMS_MESSAGE.format(func=func))
+        return self.atoms
+
+    def _replicates(self, metrics: Sequence[str], n_boot: int, rng: np.random.Generator, func: str) -> dict:
+        """Bootstrap replicates of per-(subgroup, class) scores: metric -> array (n_boot, n_subgroups, K).
+
+        Stratified multinomial over the counted rows of each membership pattern (see
+        ``_bootstrap.Atoms``): all replicates are drawn and scored as arrays, never in a loop.
+        """
+        atoms = self._atoms(func)
+        k, c = len(self.names), len(self.labels)
+        if atoms.counts.size == 0:  # no counted row: every score is undefined in every replicate
+            return {m: np.full((n_boot, k, c), np.nan) for m in metrics}
+
+        def stat(member, background, overall):
+            s = _scores_of(member.reshape(member.shape[0], k, c, c))
+            return np.stack([s[m] for m in metrics], axis=1)
+
+        out = replicate_stat(atoms, stat, n_boot, rng)
+        return {m: out[:, i] for i, m in enumerate(metrics)}
 
     def select(self, subgroups: Optional[Sequence[Any]] = None, *,
                func: str = "unweighted_average_bias") -> list[int]:
@@ -285,17 +384,23 @@ class ClassCounts:
         return chosen
 
     def unweighted_average_bias(self, *, metric: str = "fscore", reduction: Union[str, Callable] = "std",
-                                subgroups: Optional[Sequence[Any]] = None,
-                                include_small: bool = False) -> "UnweightedAverageBiasResult":
+                                subgroups: Optional[Sequence[Any]] = None, include_small: bool = False,
+                                ci: Optional[float] = None, n_boot: int = 1000,
+                                random_state=0) -> "UnweightedAverageBiasResult":
         """Unweighted average bias from the counts; see :func:`unweighted_average_bias`.
 
         Here `metric` is one of ``'recall'``, ``'precision'``, ``'fscore'`` (a metric callable
-        needs the rows; pass it to :func:`unweighted_average_bias`).
+        needs the rows; pass it to :func:`unweighted_average_bias`). `ci`, `n_boot` and
+        `random_state` give intervals as described there.
         """
         func = "ClassCounts.unweighted_average_bias"
         check_option(metric, METRICS, "metric", func)
+        _check_reduction(reduction, func)
+        level, n_boot, rng = check_boot_options(ci, n_boot, random_state, func)
+        if level is not None and callable(reduction):
+            raise ValueError(CALLABLE_CI_MESSAGE.format(func=func, what="reduction"))
         order = self.select(subgroups, func=func)
-        return _reduce(self, self.scores()[metric][order], order, metric, reduction, include_small, func)
+        return _uab(self, metric, reduction, order, include_small, level, n_boot, rng, func)
 
 
 def class_counts(truth, prediction, subgroups, *, labels: Optional[Sequence[Any]] = None) -> ClassCounts:
@@ -366,11 +471,14 @@ class UnweightedAverageBiasResult:
     per_class : DataFrame
         One row per class, in label order: ``class``, ``value`` (the reduction of that class's
         scores, NaN when skipped), ``n_subgroups`` (defined scores that entered it), ``note``
-        (why a class was skipped).
+        (why a class was skipped). With intervals, ``value_ci_low, value_ci_high`` follow
+        ``value`` and ``n_boot_undefined`` (replicates in which the class had fewer than two
+        defined scores) follows ``n_subgroups``.
     table : DataFrame
         One row per (subgroup, class) for the chosen subgroups in their order: the columns of
-        :meth:`ClassCounts.table` plus ``score`` (the chosen metric) and ``used`` (whether the
-        score entered the reduction).
+        :meth:`ClassCounts.table` (with its interval columns when intervals were asked for) plus
+        ``score`` (the chosen metric; with intervals followed by ``score_ci_low, score_ci_high``)
+        and ``used`` (whether the score entered the reduction).
     metric : str
         ``'recall'``, ``'precision'``, ``'fscore'``, or the callable's name.
     reduction : str
@@ -383,6 +491,16 @@ class UnweightedAverageBiasResult:
         Rows left out because their truth or prediction is missing or not among the labels.
     reason : str
         Why `value` is NaN; empty otherwise.
+    ci_low, ci_high : float
+        Percentile bootstrap interval of `value` (NaN unless an interval was asked for, or when
+        `value` is NaN).
+    level : float or None
+        Confidence level of the intervals (None: no intervals).
+    n_boot : int
+        Bootstrap replicates drawn (0: none).
+    n_boot_undefined : int
+        Replicates in which the value was undefined (no class with two defined scores); they are
+        left out of the interval.
     """
 
     value: float
@@ -394,6 +512,11 @@ class UnweightedAverageBiasResult:
     n_classes_used: int
     n_excluded: int
     reason: str
+    ci_low: float = float("nan")
+    ci_high: float = float("nan")
+    level: Optional[float] = None
+    n_boot: int = 0
+    n_boot_undefined: int = 0
 
     def __float__(self) -> float:
         return float(self.value)
@@ -411,12 +534,19 @@ def _check_reduction(reduction: Any, func: str):
     raise TypeError(REDUCTION_TYPE_MESSAGE.format(func=func, got=repr(reduction)))
 
 
+def _participants(counts: ClassCounts, order: list[int], include_small: bool) -> np.ndarray:
+    """Which of the chosen subgroups take part in the reduction (small ones only when included)."""
+    return np.ones(len(order), bool) if include_small else ~counts.small[order]
+
+
 def _reduce(counts: ClassCounts, scores: np.ndarray, order: list[int], metric: Any, reduction: Any,
-            include_small: bool, func: str) -> UnweightedAverageBiasResult:
-    """Reduce per-(chosen subgroup, class) `scores` (shape (len(order), n_classes)) across subgroups."""
+            include_small: bool, func: str, table: Optional[pd.DataFrame] = None) -> UnweightedAverageBiasResult:
+    """Reduce per-(chosen subgroup, class) `scores` (shape (len(order), n_classes)) across subgroups.
+
+    `table` is the full per-(subgroup, class) table (default ``counts.table()``).
+    """
     reduction = _check_reduction(reduction, func)
-    small = counts.small[order]
-    part = np.ones(len(order), bool) if include_small else ~small
+    part = _participants(counts, order, include_small)
     part_names = [counts.names[i] for i, ok in zip(order, part) if ok]
     if reduction == "difference" and len(part_names) > 2:
         raise ValueError(DIFFERENCE_MESSAGE.format(func=func, n=len(part_names),
@@ -452,12 +582,14 @@ def _reduce(counts: ClassCounts, scores: np.ndarray, order: list[int], metric: A
         value = float("nan")
         reason = (f"no class has a defined {metric_name} in at least two of the subgroups taking part "
                   f"({len(part_names)}: {', '.join(part_names) or 'none'})")
-    table = counts.table()
+    table = counts.table() if table is None else table
+    attrs = dict(table.attrs)
     c = len(counts.labels)
     rows = (np.asarray(order, dtype=np.intp)[:, None] * c + np.arange(c)[None, :]).reshape(-1)
     table = table.iloc[rows].reset_index(drop=True)
     table["score"] = scores.reshape(-1)
     table["used"] = used.reshape(-1)
+    table.attrs = attrs
     per_class = pd.DataFrame({
         "class": pd.Series(np.asarray(counts.labels, dtype=object), dtype=object).infer_objects(),
         "value": values, "n_subgroups": np.asarray(n_sub, dtype=np.int64), "note": notes,
@@ -466,6 +598,82 @@ def _reduce(counts: ClassCounts, scores: np.ndarray, order: list[int], metric: A
                                        reduction=_name(reduction), subgroups=tuple(part_names),
                                        n_classes_used=int(kept.sum()), n_excluded=counts.n_excluded,
                                        reason=reason)
+
+
+def _reduce_replicates(samples: np.ndarray, reduction: str) -> tuple[np.ndarray, np.ndarray]:
+    """The reduction of every bootstrap replicate, as arrays (no loop over replicates or classes).
+
+    Parameters
+    ----------
+    samples : ndarray of shape (n_boot, n_participants, n_classes)
+        Scores of the subgroups taking part, in their order; NaN where undefined.
+    reduction : {'std', 'difference'}
+
+    Returns
+    -------
+    per_class : ndarray of shape (n_boot, n_classes)
+        Per class: the population standard deviation of the defined scores, or first minus second
+        (at most two subgroups take part); NaN with fewer than two defined scores.
+    value : ndarray of shape (n_boot,)
+        Mean of the defined per-class values; NaN when no class has two defined scores.
+    """
+    x = np.asarray(samples, dtype=np.float64)
+    defined = ~np.isnan(x)
+    n = defined.sum(axis=1)
+    if reduction == "std":
+        filled = np.where(defined, x, 0.0)
+        mean = filled.sum(axis=1) / np.maximum(n, 1)
+        dev = np.where(defined, x - mean[:, None, :], 0.0)
+        per_class = np.sqrt((dev * dev).sum(axis=1) / np.maximum(n, 1))
+    elif x.shape[1] == 2:
+        per_class = x[:, 0, :] - x[:, 1, :]
+    else:
+        per_class = np.full((x.shape[0], x.shape[2]), np.nan)
+    kept = n >= 2
+    per_class = np.where(kept, per_class, np.nan)
+    n_kept = kept.sum(axis=1)
+    value = np.where(n_kept > 0, np.where(kept, per_class, 0.0).sum(axis=1) / np.maximum(n_kept, 1), np.nan)
+    return per_class, value
+
+
+def _contain(low, high, value):
+    """Widen a percentile interval to contain its estimate (NaN estimate: NaN interval)."""
+    value = np.asarray(value, dtype=np.float64)
+    low, high = np.fmin(low, value), np.fmax(high, value)
+    return np.where(np.isnan(value), np.nan, low), np.where(np.isnan(value), np.nan, high)
+
+
+def _uab(counts: ClassCounts, metric: str, reduction: Any, order: list[int], include_small: bool,
+         level: Optional[float], n_boot: int, rng, func: str) -> UnweightedAverageBiasResult:
+    """Unweighted average bias of a built-in metric, with bootstrap intervals when `level` is set."""
+    scores = counts.scores()[metric][order]
+    if level is None:
+        return _reduce(counts, scores, order, metric, reduction, include_small, func)
+    reduction = _check_reduction(reduction, func)
+    reps = counts._replicates(tuple(dict.fromkeys((metric, "fscore"))), n_boot, rng, func)
+    table = counts._table(level, percentile_interval(reps["fscore"], level)[:2])
+    result = _reduce(counts, scores, order, metric, reduction, include_small, func, table=table)
+    part = _participants(counts, order, include_small)
+    samples = reps[metric][:, np.asarray(order, dtype=np.intp)[part]]
+    per_class_reps, value_reps = _reduce_replicates(samples, reduction)
+    values = result.per_class["value"].to_numpy(dtype=np.float64)
+    low, high, undefined = percentile_interval(per_class_reps, level)
+    low, high = _contain(low, high, values)
+    per_class = result.per_class.copy()
+    at = per_class.columns.get_loc("value") + 1
+    per_class.insert(at, "value_ci_low", low)
+    per_class.insert(at + 1, "value_ci_high", high)
+    per_class.insert(per_class.columns.get_loc("n_subgroups") + 1, "n_boot_undefined", undefined.astype(np.int64))
+    per_class.attrs["ci"] = level
+    table = result.table.copy()
+    at = table.columns.get_loc("score") + 1
+    table.insert(at, "score_ci_low", table[f"{metric}_ci_low"].to_numpy())
+    table.insert(at + 1, "score_ci_high", table[f"{metric}_ci_high"].to_numpy())
+    table.attrs["ci"] = level
+    v_low, v_high, v_undefined = percentile_interval(value_reps[:, None], level)
+    v_low, v_high = _contain(v_low, v_high, [result.value])
+    return replace(result, per_class=per_class, table=table, ci_low=float(v_low[0]), ci_high=float(v_high[0]),
+                   level=level, n_boot=n_boot, n_boot_undefined=int(v_undefined[0]))
 
 
 def _callable_scores(rows: _Rows, order: list[int], metric: Callable, func: str) -> np.ndarray:
@@ -486,7 +694,8 @@ def _callable_scores(rows: _Rows, order: list[int], metric: Callable, func: str)
 def unweighted_average_bias(truth, prediction, protected, *, labels: Optional[Sequence[Any]] = None,
                             subgroups: Optional[Sequence[Any]] = None,
                             metric: Union[str, Callable] = "fscore", reduction: Union[str, Callable] = "std",
-                            include_small: bool = False) -> UnweightedAverageBiasResult:
+                            include_small: bool = False, ci: Optional[float] = None, n_boot: int = 1000,
+                            random_state=0) -> UnweightedAverageBiasResult:
     """Unweighted average bias: how much per-class performance varies across subgroups, averaged over classes.
 
     For every class c, the metric is computed on each subgroup's rows; the scores of the
@@ -527,20 +736,43 @@ def unweighted_average_bias(truth, prediction, protected, *, labels: Optional[Se
         (at least two) and returns a float.
     include_small : bool, default=False
         Whether small subgroups (fewer counted rows than ``min_size`` of a `Subgroups`) take part.
+    ci : float in (0, 1) or None, default=None
+        Confidence level of intervals (e.g. 0.95); None computes none. Per (subgroup, class):
+        Wilson score intervals for recall and precision (proportions of TP + FN and TP + FP rows)
+        and percentile bootstrap intervals for the F-score. Per class and for the result:
+        percentile intervals of a stratified multinomial bootstrap. The counted rows of each
+        membership pattern (the subgroups a row belongs to) keep their number; their cells
+        (true class x predicted class) are redrawn from Multinomial(n_p, counts_p / n_p), which is
+        exactly a resample of rows within each pattern, so subgroup sizes stay fixed and a tiny
+        subgroup is never resampled away. Each replicate is reduced as the estimate is: a class
+        enters a replicate's mean when two of its scores are defined in that replicate; a
+        replicate with no such class is undefined, left out and counted (``n_boot_undefined``).
+        The std of scores (and any spread) is biased upwards under resampling, so the interval of
+        a value is widened where needed to contain the estimate. Not available with a callable
+        `metric` or `reduction` (``CALLABLE_CI_MESSAGE``).
+    n_boot : int >= 100, default=1000
+        Bootstrap replicates.
+    random_state : int, numpy Generator or None, default=0
+        Seed of the bootstrap: the same seed gives the same intervals.
 
     Returns
     -------
     UnweightedAverageBiasResult
         ``value`` (also ``float(result)``), ``per_class`` (``class, value, n_subgroups, note``)
         and ``table`` (``subgroup, class, size, n_true, n_predicted, tp, recall, precision,
-        fscore, small, note, score, used``).
+        fscore, small, small_reason, note, score, used``). With `ci`: ``ci_low, ci_high, level,
+        n_boot, n_boot_undefined``; ``per_class`` adds ``value_ci_low, value_ci_high,
+        n_boot_undefined``; ``table`` adds ``<score>_ci_low, <score>_ci_high`` after each of
+        ``recall, precision, fscore, score``.
 
     Raises
     ------
     ValueError
         If the inputs differ in length, `labels` is empty or repeats a class, `subgroups` names
-        an unknown subgroup, `metric` or `reduction` is an unknown name, or
-        ``reduction='difference'`` would compare more than two subgroups (``DIFFERENCE_MESSAGE``).
+        an unknown subgroup, `metric` or `reduction` is an unknown name,
+        ``reduction='difference'`` would compare more than two subgroups (``DIFFERENCE_MESSAGE``),
+        `ci`, `n_boot` or `random_state` is invalid, or `ci` is asked for with a callable
+        `metric` or `reduction` (``CALLABLE_CI_MESSAGE``).
     TypeError
         If `metric` or `reduction` is neither a name nor a callable, a metric callable does not
         return a dict, or `labels` / `subgroups` is a single string.
@@ -561,6 +793,8 @@ def unweighted_average_bias(truth, prediction, protected, *, labels: Optional[Se
     ----------
     Seed 002: audmetric ``unweighted_average_bias`` (equalized odds across classes and
     subgroups). Hardt et al. (2016), "Equality of Opportunity in Supervised Learning".
+    Wilson (1927), JASA 22(158); Efron & Tibshirani (1993), "An Introduction to the Bootstrap"
+    (percentile intervals).
 
     Examples
     --------
@@ -575,6 +809,12 @@ def unweighted_average_bias(truth, prediction, protected, *, labels: Optional[Se
     nan
     >>> unweighted_average_bias([0, 0, 0, 0], [1, 1, 0, 0], ["a", "b", "c", "d"], metric="recall").value
     0.5
+
+    With an interval (a stratified bootstrap of 1,000 replicates, seed 0):
+
+    >>> r = unweighted_average_bias(["a", "b"] * 20, ["a", "b", "b", "b"] * 10, ["x"] * 20 + ["y"] * 20, ci=0.95)
+    >>> r.ci_low <= r.value <= r.ci_high
+    True
     """
     func = "unweighted_average_bias"
     if not callable(metric):
@@ -582,11 +822,145 @@ def unweighted_average_bias(truth, prediction, protected, *, labels: Optional[Se
             raise TypeError(METRIC_TYPE_MESSAGE.format(func=func, got=repr(metric)))
         check_option(metric, METRICS, "metric", func)
     _check_reduction(reduction, func)
+    level, n_boot, rng = check_boot_options(ci, n_boot, random_state, func)
+    if level is not None and (callable(metric) or callable(reduction)):
+        raise ValueError(CALLABLE_CI_MESSAGE.format(func=func, what="metric" if callable(metric) else "reduction"))
     rows = _encode(truth, prediction, protected, labels, func)
     counts = ClassCounts._from_rows(rows)
     order = counts.select(subgroups, func=func)
     if callable(metric):
-        scores = _callable_scores(rows, order, metric, func)
+        return _reduce(counts, _callable_scores(rows, order, metric, func), order, metric, reduction,
+                       include_small, func)
+    return _uab(counts, metric, reduction, order, include_small, level, n_boot, rng, func)
+
+
+# --------------------------------------------------------------------------------------------
+# Findings in plain words
+# --------------------------------------------------------------------------------------------
+
+METRIC_TEXT = {"recall": "recall", "precision": "precision", "fscore": "F-score"}
+
+
+def _number(v: float) -> str:
+    return "undefined" if v is None or np.isnan(v) else f"{v:.3f}"
+
+
+def _range(low: float, high: float, level: float) -> str:
+    """'95 % interval 0.012–0.043' ('... -0.020 to 0.043' when the low end is negative)."""
+    joiner = " to " if low < 0 else "–"
+    return f"{level * 100:g} % interval {_number(low)}{joiner}{_number(high)}"
+
+
+def _score_text(row: pd.Series, metric: str, level: Optional[float]) -> str:
+    """'0.612 (95 % interval 0.57–0.65; 251 of 410 rows truly of class late)' for one table row."""
+    cls = row["class"]
+    if metric == "recall":
+        counted = f"{int(row['tp']):,} of {int(row['n_true']):,} rows truly of class {cls}"
+    elif metric == "precision":
+        counted = f"{int(row['tp']):,} of {int(row['n_predicted']):,} rows predicted as {cls}"
     else:
-        scores = counts.scores()[metric][order]
-    return _reduce(counts, scores, order, metric, reduction, include_small, func)
+        counted = f"{int(row['n_true']):,} rows truly of class {cls}, {int(row['n_predicted']):,} predicted as it"
+    parts = [counted]
+    if level is not None and "score_ci_low" in row and not np.isnan(row["score_ci_low"]):
+        parts.insert(0, _range(float(row["score_ci_low"]), float(row["score_ci_high"]), level))
+    return f"{_number(float(row['score']))} ({'; '.join(parts)})"
+
+
+def classwise_findings(result: UnweightedAverageBiasResult, *, limit: int = 3) -> list[str]:
+    """The class-wise disparities in plain sentences: the classes whose scores differ most, and what was left out.
+
+    For the `limit` classes with the largest absolute reduced value (per_class ``value``): the
+    spread (or the difference of the two subgroups) with its interval, then the subgroups with
+    the lowest and the highest score, each with its score, interval and the rows behind it
+    (the true rows of the class for recall, the rows predicted as it for precision, both for
+    the F-score). For ``reduction='difference'`` with an interval, the sentence says whether the
+    interval excludes 0 (parity) or the difference is "not distinguishable from parity at this
+    sample size". A standard deviation is never below 0 and its bootstrap is biased upwards,
+    so no parity statement is made for it. Then one sentence each, when they apply: the classes
+    skipped (fewer than two defined scores), the small subgroups left out of the reduction, and
+    the resamples in which the value was undefined.
+
+    Parameters
+    ----------
+    result : UnweightedAverageBiasResult
+        From :func:`unweighted_average_bias` or :meth:`ClassCounts.unweighted_average_bias`,
+        with or without intervals.
+    limit : int >= 1, default=3
+        At most this many class sentences.
+
+    Returns
+    -------
+    list of str
+        Plain text (not Markdown or HTML: escape it before rendering). When the value is
+        undefined, one sentence saying why.
+
+    Raises
+    ------
+    TypeError
+        If `result` is not an UnweightedAverageBiasResult.
+    ValueError
+        If `limit` is not an int >= 1.
+
+    Examples
+    --------
+    >>> truth = ["a", "a", "b", "b"] * 4
+    >>> prediction = ["a", "b", "b", "b"] * 2 + ["a", "a", "b", "b"] * 2
+    >>> r = unweighted_average_bias(truth, prediction, ["x"] * 8 + ["y"] * 8, metric="recall")
+    >>> for sentence in classwise_findings(r):
+    ...     print(sentence)  # doctest: +NORMALIZE_WHITESPACE
+    Class a: the recall varies across 2 subgroups with a standard deviation of 0.250; lowest in x:
+    0.500 (2 of 4 rows truly of class a), highest in y: 1.000 (4 of 4 rows truly of class a).
+    Class b: the recall varies across 2 subgroups with a standard deviation of 0.000; 1.000 in every
+    subgroup taking part.
+    """
+    if not isinstance(result, UnweightedAverageBiasResult):
+        raise TypeError(f"classwise_findings needs an UnweightedAverageBiasResult. Got {type(result).__name__} "
+                        "instead. Tip: pass the result of unweighted_average_bias(...).")
+    limit = check_int(limit, 1, "limit", "classwise_findings")
+    metric = METRIC_TEXT.get(result.metric, result.metric)
+    level = result.level
+    if np.isnan(result.value):
+        return [f"The unweighted average bias is undefined: {result.reason}."]
+    sentences = []
+    per, table = result.per_class, result.table
+    defined = per[per["value"].notna()]
+    ranked = defined.loc[defined["value"].abs().sort_values(ascending=False, kind="stable").index]
+    for _, row in ranked.head(limit).iterrows():
+        cls = row["class"]
+        rows = table[(table["class"] == cls) & table["used"].astype(bool)]
+        value = _number(float(row["value"]))
+        if result.reduction == "std":
+            head = (f"Class {cls}: the {metric} varies across {int(row['n_subgroups'])} subgroups with a standard "
+                    f"deviation of {value}")
+        elif result.reduction == "difference":
+            first, second = rows["subgroup"].iloc[0], rows["subgroup"].iloc[1]
+            head = f"Class {cls}: the {metric} of {first} minus that of {second} is {value}"
+        else:
+            head = (f"Class {cls}: the {result.reduction} of the {metric} across {int(row['n_subgroups'])} "
+                    f"subgroups is {value}")
+        if level is not None and not np.isnan(row["value_ci_low"]):
+            low, high = float(row["value_ci_low"]), float(row["value_ci_high"])
+            head += f" ({_range(low, high, level)})"
+            if result.reduction == "difference":
+                head += ("; not distinguishable from parity at this sample size" if low <= 0 <= high
+                         else "; the interval excludes 0 (parity)")
+        lo = rows.loc[rows["score"].astype(float).idxmin()]
+        hi = rows.loc[rows["score"].astype(float).idxmax()]
+        if float(lo["score"]) == float(hi["score"]):
+            sentences.append(f"{head}; {_number(float(lo['score']))} in every subgroup taking part.")
+            continue
+        sentences.append(f"{head}; lowest in {lo['subgroup']}: {_score_text(lo, result.metric, level)}, "
+                         f"highest in {hi['subgroup']}: {_score_text(hi, result.metric, level)}.")
+    skipped = per[per["value"].isna()]
+    if len(skipped):
+        names = ", ".join(str(c) for c in skipped["class"])
+        sentences.append(f"{len(skipped)} class{'es' if len(skipped) != 1 else ''} skipped ({names}): fewer than "
+                         f"two subgroups have a defined {metric}.")
+    small = table[table["small"].astype(bool) & ~table["subgroup"].isin(result.subgroups)].drop_duplicates("subgroup")
+    if len(small):
+        names = ", ".join(f"{s} ({int(n):,} rows)" for s, n in zip(small["subgroup"], small["size"]))
+        sentences.append(f"Left out of the reduction as small: {names}.")
+    if level is not None and result.n_boot_undefined:
+        sentences.append(f"In {result.n_boot_undefined:,} of {result.n_boot:,} resamples no class had two defined "
+                         f"scores; they are left out of the interval.")
+    return sentences

@@ -1,20 +1,24 @@
 """Dataset metrics: properties of the labels themselves, before any model (§5.5).
 
 Base rates and the smoothed EDF need only the count of rows and of positive labels per subgroup
-(one crosstab); consistency needs the features, and uses scikit-learn's nearest neighbours.
+(one crosstab), and their bootstrap intervals resample those counts within each membership pattern;
+dataset statistical parity is the selection-rate disparity of the labels against themselves (one code
+path with :mod:`._rates`, intervals included). Consistency needs the features, and uses
+scikit-learn's nearest neighbours.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Optional
 
 import numpy as np
 import pandas as pd
 
-from ._checks import as_binary, check_int, check_length, check_option
-from ._compare import check_reference, compare, reduce_disparities
+from ._checks import as_binary, check_int, check_length
+from ._bootstrap import Atoms, check_boot_options, percentile_interval, replicate_stat
 from ._intervals import check_ci, wilson_interval
+from ._rates import ConfusionCounts
 from ._subgroups import as_subgroups
 
 X_TYPE_MESSAGE = (
@@ -138,12 +142,18 @@ def base_rates(y_true, subgroups, *, ci: Optional[float] = None) -> pd.DataFrame
 
 def dataset_statistical_parity(y_true, subgroups, *, distance_measure: str = "diff",
                                reduction: Optional[str] = "mean", reference: str = "rest",
-                               include_small: bool = False):
+                               include_small: bool = False, ci: Optional[float] = None, n_boot: int = 1000,
+                               random_state=0, adjust: Optional[str] = None):
     """Statistical parity of a dataset: disparity of the base rates (share of positive labels).
 
     For each subgroup with base rate a = PL / N and reference base rate b: ``"diff"`` gives
     |a - b| (perfect 0), ``"ratio"`` gives max(a, b) / min(a, b) (perfect 1; both 0 gives 1,
     exactly one 0 gives inf).
+
+    The base rate is the selection rate of the labels taken as predictions, so this is
+    :func:`rate_disparity` with ``metric="statistical_parity"`` on ``confusion_counts(y_true,
+    y_true, subgroups)`` (one code path for both, intervals included), with the notes worded
+    for base rates.
 
     Parameters
     ----------
@@ -158,22 +168,45 @@ def dataset_statistical_parity(y_true, subgroups, *, distance_measure: str = "di
         What each subgroup is compared with: its background, all rows, every other subgroup
         (one row per unordered pair), or one named subgroup.
     include_small : bool, default=False
-        Whether comparisons involving a small subgroup enter the reduction.
+        Whether comparisons involving a small subgroup enter the reduction (a subgroup, or a
+        named or background reference, with fewer rows than ``min_size``).
+    ci : float in (0, 1) or None, default=None
+        Confidence level of intervals (e.g. 0.95). The subgroup and reference base rates get
+        Wilson score intervals; every disparity and the reduced value get percentile intervals
+        from a stratified multinomial bootstrap of the label counts of each membership pattern
+        (rows are never resampled; subgroup sizes stay fixed, so a tiny subgroup is never
+        resampled away). ``excludes_parity`` says whether the interval of the signed distance
+        (a - b, or ln(a / b)) excludes 0 and ``p_value`` is the bootstrap p-value of parity;
+        where parity is not excluded, ``disparity_ci_low`` is the parity value (0 or 1). The
+        interval of a max is widened where needed to contain the estimate.
+    n_boot : int >= 100, default=1000
+        Bootstrap replicates.
+    random_state : int, numpy Generator or None, default=0
+        Seed of the bootstrap: the same seed gives the same intervals.
+    adjust : {None, 'bonferroni', 'holm', 'fdr_bh'}, default=None
+        Multiple-comparison adjustment of the per-comparison intervals and ``excludes_parity``;
+        the number of comparisons is in ``table.attrs["n_comparisons"]``.
 
     Returns
     -------
-    DisparityResult, or DataFrame when ``reduction=None`` (columns ``subgroup, reference, size,
-    reference_size, subgroup_value, reference_value, disparity, small, note``).
+    DisparityResult, or DataFrame when ``reduction=None``. Table columns: ``subgroup,
+    reference, size, reference_size, numerator, denominator, reference_numerator,
+    reference_denominator, subgroup_value, reference_value, disparity, small, note,
+    small_reason`` (numerators are positive labels, denominators rows); with `ci` also
+    ``subgroup_value_ci_low/high, reference_value_ci_low/high, disparity_ci_low/high, p_value,
+    excludes_parity``. A result with `ci` carries ``ci_low, ci_high, level, n_boot,
+    n_boot_undefined, adjust``.
 
     Raises
     ------
     ValueError
-        For non-binary labels, different lengths, or an unknown distance, reduction or reference.
+        For non-binary labels, different lengths, an unknown distance, reduction, reference or
+        adjustment, or an invalid `ci`, `n_boot` or `random_state`.
 
     References
     ----------
     Dwork et al. (2012), "Fairness Through Awareness"; seed 004 (Oracle AutoMLx,
-    ``dataset_statistical_parity``).
+    ``dataset_statistical_parity``). Wilson (1927), JASA 22(158).
 
     Examples
     --------
@@ -184,21 +217,22 @@ def dataset_statistical_parity(y_true, subgroups, *, distance_measure: str = "di
     3.0
     """
     func = "dataset_statistical_parity"
-    check_option(reduction, ("max", "mean", None), "reduction", func)
-    check_option(distance_measure, ("diff", "ratio"), "distance_measure", func)
-    groups, member, background, overall = _label_counts(y_true, subgroups, func)
-    check_reference(reference, list(groups.names), func)
-    values, notes = _base_rate(member)
-    rest, rest_notes = _base_rate(background)
-    sizes = member.sum(axis=1)
-    table = compare(list(groups.names), sizes.astype(np.int64), values, rest,
-                    background.sum(axis=1).astype(np.int64), float(_base_rate(overall)[0]), int(overall.sum()),
-                    sizes < groups.min_size, distance_measure=distance_measure, reference=reference, func=func,
-                    notes=notes, rest_notes=rest_notes)
-    if reduction is None:
-        return table
-    return reduce_disparities(table, reduction, distance_measure=distance_measure, reference=reference,
-                              include_small=include_small, func=func)
+    counts = ConfusionCounts.compute(y_true, y_true, subgroups, func=func)
+    out = counts.disparity("statistical_parity", distance_measure=distance_measure, reduction=reduction,
+                           reference=reference, include_small=include_small, ci=ci, n_boot=n_boot,
+                           random_state=random_state, adjust=adjust, func=func)
+    if isinstance(out, pd.DataFrame):
+        return _base_rate_words(out)
+    return replace(out, table=_base_rate_words(out.table))
+
+
+def _base_rate_words(table: pd.DataFrame) -> pd.DataFrame:
+    """The comparison table with 'selection rate' written 'base rate' in its notes."""
+    table = table.copy()
+    for col in ("note", "small_reason"):
+        if col in table.columns:
+            table[col] = table[col].astype(str).str.replace("selection rate", "base rate", regex=False)
+    return table
 
 
 # --------------------------------------------------------------------------------------------
@@ -447,12 +481,24 @@ class SmoothedEdfResult:
         The label value whose rates differ most: 1 (positive) or 0 (negative).
     table : DataFrame
         One row per subgroup: ``subgroup, size, n_positive, n_negative, smoothed_positive_rate,
-        smoothed_negative_rate, small, used, note``.
+        smoothed_negative_rate, small, used, note``; with intervals, each smoothed rate is
+        followed by ``<rate>_ci_low, <rate>_ci_high`` and ``attrs["ci"]`` holds the level.
     concentration : float
     n_used : int
         Subgroups that took part (observed, and not small unless included).
     reason : str
         Why `value` is NaN; empty otherwise.
+    ci_low, ci_high : float
+        Percentile bootstrap interval of `value` (NaN unless an interval was asked for, or when
+        `value` is NaN).
+    level : float or None
+        Confidence level of the intervals (None: no intervals).
+    n_boot : int
+        Bootstrap replicates drawn (0: none).
+    n_boot_undefined : int
+        Replicates in which epsilon was undefined (left out of the interval). The subgroup sizes
+        are fixed by the stratified bootstrap and the smoothed rates are never 0, so this is 0
+        whenever `value` is defined.
     """
 
     value: float
@@ -462,12 +508,30 @@ class SmoothedEdfResult:
     concentration: float
     n_used: int
     reason: str
+    ci_low: float = float("nan")
+    ci_high: float = float("nan")
+    level: Optional[float] = None
+    n_boot: int = 0
+    n_boot_undefined: int = 0
 
     def __float__(self) -> float:
         return float(self.value)
 
 
-def smoothed_edf(y_true, subgroups, *, concentration: float = 1.0, include_small: bool = False) -> SmoothedEdfResult:
+def _smoothed(member: np.ndarray, alpha: float) -> np.ndarray:
+    """Smoothed outcome rates (..., k, 2) from label counts of shape (..., k, 2); leading axes kept."""
+    return (member + alpha) / (member.sum(axis=-1, keepdims=True) + 2.0 * alpha)
+
+
+def _epsilon(smoothed: np.ndarray, used: np.ndarray) -> np.ndarray:
+    """Epsilon (...) from smoothed rates (..., k, 2): the larger over the two outcomes of max - min of
+    the log rates of the `used` subgroups (at least one)."""
+    logs = np.log(smoothed[..., used, :])
+    return (logs.max(axis=-2) - logs.min(axis=-2)).max(axis=-1)
+
+
+def smoothed_edf(y_true, subgroups, *, concentration: float = 1.0, include_small: bool = False,
+                 ci: Optional[float] = None, n_boot: int = 1000, random_state=0) -> SmoothedEdfResult:
     """Smoothed empirical differential fairness of the labels (Foulds et al. 2020).
 
     Each subgroup's outcome rates are smoothed with a symmetric Dirichlet prior of total
@@ -492,17 +556,34 @@ def smoothed_edf(y_true, subgroups, *, concentration: float = 1.0, include_small
         Total pseudo-count of the prior, > 0.
     include_small : bool, default=False
         Whether small subgroups take part. Subgroups with no rows never do.
+    ci : float in (0, 1) or None, default=None
+        Confidence level of intervals (e.g. 0.95); None computes none. Percentile intervals of
+        a stratified multinomial bootstrap of the (subgroup, label) counts: each subgroup keeps
+        its number of rows and its positive count is redrawn from Binomial(n_g, positives_g /
+        n_g), exactly a resample of rows within each subgroup, so a tiny subgroup is never
+        resampled away. Epsilon and both smoothed rates of every subgroup with rows get an
+        interval. Epsilon is a maximum, whose bootstrap distribution is biased upwards, so its
+        interval is widened where needed to contain the estimate. A subgroup whose labels are
+        all one value has a zero-width rate interval (a resample cannot draw the other label);
+        its size says how little that means.
+    n_boot : int >= 100, default=1000
+        Bootstrap replicates.
+    random_state : int, numpy Generator or None, default=0
+        Seed of the bootstrap: the same seed gives the same intervals.
 
     Returns
     -------
     SmoothedEdfResult
+        With `ci`: ``ci_low, ci_high, level, n_boot, n_boot_undefined``, and in ``table``
+        ``smoothed_positive_rate_ci_low/high`` and ``smoothed_negative_rate_ci_low/high``
+        (NaN for a subgroup without rows).
 
     Raises
     ------
     ValueError
         For non-binary labels, different lengths, a `concentration` that is not finite and
-        > 0 (``CONCENTRATION_MESSAGE``), or subgroups that overlap, such as identity indicator
-        columns (``EDF_OVERLAP_MESSAGE``).
+        > 0 (``CONCENTRATION_MESSAGE``), subgroups that overlap, such as identity indicator
+        columns (``EDF_OVERLAP_MESSAGE``), or an invalid `ci`, `n_boot` or `random_state`.
     TypeError
         If `concentration` is not a number (``CONCENTRATION_TYPE_MESSAGE``).
 
@@ -517,13 +598,17 @@ def smoothed_edf(y_true, subgroups, *, concentration: float = 1.0, include_small
     References
     ----------
     Foulds, Islam, Keya and Pan (2020), "An Intersectional Definition of Fairness", ICDE;
-    seed 004 (Oracle AutoMLx, ``smoothed_edf``).
+    seed 004 (Oracle AutoMLx, ``smoothed_edf``). Efron & Tibshirani (1993), "An Introduction to
+    the Bootstrap" (percentile intervals).
 
     Examples
     --------
     >>> result = smoothed_edf([1, 1, 1, 0, 1, 0, 0, 0], ["a"] * 4 + ["b"] * 4)
     >>> round(result.value, 6), result.pair, result.outcome  # ln((3.5 / 5) / (1.5 / 5))
     (0.847298, ('a', 'b'), 1)
+    >>> r = smoothed_edf([1, 1, 1, 0, 1, 0, 0, 0] * 10, (["a"] * 4 + ["b"] * 4) * 10, ci=0.95)
+    >>> r.ci_low <= r.value <= r.ci_high, r.n_boot, r.n_boot_undefined
+    (True, 1000, 0)
     """
     func = "smoothed_edf"
     if isinstance(concentration, bool) or not isinstance(concentration, (int, float, np.integer, np.floating)):
@@ -531,32 +616,54 @@ def smoothed_edf(y_true, subgroups, *, concentration: float = 1.0, include_small
     if not np.isfinite(concentration) or concentration <= 0:
         raise ValueError(CONCENTRATION_MESSAGE.format(got=concentration))
     concentration = float(concentration)
-    groups, member, _, _ = _label_counts(y_true, subgroups, func)
+    level, n_boot, rng = check_boot_options(ci, n_boot, random_state, func)
+    y = as_binary(y_true, "y_true", func)
+    groups = as_subgroups(subgroups, len(y), func)
     if groups.codes is None:  # disjoint unless a row is a member of two subgroups
         shared = groups.membership.sum(axis=1) > 1
         if shared.any():
             first, second = np.flatnonzero(groups.membership[shared.argmax()])[:2]
             raise ValueError(EDF_OVERLAP_MESSAGE.format(n_rows=int(shared.sum()), first=groups.names[first],
                                                         second=groups.names[second]))
+    atoms = None
+    if level is not None:
+        atoms = Atoms.of(groups, y.astype(np.intp), 2)
+        member = atoms.tables()[0]
+    else:
+        member = groups.crosstab(y.astype(np.intp), 2)[0]
     alpha = concentration / 2.0
     sizes = member.sum(axis=1)
     small = sizes < groups.min_size
-    smoothed = (member + alpha) / (sizes[:, None] + 2.0 * alpha)  # columns: outcome 0, outcome 1
+    smoothed = _smoothed(member, alpha)  # columns: outcome 0, outcome 1
     used = (sizes > 0) & (include_small | ~small)
     note = np.where(sizes == 0, "no rows: not used",
                     np.where(used, "", "small: not used (include_small=False)")).astype(object)
-    table = pd.DataFrame({
+    n_used = int(used.sum())
+    interval, eps_reps, bounds = {}, None, None
+    if level is not None:
+        # Every replicate's (subgroup, label) counts at once: shape (n_boot, n_subgroups, 2).
+        draws = (replicate_stat(atoms, lambda m, b, o: m, n_boot, rng) if atoms.counts.size
+                 else np.zeros((n_boot, len(groups.names), 2)))
+        rate_reps = _smoothed(draws, alpha)
+        bounds = [np.where((sizes == 0)[:, None], np.nan, x) for x in percentile_interval(rate_reps, level)[:2]]
+        eps_reps = _epsilon(rate_reps, used) if n_used >= 2 else None
+        interval = {"level": level, "n_boot": n_boot, "n_boot_undefined": n_boot if eps_reps is None else 0}
+    columns = {
         "subgroup": list(groups.names), "size": sizes.astype(np.int64),
         "n_positive": member[:, 1].astype(np.int64), "n_negative": member[:, 0].astype(np.int64),
-        "smoothed_positive_rate": smoothed[:, 1], "smoothed_negative_rate": smoothed[:, 0],
-        "small": small, "used": used, "note": note,
-    })
-    n_used = int(used.sum())
+    }
+    for outcome, name in ((1, "smoothed_positive_rate"), (0, "smoothed_negative_rate")):
+        columns[name] = smoothed[:, outcome]
+        if bounds is not None:
+            columns[f"{name}_ci_low"], columns[f"{name}_ci_high"] = bounds[0][:, outcome], bounds[1][:, outcome]
+    table = pd.DataFrame({**columns, "small": small, "used": used, "note": note})
+    if level is not None:
+        table.attrs["ci"] = level
     if n_used < 2:
         return SmoothedEdfResult(value=float("nan"), pair=None, outcome=None, table=table,
                                  concentration=concentration, n_used=n_used,
                                  reason=f"fewer than two usable subgroups ({n_used}); subgroups need rows, "
-                                        f"and small ones take part only with include_small=True")
+                                        f"and small ones take part only with include_small=True", **interval)
     index = np.flatnonzero(used)
     logs = np.log(smoothed[index])  # (n_used, 2)
     hi, lo = logs.argmax(axis=0), logs.argmin(axis=0)
@@ -564,5 +671,10 @@ def smoothed_edf(y_true, subgroups, *, concentration: float = 1.0, include_small
     y = 1 if spread[1] >= spread[0] else 0  # the positive outcome wins a tie
     first, second = (hi[y], lo[y]) if hi[y] != lo[y] else (0, 1)  # all rates equal: any pair attains 0
     names = groups.names
-    return SmoothedEdfResult(value=float(spread[y]), pair=(names[index[first]], names[index[second]]), outcome=y,
-                             table=table, concentration=concentration, n_used=n_used, reason="")
+    value = float(spread[y])
+    if eps_reps is not None:
+        e_low, e_high, e_undefined = percentile_interval(eps_reps[:, None], level)
+        interval.update(ci_low=float(min(e_low[0], value)), ci_high=float(max(e_high[0], value)),
+                        n_boot_undefined=int(e_undefined[0]))
+    return SmoothedEdfResult(value=value, pair=(names[index[first]], names[index[second]]), outcome=y,
+                             table=table, concentration=concentration, n_used=n_used, reason="", **interval)

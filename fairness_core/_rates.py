@@ -300,29 +300,33 @@ class ConfusionCounts:
                             adjust=adjust, func=func)
 
     def theil_index(self, *, reduction: Optional[str] = "mean", reference: str = "rest",
-                    include_small: bool = False):
+                    include_small: bool = False, ci=None, n_boot: int = 1000, random_state=0,
+                    adjust: Optional[str] = None):
         """Two-group Theil index of each subgroup against its reference; see :func:`theil_index`."""
         from ._theil import theil_disparity
 
-        return theil_disparity(self, reduction=reduction, reference=reference, include_small=include_small)
+        return theil_disparity(self, reduction=reduction, reference=reference, include_small=include_small,
+                               ci=ci, n_boot=n_boot, random_state=random_state, adjust=adjust)
 
-    def individual_theil_index(self) -> float:
-        """Theil index of the benefit over all rows; see :func:`individual_theil_index`."""
-        from ._theil import theil_of_counts
+    def individual_theil_index(self, *, ci=None, n_boot: int = 1000, random_state=0):
+        """Theil index of the benefit over all rows; see :func:`individual_theil_index`.
 
-        return float(theil_of_counts(self.overall)[0])
+        A float, or with `ci` a ``TheilResult`` whose interval comes from the bootstrap that
+        redraws the confusion cells of every membership pattern (pattern sizes fixed).
+        """
+        from ._theil import individual_theil_of
 
-    def between_group_theil_index(self) -> float:
+        return individual_theil_of(self, ci=ci, n_boot=n_boot, random_state=random_state)
+
+    def between_group_theil_index(self, *, ci=None, n_boot: int = 1000, random_state=0):
         """Theil index of the subgroups' mean benefits; see :func:`between_group_theil_index`.
 
-        Raises ValueError unless the subgroups are disjoint and cover every row (``disjoint``).
+        A float, or with `ci` a ``TheilResult``. Raises ValueError unless the subgroups are
+        disjoint and cover every row (``disjoint``).
         """
-        from ._theil import OVERLAP_MESSAGE, between_group_theil, mean_benefit
+        from ._theil import between_group_theil_of
 
-        if not self.disjoint or self.member.sum() != self.overall.sum():
-            raise ValueError(OVERLAP_MESSAGE.format(func="between_group_theil_index"))
-        means, _ = mean_benefit(self.member)
-        return float(between_group_theil(self.sizes, means))
+        return between_group_theil_of(self, ci=ci, n_boot=n_boot, random_state=random_state)
 
     def ratio_scores(self, rate: str, *, include_small: bool = False, ci=None, n_boot: int = 1000,
                      random_state=0):

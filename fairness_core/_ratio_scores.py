@@ -3,6 +3,8 @@
 Higher is better for all three. The two ratio scores compare a rate in two groups as
 min(r1 / r0, r0 / r1), so 1 is parity and 0 means one group never gets the outcome; they are
 computed from confusion counts per group (one bincount), like every rate in :mod:`._rates`.
+The correlation score's interval (``ci=``) is Fisher's z interval of Pearson's r mapped through
+r -> -|r|; no bootstrap is needed.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ import numpy as np
 import pandas as pd
 
 from ._checks import check_option
+from ._intervals import check_ci
 from ._rates import FN, TP, _rate
 
 RATIO_RATES = ("selection_rate", "true_positive_rate")
@@ -349,7 +352,57 @@ def _numeric(values, param: str) -> np.ndarray:
     return arr
 
 
-def correlation_score(y_pred_or_score, column) -> float:
+@dataclass(frozen=True)
+class CorrelationScoreResult:
+    """A correlation score -|r| with Fisher's z interval, from :func:`correlation_score` with ``ci``.
+
+    Attributes
+    ----------
+    value : float
+        -|r| in [-1, 0] (NaN when either input is constant or has fewer than two rows).
+    r : float
+        Pearson's r itself (its sign says the direction of the association).
+    r_ci_low, r_ci_high : float
+        Fisher's z interval of r (``scipy.stats.pearsonr(...).confidence_interval``):
+        tanh(atanh(r) -/+ z / sqrt(n - 3)), z = ``norm.ppf(1 - (1 - level) / 2)``; [-1, 1] when
+        n <= 3; NaN with `value`.
+    ci_low, ci_high : float
+        The interval of -|r| mapped from r's: [-max(|lo|, |hi|), 0] when r's interval contains 0,
+        otherwise [-max(|lo|, |hi|), -min(|lo|, |hi|)].
+    level : float
+        Confidence level.
+    n : int
+        Rows the correlation is computed on.
+    """
+
+    value: float
+    r: float
+    r_ci_low: float
+    r_ci_high: float
+    ci_low: float
+    ci_high: float
+    level: float
+    n: int
+
+    def __float__(self) -> float:
+        return float(self.value)
+
+
+def score_interval(r_low, r_high) -> tuple[np.ndarray, np.ndarray]:
+    """The interval of -|r| from an interval [r_low, r_high] of r (elementwise; NaN stays NaN).
+
+    -|r| is largest (0) at r = 0 and smallest at the end farthest from 0, so the image of
+    [lo, hi] is [-max(|lo|, |hi|), 0] when lo <= 0 <= hi and [-max(|lo|, |hi|), -min(|lo|, |hi|)]
+    otherwise.
+    """
+    r_low, r_high = np.asarray(r_low, dtype=np.float64), np.asarray(r_high, dtype=np.float64)
+    far = np.fmax(np.abs(r_low), np.abs(r_high))
+    near = np.where((r_low <= 0) & (r_high >= 0), 0.0, np.fmin(np.abs(r_low), np.abs(r_high)))
+    undefined = np.isnan(r_low) | np.isnan(r_high)
+    return np.where(undefined, np.nan, 0.0 - far), np.where(undefined, np.nan, 0.0 - near)  # no -0.0
+
+
+def correlation_score(y_pred_or_score, column, *, ci=None):
     """Correlation score: minus the absolute Pearson correlation of the predictions with a column.
 
     score = -|r|, r = cov(x, z) / (sd(x) sd(z)), with x the predictions (or scores) and z the
@@ -362,35 +415,59 @@ def correlation_score(y_pred_or_score, column) -> float:
         Numeric predictions or scores (bool is read as 0/1).
     column : array-like of shape (n_samples,)
         A numeric or boolean attribute (bool is read as 0/1).
+    ci : float in (0, 1) or None, default=None
+        Confidence level of an interval. r gets Fisher's z interval
+        tanh(atanh(r) -/+ z / sqrt(n - 3)), z = ``scipy.stats.norm.ppf(1 - (1 - ci) / 2)``
+        (``scipy.stats.pearsonr(x, z).confidence_interval(ci)``; [-1, 1] when n <= 3), and the
+        score's interval is its image under r -> -|r|: [-max(|lo|, |hi|), 0] when r's interval
+        contains 0, else [-max(|lo|, |hi|), -min(|lo|, |hi|)]. Fisher's interval assumes roughly
+        bivariate normal data; with binary predictions it is an approximation.
 
     Returns
     -------
-    float
+    float, or CorrelationScoreResult when `ci` is given
         In [-1, 0]; NaN when either input is constant (or has fewer than two rows), where the
-        correlation is undefined.
+        correlation is undefined. With `ci`, a :class:`CorrelationScoreResult` (``value, r,
+        r_ci_low, r_ci_high, ci_low, ci_high, level, n``; ``float(result)`` is the score); the
+        float return without `ci` is kept for backward compatibility.
 
     Raises
     ------
     TypeError
         If an input is not numeric or boolean (``CORRELATION_TYPE_MESSAGE``).
     ValueError
-        If an input has missing or infinite values, or the lengths differ.
+        If an input has missing or infinite values, the lengths differ, or `ci` is not in (0, 1).
 
     References
     ----------
-    seed 003 (scikit-lego ``correlation_score``).
+    seed 003 (scikit-lego ``correlation_score``); Fisher, R. A. (1921), "On the 'probable error'
+    of a coefficient of correlation deduced from a small sample", Metron 1, 3-32.
 
     Examples
     --------
     >>> correlation_score([1, 0, 1, 0], [True, False, True, False])
     -1.0
+    >>> r = correlation_score([1, 0, 1, 0, 1, 1], [3.0, 1.0, 2.0, 2.0, 1.0, 4.0], ci=0.95)
+    >>> round(r.value, 4), r.ci_high, r.ci_low >= -1
+    (-0.4417, 0.0, True)
     """
+    level = check_ci(ci, "correlation_score")
     x = _numeric(y_pred_or_score, "y_pred_or_score")
     z = _numeric(column, "column")
     if len(z) != len(x):
         raise ValueError(PAIR_LENGTH_MESSAGE.format(func="correlation_score", param="column", got=len(z),
                                                     other="y_pred_or_score", expected=len(x)))
     if len(x) < 2 or np.ptp(x) == 0 or np.ptp(z) == 0:
-        return float("nan")
-    r = np.corrcoef(x, z)[0, 1]
-    return 0.0 - abs(float(r))
+        if level is None:
+            return float("nan")
+        nan = float("nan")
+        return CorrelationScoreResult(nan, nan, nan, nan, nan, nan, level, len(x))
+    r = float(np.corrcoef(x, z)[0, 1])
+    if level is None:
+        return 0.0 - abs(r)
+    from scipy.stats import pearsonr
+
+    r_low, r_high = pearsonr(x, z).confidence_interval(confidence_level=level)
+    low, high = score_interval(r_low, r_high)
+    return CorrelationScoreResult(value=0.0 - abs(r), r=r, r_ci_low=float(r_low), r_ci_high=float(r_high),
+                                  ci_low=float(low), ci_high=float(high), level=level, n=len(x))

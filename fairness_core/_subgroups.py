@@ -71,6 +71,20 @@ class Subgroups:
         """Boolean flag per subgroup: fewer rows than ``min_size``."""
         return self.sizes < self.min_size
 
+    @property
+    def n_rows_small(self) -> int:
+        """Rows that belong to at least one small subgroup (fewer rows than ``min_size``).
+
+        With intersected attributes, many combinations can each be small although together they
+        hold a large share of the data; this says how many rows that is. Computed from the
+        membership patterns, so it costs one pass over the patterns, not the rows.
+        """
+        codes, member, _ = self.patterns
+        if not len(self.names) or not member.shape[0]:
+            return 0
+        in_small = (member & self.small[None, :]).any(axis=1)
+        return int(np.bincount(codes, minlength=member.shape[0])[in_small].sum())
+
     def sum(self, values: np.ndarray) -> np.ndarray:
         """Sum `values` (shape (n_samples,)) over the rows of each subgroup -> shape (n_subgroups,)."""
         return self.crosstab(np.zeros(self.n_samples, np.intp), 1, values)[0][:, 0]

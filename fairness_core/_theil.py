@@ -6,18 +6,27 @@ counts (TN, FP, FN, TP) of :class:`ConfusionCounts`, never from the rows: with c
 cell benefits v = (1, 2, 0, 1), n = sum(c), mu = (c . v) / n and
 
     T = (1 / n) * sum over cells of c * (v / mu) * ln(v / mu),   with 0 * ln 0 = 0.
+
+Intervals (``ci=``) come from the stratified multinomial bootstrap of ``_bootstrap``: the
+confusion counts of every membership pattern are redrawn (subgroup sizes stay fixed), and every
+Theil index is recomputed from the redrawn counts with a leading replicate axis. A Theil index is
+never below 0, so its interval cannot straddle parity; whether a comparison *excludes parity* is
+decided on the signed difference of the two mean benefits (mu1 - mu2), which is 0 exactly when
+the two-group index is 0 (see :func:`theil_index`).
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Optional
 
 import numpy as np
 import pandas as pd
 from scipy.special import xlogy
 
+from ._bootstrap import Atoms, check_boot_options, percentile_interval, replicate_stat
 from ._checks import as_binary, check_length, check_option
-from ._compare import check_reference, compare, reduce_disparities
+from ._compare import check_reference, compare, compared_values, reduce_disparities
 
 # Benefit of the confusion cells in their _rates order (TN, FP, FN, TP).
 CELL_BENEFIT = np.array([1.0, 2.0, 0.0, 1.0])
@@ -36,6 +45,51 @@ OVERLAP_MESSAGE = (
 )
 NO_ROWS_NOTE = "mean benefit undefined: no rows"
 ZERO_MEAN_NOTE = "Theil index undefined: the mean benefit is 0 (every row is a false negative)"
+
+
+@dataclass(frozen=True)
+class TheilResult:
+    """A Theil index over all rows or between subgroups, with its bootstrap interval.
+
+    Returned by :func:`individual_theil_index` and :func:`between_group_theil_index` (and the
+    :class:`ConfusionCounts` methods of the same names) when ``ci`` is given; without ``ci`` they
+    return the plain float, as before. ``float(result)`` is ``result.value``.
+
+    Attributes
+    ----------
+    value : float
+        The Theil index of the data (NaN where undefined, see ``note``).
+    ci_low, ci_high : float
+        Percentile interval of the bootstrap replicates, widened where needed to contain
+        ``value`` (the plug-in index is biased upwards, so with little inequality the replicates
+        can all lie above it). NaN when fewer than two replicates are defined.
+    level : float
+        Confidence level of the interval.
+    n_boot : int
+        Bootstrap replicates drawn.
+    n_boot_undefined : int
+        Replicates in which the index was undefined (mean benefit 0), left out of the interval.
+    note : str
+        Why ``value`` is NaN; empty otherwise.
+    """
+
+    value: float
+    ci_low: float
+    ci_high: float
+    level: float
+    n_boot: int
+    n_boot_undefined: int
+    note: str = ""
+
+    def __float__(self) -> float:
+        return float(self.value)
+
+
+def _means(counts: np.ndarray) -> np.ndarray:
+    """Mean benefit of counts of shape (..., 4), NaN where there are no rows (no notes)."""
+    n = counts.sum(axis=-1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(n > 0, (counts @ CELL_BENEFIT) / np.where(n > 0, n, 1), np.nan)
 
 
 def mean_benefit(counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -114,18 +168,125 @@ def theil_comparison(counts, reference: str = "rest", func: str = "theil_index")
     return table
 
 
+def theil_replicates(atoms, names: list, reference: str, table: pd.DataFrame, n_boot: int, rng):
+    """Bootstrap replicates of every comparison of a Theil comparison table.
+
+    ``_compare.bootstrap_comparison`` derives a disparity from the two compared values alone; the
+    two-group Theil index also needs the two group sizes, so this evaluates the same pieces
+    (``replicate_stat`` over the atoms, ``compared_values`` for the row order) with its own statistic.
+
+    Parameters
+    ----------
+    atoms : _bootstrap.Atoms
+        Confusion counts per membership pattern (cells TN, FP, FN, TP).
+    names : list of str
+    reference : {'rest', 'overall', 'pairwise'} or a subgroup name
+    table : DataFrame
+        From :func:`theil_comparison`; its ``size`` and ``reference_size`` are the two group
+        sizes, which the stratified bootstrap keeps fixed.
+    n_boot : int
+    rng : numpy Generator
+
+    Returns
+    -------
+    signed, theil, subgroup_mean, reference_mean : ndarray of shape (n_boot, n_comparisons)
+        mu1 - mu2, the two-group Theil index, mu1 and mu2 of every replicate (NaN where
+        undefined).
+    """
+    sizes = table[["size", "reference_size"]].to_numpy(dtype=np.float64)  # (m, 2), fixed
+
+    def stat(member, background, overall):
+        a, b = compared_values(_means(member), _means(background), _means(overall), reference, names)
+        theil = between_group_theil(sizes, np.stack([a, b], axis=-1), axis=-1)
+        theil = np.where(np.isnan(a) | np.isnan(b), np.nan, theil)
+        return np.stack([a - b, theil, a, b], axis=1)
+
+    out = replicate_stat(atoms, stat, n_boot, rng)
+    return out[:, 0], out[:, 1], out[:, 2], out[:, 3]
+
+
+def _mean_intervals(table: pd.DataFrame, a: np.ndarray, b: np.ndarray, level: float) -> pd.DataFrame:
+    """Percentile intervals of the two mean benefits, beside their values."""
+    table = table.copy()
+    for side, samples in (("subgroup_value", a), ("reference_value", b)):
+        low, high, _ = percentile_interval(samples, level)
+        at = table.columns.get_loc(side) + 1
+        table.insert(at, f"{side}_ci_low", low)
+        table.insert(at + 1, f"{side}_ci_high", high)
+    return table
+
+
 def theil_disparity(counts, *, reduction: Optional[str] = "mean", reference: str = "rest",
-                    include_small: bool = False, func: str = "theil_index"):
-    """Reduced (or tabulated) two-group Theil indices from ConfusionCounts."""
+                    include_small: bool = False, ci=None, n_boot: int = 1000, random_state=0,
+                    adjust: Optional[str] = None, func: str = "theil_index"):
+    """Reduced (or tabulated) two-group Theil indices from ConfusionCounts, with intervals when `ci` is set."""
     check_option(reduction, ("max", "mean", None), "reduction", func)
+    level, n_boot, rng = check_boot_options(ci, n_boot, random_state, func)
     table = theil_comparison(counts, reference, func)
-    if reduction is None:
-        return table
-    return reduce_disparities(table, reduction, distance_measure=None, reference=reference,
-                              include_small=include_small, func=func)
+    if level is None:
+        if reduction is None:
+            return table
+        return reduce_disparities(table, reduction, distance_measure=None, reference=reference,
+                                  include_small=include_small, func=func)
+    signed, theil, a, b = theil_replicates(counts._atoms(func), counts.names, reference, table, n_boot, rng)
+    table = _mean_intervals(table, a, b, level)
+    # distance_measure None: parity is 0 for both the signed difference of means and the index.
+    return counts._finish(table, signed, theil, distance_measure=None, reduction=reduction, reference=reference,
+                          include_small=include_small, level=level, n_boot=n_boot, adjust=adjust, func=func)
 
 
-def individual_theil_index(y_true, y_pred) -> float:
+def interval_result(value: float, replicates: np.ndarray, level: float, n_boot: int, note: str = "") -> TheilResult:
+    """A :class:`TheilResult` from the estimate and its replicates (shape (n_boot,)).
+
+    The percentile interval is widened where needed to contain a defined `value`.
+    """
+    low, high, undefined = percentile_interval(np.asarray(replicates, dtype=np.float64)[:, None], level)
+    low, high = float(low[0]), float(high[0])
+    if not np.isnan(value):
+        low, high = float(np.fmin(low, value)), float(np.fmax(high, value))
+    return TheilResult(value=float(value), ci_low=low, ci_high=high, level=level, n_boot=n_boot,
+                       n_boot_undefined=int(undefined[0]), note=note)
+
+
+def individual_theil_of(counts, *, ci=None, n_boot: int = 1000, random_state=0,
+                        func: str = "individual_theil_index"):
+    """Individual Theil index of ConfusionCounts (float), or with `ci` a :class:`TheilResult`.
+
+    The bootstrap redraws the confusion counts of every membership pattern of ``counts.atoms``.
+    """
+    level, n_boot, rng = check_boot_options(ci, n_boot, random_state, func)
+    values, notes = theil_of_counts(counts.overall)
+    if level is None:
+        return float(values)
+    if counts.overall.sum() == 0:
+        return TheilResult(float("nan"), float("nan"), float("nan"), level, n_boot, n_boot, str(notes))
+    replicates = replicate_stat(counts._atoms(func), lambda m, b, o: theil_of_counts(o)[0], n_boot, rng)
+    return interval_result(float(values), replicates, level, n_boot, str(notes))
+
+
+def between_group_theil_of(counts, *, ci=None, n_boot: int = 1000, random_state=0,
+                           func: str = "between_group_theil_index"):
+    """Between-group Theil index of disjoint ConfusionCounts (float), or with `ci` a :class:`TheilResult`.
+
+    Raises ValueError (``OVERLAP_MESSAGE``) unless the subgroups are disjoint and cover every row.
+    """
+    if not counts.disjoint or counts.member.sum() != counts.overall.sum():
+        raise ValueError(OVERLAP_MESSAGE.format(func=func))
+    level, n_boot, rng = check_boot_options(ci, n_boot, random_state, func)
+    sizes = counts.sizes
+    value = float(between_group_theil(sizes, _means(counts.member)))
+    if level is None:
+        return value
+    note = ("" if not np.isnan(value) else NO_ROWS_NOTE if counts.overall.sum() == 0 else ZERO_MEAN_NOTE)
+    if counts.overall.sum() == 0:
+        return TheilResult(value, float("nan"), float("nan"), level, n_boot, n_boot, note)
+    # Disjoint subgroups: a pattern is one subgroup, so the subgroup sizes stay fixed.
+    replicates = replicate_stat(counts._atoms(func), lambda m, b, o: between_group_theil(sizes, _means(m)),
+                                n_boot, rng)
+    return interval_result(value, replicates, level, n_boot, note)
+
+
+def individual_theil_index(y_true, y_pred, *, subgroups=None, ci=None, n_boot: int = 1000, random_state=0):
     """Individual Theil index of the benefit b = y_pred - y_true + 1 over all rows.
 
     T = (1 / n) * sum_i (b_i / mu) * ln(b_i / mu), with mu the mean benefit and 0 * ln 0 = 0.
@@ -139,22 +300,38 @@ def individual_theil_index(y_true, y_pred) -> float:
         Binary labels, 0 or 1 (or False / True).
     y_pred : array-like of shape (n_samples,)
         Binary predictions, 0 or 1 (or False / True).
+    subgroups : Subgroups, or DataFrame / Series / array of protected attributes, optional
+        Used only to stratify the bootstrap (the index itself is over all rows).
+    ci : float in (0, 1) or None, default=None
+        Confidence level of a percentile bootstrap interval. The bootstrap is a multinomial draw
+        of the confusion counts (TN, FP, FN, TP), exactly the counts of a resample of rows: with
+        `subgroups`, stratified by membership pattern (the confusion cells of each pattern of
+        subgroup memberships are redrawn with the pattern's size fixed, as every other interval
+        here); without, one draw over all rows. Rows are never resampled.
+    n_boot : int >= 100, default=1000
+        Bootstrap replicates.
+    random_state : int, numpy Generator or None, default=0
+        Seed: the same seed gives the same interval.
 
     Returns
     -------
-    float
+    float, or TheilResult when `ci` is given
         The Theil index; NaN when there are no rows or the mean benefit is 0 (every row a false
-        negative), where it is undefined.
+        negative), where it is undefined. With `ci`, a :class:`TheilResult` (``value, ci_low,
+        ci_high, level, n_boot, n_boot_undefined, note``; ``float(result)`` is the value): the
+        float return without `ci` is kept for backward compatibility.
 
     Raises
     ------
     ValueError
-        If a label or prediction is not 0/1, or the lengths differ.
+        If a label or prediction is not 0/1, the lengths differ, `ci` is outside (0, 1) or
+        `n_boot` < 100.
 
     References
     ----------
     Speicher et al. (2018), "A Unified Approach to Quantifying Algorithmic Unfairness: Measuring
     Individual & Group Unfairness via Inequality Indices", KDD; seed 004 (Oracle AutoMLx).
+    Efron & Tibshirani (1993), "An Introduction to the Bootstrap", ch. 13 (percentile interval).
 
     Examples
     --------
@@ -165,13 +342,27 @@ def individual_theil_index(y_true, y_pred) -> float:
     0.054115
     >>> individual_theil_index([0, 1, 1], [0, 1, 1])
     0.0
+    >>> r = individual_theil_index([0, 0, 1, 1] * 25, [1, 0, 1, 0] * 25, ci=0.95)
+    >>> r.ci_low <= r.value <= r.ci_high, r.n_boot
+    (True, 1000)
     """
     func = "individual_theil_index"
+    if subgroups is not None:
+        return _counts(y_true, y_pred, subgroups, func).individual_theil_index(
+            ci=ci, n_boot=n_boot, random_state=random_state)
     y = as_binary(y_true, "y_true", func)
     p = as_binary(y_pred, "y_pred", func)
     check_length(p, len(y), "y_pred", func)
     counts = np.bincount((2 * y + p).astype(np.intp), minlength=4).astype(np.float64)
-    return float(theil_of_counts(counts)[0])
+    if ci is None:
+        return float(theil_of_counts(counts)[0])
+    from ._rates import ConfusionCounts  # _rates imports this module lazily; keep the cycle open
+
+    # One stratum: every row in the same (empty) membership pattern.
+    none = np.zeros((1, 0), dtype=bool)
+    whole = ConfusionCounts([], np.zeros((0, 4)), np.zeros((0, 4)), counts, 0,
+                            atoms=Atoms(counts[None], none, none))
+    return individual_theil_of(whole, ci=ci, n_boot=n_boot, random_state=random_state, func=func)
 
 
 def _counts(y_true, y_pred, subgroups, func):
@@ -180,7 +371,7 @@ def _counts(y_true, y_pred, subgroups, func):
     return ConfusionCounts.compute(y_true, y_pred, subgroups, func=func)
 
 
-def between_group_theil_index(y_true, y_pred, subgroups) -> float:
+def between_group_theil_index(y_true, y_pred, subgroups, *, ci=None, n_boot: int = 1000, random_state=0):
     """Between-group Theil index: the Theil index after replacing each benefit by its subgroup's mean.
 
     With subgroup sizes n_g, mean benefits mu_g and overall mean benefit mu:
@@ -199,17 +390,26 @@ def between_group_theil_index(y_true, y_pred, subgroups) -> float:
         (protected attributes passed directly are intersected). Identity indicator subgroups or
         several attributes with ``intersect=False`` are refused. Small subgroups count fully:
         they are part of the population.
+    ci : float in (0, 1) or None, default=None
+        Confidence level of a percentile bootstrap interval: the confusion counts of every
+        subgroup (for disjoint subgroups, each membership pattern is one subgroup) are redrawn
+        from a multinomial with the subgroup's size fixed, so n_g never changes and only the
+        mean benefits mu_g vary.
+    n_boot : int >= 100, default=1000
+    random_state : int, numpy Generator or None, default=0
 
     Returns
     -------
-    float
-        NaN when there are no rows or the overall mean benefit is 0.
+    float, or TheilResult when `ci` is given
+        NaN when there are no rows or the overall mean benefit is 0. With `ci`, a
+        :class:`TheilResult` (``value, ci_low, ci_high, level, n_boot, n_boot_undefined,
+        note``); without, the float as before.
 
     Raises
     ------
     ValueError
-        If the subgroups may overlap or leave rows out (``OVERLAP_MESSAGE``), or labels /
-        predictions are not 0/1.
+        If the subgroups may overlap or leave rows out (``OVERLAP_MESSAGE``), labels /
+        predictions are not 0/1, or for bad `ci` / `n_boot`.
 
     References
     ----------
@@ -222,11 +422,13 @@ def between_group_theil_index(y_true, y_pred, subgroups) -> float:
     >>> between_group_theil_index([0, 1, 0, 1], [0, 1, 1, 0], ["a", "a", "b", "b"])
     0.0
     """
-    return _counts(y_true, y_pred, subgroups, "between_group_theil_index").between_group_theil_index()
+    return _counts(y_true, y_pred, subgroups, "between_group_theil_index").between_group_theil_index(
+        ci=ci, n_boot=n_boot, random_state=random_state)
 
 
 def theil_index(y_true, y_pred, subgroups, *, distance_measure=None, reduction: Optional[str] = "mean",
-                reference: str = "rest", include_small: bool = False):
+                reference: str = "rest", include_small: bool = False, ci=None, n_boot: int = 1000,
+                random_state=0, adjust: Optional[str] = None):
     """Two-group between-group Theil index of each subgroup against its reference, then reduced.
 
     For each comparison the rows are split into two groups, the subgroup (n1 rows, mean benefit
@@ -256,20 +458,41 @@ def theil_index(y_true, y_pred, subgroups, *, distance_measure=None, reduction: 
         unordered pair (``"pairwise"``, only the two subgroups' rows); or a named subgroup.
     include_small : bool, default=False
         Whether comparisons involving a small subgroup enter the reduction.
+    ci : float in (0, 1) or None, default=None
+        Confidence level of intervals. A stratified multinomial bootstrap redraws the confusion
+        counts of every membership pattern (rows are never resampled; n1 and n2 stay fixed), and
+        every comparison's index, both mean benefits and the reduced value are recomputed on
+        each replicate. ``disparity_ci_low/high`` is the percentile interval of the index's
+        replicates. The index is never below 0, so its interval cannot straddle parity; the test
+        of parity uses the signed difference of the mean benefits mu1 - mu2 instead (T = 0
+        exactly when mu1 = mu2): ``excludes_parity`` says whether its percentile interval
+        excludes 0, and ``p_value`` is its bootstrap p-value. Where parity is not excluded,
+        ``disparity_ci_low`` is 0. ``subgroup_value_ci_low/high`` and
+        ``reference_value_ci_low/high`` are percentile intervals of the two mean benefits from
+        the same replicates.
+    n_boot : int >= 100, default=1000
+        Bootstrap replicates.
+    random_state : int, numpy Generator or None, default=0
+        Seed of the bootstrap: the same seed gives the same intervals.
+    adjust : {None, 'bonferroni', 'holm', 'fdr_bh'}, default=None
+        Multiple-comparison adjustment of the per-comparison intervals and ``excludes_parity``,
+        as in :func:`rate_disparity`.
 
     Returns
     -------
     DisparityResult, or DataFrame when ``reduction=None``
         The table has columns ``subgroup, reference, size, reference_size, subgroup_value,
         reference_value, disparity, small, note``: ``subgroup_value`` and ``reference_value``
-        are the two mean benefits and ``disparity`` is T. ``DisparityResult.distance_measure``
-        is None.
+        are the two mean benefits and ``disparity`` is T. With `ci` each value is followed by
+        ``<value>_ci_low, <value>_ci_high``, and ``disparity`` by ``disparity_ci_low,
+        disparity_ci_high, p_value, excludes_parity``; the result carries ``ci_low, ci_high,
+        level, n_boot, n_boot_undefined, adjust``. ``DisparityResult.distance_measure`` is None.
 
     Raises
     ------
     ValueError
-        If `distance_measure` is not None (``DISTANCE_MESSAGE``), or for an unknown reduction or
-        reference, or non-binary labels / predictions.
+        If `distance_measure` is not None (``DISTANCE_MESSAGE``), or for an unknown reduction,
+        reference or adjustment, non-binary labels / predictions, or bad `ci` / `n_boot`.
 
     Notes
     -----
@@ -295,4 +518,5 @@ def theil_index(y_true, y_pred, subgroups, *, distance_measure=None, reduction: 
     """
     check_distance_measure(distance_measure)
     counts = _counts(y_true, y_pred, subgroups, "theil_index")
-    return counts.theil_index(reduction=reduction, reference=reference, include_small=include_small)
+    return counts.theil_index(reduction=reduction, reference=reference, include_small=include_small, ci=ci,
+                              n_boot=n_boot, random_state=random_state, adjust=adjust)

@@ -1,9 +1,12 @@
-"""Calibration: reliability diagrams per subgroup, ECE / MCE / Brier, and the ECE disparity."""
+"""Calibration: reliability diagrams per subgroup with Wilson intervals, ECE / MCE / Brier with bootstrap
+intervals, the ECE disparity with its policy verdict (in the units of its distance), and the findings."""
+
+from contextlib import nullcontext
 
 import streamlit as st
 
 from fairness_core import plotting
-from ui import controls, data, text
+from ui import controls, data, summaries, text
 
 controls.frame()
 st.title("Calibration")
@@ -18,44 +21,97 @@ if values.min() < 0 or values.max() > 1:
                "or use the Subgroup AUCs and Rate disparities pages for this score.")
     st.stop()
 
-c1, c2, c3, c4 = st.columns(4)
+# Controls ----------------------------------------------------------------------------------
+c1, c2, c3 = st.columns(3)
 with c1:
-    n_bins = controls.kept(st.slider, text.N_BINS, "cal:n_bins", 10, min_value=2, max_value=50,
-                           help=text.HELP[text.N_BINS])
+    n_bins = controls.kept(st.slider, text.N_BINS, "cal:n_bins", summaries.DEFAULTS["cal:n_bins"], min_value=2,
+                           max_value=50, help=text.HELP[text.N_BINS])
 with c2:
-    strategy = controls.kept(st.selectbox, text.STRATEGY, "cal:strategy", "uniform",
+    strategy = controls.kept(st.selectbox, text.STRATEGY, "cal:strategy", summaries.DEFAULTS["cal:strategy"],
                              options=["uniform", "quantile"], help=text.HELP[text.STRATEGY])
 with c3:
-    threshold = controls.kept(st.number_input, "Pass threshold (ECE disparity)", "cal:threshold", 0.1,
-                              min_value=0.0, step=0.01, format="%.3f",
-                              help="The disparity passes when it is at most this value (ExFairness default 0.1).")
-with c4:
-    min_per_group = controls.kept(st.number_input, "Minimum rows per side", "cal:min_per_group", 5, min_value=1,
+    min_per_group = controls.kept(st.number_input, "Minimum rows per side", "cal:min_per_group",
+                                  summaries.DEFAULTS["cal:min_per_group"], min_value=1,
                                   step=1, help="A subgroup (or reference) with fewer rows has no ECE.")
 distance, reduction, reference = controls.disparity_controls(scored.subgroups.names, "cal")
-include_small = controls.include_small("cal")
+t1, t2 = st.columns([1, 2])
+with t1:
+    # The bound is in the units of the distance: a difference of ECEs (default 0.1, seed 001) or a ratio
+    # (>= 1, no default). A ratio is never judged against a difference bound.
+    if distance == "diff":
+        threshold = controls.kept(st.number_input, "Maximum difference in ECE", "cal:threshold",
+                                  summaries.DEFAULTS["cal:threshold"], min_value=0.0,
+                                  max_value=1.0, step=0.01, format="%.3f",
+                                  help="Policy bound on the ECE disparity as a difference |ECE_a - ECE_b| (seed "
+                                       "001's default 0.1). It passes when its whole interval is at most this value.")
+    else:
+        threshold = controls.kept(st.number_input, "Maximum ratio of ECEs (optional)", "cal:ratio_threshold",
+                                  summaries.DEFAULTS["cal:ratio_threshold"],
+                                  min_value=1.0, step=0.05, format="%.3f", placeholder="no bound",
+                                  help="Policy bound on the ECE disparity as a ratio larger / smaller ECE (>= 1; 1 "
+                                       "is parity). No bound applies by default: the 0.1 calibration rule bounds a "
+                                       "difference of ECEs, never a ratio.")
+with t2:
+    include_small = controls.include_small("cal")
+intervals = controls.intervals()
+level = intervals.ci
 
-counts = data.calibration(token, mapping_key, score, int(n_bins), strategy, scored)
-result = counts.disparity(threshold=float(threshold), min_per_group=int(min_per_group), distance_measure=distance,
-                          reduction=reduction, reference=reference, include_small=include_small)
+# Computation (post-aggregation only: the counts are cached) ---------------------------------
+with st.spinner("Computing intervals ...") if level is not None else nullcontext():
+    section = summaries.calibration_section(
+        token, mapping_key, scored, score, n_bins=int(n_bins), strategy=strategy, min_per_group=int(min_per_group),
+        distance=distance, reduction=reduction, reference=reference, include_small=include_small,
+        threshold=None if threshold is None else float(threshold), intervals=intervals)
+    counts, result = section.extra["counts"], section.extra["result"]
+    reliability = counts.reliability_table(ci=level)
+errors = result.errors
 
-m1, m2 = st.columns([1, 3])
+# Rendering -----------------------------------------------------------------------------------
+st.subheader("Findings")
+if section.findings:
+    st.markdown("\n".join(f"- {text.md(s)}" for s in section.findings))
+else:
+    st.caption("No comparison could be assessed: every one is undefined or left out as small.")
+
+m1, m2 = st.columns([1, 2])
 m1.metric(f"ECE disparity ({reduction})", text.num(result.value),
-          help=f"Over {result.disparity.n_used} comparisons; {result.disparity.n_small_excluded} with a small "
-               f"subgroup and {result.disparity.n_undefined} undefined left out.")
-verdict, color = {True: ("Passes", "green"), False: ("Fails", "red"), None: ("Not assessed", "orange")}[result.passes]
-with m1:
-    st.badge(f"{verdict} (threshold {float(threshold):g})", color=color)
-m2.info(text.md(result.interpretation))
+          help=f"{text.DISTANCE_LABELS[distance].capitalize()} of expected calibration errors; perfect value "
+               f"{'0' if distance == 'diff' else '1'}. Over {result.disparity.n_used} comparisons; "
+               f"{result.disparity.n_small_excluded} with a small subgroup and {result.disparity.n_undefined} "
+               "undefined left out.")
+m1.caption(text.disparity_caption(result.disparity, None))
+with m2:
+    if result.verdict is not None:
+        st.markdown(text.verdict_markdown(result.verdict))
+    else:
+        st.markdown(":gray-badge[No rule] No policy bound applies to a ratio of ECEs by default (the 0.1 "
+                    "calibration rule bounds a difference of ECEs). Enter a maximum ratio above to assess it.")
+    st.info(text.md(result.interpretation))
+ref_text = text.REFERENCE_LABELS.get(reference, f"subgroup {text.md(reference)}")
+st.caption(f"Each subgroup's ECE is compared with the {ref_text}; distance: {text.DISTANCE_LABELS[distance]}. "
+           f"Score column: {text.md(score)}; {int(n_bins)} {strategy} bins."
+           + (f" Intervals: {text.level_text(level)}; Wilson's for each bin's fraction of positives, and a "
+              f"bootstrap with {intervals.n_boot:,} resamples (seed 0, stratified by subgroup) for ECE, MCE, "
+              "Brier and the disparities"
+              + (f", {text.ADJUST_LABELS[intervals.adjust]}-adjusted" if intervals.adjust else "") + "."
+              if level is not None else " Intervals are off, so the verdict rests on the point estimate alone."))
 
 names = scored.subgroups.names
-errors = result.errors
+colors = plotting.subgroup_colors(names)
 # By default show the subgroups calibrated worst (largest ECE), where a reviewer should look first.
 default_shown = errors[~errors["small"]].nlargest(6, "ece")["subgroup"].tolist()
 shown = controls.kept(st.multiselect, "Subgroups shown", f"cal:shown:{mapping_key}", default_shown, options=names)
-fig = plotting.reliability_chart(counts.reliability_table(), subgroups=shown,
-                                 colors=plotting.subgroup_colors(names), title=f"Reliability diagram, {score}")
+fig = plotting.reliability_chart(reliability, subgroups=shown, colors=colors, title=f"Reliability diagram, {score}",
+                                 small=errors, level=level)
 st.plotly_chart(fig, width="stretch")
+
+reference_label = {"rest": "Rest of population", "overall": "Whole population"}.get(reference,
+                                                                                 f"Reference: {reference}")
+bound_label = None if result.rule is None else f"Policy bound {result.rule.bound:g}"
+st.plotly_chart(plotting.calibration_error_chart(
+    errors, None if reference == "pairwise" else result.table, distance_measure=distance,
+    bound=None if result.rule is None else result.rule.bound, bound_label=bound_label,
+    reference_label=reference_label, title="Calibration error per subgroup", level=level), width="stretch")
 
 st.subheader("Calibration errors per subgroup")
 st.dataframe(errors, hide_index=True, column_config=text.column_config(errors.columns))

@@ -1,9 +1,12 @@
-"""Class-wise bias: recall, precision and F-score per class and subgroup, and the unweighted average bias."""
+"""Class-wise bias: recall, precision and F-score per class and subgroup, and the unweighted average bias,
+with intervals and the findings in plain words."""
+
+from contextlib import nullcontext
 
 import streamlit as st
 
 from fairness_core import plotting
-from ui import controls, data, state, text
+from ui import controls, data, state, summaries, text
 
 controls.frame()
 st.title("Class-wise bias")
@@ -25,11 +28,13 @@ METRIC_LABELS = {"recall": "Recall", "precision": "Precision", "fscore": "F-scor
 REDUCTION_LABELS = {"std": "standard deviation across subgroups", "difference": "difference of two subgroups"}
 c1, c2 = st.columns(2)
 with c1:
-    metric = controls.kept(st.selectbox, "Class metric", "classwise:metric", "fscore", options=list(METRIC_LABELS),
+    metric = controls.kept(st.selectbox, "Class metric", "classwise:metric", summaries.DEFAULTS["classwise:metric"],
+                           options=list(METRIC_LABELS),
                            format_func=METRIC_LABELS.get,
                            help="Computed for each class (one against the rest) within each subgroup.")
 with c2:
-    reduction = controls.kept(st.selectbox, "Across subgroups", "classwise:reduction", "std",
+    reduction = controls.kept(st.selectbox, "Across subgroups", "classwise:reduction",
+                              summaries.DEFAULTS["classwise:reduction"],
                               options=list(REDUCTION_LABELS), format_func=REDUCTION_LABELS.get,
                               help="How a class's scores in the subgroups are reduced to one number: their "
                                    "population standard deviation, or first minus second of two chosen subgroups.")
@@ -44,30 +49,46 @@ if reduction == "difference":
                                options=names)
     order = [first, second]
 include_small = controls.include_small("classwise")
+intervals = controls.intervals()
+level = intervals.ci
 
 # Computation (from the cached per-subgroup confusion matrices) ------------------------------
 try:
-    result = counts.unweighted_average_bias(metric=metric, reduction=reduction, subgroups=order,
-                                            include_small=include_small)
+    with st.spinner("Computing intervals ...") if level is not None else nullcontext():
+        section = summaries.classwise_section(token, mapping_key, counts, source=source or "given",
+                                              threshold=threshold, metric=metric, reduction=reduction,
+                                              order=None if order is None else tuple(order),
+                                              include_small=include_small, intervals=intervals)
+        result = section.extra["result"]
 except ValueError as exc:
     st.error(str(exc))
     st.stop()
 
 # Rendering -----------------------------------------------------------------------------------
+st.subheader("Findings")
+st.markdown("\n".join(f"- {text.md(s)}" for s in section.findings))
+
 used = result.per_class["value"].notna()
 m1, m2 = st.columns(2)
 m1.metric("Unweighted average bias", text.num(result.value),
           help="The mean over classes (each class weighing the same) of the reduced per-class score; perfect 0.")
+m1.caption(text.classwise_caption(result))
 m2.metric("Classes used", f"{int(used.sum())} of {len(result.per_class)}",
           help="A class is skipped when fewer than two subgroups have a defined score for it.")
+m2.caption(f"{len(result.subgroups)} subgroups take part" + (
+    f"; {result.n_excluded:,} rows left out (truth or prediction missing or not a class)" if result.n_excluded
+    else ""))
 what = ("standard deviation of the subgroups' " if reduction == "std"
         else f"{text.md(order[0])} minus {text.md(order[1])} in ") + METRIC_LABELS[metric]
-st.caption(f"Per class: the {what}; then the unweighted mean over classes. Perfect value 0.")
+st.caption(f"Per class: the {what}; then the unweighted mean over classes. Perfect value 0."
+           + (f" Intervals: {text.level_text(level)}; Wilson intervals for recall and precision, and for the "
+              f"F-score and every reduced value a bootstrap of the confusion cells stratified by subgroup with "
+              f"{intervals.n_boot:,} resamples (seed 0)." if level is not None else ""))
 
-st.plotly_chart(plotting.classwise_chart(result.table, metric, title=f"{METRIC_LABELS[metric]} per class and subgroup"),
-                width="stretch")
+st.plotly_chart(plotting.classwise_chart(result.table, metric, title=f"{METRIC_LABELS[metric]} per class and subgroup",
+                                         level=level), width="stretch")
 st.subheader("Per class")
 st.dataframe(result.per_class, hide_index=True, column_config=text.column_config(result.per_class.columns))
 st.subheader("Per subgroup and class")
-shown = result.table.drop(columns=["score"])  # the same as the chosen metric's column
+shown = result.table.drop(columns=[c for c in ("score", "score_ci_low", "score_ci_high") if c in result.table])
 st.dataframe(shown, hide_index=True, column_config=text.column_config(shown.columns))

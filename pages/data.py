@@ -130,8 +130,8 @@ if mapping.all_classes:
     st.markdown(f"**{len(classes)} classes** in {text.md(label)}: " + ", ".join(
         f"{text.md(c)} ({n:,})" for c, n in classes.items())
         + f". Binary metrics use {text.md(positive)} against the rest.")
-st.markdown(f"**{len(groups)} subgroups**" + (f", {n_small} smaller than {mapping.min_size} rows (flagged "
-                                               "*small*: listed everywhere, left out of summaries)" if n_small else ""))
+st.markdown(f"**{len(groups)} subgroups**. " + text.small_rows_text(scored.subgroups)
+            + (" Small subgroups are listed everywhere, flagged *small*." if n_small else ""))
 st.dataframe(groups, hide_index=True, column_config=text.column_config(groups.columns))
 
 if scored.scores:

@@ -1,11 +1,13 @@
-"""Dataset metrics: properties of the labels in the data (base rates, smoothed EDF, consistency), not of a model."""
+"""Dataset metrics: properties of the labels in the data (base rates, smoothed EDF, consistency), not of a model,
+with intervals, the findings in plain words and a policy verdict on the base-rate disparity."""
 
 import math
+from contextlib import nullcontext
 
 import streamlit as st
 
 from fairness_core import plotting
-from ui import controls, data, state, text
+from ui import controls, data, state, summaries, text
 
 controls.frame()
 st.title("Dataset metrics")
@@ -14,25 +16,59 @@ st.info("These numbers describe the **labels in the data, not a model**: no scor
         "these labels can learn and repeat, and which may reflect how the labels were produced.")
 token, mapping_key, scored = data.current()
 include_small = controls.include_small("dataset")
+intervals = controls.intervals()
+level = intervals.ci
+spinner = (lambda: st.spinner("Computing intervals ...")) if level is not None else nullcontext
+
+# Base-rate disparity: computed first, for the findings at the top --------------------------------
+distance, reduction, reference = controls.disparity_controls(scored.subgroups.names, "dataset")
+# The bound's widget is drawn under the base rates below; its current value is read here.
+max_difference = controls.setting("dataset:max_difference", summaries.DEFAULTS["dataset:max_difference"])
+with spinner():
+    section = summaries.dataset_section(token, mapping_key, scored, distance=distance, reduction=reduction,
+                                        reference=reference, include_small=include_small,
+                                        max_difference=max_difference, intervals=intervals)
+    parity = section.extra["parity"]
+    rates = data.base_rates(token, mapping_key, scored, level)
+
+st.subheader("Findings")
+if section.findings:
+    st.markdown("\n".join(f"- {text.md(s)}" for s in section.findings))
+else:
+    st.caption("No comparison of base rates could be assessed: every one is undefined or left out as small.")
 
 # 1. Base rates -------------------------------------------------------------------------------
 st.subheader("Base rates (dataset statistical parity)")
-counts = data.label_counts(token, mapping_key, scored)
-distance, reduction, reference = controls.disparity_controls(counts.names, "dataset")
-parity = counts.disparity("statistical_parity", distance_measure=distance, reduction=reduction, reference=reference,
-                          include_small=include_small, func="dataset_statistical_parity")
-rates = data.base_rates(token, mapping_key, scored)
 perfect = "0" if distance == "diff" else "1"
-worst = f" Largest: {parity.worst[0]} against {parity.worst[1]}." if parity.worst else ""
 st.metric(f"Base-rate disparity ({reduction})", text.num(parity.value),
           help=f"Perfect value {perfect}. Over {parity.n_used} comparisons; {parity.n_small_excluded} with a small "
-               f"subgroup and {parity.n_undefined} undefined left out.{worst}")
+               f"subgroup and {parity.n_undefined} undefined left out.")
+# The labels' selection rate is their base rate; the shared caption names it as a selection rate.
+st.caption(text.disparity_caption(parity, "selection_rate").replace("selection rate", "base rate"))
 ref_text = text.REFERENCE_LABELS.get(reference, f"subgroup {text.md(reference)}")
 st.caption(f"Share of positive labels in each subgroup, compared with the {ref_text}; distance: "
-           f"{text.DISTANCE_LABELS[distance]}; overall base rate {text.num(scored.base_rate, 3)}.")
+           f"{text.DISTANCE_LABELS[distance]}; overall base rate {text.num(scored.base_rate, 3)}."
+           + (f" Intervals: {text.level_text(level)}; Wilson intervals for base rates, and for disparities a "
+              f"bootstrap of the label counts stratified by subgroup with {intervals.n_boot:,} resamples (seed 0)"
+              + (f", {text.ADJUST_LABELS[intervals.adjust]}-adjusted" if intervals.adjust else "") + "."
+              if level is not None else ""))
+
+if distance == "diff":
+    controls.kept(st.number_input, text.MAX_DIFFERENCE, "dataset:max_difference",
+                  summaries.DEFAULTS["dataset:max_difference"], min_value=0.0, max_value=1.0, step=0.01, format="%.3f",
+                  help="Policy bound for the difference |a - b| of base rates (in [0, 1]): the largest difference "
+                       "must be at most this value.")
+for verdict in section.verdicts:
+    st.markdown(text.verdict_markdown(verdict))
+st.caption(f"The rule is assessed on the largest base-rate disparity (max) against the {ref_text}, whatever the "
+           "Reduction above" + ("; ratio distance: the band [0.8, 1.25]" if distance == "ratio" else "") + ". "
+           + ("It passes when its whole interval meets the bound, fails when the whole interval breaks it, and is "
+              "inconclusive when the interval straddles the bound." if level is not None else
+              "Intervals are off, so the verdict rests on the point estimate alone."))
+
 reference_label = {"rest": "Rest of population", "overall": "Whole population"}.get(reference, f"Reference: {reference}")
 st.plotly_chart(plotting.rate_chart(rates, ["base_rate"], None if reference == "pairwise" else {"base_rate": parity.table},
-                                    reference_label=reference_label, labels={"base_rate": "Base rate"}),
+                                    reference_label=reference_label, labels={"base_rate": "Base rate"}, level=level),
                 width="stretch")
 tab1, tab2 = st.tabs(["Base rates", "Disparities"])
 with tab1:
@@ -47,7 +83,9 @@ concentration = controls.kept(st.number_input, "Concentration", "dataset:concent
                               help="Total pseudo-count of the Dirichlet prior that smooths each subgroup's rates "
                                    "(Foulds et al. 2020); larger values pull small subgroups towards 1/2.")
 try:
-    edf = data.smoothed_edf(token, mapping_key, float(concentration), bool(include_small), scored)
+    with spinner():
+        edf = data.smoothed_edf(token, mapping_key, float(concentration), bool(include_small), scored, level,
+                                intervals.n_boot)
 except ValueError as exc:  # overlapping subgroups (identity columns): the EDF compares disjoint ones
     edf = None
     st.info(text.md(str(exc)))
@@ -55,12 +93,18 @@ if edf is not None:
     e1, e2 = st.columns(2)
     e1.metric("Smoothed EDF (ε)", text.num(edf.value),
               help="The largest |ln s_i(y) - ln s_j(y)| over pairs of subgroups and both outcomes; perfect 0.")
+    e1.caption(text.edf_caption(edf))
     if edf.pair is not None:
         outcome = "positive" if edf.outcome == 1 else "negative"
         e2.metric("Attained by", text.md(f"{edf.pair[0]} vs {edf.pair[1]}"),
                   help=f"The pair whose smoothed rates of a {outcome} label differ most.")
-        st.caption(f"The smoothed rate of a {outcome} label is {math.exp(edf.value):.2f} "
-                   f"times higher for {text.md(edf.pair[0])} than for {text.md(edf.pair[1])} (e^ε).")
+        factor = f"{math.exp(edf.value):.2f}"
+        if level is not None and not math.isnan(edf.ci_low):
+            factor += f" (interval {math.exp(edf.ci_low):.2f}–{math.exp(edf.ci_high):.2f})"
+        st.caption(f"The smoothed rate of a {outcome} label is {factor} "
+                   f"times higher for {text.md(edf.pair[0])} than for {text.md(edf.pair[1])} (e^ε)."
+                   + (" Intervals: a bootstrap of each subgroup's label counts (subgroup sizes fixed) with "
+                      f"{intervals.n_boot:,} resamples (seed 0)." if level is not None else ""))
     else:
         e2.metric("Attained by", "n/a", help=text.md(edf.reason))
         st.caption(text.md(edf.reason))
@@ -93,4 +137,5 @@ k1.metric("Share of differing neighbours", text.num(result.value),
 k2.metric("Consistency (Zemel et al.)", text.num(result.zemel_consistency),
           help="1 minus the share of differing neighbours; perfect 1.")
 note = f" {result.n_excluded:,} rows with a missing feature value are left out." if result.n_excluded else ""
-st.caption(f"{result.n_rows:,} rows, k = {result.n_neighbors}, features: {text.md(', '.join(result.features))}.{note}")
+st.caption(f"{result.n_rows:,} rows, k = {result.n_neighbors}, features: {text.md(', '.join(result.features))}.{note}"
+           + (" No interval is computed for consistency." if level is not None else ""))

@@ -5,8 +5,8 @@ from contextlib import nullcontext
 
 import streamlit as st
 
-from fairness_core import DEFAULT_RULES, Rule, evaluate_result, plotting, reduction_finding, summarize_verdicts
-from ui import controls, data, state, text
+from fairness_core import plotting, summarize_verdicts
+from ui import controls, data, state, summaries, text
 
 controls.frame()
 st.title("Rate disparities")
@@ -18,7 +18,7 @@ source, threshold = controls.predictions(scored, score)
 source = source or "given"
 counts = data.confusion(token, mapping_key, source, threshold, scored)
 
-metrics = controls.kept(st.multiselect, "Rates", "rates:metrics", ["false_positive_rate", "false_negative_rate"],
+metrics = controls.kept(st.multiselect, "Rates", "rates:metrics", summaries.DEFAULTS["rates:metrics"],
                         options=list(text.RATE_LABELS), format_func=text.RATE_LABELS.get)
 distance, reduction, reference = controls.disparity_controls(counts.names, "rates")
 include_small = controls.include_small("rates")
@@ -38,29 +38,31 @@ def disparity(metric: str, dist: str = distance, red: str = reduction):
 # Computation (post-aggregation only: the counts above are cached) -------------------------
 with st.spinner("Computing intervals ...") if level is not None else nullcontext():
     rates = counts.table(ci=level)
-    summaries = {m: disparity(text.RATE_TO_METRIC[m]) for m in metrics}
-    comparisons = {m: s.table for m, s in summaries.items()}
+    results = {m: disparity(text.RATE_TO_METRIC[m]) for m in metrics}
+    comparisons = {m: s.table for m, s in results.items()}
     odds = disparity("equalized_odds")
-    top = data.findings(token, mapping_key, source, threshold, tuple(text.RATE_TO_METRIC[m] for m in metrics),
-                        reference, include_small, level, intervals.n_boot, intervals.adjust, counts)
-    p_percent, opportunity = (data.ratio_scores(token, mapping_key, source, threshold, rate, include_small, level,
-                                                intervals.n_boot, counts)
-                              for rate in ("selection_rate", "true_positive_rate"))
-theil = counts.theil_index(reference=reference, reduction=reduction, include_small=include_small)
+    # The bound's widget is drawn under Policy below; its current value is read here.
+    max_difference = controls.setting("rates:max_difference", summaries.DEFAULTS["rates:max_difference"])
+    section = summaries.rate_section(token, mapping_key, counts, source=source, threshold=threshold, metrics=metrics,
+                                     distance=distance, reference=reference, include_small=include_small,
+                                     intervals=intervals, max_difference=max_difference)
+with st.spinner("Computing intervals ...") if level is not None else nullcontext():
+    theil = data.theil(token, mapping_key, source, threshold, reference, reduction, include_small, level,
+                       intervals.n_boot, intervals.adjust, counts)
+
+p_percent, opportunity = section.extra["p_percent"], section.extra["opportunity"]
 
 # Rendering -----------------------------------------------------------------------------------
 st.subheader("Findings")
-sentences = [f.sentence for f in top] + [f.sentence for f in (reduction_finding(summaries[m], text.RATE_TO_METRIC[m])
-                                                              for m in metrics) if f is not None]
-if sentences:
-    st.markdown("\n".join(f"- {text.md(s)}" for s in sentences))
+if section.findings:
+    st.markdown("\n".join(f"- {text.md(s)}" for s in section.findings))
 else:
     st.caption("No comparison could be assessed: every one is undefined or left out as small.")
 
 perfect = "0" if distance == "diff" else "1"
 cols = st.columns(len(metrics) + 2)
 for col, m in zip(cols, metrics):
-    s = summaries[m]
+    s = results[m]
     col.metric(f"{text.RATE_LABELS[m]} disparity ({reduction})", text.num(s.value),
                help=f"Perfect value {perfect}. Over {s.n_used} comparisons; {s.n_small_excluded} with a small "
                     f"subgroup, {s.n_undefined} undefined and {s.n_infinite} infinite "
@@ -72,8 +74,7 @@ cols[-2].caption(text.disparity_caption(odds, None))
 cols[-1].metric(f"Theil index ({reduction})", text.num(theil.value),
                 help="Per comparison the between-group Theil index of the subgroup and its reference (benefit "
                      "b = prediction - label + 1); perfect 0. It has no distance option.")
-cols[-1].caption(text.disparity_caption(theil, None) + (" · no interval is computed for the Theil index"
-                                                        if level is not None else ""))
+cols[-1].caption(text.disparity_caption(theil, None))
 ref_text = text.REFERENCE_LABELS.get(reference, f"subgroup {text.md(reference)}")
 st.caption(f"Each subgroup is compared with the {ref_text}; distance: {text.DISTANCE_LABELS[distance]}; "
            f"perfect value {perfect}."
@@ -82,18 +83,11 @@ st.caption(f"Each subgroup is compared with the {ref_text}; distance: {text.DIST
               + "." if level is not None else ""))
 
 st.subheader("Policy")
-default_rules = {rule.name: rule for rule in DEFAULT_RULES}
-verdicts = [evaluate_result(default_rules["four_fifths"], p_percent),
-            evaluate_result(default_rules["equal_opportunity"], opportunity)]
-if distance == "ratio":
-    rules = [r for r in DEFAULT_RULES if r.distance_measure == "ratio"]
-else:
-    bound = float(controls.kept(st.number_input, text.MAX_DIFFERENCE, "rates:max_difference", 0.1, min_value=0.0,
+if distance == "diff":
+    bound = float(controls.kept(st.number_input, text.MAX_DIFFERENCE, "rates:max_difference",
+                                summaries.DEFAULTS["rates:max_difference"], min_value=0.0,
                                 max_value=1.0, step=0.01, format="%.3f", help=text.HELP[text.MAX_DIFFERENCE]))
-    rules = [Rule(metric=metric, distance_measure="diff", bound=bound)
-             for metric in [text.RATE_TO_METRIC[m] for m in metrics] + ["equalized_odds"]]
-with st.spinner("Computing intervals ...") if level is not None else nullcontext():
-    verdicts += [evaluate_result(rule, disparity(rule.metric, rule.distance_measure, "max")) for rule in rules]
+verdicts = section.verdicts
 tally = summarize_verdicts(verdicts).attrs["counts"]
 st.caption("Verdicts: " + ", ".join(f"{n} {status}" for status, n in tally.items() if n) + ". The disparity rules "
            f"are assessed on the largest disparity (max) against the {ref_text}, whatever the Reduction above"
@@ -122,21 +116,31 @@ with tabs[-2]:
     st.dataframe(odds.table, hide_index=True, column_config=text.column_config(odds.table.columns))
 with tabs[-1]:
     st.caption("Subgroup and reference values are mean benefits; the disparity is the between-group Theil "
-               "index of the two groups (0 when their mean benefits are equal).")
+               "index of the two groups (0 when their mean benefits are equal)."
+               + (" Its interval is the bootstrap percentile interval of the index; since the index is never "
+                  "below 0, whether the interval excludes parity is tested on the difference of the two mean "
+                  "benefits." if level is not None else ""))
     st.dataframe(theil.table, hide_index=True, column_config=text.column_config(theil.table.columns))
 
 st.subheader("Inequality of benefits (Theil index)")
+with st.spinner("Computing intervals ...") if level is not None else nullcontext():
+    individual, between = data.theil_indices(token, mapping_key, source, threshold, level, intervals.n_boot, counts)
+
 t1, t2 = st.columns(2)
-t1.metric("Individual Theil index", text.num(counts.individual_theil_index()),
+t1.metric("Individual Theil index", text.num(float(individual)),
           help="Inequality of the benefit b = prediction - label + 1 over all rows (Speicher et al. 2018); "
                "0 when every row gets the same benefit.")
-try:
-    between = text.num(counts.between_group_theil_index())
-    between_help = "The part of the inequality that lies between subgroups: each row's benefit replaced by its subgroup's mean."
-except ValueError:
-    between = "n/a"
-    between_help = "Needs subgroups that do not overlap (intersected protected attributes, no identity columns)."
-t2.metric("Between-group Theil index", between, help=between_help)
+if level is not None:
+    t1.caption(text.theil_caption(individual))
+if between is not None:
+    t2.metric("Between-group Theil index", text.num(float(between)),
+              help="The part of the inequality that lies between subgroups: each row's benefit replaced by its "
+                   "subgroup's mean.")
+    if level is not None:
+        t2.caption(text.theil_caption(between))
+else:
+    t2.metric("Between-group Theil index", "n/a",
+              help="Needs subgroups that do not overlap (intersected protected attributes, no identity columns).")
 
 st.subheader("p% score and equal opportunity score")
 st.caption("Each subgroup against the rest of the population: min(a / b, b / a) of the selection rates "
@@ -149,7 +153,7 @@ for col, label, result in ((s1, "p% score (min)", p_percent), (s2, "Equal opport
                     f"{result.n_undefined} undefined left out.")
     col.caption(text.ratio_score_caption(result, level))
 ratio_tables = {"p% score": p_percent.table, "Equal opportunity score": opportunity.table}
-st.plotly_chart(plotting.ratio_score_chart(ratio_tables, threshold=default_rules["four_fifths"].bound,
+st.plotly_chart(plotting.ratio_score_chart(ratio_tables, threshold=summaries.DEFAULT_RULES["four_fifths"].bound,
                                           title="Each subgroup against the rest", level=level), width="stretch")
 for tab, (name, table) in zip(st.tabs(list(ratio_tables)), ratio_tables.items()):
     with tab:
@@ -167,9 +171,11 @@ preferred = ([c for c in (*mapping.protected, *mapping.indicators) if c in candi
 column = controls.kept(st.selectbox, "Correlate predictions with", "rates:correlation_column", preferred[0],
                        options=candidates, help="A numeric column, such as age: the score is -|Pearson r| between "
                                                 "the predicted labels and it (seed 003); 0 is best, -1 the worst.")
-value, n_missing = data.correlation(token, mapping_key, source or "given", threshold, column, scored)
-st.metric(f"Correlation score ({text.md(column)})", text.num(value),
+value, n_missing = data.correlation(token, mapping_key, source or "given", threshold, column, scored, level=level)
+st.metric(f"Correlation score ({text.md(column)})", text.num(float(value)),
           help="-|Pearson r| between the predicted labels (1 = positive) and the column; 0 means no linear "
                "association. Undefined when either is constant.")
+if level is not None:
+    st.caption(text.correlation_caption(value))
 if n_missing:
     st.caption(f"{n_missing:,} rows with a missing {text.md(column)} are left out of this score.")

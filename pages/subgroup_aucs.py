@@ -5,9 +5,8 @@ from contextlib import nullcontext
 
 import streamlit as st
 
-import fairness_core as fc
 from fairness_core import plotting
-from ui import controls, data, text
+from ui import controls, data, summaries, text
 
 controls.frame()
 st.title("Subgroup AUCs")
@@ -16,30 +15,29 @@ score = data.current_score("any scale")
 
 c1, c2, c3 = st.columns(3)
 with c1:
-    p = controls.kept(st.number_input, text.POWER_P, "auc:p", -5.0, min_value=-50.0, max_value=50.0, step=1.0,
+    p = controls.kept(st.number_input, text.POWER_P, "auc:p", summaries.DEFAULTS["auc:p"], min_value=-50.0,
+                      max_value=50.0, step=1.0,
                       help=text.HELP[text.POWER_P])
 with c2:
-    weight = controls.kept(st.slider, text.OVERALL_WEIGHT, "auc:weight", 0.25, min_value=0.0, max_value=1.0,
+    weight = controls.kept(st.slider, text.OVERALL_WEIGHT, "auc:weight", summaries.DEFAULTS["auc:weight"],
+                           min_value=0.0, max_value=1.0,
                            step=0.05, help=text.HELP[text.OVERALL_WEIGHT])
 with c3:
     include_small = controls.include_small("auc")
 intervals = controls.intervals()
 level = intervals.ci
 
+min_score = controls.setting("auc:min_score", summaries.DEFAULTS["auc:min_score"])
+if not controls.setting("auc:min_score_on", summaries.DEFAULTS["auc:min_score_on"]):
+    min_score = None
 with st.spinner("Computing intervals ...") if level is not None else nullcontext():
-    table = (data.auc_table(token, mapping_key, score, scored) if level is None
-             else data.auc_intervals(token, mapping_key, score, level, intervals.n_boot, scored))
-    result = fc.summarize_bias_auc(table, p=float(p), overall_weight=float(weight), include_small=include_small)
+    section = summaries.auc_section(token, mapping_key, scored, score, p=float(p), weight=float(weight),
+                                    include_small=include_small, intervals=intervals, min_score=min_score)
+table, result = section.extra["table"], section.extra["result"]
 
 if level is not None:
     st.subheader("Findings")
-    found = fc.auc_findings(table, include_small=include_small)
-    if found:
-        st.markdown("\n".join(f"- {text.md(s)}" for s in found))
-    else:
-        st.markdown(f"- No subgroup, BPSN or BNSP AUC has a {text.level_text(level)} interval entirely below the "
-                    f"overall AUC ({text.num(result.overall_auc)}): no AUC is distinguishable from it at this "
-                    "sample size.")
+    st.markdown("\n".join(f"- {text.md(s)}" for s in section.findings))
 
 m = st.columns(5)
 m[0].metric("Bias AUC score", text.num(result.value), help="w x overall AUC + (1 - w) x mean of the three power means")
@@ -60,7 +58,27 @@ st.caption(
     + (f"; left out as undefined: {undefined}" if undefined else "") + "."
     + (f" Intervals: {text.level_text(level)}; DeLong's for each AUC." if level is not None else ""))
 
-st.plotly_chart(plotting.auc_chart(table, title=f"AUCs per subgroup, {score}", level=level), width="stretch")
+st.subheader("Policy")
+c1, c2 = st.columns([1, 2])
+with c1:
+    on = controls.kept(st.checkbox, "Require a minimum bias AUC score", "auc:min_score_on",
+                       summaries.DEFAULTS["auc:min_score_on"],
+                       help="No standard bound exists for the bias AUC score: set the one your policy requires.")
+with c2:
+    controls.kept(st.number_input, "Minimum bias AUC score", "auc:min_score", summaries.DEFAULTS["auc:min_score"],
+                  min_value=0.0, max_value=1.0,
+                  step=0.01, format="%.3f", disabled=not on)
+for verdict in section.verdicts:
+    st.markdown(text.verdict_markdown(verdict))
+if not section.verdicts:
+    st.caption("No rule is set for this page.")
+
+fig = plotting.auc_chart(table, title=f"AUCs per subgroup, {score}", level=level)
+if min_score is not None:
+    plotting.add_rule_line(fig, float(min_score), f"minimum bias AUC score {float(min_score):g}", axis="x")
+    low, high = fig.layout.xaxis.range  # the fitted range, widened to show the bound
+    fig.update_xaxes(range=[min(low, float(min_score) - 0.02), max(high, float(min_score) + 0.02)])
+st.plotly_chart(fig, width="stretch")
 shown = table.copy()
 shown.attrs = {}  # the bootstrap replicates in attrs are not for display (and not JSON)
 st.dataframe(shown, hide_index=True, column_config=text.column_config(shown.columns))

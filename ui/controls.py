@@ -72,6 +72,49 @@ def kept(widget: Callable, label: str, name: str, default: Any, *, options: Sequ
     return result
 
 
+def setting(name: str, default: Any) -> Any:
+    """The current value of the widget `name` drawn by :func:`kept`, or `default` before it was ever drawn.
+
+    Lets a page use a widget's value above the place it is drawn, and the Overview use another
+    page's settings without drawing its widgets. The widget's own state (set by a change just
+    made) comes first, then the kept value.
+    """
+    return st.session_state.get("w:" + name, st.session_state.get(state.KEEP_PREFIX + name, default))
+
+
+def disparity_settings(names: Sequence[str], page: str, *, default_reduction: str = "max"):
+    """(distance, reduction, reference) as :func:`disparity_controls` on `page` last returned them."""
+    reference = setting(f"{page}:reference", "rest")
+    if reference not in text.REFERENCE_LABELS:
+        reference = "rest"
+    if reference == "named":
+        reference = _offered(setting(f"{page}:reference_group", names[0]), list(names), names[0])
+    return setting(f"{page}:distance", "diff"), setting(f"{page}:reduction", default_reduction), reference
+
+
+def prediction_settings(scored: fc.ScoredData, score: str | None, *, allow_score: bool = True):
+    """(score, threshold), (None, None) or None, as :func:`predictions` last returned them."""
+    sources = _prediction_sources(scored, score, allow_score)
+    if not sources:
+        return None
+    source = _offered(setting("predictions:source", sources[0]), sources, sources[0])
+    if source == "given":
+        return None, None
+    return score, float(setting(f"threshold:{score}", _threshold_default(scored.scores[score])))
+
+
+def _prediction_sources(scored: fc.ScoredData, score: str | None, allow_score: bool) -> list:
+    return ([f"score:{score}"] if score and allow_score else []) + (["given"] if scored.predicted is not None else [])
+
+
+def _threshold_default(values: np.ndarray) -> float:
+    """0.5 for probabilities; otherwise the middle of the range (a whole number for integer scores)."""
+    lo, hi = float(values.min()), float(values.max())
+    if lo >= 0 and hi <= 1:
+        return 0.5
+    return float(int((lo + hi) / 2)) if bool(np.all(np.mod(values, 1) == 0)) else (lo + hi) / 2
+
+
 def _offered(value: Any, options: list, fallback: Any) -> Any:
     if isinstance(value, list):
         return [v for v in value if v in options]
@@ -112,8 +155,7 @@ def predictions(scored: fc.ScoredData, score: str | None, *, allow_score: bool =
     predictions. Returns ``(score, threshold)`` for a thresholded score, ``(None, None)`` for the
     given column, or None when neither is available.
     """
-    sources = ([f"score:{score}"] if score and allow_score else []) + (
-        ["given"] if scored.predicted is not None else [])
+    sources = _prediction_sources(scored, score, allow_score)
     if not sources:
         return None
     source = kept(
@@ -125,8 +167,7 @@ def predictions(scored: fc.ScoredData, score: str | None, *, allow_score: bool =
     values = scored.scores[score]
     lo, hi = float(values.min()), float(values.max())
     integer = bool(np.all(np.mod(values, 1) == 0))
-    default = 0.5 if lo >= 0 and hi <= 1 else (float(int((lo + hi) / 2)) if integer else (lo + hi) / 2)
-    threshold = kept(st.number_input, text.THRESHOLD, f"threshold:{score}", default,
+    threshold = kept(st.number_input, text.THRESHOLD, f"threshold:{score}", _threshold_default(values),
                      step=1.0 if integer else 0.01, format="%g", help=text.HELP[text.THRESHOLD])
     st.caption(text.md(f"{score} ranges from {lo:g} to {hi:g}; predicted positive = {score} >= {threshold:g}."))
     return score, float(threshold)
@@ -160,14 +201,21 @@ def frame() -> None:
             st.selectbox, text.MODEL, "model", scores[0], options=scores,
             help="The score column analysed on the Subgroup AUCs, Rate disparities and Calibration pages.",
         ) if scores else None
-        _subgroup_options()
+        subgroups_box = _subgroup_options()
         _interval_options()
         _slice_picker()
+        with subgroups_box:
+            _small_rows_caption()
 
 
-def _subgroup_options() -> None:
-    """Sidebar: intersections, bins and minimum size, applied to the current mapping on every page."""
-    with st.expander("Subgroups"):
+def _subgroup_options():
+    """Sidebar: intersections, bins and minimum size, applied to the current mapping on every page.
+
+    Returns the expander, so that :func:`_small_rows_caption` can be written into it once the
+    slice is known.
+    """
+    box = st.expander("Subgroups")
+    with box:
         options = {
             "intersect": bool(kept(st.checkbox, text.INTERSECT, "subgroups:intersect", True,
                                    help=text.HELP[text.INTERSECT])),
@@ -180,6 +228,22 @@ def _subgroup_options() -> None:
     mapping = st.session_state[state.MAPPING]
     if mapping is not None and any(getattr(mapping, k) != v for k, v in options.items()):
         st.session_state[state.MAPPING] = replace(mapping, **options)
+    return box
+
+
+def _small_rows_caption() -> None:
+    """How many subgroups are below the minimum size and how many rows they hold (many tiny
+    intersections can hold much of the data, all of it left out of the summaries)."""
+    from . import data
+
+    mapping = st.session_state[state.MAPPING]
+    if mapping is None:
+        return
+    try:
+        _, scored = data.analyse(mapping)
+    except ValueError:
+        return  # the page itself says what is wrong with the mapping
+    st.caption(text.small_rows_text(scored.subgroups))
 
 
 def _interval_options() -> None:

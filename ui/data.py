@@ -163,6 +163,31 @@ def findings(token: str, mapping_key: str, source: str, threshold: float | None,
                          adjust=adjust, include_small=include_small, limit=3)
 
 
+@st.cache_data(**INTERVAL_CACHE)
+def theil(token: str, mapping_key: str, source: str, threshold: float | None, reference: str, reduction: str,
+          include_small: bool, level: float | None, n_boot: int, adjust: str | None,
+          _counts: fc.ConfusionCounts) -> fc.DisparityResult:
+    """The reduced two-group Theil index of the cached confusion counts (keyed as :func:`disparity`), with
+    bootstrap intervals (`n_boot` replicates, seed 0) when `level` is set."""
+    return _counts.theil_index(reduction=reduction, reference=reference, include_small=include_small, ci=level,
+                               n_boot=n_boot, random_state=0, adjust=adjust)
+
+
+@st.cache_data(**INTERVAL_CACHE)
+def theil_indices(token: str, mapping_key: str, source: str, threshold: float | None, level: float | None,
+                  n_boot: int, _counts: fc.ConfusionCounts) -> tuple:
+    """(individual, between-group) Theil indices of the cached confusion counts: floats, or with `level`
+    ``fc.TheilResult`` objects (bootstrap, seed 0); the between-group one is None when the subgroups
+    overlap or leave rows out (it needs disjoint subgroups)."""
+    kw = dict(ci=level, n_boot=n_boot, random_state=0)
+    individual = _counts.individual_theil_index(**kw)
+    try:
+        between = _counts.between_group_theil_index(**kw)
+    except ValueError:
+        between = None
+    return individual, between
+
+
 @st.cache_data(**CACHE)
 def auc_intervals(token: str, mapping_key: str, score: str, level: float, n_boot: int,
                   _data: fc.ScoredData) -> pd.DataFrame:
@@ -175,9 +200,23 @@ def auc_intervals(token: str, mapping_key: str, score: str, level: float, n_boot
 @st.cache_data(**CACHE)
 def calibration(token: str, mapping_key: str, score: str, n_bins: int, strategy: str,
                 _data: fc.ScoredData) -> fc.CalibrationCounts:
-    """Per-(subgroup, bin) calibration sums of one probability column."""
+    """Per-(subgroup, bin) calibration sums of one probability column (and the atoms its bootstrap resamples)."""
     return fc.calibration_counts(_data.y_true, _data.scores[score], _data.subgroups, n_bins=n_bins,
                                  strategy=strategy)
+
+
+@st.cache_data(**INTERVAL_CACHE)
+def calibration_disparity(token: str, mapping_key: str, score: str, n_bins: int, strategy: str,
+                          threshold: float | None, min_per_group: int, distance: str, reduction: str, reference: str,
+                          include_small: bool, level: float | None, n_boot: int, adjust: str | None,
+                          _counts: fc.CalibrationCounts) -> fc.CalibrationDisparityResult:
+    """The ECE disparity of the cached calibration counts `_counts` (keyed by token, mapping_key, score,
+    n_bins and strategy, as :func:`calibration`), with its policy verdict (`threshold` in the units of
+    `distance`; None: the default rule) and, with `level`, bootstrap intervals with `n_boot` replicates
+    and the fixed seed 0."""
+    return _counts.disparity(threshold=threshold, min_per_group=min_per_group, distance_measure=distance,
+                             reduction=reduction, reference=reference, include_small=include_small, ci=level,
+                             n_boot=n_boot, random_state=0, adjust=adjust)
 
 
 def load_sample(key: str) -> None:
@@ -311,26 +350,42 @@ def class_counts(token: str, mapping_key: str, source: str, threshold: float | N
     return fc.class_counts(_data.classes, predicted, _data.subgroups)
 
 
-@st.cache_data(**CACHE)
-def smoothed_edf(token: str, mapping_key: str, concentration: float, include_small: bool, _data: fc.ScoredData):
-    """Smoothed empirical differential fairness of the labels."""
-    return fc.smoothed_edf(_data.y_true, _data.subgroups, concentration=concentration, include_small=include_small)
+@st.cache_data(**INTERVAL_CACHE)
+def classwise(token: str, mapping_key: str, source: str, threshold: float | None, metric: str, reduction: str,
+              order: tuple | None, include_small: bool, level: float | None, n_boot: int, _counts):
+    """Unweighted average bias of the cached class counts `_counts` (keyed as :func:`class_counts`) for the
+    subgroups `order` (None: all), with bootstrap intervals (`n_boot` replicates, seed 0) when `level` is set."""
+    return _counts.unweighted_average_bias(metric=metric, reduction=reduction,
+                                           subgroups=None if order is None else list(order),
+                                           include_small=include_small, ci=level, n_boot=n_boot, random_state=0)
 
 
 @st.cache_data(**CACHE)
-def base_rates(token: str, mapping_key: str, _data: fc.ScoredData) -> pd.DataFrame:
-    """Per-subgroup base rates (share of positive labels) with their counts."""
-    return fc.base_rates(_data.y_true, _data.subgroups)
+def smoothed_edf(token: str, mapping_key: str, concentration: float, include_small: bool, _data: fc.ScoredData,
+                 level: float | None = None, n_boot: int = 1000):
+    """Smoothed empirical differential fairness of the labels, with bootstrap intervals (seed 0) when `level`
+    is set."""
+    return fc.smoothed_edf(_data.y_true, _data.subgroups, concentration=concentration, include_small=include_small,
+                           ci=level, n_boot=n_boot, random_state=0)
+
+
+@st.cache_data(**CACHE)
+def base_rates(token: str, mapping_key: str, _data: fc.ScoredData, level: float | None = None) -> pd.DataFrame:
+    """Per-subgroup base rates (share of positive labels) with their counts, and Wilson intervals at `level`."""
+    return fc.base_rates(_data.y_true, _data.subgroups, ci=level)
 
 
 @st.cache_data(**CACHE)
 def correlation(token: str, mapping_key: str, source: str, threshold: float | None, column: str,
-                _data: fc.ScoredData) -> tuple[float, int]:
-    """(correlation score of the predictions with numeric `column`, rows left out for a missing value)."""
+                _data: fc.ScoredData, level: float | None = None) -> tuple:
+    """(correlation score of the predictions with numeric `column`, rows left out for a missing value).
+
+    With `level`, the score is a ``fc.CorrelationScoreResult`` carrying Fisher's z interval.
+    """
     values = sliced_frame()[column].to_numpy(dtype=float, na_value=float("nan"))[_data.rows]
     present = ~np.isnan(values)
     y_pred = _data.y_pred(None if source == "given" else source, threshold)
-    return fc.correlation_score(y_pred[present], values[present]), int((~present).sum())
+    return fc.correlation_score(y_pred[present], values[present], ci=level), int((~present).sum())
 
 
 @st.cache_data(**CACHE)
@@ -342,6 +397,17 @@ def label_counts(token: str, mapping_key: str, _data: fc.ScoredData) -> fc.Confu
     counts without recomputation; the tests check them against ``fc.dataset_statistical_parity``.
     """
     return fc.confusion_counts(_data.y_true, _data.y_true, _data.subgroups)
+
+
+@st.cache_data(**INTERVAL_CACHE)
+def dataset_parity(token: str, mapping_key: str, distance: str, reduction: str, reference: str, include_small: bool,
+                   level: float | None, n_boot: int, adjust: str | None, _counts: fc.ConfusionCounts):
+    """Dataset statistical parity (base-rate disparity) of the cached label counts `_counts` (keyed as
+    :func:`label_counts`): the statistical-parity disparity of the labels against themselves, as
+    ``fc.dataset_statistical_parity`` computes it, with bootstrap intervals (seed 0) when `level` is set."""
+    return _counts.disparity("statistical_parity", distance_measure=distance, reduction=reduction, reference=reference,
+                             include_small=include_small, ci=level, n_boot=n_boot, random_state=0, adjust=adjust,
+                             func="dataset_statistical_parity")
 
 
 @st.cache_data(**CACHE)

@@ -81,10 +81,11 @@ HELP = {
               "to keep. All conditions must hold.",
     KEEP_ALL_CLASSES: "For a label with more than two classes: binary metrics compare the positive label with "
                       "all other classes; the Class-wise bias page uses every class.",
-    SHOW_INTERVALS: "Confidence intervals on every figure, table and chart of the Rate disparities and Subgroup "
-                    "AUCs pages: Wilson intervals for rates, DeLong intervals for AUCs, a bootstrap over the "
-                    "confusion counts (stratified by subgroup) for disparities. The bootstrap uses the fixed "
-                    "seed 0, so the same data and options always give the same intervals.",
+    SHOW_INTERVALS: "Confidence intervals on every figure, table and chart of every page: Wilson intervals for "
+                    "rates and shares, DeLong intervals for AUCs, Fisher's z for the correlation score, and a "
+                    "bootstrap of the counts (stratified by subgroup) for disparities, power means, calibration "
+                    "errors, the Theil index, class-wise and dataset metrics. The bootstrap uses the fixed seed 0, "
+                    "so the same data and options always give the same intervals.",
     CONFIDENCE_LEVEL: "Coverage of every interval shown.",
     N_BOOT: "Bootstrap resamples for the intervals of disparities and other composite figures; more resamples "
             "give steadier interval ends and take longer. Seed 0: the same data and options give the same "
@@ -227,6 +228,21 @@ def bias_auc_caption(result, level: float) -> str:
     return text
 
 
+def theil_caption(result) -> str:
+    """The line under a Theil index tile (a TheilResult): its bootstrap interval, how many resamples
+    left it undefined, and the bootstrap size."""
+    return (bias_auc_caption(result, result.level)
+            + f" · bootstrap with {result.n_boot:,} resamples (seed 0)")
+
+
+def correlation_caption(result) -> str:
+    """The line under the correlation score tile (a CorrelationScoreResult): the score's interval and
+    Fisher's z interval of r behind it. Markdown-safe."""
+    return (ci_text(result.ci_low, result.ci_high, result.level)
+            + f" · from Fisher's z interval of r, {num(result.r_ci_low)} to {num(result.r_ci_high)} "
+              f"(r = {num(result.r)}, {result.n:,} rows)")
+
+
 def overall_auc_caption(table, level: float) -> str:
     """DeLong's interval of the overall AUC (from ``table.attrs``), with its note when it is not DeLong's."""
     low, high = table.attrs.get("overall_auc_ci", (float("nan"), float("nan")))
@@ -252,6 +268,46 @@ def power_mean_caption(result, table, column: str, include_small: bool, level: f
     return " · ".join(parts)
 
 
+def small_rows_text(subgroups) -> str:
+    """'14 of 34 subgroups are smaller than 30 rows; they hold 120 rows (1.7 %) ...' (Markdown-safe)."""
+    k, n_small = len(subgroups.names), int(subgroups.small.sum())
+    if n_small == 0:
+        return f"All {k:,} subgroups have at least {subgroups.min_size:,} rows."
+    rows, total = subgroups.n_rows_small, subgroups.n_samples
+    share = f" ({100 * rows / total:.1f} %)" if total else ""
+    return (f"{n_small:,} of {k:,} subgroups are smaller than {subgroups.min_size:,} rows; they hold {rows:,} of "
+            f"{total:,} rows{share}, left out of summaries unless small subgroups are included.")
+
+
+def classwise_caption(result) -> str:
+    """The line under the unweighted average bias tile (an UnweightedAverageBiasResult): the interval of
+    the mean, then the class with the largest reduced value and how many subgroups it rests on. Markdown-safe."""
+    per = result.per_class[result.per_class["value"].notna()]
+    parts = []
+    if result.level is not None and not math.isnan(result.value):  # first: the interval is the mean's
+        parts.append(bias_auc_caption(result, result.level))
+    if len(per):
+        row = per.loc[per["value"].abs().idxmax()]
+        parts.append(f"Largest: class {md(row['class'])} {num(float(row['value']))} "
+                     f"({int(row['n_subgroups']):,} subgroups)")
+    else:
+        parts.append(md(result.reason) if result.reason else "no class could be used")
+    return " · ".join(parts)
+
+
+def edf_caption(result) -> str:
+    """The line under the smoothed EDF tile (a SmoothedEdfResult): the pair that attains it with their
+    sizes, then the interval. Markdown-safe."""
+    parts = []
+    if result.pair is not None:
+        sizes = result.table.set_index("subgroup")["size"]
+        a, b = result.pair
+        parts.append(f"{md(a)} ({int(sizes[a]):,} rows) vs {md(b)} ({int(sizes[b]):,} rows)")
+    if result.level is not None and not math.isnan(result.value):
+        parts.append(bias_auc_caption(result, result.level))
+    return " · ".join(parts)
+
+
 def verdict_markdown(verdict) -> str:
     """A policy verdict as a coloured badge and its sentence (escaped)."""
     label, color = STATUS_BADGES[verdict.status]
@@ -266,7 +322,7 @@ COLUMN_LABELS = {
     "subgroup_auc": "Subgroup AUC", "bpsn_auc": "BPSN AUC", "bnsp_auc": "BNSP AUC",
     "reference": "Compared with", "reference_size": "Reference rows", "subgroup_value": "Subgroup value",
     "reference_value": "Reference value", "disparity": "Disparity", "tpr_disparity": "TPR disparity",
-    "fpr_disparity": "FPR disparity", "passes": "Passes", "ece": "ECE", "mce": "MCE",
+    "fpr_disparity": "FPR disparity", "passes": "Passes", "verdict": "Verdict", "ece": "ECE", "mce": "MCE",
     "brier_score": "Brier score", "reason": "Reason", "rows": "Rows", "score": "Score",
     "class": "Class", "n_true": "True rows", "n_predicted": "Predicted rows", "recall": "Recall",
     "precision": "Precision", "fscore": "F-score", "value": "Value", "n_subgroups": "Subgroups",
@@ -274,7 +330,7 @@ COLUMN_LABELS = {
     "smoothed_negative_rate": "Smoothed negative rate", "used": "Used",
     "numerator": "Numerator", "denominator": "Denominator", "reference_numerator": "Reference numerator",
     "reference_denominator": "Reference denominator", "small_reason": "Why small", "p_value": "p-value",
-    "excludes_parity": "Interval excludes parity",
+    "excludes_parity": "Interval excludes parity", "n_boot_undefined": "Undefined resamples",
 }
 DECIMAL_COLUMNS = {*RATE_LABELS, "subgroup_auc", "bpsn_auc", "bnsp_auc", "subgroup_value", "reference_value",
                    "disparity", "tpr_disparity", "fpr_disparity", "ece", "mce", "brier_score", "score", "recall",

@@ -27,6 +27,7 @@ annotations.
 
 from ._auc import auc_chart
 from ._calibration import reliability_chart
+from ._calibration_errors import calibration_error_chart
 from ._classwise import classwise_chart
 from ._common import (AUC_COLUMNS, AUC_MIN_SPAN, LEVEL_MESSAGE, PARITY_LEGEND, PARITY_TEXT, RATE_LABELS,
                       RULE_AXIS_MESSAGE, RULE_COLOR, RULE_VALUE_MESSAGE, SMALL_LEGEND, SMALL_OPACITY, SMALL_PATTERN, SMALL_TEXT,
@@ -35,4 +36,4 @@ from ._rates import rate_chart
 from ._ratio_scores import ratio_score_chart
 
 __all__ = ["AUC_COLUMNS", "RATE_LABELS", "add_rule_line", "auc_chart", "classwise_chart", "plot_text",
-           "rate_chart", "ratio_score_chart", "reliability_chart", "subgroup_colors"]
+           "rate_chart", "ratio_score_chart", "reliability_chart", "subgroup_colors", "calibration_error_chart"]

@@ -151,7 +151,7 @@ def test_compas_upload_mapping_and_every_page(compas_csv, app_page, app_url, scr
 
     rows_used = page.get_by_test_id("stMetric").filter(has_text="Rows used")
     expect(rows_used).to_contain_text("7,214")
-    expect(page.get_by_text("6 subgroups")).to_be_visible()
+    expect(page.get_by_text("6 subgroups", exact=True)).to_be_visible()
     assert_no_exception(page)
     screenshot(page, screenshot_dir / "data.png")
 
@@ -189,7 +189,7 @@ def test_compas_upload_mapping_and_every_page(compas_csv, app_page, app_url, scr
     # Back to Data: the upload and the mapping are still there.
     go_to(page, "Data")
     expect(page.get_by_test_id("stMetric").filter(has_text="Rows used")).to_contain_text("7,214")
-    expect(page.get_by_text("6 subgroups")).to_be_visible()
+    expect(page.get_by_text("6 subgroups", exact=True)).to_be_visible()
     assert chips(page, "Score column") == ["decile_score"]
     assert chips(page, "Protected attributes") == ["race"]
     assert_no_exception(page)

@@ -146,8 +146,8 @@ def test_table_matches_sklearn_per_subgroup_and_class(random_case):
     assert counts.labels == ["a", "b", "c", "d"] and counts.names == ["x", "y", "z"]
     table = counts.table()
     assert list(table.columns) == ["subgroup", "class", "size", "n_true", "n_predicted", "tp", "recall",
-                                   "precision", "fscore", "small", "note"]
-    assert len(table) == 12 and not table["small"].any()
+                                   "precision", "fscore", "small", "small_reason", "note"]
+    assert len(table) == 12 and not table["small"].any() and (table["small_reason"] == "").all()
     assert_table_matches_sklearn(table, truth, prediction, groups, counts.labels)
     z = table[table["subgroup"] == "z"].set_index("class")
     assert math.isnan(z.loc["d", "recall"]) and z.loc["d", "fscore"] == 0.0  # never true, sometimes predicted

@@ -360,3 +360,61 @@ def test_auc_findings_name_the_lowest_auc_below_the_overall(compas):
                 f"1,795 negative), below the overall AUC of {overall:.4f} across its whole interval")
     assert any(s.startswith(expected) for s in found)
     assert fc.auc_findings(fc.bias_auc_table(compas["two_year_recid"], compas["decile_score"], groups)) == []
+
+
+# --------------------------------------------------------------------------------------------
+# disparity_findings: any reduced disparity
+# --------------------------------------------------------------------------------------------
+
+
+def test_disparity_findings_compas_fpr_names_the_driver_and_the_excluding_comparisons(compas_counts):
+    result = compas_counts.disparity("false_positive_rate", distance_measure="ratio", reduction="max", ci=0.95)
+    found = fc.disparity_findings(result, "false positive rate", percent=True)
+    table = result.table
+    # The driver: the max over the comparisons used (Native American, 18 rows, is small and left out).
+    used = table[~table["small"]]
+    top = used.loc[used["disparity"].idxmax()]
+    assert found[0].kind == "reduction" and found[0].subgroup == top["subgroup"] == result.worst[0]
+    assert found[0].reduction_value == result.value and found[0].reduction_ci == (result.ci_low, result.ci_high)
+    assert f"{result.value:,.2f}" in found[0].sentence and "Left out: 2 comparisons with too few" in found[0].sentence
+    # Then the comparisons whose interval excludes 1, ranked by the lower end of the ratio interval.
+    excl = used[used["excludes_parity"].fillna(False).astype(bool)].sort_values("disparity_ci_low", ascending=False)
+    rest = found[1:]
+    assert [f.subgroup for f in rest] == excl["subgroup"].head(3).tolist()
+    aa = next(f for f in rest if f.subgroup == "African-American")
+    row = table.set_index("subgroup").loc["African-American"]
+    assert aa.ratio_ci == (row["disparity_ci_low"], row["disparity_ci_high"]) and aa.excludes_parity is True
+    negatives = compas_counts.member[:, 0] + compas_counts.member[:, 1]
+    assert f"{row['subgroup_value'] * 100:.1f} %" in aa.sentence and f"{int(row['size']):,} vs" in aa.sentence
+    assert int(negatives[compas_counts.names.index("African-American")]) == 1795
+    assert not any(BANNED.search(f.sentence) for f in found)
+
+
+def test_disparity_findings_without_any_excluding_interval_says_not_distinguishable():
+    counts = counts_of({"a": (40, 10, 10, 40), "b": (39, 11, 10, 40)})
+    result = counts.disparity("false_positive_rate", reduction="max", ci=0.95)
+    found = fc.disparity_findings(result, "false positive rate", percent=True)
+    assert [f.kind for f in found] == ["reduction", "disparity"]
+    assert found[1].sentence == ("No false positive rate disparity is distinguishable from parity at this sample "
+                                 "size (2 comparisons, 95 % intervals).")
+    # A mean names the mean and the largest comparison; values with 3 decimals without percent.
+    mean = counts.disparity("false_positive_rate", reduction="mean", ci=0.95)
+    first = fc.disparity_findings(mean, "share")[0].sentence
+    assert first.startswith(f"The mean share difference over 2 comparisons is {mean.value:.3f}, 95 % interval ")
+    assert "the largest is a against everyone else (share 0.200 vs 0.220; 100 vs 100 people)" in first
+
+
+def test_disparity_findings_without_intervals_and_bad_input():
+    counts = counts_of({"a": (40, 10, 10, 40), "b": (20, 30, 10, 40)})
+    result = counts.disparity("false_positive_rate", reduction="max")
+    found = fc.disparity_findings(result, "false positive rate", percent=True)
+    assert len(found) == 1 and found[0].sentence == (
+        "The largest false positive rate difference, 40.0 percentage points, is a against everyone else "
+        "(false positive rate 20.0 % vs 60.0 %; 100 vs 100 people).")
+    assert found[0].excludes_parity is None and np.isnan(found[0].ratio_ci[0])
+    with pytest.raises(ValueError, match="must be a DisparityResult"):
+        fc.disparity_findings(result.table, "x")
+    with pytest.raises(ValueError, match="'quantity' parameter of disparity_findings"):
+        fc.disparity_findings(result, " ")
+    with pytest.raises(ValueError, match="'limit' parameter of disparity_findings"):
+        fc.disparity_findings(result, "x", limit=0)

@@ -249,3 +249,17 @@ def test_metric_functions_treat_raw_attributes_as_intersections_of_size_one(peop
     assert list(from_frame["subgroup"]) == groups.names
     assert not from_frame["small"].any()
     pd.testing.assert_frame_equal(from_frame, fc.group_rates(y, p, groups))
+
+
+def test_n_rows_small_counts_rows_in_any_small_subgroup():
+    frame = pd.DataFrame({"a": ["x"] * 50 + ["y"] * 5 + ["z"] * 3, "b": ["p"] * 40 + ["q"] * 18})
+    groups = fc.Subgroups.from_attributes(frame, ["a", "b"], intersect=True, min_size=10)
+    # Intersections: x&p 40, x&q 10, y&q 5, z&q 3 -> small: y&q and z&q, 8 rows.
+    assert sorted(groups.sizes.tolist()) == [3, 5, 10, 40]
+    assert groups.n_rows_small == 8 == int(groups.membership[:, groups.small].any(axis=1).sum())
+    # Overlapping identity columns: a row in two small subgroups counts once.
+    ind = pd.DataFrame({"f": [1] * 5 + [0] * 45, "g": [1] * 3 + [0] * 47, "h": [1] * 40 + [0] * 10})
+    overlapping = fc.Subgroups.from_indicators(ind, ["f", "g", "h"], min_size=10)
+    assert overlapping.small.tolist() == [True, True, False]
+    assert overlapping.n_rows_small == 5
+    assert fc.Subgroups.from_attributes(frame, ["b"], min_size=10).n_rows_small == 0

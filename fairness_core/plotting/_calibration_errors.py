@@ -1,0 +1,176 @@
+"""Calibration errors per subgroup: ECE (or MCE / Brier) bars with intervals, and the ECE disparities."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from ._common import (HOVER, PARITY_TEXT, SMALL_OPACITY, _bar_marks, _ci_name, _comparison_ci, _count, _error_bars,
+                      _estimate, _flags, _floats, _hover, _interval, _label, _level, _parity_marks, _right_end, _small,
+                      _small_legend, _title, add_rule_line, plot_text, subgroup_colors)
+
+ERROR_LABELS = {"ece": "Expected calibration error (ECE)", "mce": "Maximum calibration error (MCE)",
+                "brier_score": "Brier score"}
+DISPARITY_LABELS = {"diff": "ECE difference |a - b|", "ratio": "ECE ratio (larger / smaller)"}
+METRIC_MESSAGE = "The 'metric' parameter of calibration_error_chart must be one of {allowed}. Got {got!r} instead."
+
+
+def calibration_error_chart(errors: pd.DataFrame, comparison: pd.DataFrame | None = None, *, metric: str = "ece",
+                            distance_measure: str = "diff", bound: float | None = None,
+                            bound_label: str | None = None, reference_label: str = "Reference",
+                            title: str | None = None, level: float | None = None):
+    """A calibration error per subgroup as bars with error bars and, beside it, each subgroup's ECE disparity.
+
+    Parameters
+    ----------
+    errors : DataFrame
+        From :func:`fairness_core.calibration_errors` / ``CalibrationCounts.error_table()``:
+        columns ``subgroup, size, small`` and `metric`; optionally ``small_reason``, ``note`` and
+        ``<metric>_ci_low`` / ``<metric>_ci_high``.
+    comparison : DataFrame, optional
+        The ECE comparison table of ``calibration_disparity(..., reduction=None)`` (or a result's
+        ``table``), one row per subgroup (reference ``'rest'``, ``'overall'`` or a named
+        subgroup). Adds black diamonds for the reference ECE (with ``reference_value_ci_low/high``
+        in the hover) on the ECE panel, and a second panel with the disparity of each subgroup:
+        bars with ``disparity_ci_low/high`` error bars, small comparisons hatched (``small``,
+        ``small_reason``), the rule's verdict in the hover (``verdict``) and a black star where
+        ``excludes_parity`` is True. Ignored when a subgroup has several rows (pairwise).
+    metric : {'ece', 'mce', 'brier_score'}, default='ece'
+        The column drawn in the first panel; the reference diamonds are drawn only for 'ece'.
+    distance_measure : {'diff', 'ratio'}, default='diff'
+        The units of the disparity panel.
+    bound : float, optional
+        The policy bound on the disparity, in its units (e.g. 0.1 for a difference of ECEs),
+        drawn as a dashed line on the disparity panel with :func:`add_rule_line`.
+    bound_label : str, optional
+        Plain text beside that line (escaped).
+    reference_label : str
+        Legend text for the reference diamonds, e.g. "Rest of population" (escaped).
+    title : str, optional
+        Plain text (escaped).
+    level : float in (0, 1), optional
+        Confidence level for the hover text; default ``errors.attrs["ci"]`` (then the comparison's),
+        "CI" when unknown. Disparity intervals are labelled with the comparison table's
+        ``attrs["row_level"]`` when recorded (multiple-comparison adjustment).
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        One horizontal bar per subgroup in subgroup colours, horizontal error bars when the
+        interval columns are present, small subgroups hatched and faded with a legend entry and
+        the reason in the hover; an infinite ratio is left undrawn and written "∞" in the hover.
+        The x axes start at 0 and fit the data (ECEs are small numbers).
+
+    Raises
+    ------
+    ValueError
+        If `metric` is unknown (``METRIC_MESSAGE``) or `level` is not None or a number in (0, 1).
+    """
+    import plotly.graph_objects as go
+    from plotly.subplots import make_subplots
+
+    if metric not in ERROR_LABELS:
+        raise ValueError(METRIC_MESSAGE.format(allowed=list(ERROR_LABELS), got=metric))
+    tables = [errors] + ([comparison] if comparison is not None else [])
+    level = _level(level, tables, "calibration_error_chart")
+    ci_name = _ci_name(level)
+    subgroups = list(errors["subgroup"])
+    colors = [subgroup_colors(subgroups)[n] for n in subgroups]
+    small, reasons = _small(errors)
+    ticks = [_label(n, s) for n, s in zip(subgroups, small)]
+    notes = (["" if not isinstance(n, str) else plot_text(n) for n in errors["note"]]
+             if "note" in errors.columns else [""] * len(errors))
+    comp = None
+    if comparison is not None and len(comparison) and not comparison["subgroup"].duplicated().any():
+        comp = comparison.set_index("subgroup").reindex(subgroups)
+    label = ERROR_LABELS[metric]
+    disparity_label = DISPARITY_LABELS.get(distance_measure, "ECE disparity")
+    fig = make_subplots(rows=1, cols=2 if comp is not None else 1, shared_yaxes=True, horizontal_spacing=0.06,
+                        subplot_titles=[label] + ([disparity_label] if comp is not None else []))
+
+    values, interval = _floats(errors[metric]), _interval(errors, metric)
+    hover = [_hover(f"<b>{ticks[i]}</b>", f"{label}: {_estimate(values, interval, i, '.4f', ci_name)}",
+                    f"size {_count(errors['size'].iloc[i])}", notes[i], reasons[i]) for i in range(len(errors))]
+    fig.add_trace(go.Bar(x=values, y=ticks, orientation="h", name=label, showlegend=False,
+                         marker=_faded(_bar_marks(colors, small), small), error_x=_error_bars(values, interval),
+                         hovertext=hover, hovertemplate=HOVER), row=1, col=1)
+    right = _right_end(values, *(interval or ()))
+    if comp is not None and metric == "ece":
+        ref, ref_iv = _floats(comp["reference_value"]), _interval(comp, "reference_value")
+        ref_name = plot_text(reference_label)
+        fig.add_trace(go.Scatter(
+            x=ref, y=ticks, mode="markers", name=ref_name, legendgroup="reference",
+            marker={"symbol": "diamond", "size": 10, "color": "black"},
+            hovertext=[_hover(f"<b>{ticks[i]}</b>", f"{ref_name}: ECE {_estimate(ref, ref_iv, i, '.4f', ci_name)}")
+                       for i in range(len(ref))],
+            hovertemplate=HOVER), row=1, col=1)
+        right = _right_end(right, ref)
+    fig.update_xaxes(range=[0, _axis_end(right)], row=1, col=1)
+
+    any_small = bool(small.any())
+    if comp is not None:
+        any_small = _disparity_panel(fig, comparison, comp, subgroups, ticks, colors, small, reasons, level,
+                                     distance_measure, bound, bound_label) or any_small
+    if any_small:
+        _small_legend(fig, "bar")
+    fig.update_yaxes(autorange="reversed", type="category")
+    fig.update_layout(title=_title(title), height=max(320, 28 * len(ticks) + 160), legend_orientation="h",
+                      legend_y=-0.15, margin={"l": 10, "r": 10, "t": 60, "b": 10})
+    return fig
+
+
+def _disparity_panel(fig, comparison, comp, subgroups, ticks, colors, small, reasons, level, distance_measure,
+                     bound, bound_label) -> bool:
+    """The second panel: each subgroup's disparity, its interval, the rule line and the parity stars."""
+    import plotly.graph_objects as go
+
+    d = _floats(comp["disparity"])
+    infinite = np.isinf(d)
+    drawn = np.where(infinite, np.nan, d)
+    d_iv = _interval(comp, "disparity")
+    if d_iv is not None:
+        d_iv = tuple(np.where(np.isinf(a), np.nan, a) for a in d_iv)
+    d_name, adjusted = _comparison_ci(comparison, level, "calibration_error_chart")
+    panel_small, panel_reasons = small, reasons
+    if "small" in comp.columns:
+        comp_small, comp_reasons = _small(comp)
+        panel_small = small | comp_small
+        panel_reasons = [cr if cs and cr else r for r, cr, cs in zip(reasons, comp_reasons, comp_small)]
+    flagged = _flags(comp["excludes_parity"]) if "excludes_parity" in comp.columns else np.zeros(len(d), bool)
+    verdicts = comp["verdict"].tolist() if "verdict" in comp.columns else [None] * len(d)
+    against = comp["reference"].tolist() if "reference" in comp.columns else [""] * len(d)
+    hover = []
+    for i in range(len(d)):
+        shown = "∞ (one ECE is 0)" if infinite[i] else _estimate(d, d_iv, i, ".4f", d_name)
+        hover.append(_hover(
+            f"<b>{ticks[i]}</b>" + (f" vs {plot_text(against[i])}" if isinstance(against[i], str) else ""),
+            f"disparity {shown}" + (f": {PARITY_TEXT}" if flagged[i] else ""), adjusted,
+            f"rule: {plot_text(verdicts[i])}" if isinstance(verdicts[i], str) else "", panel_reasons[i]))
+    fig.add_trace(go.Bar(x=drawn, y=ticks, orientation="h", name="disparity", showlegend=False,
+                         marker=_faded(_bar_marks(colors, panel_small), panel_small),
+                         error_x=_error_bars(drawn, d_iv), hovertext=hover, hovertemplate=HOVER), row=1, col=2)
+    right = _right_end(drawn, *(d_iv or ()))
+    ends = [right]
+    if bound is not None and np.isfinite(bound):
+        add_rule_line(fig, float(bound), bound_label, axis="x", row=1, col=2, position="bottom right")
+        ends.append([float(bound)])
+    star_x = _parity_marks(fig, comparison, subgroups, ticks, right, "ECE", level, show_legend=True, row=1, col=2)
+    end = _axis_end(np.concatenate([np.asarray(e, dtype=float) for e in ends] + [[star_x]]))
+    fig.update_xaxes(range=[0, end], row=1, col=2)
+    return bool(panel_small.any())
+
+
+def _faded(marker: dict, small) -> dict:
+    """Bar marker with small subgroups' bars faded too (besides the hatching)."""
+    small = np.asarray(small, dtype=bool)
+    if not small.any():
+        return marker
+    return {**marker, "opacity": [SMALL_OPACITY + 0.2 if s else 1.0 for s in small]}
+
+
+def _axis_end(right) -> float:
+    """A little beyond the largest finite value (at least 0.05, so an all-zero panel still shows)."""
+    right = np.asarray(right, dtype=float)
+    finite = right[np.isfinite(right)]
+    top = float(finite.max()) if finite.size else 0.0
+    return max(0.05, top * 1.08)

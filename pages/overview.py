@@ -1,0 +1,125 @@
+"""Overview: the data in brief, every policy verdict and the findings of every metric page, each
+linking to its page. Computed with each page's current settings (or its defaults before it was opened)."""
+
+from contextlib import nullcontext
+
+import streamlit as st
+
+from fairness_core import summarize_verdicts
+from ui import controls, data, state, summaries, text
+
+controls.frame()
+st.title("Overview")
+token, mapping_key, scored = data.current()
+score = st.session_state[state.MODEL]
+intervals = controls.intervals()
+setting = controls.setting
+
+# 1. The data in brief ------------------------------------------------------------------------
+st.subheader("Data")
+m = st.columns(4)
+m[0].metric("Rows analysed", f"{scored.n_rows:,}")
+m[1].metric("Rows excluded", f"{scored.n_input - scored.n_rows:,}",
+            help="Rows left out of every page (missing or invalid label, score or attribute); the Data page "
+                 "lists them by reason.")
+m[2].metric("Base rate (share positive)", text.num(scored.base_rate, 3))
+m[3].metric("Subgroups", f"{len(scored.subgroups.names):,}")
+st.caption(f"{text.md(st.session_state[state.DATASET_NAME])}; model score: "
+           f"{text.md(score) if score else 'none'}. " + text.small_rows_text(scored.subgroups))
+st.page_link("pages/data.py", label="Data: columns, exclusions and subgroups", icon=":material/table:")
+
+# 2. Every page's findings and verdicts ---------------------------------------------------------
+sections, skipped = [], []
+with st.spinner("Computing intervals ...") if intervals.ci is not None else nullcontext():
+    if score:
+        sections.append(summaries.auc_section(
+            token, mapping_key, scored, score, p=float(setting("auc:p", summaries.DEFAULTS["auc:p"])),
+            weight=float(setting("auc:weight", summaries.DEFAULTS["auc:weight"])),
+            include_small=bool(setting("auc:include_small", False)), intervals=intervals,
+            min_score=(float(setting("auc:min_score", summaries.DEFAULTS["auc:min_score"]))
+                       if setting("auc:min_score_on", summaries.DEFAULTS["auc:min_score_on"]) else None)))
+    else:
+        skipped.append("Subgroup AUCs (no score column is mapped)")
+    chosen = controls.prediction_settings(scored, score)
+    if chosen is not None:
+        source, threshold = chosen
+        source = source or "given"
+        distance, _, reference = controls.disparity_settings(scored.subgroups.names, "rates")
+        metrics = [m for m in setting("rates:metrics", summaries.DEFAULTS["rates:metrics"]) if m in text.RATE_LABELS]
+        sections.append(summaries.rate_section(
+            token, mapping_key, data.confusion(token, mapping_key, source, threshold, scored), source=source,
+            threshold=threshold, metrics=metrics or summaries.DEFAULTS["rates:metrics"], distance=distance,
+            reference=reference, include_small=bool(setting("rates:include_small", False)), intervals=intervals,
+            max_difference=float(setting("rates:max_difference", summaries.DEFAULTS["rates:max_difference"]))))
+    else:
+        skipped.append("Rate disparities (no score column or predicted label is mapped)")
+    if score:
+        distance, reduction, reference = controls.disparity_settings(scored.subgroups.names, "cal")
+        threshold_name = "cal:threshold" if distance == "diff" else "cal:ratio_threshold"
+        bound = setting(threshold_name, summaries.DEFAULTS[threshold_name])
+        sections.append(summaries.calibration_section(
+            token, mapping_key, scored, score, n_bins=int(setting("cal:n_bins", summaries.DEFAULTS["cal:n_bins"])),
+            strategy=setting("cal:strategy", summaries.DEFAULTS["cal:strategy"]),
+            min_per_group=int(setting("cal:min_per_group", summaries.DEFAULTS["cal:min_per_group"])),
+            distance=distance, reduction=reduction, reference=reference,
+            include_small=bool(setting("cal:include_small", False)),
+            threshold=None if bound is None else float(bound), intervals=intervals))
+    chosen = controls.prediction_settings(scored, score, allow_score=len(scored.class_names) == 2)
+    if chosen is not None:
+        source, threshold = chosen
+        source = source or "given"
+        reduction = setting("classwise:reduction", summaries.DEFAULTS["classwise:reduction"])
+        names = list(scored.subgroups.names)
+        order = None
+        if reduction == "difference":
+            order = tuple(setting(f"classwise:{k}", names[min(i, len(names) - 1)])
+                          for i, k in enumerate(("first", "second")))
+        try:
+            sections.append(summaries.classwise_section(
+                token, mapping_key, data.class_counts(token, mapping_key, source, threshold, scored), source=source,
+                threshold=threshold, metric=setting("classwise:metric", summaries.DEFAULTS["classwise:metric"]),
+                reduction=reduction, order=order, include_small=bool(setting("classwise:include_small", False)),
+                intervals=intervals))
+        except ValueError as exc:
+            skipped.append(f"Class-wise bias ({text.md(exc)})")
+    else:
+        skipped.append("Class-wise bias (no predicted label is mapped)")
+    distance, reduction, reference = controls.disparity_settings(scored.subgroups.names, "dataset")
+    sections.append(summaries.dataset_section(
+        token, mapping_key, scored, distance=distance, reduction=reduction, reference=reference,
+        include_small=bool(setting("dataset:include_small", False)),
+        max_difference=float(setting("dataset:max_difference", summaries.DEFAULTS["dataset:max_difference"])),
+        intervals=intervals))
+
+st.subheader("Policy verdicts")
+verdicts = [v for s in sections for v in s.verdicts]
+if verdicts:
+    tally = summarize_verdicts(verdicts).attrs["counts"]
+    st.markdown("**" + ", ".join(f"{n} {status}" for status, n in tally.items() if n) + "** across "
+                f"{len(verdicts)} rule{'s' if len(verdicts) != 1 else ''}."
+                + (" A rule is inconclusive when its interval straddles the bound." if intervals.ci is not None
+                   else " Intervals are off, so each verdict rests on the point estimate alone."))
+    for section in sections:
+        if section.verdicts:
+            st.page_link(section.page, label=section.title, icon=":material/policy:")
+            for verdict in section.verdicts:
+                st.markdown(text.verdict_markdown(verdict))
+else:
+    st.caption("No policy rule applies to the current data and settings.")
+
+st.subheader("Findings")
+if intervals.ci is None:
+    st.info("Intervals are off (sidebar, Intervals), so no finding can say which differences are larger than "
+            "chance. The findings below rest on point estimates alone.")
+for section in sections:
+    st.page_link(section.page, label=section.title, icon=":material/arrow_forward:")
+    if section.findings:
+        st.markdown("\n".join(f"- {text.md(s)}" for s in section.findings))
+    elif section.note:
+        st.caption(section.note)
+    else:
+        st.caption("Nothing to report with these settings.")
+    if section.settings:
+        st.caption(f"Settings: {section.settings}. Change them on the page.")
+if skipped:
+    st.caption("Not assessed: " + "; ".join(skipped) + ".")

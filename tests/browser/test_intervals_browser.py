@@ -1,0 +1,91 @@
+"""Error bars on every per-subgroup chart, in Chromium, and the Overview page a stakeholder sees first.
+
+Plotly draws an error bar as an SVG path of class ``xerror`` or ``yerror`` inside the chart; every
+per-subgroup chart of every metric page must have some. The numbers behind them are checked in the
+AppTest and library suites.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from playwright.sync_api import Page, expect
+
+from tests.browser.test_app_browser import (PLOT, assert_no_exception, choose, choose_exactly, go_to, open_app,
+                                            screenshot, settle, wait_for_plot)
+
+pytestmark = pytest.mark.browser
+
+ERROR_BAR = "path.xerror, path.yerror"
+
+
+def charts_with_error_bars(page: Page) -> list[int]:
+    """Number of error-bar paths in each chart of the page, in page order."""
+    wait_for_plot(page)
+    plots = page.locator(PLOT)
+    return [plots.nth(i).locator(ERROR_BAR).count() for i in range(plots.count())]
+
+
+def test_every_per_subgroup_chart_has_error_bars(app_page, app_url, screenshot_dir):
+    page, console = app_page
+    open_app(page, app_url)
+    # The credit sample as bundled (probability scores, a predicted label, ethnicity), plus a
+    # three-class label so the Class-wise page has classes to compare.
+    charts = {}
+    for title, expected in (("Subgroup AUCs", 1), ("Rate disparities", 2), ("Calibration", 2),
+                            ("Dataset metrics", 1)):
+        go_to(page, title)
+        counts = charts_with_error_bars(page)
+        assert len(counts) >= expected, f"{title}: {len(counts)} charts, expected at least {expected}"
+        assert all(n > 0 for n in counts), f"{title}: a chart without error bars ({counts})"
+        assert_no_exception(page)
+        charts[title] = counts
+    go_to(page, "Calibration")
+    wait_for_plot(page)
+    screenshot(page, screenshot_dir / "calibration_intervals.png")
+
+    go_to(page, "Data")
+    choose(page, "Label column", "repayment_status")
+    choose(page, "Positive label", "default")
+    choose(page, "Predicted label column", "predicted_status")
+    choose_exactly(page, "Protected attributes", ["sex"])
+    go_to(page, "Class-wise bias")
+    counts = charts_with_error_bars(page)
+    assert counts and all(n > 0 for n in counts), f"Class-wise bias: {counts}"
+    assert_no_exception(page)
+    screenshot(page, screenshot_dir / "classwise_intervals.png")
+    console.assert_clean()
+
+
+def test_overview_on_compas(compas_csv, app_page, app_url, screenshot_dir):
+    page, console = app_page
+    open_app(page, app_url)
+    page.get_by_test_id("stRadio").filter(has_text="Source").get_by_text("Upload a file", exact=True).click()
+    page.locator("input[type=file]").set_input_files(compas_csv)
+    expect(page.get_by_text(re.compile(r"compas-scores-two-years\.csv: 7,214 rows"))).to_be_visible(timeout=30_000)
+    settle(page)
+    choose(page, "Label column", "two_year_recid")
+    choose(page, "Positive label", "1")
+    choose_exactly(page, "Score column", ["decile_score"])
+    choose_exactly(page, "Protected attributes", ["race"])
+    go_to(page, "Rate disparities")
+    threshold = page.get_by_label("Decision threshold", exact=True)
+    threshold.fill("5")
+    threshold.press("Enter")
+    settle(page)
+    counts = charts_with_error_bars(page)
+    assert len(counts) == 2 and all(n > 0 for n in counts)
+    # Stars mark the disparities whose interval excludes parity.
+    expect(page.locator(PLOT).first.get_by_text("Disparity interval excludes parity")).to_be_visible()
+
+    go_to(page, "Overview")
+    expect(page.get_by_role("heading", name="Policy verdicts")).to_be_visible()
+    main = page.get_by_test_id("stMain")
+    expect(main.get_by_text(re.compile(r"People in African-American who were actually negative were predicted "
+                                       r"positive at 2\.04× the rate of everyone else")).first).to_be_visible()
+    expect(main.get_by_role("link", name="Rate disparities")).to_have_count(2)  # verdicts and findings
+    expect(main.get_by_text(re.compile(r"1 of 6 subgroups are smaller than 30 rows"))).to_be_visible()
+    assert_no_exception(page)
+    screenshot(page, screenshot_dir / "overview.png")
+    console.assert_clean()

@@ -1,0 +1,200 @@
+"""Findings and policy verdicts of each metric page, in one place for the page and the Overview.
+
+Each ``*_section`` function takes the page's settings (from its widgets on the page itself, from
+:func:`ui.controls.setting` on the Overview) and the cached computations of :mod:`ui.data`, and
+returns a :class:`Section`: the page's findings as plain sentences and its policy verdicts. The
+metric page renders its own section at the top; the Overview renders all of them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import fairness_core as fc
+
+from . import data, text
+
+DEFAULT_RULES = {rule.name: rule for rule in fc.DEFAULT_RULES}
+# Defaults of the page settings the sections depend on: the pages' widgets and the Overview share them.
+DEFAULTS = {
+    "auc:p": -5.0,
+    "auc:weight": 0.25,
+    "auc:min_score_on": False,
+    "auc:min_score": 0.8,
+    "rates:metrics": ["false_positive_rate", "false_negative_rate"],
+    "rates:max_difference": 0.1,
+    "dataset:max_difference": 0.1,
+    "cal:n_bins": 10,
+    "cal:strategy": "uniform",
+    "cal:min_per_group": 5,
+    "cal:threshold": 0.1,
+    "cal:ratio_threshold": None,
+    "classwise:metric": "fscore",
+    "classwise:reduction": "std",
+}
+
+
+@dataclass(frozen=True)
+class Section:
+    """What one metric page concludes.
+
+    Attributes
+    ----------
+    title : str
+        The page's title.
+    page : str
+        The page's script path, for ``st.page_link``.
+    findings : tuple of str
+        Plain-text sentences (escape before rendering).
+    verdicts : tuple of fairness_core.Verdict
+    settings : str
+        The settings the section was computed with, in words (Markdown-safe).
+    note : str
+        Why nothing could be assessed, when that is so (Markdown-safe); '' otherwise.
+    """
+
+    title: str
+    page: str
+    findings: tuple = ()
+    verdicts: tuple = ()
+    settings: str = ""
+    note: str = ""
+    extra: dict = field(default_factory=dict, compare=False)
+
+
+def _interval_words(intervals) -> str:
+    if intervals.ci is None:
+        return "intervals off"
+    words = f"{text.level_text(intervals.ci)} intervals, {intervals.n_boot:,} resamples"
+    return words + (f", {text.ADJUST_LABELS[intervals.adjust]}-adjusted" if intervals.adjust else "")
+
+
+def auc_section(token: str, mapping_key: str, scored: fc.ScoredData, score: str, *, p: float, weight: float,
+                include_small: bool, intervals, min_score: float | None) -> Section:
+    """Subgroup AUCs: the AUCs below the overall AUC, and the minimum bias AUC score rule when one is set.
+
+    Returns the Section with ``extra = {"table": AUC table, "result": BiasAucResult}`` for the page.
+    """
+    level = intervals.ci
+    table = (data.auc_table(token, mapping_key, score, scored) if level is None
+             else data.auc_intervals(token, mapping_key, score, level, intervals.n_boot, scored))
+    result = fc.summarize_bias_auc(table, p=float(p), overall_weight=float(weight), include_small=include_small)
+    if level is None:
+        findings = ()
+    else:
+        findings = tuple(fc.auc_findings(table, include_small=include_small)) or (
+            f"No subgroup, BPSN or BNSP AUC has a {text.level_text(level)} interval entirely below the overall "
+            f"AUC ({text.num(result.overall_auc)}): no AUC is distinguishable from it at this sample size.",)
+    verdicts = () if min_score is None else (
+        fc.evaluate_result(fc.Rule(metric="bias_auc_score", bound=float(min_score)), result),)
+    settings = f"score {text.md(score)}, power mean p = {p:g}, overall weight {weight:g}, {_interval_words(intervals)}"
+    return Section("Subgroup AUCs", "pages/subgroup_aucs.py", findings, verdicts, settings,
+                   extra={"table": table, "result": result})
+
+
+def rate_section(token: str, mapping_key: str, counts: fc.ConfusionCounts, *, source: str, threshold: float | None,
+                 metrics: list, distance: str, reference: str, include_small: bool, intervals,
+                 max_difference: float) -> Section:
+    """Rate disparities: the top rate findings and the drivers of each max, and the verdicts of the p%
+    (four-fifths) and equal opportunity rules and of a bound on each selected rate (and equalized odds):
+    the ratio band [0.8, 1.25] under the ratio distance, `max_difference` under the difference.
+
+    Returns the Section with ``extra = {"p_percent", "opportunity"}`` (the two ratio-score results).
+    """
+    level, n_boot, adjust = intervals.ci, intervals.n_boot, intervals.adjust
+    rate_metrics = [text.RATE_TO_METRIC[m] for m in metrics]
+
+    def disparity(metric: str, dist: str, red: str):
+        return data.disparity(token, mapping_key, source, threshold, metric, dist, red, reference, include_small,
+                              level, n_boot, adjust, counts)
+
+    top = data.findings(token, mapping_key, source, threshold, tuple(rate_metrics), reference, include_small,
+                        level, n_boot, adjust, counts) if rate_metrics else []
+    drivers = (fc.reduction_finding(disparity(m, distance, "max"), m) for m in rate_metrics)
+    findings = tuple(f.sentence for f in top) + tuple(f.sentence for f in drivers if f is not None)
+    p_percent, opportunity = (data.ratio_scores(token, mapping_key, source, threshold, rate, include_small, level,
+                                                n_boot, counts)
+                              for rate in ("selection_rate", "true_positive_rate"))
+    verdicts = [fc.evaluate_result(DEFAULT_RULES["four_fifths"], p_percent),
+                fc.evaluate_result(DEFAULT_RULES["equal_opportunity"], opportunity)]
+    if distance == "ratio":
+        rules = [r for r in fc.DEFAULT_RULES if r.distance_measure == "ratio"]
+    else:
+        rules = [fc.Rule(metric=m, distance_measure="diff", bound=float(max_difference))
+                 for m in rate_metrics + ["equalized_odds"]]
+    verdicts += [fc.evaluate_result(rule, disparity(rule.metric, rule.distance_measure, "max")) for rule in rules]
+    predictions = ("the predicted label column" if threshold is None
+                   else f"{text.md(source)} >= {threshold:g}")
+    ref = text.REFERENCE_LABELS.get(reference, f"subgroup {text.md(reference)}")
+    settings = (f"predictions from {predictions}, rates {', '.join(text.RATE_LABELS[m] for m in metrics)}, "
+                f"against the {ref}, distance {text.DISTANCE_LABELS[distance]}, {_interval_words(intervals)}")
+    return Section("Rate disparities", "pages/rate_disparities.py", findings, tuple(verdicts), settings,
+                   extra={"p_percent": p_percent, "opportunity": opportunity})
+
+
+def calibration_section(token: str, mapping_key: str, scored: fc.ScoredData, score: str, *, n_bins: int,
+                        strategy: str, min_per_group: int, distance: str, reduction: str, reference: str,
+                        include_small: bool, threshold: float | None, intervals) -> Section:
+    """Calibration: the ECE comparisons whose interval excludes parity and the calibration rule's verdict
+    (`threshold` in the units of `distance`; None: the default rule, which bounds only a difference).
+
+    A score outside [0, 1] is not a probability: the Section then only has a `note`. Otherwise
+    ``extra = {"counts": CalibrationCounts, "result": CalibrationDisparityResult}``.
+    """
+    values = scored.scores[score]
+    title, page = "Calibration", "pages/calibration.py"
+    if values.min() < 0 or values.max() > 1:
+        return Section(title, page, note=f"Not assessed: {text.md(score)} ranges from {values.min():g} to "
+                                         f"{values.max():g}, so it is not a probability.")
+    counts = data.calibration(token, mapping_key, score, int(n_bins), strategy, scored)
+    result = data.calibration_disparity(token, mapping_key, score, int(n_bins), strategy,
+                                        None if threshold is None else float(threshold), int(min_per_group),
+                                        distance, reduction, reference, include_small, intervals.ci,
+                                        intervals.n_boot, intervals.adjust, counts)
+    findings = tuple(f.sentence for f in fc.disparity_findings(result.disparity, "expected calibration error"))
+    ref = text.REFERENCE_LABELS.get(reference, f"subgroup {text.md(reference)}")
+    settings = (f"score {text.md(score)}, {int(n_bins)} {strategy} bins, against the {ref}, distance "
+                f"{text.DISTANCE_LABELS[distance]}, {_interval_words(intervals)}")
+    return Section(title, page, findings, () if result.verdict is None else (result.verdict,), settings,
+                   extra={"counts": counts, "result": result})
+
+
+def dataset_section(token: str, mapping_key: str, scored: fc.ScoredData, *, distance: str, reduction: str,
+                    reference: str, include_small: bool, max_difference: float, intervals) -> Section:
+    """Dataset metrics: the base-rate comparisons whose interval excludes parity, and the verdict on the
+    largest base-rate disparity (the band [0.8, 1.25] under ratio, `max_difference` under difference).
+
+    ``extra = {"counts": label ConfusionCounts, "parity": DisparityResult}`` (at `reduction`).
+    """
+    counts = data.label_counts(token, mapping_key, scored)
+
+    def parity_of(red: str):
+        return data.dataset_parity(token, mapping_key, distance, red, reference, include_small, intervals.ci,
+                                   intervals.n_boot, intervals.adjust, counts)
+
+    parity = parity_of(reduction)
+    findings = tuple(f.sentence for f in fc.disparity_findings(parity, "base rate", percent=True))
+    rule = (fc.Rule.ratio_within("dataset_statistical_parity") if distance == "ratio" else
+            fc.Rule(metric="dataset_statistical_parity", distance_measure="diff", bound=float(max_difference)))
+    ref = text.REFERENCE_LABELS.get(reference, f"subgroup {text.md(reference)}")
+    settings = (f"labels only, against the {ref}, distance {text.DISTANCE_LABELS[distance]}, "
+                f"{_interval_words(intervals)}")
+    return Section("Dataset metrics", "pages/dataset_metrics.py", findings,
+                   (fc.evaluate_result(rule, parity_of("max")),), settings,
+                   extra={"counts": counts, "parity": parity})
+
+
+def classwise_section(token: str, mapping_key: str, counts, *, source: str, threshold: float | None, metric: str,
+                      reduction: str, order: tuple | None, include_small: bool, intervals) -> Section:
+    """Class-wise bias: the classes whose scores differ most between subgroups (no policy rule applies to
+    the unweighted average bias). ``extra = {"result": UnweightedAverageBiasResult}``.
+
+    Raises ValueError as :meth:`ClassCounts.unweighted_average_bias` does (e.g. unknown subgroups in `order`).
+    """
+    result = data.classwise(token, mapping_key, source, threshold, metric, reduction, order, include_small,
+                            intervals.ci, intervals.n_boot, counts)
+    predictions = ("the predicted label column" if threshold is None
+                   else f"{text.md(source)} >= {threshold:g}")
+    settings = f"predictions from {predictions}, {metric}, reduced by {reduction}, {_interval_words(intervals)}"
+    return Section("Class-wise bias", "pages/classwise.py", tuple(fc.classwise_findings(result)), (), settings,
+                   extra={"result": result})
