@@ -119,6 +119,7 @@ m1.metric("Rows in slice" if current_slice.conditions else "Rows in file", f"{sc
 m2.metric("Rows used", f"{scored.n_rows:,}")
 m3.metric("Rows excluded", f"{scored.n_input - scored.n_rows:,}")
 m4.metric("Base rate (share positive)", text.num(scored.base_rate, 3))
+m4.caption(text.base_rate_caption(scored, controls.intervals().ci))
 if len(scored.exclusions):
     st.warning("Some rows are left out of every page. Each is counted once, under its first reason:")
     st.dataframe(scored.exclusions, hide_index=True, column_config=text.column_config(scored.exclusions.columns))

@@ -23,6 +23,7 @@ m[1].metric("Rows excluded", f"{scored.n_input - scored.n_rows:,}",
             help="Rows left out of every page (missing or invalid label, score or attribute); the Data page "
                  "lists them by reason.")
 m[2].metric("Base rate (share positive)", text.num(scored.base_rate, 3))
+m[2].caption(text.base_rate_caption(scored, controls.intervals().ci))
 m[3].metric("Subgroups", f"{len(scored.subgroups.names):,}")
 st.caption(f"{text.md(st.session_state[state.DATASET_NAME])}; model score: "
            f"{text.md(score) if score else 'none'}. " + text.small_rows_text(scored.subgroups))

@@ -7,7 +7,7 @@ import re
 
 import numpy as np
 
-from fairness_core import DENOMINATOR_NAMES
+from fairness_core import DENOMINATOR_NAMES, wilson_interval
 from fairness_core.plotting import RATE_LABELS
 
 # Widget labels named by the issue, so documentation and tests can find them.
@@ -266,6 +266,16 @@ def power_mean_caption(result, table, column: str, include_small: bool, level: f
     else:
         parts.append("no subgroup has this AUC defined")
     return " · ".join(parts)
+
+
+def base_rate_caption(scored, level: float | None) -> str:
+    """'3,251 of 7,214 rows positive · 95 % CI 0.439–0.462 (Wilson)' under a base-rate tile."""
+    k, n = int(scored.y_true.sum()), int(len(scored.y_true))
+    out = f"{k:,} of {n:,} rows positive"
+    if level is not None and n:
+        low, high = wilson_interval(k, n, level)
+        out += f" · {ci_text(float(low), float(high), level, 3)} (Wilson)"
+    return out
 
 
 def small_rows_text(subgroups) -> str:

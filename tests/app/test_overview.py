@@ -89,3 +89,16 @@ def test_overview_without_intervals_says_so(app):
     assert any("Intervals are off" in i.value for i in app.info)
     shown = verdicts(app)
     assert shown and all("no interval was available" in sentence for _, sentence in shown.values())
+
+
+def test_base_rate_tiles_carry_the_wilson_interval(app, compas_csv):
+    from statsmodels.stats.proportion import proportion_confint
+
+    frame = load_compas(app, compas_csv)
+    k, n = int(frame["two_year_recid"].sum()), len(frame)
+    low, high = proportion_confint(k, n, alpha=0.05, method="wilson")
+    expected = f"{k:,} of {n:,} rows positive · 95 % CI {low:.3f}–{high:.3f} (Wilson)"
+    for page in ("pages/data.py", OVERVIEW):
+        app.switch_page(page).run()
+        assert not app.exception
+        assert expected in [c.value for c in app.caption], page
