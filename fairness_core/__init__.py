@@ -15,10 +15,19 @@ from ._auc import (
     subgroup_auc,
     summarize_bias_auc,
 )
-from ._calibration import (
+from ._counts import (
+    DENOMINATOR_NAMES,
     CalibrationCounts,
-    CalibrationDisparityResult,
+    ClassCounts,
+    ConfusionCounts,
+    ThresholdCounts,
     calibration_counts,
+    class_counts,
+    confusion_counts,
+    threshold_counts,
+)
+from ._calibration import (
+    CalibrationDisparityResult,
     calibration_disparity,
     calibration_errors,
     calibration_rule,
@@ -29,9 +38,6 @@ from ._calibration import (
 from ._compare import DisparityResult, distance, reduce_disparities
 from ._io import read_table
 from ._rates import (
-    DENOMINATOR_NAMES,
-    ConfusionCounts,
-    confusion_counts,
     equalized_odds,
     error_rate_disparity,
     false_discovery_rate_disparity,
@@ -53,8 +59,7 @@ from ._ratio_scores import (
     p_percent_score,
 )
 from ._scorer import FairnessScorer, make_fairness_scorer
-from ._classwise import (ClassCounts, UnweightedAverageBiasResult, class_counts, classwise_findings,
-                         unweighted_average_bias)
+from ._classwise import UnweightedAverageBiasResult, classwise_findings, unweighted_average_bias
 from ._dataset import (
     ConsistencyResult,
     SmoothedEdfResult,
@@ -64,6 +69,7 @@ from ._dataset import (
     smoothed_edf,
 )
 from ._scored_data import ColumnMapping, ScoredData
+from ._mapping import MappingGuess, guess_mapping, guess_positive
 from ._intervals import wilson_interval
 from ._delong import auc_interval, delong_variance
 from ._policy import (DEFAULT_RULES, Rule, Verdict, evaluate, evaluate_result, rules_from_json, rules_to_json,
@@ -72,11 +78,13 @@ from ._findings import Finding, auc_findings, disparity_findings, findings_table
 from ._slices import Condition, Slice, subset_score
 from ._subgroups import MISSING, Subgroups
 
-_data_names = ["read_table", "ColumnMapping", "ScoredData", "Subgroups", "MISSING", "Slice", "Condition",
+_data_names = ["read_table", "ColumnMapping", "ScoredData", "guess_mapping", "guess_positive", "MappingGuess", "Subgroups", "MISSING",
+               "Slice", "Condition",
                "subset_score"]
 _auc_names = ["subgroup_auc", "bpsn_auc", "bnsp_auc", "power_mean", "bias_auc_table", "bias_auc_score",
               "summarize_bias_auc", "BiasAucResult"]
-_rate_names = ["DENOMINATOR_NAMES", "group_rates", "confusion_counts", "ConfusionCounts", "rate_disparity", "model_statistical_parity",
+_rate_names = ["DENOMINATOR_NAMES", "group_rates", "confusion_counts", "ConfusionCounts", "threshold_counts",
+               "ThresholdCounts", "rate_disparity", "model_statistical_parity",
                "true_positive_rate_disparity", "false_positive_rate_disparity", "false_negative_rate_disparity",
                "false_omission_rate_disparity", "false_discovery_rate_disparity", "error_rate_disparity",
                "equalized_odds"]

@@ -15,20 +15,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._bootstrap import Atoms, replicate_stat
+from ._bootstrap import Atoms
 
 MAX_LEVELS = 256
 AUC_COLUMNS = ("subgroup_auc", "bpsn_auc", "bnsp_auc")
-
-
-def auc_of_hists(pos: np.ndarray, neg: np.ndarray) -> np.ndarray:
-    """Mann-Whitney AUC from level histograms of shape (..., n_levels), ties counting ½; NaN if a side is empty."""
-    n_pos = pos.sum(axis=-1)
-    n_neg = neg.sum(axis=-1)
-    below = np.cumsum(neg, axis=-1) - 0.5 * neg
-    with np.errstate(divide="ignore", invalid="ignore"):
-        auc = (pos * below).sum(axis=-1) / (n_pos * n_neg)
-    return np.where((n_pos > 0) & (n_neg > 0), auc, np.nan)
 
 
 @dataclass(frozen=True)
@@ -50,21 +40,71 @@ class AucReplicates:
     n_levels: int
 
 
-def _stat(n_levels: int):
-    def stat(member, background, overall):
-        m = member.reshape(*member.shape[:-1], n_levels, 2)
-        b = background.reshape(*background.shape[:-1], n_levels, 2)
-        o = overall.reshape(*overall.shape[:-1], n_levels, 2)
-        sub = auc_of_hists(m[..., 1], m[..., 0])
-        bpsn = auc_of_hists(b[..., 1], m[..., 0])
-        bnsp = auc_of_hists(m[..., 1], b[..., 0])
-        whole = auc_of_hists(o[..., 1], o[..., 0])
-        k = sub.shape[-1]
-        return np.concatenate([np.stack([sub, bpsn, bnsp], axis=-1).reshape(len(sub), 3 * k), whole[:, None]], axis=1)
+def _stat(atoms: Atoms, n_levels: int):
+    """Every AUC of a stack of (pattern, level, label) counts -> shape (..., 3 k + 1).
+
+    Columns: subgroup, BPSN and BNSP AUC of each subgroup in turn, then the overall AUC. The
+    numerators are sums of integer counts (exact in float64): 2 U = sum_t P[t] (2 N[<= t] - N[t]).
+    When every pattern lies in exactly one subgroup and the background is the rest (disjoint
+    subgroups), the background counts are total - member and the member counts a scatter of the
+    patterns, so BPSN and BNSP need no histogram of their own.
+    """
+    k = atoms.member.shape[1]
+    member = atoms.member.astype(np.float64)
+    background = atoms.background.astype(np.float64)
+    disjoint = k > 0 and bool(np.all(atoms.member.sum(axis=1) == 1) and np.all(atoms.background == ~atoms.member))
+    owner = np.argmax(atoms.member, axis=1) if disjoint else None   # distinct: patterns are distinct rows
+
+    def twice_u(pos, neg_climb):
+        return np.einsum("...l,...l->...", pos, neg_climb)
+
+    def stat(counts):
+        lead = counts.shape[:-2]
+        c = counts.reshape(*lead, counts.shape[-2], n_levels, 2)
+        total = c.sum(axis=-3)                                     # (..., L, 2)
+        if owner is not None:
+            m = np.zeros((*lead, k, n_levels, 2))
+            m[..., owner, :, :] = c
+        else:
+            m = np.einsum("...pls,pk->...kls", c, member)
+        neg_m, pos_m = m[..., 0], m[..., 1]
+        climb_m = 2.0 * np.cumsum(neg_m, axis=-1) - neg_m          # 2 N[<= t] - N[t]
+        climb_t = 2.0 * np.cumsum(total[..., 0], axis=-1) - total[..., 0]
+        n_sp, n_sn = pos_m.sum(axis=-1), neg_m.sum(axis=-1)
+        n_pos, n_neg = total[..., 1].sum(axis=-1), total[..., 0].sum(axis=-1)
+        sub = twice_u(pos_m, climb_m)
+        if owner is not None:
+            n_bp, n_bn = n_pos[..., None] - n_sp, n_neg[..., None] - n_sn
+            bpsn = twice_u(total[..., None, :, 1], climb_m) - sub
+            bnsp = twice_u(pos_m, climb_t[..., None, :]) - sub
+        else:
+            b = np.einsum("...pls,pk->...kls", c, background)
+            neg_b, pos_b = b[..., 0], b[..., 1]
+            n_bp, n_bn = pos_b.sum(axis=-1), neg_b.sum(axis=-1)
+            bpsn = twice_u(pos_b, climb_m)
+            bnsp = twice_u(pos_m, 2.0 * np.cumsum(neg_b, axis=-1) - neg_b)
+        whole = twice_u(total[..., 1], climb_t)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            aucs = np.stack([sub / (2.0 * n_sp * n_sn), bpsn / (2.0 * n_bp * n_sn), bnsp / (2.0 * n_sp * n_bn)], axis=-1)
+            aucs = np.where(np.stack([n_sp * n_sn, n_bp * n_sn, n_sp * n_bn], axis=-1) > 0, aucs, np.nan)
+            overall = np.where(n_pos * n_neg > 0, whole / (2.0 * n_pos * n_neg), np.nan)
+        return np.concatenate([aucs.reshape(*lead, 3 * k), overall[..., None]], axis=-1)
     return stat
 
 
-def auc_replicates(y: np.ndarray, level: np.ndarray, n_levels: int, subgroups, exact: np.ndarray,
+def _merged_levels(level_counts: np.ndarray) -> np.ndarray:
+    """Group of each level: adjacent levels merged into at most ``MAX_LEVELS`` groups of about equal rows."""
+    n_levels = len(level_counts)
+    if n_levels <= MAX_LEVELS:
+        return np.arange(n_levels)
+    start = np.cumsum(level_counts) - level_counts  # rows below each level
+    group = np.minimum((start * MAX_LEVELS) // max(int(level_counts.sum()), 1), MAX_LEVELS - 1)
+    step = np.ones(n_levels, dtype=bool)  # group never decreases: number its distinct values in order
+    np.not_equal(group[1:], group[:-1], out=step[1:])
+    return np.cumsum(step) - 1
+
+
+def auc_replicates(y: np.ndarray, level: np.ndarray, level_counts: np.ndarray, subgroups, exact: np.ndarray,
                    exact_overall: float, *, n_boot: int, rng: np.random.Generator) -> AucReplicates:
     """Resample (pattern, merged level, label) counts and compute every AUC per replicate.
 
@@ -73,7 +113,8 @@ def auc_replicates(y: np.ndarray, level: np.ndarray, n_levels: int, subgroups, e
     y : ndarray of bool, shape (n_samples,)
     level : ndarray of int, shape (n_samples,)
         Each row's tie level in increasing score order (from the one sort of the score column).
-    n_levels : int
+    level_counts : ndarray of int, shape (n_levels,)
+        Rows per level.
     subgroups : Subgroups
     exact : ndarray of shape (n_subgroups, 3)
         The exact subgroup, BPSN and BNSP AUCs (the table's values), used to centre the replicates.
@@ -85,20 +126,13 @@ def auc_replicates(y: np.ndarray, level: np.ndarray, n_levels: int, subgroups, e
     -------
     AucReplicates
     """
-    counts = np.bincount(level, minlength=n_levels)
-    if n_levels > MAX_LEVELS:
-        start = np.cumsum(counts) - counts  # rows below each level
-        group = np.minimum((start * MAX_LEVELS) // max(len(level), 1), MAX_LEVELS - 1)
-        _, group = np.unique(group, return_inverse=True)
-        merged = group[level]
-        n_merged = int(group.max()) + 1
-    else:
-        merged, n_merged = level, n_levels
-    cell = (2 * merged + y.astype(np.intp)).astype(np.intp)
+    group = _merged_levels(np.asarray(level_counts))
+    n_merged = int(group[-1]) + 1 if len(group) else 0
+    cell = (2 * group[level] + y.astype(np.intp)).astype(np.intp)
     atoms = Atoms.of(subgroups, cell, 2 * n_merged)
-    stat = _stat(n_merged)
-    point = stat(*atoms.tables(atoms.counts[None]))[0]
-    reps = replicate_stat(atoms, stat, n_boot, rng)
+    stat = _stat(atoms, n_merged)
+    point = stat(atoms.counts)
+    reps = np.concatenate([stat(block) for block in atoms.replicates(n_boot, rng)])
     target = np.concatenate([np.asarray(exact, dtype=np.float64).reshape(-1), [exact_overall]])
     reps = reps + (target - point)[None, :]
     reps = np.clip(reps, 0.0, 1.0)

@@ -52,6 +52,12 @@ def as_binary(y: Any, param: str, func: str) -> np.ndarray:
         arr = arr.reshape(-1)
     if arr.dtype == bool:
         return arr.astype(np.int8)
+    # The common case without a sort of the values: integers within [0, 1] (two reductions), or
+    # floats that are all 0 or 1. Only a bad input pays for np.unique, to name its values.
+    if arr.dtype.kind in "iu" and (arr.size == 0 or (arr.min() >= 0 and arr.max() <= 1)):
+        return arr.astype(np.int8)
+    if arr.dtype.kind == "f" and bool(((arr == 0) | (arr == 1)).all()):
+        return arr.astype(np.int8)
     try:
         values = np.unique(arr)
     except TypeError:

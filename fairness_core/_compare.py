@@ -3,7 +3,10 @@
 Shared by every disparity metric (rates, equalized odds, calibration): a metric supplies, per
 subgroup, its own value, the value on its background ("rest") and the value on all rows
 ("overall"); this module builds the comparison table and its reduction. Nothing here touches
-rows, so changing the distance, reference or reduction never recomputes statistics.
+rows, so changing the distance, reference or reduction never recomputes statistics. The columns
+are computed as arrays and the table is built once (:func:`comparison_columns`); reductions read
+arrays, never filtered DataFrames. Also here: the ratio scores' rule min(a/b, b/a) and their
+result (each subgroup against the rest, higher is better).
 """
 
 from __future__ import annotations
@@ -165,6 +168,20 @@ def compare(
     DataFrame with columns ``TABLE_COLUMNS``; one row per subgroup, or per unordered pair of
     subgroups for ``"pairwise"``, or per subgroup other than the named reference.
     """
+    return pd.DataFrame(comparison_columns(
+        names, sizes, values, rest_values, rest_sizes, overall_value, n_total, small, distance_measure=distance_measure,
+        reference=reference, func=func, notes=notes, rest_notes=rest_notes), columns=TABLE_COLUMNS)
+
+
+def comparison_columns(names: list[str], sizes: np.ndarray, values: np.ndarray, rest_values: np.ndarray,
+                       rest_sizes: np.ndarray, overall_value: float, n_total: int, small: np.ndarray, *,
+                       distance_measure: Distance, reference: str, func: str, notes: Optional[np.ndarray] = None,
+                       rest_notes: Optional[np.ndarray] = None) -> dict:
+    """The columns of :func:`compare`'s table as arrays, ``TABLE_COLUMNS`` in order (no DataFrame).
+
+    Metrics that add columns of their own (the rate's numerators, ``small_reason``) add them to
+    these arrays and build their table once.
+    """
     check_option(distance_measure, DISTANCES, "distance_measure", func)
     check_reference(reference, names, func)
     k = len(names)
@@ -189,11 +206,9 @@ def compare(
     if distance_measure == "ratio":
         note = [_join(n, "one value is 0, so the ratio is infinite" if np.isinf(d) else "", None)
                 for n, d in zip(note, disparity)]
-    return pd.DataFrame({
-        "subgroup": names_arr[i], "reference": ref_label, "size": sizes[i], "reference_size": ref_size,
-        "subgroup_value": values[i], "reference_value": ref_val, "disparity": disparity,
-        "small": small[i] | ref_small, "note": note,
-    }, columns=TABLE_COLUMNS)
+    return {"subgroup": names_arr[i], "reference": ref_label, "size": sizes[i], "reference_size": ref_size,
+            "subgroup_value": values[i], "reference_value": ref_val, "disparity": disparity,
+            "small": small[i] | ref_small, "note": note}
 
 
 def _join(own: str, other: str, ref_label) -> str:
@@ -219,24 +234,40 @@ def reduce_disparities(table: pd.DataFrame, reduction: str, *, distance_measure:
     -------
     DisparityResult
     """
+    return reduce_columns(table, table, reduction, distance_measure=distance_measure, reference=reference,
+                          include_small=include_small, func=func)
+
+
+def reduce_columns(table: pd.DataFrame, columns, reduction: str, *, distance_measure: str, reference: str,
+                   include_small: bool = False, func: str = "reduce_disparities") -> DisparityResult:
+    """:func:`reduce_disparities` reading ``disparity, small, subgroup, reference`` from `columns`.
+
+    `columns` maps those names to the table's columns as arrays (e.g. the dict the table was built
+    from), so nothing is read back from the DataFrame; `table` is only stored in the result.
+    """
     check_option(reduction, ("max", "mean"), "reduction", func)
-    used = table if include_small else table[~table["small"].astype(bool)]
-    defined = used[used["disparity"].notna()]
-    infinite = np.isinf(defined["disparity"].to_numpy(dtype=np.float64))
+    disparity = np.asarray(columns["disparity"], dtype=np.float64)
+    used = np.ones(len(disparity), bool) if include_small else ~np.asarray(columns["small"], dtype=bool)
+    defined = used & ~np.isnan(disparity)
+    infinite = defined & np.isinf(disparity)
+    n_infinite = int(infinite.sum())
     worst = None
-    if defined.empty:
+    if not defined.any():
         value = float("nan")
     elif reduction == "max":
-        row = defined.loc[defined["disparity"].idxmax()]
-        value, worst = float(row["disparity"]), (row["subgroup"], row["reference"])
+        # The first comparison with the largest defined disparity (an infinite ratio decides it).
+        at = int(np.flatnonzero(defined)[np.argmax(disparity[defined])])
+        value, worst = float(disparity[at]), tuple(
+            values.iloc[at] if isinstance(values, pd.Series) else values[at]
+            for values in (columns["subgroup"], columns["reference"]))
     else:
-        finite = defined["disparity"][~infinite]
-        value = float(finite.mean()) if len(finite) else float("nan")
-    return DisparityResult(value=value, reduction=reduction, distance_measure=distance_measure,
-                           reference=reference, table=table, n_used=len(defined) - (int(infinite.sum())
-                                                                                    if reduction == "mean" else 0),
-                           n_undefined=len(used) - len(defined), n_small_excluded=len(table) - len(used),
-                           worst=worst, n_infinite=int(infinite.sum()))
+        finite = disparity[defined & ~infinite]
+        value = float(finite.sum() / len(finite)) if len(finite) else float("nan")
+    n_defined = int(defined.sum())
+    return DisparityResult(value=value, reduction=reduction, distance_measure=distance_measure, reference=reference,
+                           table=table, n_used=n_defined - (n_infinite if reduction == "mean" else 0),
+                           n_undefined=int(used.sum()) - n_defined, n_small_excluded=len(used) - int(used.sum()),
+                           worst=worst, n_infinite=n_infinite)
 
 
 def comparison_index(reference: str, names: list[str]) -> tuple[np.ndarray, np.ndarray | None]:
@@ -389,6 +420,34 @@ def with_intervals(result: DisparityResult, table: pd.DataFrame, reduced: np.nda
                    n_boot_undefined=int(undefined[0]), adjust=table.attrs.get("adjust"))
 
 
+def finish_disparity(table: pd.DataFrame, signed: np.ndarray, disparity: np.ndarray, *, distance_measure,
+                     reduction: Optional[str], reference: str, include_small: bool, level: float, n_boot: int,
+                     adjust: Optional[str], func: str):
+    """Interval columns on a comparison table, then its reduction with the reduction's interval.
+
+    Parameters
+    ----------
+    table : DataFrame
+        A comparison table (:func:`compare`'s rows).
+    signed, disparity : ndarray of shape (n_boot, n_comparisons)
+        Bootstrap replicates of the signed distance and of the disparity (see :func:`add_intervals`).
+    distance_measure, reduction, reference, include_small, level, n_boot, adjust, func
+        As in the disparity functions.
+
+    Returns
+    -------
+    DataFrame (``reduction=None``) or DisparityResult
+    """
+    table = add_intervals(table, signed, disparity, distance_measure=distance_measure, level=level,
+                          adjust=adjust, func=func)
+    if reduction is None:
+        return table
+    result = reduce_disparities(table, reduction, distance_measure=distance_measure, reference=reference,
+                                include_small=include_small, func=func)
+    reduced = reduce_samples(disparity, used_rows(table, include_small), reduction)
+    return with_intervals(result, table, reduced, level=level, n_boot=n_boot)
+
+
 def used_rows(table: pd.DataFrame, include_small: bool) -> np.ndarray:
     """Boolean mask of the comparisons that enter a reduction."""
     return np.ones(len(table), bool) if include_small else ~table["small"].to_numpy(dtype=bool)
@@ -425,3 +484,77 @@ def bootstrap_comparison(atoms, names: list[str], reference: str, value_fn, *, d
 
     out = replicate_stat(atoms, stat, n_boot, rng)
     return out[:, 0], out[:, 1]
+
+
+# Ratio scores: min(a/b, b/a) of a rate in each subgroup and its background (higher is better) ------
+
+BOTH_ZERO_NOTE = "no disparity: the {rate} is 0 in both groups"
+ONE_ZERO_NOTE = "the {rate} is 0 in one group only"
+
+
+@dataclass(frozen=True)
+class RatioScoresResult:
+    """Ratio scores of every subgroup against the rest, and their minimum.
+
+    Attributes
+    ----------
+    value : float
+        The smallest ``score`` over the subgroups used (NaN if none is defined).
+    rate : {'selection_rate', 'true_positive_rate'}
+    table : DataFrame
+        One row per subgroup, columns ``subgroup, size, reference_size, subgroup_value,
+        reference_value, score, small, note``: rows of the subgroup and of its background,
+        the rate in each, and min(a/b, b/a) with the same rules as :class:`RatioScoreResult`.
+    worst : str or None
+        The subgroup attaining ``value``.
+    n_used : int
+        Subgroups with a defined score that entered the minimum.
+    n_undefined : int
+        Subgroups left out because the score is NaN (see their ``note``).
+    n_small_excluded : int
+        Subgroups left out because they are small (too few rows, or too few in the rate's
+        denominator: actual positives for the true positive rate; see ``small_reason``).
+    ci_low, ci_high : float
+        Percentile bootstrap interval of ``value`` (NaN without intervals). With intervals the
+        table gains ``score_ci_low, score_ci_high, excludes_parity``: the score is
+        1 / (the ratio disparity against the rest), so its interval and parity test are those of
+        :meth:`ConfusionCounts.disparity` with ``distance_measure="ratio"``, inverted.
+    level : float or None
+    n_boot, n_boot_undefined : int
+    """
+
+    value: float
+    rate: str
+    table: pd.DataFrame
+    worst: Optional[str]
+    n_used: int
+    n_undefined: int
+    n_small_excluded: int
+    ci_low: float = float("nan")
+    ci_high: float = float("nan")
+    level: Optional[float] = None
+    n_boot: int = 0
+    n_boot_undefined: int = 0
+
+    def __float__(self) -> float:
+        return float(self.value)
+
+
+def ratio_rule(a, b, rate: str) -> tuple[np.ndarray, np.ndarray]:
+    """min(a/b, b/a) elementwise: both 0 -> 1 (noted), one 0 -> 0 (noted), NaN in either -> NaN."""
+    a = np.asarray(a, dtype=np.float64)
+    b = np.asarray(b, dtype=np.float64)
+    hi, lo = np.fmax(a, b), np.fmin(a, b)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        out = np.where(hi > 0, lo / np.where(hi > 0, hi, 1.0), 1.0)
+    nan = np.isnan(a) | np.isnan(b)
+    out = np.where(nan, np.nan, out)
+    label = rate.replace("_", " ")
+    notes = np.where(nan, "", np.where(hi == 0, BOTH_ZERO_NOTE.format(rate=label),
+                                       np.where(lo == 0, ONE_ZERO_NOTE.format(rate=label), ""))).astype(object)
+    return out, notes
+
+
+def join_notes(*parts: str) -> str:
+    """The non-empty `parts` joined by "; "."""
+    return "; ".join(p for p in parts if p)

@@ -17,7 +17,9 @@ placement:
 This is Sun & Xu's (2014) fast algorithm (placements from one sort instead of the O(n_pos n_neg)
 comparisons of DeLong et al. 1988), written on histograms: the cost is O(levels) array
 operations per AUC, no subgroup is sorted on its own, and a stack of histograms of shape
-(k, levels) is evaluated at once.
+(k, levels) is evaluated at once. ``bias_auc_table`` sums the squared placement deviations
+from its runs of rows instead of histograms (:func:`placement_variance`), and both end in
+:func:`interval_of`.
 """
 
 from __future__ import annotations
@@ -246,6 +248,36 @@ def auc_interval(pos_hist, neg_hist, level: float):
     pos, neg = _as_hists(pos_hist, neg_hist, func)
     one = pos.ndim == 1
     auc, var, n_pos, n_neg = _delong(np.atleast_2d(pos), np.atleast_2d(neg))
+    low, high, note = interval_of(auc, var, n_pos, n_neg, level)
+    if one:
+        return float(low[0]), float(high[0]), str(note[0])
+    return low, high, note
+
+
+def placement_variance(s10: np.ndarray, s01: np.ndarray, n_pos: np.ndarray, n_neg: np.ndarray) -> np.ndarray:
+    """DeLong's variance from the sums of squared placement deviations of positives and negatives.
+
+    With ``s10 = sum over positives (V10 - AUC)^2`` and ``s01`` likewise over the negatives,
+    Var = s10 / ((n_pos - 1) n_pos) + s01 / ((n_neg - 1) n_neg); NaN where a side has fewer
+    than 2 examples (as :func:`delong_variance`).
+    """
+    n_pos = np.asarray(n_pos, dtype=np.float64)
+    n_neg = np.asarray(n_neg, dtype=np.float64)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        var = s10 / (n_pos - 1) / n_pos + s01 / (n_neg - 1) / n_neg
+    return np.where((n_pos >= 2) & (n_neg >= 2), var, np.nan)
+
+
+def interval_of(auc: np.ndarray, var: np.ndarray, n_pos: np.ndarray, n_neg: np.ndarray, level: float):
+    """The bounds and notes of :func:`auc_interval` from AUCs, DeLong variances and class counts.
+
+    All arrays have shape (k,); `auc` is NaN where a side is empty, `var` NaN where a side has
+    fewer than 2 examples. Returns ``(low, high, note)`` arrays of shape (k,).
+    """
+    auc = np.asarray(auc, dtype=np.float64)
+    var = np.asarray(var, dtype=np.float64)
+    n_pos = np.asarray(n_pos, dtype=np.float64)
+    n_neg = np.asarray(n_neg, dtype=np.float64)
     z = z_value(level)
 
     low = np.full(auc.shape, np.nan)
@@ -279,7 +311,4 @@ def auc_interval(pos_hist, neg_hist, level: float):
         why = "no rows" if n_pos[i] == 0 and n_neg[i] == 0 else (
             "no positive examples" if n_pos[i] == 0 else "no negative examples")
         note[i] = UNDEFINED_NOTE.format(why=why)
-
-    if one:
-        return float(low[0]), float(high[0]), str(note[0])
     return low, high, note

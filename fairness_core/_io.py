@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+import codecs
 import collections
-import contextlib
 import csv
 import io
 import itertools
@@ -41,6 +41,10 @@ SNIFF_LINES = 50  # ...and looks at no more than this many non-blank records of 
 # pandas makes repeated names unique in time quadratic in their number (about 2.5 s for 16,000);
 # a header repeating names more often than this is refused before pandas sees it.
 MAX_REPEATED_NAMES = 1000
+DECODE_CHUNK = 1 << 20  # the UTF-8 check decodes this many bytes at a time, never the whole file at once
+# pandas' default missing-value markers (read_csv's na_values), given to pyarrow so both read the same.
+NA_VALUES = ("", "#N/A", "#N/A N/A", "#NA", "-1.#IND", "-1.#QNAN", "-NaN", "-nan", "1.#IND", "1.#QNAN", "<NA>",
+             "N/A", "NA", "NULL", "NaN", "None", "n/a", "nan", "null")
 
 
 def read_table(source: Union[str, os.PathLike, bytes, BinaryIO], *, name: str | None = None) -> pd.DataFrame:
@@ -52,8 +56,12 @@ def read_table(source: Union[str, os.PathLike, bytes, BinaryIO], *, name: str | 
     50 records of the first 64 KiB most consistently into as many fields as the header (more
     than one), comma when none does; the guess takes time linear in that bounded sample (no
     ``csv.Sniffer``, whose regular expressions can backtrack for minutes on crafted input). LF,
-    CRLF and CR-only line endings are all accepted. Values are parsed by pandas' usual type
-    inference; nothing is coerced afterwards, except that Parquet columns of nested Arrow types
+    CRLF and CR-only line endings are all accepted. UTF-8 files are parsed by pyarrow's
+    multi-threaded CSV reader when its result is the one pandas' own parser gives (plain
+    integer, float, boolean and text columns, distinct non-blank names, the same column types
+    as pandas finds in the first rows); otherwise, and for other encodings, by pandas' parser.
+    Either way values get pandas' usual type inference and missing-value markers; nothing is
+    coerced afterwards, except that Parquet columns of nested Arrow types
     (list, struct, map, union) become text: one JSON value per row (a map as a list of
     ``[key, value]`` pairs), missing values staying missing.
 
@@ -89,7 +97,7 @@ def read_table(source: Union[str, os.PathLike, bytes, BinaryIO], *, name: str | 
     else:
         data = source.read()
     name = name or "upload"
-    if not data.strip():
+    if not data or data.isspace():  # (no stripped copy of the whole file)
         raise ValueError(EMPTY_MESSAGE.format(name=name))
     if data[:4] == PARQUET_MAGIC:
         try:
@@ -146,15 +154,62 @@ def _read_csv(data: bytes, name: str) -> pd.DataFrame:
     repeated = names.total() - len(names)
     if repeated > MAX_REPEATED_NAMES:
         raise ValueError(REPEATED_NAMES_MESSAGE.format(name=name, count=repeated, example=names.most_common(1)[0][0]))
-    try:
-        frame = pd.read_csv(io.BytesIO(data), sep=sep, encoding=encoding, low_memory=False)
-    except (pd.errors.ParserError, UnicodeDecodeError, ValueError) as exc:
-        raise ValueError(UNREADABLE_MESSAGE.format(name=name, kind="CSV", error=str(exc).strip())) from exc
+    frame = None
+    if encoding.startswith("utf-8") and "" not in header and len(set(header)) == len(header):
+        frame = _read_csv_arrow(data, sep, encoding, header)
+    if frame is None:
+        try:
+            frame = pd.read_csv(io.BytesIO(data), sep=sep, encoding=encoding, low_memory=False)
+        except (pd.errors.ParserError, UnicodeDecodeError, ValueError) as exc:
+            raise ValueError(UNREADABLE_MESSAGE.format(name=name, kind="CSV", error=str(exc).strip())) from exc
     # pandas renames a repeated name (x, x.1); say so, since the file's header did not.
     if len(header) == frame.shape[1]:
         renamed = [f"{old!r} -> {new!r}" for old, new in zip(header, map(str, frame.columns)) if old != new]
         if renamed and len(set(header)) < len(header):
             frame.attrs["notes"] = [DUPLICATE_NOTE.format(columns=", ".join(renamed))]
+    return frame
+
+
+def _read_csv_arrow(data: bytes, sep: str, encoding: str, header: list[str]) -> pd.DataFrame | None:
+    """UTF-8 CSV `data` parsed by pyarrow, or None where pandas' parser must decide.
+
+    pyarrow is given pandas' missing-value markers and boolean words, and accepts quoted line
+    breaks. Its result is kept only when it is pandas' result: the names are the header as
+    written, every column is int64, float64, text, boolean without missing values or entirely
+    missing (which pandas reads as float64), and pandas' parser finds compatible types in the
+    first ``SNIFF_LINES`` rows (an integer column there may hold floats or missing values
+    further on; a column entirely missing there may hold anything). Anything else (dates,
+    undecodable bytes, ragged rows, numbers pyarrow reads as text) returns None.
+    """
+    import pyarrow as pa
+    import pyarrow.csv as pa_csv
+
+    try:
+        table = pa_csv.read_csv(
+            pa.py_buffer(data),
+            parse_options=pa_csv.ParseOptions(delimiter=sep, newlines_in_values=True),
+            convert_options=pa_csv.ConvertOptions(null_values=list(NA_VALUES), strings_can_be_null=True,
+                                                  true_values=["True", "TRUE", "true"],
+                                                  false_values=["False", "FALSE", "false"]))
+    except (pa.ArrowException, ValueError):
+        return None
+    if table.column_names != header:
+        return None
+    for i, (field, column) in enumerate(zip(table.schema, table.columns)):
+        kind = field.type
+        if pa.types.is_null(kind):
+            table = table.set_column(i, field.name, pa.nulls(table.num_rows, pa.float64()))
+        elif not (pa.types.is_int64(kind) or pa.types.is_float64(kind) or pa.types.is_string(kind)
+                  or pa.types.is_large_string(kind) or (pa.types.is_boolean(kind) and column.null_count == 0)):
+            return None
+    frame = table.to_pandas(split_blocks=True, self_destruct=True)
+    del table
+    head = pd.read_csv(io.BytesIO(data), sep=sep, encoding=encoding, nrows=SNIFF_LINES)
+    for name in header:
+        ours, theirs = frame[name].dtype, head[name].dtype
+        if not (ours == theirs or head[name].isna().all()
+                or (ours.kind == "f" and theirs.kind == "i")):
+            return None
     return frame
 
 
@@ -196,11 +251,23 @@ def _guess_delimiter(data: bytes, encoding: str) -> str:
     return best
 
 
+def _is_utf8(data: bytes) -> bool:
+    """Whether `data` is valid UTF-8, decoded ``DECODE_CHUNK`` bytes at a time (no decoded copy of it all)."""
+    decoder = codecs.getincrementaldecoder("utf-8")()
+    view = memoryview(data)
+    try:
+        for start in range(0, len(view), DECODE_CHUNK):
+            decoder.decode(view[start:start + DECODE_CHUNK])
+        decoder.decode(b"", final=True)
+    except UnicodeDecodeError:
+        return False
+    return True
+
+
 def _encoding(data: bytes, name: str) -> str:
     if data.startswith(b"\xef\xbb\xbf"):
         return "utf-8-sig"
-    with contextlib.suppress(UnicodeDecodeError):
-        data.decode("utf-8")
+    if _is_utf8(data):
         return "utf-8"
     from charset_normalizer import from_bytes
 

@@ -2,7 +2,9 @@
 
 Higher is better for all three. The two ratio scores compare a rate in two groups as
 min(r1 / r0, r0 / r1), so 1 is parity and 0 means one group never gets the outcome; they are
-computed from confusion counts per group (one bincount), like every rate in :mod:`._rates`.
+computed from confusion counts per group (one bincount), like every rate in :mod:`._rates`. Every
+subgroup's score against the rest is ``ConfusionCounts.ratio_scores`` (:mod:`._counts`), whose rule
+``ratio_rule`` and result ``RatioScoresResult`` are in :mod:`._compare`.
 The correlation score's interval (``ci=``) is Fisher's z interval of Pearson's r mapped through
 r -> -|r|; no bootstrap is needed.
 """
@@ -10,16 +12,14 @@ r -> -|r|; no bootstrap is needed.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Optional
 
 import numpy as np
 import pandas as pd
 
-from ._checks import check_option
+# RatioScoresResult and the notes are re-exported here (the tests import them from this module).
+from ._compare import BOTH_ZERO_NOTE, ONE_ZERO_NOTE, RatioScoresResult, join_notes, ratio_rule  # noqa: F401
+from ._counts import FN, TP, _rate
 from ._intervals import check_ci
-from ._rates import FN, TP, _rate
-
-RATIO_RATES = ("selection_rate", "true_positive_rate")
 
 SENSITIVE_MESSAGE = (
     "The 'sensitive' parameter of {func} must be a binary attribute holding only 0 and 1 (or False "
@@ -42,8 +42,6 @@ CORRELATION_VALUE_MESSAGE = (
     "The '{param}' parameter of correlation_score must hold finite numbers. Got {got} missing or "
     "infinite values. Tip: drop or impute those rows first."
 )
-BOTH_ZERO_NOTE = "no disparity: the {rate} is 0 in both groups"
-ONE_ZERO_NOTE = "the {rate} is 0 in one group only"
 
 
 @dataclass(frozen=True)
@@ -77,121 +75,6 @@ class RatioScoreResult:
 
     def __float__(self) -> float:
         return float(self.value)
-
-
-@dataclass(frozen=True)
-class RatioScoresResult:
-    """Ratio scores of every subgroup against the rest, and their minimum.
-
-    Attributes
-    ----------
-    value : float
-        The smallest ``score`` over the subgroups used (NaN if none is defined).
-    rate : {'selection_rate', 'true_positive_rate'}
-    table : DataFrame
-        One row per subgroup, columns ``subgroup, size, reference_size, subgroup_value,
-        reference_value, score, small, note``: rows of the subgroup and of its background,
-        the rate in each, and min(a/b, b/a) with the same rules as :class:`RatioScoreResult`.
-    worst : str or None
-        The subgroup attaining ``value``.
-    n_used : int
-        Subgroups with a defined score that entered the minimum.
-    n_undefined : int
-        Subgroups left out because the score is NaN (see their ``note``).
-    n_small_excluded : int
-        Subgroups left out because they are small (too few rows, or too few in the rate's
-        denominator: actual positives for the true positive rate; see ``small_reason``).
-    ci_low, ci_high : float
-        Percentile bootstrap interval of ``value`` (NaN without intervals). With intervals the
-        table gains ``score_ci_low, score_ci_high, excludes_parity``: the score is
-        1 / (the ratio disparity against the rest), so its interval and parity test are those of
-        :meth:`ConfusionCounts.disparity` with ``distance_measure="ratio"``, inverted.
-    level : float or None
-    n_boot, n_boot_undefined : int
-    """
-
-    value: float
-    rate: str
-    table: pd.DataFrame
-    worst: Optional[str]
-    n_used: int
-    n_undefined: int
-    n_small_excluded: int
-    ci_low: float = float("nan")
-    ci_high: float = float("nan")
-    level: Optional[float] = None
-    n_boot: int = 0
-    n_boot_undefined: int = 0
-
-    def __float__(self) -> float:
-        return float(self.value)
-
-
-def ratio_rule(a, b, rate: str) -> tuple[np.ndarray, np.ndarray]:
-    """min(a/b, b/a) elementwise: both 0 -> 1 (noted), one 0 -> 0 (noted), NaN in either -> NaN."""
-    a = np.asarray(a, dtype=np.float64)
-    b = np.asarray(b, dtype=np.float64)
-    hi, lo = np.fmax(a, b), np.fmin(a, b)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        out = np.where(hi > 0, lo / np.where(hi > 0, hi, 1.0), 1.0)
-    nan = np.isnan(a) | np.isnan(b)
-    out = np.where(nan, np.nan, out)
-    label = rate.replace("_", " ")
-    notes = np.where(nan, "", np.where(hi == 0, BOTH_ZERO_NOTE.format(rate=label),
-                                       np.where(lo == 0, ONE_ZERO_NOTE.format(rate=label), ""))).astype(object)
-    return out, notes
-
-
-def _join(*parts: str) -> str:
-    return "; ".join(p for p in parts if p)
-
-
-def subgroup_ratio_scores(counts, rate: str, *, include_small: bool = False, ci=None, n_boot: int = 1000,
-                          random_state=0) -> RatioScoresResult:
-    """Every subgroup's ratio score against its background, from ConfusionCounts."""
-    check_option(rate, RATIO_RATES, "rate", "ConfusionCounts.ratio_scores")
-    metric = "statistical_parity" if rate == "selection_rate" else rate
-    ratio = counts.disparity(metric, distance_measure="ratio", reference="rest", reduction=None if ci is None else "max",
-                             include_small=include_small, ci=ci, n_boot=n_boot, random_state=random_state,
-                             func="ConfusionCounts.ratio_scores")
-    ratio_table = ratio if ci is None else ratio.table
-    a, a_notes = _rate(counts.member, rate)
-    b, b_notes = _rate(counts.background, rate)
-    score, notes = ratio_rule(a, b, rate)
-    table = pd.DataFrame({
-        "subgroup": list(counts.names),
-        "size": counts.sizes.astype(np.int64),
-        "reference_size": counts.background.sum(axis=1).astype(np.int64),
-        "subgroup_value": a,
-        "reference_value": b,
-        "score": score,
-        "small": ratio_table["small"].to_numpy(dtype=bool),
-        "note": [_join(x, f"rest: {y}" if y else "", z) for x, y, z in zip(a_notes, b_notes, notes)],
-        "small_reason": ratio_table["small_reason"].to_numpy(dtype=object),
-    })
-    extra = {}
-    if ci is not None:
-        with np.errstate(divide="ignore"):
-            low = 1.0 / ratio_table["disparity_ci_high"].to_numpy(dtype=np.float64)
-            high = 1.0 / ratio_table["disparity_ci_low"].to_numpy(dtype=np.float64)
-        at = table.columns.get_loc("score") + 1
-        table.insert(at, "score_ci_low", low)
-        table.insert(at + 1, "score_ci_high", high)
-        table.insert(at + 2, "excludes_parity", ratio_table["excludes_parity"].to_numpy())
-        table.attrs.update(ratio_table.attrs)
-        with np.errstate(divide="ignore"):
-            extra = dict(ci_low=1.0 / ratio.ci_high, ci_high=1.0 / ratio.ci_low, level=ratio.level,
-                         n_boot=ratio.n_boot, n_boot_undefined=ratio.n_boot_undefined)
-    used = table if include_small else table[~table["small"]]
-    defined = used[used["score"].notna()]
-    if defined.empty:
-        value, worst = float("nan"), None
-    else:
-        row = defined.loc[defined["score"].idxmin()]
-        value, worst = float(row["score"]), row["subgroup"]
-    return RatioScoresResult(value=value, rate=rate, table=table, worst=worst, n_used=len(defined),
-                             n_undefined=len(used) - len(defined), n_small_excluded=len(table) - len(used),
-                             **extra)
 
 
 def _binary_sensitive(sensitive, n: int, func: str, rate: str, other: str) -> np.ndarray:
@@ -229,7 +112,7 @@ def _ratio_score(y_true, y_pred, sensitive, positive_target, rate: str, func: st
         sizes = counts.sum(axis=1)
     else:
         sizes = counts[:, TP] + counts[:, FN]
-    note = _join(*(f"sensitive == {g}: {rate_notes[g]}" for g in (0, 1) if rate_notes[g]), notes.item())
+    note = join_notes(*(f"sensitive == {g}: {rate_notes[g]}" for g in (0, 1) if rate_notes[g]), notes.item())
     return RatioScoreResult(value=float(value), rate=rate, rate_0=float(rates[0]), rate_1=float(rates[1]),
                             size_0=int(sizes[0]), size_1=int(sizes[1]), note=note)
 

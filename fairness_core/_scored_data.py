@@ -10,6 +10,7 @@ from typing import Any, Optional
 import numpy as np
 import pandas as pd
 
+from ._counts import ClassCounts, class_counts
 from ._subgroups import Subgroups, text_codes
 
 MAX_SUBGROUPS = 200
@@ -101,6 +102,13 @@ class ScoredData:
         The given predicted labels as text, in the label's vocabulary: with ``all_classes`` the
         column's own values; otherwise the positive label's text for predicted positives and the
         other label value's text for predicted negatives.
+    class_labels : tuple of str
+        Every class text of ``classes`` and ``predicted_classes`` (and the two label values), sorted.
+    class_codes : ndarray of int32, shape (n_rows,)
+        Each row's true class as its position in ``class_labels`` (``classes`` is
+        ``class_labels[class_codes]``), so class-wise counts never compare text.
+    predicted_class_codes : ndarray of int32 of shape (n_rows,) or None
+        The same for ``predicted_classes``.
     subgroups : Subgroups
     exclusions : DataFrame
         Columns ``reason, rows``: each excluded row counted once, under the first reason that
@@ -121,6 +129,9 @@ class ScoredData:
     rows: np.ndarray = field(repr=False)
     classes: np.ndarray = field(default=None, repr=False)
     predicted_classes: Optional[np.ndarray] = field(default=None, repr=False)
+    class_labels: tuple = field(default=(), repr=False)
+    class_codes: Optional[np.ndarray] = field(default=None, repr=False)
+    predicted_class_codes: Optional[np.ndarray] = field(default=None, repr=False)
 
     @property
     def n_rows(self) -> int:
@@ -184,18 +195,62 @@ class ScoredData:
             if self.predicted_classes is None:
                 raise ValueError("No predicted label column is mapped; choose a score column and a threshold.")
             return self.predicted_classes
+        positive, negative = self._binary_classes()
+        return np.where(self.y_pred(score, threshold) == 1, positive, negative).astype(object)
+
+    def _binary_classes(self) -> tuple[str, str]:
+        """(positive, negative) class text of a two-class label, or ValueError."""
         classes = self.class_names
         if len(classes) != 2:
             raise ValueError(f"A score can only predict a label with two classes; this label has {len(classes)}. "
                              "Tip: map a predicted label column for a multi-class label.")
         positive = _as_text([self.mapping.positive_label])[0]
-        negative = classes[0] if classes[1] == positive else classes[1]
-        return np.where(self.y_pred(score, threshold) == 1, positive, negative).astype(object)
+        return positive, classes[0] if classes[1] == positive else classes[1]
+
+    def class_counts(self, score: Optional[str] = None, threshold: Optional[float] = None) -> ClassCounts:
+        """Per-subgroup confusion matrices of true against predicted classes (the Class-wise bias page).
+
+        Equal to ``class_counts(self.classes, self.class_predictions(score, threshold),
+        self.subgroups)``, but counted from the integer class codes (``class_codes``, passed as
+        categoricals), so no class text is sorted or compared row by row.
+
+        Parameters
+        ----------
+        score : str, optional
+            A score column whose ``score >= threshold`` predicts the positive class of a two-class
+            label; default: the mapped predicted label column.
+        threshold : float, optional
+
+        Returns
+        -------
+        ClassCounts
+
+        Raises
+        ------
+        ValueError
+            As :meth:`class_predictions`.
+        """
+        categories = list(self.class_labels)
+        if score is None:
+            if self.predicted_class_codes is None:
+                raise ValueError("No predicted label column is mapped; choose a score column and a threshold.")
+            predicted = self.predicted_class_codes
+        else:
+            texts = self._binary_classes()
+            categories += [text for text in dict.fromkeys(texts) if text not in categories]
+            positive, negative = (categories.index(text) for text in texts)
+            predicted = np.where(self.y_pred(score, threshold) == 1, positive, negative).astype(np.int32)
+        truth, predicted = (pd.Categorical.from_codes(codes, categories=categories)
+                            for codes in (self.class_codes, predicted))
+        return class_counts(truth, predicted, self.subgroups)
 
     @cached_property
     def class_names(self) -> list:
         """The distinct values of ``classes``, sorted."""
-        return sorted(pd.unique(self.classes))
+        if self.class_codes is None:
+            return sorted(pd.unique(self.classes))
+        present = np.bincount(self.class_codes, minlength=len(self.class_labels)) > 0
+        return [text for text, seen in zip(self.class_labels, present) if seen]
 
     def subgroup_table(self) -> pd.DataFrame:
         """Subgroups with their sizes: ``subgroup, size, share, n_positive, n_negative, small``."""
@@ -274,22 +329,30 @@ class ScoredData:
         kept = frame.loc[keep].reset_index(drop=True)
         subgroups = _subgroups(kept, m)
         y_true = is_positive[keep].astype(np.int8)
-        classes = _as_text(label[keep])
-        predicted_classes = None
+        # Classes as integer codes into one sorted vocabulary of texts (each distinct value is
+        # converted to text once); the text arrays are gathered from it. No kept row has a missing
+        # label or predicted label, so text_codes' last text, MISSING, is never used.
+        coded = [_text_coded(label[keep])]
         if predicted is not None:
             if m.all_classes:
-                predicted_classes = _as_text(frame[m.predicted_label][keep])
+                coded.append(_text_coded(frame[m.predicted_label][keep]))
             else:
                 negative = values[1] if _same(values[0], matches[0]) else values[0]
-                predicted_classes = np.where(predicted[keep], _as_text([matches[0]])[0],
-                                             _as_text([negative])[0]).astype(object)
+                coded.append((predicted[keep].astype(np.intp), _as_text([negative, matches[0]])))
+        class_labels, codes = _vocabulary(coded)
+        class_codes = codes[0]
+        predicted_class_codes = codes[1] if predicted is not None else None
+        vocabulary = np.asarray(class_labels, dtype=object)
+        classes = vocabulary[class_codes]
+        predicted_classes = None if predicted_class_codes is None else vocabulary[predicted_class_codes]
         counts = pd.Series(reasons[~keep]).value_counts()
         exclusions = pd.DataFrame({"reason": counts.index.astype(str), "rows": counts.to_numpy(dtype=np.int64)})
         return cls(
             mapping=m, y_true=y_true, scores={c: a[keep] for c, a in scores.items()},
             predicted=None if predicted is None else predicted[keep].astype(np.int8),
             subgroups=subgroups, exclusions=exclusions, n_input=n_input, rows=np.flatnonzero(keep),
-            classes=classes, predicted_classes=predicted_classes)
+            classes=classes, predicted_classes=predicted_classes, class_labels=class_labels,
+            class_codes=class_codes, predicted_class_codes=predicted_class_codes)
 
 
 def _check_roles(frame: pd.DataFrame, m: ColumnMapping) -> None:
@@ -344,6 +407,22 @@ def _predicted_positive(values, positive_label, col):
     if len(values) < 2:  # a single value that is not the positive label: every prediction is negative
         return None
     raise ValueError(PREDICTED_POSITIVE.format(col=col, values=_show(values), positive=positive_label))
+
+
+def _text_coded(values) -> tuple[np.ndarray, np.ndarray]:
+    """(codes, texts) of values without missing ones: ``texts[codes]`` is each row's text."""
+    codes, texts = text_codes(values)
+    return codes, texts[:-1]  # the last text is MISSING, the text of code -1
+
+
+def _vocabulary(coded: list) -> tuple[tuple, list]:
+    """One sorted vocabulary of class texts, and each array's codes into it.
+
+    `coded` holds ``(codes, texts)`` pairs: ``texts[codes]`` is each row's text.
+    """
+    vocabulary = tuple(sorted({text for _, texts in coded for text in texts}))
+    position = {text: i for i, text in enumerate(vocabulary)}
+    return vocabulary, [np.array([position[t] for t in texts], dtype=np.int32)[codes] for codes, texts in coded]
 
 
 def _as_text(values) -> np.ndarray:

@@ -18,6 +18,11 @@ TOO_MANY_MESSAGE = (
     "The chosen columns give {n:,} subgroups (at most {max:,} can be shown). Tip: choose attributes "
     "with fewer distinct values, turn off intersections, or bin numeric columns."
 )
+# crosstab counts a (patterns x cells) table at once when it has at most this many cells, or at
+# most twice as many as there are rows; beyond that, one bincount per subgroup.
+MAX_PATTERN_CELLS = 1 << 22
+# Numeric columns: distinct values looked for in this many leading rows before a full count.
+_PEEK_ROWS = 10_000
 INDICATOR_TYPE_MESSAGE = (
     "Subgroups.from_indicators: identity column {col!r} must be numeric (0/1 or a probability); "
     "it holds {dtype} values. Tip: use it as a protected attribute instead."
@@ -61,10 +66,17 @@ class Subgroups:
         """Number of rows the masks describe."""
         return self.membership.shape[0]
 
-    @property
+    @cached_property
     def sizes(self) -> np.ndarray:
-        """Rows in each subgroup, shape (n_subgroups,)."""
-        return self.sum(np.ones(self.n_samples))
+        """Rows in each subgroup, shape (n_subgroups,) (float, computed once, read-only)."""
+        if self.codes is not None:
+            sizes = np.bincount(self.codes, minlength=len(self.names)).astype(np.float64)
+        else:
+            codes, member, _ = self.patterns
+            rows = np.bincount(codes, minlength=member.shape[0])
+            sizes = (rows @ member).astype(np.float64)  # integer product: exact
+        sizes.flags.writeable = False
+        return sizes
 
     @property
     def small(self) -> np.ndarray:
@@ -109,16 +121,28 @@ class Subgroups:
                 np.all(self.membership.sum(axis=1) == 1)):
             eye = np.eye(k, dtype=bool)
             return self.codes.astype(np.intp), eye, ~eye
-        bits = np.packbits(np.concatenate([self.membership, self.background], axis=1), axis=1)
-        keys = np.ascontiguousarray(bits).view(np.dtype((np.void, bits.shape[1]))).reshape(-1)
-        _, first, codes = np.unique(keys, return_index=True, return_inverse=True)
-        return codes.reshape(-1).astype(np.intp), self.membership[first], self.background[first]
+        # Patterns are the distinct rows of [membership | background], ordered as their bit
+        # strings (first column most significant). The bits are packed into big-endian 64-bit
+        # words, and each word is factorized (hashing, not a sort of rows) and combined in turn.
+        # Packing each mask on its own pads the membership bits to whole bytes: same order.
+        n = self.n_samples
+        words = _packed_rows([self.membership, self.background]).view(">u8").astype(np.uint64)
+        n_words = words.shape[1]
+        codes, n_codes = np.zeros(n, np.intp), 1
+        for w in range(n_words):
+            word_codes, uniques = pd.factorize(words[:, w], sort=True)
+            codes, n_codes = _combine(codes, n_codes, word_codes, len(uniques))
+        first = _representatives(codes, n_codes)
+        return codes, self.membership[first], self.background[first]
 
     def crosstab(self, cell: np.ndarray, n_cells: int, weights: np.ndarray | None = None):
         """Counts (or sums of `weights`) per subgroup and cell, for members and for the background.
 
         This is the one primitive behind every sufficient statistic: confusion cells, calibration
-        bins. Disjoint subgroups take one ``np.bincount``; overlapping ones one per subgroup.
+        bins. Disjoint subgroups take one ``np.bincount``; overlapping ones one ``np.bincount`` over
+        (membership pattern, cell) and a sum over the patterns of each subgroup (``member.T @ counts``;
+        exact for counts), or, for very many patterns (see ``MAX_PATTERN_CELLS``), one bincount
+        per subgroup.
 
         Parameters
         ----------
@@ -139,6 +163,14 @@ class Subgroups:
             member = member.reshape(k, n_cells).astype(np.float64)
             total = np.bincount(cell, weights=w, minlength=n_cells).astype(np.float64)
             return member, total[None, :] - member
+        codes, member, background = self.patterns
+        n_patterns = member.shape[0]
+        if n_patterns * n_cells <= max(MAX_PATTERN_CELLS, 2 * self.n_samples):
+            counts = np.bincount(codes * n_cells + cell, weights=w, minlength=n_patterns * n_cells)
+            counts = counts.reshape(n_patterns, n_cells).astype(np.float64)
+            # einsum, not a BLAS product: multi-threaded BLAS on these small tables is slow on a busy machine.
+            return (np.einsum("pk,pc->kc", member.astype(np.float64), counts),
+                    np.einsum("pk,pc->kc", background.astype(np.float64), counts))
         out = []
         for masks in (self.membership, self.background):
             out.append(np.array([
@@ -203,26 +235,30 @@ class Subgroups:
         if intersect:
             if n == 0:
                 return cls([], np.zeros((0, 0), bool), np.zeros((0, 0), bool), min_size, np.zeros(0, np.intp))
-            stacked = np.column_stack([codes for codes, _ in coded])
-            combos, inverse = np.unique(stacked, axis=0, return_inverse=True)
-            inverse = inverse.reshape(-1)
-            _check_count(len(combos), max_subgroups)
+            # Mixed-radix key of the per-column codes, compacted to the observed combinations
+            # (their order is the lexicographic order of the codes: sorted values, missing last).
+            inverse, k = np.zeros(n, np.intp), 1
+            for codes, labels in coded:
+                inverse, k = _combine(inverse, k, codes, len(labels))
+            _check_count(k, max_subgroups)
+            first = _representatives(inverse, k)
             names = []
-            for combo in combos:
-                parts = [(col, labels[k]) for col, k, (_, labels) in zip(columns, combo, coded)]
+            for combo in zip(*(codes[first] for codes, _ in coded)):
+                parts = [(col, labels[c]) for col, c, (_, labels) in zip(columns, combo, coded)]
                 names.append(parts[0][1] if len(parts) == 1 else ", ".join(f"{c}={v}" for c, v in parts))
-            membership = inverse[:, None] == np.arange(len(combos))[None, :]
-            return cls(names, membership, ~membership, min_size, inverse.astype(np.intp))
-        _check_count(sum(len(np.unique(codes)) for codes, _ in coded), max_subgroups)
+            membership = inverse[:, None] == np.arange(k)[None, :]
+            return cls(names, membership, ~membership, min_size, inverse)
+        observed = [np.bincount(codes, minlength=len(labels)) > 0 for codes, labels in coded]
+        _check_count(sum(int(seen.sum()) for seen in observed), max_subgroups)
         names, masks = [], []
-        for col, (codes, labels) in zip(columns, coded):
-            for k in np.unique(codes):
+        for col, (codes, labels), seen in zip(columns, coded, observed):
+            for k in np.flatnonzero(seen):
                 names.append(labels[k] if len(columns) == 1 else f"{col}={labels[k]}")
                 masks.append(codes == k)
         membership = np.column_stack(masks) if masks else np.zeros((n, 0), bool)
-        codes = coded[0][0].astype(np.intp) if len(columns) == 1 else None
-        if codes is not None:  # one column: re-index the observed codes 0..k-1
-            codes = np.searchsorted(np.unique(codes), codes)
+        codes = None
+        if len(columns) == 1:  # one column: re-index the observed codes 0..k-1
+            codes = (np.cumsum(observed[0]) - 1)[coded[0][0]].astype(np.intp)
         return cls(names, membership, ~membership, min_size, codes)
 
     @classmethod
@@ -259,17 +295,23 @@ class Subgroups:
         """
         columns = _check_columns(data, columns, "from_indicators")
         min_size = check_int(min_size, 1, "min_size", "Subgroups.from_indicators")
-        members, backgrounds = [], []
-        for col in columns:
+        membership = np.empty((len(data), len(columns)), dtype=bool)
+        background = np.empty_like(membership)
+        missing = []
+        for j, col in enumerate(columns):
             values = data[col]
             if values.dtype == bool:
                 values = values.astype(float)
             if not pd.api.types.is_numeric_dtype(values):
                 raise ValueError(INDICATOR_TYPE_MESSAGE.format(col=col, dtype=values.dtype))
             arr = values.to_numpy(dtype=np.float64, na_value=np.nan)
-            members.append(arr >= threshold)
-            backgrounds.append(arr < threshold)
-        return cls(list(columns), np.column_stack(members), np.column_stack(backgrounds), min_size)
+            np.greater_equal(arr, threshold, out=membership[:, j])
+            if np.isnan(arr).any() or np.isnan(threshold):
+                missing.append((j, arr))
+        np.logical_not(membership, out=background)  # without a missing value: background = not member
+        for j, arr in missing:
+            np.less(arr, threshold, out=background[:, j])
+        return cls(list(columns), membership, background, min_size)
 
     def take(self, rows: np.ndarray) -> "Subgroups":
         """The same subgroups restricted to `rows` (a boolean mask or integer index)."""
@@ -324,27 +366,93 @@ def _check_columns(data: pd.DataFrame, columns: Sequence[str], func: str) -> lis
 
 
 def _codes(values: pd.Series, n_bins: int, max_categories: int) -> tuple[np.ndarray, list[str]]:
-    """Integer code per row (sorted value order, missing last) and the label of each code."""
-    missing = values.isna().to_numpy()
-    present = values[~missing]
-    if (pd.api.types.is_numeric_dtype(values) and not pd.api.types.is_bool_dtype(values)
-            and present.nunique() > max_categories):
-        x = present.to_numpy(dtype=np.float64)
+    """Integer code per row (sorted value order, missing last) and the label of each code.
+
+    Values are factorized (hashing; a categorical by its integer codes), never sorted row by row;
+    only the distinct values are sorted.
+    """
+    numeric = pd.api.types.is_numeric_dtype(values) and not pd.api.types.is_bool_dtype(values)
+    # Enough distinct values among the first rows already decides binning without a full count.
+    binned = numeric and values.iloc[:_PEEK_ROWS].nunique() > max_categories
+    if not binned:
+        codes = _factorize(values)
+        n_values = int(codes.max()) + 1 if len(codes) else 0
+        binned = numeric and n_values > max_categories
+    if binned:
+        missing = values.isna().to_numpy()
+        x = values[~missing].to_numpy(dtype=np.float64)
         edges = np.unique(np.quantile(x, np.linspace(0.0, 1.0, n_bins + 1)))
         labels = [f"{'[' if i == 0 else '('}{lo:g}, {hi:g}]" for i, (lo, hi) in enumerate(zip(edges[:-1], edges[1:]))]
         codes = np.full(len(values), len(labels), dtype=np.int64)
         codes[~missing] = np.searchsorted(edges[1:-1], x, side="left")
-    else:
-        uniques = pd.unique(present)
-        try:
-            order = sorted(uniques)
-        except TypeError:  # mixed types: sort by text
-            order = sorted(uniques, key=str)
-        labels = [_value_label(v) for v in order]
-        codes = np.full(len(values), len(labels), dtype=np.int64)
-        if len(order):
-            codes[~missing] = pd.Index(order).get_indexer(present)
-    return codes, labels + [MISSING]
+        return codes, labels + [MISSING]
+    # Codes number the values in order of first appearance, so the running maximum of the codes
+    # steps up exactly at each value's first row; those rows give the values as pd.unique does.
+    head = codes[:_PEEK_ROWS]
+    scan = head if int(head.max(initial=-1)) + 1 == n_values else codes
+    first = np.flatnonzero(np.diff(np.maximum.accumulate(scan), prepend=-1) > 0)
+    uniques = list(pd.unique(values.iloc[first]))
+    try:
+        order = sorted(range(n_values), key=uniques.__getitem__)
+    except TypeError:  # mixed types: sort by text
+        order = sorted(range(n_values), key=lambda i: str(uniques[i]))
+    rank = np.empty(n_values + 1, dtype=np.int64)
+    rank[order] = np.arange(n_values)
+    rank[-1] = n_values  # code -1 (missing) -> the last label
+    labels = [_value_label(uniques[i]) for i in order]
+    return rank[codes], labels + [MISSING]
+
+
+def _factorize(values: pd.Series) -> np.ndarray:
+    """Codes of the distinct values in order of first appearance; -1 for a missing value."""
+    if isinstance(values.dtype, pd.CategoricalDtype):  # factorize the small integer codes
+        raw = values.cat.codes.to_numpy()
+        codes, uniques = pd.factorize(raw)
+        na = np.flatnonzero(uniques < 0)
+        if len(na):
+            codes = np.where(codes == na[0], -1, codes - (codes > na[0]))
+        return codes.astype(np.intp, copy=False)
+    return pd.factorize(values)[0].astype(np.intp, copy=False)
+
+
+def _combine(codes: np.ndarray, n_codes: int, more: np.ndarray, n_more: int) -> tuple[np.ndarray, int]:
+    """Codes of the observed pairs (codes, more), numbered in lexicographic order -> (codes, count)."""
+    key = codes.astype(np.int64, copy=False) * n_more + more
+    n_keys = n_codes * n_more
+    if n_keys <= max(4 * len(key), 1 << 16):
+        seen = np.bincount(key, minlength=n_keys) > 0
+        return (np.cumsum(seen) - 1).astype(np.intp)[key], int(seen.sum())
+    key_codes, uniques = pd.factorize(key, sort=True)
+    return key_codes.astype(np.intp, copy=False), len(uniques)
+
+
+def _packed_rows(masks: list[np.ndarray], chunk: int = 1 << 18) -> np.ndarray:
+    """Each row's bits of the boolean `masks` (each of shape (n, k_i)), packed big-endian.
+
+    Each mask is padded to whole bytes and the row to whole 64-bit words: shape
+    (n, 8 * n_words), dtype uint8. Rows are packed in chunks through one flat ``np.packbits``
+    (much faster than packing along axis 1 when a row is not a whole number of bytes).
+    """
+    n = masks[0].shape[0]
+    widths = [8 * -(-m.shape[1] // 8) for m in masks]
+    n_bytes = 8 * max(1, -(-sum(widths) // 64))
+    out = np.zeros((n, n_bytes), dtype=np.uint8)
+    for start in range(0, n, chunk):
+        stop = min(start + chunk, n)
+        bits = np.zeros((stop - start, 8 * n_bytes), dtype=bool)
+        col = 0
+        for mask, width in zip(masks, widths):
+            bits[:, col:col + mask.shape[1]] = mask[start:stop]
+            col += width
+        out[start:stop] = np.packbits(bits.reshape(-1)).reshape(stop - start, n_bytes)
+    return out
+
+
+def _representatives(codes: np.ndarray, n_codes: int) -> np.ndarray:
+    """One row index holding each code in ``0..n_codes-1`` (every code must occur)."""
+    rows = np.empty(n_codes, dtype=np.intp)
+    rows[codes] = np.arange(len(codes))
+    return rows
 
 
 def text_codes(values) -> tuple[np.ndarray, np.ndarray]:

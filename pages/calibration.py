@@ -1,12 +1,10 @@
 """Calibration: reliability diagrams per subgroup with Wilson intervals, ECE / MCE / Brier with bootstrap
 intervals, the ECE disparity with its policy verdict (in the units of its distance), and the findings."""
 
-from contextlib import nullcontext
-
 import streamlit as st
 
 from fairness_core import plotting
-from ui import controls, data, summaries, text
+from ui import controls, data, progress, summaries, text
 
 controls.frame()
 st.title("Calibration")
@@ -57,7 +55,7 @@ intervals = controls.intervals()
 level = intervals.ci
 
 # Computation (post-aggregation only: the counts are cached) ---------------------------------
-with st.spinner("Computing intervals ...") if level is not None else nullcontext():
+with progress.computing("calibration per subgroup and bin", level):
     section = summaries.calibration_section(
         token, mapping_key, scored, score, n_bins=int(n_bins), strategy=strategy, min_per_group=int(min_per_group),
         distance=distance, reduction=reduction, reference=reference, include_small=include_small,
@@ -96,14 +94,26 @@ st.caption(f"Each subgroup's ECE is compared with the {ref_text}; distance: {tex
               + (f", {text.ADJUST_LABELS[intervals.adjust]}-adjusted" if intervals.adjust else "") + "."
               if level is not None else " Intervals are off, so the verdict rests on the point estimate alone."))
 
-names = scored.subgroups.names
-colors = plotting.subgroup_colors(names)
-# By default show the subgroups calibrated worst (largest ECE), where a reviewer should look first.
-default_shown = errors[~errors["small"]].nlargest(6, "ece")["subgroup"].tolist()
-shown = controls.kept(st.multiselect, "Subgroups shown", f"cal:shown:{mapping_key}", default_shown, options=names)
-fig = plotting.reliability_chart(reliability, subgroups=shown, colors=colors, title=f"Reliability diagram, {score}",
-                                 small=errors, level=level)
-st.plotly_chart(fig, width="stretch")
+
+
+@st.fragment
+def reliability_diagram(reliability, errors, names: list, key: tuple, score: str, level) -> None:
+    """The reliability diagram and its "Subgroups shown" picker: a new choice reruns only this section.
+
+    `key` identifies the calibration counts and errors shown (the comparison options, which the
+    diagram does not show, are not in it).
+    """
+    # By default show the subgroups calibrated worst (largest ECE), where a reviewer should look first.
+    default_shown = errors[~errors["small"]].nlargest(6, "ece")["subgroup"].tolist()
+    shown = controls.kept(st.multiselect, "Subgroups shown", f"cal:shown:{key[1]}", default_shown, options=names)
+    st.plotly_chart(data.chart("reliability", (*key, tuple(shown)), lambda: plotting.reliability_chart(
+        reliability, subgroups=shown, colors=plotting.subgroup_colors(names), title=f"Reliability diagram, {score}",
+        small=errors, level=level)), width="stretch")
+
+
+reliability_diagram(reliability, errors, list(scored.subgroups.names),
+                    (token, mapping_key, score, int(n_bins), strategy, int(min_per_group), include_small, level,
+                     intervals.n_boot, intervals.adjust), score, level)
 
 reference_label = {"rest": "Rest of population", "overall": "Whole population"}.get(reference,
                                                                                  f"Reference: {reference}")

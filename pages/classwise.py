@@ -1,12 +1,10 @@
 """Class-wise bias: recall, precision and F-score per class and subgroup, and the unweighted average bias,
 with intervals and the findings in plain words."""
 
-from contextlib import nullcontext
-
 import streamlit as st
 
 from fairness_core import plotting
-from ui import controls, data, state, summaries, text
+from ui import controls, data, progress, state, summaries, text
 
 controls.frame()
 st.title("Class-wise bias")
@@ -18,7 +16,8 @@ if chosen is None:
             "or, for a two-class label, a score column to threshold.")
     st.stop()
 source, threshold = chosen
-counts = data.class_counts(token, mapping_key, source or "given", threshold, scored)
+with progress.stage("Counting true against predicted classes per subgroup ..."):
+    counts = data.class_counts(token, mapping_key, source or "given", threshold, scored)
 if not ((counts.overall.sum(axis=1) > 0) & (counts.overall.sum(axis=0) > 0)).any():
     st.warning("No predicted class is among the label's classes, so every prediction counts as wrong. Check that "
                "the predicted label column uses the label's values.")
@@ -54,7 +53,7 @@ level = intervals.ci
 
 # Computation (from the cached per-subgroup confusion matrices) ------------------------------
 try:
-    with st.spinner("Computing intervals ...") if level is not None else nullcontext():
+    with progress.computing("class-wise bias", level):
         section = summaries.classwise_section(token, mapping_key, counts, source=source or "given",
                                               threshold=threshold, metric=metric, reduction=reduction,
                                               order=None if order is None else tuple(order),

@@ -4,7 +4,7 @@ import pandas as pd
 import streamlit as st
 
 import fairness_core as fc
-from ui import controls, data, state, text
+from ui import controls, data, progress, state, text
 
 controls.frame()
 st.title("Data")
@@ -19,25 +19,23 @@ source = controls.kept(
     horizontal=True)
 
 if source == "upload":
-    uploaded = st.file_uploader("Upload a CSV or Parquet file", type=["csv", "tsv", "txt", "parquet"],
-                                help="One row per prediction: the true label, model score(s) and/or a predicted "
-                                     "label, and protected attributes. Nothing is stored after your session.")
-    if uploaded is not None:
-        raw = uploaded.getvalue()
-        token = data.token_of(raw)
-        if token != current_token:
+    uploaded = st.file_uploader(text.UPLOAD, type=["csv", "tsv", "txt", "parquet"],
+                                help=text.HELP[text.UPLOAD])
+    # A file is read once per upload (its id), not on every rerun of this page.
+    if uploaded is not None and uploaded.file_id != st.session_state[state.UPLOAD_ID]:
+        with st.status(f"Loading {text.md(uploaded.name)} ...") as status:
             try:
-                frame = data.read_upload(token, uploaded.name, raw)
+                data.load_upload(uploaded, lambda label: status.update(label=text.md(label)))
+                problem = None
             except ValueError as exc:
-                st.error(str(exc))
-                st.stop()
-            profile = data.column_profile(token, frame)
-            st.session_state[state.FRAME] = frame
-            st.session_state[state.DATASET_NAME] = uploaded.name
-            st.session_state[state.DATASET_TOKEN] = token
-            st.session_state[state.MAPPING] = data.guess_mapping(frame, profile)
-            st.rerun()  # redraw the sidebar for the new dataset
-    elif not current_token.startswith("upload:"):
+                problem = str(exc)
+                status.update(label=f"Could not load {text.md(uploaded.name)}", state="error")
+        if problem:
+            st.error(problem)
+            st.stop()
+        st.session_state[state.UPLOAD_ID] = uploaded.file_id
+        st.rerun()  # redraw the sidebar for the new dataset
+    elif uploaded is None and not current_token.startswith("upload:"):
         st.info("Choose a CSV or Parquet file to analyse, or pick a sample above.")
         st.stop()
 elif current_token != "sample:" + source:
@@ -98,7 +96,8 @@ mapping = fc.ColumnMapping(
     protected=tuple(protected), indicators=tuple(identities), all_classes=bool(all_classes),
     **st.session_state[state.SUBGROUP_OPTIONS])
 try:
-    _, scored = data.analyse(mapping)
+    with progress.stage("Validating the mapping and building the subgroups ..."):
+        mapping_key, scored = data.analyse(mapping)
 except ValueError as exc:
     st.session_state[state.MAPPING] = None
     st.error(str(exc))
@@ -124,14 +123,14 @@ if len(scored.exclusions):
     st.warning("Some rows are left out of every page. Each is counted once, under its first reason:")
     st.dataframe(scored.exclusions, hide_index=True, column_config=text.column_config(scored.exclusions.columns))
 
-groups = scored.subgroup_table()
+groups = data.subgroup_table(token, mapping_key, scored)
 n_small = int(groups["small"].sum())
 if mapping.all_classes:
     classes = pd.Series(scored.classes).value_counts().sort_index()
     st.markdown(f"**{len(classes)} classes** in {text.md(label)}: " + ", ".join(
         f"{text.md(c)} ({n:,})" for c, n in classes.items())
         + f". Binary metrics use {text.md(positive)} against the rest.")
-st.markdown(f"**{len(groups)} subgroups**. " + text.small_rows_text(scored.subgroups)
+st.markdown(f"**{len(groups)} subgroups**. " + data.small_rows(token, mapping_key, scored)
             + (" Small subgroups are listed everywhere, flagged *small*." if n_small else ""))
 st.dataframe(groups, hide_index=True, column_config=text.column_config(groups.columns))
 

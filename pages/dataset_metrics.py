@@ -2,12 +2,11 @@
 with intervals, the findings in plain words and a policy verdict on the base-rate disparity."""
 
 import math
-from contextlib import nullcontext
 
 import streamlit as st
 
 from fairness_core import plotting
-from ui import controls, data, state, summaries, text
+from ui import controls, data, progress, state, summaries, text
 
 controls.frame()
 st.title("Dataset metrics")
@@ -18,13 +17,12 @@ token, mapping_key, scored = data.current()
 include_small = controls.include_small("dataset")
 intervals = controls.intervals()
 level = intervals.ci
-spinner = (lambda: st.spinner("Computing intervals ...")) if level is not None else nullcontext
 
 # Base-rate disparity: computed first, for the findings at the top --------------------------------
 distance, reduction, reference = controls.disparity_controls(scored.subgroups.names, "dataset")
 # The bound's widget is drawn under the base rates below; its current value is read here.
 max_difference = controls.setting("dataset:max_difference", summaries.DEFAULTS["dataset:max_difference"])
-with spinner():
+with progress.computing("base rates", level):
     section = summaries.dataset_section(token, mapping_key, scored, distance=distance, reduction=reduction,
                                         reference=reference, include_small=include_small,
                                         max_difference=max_difference, intervals=intervals)
@@ -83,7 +81,7 @@ concentration = controls.kept(st.number_input, "Concentration", "dataset:concent
                               help="Total pseudo-count of the Dirichlet prior that smooths each subgroup's rates "
                                    "(Foulds et al. 2020); larger values pull small subgroups towards 1/2.")
 try:
-    with spinner():
+    with progress.computing("the smoothed EDF", level):
         edf = data.smoothed_edf(token, mapping_key, float(concentration), bool(include_small), scored, level,
                                 intervals.n_boot)
 except ValueError as exc:  # overlapping subgroups (identity columns): the EDF compares disjoint ones
@@ -111,31 +109,74 @@ if edf is not None:
     st.dataframe(edf.table, hide_index=True, column_config=text.column_config(edf.table.columns))
 
 # 3. Consistency ----------------------------------------------------------------------------------
-st.subheader("Consistency (similar rows, similar labels)")
-numeric = data.numeric_columns(token, st.session_state[state.FRAME])
-default_features = data.feature_columns(token, st.session_state[state.FRAME], scored.mapping)[:8]
-c1, c2 = st.columns([3, 1])
-with c1:
-    features = controls.kept(st.multiselect, "Features", f"dataset:features:{token}", default_features, options=numeric,
-                             help="Numeric columns that describe how similar two rows are; each is standardised "
-                                  "(mean 0, standard deviation 1) before the nearest neighbours are found.")
-with c2:
-    n_neighbors = controls.kept(st.number_input, "Neighbours (k)", "dataset:n_neighbors", 5, min_value=1, max_value=50,
-                                step=1, help="How many nearest neighbours each row is compared with (itself excluded).")
-if not features:
-    st.info("Choose one or more numeric feature columns to measure consistency.")
-    st.stop()
-try:
-    result = data.consistency(token, mapping_key, tuple(features), int(n_neighbors), scored)
-except (ValueError, TypeError) as exc:
-    st.error(str(exc))
-    st.stop()
-k1, k2 = st.columns(2)
-k1.metric("Share of differing neighbours", text.num(result.value),
-          help="The mean over rows of the share of its k nearest neighbours whose label differs (seed 004's "
-               "consistency); perfect 0.")
-k2.metric("Consistency (Zemel et al.)", text.num(result.zemel_consistency),
-          help="1 minus the share of differing neighbours; perfect 1.")
-note = f" {result.n_excluded:,} rows with a missing feature value are left out." if result.n_excluded else ""
-st.caption(f"{result.n_rows:,} rows, k = {result.n_neighbors}, features: {text.md(', '.join(result.features))}.{note}"
-           + (" No interval is computed for consistency." if level is not None else ""))
+
+
+@st.fragment
+def consistency_section(token: str, mapping_key: str, scored, level) -> None:
+    """Consistency and its options: a change of features, k or sample reruns only this section.
+
+    The nearest-neighbour search is the one slow step of the page, so on more rows than
+    ``data.CONSISTENCY_SAMPLE`` it runs when asked (a button), on a seeded sample of that many rows
+    (their neighbours searched among all rows) with its standard error; every row on request.
+    """
+    st.subheader("Consistency (similar rows, similar labels)")
+    numeric = data.numeric_columns(token, st.session_state[state.FRAME])
+    default_features = data.feature_columns(token, st.session_state[state.FRAME], scored.mapping)[:8]
+    c1, c2, c3 = st.columns([3, 1, 1])
+    with c1:
+        features = controls.kept(st.multiselect, "Features", f"dataset:features:{token}", default_features,
+                                 options=numeric,
+                                 help="Numeric columns that describe how similar two rows are; each is standardised "
+                                      "(mean 0, standard deviation 1) before the nearest neighbours are found.")
+    with c2:
+        n_neighbors = controls.kept(st.number_input, "Neighbours (k)", "dataset:n_neighbors", 5, min_value=1,
+                                    max_value=50, step=1,
+                                    help="How many nearest neighbours each row is compared with (itself excluded).")
+    small = scored.n_rows <= data.CONSISTENCY_SAMPLE
+    with c3:
+        every_row = controls.kept(st.checkbox, "Every row", "dataset:consistency_all", False, disabled=small,
+                                  help=f"Count the neighbours of every row instead of a random sample of "
+                                       f"{data.CONSISTENCY_SAMPLE:,} rows (seed 0). On a million rows this takes "
+                                       "ten seconds or more rather than about one; the sample's standard error "
+                                       "is shown beside its estimate.")
+    if not features:
+        st.info("Choose one or more numeric feature columns to measure consistency.")
+        return
+    sample_size = None if small or every_row else data.CONSISTENCY_SAMPLE
+    args = (token, mapping_key, tuple(features), int(n_neighbors), sample_size, scored)
+    result = data.consistency.peek(*args)
+    if result is None and not small:
+        prompt = st.empty()
+        with prompt.container():
+            counted = f"{scored.n_rows:,} rows" if sample_size is None else f"a sample of {sample_size:,} rows"
+            st.caption(f"Consistency searches the {int(n_neighbors)} nearest neighbours of {counted} among all "
+                       f"{scored.n_rows:,}; it runs when you ask.")
+            clicked = st.button("Compute consistency", type="primary")
+        if not clicked:
+            return
+        prompt.empty()
+    if result is None:
+        try:
+            counted = f"{scored.n_rows:,}" if sample_size is None else f"{sample_size:,} sampled"
+            with progress.stage(f"Finding the {int(n_neighbors)} nearest neighbours of {counted} rows ..."):
+                result = data.consistency(*args)
+        except (ValueError, TypeError) as exc:
+            st.error(str(exc))
+            return
+    k1, k2 = st.columns(2)
+    k1.metric("Share of differing neighbours", text.num(result.value),
+              help="The mean over rows of the share of its k nearest neighbours whose label differs (seed 004's "
+                   "consistency); perfect 0.")
+    k2.metric("Consistency (Zemel et al.)", text.num(result.zemel_consistency),
+              help="1 minus the share of differing neighbours; perfect 1.")
+    if result.n_sampled < result.n_rows:
+        k1.caption(f"Standard error {text.num(result.std_error)} (a random sample of {result.n_sampled:,} of "
+                   f"{result.n_rows:,} rows, seed 0): the value over every row lies within about "
+                   f"±{text.num(1.96 * result.std_error)} of this estimate (95 %).")
+    note = f" {result.n_excluded:,} rows with a missing feature value are left out." if result.n_excluded else ""
+    st.caption(f"{result.n_rows:,} rows, k = {result.n_neighbors}, features: "
+               f"{text.md(', '.join(result.features))}.{note}"
+               + (" No bootstrap interval is computed for consistency." if level is not None else ""))
+
+
+consistency_section(token, mapping_key, scored, level)

@@ -1,12 +1,10 @@
 """Overview: the data in brief, every policy verdict and the findings of every metric page, each
 linking to its page. Computed with each page's current settings (or its defaults before it was opened)."""
 
-from contextlib import nullcontext
-
 import streamlit as st
 
 from fairness_core import summarize_verdicts
-from ui import controls, data, state, summaries, text
+from ui import controls, data, progress, state, summaries, text
 
 controls.frame()
 st.title("Overview")
@@ -26,12 +24,12 @@ m[2].metric("Base rate (share positive)", text.num(scored.base_rate, 3))
 m[2].caption(text.base_rate_caption(scored, controls.intervals().ci))
 m[3].metric("Subgroups", f"{len(scored.subgroups.names):,}")
 st.caption(f"{text.md(st.session_state[state.DATASET_NAME])}; model score: "
-           f"{text.md(score) if score else 'none'}. " + text.small_rows_text(scored.subgroups))
+           f"{text.md(score) if score else 'none'}. " + data.small_rows(token, mapping_key, scored))
 st.page_link("pages/data.py", label="Data: columns, exclusions and subgroups", icon=":material/table:")
 
 # 2. Every page's findings and verdicts ---------------------------------------------------------
 sections, skipped = [], []
-with st.spinner("Computing intervals ...") if intervals.ci is not None else nullcontext():
+with progress.computing("every page's findings and verdicts", intervals.ci):
     if score:
         sections.append(summaries.auc_section(
             token, mapping_key, scored, score, p=float(setting("auc:p", summaries.DEFAULTS["auc:p"])),

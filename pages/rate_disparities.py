@@ -1,12 +1,10 @@
 """Rate disparities: rates per subgroup at a decision threshold, their disparities and equalized odds,
 with intervals, the findings in plain words and the verdicts of the policy rules."""
 
-from contextlib import nullcontext
-
 import streamlit as st
 
 from fairness_core import plotting, summarize_verdicts
-from ui import controls, data, state, summaries, text
+from ui import controls, data, progress, state, summaries, text
 
 controls.frame()
 st.title("Rate disparities")
@@ -16,7 +14,8 @@ score = st.session_state[state.MODEL]
 # Controls ----------------------------------------------------------------------------------
 source, threshold = controls.predictions(scored, score)
 source = source or "given"
-counts = data.confusion(token, mapping_key, source, threshold, scored)
+with progress.stage("Counting predictions per subgroup ..."):
+    counts = data.confusion(token, mapping_key, source, threshold, scored)
 
 metrics = controls.kept(st.multiselect, "Rates", "rates:metrics", summaries.DEFAULTS["rates:metrics"],
                         options=list(text.RATE_LABELS), format_func=text.RATE_LABELS.get)
@@ -36,7 +35,7 @@ def disparity(metric: str, dist: str = distance, red: str = reduction):
 
 
 # Computation (post-aggregation only: the counts above are cached) -------------------------
-with st.spinner("Computing intervals ...") if level is not None else nullcontext():
+with progress.computing("rate disparities", level):
     rates = counts.table(ci=level)
     results = {m: disparity(text.RATE_TO_METRIC[m]) for m in metrics}
     comparisons = {m: s.table for m, s in results.items()}
@@ -46,7 +45,7 @@ with st.spinner("Computing intervals ...") if level is not None else nullcontext
     section = summaries.rate_section(token, mapping_key, counts, source=source, threshold=threshold, metrics=metrics,
                                      distance=distance, reference=reference, include_small=include_small,
                                      intervals=intervals, max_difference=max_difference)
-with st.spinner("Computing intervals ...") if level is not None else nullcontext():
+with progress.computing("the Theil index", level):
     theil = data.theil(token, mapping_key, source, threshold, reference, reduction, include_small, level,
                        intervals.n_boot, intervals.adjust, counts)
 
@@ -123,7 +122,7 @@ with tabs[-1]:
     st.dataframe(theil.table, hide_index=True, column_config=text.column_config(theil.table.columns))
 
 st.subheader("Inequality of benefits (Theil index)")
-with st.spinner("Computing intervals ...") if level is not None else nullcontext():
+with progress.computing("the Theil indices", level):
     individual, between = data.theil_indices(token, mapping_key, source, threshold, level, intervals.n_boot, counts)
 
 t1, t2 = st.columns(2)
@@ -153,29 +152,42 @@ for col, label, result in ((s1, "p% score (min)", p_percent), (s2, "Equal opport
                     f"{result.n_undefined} undefined left out.")
     col.caption(text.ratio_score_caption(result, level))
 ratio_tables = {"p% score": p_percent.table, "Equal opportunity score": opportunity.table}
-st.plotly_chart(plotting.ratio_score_chart(ratio_tables, threshold=summaries.DEFAULT_RULES["four_fifths"].bound,
-                                          title="Each subgroup against the rest", level=level), width="stretch")
+# Each subgroup against the rest, whatever the Reference, Distance and Reduction above: those do not redraw it.
+ratio_key = (token, mapping_key, source, threshold, include_small, level, intervals.n_boot)
+st.plotly_chart(data.chart("ratio_scores", ratio_key, lambda: plotting.ratio_score_chart(
+    ratio_tables, threshold=summaries.DEFAULT_RULES["four_fifths"].bound, title="Each subgroup against the rest",
+    level=level)), width="stretch")
 for tab, (name, table) in zip(st.tabs(list(ratio_tables)), ratio_tables.items()):
     with tab:
         st.dataframe(table, hide_index=True, column_config=text.column_config(table.columns))
 
-st.subheader("Correlation score")
-mapping = scored.mapping
-numeric = data.numeric_columns(token, st.session_state[state.FRAME])
-candidates = [c for c in numeric if c not in (mapping.label, *mapping.scores, mapping.predicted_label)]
-if not candidates:
-    st.caption("The data have no numeric column to correlate the predictions with.")
-    st.stop()
-preferred = ([c for c in (*mapping.protected, *mapping.indicators) if c in candidates]
-             + data.feature_columns(token, st.session_state[state.FRAME], mapping) + candidates)
-column = controls.kept(st.selectbox, "Correlate predictions with", "rates:correlation_column", preferred[0],
-                       options=candidates, help="A numeric column, such as age: the score is -|Pearson r| between "
-                                                "the predicted labels and it (seed 003); 0 is best, -1 the worst.")
-value, n_missing = data.correlation(token, mapping_key, source or "given", threshold, column, scored, level=level)
-st.metric(f"Correlation score ({text.md(column)})", text.num(float(value)),
-          help="-|Pearson r| between the predicted labels (1 = positive) and the column; 0 means no linear "
-               "association. Undefined when either is constant.")
-if level is not None:
-    st.caption(text.correlation_caption(value))
-if n_missing:
-    st.caption(f"{n_missing:,} rows with a missing {text.md(column)} are left out of this score.")
+
+
+@st.fragment
+def correlation_section(token: str, mapping_key: str, scored, source: str, threshold, level) -> None:
+    """The correlation score and its column picker: a new column reruns only this section."""
+    st.subheader("Correlation score")
+    mapping = scored.mapping
+    numeric = data.numeric_columns(token, st.session_state[state.FRAME])
+    candidates = [c for c in numeric if c not in (mapping.label, *mapping.scores, mapping.predicted_label)]
+    if not candidates:
+        st.caption("The data have no numeric column to correlate the predictions with.")
+        return
+    preferred = ([c for c in (*mapping.protected, *mapping.indicators) if c in candidates]
+                 + data.feature_columns(token, st.session_state[state.FRAME], mapping) + candidates)
+    column = controls.kept(st.selectbox, "Correlate predictions with", "rates:correlation_column", preferred[0],
+                           options=candidates, help="A numeric column, such as age: the score is -|Pearson r| "
+                                                    "between the predicted labels and it (seed 003); 0 is best, -1 "
+                                                    "the worst.")
+    with progress.computing(f"the correlation with {column}", level):
+        value, n_missing = data.correlation(token, mapping_key, source, threshold, column, scored, level=level)
+    st.metric(f"Correlation score ({text.md(column)})", text.num(float(value)),
+              help="-|Pearson r| between the predicted labels (1 = positive) and the column; 0 means no linear "
+                   "association. Undefined when either is constant.")
+    if level is not None:
+        st.caption(text.correlation_caption(value))
+    if n_missing:
+        st.caption(f"{n_missing:,} rows with a missing {text.md(column)} are left out of this score.")
+
+
+correlation_section(token, mapping_key, scored, source, threshold, level)

@@ -1,12 +1,10 @@
 """Subgroup AUCs: subgroup, BPSN and BNSP AUC per subgroup, their power means and the bias AUC score,
 with DeLong intervals and the AUCs that lie below the overall AUC."""
 
-from contextlib import nullcontext
-
 import streamlit as st
 
 from fairness_core import plotting
-from ui import controls, data, summaries, text
+from ui import controls, data, progress, summaries, text
 
 controls.frame()
 st.title("Subgroup AUCs")
@@ -30,7 +28,7 @@ level = intervals.ci
 min_score = controls.setting("auc:min_score", summaries.DEFAULTS["auc:min_score"])
 if not controls.setting("auc:min_score_on", summaries.DEFAULTS["auc:min_score_on"]):
     min_score = None
-with st.spinner("Computing intervals ...") if level is not None else nullcontext():
+with progress.computing("the AUCs of every subgroup", level):
     section = summaries.auc_section(token, mapping_key, scored, score, p=float(p), weight=float(weight),
                                     include_small=include_small, intervals=intervals, min_score=min_score)
 table, result = section.extra["table"], section.extra["result"]
@@ -73,12 +71,20 @@ for verdict in section.verdicts:
 if not section.verdicts:
     st.caption("No rule is set for this page.")
 
-fig = plotting.auc_chart(table, title=f"AUCs per subgroup, {score}", level=level)
-if min_score is not None:
-    plotting.add_rule_line(fig, float(min_score), f"minimum bias AUC score {float(min_score):g}", axis="x")
-    low, high = fig.layout.xaxis.range  # the fitted range, widened to show the bound
-    fig.update_xaxes(range=[min(low, float(min_score) - 0.02), max(high, float(min_score) + 0.02)])
-st.plotly_chart(fig, width="stretch")
+
+
+def auc_chart():
+    fig = plotting.auc_chart(table, title=f"AUCs per subgroup, {score}", level=level)
+    if min_score is not None:
+        plotting.add_rule_line(fig, float(min_score), f"minimum bias AUC score {float(min_score):g}", axis="x")
+        low, high = fig.layout.xaxis.range  # the fitted range, widened to show the bound
+        fig.update_xaxes(range=[min(low, float(min_score) - 0.02), max(high, float(min_score) + 0.02)])
+    return fig
+
+
+# The chart shows the AUCs, not the power means: p and the weight do not redraw it.
+st.plotly_chart(data.chart("auc", (token, mapping_key, score, level, intervals.n_boot, min_score), auc_chart),
+                width="stretch")
 shown = table.copy()
 shown.attrs = {}  # the bootstrap replicates in attrs are not for display (and not JSON)
 st.dataframe(shown, hide_index=True, column_config=text.column_config(shown.columns))

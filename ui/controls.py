@@ -12,7 +12,7 @@ import streamlit as st
 
 import fairness_core as fc
 
-from . import state, text
+from . import progress, state, text
 
 
 @dataclass(frozen=True)
@@ -240,10 +240,11 @@ def _small_rows_caption() -> None:
     if mapping is None:
         return
     try:
-        _, scored = data.analyse(mapping)
+        with progress.stage("Validating the rows and building the subgroups ..."):
+            key, scored = data.analyse(mapping)
     except ValueError:
         return  # the page itself says what is wrong with the mapping
-    st.caption(text.small_rows_text(scored.subgroups))
+    st.caption(data.small_rows(st.session_state[state.DATASET_TOKEN], key, scored))
 
 
 def _interval_options() -> None:

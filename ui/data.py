@@ -1,15 +1,30 @@
-"""Cached loading and computation: st.cache_data wrappers around fairness_core calls.
+"""Loading and memoized computation: the fairness_core calls of every page, each keyed by what it depends on.
 
-Cached functions are keyed by small strings (the dataset token, the mapping's repr, options);
-the large objects they work on are passed with a leading underscore, which Streamlit does not
-hash. The token identifies the content (a sample id, or the SHA-256 of the uploaded bytes), so
-equal keys always mean equal inputs. Entries are bounded and expire after an hour; nothing is
-written to disk.
+Results are memoized per session (:func:`ui.memo.memo`: the objects themselves, in
+``st.session_state``, never pickled, bounded, released when the session ends), keyed by small
+values: the dataset token (a sample id, or the SHA-256 of the uploaded bytes), the mapping and
+slice (``mapping_key``), and the options the result depends on. Large objects are passed with a
+leading underscore and are not part of the key. Each statistic is keyed only by its own inputs:
+
+- rows and subgroups (``ScoredData``): token, mapping and slice; a new minimum subgroup size
+  reuses them (only the small flags change);
+- count tables (AUC table, threshold, calibration, class and label counts): the above plus the
+  score column (and the bins), whatever the minimum size (:func:`per_rows`); the confusion counts
+  at a threshold are lookups in the score's threshold counts, sorted once;
+- post-aggregation results (disparities, reductions, findings): the counts' key plus their own
+  options, computed from the memoized counts in milliseconds.
+
+Only the bundled samples (public data, small) are cached across sessions, with
+``st.cache_resource``. Nothing is written to disk.
 """
 
 from __future__ import annotations
 
+import functools
 import hashlib
+import inspect
+import os
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -19,6 +34,7 @@ import streamlit as st
 import fairness_core as fc
 
 from . import state, text
+from .memo import memo
 
 SAMPLE_DIR = Path(__file__).resolve().parent.parent / "sample_data"
 SAMPLES = {
@@ -40,19 +56,29 @@ SAMPLES = {
 }
 DEFAULT_SAMPLE = "credit"
 MAX_SLICE_VALUES = 50  # a non-numeric column with more distinct values is not offered for slicing
-CACHE = {"max_entries": 16, "ttl": 3600, "show_spinner": False}
+# Entries per memoized function and session: the large ones (rows of a mapping) few, small results many.
+LARGE, COUNTS, SMALL = 2, 8, 64
+CONSISTENCY_SAMPLE = 20_000  # rows whose neighbours consistency counts by default (a seeded sample)
+CONSISTENCY_JOBS = 2  # threads of its neighbour search
+# Memory a file takes while it is read and analysed, in multiples of its size: the bytes, the parsed
+# table and the validated columns (measured at 10^6 rows: about 4x for CSV; Parquet is compressed).
+MEMORY_FACTOR = {"csv": 5, "parquet": 15}
+MEMORY_MESSAGE = (
+    "The file {name!r} ({size}) would probably not fit in the memory this server has free (about {free}; reading "
+    "and analysing a {kind} file takes about {factor} times its size). Tip: upload it as Parquet, keep only the "
+    "columns the analysis needs (label, scores, predicted label, protected attributes), or upload a sample of "
+    "the rows."
+)
+OUT_OF_MEMORY_MESSAGE = (
+    "The server ran out of memory while {step} {name!r} ({size}). Tip: upload it as Parquet, keep only the columns "
+    "the analysis needs, or upload a sample of the rows."
+)
 
 
-@st.cache_data(**CACHE)
+@st.cache_resource(max_entries=len(SAMPLES), ttl=3600, show_spinner=False)
 def read_sample(key: str) -> pd.DataFrame:
-    """The bundled sample `key` as a DataFrame."""
+    """The bundled sample `key` as a DataFrame (shared by every session: never modify it)."""
     return fc.read_table(SAMPLE_DIR / SAMPLES[key]["file"])
-
-
-@st.cache_data(**CACHE)
-def read_upload(token: str, name: str, _data: bytes) -> pd.DataFrame:
-    """An uploaded file, parsed once per content (token = SHA-256 of its bytes)."""
-    return fc.read_table(_data, name=name)
 
 
 def token_of(data: bytes) -> str:
@@ -60,13 +86,90 @@ def token_of(data: bytes) -> str:
     return "upload:" + hashlib.sha256(data).hexdigest()
 
 
-@st.cache_data(**CACHE)
+def size_text(n_bytes: float) -> str:
+    """A file size in words: 512 bytes, 3.2 MB, 1.1 GB."""
+    for unit, scale in (("GB", 1e9), ("MB", 1e6), ("KB", 1e3)):
+        if n_bytes >= scale:
+            return f"{n_bytes / scale:.1f} {unit}"
+    return f"{int(n_bytes)} bytes"
+
+
+def available_memory() -> int | None:
+    """Bytes of memory this process can still use: the system's available memory (/proc/meminfo), or the
+    container's limit minus its use when that is smaller (cgroup v2); None where neither can be read."""
+    free = []
+    try:
+        with open("/proc/meminfo") as fh:
+            free += [int(line.split()[1]) * 1024 for line in fh if line.startswith("MemAvailable:")]
+    except (OSError, ValueError, IndexError):
+        pass
+    try:
+        with open("/sys/fs/cgroup/memory.max") as fh, open("/sys/fs/cgroup/memory.current") as used:
+            limit = fh.read().strip()
+            if limit != "max":
+                free.append(int(limit) - int(used.read().strip()))
+    except (OSError, ValueError):
+        pass
+    return min(free) if free else None
+
+
+def memory_problem(name: str, size: int) -> str | None:
+    """Why a file of `size` bytes would not fit in the memory available (the message), or None if it would."""
+    kind = "parquet" if name.lower().endswith(".parquet") else "csv"
+    free = available_memory()
+    if free is None or size * MEMORY_FACTOR[kind] <= free:
+        return None
+    return MEMORY_MESSAGE.format(name=name, size=size_text(size), free=size_text(max(free, 0)),
+                                 kind="Parquet" if kind == "parquet" else "CSV", factor=MEMORY_FACTOR[kind])
+
+
+def load_upload(uploaded, stage) -> None:
+    """Parse an uploaded file and make it the current dataset, with a first guess of its mapping.
+
+    `stage(label)` is called with the name of each step (parsing, checking the columns, analysing
+    the mapping) for the progress indicator. Raises ValueError with the message to show for a file
+    that cannot be read, does not fit in memory, or runs out of memory.
+    """
+    name, size = uploaded.name, uploaded.size
+    problem = memory_problem(name, size)
+    if problem:
+        raise ValueError(problem)
+    step = "reading"
+    try:
+        stage(f"Parsing {name} ({size_text(size)}) ...")
+        raw = uploaded.getvalue()
+        token = token_of(raw)
+        if token == st.session_state[state.DATASET_TOKEN]:
+            return  # the same content again: keep its mapping
+        frame = fc.read_table(raw, name=name)
+        del raw
+        step = "checking the columns of"
+        stage("Checking the columns ...")
+        profile = column_profile(token, frame)
+        mapping = replace(guess_mapping(frame, profile), **(st.session_state[state.SUBGROUP_OPTIONS] or {}))
+        keys = (state.FRAME, state.DATASET_NAME, state.DATASET_TOKEN, state.MAPPING)
+        previous = {key: st.session_state[key] for key in keys}
+        st.session_state.update(dict(zip(keys, (frame, name, token, mapping))))
+        step = "analysing"
+        stage("Validating the mapping and building the subgroups ...")
+        try:
+            analyse(mapping)  # memoized for the Data page, which shows any problem with the guess
+        except ValueError:
+            pass
+        except MemoryError:
+            st.session_state.update(previous)  # back to the dataset that fitted
+            raise
+    except MemoryError as exc:
+        raise ValueError(OUT_OF_MEMORY_MESSAGE.format(step=step, name=name, size=size_text(size))) from exc
+
+
+@memo(LARGE)
 def slice_mask(token: str, slice_key: str, _frame: pd.DataFrame, _slice: fc.Slice):
     """Boolean mask of the rows of the dataset in the slice (slice_key = repr of the slice)."""
     return _slice.mask(_frame)
 
 
-@st.cache_data(**CACHE)
+@memo(SMALL)
 def slice_values(token: str, column: str, _frame: pd.DataFrame):
     """What a slice condition on `column` can keep: a (min, max) range for a numeric column with
     many values, else the list of its values as display text (missing last)."""
@@ -77,12 +180,13 @@ def slice_values(token: str, column: str, _frame: pd.DataFrame):
     return fc.Condition.value_labels(values)
 
 
-@st.cache_data(**CACHE)
-def scored(token: str, mapping_key: str, _frame: pd.DataFrame, _mapping: fc.ColumnMapping,
-           _slice: fc.Slice | None = None) -> fc.ScoredData:
+@memo(LARGE)
+def scored_rows(token: str, rows_key: str, _frame: pd.DataFrame, _mapping: fc.ColumnMapping,
+                _slice: fc.Slice | None = None) -> fc.ScoredData:
     """Validated ScoredData of the rows in the slice (raises ValueError for a bad mapping or an empty slice).
 
-    `mapping_key` must identify both the mapping and the slice (see :func:`analyse`).
+    `rows_key` must identify the mapping (but for its minimum subgroup size, which only flags
+    subgroups: see :func:`scored`) and the slice.
     """
     if _slice is not None and _slice.conditions:
         mask = slice_mask(token, repr(_slice), _frame, _slice)
@@ -92,46 +196,136 @@ def scored(token: str, mapping_key: str, _frame: pd.DataFrame, _mapping: fc.Colu
     return fc.ScoredData.from_frame(_frame, _mapping)
 
 
+@memo(LARGE)
+def scored(token: str, mapping_key: str, _frame: pd.DataFrame, _mapping: fc.ColumnMapping,
+           _slice: fc.Slice | None = None) -> fc.ScoredData:
+    """Validated ScoredData of the rows in the slice (raises ValueError for a bad mapping or an empty slice).
+
+    `mapping_key` must identify both the mapping and the slice (see :func:`analyse`). The rows are
+    validated once per mapping and slice whatever the minimum subgroup size: a new size shares
+    their arrays and only re-flags the subgroups.
+    """
+    base_mapping = replace(_mapping, min_size=fc.ColumnMapping.min_size)
+    base = scored_rows(token, rows_key(mapping_key), _frame, base_mapping, _slice)
+    if _mapping.min_size == base_mapping.min_size:
+        return base
+    return replace(base, mapping=_mapping, subgroups=base.subgroups.with_min_size(_mapping.min_size))
+
+
+def rows_key(mapping_key: str) -> str:
+    """The part of a key from :func:`analyse` that identifies the rows and subgroups: all but the minimum size."""
+    return mapping_key.rsplit("|min_size=", 1)[0]
+
+
+def with_min_size(counts, min_size: int):
+    """A count table with its subgroups flagged small below `min_size`, nothing counted again.
+
+    Every count table of fairness_core (confusion, threshold, calibration and class counts) keeps
+    ``min_size`` as a field and flags small subgroups from it when asked; the AUC table flags them
+    in its ``small`` column (``size < min_size``).
+    """
+    if isinstance(counts, pd.DataFrame):
+        small = counts["size"] < min_size
+        return counts if small.equals(counts["small"]) else counts.assign(small=small)
+    return counts if counts.min_size == min_size else replace(counts, min_size=min_size)
+
+
+def per_rows(func):
+    """Memoize count table `func(token, mapping_key, ..., _data)` once per rows: on the token and
+    :func:`rows_key` of `mapping_key`, whatever the minimum subgroup size, which
+    :func:`with_min_size` applies to the result (a new size re-flags subgroups in milliseconds)."""
+    counted = memo(COUNTS)(func)
+    signature = inspect.signature(func)
+
+    @functools.wraps(func)
+    def wrapper(*args, **kwargs):
+        bound = signature.bind(*args, **kwargs)
+        min_size = bound.arguments["_data"].subgroups.min_size
+        bound.arguments["mapping_key"] = rows_key(bound.arguments["mapping_key"])
+        return with_min_size(counted(*bound.args, **bound.kwargs), min_size)
+
+    return wrapper
+
+
+@memo(SMALL)
+def chart(name: str, key: tuple, _build):
+    """The Plotly figure `_build()` returns, built once per (`name`, `key`).
+
+    `key` must hold everything the figure shows (token, mapping key, the options of its numbers),
+    so that a figure survives a change of an option it does not show: the AUC chart a new p, the
+    ratio-score chart a new reference. Never modify the figure returned.
+    """
+    return _build()
+
+
+@memo(COUNTS)
+def subgroup_table(token: str, mapping_key: str, _data: fc.ScoredData) -> pd.DataFrame:
+    """The subgroups with their sizes and label counts (``ScoredData.subgroup_table``)."""
+    return _data.subgroup_table()
+
+
+@memo(COUNTS)
+def small_rows(token: str, mapping_key: str, _data: fc.ScoredData) -> str:
+    """How many subgroups are small and how many rows they hold, in words (``text.small_rows_text``)."""
+    return text.small_rows_text(_data.subgroups)
+
+
 def analyse(mapping: fc.ColumnMapping) -> tuple[str, fc.ScoredData]:
     """(cache key, ScoredData) of the current dataset under `mapping` and the sidebar's slice.
 
     Raises ValueError for a bad mapping or an empty slice.
     """
-    current_slice = st.session_state.get(state.SLICE) or fc.Slice()
-    key = f"{mapping!r}|{current_slice!r}"
+    current_slice = rows_slice()
+    rows = replace(mapping, min_size=fc.ColumnMapping.min_size)
+    key = f"{rows!r}|{current_slice!r}|min_size={mapping.min_size}"  # see rows_key
     frame = st.session_state[state.FRAME]
     return key, scored(st.session_state[state.DATASET_TOKEN], key, frame, mapping, current_slice)
+
+
+def rows_slice() -> fc.Slice:
+    """The sidebar's slice, or no slice when it keeps every row (the same rows, validated and counted once:
+    choosing a column to slice by first keeps all its values)."""
+    current = st.session_state.get(state.SLICE) or fc.Slice()
+    if current.conditions:
+        frame = st.session_state[state.FRAME]
+        if slice_mask(st.session_state[state.DATASET_TOKEN], repr(current), frame, current).all():
+            return fc.Slice()
+    return current
 
 
 def sliced_frame() -> pd.DataFrame:
     """The rows of the current dataset in the sidebar's slice (positions match ScoredData.rows' input)."""
     frame = st.session_state[state.FRAME]
-    current_slice = st.session_state.get(state.SLICE) or fc.Slice()
+    current_slice = rows_slice()
     if not current_slice.conditions:
         return frame
     mask = slice_mask(st.session_state[state.DATASET_TOKEN], repr(current_slice), frame, current_slice)
     return frame.loc[mask].reset_index(drop=True)
 
 
-@st.cache_data(**CACHE)
+@per_rows
 def auc_table(token: str, mapping_key: str, score: str, _data: fc.ScoredData) -> pd.DataFrame:
     """Per-subgroup AUC table of one score column (one sort of that column)."""
     return fc.bias_auc_table(_data.y_true, _data.scores[score], _data.subgroups)
 
 
-@st.cache_data(**CACHE)
+@per_rows
+def threshold_counts(token: str, mapping_key: str, score: str, _data: fc.ScoredData) -> fc.ThresholdCounts:
+    """Score column `score` sorted once, with cumulative counts: the confusion counts at any threshold."""
+    return fc.threshold_counts(_data.y_true, _data.scores[score], _data.subgroups)
+
+
+@memo(COUNTS)
 def confusion(token: str, mapping_key: str, source: str, threshold: float | None,
               _data: fc.ScoredData) -> fc.ConfusionCounts:
-    """Confusion counts at a threshold on `source` (a score column), or of the given predictions."""
-    y_pred = _data.y_pred(source, threshold) if threshold is not None else _data.y_pred()
-    return fc.confusion_counts(_data.y_true, y_pred, _data.subgroups)
+    """Confusion counts at a threshold on `source` (a score column: array lookups in its memoized
+    :func:`threshold_counts`, no pass over the rows), or of the given predictions."""
+    if threshold is None:
+        return fc.confusion_counts(_data.y_true, _data.y_pred(), _data.subgroups)
+    return threshold_counts(token, mapping_key, source, _data).at(threshold)
 
 
-# Interval-bearing results: small tables, several per page view (one per rate, rule and option set).
-INTERVAL_CACHE = {**CACHE, "max_entries": 64}
-
-
-@st.cache_data(**INTERVAL_CACHE)
+@memo(SMALL)
 def disparity(token: str, mapping_key: str, source: str, threshold: float | None, metric: str, distance: str,
               reduction: str, reference: str, include_small: bool, level: float | None, n_boot: int,
               adjust: str | None, _counts: fc.ConfusionCounts) -> fc.DisparityResult:
@@ -146,7 +340,7 @@ def disparity(token: str, mapping_key: str, source: str, threshold: float | None
     return _counts.disparity(metric, **kw)
 
 
-@st.cache_data(**INTERVAL_CACHE)
+@memo(SMALL)
 def ratio_scores(token: str, mapping_key: str, source: str, threshold: float | None, rate: str, include_small: bool,
                  level: float | None, n_boot: int, _counts: fc.ConfusionCounts):
     """Every subgroup's ratio score against the rest and the minimum (``rate="selection_rate"``: p% score,
@@ -154,7 +348,7 @@ def ratio_scores(token: str, mapping_key: str, source: str, threshold: float | N
     return _counts.ratio_scores(rate, include_small=include_small, ci=level, n_boot=n_boot, random_state=0)
 
 
-@st.cache_data(**INTERVAL_CACHE)
+@memo(SMALL)
 def findings(token: str, mapping_key: str, source: str, threshold: float | None, metrics: tuple, reference: str,
              include_small: bool, level: float | None, n_boot: int, adjust: str | None,
              _counts: fc.ConfusionCounts) -> list:
@@ -163,7 +357,7 @@ def findings(token: str, mapping_key: str, source: str, threshold: float | None,
                          adjust=adjust, include_small=include_small, limit=3)
 
 
-@st.cache_data(**INTERVAL_CACHE)
+@memo(SMALL)
 def theil(token: str, mapping_key: str, source: str, threshold: float | None, reference: str, reduction: str,
           include_small: bool, level: float | None, n_boot: int, adjust: str | None,
           _counts: fc.ConfusionCounts) -> fc.DisparityResult:
@@ -173,7 +367,7 @@ def theil(token: str, mapping_key: str, source: str, threshold: float | None, re
                                n_boot=n_boot, random_state=0, adjust=adjust)
 
 
-@st.cache_data(**INTERVAL_CACHE)
+@memo(SMALL)
 def theil_indices(token: str, mapping_key: str, source: str, threshold: float | None, level: float | None,
                   n_boot: int, _counts: fc.ConfusionCounts) -> tuple:
     """(individual, between-group) Theil indices of the cached confusion counts: floats, or with `level`
@@ -188,7 +382,7 @@ def theil_indices(token: str, mapping_key: str, source: str, threshold: float | 
     return individual, between
 
 
-@st.cache_data(**CACHE)
+@per_rows
 def auc_intervals(token: str, mapping_key: str, score: str, level: float, n_boot: int,
                   _data: fc.ScoredData) -> pd.DataFrame:
     """Per-subgroup AUC table of one score column with DeLong intervals at `level`, and in its attrs the
@@ -197,7 +391,7 @@ def auc_intervals(token: str, mapping_key: str, score: str, level: float, n_boot
                              random_state=0)
 
 
-@st.cache_data(**CACHE)
+@per_rows
 def calibration(token: str, mapping_key: str, score: str, n_bins: int, strategy: str,
                 _data: fc.ScoredData) -> fc.CalibrationCounts:
     """Per-(subgroup, bin) calibration sums of one probability column (and the atoms its bootstrap resamples)."""
@@ -205,7 +399,7 @@ def calibration(token: str, mapping_key: str, score: str, n_bins: int, strategy:
                                  strategy=strategy)
 
 
-@st.cache_data(**INTERVAL_CACHE)
+@memo(SMALL)
 def calibration_disparity(token: str, mapping_key: str, score: str, n_bins: int, strategy: str,
                           threshold: float | None, min_per_group: int, distance: str, reduction: str, reference: str,
                           include_small: bool, level: float | None, n_boot: int, adjust: str | None,
@@ -252,13 +446,7 @@ def current():
     return st.session_state[state.DATASET_TOKEN], key, data
 
 
-LABEL_NAMES = ("label", "label_value", "target", "y", "y_true", "outcome", "class", "two_year_recid",
-               "toxicity", "toxic", "income", "repaid", "default")
-POSITIVE_VALUES = (1, True, "1", "yes", "Yes", "true", "True", "toxic", "positive", ">50K")
-PROTECTED_NAMES = ("race", "ethnicity", "sex", "gender", "age_group", "age_cat")
-
-
-@st.cache_data(**CACHE)
+@memo(SMALL)
 def column_profile(token: str, _frame: pd.DataFrame) -> pd.DataFrame:
     """Per column: dtype, whether numeric, and the number of distinct non-missing values (of their text
     when some are unhashable, such as lists or dicts)."""
@@ -309,25 +497,17 @@ def label_values(frame: pd.DataFrame, column: str, limit: int = 50) -> list:
 
 
 def guess_positive(values: list):
-    """The value most likely meaning 'positive' among a label's values."""
-    for candidate in POSITIVE_VALUES:
-        for v in values:
-            if type(v) is type(candidate) and v == candidate:
-                return v
-    return values[-1] if values else None
+    """The value most likely meaning 'positive' among a label's values (fairness_core's guess)."""
+    return fc.guess_positive(values)
 
 
-def guess_mapping(frame: pd.DataFrame, profile: pd.DataFrame) -> fc.ColumnMapping:
-    """A first column mapping for an uploaded file, for the user to check and adjust."""
-    binary = profile.loc[profile["n_unique"] == 2, "column"].tolist()
-    lower = {c.lower(): c for c in binary}
-    label = next((lower[n] for n in LABEL_NAMES if n in lower), binary[0] if binary else str(frame.columns[0]))
-    numeric = profile.loc[profile["numeric"] & (profile["n_unique"] > 2), "column"].tolist()
-    scores = [c for c in numeric if c != label and any(k in c.lower() for k in ("score", "prob", "pred", "risk", "toxicity"))][:1]
-    names = {c.lower(): c for c in profile["column"]}
-    protected = [names[n] for n in PROTECTED_NAMES if n in names and names[n] not in (label, *scores)][:1]
-    return fc.ColumnMapping(label=label, positive_label=guess_positive(label_values(frame, label)),
-                            scores=tuple(scores), protected=tuple(protected))
+def guess_mapping(frame: pd.DataFrame, profile: pd.DataFrame | None = None) -> fc.ColumnMapping:
+    """A first column mapping for an uploaded file, for the user to check and adjust
+    (``fairness_core.guess_mapping``: every score column, predicted label and protected attribute)."""
+    guess = fc.guess_mapping(frame)
+    if guess.mapping is None:
+        return fc.ColumnMapping(label=str(frame.columns[0]) if frame.shape[1] else "", positive_label=None)
+    return guess.mapping
 
 
 def current_score(purpose: str) -> str:
@@ -339,7 +519,7 @@ def current_score(purpose: str) -> str:
     return score
 
 
-@st.cache_data(**CACHE)
+@per_rows
 def class_counts(token: str, mapping_key: str, source: str, threshold: float | None, _data: fc.ScoredData):
     """Per-subgroup confusion matrices of true against predicted classes (the Class-wise bias page).
 
@@ -350,7 +530,7 @@ def class_counts(token: str, mapping_key: str, source: str, threshold: float | N
     return fc.class_counts(_data.classes, predicted, _data.subgroups)
 
 
-@st.cache_data(**INTERVAL_CACHE)
+@memo(SMALL)
 def classwise(token: str, mapping_key: str, source: str, threshold: float | None, metric: str, reduction: str,
               order: tuple | None, include_small: bool, level: float | None, n_boot: int, _counts):
     """Unweighted average bias of the cached class counts `_counts` (keyed as :func:`class_counts`) for the
@@ -360,7 +540,7 @@ def classwise(token: str, mapping_key: str, source: str, threshold: float | None
                                            include_small=include_small, ci=level, n_boot=n_boot, random_state=0)
 
 
-@st.cache_data(**CACHE)
+@memo(SMALL)
 def smoothed_edf(token: str, mapping_key: str, concentration: float, include_small: bool, _data: fc.ScoredData,
                  level: float | None = None, n_boot: int = 1000):
     """Smoothed empirical differential fairness of the labels, with bootstrap intervals (seed 0) when `level`
@@ -369,13 +549,13 @@ def smoothed_edf(token: str, mapping_key: str, concentration: float, include_sma
                            ci=level, n_boot=n_boot, random_state=0)
 
 
-@st.cache_data(**CACHE)
+@memo(SMALL)
 def base_rates(token: str, mapping_key: str, _data: fc.ScoredData, level: float | None = None) -> pd.DataFrame:
     """Per-subgroup base rates (share of positive labels) with their counts, and Wilson intervals at `level`."""
     return fc.base_rates(_data.y_true, _data.subgroups, ci=level)
 
 
-@st.cache_data(**CACHE)
+@memo(SMALL)
 def correlation(token: str, mapping_key: str, source: str, threshold: float | None, column: str,
                 _data: fc.ScoredData, level: float | None = None) -> tuple:
     """(correlation score of the predictions with numeric `column`, rows left out for a missing value).
@@ -388,7 +568,7 @@ def correlation(token: str, mapping_key: str, source: str, threshold: float | No
     return fc.correlation_score(y_pred[present], values[present], ci=level), int((~present).sum())
 
 
-@st.cache_data(**CACHE)
+@per_rows
 def label_counts(token: str, mapping_key: str, _data: fc.ScoredData) -> fc.ConfusionCounts:
     """Label counts per subgroup, as the confusion counts of the labels against themselves.
 
@@ -399,7 +579,7 @@ def label_counts(token: str, mapping_key: str, _data: fc.ScoredData) -> fc.Confu
     return fc.confusion_counts(_data.y_true, _data.y_true, _data.subgroups)
 
 
-@st.cache_data(**INTERVAL_CACHE)
+@memo(SMALL)
 def dataset_parity(token: str, mapping_key: str, distance: str, reduction: str, reference: str, include_small: bool,
                    level: float | None, n_boot: int, adjust: str | None, _counts: fc.ConfusionCounts):
     """Dataset statistical parity (base-rate disparity) of the cached label counts `_counts` (keyed as
@@ -410,8 +590,11 @@ def dataset_parity(token: str, mapping_key: str, distance: str, reduction: str, 
                              func="dataset_statistical_parity")
 
 
-@st.cache_data(**CACHE)
-def consistency(token: str, mapping_key: str, features: tuple, n_neighbors: int, _data: fc.ScoredData):
-    """kNN consistency of the labels on the chosen feature columns (rows of the analysis only)."""
-    rows = sliced_frame().iloc[_data.rows]
-    return fc.consistency(rows[list(features)], _data.y_true, n_neighbors=n_neighbors)
+@memo(SMALL)
+def consistency(token: str, mapping_key: str, features: tuple, n_neighbors: int, sample_size: int | None,
+                _data: fc.ScoredData):
+    """kNN consistency of the labels on the chosen feature columns (rows of the analysis only), counted on a
+    seeded sample of `sample_size` rows (None: every row), the neighbour search on ``CONSISTENCY_JOBS`` threads."""
+    rows = sliced_frame()[list(features)].iloc[_data.rows]
+    return fc.consistency(rows, _data.y_true, n_neighbors=n_neighbors, sample_size=sample_size, random_state=0,
+                          n_jobs=min(CONSISTENCY_JOBS, os.cpu_count() or 1))

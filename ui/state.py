@@ -11,6 +11,7 @@ import streamlit as st
 
 DATASET_NAME = "dataset_name"      # str: sample title or uploaded file name
 DATASET_TOKEN = "dataset_token"    # str: identifies the content (sample id or SHA-256 of the bytes)
+UPLOAD_ID = "upload_id"            # str: file_id of the upload last loaded (read once per upload, not per rerun)
 FRAME = "frame"                    # pandas DataFrame as read
 MAPPING = "mapping"                # fairness_core.ColumnMapping that validated, or None
 MODEL = "model"                    # the score column analysed on every page
@@ -22,6 +23,7 @@ KEEP_PREFIX = "keep:"
 DEFAULTS = {
     DATASET_NAME: None,
     DATASET_TOKEN: None,
+    UPLOAD_ID: None,
     FRAME: None,
     MAPPING: None,
     MODEL: None,

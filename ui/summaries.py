@@ -2,7 +2,9 @@
 
 Each ``*_section`` function takes the page's settings (from its widgets on the page itself, from
 :func:`ui.controls.setting` on the Overview) and the cached computations of :mod:`ui.data`, and
-returns a :class:`Section`: the page's findings as plain sentences and its policy verdicts. The
+returns a :class:`Section`: the page's findings as plain sentences and its policy verdicts. Sections
+are memoized per session on everything but the data and counts objects, which the token, the
+mapping key and the options identify. The
 metric page renders its own section at the top; the Overview renders all of them.
 """
 
@@ -13,6 +15,7 @@ from dataclasses import dataclass, field
 import fairness_core as fc
 
 from . import data, text
+from .memo import memo
 
 DEFAULT_RULES = {rule.name: rule for rule in fc.DEFAULT_RULES}
 # Defaults of the page settings the sections depend on: the pages' widgets and the Overview share them.
@@ -69,6 +72,7 @@ def _interval_words(intervals) -> str:
     return words + (f", {text.ADJUST_LABELS[intervals.adjust]}-adjusted" if intervals.adjust else "")
 
 
+@memo(data.SMALL, ignore=("scored", "counts"))
 def auc_section(token: str, mapping_key: str, scored: fc.ScoredData, score: str, *, p: float, weight: float,
                 include_small: bool, intervals, min_score: float | None) -> Section:
     """Subgroup AUCs: the AUCs below the overall AUC, and the minimum bias AUC score rule when one is set.
@@ -92,6 +96,7 @@ def auc_section(token: str, mapping_key: str, scored: fc.ScoredData, score: str,
                    extra={"table": table, "result": result})
 
 
+@memo(data.SMALL, ignore=("scored", "counts"))
 def rate_section(token: str, mapping_key: str, counts: fc.ConfusionCounts, *, source: str, threshold: float | None,
                  metrics: list, distance: str, reference: str, include_small: bool, intervals,
                  max_difference: float) -> Section:
@@ -132,6 +137,7 @@ def rate_section(token: str, mapping_key: str, counts: fc.ConfusionCounts, *, so
                    extra={"p_percent": p_percent, "opportunity": opportunity})
 
 
+@memo(data.SMALL, ignore=("scored", "counts"))
 def calibration_section(token: str, mapping_key: str, scored: fc.ScoredData, score: str, *, n_bins: int,
                         strategy: str, min_per_group: int, distance: str, reduction: str, reference: str,
                         include_small: bool, threshold: float | None, intervals) -> Section:
@@ -159,6 +165,7 @@ def calibration_section(token: str, mapping_key: str, scored: fc.ScoredData, sco
                    extra={"counts": counts, "result": result})
 
 
+@memo(data.SMALL, ignore=("scored", "counts"))
 def dataset_section(token: str, mapping_key: str, scored: fc.ScoredData, *, distance: str, reduction: str,
                     reference: str, include_small: bool, max_difference: float, intervals) -> Section:
     """Dataset metrics: the base-rate comparisons whose interval excludes parity, and the verdict on the
@@ -184,6 +191,7 @@ def dataset_section(token: str, mapping_key: str, scored: fc.ScoredData, *, dist
                    extra={"counts": counts, "parity": parity})
 
 
+@memo(data.SMALL, ignore=("scored", "counts"))
 def classwise_section(token: str, mapping_key: str, counts, *, source: str, threshold: float | None, metric: str,
                       reduction: str, order: tuple | None, include_small: bool, intervals) -> Section:
     """Class-wise bias: the classes whose scores differ most between subgroups (no policy rule applies to

@@ -39,6 +39,7 @@ CONFIDENCE_LEVEL = "Confidence level"
 N_BOOT = "Bootstrap replicates"
 ADJUST = "Multiple comparisons"
 MAX_DIFFERENCE = "Maximum difference"
+UPLOAD = "Upload a CSV or Parquet file"
 
 LEVELS = (0.90, 0.95, 0.99)
 N_BOOTS = (200, 500, 1000, 2000)
@@ -60,6 +61,10 @@ REFERENCE_LABELS = {
 RATE_TO_METRIC = {"selection_rate": "statistical_parity", **{k: k for k in RATE_LABELS if k != "selection_rate"}}
 
 HELP = {
+    UPLOAD: "One row per prediction: the true label, model score(s) and/or a predicted label, and protected "
+            "attributes. Files up to 1 GB. **Parquet is recommended** for large files: it is several times smaller "
+            "than the same CSV and faster to read, and keeps each column's type. Nothing is stored after your "
+            "session.",
     POWER_P: "Exponent of the power mean over subgroups. Negative values stress the worst subgroups "
              "(-5 in the Jigsaw competition); 1 is the plain mean; 0 the geometric mean.",
     OVERALL_WEIGHT: "Weight of the overall AUC in the bias AUC score; the rest goes to the mean of the "

@@ -36,3 +36,36 @@ def start() -> AppTest:
     at.run()
     assert not at.exception
     return at
+
+
+def scored_table(n_rows: int, seed: int = 0):
+    """A generated scored table: a 0/1 label, two probability scores (``score_a`` better than ``score_b``), a
+    predicted label (``approved`` = score_a >= 0.5), race (4 values) x sex (2), and two numeric features (age,
+    income). Scores are rounded to 4 decimals, so they have ties, as real scores do."""
+    import numpy as np
+    import pandas as pd
+
+    rng = np.random.default_rng(seed)
+    race = rng.choice(np.array(["White", "Black", "Asian", "Hispanic"]), size=n_rows, p=[0.55, 0.2, 0.1, 0.15])
+    sex = rng.choice(np.array(["Female", "Male"]), size=n_rows)
+    offset = np.select([race == "Black", race == "Asian", race == "Hispanic"], [-0.3, 0.2, -0.1], 0.0)
+    logit = rng.normal(offset, 1.3)
+    label = (rng.random(n_rows) < 1 / (1 + np.exp(-logit))).astype(np.int64)
+    score_a = np.round(1 / (1 + np.exp(-(logit + rng.normal(0, 0.8, n_rows)))), 4)
+    score_b = np.round(1 / (1 + np.exp(-(logit + rng.normal(0, 1.2, n_rows)))), 4)
+    return pd.DataFrame({"label": label, "score_a": score_a, "score_b": score_b,
+                         "approved": (score_a >= 0.5).astype(np.int64), "race": race, "sex": sex,
+                         "age": rng.integers(18, 90, n_rows), "income": np.round(rng.lognormal(10, 0.5, n_rows), 2)})
+
+
+def csv_bytes(frame) -> bytes:
+    """`frame` as CSV bytes, written by pyarrow (ten times faster than pandas at a million rows)."""
+    import io
+
+    import pyarrow as pa
+    import pyarrow.csv as pa_csv
+
+    buffer = io.BytesIO()
+    pa_csv.write_csv(pa.Table.from_pandas(frame, preserve_index=False), buffer,
+                     write_options=pa_csv.WriteOptions(quoting_style="needed"))
+    return buffer.getvalue()

@@ -292,3 +292,63 @@ def test_parquet_metadata_cannot_supply_notes(frame):
     out = fc.read_table(buffer.getvalue())
     assert out.attrs == {}
     pd.testing.assert_frame_equal(out, frame)
+
+
+# pyarrow's reader and pandas' parser give the same frame --------------------------------------
+
+def pandas_read(data: bytes, sep: str = ",") -> pd.DataFrame:
+    return pd.read_csv(io.BytesIO(data), sep=sep, low_memory=False)
+
+
+@pytest.mark.parametrize("text", [
+    "a,b,c\n1,0.5,x\n2,,y\n,1.5,\n",                                   # missing ints become floats, text stays text
+    "a,b\nNA,None\n<NA>,n/a\n1,x\n",                                    # every pandas missing-value marker
+    "flag,n\nTrue,1\nfalse,0\nTRUE,1\n",                                 # pandas' boolean words
+    "flag,n\nTrue,1\nFalse,0\n,1\n",                                     # a boolean with a missing value
+    "day,n\n2020-01-01,1\n2020-01-02,2\n",                                # dates stay text, as pandas reads them
+    "t,n\n2020-01-01 10:00:00,1\n2020-01-02 11:30:00,2\n",               # timestamps too
+    "a,b\n 1, 2.5\n3 ,4\n",                                               # numbers padded with spaces
+    "a,b\n1,x\n" + "2,y\n" * 60 + "z,w\n",                                # text after SNIFF_LINES numbers
+    "a,b\n1,x\n" + "2,y\n" * 60 + "2.5,w\n",                              # a float after SNIFF_LINES ints
+    "a,b\n" + "1,\n" * 60 + "2,late text\n",                              # text after SNIFF_LINES missing values
+    "a,b\n1,\n2,\n",                                                      # an empty column: float NaN
+    "a,b\n9223372036854775808,1\n",                                        # beyond int64
+    "a,b\n1e5,inf\n-inf,2\n",                                             # exponents and infinities
+    'a,b\n1,"x\ny"\n2,"say ""hi"""\n',                                   # quoted line breaks and quotes
+])
+def test_fast_reader_gives_pandas_frame(text):
+    data = text.encode()
+    pd.testing.assert_frame_equal(fc.read_table(data), pandas_read(data))
+
+
+def test_large_csv_read_by_pyarrow_equals_pandas():
+    import numpy as np
+
+    rng = np.random.default_rng(0)
+    n = 200_000
+    frame = pd.DataFrame({"y": rng.integers(0, 2, n), "p": rng.random(n), "q": rng.normal(0, 1e5, n),
+                          "g": rng.choice(["a", "b", "é"], n), "k": rng.integers(-5, 5, n).astype(float)})
+    frame.loc[::7, "k"] = np.nan
+    data = frame.to_csv(index=False).encode()
+    out = fc.read_table(data)
+    pd.testing.assert_frame_equal(out, pandas_read(data))
+    assert (out["p"].to_numpy() == frame["p"].to_numpy()).all()  # floats round-trip exactly
+
+
+def test_utf8_check_reads_in_chunks_across_character_boundaries(monkeypatch):
+    import fairness_core._io as io_module
+
+    monkeypatch.setattr(io_module, "DECODE_CHUNK", 7)  # cuts the two-byte é and three-byte € apart
+    text = "city,note\nBesançon,5 €\nOrléans,“ok”\n"
+    assert io_module._is_utf8(text.encode())
+    assert not io_module._is_utf8(text.encode("cp1252"))
+    assert not io_module._is_utf8(text.encode()[:-3] + b"\xe2\x82")  # cut inside the last character
+    pd.testing.assert_frame_equal(fc.read_table(text.encode()), pandas_read(text.encode()))
+
+
+def test_na_values_are_pandas_defaults():
+    from pandas._libs.parsers import STR_NA_VALUES
+
+    from fairness_core._io import NA_VALUES
+
+    assert set(NA_VALUES) == STR_NA_VALUES

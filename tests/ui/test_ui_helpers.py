@@ -24,8 +24,8 @@ def test_guess_mapping_on_compas(compas_csv):
     mapping = data.guess_mapping(frame, profile)
     assert mapping.label == "two_year_recid"
     assert mapping.positive_label == 1
-    assert mapping.scores == ("decile_score",)
-    assert mapping.protected == ("race",)
+    assert mapping.scores == ("decile_score", "v_decile_score")
+    assert mapping.protected == ("sex", "age_cat", "race")
 
 
 def test_guess_positive_prefers_conventional_values():
@@ -51,4 +51,4 @@ def test_label_values_are_sorted_and_exclude_missing():
 def test_guess_mapping_on_madlibs(madlibs_csv):
     frame = fc.read_table(madlibs_csv)
     mapping = data.guess_mapping(frame, data.column_profile.__wrapped__("t", frame))
-    assert (mapping.label, mapping.positive_label, mapping.scores) == ("toxicity", "toxic", ("TOXICITY@1",))
+    assert (mapping.label, mapping.positive_label, mapping.scores) == ("toxicity", "toxic", ("TOXICITY@1", "TOXICITY@6"))

@@ -1,0 +1,70 @@
+"""The benchmark (benchmarks/run.py) at 20,000 rows, so that it cannot rot.
+
+It runs in a child process with warnings as errors, as the suite does, using only the peers
+importable here (the literal seed code, scikit-learn and pandas are always there). Asserted: every
+agreement check passed and the JSON has every section and row. Never a time.
+"""
+
+import importlib.util
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+# Side-by-side rows: (operation, peer) -> the module the peer needs (None: always available).
+ROWS = {
+    ("AUC family, 8 identity columns, untied scores", "literal seed 000 code (roc_auc_score per mask)"): None,
+    ("AUC family, race x sex (8 subgroups), untied scores", "literal seed 000 code (one-hot race x sex)"): None,
+    ("AUC family, race x sex (8 subgroups), tied scores (2 decimals)", "literal seed 000 code (one-hot race x sex)"):
+        None,
+    ("7 rates x 8 subgroups, one call per rate (pairwise, diff, mean)", "guardian-ai (category dtype)"): "guardian_ai",
+    ("calibration per subgroup (race x sex), 10 uniform bins", "calibration_curve per mask"): None,
+    ("calibration, two groups (sex): ECE, MCE, disparity", "ExFairness-style literal (masks per bin)"): None,
+    ("unweighted average bias by race (3 classes, F-score, std)", "audmetric"): "audmetric",
+    ("smoothed EDF, race x sex", "guardian-ai (integer-coded categories)"): "guardian_ai",
+    ("between-group Theil index by race", "aif360 ClassificationMetric"): "aif360",
+    ("consistency (2 features, k = 5)", "aif360 consistency (n_neighbors = 6: self included)"): "aif360",
+    ("3 rates by race, one call", "fairlearn MetricFrame"): "fairlearn",
+    ("3 rates by race, one call", "plain pandas groupby"): None,
+    ("p% and equal opportunity scores, sex", "scikit-lego"): "sklego",
+    ("Subgroups.from_attributes, race x sex", "pandas groupby(...).ngroup()"): None,
+}
+PAGES = ["subgroup_aucs", "rate_disparities", "calibration", "classwise", "dataset_metrics", "definitions"]
+
+
+def test_benchmark_runs_and_every_pair_agrees(tmp_path):
+    out = tmp_path / "results.json"
+    done = subprocess.run([sys.executable, "-W", "error", str(ROOT / "benchmarks" / "run.py"), "--rows", "20000",
+                           "--subgroups", "8", "--quick", "--out", str(out)], cwd=ROOT, capture_output=True,
+                          text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-3000:]
+    results = json.loads(out.read_text())
+
+    checks = results["agreement"]
+    assert checks and all(c["passed"] for c in checks), [c for c in checks if not c["passed"]]
+    assert "| operation | peer |" in done.stdout and "checks passed" in done.stdout
+
+    rows = {(r["operation"], r["peer"]): r for r in results["side_by_side"]}
+    assert set(rows) == set(ROWS)
+    for key, module in ROWS.items():
+        present = module is None or importlib.util.find_spec(module) is not None
+        assert ("skipped" not in rows[key]) == present, (key, rows[key].get("skipped"))
+        if present:
+            assert rows[key]["ratio"] > 0 and rows[key]["ours"]["cpu_runs"] and rows[key]["agreement_checks"] >= 1
+
+    assert len(results["intervals"]) == 9
+    assert [r["step"] for r in results["audit"]][0].startswith("full audit")
+    assert len(results["incremental"]) == 8
+    assert [r["format"] for r in results["loading"]] == ["CSV", "Parquet"]
+    assert results["end_to_end"]["rows"] == 20000
+
+    app = results["app"]
+    assert not app.get("error") and not app["errors"] and not app["shown_errors"], app
+    steps = {s["step"] for s in app["steps"]}
+    assert {"upload and parse the CSV", "add a protected attribute (race, sex)",
+            "Rate disparities: threshold change"} <= steps
+    assert {f"first run: pages/{page}.py" for page in PAGES} <= steps
+    assert {"first run: pages/overview.py (after every other page)",
+            "first run: pages/overview.py (straight after the Data page)"} <= steps
