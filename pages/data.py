@@ -1,5 +1,7 @@
 """Data: load a file or a sample, map its columns, and see what will be analysed."""
 
+from dataclasses import replace
+
 import pandas as pd
 import streamlit as st
 
@@ -100,7 +102,13 @@ try:
         mapping_key, scored = data.analyse(mapping)
 except ValueError as exc:
     st.session_state[state.MAPPING] = None
-    st.error(str(exc))
+    guess = data.first_guess(token, frame)
+    options = st.session_state[state.SUBGROUP_OPTIONS]
+    untouched = guess.mapping is not None and mapping == replace(guess.mapping, **options)
+    if untouched and guess.missing:  # the first screen after an upload: say what to choose, not an error
+        st.info(" ".join(guess.missing) + " The mapping above is a first guess from the column names; complete it.")
+    else:
+        st.error(str(exc))
     st.stop()
 previous = st.session_state[state.MAPPING]
 st.session_state[state.MAPPING] = mapping

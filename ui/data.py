@@ -501,6 +501,12 @@ def guess_positive(values: list):
     return fc.guess_positive(values)
 
 
+@memo(SMALL)
+def first_guess(token: str, _frame: pd.DataFrame) -> fc.MappingGuess:
+    """fairness_core's first mapping guess for the dataset `token`, with the roles it could not fill."""
+    return fc.guess_mapping(_frame)
+
+
 def guess_mapping(frame: pd.DataFrame, profile: pd.DataFrame | None = None) -> fc.ColumnMapping:
     """A first column mapping for an uploaded file, for the user to check and adjust
     (``fairness_core.guess_mapping``: every score column, predicted label and protected attribute)."""

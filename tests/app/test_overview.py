@@ -102,3 +102,4 @@ def test_base_rate_tiles_carry_the_wilson_interval(app, compas_csv):
         app.switch_page(page).run()
         assert not app.exception
         assert expected in [c.value for c in app.caption], page
+
