@@ -1,6 +1,7 @@
 """AppTest helpers: run the real app script headless and drive its widgets by label."""
 
 import json
+import re
 from pathlib import Path
 
 from streamlit.testing.v1 import AppTest
@@ -11,6 +12,26 @@ PAGES = ["pages/data.py", "pages/overview.py", "pages/subgroup_aucs.py", "pages/
 # Plotly charts each page draws on the bundled samples.
 CHARTS = {"pages/data.py": 0, "pages/overview.py": 0, "pages/subgroup_aucs.py": 1, "pages/rate_disparities.py": 2, "pages/calibration.py": 2,
           "pages/classwise.py": 1, "pages/dataset_metrics.py": 1, "pages/definitions.py": 0}
+
+
+# An interval as the pages write it under a tile: "95 % CI 0.1234–0.5678".
+CI = re.compile(r"(\d+) % CI (\S+)–(\S+)")
+
+
+def interval(caption: str) -> tuple[float, float, float]:
+    """(level, low, high) of the 'NN % CI a–b' in a caption."""
+    found = CI.search(caption)
+    assert found, caption
+    return float(found.group(1)) / 100, float(found.group(2)), float(found.group(3))
+
+
+def tile(app, label: str) -> tuple[str, list[str]]:
+    """(value, captions) of the st.metric labelled `label` and the captions in its column."""
+    for column in app.columns:
+        labels = [m.label for m in column.metric]
+        if label in labels:
+            return column.metric[labels.index(label)].value, [c.value for c in column.caption]
+    raise AssertionError(f"no tile {label!r}; tiles: {list(metrics(app))}")
 
 
 def widget(at, kind: str, label: str):

@@ -9,13 +9,12 @@ import re
 import pytest
 
 import fairness_core as fc
-from tests.app.helpers import figures, widget
+from tests.app.helpers import CI, figures, tile, widget
 from ui import text
 from ui.data import SAMPLE_DIR, SAMPLES
 
 PAGE = "pages/calibration.py"
 TILE = "ECE disparity (max)"
-CI = re.compile(r"(\d+) % CI (\S+)–(\S+)")
 
 
 @pytest.fixture(scope="module")
@@ -25,13 +24,6 @@ def credit_counts():
     return fc.calibration_counts(scored.y_true, scored.scores["score_logistic"], scored.subgroups)
 
 
-def tile(app, label: str) -> tuple[str, list[str]]:
-    """(value, captions) of the st.metric labelled `label` and the captions in its column."""
-    for column in app.columns:
-        labels = [m.label for m in column.metric]
-        if label in labels:
-            return column.metric[labels.index(label)].value, [c.value for c in column.caption]
-    raise AssertionError(f"no tile {label!r}")
 
 
 def badges(app) -> list[tuple[str, str, str]]:

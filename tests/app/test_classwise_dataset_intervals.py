@@ -11,11 +11,10 @@ import pandas as pd
 import pytest
 
 import fairness_core as fc
-from tests.app.helpers import ROOT, figures, metrics, widget
+from tests.app.helpers import CI, ROOT, figures, interval, metrics, widget
 
 CREDIT = pd.read_csv(ROOT / "sample_data" / "credit_decisions.csv")
 CLASSWISE, DATASET = "pages/classwise.py", "pages/dataset_metrics.py"
-CI = re.compile(r"(\d+) % CI (\S+)–(\S+)")
 
 
 def unescape(markdown: str) -> str:
@@ -44,10 +43,6 @@ def caption_under(app, label: str) -> str:
     return next(el.value for el in main[at + 1:] if getattr(el, "type", "") == "caption")
 
 
-def shown_interval(caption: str) -> tuple[float, float, float]:
-    found = CI.search(caption)
-    assert found, caption
-    return float(found.group(1)) / 100, float(found.group(2)), float(found.group(3))
 
 
 def verdicts(app) -> list[tuple[str, str]]:
@@ -80,7 +75,7 @@ def test_dataset_page_shows_the_library_intervals_and_findings(app):
     assert metrics(app)["Base-rate disparity (max)"] == f"{diffs.max():.4f}" == f"{parity.value:.4f}"
     caption = unescape(caption_under(app, "Base-rate disparity (max)"))
     assert caption.startswith(f"{diffs.idxmax()} vs rest ({int(rates.loc[diffs.idxmax(), 'count']):,} rows)")
-    assert shown_interval(caption) == (0.95, round(parity.ci_low, 4), round(parity.ci_high, 4))
+    assert interval(caption) == (0.95, round(parity.ci_low, 4), round(parity.ci_high, 4))
     # findings: the subgroup that drives the max, in words, with its interval
     bullets = findings(app)
     assert bullets and diffs.idxmax() in bullets[0] and "base rate" in bullets[0] and "95 % interval" in bullets[0]
@@ -94,7 +89,7 @@ def test_dataset_page_shows_the_library_intervals_and_findings(app):
     edf = fc.smoothed_edf(y, sub, ci=0.95, n_boot=1000, random_state=0)
     assert metrics(app)["Smoothed EDF (ε)"] == f"{edf.value:.4f}"
     edf_caption = caption_under(app, "Smoothed EDF (ε)")
-    assert shown_interval(edf_caption) == (0.95, round(edf.ci_low, 4), round(edf.ci_high, 4))
+    assert interval(edf_caption) == (0.95, round(edf.ci_low, 4), round(edf.ci_high, 4))
     assert {"smoothed_positive_rate_ci_low", "smoothed_negative_rate_ci_high"} <= set(tables[2].columns)
 
 
@@ -159,7 +154,7 @@ def test_classwise_page_binary_shows_the_library_intervals_and_findings(app):
         per_class.append(np.std(scores))
     assert metrics(app)["Unweighted average bias"] == f"{np.mean(per_class):.4f}"
     caption = unescape(caption_under(app, "Unweighted average bias"))
-    assert shown_interval(caption) == (0.95, round(result.ci_low, 4), round(result.ci_high, 4))
+    assert interval(caption) == (0.95, round(result.ci_low, 4), round(result.ci_high, 4))
     top = ["0", "1"][int(np.argmax(per_class))]
     assert f"Largest: class {top} {max(per_class):.4f}" in caption
     bullets = findings(app)
@@ -181,7 +176,7 @@ def test_classwise_page_three_classes_with_and_without_intervals(app):
     assert not app.exception and not app.error
     result = fc.unweighted_average_bias(CREDIT["repayment_status"], CREDIT["predicted_status"],
                                         credit_subgroups(["sex"]), ci=0.95, n_boot=1000, random_state=0)
-    assert shown_interval(caption_under(app, "Unweighted average bias"))[1:] == (round(result.ci_low, 4),
+    assert interval(caption_under(app, "Unweighted average bias"))[1:] == (round(result.ci_low, 4),
                                                                                 round(result.ci_high, 4))
     assert findings(app) == fc.classwise_findings(result)
     # difference of two subgroups: a signed interval, and the findings say whether it excludes parity
@@ -212,10 +207,10 @@ def test_both_pages_show_findings_and_interval_captions_on_each_sample(app, samp
         assert not app.exception, (sample, page, app.exception)
         assert not app.error, (sample, page, [e.value for e in app.error])
         assert findings(app), (sample, page)
-        level, low, high = shown_interval(caption_under(app, tile))
+        level, low, high = interval(caption_under(app, tile))
         assert level == 0.95 and low <= float(metrics(app)[tile]) <= high
     if sample == "moderation":  # overlapping identity columns: no EDF, and the page says why
         assert any("disjoint subgroups" in unescape(i.value) for i in app.info)
     else:
-        level, low, high = shown_interval(caption_under(app, "Smoothed EDF (ε)"))
+        level, low, high = interval(caption_under(app, "Smoothed EDF (ε)"))
         assert low <= float(metrics(app)["Smoothed EDF (ε)"]) <= high

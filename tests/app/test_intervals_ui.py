@@ -14,11 +14,10 @@ import pytest
 from sklearn.metrics import roc_auc_score
 
 import fairness_core as fc
-from tests.app.helpers import figures, metrics, widget
+from tests.app.helpers import CI, figures, interval, metrics, tile, widget
 from ui import text
 
 RATE_PAGE, AUC_PAGE = "pages/rate_disparities.py", "pages/subgroup_aucs.py"
-CI = re.compile(r"(\d+) % CI (\S+)–(\S+)")
 
 
 # Helpers ---------------------------------------------------------------------------------------
@@ -45,20 +44,8 @@ def load_compas(app, compas_csv) -> pd.DataFrame:
     return pd.read_csv(compas_csv)
 
 
-def tile(app, label: str) -> tuple[str, list[str]]:
-    """(value, captions) of the st.metric labelled `label` and the captions in its column."""
-    for column in app.columns:
-        labels = [m.label for m in column.metric]
-        if label in labels:
-            return column.metric[labels.index(label)].value, [c.value for c in column.caption]
-    raise AssertionError(f"no tile {label!r}; tiles: {list(metrics(app))}")
 
 
-def interval(caption: str) -> tuple[float, float, float]:
-    """(level, low, high) of the 'NN % CI a–b' in a caption."""
-    found = CI.search(caption)
-    assert found, caption
-    return float(found.group(1)) / 100, float(found.group(2)), float(found.group(3))
 
 
 def findings(app) -> str:

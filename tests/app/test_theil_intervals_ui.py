@@ -6,33 +6,20 @@ Fisher's z transformation written out in the test.
 """
 
 import math
-import re
 
 import numpy as np
 import pandas as pd
 from scipy.stats import norm
 
 import fairness_core as fc
-from tests.app.helpers import ROOT, metrics, widget
+from tests.app.helpers import CI, ROOT, interval, metrics, tile, widget
 
 RATE_PAGE = "pages/rate_disparities.py"
 CREDIT = pd.read_csv(ROOT / "sample_data" / "credit_decisions.csv")
-CI = re.compile(r"(\d+) % CI (\S+)–(\S+)")
 
 
-def tile(app, label: str) -> tuple[str, list[str]]:
-    """(value, captions) of the st.metric labelled `label` and the captions in its column."""
-    for column in app.columns:
-        labels = [m.label for m in column.metric]
-        if label in labels:
-            return column.metric[labels.index(label)].value, [c.value for c in column.caption]
-    raise AssertionError(f"no tile {label!r}; tiles: {list(metrics(app))}")
 
 
-def shown_interval(caption: str) -> tuple[float, float, float]:
-    found = CI.search(caption)
-    assert found, caption
-    return float(found.group(1)) / 100, float(found.group(2)), float(found.group(3))
 
 
 def rounded(result) -> tuple[float, float, float]:
@@ -69,7 +56,7 @@ def test_theil_tiles_and_table_show_the_library_intervals(app):
     literal = sum(n / (n1 + n2) * (m / mu) * math.log(m / mu) for n, m in ((n1, m1), (n2, m2)))
     value, captions = tile(app, "Theil index (max)")
     assert value == f"{literal:.4f}" == f"{result.value:.4f}"
-    assert shown_interval(captions[0]) == rounded(result)
+    assert interval(captions[0]) == rounded(result)
     assert result.ci_low <= result.value <= result.ci_high
 
     # The Theil tab: the library's table with its interval columns.
@@ -90,7 +77,7 @@ def test_theil_tiles_and_table_show_the_library_intervals(app):
     for label, expected in (("Individual Theil index", individual), ("Between-group Theil index", between)):
         value, captions = tile(app, label)
         assert value == f"{expected.value:.4f}"
-        assert shown_interval(captions[0]) == rounded(expected)
+        assert interval(captions[0]) == rounded(expected)
         assert "bootstrap with 1,000 resamples (seed 0)" in captions[0]
         assert expected.ci_low <= expected.value <= expected.ci_high
 
@@ -108,7 +95,7 @@ def test_correlation_tile_shows_fishers_interval(app):
         far, near = max(abs(lo), abs(hi)), (0.0 if lo <= 0 <= hi else min(abs(lo), abs(hi)))
         assert metrics(app)[label] == f"{-abs(r):.4f}"
         caption = next(c for c in texts(app) if "Fisher" in c)
-        assert shown_interval(caption) == (0.95, round(-far, 4), round(-near, 4))
+        assert interval(caption) == (0.95, round(-far, 4), round(-near, 4))
         assert f"{lo:.4f} to {hi:.4f}" in caption
 
 
@@ -126,4 +113,4 @@ def test_no_theil_or_correlation_interval_when_intervals_are_off(app):
     widget(app, "checkbox", "Show intervals").set_value(True).run()
     widget(app, "selectbox", "Confidence level").set_value(0.90).run()
     narrow = fc.individual_theil_index(y, pred, subgroups=groups, ci=0.90, n_boot=1000, random_state=0)
-    assert shown_interval(tile(app, "Individual Theil index")[1][0]) == rounded(narrow)
+    assert interval(tile(app, "Individual Theil index")[1][0]) == rounded(narrow)
