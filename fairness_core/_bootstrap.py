@@ -8,12 +8,16 @@ sums. A bootstrap replicate draws, for each pattern p with n_p rows, new cell co
 Multinomial(n_p, atoms[p] / n_p): exactly the distribution of the cell counts of a stratified
 resample of rows (n_p rows drawn with replacement from pattern p). Stratifying by pattern keeps
 every subgroup's size fixed, so a tiny subgroup is never resampled out of existence. The draws
-for all replicates are one ``Generator.multinomial`` call; every statistic is then computed on
-arrays with a leading replicate axis, never in a Python loop over replicates.
+for all replicates are one ``Generator.multinomial`` call (large tables: a few blocks drawn in
+parallel threads, see :meth:`Atoms.replicates`); every statistic is then computed on arrays with
+a leading replicate axis, never in a Python loop over replicates.
 """
 
 from __future__ import annotations
 
+import os
+from collections import deque
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Callable
 
@@ -25,8 +29,19 @@ N_BOOT_MESSAGE = "The 'n_boot' parameter of {func} must be an int >= 100. Got {g
 SEED_MESSAGE = (
     "The 'random_state' parameter of {func} must be None, an int >= 0 or a numpy Generator. Got {got!r} instead."
 )
-# Replicates drawn per block: bounds memory at n_boot x n_patterns x n_cells.
-BLOCK_CELLS = 4_000_000
+# Cells (replicates x patterns x cells) drawn per block: bounds the memory of the draws.
+BLOCK_CELLS = 2_000_000
+# At most this many threads draw blocks at once.
+MAX_WORKERS = 4
+
+
+def _workers() -> int:
+    """Threads for the draws: the CPUs this process may use, at most ``MAX_WORKERS``."""
+    try:
+        cpus = len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        cpus = os.cpu_count() or 1
+    return max(1, min(MAX_WORKERS, cpus))
 
 
 def check_n_boot(n_boot, func: str) -> int:
@@ -87,16 +102,38 @@ class Atoms:
         return m, b, c.sum(axis=-2)
 
     def replicates(self, n_boot: int, rng: np.random.Generator):
-        """Yield blocks of resampled atoms, shape (block, n_patterns, n_cells), n_boot rows in all."""
-        n = self.counts.sum(axis=1)
-        pvals = self.counts / n[:, None]
-        per = max(1, BLOCK_CELLS // max(1, self.counts.size))
-        done = 0
-        while done < n_boot:
-            size = min(per, n_boot - done)
-            draws = rng.multinomial(n.astype(np.int64), pvals, size=(size, len(n)))
-            yield draws.astype(np.float64)
-            done += size
+        """Yield blocks of resampled atoms, shape (block, n_patterns, n_cells), n_boot rows in all.
+
+        Small tables (at most ``BLOCK_CELLS`` cells over all replicates) are drawn from `rng` in one
+        call. Larger ones are split into blocks of equal size, a multiple of the worker threads in
+        number (a multiple of ``MAX_WORKERS``), each drawn from its own child generator
+        (``rng.spawn``) in a thread pool (numpy releases the GIL while it draws), at most one block
+        per worker ahead of the consumer. The draws depend only on `rng`, `n_boot` and the table's
+        shape: never on the machine's CPUs or the timing of the threads.
+        """
+        n = self.counts.sum(axis=1).astype(np.int64)
+        pvals = self.counts / np.maximum(n, 1)[:, None]
+        cells = max(1, self.counts.size) * n_boot
+        if cells <= BLOCK_CELLS:
+            yield rng.multinomial(n, pvals, size=(n_boot, len(n))).astype(np.float64)
+            return
+        workers = _workers()
+        # A number of blocks that depends on the size alone (so a seed gives the same draws on any
+        # machine), a multiple of MAX_WORKERS so that the threads finish together.
+        n_blocks = min(n_boot, MAX_WORKERS * -(-cells // (MAX_WORKERS * BLOCK_CELLS)))
+        sizes = np.diff(np.linspace(0, n_boot, n_blocks + 1).round().astype(int))
+
+        def draw(gen, size):
+            return gen.multinomial(n, pvals, size=(int(size), len(n))).astype(np.float64)
+
+        with ThreadPoolExecutor(max_workers=workers) as pool:
+            pending = deque()
+            for gen, size in zip(rng.spawn(n_blocks), sizes):
+                pending.append(pool.submit(draw, gen, size))
+                if len(pending) > workers:
+                    yield pending.popleft().result()
+            while pending:
+                yield pending.popleft().result()
 
 
 def replicate_stat(atoms: Atoms, stat: Callable, n_boot: int, rng: np.random.Generator) -> np.ndarray:

@@ -47,8 +47,10 @@ class Subgroups:
         Subgroups with fewer rows are flagged ``small`` and left out of reductions unless a metric
         is called with ``include_small=True``.
     codes : ndarray of int of shape (n_samples,) or None
-        For disjoint subgroups (intersections of attribute values), the index of each row's
-        subgroup; lets counts be taken with one ``np.bincount``. None when subgroups overlap.
+        For disjoint subgroups that cover every row (intersections of attribute values, a missing
+        value being a value of its own), the index of each row's subgroup, consistent with
+        `membership` (``membership[i, codes[i]]`` is the only True of row i); lets counts be taken
+        with one ``np.bincount``. None when subgroups overlap or leave rows out.
 
     Notes
     -----
@@ -117,10 +119,9 @@ class Subgroups:
             The membership and background masks of each pattern.
         """
         k = len(self.names)
-        if self.codes is not None and self.membership.shape[0] and bool(
-                np.all(self.membership.sum(axis=1) == 1)):
+        if self.codes is not None:  # disjoint subgroups covering every row: a pattern per subgroup
             eye = np.eye(k, dtype=bool)
-            return self.codes.astype(np.intp), eye, ~eye
+            return self.codes.astype(np.intp, copy=False), eye, ~eye
         # Patterns are the distinct rows of [membership | background], ordered as their bit
         # strings (first column most significant). The bits are packed into big-endian 64-bit
         # words, and each word is factorized (hashing, not a sort of rows) and combined in turn.
@@ -237,29 +238,32 @@ class Subgroups:
                 return cls([], np.zeros((0, 0), bool), np.zeros((0, 0), bool), min_size, np.zeros(0, np.intp))
             # Mixed-radix key of the per-column codes, compacted to the observed combinations
             # (their order is the lexicographic order of the codes: sorted values, missing last).
-            inverse, k = np.zeros(n, np.intp), 1
-            for codes, labels in coded:
-                inverse, k = _combine(inverse, k, codes, len(labels))
+            inverse, k = coded[0][0].astype(np.intp), len(coded[0][1])  # a fresh array: updated in place
+            for codes, labels in coded[1:]:
+                if k * len(labels) >= 1 << 62:  # number the observed keys before the radix overflows
+                    inverse, k = _compact(inverse, k)
+                inverse *= len(labels)
+                inverse += codes
+                k *= len(labels)
+            inverse, k = _compact(inverse, k)
             _check_count(k, max_subgroups)
             first = _representatives(inverse, k)
             names = []
             for combo in zip(*(codes[first] for codes, _ in coded)):
                 parts = [(col, labels[c]) for col, c, (_, labels) in zip(columns, combo, coded)]
                 names.append(parts[0][1] if len(parts) == 1 else ", ".join(f"{c}={v}" for c, v in parts))
-            membership = inverse[:, None] == np.arange(k)[None, :]
-            return cls(names, membership, ~membership, min_size, inverse)
+            return cls(names, *_one_hot(inverse, np.ones(k, bool)), min_size, inverse)
         observed = [np.bincount(codes, minlength=len(labels)) > 0 for codes, labels in coded]
         _check_count(sum(int(seen.sum()) for seen in observed), max_subgroups)
-        names, masks = [], []
-        for col, (codes, labels), seen in zip(columns, coded, observed):
-            for k in np.flatnonzero(seen):
-                names.append(labels[k] if len(columns) == 1 else f"{col}={labels[k]}")
-                masks.append(codes == k)
-        membership = np.column_stack(masks) if masks else np.zeros((n, 0), bool)
+        names = [labels[k] if len(columns) == 1 else f"{col}={labels[k]}"
+                 for col, (_, labels), seen in zip(columns, coded, observed) for k in np.flatnonzero(seen)]
+        masks = [_one_hot(codes, seen) for (codes, _), seen in zip(coded, observed)]
+        membership, background = (np.hstack([m[i] for m in masks]) if masks else np.zeros((n, 0), bool)
+                                  for i in (0, 1))
         codes = None
         if len(columns) == 1:  # one column: re-index the observed codes 0..k-1
             codes = (np.cumsum(observed[0]) - 1)[coded[0][0]].astype(np.intp)
-        return cls(names, membership, ~membership, min_size, codes)
+        return cls(names, membership, background, min_size, codes)
 
     @classmethod
     def from_indicators(
@@ -417,8 +421,11 @@ def _factorize(values: pd.Series) -> np.ndarray:
 
 def _combine(codes: np.ndarray, n_codes: int, more: np.ndarray, n_more: int) -> tuple[np.ndarray, int]:
     """Codes of the observed pairs (codes, more), numbered in lexicographic order -> (codes, count)."""
-    key = codes.astype(np.int64, copy=False) * n_more + more
-    n_keys = n_codes * n_more
+    return _compact(codes.astype(np.int64, copy=False) * n_more + more, n_codes * n_more)
+
+
+def _compact(key: np.ndarray, n_keys: int) -> tuple[np.ndarray, int]:
+    """The observed values of `key` (integers in [0, n_keys)) numbered 0, 1, ... in increasing order -> (codes, count)."""
     if n_keys <= max(4 * len(key), 1 << 16):
         seen = np.bincount(key, minlength=n_keys) > 0
         return (np.cumsum(seen) - 1).astype(np.intp)[key], int(seen.sum())
@@ -446,6 +453,16 @@ def _packed_rows(masks: list[np.ndarray], chunk: int = 1 << 18) -> np.ndarray:
             col += width
         out[start:stop] = np.packbits(bits.reshape(-1)).reshape(stop - start, n_bytes)
     return out
+
+
+def _one_hot(codes: np.ndarray, observed: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Membership and background masks (n_samples, observed.sum()) of the codes marked `observed`.
+
+    Rows of a small identity matrix taken by code: one gather, much faster than comparing every
+    row with every code.
+    """
+    eye = np.eye(len(observed), dtype=bool)[:, observed]
+    return eye.take(codes, axis=0), (~eye).take(codes, axis=0)
 
 
 def _representatives(codes: np.ndarray, n_codes: int) -> np.ndarray:

@@ -51,6 +51,29 @@ def test_resampling_keeps_every_pattern_size_and_matches_the_multinomial_varianc
     np.testing.assert_allclose(draws[:, 2].var(axis=0), n_c * share * (1 - share), rtol=0.1)
 
 
+def test_large_tables_are_drawn_in_parallel_blocks_that_do_not_depend_on_the_machine(monkeypatch):
+    from fairness_core import _bootstrap
+
+    rng = np.random.default_rng(5)
+    atoms = Atoms(rng.integers(0, 50, size=(6, 40)).astype(np.float64), np.eye(6, dtype=bool), ~np.eye(6, dtype=bool))
+    monkeypatch.setattr(_bootstrap, "BLOCK_CELLS", 10_000)   # 300 x 240 cells: 8 blocks (2 per worker of 4)
+
+    def draws(workers):
+        monkeypatch.setattr(_bootstrap, "_workers", lambda: workers)
+        return list(atoms.replicates(300, np.random.default_rng(11)))
+
+    one, four = draws(1), draws(4)
+    assert len(one) == 8 and {len(b) for b in one} <= {37, 38}
+    np.testing.assert_array_equal(np.concatenate(one), np.concatenate(four))  # the same seed, any CPU count
+    reps = np.concatenate(one)
+    np.testing.assert_array_equal(reps.sum(axis=2), np.broadcast_to(atoms.counts.sum(axis=1), (300, 6)))
+    # The blocks are distinct draws (each from its own child generator), centred on the counts.
+    assert not np.array_equal(one[0][:37], one[2][:37])
+    n = atoms.counts.sum(axis=1, keepdims=True)
+    se = np.sqrt(atoms.counts * (1 - atoms.counts / n) / 300)
+    assert np.all(np.abs(reps.mean(axis=0) - atoms.counts) <= 5 * se + 1e-12)
+
+
 def test_percentile_interval_matches_numpy_and_counts_undefined():
     rng = np.random.default_rng(3)
     x = rng.normal(size=(1000, 3))
