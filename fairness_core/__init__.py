@@ -75,6 +75,7 @@ from ._delong import auc_interval, delong_variance
 from ._policy import (DEFAULT_RULES, Rule, Verdict, evaluate, evaluate_result, rules_from_json, rules_to_json,
                       summarize_verdicts)
 from ._explorer import disparity_curve, explorer_thresholds, rule_band, threshold_curves
+from ._performance import performance_table
 from ._findings import Finding, auc_findings, disparity_findings, findings_table, rate_findings, reduction_finding
 from ._slices import Condition, Slice, subset_score
 from ._subgroups import MISSING, Subgroups
@@ -107,9 +108,9 @@ _dataset_names = ["dataset_statistical_parity", "base_rates", "consistency", "sm
 _interval_names = ["wilson_interval", "delong_variance", "auc_interval"]
 _policy_names = ["Rule", "Verdict", "DEFAULT_RULES", "evaluate", "evaluate_result", "summarize_verdicts",
                  "rules_to_json", "rules_from_json"]
-_explorer_names = ["explorer_thresholds", "threshold_curves", "disparity_curve", "rule_band"]
+_threshold_names = ["performance_table", "explorer_thresholds", "threshold_curves", "disparity_curve", "rule_band"]
 _findings_names = ["Finding", "disparity_findings", "rate_findings", "reduction_finding", "findings_table", "auc_findings"]
 
 __all__ = (_data_names + _auc_names + _rate_names + _disparity_names + _calibration_names + _theil_names
            + _ratio_score_names + _scorer_names + _classwise_names + _dataset_names + _interval_names + _policy_names
-           + _findings_names + _explorer_names)
+           + _findings_names + _threshold_names)

@@ -1,0 +1,67 @@
+"""Performance at the threshold against scikit-learn on masks, and its intervals."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from sklearn.metrics import accuracy_score, confusion_matrix, f1_score, precision_score, recall_score
+
+import fairness_core as fc
+
+
+@pytest.fixture(scope="module")
+def data():
+    rng = np.random.default_rng(8)
+    n = 2000
+    group = rng.choice(["a", "b", "c", "nobody positive"], size=n, p=[0.5, 0.3, 0.18, 0.02])
+    y = (rng.random(n) < np.where(group == "nobody positive", 0.0, 0.4)).astype(int)
+    score = np.clip(rng.normal(0.3 + 0.3 * y, 0.2), 0, 1)
+    return y, score, group
+
+
+def _sklearn_row(y, pred):
+    tn, fp, fn, tp = confusion_matrix(y, pred, labels=[0, 1]).ravel()
+    return dict(tn=tn, fp=fp, fn=fn, tp=tp, accuracy=accuracy_score(y, pred),
+                precision=precision_score(y, pred, zero_division=np.nan),
+                recall=recall_score(y, pred, zero_division=np.nan),
+                f1=f1_score(y, pred, zero_division=np.nan), selection_rate=pred.mean())
+
+
+@pytest.mark.parametrize("threshold", [0.2, 0.5, 0.8, 1.01])
+def test_every_value_equals_scikit_learn_on_the_masks(data, threshold):
+    y, score, group = data
+    pred = (score >= threshold).astype(int)
+    table = fc.performance_table(fc.threshold_counts(y, score, group).at(threshold)).set_index("subgroup")
+    assert list(table.index) == ["All rows", "a", "b", "c", "nobody positive"]
+    for name in table.index:
+        mask = np.ones(len(y), bool) if name == "All rows" else group == name
+        expected = _sklearn_row(y[mask], pred[mask])
+        for column, value in expected.items():
+            np.testing.assert_allclose(table.loc[name, column], value, rtol=1e-12, equal_nan=True, err_msg=column)
+    # Undefined values are NaN with their reason, never 0 or 1.
+    none = table.loc["nobody positive"]
+    assert np.isnan(none["recall"]) and "recall undefined: no positive examples" in none["note"]
+
+
+def test_intervals_wilson_for_proportions_and_bootstrap_for_f1(data):
+    y, score, group = data
+    counts = fc.confusion_counts(y, (score >= 0.5).astype(int), group)
+    table = fc.performance_table(counts, ci=0.9, n_boot=400)
+    assert table.attrs["ci"] == 0.9
+    low, high = fc.wilson_interval(table["tp"], table["tp"] + table["fn"], 0.9)
+    np.testing.assert_allclose(table["recall_ci_low"], low, equal_nan=True)
+    np.testing.assert_allclose(table["recall_ci_high"], high, equal_nan=True)
+    defined = table["f1"].notna()
+    assert (table.loc[defined, "f1_ci_low"] <= table.loc[defined, "f1"]).all()
+    assert (table.loc[defined, "f1"] <= table.loc[defined, "f1_ci_high"]).all()
+    # Narrower for the large subgroup than for the small one; the same seed gives the same interval.
+    width = (table["f1_ci_high"] - table["f1_ci_low"]).to_numpy()
+    assert width[1] < width[3]
+    again = fc.performance_table(counts, ci=0.9, n_boot=400)
+    pd.testing.assert_frame_equal(table, again)
+
+
+def test_bad_counts_are_refused():
+    with pytest.raises(ValueError, match="confusion_counts"):
+        fc.performance_table(pd.DataFrame({"tp": [1]}))
