@@ -5,6 +5,8 @@ Figure builders live in :mod:`fairness_core.plotting` (Plotly, imported only whe
 See ARCHITECTURE.md §5 for the contract each name follows.
 """
 
+__version__ = "0.5.0"
+
 from ._auc import (
     BiasAucResult,
     bias_auc_score,
@@ -76,6 +78,9 @@ from ._policy import (DEFAULT_RULES, Rule, Verdict, evaluate, evaluate_result, r
                       summarize_verdicts)
 from ._explorer import disparity_curve, explorer_thresholds, rule_band, threshold_curves
 from ._performance import performance_table
+from ._report import render_report
+from ._review import (ModelReview, Review, ReviewConfig, build_review, dataset_rule, default_threshold,
+                      no_auc_finding, rate_rules)
 from ._export import export_name, neutralize_formulas, table_from_json, table_to_csv, table_to_json
 from ._findings import Finding, auc_findings, disparity_findings, findings_table, rate_findings, reduction_finding
 from ._slices import Condition, Slice, subset_score
@@ -109,10 +114,12 @@ _dataset_names = ["dataset_statistical_parity", "base_rates", "consistency", "sm
 _interval_names = ["wilson_interval", "delong_variance", "auc_interval"]
 _policy_names = ["Rule", "Verdict", "DEFAULT_RULES", "evaluate", "evaluate_result", "summarize_verdicts",
                  "rules_to_json", "rules_from_json"]
+_review_names = ["render_report", "ReviewConfig", "Review", "ModelReview", "build_review", "default_threshold", "rate_rules",
+                 "dataset_rule", "no_auc_finding"]
 _export_names = ["neutralize_formulas", "table_to_csv", "table_to_json", "table_from_json", "export_name"]
 _threshold_names = ["performance_table", "explorer_thresholds", "threshold_curves", "disparity_curve", "rule_band"]
 _findings_names = ["Finding", "disparity_findings", "rate_findings", "reduction_finding", "findings_table", "auc_findings"]
 
 __all__ = (_data_names + _auc_names + _rate_names + _disparity_names + _calibration_names + _theil_names
            + _ratio_score_names + _scorer_names + _classwise_names + _dataset_names + _interval_names + _policy_names
-           + _findings_names + _threshold_names + _export_names)
+           + _findings_names + _threshold_names + _export_names + _review_names)

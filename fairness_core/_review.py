@@ -1,0 +1,537 @@
+"""A model review: every number, finding and policy verdict of the dashboard's pages from one configuration.
+
+:func:`build_review` is the one builder behind the app's exports and the command line
+(``python -m fairness_core``): the same configuration gives the same tables, findings and
+verdicts wherever it runs. It calls the public metric functions with the options of
+:class:`ReviewConfig`, whose defaults are the dashboard's defaults; the policy rules each page
+applies are defined here once (:func:`rate_rules`, :func:`dataset_rule`).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime as _dt
+import hashlib
+import json
+from dataclasses import dataclass, field
+from typing import Any, Optional
+
+import numpy as np
+import pandas as pd
+
+from ._auc import BiasAucResult, bias_auc_table, summarize_bias_auc
+from ._calibration import CalibrationDisparityResult
+from ._counts import RATE_NAMES, calibration_counts, confusion_counts, threshold_counts
+from ._export import _json_cell, neutralize_formulas
+from ._findings import auc_findings, disparity_findings, rate_findings, reduction_finding
+from ._intervals import wilson_interval
+from ._performance import performance_table
+from ._policy import DEFAULT_RULES, Rule, evaluate_result
+from ._scored_data import ColumnMapping, ScoredData
+from ._slices import Condition, Slice
+
+CONFIG_VERSION = 1
+CONFIG_MESSAGE = "The review configuration is not valid: {problem}. Tip: save one from the app, or see ReviewConfig."
+_RULES = {rule.name: rule for rule in DEFAULT_RULES}
+# A rate's name as rate_disparity knows it (the selection rate's disparity is "statistical parity").
+RATE_METRIC = {rate: ("statistical_parity" if rate == "selection_rate" else rate) for rate in RATE_NAMES}
+
+
+@dataclass(frozen=True)
+class ReviewConfig:
+    """Everything a review depends on besides the data: the mapping, the rows, and every page option.
+
+    It is plain data: :meth:`to_dict` / :meth:`from_dict` (and ``to_json`` / ``from_json``) write and
+    read it, so a review can be saved, restored in the app, and run again from the command line.
+    The defaults are the dashboard's defaults.
+
+    Attributes
+    ----------
+    mapping : ColumnMapping
+        Label, positive value, score columns, predicted-label column, protected attributes or
+        identity columns, and the subgroup options.
+    slice : Slice
+        The rows analysed (default: all).
+    thresholds : tuple of (str, float)
+        Decision threshold per score column (predictions ``score >= threshold``); a score without
+        one gets :func:`default_threshold`.
+    include_small : bool, default=False
+        Whether small subgroups enter reductions, findings and verdicts.
+    ci : float in (0, 1) or None, default=0.95
+        Level of every interval; None: no intervals (verdicts then have no interval either).
+    n_boot : int >= 100, default=1000
+    adjust : {None, 'bonferroni', 'holm', 'fdr_bh'}
+        Multiple-comparison adjustment of the comparison intervals.
+    auc_p, auc_weight : float
+        Power mean exponent (default -5) and overall-AUC weight (0.25) of the bias AUC score.
+    auc_min_score : float or None
+        Optional minimum bias AUC score (a rule); None: no rule.
+    rate_metrics : tuple of str
+        Rates assessed (``RATE_NAMES``), default false positive and false negative rates.
+    rate_distance, rate_reduction, rate_reference : str
+        Distance ('diff' / 'ratio'), reduction ('max' / 'mean') and reference of the rate
+        disparities (defaults 'diff', 'max', 'rest').
+    rate_max_difference : float in [0, 1], default=0.1
+        Bound of each rate's max difference (and equalized odds') under the 'diff' distance; under
+        'ratio' the four-fifths band [0.8, 1.25] applies.
+    cal_n_bins, cal_strategy, cal_min_per_group : int, str, int
+        Calibration bins (10, 'uniform') and the rows a bin needs (5).
+    cal_distance, cal_reduction, cal_reference : str
+    cal_bound : float or None
+        Bound of the ECE disparity in the units of `cal_distance`; None: the default rule (a
+        difference of ECEs of at most 0.1; no bound on a ratio).
+    dataset_distance, dataset_reduction, dataset_reference : str
+    dataset_max_difference : float in [0, 1], default=0.1
+        Bound of the largest base-rate difference (ratio: the band [0.8, 1.25]).
+    """
+
+    mapping: ColumnMapping
+    slice: Slice = field(default_factory=Slice)
+    thresholds: tuple = ()
+    include_small: bool = False
+    ci: Optional[float] = 0.95
+    n_boot: int = 1000
+    adjust: Optional[str] = None
+    auc_p: float = -5.0
+    auc_weight: float = 0.25
+    auc_min_score: Optional[float] = None
+    rate_metrics: tuple = ("false_positive_rate", "false_negative_rate")
+    rate_distance: str = "diff"
+    rate_reduction: str = "max"
+    rate_reference: str = "rest"
+    rate_max_difference: float = 0.1
+    cal_n_bins: int = 10
+    cal_strategy: str = "uniform"
+    cal_min_per_group: int = 5
+    cal_distance: str = "diff"
+    cal_reduction: str = "max"
+    cal_reference: str = "rest"
+    cal_bound: Optional[float] = None
+    dataset_distance: str = "diff"
+    dataset_reduction: str = "max"
+    dataset_reference: str = "rest"
+    dataset_max_difference: float = 0.1
+
+    def threshold_of(self, score: str, values: np.ndarray) -> float:
+        """The decision threshold of `score`: the configured one, else :func:`default_threshold`."""
+        return float(dict(self.thresholds).get(score, default_threshold(values)))
+
+    def options(self) -> dict:
+        """Every option but the mapping, slice and thresholds, as a dict."""
+        return {f.name: getattr(self, f.name) for f in dataclasses.fields(self)
+                if f.name not in ("mapping", "slice", "thresholds")}
+
+    def to_dict(self) -> dict:
+        """The configuration as JSON-ready data (see :meth:`from_dict`)."""
+        options = self.options()
+        options["rate_metrics"] = list(options["rate_metrics"])
+        return {"version": CONFIG_VERSION,
+                "mapping": {k: list(v) if isinstance(v, tuple) else v for k, v in dataclasses.asdict(self.mapping).items()},
+                "slice": [dataclasses.asdict(c) | {"values": list(c.values)} for c in self.slice.conditions],
+                "thresholds": dict(self.thresholds), "options": options}
+
+    @classmethod
+    def from_dict(cls, data: Any) -> "ReviewConfig":
+        """Read a configuration written by :meth:`to_dict`, checking every key.
+
+        Raises
+        ------
+        ValueError
+            For anything that is not such a configuration (``CONFIG_MESSAGE``, naming the problem).
+        """
+        if not isinstance(data, dict) or not isinstance(data.get("mapping"), dict):
+            raise ValueError(CONFIG_MESSAGE.format(problem="expected an object with a 'mapping'"))
+        if data.get("version", CONFIG_VERSION) != CONFIG_VERSION:
+            raise ValueError(CONFIG_MESSAGE.format(problem=f"version {data.get('version')!r} is not {CONFIG_VERSION}"))
+        unknown = set(data) - {"version", "mapping", "slice", "thresholds", "options"}
+        fields_ = {f.name for f in dataclasses.fields(ColumnMapping)}
+        options = data.get("options") or {}
+        allowed = {f.name for f in dataclasses.fields(cls)} - {"mapping", "slice", "thresholds"}
+        unknown |= {f"mapping.{k}" for k in data["mapping"]} - {f"mapping.{k}" for k in fields_}
+        unknown |= {f"options.{k}" for k in options} - {f"options.{k}" for k in allowed}
+        if unknown:
+            raise ValueError(CONFIG_MESSAGE.format(problem=f"unknown keys {sorted(unknown)}"))
+        try:
+            mapping = ColumnMapping(**{k: tuple(v) if isinstance(v, list) else v for k, v in data["mapping"].items()})
+            conditions = tuple(Condition(**(c | {"values": tuple(c.get("values", ()))})) for c in data.get("slice") or [])
+            thresholds = tuple((str(k), float(v)) for k, v in (data.get("thresholds") or {}).items())
+            options = {k: tuple(v) if isinstance(v, list) else v for k, v in options.items()}
+            return cls(mapping=mapping, slice=Slice(conditions), thresholds=thresholds, **options)
+        except (TypeError, ValueError) as exc:
+            raise ValueError(CONFIG_MESSAGE.format(problem=str(exc))) from None
+
+    def to_json(self) -> str:
+        """:meth:`to_dict` as JSON text."""
+        return json.dumps(self.to_dict(), indent=1, ensure_ascii=False)
+
+    @classmethod
+    def from_json(cls, text: str) -> "ReviewConfig":
+        """Read :meth:`to_json`'s text (ValueError with ``CONFIG_MESSAGE`` when it is not one)."""
+        try:
+            data = json.loads(text)
+        except (TypeError, ValueError) as exc:
+            raise ValueError(CONFIG_MESSAGE.format(problem=f"not JSON ({exc})")) from None
+        return cls.from_dict(data)
+
+
+def default_threshold(values: np.ndarray) -> float:
+    """The default decision threshold of a score column.
+
+    0.5 for probabilities (every value in [0, 1]); otherwise the middle of the range, rounded down
+    to a whole number when every score is a whole number (e.g. 5 for COMPAS deciles 1-10).
+
+    Parameters
+    ----------
+    values : ndarray of shape (n_samples,)
+
+    Returns
+    -------
+    float
+    """
+    values = np.asarray(values, dtype=np.float64)
+    lo, hi = float(values.min()), float(values.max())
+    if lo >= 0 and hi <= 1:
+        return 0.5
+    return float(int((lo + hi) / 2)) if bool(np.all(np.mod(values, 1) == 0)) else (lo + hi) / 2
+
+
+def rate_rules(metrics, distance: str, max_difference: float) -> list:
+    """The rules the Rate disparities page applies besides the four-fifths and equal opportunity rules.
+
+    Parameters
+    ----------
+    metrics : sequence of str
+        Rate names (``RATE_NAMES``).
+    distance : {'diff', 'ratio'}
+    max_difference : float in [0, 1]
+
+    Returns
+    -------
+    list of Rule
+        Under 'ratio': the default ratio rules (every rate's ratio within [0.8, 1.25]). Under
+        'diff': each selected rate's max difference, and equalized odds', at most `max_difference`.
+    """
+    if distance == "ratio":
+        return [r for r in DEFAULT_RULES if r.distance_measure == "ratio"]
+    return [Rule(metric=m, distance_measure="diff", bound=float(max_difference))
+            for m in [RATE_METRIC[r] for r in metrics] + ["equalized_odds"]]
+
+
+def dataset_rule(distance: str, max_difference: float) -> Rule:
+    """The Dataset metrics page's rule on the largest base-rate disparity.
+
+    Under 'diff' the largest base-rate difference must be at most `max_difference`; under
+    'ratio' the base-rate ratio must lie within [0.8, 1.25].
+
+    Parameters
+    ----------
+    distance : {'diff', 'ratio'}
+    max_difference : float in [0, 1]
+
+    Returns
+    -------
+    Rule
+    """
+    if distance == "ratio":
+        return Rule.ratio_within("dataset_statistical_parity")
+    return Rule(metric="dataset_statistical_parity", distance_measure="diff", bound=float(max_difference))
+
+
+def no_auc_finding(level: float, overall_auc: float) -> str:
+    """The AUC finding when no AUC is distinguishable from the overall AUC.
+
+    Parameters
+    ----------
+    level : float in (0, 1)
+    overall_auc : float
+
+    Returns
+    -------
+    str
+    """
+    return (f"No subgroup, BPSN or BNSP AUC has a {level * 100:g} % interval entirely below the overall AUC "
+            f"({overall_auc:.4g}): no AUC is distinguishable from it at this sample size.")
+
+
+@dataclass(frozen=True)
+class ModelReview:
+    """The review of one model: a score column at its threshold, or the predicted-label column.
+
+    Attributes
+    ----------
+    name : str
+        The column.
+    kind : {'score', 'predictions'}
+    threshold : float or None
+        None for given predictions.
+    performance : DataFrame
+        :func:`performance_table` at the threshold (all rows first).
+    rate_table : DataFrame
+        Every rate of every subgroup (``ConfusionCounts.table``, with Wilson intervals).
+    rates : dict of str to DisparityResult
+        Per assessed rate (``rate_metrics``) and ``'equalized_odds'``: the disparity at the
+        configured distance, reduction and reference; its ``table`` holds every comparison.
+    p_percent, equal_opportunity : RatioScoresResult
+    auc_table : DataFrame or None
+        Subgroup, BPSN and BNSP AUCs (scores only).
+    bias_auc : BiasAucResult or None
+    calibration : CalibrationDisparityResult or None
+        None for predictions, or a score that is not a probability (see `calibration_note`).
+    reliability : DataFrame or None
+    calibration_note : str
+    findings : tuple of str
+    verdicts : tuple of Verdict
+    """
+
+    name: str
+    kind: str
+    threshold: Optional[float]
+    performance: pd.DataFrame
+    rate_table: pd.DataFrame
+    rates: dict
+    p_percent: Any
+    equal_opportunity: Any
+    auc_table: Optional[pd.DataFrame] = None
+    bias_auc: Optional[BiasAucResult] = None
+    calibration: Optional[CalibrationDisparityResult] = None
+    reliability: Optional[pd.DataFrame] = None
+    calibration_note: str = ""
+    findings: tuple = ()
+    verdicts: tuple = ()
+
+
+@dataclass(frozen=True)
+class Review:
+    """Everything a review shows, built by :func:`build_review`.
+
+    Attributes
+    ----------
+    config : ReviewConfig
+    source : dict
+        ``name``, ``sha256`` and ``bytes`` of the input when known, ``rows_input``, ``rows_used``.
+    exclusions : DataFrame
+        Rows left out and why (``reason, rows``).
+    subgroups : DataFrame
+        Each subgroup's size and whether it is small.
+    base_rate : tuple of float
+        (base rate, ci_low, ci_high) of the label over the rows used (Wilson interval).
+    dataset_parity : DisparityResult
+        Base-rate disparity (dataset statistical parity) at the configured options.
+    dataset_findings : tuple of str
+    dataset_verdicts : tuple of Verdict
+    models : tuple of ModelReview
+    created : str
+        UTC time, ISO 8601.
+    version : str
+        The software version.
+    """
+
+    config: ReviewConfig
+    source: dict
+    exclusions: pd.DataFrame
+    subgroups: pd.DataFrame
+    base_rate: tuple
+    dataset_parity: Any
+    dataset_findings: tuple
+    dataset_verdicts: tuple
+    models: tuple
+    created: str
+    version: str
+
+    @property
+    def verdicts(self) -> list:
+        """Every verdict: the dataset's, then each model's."""
+        return list(self.dataset_verdicts) + [v for m in self.models for v in m.verdicts]
+
+    def exit_status(self, strict: bool = False) -> int:
+        """0 when no verdict fails, 1 when one does; with `strict`, inconclusive and undefined verdicts fail too."""
+        bad = {"fail", "inconclusive", "undefined"} if strict else {"fail"}
+        return int(any(v.status in bad for v in self.verdicts))
+
+    def context(self) -> dict:
+        """What every exported table carries: source, configuration, time and version."""
+        return {"source": self.source, "configuration": self.config.to_dict(), "created": self.created,
+                "software": f"fairness_core {self.version}"}
+
+    def tables(self) -> dict:
+        """Every table of the review, by a file-name-safe key: ``subgroups``, ``exclusions``,
+        ``dataset_parity`` and per model ``<model>.performance``, ``<model>.rates``, ``<model>.<metric>``,
+        ``<model>.p_percent``, ``<model>.equal_opportunity``, ``<model>.aucs``,
+        ``<model>.calibration_errors``, ``<model>.reliability``."""
+        out = {"subgroups": self.subgroups, "exclusions": self.exclusions,
+               "dataset_parity": self.dataset_parity.table}
+        for m in self.models:
+            out[f"{m.name}.performance"] = m.performance
+            out[f"{m.name}.rates"] = m.rate_table
+            out.update({f"{m.name}.{metric}": result.table for metric, result in m.rates.items()})
+            out[f"{m.name}.p_percent"] = m.p_percent.table
+            out[f"{m.name}.equal_opportunity"] = m.equal_opportunity.table
+            if m.auc_table is not None:
+                out[f"{m.name}.aucs"] = m.auc_table
+            if m.calibration is not None:
+                out[f"{m.name}.calibration_errors"] = m.calibration.errors
+                out[f"{m.name}.reliability"] = m.reliability
+        return out
+
+    def to_dict(self) -> dict:
+        """The review as JSON-ready data: context, findings, verdicts, headline values and every table."""
+        def verdicts(items):
+            return [{"rule": v.rule.to_dict(), "value": _json_cell(v.value), "ci_low": _json_cell(v.ci_low),
+                     "ci_high": _json_cell(v.ci_high), "status": v.status, "sentence": v.sentence,
+                     "note": v.note} for v in items]
+
+        def table(frame):
+            safe = neutralize_formulas(frame.reset_index(drop=True))
+            return {"columns": [str(c) for c in safe.columns],
+                    "rows": [[_json_cell(v) for v in row] for row in safe.itertuples(index=False, name=None)]}
+
+        models = []
+        for m in self.models:
+            headline = {metric: _json_cell(r.value) for metric, r in m.rates.items()}
+            headline |= {"p_percent_score": _json_cell(m.p_percent.value),
+                         "equal_opportunity_score": _json_cell(m.equal_opportunity.value)}
+            if m.bias_auc is not None:
+                headline |= {"bias_auc_score": _json_cell(m.bias_auc.value),
+                             "overall_auc": _json_cell(m.bias_auc.overall_auc)}
+            if m.calibration is not None:
+                headline["calibration_disparity"] = _json_cell(m.calibration.value)
+            models.append({"name": m.name, "kind": m.kind, "threshold": m.threshold, "headline": headline,
+                           "findings": list(m.findings), "verdicts": verdicts(m.verdicts),
+                           "calibration_note": m.calibration_note})
+        return {"context": self.context(),
+                "base_rate": [_json_cell(v) for v in self.base_rate],
+                "dataset": {"findings": list(self.dataset_findings), "verdicts": verdicts(self.dataset_verdicts),
+                            "parity": _json_cell(self.dataset_parity.value)},
+                "models": models,
+                "exit_status": self.exit_status(),
+                "tables": {name: table(frame) for name, frame in self.tables().items()}}
+
+    def to_json(self) -> str:
+        """:meth:`to_dict` as JSON text (NaN is null, infinity the string "inf")."""
+        return json.dumps(self.to_dict(), indent=1, ensure_ascii=False, allow_nan=False)
+
+
+def build_review(frame: pd.DataFrame, config: ReviewConfig, *, source: Optional[dict] = None,
+                 data: Optional[bytes] = None) -> Review:
+    """Compute a whole review of `frame` under `config`: every page's numbers, findings and verdicts.
+
+    Per score column: the subgroup, BPSN and BNSP AUCs with the bias AUC score, the rates at its
+    threshold (performance, each assessed rate's disparity, equalized odds, p% and equal
+    opportunity scores) and, for a probability, calibration; the predicted-label column, if
+    mapped, gets the rate part. Then the base-rate disparity of the labels. Intervals use seed 0,
+    so a review is reproducible.
+
+    Parameters
+    ----------
+    frame : DataFrame
+        The table as loaded (before the slice).
+    config : ReviewConfig
+    source : dict, optional
+        Facts about the input recorded in the review (e.g. ``{"name": "compas.csv"}``).
+    data : bytes, optional
+        The input file's bytes, for its SHA-256 and size.
+
+    Returns
+    -------
+    Review
+
+    Raises
+    ------
+    ValueError
+        As :meth:`ScoredData.from_frame` for a mapping that does not fit the data (each message
+        says what to do), or when the slice leaves no row.
+    """
+    from . import __version__
+
+    level, n_boot, adjust = config.ci, config.n_boot, config.adjust
+    sliced = frame if not config.slice.conditions else frame.loc[config.slice.mask(frame)].reset_index(drop=True)
+    scored = ScoredData.from_frame(sliced, config.mapping)
+    groups, y = scored.subgroups, scored.y_true
+    info = dict(source or {})
+    if data is not None:
+        info |= {"sha256": hashlib.sha256(data).hexdigest(), "bytes": len(data)}
+    info |= {"rows_input": int(len(frame)), "rows_in_slice": int(len(sliced)), "rows_used": int(len(y)),
+             "slice": config.slice.describe()}
+    boot = dict(ci=level, n_boot=n_boot, random_state=0)
+
+    models = [_score_review(scored, score, config) for score in scored.scores]
+    if scored.predicted is not None:
+        counts = confusion_counts(y, scored.y_pred(), groups)
+        models.append(_rate_review(counts, config.mapping.predicted_label, "predictions", None, config))
+
+    label_counts = confusion_counts(y, y, groups)
+    parity_kw = dict(distance_measure=config.dataset_distance, reference=config.dataset_reference,
+                     include_small=config.include_small, adjust=adjust, func="dataset_statistical_parity", **boot)
+    parity = label_counts.disparity("statistical_parity", reduction=config.dataset_reduction, **parity_kw)
+    parity_max = label_counts.disparity("statistical_parity", reduction="max", **parity_kw)
+    n_pos = int(np.asarray(y).sum())
+    low, high = wilson_interval(n_pos, len(y), level if level is not None else 0.95)
+    return Review(
+        config=config, source=info, exclusions=scored.exclusions, subgroups=scored.subgroup_table(),
+        base_rate=(n_pos / len(y), float(low), float(high)), dataset_parity=parity,
+        dataset_findings=tuple(f.sentence for f in disparity_findings(parity, "base rate", percent=True)),
+        dataset_verdicts=(evaluate_result(dataset_rule(config.dataset_distance, config.dataset_max_difference),
+                                          parity_max),),
+        models=tuple(models), created=_dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
+        version=__version__)
+
+
+def _score_review(scored: ScoredData, score: str, config: ReviewConfig) -> ModelReview:
+    values = scored.scores[score]
+    groups, y = scored.subgroups, scored.y_true
+    threshold = config.threshold_of(score, values)
+    review = _rate_review(threshold_counts(y, values, groups).at(threshold), score, "score", threshold, config)
+    level = config.ci
+    table = bias_auc_table(y, values, groups, ci=level, n_boot=config.n_boot, random_state=0)
+    bias = summarize_bias_auc(table, p=float(config.auc_p), overall_weight=float(config.auc_weight),
+                              include_small=config.include_small)
+    findings = [] if level is None else (
+        list(auc_findings(table, include_small=config.include_small))
+        or [no_auc_finding(level, bias.overall_auc)])
+    verdicts = [] if config.auc_min_score is None else [
+        evaluate_result(Rule(metric="bias_auc_score", bound=float(config.auc_min_score)), bias)]
+    calibration = reliability = None
+    note = ""
+    if values.min() < 0 or values.max() > 1:
+        note = f"Not assessed: {score} ranges from {values.min():g} to {values.max():g}, so it is not a probability."
+    else:
+        counts = calibration_counts(y, values, groups, n_bins=int(config.cal_n_bins), strategy=config.cal_strategy)
+        calibration = counts.disparity(threshold=config.cal_bound, min_per_group=int(config.cal_min_per_group),
+                                       distance_measure=config.cal_distance, reduction=config.cal_reduction,
+                                       reference=config.cal_reference, include_small=config.include_small, ci=level,
+                                       n_boot=config.n_boot, random_state=0, adjust=config.adjust)
+        reliability = counts.reliability_table(ci=level)
+        findings += [f.sentence for f in disparity_findings(calibration.disparity, "expected calibration error")]
+        if calibration.verdict is not None:
+            verdicts.append(calibration.verdict)
+    return dataclasses.replace(review, auc_table=table, bias_auc=bias, calibration=calibration,
+                               reliability=reliability, calibration_note=note,
+                               findings=tuple(findings) + review.findings, verdicts=tuple(verdicts) + review.verdicts)
+
+
+def _rate_review(counts, name: str, kind: str, threshold: Optional[float], config: ReviewConfig) -> ModelReview:
+    level, include_small = config.ci, config.include_small
+    boot = dict(ci=level, n_boot=config.n_boot, random_state=0)
+    kw = dict(distance_measure=config.rate_distance, reference=config.rate_reference, include_small=include_small,
+              adjust=config.adjust, **boot)
+    metrics = [RATE_METRIC[r] for r in config.rate_metrics]
+
+    def disparity(metric: str, reduction: str, **extra):
+        args = kw | extra | {"reduction": reduction}
+        return counts.equalized_odds(**args) if metric == "equalized_odds" else counts.disparity(metric, **args)
+
+    rates = {m: disparity(m, config.rate_reduction) for m in metrics + ["equalized_odds"]}
+    top = rate_findings(counts, metrics, reference=config.rate_reference, include_small=include_small,
+                        adjust=config.adjust, limit=3, **boot) if metrics else []
+    drivers = [reduction_finding(disparity(m, "max"), m) for m in metrics]
+    p_percent, opportunity = (counts.ratio_scores(rate, include_small=include_small, **boot)
+                              for rate in ("selection_rate", "true_positive_rate"))
+    verdicts = [evaluate_result(_RULES["four_fifths"], p_percent),
+                evaluate_result(_RULES["equal_opportunity"], opportunity)]
+    verdicts += [evaluate_result(rule, disparity(rule.metric, "max", distance_measure=rule.distance_measure))
+                 for rule in rate_rules(config.rate_metrics, config.rate_distance, config.rate_max_difference)]
+    return ModelReview(name=name, kind=kind, threshold=threshold, performance=performance_table(counts, **boot),
+                       rate_table=counts.table(ci=level), rates=rates, p_percent=p_percent, equal_opportunity=opportunity,
+                       findings=tuple(f.sentence for f in top) + tuple(f.sentence for f in drivers if f is not None),
+                       verdicts=tuple(verdicts))
+
