@@ -79,6 +79,7 @@ from ._policy import (DEFAULT_RULES, Rule, Verdict, evaluate, evaluate_result, r
 from ._explorer import disparity_curve, explorer_thresholds, rule_band, threshold_curves
 from ._performance import performance_table
 from ._report import render_report
+from ._models import compare_models
 from ._review import (ModelReview, Review, ReviewConfig, build_review, dataset_rule, default_threshold,
                       no_auc_finding, rate_rules)
 from ._export import export_name, neutralize_formulas, table_from_json, table_to_csv, table_to_json
@@ -114,7 +115,7 @@ _dataset_names = ["dataset_statistical_parity", "base_rates", "consistency", "sm
 _interval_names = ["wilson_interval", "delong_variance", "auc_interval"]
 _policy_names = ["Rule", "Verdict", "DEFAULT_RULES", "evaluate", "evaluate_result", "summarize_verdicts",
                  "rules_to_json", "rules_from_json"]
-_review_names = ["render_report", "ReviewConfig", "Review", "ModelReview", "build_review", "default_threshold", "rate_rules",
+_review_names = ["compare_models", "render_report", "ReviewConfig", "Review", "ModelReview", "build_review", "default_threshold", "rate_rules",
                  "dataset_rule", "no_auc_finding"]
 _export_names = ["neutralize_formulas", "table_to_csv", "table_to_json", "table_from_json", "export_name"]
 _threshold_names = ["performance_table", "explorer_thresholds", "threshold_curves", "disparity_curve", "rule_band"]

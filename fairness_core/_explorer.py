@@ -185,38 +185,73 @@ def disparity_curve(counts: ThresholdCounts, metric: str, thresholds=None, *, di
     check_option(metric, list(BAND_METRICS), "metric", func)
     check_option(distance_measure, ("diff", "ratio"), "distance_measure", func)
     check_option(reduction, ("max", "mean"), "reduction", func)
+    if metric not in _SCORE_RATES:
+        check_reference(reference, counts.names, func)
     t = _thresholds(counts, thresholds, n_points)
     _, member, background, overall = counts.counts_at(t)
-    sizes = member[0].sum(axis=1)
+    value, used, n_used, n_undefined = reduced_values(
+        member, background, overall, member[0].sum(axis=1), counts.names, counts.min_size, metric,
+        distance_measure=distance_measure, reduction=reduction, reference=reference, include_small=include_small)
+    return _curve_frame(t, value, n_used, n_undefined, used.shape[1] - used.sum(axis=1))
+
+
+def reduced_values(member, background, overall, sizes, names: list, min_size: int, metric: str, *,
+                   distance_measure: str = "diff", reduction: str = "max", reference: str = "rest",
+                   include_small: bool = False, used=None):
+    """A reduced disparity or ratio score from counts with a leading axis (thresholds or bootstrap replicates).
+
+    Parameters
+    ----------
+    member, background : ndarray of shape (n, n_subgroups, 4)
+    overall : ndarray of shape (n, 4)
+    sizes : ndarray of shape (n_subgroups,)
+    names : list of str
+    min_size : int
+    metric : str
+        One of ``BAND_METRICS``.
+    distance_measure, reduction, reference, include_small
+        As :func:`disparity_curve` (scores: the minimum over subgroups against the rest).
+    used : ndarray of bool of shape (n_comparisons,), optional
+        The comparisons (scores: subgroups) to reduce over; default: from the small flags of each
+        row (``include_small``). A bootstrap passes the point estimate's, as the other intervals do.
+
+    Returns
+    -------
+    value : ndarray of shape (n,)
+    used : ndarray of bool of shape (n, n_comparisons)
+    n_used, n_undefined : ndarray of int of shape (n,)
+        Comparisons reduced over (a mean leaves infinite ratios out), and those used but undefined.
+    """
     if metric in _SCORE_RATES:
         rate = _SCORE_RATES[metric]
-        score, _ = ratio_rule(_rate(member, rate)[0], _rate(background, rate)[0], rate)
+        values, _ = ratio_rule(_rate(member, rate)[0], _rate(background, rate)[0], rate)
         # A subgroup's score is small when its ratio disparity against the rest is (the same flags).
-        _, small = _comparisons(member, background, overall, sizes, counts, rate, "rest", "ratio")
-        used = np.ones_like(small) if include_small else ~small
-        defined = used & ~np.isnan(score)
-        value = np.where(defined, score, np.inf).min(axis=1)
-        value = np.where(defined.any(axis=1), value, np.nan)
-        n_used, n_undefined = defined.sum(axis=1), used.sum(axis=1) - defined.sum(axis=1)
-        return _curve_frame(t, value, n_used, n_undefined, small.shape[1] - used.sum(axis=1))
-    check_reference(reference, counts.names, func)
-    rates = ("true_positive_rate", "false_positive_rate") if metric == "equalized_odds" else (DISPARITY_METRICS[metric],)
-    parts = [_comparisons(member, background, overall, sizes, counts, r, reference, distance_measure) for r in rates]
-    disparity = parts[0][0] if len(parts) == 1 else np.fmax(parts[0][0], parts[1][0])
-    small = parts[0][1] if len(parts) == 1 else parts[0][1] | parts[1][1]
-    used = np.ones_like(small) if include_small else ~small
-    defined = used & ~np.isnan(disparity)
-    infinite = defined & np.isinf(disparity)
-    if reduction == "max":
-        value = np.where(defined, disparity, -np.inf).max(axis=1, initial=-np.inf)
-        n_used = defined.sum(axis=1)
+        _, small = comparisons(member, background, overall, sizes, names, min_size, rate, "rest", "ratio")
+        reduction = "min"
     else:
-        finite = defined & ~infinite
+        rates = (("true_positive_rate", "false_positive_rate") if metric == "equalized_odds"
+                 else (DISPARITY_METRICS[metric],))
+        parts = [comparisons(member, background, overall, sizes, names, min_size, r, reference, distance_measure)
+                 for r in rates]
+        values = parts[0][0] if len(parts) == 1 else np.fmax(parts[0][0], parts[1][0])
+        small = parts[0][1] if len(parts) == 1 else parts[0][1] | parts[1][1]
+    if used is None:
+        used = np.ones_like(small) if include_small else ~small
+    used = np.broadcast_to(used, values.shape)
+    defined = used & ~np.isnan(values)
+    if reduction == "min":
+        value = np.where(defined, values, np.inf).min(axis=1, initial=np.inf)
+        n_used = defined.sum(axis=1)
+    elif reduction == "max":   # an infinite ratio decides a max
+        value = np.where(defined, values, -np.inf).max(axis=1, initial=-np.inf)
+        n_used = defined.sum(axis=1)
+    else:                      # a mean leaves infinite ratios out
+        finite = defined & ~np.isinf(values)
         n_used = finite.sum(axis=1)
         with np.errstate(invalid="ignore", divide="ignore"):
-            value = np.where(finite, disparity, 0.0).sum(axis=1) / n_used
-    value = np.where(n_used > 0, value, np.nan) if reduction == "mean" else np.where(defined.any(axis=1), value, np.nan)
-    return _curve_frame(t, value, n_used, used.sum(axis=1) - defined.sum(axis=1), small.shape[1] - used.sum(axis=1))
+            value = np.where(finite, values, 0.0).sum(axis=1) / n_used
+    value = np.where(n_used > 0, value, np.nan)
+    return value, used, n_used, used.sum(axis=1) - defined.sum(axis=1)
 
 
 def rule_band(counts: ThresholdCounts, rule, thresholds=None, *, reference: str = "rest", include_small: bool = False,
@@ -277,15 +312,16 @@ def _thresholds(counts: ThresholdCounts, thresholds, n_points: int) -> np.ndarra
     return np.asarray(thresholds, dtype=np.float64).reshape(-1)
 
 
-def _comparisons(member, background, overall, sizes, counts: ThresholdCounts, rate: str, reference: str,
-                 distance_measure: str) -> tuple[np.ndarray, np.ndarray]:
-    """Disparity and small flag of every comparison at every threshold, shape (n_thresholds, n_comparisons).
+def comparisons(member, background, overall, sizes, names: list, min_size: int, rate: str, reference: str,
+                distance_measure: str) -> tuple[np.ndarray, np.ndarray]:
+    """Disparity and small flag of every comparison, for counts with a leading axis (thresholds, replicates).
 
-    The same rules as :meth:`ConfusionCounts.comparison`: a comparison is small when either side
-    is a subgroup with fewer rows than ``min_size`` or with a denominator of the rate between 1
-    and ``min_size`` - 1, or when the reference's denominator (rest or all rows) is.
+    `member`, `background` have shape (n, n_subgroups, 4), `overall` (n, 4), `sizes` (n_subgroups,);
+    the results have shape (n, n_comparisons). The same rules as :meth:`ConfusionCounts.comparison`:
+    a comparison is small when either side is a subgroup with fewer rows than `min_size` or with
+    a denominator of the rate between 1 and `min_size` - 1, or when the reference's denominator
+    (rest or all rows) is.
     """
-    names, min_size = counts.names, counts.min_size
     a, b = compared_values(_rate(member, rate)[0], _rate(background, rate)[0], _rate(overall, rate)[0],
                            reference, names)
     den = _fraction(member, rate)[1]
