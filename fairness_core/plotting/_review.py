@@ -1,0 +1,207 @@
+"""Charts of a model review: rates across thresholds, AUCs per subgroup and model, the performance trade-off."""
+
+from __future__ import annotations
+
+from typing import Mapping, Sequence
+
+import numpy as np
+import pandas as pd
+
+from ._common import AUC_COLUMNS, RATE_LABELS, RULE_COLOR, SMALL_OPACITY, _hover, _title, add_rule_line, plot_text, \
+    subgroup_colors
+
+CURVES_MESSAGE = ("threshold_chart needs the table of fairness_core.threshold_curves (columns metric, subgroup, "
+                  "scope, threshold, value); missing: {missing}.")
+MODELS_MESSAGE = "model_auc_heatmap needs at least one model's AUC table (a dict of model name -> table)."
+
+
+def threshold_chart(curves: pd.DataFrame, metric: str, *, threshold: float | None = None,
+                    band: pd.DataFrame | None = None, band_label: str | None = None, title: str | None = None):
+    """One rate of every subgroup across the decision thresholds: a line per subgroup and one for all rows.
+
+    Parameters
+    ----------
+    curves : DataFrame
+        From :func:`fairness_core.threshold_curves`: ``metric, subgroup, scope, threshold, value``
+        and optionally ``numerator, denominator, small``.
+    metric : str
+        The rate to draw (a value of ``curves["metric"]``), e.g. ``"false_positive_rate"``.
+    threshold : float, optional
+        The chosen threshold, drawn as a vertical line.
+    band : DataFrame, optional
+        From :func:`fairness_core.rule_band`: ``threshold, holds``; the thresholds where the rule
+        holds are shaded.
+    band_label : str, optional
+        Plain text for the shading's legend entry (escaped), e.g. the rule's label.
+    title : str, optional
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        Subgroup lines in the subgroups' colours (small subgroups dotted and faded), all rows as a
+        thick black line, hover with the rate, its numerator / denominator and the threshold.
+
+    Raises
+    ------
+    ValueError
+        If a needed column is missing (``CURVES_MESSAGE``).
+    """
+    import plotly.graph_objects as go
+
+    missing = [c for c in ("metric", "subgroup", "scope", "threshold", "value") if c not in curves]
+    if missing:
+        raise ValueError(CURVES_MESSAGE.format(missing=missing))
+    rows = curves[curves["metric"] == metric]
+    names = list(dict.fromkeys(rows.loc[rows["scope"] == "subgroup", "subgroup"]))
+    colors = subgroup_colors(names)
+    label = RATE_LABELS.get(metric, metric.replace("_", " ").capitalize())
+    fig = go.Figure()
+    if band is not None and len(band):
+        _shade(fig, band, band_label)
+    for name, part in rows.groupby("subgroup", sort=False):
+        overall = part["scope"].iloc[0] == "overall"
+        small = bool(part["small"].any()) if "small" in part else False
+        counts = (part["numerator"].astype(str) + " / " + part["denominator"].astype(str)
+                  if {"numerator", "denominator"} <= set(part) else pd.Series("", index=part.index))
+        hover = [_hover(f"<b>{plot_text(name)}</b>", f"{plot_text(label)} {v:.4g}" if np.isfinite(v) else
+                        f"{plot_text(label)} undefined", f"{c}", f"threshold {t:.4g}")
+                 for v, c, t in zip(part["value"], counts, part["threshold"])]
+        fig.add_trace(go.Scatter(
+            x=part["threshold"], y=part["value"], mode="lines", name=plot_text(name) + (" (small)" if small else ""),
+            line=dict(color="black" if overall else colors[name], width=3 if overall else 2,
+                      dash="dot" if small else "solid"),
+            opacity=SMALL_OPACITY if small else 1.0, hovertext=hover, hovertemplate="%{hovertext}<extra></extra>"))
+    if threshold is not None and np.isfinite(threshold):
+        add_rule_line(fig, float(threshold), f"chosen threshold {threshold:g}", axis="x", color="#333333")
+    fig.update_layout(title=_title(title), xaxis_title="Decision threshold (predicted positive: score >= threshold)",
+                      yaxis_title=plot_text(label), yaxis_range=[-0.02, 1.02], hovermode="closest",
+                      legend_title_text="Subgroup", margin=dict(t=60))
+    return fig
+
+
+def _shade(fig, band: pd.DataFrame, label: str | None) -> None:
+    """Shade the runs of consecutive thresholds where ``band["holds"]``, half-way to the neighbours."""
+    t = band["threshold"].to_numpy(dtype=np.float64)
+    holds = band["holds"].to_numpy(dtype=bool)
+    if not holds.any():
+        return
+    mid = np.concatenate([[t[0]], (t[1:] + t[:-1]) / 2, [t[-1]]])
+    edges = np.flatnonzero(np.diff(np.concatenate([[0], holds.astype(int), [0]])))
+    for start, stop in zip(edges[::2], edges[1::2]):
+        fig.add_vrect(x0=mid[start], x1=mid[stop], fillcolor="#009E73", opacity=0.12, line_width=0, layer="below")
+    import plotly.graph_objects as go
+
+    fig.add_trace(go.Scatter(x=[None], y=[None], mode="markers", marker=dict(size=12, color="#009E73", opacity=0.3,
+                                                                               symbol="square"),
+                             name=plot_text(label or "Rule holds"), hoverinfo="skip"))
+
+
+def model_auc_heatmap(tables: Mapping[str, pd.DataFrame], column: str = "subgroup_auc", *,
+                      order: Sequence[str] | None = None, title: str | None = None):
+    """One AUC type as a subgroup x model heatmap (the layout of the original bias-AUC analysis).
+
+    Parameters
+    ----------
+    tables : mapping of str to DataFrame
+        Model name -> its :func:`fairness_core.bias_auc_table` (``subgroup`` and the AUC columns,
+        optionally ``<column>_ci_low/high``, ``n_positive``, ``n_negative``, ``small``).
+    column : {'subgroup_auc', 'bpsn_auc', 'bnsp_auc'}, default='subgroup_auc'
+    order : sequence of str, optional
+        Subgroups top to bottom; default the first table's order.
+    title : str, optional
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        Cells coloured from red (low) to blue (high) around 0.5, with the value written in each
+        cell; hover with the interval; undefined cells blank.
+
+    Raises
+    ------
+    ValueError
+        For no tables (``MODELS_MESSAGE``) or an unknown column.
+    """
+    import plotly.graph_objects as go
+
+    if not tables:
+        raise ValueError(MODELS_MESSAGE)
+    if column not in AUC_COLUMNS:
+        raise ValueError(f"The 'column' parameter of model_auc_heatmap must be one of {list(AUC_COLUMNS)}. "
+                         f"Got {column!r} instead.")
+    models = list(tables)
+    names = list(order) if order is not None else list(next(iter(tables.values()))["subgroup"])
+    z = np.full((len(names), len(models)), np.nan)
+    hover = [["" for _ in models] for _ in names]
+    for j, model in enumerate(models):
+        t = tables[model].set_index("subgroup")
+        for i, name in enumerate(names):
+            if name not in t.index:
+                continue
+            value = float(t.at[name, column])
+            z[i, j] = value
+            lines = [f"<b>{plot_text(name)}</b>", f"model {plot_text(model)}",
+                     f"{AUC_COLUMNS[column]} {value:.4f}" if np.isfinite(value) else f"{AUC_COLUMNS[column]} undefined"]
+            if f"{column}_ci_low" in t:
+                lines.append(f"CI {t.at[name, column + '_ci_low']:.4f}–{t.at[name, column + '_ci_high']:.4f}")
+            if "small" in t and bool(t.at[name, "small"]):
+                lines.append("small subgroup")
+            hover[i][j] = _hover(*lines)
+    text = [[("" if not np.isfinite(v) else f"{v:.3f}") for v in row] for row in z]
+    fig = go.Figure(go.Heatmap(z=z, x=[plot_text(m) for m in models], y=[plot_text(n) for n in names], zmid=0.5,
+                               colorscale="RdBu", text=text, texttemplate="%{text}", hovertext=hover,
+                               hovertemplate="%{hovertext}<extra></extra>", colorbar_title=AUC_COLUMNS[column],
+                               xgap=2, ygap=2))
+    fig.update_layout(title=_title(title or f"{AUC_COLUMNS[column]} per subgroup and model"),
+                      yaxis_autorange="reversed", xaxis_side="top",
+                      height=max(300, 60 + 28 * len(names)), margin=dict(t=90))
+    return fig
+
+
+def tradeoff_chart(points: pd.DataFrame, *, x: str = "performance", y: str = "disparity", x_label: str = "Accuracy",
+                   y_label: str = "Worst disparity", title: str | None = None, bound: float | None = None):
+    """Performance against disparity, one point per model, with the points' intervals when given.
+
+    Parameters
+    ----------
+    points : DataFrame
+        One row per model: ``model``, the `x` and `y` columns, optionally ``<x>_ci_low/high`` and
+        ``<y>_ci_low/high``.
+    x, y : str
+        Columns to plot (e.g. overall accuracy at each model's threshold, and its worst disparity).
+    x_label, y_label, title : str
+        Plain text (escaped).
+    bound : float, optional
+        A policy bound on the disparity, drawn as a horizontal line.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+    """
+    import plotly.graph_objects as go
+
+    colors = subgroup_colors(list(points["model"]))
+    fig = go.Figure()
+    for row in points.itertuples(index=False):
+        data = row._asdict()
+        err = {}
+        for axis, col in (("x", x), ("y", y)):
+            low, high = data.get(f"{col}_ci_low"), data.get(f"{col}_ci_high")
+            if low is not None and high is not None and np.isfinite(low) and np.isfinite(high):
+                err[f"error_{axis}"] = dict(type="data", symmetric=False, array=[high - data[col]],
+                                            arrayminus=[data[col] - low], color="#444444")
+        fig.add_trace(go.Scatter(
+            x=[data[x]], y=[data[y]], mode="markers+text", text=[plot_text(data["model"])], textposition="middle right",
+            marker=dict(size=14, color=colors[data["model"]]), name=plot_text(data["model"]),
+            hovertext=[_hover(f"<b>{plot_text(data['model'])}</b>", f"{plot_text(x_label)} {data[x]:.4g}",
+                              f"{plot_text(y_label)} {data[y]:.4g}")],
+            hovertemplate="%{hovertext}<extra></extra>", **err))
+    if bound is not None:
+        add_rule_line(fig, float(bound), f"bound {bound:g}", axis="y", color=RULE_COLOR)
+    xs = points[x].to_numpy(dtype=np.float64)
+    xs = xs[np.isfinite(xs)]
+    if len(xs):   # room on both sides for the points' labels
+        pad = max(0.15 * (xs.max() - xs.min()), 0.01)
+        fig.update_xaxes(range=[xs.min() - pad, xs.max() + 2 * pad])
+    fig.update_layout(title=_title(title), xaxis_title=plot_text(x_label), yaxis_title=plot_text(y_label),
+                      showlegend=False, margin=dict(t=60))
+    return fig

@@ -1,0 +1,63 @@
+"""The review's charts: threshold curves, subgroup x model AUC heatmap, performance trade-off."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import fairness_core as fc
+from fairness_core import plotting
+
+
+@pytest.fixture(scope="module")
+def scored():
+    rng = np.random.default_rng(4)
+    n = 4000
+    g = rng.choice(["<b>a</b>", "b", "small"], size=n, p=[0.6, 0.39, 0.01])
+    y = (rng.random(n) < 0.4).astype(int)
+    s1 = np.clip(0.3 * y + rng.normal(0.35, 0.2, n), 0, 1)
+    s2 = np.clip(0.2 * y + rng.normal(0.4, 0.2, n), 0, 1)
+    groups = fc.Subgroups.from_attributes(pd.DataFrame({"g": g}), ["g"], min_size=100)
+    return y, s1, s2, groups
+
+
+def test_threshold_chart_draws_the_curves_the_band_and_the_threshold(scored):
+    y, s1, _, groups = scored
+    tc = fc.threshold_counts(y, s1, groups)
+    t = fc.explorer_thresholds(tc, 41, include=[0.5])
+    curves = fc.threshold_curves(tc, ["false_positive_rate"], t)
+    band = fc.rule_band(tc, fc.Rule(metric="false_positive_rate", distance_measure="diff", bound=0.05), t)
+    fig = plotting.threshold_chart(curves, "false_positive_rate", threshold=0.5, band=band, band_label="FPR diff <= 0.05")
+    lines = [tr for tr in fig.data if tr.mode == "lines"]
+    assert [tr.name for tr in lines] == ["&lt;b&gt;a&lt;/b&gt;", "b", "small (small)", "All rows"]
+    for trace, (_, part) in zip(lines, curves.groupby("subgroup", sort=False)):
+        np.testing.assert_array_equal(np.asarray(trace.y, dtype=float), part["value"].to_numpy())
+    assert lines[2].line.dash == "dot" and lines[3].line.color == "black"
+    runs = np.flatnonzero(np.diff(np.concatenate([[0], band["holds"].astype(int), [0]]))).size // 2
+    rects = [s for s in fig.layout.shapes if s.type == "rect"]
+    assert runs >= 1 and len(rects) == runs
+    assert any(s.type == "line" and s.x0 == 0.5 for s in fig.layout.shapes)
+    with pytest.raises(ValueError, match="threshold_curves"):
+        plotting.threshold_chart(curves.drop(columns="scope"), "false_positive_rate")
+
+
+def test_model_heatmap_cells_are_the_tables(scored):
+    y, s1, s2, groups = scored
+    tables = {"m1": fc.bias_auc_table(y, s1, groups), "m<2>": fc.bias_auc_table(y, s2, groups)}
+    fig = plotting.model_auc_heatmap(tables, "bpsn_auc")
+    z = np.asarray(fig.data[0].z, dtype=float)
+    np.testing.assert_array_equal(z[:, 0], tables["m1"]["bpsn_auc"].to_numpy())
+    np.testing.assert_array_equal(z[:, 1], tables["m<2>"]["bpsn_auc"].to_numpy())
+    assert list(fig.data[0].x) == ["m1", "m&lt;2&gt;"]
+    with pytest.raises(ValueError):
+        plotting.model_auc_heatmap(tables, "auc")
+
+
+def test_tradeoff_chart_has_one_point_per_model_with_intervals():
+    points = pd.DataFrame({"model": ["a", "b"], "performance": [0.8, 0.85], "disparity": [0.1, 0.2],
+                           "disparity_ci_low": [0.05, 0.15], "disparity_ci_high": [0.15, 0.3]})
+    fig = plotting.tradeoff_chart(points, bound=0.1)
+    assert [tr.x[0] for tr in fig.data] == [0.8, 0.85]
+    assert fig.data[1].error_y.array[0] == pytest.approx(0.1)
+    assert any(s.y0 == 0.1 for s in fig.layout.shapes)
