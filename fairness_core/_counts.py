@@ -24,7 +24,7 @@ so the modules form no import cycle.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Callable, Literal, Optional, Sequence, Union
+from typing import Any, Callable, Literal, Mapping, Optional, Sequence, Union
 
 import numpy as np
 import pandas as pd
@@ -106,6 +106,9 @@ def _rate(counts: np.ndarray, name: str) -> tuple[np.ndarray, np.ndarray]:
     return values, notes
 
 
+PER_SUBGROUP_MESSAGE = ("Per-subgroup thresholds need subgroups that do not overlap and cover every row "
+                        "(intersected protected attributes, no identity indicator columns), so that each row has "
+                        "exactly one threshold.")
 CONFUSION_NO_ATOMS_MESSAGE = (
     "{func} cannot compute intervals from ConfusionCounts built by hand: the bootstrap needs the "
     "counts per membership pattern. Tip: build them with confusion_counts(y_true, y_pred, subgroups)."
@@ -547,6 +550,55 @@ class ThresholdCounts:
         return ConfusionCounts(list(self.names), member, background, atoms.sum(axis=0), self.min_size,
                                disjoint=self.disjoint,
                                atoms=Atoms(atoms[keep], self.member[keep], self.background[keep]))
+
+    def at_each(self, thresholds) -> ConfusionCounts:
+        """The confusion counts when each subgroup's rows are predicted at their own threshold.
+
+        Row i of subgroup g is predicted positive when ``y_score[i] >= thresholds[g]``. Every metric
+        of the result (rates, disparities, performance, intervals) then shows the effect of
+        per-subgroup thresholds, as the What-If Tool offered for live models (Hardt et al. 2016:
+        group-specific thresholds can equalize odds). Only for disjoint subgroups that cover every
+        row, where each row has exactly one threshold.
+
+        Parameters
+        ----------
+        thresholds : mapping of str to float, or sequence of float of length n_subgroups
+            A threshold per subgroup name (names not given keep ``nan``: none of their rows is
+            predicted positive), or one per subgroup in order.
+
+        Returns
+        -------
+        ConfusionCounts
+            Equal to ``confusion_counts(y_true, y_pred, subgroups)`` with those predictions, atoms
+            included (so intervals work).
+
+        Raises
+        ------
+        ValueError
+            If the subgroups overlap or leave rows out (``PER_SUBGROUP_MESSAGE``), or for a
+            threshold of an unknown subgroup or a wrong number of thresholds.
+        """
+        if not self.disjoint:
+            raise ValueError(PER_SUBGROUP_MESSAGE)
+        k = len(self.names)
+        if isinstance(thresholds, Mapping):
+            unknown = [name for name in thresholds if name not in self.names]
+            if unknown:
+                raise ValueError(f"Thresholds given for subgroups that do not exist: {unknown}. "
+                                 f"The subgroups are: {self.names}.")
+            values = np.array([float(thresholds.get(name, np.nan)) for name in self.names])
+        else:
+            values = np.asarray(thresholds, dtype=np.float64).reshape(-1)
+            if len(values) != k:
+                raise ValueError(f"Give one threshold per subgroup ({k}); got {len(values)}.")
+        # Disjoint subgroups: pattern p is subgroup p (``member`` is the identity), so subgroup g's
+        # atoms are those of pattern g at threshold g.
+        atoms = self._atoms(values)[np.arange(k), np.arange(k)]          # (k, 4)
+        member = over_patterns(self.member, atoms)
+        overall = atoms.sum(axis=0)
+        keep = atoms.sum(axis=1) > 0
+        return ConfusionCounts(list(self.names), member, overall[None, :] - member, overall, self.min_size,
+                               disjoint=True, atoms=Atoms(atoms[keep], self.member[keep], self.background[keep]))
 
     def counts_at(self, thresholds=None) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """Confusion counts per subgroup at many thresholds at once (for a threshold explorer).

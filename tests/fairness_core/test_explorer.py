@@ -108,3 +108,25 @@ def test_default_thresholds_are_the_levels_or_an_even_grid(scored):
         fc.explorer_thresholds(tc, 1)
     with pytest.raises(ValueError, match="threshold_counts"):
         fc.threshold_curves(fc.confusion_counts([0, 1], [0, 1], ["a", "b"]))
+
+
+def test_per_subgroup_thresholds_equal_thresholding_each_row_at_its_own(scored):
+    frame, groups, tc = scored
+    y, score = frame["y"].to_numpy(), frame["score"].to_numpy()
+    chosen = {name: 0.3 + 0.05 * j for j, name in enumerate(groups.names)}
+    per_row = np.array([chosen[name] for name in groups.names])[groups.codes]
+    expected = fc.confusion_counts(y, (score >= per_row).astype(int), groups)
+    counts = tc.at_each(chosen)
+    np.testing.assert_array_equal(counts.member, expected.member)
+    np.testing.assert_array_equal(counts.background, expected.background)
+    np.testing.assert_array_equal(counts.overall, expected.overall)
+    a = counts.disparity("false_positive_rate", reduction="max", ci=0.9, n_boot=200)
+    b = expected.disparity("false_positive_rate", reduction="max", ci=0.9, n_boot=200)
+    assert (a.value, a.ci_low, a.ci_high) == (b.value, b.ci_low, b.ci_high)   # the same atoms: the same intervals
+    same = tc.at_each([0.5] * len(groups.names))
+    np.testing.assert_array_equal(same.member, tc.at(0.5).member)
+    with pytest.raises(ValueError, match="do not exist"):
+        tc.at_each({"nobody": 0.5})
+    overlapping = fc.threshold_counts(y, score, fc.Subgroups.from_attributes(frame, ["race", "sex"], intersect=False))
+    with pytest.raises(ValueError, match="do not overlap"):
+        overlapping.at_each([0.5] * 6)
