@@ -1,20 +1,21 @@
 """Fairness dashboard: entry point. Page config and navigation; each page draws the shared frame.
 
+`streamlit run app.py` finds the ``st.App`` below and serves it: Streamlit imports this file once
+as a module when the server starts (``__name__ != "__main__"``), and every session runs it as a
+script (``__name__ == "__main__"``), as AppTest does. The App's lifespan hook switches off
+Streamlit's older ``pages/``-directory mode before the first request, so a page's URL opened first
+after a server start gets the same navigation as every later request (``ui.navigation``).
+
 The shared state and sidebar are set up by ``ui.controls.frame()`` at the top of every page
-rather than here: Streamlit still runs a file in ``pages/`` directly (its older multipage mode)
-in AppTest reruns and for a first request to a page's URL, and the frame must be there then too.
+rather than here: AppTest can run a page file directly, and the frame must be there then too.
 """
 
 import streamlit as st
 
-st.set_page_config(page_title="Fairness dashboard", layout="wide")
-st.navigation([
-    st.Page("pages/data.py", title="Data", default=True),
-    st.Page("pages/overview.py", title="Overview"),
-    st.Page("pages/subgroup_aucs.py", title="Subgroup AUCs"),
-    st.Page("pages/rate_disparities.py", title="Rate disparities"),
-    st.Page("pages/calibration.py", title="Calibration"),
-    st.Page("pages/classwise.py", title="Class-wise bias"),
-    st.Page("pages/dataset_metrics.py", title="Dataset metrics"),
-    st.Page("pages/definitions.py", title="Metric definitions"),
-]).run()
+from ui import navigation
+
+if __name__ == "__main__":  # a script run of a session
+    st.set_page_config(page_title="Fairness dashboard", layout="wide")
+    st.navigation(navigation.pages()).run()
+else:  # imported by `streamlit run` (or an ASGI server) at start-up
+    app = st.App(__file__, lifespan=navigation.server_lifespan)

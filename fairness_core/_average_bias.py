@@ -2,8 +2,8 @@
 
 Every function here reads a ``ClassCounts`` (per-subgroup K x K confusion matrices) and never the
 rows: per-class recall, precision or F-score per subgroup, their reduction across the subgroups
-taking part (std or difference), and the unweighted mean over classes, with bootstrap intervals
-from the class counts' atoms. ``ClassCounts.unweighted_average_bias`` calls them; the public
+taking part (std, or the signed or absolute difference of two), and the unweighted mean over
+classes, with bootstrap intervals from the class counts' atoms. ``ClassCounts.unweighted_average_bias`` calls them; the public
 function that takes rows (and a metric callable, which needs the rows) is in :mod:`._classwise`.
 This module never imports the count tables' module (no import cycle).
 """
@@ -20,10 +20,11 @@ from ._bootstrap import percentile_interval
 from ._checks import check_option
 
 METRICS = ("recall", "precision", "fscore")
-REDUCTIONS = ("std", "difference")
+REDUCTIONS = ("std", "difference", "absolute_difference")
+DIFFERENCES = ("difference", "absolute_difference")
 REDUCTION_TYPE_MESSAGE = (
-    "The 'reduction' parameter of {func} must be 'std', 'difference' or a callable taking the list "
-    "of scores (in subgroup order) and returning a float. Got {got} instead."
+    "The 'reduction' parameter of {func} must be 'std', 'difference', 'absolute_difference' or a callable "
+    "taking the list of scores (in subgroup order) and returning a float. Got {got} instead."
 )
 CALLABLE_CI_MESSAGE = (
     "{func} cannot give an interval for a {what} callable: the bootstrap resamples the per-subgroup "
@@ -31,7 +32,7 @@ CALLABLE_CI_MESSAGE = (
     "in. Tip: use metric='recall', 'precision' or 'fscore' and reduction='std' or 'difference', or ci=None."
 )
 DIFFERENCE_MESSAGE = (
-    "reduction='difference' of {func} compares exactly two subgroups, but {n} take part: {names}. "
+    "reduction={reduction!r} of {func} compares exactly two subgroups, but {n} take part: {names}. "
     "Tip: pass subgroups=[a, b] to choose the two and their order (the result is a minus b), "
     "or use reduction='std'."
 )
@@ -60,7 +61,7 @@ class UnweightedAverageBiasResult:
     metric : str
         ``'recall'``, ``'precision'``, ``'fscore'``, or the callable's name.
     reduction : str
-        ``'std'``, ``'difference'``, or the callable's name.
+        ``'std'``, ``'difference'``, ``'absolute_difference'``, or the callable's name.
     subgroups : tuple of str
         The subgroups that took part, in order (small ones left out unless included).
     n_classes_used : int
@@ -127,8 +128,8 @@ def reduce_scores(counts, scores: np.ndarray, order: list[int], metric: Any, red
     reduction = check_reduction(reduction, func)
     part = _participants(counts, order, include_small)
     part_names = [counts.names[i] for i, ok in zip(order, part) if ok]
-    if reduction == "difference" and len(part_names) > 2:
-        raise ValueError(DIFFERENCE_MESSAGE.format(func=func, n=len(part_names),
+    if reduction in DIFFERENCES and len(part_names) > 2:
+        raise ValueError(DIFFERENCE_MESSAGE.format(func=func, reduction=reduction, n=len(part_names),
                                                    names=", ".join(map(repr, part_names))))
     metric_name = _name(metric)
     values, n_sub, notes, kept = [], [], [], []
@@ -147,6 +148,8 @@ def reduce_scores(counts, scores: np.ndarray, order: list[int], metric: Any, red
             value = float(np.std(got))
         elif reduction == "difference":
             value = got[0] - got[1]
+        elif reduction == "absolute_difference":
+            value = abs(got[0] - got[1])
         else:
             value = float(reduction(got))
         values.append(value)
@@ -186,13 +189,14 @@ def _reduce_replicates(samples: np.ndarray, reduction: str) -> tuple[np.ndarray,
     ----------
     samples : ndarray of shape (n_boot, n_participants, n_classes)
         Scores of the subgroups taking part, in their order; NaN where undefined.
-    reduction : {'std', 'difference'}
+    reduction : {'std', 'difference', 'absolute_difference'}
 
     Returns
     -------
     per_class : ndarray of shape (n_boot, n_classes)
         Per class: the population standard deviation of the defined scores, or first minus second
-        (at most two subgroups take part); NaN with fewer than two defined scores.
+        (its absolute value for 'absolute_difference'; at most two subgroups take part); NaN with
+        fewer than two defined scores.
     value : ndarray of shape (n_boot,)
         Mean of the defined per-class values; NaN when no class has two defined scores.
     """
@@ -206,6 +210,8 @@ def _reduce_replicates(samples: np.ndarray, reduction: str) -> tuple[np.ndarray,
         per_class = np.sqrt((dev * dev).sum(axis=1) / np.maximum(n, 1))
     elif x.shape[1] == 2:
         per_class = x[:, 0, :] - x[:, 1, :]
+        if reduction == "absolute_difference":
+            per_class = np.abs(per_class)
     else:
         per_class = np.full((x.shape[0], x.shape[2]), np.nan)
     kept = n >= 2
@@ -222,6 +228,24 @@ def _contain(low, high, value):
     return np.where(np.isnan(value), np.nan, low), np.where(np.isnan(value), np.nan, high)
 
 
+def _absolute_interval(samples: np.ndarray, estimate: np.ndarray, level: float):
+    """Per-class interval of |first - second| from the interval of the signed difference.
+
+    The percentile interval [l, h] of the signed replicates (widened to contain the signed
+    estimate) is folded onto |d|: [l, h] when l > 0, [-h, -l] when h < 0, and [0, max(-l, h)]
+    when it straddles 0, so the lower end is the parity value 0 exactly when the signed interval
+    does not exclude parity (as for the rate disparities |a - b|).
+    """
+    signed, _ = _reduce_replicates(samples, "difference")
+    low, high, undefined = percentile_interval(signed, level)
+    point, _ = _reduce_replicates(np.asarray(estimate, dtype=np.float64)[None], "difference")
+    low, high = _contain(low, high, point[0])
+    folded_low = np.where(low > 0, low, np.where(high < 0, -high, 0.0))
+    folded_high = np.fmax(np.abs(low), np.abs(high))
+    nan = np.isnan(low) | np.isnan(high)
+    return np.where(nan, np.nan, folded_low), np.where(nan, np.nan, folded_high), undefined
+
+
 def unweighted_average_bias_of(counts, metric: str, reduction: Any, order: list[int], include_small: bool,
                                level: Optional[float], n_boot: int, rng, func: str) -> UnweightedAverageBiasResult:
     """Unweighted average bias of a built-in metric, with bootstrap intervals when `level` is set."""
@@ -236,8 +260,11 @@ def unweighted_average_bias_of(counts, metric: str, reduction: Any, order: list[
     samples = reps[metric][:, np.asarray(order, dtype=np.intp)[part]]
     per_class_reps, value_reps = _reduce_replicates(samples, reduction)
     values = result.per_class["value"].to_numpy(dtype=np.float64)
-    low, high, undefined = percentile_interval(per_class_reps, level)
-    low, high = _contain(low, high, values)
+    if reduction == "absolute_difference":
+        low, high, undefined = _absolute_interval(samples, scores[part], level)
+    else:
+        low, high, undefined = percentile_interval(per_class_reps, level)
+        low, high = _contain(low, high, values)
     per_class = result.per_class.copy()
     at = per_class.columns.get_loc("value") + 1
     per_class.insert(at, "value_ci_low", low)

@@ -92,11 +92,17 @@ def unweighted_average_bias(truth, prediction, protected, *, labels: Optional[Se
         A callable is called once per subgroup as ``metric(truth_g, prediction_g, labels)`` on
         the subgroup's counted rows and must return a dict mapping each class to a score (a
         missing key or NaN means undefined).
-    reduction : {'std', 'difference'} or callable, default='std'
+    reduction : {'std', 'difference', 'absolute_difference'} or callable, default='std'
         ``'std'``: population standard deviation (ddof=0) of the defined scores.
-        ``'difference'``: first minus second defined score in subgroup order; at most two
-        subgroups may take part. A callable receives the list of defined scores in subgroup order
-        (at least two) and returns a float.
+        ``'difference'``: first minus second defined score in subgroup order (seed 002's
+        signed difference); at most two subgroups may take part. Signed per-class differences
+        of opposite sign cancel in the mean over classes: a class where the first subgroup
+        scores 0.2 higher and one where it scores 0.2 lower give 0, the perfect value.
+        ``'absolute_difference'``: |first - second| per class, so that no such cancelling
+        happens; the value is then the mean absolute gap over classes (perfect 0, never
+        negative), and a per-class interval's lower end is 0 exactly when the interval of the
+        signed difference includes 0. A callable receives the list of defined scores in
+        subgroup order (at least two) and returns a float.
     include_small : bool, default=False
         Whether small subgroups (fewer counted rows than ``min_size`` of a `Subgroups`) take part.
     ci : float in (0, 1) or None, default=None
@@ -133,7 +139,8 @@ def unweighted_average_bias(truth, prediction, protected, *, labels: Optional[Se
     ValueError
         If the inputs differ in length, `labels` is empty or repeats a class, `subgroups` names
         an unknown subgroup, `metric` or `reduction` is an unknown name,
-        ``reduction='difference'`` would compare more than two subgroups (``DIFFERENCE_MESSAGE``),
+        ``reduction='difference'`` or ``'absolute_difference'`` would compare more than two
+        subgroups (``DIFFERENCE_MESSAGE``),
         `ci`, `n_boot` or `random_state` is invalid, or `ci` is asked for with a callable
         `metric` or `reduction` (``CALLABLE_CI_MESSAGE``).
     TypeError
@@ -171,6 +178,16 @@ def unweighted_average_bias(truth, prediction, protected, *, labels: Optional[Se
     >>> unweighted_average_bias([0, 1], [1, 0], ["male", "female"], metric="recall").value
     nan
     >>> unweighted_average_bias([0, 0, 0, 0], [1, 1, 0, 0], ["a", "b", "c", "d"], metric="recall").value
+    0.5
+
+    Opposite differences cancel in the signed mean; the absolute difference shows them (x has
+    recall 1 on class a and 0.5 on b, y the reverse):
+
+    >>> truth, prediction = ["a", "a", "b", "b"] * 2, ["a", "a", "b", "a", "a", "b", "b", "b"]
+    >>> groups = ["x"] * 4 + ["y"] * 4
+    >>> unweighted_average_bias(truth, prediction, groups, metric="recall", reduction="difference").value
+    0.0
+    >>> unweighted_average_bias(truth, prediction, groups, metric="recall", reduction="absolute_difference").value
     0.5
 
     With an interval (a stratified bootstrap of 1,000 replicates, seed 0):
@@ -236,10 +253,10 @@ def classwise_findings(result: UnweightedAverageBiasResult, *, limit: int = 3) -
     spread (or the difference of the two subgroups) with its interval, then the subgroups with
     the lowest and the highest score, each with its score, interval and the rows behind it
     (the true rows of the class for recall, the rows predicted as it for precision, both for
-    the F-score). For ``reduction='difference'`` with an interval, the sentence says whether the
-    interval excludes 0 (parity) or the difference is "not distinguishable from parity at this
-    sample size". A standard deviation is never below 0 and its bootstrap is biased upwards,
-    so no parity statement is made for it. Then one sentence each, when they apply: the classes
+    the F-score). For ``reduction='difference'`` or ``'absolute_difference'`` (worded "differ
+    by") with an interval, the sentence says whether the interval excludes 0 (parity) or the
+    difference is "not distinguishable from parity at this sample size". A standard deviation
+    is never below 0 and its bootstrap is biased upwards, so no parity statement is made for it. Then one sentence each, when they apply: the classes
     skipped (fewer than two defined scores), the small subgroups left out of the reduction, and
     the resamples in which the value was undefined.
 
@@ -298,13 +315,16 @@ def classwise_findings(result: UnweightedAverageBiasResult, *, limit: int = 3) -
         elif result.reduction == "difference":
             first, second = rows["subgroup"].iloc[0], rows["subgroup"].iloc[1]
             head = f"Class {cls}: the {metric} of {first} minus that of {second} is {value}"
+        elif result.reduction == "absolute_difference":
+            first, second = rows["subgroup"].iloc[0], rows["subgroup"].iloc[1]
+            head = f"Class {cls}: the {metric} of {first} and that of {second} differ by {value}"
         else:
             head = (f"Class {cls}: the {result.reduction} of the {metric} across {int(row['n_subgroups'])} "
                     f"subgroups is {value}")
         if level is not None and not np.isnan(row["value_ci_low"]):
             low, high = float(row["value_ci_low"]), float(row["value_ci_high"])
             head += f" ({_range(low, high, level)})"
-            if result.reduction == "difference":
+            if result.reduction in ("difference", "absolute_difference"):
                 head += ("; not distinguishable from parity at this sample size" if low <= 0 <= high
                          else "; the interval excludes 0 (parity)")
         lo = rows.loc[rows["score"].astype(float).idxmin()]

@@ -5,6 +5,7 @@ import streamlit as st
 
 from fairness_core import plotting
 from ui import controls, data, progress, summaries, text
+from ui.definitions import definition_link
 
 controls.frame()
 st.title("Calibration")
@@ -31,8 +32,8 @@ with c3:
     min_per_group = controls.kept(st.number_input, "Minimum rows per side", "cal:min_per_group",
                                   summaries.DEFAULTS["cal:min_per_group"], min_value=1,
                                   step=1, help="A subgroup (or reference) with fewer rows has no ECE.")
-distance, reduction, reference = controls.disparity_controls(scored.subgroups.names, "cal")
-t1, t2 = st.columns([1, 2])
+distance, reduction, reference = controls.disparity_controls(scored.subgroups, "cal")
+t1, _ = st.columns([1, 2])
 with t1:
     # The bound is in the units of the distance: a difference of ECEs (default 0.1, seed 001) or a ratio
     # (>= 1, no default). A ratio is never judged against a difference bound.
@@ -49,8 +50,7 @@ with t1:
                                   help="Policy bound on the ECE disparity as a ratio larger / smaller ECE (>= 1; 1 "
                                        "is parity). No bound applies by default: the 0.1 calibration rule bounds a "
                                        "difference of ECEs, never a ratio.")
-with t2:
-    include_small = controls.include_small("cal")
+include_small = controls.include_small()
 intervals = controls.intervals()
 level = intervals.ci
 
@@ -76,7 +76,7 @@ m1.metric(f"ECE disparity ({reduction})", text.num(result.value),
           help=f"{text.DISTANCE_LABELS[distance].capitalize()} of expected calibration errors; perfect value "
                f"{'0' if distance == 'diff' else '1'}. Over {result.disparity.n_used} comparisons; "
                f"{result.disparity.n_small_excluded} with a small subgroup and {result.disparity.n_undefined} "
-               "undefined left out.")
+               "undefined left out. " + definition_link("calibration-disparity"))
 m1.caption(text.disparity_caption(result.disparity, None))
 with m2:
     if result.verdict is not None:
@@ -97,7 +97,7 @@ st.caption(f"Each subgroup's ECE is compared with the {ref_text}; distance: {tex
 
 
 @st.fragment
-def reliability_diagram(reliability, errors, names: list, key: tuple, score: str, level) -> None:
+def reliability_diagram(reliability, errors, names: list, key: tuple, score: str, level, order) -> None:
     """The reliability diagram and its "Subgroups shown" picker: a new choice reruns only this section.
 
     `key` identifies the calibration counts and errors shown (the comparison options, which the
@@ -106,14 +106,18 @@ def reliability_diagram(reliability, errors, names: list, key: tuple, score: str
     # By default show the subgroups calibrated worst (largest ECE), where a reviewer should look first.
     default_shown = errors[~errors["small"]].nlargest(6, "ece")["subgroup"].tolist()
     shown = controls.kept(st.multiselect, "Subgroups shown", f"cal:shown:{key[1]}", default_shown, options=names)
+    if order is not None:  # drawn (and listed in the legend) worst first
+        shown = [n for n in order if n in shown] + [n for n in shown if n not in order]
     st.plotly_chart(data.chart("reliability", (*key, tuple(shown)), lambda: plotting.reliability_chart(
         reliability, subgroups=shown, colors=plotting.subgroup_colors(names), title=f"Reliability diagram, {score}",
         small=errors, level=level)), width="stretch")
 
 
+# Worst first: largest ECE first.
+order = controls.ranked(list(errors["subgroup"]), errors["ece"], descending=True)
 reliability_diagram(reliability, errors, list(scored.subgroups.names),
                     (token, mapping_key, score, int(n_bins), strategy, int(min_per_group), include_small, level,
-                     intervals.n_boot, intervals.adjust), score, level)
+                     intervals.n_boot, intervals.adjust), score, level, order)
 
 reference_label = {"rest": "Rest of population", "overall": "Whole population"}.get(reference,
                                                                                  f"Reference: {reference}")
@@ -121,9 +125,18 @@ bound_label = None if result.rule is None else f"Policy bound {result.rule.bound
 st.plotly_chart(plotting.calibration_error_chart(
     errors, None if reference == "pairwise" else result.table, distance_measure=distance,
     bound=None if result.rule is None else result.rule.bound, bound_label=bound_label,
-    reference_label=reference_label, title="Calibration error per subgroup", level=level), width="stretch")
+    reference_label=reference_label, title="Calibration error per subgroup", level=level, order=order),
+    width="stretch")
+st.caption(controls.order_caption("largest expected calibration error (ECE) first (undefined last)"))
 
 st.subheader("Calibration errors per subgroup")
-st.dataframe(errors, hide_index=True, column_config=text.column_config(errors.columns))
+shown_errors = controls.in_order(errors, order)
+st.dataframe(shown_errors, hide_index=True, column_config=text.column_config(errors.columns))
 st.subheader("ECE comparisons")
-st.dataframe(result.table, hide_index=True, column_config=text.column_config(result.table.columns))
+if reference == "pairwise":
+    st.plotly_chart(plotting.pairwise_heatmap(
+        result.table, distance_measure=distance, value_label="ECE", order=order, level=level,
+        label=f"ECE {text.DISTANCE_LABELS[distance]}", title="ECE disparity: every pair of subgroups"),
+        width="stretch")
+comparisons = controls.by_value(result.table)
+st.dataframe(comparisons, hide_index=True, column_config=text.column_config(comparisons.columns))

@@ -5,6 +5,7 @@ import streamlit as st
 
 from fairness_core import plotting
 from ui import controls, data, progress, state, summaries, text
+from ui.definitions import definition_link
 
 controls.frame()
 st.title("Class-wise bias")
@@ -40,14 +41,23 @@ with c2:
 names = list(counts.names)
 order = None
 if reduction == "difference":
-    d1, d2 = st.columns(2)
+    d1, d2, d3 = st.columns(3)
     with d1:
         first = controls.kept(st.selectbox, "First subgroup", "classwise:first", names[0], options=names)
     with d2:
         second = controls.kept(st.selectbox, "Second subgroup", "classwise:second", names[min(1, len(names) - 1)],
                                options=names)
+    with d3:
+        difference = controls.kept(
+            st.radio, "Difference", "classwise:difference", summaries.DEFAULTS["classwise:difference"],
+            options=["absolute", "signed"], horizontal=True,
+            format_func={"absolute": "absolute |first - second|", "signed": "signed first - second"}.get,
+            help="Absolute (default): a class where the first subgroup scores 0.2 higher and one where it scores 0.2 "
+                 "lower add up, instead of cancelling to the perfect 0 in the mean over classes. Signed: the "
+                 "direction, as seed 002 defines the difference.")
+    reduction = summaries.classwise_reduction(reduction, difference)
     order = [first, second]
-include_small = controls.include_small("classwise")
+include_small = controls.include_small()
 intervals = controls.intervals()
 level = intervals.ci
 
@@ -70,24 +80,42 @@ st.markdown("\n".join(f"- {text.md(s)}" for s in section.findings))
 used = result.per_class["value"].notna()
 m1, m2 = st.columns(2)
 m1.metric("Unweighted average bias", text.num(result.value),
-          help="The mean over classes (each class weighing the same) of the reduced per-class score; perfect 0.")
+          help="The mean over classes (each class weighing the same) of the per-class "
+               f"{summaries.CLASSWISE_REDUCTIONS[reduction]} of the {METRIC_LABELS[metric]}; perfect 0. "
+               + definition_link("uab"))
 m1.caption(text.classwise_caption(result))
 m2.metric("Classes used", f"{int(used.sum())} of {len(result.per_class)}",
           help="A class is skipped when fewer than two subgroups have a defined score for it.")
 m2.caption(f"{len(result.subgroups)} subgroups take part" + (
     f"; {result.n_excluded:,} rows left out (truth or prediction missing or not a class)" if result.n_excluded
     else ""))
-what = ("standard deviation of the subgroups' " if reduction == "std"
-        else f"{text.md(order[0])} minus {text.md(order[1])} in ") + METRIC_LABELS[metric]
+if reduction == "std":
+    what = f"standard deviation of the subgroups' {METRIC_LABELS[metric]}"
+elif reduction == "absolute_difference":
+    what = (f"absolute difference of the {METRIC_LABELS[metric]} of {text.md(order[0])} and {text.md(order[1])} "
+            "(shown: absolute, so differences of opposite sign in different classes cannot cancel)")
+else:
+    what = (f"signed difference of the {METRIC_LABELS[metric]}, {text.md(order[0])} minus {text.md(order[1])} "
+            "(shown: signed, so differences of opposite sign in different classes cancel; choose absolute to see "
+            "their size)")
 st.caption(f"Per class: the {what}; then the unweighted mean over classes. Perfect value 0."
            + (f" Intervals: {text.level_text(level)}; Wilson intervals for recall and precision, and for the "
               f"F-score and every reduced value a bootstrap of the confusion cells stratified by subgroup with "
               f"{intervals.n_boot:,} resamples (seed 0)." if level is not None else ""))
 
+# Worst first: subgroups by their mean score over the classes, lowest first; classes by their |reduced value|.
+mean_score = result.table.groupby("subgroup", sort=False)["score"].mean()
+subgroup_order = controls.ranked(list(mean_score.index), mean_score.to_numpy(dtype="float64"), descending=False)
 st.plotly_chart(plotting.classwise_chart(result.table, metric, title=f"{METRIC_LABELS[metric]} per class and subgroup",
-                                         level=level), width="stretch")
+                                         level=level, order=subgroup_order), width="stretch")
+st.caption(controls.order_caption(f"subgroups by their mean {METRIC_LABELS[metric]} over the classes, lowest first; "
+                                  "classes by their reduced value, largest (in size) first"))
 st.subheader("Per class")
-st.dataframe(result.per_class, hide_index=True, column_config=text.column_config(result.per_class.columns))
+per_class = result.per_class
+if subgroup_order is not None:
+    per_class = per_class.loc[per_class["value"].abs().sort_values(ascending=False, kind="stable").index]
+st.dataframe(per_class, hide_index=True, column_config=text.column_config(per_class.columns))
 st.subheader("Per subgroup and class")
-shown = result.table.drop(columns=[c for c in ("score", "score_ci_low", "score_ci_high") if c in result.table])
+shown = controls.in_order(result.table, subgroup_order)
+shown = shown.drop(columns=[c for c in ("score", "score_ci_low", "score_ci_high") if c in shown])
 st.dataframe(shown, hide_index=True, column_config=text.column_config(shown.columns))

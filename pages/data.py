@@ -8,6 +8,19 @@ import streamlit as st
 import fairness_core as fc
 from ui import controls, data, progress, state, text
 
+
+def _file_line() -> str:
+    """'credit.csv: 6,000 rows, 12 columns, 512.0 KB' for the loaded dataset (Markdown-safe)."""
+    frame_, token_ = st.session_state[state.FRAME], st.session_state[state.DATASET_TOKEN]
+    if token_.startswith("sample:"):
+        n_bytes = (data.SAMPLE_DIR / data.SAMPLES[token_.removeprefix("sample:")]["file"]).stat().st_size
+    else:
+        n_bytes = st.session_state[state.DATASET_BYTES]
+    size = f", {data.size_text(n_bytes)}" if n_bytes is not None else ""
+    name = text.md(st.session_state[state.DATASET_NAME])
+    return f"{name}: {len(frame_):,} rows, {frame_.shape[1]:,} columns{size}"
+
+
 controls.frame()
 st.title("Data")
 
@@ -20,7 +33,16 @@ source = controls.kept(
     options=sources, format_func=lambda k: data.SAMPLES[k]["title"] if k in data.SAMPLES else "Upload a file",
     horizontal=True)
 
-if source == "upload":
+loaded = current_token.startswith("upload:")
+if source == "upload" and loaded and not st.session_state[state.REPLACING]:
+    # The uploader's own state is dropped when the page is left: say what is loaded instead of an empty box.
+    with st.container(border=True):
+        c1, c2 = st.columns([4, 1], vertical_alignment="center")
+        c1.caption(_file_line())
+        if c2.button("Replace file", help="Choose another CSV or Parquet file; this one stays until it loads."):
+            st.session_state[state.REPLACING] = True
+            st.rerun()
+elif source == "upload":
     uploaded = st.file_uploader(text.UPLOAD, type=["csv", "tsv", "txt", "parquet"],
                                 help=text.HELP[text.UPLOAD])
     # A file is read once per upload (its id), not on every rerun of this page.
@@ -36,17 +58,23 @@ if source == "upload":
             st.error(problem)
             st.stop()
         st.session_state[state.UPLOAD_ID] = uploaded.file_id
+        st.session_state[state.DATASET_BYTES] = uploaded.size
+        st.session_state[state.REPLACING] = False
         st.rerun()  # redraw the sidebar for the new dataset
-    elif uploaded is None and not current_token.startswith("upload:"):
+    elif not loaded:
         st.info("Choose a CSV or Parquet file to analyse, or pick a sample above.")
         st.stop()
+    elif st.button(f"Keep {text.md(st.session_state[state.DATASET_NAME])}"):
+        st.session_state[state.REPLACING] = False
+        st.rerun()
 elif current_token != "sample:" + source:
     data.load_sample(source)
     st.rerun()  # redraw the sidebar for the new dataset
 
 frame: pd.DataFrame = st.session_state[state.FRAME]
 token = st.session_state[state.DATASET_TOKEN]
-st.caption(f"{text.md(st.session_state[state.DATASET_NAME])}: {len(frame):,} rows, {frame.shape[1]} columns")
+if source != "upload" or st.session_state[state.REPLACING]:
+    st.caption(_file_line())
 for note in frame.attrs.get("notes", []):
     st.info(text.md(note))
 

@@ -7,6 +7,7 @@ import streamlit as st
 
 from fairness_core import plotting
 from ui import controls, data, progress, state, summaries, text
+from ui.definitions import definition_link
 
 controls.frame()
 st.title("Dataset metrics")
@@ -14,12 +15,12 @@ st.info("These numbers describe the **labels in the data, not a model**: no scor
         "A disparity here means the recorded outcome itself differs between subgroups, which a model trained on "
         "these labels can learn and repeat, and which may reflect how the labels were produced.")
 token, mapping_key, scored = data.current()
-include_small = controls.include_small("dataset")
+include_small = controls.include_small()
 intervals = controls.intervals()
 level = intervals.ci
 
 # Base-rate disparity: computed first, for the findings at the top --------------------------------
-distance, reduction, reference = controls.disparity_controls(scored.subgroups.names, "dataset")
+distance, reduction, reference = controls.disparity_controls(scored.subgroups, "dataset")
 # The bound's widget is drawn under the base rates below; its current value is read here.
 max_difference = controls.setting("dataset:max_difference", summaries.DEFAULTS["dataset:max_difference"])
 with progress.computing("base rates", level):
@@ -40,7 +41,7 @@ st.subheader("Base rates (dataset statistical parity)")
 perfect = "0" if distance == "diff" else "1"
 st.metric(f"Base-rate disparity ({reduction})", text.num(parity.value),
           help=f"Perfect value {perfect}. Over {parity.n_used} comparisons; {parity.n_small_excluded} with a small "
-               f"subgroup and {parity.n_undefined} undefined left out.")
+               f"subgroup and {parity.n_undefined} undefined left out. " + definition_link("base-rate"))
 # The labels' selection rate is their base rate; the shared caption names it as a selection rate.
 st.caption(text.disparity_caption(parity, "selection_rate").replace("selection rate", "base rate"))
 ref_text = text.REFERENCE_LABELS.get(reference, f"subgroup {text.md(reference)}")
@@ -65,14 +66,27 @@ st.caption(f"The rule is assessed on the largest base-rate disparity (max) again
               "Intervals are off, so the verdict rests on the point estimate alone."))
 
 reference_label = {"rest": "Rest of population", "overall": "Whole population"}.get(reference, f"Reference: {reference}")
-st.plotly_chart(plotting.rate_chart(rates, ["base_rate"], None if reference == "pairwise" else {"base_rate": parity.table},
-                                    reference_label=reference_label, labels={"base_rate": "Base rate"}, level=level),
+pairwise = reference == "pairwise"
+# Worst first: each subgroup's base-rate disparity against the reference (pairwise: its largest), largest first.
+order = controls.disparity_order([parity.table], list(rates["subgroup"]), pairwise=pairwise)
+st.plotly_chart(plotting.rate_chart(rates, ["base_rate"], None if pairwise else {"base_rate": parity.table},
+                                    reference_label=reference_label, labels={"base_rate": "Base rate"}, level=level,
+                                    order=order),
                 width="stretch")
+st.caption(controls.order_caption(f"the base rate's distance ({text.DISTANCE_LABELS[distance]}) from the {ref_text}"
+                                  + (" (the largest over its pairs)" if pairwise else "") + ", largest first"))
 tab1, tab2 = st.tabs(["Base rates", "Disparities"])
 with tab1:
-    st.dataframe(rates, hide_index=True, column_config=text.column_config(rates.columns))
+    shown_rates = controls.in_order(rates, order)
+    st.dataframe(shown_rates, hide_index=True, column_config=text.column_config(rates.columns))
 with tab2:
-    st.dataframe(parity.table, hide_index=True, column_config=text.column_config(parity.table.columns))
+    if pairwise:
+        st.plotly_chart(plotting.pairwise_heatmap(
+            parity.table, distance_measure=distance, value_label="base rate", order=order, level=level,
+            label=f"Base-rate {text.DISTANCE_LABELS[distance]}", title="Base rates: every pair of subgroups"),
+            width="stretch")
+    comparisons = controls.by_value(parity.table)
+    st.dataframe(comparisons, hide_index=True, column_config=text.column_config(comparisons.columns))
 
 # 2. Smoothed EDF ---------------------------------------------------------------------------------
 st.subheader("Smoothed empirical differential fairness")
@@ -90,7 +104,8 @@ except ValueError as exc:  # overlapping subgroups (identity columns): the EDF c
 if edf is not None:
     e1, e2 = st.columns(2)
     e1.metric("Smoothed EDF (ε)", text.num(edf.value),
-              help="The largest |ln s_i(y) - ln s_j(y)| over pairs of subgroups and both outcomes; perfect 0.")
+              help="The largest |ln s_i(y) - ln s_j(y)| over pairs of subgroups and both outcomes; perfect 0. "
+                   + definition_link("smoothed-edf"))
     e1.caption(text.edf_caption(edf))
     if edf.pair is not None:
         outcome = "positive" if edf.outcome == 1 else "negative"
@@ -106,7 +121,8 @@ if edf is not None:
     else:
         e2.metric("Attained by", "n/a", help=text.md(edf.reason))
         st.caption(text.md(edf.reason))
-    st.dataframe(edf.table, hide_index=True, column_config=text.column_config(edf.table.columns))
+    edf_table = controls.in_order(edf.table, order)  # in the base rates' order
+    st.dataframe(edf_table, hide_index=True, column_config=text.column_config(edf.table.columns))
 
 # 3. Consistency ----------------------------------------------------------------------------------
 
@@ -166,9 +182,9 @@ def consistency_section(token: str, mapping_key: str, scored, level) -> None:
     k1, k2 = st.columns(2)
     k1.metric("Share of differing neighbours", text.num(result.value),
               help="The mean over rows of the share of its k nearest neighbours whose label differs (seed 004's "
-                   "consistency); perfect 0.")
+                   "consistency); perfect 0. " + definition_link("consistency"))
     k2.metric("Consistency (Zemel et al.)", text.num(result.zemel_consistency),
-              help="1 minus the share of differing neighbours; perfect 1.")
+              help="1 minus the share of differing neighbours; perfect 1. " + definition_link("consistency"))
     if result.n_sampled < result.n_rows:
         k1.caption(f"Standard error {text.num(result.std_error)} (a random sample of {result.n_sampled:,} of "
                    f"{result.n_rows:,} rows, seed 0): the value over every row lies within about "

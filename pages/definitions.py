@@ -1,6 +1,7 @@
 """Metric definitions: a guide to choosing metrics, then every metric's formula and how to read it.
 
-The content is data in ``ui/definitions.py``; this page only lays it out. No user data is shown.
+The content is the Markdown file ``ui/definitions.md``, loaded by ``ui/definitions.py``; this page only
+lays it out. No user data is shown.
 """
 
 import streamlit as st
@@ -8,7 +9,7 @@ import streamlit as st
 from ui import controls
 from ui import definitions as defs
 
-controls.frame()
+controls.frame(context=False)
 st.title("Metric definitions")
 st.caption("Every metric the dashboard computes: its formula, its perfect value, what a disparity in it means "
            "for the people affected, where it comes from, and where this implementation departs from the "

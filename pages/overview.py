@@ -12,6 +12,7 @@ token, mapping_key, scored = data.current()
 score = st.session_state[state.MODEL]
 intervals = controls.intervals()
 setting = controls.setting
+include_small = controls.include_small()  # the sidebar's one option, as on every page
 
 # 1. The data in brief ------------------------------------------------------------------------
 st.subheader("Data")
@@ -23,8 +24,7 @@ m[1].metric("Rows excluded", f"{scored.n_input - scored.n_rows:,}",
 m[2].metric("Base rate (share positive)", text.num(scored.base_rate, 3))
 m[2].caption(text.base_rate_caption(scored, controls.intervals().ci))
 m[3].metric("Subgroups", f"{len(scored.subgroups.names):,}")
-st.caption(f"{text.md(st.session_state[state.DATASET_NAME])}; model score: "
-           f"{text.md(score) if score else 'none'}. " + data.small_rows(token, mapping_key, scored))
+st.caption(data.small_rows(token, mapping_key, scored))
 st.page_link("pages/data.py", label="Data: columns, exclusions and subgroups", icon=":material/table:")
 
 # 2. Every page's findings and verdicts ---------------------------------------------------------
@@ -34,7 +34,7 @@ with progress.computing("every page's findings and verdicts", intervals.ci):
         sections.append(summaries.auc_section(
             token, mapping_key, scored, score, p=float(setting("auc:p", summaries.DEFAULTS["auc:p"])),
             weight=float(setting("auc:weight", summaries.DEFAULTS["auc:weight"])),
-            include_small=bool(setting("auc:include_small", False)), intervals=intervals,
+            include_small=include_small, intervals=intervals,
             min_score=(float(setting("auc:min_score", summaries.DEFAULTS["auc:min_score"]))
                        if setting("auc:min_score_on", summaries.DEFAULTS["auc:min_score_on"]) else None)))
     else:
@@ -43,17 +43,17 @@ with progress.computing("every page's findings and verdicts", intervals.ci):
     if chosen is not None:
         source, threshold = chosen
         source = source or "given"
-        distance, _, reference = controls.disparity_settings(scored.subgroups.names, "rates")
+        distance, _, reference = controls.disparity_settings(scored.subgroups, "rates")
         metrics = [m for m in setting("rates:metrics", summaries.DEFAULTS["rates:metrics"]) if m in text.RATE_LABELS]
         sections.append(summaries.rate_section(
             token, mapping_key, data.confusion(token, mapping_key, source, threshold, scored), source=source,
             threshold=threshold, metrics=metrics or summaries.DEFAULTS["rates:metrics"], distance=distance,
-            reference=reference, include_small=bool(setting("rates:include_small", False)), intervals=intervals,
+            reference=reference, include_small=include_small, intervals=intervals,
             max_difference=float(setting("rates:max_difference", summaries.DEFAULTS["rates:max_difference"]))))
     else:
         skipped.append("Rate disparities (no score column or predicted label is mapped)")
     if score:
-        distance, reduction, reference = controls.disparity_settings(scored.subgroups.names, "cal")
+        distance, reduction, reference = controls.disparity_settings(scored.subgroups, "cal")
         threshold_name = "cal:threshold" if distance == "diff" else "cal:ratio_threshold"
         bound = setting(threshold_name, summaries.DEFAULTS[threshold_name])
         sections.append(summaries.calibration_section(
@@ -61,7 +61,7 @@ with progress.computing("every page's findings and verdicts", intervals.ci):
             strategy=setting("cal:strategy", summaries.DEFAULTS["cal:strategy"]),
             min_per_group=int(setting("cal:min_per_group", summaries.DEFAULTS["cal:min_per_group"])),
             distance=distance, reduction=reduction, reference=reference,
-            include_small=bool(setting("cal:include_small", False)),
+            include_small=include_small,
             threshold=None if bound is None else float(bound), intervals=intervals))
     chosen = controls.prediction_settings(scored, score, allow_score=len(scored.class_names) == 2)
     if chosen is not None:
@@ -73,20 +73,22 @@ with progress.computing("every page's findings and verdicts", intervals.ci):
         if reduction == "difference":
             order = tuple(setting(f"classwise:{k}", names[min(i, len(names) - 1)])
                           for i, k in enumerate(("first", "second")))
+            reduction = summaries.classwise_reduction(
+                reduction, setting("classwise:difference", summaries.DEFAULTS["classwise:difference"]))
         try:
             sections.append(summaries.classwise_section(
                 token, mapping_key, data.class_counts(token, mapping_key, source, threshold, scored), source=source,
                 threshold=threshold, metric=setting("classwise:metric", summaries.DEFAULTS["classwise:metric"]),
-                reduction=reduction, order=order, include_small=bool(setting("classwise:include_small", False)),
+                reduction=reduction, order=order, include_small=include_small,
                 intervals=intervals))
         except ValueError as exc:
             skipped.append(f"Class-wise bias ({text.md(exc)})")
     else:
         skipped.append("Class-wise bias (no predicted label is mapped)")
-    distance, reduction, reference = controls.disparity_settings(scored.subgroups.names, "dataset")
+    distance, reduction, reference = controls.disparity_settings(scored.subgroups, "dataset")
     sections.append(summaries.dataset_section(
         token, mapping_key, scored, distance=distance, reduction=reduction, reference=reference,
-        include_small=bool(setting("dataset:include_small", False)),
+        include_small=include_small,
         max_difference=float(setting("dataset:max_difference", summaries.DEFAULTS["dataset:max_difference"])),
         intervals=intervals))
 

@@ -5,6 +5,7 @@ import streamlit as st
 
 from fairness_core import plotting, summarize_verdicts
 from ui import controls, data, progress, state, summaries, text
+from ui.definitions import RATE_KEYS, definition_link
 
 controls.frame()
 st.title("Rate disparities")
@@ -19,8 +20,8 @@ with progress.stage("Counting predictions per subgroup ..."):
 
 metrics = controls.kept(st.multiselect, "Rates", "rates:metrics", summaries.DEFAULTS["rates:metrics"],
                         options=list(text.RATE_LABELS), format_func=text.RATE_LABELS.get)
-distance, reduction, reference = controls.disparity_controls(counts.names, "rates")
-include_small = controls.include_small("rates")
+distance, reduction, reference = controls.disparity_controls(scored.subgroups, "rates")
+include_small = controls.include_small()
 intervals = controls.intervals()
 level = intervals.ci
 if not metrics:
@@ -65,14 +66,17 @@ for col, m in zip(cols, metrics):
     col.metric(f"{text.RATE_LABELS[m]} disparity ({reduction})", text.num(s.value),
                help=f"Perfect value {perfect}. Over {s.n_used} comparisons; {s.n_small_excluded} with a small "
                     f"subgroup, {s.n_undefined} undefined and {s.n_infinite} infinite "
-                    f"{'left out' if reduction == 'mean' else 'among them'}.")
+                    f"{'left out' if reduction == 'mean' else 'among them'}. "
+                    + definition_link(RATE_KEYS[m]))
     col.caption(text.disparity_caption(s, m))
 cols[-2].metric(f"Equalized odds ({reduction})", text.num(odds.value),
-                help="Per comparison the larger of the TPR and FPR disparities, then reduced.")
+                help="Per comparison the larger of the TPR and FPR disparities, then reduced. "
+                     + definition_link("equalized-odds"))
 cols[-2].caption(text.disparity_caption(odds, None))
 cols[-1].metric(f"Theil index ({reduction})", text.num(theil.value),
                 help="Per comparison the between-group Theil index of the subgroup and its reference (benefit "
-                     "b = prediction - label + 1); perfect 0. It has no distance option.")
+                     "b = prediction - label + 1); perfect 0. It has no distance option. "
+                     + definition_link("theil-disparity"))
 cols[-1].caption(text.disparity_caption(theil, None))
 ref_text = text.REFERENCE_LABELS.get(reference, f"subgroup {text.md(reference)}")
 st.caption(f"Each subgroup is compared with the {ref_text}; distance: {text.DISTANCE_LABELS[distance]}; "
@@ -98,28 +102,50 @@ st.caption("Verdicts: " + ", ".join(f"{n} {status}" for status, n in tally.items
 for verdict in verdicts:
     st.markdown(text.verdict_markdown(verdict))
 
+pairwise = reference == "pairwise"
+order = controls.disparity_order(list(comparisons.values()), list(rates["subgroup"]), pairwise=pairwise)
 reference_label = {"rest": "Rest of population", "overall": "Whole population"}.get(reference, f"Reference: {reference}")
-fig = plotting.rate_chart(rates, metrics, None if reference == "pairwise" else comparisons,
-                          reference_label=reference_label, title="Rates per subgroup", level=level)
+fig = plotting.rate_chart(rates, metrics, None if pairwise else comparisons,
+                          reference_label=reference_label, title="Rates per subgroup", level=level, order=order)
 st.plotly_chart(fig, width="stretch")
+st.caption(controls.order_caption(f"the largest disparity ({text.DISTANCE_LABELS[distance]}) of the subgroup over "
+                                  f"the rates chosen, against the {ref_text}, largest first"
+                                  + (" (a named reference itself last)" if reference not in text.REFERENCE_LABELS
+                                     else "")))
 
 st.subheader("Rates per subgroup")
-st.dataframe(rates, hide_index=True, column_config=text.column_config(rates.columns))
+shown_rates = controls.in_order(rates, order)
+st.dataframe(shown_rates, hide_index=True, column_config=text.column_config(rates.columns))
 
 st.subheader("Disparities")
 tabs = st.tabs([text.RATE_LABELS[m] for m in metrics] + ["Equalized odds", "Theil index"])
 for tab, m in zip(tabs, metrics):
     with tab:
-        st.dataframe(comparisons[m], hide_index=True, column_config=text.column_config(comparisons[m].columns))
+        if pairwise:
+            st.plotly_chart(plotting.pairwise_heatmap(
+                comparisons[m], distance_measure=distance, value_label=text.RATE_LABELS[m].lower(), order=order,
+                title=f"{text.RATE_LABELS[m]}: every pair of subgroups", level=level), width="stretch")
+        table = controls.by_value(comparisons[m])
+        st.dataframe(table, hide_index=True, column_config=text.column_config(table.columns))
 with tabs[-2]:
-    st.dataframe(odds.table, hide_index=True, column_config=text.column_config(odds.table.columns))
+    if pairwise:
+        st.plotly_chart(plotting.pairwise_heatmap(
+            odds.table, distance_measure=distance, order=order, title="Equalized odds: every pair of subgroups",
+            label=f"Equalized odds ({text.DISTANCE_LABELS[distance]})", level=level), width="stretch")
+    table = controls.by_value(odds.table)
+    st.dataframe(table, hide_index=True, column_config=text.column_config(table.columns))
 with tabs[-1]:
     st.caption("Subgroup and reference values are mean benefits; the disparity is the between-group Theil "
                "index of the two groups (0 when their mean benefits are equal)."
                + (" Its interval is the bootstrap percentile interval of the index; since the index is never "
                   "below 0, whether the interval excludes parity is tested on the difference of the two mean "
                   "benefits." if level is not None else ""))
-    st.dataframe(theil.table, hide_index=True, column_config=text.column_config(theil.table.columns))
+    if pairwise:
+        st.plotly_chart(plotting.pairwise_heatmap(
+            theil.table, value_label="mean benefit", order=order, label="Between-group Theil index",
+            title="Theil index: every pair of subgroups", level=level), width="stretch")
+    table = controls.by_value(theil.table)
+    st.dataframe(table, hide_index=True, column_config=text.column_config(table.columns))
 
 st.subheader("Inequality of benefits (Theil index)")
 with progress.computing("the Theil indices", level):
@@ -128,37 +154,46 @@ with progress.computing("the Theil indices", level):
 t1, t2 = st.columns(2)
 t1.metric("Individual Theil index", text.num(float(individual)),
           help="Inequality of the benefit b = prediction - label + 1 over all rows (Speicher et al. 2018); "
-               "0 when every row gets the same benefit.")
+               "0 when every row gets the same benefit. " + definition_link("theil-individual"))
 if level is not None:
     t1.caption(text.theil_caption(individual))
 if between is not None:
     t2.metric("Between-group Theil index", text.num(float(between)),
               help="The part of the inequality that lies between subgroups: each row's benefit replaced by its "
-                   "subgroup's mean.")
+                   "subgroup's mean. " + definition_link("theil-between"))
     if level is not None:
         t2.caption(text.theil_caption(between))
 else:
     t2.metric("Between-group Theil index", "n/a",
-              help="Needs subgroups that do not overlap (intersected protected attributes, no identity columns).")
+              help="Needs subgroups that do not overlap (intersected protected attributes, no identity columns). "
+                   + definition_link("theil-between"))
 
 st.subheader("p% score and equal opportunity score")
 st.caption("Each subgroup against the rest of the population: min(a / b, b / a) of the selection rates "
            "(p% score) and of the true positive rates (equal opportunity score). 1 is parity; a p% score "
            "below 0.8 fails the 80 % (four-fifths) rule. Small subgroups are shown but left out of the minimum.")
 s1, s2 = st.columns(2)
-for col, label, result in ((s1, "p% score (min)", p_percent), (s2, "Equal opportunity score (min)", opportunity)):
+for col, label, result, key in ((s1, "p% score (min)", p_percent, "p-percent"),
+                                (s2, "Equal opportunity score (min)", opportunity, "equal-opportunity")):
     col.metric(label, text.num(result.value),
                help=f"Minimum over {result.n_used} subgroups; {result.n_small_excluded} small and "
-                    f"{result.n_undefined} undefined left out.")
+                    f"{result.n_undefined} undefined left out. " + definition_link(key))
     col.caption(text.ratio_score_caption(result, level))
 ratio_tables = {"p% score": p_percent.table, "Equal opportunity score": opportunity.table}
+# Worst first: each subgroup's lower score of the two, lowest first.
+both = p_percent.table[["subgroup", "score"]].merge(opportunity.table[["subgroup", "score"]], on="subgroup",
+                                                   how="left")
+ratio_order = controls.ranked(list(both["subgroup"]), both[["score_x", "score_y"]].min(axis=1, skipna=True),
+                              descending=False)
 # Each subgroup against the rest, whatever the Reference, Distance and Reduction above: those do not redraw it.
-ratio_key = (token, mapping_key, source, threshold, include_small, level, intervals.n_boot)
+ratio_key = (token, mapping_key, source, threshold, include_small, level, intervals.n_boot, tuple(ratio_order or ()))
 st.plotly_chart(data.chart("ratio_scores", ratio_key, lambda: plotting.ratio_score_chart(
     ratio_tables, threshold=summaries.DEFAULT_RULES["four_fifths"].bound, title="Each subgroup against the rest",
-    level=level)), width="stretch")
+    level=level, order=ratio_order)), width="stretch")
+st.caption(controls.order_caption("the lower of its p% and equal opportunity scores, lowest first"))
 for tab, (name, table) in zip(st.tabs(list(ratio_tables)), ratio_tables.items()):
     with tab:
+        table = controls.by_value(table, "score", descending=False)
         st.dataframe(table, hide_index=True, column_config=text.column_config(table.columns))
 
 
@@ -183,7 +218,7 @@ def correlation_section(token: str, mapping_key: str, scored, source: str, thres
         value, n_missing = data.correlation(token, mapping_key, source, threshold, column, scored, level=level)
     st.metric(f"Correlation score ({text.md(column)})", text.num(float(value)),
               help="-|Pearson r| between the predicted labels (1 = positive) and the column; 0 means no linear "
-                   "association. Undefined when either is constant.")
+                   "association. Undefined when either is constant. " + definition_link("correlation"))
     if level is not None:
         st.caption(text.correlation_caption(value))
     if n_missing:

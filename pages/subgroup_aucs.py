@@ -5,13 +5,14 @@ import streamlit as st
 
 from fairness_core import plotting
 from ui import controls, data, progress, summaries, text
+from ui.definitions import definition_link
 
 controls.frame()
 st.title("Subgroup AUCs")
 token, mapping_key, scored = data.current()
 score = data.current_score("any scale")
 
-c1, c2, c3 = st.columns(3)
+c1, c2 = st.columns(2)
 with c1:
     p = controls.kept(st.number_input, text.POWER_P, "auc:p", summaries.DEFAULTS["auc:p"], min_value=-50.0,
                       max_value=50.0, step=1.0,
@@ -20,8 +21,7 @@ with c2:
     weight = controls.kept(st.slider, text.OVERALL_WEIGHT, "auc:weight", summaries.DEFAULTS["auc:weight"],
                            min_value=0.0, max_value=1.0,
                            step=0.05, help=text.HELP[text.OVERALL_WEIGHT])
-with c3:
-    include_small = controls.include_small("auc")
+include_small = controls.include_small()
 intervals = controls.intervals()
 level = intervals.ci
 
@@ -38,12 +38,14 @@ if level is not None:
     st.markdown("\n".join(f"- {text.md(s)}" for s in section.findings))
 
 m = st.columns(5)
-m[0].metric("Bias AUC score", text.num(result.value), help="w x overall AUC + (1 - w) x mean of the three power means")
-m[1].metric("Overall AUC", text.num(result.overall_auc))
+m[0].metric("Bias AUC score", text.num(result.value),
+            help="w x overall AUC + (1 - w) x mean of the three power means. " + definition_link("bias-auc-score"))
+m[1].metric("Overall AUC", text.num(result.overall_auc),
+            help="The AUC of all rows analysed, as defined for a subgroup. " + definition_link("subgroup-auc"))
 power = f"Power mean over subgroups (p = {p:g}) of the"
-m[2].metric("Power mean: subgroup", text.num(result.subgroup_power_mean), help=f"{power} subgroup AUCs")
-m[3].metric("Power mean: BPSN", text.num(result.bpsn_power_mean), help=f"{power} BPSN AUCs")
-m[4].metric("Power mean: BNSP", text.num(result.bnsp_power_mean), help=f"{power} BNSP AUCs")
+m[2].metric("Power mean: subgroup", text.num(result.subgroup_power_mean), help=f"{power} subgroup AUCs. " + definition_link("power-mean"))
+m[3].metric("Power mean: BPSN", text.num(result.bpsn_power_mean), help=f"{power} BPSN AUCs. " + definition_link("power-mean"))
+m[4].metric("Power mean: BNSP", text.num(result.bnsp_power_mean), help=f"{power} BNSP AUCs. " + definition_link("power-mean"))
 if level is not None:
     m[0].caption(text.bias_auc_caption(result, level))
     m[1].caption(text.overall_auc_caption(table, level))
@@ -73,19 +75,28 @@ if not section.verdicts:
 
 
 
+full_range = controls.kept(st.checkbox, "Full 0–1 range", "auc:full_range", False,
+                           help="Draw the AUC axis from 0 to 1 instead of fitting it to the AUCs and their intervals.")
+# Worst first: each subgroup's lowest AUC of the three (subgroup, BPSN, BNSP), lowest first.
+order = controls.ranked(list(table["subgroup"]), table[list(plotting.AUC_COLUMNS)].min(axis=1, skipna=True),
+                        descending=False)
+
+
 def auc_chart():
-    fig = plotting.auc_chart(table, title=f"AUCs per subgroup, {score}", level=level)
+    fig = plotting.auc_chart(table, title=f"AUCs per subgroup, {score}", level=level, full_range=full_range,
+                             order=order)
     if min_score is not None:
         plotting.add_rule_line(fig, float(min_score), f"minimum bias AUC score {float(min_score):g}", axis="x")
-        low, high = fig.layout.xaxis.range  # the fitted range, widened to show the bound
+        low, high = fig.layout.xaxis.range  # the drawn range, widened to show the bound
         fig.update_xaxes(range=[min(low, float(min_score) - 0.02), max(high, float(min_score) + 0.02)])
     return fig
 
 
 # The chart shows the AUCs, not the power means: p and the weight do not redraw it.
-st.plotly_chart(data.chart("auc", (token, mapping_key, score, level, intervals.n_boot, min_score), auc_chart),
-                width="stretch")
-shown = table.copy()
+chart_key = (token, mapping_key, score, level, intervals.n_boot, min_score, full_range, tuple(order or ()))
+st.plotly_chart(data.chart("auc", chart_key, auc_chart), width="stretch")
+st.caption(controls.order_caption("the lowest of its subgroup, BPSN and BNSP AUCs, lowest first (undefined last)"))
+shown = controls.in_order(table, order).copy()
 shown.attrs = {}  # the bootstrap replicates in attrs are not for display (and not JSON)
 st.dataframe(shown, hide_index=True, column_config=text.column_config(shown.columns))
 

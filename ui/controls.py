@@ -12,7 +12,10 @@ import streamlit as st
 
 import fairness_core as fc
 
-from . import progress, state, text
+from . import context_line, progress, state, text
+
+
+ORDER_LABELS = {"worst": "worst first", "name": "by name"}
 
 
 @dataclass(frozen=True)
@@ -82,13 +85,20 @@ def setting(name: str, default: Any) -> Any:
     return st.session_state.get("w:" + name, st.session_state.get(state.KEEP_PREFIX + name, default))
 
 
-def disparity_settings(names: Sequence[str], page: str, *, default_reduction: str = "max"):
+def largest(subgroups: fc.Subgroups) -> str:
+    """The subgroup with the most rows (the first in name order on a tie): the default named reference,
+    as the majority is the usual "privileged group" choice (Aequitas)."""
+    return subgroups.names[int(np.argmax(subgroups.sizes))]
+
+
+def disparity_settings(subgroups: fc.Subgroups, page: str, *, default_reduction: str = "max"):
     """(distance, reduction, reference) as :func:`disparity_controls` on `page` last returned them."""
     reference = setting(f"{page}:reference", "rest")
     if reference not in text.REFERENCE_LABELS:
         reference = "rest"
     if reference == "named":
-        reference = _offered(setting(f"{page}:reference_group", names[0]), list(names), names[0])
+        names, default = list(subgroups.names), largest(subgroups)
+        reference = _offered(setting(f"{page}:reference_group", default), names, default)
     return setting(f"{page}:distance", "diff"), setting(f"{page}:reduction", default_reduction), reference
 
 
@@ -121,8 +131,9 @@ def _offered(value: Any, options: list, fallback: Any) -> Any:
     return value if value in options else fallback
 
 
-def disparity_controls(names: Sequence[str], page: str, *, default_reduction: str = "max"):
-    """Distance, Reduction and Reference controls (with a subgroup picker for a named reference).
+def disparity_controls(subgroups: fc.Subgroups, page: str, *, default_reduction: str = "max"):
+    """Distance, Reduction and Reference controls (with a subgroup picker for a named reference,
+    offering the subgroups in name order and defaulting to the largest).
 
     Returns
     -------
@@ -143,8 +154,9 @@ def disparity_controls(names: Sequence[str], page: str, *, default_reduction: st
                       help=text.HELP[text.REFERENCE])
         reference = choice
         if choice == "named":
-            reference = kept(st.selectbox, text.REFERENCE_GROUP, f"{page}:reference_group", names[0],
-                             options=list(names))
+            reference = kept(st.selectbox, text.REFERENCE_GROUP, f"{page}:reference_group", largest(subgroups),
+                             options=list(subgroups.names),
+                             help="Default: the largest subgroup (most rows), the usual choice of a reference group.")
     return distance, reduction, reference
 
 
@@ -173,19 +185,77 @@ def predictions(scored: fc.ScoredData, score: str | None, *, allow_score: bool =
     return score, float(threshold)
 
 
-def include_small(page: str) -> bool:
-    """Checkbox: let small subgroups enter the summaries."""
-    return kept(st.checkbox, text.INCLUDE_SMALL, f"{page}:include_small", False,
-                help="Subgroups smaller than the minimum size are always listed, flagged 'small'; "
-                     "by default they are left out of power means and reductions.")
+def include_small() -> bool:
+    """Whether small subgroups enter the summaries: the one sidebar option (Subgroups box) every page uses."""
+    from .summaries import DEFAULTS  # late import: summaries imports data
+
+    return bool(setting("subgroups:include_small", DEFAULTS["include_small"]))
 
 
-def frame() -> None:
+def worst_first() -> bool:
+    """Whether pages order subgroups worst first (the sidebar's "Order subgroups"), else by name."""
+    from .summaries import DEFAULTS
+
+    return setting("subgroups:order", DEFAULTS["order"]) == "worst"
+
+
+def ranked(names: Sequence[str], values, *, descending: bool) -> list | None:
+    """`names` worst first by `values` (largest first when `descending`; NaN last; ties in name order),
+    or None when subgroups are ordered by name (charts and tables then keep their own order)."""
+    if not worst_first():
+        return None
+    v = np.asarray(values, dtype=np.float64)
+    key = np.where(np.isnan(v), np.inf, -v if descending else v)
+    return [names[i] for i in np.argsort(key, kind="stable")]
+
+
+def disparity_order(tables, names: Sequence[str], *, pairwise: bool) -> list | None:
+    """Subgroups by their largest ``disparity`` over comparison `tables`, largest first (None: by name).
+
+    A pairwise comparison counts for both of its subgroups; otherwise only the ``subgroup`` side
+    counts (a named reference, compared with every other, is not itself ranked: it comes last).
+    """
+    worst = dict.fromkeys(names, np.nan)
+    for table in tables:
+        for side in ("subgroup", "reference") if pairwise else ("subgroup",):
+            for name, value in zip(table[side], table["disparity"].astype("float64")):
+                if name in worst and not np.isnan(value):
+                    worst[name] = value if np.isnan(worst[name]) else max(worst[name], value)
+    return ranked(list(names), [worst[n] for n in names], descending=True)
+
+
+def in_order(table, order, *, column: str = "subgroup"):
+    """`table`'s rows with `column` in the order of `order` (stable; others last); unchanged for None."""
+    if order is None:
+        return table
+    rank = {name: i for i, name in enumerate(order)}
+    key = np.array([rank.get(name, len(rank)) for name in table[column]], dtype=np.int64)
+    return table.iloc[np.argsort(key, kind="stable")]
+
+
+def by_value(table, column: str = "disparity", *, descending: bool = True):
+    """`table` sorted by `column`, worst first (NaN last, stable) when subgroups are ordered worst first."""
+    if not worst_first() or column not in table.columns:
+        return table
+    return table.sort_values(column, ascending=not descending, na_position="last", kind="stable")
+
+
+def order_caption(worst: str) -> str:
+    """The caption that says how subgroups are ordered; `worst` says what "worst" means on the page."""
+    if worst_first():
+        return (f"Subgroups are ordered worst first: {worst}. Sidebar, Subgroups, **{text.ORDER_SUBGROUPS}** "
+                "switches to name order.")
+    return f"Subgroups are in name order (sidebar, Subgroups, **{text.ORDER_SUBGROUPS}**: worst first)."
+
+
+def frame(context: bool = True) -> None:
     """Shared state and sidebar, drawn at the top of every page.
 
     Initialises the session keys, opens the default sample on first use, and draws the sidebar:
     the dataset name, the "Model" picker (the score column every analysis page uses), the
     subgroup options (intersections, bins for numeric attributes, minimum size) and the slice.
+    With `context`, the page then starts with one line naming the dataset, model and slice it
+    shows (``ui.context_line``).
     """
     from . import data  # late import: data imports fairness_core and reads sample files
 
@@ -206,6 +276,8 @@ def frame() -> None:
         _slice_picker()
         with subgroups_box:
             _small_rows_caption()
+    if context:
+        context_line.show()
 
 
 def _subgroup_options():
@@ -224,11 +296,26 @@ def _subgroup_options():
             "min_size": int(kept(st.number_input, text.MIN_SIZE, "subgroups:min_size", 30, min_value=1, step=1,
                                  help=text.HELP[text.MIN_SIZE])),
         }
+        _display_options()
     st.session_state[state.SUBGROUP_OPTIONS] = options
     mapping = st.session_state[state.MAPPING]
     if mapping is not None and any(getattr(mapping, k) != v for k, v in options.items()):
         st.session_state[state.MAPPING] = replace(mapping, **options)
     return box
+
+
+def _display_options() -> None:
+    """Sidebar, Subgroups box: whether small subgroups enter the summaries, and the order of subgroups,
+    both applied on every page (and the Overview)."""
+    from .summaries import DEFAULTS
+
+    kept(st.checkbox, text.INCLUDE_SMALL, "subgroups:include_small", DEFAULTS["include_small"],
+         help="Subgroups smaller than the minimum size are always listed, flagged 'small'; by default they are "
+              "left out of power means and reductions. Applies to every page and the Overview.")
+    kept(st.radio, text.ORDER_SUBGROUPS, "subgroups:order", DEFAULTS["order"], options=["worst", "name"],
+         format_func=ORDER_LABELS.get, horizontal=True,
+         help="Worst first: every chart and table lists first the subgroup the page's measure judges worst "
+              "(each page's caption says what that is). By name: the subgroups' own order.")
 
 
 def _small_rows_caption() -> None:

@@ -436,9 +436,6 @@ def current():
     except ValueError as exc:
         st.error(str(exc))
         st.stop()
-    current_slice = st.session_state.get(state.SLICE)
-    if current_slice is not None and current_slice.conditions:
-        st.caption(f"Slice: {text.md(current_slice.describe())} — {data.n_input:,} of {len(frame):,} rows.")
     if len(data.subgroups.names) < 2:
         st.warning(f"Only one subgroup ({text.md(', '.join(data.subgroups.names))}) is in the analysed rows, so "
                    "there is nothing to compare it with. Choose other protected attributes on the Data page or "

@@ -12,6 +12,8 @@ import streamlit as st
 DATASET_NAME = "dataset_name"      # str: sample title or uploaded file name
 DATASET_TOKEN = "dataset_token"    # str: identifies the content (sample id or SHA-256 of the bytes)
 UPLOAD_ID = "upload_id"            # str: file_id of the upload last loaded (read once per upload, not per rerun)
+DATASET_BYTES = "dataset_bytes"    # int: size of the uploaded file in bytes (samples: read from their file)
+REPLACING = "replacing_upload"     # bool: the Data page shows the uploader again to replace a loaded file
 FRAME = "frame"                    # pandas DataFrame as read
 MAPPING = "mapping"                # fairness_core.ColumnMapping that validated, or None
 MODEL = "model"                    # the score column analysed on every page
@@ -24,6 +26,8 @@ DEFAULTS = {
     DATASET_NAME: None,
     DATASET_TOKEN: None,
     UPLOAD_ID: None,
+    DATASET_BYTES: None,
+    REPLACING: False,
     FRAME: None,
     MAPPING: None,
     MODEL: None,

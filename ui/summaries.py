@@ -20,6 +20,8 @@ from .memo import memo
 DEFAULT_RULES = {rule.name: rule for rule in fc.DEFAULT_RULES}
 # Defaults of the page settings the sections depend on: the pages' widgets and the Overview share them.
 DEFAULTS = {
+    "include_small": False,  # the sidebar's one option for every page (controls.include_small)
+    "order": "worst",  # subgroups worst first, or "name" (controls.worst_first)
     "auc:p": -5.0,
     "auc:weight": 0.25,
     "auc:min_score_on": False,
@@ -34,7 +36,22 @@ DEFAULTS = {
     "cal:ratio_threshold": None,
     "classwise:metric": "fscore",
     "classwise:reduction": "std",
+    # Absolute per-class differences by default: signed ones of opposite sign cancel in the mean over classes.
+    "classwise:difference": "absolute",
 }
+
+
+# The class-wise reductions in words (the fairness_core names as the page offers them).
+CLASSWISE_REDUCTIONS = {"std": "standard deviation across subgroups",
+                        "absolute_difference": "absolute difference |first - second|",
+                        "difference": "signed difference first - second"}
+
+
+def classwise_reduction(reduction: str, difference: str) -> str:
+    """The fairness_core reduction of the class-wise page's "Across subgroups" and "Difference" choices."""
+    if reduction == "difference" and difference == "absolute":
+        return "absolute_difference"
+    return reduction
 
 
 @dataclass(frozen=True)
@@ -203,6 +220,8 @@ def classwise_section(token: str, mapping_key: str, counts, *, source: str, thre
                             intervals.ci, intervals.n_boot, counts)
     predictions = ("the predicted label column" if threshold is None
                    else f"{text.md(source)} >= {threshold:g}")
-    settings = f"predictions from {predictions}, {metric}, reduced by {reduction}, {_interval_words(intervals)}"
+    settings = (f"predictions from {predictions}, {metric}, reduced by the {CLASSWISE_REDUCTIONS[reduction]}"
+                + ("" if order is None else f" ({text.md(order[0])}, {text.md(order[1])})")
+                + f", {_interval_words(intervals)}")
     return Section("Class-wise bias", "pages/classwise.py", tuple(fc.classwise_findings(result)), (), settings,
                    extra={"result": result})

@@ -28,6 +28,7 @@ REFERENCE = "Reference"
 REFERENCE_GROUP = "Reference subgroup"
 MODEL = "Model"
 INCLUDE_SMALL = "Include small subgroups in summaries"
+ORDER_SUBGROUPS = "Order subgroups"
 NO_PREDICTED = "(none)"
 INTERSECT = "Intersect protected attributes"
 ATTRIBUTE_BINS = "Bins for numeric attributes"
@@ -111,12 +112,32 @@ def md(text: object) -> str:
 
 
 def num(value: float, digits: int = 4) -> str:
-    """Format a metric value: fixed digits, 'undefined' for NaN, '∞' for infinity."""
+    """Format a metric value by its magnitude: `digits` significant digits.
+
+    Values from 0.0001 up are written in full with `digits` significant digits (0.4485, 2.271,
+    0.05234, 1,234); smaller nonzero values in scientific notation (2.345e-5), so a nonzero value
+    never reads 0.0000; 0 is "0", NaN "undefined", infinity "∞" (the caption next to the number
+    says why).
+
+    Examples
+    --------
+    >>> num(0.448468), num(2.27083), num(0.0523449), num(2.3456e-5), num(0.0), num(float("inf"))
+    ('0.4485', '2.271', '0.05234', '2.346e-5', '0', '∞')
+    """
     if value is None or (isinstance(value, float) and math.isnan(value)):
         return "undefined"
+    value = float(value)
+    if math.isnan(value):
+        return "undefined"
     if math.isinf(value):
-        return "∞"
-    return f"{value:.{digits}f}"
+        return "∞" if value > 0 else "-∞"
+    if value == 0:
+        return "0"
+    mantissa, exponent = f"{value:.{digits - 1}e}".split("e")  # rounded first: 0.99996 -> 1.000e+00
+    exponent = int(exponent)
+    if exponent < -4:
+        return f"{mantissa}e{exponent}"
+    return f"{value:,.{max(digits - 1 - exponent, 0)}f}"
 
 
 def level_text(level: float) -> str:
@@ -125,7 +146,7 @@ def level_text(level: float) -> str:
 
 
 def ci_text(low: float, high: float, level: float, digits: int = 4) -> str:
-    """'95 % CI 1.8612–2.2534' (Markdown-safe); 'undefined' ends when there is none."""
+    """'95 % CI 1.861–2.253' (Markdown-safe; ends formatted by :func:`num`); 'undefined' ends when there is none."""
     if _undefined(low) or _undefined(high):
         return f"{level_text(level)} CI undefined"
     return f"{level_text(level)} CI {num(low, digits)}–{num(high, digits)}"
@@ -353,7 +374,7 @@ DECIMAL_COLUMNS = {*RATE_LABELS, "subgroup_auc", "bpsn_auc", "bnsp_auc", "subgro
 
 
 def column_config(columns) -> dict:
-    """st.dataframe column_config for `columns`: readable headers, 4 decimals for metric values."""
+    """st.dataframe column_config for `columns`: readable headers, metric values to 4 significant digits ("%.4g")."""
     import streamlit as st
 
     config = {}
@@ -362,11 +383,11 @@ def column_config(columns) -> dict:
         bound = next((b for b in ("_ci_low", "_ci_high") if col.endswith(b)), None)
         if bound is not None and col[: -len(bound)] in DECIMAL_COLUMNS:
             base = COLUMN_LABELS.get(col[: -len(bound)], col[: -len(bound)])
-            config[col] = st.column_config.NumberColumn(f"{base}: CI {bound[4:]}", format="%.4f")
+            config[col] = st.column_config.NumberColumn(f"{base}: CI {bound[4:]}", format="%.4g")
         elif col == "p_value":
-            config[col] = st.column_config.NumberColumn(label, format="%.4f")
+            config[col] = st.column_config.NumberColumn(label, format="%.4g")
         elif col in DECIMAL_COLUMNS:
-            config[col] = st.column_config.NumberColumn(label, format="%.4f")
+            config[col] = st.column_config.NumberColumn(label, format="%.4g")
         elif col == "share":
             config[col] = st.column_config.NumberColumn(label, format="percent")
         else:

@@ -18,7 +18,9 @@ error bars, no interval text and no stars:
 - ``excludes_parity`` (bool or NA) in comparison tables: a star beside the subgroup's bar.
 
 Policy and reference lines are drawn with :func:`add_rule_line`. The AUC chart's x range fits the
-data rather than spanning 0-1 (see :func:`auc_chart`).
+data rather than spanning 0-1 unless asked (see :func:`auc_chart`). Every per-subgroup chart takes
+an ``order`` (e.g. worst first) and keeps each subgroup's colour whatever the order. Pairwise
+comparisons, which have no single reference per subgroup, are drawn by :func:`pairwise_heatmap`.
 
 Every piece of data text (subgroup, class and reference names, notes, titles) goes through
 :func:`plot_text`, because Plotly renders a subset of HTML in names, tick labels, hover text and
@@ -29,11 +31,14 @@ from ._auc import auc_chart
 from ._calibration import reliability_chart
 from ._calibration_errors import calibration_error_chart
 from ._classwise import classwise_chart
+from ._pairwise import pairwise_heatmap
 from ._common import (AUC_COLUMNS, AUC_MIN_SPAN, LEVEL_MESSAGE, PARITY_LEGEND, PARITY_TEXT, RATE_LABELS,
                       RULE_AXIS_MESSAGE, RULE_COLOR, RULE_VALUE_MESSAGE, SMALL_LEGEND, SMALL_OPACITY, SMALL_PATTERN, SMALL_TEXT,
                       add_rule_line, plot_text, subgroup_colors)
 from ._rates import rate_chart
 from ._ratio_scores import ratio_score_chart
+from ._review import model_auc_heatmap, threshold_chart, tradeoff_chart
 
-__all__ = ["AUC_COLUMNS", "RATE_LABELS", "add_rule_line", "auc_chart", "classwise_chart", "plot_text",
-           "rate_chart", "ratio_score_chart", "reliability_chart", "subgroup_colors", "calibration_error_chart"]
+__all__ = ["AUC_COLUMNS", "RATE_LABELS", "add_rule_line", "auc_chart", "classwise_chart", "pairwise_heatmap",
+           "plot_text", "rate_chart", "ratio_score_chart", "reliability_chart", "subgroup_colors", "calibration_error_chart",
+           "threshold_chart", "model_auc_heatmap", "tradeoff_chart"]

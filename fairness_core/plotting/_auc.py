@@ -6,8 +6,10 @@ import numpy as np
 import pandas as pd
 
 from ._common import (AUC_COLUMNS, AUC_MIN_SPAN, HOVER, LEVEL_MESSAGE, SMALL_OPACITY, _ci_name, _count, _error_bars,
-                      _estimate, _floats, _hover, _interval, _label, _level, _small, _small_legend, _title,
+                      _estimate, _floats, _hover, _interval, _label, _level, _ordered, _small, _small_legend, _title,
                       add_rule_line)
+
+FULL_RANGE = [-0.02, 1.02]
 
 
 def _auc_range(table: pd.DataFrame, intervals: dict):
@@ -32,7 +34,8 @@ def _auc_range(table: pd.DataFrame, intervals: dict):
     return [lower, upper], False
 
 
-def auc_chart(table: pd.DataFrame, *, title: str | None = None, level: float | None = None):
+def auc_chart(table: pd.DataFrame, *, title: str | None = None, level: float | None = None,
+              full_range: bool = False, order=None):
     """Subgroup, BPSN and BNSP AUC per subgroup, with their intervals and the 0.5 (chance) line.
 
     Parameters
@@ -46,18 +49,26 @@ def auc_chart(table: pd.DataFrame, *, title: str | None = None, level: float | N
     level : float in (0, 1), optional
         Confidence level of the intervals, for the hover text; default ``table.attrs["ci"]``,
         and "CI" without a percentage when neither is set.
+    full_range : bool, default=False
+        Whether the x axis spans the whole AUC scale (-0.02 to 1.02, the 0.5 chance line always
+        shown) instead of fitting the data. Fitted, points of a good model are spread out rather
+        than crowded between 0.85 and 1; the full range compares charts of different models.
+    order : sequence of str, optional
+        Subgroup names in the order to draw them, top first (e.g. lowest AUC first); subgroups
+        not listed follow in table order. Default: table order.
 
     Returns
     -------
     plotly.graph_objects.Figure
-        One marker trace per AUC kind; subgroups on the y axis in table order (small ones
+        One marker trace per AUC kind; subgroups on the y axis in `order` (small ones
         labelled "(small)", drawn open and faded, with a legend entry saying so). With interval
         columns, horizontal error bars (``error_x.array`` = high - AUC, ``arrayminus`` = AUC - low)
         and the three kinds side by side (``layout.scattermode='group'``). Hover shows the AUC
         with its interval, the size and counts, and why a subgroup is small. The x range fits the
-        AUCs and their intervals (at least 0.2 wide) and reaches down to the 0.5 chance line when
-        that at most doubles its width; otherwise the line is left out and a grey note above the plot
-        says "← Chance (0.5) is off this axis".
+        AUCs and their intervals (at least 0.2 wide, with a margin of 5 % of their span, at least
+        0.02) and reaches down to the 0.5 chance line when that at most doubles its width;
+        otherwise the line is left out and a grey note above the plot says "← Chance (0.5) is off
+        this axis". With `full_range`, the x range is -0.02 to 1.02 with the chance line.
 
     Raises
     ------
@@ -67,6 +78,7 @@ def auc_chart(table: pd.DataFrame, *, title: str | None = None, level: float | N
     import plotly.graph_objects as go
 
     ci_name = _ci_name(_level(level, [table], "auc_chart"))
+    table = _ordered(table, order)
     small, reasons = _small(table)
     labels = [_label(n, s) for n, s in zip(table["subgroup"], small)]
     fig = go.Figure()
@@ -90,7 +102,7 @@ def auc_chart(table: pd.DataFrame, *, title: str | None = None, level: float | N
         ))
     if small.any():
         _small_legend(fig, "marker")
-    x_range, with_chance = _auc_range(table, intervals)
+    x_range, with_chance = (list(FULL_RANGE), True) if full_range else _auc_range(table, intervals)
     if with_chance:
         add_rule_line(fig, 0.5, "Chance (0.5)", axis="x", color="grey")
     else:

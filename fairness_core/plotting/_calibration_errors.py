@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 
 from ._common import (HOVER, PARITY_TEXT, SMALL_OPACITY, _bar_marks, _ci_name, _comparison_ci, _count, _error_bars,
-                      _estimate, _flags, _floats, _hover, _interval, _label, _level, _parity_marks, _right_end, _small,
+                      _estimate, _flags, _floats, _hover, _interval, _label, _level, _ordered, _parity_marks, _right_end, _small,
                       _small_legend, _title, add_rule_line, plot_text, subgroup_colors)
 
 ERROR_LABELS = {"ece": "Expected calibration error (ECE)", "mce": "Maximum calibration error (MCE)",
@@ -18,7 +18,7 @@ METRIC_MESSAGE = "The 'metric' parameter of calibration_error_chart must be one 
 def calibration_error_chart(errors: pd.DataFrame, comparison: pd.DataFrame | None = None, *, metric: str = "ece",
                             distance_measure: str = "diff", bound: float | None = None,
                             bound_label: str | None = None, reference_label: str = "Reference",
-                            title: str | None = None, level: float | None = None):
+                            title: str | None = None, level: float | None = None, order=None):
     """A calibration error per subgroup as bars with error bars and, beside it, each subgroup's ECE disparity.
 
     Parameters
@@ -52,6 +52,10 @@ def calibration_error_chart(errors: pd.DataFrame, comparison: pd.DataFrame | Non
         Confidence level for the hover text; default ``errors.attrs["ci"]`` (then the comparison's),
         "CI" when unknown. Disparity intervals are labelled with the comparison table's
         ``attrs["row_level"]`` when recorded (multiple-comparison adjustment).
+    order : sequence of str, optional
+        Subgroup names in the order to draw them, top first (e.g. largest ECE first); subgroups
+        not listed follow in table order. Default: table order. Colours stay assigned by table
+        order.
 
     Returns
     -------
@@ -74,8 +78,10 @@ def calibration_error_chart(errors: pd.DataFrame, comparison: pd.DataFrame | Non
     tables = [errors] + ([comparison] if comparison is not None else [])
     level = _level(level, tables, "calibration_error_chart")
     ci_name = _ci_name(level)
+    palette = subgroup_colors(list(errors["subgroup"]))
+    errors = _ordered(errors, order)
     subgroups = list(errors["subgroup"])
-    colors = [subgroup_colors(subgroups)[n] for n in subgroups]
+    colors = [palette[n] for n in subgroups]
     small, reasons = _small(errors)
     ticks = [_label(n, s) for n, s in zip(subgroups, small)]
     notes = (["" if not isinstance(n, str) else plot_text(n) for n in errors["note"]]

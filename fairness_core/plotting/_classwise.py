@@ -5,11 +5,11 @@ from __future__ import annotations
 import pandas as pd
 
 from ._common import (HOVER, LEVEL_MESSAGE, SMALL_PATTERN, _ci_name, _count, _error_bars, _estimate, _floats, _hover,
-                      _interval, _label, _level, _small, _small_legend, _title, plot_text, subgroup_colors)
+                      _interval, _label, _level, _ordered, _small, _small_legend, _title, plot_text, subgroup_colors)
 
 
 def classwise_chart(table: pd.DataFrame, metric: str = "fscore", *, title: str | None = None,
-                    level: float | None = None):
+                    level: float | None = None, order=None):
     """A per-class metric (recall, precision or F-score) of every subgroup, as grouped bars.
 
     Parameters
@@ -24,6 +24,10 @@ def classwise_chart(table: pd.DataFrame, metric: str = "fscore", *, title: str |
         Plain text (escaped).
     level : float in (0, 1), optional
         Confidence level for the hover text; default ``table.attrs["ci"]``, "CI" when unknown.
+    order : sequence of str, optional
+        Subgroup names in the order of their bars (and legend entries) within each class, e.g.
+        lowest mean score first; subgroups not listed follow in table order. Default: table
+        order. Colours stay assigned by table order.
 
     Returns
     -------
@@ -41,8 +45,8 @@ def classwise_chart(table: pd.DataFrame, metric: str = "fscore", *, title: str |
     import plotly.graph_objects as go
 
     ci_name = _ci_name(_level(level, [table], "classwise_chart"))
-    names = list(dict.fromkeys(table["subgroup"]))
-    colors = subgroup_colors(names)
+    colors = subgroup_colors(list(dict.fromkeys(table["subgroup"])))
+    names = list(dict.fromkeys(_ordered(table, order)["subgroup"]))
     label = plot_text({"recall": "Recall", "precision": "Precision", "fscore": "F-score"}.get(metric, metric))
     fig = go.Figure()
     any_small = False

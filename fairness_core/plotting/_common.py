@@ -311,6 +311,19 @@ def _parity_marks(fig, comparison: pd.DataFrame, subgroups, labels, x_right, nam
     return float(x[idx].max())
 
 
+def _ordered(table: pd.DataFrame, order) -> pd.DataFrame:
+    """`table`'s rows with their ``subgroup`` in the order of `order` (stable; subgroups not in it last).
+
+    None keeps the table's order. Charts take their colours from the table's own order first, so a
+    subgroup keeps its colour whatever order it is drawn in.
+    """
+    if order is None:
+        return table
+    rank = {name: i for i, name in enumerate(order)}
+    key = [rank.get(name, len(rank)) for name in table["subgroup"]]
+    return table.iloc[np.argsort(np.asarray(key, dtype=np.int64), kind="stable")]
+
+
 def _right_end(*arrays) -> np.ndarray:
     """Row-wise largest finite value over the arrays (NaN where none is finite), without warnings."""
     stacked = np.vstack([np.asarray(a, dtype=float) for a in arrays])

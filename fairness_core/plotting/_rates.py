@@ -9,12 +9,12 @@ import pandas as pd
 
 from ._common import (HOVER, LEVEL_MESSAGE, PARITY_TEXT, RATE_LABELS, SMALL_TEXT, _bar_marks, _ci_name,
                       _comparison_ci, _count, _error_bars, _estimate, _flags, _floats, _hover, _interval, _label,
-                      _level, _parity_marks, _right_end, _small, _small_legend, _title, plot_text, subgroup_colors)
+                      _level, _ordered, _parity_marks, _right_end, _small, _small_legend, _title, plot_text, subgroup_colors)
 
 
 def rate_chart(rates: pd.DataFrame, metrics: Sequence[str], references: dict | None = None,
                *, reference_label: str = "Reference", title: str | None = None, labels: dict | None = None,
-               level: float | None = None):
+               level: float | None = None, order: Sequence[str] | None = None):
     """Per-subgroup rates as bars, one panel per rate, with the reference each is compared with.
 
     Parameters
@@ -45,6 +45,10 @@ def rate_chart(rates: pd.DataFrame, metrics: Sequence[str], references: dict | N
         labelled with their comparison table's ``attrs["row_level"]`` when it is recorded (it
         differs from the level when ``attrs["adjust"]`` names a multiple-comparison adjustment,
         which the hover then mentions).
+    order : sequence of str, optional
+        Subgroup names in the order to draw them, top first (e.g. largest disparity first);
+        subgroups not listed follow in table order. Default: table order. Colours stay assigned
+        by table order.
 
     Returns
     -------
@@ -68,8 +72,9 @@ def rate_chart(rates: pd.DataFrame, metrics: Sequence[str], references: dict | N
     references = references or {}
     level = _level(level, [rates, *[r for r in references.values() if r is not None]], "rate_chart")
     ci_name = _ci_name(level)
+    colors = subgroup_colors(list(rates["subgroup"]))
+    rates = _ordered(rates, order)
     subgroups = list(rates["subgroup"])
-    colors = subgroup_colors(subgroups)
     small, reasons = _small(rates)
     ticks = [_label(n, s) for n, s in zip(subgroups, small)]
     notes = ["" if not isinstance(n, str) else plot_text(n) for n in rates["note"]] if "note" in rates.columns \

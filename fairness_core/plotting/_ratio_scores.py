@@ -6,12 +6,12 @@ import numpy as np
 import pandas as pd
 
 from ._common import (HOVER, LEVEL_MESSAGE, RULE_VALUE_MESSAGE, _bar_marks, _comparison_ci, _count, _error_bars,
-                      _estimate, _floats, _hover, _interval, _label, _num, _parity_marks, _right_end, _small,
+                      _estimate, _floats, _hover, _interval, _label, _num, _ordered, _parity_marks, _right_end, _small,
                       _small_legend, _title, add_rule_line, plot_text, subgroup_colors)
 
 
 def ratio_score_chart(tables: dict, *, threshold: float = 0.8, title: str | None = None,
-                      level: float | None = None):
+                      level: float | None = None, order=None):
     """Ratio scores (p% score, equal opportunity score) of each subgroup against the rest, with the 80 % line.
 
     Parameters
@@ -32,6 +32,10 @@ def ratio_score_chart(tables: dict, *, threshold: float = 0.8, title: str | None
         rows' intervals in ``attrs["row_level"]`` (adjusted for multiple comparisons when
         ``attrs["adjust"]`` is set, which the hover then mentions); then ``attrs["ci"]``; "CI"
         when unknown.
+    order : sequence of str, optional
+        Subgroup names in the order to draw them, top first (e.g. lowest score first); subgroups
+        not listed follow in table order. Default: table order. Colours stay assigned by the
+        first table's order.
 
     Returns
     -------
@@ -53,6 +57,7 @@ def ratio_score_chart(tables: dict, *, threshold: float = 0.8, title: str | None
     names = list(tables)
     first = tables[names[0]] if names else pd.DataFrame(columns=["subgroup", "small"])
     colors = subgroup_colors(list(first["subgroup"]))
+    tables = {name: _ordered(table, order) for name, table in tables.items()}
     fig = make_subplots(rows=1, cols=max(len(names), 1), shared_yaxes=True, horizontal_spacing=0.04,
                         subplot_titles=[plot_text(n) for n in names])
     # The panels share their y axis, so a subgroup's tick label must not depend on the panel: it

@@ -25,6 +25,13 @@ def interval(caption: str) -> tuple[float, float, float]:
     return float(found.group(1)) / 100, float(found.group(2)), float(found.group(3))
 
 
+def as_shown(value: float) -> float:
+    """`value` as the app writes it (ui.text.num: 4 significant digits), read back as a number."""
+    from ui import text
+
+    return float(text.num(value))
+
+
 def tile(app, label: str) -> tuple[str, list[str]]:
     """(value, captions) of the st.metric labelled `label` and the captions in its column."""
     for column in app.columns:

@@ -81,7 +81,10 @@ def test_page_shows_the_interval_the_verdict_and_the_findings(app, credit_counts
     errors, comparisons = app.dataframe[0].value, app.dataframe[1].value
     for col in ("ece_ci_low", "ece_ci_high", "mce_ci_low", "brier_score_ci_high"):
         assert col in errors.columns
-    assert list(errors["ece_ci_low"]) == pytest.approx(list(expected.errors["ece_ci_low"]), abs=1e-12)
+    # rows worst first (largest ECE) by default: compare by subgroup
+    assert list(errors["ece"]) == sorted(errors["ece"], reverse=True)
+    shown = errors.set_index("subgroup").loc[expected.errors["subgroup"]]
+    assert list(shown["ece_ci_low"]) == pytest.approx(list(expected.errors["ece_ci_low"]), abs=1e-12)
     for col in ("disparity_ci_low", "disparity_ci_high", "excludes_parity", "verdict"):
         assert col in comparisons.columns
 
@@ -146,7 +149,9 @@ def test_every_reference_draws_the_page(app, credit_counts, reference):
     value, captions = tile(app, TILE)
     assert value == text.num(expected.value)
     assert any(f"95 % CI {text.num(expected.ci_low)}–{text.num(expected.ci_high)}" in c for c in captions)
-    reliability, ece = figures(app)
-    # Pairwise comparisons have no single reference per subgroup: the ECE chart keeps only its first panel.
+    reliability, ece, *heatmap = figures(app)
+    # Pairwise comparisons have no single reference per subgroup: the ECE chart keeps only its first panel,
+    # and the comparisons are drawn as a subgroup x subgroup heatmap.
     assert len([t for t in ece["data"] if t["type"] == "bar"]) == (1 if reference == "pairwise" else 2)
+    assert [f["data"][0]["type"] for f in heatmap] == (["heatmap"] if reference == "pairwise" else [])
     assert len(app.dataframe[1].value) == len(expected.table)

@@ -11,7 +11,8 @@ import pandas as pd
 import pytest
 
 import fairness_core as fc
-from tests.app.helpers import CI, ROOT, figures, interval, metrics, widget
+from tests.app.helpers import CI, ROOT, figures, interval, metrics, as_shown, widget
+from ui import text
 
 CREDIT = pd.read_csv(ROOT / "sample_data" / "credit_decisions.csv")
 CLASSWISE, DATASET = "pages/classwise.py", "pages/dataset_metrics.py"
@@ -72,10 +73,10 @@ def test_dataset_page_shows_the_library_intervals_and_findings(app):
     rates = CREDIT.groupby("ethnicity")["repaid"].agg(["sum", "count"])
     rest = (rates["sum"].sum() - rates["sum"]) / (rates["count"].sum() - rates["count"])
     diffs = (rates["sum"] / rates["count"] - rest).abs()
-    assert metrics(app)["Base-rate disparity (max)"] == f"{diffs.max():.4f}" == f"{parity.value:.4f}"
+    assert metrics(app)["Base-rate disparity (max)"] == f"{text.num(diffs.max())}" == f"{text.num(parity.value)}"
     caption = unescape(caption_under(app, "Base-rate disparity (max)"))
     assert caption.startswith(f"{diffs.idxmax()} vs rest ({int(rates.loc[diffs.idxmax(), 'count']):,} rows)")
-    assert interval(caption) == (0.95, round(parity.ci_low, 4), round(parity.ci_high, 4))
+    assert interval(caption) == (0.95, as_shown(parity.ci_low), as_shown(parity.ci_high))
     # findings: the subgroup that drives the max, in words, with its interval
     bullets = findings(app)
     assert bullets and diffs.idxmax() in bullets[0] and "base rate" in bullets[0] and "95 % interval" in bullets[0]
@@ -87,9 +88,9 @@ def test_dataset_page_shows_the_library_intervals_and_findings(app):
     assert {"disparity_ci_low", "disparity_ci_high", "excludes_parity"} <= set(tables[1].columns)
     # the smoothed EDF tile
     edf = fc.smoothed_edf(y, sub, ci=0.95, n_boot=1000, random_state=0)
-    assert metrics(app)["Smoothed EDF (ε)"] == f"{edf.value:.4f}"
+    assert metrics(app)["Smoothed EDF (ε)"] == f"{text.num(edf.value)}"
     edf_caption = caption_under(app, "Smoothed EDF (ε)")
-    assert interval(edf_caption) == (0.95, round(edf.ci_low, 4), round(edf.ci_high, 4))
+    assert interval(edf_caption) == (0.95, as_shown(edf.ci_low), as_shown(edf.ci_high))
     assert {"smoothed_positive_rate_ci_low", "smoothed_negative_rate_ci_high"} <= set(tables[2].columns)
 
 
@@ -152,11 +153,11 @@ def test_classwise_page_binary_shows_the_library_intervals_and_findings(app):
             tp = ((t == cls) & (p == cls)).sum()
             scores.append(2 * tp / ((t == cls).sum() + (p == cls).sum()))
         per_class.append(np.std(scores))
-    assert metrics(app)["Unweighted average bias"] == f"{np.mean(per_class):.4f}"
+    assert metrics(app)["Unweighted average bias"] == f"{text.num(np.mean(per_class))}"
     caption = unescape(caption_under(app, "Unweighted average bias"))
-    assert interval(caption) == (0.95, round(result.ci_low, 4), round(result.ci_high, 4))
+    assert interval(caption) == (0.95, as_shown(result.ci_low), as_shown(result.ci_high))
     top = ["0", "1"][int(np.argmax(per_class))]
-    assert f"Largest: class {top} {max(per_class):.4f}" in caption
+    assert f"Largest: class {top} {text.num(max(per_class))}" in caption
     bullets = findings(app)
     assert bullets[0].startswith(f"Class {top}: the F-score varies across")
     assert bullets[0] == fc.classwise_findings(result)[0]
@@ -176,14 +177,19 @@ def test_classwise_page_three_classes_with_and_without_intervals(app):
     assert not app.exception and not app.error
     result = fc.unweighted_average_bias(CREDIT["repayment_status"], CREDIT["predicted_status"],
                                         credit_subgroups(["sex"]), ci=0.95, n_boot=1000, random_state=0)
-    assert interval(caption_under(app, "Unweighted average bias"))[1:] == (round(result.ci_low, 4),
-                                                                                round(result.ci_high, 4))
+    assert interval(caption_under(app, "Unweighted average bias"))[1:] == (as_shown(result.ci_low),
+                                                                                as_shown(result.ci_high))
     assert findings(app) == fc.classwise_findings(result)
     # difference of two subgroups: a signed interval, and the findings say whether it excludes parity
     widget(app, "selectbox", "Across subgroups").set_value("difference").run()
     widget(app, "selectbox", "First subgroup").set_value("Male").run()
     widget(app, "selectbox", "Second subgroup").set_value("Female").run()
     assert not app.exception and not app.error
+    bullets = findings(app)
+    # absolute by default: "differ by", with the parity statement of the signed difference's interval
+    assert bullets[0].startswith("Class ") and " of Male and that of Female differ by " in bullets[0]
+    assert any(p in bullets[0] for p in ("not distinguishable from parity", "the interval excludes 0"))
+    widget(app, "radio", "Difference").set_value("signed").run()
     bullets = findings(app)
     assert bullets[0].startswith("Class ") and " of Male minus that of Female is " in bullets[0]
     assert any(p in bullets[0] for p in ("not distinguishable from parity", "the interval excludes 0"))

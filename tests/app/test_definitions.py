@@ -1,11 +1,14 @@
 """AppTest: the Metric definitions page shows every metric of the contract, with its formula, and the guide."""
 
+import re
+
 import fairness_core
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from tests.app.helpers import ROOT
+from tests.app.helpers import PAGES, ROOT
 from ui import definitions as defs
+from ui import navigation
 
 # Every public metric function named in ARCHITECTURE.md §5 (the contract), written out here on purpose:
 # the page must name each of them, and fairness_core must export each of them.
@@ -52,10 +55,7 @@ def test_page_is_the_last_entry_of_the_navigation():
     at.switch_page("pages/definitions.py").run()
     assert not at.exception, at.exception
     assert [t.value for t in at.title] == ["Metric definitions"]
-    source = (ROOT / "app.py").read_text()
-    nav = source[source.index("st.navigation(["):source.index("]).run()")]
-    entries = [line.strip() for line in nav.splitlines() if line.strip().startswith("st.Page(")]
-    assert entries[-1] == 'st.Page("pages/definitions.py", title="Metric definitions"),'
+    assert navigation.PAGES[-1] == ("pages/definitions.py", "Metric definitions") == ("pages/definitions.py", defs.PAGE)
 
 
 def test_every_formula_is_rendered_with_st_latex(page):
@@ -142,3 +142,114 @@ def test_corrected_statements_about_the_reference_implementations():
     p_note = defs.BY_KEY["p-percent"].differs
     assert "Both rates 0 gives 1" in p_note and "scikit-lego returns 0" in p_note
     assert "scikit-lego returns 1 after a 'mean of empty slice' warning" in p_note
+
+
+# The content file and its loader ------------------------------------------------------------------
+
+def test_definitions_live_in_the_markdown_file():
+    source = defs.SOURCE.read_text(encoding="utf-8")
+    assert defs.SOURCE.name == "definitions.md"
+    for metric in defs.METRICS:
+        assert f"{{#{metric.key}}}" in source and metric.formula in source
+    # the module is a loader, not content
+    assert len((ROOT / "ui" / "definitions.py").read_text().splitlines()) < 260
+
+
+_ENTRY = """# Guide {#guide}
+
+Intro.
+
+## A question?
+
+A hint.
+
+- answer: Yes
+  look at: the thing
+  metrics: m
+  page: Data
+
+# Notation {#notation}
+
+First paragraph.
+
+Second paragraph.
+
+# Family {#fam}
+
+page: Data
+
+The family's introduction.
+
+## Metric M {#m}
+
+functions: f, g
+
+```latex
+a + b
+```
+
+perfect: 0
+
+meaning: What it means,
+continued on a second line.
+
+source: seed 000
+"""
+
+
+def test_loader_reads_fields_paragraphs_answers_and_formulas():
+    notation, intro, guide, families = defs.load(_ENTRY)
+    assert notation == "First paragraph.\n\nSecond paragraph."
+    assert intro == "Intro."
+    assert guide == (defs.Question("A question?", "A hint.", (defs.Answer("Yes", "the thing", ("m",), "Data"),)),)
+    (family,) = families
+    assert (family.key, family.title, family.page, family.intro) == ("fam", "Family", "Data", "The family's introduction.")
+    assert family.metrics == (defs.Metric("m", "Metric M", ("f", "g"), "a + b", "0",
+                                          "What it means, continued on a second line.", "seed 000"),)
+
+
+@pytest.mark.parametrize("broken, message", [
+    (_ENTRY.replace("perfect: 0\n", ""), "lacks \\['perfect'\\]"),
+    (_ENTRY.replace("## Metric M {#m}", "## Metric M"), "lacks"),
+    (_ENTRY.replace("  look at: the thing", "  look: the thing"), "expected one of"),
+    (_ENTRY.replace("source: seed 000\n", "source: seed 000\n\nsource: again\n"), "a second 'source'"),
+    (_ENTRY.replace("perfect: 0\n", "perfect: 0\n\nStray text.\n"), "text outside a field"),
+])
+def test_loader_says_where_the_file_departs_from_the_format(broken, message):
+    with pytest.raises(ValueError, match=message):
+        defs.load(broken)
+
+
+def test_definition_link_points_to_the_entry_on_the_definitions_page():
+    assert defs.definition_link("ece") == "[Definition](/metric-definitions#ece)"
+    assert set(defs.RATE_KEYS.values()) <= set(defs.BY_KEY)
+    with pytest.raises(KeyError, match="no metric definition 'eec'"):
+        defs.definition_link("eec")
+
+
+_LINK = re.compile(r"\[Definition\]\(/metric-definitions#([a-z0-9-]+)\)$")
+# Tiles that show a count or a name, not a metric defined on the definitions page.
+_NOT_METRICS = {"Rows in file", "Rows in slice", "Rows used", "Rows excluded", "Base rate (share positive)",
+                "Rows analysed", "Subgroups", "Classes used", "Attained by"}
+
+
+def test_every_headline_tile_links_to_its_definition():
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
+    at.run()
+    linked = {}
+    for page in PAGES:
+        at.switch_page(page).run()
+        assert not at.exception, (page, at.exception)
+        for tile in at.metric:
+            if tile.label in _NOT_METRICS:
+                continue
+            found = _LINK.search(tile.proto.help)
+            assert found, (page, tile.label, tile.proto.help)
+            assert found.group(1) in defs.BY_KEY, (page, tile.label)
+            linked[tile.label] = found.group(1)
+    assert linked["Bias AUC score"] == "bias-auc-score"
+    assert linked["False positive rate disparity (max)"] == "fpr"
+    assert linked["ECE disparity (max)"] == "calibration-disparity"
+    assert linked["Unweighted average bias"] == "uab"
+    assert linked["Smoothed EDF (ε)"] == "smoothed-edf"
+    assert len(linked) >= 15, sorted(linked)

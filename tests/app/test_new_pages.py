@@ -8,13 +8,14 @@ import pandas as pd
 import pytest
 
 from tests.app.helpers import ROOT, figures, metrics, widget
+from ui import text
 
 CREDIT = pd.read_csv(ROOT / "sample_data" / "credit_decisions.csv")
 
 
 def num(value: float) -> str:
-    """The app's 4-decimal display of a metric value."""
-    return f"{value:.4f}"
+    """The app's display of a metric value (4 significant digits; the format is tested in tests/ui)."""
+    return text.num(value)
 
 
 def test_rate_page_shows_theil_and_ratio_scores_that_match_pandas(app):
@@ -79,7 +80,13 @@ def test_classwise_page_on_three_classes(app):
         r = {sex: (CREDIT.loc[(CREDIT["sex"] == sex) & (CREDIT["repayment_status"] == cls), "predicted_status"]
                    == cls).mean() for sex in ("Female", "Male")}
         diffs.append(r["Male"] - r["Female"])
+    # absolute differences by default (signed ones of opposite sign would cancel); signed on request
+    assert widget(app, "radio", "Difference").value == "absolute"
+    assert metrics(app)["Unweighted average bias"] == num(np.mean(np.abs(diffs)))
+    assert any("shown: absolute" in c.value for c in app.caption)
+    widget(app, "radio", "Difference").set_value("signed").run()
     assert metrics(app)["Unweighted average bias"] == num(np.mean(diffs))
+    assert any("shown: signed" in c.value for c in app.caption)
     # binary pages still work: the positive label against the rest
     app.switch_page("pages/rate_disparities.py").run()
     assert not app.exception and not app.error
@@ -149,7 +156,7 @@ def test_sidebar_slice_restricts_every_page(app):
     female = CREDIT[CREDIT["sex"] == "Female"]
     expected = (female["score_logistic"] >= 0.5).groupby(female["ethnicity"]).mean()
     np.testing.assert_allclose(rates.loc[expected.index, "selection_rate"], expected, rtol=0, atol=1e-12)
-    assert any("Slice: sex in" in c.value for c in app.caption)
+    assert any("slice: sex in" in c.value for c in app.caption)   # the context line
     # a numeric range on another page
     widget(app, "multiselect", "Slice by").set_value(["sex", "income"]).run()
     widget(app, "slider", "income").set_value((40.0, 80.0)).run()

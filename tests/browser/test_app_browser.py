@@ -253,7 +253,7 @@ def test_credit_classwise_dataset_metrics_and_slice(app_page, app_url, screensho
     expect(sidebar.get_by_text(re.compile(rf"{n_rows} of 6,000 rows"))).to_be_visible()
     go_to(page, "Rate disparities")
     wait_for_plot(page)
-    expect(page.get_by_test_id("stMain").get_by_text(re.compile(r"Slice: ethnicity in \{Group A\}"))).to_be_visible()
+    expect(page.get_by_test_id("stMain").get_by_text(re.compile(r"slice: ethnicity in \{Group A\}"))).to_be_visible()
     expect(page.get_by_test_id("stMetric").filter(has_text="p% score (min)")).to_be_visible()
     assert_no_exception(page)
     screenshot(page, screenshot_dir / "rate_disparities_slice.png")

@@ -15,12 +15,12 @@ pytestmark = pytest.mark.browser
 TITLE = "Metric definitions"
 # Opening a page's URL directly, Streamlit's frontend first probes <page>/_stcore/health and
 # <page>/_stcore/host-config (404) before the app root (200): streamlit/streamlit#7074, open.
-_SUBPAGE_PROBE = re.compile(r"status of 404 .*\(https?://[^/]+/definitions/_stcore/(health|host-config):")
+_SUBPAGE_PROBE = re.compile(r"status of 404 .*\(https?://[^/]+/metric-definitions/_stcore/(health|host-config):")
 
 
 def _open(page, console, app_url: str) -> None:
-    # st.navigation derives the URL path from the file name: pages/definitions.py -> /definitions
-    page.goto(f"{app_url}/definitions")
+    # a page's URL path is its title in lowercase with hyphens (ui.navigation)
+    page.goto(f"{app_url}/metric-definitions")
     expect(page.get_by_role("heading", name=TITLE, level=1)).to_be_visible(timeout=30_000)
     settle(page)
     console.errors[:] = [e for e in console.errors if not _SUBPAGE_PROBE.search(e)]
@@ -60,7 +60,7 @@ def test_sidebar_link_renders_every_formula_and_guide_links_jump(app_page, app_u
     page, console = app_page
     open_app(page, app_url)
     go_to(page, TITLE)
-    assert page.url.rstrip("/").endswith("/definitions")
+    assert page.url.rstrip("/").endswith("/metric-definitions")
     _assert_every_entry_rendered(page)
     screenshot(page, screenshot_dir / "definitions.png")
 

@@ -90,7 +90,10 @@ def _texts(fig):
         for attr in ("x", "y", "hovertext", "text"):
             value = getattr(t, attr, None)
             if value is not None and not isinstance(value, np.ndarray):
-                out += [v for v in (value if isinstance(value, (list, tuple)) else [value]) if isinstance(v, str)]
+                values = list(value) if isinstance(value, (list, tuple)) else [value]
+                # a heatmap's text and hover text are 2-D
+                values = [v for row in values for v in (row if isinstance(row, (list, tuple)) else [row])]
+                out += [v for v in values if isinstance(v, str)]
         out.append(t.hovertemplate)
     layout = fig.layout
     out += [a.text for a in layout.annotations] + [layout.title.text]
@@ -420,8 +423,110 @@ def test_no_data_text_reaches_a_figure_unescaped():
         plotting.ratio_score_chart({HOSTILE[0]: ratio, HOSTILE[2]: ratio}, title=title),
         plotting.classwise_chart(classes, "recall", title=title),
         plotting.classwise_chart(classes.rename(columns={"recall": HOSTILE[0]}), HOSTILE[0]),
+        plotting.pairwise_heatmap(_pairs(names, reasons), title=title, value_label=HOSTILE[0], label=HOSTILE[2]),
     ]
     for fig in figs:
         _assert_escaped(fig)
     assert "&lt;b&gt;x&lt;/b&gt;" in figs[0].data[0].y
     assert "&lt;i&gt;2 rows&lt;/i&gt; &lt; minimum" in figs[1].data[0].hovertext[1]
+
+
+# Issue 10: axis range, order, pairwise heatmap ---------------------------------------------------
+
+
+def test_auc_chart_full_range_and_order():
+    table = _auc_table()
+    fitted = plotting.auc_chart(table)
+    full = plotting.auc_chart(table, full_range=True)
+    assert list(full.layout.xaxis.range) == [-0.02, 1.02] and list(fitted.layout.xaxis.range) != [-0.02, 1.02]
+    assert [s.x0 for s in full.layout.shapes] == [0.5]
+    good = table.drop(columns=[c for c in table.columns if "_ci_" in c])
+    good[list(plotting.AUC_COLUMNS)] = 0.95
+    assert [s.x0 for s in plotting.auc_chart(good, full_range=True).layout.shapes] == [0.5]  # chance shown anyway
+    assert len(plotting.auc_chart(good).layout.shapes) == 0
+    order = ["Asian", "Other", "Native American", "African-American"]
+    fig = plotting.auc_chart(table, order=order)
+    assert list(fig.data[0].y) == ["Asian (small)", "Other", "Native American (small)", "African-American"]
+    np.testing.assert_allclose(fig.data[1].x, table.set_index("subgroup").loc[order, "bpsn_auc"])
+    assert "size 32" in fig.data[0].hovertext[0]  # the hover moves with its row
+
+
+def test_charts_draw_subgroups_in_order_and_keep_their_colours():
+    rates = _rates()
+    colors = plotting.subgroup_colors(list(rates["subgroup"]))
+    order = ["d", "b"]  # the others follow in table order
+    fig = plotting.rate_chart(rates, ["false_positive_rate"], order=order)
+    bars = fig.data[0]
+    assert list(bars.y) == ["d", "b", "a", "c (small)"]
+    np.testing.assert_allclose(bars.x, [0.1, 0.3, 0.2, 0.25])
+    assert list(bars.marker.color) == [colors[n] for n in ["d", "b", "a", "c"]]
+    errors = rates.rename(columns={"false_positive_rate": "ece"})
+    fig = plotting.calibration_error_chart(errors, order=order)
+    assert list(fig.data[0].y) == ["d", "b", "a", "c (small)"]
+    assert list(fig.data[0].marker.color) == [colors[n] for n in ["d", "b", "a", "c"]]
+    classes = pd.DataFrame({"subgroup": ["a", "a", "b", "b"], "class": ["u", "v", "u", "v"], "size": 10,
+                            "small": False, "n_true": 5, "n_predicted": 5, "tp": 3, "recall": [0.1, 0.2, 0.3, 0.4]})
+    fig = plotting.classwise_chart(classes, "recall", order=["b", "a"])
+    assert [t.name for t in fig.data] == ["b", "a"]
+    assert [t.marker.color for t in fig.data] == [plotting.subgroup_colors(["a", "b"])[n] for n in ["b", "a"]]
+    ratio = _comparisons(rates, {"false_positive_rate": [True] * 4})["false_positive_rate"].assign(
+        size=rates["size"], subgroup_value=0.3, score=[0.9, 0.7, 0.8, 0.6], note="")
+    fig = plotting.ratio_score_chart({"p% score": ratio}, order=["d", "b", "c", "a"])
+    np.testing.assert_allclose(fig.data[0].x, [0.6, 0.7, 0.8, 0.9])
+
+
+def _pairs(names, reasons=None):
+    """A pairwise comparison table of `names` (each unordered pair once, in name order)."""
+    rows = []
+    values = {n: 0.1 * (i + 1) for i, n in enumerate(names)}
+    for i, a in enumerate(names):
+        for b in names[i + 1:]:
+            rows.append({"subgroup": a, "reference": b, "size": 100, "reference_size": 50, "numerator": 10,
+                         "denominator": 100, "reference_numerator": 10, "reference_denominator": 50,
+                         "subgroup_value": values[a], "reference_value": values[b],
+                         "disparity": abs(values[a] - values[b]), "small": False, "note": "", "small_reason": ""})
+    table = pd.DataFrame(rows)
+    if reasons is not None and len(table):
+        table.loc[0, ["small", "small_reason", "note"]] = [True, reasons[1], "<u>n</u>"]
+    return table
+
+
+def test_pairwise_heatmap_is_the_symmetric_matrix_of_the_table():
+    table = _pairs(["a", "b", "c"])
+    table.loc[2, ["disparity", "note"]] = [np.nan, "b has no positives: its rate is undefined"]
+    table["disparity_ci_low"], table["disparity_ci_high"] = table["disparity"] - 0.01, table["disparity"] + 0.02
+    table["excludes_parity"] = pd.array([True, False, pd.NA], dtype="boolean")
+    table.attrs["ci"] = 0.9
+    fig = plotting.pairwise_heatmap(table)
+    trace = fig.data[0]
+    assert trace.type == "heatmap" and list(trace.x) == list(trace.y) == ["a", "b", "c"]
+    z = [list(row) for row in trace.z]
+    assert z == [[None, pytest.approx(0.1), pytest.approx(0.2)], [pytest.approx(0.1), None, None],
+                 [pytest.approx(0.2), None, None]]
+    assert trace.text[0][1] == "0.1*" and trace.text[0][2] == "0.2" and trace.text[1][2] == ""
+    assert "b has no positives" in trace.hovertext[1][2] and "b has no positives" in trace.hovertext[2][1]
+    assert "the same subgroup" in trace.hovertext[0][0]
+    hover = trace.hovertext[1][0]  # row b, column a: b's side first
+    assert "90 % CI 0.09–0.12" in hover and "interval excludes parity" in hover
+    assert hover.index("b: value 0.2") < hover.index("a: value 0.1") and "10 of 50; 50 rows" in hover
+    assert trace.zmin == 0 and trace.zmax == pytest.approx(0.2)
+    # an order puts rows and columns worst first; a ratio starts the colour scale at 1 and shows infinity
+    ratio = _pairs(["a", "b", "c"]).assign(disparity=[2.0, np.inf, 1.5])
+    fig = plotting.pairwise_heatmap(ratio, distance_measure="ratio", order=["c", "a", "b"])
+    trace = fig.data[0]
+    assert list(trace.y) == ["c", "a", "b"] and trace.zmin == 1 and trace.zmax == 2
+    assert trace.text[0][1] == "∞" and trace.z[0][1] == 2  # the infinite ratio takes the top colour
+    assert trace.z[1][2] == 2 and trace.z[0][2] == 1.5
+    with pytest.raises(ValueError, match="'diff' or 'ratio'"):
+        plotting.pairwise_heatmap(table, distance_measure="log")
+    with pytest.raises(ValueError, match="Missing: reference"):
+        plotting.pairwise_heatmap(table.drop(columns="reference"))
+
+
+def test_pairwise_heatmap_marks_small_comparisons_and_hides_cell_text_when_crowded():
+    table = _pairs(["a", "b", "c"], reasons=["", "b: 20 rows < minimum 30"])
+    fig = plotting.pairwise_heatmap(table)
+    assert fig.data[0].text[0][1] == "(0.1)" and "b: 20 rows &lt; minimum 30" in fig.data[0].hovertext[0][1]
+    assert [a.text for a in fig.layout.annotations] == ["(value): a small comparison (reason on hover)"]
+    crowded = plotting.pairwise_heatmap(_pairs([f"g{i:02d}" for i in range(16)]))
+    assert crowded.data[0].texttemplate is None and len(crowded.data[0].y) == 16

@@ -1,0 +1,56 @@
+"""The pairwise heatmap and the worst-first order in Chromium (issue 10, item 3): the heatmap is drawn with one
+cell per pair, and a screenshot of it and of the fitted AUC axis is kept for a person to look at."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.browser.test_app_browser import (PLOT, assert_no_exception, choose, choose_exactly, go_to, open_app,
+                                            screenshot, settle, wait_for_plot)
+
+pytestmark = pytest.mark.browser
+
+
+def test_pairwise_heatmap_and_fitted_auc_axis(app_page, app_url, screenshot_dir):
+    page, console = app_page
+    open_app(page, app_url)
+    go_to(page, "Subgroup AUCs")
+    wait_for_plot(page)
+    assert_no_exception(page)
+    screenshot(page, screenshot_dir / "auc_fitted_axis.png")
+    go_to(page, "Rate disparities")
+    choose(page, "Reference", "every other subgroup (pairwise)")
+    settle(page)
+    wait_for_plot(page)
+    assert_no_exception(page)
+    heatmap = page.locator(PLOT).filter(has=page.locator("g.hm")).first
+    heatmap.scroll_into_view_if_needed()
+    assert heatmap.locator("g.hm image, g.hm").count() >= 1
+    # five ethnicity subgroups: one text label per off-diagonal cell (20), none on the diagonal
+    texts = heatmap.locator("g.textpoint, text.textpoint")
+    assert texts.count() in (0, 20)
+    heatmap.screenshot(path=str(screenshot_dir / "pairwise_heatmap.png"))
+    console.assert_clean()
+
+
+def test_sidebar_subgroup_options_and_classwise_absolute_difference(app_page, app_url, screenshot_dir):
+    page, console = app_page
+    open_app(page, app_url)
+    page.get_by_test_id("stSidebar").get_by_text("Subgroups", exact=True).click()
+    settle(page)
+    sidebar = page.get_by_test_id("stSidebar")
+    assert sidebar.get_by_text("Include small subgroups in summaries").is_visible()
+    assert sidebar.get_by_text("Order subgroups").is_visible()
+    sidebar.screenshot(path=str(screenshot_dir / "sidebar_subgroup_options.png"))
+    choose(page, "Label column", "repayment_status")
+    choose(page, "Positive label", "default")
+    choose(page, "Predicted label column", "predicted_status")
+    choose_exactly(page, "Protected attributes", ["sex"])
+    go_to(page, "Class-wise bias")
+    choose(page, "Across subgroups", "difference of two subgroups")
+    settle(page)
+    wait_for_plot(page)
+    assert_no_exception(page)
+    assert page.get_by_text("shown: absolute", exact=False).count() == 1
+    screenshot(page, screenshot_dir / "classwise_absolute_difference.png")
+    console.assert_clean()
