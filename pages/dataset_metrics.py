@@ -109,8 +109,9 @@ if edf is not None:
     e1.caption(text.edf_caption(edf))
     if edf.pair is not None:
         outcome = "positive" if edf.outcome == 1 else "negative"
-        e2.metric("Attained by", text.md(f"{edf.pair[0]} vs {edf.pair[1]}"),
-                  help=f"The pair whose smoothed rates of a {outcome} label differ most.")
+        # Text, not a tile: two intersection names can be far wider than a tile, and text wraps.
+        e2.markdown(f"**Attained by**  \n{text.md(edf.pair[0])} vs {text.md(edf.pair[1])}",
+                    help=f"The pair whose smoothed rates of a {outcome} label differ most.")
         factor = f"{math.exp(edf.value):.2f}"
         if level is not None and not math.isnan(edf.ci_low):
             factor += f" (interval {math.exp(edf.ci_low):.2f}–{math.exp(edf.ci_high):.2f})"
@@ -119,7 +120,7 @@ if edf is not None:
                    + (" Intervals: a bootstrap of each subgroup's label counts (subgroup sizes fixed) with "
                       f"{intervals.n_boot:,} resamples (seed 0)." if level is not None else ""))
     else:
-        e2.metric("Attained by", "n/a", help=text.md(edf.reason))
+        e2.markdown("**Attained by**  \nn/a", help=text.md(edf.reason))
         st.caption(text.md(edf.reason))
     edf_table = controls.in_order(edf.table, order)  # in the base rates' order
     st.dataframe(edf_table, hide_index=True, column_config=text.column_config(edf.table.columns))

@@ -22,3 +22,41 @@ def compas_csv() -> Path:
 def madlibs_csv() -> Path:
     """Jigsaw madlibs with 51 identity indicator columns (30,240 rows)."""
     return require_file(SHARED_DATA / "jigsaw_madlibs" / "madlibs_identities.csv")
+
+
+ADULT_COLUMNS = ["age", "workclass", "fnlwgt", "education", "education-num", "marital-status", "occupation",
+                 "relationship", "race", "sex", "capital-gain", "capital-loss", "hours-per-week", "native-country",
+                 "income"]
+
+
+@pytest.fixture(scope="session")
+def adult_two_models_csv(tmp_path_factory) -> Path:
+    """UCI Adult's test set scored by two models trained on its training set, as a newcomer's file would be:
+    columns y_true, p_hgb, p_logreg, sex, race, age (16,281 rows). Seeded: the same file every run."""
+    import pandas as pd
+    from sklearn.ensemble import HistGradientBoostingClassifier
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+
+    def read(name: str, skip: int) -> pd.DataFrame:
+        frame = pd.read_csv(require_file(SHARED_DATA / "adult" / name), header=None, names=ADULT_COLUMNS,
+                            skipinitialspace=True, na_values="?", skiprows=skip)
+        frame["income"] = frame["income"].str.rstrip(".")
+        return frame
+
+    train, test = read("adult.data", 0), read("adult.test", 1)
+    categorical = ["workclass", "marital-status", "occupation", "relationship", "race", "sex"]
+    numeric = ["age", "education-num", "capital-gain", "capital-loss", "hours-per-week"]
+    both = pd.get_dummies(pd.concat([train, test])[numeric + categorical], columns=categorical, dtype=float)
+    x_train, x_test = both.iloc[:len(train)], both.iloc[len(train):]
+    y_train = (train["income"] == ">50K").astype(int)
+    hgb = HistGradientBoostingClassifier(random_state=0).fit(x_train, y_train)
+    logreg = make_pipeline(StandardScaler(), LogisticRegression(max_iter=2000)).fit(x_train, y_train)
+    out = pd.DataFrame({"y_true": (test["income"] == ">50K").astype(int),
+                        "p_hgb": hgb.predict_proba(x_test)[:, 1].round(4),
+                        "p_logreg": logreg.predict_proba(x_test)[:, 1].round(4),
+                        "sex": test["sex"], "race": test["race"], "age": test["age"]})
+    path = tmp_path_factory.mktemp("adult") / "adult_two_models.csv"
+    out.to_csv(path, index=False)
+    return path
