@@ -250,7 +250,8 @@ class Subgroups:
             first = _representatives(inverse, k)
             names = []
             for combo in zip(*(codes[first] for codes, _ in coded)):
-                parts = [(col, labels[c]) for col, c, (_, labels) in zip(columns, combo, coded)]
+                parts = [(col, labels[c] if isinstance(labels, _BinLabels) or len(columns) == 1 else _part(labels[c]))
+                         for col, c, (_, labels) in zip(columns, combo, coded)]
                 names.append(parts[0][1] if len(parts) == 1 else ", ".join(f"{c}={v}" for c, v in parts))
             return cls(names, *_one_hot(inverse, np.ones(k, bool)), min_size, inverse)
         observed = [np.bincount(codes, minlength=len(labels)) > 0 for codes, labels in coded]
@@ -383,13 +384,7 @@ def _codes(values: pd.Series, n_bins: int, max_categories: int) -> tuple[np.ndar
         n_values = int(codes.max()) + 1 if len(codes) else 0
         binned = numeric and n_values > max_categories
     if binned:
-        missing = values.isna().to_numpy()
-        x = values[~missing].to_numpy(dtype=np.float64)
-        edges = np.unique(np.quantile(x, np.linspace(0.0, 1.0, n_bins + 1)))
-        labels = [f"{'[' if i == 0 else '('}{lo:g}, {hi:g}]" for i, (lo, hi) in enumerate(zip(edges[:-1], edges[1:]))]
-        codes = np.full(len(values), len(labels), dtype=np.int64)
-        codes[~missing] = np.searchsorted(edges[1:-1], x, side="left")
-        return codes, labels + [MISSING]
+        return _binned(values, n_bins)
     # Codes number the values in order of first appearance, so the running maximum of the codes
     # steps up exactly at each value's first row; those rows give the values as pd.unique does.
     head = codes[:_PEEK_ROWS]
@@ -403,8 +398,7 @@ def _codes(values: pd.Series, n_bins: int, max_categories: int) -> tuple[np.ndar
     rank = np.empty(n_values + 1, dtype=np.int64)
     rank[order] = np.arange(n_values)
     rank[-1] = n_values  # code -1 (missing) -> the last label
-    labels = [_value_label(uniques[i]) for i in order]
-    return rank[codes], labels + [MISSING]
+    return rank[codes], _distinct_labels([uniques[i] for i in order]) + [MISSING]
 
 
 def _factorize(values: pd.Series) -> np.ndarray:
@@ -481,6 +475,68 @@ def text_codes(values) -> tuple[np.ndarray, np.ndarray]:
     codes, uniques = pd.factorize(pd.Series(values, dtype=object) if isinstance(values, list) else values)
     labels = np.array([_value_label(v) for v in uniques] + [MISSING], dtype=object)
     return codes, labels
+
+
+def _binned(values: pd.Series, n_bins: int) -> tuple[np.ndarray, list[str]]:
+    """Quantile bins of a numeric column -> (codes, labels), the missing code last.
+
+    Edges are quantiles of the finite values; -inf and +inf fall in the first and last bins, whose
+    labels then say so. Integers beyond 2**53, which float64 cannot tell apart, are binned on their
+    exact values (edges are values of the column). Edges are printed with as many significant
+    digits as it takes for every label to differ.
+    """
+    missing = values.isna().to_numpy()
+    raw = values[~missing].to_numpy()
+    exact = raw.dtype.kind in "iu" and len(raw) and max(abs(int(raw.min())), abs(int(raw.max()))) > 2 ** 53
+    x = raw if exact else raw.astype(np.float64)
+    finite = x if exact else x[np.isfinite(x)]
+    if len(finite):
+        qs = np.linspace(0.0, 1.0, n_bins + 1)
+        edges = np.unique(np.quantile(finite, qs, method="inverted_cdf") if exact else np.quantile(finite, qs))
+    else:
+        edges = np.zeros(0)
+    if not exact and len(x):
+        if np.isneginf(x).any():
+            edges = np.concatenate([[-np.inf], edges[1:] if len(edges) > 1 else edges])
+        if np.isposinf(x).any():
+            edges = np.concatenate([edges[:-1] if len(edges) > 1 else edges, [np.inf]])
+    if len(edges) == 1:  # one distinct value: one bin
+        edges = np.array([edges[0], edges[0]])
+    text = _edge_texts(edges)
+    labels = [f"{'[' if i == 0 else '('}{lo}, {hi}]" for i, (lo, hi) in enumerate(zip(text[:-1], text[1:]))]
+    codes = np.full(len(values), len(labels), dtype=np.int64)
+    codes[~missing] = np.searchsorted(edges[1:-1], x, side="left")
+    return codes, _BinLabels(labels + [MISSING])
+
+
+class _BinLabels(list):
+    """Labels of quantile bins ("[lo, hi]", "(lo, hi]"): written by us, never quoted inside an intersection."""
+
+
+def _edge_texts(edges: np.ndarray) -> list[str]:
+    """Bin edges as text, with the fewest significant digits (at least 6) that keep distinct edges distinct."""
+    if edges.dtype.kind in "iu":
+        return [str(int(e)) for e in edges]
+    for digits in range(6, 18):
+        text = [f"{e:.{digits}g}" for e in edges]
+        if len(set(text)) == len(set(edges.tolist())):
+            return text
+    return [repr(float(e)) for e in edges]
+
+
+def _distinct_labels(values: list) -> list[str]:
+    """Display labels of distinct values, distinct themselves: equal texts of different values (``1`` and
+    ``"1"``, or the text ``(missing)`` beside missing values) get their type appended, e.g. ``1 (str)``."""
+    labels = [_value_label(v) for v in values]
+    counts = pd.Series(labels + [MISSING]).value_counts()
+    clashes = set(counts.index[counts > 1])
+    return [f"{label} ({type(v).__name__})" if label in clashes else label for label, v in zip(labels, values)]
+
+
+def _part(label: str) -> str:
+    """A value inside an intersection's name, quoted when it holds the separators ", " or "=" (so that
+    ``a="x, b=y"`` can never read as the intersection ``a=x, b=y``)."""
+    return '"' + label.replace('"', '\\"') + '"' if (", " in label or "=" in label or '"' in label) else label
 
 
 def _value_label(value: Any) -> str:

@@ -1,0 +1,50 @@
+"""Subgroup labels are unique by construction, and odd numeric columns are binned correctly (issue 11)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+import fairness_core as fc
+
+
+def _groups(frame, columns=None):
+    return fc.Subgroups.from_attributes(frame, columns or list(frame.columns), min_size=1)
+
+
+def test_infinities_fall_in_the_end_bins_named_as_such():
+    x = pd.Series([1.0, 2.0, np.inf, -np.inf, 5.0, 6.0, 7.0, 8.0, 9.0, 10.0, 11.0, 12.0] * 3)
+    groups = _groups(pd.DataFrame({"x": x}))
+    assert groups.names[0].startswith("[-inf, ") and groups.names[-1].endswith(", inf]")
+    assert not any("nan" in name for name in groups.names)
+    assert groups.sizes.sum() == len(x)   # no row lost to (missing)
+    assert groups.membership[x.to_numpy() == -np.inf, 0].all() and groups.membership[x.to_numpy() == np.inf, -1].all()
+
+
+def test_integer_ids_beyond_2_to_the_53_are_binned_exactly():
+    ids = np.arange(2 ** 60, 2 ** 60 + 40, dtype=np.int64)
+    groups = _groups(pd.DataFrame({"id": ids}))
+    assert len(groups.names) == 4 and "(missing)" not in groups.names
+    np.testing.assert_array_equal(groups.sizes, [10, 10, 10, 10])
+    assert groups.names[0] == f"[{2 ** 60}, {2 ** 60 + 9}]"
+
+
+def test_bins_are_printed_with_enough_digits_to_differ():
+    epoch = pd.DataFrame({"t": 1.7e9 + np.arange(40.0)})
+    names = _groups(epoch).names
+    assert len(set(names)) == len(names) == 4
+
+
+def test_equal_texts_of_different_values_get_their_type():
+    names = _groups(pd.DataFrame({"a": ["(missing)", None, "x", "x"]})).names
+    assert names == ["(missing) (str)", "x", "(missing)"]
+    names = _groups(pd.DataFrame({"a": pd.Series([1, "1", 2, 2], dtype=object)})).names
+    assert names == ["1 (int)", "1 (str)", "2"]
+
+
+def test_intersection_values_holding_the_separators_are_quoted():
+    frame = pd.DataFrame({"a": ["x, b=y", "x", "x"], "b": ["z", "y, b=z", "y"]})
+    names = _groups(frame).names
+    assert len(set(names)) == 3
+    assert 'a="x, b=y", b=z' in names and "a=x, b=y" in names
+    assert _groups(frame, ["a"]).names == ["x", "x, b=y"]   # one column: the value itself
