@@ -37,7 +37,7 @@ from ._calibration import (
     maximum_calibration_error,
     reliability_diagram,
 )
-from ._compare import DisparityResult, distance, reduce_disparities
+from ._compare import DisparityResult, NamedReference, distance, named_reference, reduce_disparities
 from ._io import read_table
 from ._rates import (
     equalized_odds,
@@ -97,7 +97,7 @@ _rate_names = ["DENOMINATOR_NAMES", "group_rates", "confusion_counts", "Confusio
                "true_positive_rate_disparity", "false_positive_rate_disparity", "false_negative_rate_disparity",
                "false_omission_rate_disparity", "false_discovery_rate_disparity", "error_rate_disparity",
                "equalized_odds"]
-_disparity_names = ["distance", "reduce_disparities", "DisparityResult"]
+_disparity_names = ["distance", "reduce_disparities", "DisparityResult", "named_reference", "NamedReference"]
 _calibration_names = ["reliability_diagram", "expected_calibration_error", "maximum_calibration_error",
                       "calibration_errors", "calibration_disparity", "calibration_counts", "CalibrationCounts",
                       "CalibrationDisparityResult", "calibration_rule"]

@@ -26,6 +26,54 @@ REFERENCE_MESSAGE = (
     "The 'reference' parameter of {func} must be 'rest', 'overall', 'pairwise' or the name of a "
     "subgroup. Got {got!r} instead. Subgroups: {names}."
 )
+
+
+class NamedReference(str):
+    """A reference that is a subgroup's name, even when the name is also a keyword.
+
+    Any function taking ``reference`` reads the plain strings ``'rest'``, ``'overall'`` and
+    ``'pairwise'`` as keywords. A subgroup that happens to be called ``rest`` (or ``overall``,
+    ``pairwise``) is addressed as ``named_reference("rest")``: an instance of this class is always
+    a subgroup's name, never a keyword. It is a ``str``, so it prints and compares as the name.
+
+    Parameters
+    ----------
+    name : str
+        The subgroup's name.
+    """
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return f"named_reference({str.__repr__(self)})"
+
+
+def named_reference(name: str) -> NamedReference:
+    """The subgroup called `name` as a reference, never read as a keyword.
+
+    Parameters
+    ----------
+    name : str
+        A subgroup's name (``Subgroups.names``).
+
+    Returns
+    -------
+    NamedReference
+
+    Examples
+    --------
+    >>> keyword(named_reference("rest")) is None, keyword("rest")
+    (True, 'rest')
+    """
+    return NamedReference(name)
+
+
+def keyword(reference) -> str | None:
+    """The keyword a reference stands for ('rest', 'overall' or 'pairwise'), or None for a subgroup's name.
+
+    Only a plain ``str`` is a keyword; a :class:`NamedReference` never is.
+    """
+    return str(reference) if type(reference) is str and reference in KEYWORD_REFERENCES else None
 TABLE_COLUMNS = ["subgroup", "reference", "size", "reference_size", "subgroup_value",
                  "reference_value", "disparity", "small", "note"]
 
@@ -127,7 +175,7 @@ class DisparityResult:
 
 def check_reference(reference: str, names: list[str], func: str) -> str:
     """Validate `reference`: a keyword or one of the subgroup `names`."""
-    if reference in KEYWORD_REFERENCES or reference in names:
+    if keyword(reference) is not None or (isinstance(reference, str) and reference in names):
         return reference
     shown = ", ".join(map(repr, names[:20])) + (", ..." if len(names) > 20 else "")
     raise ValueError(REFERENCE_MESSAGE.format(func=func, got=reference, names=shown))
@@ -192,10 +240,11 @@ def comparison_columns(names: list[str], sizes: np.ndarray, values: np.ndarray, 
     notes = np.full(k, "", dtype=object) if notes is None else np.asarray(notes, dtype=object)
     rest_notes = np.full(k, "", dtype=object) if rest_notes is None else np.asarray(rest_notes, dtype=object)
     i, j = comparison_index(reference, names)
-    if reference == "rest":
+    mode = keyword(reference)
+    if mode == "rest":
         ref_label = np.full(k, "rest", dtype=object)
         ref_val, ref_size, ref_note, ref_small = np.asarray(rest_values, float), np.asarray(rest_sizes), rest_notes, np.zeros(k, bool)
-    elif reference == "overall":
+    elif mode == "overall":
         ref_label = np.full(k, "overall", dtype=object)
         ref_val, ref_size = np.full(k, float(overall_value)), np.full(k, n_total)
         ref_note, ref_small = np.full(k, "", dtype=object), np.zeros(k, bool)
@@ -276,9 +325,10 @@ def comparison_index(reference: str, names: list[str]) -> tuple[np.ndarray, np.n
     j is None for ``"rest"`` and ``"overall"`` (the reference is not a subgroup).
     """
     k = len(names)
-    if reference in ("rest", "overall"):
+    mode = keyword(reference)
+    if mode in ("rest", "overall"):
         return np.arange(k), None
-    if reference == "pairwise":
+    if mode == "pairwise":
         i, j = np.triu_indices(k, 1)
         return i, j
     r = names.index(reference)
@@ -295,9 +345,10 @@ def compared_values(values: np.ndarray, rest: np.ndarray, overall: np.ndarray, r
     """
     i, j = comparison_index(reference, names)
     a = values[..., i]
-    if reference == "rest":
+    mode = keyword(reference)
+    if mode == "rest":
         b = rest[..., i]
-    elif reference == "overall":
+    elif mode == "overall":
         b = np.broadcast_to(np.asarray(overall, dtype=np.float64)[..., None], a.shape)
     else:
         b = values[..., j]

@@ -21,7 +21,7 @@ import numpy as np
 import pandas as pd
 
 from ._bootstrap import percentile_interval, rng_of
-from ._compare import DisparityResult, bootstrap_comparison, distance, reduce_disparities
+from ._compare import DisparityResult, bootstrap_comparison, distance, keyword, reduce_disparities
 from ._rates import DISPARITY_METRICS, ConfusionCounts, _rate
 
 DEFAULT_METRICS = ("false_positive_rate", "false_negative_rate", "statistical_parity")
@@ -252,9 +252,9 @@ def _adjust_text(adjust: Optional[str], n_comparisons: Optional[int]) -> str:
 def _reference_name(reference: str, mode: str, *, people: bool = False) -> str:
     """How the reference reads: everyone else, the whole population, or the subgroup's name
     (``people in X`` after 'the rate of', with `people`)."""
-    if mode == "rest":
+    if keyword(mode) == "rest":
         return "everyone else"
-    if mode == "overall":
+    if keyword(mode) == "overall":
         return "the whole population"
     return f"people in {reference}" if people else reference
 
@@ -284,7 +284,7 @@ def _few_text(subgroup, size, den, reference, mode, ref_den, min_size, rate, tex
         return (f"{subgroup} has too few {people} to assess the {label} at this sample size "
                 f"({den:,} of {size:,} people; minimum {min_size})")
     ref = _reference_name(reference, mode)
-    ref = ref[0].upper() + ref[1:] if mode in ("rest", "overall") else ref
+    ref = ref[0].upper() + ref[1:] if keyword(mode) in ("rest", "overall") else ref
     if 0 <= ref_den < min_size:
         return (f"{ref} has too few {people} to assess the {label} at this sample size "
                 f"({ref_den:,} people; minimum {min_size})")
@@ -329,7 +329,7 @@ def _disparity_sentence(f: dict, rate: str, texts: _Texts, n_comparisons, min_si
     sentence = f"{lead} ({_details(f, rate, texts, n_comparisons)})."
     if f["drives"]:
         what = f["drives"].replace("drives the max ", "")
-        among = "pairs" if f["reference_mode"] == "pairwise" else "subgroups"
+        among = "pairs" if keyword(f["reference_mode"]) == "pairwise" else "subgroups"
         sentence += f" It is the largest {what} among the {among} assessed."
     if f["small"]:
         sentence += (" " + _few_text(f["subgroup"], f["size"], f["denominator"], f["reference"],

@@ -18,6 +18,8 @@ from typing import Callable
 import streamlit as st
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
+import fairness_core as fc
+
 PREFIX = "memo:"
 
 
@@ -71,7 +73,10 @@ def memo(max_entries: int, ignore: tuple = ()) -> Callable:
 
 
 def _hashable(value):
-    """A list argument (a multiselect's value), also inside a tuple, as a tuple: part of a key."""
+    """A list argument (a multiselect's value), also inside a tuple, as a tuple: part of a key. A named
+    reference keeps its type in the key: ``named_reference("rest")`` is not the keyword ``"rest"``."""
+    if isinstance(value, fc.NamedReference):
+        return ("named reference", str(value))
     return tuple(map(_hashable, value)) if isinstance(value, (list, tuple)) else value
 
 

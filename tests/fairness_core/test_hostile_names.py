@@ -48,3 +48,26 @@ def test_intersection_values_holding_the_separators_are_quoted():
     assert len(set(names)) == 3
     assert 'a="x, b=y", b=z' in names and "a=x, b=y" in names
     assert _groups(frame, ["a"]).names == ["x", "x, b=y"]   # one column: the value itself
+
+
+def test_a_subgroup_called_like_a_keyword_is_addressed_by_a_named_reference():
+    rng = np.random.default_rng(2)
+    n = 3000
+    group = rng.choice(["rest", "overall", "pairwise", "other"], size=n)
+    y = rng.integers(0, 2, n)
+    pred = (rng.random(n) < np.where(group == "rest", 0.6, 0.3)).astype(int)
+    counts = fc.confusion_counts(y, pred, group)
+    named = counts.disparity("statistical_parity", reference=fc.named_reference("rest"), reduction=None)
+    assert set(named["reference"]) == {"rest"} and "rest" not in set(named["subgroup"])
+    rates = pd.Series(pred).groupby(group).mean()
+    expected = (rates.drop("rest") - rates["rest"]).abs()
+    np.testing.assert_allclose(named.set_index("subgroup")["disparity"].loc[expected.index], expected, rtol=1e-12)
+    # The plain string is still the keyword: each subgroup against the rest of the rows.
+    keyword = counts.disparity("statistical_parity", reference="rest", reduction=None)
+    assert len(keyword) == 4 and set(keyword["reference"]) == {"rest"} and "rest" in set(keyword["subgroup"])
+    assert not np.allclose(keyword.set_index("subgroup")["disparity"].loc[expected.index], expected)
+    # Findings name the subgroup, not "everyone else".
+    top = fc.rate_findings(counts, ["statistical_parity"], reference=fc.named_reference("rest"), ci=None)
+    assert top and "everyone else" not in top[0].sentence and "rest" in top[0].sentence
+    result = counts.disparity("statistical_parity", reference=fc.named_reference("pairwise"), reduction="max")
+    assert len(result.table) == 3   # against the subgroup "pairwise", not every pair
