@@ -536,14 +536,15 @@ class ThresholdCounts:
         Parameters
         ----------
         threshold : float
-            Any number; below the smallest score every row is predicted positive, above the
-            largest none is (NaN: none, as ``y_score >= nan``).
+            Any number (not NaN); below the smallest score every row is predicted positive, above
+            the largest none is.
 
         Returns
         -------
         ConfusionCounts
             Equal to ``confusion_counts(y_true, y_score >= threshold, subgroups)``, with its atoms.
         """
+        _check_thresholds(np.array([threshold], dtype=np.float64), "ThresholdCounts.at")
         atoms = self._atoms(np.array([threshold], dtype=np.float64))[0]
         member, background = over_patterns(self.member, atoms), over_patterns(self.background, atoms)
         keep = atoms.sum(axis=1) > 0
@@ -563,8 +564,7 @@ class ThresholdCounts:
         Parameters
         ----------
         thresholds : mapping of str to float, or sequence of float of length n_subgroups
-            A threshold per subgroup name (names not given keep ``nan``: none of their rows is
-            predicted positive), or one per subgroup in order.
+            A threshold for every subgroup, by name or in order; not NaN.
 
         Returns
         -------
@@ -586,11 +586,15 @@ class ThresholdCounts:
             if unknown:
                 raise ValueError(f"Thresholds given for subgroups that do not exist: {unknown}. "
                                  f"The subgroups are: {self.names}.")
-            values = np.array([float(thresholds.get(name, np.nan)) for name in self.names])
+            missing = [name for name in self.names if name not in thresholds]
+            if missing:
+                raise ValueError(f"Give a threshold for every subgroup; missing: {missing}.")
+            values = np.array([float(thresholds[name]) for name in self.names])
         else:
             values = np.asarray(thresholds, dtype=np.float64).reshape(-1)
             if len(values) != k:
                 raise ValueError(f"Give one threshold per subgroup ({k}); got {len(values)}.")
+        _check_thresholds(values, "ThresholdCounts.at_each")
         # Disjoint subgroups: pattern p is subgroup p (``member`` is the identity), so subgroup g's
         # atoms are those of pattern g at threshold g.
         atoms = self._atoms(values)[np.arange(k), np.arange(k)]          # (k, 4)
@@ -619,10 +623,17 @@ class ThresholdCounts:
         overall : ndarray of shape (n_thresholds, 4)
         """
         thresholds = self.levels if thresholds is None else np.asarray(thresholds, dtype=np.float64).reshape(-1)
+        _check_thresholds(thresholds, "ThresholdCounts.counts_at")
         atoms = np.moveaxis(self._atoms(thresholds), 0, 1)  # (n_patterns, n_thresholds, 4)
         member, background = (np.moveaxis(over_patterns(masks, atoms), 0, 1)
                               for masks in (self.member, self.background))
         return thresholds, member, background, atoms.sum(axis=0)
+
+
+def _check_thresholds(values: np.ndarray, func: str) -> None:
+    """Thresholds must be numbers: NaN would silently predict no row positive."""
+    if np.isnan(values).any():
+        raise ValueError(f"{func}: a decision threshold is NaN; give a number (predictions are score >= threshold).")
 
 
 def threshold_counts(y_true, y_score, subgroups) -> ThresholdCounts:

@@ -50,20 +50,21 @@ NA_VALUES = ("", "#N/A", "#N/A N/A", "#NA", "-1.#IND", "-1.#QNAN", "-NaN", "-nan
 def read_table(source: Union[str, os.PathLike, bytes, BinaryIO], *, name: str | None = None) -> pd.DataFrame:
     """Read a CSV or Parquet file into a DataFrame.
 
-    Parquet is recognised by its magic bytes. For CSV the encoding is UTF-8 (with or without a
-    byte-order mark), else the one ``charset_normalizer`` detects (Windows-1252 when it is among
-    the most plausible). The delimiter is one of ``, ; TAB |``: the one that splits the first
-    50 records of the first 64 KiB most consistently into as many fields as the header (more
-    than one), comma when none does; the guess takes time linear in that bounded sample (no
-    ``csv.Sniffer``, whose regular expressions can backtrack for minutes on crafted input). LF,
-    CRLF and CR-only line endings are all accepted. UTF-8 files are parsed by pyarrow's
-    multi-threaded CSV reader when its result is the one pandas' own parser gives (plain
-    integer, float, boolean and text columns, distinct non-blank names, the same column types
-    as pandas finds in the first rows); otherwise, and for other encodings, by pandas' parser.
-    Either way values get pandas' usual type inference and missing-value markers; nothing is
-    coerced afterwards, except that Parquet columns of nested Arrow types
-    (list, struct, map, union) become text: one JSON value per row (a map as a list of
-    ``[key, value]`` pairs), missing values staying missing.
+    Parquet is recognised by its magic bytes (``PAR1`` at both ends, or at the start of binary data).
+    For CSV the
+    encoding is UTF-8 (with or without a byte-order mark), else the one ``charset_normalizer``
+    detects (Windows-1252 when it is among the most plausible). The delimiter is one of ``, ; TAB
+    |``: the one that splits the first 50 records of the first 64 KiB most consistently into as many
+    fields as the header (more than one), comma when none does; the guess takes time linear in that
+    bounded sample (no ``csv.Sniffer``, whose regular expressions can backtrack for minutes on
+    crafted input). LF, CRLF and CR-only line endings are all accepted. UTF-8 files are parsed by
+    pyarrow's multi-threaded CSV reader when its result is the one pandas' own parser gives (plain
+    integer, float, boolean and text columns, distinct non-blank names, the same column types as
+    pandas finds in the first rows); otherwise, and for other encodings, by pandas' parser. Either
+    way values get pandas' usual type inference and missing-value markers; nothing is coerced
+    afterwards, except that Parquet columns of nested Arrow types (list, struct, map, union) become
+    text: one JSON value per row (a map as a list of ``[key, value]`` pairs), missing values staying
+    missing.
 
     Parameters
     ----------
@@ -99,7 +100,9 @@ def read_table(source: Union[str, os.PathLike, bytes, BinaryIO], *, name: str | 
     name = name or "upload"
     if not data or data.isspace():  # (no stripped copy of the whole file)
         raise ValueError(EMPTY_MESSAGE.format(name=name))
-    if data[:4] == PARQUET_MAGIC:
+    # A Parquet file starts and ends with its magic bytes (a cut one still holds binary NUL bytes);
+    # a CSV whose header merely starts with "PAR1" is a CSV.
+    if data[:4] == PARQUET_MAGIC and (data[-4:] == PARQUET_MAGIC or b"\x00" in data[:SNIFF_BYTES]):
         try:
             frame = _read_parquet(data)
         except Exception as exc:  # pyarrow raises several exception types for corrupt files

@@ -21,6 +21,10 @@ LABEL_VALUES = (
     "compared with all other classes, and the Class-wise bias page uses every class."
 )
 LABEL_TOO_FEW = "The label column {col!r} must have at least two values; it has {n}: {values}."
+LABEL_ALIKE = (
+    "The label column {col!r} holds values that read alike but differ in type: {values}. Tip: make the "
+    "column one type (e.g. all numbers or all text) before loading it, so that each outcome is one value."
+)
 POSITIVE_MISSING = "The positive label {value!r} does not occur in the label column {col!r}. Its values are: {values}."
 SCORE_TYPE = (
     "The score column {col!r} holds {dtype} values, not numbers. Tip: choose a column of model "
@@ -164,8 +168,9 @@ class ScoredData:
         if score is not None:
             if score not in self.scores:
                 raise ValueError(f"Score column {score!r} is not mapped. Mapped: {list(self.scores)}.")
-            if threshold is None:
-                raise ValueError("A decision threshold is needed to turn a score into predicted labels.")
+            if threshold is None or np.isnan(threshold):
+                raise ValueError("A decision threshold (a number, not NaN) is needed to turn a score into "
+                                 "predicted labels.")
             return (self.scores[score] >= threshold).astype(np.int8)
         if self.predicted is None:
             raise ValueError("No predicted label column is mapped; choose a score column and a threshold.")
@@ -294,10 +299,14 @@ class ScoredData:
             raise ValueError(LABEL_TOO_FEW.format(col=m.label, n=len(values), values=_show(values)))
         if len(values) != 2 and not m.all_classes:
             raise ValueError(LABEL_VALUES.format(col=m.label, n=len(values), values=_show(values)))
+        texts = [str(v) for v in values]
+        if len(set(texts)) < len(texts):
+            raise ValueError(LABEL_ALIKE.format(col=m.label, values=_show(values)))
         matches = [v for v in values if _same(v, m.positive_label)]
         if not matches:
             raise ValueError(POSITIVE_MISSING.format(value=m.positive_label, col=m.label, values=_show(values)))
-        is_positive = (label == matches[0]).to_numpy(dtype=bool)
+        # A missing label (also in a nullable Int64 / boolean column) is excluded below, never a negative.
+        is_positive = (label == matches[0]).to_numpy(dtype=bool, na_value=False)
         _mark(reasons, label.isna().to_numpy(), "missing label")
 
         scores = {}
@@ -321,7 +330,8 @@ class ScoredData:
                     raise ValueError(PREDICTED_VALUES.format(col=col, n=len(pvalues), values=_show(pvalues)))
                 positive = _predicted_positive(pvalues, m.positive_label, col)
             _mark(reasons, pred.isna().to_numpy(), f"missing predicted label in {col!r}")
-            predicted = np.zeros(n_input, bool) if positive is None else (pred == positive).to_numpy(dtype=bool)
+            predicted = (np.zeros(n_input, bool) if positive is None
+                         else (pred == positive).to_numpy(dtype=bool, na_value=False))
 
         keep = reasons == ""
         if not keep.any():

@@ -27,6 +27,11 @@ INDICATOR_TYPE_MESSAGE = (
     "Subgroups.from_indicators: identity column {col!r} must be numeric (0/1 or a probability); "
     "it holds {dtype} values. Tip: use it as a protected attribute instead."
 )
+INDICATOR_RANGE_MESSAGE = (
+    "Subgroups.from_indicators: identity column {col!r} holds values from {low:g} to {high:g}, outside [0, 1]; an "
+    "identity indicator is 0/1 or the share of annotators who saw the identity. Tip: use it as a protected "
+    "attribute instead."
+)
 
 
 @dataclass(frozen=True, eq=False)
@@ -296,7 +301,8 @@ class Subgroups:
         Raises
         ------
         ValueError
-            If a column is missing or not numeric.
+            If a column is missing, not numeric, or holds values outside [0, 1]
+            (``INDICATOR_RANGE_MESSAGE``).
         """
         columns = _check_columns(data, columns, "from_indicators")
         min_size = check_int(min_size, 1, "min_size", "Subgroups.from_indicators")
@@ -310,6 +316,9 @@ class Subgroups:
             if not pd.api.types.is_numeric_dtype(values):
                 raise ValueError(INDICATOR_TYPE_MESSAGE.format(col=col, dtype=values.dtype))
             arr = values.to_numpy(dtype=np.float64, na_value=np.nan)
+            low, high = np.nanmin(arr, initial=0.0), np.nanmax(arr, initial=0.0)
+            if low < 0 or high > 1:
+                raise ValueError(INDICATOR_RANGE_MESSAGE.format(col=col, low=low, high=high))
             np.greater_equal(arr, threshold, out=membership[:, j])
             if np.isnan(arr).any() or np.isnan(threshold):
                 missing.append((j, arr))

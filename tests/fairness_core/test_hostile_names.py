@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+import pytest
 
 import fairness_core as fc
 
@@ -71,3 +72,31 @@ def test_a_subgroup_called_like_a_keyword_is_addressed_by_a_named_reference():
     assert top and "everyone else" not in top[0].sentence and "rest" in top[0].sentence
     result = counts.disparity("statistical_parity", reference=fc.named_reference("pairwise"), reduction="max")
     assert len(result.table) == 3   # against the subgroup "pairwise", not every pair
+
+
+def test_nullable_labels_with_a_missing_value_exclude_and_count_that_row():
+    frame = pd.DataFrame({"s": np.linspace(0, 1, 60), "g": ["a", "b"] * 30})
+    for dtype, positive in (("Int64", 1), ("boolean", True)):
+        frame["y"] = pd.array([1, 0, None, 1, 0, 1] * 10, dtype="Int64").astype(dtype)
+        frame["p"] = pd.array([1, None, 0, 1, 0, 0] * 10, dtype="Int64").astype(dtype)
+        data = fc.ScoredData.from_frame(frame, fc.ColumnMapping(label="y", positive_label=positive, scores=("s",),
+                                                                predicted_label="p", protected=("g",)))
+        assert data.n_rows == 40 and int(data.y_true.sum()) == 30
+        assert dict(data.exclusions.values.tolist()) == {"missing label": 10, "missing predicted label in 'p'": 10}
+
+
+def test_labels_that_read_alike_but_differ_in_type_are_refused():
+    frame = pd.DataFrame({"y": pd.Series([1, "1"] * 20, dtype=object), "s": np.linspace(0, 1, 40), "g": ["a", "b"] * 20})
+    with pytest.raises(ValueError, match="read alike but differ in type: 1, '1'"):
+        fc.ScoredData.from_frame(frame, fc.ColumnMapping(label="y", positive_label=1, scores=("s",), protected=("g",)))
+
+
+def test_identity_values_outside_0_1_are_refused_with_the_range():
+    frame = pd.DataFrame({"count": [0, 3, 5, 1] * 10})
+    with pytest.raises(ValueError, match=r"'count' holds values from 0 to 5, outside \[0, 1\]"):
+        fc.Subgroups.from_indicators(frame, ["count"])
+
+
+def test_default_threshold_of_huge_scores_does_not_overflow():
+    assert fc.default_threshold(np.array([1e308, 1.5e308])) == pytest.approx(1.25e308)
+    assert fc.default_threshold(np.array([0.0, 1.79e308])) == pytest.approx(0.895e308)

@@ -112,9 +112,14 @@ def test_header_only_file_raises(data):
 
 def test_corrupt_parquet_raises_readable_message():
     with pytest.raises(ValueError, match=re.escape("could not be read as Parquet")) as info:
-        fc.read_table(b"PAR1 this is not really parquet")
+        fc.read_table(b"PAR1\x00\x15 this is not really parquet (a cut file)")
     assert str(info.value).startswith(UNREADABLE_MESSAGE.split("{error}")[0].format(
         name="upload", kind="Parquet"))
+
+
+def test_a_csv_whose_header_starts_with_the_parquet_magic_is_a_csv():
+    out = fc.read_table(b"PAR1,b\n1,2\n3,4\n", name="x.csv")
+    assert list(out.columns) == ["PAR1", "b"] and out["b"].tolist() == [2, 4]
 
 
 def test_duplicate_names_are_reported():

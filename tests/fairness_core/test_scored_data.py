@@ -212,8 +212,9 @@ def test_y_pred_from_a_score_is_score_at_least_threshold(comments):
     # kept scores 0.9, 0.1, 0.2, 0.6, 0.45
     np.testing.assert_array_equal(sd.y_pred("score", 0.45), [1, 0, 0, 1, 1])  # 0.45 >= 0.45
     np.testing.assert_array_equal(sd.y_pred("score", 0.6), [1, 0, 0, 1, 0])
-    with pytest.raises(ValueError, match="threshold is needed"):
-        sd.y_pred("score")
+    for missing in (None, float("nan")):
+        with pytest.raises(ValueError, match="threshold .a number, not NaN. is needed"):
+            sd.y_pred("score", missing)
     with pytest.raises(ValueError, match="not mapped"):
         sd.y_pred("other_score", 0.5)
     with pytest.raises(ValueError, match="No predicted label column"):
