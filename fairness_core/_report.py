@@ -7,6 +7,7 @@ import html
 
 import pandas as pd
 
+from ._compare import keyword
 from ._export import neutralize_formulas
 
 CONFIG_ELEMENT_ID = "review-config"
@@ -20,7 +21,7 @@ h3 { font-size: 1.1rem; }
 .meta td, .meta th { text-align: left; padding: .1rem .8rem .1rem 0; vertical-align: top; }
 table.data { border-collapse: collapse; font-size: .82rem; width: 100%; table-layout: auto; }
 table.data th, table.data td { border: 1px solid #ddd; padding: .2rem .35rem; overflow-wrap: anywhere; }
-table.data th { background: #f3f3f3; }
+table.data th { background: #f3f3f3; text-align: left; }
 .scroll { overflow-x: auto; }
 .verdict { padding: .15rem .5rem; border-radius: .3rem; font-weight: bold; font-size: .8rem; margin-right: .4rem; }
 .pass { background: #d8f0dc; color: #17521f; } .fail { background: #f8d7d7; color: #7a1212; }
@@ -73,7 +74,7 @@ def render_report(review) -> str:
               _p(f"Base rate (share of positive labels): {review.base_rate[0]:.4g}"
                  + ("" if level is None else f" ({level * 100:g} % interval {review.base_rate[1]:.4g}–"
                                                 f"{review.base_rate[2]:.4g})")),
-              "<h3>Subgroups</h3>", _table(review.subgroups), "<h3>Rows left out</h3>", _table(review.exclusions),
+              "<h3>Subgroups</h3>", _table(review.subgroups), "<h3>Rows left out</h3>", _table(review.exclusions, "No row was left out."),
               "<h3>Base-rate disparity</h3>", _findings(review.dataset_findings), _table(review.dataset_parity.table)]
     for model in review.models:
         title = (f"Model {model.name}" + ("" if model.threshold is None else f" at threshold {model.threshold:g}")
@@ -88,7 +89,7 @@ def render_report(review) -> str:
                       figure(plotting.auc_chart(table, title=f"AUCs per subgroup, {model.name}", level=level)),
                       _table(table)]
         metrics = [m if m != "statistical_parity" else "selection_rate" for m in model.rates if m != "equalized_odds"]
-        pairwise = review.config.rate_reference == "pairwise"
+        pairwise = keyword(review.config.rate_reference) == "pairwise"
         references = None if pairwise else {
             rate: model.rates[metric].table for rate, metric in zip(metrics, [m for m in model.rates
                                                                              if m != "equalized_odds"])}
@@ -110,7 +111,7 @@ def render_report(review) -> str:
                       figure(plotting.reliability_chart(model.reliability, title=f"Reliability diagram, {model.name}",
                                                         small=result.errors, level=level)),
                       figure(plotting.calibration_error_chart(
-                          result.errors, None if review.config.cal_reference == "pairwise" else result.table,
+                          result.errors, None if keyword(review.config.cal_reference) == "pairwise" else result.table,
                           distance_measure=result.distance_measure, level=level,
                           title="Calibration error per subgroup")),
                       _table(result.errors), _table(result.table)]
@@ -167,7 +168,9 @@ def _findings(findings) -> str:
     return '<ul class="block">' + "".join(f"<li>{_e(f)}</li>" for f in findings) + "</ul>"
 
 
-def _table(frame: pd.DataFrame) -> str:
+def _table(frame: pd.DataFrame, empty: str = "None.") -> str:
+    if frame.empty:
+        return _p(empty)
     shown = neutralize_formulas(frame.reset_index(drop=True))
     shown.attrs = {}
     body = shown.to_html(index=False, escape=True, na_rep="", float_format=lambda v: f"{v:.6g}",

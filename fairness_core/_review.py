@@ -21,6 +21,7 @@ import pandas as pd
 
 from ._auc import BiasAucResult, bias_auc_table, summarize_bias_auc
 from ._calibration import CalibrationDisparityResult
+from ._compare import NamedReference, named_reference
 from ._counts import RATE_NAMES, calibration_counts, confusion_counts, threshold_counts
 from ._export import _json_cell, neutralize_formulas
 from ._findings import auc_findings, disparity_findings, rate_findings, reduction_finding
@@ -34,6 +35,7 @@ CONFIG_VERSION = 1
 CONFIG_MESSAGE = "The review configuration is not valid: {problem}. Tip: save one from the app, or see ReviewConfig."
 _RULES = {rule.name: rule for rule in DEFAULT_RULES}
 # A rate's name as rate_disparity knows it (the selection rate's disparity is "statistical parity").
+_NOT_OPTIONS = ("mapping", "slice", "thresholds", "view")
 RATE_METRIC = {rate: ("statistical_parity" if rate == "selection_rate" else rate) for rate in RATE_NAMES}
 
 
@@ -70,7 +72,8 @@ class ReviewConfig:
         Rates assessed (``RATE_NAMES``), default false positive and false negative rates.
     rate_distance, rate_reduction, rate_reference : str
         Distance ('diff' / 'ratio'), reduction ('max' / 'mean') and reference of the rate
-        disparities (defaults 'diff', 'max', 'rest').
+        disparities (defaults 'diff', 'max', 'rest'). A reference is a keyword or
+        ``named_reference(name)`` (written as ``{"subgroup": name}`` in JSON).
     rate_max_difference : float in [0, 1], default=0.1
         Bound of each rate's max difference (and equalized odds') under the 'diff' distance; under
         'ratio' the four-fifths band [0.8, 1.25] applies.
@@ -83,6 +86,11 @@ class ReviewConfig:
     dataset_distance, dataset_reduction, dataset_reference : str
     dataset_max_difference : float in [0, 1], default=0.1
         Bound of the largest base-rate difference (ratio: the band [0.8, 1.25]).
+    view : tuple of (str, JSON value)
+        Settings of an application showing the review (e.g. the dashboard's subgroup order or the
+        axis range of a chart) that change no number: fairness_core ignores them, but keeps and
+        writes them (under ``"view"`` in :meth:`to_dict`), so that a saved configuration restores
+        the same view. A mapping is accepted too; values are checked to be JSON.
     """
 
     mapping: ColumnMapping
@@ -111,24 +119,34 @@ class ReviewConfig:
     dataset_reduction: str = "max"
     dataset_reference: str = "rest"
     dataset_max_difference: float = 0.1
+    view: tuple = ()
+
+    def __post_init__(self):
+        pairs = self.view.items() if isinstance(self.view, dict) else self.view
+        # JSON values as JSON reads them (lists, not tuples), so a configuration equals its round trip.
+        object.__setattr__(self, "view", tuple((str(key), json.loads(json.dumps(value, allow_nan=False)))
+                                               for key, value in pairs))
 
     def threshold_of(self, score: str, values: np.ndarray) -> float:
         """The decision threshold of `score`: the configured one, else :func:`default_threshold`."""
         return float(dict(self.thresholds).get(score, default_threshold(values)))
 
     def options(self) -> dict:
-        """Every option but the mapping, slice and thresholds, as a dict."""
+        """Every option but the mapping, slice, thresholds and view, as a dict."""
         return {f.name: getattr(self, f.name) for f in dataclasses.fields(self)
-                if f.name not in ("mapping", "slice", "thresholds")}
+                if f.name not in _NOT_OPTIONS}
 
     def to_dict(self) -> dict:
         """The configuration as JSON-ready data (see :meth:`from_dict`)."""
         options = self.options()
         options["rate_metrics"] = list(options["rate_metrics"])
+        for key, value in options.items():   # a named reference is written so that it never reads as a keyword
+            if isinstance(value, NamedReference):
+                options[key] = {"subgroup": str(value)}
         return {"version": CONFIG_VERSION,
                 "mapping": {k: list(v) if isinstance(v, tuple) else v for k, v in dataclasses.asdict(self.mapping).items()},
                 "slice": [dataclasses.asdict(c) | {"values": list(c.values)} for c in self.slice.conditions],
-                "thresholds": dict(self.thresholds), "options": options}
+                "thresholds": dict(self.thresholds), "options": options, "view": dict(self.view)}
 
     @classmethod
     def from_dict(cls, data: Any) -> "ReviewConfig":
@@ -143,20 +161,25 @@ class ReviewConfig:
             raise ValueError(CONFIG_MESSAGE.format(problem="expected an object with a 'mapping'"))
         if data.get("version", CONFIG_VERSION) != CONFIG_VERSION:
             raise ValueError(CONFIG_MESSAGE.format(problem=f"version {data.get('version')!r} is not {CONFIG_VERSION}"))
-        unknown = set(data) - {"version", "mapping", "slice", "thresholds", "options"}
+        unknown = set(data) - {"version", "mapping", "slice", "thresholds", "options", "view"}
         fields_ = {f.name for f in dataclasses.fields(ColumnMapping)}
         options = data.get("options") or {}
-        allowed = {f.name for f in dataclasses.fields(cls)} - {"mapping", "slice", "thresholds"}
+        allowed = {f.name for f in dataclasses.fields(cls)} - set(_NOT_OPTIONS)
         unknown |= {f"mapping.{k}" for k in data["mapping"]} - {f"mapping.{k}" for k in fields_}
         unknown |= {f"options.{k}" for k in options} - {f"options.{k}" for k in allowed}
         if unknown:
             raise ValueError(CONFIG_MESSAGE.format(problem=f"unknown keys {sorted(unknown)}"))
+        if not isinstance(data.get("view") or {}, dict):
+            raise ValueError(CONFIG_MESSAGE.format(problem="'view' must be an object"))
         try:
             mapping = ColumnMapping(**{k: tuple(v) if isinstance(v, list) else v for k, v in data["mapping"].items()})
             conditions = tuple(Condition(**(c | {"values": tuple(c.get("values", ()))})) for c in data.get("slice") or [])
             thresholds = tuple((str(k), float(v)) for k, v in (data.get("thresholds") or {}).items())
-            options = {k: tuple(v) if isinstance(v, list) else v for k, v in options.items()}
-            return cls(mapping=mapping, slice=Slice(conditions), thresholds=thresholds, **options)
+            options = {k: tuple(v) if isinstance(v, list) else
+                       named_reference(str(v["subgroup"])) if isinstance(v, dict) and set(v) == {"subgroup"} else v
+                       for k, v in options.items()}
+            return cls(mapping=mapping, slice=Slice(conditions), thresholds=thresholds, view=data.get("view") or {},
+                       **options)
         except (TypeError, ValueError) as exc:
             raise ValueError(CONFIG_MESSAGE.format(problem=str(exc))) from None
 
@@ -192,7 +215,8 @@ def default_threshold(values: np.ndarray) -> float:
     lo, hi = float(values.min()), float(values.max())
     if lo >= 0 and hi <= 1:
         return 0.5
-    return float(int((lo + hi) / 2)) if bool(np.all(np.mod(values, 1) == 0)) else (lo + hi) / 2
+    middle = lo / 2 + hi / 2   # (lo + hi) / 2 would overflow for scores near the largest float
+    return float(int(middle)) if bool(np.all(np.mod(values, 1) == 0)) else middle
 
 
 def rate_rules(metrics, distance: str, max_difference: float) -> list:

@@ -255,8 +255,8 @@ class Subgroups:
             first = _representatives(inverse, k)
             names = []
             for combo in zip(*(codes[first] for codes, _ in coded)):
-                parts = [(col, labels[c] if isinstance(labels, _BinLabels) or len(columns) == 1 else _part(labels[c]))
-                         for col, c, (_, labels) in zip(columns, combo, coded)]
+                parts = [(col, labels[c] if isinstance(labels, _BinLabels) or len(columns) == 1
+                          else _part(labels[c], columns)) for col, c, (_, labels) in zip(columns, combo, coded)]
                 names.append(parts[0][1] if len(parts) == 1 else ", ".join(f"{c}={v}" for c, v in parts))
             return cls(names, *_one_hot(inverse, np.ones(k, bool)), min_size, inverse)
         observed = [np.bincount(codes, minlength=len(labels)) > 0 for codes, labels in coded]
@@ -542,10 +542,12 @@ def _distinct_labels(values: list) -> list[str]:
     return [f"{label} ({type(v).__name__})" if label in clashes else label for label, v in zip(labels, values)]
 
 
-def _part(label: str) -> str:
-    """A value inside an intersection's name, quoted when it holds the separators ", " or "=" (so that
-    ``a="x, b=y"`` can never read as the intersection ``a=x, b=y``)."""
-    return '"' + label.replace('"', '\\"') + '"' if (", " in label or "=" in label or '"' in label) else label
+def _part(label: str, columns) -> str:
+    """A value inside an intersection's name, quoted when it could be read as more of the name: when it holds
+    ", <column>=" for one of the intersected columns (so ``a="x, b=y"`` never reads as ``a=x, b=y``)."""
+    if any(f", {col}=" in label for col in columns) or label.startswith('"'):
+        return '"' + label.replace('"', '\\"') + '"'
+    return label
 
 
 def _value_label(value: Any) -> str:

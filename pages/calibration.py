@@ -4,7 +4,7 @@ intervals, the ECE disparity with its policy verdict (in the units of its distan
 import streamlit as st
 
 from fairness_core import plotting
-from ui import controls, data, progress, summaries, text
+from ui import compare, controls, data, progress, summaries, text
 from ui.definitions import definition_link
 
 controls.frame()
@@ -85,7 +85,7 @@ with m2:
         st.markdown(":gray-badge[No rule] No policy bound applies to a ratio of ECEs by default (the 0.1 "
                     "calibration rule bounds a difference of ECEs). Enter a maximum ratio above to assess it.")
     st.info(text.md(result.interpretation))
-ref_text = text.REFERENCE_LABELS.get(reference, f"subgroup {text.md(reference)}")
+ref_text = text.reference_text(reference)
 st.caption(f"Each subgroup's ECE is compared with the {ref_text}; distance: {text.DISTANCE_LABELS[distance]}. "
            f"Score column: {text.md(score)}; {int(n_bins)} {strategy} bins."
            + (f" Intervals: {text.level_text(level)}; Wilson's for each bin's fraction of positives, and a "
@@ -123,7 +123,7 @@ reference_label = {"rest": "Rest of population", "overall": "Whole population"}.
                                                                                  f"Reference: {reference}")
 bound_label = None if result.rule is None else f"Policy bound {result.rule.bound:g}"
 st.plotly_chart(plotting.calibration_error_chart(
-    errors, None if reference == "pairwise" else result.table, distance_measure=distance,
+    errors, None if text.reference_mode(reference) == "pairwise" else result.table, distance_measure=distance,
     bound=None if result.rule is None else result.rule.bound, bound_label=bound_label,
     reference_label=reference_label, title="Calibration error per subgroup", level=level, order=order),
     width="stretch")
@@ -133,10 +133,16 @@ st.subheader("Calibration errors per subgroup")
 shown_errors = controls.in_order(errors, order)
 st.dataframe(shown_errors, hide_index=True, column_config=text.column_config(errors.columns))
 st.subheader("ECE comparisons")
-if reference == "pairwise":
+if text.reference_mode(reference) == "pairwise":
     st.plotly_chart(plotting.pairwise_heatmap(
         result.table, distance_measure=distance, value_label="ECE", order=order, level=level,
         label=f"ECE {text.DISTANCE_LABELS[distance]}", title="ECE disparity: every pair of subgroups"),
         width="stretch")
 comparisons = controls.by_value(result.table)
 st.dataframe(comparisons, hide_index=True, column_config=text.column_config(comparisons.columns))
+
+# Every mapped score column's ECE disparity and verdict side by side (shown when two or more are mapped).
+compare.calibration_section(token, mapping_key, scored, n_bins=int(n_bins), strategy=strategy,
+                            min_per_group=int(min_per_group), distance=distance, reduction=reduction,
+                            reference=reference, include_small=include_small,
+                            threshold=None if threshold is None else float(threshold), intervals=intervals)

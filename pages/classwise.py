@@ -41,12 +41,12 @@ with c2:
 names = list(counts.names)
 order = None
 if reduction == "difference":
+    pair = controls.two_largest(scored.subgroups)   # the two largest subgroups by default
     d1, d2, d3 = st.columns(3)
     with d1:
-        first = controls.kept(st.selectbox, "First subgroup", "classwise:first", names[0], options=names)
+        first = controls.kept(st.selectbox, "First subgroup", "classwise:first", pair[0], options=names)
     with d2:
-        second = controls.kept(st.selectbox, "Second subgroup", "classwise:second", names[min(1, len(names) - 1)],
-                               options=names)
+        second = controls.kept(st.selectbox, "Second subgroup", "classwise:second", pair[1], options=names)
     with d3:
         difference = controls.kept(
             st.radio, "Difference", "classwise:difference", summaries.DEFAULTS["classwise:difference"],

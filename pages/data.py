@@ -6,7 +6,7 @@ import pandas as pd
 import streamlit as st
 
 import fairness_core as fc
-from ui import controls, data, progress, state, text
+from ui import controls, data, progress, review, state, text
 
 
 def _file_line() -> str:
@@ -77,6 +77,7 @@ if source != "upload" or st.session_state[state.REPLACING]:
     st.caption(_file_line())
 for note in frame.attrs.get("notes", []):
     st.info(text.md(note))
+review.restore_section()
 
 # 2. Column mapping -------------------------------------------------------------------------
 st.subheader("Map the columns")
@@ -140,6 +141,7 @@ except ValueError as exc:
     st.stop()
 previous = st.session_state[state.MAPPING]
 st.session_state[state.MAPPING] = mapping
+review.sync_url()  # the frame wrote the URL before this page's mapping was known
 if previous is None or previous.scores != mapping.scores:
     st.rerun()  # the sidebar's Model picker offers the mapped score columns
 

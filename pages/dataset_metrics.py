@@ -44,7 +44,7 @@ st.metric(f"Base-rate disparity ({reduction})", text.num(parity.value),
                f"subgroup and {parity.n_undefined} undefined left out. " + definition_link("base-rate"))
 # The labels' selection rate is their base rate; the shared caption names it as a selection rate.
 st.caption(text.disparity_caption(parity, "selection_rate").replace("selection rate", "base rate"))
-ref_text = text.REFERENCE_LABELS.get(reference, f"subgroup {text.md(reference)}")
+ref_text = text.reference_text(reference)
 st.caption(f"Share of positive labels in each subgroup, compared with the {ref_text}; distance: "
            f"{text.DISTANCE_LABELS[distance]}; overall base rate {text.num(scored.base_rate, 3)}."
            + (f" Intervals: {text.level_text(level)}; Wilson intervals for base rates, and for disparities a "
@@ -66,7 +66,7 @@ st.caption(f"The rule is assessed on the largest base-rate disparity (max) again
               "Intervals are off, so the verdict rests on the point estimate alone."))
 
 reference_label = {"rest": "Rest of population", "overall": "Whole population"}.get(reference, f"Reference: {reference}")
-pairwise = reference == "pairwise"
+pairwise = text.reference_mode(reference) == "pairwise"
 # Worst first: each subgroup's base-rate disparity against the reference (pairwise: its largest), largest first.
 order = controls.disparity_order([parity.table], list(rates["subgroup"]), pairwise=pairwise)
 st.plotly_chart(plotting.rate_chart(rates, ["base_rate"], None if pairwise else {"base_rate": parity.table},

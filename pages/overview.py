@@ -4,7 +4,7 @@ linking to its page. Computed with each page's current settings (or its defaults
 import streamlit as st
 
 from fairness_core import summarize_verdicts
-from ui import controls, data, progress, state, summaries, text
+from ui import compare, controls, data, progress, review, state, summaries, text
 
 controls.frame()
 st.title("Overview")
@@ -68,11 +68,10 @@ with progress.computing("every page's findings and verdicts", intervals.ci):
         source, threshold = chosen
         source = source or "given"
         reduction = setting("classwise:reduction", summaries.DEFAULTS["classwise:reduction"])
-        names = list(scored.subgroups.names)
         order = None
         if reduction == "difference":
-            order = tuple(setting(f"classwise:{k}", names[min(i, len(names) - 1)])
-                          for i, k in enumerate(("first", "second")))
+            order = tuple(setting(f"classwise:{k}", default)
+                          for k, default in zip(("first", "second"), controls.two_largest(scored.subgroups)))
             reduction = summaries.classwise_reduction(
                 reduction, setting("classwise:difference", summaries.DEFAULTS["classwise:difference"]))
         try:
@@ -124,3 +123,9 @@ for section in sections:
         st.caption(f"Settings: {section.settings}. Change them on the page.")
 if skipped:
     st.caption("Not assessed: " + "; ".join(skipped) + ".")
+
+# 3. Every mapped model's performance against its worst disparity (shown when two or more are mapped) ------------
+compare.overview_section(token, mapping_key, scored, intervals=intervals, include_small=include_small)
+
+# 4. A record of the review: the report, the review's JSON, every table as CSV, the configuration -----------------
+review.export_section()

@@ -4,7 +4,8 @@ with intervals, the findings in plain words and the verdicts of the policy rules
 import streamlit as st
 
 from fairness_core import plotting, summarize_verdicts
-from ui import controls, data, progress, state, summaries, text
+from ui import compare, controls, data, progress, state, summaries, text
+from ui import threshold as threshold_sections
 from ui.definitions import RATE_KEYS, definition_link
 
 controls.frame()
@@ -78,7 +79,7 @@ cols[-1].metric(f"Theil index ({reduction})", text.num(theil.value),
                      "b = prediction - label + 1); perfect 0. It has no distance option. "
                      + definition_link("theil-disparity"))
 cols[-1].caption(text.disparity_caption(theil, None))
-ref_text = text.REFERENCE_LABELS.get(reference, f"subgroup {text.md(reference)}")
+ref_text = text.reference_text(reference)
 st.caption(f"Each subgroup is compared with the {ref_text}; distance: {text.DISTANCE_LABELS[distance]}; "
            f"perfect value {perfect}."
            + (f" Intervals: {text.level_text(level)}, bootstrap with {intervals.n_boot:,} resamples (seed 0)"
@@ -102,7 +103,7 @@ st.caption("Verdicts: " + ", ".join(f"{n} {status}" for status, n in tally.items
 for verdict in verdicts:
     st.markdown(text.verdict_markdown(verdict))
 
-pairwise = reference == "pairwise"
+pairwise = text.reference_mode(reference) == "pairwise"
 order = controls.disparity_order(list(comparisons.values()), list(rates["subgroup"]), pairwise=pairwise)
 reference_label = {"rest": "Rest of population", "overall": "Whole population"}.get(reference, f"Reference: {reference}")
 fig = plotting.rate_chart(rates, metrics, None if pairwise else comparisons,
@@ -110,7 +111,7 @@ fig = plotting.rate_chart(rates, metrics, None if pairwise else comparisons,
 st.plotly_chart(fig, width="stretch")
 st.caption(controls.order_caption(f"the largest disparity ({text.DISTANCE_LABELS[distance]}) of the subgroup over "
                                   f"the rates chosen, against the {ref_text}, largest first"
-                                  + (" (a named reference itself last)" if reference not in text.REFERENCE_LABELS
+                                  + (" (a named reference itself last)" if text.reference_mode(reference) == "named"
                                      else "")))
 
 st.subheader("Rates per subgroup")
@@ -146,6 +147,9 @@ with tabs[-1]:
             title="Theil index: every pair of subgroups", level=level), width="stretch")
     table = controls.by_value(theil.table)
     st.dataframe(table, hide_index=True, column_config=text.column_config(table.columns))
+
+# Confusion matrix, accuracy, precision, recall, F1 and selection rate at the same predictions.
+threshold_sections.performance_section(token, mapping_key, source, threshold, counts, order, intervals)
 
 st.subheader("Inequality of benefits (Theil index)")
 with progress.computing("the Theil indices", level):
@@ -196,6 +200,10 @@ for tab, (name, table) in zip(st.tabs(list(ratio_tables)), ratio_tables.items())
         table = controls.by_value(table, "score", descending=False)
         st.dataframe(table, hide_index=True, column_config=text.column_config(table.columns))
 
+# Each selected rate across thresholds, a slider for the threshold, per-subgroup thresholds (score predictions only).
+threshold_sections.explorer_section(token, mapping_key, scored, source, threshold, metrics, distance=distance,
+                                    reduction=reduction, reference=reference, include_small=include_small,
+                                    max_difference=float(max_difference), order=order)
 
 
 @st.fragment
@@ -226,3 +234,8 @@ def correlation_section(token: str, mapping_key: str, scored, source: str, thres
 
 
 correlation_section(token, mapping_key, scored, source, threshold, level)
+
+# Every mapped score column side by side, each at its own threshold (shown when two or more are mapped).
+compare.rate_section(token, mapping_key, scored, metrics=metrics, distance=distance, reduction=reduction,
+                     reference=reference, include_small=include_small, intervals=intervals,
+                     max_difference=float(max_difference))

@@ -4,7 +4,7 @@ with DeLong intervals and the AUCs that lie below the overall AUC."""
 import streamlit as st
 
 from fairness_core import plotting
-from ui import controls, data, progress, summaries, text
+from ui import compare, controls, data, progress, summaries, text
 from ui.definitions import definition_link
 
 controls.frame()
@@ -99,6 +99,9 @@ st.caption(controls.order_caption("the lowest of its subgroup, BPSN and BNSP AUC
 shown = controls.in_order(table, order).copy()
 shown.attrs = {}  # the bootstrap replicates in attrs are not for display (and not JSON)
 st.dataframe(shown, hide_index=True, column_config=text.column_config(shown.columns))
+
+compare.auc_section(token, mapping_key, scored, p=float(p), weight=float(weight), include_small=include_small,
+                    intervals=intervals, min_score=min_score, order=order)
 
 with st.expander("What these AUCs mean"):
     st.markdown(

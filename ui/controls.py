@@ -91,6 +91,13 @@ def largest(subgroups: fc.Subgroups) -> str:
     return subgroups.names[int(np.argmax(subgroups.sizes))]
 
 
+def two_largest(subgroups: fc.Subgroups) -> tuple[str, str]:
+    """The two subgroups with the most rows, largest first: the default pair of a two-subgroup difference."""
+    order = np.argsort(-np.asarray(subgroups.sizes), kind="stable")
+    names = subgroups.names
+    return names[int(order[0])], names[int(order[min(1, len(order) - 1)])]
+
+
 def disparity_settings(subgroups: fc.Subgroups, page: str, *, default_reduction: str = "max"):
     """(distance, reduction, reference) as :func:`disparity_controls` on `page` last returned them."""
     reference = setting(f"{page}:reference", "rest")
@@ -98,7 +105,7 @@ def disparity_settings(subgroups: fc.Subgroups, page: str, *, default_reduction:
         reference = "rest"
     if reference == "named":
         names, default = list(subgroups.names), largest(subgroups)
-        reference = _offered(setting(f"{page}:reference_group", default), names, default)
+        reference = fc.named_reference(_offered(setting(f"{page}:reference_group", default), names, default))
     return setting(f"{page}:distance", "diff"), setting(f"{page}:reduction", default_reduction), reference
 
 
@@ -154,9 +161,10 @@ def disparity_controls(subgroups: fc.Subgroups, page: str, *, default_reduction:
                       help=text.HELP[text.REFERENCE])
         reference = choice
         if choice == "named":
-            reference = kept(st.selectbox, text.REFERENCE_GROUP, f"{page}:reference_group", largest(subgroups),
-                             options=list(subgroups.names),
-                             help="Default: the largest subgroup (most rows), the usual choice of a reference group.")
+            reference = fc.named_reference(kept(
+                st.selectbox, text.REFERENCE_GROUP, f"{page}:reference_group", largest(subgroups),
+                options=list(subgroups.names),
+                help="Default: the largest subgroup (most rows), the usual choice of a reference group."))
     return distance, reduction, reference
 
 
@@ -183,6 +191,38 @@ def predictions(scored: fc.ScoredData, score: str | None, *, allow_score: bool =
                      step=1.0 if integer else 0.01, format="%g", help=text.HELP[text.THRESHOLD])
     st.caption(text.md(f"{score} ranges from {lo:g} to {hi:g}; predicted positive = {score} >= {threshold:g}."))
     return score, float(threshold)
+
+
+def threshold_slider(scored: fc.ScoredData, score: str, label: str = "Move the threshold") -> float | None:
+    """A slider over `score`'s range that moves the same threshold as :func:`predictions`' number input.
+
+    Both edit the value kept under ``threshold:<score>`` (one per score column). The slider is seeded
+    from it on every run; its change is written, in its callback (before the script reruns), to the
+    number input's state and the kept value, so the number input drawn higher up the page shows it in
+    the same run (no second rerun). Its range is the score's, widened to the chosen threshold and
+    rounded outwards to its step (1 for integer scores, else a power of ten near 1/100 of the range).
+    Returns the threshold, or None (no slider) when the score is constant.
+    """
+    name, slider_key = f"threshold:{score}", f"w:slider:threshold:{score}"
+    values = scored.scores[score]
+    current = float(setting(name, _threshold_default(values)))
+    lo, hi = float(values.min()), float(values.max())
+    if hi <= lo:
+        return None
+    step = 1.0 if bool(np.all(np.mod(values, 1) == 0)) else float(10.0 ** round(np.log10((hi - lo) / 100)))
+    digits = max(0, -int(np.floor(np.log10(step))))
+    lo = min(round(float(np.floor(lo / step) * step), digits), current)
+    hi = max(round(float(np.ceil(hi / step) * step), digits), current)
+    st.session_state[slider_key] = current
+
+    def moved() -> None:
+        value = round(float(st.session_state[slider_key]), digits)
+        st.session_state["w:" + name] = st.session_state[state.KEEP_PREFIX + name] = value
+
+    st.slider(label, min_value=lo, max_value=hi, step=step, key=slider_key, on_change=moved, format="%g",
+              help=f"The same threshold as the {text.THRESHOLD} box at the top of the page: moving one moves the "
+                   "other.")
+    return current
 
 
 def include_small() -> bool:
@@ -251,15 +291,20 @@ def order_caption(worst: str) -> str:
 def frame(context: bool = True) -> None:
     """Shared state and sidebar, drawn at the top of every page.
 
-    Initialises the session keys, opens the default sample on first use, and draws the sidebar:
+    Initialises the session keys, applies a saved review's settings (``ui.review.start``: a restore,
+    or a link's settings, which first ask for their data file), opens the default sample on first
+    use, and draws the sidebar:
     the dataset name, the "Model" picker (the score column every analysis page uses), the
-    subgroup options (intersections, bins for numeric attributes, minimum size) and the slice.
-    With `context`, the page then starts with one line naming the dataset, model and slice it
-    shows (``ui.context_line``).
+    subgroup options (intersections, bins for numeric attributes, minimum size) and the slice. With
+    `context` (every page that shows the data) it then writes the settings into the URL
+    (``ui.review.sync_url``) and starts the page with one line naming the dataset, model and slice
+    it shows (``ui.context_line``). The Metric definitions page has neither: its URL keeps its
+    ``#anchor``, which a rewrite of the query string would drop.
     """
-    from . import data  # late import: data imports fairness_core and reads sample files
+    from . import data, review  # late import: data imports fairness_core and reads sample files
 
     state.init()
+    review.start()  # a restored review's settings; a link's settings (stops here while they wait for their file)
     if st.session_state[state.FRAME] is None:
         data.load_sample(data.DEFAULT_SAMPLE)
     with st.sidebar:
@@ -277,6 +322,7 @@ def frame(context: bool = True) -> None:
         with subgroups_box:
             _small_rows_caption()
     if context:
+        review.sync_url()  # the settings (never the data) in the URL, so reload and a shared link reopen this view
         context_line.show()
 
 

@@ -601,3 +601,124 @@ def consistency(token: str, mapping_key: str, features: tuple, n_neighbors: int,
     rows = sliced_frame()[list(features)].iloc[_data.rows]
     return fc.consistency(rows, _data.y_true, n_neighbors=n_neighbors, sample_size=sample_size, random_state=0,
                           n_jobs=min(CONSISTENCY_JOBS, os.cpu_count() or 1))
+
+
+# Model comparison (ui/compare.py): every mapped score column, each at its own threshold --------------------------
+
+@memo(SMALL)
+def model_comparison(token: str, mapping_key: str, thresholds: tuple, baseline: str, quantities: tuple,
+                     distance: str, reduction: str, reference: str, include_small: bool, level: float | None,
+                     n_boot: int, _data: fc.ScoredData) -> pd.DataFrame:
+    """``fc.compare_models`` of the score columns in `thresholds` (``((score, threshold), ...)``: predicted
+    positive = score >= its threshold) against `baseline`, with paired bootstrap intervals (seed 0) at `level`."""
+    predictions = {score: _data.scores[score] >= threshold for score, threshold in thresholds}
+    return fc.compare_models(_data.y_true, predictions, _data.subgroups, baseline=baseline, quantities=quantities,
+                             distance_measure=distance, reduction=reduction, reference=reference,
+                             include_small=include_small, ci=level, n_boot=n_boot, random_state=0)
+
+
+# The model review: performance at the threshold, the threshold explorer, per-subgroup thresholds ---------------
+EXPLORER_POINTS = 101  # thresholds of the explorer's fixed grid (every distinct score when there are fewer)
+
+
+@memo(SMALL)
+def performance(token: str, mapping_key: str, source: str, threshold: float | None, level: float | None, n_boot: int,
+                _counts: fc.ConfusionCounts) -> pd.DataFrame:
+    """Confusion matrix, accuracy, precision, recall, F1 and selection rate of all rows and each subgroup
+    (``fc.performance_table``) of the cached counts `_counts` (keyed as :func:`disparity`); with `level`,
+    Wilson intervals and a bootstrap interval of F1 (seed 0)."""
+    return fc.performance_table(_counts, ci=level, n_boot=n_boot, random_state=0)
+
+
+@memo(SMALL)
+def explorer_grid(token: str, mapping_key: str, score: str, n_points: int,
+                  _tc: fc.ThresholdCounts) -> tuple[np.ndarray, pd.DataFrame]:
+    """The explorer's fixed grid of thresholds (``fc.explorer_thresholds``) and every rate of every subgroup
+    at each of them (``fc.threshold_curves``): counted once per score and rows, whatever the threshold."""
+    grid = fc.explorer_thresholds(_tc, n_points)
+    return grid, fc.threshold_curves(_tc, list(text.RATE_LABELS), grid)
+
+
+@memo(SMALL)
+def explorer_curves(token: str, mapping_key: str, score: str, threshold: float, n_points: int,
+                    _tc: fc.ThresholdCounts) -> pd.DataFrame:
+    """The explorer's curves on ``fc.explorer_thresholds(tc, n_points, include=[threshold])``: the memoized
+    grid's curves (:func:`explorer_grid`) with the rates at `threshold` alone added in place, so a new
+    threshold counts one threshold, not the grid."""
+    grid, curves = explorer_grid(token, mapping_key, score, n_points, _tc)
+    return _insert_threshold(curves, grid, fc.threshold_curves(_tc, list(text.RATE_LABELS), [threshold]), threshold)
+
+
+@memo(SMALL)
+def explorer_band(token: str, mapping_key: str, score: str, threshold: float, n_points: int, rule: fc.Rule,
+                  reference: str, include_small: bool, _tc: fc.ThresholdCounts) -> pd.DataFrame:
+    """Where `rule` holds across the explorer's thresholds (``fc.rule_band``, point estimates), the grid's
+    band memoized apart from the threshold's own point."""
+    grid, _ = explorer_grid(token, mapping_key, score, n_points, _tc)
+    band = _grid_band(token, mapping_key, score, n_points, rule, reference, include_small, _tc)
+    return _insert_threshold(band, grid, fc.rule_band(_tc, rule, [threshold], reference=reference,
+                                                      include_small=include_small), threshold)
+
+
+@memo(SMALL)
+def _grid_band(token: str, mapping_key: str, score: str, n_points: int, rule: fc.Rule, reference: str,
+               include_small: bool, _tc: fc.ThresholdCounts) -> pd.DataFrame:
+    grid, _ = explorer_grid(token, mapping_key, score, n_points, _tc)
+    return fc.rule_band(_tc, rule, grid, reference=reference, include_small=include_small)
+
+
+def _insert_threshold(table: pd.DataFrame, grid: np.ndarray, extra: pd.DataFrame, threshold: float) -> pd.DataFrame:
+    """`table` (blocks of ``len(grid)`` rows, thresholds ascending in each) with `extra` (one row per block,
+    at `threshold`, blocks in the same order) inserted in order; unchanged when `threshold` is on the grid."""
+    n_t = len(grid)
+    if not np.isfinite(threshold) or np.any(grid == threshold):
+        return table
+    pos = int(np.searchsorted(grid, threshold))
+    i = np.arange(len(table))
+    key = np.concatenate([(i // n_t) * (n_t + 1) + i % n_t + (i % n_t >= pos),
+                          np.arange(len(extra)) * (n_t + 1) + pos])
+    both = pd.concat([table, extra], ignore_index=True)
+    return both.iloc[np.argsort(key, kind="stable")].reset_index(drop=True)
+
+
+@memo(COUNTS)
+def at_each(token: str, mapping_key: str, score: str, thresholds: tuple,
+            _tc: fc.ThresholdCounts) -> fc.ConfusionCounts:
+    """Confusion counts when each (disjoint) subgroup is predicted at its own threshold: `thresholds` is a
+    tuple of (subgroup, threshold) pairs (``ThresholdCounts.at_each``)."""
+    return _tc.at_each(dict(thresholds))
+
+
+@memo(SMALL)
+def per_subgroup_effect(token: str, mapping_key: str, score: str, threshold: float, thresholds: tuple, metrics: tuple,
+                        distance: str, reduction: str, reference: str, include_small: bool,
+                        _tc: fc.ThresholdCounts) -> tuple[pd.DataFrame, dict]:
+    """Per-subgroup thresholds against the single `threshold`, side by side.
+
+    Returns
+    -------
+    table : DataFrame
+        All rows first, then each subgroup: ``subgroup``, ``threshold`` (its own), and for each rate
+        of `metrics` and for accuracy the value at the single threshold (``<name>_single``) and at
+        the per-subgroup thresholds (``<name>_own``).
+    disparities : dict
+        Rate -> (disparity at the single threshold, at the per-subgroup thresholds): the page's
+        distance, reduction, reference and include-small option, point estimates.
+    """
+    single = _tc.at(threshold)
+    own = at_each(token, mapping_key, score, thresholds, _tc)
+    own_t = dict(thresholds)
+    out = pd.DataFrame({"subgroup": ["All rows", *single.names],
+                        "threshold": [np.nan, *[own_t.get(n, np.nan) for n in single.names]]})
+    sides = {"single": single, "own": own}
+    rates = {side: counts.table() for side, counts in sides.items()}
+    for metric in metrics:
+        for side, counts in sides.items():
+            overall = counts.comparison(text.RATE_TO_METRIC[metric], reference="overall")["reference_value"].iloc[0]
+            out[f"{metric}_{side}"] = np.concatenate([[float(overall)], rates[side][metric].to_numpy(np.float64)])
+    for side, counts in sides.items():
+        out[f"accuracy_{side}"] = fc.performance_table(counts)["accuracy"].to_numpy()
+    disparities = {m: tuple(float(c.disparity(text.RATE_TO_METRIC[m], distance_measure=distance, reduction=reduction,
+                                              reference=reference, include_small=include_small).value)
+                            for c in (single, own)) for m in metrics}
+    return out, disparities

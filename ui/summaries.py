@@ -147,7 +147,7 @@ def rate_section(token: str, mapping_key: str, counts: fc.ConfusionCounts, *, so
     verdicts += [fc.evaluate_result(rule, disparity(rule.metric, rule.distance_measure, "max")) for rule in rules]
     predictions = ("the predicted label column" if threshold is None
                    else f"{text.md(source)} >= {threshold:g}")
-    ref = text.REFERENCE_LABELS.get(reference, f"subgroup {text.md(reference)}")
+    ref = text.reference_text(reference)
     settings = (f"predictions from {predictions}, rates {', '.join(text.RATE_LABELS[m] for m in metrics)}, "
                 f"against the {ref}, distance {text.DISTANCE_LABELS[distance]}, {_interval_words(intervals)}")
     return Section("Rate disparities", "pages/rate_disparities.py", findings, tuple(verdicts), settings,
@@ -175,7 +175,7 @@ def calibration_section(token: str, mapping_key: str, scored: fc.ScoredData, sco
                                         distance, reduction, reference, include_small, intervals.ci,
                                         intervals.n_boot, intervals.adjust, counts)
     findings = tuple(f.sentence for f in fc.disparity_findings(result.disparity, "expected calibration error"))
-    ref = text.REFERENCE_LABELS.get(reference, f"subgroup {text.md(reference)}")
+    ref = text.reference_text(reference)
     settings = (f"score {text.md(score)}, {int(n_bins)} {strategy} bins, against the {ref}, distance "
                 f"{text.DISTANCE_LABELS[distance]}, {_interval_words(intervals)}")
     return Section(title, page, findings, () if result.verdict is None else (result.verdict,), settings,
@@ -200,7 +200,7 @@ def dataset_section(token: str, mapping_key: str, scored: fc.ScoredData, *, dist
     findings = tuple(f.sentence for f in fc.disparity_findings(parity, "base rate", percent=True))
     rule = (fc.Rule.ratio_within("dataset_statistical_parity") if distance == "ratio" else
             fc.Rule(metric="dataset_statistical_parity", distance_measure="diff", bound=float(max_difference)))
-    ref = text.REFERENCE_LABELS.get(reference, f"subgroup {text.md(reference)}")
+    ref = text.reference_text(reference)
     settings = (f"labels only, against the {ref}, distance {text.DISTANCE_LABELS[distance]}, "
                 f"{_interval_words(intervals)}")
     return Section("Dataset metrics", "pages/dataset_metrics.py", findings,

@@ -367,10 +367,24 @@ COLUMN_LABELS = {
     "numerator": "Numerator", "denominator": "Denominator", "reference_numerator": "Reference numerator",
     "reference_denominator": "Reference denominator", "small_reason": "Why small", "p_value": "p-value",
     "excludes_parity": "Interval excludes parity", "n_boot_undefined": "Undefined resamples",
+    "accuracy": "Accuracy", "f1": "F1",
 }
 DECIMAL_COLUMNS = {*RATE_LABELS, "subgroup_auc", "bpsn_auc", "bnsp_auc", "subgroup_value", "reference_value",
                    "disparity", "tpr_disparity", "fpr_disparity", "ece", "mce", "brier_score", "score", "recall",
-                   "precision", "fscore", "value", "base_rate", "smoothed_positive_rate", "smoothed_negative_rate"}
+                   "precision", "fscore", "value", "base_rate", "smoothed_positive_rate", "smoothed_negative_rate",
+                   "accuracy", "f1"}
+
+
+def reference_mode(reference) -> str:
+    """'rest', 'overall' or 'pairwise' for those keywords (plain strings); 'named' for a subgroup, which
+    the pages pass as ``fc.named_reference(name)`` so that a subgroup called "rest" is never the keyword."""
+    return reference if type(reference) is str and reference in ("rest", "overall", "pairwise") else "named"
+
+
+def reference_text(reference) -> str:
+    """The reference in words (Markdown-safe): 'rest of the population', ..., or 'subgroup <name>'."""
+    mode = reference_mode(reference)
+    return REFERENCE_LABELS[mode] if mode != "named" else f"subgroup {md(str(reference))}"
 
 
 def column_config(columns) -> dict:
@@ -390,6 +404,12 @@ def column_config(columns) -> dict:
             config[col] = st.column_config.NumberColumn(label, format="%.4g")
         elif col == "share":
             config[col] = st.column_config.NumberColumn(label, format="percent")
+        elif col in WIDE_TEXT_COLUMNS:  # explanations (of an ∞ or an undefined value) read in full, not cut
+            config[col] = st.column_config.TextColumn(label, width="large")
         else:
             config[col] = label
     return config
+
+
+# Text columns that explain a value: drawn wide so that a note is not cut to "one valu…".
+WIDE_TEXT_COLUMNS = ("note", "small_reason", "reason")

@@ -144,6 +144,17 @@ def test_named_reference_defaults_to_the_largest_subgroup(app):
         assert set(comparisons["reference"]) == {"Male"}
 
 
+def test_classwise_difference_defaults_to_the_two_largest_subgroups(app):
+    use_sex_and_ethnicity(app)
+    sizes = (("sex=" + CREDIT["sex"] + ", ethnicity=" + CREDIT["ethnicity"]).value_counts())
+    largest = list(sizes.index[:2])
+    assert largest != sorted(sizes.index)[:2]  # not the first two by name
+    app.switch_page("pages/classwise.py").run()
+    widget(app, "selectbox", "Across subgroups").set_value("difference").run()
+    assert not app.exception
+    assert [widget(app, "selectbox", label).value for label in ("First subgroup", "Second subgroup")] == largest
+
+
 def small_tile_help(app) -> str:
     return next(m for m in app.metric if m.label.startswith("False positive rate disparity")).proto.help
 

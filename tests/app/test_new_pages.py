@@ -46,7 +46,7 @@ def test_rate_page_shows_theil_and_ratio_scores_that_match_pandas(app):
     terms = np.where(b > 0, (b / mu) * np.log(np.where(b > 0, b, 1) / mu), 0.0)
     assert shown["Individual Theil index"] == num(terms.mean())
     figs = figures(app)
-    assert len(figs) == 2
+    assert len(figs) == 4  # rates, ratio scores, and the threshold explorer's two default rates
     line = [s for s in figs[1]["layout"]["shapes"] if s.get("x0") == 0.8]
     assert line, "the 80 % rule line is drawn"
 

@@ -54,7 +54,8 @@ def app_url():
     port = _free_port()
     log_path = ARTIFACTS / "streamlit-server.log"
     command = [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
-               "--server.port", str(port), "--browser.gatherUsageStats", "false"]
+               "--server.port", str(port), "--browser.gatherUsageStats", "false",
+               "--server.fileWatcherType", "none"]  # an edited file never leaves a test waiting on a rerun
     with open(log_path, "wb") as log:
         process = subprocess.Popen(command, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT,
                                    stdin=subprocess.DEVNULL)

@@ -41,7 +41,7 @@ def fresh_server():
     with open(log_path, "wb") as log:
         process = subprocess.Popen(
             [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true", "--server.port",
-             str(port), "--browser.gatherUsageStats", "false"],
+             str(port), "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none"],
             cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
     base = f"http://127.0.0.1:{port}"
     try:
@@ -144,9 +144,13 @@ def test_load_change_switch_and_reload(compas_csv, app_page, app_url, screenshot
     expect(page.locator("input[type=file]")).to_be_attached()
     expect(page.get_by_role("button", name="Keep compas-scores-two-years.csv")).to_be_visible()
 
-    # a reload is a new session: the same page, on the default sample, named by the context line
+    # a reload is a new session: the URL's settings ask for their data file (ui.review); without it, the same
+    # page on the default sample, named by the context line
     go_to(page, "Rate disparities")
     page.reload()
+    expect(page.get_by_role("heading", name="Reopen a saved review", level=1)).to_be_visible(timeout=30_000)
+    settle(page)
+    page.get_by_role("button", name="Continue without it").click()
     assert_page(page, "Rate disparities")
     wait_for_plot(page)
     expect(context_line(page)).to_contain_text(SAMPLE)

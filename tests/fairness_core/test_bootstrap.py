@@ -256,3 +256,13 @@ def test_power_mean_defects_of_the_literal_formula():
     assert fc.power_mean([0.4, 0.9], 1e-15) == pytest.approx(0.6, abs=1e-12)  # geometric mean
     assert fc.power_mean([0.4, 0.9], -np.inf) == 0.4 and fc.power_mean([0.4, 0.9], np.inf) == 0.9
     np.testing.assert_allclose(power_means(np.array([[0.5, 1.0], [0.2, 0.3]]), 1), [0.75, 0.25])
+
+
+def test_pattern_sums_of_the_auc_bootstrap_equal_the_einsum_exactly():
+    from fairness_core._auc_boot import _over_patterns
+
+    rng = np.random.default_rng(9)
+    counts = rng.integers(0, 1000, size=(3, 40, 16, 2)).astype(np.float64)
+    masks = rng.random((40, 7)) < 0.3
+    expected = np.einsum("...pls,pk->...kls", counts, masks.astype(np.float64))
+    np.testing.assert_array_equal(_over_patterns(counts, masks.astype(np.float64)), expected)

@@ -71,8 +71,17 @@ def test_json_round_trips_to_1e_12(compas_review):
 def test_config_round_trip_and_clear_errors():
     mapping = fc.ColumnMapping(label="y", positive_label="yes", scores=("a", "b"), protected=("race", "sex"))
     config = fc.ReviewConfig(mapping=mapping, slice=fc.Slice((fc.Condition("age", low=20, high=50),)),
-                             thresholds=(("a", 0.3), ("b", 0.6)), rate_metrics=("selection_rate",), ci=None)
+                             thresholds=(("a", 0.3), ("b", 0.6)), rate_metrics=("selection_rate",), ci=None,
+                             view={"subgroups:order": "name", "rates:shown": ("a", "b"), "auc:full_range": True})
     assert fc.ReviewConfig.from_json(config.to_json()) == config
+    # the view is kept and written, never an option: JSON values, lists for tuples
+    assert config.view == (("subgroups:order", "name"), ("rates:shown", ["a", "b"]), ("auc:full_range", True))
+    assert config.to_dict()["view"] == {"subgroups:order": "name", "rates:shown": ["a", "b"], "auc:full_range": True}
+    assert "view" not in config.options() and fc.ReviewConfig(mapping=mapping).to_dict()["view"] == {}
+    with pytest.raises(ValueError, match="'view' must be an object"):
+        fc.ReviewConfig.from_dict(config.to_dict() | {"view": [1]})
+    with pytest.raises(ValueError, match="not valid"):
+        fc.ReviewConfig.from_dict(config.to_dict() | {"view": {"x": float("nan")}})
     with pytest.raises(ValueError, match=r"unknown keys \['options.colour'\]"):
         fc.ReviewConfig.from_dict(config.to_dict() | {"options": {"colour": 1}})
     with pytest.raises(ValueError, match="not JSON"):
@@ -131,3 +140,17 @@ def test_cli_help_documents_every_flag():
     for flag in ("--label", "--positive", "--score", "--predicted", "--protected", "--identity", "--threshold",
                  "--config", "--strict", "--out", "--no-intervals", "--min-size", "exit status", "examples"):
         assert flag in done.stdout, flag
+
+
+def test_a_named_reference_round_trips_as_a_subgroup_never_a_keyword():
+    mapping = fc.ColumnMapping(label="y", positive_label=1, scores=("s",), protected=("g",))
+    config = fc.ReviewConfig(mapping=mapping, rate_reference=fc.named_reference("rest"), cal_reference="rest")
+    data = json.loads(config.to_json())
+    assert data["options"]["rate_reference"] == {"subgroup": "rest"} and data["options"]["cal_reference"] == "rest"
+    back = fc.ReviewConfig.from_json(config.to_json())
+    assert isinstance(back.rate_reference, fc.NamedReference) and not isinstance(back.cal_reference, fc.NamedReference)
+    rng = np.random.default_rng(0)
+    frame = pd.DataFrame({"y": rng.integers(0, 2, 900), "s": rng.random(900), "g": rng.choice(["rest", "b", "c"], 900)})
+    review = fc.build_review(frame, back)
+    table = review.models[0].rates["false_positive_rate"].table
+    assert set(table["reference"]) == {"rest"} and "rest" not in set(table["subgroup"])

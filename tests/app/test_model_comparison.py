@@ -1,0 +1,285 @@
+"""AppTest: model comparison (issue 9, item 1). With two score columns mapped, each page's "Compare models"
+section shows every model side by side, each at its own threshold: the numbers equal fairness_core's for each
+model and the single-model page's when that model is picked under Model; only what a control changes is
+recomputed. Acceptance: TOXICITY@1 against TOXICITY@6 on the Jigsaw madlibs with 51 identity columns."""
+
+import base64
+from collections import Counter
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import fairness_core as fc
+from tests.app.helpers import figures, metrics, scored_table, csv_bytes, tile, widget
+from tests.app.test_intervals_ui import unescape
+from ui import compare, text
+
+AUC_PAGE, RATE_PAGE = "pages/subgroup_aucs.py", "pages/rate_disparities.py"
+CAL_PAGE, OVERVIEW = "pages/calibration.py", "pages/overview.py"
+MODELS = ["TOXICITY@1", "TOXICITY@6"]
+
+
+def upload(app, name: str, data: bytes) -> None:
+    widget(app, "radio", "Source").set_value("upload").run()
+    app.file_uploader[0].set_value((name, data, "text/csv")).run()
+    assert not app.exception
+
+
+@pytest.fixture
+def madlibs(app, madlibs_csv):
+    """The app with the madlibs uploaded and mapped on the Data page (label toxicity / toxic, both scores, every
+    identity column as the first guess offers them); returns (app, frame, independent ScoredData)."""
+    upload(app, madlibs_csv.name, madlibs_csv.read_bytes())
+    frame = pd.read_csv(madlibs_csv)
+    identities = [c for c in frame.columns if c not in ("template", "toxicity", *MODELS)]
+    widget(app, "selectbox", "Label column").set_value("toxicity").run()
+    widget(app, "selectbox", "Positive label").set_value("toxic").run()
+    widget(app, "multiselect", "Score column").set_value(MODELS).run()
+    widget(app, "multiselect", "Identity columns").set_value(identities).run()
+    assert not app.exception and not app.error
+    assert metrics(app)["Rows used"] == "30,240"
+    mapping = fc.ColumnMapping(label="toxicity", positive_label="toxic", scores=tuple(MODELS),
+                               indicators=tuple(identities))
+    return app, frame, fc.ScoredData.from_frame(frame, mapping)
+
+
+def table_with(app, *columns) -> pd.DataFrame:
+    """The one dataframe on the page that has every column of `columns`."""
+    found = [df.value for df in app.dataframe if set(columns) <= set(df.value.columns)]
+    assert len(found) == 1, [list(df.value.columns) for df in app.dataframe]
+    return found[0]
+
+
+def side_by_side(app) -> pd.DataFrame:
+    """The models side by side (index: quantity, a column per model)."""
+    found = [df.value for df in app.dataframe if df.value.index.name == "Quantity"]
+    assert len(found) == 1
+    return found[0]
+
+
+def pick_model(app, model: str) -> None:
+    widget(app, "selectbox", "Model").set_value(model).run()
+    assert not app.exception
+
+
+def compare_on(app) -> None:
+    widget(app, "toggle", "Compare models").set_value(True).run()
+    assert not app.exception and not app.error
+
+
+def array(value) -> np.ndarray:
+    """A Plotly figure's array as JSON holds it: a list, or a typed array {"dtype", "bdata" (base64), "shape"}."""
+    if isinstance(value, dict):
+        raw = np.frombuffer(base64.b64decode(value["bdata"]), dtype=value["dtype"])
+        return raw.reshape([int(n) for n in str(value.get("shape", len(raw))).split(",")])
+    return np.array(value, dtype=float)
+
+
+def same(a, b) -> None:
+    np.testing.assert_allclose(np.asarray(a, dtype=float), np.asarray(b, dtype=float), rtol=0, atol=1e-12)
+
+
+def test_auc_heatmaps_and_table_on_madlibs(madlibs):
+    app, frame, sd = madlibs
+    app.switch_page(AUC_PAGE).run()
+    widget(app, "checkbox", "Show intervals").set_value(False).run()  # point estimates: the AUCs alone
+    compare_on(app)
+    single = {}
+    for model in reversed(MODELS):  # each model's own page: its AUC table and tiles
+        pick_model(app, model)
+        single[model] = (app.dataframe[0].value.set_index("subgroup"), metrics(app))
+        order = list(app.dataframe[0].value["subgroup"])  # the page's order (worst first by the picked model)
+    heatmaps = [f for f in figures(app) if f["data"][0]["type"] == "heatmap"]
+    assert len(heatmaps) == 3
+    for fig, column in zip(heatmaps, compare.AUC_TYPES):
+        trace = fig["data"][0]
+        assert trace["x"] == MODELS and trace["y"] == order  # both models; subgroups in the page's order
+        z = array(trace["z"])
+        for j, model in enumerate(MODELS):
+            expected = fc.bias_auc_table(sd.y_true, sd.scores[model], sd.subgroups).set_index("subgroup")
+            same(z[:, j], expected.loc[order, column])           # fairness_core's AUC table of that model
+            same(z[:, j], single[model][0].loc[order, column])   # = the page's table when the model is picked
+    summary = table_with(app, "model", "bias_auc_score").set_index("model")
+    assert list(summary.index) == MODELS
+    for model in MODELS:
+        tiles = single[model][1]
+        result = fc.summarize_bias_auc(fc.bias_auc_table(sd.y_true, sd.scores[model], sd.subgroups), p=-5.0,
+                                       overall_weight=0.25)
+        same(summary.loc[model, ["overall_auc", "subgroup_power_mean", "bpsn_power_mean", "bnsp_power_mean",
+                                 "bias_auc_score"]],
+             [result.overall_auc, result.subgroup_power_mean, result.bpsn_power_mean, result.bnsp_power_mean,
+              result.value])
+        assert tiles["Bias AUC score"] == text.num(summary.loc[model, "bias_auc_score"])
+        assert tiles["Power mean: BPSN"] == text.num(summary.loc[model, "bpsn_power_mean"])
+    # the page's p changes the power means of every model
+    widget(app, "number_input", "Power mean p").set_value(1.0).run()
+    summary = table_with(app, "model", "bias_auc_score").set_index("model")
+    for model in MODELS:
+        table = fc.bias_auc_table(sd.y_true, sd.scores[model], sd.subgroups)
+        same(summary.loc[model, "subgroup_power_mean"], fc.summarize_bias_auc(table, p=1.0).subgroup_power_mean)
+
+
+def test_rate_comparison_each_model_at_its_own_threshold(madlibs):
+    app, frame, sd = madlibs
+    app.switch_page(RATE_PAGE).run()
+    compare_on(app)
+    pick_model(app, "TOXICITY@6")
+    widget(app, "number_input", "Decision threshold").set_value(0.3).run()
+    tiles6 = {label: tile(app, label)[0] for label in ("False positive rate disparity (max)",
+                                                        "False negative rate disparity (max)", "Equalized odds (max)")}
+    pick_model(app, "TOXICITY@1")
+    # changing the model never changes another model's threshold: TOXICITY@1 keeps its default
+    assert widget(app, "number_input", "Decision threshold").value == 0.5
+    tiles1 = {label: tile(app, label)[0] for label in tiles6}
+    side = side_by_side(app)
+    assert list(side.columns) == MODELS
+    assert list(side.loc["Decision threshold"]) == [">= 0.5", ">= 0.3"]
+    for label in tiles6:  # each model's column = its own page's tile (value [interval])
+        assert side.loc[label, "TOXICITY@1"].split(" [")[0] == tiles1[label]
+        assert side.loc[label, "TOXICITY@6"].split(" [")[0] == tiles6[label]
+    p1 = tile(app, "p% score (min)")[0]
+    assert side.loc["p% score (min)", "TOXICITY@1"].split(" [")[0] == p1
+    assert any(row.startswith("Rule: ") for row in side.index)
+    assert side.loc["Rule: Four-fifths rule: p% score >= 0.8", "TOXICITY@1"].split(":")[0] in (
+        "Pass", "Fail", "Inconclusive", "Undefined")
+
+    # differences from the baseline (default: the first score), paired intervals
+    thresholds = {"TOXICITY@1": 0.5, "TOXICITY@6": 0.3}
+    predictions = {m: sd.scores[m] >= t for m, t in thresholds.items()}
+    quantities = ["false_positive_rate", "false_negative_rate", "equalized_odds", "p_percent_score",
+                  "equal_opportunity_score"]
+    for baseline in MODELS:
+        widget(app, "selectbox", "Baseline model").set_value(baseline).run()
+        assert not app.exception
+        shown = table_with(app, "model", "quantity", "difference")
+        other = next(m for m in MODELS if m != baseline)
+        assert list(shown["model"]) == [other] * len(quantities)
+        expected = fc.compare_models(sd.y_true, predictions, sd.subgroups, baseline=baseline, quantities=quantities,
+                                     ci=0.95, n_boot=1000, random_state=0)
+        expected = expected[expected["model"] == other].reset_index(drop=True)
+        for column in ("value", "baseline_value", "difference", "difference_ci_low", "difference_ci_high"):
+            same(shown[column], expected[column])
+        same(shown["difference"], shown["value"] - shown["baseline_value"])  # model - baseline
+        for q, row in zip(quantities, shown.itertuples()):  # the values are each model's side-by-side value
+            label = compare.quantity_label(q, "max")
+            assert row.quantity == label
+            assert side.loc[label, other].split(" [")[0] == text.num(row.value)
+            assert side.loc[label, baseline].split(" [")[0] == text.num(row.baseline_value)
+        excluding = shown[shown["excludes_zero"].fillna(False).astype(bool)]
+        sentence = next(md.value for md in app.markdown if "excludes 0" in md.value or "excludes 0" in
+                        unescape(md.value))
+        if len(excluding):
+            assert len([line for line in sentence.split("\n") if line.startswith("- ")]) == len(excluding)
+            assert all(unescape(f"{r.model} - {baseline}: {r.quantity}") in unescape(sentence)
+                       for r in excluding.itertuples())
+        else:
+            assert unescape(sentence) == f"No difference from {baseline} has an interval that excludes 0."
+
+
+def test_overview_tradeoff_one_point_per_model(madlibs):
+    app, frame, sd = madlibs
+    app.switch_page(RATE_PAGE).run()
+    pick_model(app, "TOXICITY@6")
+    widget(app, "number_input", "Decision threshold").set_value(0.3).run()
+    app.switch_page(OVERVIEW).run()
+    compare_on(app)
+    chart = [f for f in figures(app) if f["data"] and f["data"][0]["type"] == "scatter"]
+    assert len(chart) == 1
+    traces = chart[0]["data"]
+    assert [t["name"] for t in traces] == MODELS
+    points = table_with(app, "model", "accuracy", "disparity").set_index("model")
+    for trace, (model, threshold) in zip(traces, (("TOXICITY@1", 0.5), ("TOXICITY@6", 0.3))):
+        counts = fc.confusion_counts(sd.y_true, sd.scores[model] >= threshold, sd.subgroups)
+        overall = fc.performance_table(counts).iloc[0]
+        worst = max(counts.disparity(m, reduction="max").value for m in ("false_positive_rate", "false_negative_rate"))
+        same([trace["x"][0], trace["y"][0]], [overall["accuracy"], worst])
+        same(points.loc[model, ["threshold", "accuracy", "precision", "recall", "disparity"]],
+             [threshold, overall["accuracy"], overall["precision"], overall["recall"], worst])
+        same(points.loc[model, "auc"], fc.bias_auc_table(sd.y_true, sd.scores[model], sd.subgroups)
+             .attrs["overall_auc"])
+        assert trace["error_x"]["array"][0] > 0 and trace["error_y"]["array"][0] > 0  # intervals drawn
+    # the Overview's own sections are unchanged by the comparison: the same verdicts with it off and on
+    on = [md.value for md in app.markdown if md.value.startswith(":")]
+    widget(app, "toggle", "Compare models").set_value(False).run()
+    assert [md.value for md in app.markdown if md.value.startswith(":")] == on
+    assert not [f for f in figures(app) if f["data"] and f["data"][0]["type"] == "scatter"]
+
+
+def test_calibration_side_by_side_and_a_score_that_is_not_a_probability(app):
+    frame = scored_table(3000, seed=3).assign(score_c=lambda f: np.round(f["score_b"] * 10, 3))
+    upload(app, "three_scores.csv", csv_bytes(frame))
+    widget(app, "selectbox", "Label column").set_value("label").run()
+    widget(app, "multiselect", "Score column").set_value(["score_a", "score_b", "score_c"]).run()
+    widget(app, "multiselect", "Protected attributes").set_value(["race"]).run()
+    assert not app.exception and not app.error
+    app.switch_page(CAL_PAGE).run()
+    compare_on(app)
+    tiles = {}
+    for model in ("score_b", "score_a"):
+        pick_model(app, model)
+        tiles[model] = tile(app, "ECE disparity (max)")[0]
+    side = side_by_side(app)
+    assert list(side.columns) == ["score_a", "score_b", "score_c"]
+    groups = fc.Subgroups.from_attributes(frame, ["race"], min_size=30)
+    for model in ("score_a", "score_b"):
+        result = fc.calibration_counts(frame["label"], frame[model], groups).disparity(threshold=0.1, ci=0.95,
+                                                                                      random_state=0)
+        assert side.loc["ECE disparity (max)", model] == compare.cell(result.value, result.disparity.ci_low,
+                                                                       result.disparity.ci_high)
+        assert side.loc["ECE disparity (max)", model].split(" [")[0] == tiles[model]
+        assert side.loc["Verdict", model] == compare.verdict_cell(result.verdict)
+    assert side.loc["ECE disparity (max)", "score_c"].startswith("not assessed: ranges from")
+    assert "not a probability" in side.loc["ECE disparity (max)", "score_c"]
+
+
+def test_no_comparison_with_one_score(app):
+    widget(app, "multiselect", "Score column").set_value(["score_logistic"]).run()
+    for page in (AUC_PAGE, RATE_PAGE, CAL_PAGE, OVERVIEW):
+        app.switch_page(page).run()
+        assert not app.exception
+        assert not [t for t in app.toggle if t.label == "Compare models"]
+        assert "Compare models" not in [h.value for h in app.subheader]
+
+
+@pytest.fixture
+def calls(monkeypatch):
+    """Counts of the calls that read rows or compare models."""
+    seen = Counter()
+    for name in ("confusion_counts", "threshold_counts", "bias_auc_table", "calibration_counts", "compare_models",
+                 "performance_table"):
+        function = getattr(fc, name)
+
+        def counting(*args, _name=name, _function=function, **kwargs):
+            seen[_name] += 1
+            return _function(*args, **kwargs)
+
+        monkeypatch.setattr(fc, name, counting)
+    return seen
+
+
+def test_controls_recompute_only_what_they_change(app, calls):
+    """On the credit sample (two scores): a baseline or model change, and a page switch, reuse every count."""
+    app.switch_page(RATE_PAGE).run()
+    compare_on(app)
+    assert calls["compare_models"] == 1 and calls["threshold_counts"] == 2  # each score sorted once
+    calls.clear()
+    widget(app, "selectbox", "Baseline model").set_value("score_boosting").run()
+    assert dict(calls) == {"compare_models": 1}  # only the differences
+    calls.clear()
+    pick_model(app, "score_boosting")  # the picked model's disparities were computed for the comparison
+    widget(app, "selectbox", "Baseline model").set_value("score_logistic").run()
+    assert not (calls.keys() & {"compare_models", "threshold_counts", "confusion_counts", "bias_auc_table"})
+    widget(app, "number_input", "Decision threshold").set_value(0.6).run()
+    assert calls["compare_models"] == 1 and not calls["threshold_counts"] and not calls["confusion_counts"]
+    app.switch_page(OVERVIEW).run()
+    assert not calls["threshold_counts"] and calls["compare_models"] == 1  # the Overview compares no baseline
+    calls.clear()
+    app.switch_page(AUC_PAGE).run()
+    # the picked model's AUC table with intervals was counted for the Overview's own section: only the other's
+    assert calls["bias_auc_table"] == 1
+    calls.clear()
+    widget(app, "number_input", "Power mean p").set_value(1.0).run()
+    widget(app, "slider", "Overall AUC weight").set_value(0.5).run()
+    app.switch_page(OVERVIEW).run()
+    assert not calls  # p and the weight reuse the AUC tables; the Overview its own results

@@ -1,0 +1,129 @@
+"""The review's record in Chromium: the app's HTML report opens offline with its charts and the app's numbers, and
+its embedded configuration restores the same view; a reloaded page asks for its data file and reopens its options."""
+
+from __future__ import annotations
+
+import re
+
+import pandas as pd
+import pytest
+from playwright.sync_api import expect
+
+from tests.app.helpers import start, widget
+from tests.app.review_helpers import Downloads, fpr_table, map_compas, prepare, restore, sha256, upload
+from tests.browser.test_app_browser import (PLOT, assert_no_exception, choose, choose_exactly, combobox, go_to,
+                                            open_app, screenshot, settle)
+from tests.browser.conftest import ConsoleLog
+from tests.browser.test_navigation_browser import _SUBPAGE_PROBE
+
+pytestmark = pytest.mark.browser
+
+# The rows of the report's table under the heading that starts with `title`, as {column: text}.
+REPORT_TABLE = """title => {
+  const heading = [...document.querySelectorAll('h3')].find(h => h.textContent.startsWith(title));
+  const table = heading.nextElementSibling.querySelector('table');
+  const columns = [...table.querySelectorAll('thead th')].map(th => th.textContent.trim());
+  return [...table.querySelectorAll('tbody tr')].map(tr => Object.fromEntries(
+    [...tr.querySelectorAll('td')].map((td, i) => [columns[i], td.textContent.trim()])));
+}"""
+
+
+def test_report_offline_numbers_and_restore(browser, compas_csv, monkeypatch, tmp_path, screenshot_dir):
+    # The app's export: COMPAS, threshold 5, the rates against the whole population.
+    downloads = Downloads(monkeypatch)
+    app = start()
+    map_compas(app, compas_csv)
+    app.switch_page("pages/rate_disparities.py").run()
+    widget(app, "number_input", "Decision threshold").set_value(5.0).run()
+    widget(app, "selectbox", "Reference").set_value("overall").run()
+    shown = fpr_table(app)
+    assert round(shown.set_index("subgroup").loc["African-American", "subgroup_value"], 4) == 0.4485
+    prepare(app)
+    report = tmp_path / "review.html"
+    report.write_bytes(downloads.ending("review.html"))
+
+    # The report in Chromium with the network off: charts drawn, no console error, the app's numbers.
+    context = browser.new_context(viewport={"width": 1400, "height": 1000}, offline=True)
+    try:
+        page = context.new_page()
+        console = ConsoleLog()
+        page.on("console", console.on_console)
+        page.on("pageerror", console.on_pageerror)
+        page.goto(report.as_uri())
+        expect(page.locator(PLOT).first.locator(".main-svg").first).to_be_attached(timeout=20_000)
+        assert page.locator(PLOT).count() >= 3  # AUCs, rates, p% and equal opportunity scores
+        expect(page.get_by_role("heading", level=1)).to_have_text(f"Fairness review: {compas_csv.name}")
+        expect(page.get_by_text(sha256(compas_csv), exact=True)).to_be_visible()
+        rows = page.evaluate(REPORT_TABLE, "False positive rate disparity")
+        in_report = {r["subgroup"]: float(r["subgroup_value"]) for r in rows}
+        assert round(in_report["African-American"], 4) == 0.4485
+        for subgroup, value in zip(shown["subgroup"], shown["subgroup_value"]):
+            assert in_report[subgroup] == pytest.approx(value, rel=1e-5)  # the report writes 6 digits
+        reference = {r["subgroup"]: float(r["reference_value"]) for r in rows}
+        overall = shown["reference_value"].iloc[0]  # one reference, the whole population
+        assert list(reference.values()) == pytest.approx([overall] * len(reference), rel=1e-5)
+        saved = page.locator("#review-config").text_content()
+        page.screenshot(path=str(screenshot_dir / "review_report.png"))
+        page.locator(PLOT).nth(1).scroll_into_view_if_needed()  # the rates chart
+        page.wait_for_timeout(300)
+        page.screenshot(path=str(screenshot_dir / "review_report_chart.png"))
+        console.assert_clean()
+    finally:
+        context.close()
+
+    # The embedded configuration restores the same view in the app, from the report file itself.
+    fresh = start()
+    upload(fresh, compas_csv.name, compas_csv.read_bytes())
+    restore(fresh, "review.html", report.read_bytes(), "text/html")
+    assert not fresh.exception and not fresh.error
+    assert '"threshold' in saved and '"decile_score": 5.0' in saved
+    assert widget(fresh, "multiselect", "Score column").value == ["decile_score"]
+    pd.testing.assert_frame_equal(fpr_table(fresh), shown)
+    assert widget(fresh, "number_input", "Decision threshold").value == 5.0
+    assert widget(fresh, "selectbox", "Reference").value == "overall"
+
+
+def test_reload_asks_for_the_file_and_keeps_the_options(app_page, app_url, compas_csv, screenshot_dir):
+    page, console = app_page
+    open_app(page, app_url)
+    page.get_by_test_id("stRadio").filter(has_text="Source").get_by_text("Upload a file", exact=True).click()
+    page.locator("input[type=file]").set_input_files(compas_csv)
+    expect(page.get_by_text(re.compile(r"compas-scores-two-years\.csv: 7,214 rows"))).to_be_visible(timeout=30_000)
+    settle(page)
+    choose(page, "Label column", "two_year_recid")
+    choose(page, "Positive label", "1")
+    choose_exactly(page, "Score column", ["decile_score"])
+    choose_exactly(page, "Protected attributes", ["race"])
+
+    go_to(page, "Rate disparities")
+    threshold = page.get_by_label("Decision threshold", exact=True)
+    threshold.fill("6")
+    threshold.press("Enter")
+    settle(page)
+    choose(page, "Reference", "whole population")
+    page.wait_for_function("() => new URLSearchParams(location.search).has('review')")
+    assert "/rate-disparities?review=" in page.url and len(page.url) < 1000
+
+    page.reload()
+    expect(page.get_by_role("heading", name="Reopen a saved review", level=1)).to_be_visible(timeout=30_000)
+    prompt = page.get_by_test_id("stAlertContentInfo")
+    expect(prompt).to_contain_text(compas_csv.name)
+    expect(prompt).to_contain_text(sha256(compas_csv))
+    sidebar = page.get_by_test_id("stSidebar")  # the pages' links only: no sample behind the question
+    expect(sidebar.get_by_text("Sample: credit decisions")).to_have_count(0)
+    expect(sidebar.get_by_text("Dataset", exact=True)).to_have_count(0)
+    settle(page)
+    assert_no_exception(page)
+    screenshot(page, screenshot_dir / "review_reopen_link.png")
+
+    page.locator("input[type=file]").set_input_files(compas_csv)
+    expect(page.get_by_role("heading", name="Rate disparities", level=1)).to_be_visible(timeout=30_000)
+    settle(page)
+    expect(page.get_by_label("Decision threshold", exact=True)).to_have_value("6")
+    expect(combobox(page, "Reference")).to_have_value("whole population")
+    expect(page.get_by_text(re.compile(r"predicted positive = decile_score (>=|≥) 6\."))).to_be_visible()
+    assert_no_exception(page)
+    page.locator(PLOT).first.wait_for()
+    screenshot(page, screenshot_dir / "review_reopened.png")
+    console.errors[:] = [e for e in console.errors if not _SUBPAGE_PROBE.search(e)]  # the reload's deep link
+    console.assert_clean()

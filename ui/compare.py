@@ -1,0 +1,395 @@
+"""Model comparison: every mapped score column side by side, each at its own decision threshold (issue 9, item 1).
+
+One function per page draws that page's "Compare models" section, below a toggle shown only when at
+least two score columns are mapped (one toggle, kept across pages). Every number comes from the
+memoized computations of :mod:`ui.data` and :mod:`ui.summaries`, called per score column with the
+page's own settings, so a model's column here shows what its page shows when that model is picked
+under Model; the tables assembled from them are memoized too (keys: token, mapping key, the models'
+thresholds and the options). Each model's threshold is its kept ``threshold:<score>`` value (the
+Rate disparities page sets it while that model is picked), default :func:`fairness_core.default_threshold`.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+import fairness_core as fc
+from fairness_core import plotting
+
+from . import controls, data, progress, summaries, text
+from .memo import memo
+
+TOGGLE = "Compare models"
+BASELINE = "Baseline model"
+ON_KEY = "compare:on"
+HELP = ("Show every mapped score column side by side, each at its own decision threshold. The Model picker in "
+        "the sidebar still chooses the model the rest of the page analyses.")
+AUC_TYPES = {"subgroup_auc": "Subgroup AUC", "bpsn_auc": "BPSN AUC", "bnsp_auc": "BNSP AUC"}
+SCORES = {"p_percent_score": "p% score (min)", "equal_opportunity_score": "Equal opportunity score (min)"}
+# compare_models' columns as the difference table shows them.
+DIFFERENCE_COLUMNS = {"model": "Model", "quantity": "Quantity", "value": "Value", "baseline_value": "Baseline value",
+                      "difference": "Difference", "excludes_zero": "Interval excludes 0"}
+
+
+def shown(scored: fc.ScoredData) -> bool:
+    """Draw the "Compare models" toggle when two or more score columns are mapped; whether it is on.
+
+    The toggle's value is kept across pages (one key for every page), so a reviewer who turns it on
+    sees the comparison on each page. With fewer than two score columns nothing is drawn (False).
+    """
+    if len(scored.scores) < 2:
+        return False
+    return bool(controls.kept(st.toggle, TOGGLE, ON_KEY, False, help=HELP))
+
+
+def thresholds(token: str, mapping_key: str, scored: fc.ScoredData) -> tuple:
+    """``((score, threshold), ...)`` for every mapped score column, in mapping order: each one's own kept
+    decision threshold (set on the Rate disparities page while it is the Model), else its default."""
+    return tuple((score, float(controls.setting(f"threshold:{score}", default_threshold(token, mapping_key, score,
+                                                                                          values))))
+                 for score, values in scored.scores.items())
+
+
+@memo(data.SMALL)
+def default_threshold(token: str, mapping_key: str, score: str, _values) -> float:
+    """``fc.default_threshold`` of a score column (a pass over its values: once per rows and score)."""
+    return fc.default_threshold(_values)
+
+
+def cell(value: float, low: float = float("nan"), high: float = float("nan")) -> str:
+    """'0.1234 [0.1000–0.1500]': a value and its interval (when both ends are defined), as ui.text.num writes them."""
+    out = text.num(value)
+    if not (low is None or high is None or math.isnan(low) or math.isnan(high)):
+        out += f" [{text.num(low)}–{text.num(high)}]"
+    return out
+
+
+def verdict_cell(verdict) -> str:
+    """'Pass: 0.0812 [0.0511–0.1104]': a verdict's status and the value it assessed."""
+    return f"{text.STATUS_BADGES[verdict.status][0]}: {cell(verdict.value, verdict.ci_low, verdict.ci_high)}"
+
+
+def _interval_note(intervals) -> str:
+    if intervals.ci is None:
+        return "Intervals are off (sidebar, Intervals): values and verdicts rest on point estimates."
+    return (f"In brackets: {text.level_text(intervals.ci)} intervals (bootstrap with {intervals.n_boot:,} "
+            "resamples, seed 0).")
+
+
+def _frame(rows: dict, models: list) -> pd.DataFrame:
+    """Rows (label -> one text per model) as a table with the quantity as its index and a column per model."""
+    out = pd.DataFrame.from_dict(rows, orient="index", columns=models)
+    out.index.name = "Quantity"
+    return out
+
+
+# Subgroup AUCs -----------------------------------------------------------------------------------------------
+
+@memo(data.SMALL, ignore=("scored",))
+def auc_models(token: str, mapping_key: str, scored: fc.ScoredData, *, p: float, weight: float, include_small: bool,
+               intervals, min_score: float | None) -> tuple:
+    """(AUC tables by model, per-model table of the overall AUC, power means and bias AUC score) at p and
+    weight, from each model's memoized ``summaries.auc_section`` (what the page shows for that model)."""
+    sections = {score: summaries.auc_section(token, mapping_key, scored, score, p=p, weight=weight,
+                                             include_small=include_small, intervals=intervals, min_score=min_score)
+                for score in scored.scores}
+    rows = []
+    for score, section in sections.items():
+        table, result = section.extra["table"], section.extra["result"]
+        row = {"model": score, "overall_auc": result.overall_auc, "subgroup_power_mean": result.subgroup_power_mean,
+               "bpsn_power_mean": result.bpsn_power_mean, "bnsp_power_mean": result.bnsp_power_mean,
+               "bias_auc_score": result.value}
+        if intervals.ci is not None:
+            row["overall_auc_ci_low"], row["overall_auc_ci_high"] = table.attrs.get("overall_auc_ci",
+                                                                                    (np.nan, np.nan))
+            for column in AUC_TYPES:
+                low, high = (result.power_mean_ci or {}).get(column, (np.nan, np.nan))
+                row[column.replace("_auc", "_power_mean") + "_ci_low"] = low
+                row[column.replace("_auc", "_power_mean") + "_ci_high"] = high
+            row["bias_auc_score_ci_low"], row["bias_auc_score_ci_high"] = result.ci_low, result.ci_high
+        if section.verdicts:
+            row["verdict"] = text.STATUS_BADGES[section.verdicts[0].status][0]
+        rows.append(row)
+    summary = pd.DataFrame(rows)
+    ordered = ["model"] + [c for base in ("overall_auc", "subgroup_power_mean", "bpsn_power_mean", "bnsp_power_mean",
+                                          "bias_auc_score") for c in (base, base + "_ci_low", base + "_ci_high")
+                           if c in summary] + (["verdict"] if "verdict" in summary else [])
+    return {score: s.extra["table"] for score, s in sections.items()}, summary[ordered]
+
+
+AUC_SUMMARY_LABELS = {"model": "Model", "overall_auc": "Overall AUC", "subgroup_power_mean": "Power mean: subgroup",
+                      "bpsn_power_mean": "Power mean: BPSN", "bnsp_power_mean": "Power mean: BNSP",
+                      "bias_auc_score": "Bias AUC score", "verdict": "Minimum bias AUC score"}
+
+
+def _number_config(columns, labels: dict) -> dict:
+    """column_config: `labels` for headers, numbers to 4 significant digits, '<base>: CI low/high' for intervals."""
+    config = {}
+    for col in columns:
+        bound = next((b for b in ("_ci_low", "_ci_high") if col.endswith(b)), None)
+        if bound is not None:
+            base = col[: -len(bound)]
+            config[col] = st.column_config.NumberColumn(f"{labels.get(base, base)}: CI {bound[4:]}", format="%.4g")
+        elif col in ("model", "verdict", "quantity", "rate", "excludes_zero"):
+            config[col] = labels.get(col, col)
+        else:
+            config[col] = st.column_config.NumberColumn(labels.get(col, col), format="%.4g")
+    return config
+
+
+def auc_section(token: str, mapping_key: str, scored: fc.ScoredData, *, p: float, weight: float,
+                include_small: bool, intervals, min_score: float | None, order) -> None:
+    """Subgroup AUCs page: a subgroup x model heatmap per AUC type (subgroups in the page's `order`, None: the
+    table's) and a table of each model's overall AUC, power means and bias AUC score at the page's p and weight."""
+    if not shown(scored):
+        return
+    st.subheader("Compare models")
+    with progress.computing("the AUCs of every model", intervals.ci):
+        tables, summary = auc_models(token, mapping_key, scored, p=float(p), weight=float(weight),
+                                     include_small=include_small, intervals=intervals, min_score=min_score)
+    models = list(tables)
+    key = (token, mapping_key, tuple(models), intervals.ci, intervals.n_boot, tuple(order or ()))
+    for tab, (column, label) in zip(st.tabs(list(AUC_TYPES.values())), AUC_TYPES.items()):
+        with tab:
+            st.plotly_chart(data.chart("model_auc_heatmap", (*key, column), lambda column=column, label=label:
+                                       plotting.model_auc_heatmap(tables, column, order=order,
+                                                                  title=f"{label} per subgroup and model")),
+                            width="stretch")
+    st.caption("Subgroups top to bottom as in the chart above: "
+               + ("worst first by the model picked under Model." if order is not None else "in name order."))
+    st.dataframe(summary, hide_index=True, column_config=_number_config(summary.columns, AUC_SUMMARY_LABELS))
+    st.caption(f"Power means with p = {float(p):g}; bias AUC score with overall weight {float(weight):g}"
+               + (f"; intervals {text.level_text(intervals.ci)}: DeLong's for the overall AUC, a bootstrap "
+                  f"({intervals.n_boot:,} resamples, seed 0) for the power means and the score." if intervals.ci
+                  is not None else "; intervals are off.")
+               + (f" Minimum bias AUC score: {float(min_score):g}." if min_score is not None else ""))
+
+
+# Rate disparities ----------------------------------------------------------------------------------------------
+
+def quantity_label(quantity: str, reduction: str) -> str:
+    """A compare_models quantity in words: 'False positive rate disparity (max)', 'p% score (min)'."""
+    if quantity in SCORES:
+        return SCORES[quantity]
+    if quantity == "equalized_odds":
+        return f"Equalized odds ({reduction})"
+    if quantity in ("accuracy", "selection_rate"):  # over all rows (a selection-rate disparity is statistical_parity)
+        return quantity.replace("_", " ").capitalize() + " (all rows)"
+    rate = next(r for r, m in text.RATE_TO_METRIC.items() if m == quantity)
+    return f"{text.RATE_LABELS[rate]} disparity ({reduction})"
+
+
+def rate_quantities(metrics) -> tuple:
+    """The compare_models quantities of the Rate disparities page's selected rates (page keys, e.g.
+    'selection_rate'), then equalized odds and the two ratio scores, as the page shows them."""
+    return tuple(text.RATE_TO_METRIC[m] for m in metrics) + ("equalized_odds", *SCORES)
+
+
+@memo(data.SMALL, ignore=("scored",))
+def rate_models(token: str, mapping_key: str, scored: fc.ScoredData, *, thresholds: tuple, metrics: tuple,
+                distance: str, reduction: str, reference: str, include_small: bool, intervals,
+                max_difference: float) -> pd.DataFrame:
+    """Each model's reduced disparities, equalized odds, ratio scores and the page's policy verdicts, at its own
+    threshold: rows = quantity (then one per rule), columns = models, cells 'value [interval]' ('Status: value
+    [interval]' for a rule). The values are the page's memoized results for that model and threshold."""
+    level, n_boot, adjust = intervals.ci, intervals.n_boot, intervals.adjust
+    models = [score for score, _ in thresholds]
+    rows: dict = {"Decision threshold": [f">= {t:g}" for _, t in thresholds]}
+    rules: dict = {}
+    for j, (score, threshold) in enumerate(thresholds):
+        counts = data.confusion(token, mapping_key, score, threshold, scored)
+        section = summaries.rate_section(token, mapping_key, counts, source=score, threshold=threshold,
+                                         metrics=list(metrics), distance=distance, reference=reference,
+                                         include_small=include_small, intervals=intervals,
+                                         max_difference=max_difference)
+        results = {q: data.disparity(token, mapping_key, score, threshold, q, distance, reduction, reference,
+                                     include_small, level, n_boot, adjust, counts)
+                   for q in rate_quantities(metrics)[:-len(SCORES)]}
+        results |= {"p_percent_score": section.extra["p_percent"],
+                    "equal_opportunity_score": section.extra["opportunity"]}
+        for quantity, result in results.items():
+            rows.setdefault(quantity_label(quantity, reduction), [""] * len(models))[j] = cell(
+                result.value, getattr(result, "ci_low", np.nan), getattr(result, "ci_high", np.nan))
+        for verdict in section.verdicts:
+            rules.setdefault(f"Rule: {verdict.rule.label}", [""] * len(models))[j] = verdict_cell(verdict)
+    return _frame(rows | rules, models)
+
+
+@memo(data.SMALL, ignore=("scored",))
+def rate_differences(token: str, mapping_key: str, scored: fc.ScoredData, *, thresholds: tuple, baseline: str,
+                     metrics: tuple, distance: str, reduction: str, reference: str, include_small: bool,
+                     intervals) -> pd.DataFrame:
+    """compare_models of every model against `baseline` (paired bootstrap, seed 0), the baseline's own rows left
+    out and each quantity in words (``attrs``: the baseline and the level)."""
+    table = data.model_comparison(token, mapping_key, thresholds, baseline, rate_quantities(metrics), distance,
+                                  reduction, reference, include_small, intervals.ci, intervals.n_boot, scored)
+    out = table[table["model"] != baseline].reset_index(drop=True)
+    out["quantity"] = [quantity_label(q, reduction) for q in out["quantity"]]
+    out.attrs = dict(table.attrs)
+    return out
+
+
+def rate_section(token: str, mapping_key: str, scored: fc.ScoredData, *, metrics, distance: str, reduction: str,
+                 reference: str, include_small: bool, intervals, max_difference: float) -> None:
+    """Rate disparities page: each model at its own threshold with the page's rates, distance, reduction,
+    reference and policy bound; a baseline model and every other model's differences from it (paired intervals)."""
+    if not shown(scored):
+        return
+    st.subheader("Compare models")
+    models = list(scored.scores)
+    chosen = thresholds(token, mapping_key, scored)
+    options = dict(metrics=tuple(metrics), distance=distance, reduction=reduction, reference=reference,
+                   include_small=include_small, intervals=intervals)
+    with progress.computing("the disparities of every model", intervals.ci):
+        side = rate_models(token, mapping_key, scored, thresholds=chosen, max_difference=float(max_difference),
+                           **options)
+    ref_text = text.reference_text(reference)
+    st.caption("Each model at its own decision threshold (set it on this page while the model is picked under "
+               f"Model). Against the {ref_text}, distance {text.DISTANCE_LABELS[distance]}, reduction {reduction}; "
+               "the rules as under Policy above (assessed on the largest disparity). " + _interval_note(intervals))
+    st.dataframe(side, height="content")
+    baseline = controls.kept(st.selectbox, BASELINE, "compare:baseline", models[0], options=models,
+                             help="The model the others are compared with: each difference is model - baseline, "
+                                  "with a paired bootstrap interval (both models score the same rows).")
+    with progress.computing("the differences from the baseline", intervals.ci):
+        differences = rate_differences(token, mapping_key, scored, thresholds=chosen, baseline=baseline, **options)
+    st.dataframe(differences, hide_index=True, column_config=_number_config(differences.columns, DIFFERENCE_COLUMNS))
+    if intervals.ci is None:
+        st.caption("Difference: model - baseline. Intervals are off (sidebar, Intervals), so no difference can be "
+                   "said to exclude 0.")
+        return
+    st.caption(f"Difference: model - baseline, with its {text.level_text(intervals.ci)} interval from a paired "
+               f"bootstrap ({intervals.n_boot:,} resamples of the rows, stratified by subgroup, seed 0): both models "
+               "are recomputed on the same resampled rows.")
+    excluding = differences[differences["excludes_zero"].fillna(False).astype(bool)]
+    if len(excluding):
+        st.markdown("Differences whose interval excludes 0:\n" + "\n".join(
+            f"- {text.md(r.model)} - {text.md(baseline)}: {text.md(r.quantity)} {text.num(r.difference)} "
+            f"[{text.num(r.difference_ci_low)}–{text.num(r.difference_ci_high)}]" for r in excluding.itertuples()))
+    else:
+        st.markdown(f"No difference from {text.md(baseline)} has an interval that excludes 0.")
+
+
+# Calibration ---------------------------------------------------------------------------------------------------
+
+@memo(data.SMALL, ignore=("scored",))
+def calibration_models(token: str, mapping_key: str, scored: fc.ScoredData, *, n_bins: int, strategy: str,
+                       min_per_group: int, distance: str, reduction: str, reference: str, include_small: bool,
+                       threshold: float | None, intervals) -> pd.DataFrame:
+    """Each model's ECE disparity 'value [interval]' and verdict (rows) side by side (columns), from its memoized
+    ``summaries.calibration_section`` at the page's settings; a score that is not a probability says why not."""
+    models = list(scored.scores)
+    rows = {f"ECE disparity ({reduction})": [""] * len(models), "Verdict": [""] * len(models)}
+    for j, score in enumerate(models):
+        section = summaries.calibration_section(
+            token, mapping_key, scored, score, n_bins=n_bins, strategy=strategy, min_per_group=min_per_group,
+            distance=distance, reduction=reduction, reference=reference, include_small=include_small,
+            threshold=threshold, intervals=intervals)
+        if "result" not in section.extra:
+            values = scored.scores[score]
+            rows[f"ECE disparity ({reduction})"][j] = (f"not assessed: ranges from {values.min():g} to "
+                                                       f"{values.max():g}, not a probability")
+            rows["Verdict"][j] = "not assessed"
+            continue
+        result = section.extra["result"]
+        rows[f"ECE disparity ({reduction})"][j] = cell(result.value, result.disparity.ci_low, result.disparity.ci_high)
+        rows["Verdict"][j] = verdict_cell(result.verdict) if result.verdict is not None else "no rule (ratio without a bound)"
+    return _frame(rows, models)
+
+
+def calibration_section(token: str, mapping_key: str, scored: fc.ScoredData, *, n_bins: int, strategy: str,
+                        min_per_group: int, distance: str, reduction: str, reference: str, include_small: bool,
+                        threshold: float | None, intervals) -> None:
+    """Calibration page: every model's ECE disparity and verdict side by side, at the page's settings (scores
+    that are not probabilities are named, with their range, and not assessed)."""
+    if not shown(scored):
+        return
+    st.subheader("Compare models")
+    with progress.computing("the calibration of every model", intervals.ci):
+        side = calibration_models(token, mapping_key, scored, n_bins=int(n_bins), strategy=strategy,
+                                  min_per_group=int(min_per_group), distance=distance, reduction=reduction,
+                                  reference=reference, include_small=include_small, threshold=threshold,
+                                  intervals=intervals)
+    st.dataframe(side)
+    ref_text = text.reference_text(reference)
+    st.caption(f"ECE of each subgroup against the {ref_text}, distance {text.DISTANCE_LABELS[distance]}, "
+               f"{int(n_bins)} {strategy} bins, as above; calibration needs no threshold. Only scores in [0, 1] "
+               "are probabilities whose calibration can be assessed. " + _interval_note(intervals))
+
+
+# Overview ------------------------------------------------------------------------------------------------------
+
+@memo(data.SMALL, ignore=("scored",))
+def overview_models(token: str, mapping_key: str, scored: fc.ScoredData, *, thresholds: tuple, metrics: tuple,
+                    distance: str, reduction: str, reference: str, include_small: bool, intervals) -> pd.DataFrame:
+    """One row per model at its own threshold: overall AUC, the "All rows" accuracy, precision and recall of
+    ``fc.performance_table`` (with Wilson intervals), and its worst disparity: the largest over the Rate
+    disparities page's `metrics` of the reduced disparity (with that result's interval) and the rate it is of."""
+    level, n_boot, adjust = intervals.ci, intervals.n_boot, intervals.adjust
+    rows = []
+    for score, threshold in thresholds:
+        counts = data.confusion(token, mapping_key, score, threshold, scored)
+        overall = data.performance(token, mapping_key, score, threshold, level, n_boot, counts).iloc[0]
+        row = {"model": score, "threshold": threshold,
+               "auc": float(data.auc_table(token, mapping_key, score, scored).attrs["overall_auc"])}
+        for name in ("accuracy", "precision", "recall"):
+            row[name] = float(overall[name])
+            if level is not None:
+                row[f"{name}_ci_low"], row[f"{name}_ci_high"] = (float(overall[f"{name}_ci_low"]),
+                                                                 float(overall[f"{name}_ci_high"]))
+        results = {m: data.disparity(token, mapping_key, score, threshold, text.RATE_TO_METRIC[m], distance,
+                                     reduction, reference, include_small, level, n_boot, adjust, counts)
+                   for m in metrics}
+        defined = {m: r for m, r in results.items() if not math.isnan(r.value)}
+        worst = max(defined, key=lambda m: defined[m].value) if defined else None
+        row["disparity"] = defined[worst].value if worst else np.nan
+        if level is not None:
+            row["disparity_ci_low"] = defined[worst].ci_low if worst else np.nan
+            row["disparity_ci_high"] = defined[worst].ci_high if worst else np.nan
+        row["rate"] = text.RATE_LABELS[worst] if worst else "undefined"
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+OVERVIEW_LABELS = {"model": "Model", "threshold": "Threshold", "auc": "Overall AUC", "accuracy": "Accuracy",
+                   "precision": "Precision", "recall": "Recall", "disparity": "Worst disparity",
+                   "rate": "Worst disparity is of"}
+
+
+def overview_section(token: str, mapping_key: str, scored: fc.ScoredData, *, intervals, include_small: bool) -> None:
+    """Overview page: every model's overall performance at its own threshold against its worst rate disparity
+    (the Rate disparities page's rates, distance, reduction and reference), as a scatter and a table."""
+    if not shown(scored):
+        return
+    st.subheader("Compare models")
+    metrics = [m for m in controls.setting("rates:metrics", summaries.DEFAULTS["rates:metrics"])
+               if m in text.RATE_LABELS] or summaries.DEFAULTS["rates:metrics"]
+    distance, reduction, reference = controls.disparity_settings(scored.subgroups, "rates")
+    chosen = thresholds(token, mapping_key, scored)
+    with progress.computing("the performance and disparities of every model", intervals.ci):
+        points = overview_models(token, mapping_key, scored, thresholds=chosen, metrics=tuple(metrics),
+                                 distance=distance, reduction=reduction, reference=reference,
+                                 include_small=include_small, intervals=intervals)
+    bound = None
+    if distance == "diff" and reduction == "max":
+        bound = float(controls.setting("rates:max_difference", summaries.DEFAULTS["rates:max_difference"]))
+    y_label = f"Worst disparity ({text.DISTANCE_LABELS[distance]}, {reduction})"
+    key = (token, mapping_key, chosen, tuple(metrics), distance, reduction, reference, include_small, intervals, bound)
+    st.plotly_chart(data.chart("tradeoff", key, lambda: plotting.tradeoff_chart(
+        points, x="accuracy", y="disparity", x_label="Accuracy (all rows)", y_label=y_label, bound=bound,
+        title="Accuracy against worst disparity, each model at its own threshold")), width="stretch")
+    st.dataframe(points, hide_index=True, column_config=_number_config(points.columns, OVERVIEW_LABELS))
+    ref_text = text.reference_text(reference)
+    st.caption("Performance from the confusion counts of all rows at each model's threshold"
+               + (" (Wilson intervals)" if intervals.ci is not None else "") + "; "
+               f"worst disparity: the largest {reduction} disparity over the rates chosen on Rate disparities ("
+               + ", ".join(text.RATE_LABELS[m] for m in metrics) + f") against the {ref_text}"
+               + (", with its interval. " if intervals.ci is not None else ". ")
+               + ("The line is the policy bound on a difference. " if bound is not None else "")
+               + ("Intervals are off." if intervals.ci is None else ""))
+    st.page_link("pages/rate_disparities.py", label="Rate disparities: each model's disparities and differences",
+                 icon=":material/arrow_forward:")

@@ -1,0 +1,166 @@
+"""The Rate disparities page's sections on the decision threshold: performance at the threshold, the
+threshold explorer (each rate across thresholds, the band where a rule holds, a slider) and
+per-subgroup thresholds. Every number comes from ``ui.data`` (memoized from the score's sorted
+``ThresholdCounts``): a new threshold counts one threshold, never the explorer's grid again."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+import fairness_core as fc
+from fairness_core import plotting
+
+from . import controls, data, progress, state, text
+from .definitions import definition_link
+
+PERFORMANCE_TILES = {
+    "accuracy": ("Accuracy", "(TP + TN) / rows: the share of rows predicted correctly."),
+    "precision": ("Precision", "TP / (TP + FP): the share of predicted positives that are positive."),
+    "recall": ("Recall", "TP / (TP + FN): the share of positive rows predicted positive (the true positive rate)."),
+    "f1": ("F1", "2 TP / (2 TP + FP + FN): the harmonic mean of precision and recall."),
+}
+# Rules a reviewer can shade in the explorer besides the page's own rate rules.
+EXPLORER_DEFAULT_RULES = ("four_fifths", "equal_opportunity")
+
+
+def performance_section(token: str, mapping_key: str, source: str, threshold: float | None,
+                        counts: fc.ConfusionCounts, order: list | None, intervals) -> None:
+    """Overall accuracy, precision, recall and F1 as tiles, and the confusion matrix and every performance
+    measure of all rows and each subgroup (in the page's `order`) as a table."""
+    level = intervals.ci
+    st.subheader("Performance at the threshold")
+    with progress.computing("performance", level):
+        table = data.performance(token, mapping_key, source, threshold, level, intervals.n_boot, counts)
+    overall = table.iloc[0]
+    for col, (name, (label, help_text)) in zip(st.columns(len(PERFORMANCE_TILES)), PERFORMANCE_TILES.items()):
+        col.metric(label, text.num(float(overall[name])), help=f"{help_text} {definition_link('performance')}")
+        if level is not None:
+            col.caption(text.ci_text(float(overall[f"{name}_ci_low"]), float(overall[f"{name}_ci_high"]), level)
+                        + (" (bootstrap)" if name == "f1" else " (Wilson)"))
+        elif overall["note"] and pd.isna(overall[name]):
+            col.caption(text.md(overall["note"]))
+    what = (f"the predictions {source} >= {threshold:g}" if threshold is not None
+            else "the given predicted labels")
+    st.caption(text.md(f"All rows, at {what}.") + " The table gives the confusion matrix and each measure per "
+               "subgroup" + (", in the order of the rates above" if order is not None else "")
+               + "; a measure whose denominator is 0 is undefined, with the reason in its note."
+               + (f" Intervals: {text.level_text(level)}, Wilson for proportions, a bootstrap (seed 0) for F1."
+                  if level is not None else ""))
+    shown = pd.concat([table.iloc[:1], controls.in_order(table.iloc[1:], order)]).drop(columns="scope")
+    st.dataframe(shown, hide_index=True, column_config=text.column_config(shown.columns))
+
+
+def explorer_section(token: str, mapping_key: str, scored: fc.ScoredData, score: str | None,
+                     threshold: float | None, metrics: list, *, distance: str, reduction: str, reference: str,
+                     include_small: bool, max_difference: float, order: list | None) -> None:
+    """Each selected rate of every subgroup across thresholds, the chosen threshold marked, the band where a
+    chosen rule holds shaded, a slider that moves the threshold, and optional per-subgroup thresholds."""
+    st.subheader("Threshold explorer")
+    if threshold is None:
+        st.caption("The explorer follows the rates across the thresholds of a score: "
+                   + ("choose **Predictions from** the score at a threshold at the top of the page."
+                      if scored.mapping.scores else "map a score column on the Data page."))
+        return
+    tc = data.threshold_counts(token, mapping_key, score, scored)
+    rules = {r.name: r for r in (*fc.rate_rules(metrics, distance, max_difference),
+                                 *(r for r in fc.DEFAULT_RULES if r.name in EXPLORER_DEFAULT_RULES))}
+    c1, c2 = st.columns(2)
+    with c1:
+        controls.threshold_slider(scored, score)
+    with c2:
+        rule = rules[controls.kept(
+            st.selectbox, "Shade where this rule holds", "rates:explorer_rule", next(iter(rules)), options=list(rules),
+            format_func=lambda name: rules[name].label,
+            help="The band of thresholds where the rule's bound is met by the point estimate (no intervals), against "
+                 "the reference chosen above.")]
+    with progress.stage("Following the rates across thresholds ..."):
+        curves = data.explorer_curves(token, mapping_key, score, threshold, data.EXPLORER_POINTS, tc)
+        band = data.explorer_band(token, mapping_key, score, threshold, data.EXPLORER_POINTS, rule, reference,
+                                  include_small, tc)
+    at_threshold = band.loc[band["threshold"] == threshold, "holds"]
+    holds = bool(at_threshold.iloc[0]) if len(at_threshold) else False
+    ref_text = ("rest of the population" if rule.metric in ("p_percent_score", "equal_opportunity_score")
+                else text.reference_text(reference))
+    n_grid = band["threshold"].nunique()
+    st.caption(text.md(f"Each line is a subgroup's rate at every threshold ({n_grid:,} thresholds over the range of "
+                       f"{score}, the chosen {threshold:g} among them); the black line is all rows. ")
+               + f"Shaded: thresholds where **{text.md(rule.label)}** holds on the point estimates, against the "
+               f"{ref_text}; at the chosen threshold it **{'holds' if holds else 'does not hold'}**. "
+               "The Policy verdicts above rest on the same value, with its interval when intervals are shown.")
+    for metric in metrics:
+        key = (token, mapping_key, score, threshold, metric, rule, reference, include_small)
+        st.plotly_chart(data.chart("threshold", key, lambda m=metric: plotting.threshold_chart(
+            curves, m, threshold=threshold, band=band, band_label=f"{rule.label} holds",
+            title=f"{text.RATE_LABELS[m]} across thresholds")), width="stretch")
+    per_subgroup_thresholds(token, mapping_key, score, threshold, tc, metrics, distance, reduction, reference,
+                            include_small, order)
+
+
+@st.fragment
+def per_subgroup_thresholds(token: str, mapping_key: str, score: str, threshold: float, tc: fc.ThresholdCounts,
+                            metrics: list, distance: str, reduction: str, reference: str, include_small: bool,
+                            order: list | None) -> None:
+    """A threshold per subgroup (disjoint subgroups only) and its effect on each selected rate and on accuracy,
+    beside the single threshold. A fragment: a subgroup's threshold reruns only this section."""
+    if not tc.disjoint:
+        st.caption("Per-subgroup thresholds need subgroups that do not overlap and cover every row (intersected "
+                   "protected attributes, no identity columns), so that each row has exactly one threshold.")
+        return
+    if not controls.kept(st.toggle, "Per-subgroup thresholds", "rates:per_subgroup", False,
+                         help="Give each subgroup its own threshold and compare its rates and the overall accuracy "
+                              "with those of the single threshold. The rest of the page keeps the single one."):
+        return
+    names = list(tc.names) if order is None else [n for n in order if n in tc.names]
+    step = 1.0 if bool(np.all(np.mod(tc.levels, 1) == 0)) else 0.01
+    chosen = _subgroup_threshold_inputs(token, score, threshold, names, step)
+    with progress.stage("Counting per-subgroup predictions ..."):
+        table, disparities = data.per_subgroup_effect(token, mapping_key, score, threshold, chosen, tuple(metrics),
+                                                      distance, reduction, reference, include_small, tc)
+    table = pd.concat([table.iloc[:1], controls.in_order(table.iloc[1:], names)])
+    st.markdown(_effect_sentence(table, disparities, threshold, distance, reduction, reference))
+    table = table.assign(threshold=["" if pd.isna(t) else f"{t:g}" for t in table["threshold"]])
+    config = {"subgroup": "Subgroup", "threshold": "Own threshold"}
+    for name in (*metrics, "accuracy"):
+        label = text.RATE_LABELS.get(name, "Accuracy")
+        for side, word in (("single", f"at {threshold:g}"), ("own", "own")):
+            config[f"{name}_{side}"] = st.column_config.NumberColumn(f"{label} ({word})", format="%.4g")
+    st.dataframe(table, hide_index=True, column_config=config)
+
+
+def _subgroup_threshold_inputs(token: str, score: str, threshold: float, names: list, step: float) -> tuple:
+    """A number input per subgroup, four a row; a subgroup never set follows the single threshold.
+
+    Set values are kept per (dataset, score) under ``keep:subgroup_thresholds:<token>:<score>``
+    (a plain dict, so they survive page switches). Returns ((subgroup, threshold), ...) in `names` order.
+    """
+    store = f"{state.KEEP_PREFIX}subgroup_thresholds:{token}:{score}"
+    chosen = st.session_state.setdefault(store, {})
+
+    def set_one(name: str, key: str) -> None:
+        chosen[name] = float(st.session_state[key])
+
+    def reset() -> None:
+        chosen.clear()
+
+    columns = st.columns(4)
+    for i, name in enumerate(names):
+        key = f"w:subgroup_threshold:{token}:{score}:{name}"
+        st.session_state[key] = float(chosen.get(name, threshold))
+        columns[i % 4].number_input(text.md(name), key=key, step=step, format="%g", on_change=set_one,
+                                    args=(name, key))
+    st.button("Reset to the single threshold", on_click=reset, disabled=not chosen)
+    return tuple((name, float(chosen.get(name, threshold))) for name in names)
+
+
+def _effect_sentence(table: pd.DataFrame, disparities: dict, threshold: float, distance: str, reduction: str,
+                     reference: str) -> str:
+    """One sentence: overall accuracy and each rate's disparity with per-subgroup thresholds against the single one."""
+    overall = table.iloc[0]
+    ref = text.reference_text(reference)
+    changes = "; ".join(f"the {text.RATE_LABELS[m].lower()} disparity goes from {text.num(single)} to {text.num(own)}"
+                        for m, (single, own) in disparities.items())
+    return (f"With these thresholds, overall accuracy is **{text.num(float(overall['accuracy_own']))}** "
+            f"({text.num(float(overall['accuracy_single']))} at the single threshold {threshold:g})"
+            + (f"; {changes} ({reduction}, {text.DISTANCE_LABELS[distance]}, against the {ref})." if changes else "."))
