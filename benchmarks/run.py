@@ -863,7 +863,14 @@ def incremental_rows(frame: pd.DataFrame, repeats: int, log, warm: bool = True) 
     counts = fc.confusion_counts(y, scored.y_pred(score, 0.5), groups)
     table = fc.bias_auc_table(y, scored.scores[score], groups, **CI)
 
+    sorted_scores = fc.threshold_counts(y, scored.scores[score], groups)   # what the app keeps per score column
+    grid = fc.explorer_thresholds(sorted_scores, 101)
+
     def threshold_counts():
+        """As the app answers a threshold change: array lookups in the sorted scores, no pass over the rows."""
+        return sorted_scores.at(0.6)
+
+    def rows_again():
         return fc.confusion_counts(y, scored.y_pred(score, 0.6), groups)
 
     def calibration(ci):
@@ -872,7 +879,12 @@ def incremental_rows(frame: pd.DataFrame, repeats: int, log, warm: bool = True) 
                 cal.reliability_table(ci=None if ci is None else LEVEL))
 
     changes = {
-        "threshold change: confusion counts at the new threshold": (threshold_counts, threshold_counts),
+        "threshold change: confusion counts from the sorted scores (ThresholdCounts.at)": (threshold_counts,
+                                                                                          threshold_counts),
+        "threshold change: confusion counts by a pass over the rows (for comparison)": (rows_again, rows_again),
+        "threshold explorer: 3 rates x every subgroup at 101 thresholds (one sort)": (
+            lambda: fc.threshold_curves(sorted_scores, THREE_RATES, grid),
+            lambda: fc.threshold_curves(sorted_scores, THREE_RATES, grid)),
         "threshold change: the Rate disparities page": (lambda: rate_page(threshold_counts(), ci=None),
                                                         lambda: rate_page(threshold_counts())),
         "p change: power means and bias AUC score from the AUC table": (

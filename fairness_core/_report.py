@@ -76,6 +76,8 @@ def render_report(review) -> str:
                                                 f"{review.base_rate[2]:.4g})")),
               "<h3>Subgroups</h3>", _table(review.subgroups), "<h3>Rows left out</h3>", _table(review.exclusions, "No row was left out."),
               "<h3>Base-rate disparity</h3>", _findings(review.dataset_findings), _table(review.dataset_parity.table)]
+    if review.edf is not None:
+        parts += [f"<h3>Smoothed empirical differential fairness: {review.edf.value:.4g}</h3>", _table(review.edf.table)]
     for model in review.models:
         title = (f"Model {model.name}" + ("" if model.threshold is None else f" at threshold {model.threshold:g}")
                  if model.kind == "score" else f"Given predictions ({model.name})")
@@ -88,11 +90,11 @@ def render_report(review) -> str:
                       _p(f"Bias AUC score {model.bias_auc.value:.4g}; overall AUC {model.bias_auc.overall_auc:.4g}."),
                       figure(plotting.auc_chart(table, title=f"AUCs per subgroup, {model.name}", level=level)),
                       _table(table)]
-        metrics = [m if m != "statistical_parity" else "selection_rate" for m in model.rates if m != "equalized_odds"]
+        assessed = [m for m in model.rates if m not in ("equalized_odds", "theil_index")]
+        metrics = [m if m != "statistical_parity" else "selection_rate" for m in assessed]
         pairwise = keyword(review.config.rate_reference) == "pairwise"
         references = None if pairwise else {
-            rate: model.rates[metric].table for rate, metric in zip(metrics, [m for m in model.rates
-                                                                             if m != "equalized_odds"])}
+            rate: model.rates[metric].table for rate, metric in zip(metrics, assessed)}
         parts += ["<h3>Rates per subgroup</h3>",
                   figure(plotting.rate_chart(model.rate_table, metrics, references, title="Rates per subgroup",
                                              level=level)), _table(model.rate_table)]

@@ -23,6 +23,7 @@ from ._auc import BiasAucResult, bias_auc_table, summarize_bias_auc
 from ._calibration import CalibrationDisparityResult
 from ._compare import NamedReference, named_reference
 from ._counts import RATE_NAMES, calibration_counts, confusion_counts, threshold_counts
+from ._dataset import smoothed_edf
 from ._export import _json_cell, neutralize_formulas
 from ._findings import auc_findings, disparity_findings, rate_findings, reduction_finding
 from ._intervals import wilson_interval
@@ -86,6 +87,8 @@ class ReviewConfig:
     dataset_distance, dataset_reduction, dataset_reference : str
     dataset_max_difference : float in [0, 1], default=0.1
         Bound of the largest base-rate difference (ratio: the band [0.8, 1.25]).
+    dataset_concentration : float > 0, default=1.0
+        Total pseudo-count of the smoothed EDF's prior.
     view : tuple of (str, JSON value)
         Settings of an application showing the review (e.g. the dashboard's subgroup order or the
         axis range of a chart) that change no number: fairness_core ignores them, but keeps and
@@ -119,6 +122,7 @@ class ReviewConfig:
     dataset_reduction: str = "max"
     dataset_reference: str = "rest"
     dataset_max_difference: float = 0.1
+    dataset_concentration: float = 1.0
     view: tuple = ()
 
     def __post_init__(self):
@@ -293,8 +297,9 @@ class ModelReview:
     rate_table : DataFrame
         Every rate of every subgroup (``ConfusionCounts.table``, with Wilson intervals).
     rates : dict of str to DisparityResult
-        Per assessed rate (``rate_metrics``) and ``'equalized_odds'``: the disparity at the
-        configured distance, reduction and reference; its ``table`` holds every comparison.
+        Per assessed rate (``rate_metrics``), ``'equalized_odds'`` and ``'theil_index'`` (the
+        two-group Theil index of each comparison): the disparity at the configured distance,
+        reduction and reference; its ``table`` holds every comparison.
     p_percent, equal_opportunity : RatioScoresResult
     auc_table : DataFrame or None
         Subgroup, BPSN and BNSP AUCs (scores only).
@@ -343,6 +348,8 @@ class Review:
         Base-rate disparity (dataset statistical parity) at the configured options.
     dataset_findings : tuple of str
     dataset_verdicts : tuple of Verdict
+    edf : SmoothedEdfResult or None
+        Smoothed empirical differential fairness of the labels (None when the subgroups overlap).
     models : tuple of ModelReview
     created : str
         UTC time, ISO 8601.
@@ -358,6 +365,7 @@ class Review:
     dataset_parity: Any
     dataset_findings: tuple
     dataset_verdicts: tuple
+    edf: Any
     models: tuple
     created: str
     version: str
@@ -384,6 +392,8 @@ class Review:
         ``<model>.calibration_errors``, ``<model>.reliability``."""
         out = {"subgroups": self.subgroups, "exclusions": self.exclusions,
                "dataset_parity": self.dataset_parity.table}
+        if self.edf is not None:
+            out["smoothed_edf"] = self.edf.table
         for m in self.models:
             out[f"{m.name}.performance"] = m.performance
             out[f"{m.name}.rates"] = m.rate_table
@@ -425,7 +435,8 @@ class Review:
         return {"context": self.context(),
                 "base_rate": [_json_cell(v) for v in self.base_rate],
                 "dataset": {"findings": list(self.dataset_findings), "verdicts": verdicts(self.dataset_verdicts),
-                            "parity": _json_cell(self.dataset_parity.value)},
+                            "parity": _json_cell(self.dataset_parity.value),
+                            "smoothed_edf": None if self.edf is None else _json_cell(self.edf.value)},
                 "models": models,
                 "exit_status": self.exit_status(),
                 "tables": {name: table(frame) for name, frame in self.tables().items()}}
@@ -496,6 +507,8 @@ def build_review(frame: pd.DataFrame, config: ReviewConfig, *, source: Optional[
         dataset_findings=tuple(f.sentence for f in disparity_findings(parity, "base rate", percent=True)),
         dataset_verdicts=(evaluate_result(dataset_rule(config.dataset_distance, config.dataset_max_difference),
                                           parity_max),),
+        edf=(smoothed_edf(y, groups, concentration=float(config.dataset_concentration),
+                          include_small=config.include_small, **boot) if groups.codes is not None else None),
         models=tuple(models), created=_dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
         version=__version__)
 
@@ -545,6 +558,8 @@ def _rate_review(counts, name: str, kind: str, threshold: Optional[float], confi
         return counts.equalized_odds(**args) if metric == "equalized_odds" else counts.disparity(metric, **args)
 
     rates = {m: disparity(m, config.rate_reduction) for m in metrics + ["equalized_odds"]}
+    rates["theil_index"] = counts.theil_index(reduction=config.rate_reduction, **{
+        k: v for k, v in kw.items() if k != "distance_measure"})   # the Theil index has no distance
     top = rate_findings(counts, metrics, reference=config.rate_reference, include_small=include_small,
                         adjust=config.adjust, limit=3, **boot) if metrics else []
     drivers = [reduction_finding(disparity(m, "max"), m) for m in metrics]

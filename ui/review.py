@@ -92,7 +92,7 @@ def config_from_session() -> fc.ReviewConfig:
     bound = setting(bound_name, DEFAULTS[bound_name])
     covered = {"intervals:show", "intervals:n_boot", "intervals:adjust", "subgroups:include_small", "auc:p",
                "auc:weight", "auc:min_score_on", "rates:metrics", "rates:max_difference", "cal:n_bins",
-               "cal:strategy", "cal:min_per_group", bound_name, "dataset:max_difference",
+               "cal:strategy", "cal:min_per_group", bound_name, "dataset:max_difference", "dataset:concentration",
                "subgroups:intersect", "subgroups:n_bins", "subgroups:min_size",
                *(f"threshold:{score}" for score in mapping.scores),
                *(f"{page}:{option}" for page in ("rates", "cal", "dataset") for option in PAGE_OPTIONS)}
@@ -115,6 +115,7 @@ def config_from_session() -> fc.ReviewConfig:
         cal_bound=None if bound is None else float(bound),
         dataset_distance=dataset[0], dataset_reduction=dataset[1], dataset_reference=dataset[2],
         dataset_max_difference=float(setting("dataset:max_difference", DEFAULTS["dataset:max_difference"])),
+        dataset_concentration=float(setting("dataset:concentration", 1.0)),
         view=((SOURCE, _source_entry()), *_view(covered, mapping_key)))
 
 
@@ -210,6 +211,7 @@ def apply_config(config: fc.ReviewConfig) -> None:
          None if config.cal_bound is None and config.cal_distance != "diff"
          else float(DEFAULTS["cal:threshold"] if config.cal_bound is None else config.cal_bound))
     _put("dataset:max_difference", float(config.dataset_max_difference))
+    _put("dataset:concentration", float(config.dataset_concentration))
     for page, (distance, reduction, reference) in (
             ("rates", (config.rate_distance, config.rate_reduction, config.rate_reference)),
             ("cal", (config.cal_distance, config.cal_reduction, config.cal_reference)),

@@ -127,3 +127,29 @@ def test_reload_asks_for_the_file_and_keeps_the_options(app_page, app_url, compa
     screenshot(page, screenshot_dir / "review_reopened.png")
     console.errors[:] = [e for e in console.errors if not _SUBPAGE_PROBE.search(e)]  # the reload's deep link
     console.assert_clean()
+
+
+def test_report_prints_on_a4_without_cut_columns(browser, compas_csv, tmp_path):
+    import fairness_core as fc
+
+    frame = fc.read_table(compas_csv)
+    config = fc.ReviewConfig(mapping=fc.ColumnMapping(label="two_year_recid", positive_label=1,
+                                                      scores=("decile_score",), protected=("race",)),
+                             thresholds=(("decile_score", 5.0),))
+    path = tmp_path / "review.html"
+    path.write_text(fc.render_report(fc.build_review(frame, config, source={"name": compas_csv.name})), encoding="utf-8")
+    context = browser.new_context(viewport={"width": 1400, "height": 1000}, offline=True)
+    page = context.new_page()
+    try:
+        page.goto(path.as_uri())
+        expect(page.locator(PLOT).first).to_be_visible()
+        page.emulate_media(media="print")
+        page.set_viewport_size({"width": 794, "height": 1123})   # A4 at 96 dpi
+        page.wait_for_timeout(500)
+        wider = page.evaluate("""() => [...document.querySelectorAll('table, .js-plotly-plot')]
+            .filter(e => e.getBoundingClientRect().right > document.documentElement.clientWidth + 1)
+            .map(e => e.tagName)""")
+        assert wider == [], f"cut off when printed: {wider}"
+        assert len(page.pdf(format="A4")) > 10_000
+    finally:
+        context.close()

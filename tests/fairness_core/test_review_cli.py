@@ -46,6 +46,10 @@ def test_review_numbers_equal_the_metric_functions(compas_review):
     np.testing.assert_allclose(model.auc_table[["subgroup_auc", "bpsn_auc", "bnsp_auc"]].to_numpy(),
                                auc[["subgroup_auc", "bpsn_auc", "bnsp_auc"]].to_numpy(), rtol=1e-12)
     assert model.calibration is None and "not a probability" in model.calibration_note  # deciles 1-10
+    theil = fc.theil_index(y, pred, groups, reduction="max", ci=0.95, random_state=0)
+    assert (model.rates["theil_index"].value, model.rates["theil_index"].ci_low) == (theil.value, theil.ci_low)
+    assert review.edf.value == fc.smoothed_edf(y, groups, ci=0.95, random_state=0).value
+    assert {"smoothed_edf", "decile_score.theil_index"} <= set(review.tables())
     assert [v.rule.name for v in review.verdicts] == [
         "dataset_statistical_parity_diff_max_0.1", "four_fifths", "equal_opportunity",
         "false_positive_rate_diff_max_0.1", "false_negative_rate_diff_max_0.1", "equalized_odds_diff_max_0.1"]
