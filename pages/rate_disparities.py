@@ -230,7 +230,7 @@ def correlation_section(token: str, mapping_key: str, scored, source: str, thres
     if level is not None:
         st.caption(text.correlation_caption(value))
     if n_missing:
-        st.caption(f"{n_missing:,} rows with a missing {text.md(column)} are left out of this score.")
+        st.caption(f"{n_missing:,} rows with a missing or infinite {text.md(column)} are left out of this score.")
 
 
 correlation_section(token, mapping_key, scored, source, threshold, level)

@@ -117,19 +117,11 @@ def prediction_settings(scored: fc.ScoredData, score: str | None, *, allow_score
     source = _offered(setting("predictions:source", sources[0]), sources, sources[0])
     if source == "given":
         return None, None
-    return score, float(setting(f"threshold:{score}", _threshold_default(scored.scores[score])))
+    return score, float(setting(f"threshold:{score}", fc.default_threshold(scored.scores[score])))
 
 
 def _prediction_sources(scored: fc.ScoredData, score: str | None, allow_score: bool) -> list:
     return ([f"score:{score}"] if score and allow_score else []) + (["given"] if scored.predicted is not None else [])
-
-
-def _threshold_default(values: np.ndarray) -> float:
-    """0.5 for probabilities; otherwise the middle of the range (a whole number for integer scores)."""
-    lo, hi = float(values.min()), float(values.max())
-    if lo >= 0 and hi <= 1:
-        return 0.5
-    return float(int((lo + hi) / 2)) if bool(np.all(np.mod(values, 1) == 0)) else (lo + hi) / 2
 
 
 def _offered(value: Any, options: list, fallback: Any) -> Any:
@@ -187,7 +179,7 @@ def predictions(scored: fc.ScoredData, score: str | None, *, allow_score: bool =
     values = scored.scores[score]
     lo, hi = float(values.min()), float(values.max())
     integer = bool(np.all(np.mod(values, 1) == 0))
-    threshold = kept(st.number_input, text.THRESHOLD, f"threshold:{score}", _threshold_default(values),
+    threshold = kept(st.number_input, text.THRESHOLD, f"threshold:{score}", fc.default_threshold(values),
                      step=1.0 if integer else 0.01, format="%g", help=text.HELP[text.THRESHOLD])
     st.caption(text.md(f"{score} ranges from {lo:g} to {hi:g}; predicted positive = {score} >= {threshold:g}."))
     return score, float(threshold)
@@ -205,7 +197,7 @@ def threshold_slider(scored: fc.ScoredData, score: str, label: str = "Move the t
     """
     name, slider_key = f"threshold:{score}", f"w:slider:threshold:{score}"
     values = scored.scores[score]
-    current = float(setting(name, _threshold_default(values)))
+    current = float(setting(name, fc.default_threshold(values)))
     lo, hi = float(values.min()), float(values.max())
     if hi <= lo:
         return None

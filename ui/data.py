@@ -561,12 +561,13 @@ def base_rates(token: str, mapping_key: str, _data: fc.ScoredData, level: float 
 @memo(SMALL)
 def correlation(token: str, mapping_key: str, source: str, threshold: float | None, column: str,
                 _data: fc.ScoredData, level: float | None = None) -> tuple:
-    """(correlation score of the predictions with numeric `column`, rows left out for a missing value).
+    """(correlation score of the predictions with numeric `column`, rows left out for a missing or
+    infinite value: no correlation is defined with them).
 
     With `level`, the score is a ``fc.CorrelationScoreResult`` carrying Fisher's z interval.
     """
     values = sliced_frame()[column].to_numpy(dtype=float, na_value=float("nan"))[_data.rows]
-    present = ~np.isnan(values)
+    present = np.isfinite(values)
     y_pred = _data.y_pred(None if source == "given" else source, threshold)
     return fc.correlation_score(y_pred[present], values[present], ci=level), int((~present).sum())
 
