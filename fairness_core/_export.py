@@ -104,10 +104,15 @@ def table_to_json(frame: pd.DataFrame, context: Mapping[str, Any]) -> str:
     ValueError
         If the context is not a mapping of text keys to JSON values (``CONTEXT_MESSAGE``).
     """
-    safe = neutralize_formulas(frame)
-    rows = [[_json_cell(v) for v in row] for row in safe.itertuples(index=False, name=None)]
-    return json.dumps({"context": _check_context(context), "columns": [str(c) for c in safe.columns], "rows": rows},
-                      ensure_ascii=False, allow_nan=False, indent=1)
+    return json.dumps({"context": _check_context(context), **table_data(frame)}, ensure_ascii=False, allow_nan=False,
+                      indent=1)
+
+
+def table_data(frame: pd.DataFrame) -> dict:
+    """``{"columns": [...], "rows": [[...], ...]}`` of `frame`, JSON-ready: cells as :func:`table_to_json` writes them."""
+    safe = neutralize_formulas(frame.reset_index(drop=True))
+    return {"columns": [str(c) for c in safe.columns],
+            "rows": [[_json_cell(v) for v in row] for row in safe.itertuples(index=False, name=None)]}
 
 
 def table_from_json(text: str) -> tuple[pd.DataFrame, dict]:

@@ -24,7 +24,7 @@ from ._calibration import CalibrationDisparityResult
 from ._compare import NamedReference, named_reference
 from ._counts import RATE_NAMES, calibration_counts, confusion_counts, threshold_counts
 from ._dataset import smoothed_edf
-from ._export import _json_cell, neutralize_formulas
+from ._export import _json_cell, table_data
 from ._findings import auc_findings, disparity_findings, rate_findings, reduction_finding
 from ._intervals import wilson_interval
 from ._performance import performance_table
@@ -414,11 +414,6 @@ class Review:
                      "ci_high": _json_cell(v.ci_high), "status": v.status, "sentence": v.sentence,
                      "note": v.note} for v in items]
 
-        def table(frame):
-            safe = neutralize_formulas(frame.reset_index(drop=True))
-            return {"columns": [str(c) for c in safe.columns],
-                    "rows": [[_json_cell(v) for v in row] for row in safe.itertuples(index=False, name=None)]}
-
         models = []
         for m in self.models:
             headline = {metric: _json_cell(r.value) for metric, r in m.rates.items()}
@@ -439,7 +434,7 @@ class Review:
                             "smoothed_edf": None if self.edf is None else _json_cell(self.edf.value)},
                 "models": models,
                 "exit_status": self.exit_status(),
-                "tables": {name: table(frame) for name, frame in self.tables().items()}}
+                "tables": {name: table_data(frame) for name, frame in self.tables().items()}}
 
     def to_json(self) -> str:
         """:meth:`to_dict` as JSON text (NaN is null, infinity the string "inf")."""

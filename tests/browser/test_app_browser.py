@@ -130,6 +130,25 @@ def open_app(page: Page, app_url: str) -> None:
     settle(page)
 
 
+def upload(page: Page, path, shown: str) -> None:
+    """Upload `path` on the Data page and wait for its summary line (a regular expression, e.g. its row count)."""
+    page.get_by_test_id("stRadio").filter(has_text="Source").get_by_text("Upload a file", exact=True).click()
+    file_input = page.locator("input[type=file]")
+    expect(file_input).to_be_attached()
+    file_input.set_input_files(path)
+    expect(page.get_by_text(re.compile(shown))).to_be_visible(timeout=30_000)
+    settle(page)
+
+
+def upload_compas(page: Page, compas_csv) -> None:
+    """Upload COMPAS and map it through the widgets: label two_year_recid (1), score decile_score, race."""
+    upload(page, compas_csv, r"compas-scores-two-years\.csv: 7,214 rows")
+    choose(page, "Label column", "two_year_recid")
+    choose(page, "Positive label", "1")
+    choose_exactly(page, "Score column", ["decile_score"])
+    choose_exactly(page, "Protected attributes", ["race"])
+
+
 # Tests -----------------------------------------------------------------------------------------
 
 def test_compas_upload_mapping_and_every_page(compas_csv, app_page, app_url, screenshot_dir):
@@ -137,17 +156,7 @@ def test_compas_upload_mapping_and_every_page(compas_csv, app_page, app_url, scr
     open_app(page, app_url)
 
     # Data: upload the real COMPAS file and map its columns through the widgets.
-    page.get_by_test_id("stRadio").filter(has_text="Source").get_by_text("Upload a file", exact=True).click()
-    file_input = page.locator("input[type=file]")
-    expect(file_input).to_be_attached()
-    file_input.set_input_files(compas_csv)
-    expect(page.get_by_text(re.compile(r"compas-scores-two-years\.csv: 7,214 rows"))).to_be_visible(timeout=30_000)
-    settle(page)
-
-    choose(page, "Label column", "two_year_recid")
-    choose(page, "Positive label", "1")
-    choose_exactly(page, "Score column", ["decile_score"])
-    choose_exactly(page, "Protected attributes", ["race"])
+    upload_compas(page, compas_csv)
 
     rows_used = page.get_by_test_id("stMetric").filter(has_text="Rows used")
     expect(rows_used).to_contain_text("7,214")

@@ -13,7 +13,7 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from tests.browser.test_app_browser import (PLOT, assert_no_exception, choose, choose_exactly, go_to, open_app,
-                                            screenshot, settle, wait_for_plot)
+                                            screenshot, settle, upload_compas, wait_for_plot)
 
 pytestmark = pytest.mark.browser
 
@@ -62,14 +62,7 @@ def test_every_per_subgroup_chart_has_error_bars(app_page, app_url, screenshot_d
 def test_overview_on_compas(compas_csv, app_page, app_url, screenshot_dir):
     page, console = app_page
     open_app(page, app_url)
-    page.get_by_test_id("stRadio").filter(has_text="Source").get_by_text("Upload a file", exact=True).click()
-    page.locator("input[type=file]").set_input_files(compas_csv)
-    expect(page.get_by_text(re.compile(r"compas-scores-two-years\.csv: 7,214 rows"))).to_be_visible(timeout=30_000)
-    settle(page)
-    choose(page, "Label column", "two_year_recid")
-    choose(page, "Positive label", "1")
-    choose_exactly(page, "Score column", ["decile_score"])
-    choose_exactly(page, "Protected attributes", ["race"])
+    upload_compas(page, compas_csv)
     go_to(page, "Rate disparities")
     threshold = page.get_by_label("Decision threshold", exact=True)
     threshold.fill("5")

@@ -7,13 +7,12 @@ COMPAS; a screenshot of every page is saved, and every visible text element that
 
 from __future__ import annotations
 
-import re
 
 import pytest
 from playwright.sync_api import Page, expect
 
-from tests.browser.test_app_browser import (assert_no_exception, choose, choose_exactly, go_to, open_app, settle,
-                                            screenshot)
+from tests.browser.test_app_browser import (assert_no_exception, go_to, open_app, screenshot, upload,
+                                            upload_compas)
 from ui.navigation import TITLES
 
 pytestmark = pytest.mark.browser
@@ -64,10 +63,7 @@ def _every_page(page: Page, name: str, screenshot_dir) -> dict:
 def test_adult_two_models_every_page_readable(adult_two_models_csv, app_page, app_url, screenshot_dir):
     page, console = app_page
     open_app(page, app_url)
-    page.get_by_test_id("stRadio").filter(has_text="Source").get_by_text("Upload a file", exact=True).click()
-    page.locator("input[type=file]").set_input_files(adult_two_models_csv)
-    expect(page.get_by_text(re.compile(r"adult_two_models\.csv: 16,281 rows"))).to_be_visible(timeout=30_000)
-    settle(page)
+    upload(page, adult_two_models_csv, r"adult_two_models\.csv: 16,281 rows")
     # The first guess maps the file: no choice needed (issue 10 item 1).
     cut = _every_page(page, "adult", screenshot_dir)
     assert not cut, "Text cut off:\n" + "\n".join(f"{k}: {v}" for k, v in cut.items())
@@ -77,14 +73,7 @@ def test_adult_two_models_every_page_readable(adult_two_models_csv, app_page, ap
 def test_compas_every_page_readable(compas_csv, app_page, app_url, screenshot_dir):
     page, console = app_page
     open_app(page, app_url)
-    page.get_by_test_id("stRadio").filter(has_text="Source").get_by_text("Upload a file", exact=True).click()
-    page.locator("input[type=file]").set_input_files(compas_csv)
-    expect(page.get_by_text(re.compile(r"compas-scores-two-years\.csv: 7,214 rows"))).to_be_visible(timeout=30_000)
-    settle(page)
-    choose(page, "Label column", "two_year_recid")
-    choose(page, "Positive label", "1")
-    choose_exactly(page, "Score column", ["decile_score"])
-    choose_exactly(page, "Protected attributes", ["race"])
+    upload_compas(page, compas_csv)
     cut = _every_page(page, "compas", screenshot_dir)
     assert not cut, "Text cut off:\n" + "\n".join(f"{k}: {v}" for k, v in cut.items())
     console.assert_clean()

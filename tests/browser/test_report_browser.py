@@ -11,8 +11,8 @@ from playwright.sync_api import expect
 
 from tests.app.helpers import start, widget
 from tests.app.review_helpers import Downloads, fpr_table, map_compas, prepare, restore, sha256, upload
-from tests.browser.test_app_browser import (PLOT, assert_no_exception, choose, choose_exactly, combobox, go_to,
-                                            open_app, screenshot, settle)
+from tests.browser.test_app_browser import (PLOT, assert_no_exception, choose, combobox, go_to, open_app, screenshot,
+                                            settle, upload_compas)
 from tests.browser.conftest import ConsoleLog
 from tests.browser.test_navigation_browser import _SUBPAGE_PROBE
 
@@ -86,14 +86,7 @@ def test_report_offline_numbers_and_restore(browser, compas_csv, monkeypatch, tm
 def test_reload_asks_for_the_file_and_keeps_the_options(app_page, app_url, compas_csv, screenshot_dir):
     page, console = app_page
     open_app(page, app_url)
-    page.get_by_test_id("stRadio").filter(has_text="Source").get_by_text("Upload a file", exact=True).click()
-    page.locator("input[type=file]").set_input_files(compas_csv)
-    expect(page.get_by_text(re.compile(r"compas-scores-two-years\.csv: 7,214 rows"))).to_be_visible(timeout=30_000)
-    settle(page)
-    choose(page, "Label column", "two_year_recid")
-    choose(page, "Positive label", "1")
-    choose_exactly(page, "Score column", ["decile_score"])
-    choose_exactly(page, "Protected attributes", ["race"])
+    upload_compas(page, compas_csv)
 
     go_to(page, "Rate disparities")
     threshold = page.get_by_label("Decision threshold", exact=True)
