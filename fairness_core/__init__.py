@@ -38,6 +38,7 @@ from ._calibration import (
     reliability_diagram,
 )
 from ._compare import DisparityResult, NamedReference, distance, named_reference, reduce_disparities
+from ._compare import keyword as reference_keyword
 from ._io import read_table
 from ._rates import (
     equalized_odds,
@@ -97,7 +98,8 @@ _rate_names = ["DENOMINATOR_NAMES", "group_rates", "confusion_counts", "Confusio
                "true_positive_rate_disparity", "false_positive_rate_disparity", "false_negative_rate_disparity",
                "false_omission_rate_disparity", "false_discovery_rate_disparity", "error_rate_disparity",
                "equalized_odds"]
-_disparity_names = ["distance", "reduce_disparities", "DisparityResult", "named_reference", "NamedReference"]
+_disparity_names = ["distance", "reduce_disparities", "DisparityResult", "named_reference", "NamedReference",
+                    "reference_keyword"]
 _calibration_names = ["reliability_diagram", "expected_calibration_error", "maximum_calibration_error",
                       "calibration_errors", "calibration_disparity", "calibration_counts", "CalibrationCounts",
                       "CalibrationDisparityResult", "calibration_rule"]

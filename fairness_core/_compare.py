@@ -71,7 +71,16 @@ def named_reference(name: str) -> NamedReference:
 def keyword(reference) -> str | None:
     """The keyword a reference stands for ('rest', 'overall' or 'pairwise'), or None for a subgroup's name.
 
-    Only a plain ``str`` is a keyword; a :class:`NamedReference` never is.
+    Only a plain ``str`` is a keyword; a :class:`NamedReference` never is. Public as
+    ``fairness_core.reference_keyword``.
+
+    Parameters
+    ----------
+    reference : str or NamedReference
+
+    Returns
+    -------
+    str or None
     """
     return str(reference) if type(reference) is str and reference in KEYWORD_REFERENCES else None
 TABLE_COLUMNS = ["subgroup", "reference", "size", "reference_size", "subgroup_value",

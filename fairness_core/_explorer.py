@@ -114,9 +114,9 @@ def threshold_curves(counts: ThresholdCounts, metrics: Sequence[str] = ("selecti
     _, member, _, overall = counts.counts_at(t)
     k, n_t = len(counts.names), len(t)
     sizes = np.concatenate([member[0].sum(axis=1), [overall[0].sum()]])
+    counts_all = np.concatenate([member, overall[:, None, :]], axis=1)   # (T, k + 1, 4): subgroups, then all rows
     frames = []
     for metric in metrics:
-        counts_all = np.concatenate([member, overall[:, None, :]], axis=1)   # (T, k + 1, 4)
         value = _rate(counts_all, metric)[0]
         num, den = _fraction(counts_all, metric)
         small = (sizes[None, :] < counts.min_size) | ((den > 0) & (den < counts.min_size))

@@ -6,18 +6,19 @@ import numpy as np
 import pandas as pd
 
 from ._bootstrap import check_boot_options, percentile_interval, replicate_stat
-from ._counts import FN, FP, TN, TP, ConfusionCounts
+from ._counts import FN, FP, RATES, TN, TP, ConfusionCounts
 from ._intervals import wilson_interval
 
 OVERALL = "All rows"
 COUNTS_MESSAGE = ("performance_table needs ConfusionCounts from confusion_counts(y_true, y_pred, subgroups) or "
                   "threshold_counts(...).at(threshold); got {got}.")
-# name: (numerator cells, denominator cells, note when the denominator is 0); F1 is apart.
+# name: (numerator cells, denominator cells, note when the denominator is 0); F1 is apart. Recall is the
+# true positive rate and the selection rate the one of the rates table (one definition of each).
 PROPORTIONS = {
     "accuracy": ((TN, TP), (TN, FP, FN, TP), "no rows"),
     "precision": ((TP,), (TP, FP), "no predicted positives (TP + FP = 0)"),
-    "recall": ((TP,), (TP, FN), "no positive examples (TP + FN = 0)"),
-    "selection_rate": ((FP, TP), (TN, FP, FN, TP), "no rows"),
+    "recall": RATES["true_positive_rate"],
+    "selection_rate": RATES["selection_rate"],
 }
 PERFORMANCE_METRICS = ("accuracy", "precision", "recall", "f1", "selection_rate")
 _F1_NOTE = "no positive examples and no predicted positives (2 TP + FP + FN = 0)"

@@ -7,7 +7,7 @@ import re
 
 import numpy as np
 
-from fairness_core import DENOMINATOR_NAMES, wilson_interval
+from fairness_core import DENOMINATOR_NAMES, reference_keyword, wilson_interval
 from fairness_core.plotting import RATE_LABELS
 
 # Widget labels named by the issue, so documentation and tests can find them.
@@ -378,7 +378,7 @@ DECIMAL_COLUMNS = {*RATE_LABELS, "subgroup_auc", "bpsn_auc", "bnsp_auc", "subgro
 def reference_mode(reference) -> str:
     """'rest', 'overall' or 'pairwise' for those keywords (plain strings); 'named' for a subgroup, which
     the pages pass as ``fc.named_reference(name)`` so that a subgroup called "rest" is never the keyword."""
-    return reference if type(reference) is str and reference in ("rest", "overall", "pairwise") else "named"
+    return reference_keyword(reference) or "named"
 
 
 def reference_text(reference) -> str:

@@ -140,6 +140,14 @@ def upload(page: Page, path, shown: str) -> None:
     settle(page)
 
 
+def set_threshold(page: Page, value: str) -> None:
+    """Type a decision threshold into the page's number box and wait for the rerun."""
+    threshold = page.get_by_label("Decision threshold", exact=True)
+    threshold.fill(value)
+    threshold.press("Enter")
+    settle(page)
+
+
 def upload_compas(page: Page, compas_csv) -> None:
     """Upload COMPAS and map it through the widgets: label two_year_recid (1), score decile_score, race."""
     upload(page, compas_csv, r"compas-scores-two-years\.csv: 7,214 rows")

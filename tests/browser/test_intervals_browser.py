@@ -13,7 +13,7 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from tests.browser.test_app_browser import (PLOT, assert_no_exception, choose, choose_exactly, go_to, open_app,
-                                            screenshot, settle, upload_compas, wait_for_plot)
+                                            screenshot, set_threshold, settle, upload_compas, wait_for_plot)
 
 pytestmark = pytest.mark.browser
 
@@ -64,10 +64,7 @@ def test_overview_on_compas(compas_csv, app_page, app_url, screenshot_dir):
     open_app(page, app_url)
     upload_compas(page, compas_csv)
     go_to(page, "Rate disparities")
-    threshold = page.get_by_label("Decision threshold", exact=True)
-    threshold.fill("5")
-    threshold.press("Enter")
-    settle(page)
+    set_threshold(page, "5")
     counts = charts_with_error_bars(page)
     assert len(counts) == 2 and all(n > 0 for n in counts)
     # Stars mark the disparities whose interval excludes parity.

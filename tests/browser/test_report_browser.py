@@ -12,7 +12,7 @@ from playwright.sync_api import expect
 from tests.app.helpers import start, widget
 from tests.app.review_helpers import Downloads, fpr_table, map_compas, prepare, restore, sha256, upload
 from tests.browser.test_app_browser import (PLOT, assert_no_exception, choose, combobox, go_to, open_app, screenshot,
-                                            settle, upload_compas)
+                                            set_threshold, settle, upload_compas)
 from tests.browser.conftest import ConsoleLog
 from tests.browser.test_navigation_browser import _SUBPAGE_PROBE
 
@@ -89,10 +89,7 @@ def test_reload_asks_for_the_file_and_keeps_the_options(app_page, app_url, compa
     upload_compas(page, compas_csv)
 
     go_to(page, "Rate disparities")
-    threshold = page.get_by_label("Decision threshold", exact=True)
-    threshold.fill("6")
-    threshold.press("Enter")
-    settle(page)
+    set_threshold(page, "6")
     choose(page, "Reference", "whole population")
     page.wait_for_function("() => new URLSearchParams(location.search).has('review')")
     assert "/rate-disparities?review=" in page.url and len(page.url) < 1000
