@@ -13,7 +13,7 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from tests.browser.test_app_browser import (PLOT, assert_no_exception, choose, choose_exactly, go_to, open_app,
-                                            screenshot, set_threshold, settle, upload_compas, wait_for_plot)
+                                            screenshot, set_threshold, upload_compas, wait_for_plot)
 
 pytestmark = pytest.mark.browser
 
