@@ -575,45 +575,14 @@ def bias_auc_table(y_true, y_score, subgroups, *, ci=None, n_boot: int = 1000, r
     ys = y[ranked.order]
     levels = _LevelTotals.of(ys, ranked)
     counts = _subgroup_counts(ys, ranked, levels, groups, variance=level is not None)
-    n_sp, n_sn, n_bp, n_bn = counts.n.T
     aucs = counts.aucs()
-    notes = [[] for _ in groups.names]
-    for j in range(len(notes)):
-        if n_sp[j] == 0 or n_sn[j] == 0:
-            notes[j].append(f"subgroup AUC undefined: {_note(n_sp[j], n_sn[j])}")
-        if n_bp[j] == 0 or n_sn[j] == 0:
-            notes[j].append("BPSN AUC undefined: " + ("no background positives" if n_bp[j] == 0
-                                                       else "no subgroup negatives"))
-        if n_sp[j] == 0 or n_bn[j] == 0:
-            notes[j].append("BNSP AUC undefined: " + ("no subgroup positives" if n_sp[j] == 0
-                                                       else "no background negatives"))
-    columns = {
-        "subgroup": list(groups.names),
-        "size": n_sp + n_sn,
-        "n_positive": n_sp,
-        "n_negative": n_sn,
-        "n_background_positive": n_bp,
-        "n_background_negative": n_bn,
-        "small": n_sp + n_sn < groups.min_size,
-    }
-    estimates = list(AUC_COLUMNS)
-    if level is None:
-        columns.update(zip(AUC_COLUMNS, aucs.T))
-    else:
+    interval = None
+    if level is not None:
         n_pos, n_neg = counts.n[:, _POS_SIDE], counts.n[:, _NEG_SIDE]
         var = placement_variance(counts.s10, counts.s01, n_pos, n_neg)
-        low, high, why = (a.reshape(aucs.shape) for a in interval_of(
-            aucs.ravel(), var.ravel(), n_pos.ravel(), n_neg.ravel(), level))
-        for i, column in enumerate(AUC_COLUMNS):
-            columns.update({column: aucs[:, i], f"{column}_ci_low": low[:, i], f"{column}_ci_high": high[:, i]})
-        for j, i in zip(*np.nonzero(why != "")):
-            if not why[j, i].startswith("AUC undefined"):
-                notes[j].append(f"{_AUC_LABELS[i]} AUC interval: {why[j, i]}")
-        estimates = [c for e in estimates for c in (e, f"{e}_ci_low", f"{e}_ci_high")]
-    columns["note"] = ["; ".join(parts) for parts in notes]
-    table = pd.DataFrame(columns if len(notes) else None, columns=[   # no subgroup: empty object columns
-        "subgroup", "size", "n_positive", "n_negative", "n_background_positive",
-        "n_background_negative", "small", *estimates, "note"])
+        interval = [a.reshape(aucs.shape) for a in interval_of(
+            aucs.ravel(), var.ravel(), n_pos.ravel(), n_neg.ravel(), level)]
+    table = auc_frame(list(groups.names), counts.n, aucs, groups.min_size, interval)
     pos_all, neg_all = np.diff(levels.below, axis=1)
     table.attrs["overall_auc"] = _auc_from_hists(pos_all, neg_all)
     table.attrs["ci"] = level
@@ -625,6 +594,64 @@ def bias_auc_table(y_true, y_score, subgroups, *, ci=None, n_boot: int = 1000, r
             y, ranked.level, np.diff(ranked.below), groups, table[list(AUC_COLUMNS)].to_numpy(dtype=np.float64),
             table.attrs["overall_auc"], n_boot=n_boot, rng=rng)
     return table
+
+
+def auc_frame(names: list, n: np.ndarray, aucs: np.ndarray, min_size: int, interval=None) -> pd.DataFrame:
+    """The per-subgroup AUC table from its counts and AUCs: the one place its columns and notes are written.
+
+    Parameters
+    ----------
+    names : list of str, length k
+    n : ndarray of int, shape (k, 4)
+        Subgroup positives, subgroup negatives, background positives, background negatives.
+    aucs : ndarray of float, shape (k, 3)
+        Subgroup, BPSN and BNSP AUC (NaN where undefined).
+    min_size : int
+        Subgroups with fewer rows are flagged small.
+    interval : (low, high, why) of arrays of shape (k, 3), or None
+        Bounds and notes of :func:`interval_of`; None adds no interval columns.
+
+    Returns
+    -------
+    DataFrame
+        The columns of :func:`bias_auc_table` (without its ``attrs``).
+    """
+    n = np.asarray(n, dtype=np.int64).reshape(-1, 4)
+    n_sp, n_sn, n_bp, n_bn = n.T
+    notes = [[] for _ in names]
+    for j in range(len(notes)):
+        if n_sp[j] == 0 or n_sn[j] == 0:
+            notes[j].append(f"subgroup AUC undefined: {_note(n_sp[j], n_sn[j])}")
+        if n_bp[j] == 0 or n_sn[j] == 0:
+            notes[j].append("BPSN AUC undefined: " + ("no background positives" if n_bp[j] == 0
+                                                       else "no subgroup negatives"))
+        if n_sp[j] == 0 or n_bn[j] == 0:
+            notes[j].append("BNSP AUC undefined: " + ("no subgroup positives" if n_sp[j] == 0
+                                                       else "no background negatives"))
+    columns = {
+        "subgroup": list(names),
+        "size": n_sp + n_sn,
+        "n_positive": n_sp,
+        "n_negative": n_sn,
+        "n_background_positive": n_bp,
+        "n_background_negative": n_bn,
+        "small": n_sp + n_sn < min_size,
+    }
+    estimates = list(AUC_COLUMNS)
+    if interval is None:
+        columns.update(zip(AUC_COLUMNS, np.asarray(aucs).reshape(-1, 3).T))
+    else:
+        low, high, why = interval
+        for i, column in enumerate(AUC_COLUMNS):
+            columns.update({column: aucs[:, i], f"{column}_ci_low": low[:, i], f"{column}_ci_high": high[:, i]})
+        for j, i in zip(*np.nonzero(why != "")):
+            if not why[j, i].startswith("AUC undefined"):
+                notes[j].append(f"{_AUC_LABELS[i]} AUC interval: {why[j, i]}")
+        estimates = [c for e in estimates for c in (e, f"{e}_ci_low", f"{e}_ci_high")]
+    columns["note"] = ["; ".join(parts) for parts in notes]
+    return pd.DataFrame(columns if len(notes) else None, columns=[   # no subgroup: empty object columns
+        "subgroup", "size", "n_positive", "n_negative", "n_background_positive",
+        "n_background_negative", "small", *estimates, "note"])
 
 
 @dataclass(frozen=True)

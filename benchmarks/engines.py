@@ -1,0 +1,208 @@
+"""Benchmark of ``fairness_core.engines``: the full audit where the data lives, on generated Parquet logs.
+
+    python benchmarks/engines.py [--rows 100000000] [--files 10] [--engine duckdb|spark]
+                                 [--memory-limit 2GB] [--auc-bins 10000] [--sample 1000000] [--data DIR]
+    python benchmarks/run.py --engine duckdb ...     (the same, from the main benchmark's command)
+
+The layout is the one of issue 12's prototype: race x sex (disjoint), 20 overlapping identity columns
+(booleans, prevalence 1 % to 20 %), a 0/1 label and a float32 score, in ``--files`` Parquet files.
+
+Reported (JSON to ``--out``, a table to stdout):
+
+1. the counts: ``scored_counts`` on the glob (rates at 0.5, AUC counts with ``--auc-bins`` bins,
+   calibration with 10 uniform bins), in a fresh child process: wall and CPU seconds, peak RSS of
+   the process (DuckDB runs inside it, so its buffers count);
+2. the audit from the counts: the AUC table and bias AUC score, every rate with its disparity, and
+   the calibration errors (no row is touched);
+3. a threshold change: on a bin edge (read off the AUC counts) and between edges (one query);
+4. correctness on a ``--sample``-row prefix of the same files: every count equal to the in-memory
+   library's (the largest relative difference is reported), and every binned AUC within its
+   ``max_binning_error`` of the exact in-memory AUC.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent))
+
+import fairness_core as fc  # noqa: E402
+
+RACES, RACE_P = ["White", "Black", "Hispanic", "Asian"], [0.6, 0.2, 0.12, 0.08]
+N_IDENTITY = 20
+CHUNK = 5_000_000
+
+
+def mapping(n_identity: int = N_IDENTITY) -> fc.ColumnMapping:
+    """The mapping of the generated logs."""
+    return fc.ColumnMapping(label="y", positive_label=1, scores=("score",), protected=("race", "sex"),
+                            indicators=tuple(f"id_{j:02d}" for j in range(n_identity)))
+
+
+def make_files(folder: Path, rows: int, files: int, seed: int = 0) -> str:
+    """Write `rows` seeded rows as `files` Parquet files in `folder` (reused when present); return the glob."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    folder.mkdir(parents=True, exist_ok=True)
+    per_file = rows // files
+    for f in range(files):
+        path = folder / f"part-{f:03d}.parquet"
+        if path.exists() and pq.ParquetFile(path).metadata.num_rows == per_file:
+            continue
+        writer = None
+        for start in range(0, per_file, CHUNK):
+            n = min(CHUNK, per_file - start)
+            rng = np.random.default_rng([seed, f, start])
+            race = rng.choice(len(RACES), n, p=RACE_P)
+            sex = rng.integers(0, 2, n)
+            identity = rng.random((n, N_IDENTITY), dtype=np.float32) < np.geomspace(0.01, 0.2, N_IDENTITY)
+            logit = (np.array([0.2, -0.3, 0.0, 0.4])[race] + np.where(sex == 1, -0.1, 0.1)
+                     + identity @ np.linspace(-0.5, 0.5, N_IDENTITY) + rng.normal(0.0, 1.0, n))
+            score = (1.0 / (1.0 + np.exp(-logit))).astype(np.float32)
+            y = (rng.random(n) < 1.0 / (1.0 + np.exp(-(logit + rng.normal(0.0, 1.0, n))))).astype(np.int8)
+            columns = {"race": pa.array(np.array(RACES, dtype=object)[race]),
+                       "sex": pa.array(np.where(sex == 1, "Female", "Male").astype(object)),
+                       "y": pa.array(y), "score": pa.array(score)}
+            columns |= {f"id_{j:02d}": pa.array(identity[:, j]) for j in range(N_IDENTITY)}
+            table = pa.table(columns)
+            writer = writer or pq.ParquetWriter(path, table.schema)
+            writer.write_table(table)
+        writer.close()
+    return str(folder / "part-*.parquet")
+
+
+def _peak_rss_mib() -> float:
+    with open("/proc/self/status") as status:
+        for line in status:
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def _spark_source(glob: str):
+    from pyspark.sql import SparkSession
+
+    spark = (SparkSession.builder.master("local[2]").config("spark.ui.enabled", "false")
+             .config("spark.sql.shuffle.partitions", "8").getOrCreate())
+    spark.sparkContext.setLogLevel("ERROR")
+    return spark.read.parquet(str(Path(glob).parent))
+
+
+def child(glob: str, engine: str, memory_limit: str, auc_bins) -> dict:
+    """Counts, audit and threshold changes in this (fresh) process."""
+    from fairness_core.engines import scored_counts
+
+    out: dict = {}
+    started, cpu = time.perf_counter(), time.process_time()
+    source = _spark_source(glob) if engine == "spark" else glob
+    out["start_s"] = time.perf_counter() - started
+    counts = scored_counts(source, mapping(), threshold=0.5, n_bins=10, auc_bins=auc_bins, engine=engine,
+                           memory_limit=memory_limit if engine == "duckdb" else None)
+    out |= {"counts_wall_s": time.perf_counter() - started, "counts_cpu_s": time.process_time() - cpu,
+            "rows": counts.n_input}
+    started = time.perf_counter()
+    auc = counts.auc["score"]
+    table = auc.table()
+    score = auc.summarize()
+    confusion = counts.confusion["score"]
+    rates = [confusion.disparity(m, reduction="max") for m in ("statistical_parity", "false_positive_rate",
+                                                                "true_positive_rate")]
+    eo = confusion.equalized_odds(reduction="max")
+    ece = counts.calibration["score"].error_table()
+    out |= {"audit_from_counts_s": time.perf_counter() - started, "bias_auc_score": score.value,
+            "max_binning_error": float(np.nanmax(table[[c for c in table.columns if c.endswith("binning_error")]])),
+            "max_fpr_difference": float(rates[1].value), "equalized_odds": float(eo.value),
+            "max_ece": float(np.nanmax(ece["ece"]))}
+    started = time.perf_counter()
+    counts.confusion_at("score", float(auc.edges[6000]))
+    out["threshold_on_edge_s"] = time.perf_counter() - started
+    started = time.perf_counter()
+    counts.confusion_at("score", 0.61234)
+    out["threshold_between_edges_s"] = time.perf_counter() - started
+    out["peak_rss_mib"] = _peak_rss_mib()
+    return out
+
+
+def check_sample(glob: str, sample: int, auc_bins) -> dict:
+    """Engine counts on the first files (`sample` rows) against the in-memory library on the same rows."""
+    from fairness_core.engines import scored_counts
+
+    paths = sorted(Path(glob).parent.glob(Path(glob).name))
+    import pyarrow.parquet as pq
+
+    chosen, total = [], 0
+    for path in paths:
+        if total >= sample:
+            break
+        chosen.append(str(path))
+        total += pq.ParquetFile(path).metadata.num_rows
+    frame = pd.concat([pd.read_parquet(p) for p in chosen], ignore_index=True)
+    m = mapping()
+    scored = fc.ScoredData.from_frame(frame, m)
+    counts = scored_counts(chosen, m, threshold=0.5, n_bins=10, auc_bins=auc_bins)
+    worst = 0.0
+    ref = fc.confusion_counts(scored.y_true, scored.y_pred("score", 0.5), scored.subgroups)
+    cal = fc.calibration_counts(scored.y_true, scored.scores["score"], scored.subgroups, n_bins=10)
+    for got, want in ((counts.confusion["score"], ref), (counts.calibration["score"], cal)):
+        for side in ("member", "background", "overall"):
+            a, b = getattr(got, side), getattr(want, side)
+            with np.errstate(divide="ignore", invalid="ignore"):
+                worst = max(worst, float(np.nanmax(np.where(b != 0, np.abs(a - b) / np.abs(b), np.abs(a - b)))))
+    exact = fc.bias_auc_table(scored.y_true, scored.scores["score"], scored.subgroups)
+    table = counts.auc["score"].table()
+    within = all(((table[c] - exact[c]).abs() <= table[f"{c}_max_binning_error"] + 1e-12).all()
+                 for c in ("subgroup_auc", "bpsn_auc", "bnsp_auc"))
+    error = max(float((table[c] - exact[c]).abs().max()) for c in ("subgroup_auc", "bpsn_auc", "bnsp_auc"))
+    return {"sample_rows": len(frame), "max_relative_count_difference": worst, "binned_aucs_within_bound": within,
+            "max_binned_auc_error": error,
+            "max_bound": float(np.nanmax(table[[c for c in table.columns if c.endswith("binning_error")]]))}
+
+
+def main(argv=None) -> dict:
+    """Run the engine benchmark; returns the results (also written as JSON)."""
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--rows", type=int, default=100_000_000)
+    parser.add_argument("--files", type=int, default=10)
+    parser.add_argument("--engine", choices=["duckdb", "spark"], default="duckdb")
+    parser.add_argument("--memory-limit", default="2GB")
+    parser.add_argument("--auc-bins", default="10000", help='bins of the AUC counts, or "exact"')
+    parser.add_argument("--sample", type=int, default=1_000_000, help="rows checked against the in-memory library")
+    parser.add_argument("--data", default="/tmp/fairness-engine-bench", help="where the Parquet files are kept")
+    parser.add_argument("--out", default=str(HERE / "results-engines.json"))
+    parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    auc_bins = args.auc_bins if args.auc_bins == "exact" else int(args.auc_bins)
+    folder = Path(args.data) / f"{args.rows}-{args.files}"
+    glob = str(folder / "part-*.parquet")
+    if args.child:
+        print(json.dumps(child(glob, args.engine, args.memory_limit, auc_bins)))
+        return {}
+    started = time.perf_counter()
+    make_files(folder, args.rows, args.files)
+    print(f"data ready in {time.perf_counter() - started:.0f} s: {glob}", file=sys.stderr)
+    run = subprocess.run([sys.executable, __file__, "--child", "--rows", str(args.rows), "--files", str(args.files),
+                          "--engine", args.engine, "--memory-limit", args.memory_limit, "--auc-bins", args.auc_bins,
+                          "--data", args.data], capture_output=True, text=True, check=True)
+    results = {"engine": args.engine, "memory_limit": args.memory_limit, "auc_bins": args.auc_bins,
+               "files": args.files, "cpus": os.cpu_count(), **json.loads(run.stdout.strip().splitlines()[-1])}
+    results["check"] = check_sample(glob, args.sample, auc_bins)
+    Path(args.out).write_text(json.dumps(results, indent=2))
+    for key, value in results.items():
+        print(f"{key:32} {value}")
+    return results
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,441 @@
+"""Count tables computed where the data lives: DuckDB (embedded, out of core) or Spark (a cluster).
+
+Every metric of ``fairness_core`` is a function of small count tables (``ConfusionCounts``,
+``CalibrationCounts``, ``AucCounts``). :func:`scored_counts` computes them with three kinds of
+GROUP BY queries in the engine (see ``_sql``), so no row reaches Python: only one row per
+(protected values, label, score level, calibration bin, prediction) comes back, and everything
+after the counts is the in-memory library's own code.
+
+``import fairness_core`` imports nothing from here; this package imports an engine only inside
+the function that uses it (DuckDB, pyspark and SQLGlot are optional extras:
+``pip install duckdb sqlglot`` and, for Spark, ``pyspark``).
+"""
+
+from __future__ import annotations
+
+import glob as _glob
+import os
+from dataclasses import dataclass, field
+from typing import Any, Callable, Optional, Union
+
+import numpy as np
+import pandas as pd
+
+from .._auc_counts import AucCounts, bin_edges_of, uniform_score_bins
+from .._counts import CalibrationCounts, ConfusionCounts, uniform_edges
+from .._scored_data import (LABEL_ALIKE, LABEL_TOO_FEW, LABEL_VALUES, MAX_SUBGROUPS, NO_ROWS_LEFT, POSITIVE_MISSING,
+                            ColumnMapping, _same, _show)
+from .._subgroups import INDICATOR_RANGE_MESSAGE, Subgroups
+from . import _sql
+
+__all__ = ["ScoredCounts", "scored_counts", "ENGINES"]
+
+ENGINES = ("duckdb", "spark")
+UNSUPPORTED = (
+    "scored_counts does not support {what} yet. Tip: {tip}"
+)
+SOURCE_MESSAGE = (
+    "scored_counts: cannot read {source!r}. Give a Parquet or CSV path or glob (e.g. 'logs/*.parquet'), "
+    "a DuckDB relation, a table name with its DuckDB connection, or a pyspark DataFrame."
+)
+NO_FILES = "scored_counts: no file matches {source!r}. Tip: check the path or glob."
+BINNED_PROTECTED = (
+    "The protected attribute {col!r} is numeric with {n:,} distinct values; in memory it would be cut into "
+    "quantile bins, which scored_counts does not compute yet. Tip: bin it where the data lives (e.g. a view "
+    "with a CASE expression) or choose a categorical column."
+)
+
+
+@dataclass(frozen=True, eq=False)
+class ScoredCounts:
+    """The count tables of a mapped source, per score column, with the rows excluded and why.
+
+    Attributes
+    ----------
+    mapping : ColumnMapping
+    n_input : int
+        Rows in the source.
+    n_rows : int
+        Rows kept (no missing label or score).
+    exclusions : DataFrame
+        Columns ``reason, rows``: the rows left out, counted by the first reason that applies, with
+        the texts of ``ScoredData.exclusions``.
+    threshold : float
+        Decision threshold of ``confusion`` (``score >= threshold`` predicts positive).
+    confusion : dict of str -> ConfusionCounts
+        Per score column, at `threshold`.
+    auc : dict of str -> AucCounts
+        Per score column: exact levels or bins (see `auc_bins` of :func:`scored_counts`).
+    calibration : dict of str -> CalibrationCounts or None
+        Per score column (uniform bins); None when the scores leave [0, 1] (see ``calibration_notes``).
+    calibration_notes : dict of str -> str
+        Why a score column has no calibration counts ('' when it has).
+    engine : str
+    """
+
+    mapping: ColumnMapping
+    n_input: int
+    n_rows: int
+    exclusions: pd.DataFrame
+    threshold: float
+    confusion: dict
+    auc: dict
+    calibration: dict
+    calibration_notes: dict
+    engine: str
+    _requery: Optional[Callable] = field(default=None, repr=False)
+
+    def confusion_at(self, score: str, threshold: float) -> ConfusionCounts:
+        """The confusion counts of `score` at another threshold.
+
+        Read off the AUC counts when they can answer exactly (exact levels, or a threshold on a bin
+        edge); otherwise the engine runs the counts query of that score again.
+
+        Raises
+        ------
+        KeyError
+            If `score` is not a mapped score column.
+        ValueError
+            For a NaN threshold.
+        """
+        counts = self.auc[score]
+        if np.isnan(float(threshold)):
+            raise ValueError("ScoredCounts.confusion_at: the threshold is NaN. Tip: choose a number.")
+        if counts.exact or float(threshold) in counts.edges[:-1] or not (
+                counts.edges[0] < float(threshold) <= counts.edges[-1]):
+            return counts.confusion_at(threshold)
+        if self._requery is None:
+            raise ValueError("ScoredCounts.confusion_at: this result has no engine to query again.")
+        return self._requery(score, float(threshold))
+
+
+def scored_counts(source: Any, mapping: ColumnMapping, *, threshold: float = 0.5, n_bins: int = 10,
+                  strategy: str = "uniform", auc_bins: Union[int, str] = 10_000, engine: Optional[str] = None,
+                  connection: Any = None, memory_limit: Optional[str] = None) -> ScoredCounts:
+    """Compute every count table of `mapping` where the data lives.
+
+    Parameters
+    ----------
+    source : str, os.PathLike, DuckDB relation, table name, or pyspark DataFrame
+        A Parquet or CSV file, directory-free glob (``"logs/*.parquet"``) or a list of such paths
+        (read by DuckDB out of core); a ``duckdb.DuckDBPyRelation``; a table or view name in
+        `connection` (a ``duckdb.DuckDBPyConnection``); or a ``pyspark.sql.DataFrame`` (computed by
+        its Spark session, e.g. on a cluster).
+    mapping : ColumnMapping
+        As in memory: label and positive label, score columns, protected attributes (categorical, or
+        numeric with at most 10 distinct values) and identity columns. Not yet supported here: a
+        predicted label column, ``all_classes``, numeric protected attributes that would be binned.
+    threshold : float, default=0.5
+        Decision threshold of the confusion counts.
+    n_bins : int >= 1, default=10
+        Calibration bins (uniform over [0, 1]).
+    strategy : {"uniform"}, default="uniform"
+        Calibration binning. Quantile bins are not computed by the engines yet.
+    auc_bins : int >= 2 or "exact", default=10000
+        Score levels of the AUC counts: B equal bins between the smallest and largest score (each
+        AUC then within its ``max_binning_error`` of the exact value; the count table is at most
+        rows(keys) x 2 x B), or "exact" (one level per distinct score: equal to the in-memory AUCs,
+        but the result grows with the distinct scores).
+    engine : {"duckdb", "spark"} or None
+        None picks Spark for a pyspark DataFrame and DuckDB otherwise.
+    connection : duckdb.DuckDBPyConnection or None
+        DuckDB connection to use (a table name needs one); None opens an in-memory database.
+    memory_limit : str or None
+        DuckDB's ``memory_limit`` for a connection opened here, e.g. ``"2GB"`` (DuckDB spills to
+        disk beyond it).
+
+    Returns
+    -------
+    ScoredCounts
+
+    Raises
+    ------
+    ValueError
+        For a missing column, a label without two values, a positive label that does not occur,
+        identity values outside [0, 1], no rows left, too many subgroups, an unsupported option, or
+        a source that cannot be read. Messages follow ``ScoredData.from_frame``'s.
+    ImportError
+        If the engine's package (duckdb, pyspark) or sqlglot is not installed.
+
+    Notes
+    -----
+    Exclusions are counted as ``ScoredData`` counts them: a missing label first, then a missing or
+    infinite value in each score column in mapping order. An identity value that is missing, NaN
+    or infinite leaves the row out of that subgroup and its background. Every count equals the
+    in-memory library's on the same rows (sums of scores up to floating-point summation order).
+    """
+    func = "scored_counts"
+    m = mapping
+    if m.predicted_label is not None:
+        raise ValueError(UNSUPPORTED.format(what="a predicted label column",
+                                            tip="map score columns (a 0/1 prediction column works as a score)."))
+    if m.all_classes:
+        raise ValueError(UNSUPPORTED.format(what="multi-class labels (all_classes=True)",
+                                            tip="choose a binary label and its positive value."))
+    if strategy != "uniform":
+        raise ValueError(UNSUPPORTED.format(what=f"strategy={strategy!r}", tip='use strategy="uniform".'))
+    if not m.scores:
+        raise ValueError("Choose at least one score column.")
+    if not m.protected and not m.indicators:
+        raise ValueError("Choose at least one protected attribute or identity column.")
+    if not isinstance(auc_bins, str) and (isinstance(auc_bins, bool) or not isinstance(auc_bins, (int, np.integer))
+                                          or auc_bins < 2):
+        raise ValueError(f'The \'auc_bins\' parameter of {func} must be "exact" or an integer >= 2. Got {auc_bins!r} instead.')
+    if isinstance(auc_bins, str) and auc_bins != "exact":
+        raise ValueError(f'The \'auc_bins\' parameter of {func} must be "exact" or an integer >= 2. Got {auc_bins!r} instead.')
+    run, columns, name = _runner(source, engine, connection, memory_limit)
+    _check_columns(m, columns)
+
+    labels = run(_sql.label_query(m.label))
+    counts = {v: int(n) for v, n in zip(labels["v"], labels["n"]) if not _is_missing(v)}
+    values = list(counts)
+    if len(values) < 2:
+        raise ValueError(LABEL_TOO_FEW.format(col=m.label, n=len(values), values=_show(values)))
+    if len(values) != 2:
+        raise ValueError(LABEL_VALUES.format(col=m.label, n=len(values), values=_show(values)))
+    if len({str(v) for v in values}) < 2:
+        raise ValueError(LABEL_ALIKE.format(col=m.label, values=_show(values)))
+    matches = [v for v in values if _same(v, m.positive_label)]
+    if not matches:
+        raise ValueError(POSITIVE_MISSING.format(value=m.positive_label, col=m.label, values=_show(values)))
+
+    plan = _sql.Plan(m.label, _plain(matches[0]), tuple(m.scores), tuple(m.protected), tuple(m.indicators),
+                     float(m.indicator_threshold))
+    preview = run(f"SELECT {', '.join(_sql.ident(c) for c in m.protected)} FROM {_sql.SOURCE} LIMIT 1000") \
+        if m.protected else pd.DataFrame()
+    numeric = [c for c in m.protected if pd.api.types.is_numeric_dtype(preview[c])
+               and not pd.api.types.is_bool_dtype(preview[c])]
+    profile = run(_sql.profile_query(plan, numeric))
+    reasons = dict(zip(profile["reason"].astype(int), profile["n"].astype(np.int64)))
+    n_input, n_rows = int(sum(reasons.values())), int(reasons.get(0, 0))
+    texts = ["missing label"] + [f"missing score in {s!r}" for s in m.scores]
+    exclusions = pd.DataFrame({"reason": [texts[r - 1] for r in sorted(reasons, key=lambda r: -reasons[r]) if r],
+                               "rows": [reasons[r] for r in sorted(reasons, key=lambda r: -reasons[r]) if r]})
+    if n_rows == 0:
+        raise ValueError(NO_ROWS_LEFT.format(reasons=", ".join(
+            f"{n:,} rows with {r}" for r, n in zip(exclusions["reason"], exclusions["rows"]))))
+    kept = profile[profile["reason"].astype(int) == 0].iloc[0]
+    for i, c in enumerate(m.indicators):
+        low, high = kept[f"id_min_{i}"], kept[f"id_max_{i}"]
+        low, high = (0.0 if _is_missing(low) else float(low)), (0.0 if _is_missing(high) else float(high))
+        if low < 0 or high > 1:
+            raise ValueError(INDICATOR_RANGE_MESSAGE.format(col=c, low=low, high=high))
+    for i, c in enumerate(numeric):
+        if int(kept[f"distinct_{i}"]) > 10:
+            raise ValueError(BINNED_PROTECTED.format(col=c, n=int(kept[f"distinct_{i}"])))
+
+    with_missing = [int(kept[f"id_missing_{i}"] or 0) > 0 for i in range(len(m.indicators))]
+
+    def query(score: str, t: float):
+        i = m.scores.index(score)
+        low, high = float(kept[f"score_min_{i}"]), float(kept[f"score_max_{i}"])
+        in_unit = 0.0 <= low and high <= 1.0
+        bins = None
+        if auc_bins != "exact":
+            start, step = uniform_score_bins(low, high, int(auc_bins))
+            bins = (start, step, int(auc_bins), bin_edges_of(start, step, int(auc_bins), high))
+        cal_edges = uniform_edges(int(n_bins)) if in_unit else None
+        frame = run(_sql.counts_query(plan, score, threshold=t, cal_edges=cal_edges,
+                                      bins=None if bins is None else bins[:3], with_missing=with_missing))
+        return frame, bins, cal_edges, (low, high)
+
+    def requery(score: str, t: float) -> ConfusionCounts:
+        """Counts at a threshold inside bin b: those at the edge above it, plus the rows t <= score < edge."""
+        counts = auc[score]
+        b = min(int(np.searchsorted(counts.edges, t, side="right")) - 1, len(counts.levels) - 1)   # the last bin is closed
+        last = b == len(counts.levels) - 1
+        base = counts.confusion_at(np.inf if last else counts.edges[b + 1])
+        band = run(_sql.band_query(plan, score, low=t, high=None if last else float(counts.edges[b + 1]),
+                                   with_missing=with_missing))
+        member, background, overall = (np.array(a, dtype=np.float64) for a in (base.member, base.background,
+                                                                                base.overall))
+        if len(band):
+            moved = keys[score].tables(band, band["__fc_y"].to_numpy(dtype=np.int64), 2,
+                                       {"n": band["__fc_n"].to_numpy(dtype=np.float64)})
+            for total, delta in zip((member, background, overall), (d["n"] for d in moved)):
+                total[..., [0, 2]] -= delta   # TN, FN of the rows that now reach the threshold ...
+                total[..., [1, 3]] += delta   # ... become FP, TP
+        return ConfusionCounts(list(base.names), member, background, overall, base.min_size, disjoint=base.disjoint)
+
+    keys, confusion, auc, calibration, notes = {}, {}, {}, {}, {}
+    for score in m.scores:
+        frame, bins, cal_edges, (low, high) = query(score, float(threshold))
+        keys[score], confusion[score], auc[score], calibration[score] = _assemble(frame, m, bins, cal_edges, n_bins)
+        notes[score] = "" if cal_edges is not None else (
+            f"{score!r} ranges over [{low:g}, {high:g}], outside [0, 1]: calibration needs probabilities.")
+    return ScoredCounts(m, n_input, n_rows, exclusions, float(threshold), confusion, auc, calibration, notes,
+                        name, requery)
+
+
+def _is_missing(v) -> bool:
+    return v is None or (isinstance(v, float) and np.isnan(v)) or v is pd.NA or v is pd.NaT
+
+
+def _plain(v):
+    return v.item() if hasattr(v, "item") else v
+
+
+def _check_columns(m: ColumnMapping, columns: list) -> None:
+    from .._scored_data import MISSING_COLUMN
+
+    available = ", ".join(map(repr, columns[:30]))
+    roles = [(m.label, "the label")] + [(c, "a score") for c in m.scores] + \
+        [(c, "a protected attribute") for c in m.protected] + [(c, "an identity column") for c in m.indicators]
+    for col, role in roles:
+        if col not in columns:
+            raise ValueError(MISSING_COLUMN.format(col=col, role=role, available=available))
+
+
+def _runner(source, engine, connection, memory_limit):
+    """(run(sql) -> DataFrame, source column names, engine name) with the source as view ``__fc_source``."""
+    spark_df = type(source).__module__.startswith("pyspark")
+    engine = engine or ("spark" if spark_df else "duckdb")
+    if engine not in ENGINES:
+        raise ValueError(f"The 'engine' parameter of scored_counts must be one of {ENGINES}. Got {engine!r} instead.")
+    if engine == "spark":
+        if not spark_df:
+            raise ValueError("engine='spark' needs a pyspark DataFrame as the source (spark.read.parquet(...)).")
+        source.createOrReplaceTempView(_sql.SOURCE)
+        session = source.sparkSession
+        # Arrow, not toPandas: the results are small, and pyspark's pandas bridge lags pandas 3.
+        return (lambda sql: session.sql(_sql.transpile(sql, "spark")).toArrow().to_pandas()), list(source.columns), \
+            "spark"
+    import duckdb
+
+    con = connection
+    if con is None:
+        con = duckdb.connect()
+        if memory_limit:
+            con.execute(f"SET memory_limit = {_sql.literal(str(memory_limit))}")
+    if isinstance(source, duckdb.DuckDBPyRelation):
+        relation = source
+    elif isinstance(source, str) and connection is not None and not _looks_like_path(source):
+        relation = con.table(source)
+    elif isinstance(source, (str, os.PathLike, list, tuple)):
+        paths = [os.fspath(p) for p in (source if isinstance(source, (list, tuple)) else [source])]
+        if not any(_glob.glob(p) for p in paths):
+            raise ValueError(NO_FILES.format(source=source))
+        suffix = paths[0].lower()
+        reader = con.read_csv if suffix.endswith((".csv", ".csv.gz", ".tsv", ".txt")) else con.read_parquet
+        relation = reader(paths if len(paths) > 1 else paths[0])
+    else:
+        raise ValueError(SOURCE_MESSAGE.format(source=type(source).__name__))
+    relation.create_view(_sql.SOURCE, replace=True)
+    return (lambda sql: con.execute(sql).df()), list(relation.columns), "duckdb"
+
+
+def _looks_like_path(text: str) -> bool:
+    return any(ch in text for ch in "/\\*?") or "." in os.path.basename(text)
+
+
+class _Keys:
+    """The distinct protected-attribute values of the kept rows and their subgroups (the in-memory rules).
+
+    The subgroups are built by ``Subgroups.from_attributes`` on one row per distinct combination of
+    values, so names, order and missing values follow the in-memory library exactly; identity columns
+    follow as subgroups of their own.
+    """
+
+    def __init__(self, frame: pd.DataFrame, m: ColumnMapping):
+        self.m = m
+        self.prot = None
+        self.frame = pd.DataFrame(index=[0])
+        if m.protected:
+            key = frame.groupby(list(m.protected), dropna=False, sort=False).ngroup().to_numpy()
+            first = pd.Series(np.arange(len(key))).groupby(key).first().to_numpy()
+            self.frame = frame.loc[first, list(m.protected)].reset_index(drop=True)
+            self.prot = Subgroups.from_attributes(self.frame, list(m.protected), intersect=m.intersect,
+                                                  min_size=m.min_size, n_bins=m.n_bins,
+                                                  max_subgroups=MAX_SUBGROUPS - len(m.indicators))
+        self.names = (list(self.prot.names) if self.prot is not None else []) + list(m.indicators)
+        if len(self.names) > MAX_SUBGROUPS:
+            from .._subgroups import TOO_MANY_MESSAGE
+            raise ValueError(TOO_MANY_MESSAGE.format(n=len(self.names), max=MAX_SUBGROUPS))
+        self.disjoint = self.prot is not None and self.prot.codes is not None and not m.indicators
+
+    def index(self, frame: pd.DataFrame) -> np.ndarray:
+        """The key number of each row of a query result (its protected values among ``self.frame``'s)."""
+        if self.prot is None:
+            return np.zeros(len(frame), dtype=np.int64)
+        cols = list(self.m.protected)
+        numbered = self.frame.assign(__fc_key=np.arange(len(self.frame)))
+        merged = frame[cols].merge(numbered, on=cols, how="left", sort=False)
+        return merged["__fc_key"].to_numpy(dtype=np.int64)
+
+    def tables(self, frame: pd.DataFrame, cell: np.ndarray, n_cells: int, weights: dict) -> tuple[dict, dict, dict]:
+        """Per quantity q of `weights`: member (k, n_cells), background (k, n_cells) and overall (n_cells,) sums.
+
+        Protected subgroups: the sums per key times the membership (background) masks of the keys.
+        Identity column j: its member sums ``__fc_m{q}{j}``; its background is every row minus the
+        members minus the rows where it is missing (``__fc_x{q}{j}``).
+        """
+        from scipy import sparse
+
+        key = self.index(frame)
+        member, background, overall = {}, {}, {}
+        for q, w in weights.items():
+            by_key = sparse.csr_matrix((w, (key, cell)), shape=(len(self.frame), n_cells))
+            total = np.asarray(by_key.sum(axis=0)).reshape(-1)
+            rows_m, rows_b = [], []
+            if self.prot is not None:
+                rows_m.append((sparse.csr_matrix(self.prot.membership.T.astype(np.float64)) @ by_key).toarray())
+                rows_b.append((sparse.csr_matrix(self.prot.background.T.astype(np.float64)) @ by_key).toarray())
+            for j in range(len(self.m.indicators)):
+                mem = np.bincount(cell, weights=frame[f"__fc_m{q}{j}"].to_numpy(dtype=np.float64), minlength=n_cells)
+                missing = f"__fc_x{q}{j}"
+                mis = (np.bincount(cell, weights=frame[missing].to_numpy(dtype=np.float64), minlength=n_cells)
+                       if missing in frame else 0.0)
+                rows_m.append(mem[None])
+                rows_b.append((total - mem - mis)[None])
+            member[q] = np.vstack(rows_m) if rows_m else np.zeros((0, n_cells))
+            background[q] = np.vstack(rows_b) if rows_b else np.zeros((0, n_cells))
+            overall[q] = total
+        return member, background, overall
+
+
+def _assemble(frame: pd.DataFrame, m: ColumnMapping, bins, cal_edges, n_bins: int):
+    """The keys, ConfusionCounts, AucCounts and CalibrationCounts (or None) from the GROUP BY rows."""
+    from scipy import sparse
+
+    y = frame["__fc_y"].to_numpy(dtype=np.int64)
+    pred = frame["__fc_pred"].to_numpy(dtype=np.int64)
+    n = frame["__fc_n"].to_numpy(dtype=np.float64)
+    zeros = np.zeros(len(frame))
+    sp = frame["__fc_sp"].to_numpy(dtype=np.float64) if "__fc_sp" in frame else zeros
+    spp = frame["__fc_spp"].to_numpy(dtype=np.float64) if "__fc_spp" in frame else zeros
+    keys = _Keys(frame, m)
+    names, disjoint = keys.names, keys.disjoint
+
+    def tables(cell, n_cells, weights):
+        return keys.tables(frame, cell, n_cells, weights)
+
+    cm, cb, co = tables(2 * y + pred, 4, {"n": n})
+    confusion = ConfusionCounts(names, cm["n"], cb["n"], co["n"], m.min_size, disjoint=disjoint)
+
+    calibration = None
+    if cal_edges is not None:
+        cal = frame["__fc_cal"].to_numpy(dtype=np.int64)
+        nb = int(n_bins)
+        mm, bb, oo = tables(2 * cal + y, 2 * nb, {"n": n, "sp": sp, "spp": spp})
+
+        def stats(t: dict) -> np.ndarray:   # (..., 2 * n_bins) by (bin, label) -> (..., 4, n_bins)
+            cnt, s1, s2 = (t[q].reshape(*t[q].shape[:-1], nb, 2) for q in ("n", "sp", "spp"))
+            sum_y = cnt[..., 1]
+            sq = s2.sum(-1) - 2 * s1[..., 1] + cnt[..., 1]   # sum of (p - y)^2 = sum p^2 - 2 sum_{y=1} p + n_{y=1}
+            return np.stack([cnt.sum(-1), s1.sum(-1), sum_y, sq], axis=-2)
+
+        calibration = CalibrationCounts(names, np.asarray(cal_edges, dtype=np.float64), "uniform", stats(mm),
+                                        stats(bb), stats(oo), m.min_size)
+
+    if bins is None:   # exact levels: the distinct scores
+        levels, level = np.unique(frame["__fc_level"].to_numpy(dtype=np.float64), return_inverse=True)
+        edges = None
+    else:
+        edges = bins[3]
+        levels, level = edges[:-1], frame["__fc_level"].to_numpy(dtype=np.int64)
+    n_levels = len(levels)
+    am, ab, ao = tables(y * n_levels + level.reshape(-1), 2 * n_levels, {"n": n})
+    auc = AucCounts(names, levels, edges, sparse.csr_matrix(am["n"].astype(np.int64)),
+                    sparse.csr_matrix(ab["n"].astype(np.int64)), ao["n"].reshape(2, n_levels).astype(np.int64),
+                    m.min_size, disjoint=disjoint)
+    return keys, confusion, auc, calibration

@@ -1,0 +1,193 @@
+"""The queries behind ``scored_counts``: written once (DuckDB's dialect) and transpiled by SQLGlot.
+
+Three queries, each one scan of the source:
+
+1. ``label_query``: rows per label value (to check the label and find the positive value);
+2. ``profile_query``: rows per exclusion reason (the first that applies, in ``ScoredData``'s order),
+   and over the kept rows each score's range, each identity column's range, and each numeric
+   protected column's number of distinct values;
+3. ``counts_query`` (one per score column): over the kept rows, GROUP BY the protected attributes,
+   the label, the score level (a distinct score or a bin), the calibration bin and the prediction
+   at the threshold, with the row count, sum of scores and of squared scores, and per identity
+   column the same three sums over its members and over its rows with a missing value.
+
+Identifiers are quoted and literals written by SQLGlot, so no column name or value from the data
+is ever spliced into SQL as text.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Optional, Sequence
+
+import numpy as np
+
+SOURCE = "__fc_source"
+# The largest double: x BETWEEN -MAX AND MAX is false for NULL (after COALESCE), NaN and +-inf.
+_MAX = repr(float(np.finfo(np.float64).max))
+
+
+def ident(name: str) -> str:
+    """A quoted identifier in DuckDB's dialect (SQLGlot escapes quotes inside the name)."""
+    from sqlglot import exp
+
+    return exp.to_identifier(str(name), quoted=True).sql("duckdb")
+
+
+def literal(value: Any) -> str:
+    """A SQL literal of a label value or a number (strings quoted and escaped by SQLGlot)."""
+    from sqlglot import exp
+
+    if isinstance(value, (bool, np.bool_)):
+        return "TRUE" if value else "FALSE"
+    if isinstance(value, (int, np.integer)):
+        return str(int(value))
+    if isinstance(value, (float, np.floating)):
+        return repr(float(value))
+    return exp.Literal.string(str(value)).sql("duckdb")
+
+
+def finite(expr: str) -> str:
+    """SQL that is TRUE exactly when `expr` is a finite number (NULL, NaN and +-inf give FALSE)."""
+    return f"COALESCE(CAST({expr} AS DOUBLE) BETWEEN -{_MAX} AND {_MAX}, FALSE)"
+
+
+def transpile(sql: str, dialect: str) -> str:
+    """`sql` (DuckDB dialect) in another engine's dialect ("duckdb" returns it unchanged)."""
+    if dialect == "duckdb":
+        return sql
+    import sqlglot
+
+    return sqlglot.transpile(sql, read="duckdb", write=dialect)[0]
+
+
+@dataclass(frozen=True)
+class Plan:
+    """What the queries need to know: columns by role and the binning of one score.
+
+    Attributes
+    ----------
+    label : str
+    positive : any
+        The label value that means positive (as the source stores it).
+    scores : tuple of str
+        Every mapped score column (a row missing any of them is excluded).
+    protected : tuple of str
+    indicators : tuple of str
+    indicator_threshold : float
+    """
+
+    label: str
+    positive: Any
+    scores: tuple
+    protected: tuple
+    indicators: tuple
+    indicator_threshold: float
+
+
+def label_query(label: str) -> str:
+    """Rows per label value, NULL included."""
+    return f"SELECT {ident(label)} AS v, COUNT(*) AS n FROM {SOURCE} GROUP BY {ident(label)}"
+
+
+def reason_case(plan: Plan) -> str:
+    """The exclusion reason of a row as a code: 0 kept, 1 missing label, 1 + i missing score i."""
+    whens = [f"WHEN {ident(plan.label)} IS NULL THEN 1"]
+    whens += [f"WHEN NOT {finite(ident(s))} THEN {i + 2}" for i, s in enumerate(plan.scores)]
+    return "CASE " + " ".join(whens) + " ELSE 0 END"
+
+
+def profile_query(plan: Plan, numeric_protected: Sequence[str]) -> str:
+    """Rows per exclusion reason; over the kept group (reason 0) the ranges and distinct counts."""
+    parts = [f"{reason_case(plan)} AS reason", "COUNT(*) AS n"]
+    for i, s in enumerate(plan.scores):
+        parts += [f"MIN(CAST({ident(s)} AS DOUBLE)) AS score_min_{i}", f"MAX(CAST({ident(s)} AS DOUBLE)) AS score_max_{i}"]
+    for i, c in enumerate(plan.indicators):
+        value = f"CAST({ident(c)} AS DOUBLE)"
+        kept = f"CASE WHEN {finite(ident(c))} THEN {value} END"
+        parts += [f"MIN({kept}) AS id_min_{i}", f"MAX({kept}) AS id_max_{i}",
+                  f"SUM(CAST(NOT {finite(ident(c))} AS INT)) AS id_missing_{i}"]
+    for i, c in enumerate(numeric_protected):
+        parts.append(f"COUNT(DISTINCT {ident(c)}) AS distinct_{i}")
+    return f"SELECT {', '.join(parts)} FROM {SOURCE} GROUP BY 1"
+
+
+def counts_query(plan: Plan, score: str, *, threshold: float, cal_edges: Optional[np.ndarray],
+                 bins: Optional[tuple], with_missing: Sequence[bool] = ()) -> str:
+    """Sufficient statistics of one score column (see the module docstring).
+
+    Parameters
+    ----------
+    plan : Plan
+    score : str
+    threshold : float
+        Predicted positive when ``score >= threshold``.
+    cal_edges : ndarray of shape (n_bins + 1,) or None
+        Calibration bin edges; the bin is ``searchsorted(edges[1:-1], score, side="right")`` as in
+        memory. None: no calibration bin and no sums of scores (scores outside [0, 1]).
+    bins : (low, step, n_bins) or None
+        Uniform score bins of ``_auc_counts.score_bin``; None keeps each distinct score as its level.
+    with_missing : sequence of bool, one per identity column
+        Whether the column has missing values among the kept rows (only then are they counted).
+
+    Notes
+    -----
+    Memberships are computed once per row as 0/1 integers in the first CTE, and every aggregate is a
+    plain ``SUM`` of products: several times cheaper in DuckDB than ``FILTER`` or ``CASE`` inside
+    the aggregate.
+    """
+    t = literal(float(plan.indicator_threshold))
+    keys = [ident(c) for c in plan.protected]
+    kept = keys + [f"CAST({ident(plan.label)} = {literal(plan.positive)} AS INT) AS __fc_y",
+                   f"CAST({ident(score)} AS DOUBLE) AS __fc_p"]
+    for j, c in enumerate(plan.indicators):
+        kept.append(f"CAST({finite(ident(c))} AND CAST({ident(c)} AS DOUBLE) >= {t} AS INT) AS __fc_m{j}")
+        if j < len(with_missing) and with_missing[j]:
+            kept.append(f"CAST(NOT {finite(ident(c))} AS INT) AS __fc_x{j}")
+    ctes = [f"__fc_kept AS (SELECT {', '.join(kept)} FROM {SOURCE} WHERE {reason_case(plan)} = 0)"]
+    if bins is None:
+        level, last = "__fc_p", "__fc_kept"
+    else:
+        low, step, n_bins = (literal(float(bins[0])), literal(float(bins[1])), int(bins[2]))
+        guess = f"LEAST(GREATEST(CAST(FLOOR((__fc_p - {low}) / {step}) AS BIGINT), 0), {n_bins - 1})"
+        ctes.append(f"__fc_g0 AS (SELECT *, {guess} AS __fc_g0 FROM __fc_kept)")
+        ctes.append("__fc_g1 AS (SELECT *, __fc_g0 - CASE WHEN __fc_g0 > 0 AND "
+                    f"__fc_p < {low} + __fc_g0 * {step} THEN 1 ELSE 0 END AS __fc_g1 FROM __fc_g0)")
+        level = (f"__fc_g1 + CASE WHEN __fc_g1 < {n_bins - 1} AND __fc_p >= {low} + (__fc_g1 + 1) * {step} "
+                 "THEN 1 ELSE 0 END")
+        last = "__fc_g1"
+    cal = "0" if cal_edges is None else (" + ".join(
+        f"CAST(__fc_p >= {literal(float(e))} AS INT)" for e in cal_edges[1:-1]) or "0")
+    sums = ["", " * __fc_p", " * __fc_p * __fc_p"] if cal_edges is not None else [""]
+    select = keys + ["__fc_y", f"{level} AS __fc_level", f"{cal} AS __fc_cal",
+                     f"CAST(__fc_p >= {literal(float(threshold))} AS INT) AS __fc_pred", "COUNT(*) AS __fc_n"]
+    if cal_edges is not None:
+        select += ["SUM(__fc_p) AS __fc_sp", "SUM(__fc_p * __fc_p) AS __fc_spp"]
+    for j in range(len(plan.indicators)):
+        tags = ["m"] + (["x"] if j < len(with_missing) and with_missing[j] else [])
+        for tag in tags:
+            select += [f"SUM(__fc_{tag}{j}{factor}) AS __fc_{tag}{q}{j}" for factor, q in zip(sums, ("n", "sp", "spp"))]
+    n_keys = len(keys) + 4  # the protected attributes, label, level, calibration bin, prediction
+    group = ", ".join(str(i) for i in range(1, n_keys + 1))
+    return f"WITH {', '.join(ctes)} SELECT {', '.join(select)} FROM {last} GROUP BY {group}"
+
+
+def band_query(plan: Plan, score: str, *, low: float, high: Optional[float], with_missing: Sequence[bool] = ()) -> str:
+    """Rows per (protected values, label) whose score is in [low, high) (no upper bound when `high` is None).
+
+    With the AUC counts at the bin edge above a threshold t, these rows (t <= score < edge, all inside
+    one bin) are what moves from predicted negative to predicted positive when the threshold goes
+    down from the edge to t: a threshold between edges costs one filtered scan, not a full count.
+    """
+    t = literal(float(plan.indicator_threshold))
+    keys = [ident(c) for c in plan.protected]
+    p = f"CAST({ident(score)} AS DOUBLE)"
+    band = f"{p} >= {literal(float(low))}" + ("" if high is None else f" AND {p} < {literal(float(high))}")
+    select = keys + [f"CAST({ident(plan.label)} = {literal(plan.positive)} AS INT) AS __fc_y", "COUNT(*) AS __fc_n"]
+    for j, c in enumerate(plan.indicators):
+        select.append(f"SUM(CAST({finite(ident(c))} AND CAST({ident(c)} AS DOUBLE) >= {t} AS INT)) AS __fc_mn{j}")
+        if j < len(with_missing) and with_missing[j]:
+            select.append(f"SUM(CAST(NOT {finite(ident(c))} AS INT)) AS __fc_xn{j}")
+    group = ", ".join(str(i) for i in range(1, len(keys) + 2))
+    return (f"SELECT {', '.join(select)} FROM {SOURCE} WHERE {reason_case(plan)} = 0 AND {band} "
+            f"GROUP BY {group}")

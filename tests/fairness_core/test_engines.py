@@ -1,0 +1,175 @@
+"""fairness_core.engines: count tables computed by DuckDB and Spark equal the in-memory ones."""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import fairness_core as fc
+from fairness_core._auc_counts import auc_counts
+from fairness_core.engines import scored_counts
+
+N = 100_000
+IDS = ("id_a", "id_b", "id_c")
+MAPPING = fc.ColumnMapping(label="label", positive_label="yes", scores=("score", "coarse"),
+                           protected=("race", "sex"), indicators=IDS, min_size=30)
+AUCS = ["subgroup_auc", "bpsn_auc", "bnsp_auc"]
+
+
+def _frame(n: int, seed: int = 11) -> pd.DataFrame:
+    rng = np.random.default_rng(seed)
+    race = rng.choice(["Black", "White", "Asian", "O'Neil \"quoted\"", None], n, p=[0.3, 0.4, 0.15, 0.1, 0.05])
+    y = rng.random(n) < 0.25 + 0.15 * (race == "Black")
+    frame = pd.DataFrame({
+        "race": race, "sex": rng.choice([1, 2], n),
+        "label": np.where(y, "yes", "no").astype(object),
+        "score": np.clip(rng.beta(2, 4, n) + 0.2 * y, 0, 1).astype(np.float32),
+        "coarse": np.round(rng.random(n) * 0.6 + 0.3 * y, 2),   # heavy ties
+    })
+    for j, col in enumerate(IDS):
+        frame[col] = (rng.random(n) < 0.1 * (j + 1)).astype(float)
+    frame.loc[rng.random(n) < 0.02, "id_b"] = np.nan
+    frame.loc[rng.random(n) < 0.01, "label"] = None
+    frame.loc[rng.random(n) < 0.01, "score"] = np.nan
+    frame.loc[rng.random(n) < 0.005, "coarse"] = np.inf
+    return frame
+
+
+@pytest.fixture(scope="module")
+def logs(tmp_path_factory):
+    """The same 10^5 rows in memory and as two Parquet files (read through a glob)."""
+    frame = _frame(N)
+    folder = tmp_path_factory.mktemp("logs")
+    half = N // 2
+    frame.iloc[:half].to_parquet(folder / "part-0.parquet", index=False)
+    frame.iloc[half:].to_parquet(folder / "part-1.parquet", index=False)
+    return frame, str(folder / "*.parquet"), fc.ScoredData.from_frame(frame, MAPPING)
+
+
+def _assert_counts_equal(result, scored, threshold: float = 0.5) -> None:
+    """Every count table of `result` equals the in-memory library's on `scored` (sums to 1e-12 relative)."""
+    assert result.n_rows == scored.n_rows
+    assert dict(zip(result.exclusions["reason"], result.exclusions["rows"])) == dict(
+        zip(scored.exclusions["reason"], scored.exclusions["rows"]))
+    for score in MAPPING.scores:
+        ref = fc.confusion_counts(scored.y_true, scored.y_pred(score, threshold), scored.subgroups)
+        got = result.confusion[score]
+        assert got.names == ref.names
+        for side in ("member", "background", "overall"):
+            np.testing.assert_array_equal(getattr(got, side), getattr(ref, side))
+        np.testing.assert_allclose(got.table()["false_positive_rate"], ref.table()["false_positive_rate"],
+                                   rtol=1e-12, equal_nan=True)
+        cal = fc.calibration_counts(scored.y_true, scored.scores[score], scored.subgroups, n_bins=10)
+        got_cal = result.calibration[score]
+        for side in ("member", "background", "overall"):
+            np.testing.assert_allclose(getattr(got_cal, side), getattr(cal, side), rtol=1e-12, atol=0)
+        np.testing.assert_allclose(got_cal.error_table()["ece"], cal.error_table()["ece"], rtol=1e-12,
+                                   equal_nan=True)
+
+
+def test_duckdb_exact_counts_equal_the_in_memory_library(logs):
+    frame, glob, scored = logs
+    result = scored_counts(glob, MAPPING, threshold=0.5, auc_bins="exact")
+    assert result.engine == "duckdb" and result.n_input == N
+    _assert_counts_equal(result, scored)
+    for score in MAPPING.scores:
+        ref = fc.bias_auc_table(scored.y_true, scored.scores[score], scored.subgroups)
+        table = result.auc[score].table()
+        for column in AUCS:
+            np.testing.assert_allclose(table[column], ref[column], rtol=0, atol=1e-12)
+        assert table.attrs["overall_auc"] == pytest.approx(ref.attrs["overall_auc"], abs=1e-12)
+
+
+def test_duckdb_binned_aucs_equal_the_in_memory_bins_and_lie_within_their_bound(logs):
+    frame, glob, scored = logs
+    result = scored_counts(glob, MAPPING, auc_bins=1000)
+    for score in MAPPING.scores:
+        memory = auc_counts(scored.y_true, scored.scores[score], scored.subgroups, bins=1000)
+        got = result.auc[score]
+        np.testing.assert_array_equal(got.edges, memory.edges)
+        assert (got.member != memory.member).nnz == 0 and (got.background != memory.background).nnz == 0
+        exact = fc.bias_auc_table(scored.y_true, scored.scores[score], scored.subgroups)
+        table = got.table()
+        for column in AUCS:
+            assert ((table[column] - exact[column]).abs() <= table[f"{column}_max_binning_error"] + 1e-12).all()
+
+
+def test_a_threshold_change_is_read_off_the_counts_or_queried_again(logs):
+    frame, glob, scored = logs
+    result = scored_counts(glob, MAPPING, auc_bins=200)
+    edges = result.auc["score"].edges
+    # On a bin edge (read off the AUC counts); between edges, in the last bin and at the largest score (the
+    # counts at the edge above, plus the rows between the threshold and that edge, counted by the engine).
+    for t in (float(edges[57]), 0.4321, float(edges[-2]) + 1e-9, float(edges[-1]), -5.0, 7.0):
+        ref = fc.confusion_counts(scored.y_true, scored.y_pred("score", t), scored.subgroups)
+        np.testing.assert_array_equal(result.confusion_at("score", t).member, ref.member)
+
+
+def test_a_duckdb_relation_and_a_table_name_are_sources(logs):
+    import duckdb
+
+    frame, glob, scored = logs
+    con = duckdb.connect()
+    con.execute(f"CREATE TABLE logs AS SELECT * FROM read_parquet('{glob}')")
+    by_name = scored_counts("logs", MAPPING, connection=con, auc_bins="exact")
+    by_relation = scored_counts(con.table("logs"), MAPPING, connection=con, auc_bins="exact")
+    for result in (by_name, by_relation):
+        np.testing.assert_array_equal(result.confusion["score"].member,
+                                      fc.confusion_counts(scored.y_true, scored.y_pred("score", 0.5),
+                                                          scored.subgroups).member)
+
+
+@pytest.mark.parametrize("change, message", [
+    (dict(label="nope"), "Column 'nope' (the label) is not in the data"),
+    (dict(positive_label="maybe"), "The positive label 'maybe' does not occur in the label column 'label'"),
+    (dict(label="race", positive_label="Black"), "must have exactly two values"),
+    (dict(predicted_label="sex"), "does not support a predicted label column yet"),
+    (dict(protected=("score_id",)), "is numeric with 1,000 distinct values"),
+])
+def test_bad_mappings_get_the_in_memory_messages(tmp_path, change, message):
+    frame = _frame(3000)
+    frame["score_id"] = np.arange(3000) % 1000
+    frame.to_parquet(tmp_path / "x.parquet", index=False)
+    mapping = fc.ColumnMapping(**{**MAPPING.__dict__, **change})
+    with pytest.raises(ValueError, match=message.replace("(", r"\(").replace(")", r"\)")):
+        scored_counts(str(tmp_path / "x.parquet"), mapping)
+
+
+def test_identity_values_outside_the_unit_interval_are_refused(tmp_path):
+    frame = _frame(500)
+    frame.loc[3, "id_a"] = 2.0
+    frame.to_parquet(tmp_path / "x.parquet", index=False)
+    with pytest.raises(ValueError, match="id_a"):
+        scored_counts(str(tmp_path / "x.parquet"), MAPPING)
+
+
+def test_a_glob_matching_nothing_says_so(tmp_path):
+    with pytest.raises(ValueError, match="no file matches"):
+        scored_counts(str(tmp_path / "*.parquet"), MAPPING)
+
+
+def test_import_fairness_core_loads_no_engine():
+    import subprocess
+    import sys
+
+    code = ("import sys, fairness_core; "
+            "print(sorted(m for m in ('duckdb', 'pyspark', 'sqlglot', 'fairness_core.engines') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
+    assert out == "[]"
+
+
+@pytest.mark.spark
+def test_spark_local_mode_counts_equal_the_in_memory_library(logs):
+    from pyspark.sql import SparkSession
+
+    frame, glob, scored = logs
+    spark = (SparkSession.builder.master("local[2]").appName("fairness_core-test")
+             .config("spark.ui.enabled", "false").config("spark.sql.shuffle.partitions", "4").getOrCreate())
+    try:
+        spark.sparkContext.setLogLevel("ERROR")
+        result = scored_counts(spark.read.parquet(glob.rsplit("/", 1)[0]), MAPPING, auc_bins="exact")
+        assert result.engine == "spark"
+        _assert_counts_equal(result, scored)
+        ref = fc.bias_auc_table(scored.y_true, scored.scores["score"], scored.subgroups)
+        np.testing.assert_allclose(result.auc["score"].table()["bpsn_auc"], ref["bpsn_auc"], rtol=0, atol=1e-12)
+    finally:
+        spark.stop()
