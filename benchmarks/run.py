@@ -2,6 +2,7 @@
 
     python benchmarks/run.py [--rows 1000000] [--subgroups 20] [--repeats 3] [--out results.json] [--quick]
                              [--skip side,intervals,audit,incremental,loading,memory,app]
+    python benchmarks/run.py --engine duckdb|spark [--rows 100000000] [engines.py options]
 
 The peers are optional, benchmark-only dependencies: ``pip install -r requirements-bench.txt`` in an
 environment of its own (see benchmarks/README.md).
@@ -1224,9 +1225,21 @@ def main(argv: list[str] | None = None) -> dict:
     parser.add_argument("--skip", default="", help="comma-separated sections to leave out: "
                                                   "side,intervals,audit,incremental,loading,memory,app")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--engine", choices=["duckdb", "spark"],
+                        help="instead: the engine benchmark (benchmarks/engines.py) with this engine; "
+                             "--rows then defaults to 10^8 and other options go to engines.py")
     parser.add_argument("--child", choices=["audit", "app"], help=argparse.SUPPRESS)
     parser.add_argument("--file", help=argparse.SUPPRESS)
-    args = parser.parse_args(argv)
+    args, rest = parser.parse_known_args(argv)
+    if args.engine:
+        import engines
+
+        given = argv if argv is not None else sys.argv[1:]
+        shared = [item for flag, value in (("--rows", args.rows), ("--out", args.out)) if flag in given
+                  for item in (flag, str(value))]
+        return engines.main(["--engine", args.engine, *shared, *rest])
+    if rest:
+        parser.error(f"unrecognized arguments: {' '.join(rest)}")
     repeats = args.repeats or (1 if args.quick else 3)
     warm = not args.quick  # a warm-up call before timing (imports, lazy set-up); --quick does without
 

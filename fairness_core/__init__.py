@@ -72,15 +72,19 @@ from ._dataset import (
     smoothed_edf,
 )
 from ._scored_data import ColumnMapping, ScoredData
-from ._mapping import MappingGuess, guess_mapping, guess_positive
+from ._mapping import MappingGuess, guess_mapping, guess_positive, numbers_as_text
 from ._intervals import wilson_interval
 from ._delong import auc_interval, delong_variance
 from ._policy import (DEFAULT_RULES, Rule, Verdict, evaluate, evaluate_result, rules_from_json, rules_to_json,
                       summarize_verdicts)
 from ._explorer import disparity_curve, explorer_thresholds, rule_band, threshold_curves
+from ._auc_counts import AucCounts, auc_counts
+from ._subgroup_thresholds import SubgroupThresholdEffect, subgroup_threshold_effect
 from ._performance import performance_table
 from ._report import render_report
 from ._models import compare_models
+from ._model_aucs import compare_model_aucs
+from ._model_calibration import compare_model_calibration
 from ._review import (ModelReview, Review, ReviewConfig, build_review, dataset_rule, default_threshold,
                       no_auc_finding, rate_rules)
 from ._export import export_name, neutralize_formulas, table_from_json, table_to_csv, table_to_json
@@ -89,10 +93,11 @@ from ._slices import Condition, Slice, subset_score
 from ._subgroups import MISSING, Subgroups
 
 _data_names = ["read_table", "ColumnMapping", "ScoredData", "guess_mapping", "guess_positive", "MappingGuess", "Subgroups", "MISSING",
+               "numbers_as_text",
                "Slice", "Condition",
                "subset_score"]
 _auc_names = ["subgroup_auc", "bpsn_auc", "bnsp_auc", "power_mean", "bias_auc_table", "bias_auc_score",
-              "summarize_bias_auc", "BiasAucResult"]
+              "summarize_bias_auc", "BiasAucResult", "AucCounts", "auc_counts"]
 _rate_names = ["DENOMINATOR_NAMES", "group_rates", "confusion_counts", "ConfusionCounts", "threshold_counts",
                "ThresholdCounts", "rate_disparity", "model_statistical_parity",
                "true_positive_rate_disparity", "false_positive_rate_disparity", "false_negative_rate_disparity",
@@ -117,10 +122,11 @@ _dataset_names = ["dataset_statistical_parity", "base_rates", "consistency", "sm
 _interval_names = ["wilson_interval", "delong_variance", "auc_interval"]
 _policy_names = ["Rule", "Verdict", "DEFAULT_RULES", "evaluate", "evaluate_result", "summarize_verdicts",
                  "rules_to_json", "rules_from_json"]
-_review_names = ["compare_models", "render_report", "ReviewConfig", "Review", "ModelReview", "build_review", "default_threshold", "rate_rules",
+_review_names = ["compare_models", "compare_model_aucs", "compare_model_calibration", "render_report", "ReviewConfig", "Review", "ModelReview", "build_review", "default_threshold", "rate_rules",
                  "dataset_rule", "no_auc_finding"]
 _export_names = ["neutralize_formulas", "table_to_csv", "table_to_json", "table_from_json", "export_name"]
-_threshold_names = ["performance_table", "explorer_thresholds", "threshold_curves", "disparity_curve", "rule_band"]
+_threshold_names = ["performance_table", "explorer_thresholds", "threshold_curves", "disparity_curve", "rule_band",
+                    "subgroup_threshold_effect", "SubgroupThresholdEffect"]
 _findings_names = ["Finding", "disparity_findings", "rate_findings", "reduction_finding", "findings_table", "auc_findings"]
 
 __all__ = (_data_names + _auc_names + _rate_names + _disparity_names + _calibration_names + _theil_names

@@ -17,6 +17,8 @@ EXAMPLES = """examples:
   python -m fairness_core metrics jigsaw.csv --label toxicity --positive 1 --score TOXICITY@1 \\
       --score TOXICITY@6 --identity gay --identity muslim --json
   python -m fairness_core metrics compas.csv --config review-config.json --strict --out review.json
+  python -m fairness_core report 'logs/*.parquet' --engine duckdb --auc-bins 10000 --label y --positive 1 \
+      --score score --protected race --protected sex --out logs-review.html
 
 exit status: 0 every policy rule passes, 1 a rule fails (--strict: or is inconclusive), 2 bad input or usage,
   3 an internal error
@@ -34,7 +36,8 @@ def parser() -> argparse.ArgumentParser:
                        ("metrics", "write every table, finding and verdict as JSON")):
         sub = commands.add_parser(name, help=text, description=text, epilog=EXAMPLES,
                                   formatter_class=argparse.RawDescriptionHelpFormatter)
-        sub.add_argument("data", metavar="DATA", help="a CSV or Parquet file of scored rows")
+        sub.add_argument("data", metavar="DATA",
+                         help="a CSV or Parquet file of scored rows (with --engine: a path or glob, e.g. 'logs/*.parquet')")
         sub.add_argument("--label", help="the true label column")
         sub.add_argument("--positive", metavar="VALUE",
                          help="the label value that counts as positive (default: guessed, e.g. 1, yes, >50K)")
@@ -53,6 +56,12 @@ def parser() -> argparse.ArgumentParser:
                          help="a review configuration saved from the app (JSON); flags given override it")
         sub.add_argument("--no-intervals", action="store_true", help="compute no confidence intervals (faster)")
         sub.add_argument("--strict", action="store_true", help="exit 1 also when a verdict is inconclusive")
+        sub.add_argument("--engine", choices=["duckdb", "spark"],
+                         help="compute the counts where the data lives instead of loading it: DuckDB (out of core) or "
+                              "Spark (the active session, or local); no intervals, EDF, consistency or class-wise bias")
+        sub.add_argument("--auc-bins", default="10000", metavar="N or exact",
+                         help="with --engine: score bins of the AUCs (each AUC within its reported max_binning_error "
+                              "of the exact one), or 'exact' (default 10000)")
         sub.add_argument("--out", metavar="FILE", required=name == "report",
                          help="where to write" + (" the HTML report" if name == "report" else " (default: stdout)"))
         if name == "metrics":
@@ -110,6 +119,23 @@ def _config(args, frame):
     return config
 
 
+def _engine_review(args):
+    """The review of DATA (a path or glob) from the counts computed by ``--engine``."""
+    from ._review_engine import build_review_from_counts
+    from .engines import preview, read_source, scored_counts
+
+    bins = args.auc_bins if args.auc_bins == "exact" else int(args.auc_bins) if args.auc_bins.isdigit() else None
+    if bins is None:
+        raise ValueError(f"--auc-bins {args.auc_bins!r}: expected a whole number of bins or 'exact'.")
+    source = read_source(args.data, args.engine)
+    config = _config(args, preview(source, engine=args.engine))
+    thresholds = dict(config.thresholds)
+    counts = scored_counts(source, config.mapping, threshold=next(iter(thresholds.values()), 0.5),
+                           n_bins=int(config.cal_n_bins), strategy=config.cal_strategy, auc_bins=bins,
+                           engine=args.engine)
+    return build_review_from_counts(counts, config, source={"name": args.data})
+
+
 def main(argv=None) -> int:
     """Run the command line; returns the exit status (0 pass, 1 a rule fails, 2 bad input or usage, 3 internal error)."""
     args = parser().parse_args(argv)   # usage errors exit 2 here
@@ -118,10 +144,13 @@ def main(argv=None) -> int:
 
     path = Path(args.data)
     try:
-        data = path.read_bytes()
-        frame = read_table(data, name=path.name)
-        review = build_review(frame, _config(args, frame), source={"name": path.name}, data=data)
-    except (OSError, ValueError) as exc:
+        if args.engine:
+            review = _engine_review(args)
+        else:
+            data = path.read_bytes()
+            frame = read_table(data, name=path.name)
+            review = build_review(frame, _config(args, frame), source={"name": path.name}, data=data)
+    except (OSError, ValueError, ImportError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     except Exception:  # a defect of ours, not of the input: never mistaken for a failing rule (1)

@@ -9,6 +9,10 @@ import io
 import itertools
 import json
 import os
+import re
+import threading
+import zipfile
+import zlib
 from typing import BinaryIO, Union
 
 import pandas as pd
@@ -33,8 +37,52 @@ NESTED_NOTE = (
     "Nested values (lists, structs or maps) were read as text, one JSON value per row, in: {columns}. "
     "Tip: to use one as a label, score or attribute, flatten it into plain columns."
 )
+WORKBOOK_MESSAGE = (
+    "The file {name!r} is a spreadsheet workbook (Excel), not a CSV or Parquet file. Tip: in the "
+    "spreadsheet program, save the sheet as 'CSV UTF-8 (comma delimited)' and upload that file."
+)
+ZIP_MESSAGE = (
+    "The file {name!r} is a ZIP archive, not a CSV or Parquet file. Tip: extract the CSV or Parquet "
+    "file from it and upload that file."
+)
+GZIP_NOTE = "The file {name!r} was gzip-compressed; it was decompressed before reading."
+GZIP_MESSAGE = (
+    "The file {name!r} is gzip-compressed but could not be decompressed: {error}. Tip: decompress it "
+    "yourself and upload the CSV or Parquet file."
+)
+GZIP_TOO_LARGE_MESSAGE = (
+    "The file {name!r} is gzip-compressed and decompresses to more than {limit:,} bytes. Tip: upload "
+    "it as Parquet, keep only the columns the analysis needs, or upload a sample of the rows."
+)
+MIXED_ENCODING_NOTE = (
+    "The file {name!r} is UTF-8 except for {count} (the first on line {line:,}), which were "
+    "read as Windows-1252 (cp1252), so that a value such as 'é' is one value whichever way it was "
+    "written. Tip: save the file as UTF-8."
+)
+DECIMAL_COMMA_NOTE = (
+    "Numbers written with a decimal comma (0,73) were read as numbers (0.73) in: {columns} "
+    "(a semicolon-separated file)."
+)
+DECIMAL_TYPE_NOTE = "Parquet decimal columns were read as floating-point numbers (float64): {columns}."
+BLANK_NAMES_NOTE = "Blank column names were named by their position: {columns}."
+TOO_MANY_CELLS_MESSAGE = (
+    "The file {name!r} is too large to analyse here: it has {rows} rows of {columns:,} columns, over the "
+    "limit of {limit:,} cells (rows x columns). Tip: keep only the columns the analysis needs (label, "
+    "scores, predicted label, protected attributes), or upload a sample of at most {max_rows:,} rows."
+)
+NO_HEADER_NOTE = (
+    "The first row of {name!r} holds numbers where the data does ({example}), so the file probably "
+    "has no header row: that row was read as the column names. Tip: add a header row naming each column."
+)
 
 PARQUET_MAGIC = b"PAR1"
+GZIP_MAGIC = b"\x1f\x8b"
+ZIP_MAGIC = b"PK\x03\x04"  # also .xlsx and .ods workbooks
+OLE_MAGIC = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"  # legacy .xls workbooks
+MAX_GUNZIPPED = 1 << 30  # a gzip file is decompressed to at most 1 GiB (the app's upload limit)
+MIXED = "utf-8+cp1252"  # _encoding's answer for UTF-8 with some Windows-1252 bytes
+DECIMAL_COMMA = r"\s*[+-]?\d+(?:,\d+)?\s*"
+NUMBER = re.compile(r"\s*[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?\s*")
 DELIMITERS = ",;\t|"
 SNIFF_BYTES = 64 * 1024  # the delimiter guess decodes at most this many bytes...
 SNIFF_LINES = 50  # ...and looks at no more than this many non-blank records of them
@@ -47,7 +95,8 @@ NA_VALUES = ("", "#N/A", "#N/A N/A", "#NA", "-1.#IND", "-1.#QNAN", "-NaN", "-nan
              "N/A", "NA", "NULL", "NaN", "None", "n/a", "nan", "null")
 
 
-def read_table(source: Union[str, os.PathLike, bytes, BinaryIO], *, name: str | None = None) -> pd.DataFrame:
+def read_table(source: Union[str, os.PathLike, bytes, BinaryIO], *, name: str | None = None,
+               max_cells: int | None = None) -> pd.DataFrame:
     """Read a CSV or Parquet file into a DataFrame.
 
     Parquet is recognised by its magic bytes (``PAR1`` at both ends, or at the start of binary data).
@@ -64,13 +113,23 @@ def read_table(source: Union[str, os.PathLike, bytes, BinaryIO], *, name: str | 
     way values get pandas' usual type inference and missing-value markers; nothing is coerced
     afterwards, except that Parquet columns of nested Arrow types (list, struct, map, union) become
     text: one JSON value per row (a map as a list of ``[key, value]`` pairs), missing values staying
-    missing.
+    missing, and that in a semicolon-separated CSV a text column whose every value is a number
+    written with a decimal comma (``0,73``, ``-1``) becomes float64.
+
+    Also accepted, each with a note: gzip-compressed data (decompressed to at most
+    ``MAX_GUNZIPPED`` bytes, whatever the file name), and a CSV that is UTF-8 but for some bytes,
+    which are then read as Windows-1252 (so ``é`` is one value whichever way it was written).
+    Excel workbooks and ZIP archives are refused with what to do.
 
     Parameters
     ----------
     source : path, bytes or binary file object
     name : str, optional
         The file name shown in error messages (defaults to the path, or "upload").
+    max_cells : int, optional
+        Refuse a table of more than this many cells (rows x columns), before it is read in full
+        where possible: a Parquet file from its metadata; a CSV whose line breaks allow more rows
+        than that is parsed only up to one row beyond the limit. None (the default): no limit.
 
     Returns
     -------
@@ -80,14 +139,19 @@ def read_table(source: Union[str, os.PathLike, bytes, BinaryIO], *, name: str | 
     ------
     ValueError
         If the file is empty, has no data rows, repeats column names more than
-        ``MAX_REPEATED_NAMES`` (1,000) times in its header, or cannot be parsed. The message says
-        what was wrong and what to do.
+        ``MAX_REPEATED_NAMES`` (1,000) times in its header, is an Excel workbook or a ZIP archive,
+        is gzip data that is corrupt or decompresses to more than ``MAX_GUNZIPPED`` bytes, or
+        cannot be parsed, or holds more than `max_cells` cells. The message says what was wrong
+        and what to do.
 
     Notes
     -----
     ``frame.attrs["notes"]``, when present, lists corrections made while reading, as sentences:
-    a repeated CSV column name made unique by pandas (``x``, ``x.1``), and nested Parquet columns
-    read as text. Attributes stored in a Parquet file's own metadata are not kept.
+    gzip data decompressed, bytes read as Windows-1252 in a UTF-8 file, a repeated CSV column
+    name made unique by pandas (``x``, ``x.1``), blank names named by position (``Unnamed: 1``),
+    decimal commas read as numbers, a first row of numbers read as the header (probably no
+    header), nested Parquet columns read as text and Parquet decimal columns read as float64.
+    Attributes stored in a Parquet file's own metadata are not kept.
     """
     if isinstance(source, (str, os.PathLike)):
         name = name or os.fspath(source)
@@ -98,20 +162,67 @@ def read_table(source: Union[str, os.PathLike, bytes, BinaryIO], *, name: str | 
     else:
         data = source.read()
     name = name or "upload"
+    notes = []
+    if data[:2] == GZIP_MAGIC:
+        data = _gunzip(data, name)
+        notes.append(GZIP_NOTE.format(name=name))
     if not data or data.isspace():  # (no stripped copy of the whole file)
         raise ValueError(EMPTY_MESSAGE.format(name=name))
+    if data[:4] == ZIP_MAGIC:
+        raise ValueError((WORKBOOK_MESSAGE if _is_workbook(data) else ZIP_MESSAGE).format(name=name))
+    if data[:8] == OLE_MAGIC:
+        raise ValueError(WORKBOOK_MESSAGE.format(name=name))
     # A Parquet file starts and ends with its magic bytes (a cut one still holds binary NUL bytes);
     # a CSV whose header merely starts with "PAR1" is a CSV.
     if data[:4] == PARQUET_MAGIC and (data[-4:] == PARQUET_MAGIC or b"\x00" in data[:SNIFF_BYTES]):
         try:
+            _check_parquet_cells(data, name, max_cells)
             frame = _read_parquet(data)
+        except _TooManyCells:
+            raise
         except Exception as exc:  # pyarrow raises several exception types for corrupt files
             raise ValueError(UNREADABLE_MESSAGE.format(name=name, kind="Parquet", error=exc)) from exc
     else:
-        frame = _read_csv(data, name)
+        frame = _read_csv(data, name, max_cells)
     if len(frame) == 0:
         raise ValueError(NO_ROWS_MESSAGE.format(name=name))
+    if max_cells is not None and frame.size > max_cells:  # (a CSV whose rows the line breaks undercounted)
+        raise _too_many_cells(name, f"{len(frame):,}", frame.shape[1], max_cells)
+    notes += frame.attrs.get("notes", [])
+    if notes:
+        frame.attrs["notes"] = notes
     return frame
+
+
+def _gunzip(data: bytes, name: str) -> bytes:
+    """The decompressed content of gzip `data` (every member), at most ``MAX_GUNZIPPED`` bytes."""
+    parts, total, rest = [], 0, data
+    while rest:
+        decompressor = zlib.decompressobj(16 + zlib.MAX_WBITS)
+        try:
+            part = decompressor.decompress(rest, MAX_GUNZIPPED + 1 - total)
+        except zlib.error as exc:
+            raise ValueError(GZIP_MESSAGE.format(name=name, error=exc)) from exc
+        total += len(part)
+        if total > MAX_GUNZIPPED or decompressor.unconsumed_tail:
+            raise ValueError(GZIP_TOO_LARGE_MESSAGE.format(name=name, limit=MAX_GUNZIPPED))
+        if not decompressor.eof:
+            raise ValueError(GZIP_MESSAGE.format(name=name, error="the compressed data ends early"))
+        parts.append(part)
+        rest = decompressor.unused_data
+        if not rest.strip(b"\x00"):  # trailing padding
+            break
+    return b"".join(parts)
+
+
+def _is_workbook(data: bytes) -> bool:
+    """Whether ZIP `data` is a spreadsheet workbook (.xlsx: an ``xl/`` folder; .ods: its mimetype)."""
+    try:
+        with zipfile.ZipFile(io.BytesIO(data)) as archive:
+            names = archive.namelist()
+    except (zipfile.BadZipFile, OSError):
+        return False
+    return any(n.startswith("xl/") for n in names) or data[30:80].find(b"opendocument.spreadsheet") >= 0
 
 
 def _read_parquet(data: bytes) -> pd.DataFrame:
@@ -134,10 +245,19 @@ def _read_parquet(data: bytes) -> pd.DataFrame:
                 texts = [None if value is None else _json_text(value)
                          for value in table.column(field.name).to_pylist()]
                 frame.insert(position, field.name, pd.Series(texts, index=frame.index, dtype="str"))
+    # Decimal columns arrive as Python Decimal objects, which no metric takes: make them numbers.
+    decimal = [f.name for f in fields if pa.types.is_decimal(f.type)]
+    for column in decimal:
+        frame[column] = frame[column].astype("float64")
     # pandas restores DataFrame.attrs from the file's metadata: file content, not our notes.
     frame.attrs = {}
+    notes = []
     if nested:
-        frame.attrs["notes"] = [NESTED_NOTE.format(columns=", ".join(map(repr, nested)))]
+        notes.append(NESTED_NOTE.format(columns=", ".join(map(repr, nested))))
+    if decimal:
+        notes.append(DECIMAL_TYPE_NOTE.format(columns=", ".join(map(repr, decimal))))
+    if notes:
+        frame.attrs["notes"] = notes
     return frame
 
 
@@ -146,8 +266,38 @@ def _json_text(value: object) -> str:
     return json.dumps(value, ensure_ascii=False, default=str)
 
 
-def _read_csv(data: bytes, name: str) -> pd.DataFrame:
+class _TooManyCells(ValueError):
+    """A table over the `max_cells` of :func:`read_table` (a ValueError with its message)."""
+
+
+def _too_many_cells(name: str, rows: str, columns: int, max_cells: int) -> _TooManyCells:
+    return _TooManyCells(TOO_MANY_CELLS_MESSAGE.format(name=name, rows=rows, columns=columns, limit=max_cells,
+                                                      max_rows=max_cells // max(columns, 1)))
+
+
+def _check_parquet_cells(data: bytes, name: str, max_cells: int | None) -> None:
+    """Raise _TooManyCells when the Parquet file's metadata counts more than `max_cells` cells (its pandas
+    index columns left out); a file whose metadata cannot be read is left to the reader's message."""
+    if max_cells is None:
+        return
+    import pyarrow.parquet as pq
+
+    schema = pq.read_schema(io.BytesIO(data))
+    index_columns = {c for c in (schema.pandas_metadata or {}).get("index_columns", []) if isinstance(c, str)}
+    n_rows = pq.read_metadata(io.BytesIO(data)).num_rows
+    n_columns = len([f for f in schema if f.name not in index_columns])
+    if n_rows * n_columns > max_cells:
+        raise _too_many_cells(name, f"{n_rows:,}", n_columns, max_cells)
+
+
+def _read_csv(data: bytes, name: str, max_cells: int | None = None) -> pd.DataFrame:
     encoding = _encoding(data, name)
+    notes = []
+    if encoding == MIXED:
+        data, count, line = _utf8_with_cp1252(data)
+        encoding = "utf-8-sig" if data.startswith(b"\xef\xbb\xbf") else "utf-8"
+        notes.append(MIXED_ENCODING_NOTE.format(name=name, line=line,
+                                                count=f"{count:,} byte" + ("s" if count > 1 else "")))
     sep = _guess_delimiter(data, encoding)
     try:
         header = _raw_header(data, encoding, sep)
@@ -158,19 +308,80 @@ def _read_csv(data: bytes, name: str) -> pd.DataFrame:
     if repeated > MAX_REPEATED_NAMES:
         raise ValueError(REPEATED_NAMES_MESSAGE.format(name=name, count=repeated, example=names.most_common(1)[0][0]))
     frame = None
-    if encoding.startswith("utf-8") and "" not in header and len(set(header)) == len(header):
+    if max_cells is not None:
+        frame = _read_csv_bounded(data, name, sep, encoding, len(header), max_cells)
+    if frame is None and encoding.startswith("utf-8") and "" not in header and len(set(header)) == len(header):
         frame = _read_csv_arrow(data, sep, encoding, header)
     if frame is None:
         try:
             frame = pd.read_csv(io.BytesIO(data), sep=sep, encoding=encoding, low_memory=False)
         except (pd.errors.ParserError, UnicodeDecodeError, ValueError) as exc:
             raise ValueError(UNREADABLE_MESSAGE.format(name=name, kind="CSV", error=str(exc).strip())) from exc
-    # pandas renames a repeated name (x, x.1); say so, since the file's header did not.
+    # pandas renames a repeated name (x, x.1) and names a blank one by position; say so, since the
+    # file's header did not.
     if len(header) == frame.shape[1]:
-        renamed = [f"{old!r} -> {new!r}" for old, new in zip(header, map(str, frame.columns)) if old != new]
+        pairs = list(zip(header, map(str, frame.columns)))
+        renamed = [f"{old!r} -> {new!r}" for old, new in pairs if old != new and old != ""]
         if renamed and len(set(header)) < len(header):
-            frame.attrs["notes"] = [DUPLICATE_NOTE.format(columns=", ".join(renamed))]
+            notes.append(DUPLICATE_NOTE.format(columns=", ".join(renamed)))
+        blank = [repr(new) for old, new in pairs if old == ""]
+        if blank:
+            more = f" and {len(blank) - 10:,} more" if len(blank) > 10 else ""
+            notes.append(BLANK_NAMES_NOTE.format(columns=", ".join(blank[:10]) + more))
+    if sep == ";":
+        converted = _decimal_commas(frame)
+        if converted:
+            notes.append(DECIMAL_COMMA_NOTE.format(columns=", ".join(map(repr, converted))))
+    numeric = [str(c) for c in frame.columns if pd.api.types.is_numeric_dtype(frame[c].dtype)
+               and not pd.api.types.is_bool_dtype(frame[c].dtype)]
+    if numeric and all(NUMBER.fullmatch(c) for c in numeric):
+        notes.append(NO_HEADER_NOTE.format(name=name, example=", ".join(map(repr, numeric[:3]))))
+    if notes:
+        frame.attrs["notes"] = notes
     return frame
+
+
+def _read_csv_bounded(data: bytes, name: str, sep: str, encoding: str, n_columns: int,
+                      max_cells: int) -> pd.DataFrame | None:
+    """Raise _TooManyCells when CSV `data` has more than `max_cells` cells, reading no more rows than the limit
+    allows plus one; return the table when it had to be read to tell (None: its line breaks alone show that it
+    fits, or that it does not hold a whole row under the limit).
+
+    Every record but the header ends with a line break (LF, CRLF or CR), so the file has at most as
+    many data rows as the larger of its LF and CR counts; quoted line breaks only make that an
+    overestimate, which the bounded read corrects.
+    """
+    max_rows = max_cells // max(n_columns, 1)
+    if max(data.count(b"\n"), data.count(b"\r")) <= max_rows:
+        return None
+    try:
+        frame = pd.read_csv(io.BytesIO(data), sep=sep, encoding=encoding, low_memory=False, nrows=max_rows + 1)
+    except (pd.errors.ParserError, UnicodeDecodeError, ValueError) as exc:
+        raise ValueError(UNREADABLE_MESSAGE.format(name=name, kind="CSV", error=str(exc).strip())) from exc
+    if len(frame) > max_rows:
+        raise _too_many_cells(name, f"more than {max_rows:,}", n_columns, max_cells)
+    return frame
+
+
+def _decimal_commas(frame: pd.DataFrame) -> list[str]:
+    """Convert, in place, the text columns of `frame` whose every value is a number written with a decimal
+    comma (at least one holding a comma) to float64; return their names."""
+    converted = []
+    for column in list(frame.columns):
+        values = frame[column]
+        if not (pd.api.types.is_string_dtype(values.dtype) or values.dtype == object):
+            continue
+        present = values.dropna()
+        head = present.iloc[:SNIFF_LINES]
+        if not len(head) or not all(isinstance(v, str) and re.fullmatch(DECIMAL_COMMA, v) for v in head):
+            continue
+        text = present.astype(str)
+        if not (text.str.fullmatch(DECIMAL_COMMA).all() and text.str.contains(",", regex=False).any()):
+            continue
+        frame[column] = pd.to_numeric(values.astype(str).where(values.notna()).str.replace(",", ".", regex=False)
+                                      ).astype("float64")
+        converted.append(str(column))
+    return converted
 
 
 def _read_csv_arrow(data: bytes, sep: str, encoding: str, header: list[str]) -> pd.DataFrame | None:
@@ -267,11 +478,47 @@ def _is_utf8(data: bytes) -> bool:
     return True
 
 
+_fallback = threading.local()
+
+
+def _cp1252_fallback(error: UnicodeDecodeError) -> tuple[str, int]:
+    """Decode error handler: the bytes that are not UTF-8 as Windows-1252, counted in ``_fallback``."""
+    chunk = error.object[error.start:error.end]
+    _fallback.count += len(chunk)
+    if _fallback.first is None:
+        _fallback.first = error.start
+    return chunk.decode("cp1252", errors="replace"), error.end
+
+
+codecs.register_error("fairness_core.cp1252", _cp1252_fallback)
+
+
+def _utf8_with_cp1252(data: bytes) -> tuple[bytes, int, int]:
+    """(`data` as UTF-8 with its non-UTF-8 bytes read as Windows-1252, their count, the line of the first)."""
+    _fallback.count, _fallback.first = 0, None
+    text = data.decode("utf-8", errors="fairness_core.cp1252")
+    first = _fallback.first or 0
+    line = data.count(b"\n", 0, first) + 1 if b"\n" in data[:SNIFF_BYTES] else data.count(b"\r", 0, first) + 1
+    return text.encode("utf-8"), _fallback.count, line
+
+
+def _has_utf8_characters(data: bytes) -> bool:
+    """Whether `data` holds a multi-byte UTF-8 character (which a single-byte encoding hardly ever produces),
+    decoded ``DECODE_CHUNK`` bytes at a time by the C decoder, dropping bytes that are not UTF-8."""
+    decoder = codecs.getincrementaldecoder("utf-8")(errors="ignore")
+    view = memoryview(data)
+    return any(not decoder.decode(view[start:start + DECODE_CHUNK]).isascii()
+               for start in range(0, len(view), DECODE_CHUNK))
+
+
 def _encoding(data: bytes, name: str) -> str:
-    if data.startswith(b"\xef\xbb\xbf"):
-        return "utf-8-sig"
+    """The encoding of CSV `data`: ``utf-8-sig``/``utf-8`` when valid UTF-8; ``MIXED`` when UTF-8
+    characters appear beside bytes that are not UTF-8 (and no NUL byte: not UTF-16/32); else the
+    one ``charset_normalizer`` finds."""
     if _is_utf8(data):
-        return "utf-8"
+        return "utf-8-sig" if data.startswith(b"\xef\xbb\xbf") else "utf-8"
+    if b"\x00" not in data[:SNIFF_BYTES] and _has_utf8_characters(data):
+        return MIXED
     from charset_normalizer import from_bytes
 
     matches = from_bytes(data[: 4 * SNIFF_BYTES])

@@ -54,6 +54,18 @@ MISSING_OUTPUT = ("No column looks like a model score (names such as score, prob
                   "label (pred, decision): choose a Score column or a Predicted label column.")
 MISSING_GROUPS = ("No column looks like a protected attribute (sex, gender, race, ethnicity, age, religion, "
                   "disability, nationality, ...) or an identity column: choose at least one.")
+# Why a column of numbers was read as text, by the form of its numbers (see numbers_as_text).
+TEXT_NUMBER_REASONS = {
+    "decimal_comma": "holds numbers written with a decimal comma (for example {example!r})",
+    "percent": "holds percentages written with a % sign (for example {example!r})",
+    "thousands": "holds numbers written with thousands separators (for example {example!r})",
+    "comma": "holds numbers written with a comma, a decimal comma or a thousands separator (for example {example!r})",
+}
+TEXT_NUMBER_SAMPLE = 1000  # numbers_as_text looks at this many non-missing values of a column
+_PLAIN = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
+_PERCENT = re.compile(r"[+-]?(?:\d+(?:[.,]\d*)?|[.,]\d+)\s*%")
+_THOUSANDS = re.compile(r"[+-]?[1-9]\d{0,2}(?:,\d{3})+(?:\.\d*)?")
+_DECIMAL_COMMA = re.compile(r"[+-]?\d{1,3}(?:\.\d{3})+,\d+|[+-]?\d+,\d+")
 
 
 @dataclass(frozen=True)
@@ -102,6 +114,72 @@ def guess_positive(values: list):
             if type(v) is type(candidate) and v == candidate:
                 return v
     return values[-1] if values else None
+
+
+def _number_form(value: object) -> str | None:
+    """'plain', 'percent', 'thousands', 'decimal_comma' or 'comma' (either of the last two) for a number
+    written as text; None for anything else."""
+    if not isinstance(value, str):
+        return None
+    text = value.strip()
+    if _PLAIN.fullmatch(text):
+        return "plain"
+    if _PERCENT.fullmatch(text):
+        return "percent"
+    thousands, decimal = bool(_THOUSANDS.fullmatch(text)), bool(_DECIMAL_COMMA.fullmatch(text))
+    if thousands and decimal:
+        return "comma"
+    return "thousands" if thousands else "decimal_comma" if decimal else None
+
+
+def numbers_as_text(frame: pd.DataFrame) -> dict:
+    """The text columns of `frame` that hold numbers in a form read as text, each with the reason.
+
+    A column qualifies when each of its first ``TEXT_NUMBER_SAMPLE`` (1,000) non-missing values is
+    a number and some are written in one of these forms: with a decimal comma (``0,73``,
+    ``1.234,5``), as a percentage (``73 %``, ``73%``), or with thousands separators
+    (``1,234.5``); a value such as ``1,234`` fits both comma forms. Such columns are not numeric,
+    so they cannot be scores or identity columns.
+
+    Parameters
+    ----------
+    frame : DataFrame
+        The table as read.
+
+    Returns
+    -------
+    dict of str -> str
+        Column name (as text) -> the reason, a phrase from ``TEXT_NUMBER_REASONS`` with the first
+        value of that form: ``{'score': "holds numbers written with a decimal comma (for example
+        '0,73')"}``. Columns in file order.
+
+    Examples
+    --------
+    >>> numbers_as_text(pd.DataFrame({"p": ["73 %", "5 %"], "q": ["0,5", "1"], "r": ["x", "1"]}))
+    {'p': "holds percentages written with a % sign (for example '73 %')", \
+'q': "holds numbers written with a decimal comma (for example '0,5')"}
+    """
+    found = {}
+    for column in frame.columns:
+        values = frame[column]
+        if not (pd.api.types.is_string_dtype(values.dtype) or values.dtype == object):
+            continue
+        sample = values.iloc[:10 * TEXT_NUMBER_SAMPLE].dropna().iloc[:TEXT_NUMBER_SAMPLE]
+        forms = [_number_form(v) for v in sample]
+        if not forms or None in forms:
+            continue
+        kinds = set(forms) - {"plain"}
+        if kinds == {"percent"}:
+            kind = "percent"
+        elif kinds and kinds <= {"thousands", "comma"}:
+            kind = "thousands" if "thousands" in kinds else "comma"
+        elif kinds and kinds <= {"decimal_comma", "comma"}:
+            kind = "decimal_comma"
+        else:
+            continue
+        example = next(v for v, f in zip(sample, forms) if f == kind or (kind != "percent" and f == "comma"))
+        found[str(column)] = TEXT_NUMBER_REASONS[kind].format(example=example)
+    return found
 
 
 def _distinct(values: pd.Series, limit: int = 64) -> list:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 import html
+import math
 
 import pandas as pd
 
@@ -78,6 +79,8 @@ def render_report(review) -> str:
               "<h3>Base-rate disparity</h3>", _findings(review.dataset_findings), _table(review.dataset_parity.table)]
     if review.edf is not None:
         parts += [f"<h3>Smoothed empirical differential fairness: {review.edf.value:.4g}</h3>", _table(review.edf.table)]
+    if review.consistency is not None:
+        parts += _consistency(review.consistency)
     for model in review.models:
         title = (f"Model {model.name}" + ("" if model.threshold is None else f" at threshold {model.threshold:g}")
                  if model.kind == "score" else f"Given predictions ({model.name})")
@@ -119,6 +122,19 @@ def render_report(review) -> str:
                       _table(result.errors), _table(result.table)]
         elif model.calibration_note:
             parts += ["<h3>Calibration</h3>", _p(model.calibration_note)]
+        if model.subgroup_thresholds is not None:
+            parts += _subgroup_thresholds(model.subgroup_thresholds, review.config)
+        if model.classwise is not None:
+            parts += _classwise(model.classwise, level, figure)
+    if review.differences:
+        parts += [f"<h2>Differences from the baseline model {_e(review.config.baseline)}</h2>",
+                  _p("Each model minus the baseline, with paired intervals (both models score the same rows): a "
+                     "paired bootstrap for the rate disparities and the ECE, DeLong's covariance of correlated "
+                     "AUCs for the AUCs.")]
+        titles = {"rates": "Rate disparities and ratio scores", "aucs": "AUCs",
+                  "calibration": "Expected calibration error"}
+        for kind, table in review.differences.items():
+            parts += [f"<h3>{titles[kind]}</h3>", _table(table)]
     config = review.config.to_json()
     link = "data:application/json;base64," + base64.b64encode(config.encode("utf-8")).decode("ascii")
     parts += ["<h2>Configuration</h2>",
@@ -130,6 +146,55 @@ def render_report(review) -> str:
     return (f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><title>{title}</title>'
             f'<meta name="viewport" content="width=device-width, initial-scale=1"><style>{_STYLE}</style></head>'
             f"<body>{''.join(parts)}</body></html>\n")
+
+
+_REFERENCES = {"rest": "the rest of the population", "overall": "the whole population",
+               "pairwise": "every other subgroup"}
+_CLASS_METRICS = {"recall": "Recall", "precision": "Precision", "fscore": "F-score"}
+_CLASS_REDUCTIONS = {"std": "the standard deviation across subgroups", "difference": "the signed difference first - second",
+                     "absolute_difference": "the absolute difference |first - second|"}
+
+
+def _consistency(result) -> list:
+    from ._review import consistency_table
+
+    counted = (f"every one of the {result.n_rows:,} rows" if result.n_sampled >= result.n_rows else
+               f"a random sample of {result.n_sampled:,} of the {result.n_rows:,} rows (seed 0), standard error "
+               f"{result.std_error:.4g}")
+    return ["<h3>Consistency (similar rows, similar labels)</h3>",
+            _p(f"Share of differing neighbours {result.value:.4g} (perfect 0); consistency (Zemel et al.) "
+               f"{result.zemel_consistency:.4g}. The {result.n_neighbors} nearest neighbours of {counted}, on the "
+               f"standardised features {', '.join(result.features)}"
+               + (f"; {result.n_excluded:,} rows with a missing feature value left out." if result.n_excluded else ".")),
+            _table(consistency_table(result))]
+
+
+def _subgroup_thresholds(effect, config) -> list:
+    overall = effect.table.iloc[0]
+    changes = "; ".join(f"the {rate.replace('_', ' ')} disparity goes from {single:.4g} to {own:.4g}"
+                        for rate, single, own in effect.disparities.itertuples(index=False))
+    sentence = (f"With these thresholds, overall accuracy is {overall['accuracy_own']:.4g} "
+                f"({overall['accuracy_single']:.4g} at the single threshold {effect.threshold:g})"
+                + (f"; {changes} ({config.rate_reduction}, {config.rate_distance}, against "
+                   f"{_REFERENCES.get(keyword(config.rate_reference), f'subgroup {config.rate_reference}')})."
+                   if changes else "."))
+    return ["<h3>Per-subgroup thresholds</h3>", _p(sentence), _table(effect.table), _table(effect.disparities)]
+
+
+def _classwise(result, level, figure) -> list:
+    from . import plotting
+
+    metric = _CLASS_METRICS.get(result.metric, result.metric)
+    what = _CLASS_REDUCTIONS.get(result.reduction, result.reduction)
+    pair = f" ({', '.join(result.subgroups)})" if result.reduction != "std" else ""
+    value = (f"{result.value:.4g}" + ("" if level is None or math.isnan(result.ci_low)
+                                      else f" ({level * 100:g} % interval {result.ci_low:.4g}–{result.ci_high:.4g})"))
+    return [f"<h3>Class-wise bias: unweighted average bias {_e(value)}</h3>",
+            _p(f"Per class: {what}{pair} of the subgroups' {metric}; then the unweighted mean over the "
+               f"{result.n_classes_used} classes used. Perfect value 0." + (f" {result.reason}" if result.reason else "")),
+            figure(plotting.classwise_chart(result.table, result.metric, level=level,
+                                            title=f"{metric} per class and subgroup")),
+            _table(result.per_class), _table(result.table)]
 
 
 def _e(text) -> str:

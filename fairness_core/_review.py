@@ -23,20 +23,25 @@ from ._auc import BiasAucResult, bias_auc_table, summarize_bias_auc
 from ._calibration import CalibrationDisparityResult
 from ._compare import NamedReference, named_reference
 from ._counts import RATE_NAMES, calibration_counts, confusion_counts, threshold_counts
-from ._dataset import smoothed_edf
+from ._classwise import classwise_findings
+from ._dataset import consistency, smoothed_edf
 from ._export import _json_cell, table_data
 from ._findings import auc_findings, disparity_findings, rate_findings, reduction_finding
 from ._intervals import wilson_interval
+from ._model_aucs import compare_model_aucs
+from ._model_calibration import compare_model_calibration
+from ._models import compare_models
 from ._performance import performance_table
 from ._policy import DEFAULT_RULES, Rule, evaluate_result
 from ._scored_data import ColumnMapping, ScoredData
 from ._slices import Condition, Slice
+from ._subgroup_thresholds import subgroup_threshold_effect
 
 CONFIG_VERSION = 1
 CONFIG_MESSAGE = "The review configuration is not valid: {problem}. Tip: save one from the app, or see ReviewConfig."
 _RULES = {rule.name: rule for rule in DEFAULT_RULES}
 # A rate's name as rate_disparity knows it (the selection rate's disparity is "statistical parity").
-_NOT_OPTIONS = ("mapping", "slice", "thresholds", "view")
+_NOT_OPTIONS = ("mapping", "slice", "thresholds", "subgroup_thresholds", "view")
 RATE_METRIC = {rate: ("statistical_parity" if rate == "selection_rate" else rate) for rate in RATE_NAMES}
 
 
@@ -58,6 +63,11 @@ class ReviewConfig:
     thresholds : tuple of (str, float)
         Decision threshold per score column (predictions ``score >= threshold``); a score without
         one gets :func:`default_threshold`.
+    baseline : str or None, default=None
+        A score column the other score columns are compared with: with two or more scores, the
+        review then holds each one's differences from it with paired intervals
+        (:func:`compare_models` at each threshold, :func:`compare_model_aucs`, and for
+        probabilities :func:`compare_model_calibration`). None: no differences.
     include_small : bool, default=False
         Whether small subgroups enter reductions, findings and verdicts.
     ci : float in (0, 1) or None, default=0.95
@@ -89,6 +99,24 @@ class ReviewConfig:
         Bound of the largest base-rate difference (ratio: the band [0.8, 1.25]).
     dataset_concentration : float > 0, default=1.0
         Total pseudo-count of the smoothed EDF's prior.
+    subgroup_thresholds : tuple of (str, tuple of (str, float))
+        Per score column, own thresholds of some subgroups (the others follow the score's
+        threshold): the review then has that score's per-subgroup thresholds table
+        (:func:`subgroup_threshold_effect`). Written as ``{score: {subgroup: threshold}}``; a
+        mapping is accepted too. Needs disjoint subgroups.
+    classwise_metric : {'recall', 'precision', 'fscore'}, default='fscore'
+    classwise_reduction : {'std', 'absolute_difference', 'difference'}, default='std'
+    classwise_subgroups : tuple of str
+        The two subgroups of a difference (first, second); empty: the two largest. Class-wise bias
+        (:meth:`ClassCounts.unweighted_average_bias` of the predicted label column) is part of the
+        review when the label has more than two classes (``mapping.all_classes``) and a predicted
+        label column is mapped; a two-class label's per-class recall and precision are the rates.
+    consistency_features : tuple of str
+        Numeric feature columns of kNN consistency (:func:`consistency`); empty (the default):
+        consistency is not computed, as the app computes it only when asked.
+    consistency_neighbors : int >= 1, default=5
+    consistency_sample : int or None, default=20000
+        Rows whose neighbours are counted (a sample, seed 0); None: every row.
     view : tuple of (str, JSON value)
         Settings of an application showing the review (e.g. the dashboard's subgroup order or the
         axis range of a chart) that change no number: fairness_core ignores them, but keeps and
@@ -99,6 +127,7 @@ class ReviewConfig:
     mapping: ColumnMapping
     slice: Slice = field(default_factory=Slice)
     thresholds: tuple = ()
+    baseline: Optional[str] = None
     include_small: bool = False
     ci: Optional[float] = 0.95
     n_boot: int = 1000
@@ -123,6 +152,13 @@ class ReviewConfig:
     dataset_reference: str = "rest"
     dataset_max_difference: float = 0.1
     dataset_concentration: float = 1.0
+    subgroup_thresholds: tuple = ()
+    classwise_metric: str = "fscore"
+    classwise_reduction: str = "std"
+    classwise_subgroups: tuple = ()
+    consistency_features: tuple = ()
+    consistency_neighbors: int = 5
+    consistency_sample: Optional[int] = 20_000
     view: tuple = ()
 
     def __post_init__(self):
@@ -130,6 +166,13 @@ class ReviewConfig:
         # JSON values as JSON reads them (lists, not tuples), so a configuration equals its round trip.
         object.__setattr__(self, "view", tuple((str(key), json.loads(json.dumps(value, allow_nan=False)))
                                                for key, value in pairs))
+        own = self.subgroup_thresholds
+        object.__setattr__(self, "subgroup_thresholds", tuple(
+            (str(score), tuple((str(n), float(t)) for n, t in (dict(values) if not isinstance(values, dict)
+                                                                else values).items()))
+            for score, values in (own.items() if isinstance(own, dict) else own)))
+        for name in ("classwise_subgroups", "consistency_features"):
+            object.__setattr__(self, name, tuple(str(v) for v in getattr(self, name)))
 
     def threshold_of(self, score: str, values: np.ndarray) -> float:
         """The decision threshold of `score`: the configured one, else :func:`default_threshold`."""
@@ -143,14 +186,16 @@ class ReviewConfig:
     def to_dict(self) -> dict:
         """The configuration as JSON-ready data (see :meth:`from_dict`)."""
         options = self.options()
-        options["rate_metrics"] = list(options["rate_metrics"])
+        options = {k: list(v) if isinstance(v, tuple) else v for k, v in options.items()}
         for key, value in options.items():   # a named reference is written so that it never reads as a keyword
             if isinstance(value, NamedReference):
                 options[key] = {"subgroup": str(value)}
         return {"version": CONFIG_VERSION,
                 "mapping": {k: list(v) if isinstance(v, tuple) else v for k, v in dataclasses.asdict(self.mapping).items()},
                 "slice": [dataclasses.asdict(c) | {"values": list(c.values)} for c in self.slice.conditions],
-                "thresholds": dict(self.thresholds), "options": options, "view": dict(self.view)}
+                "thresholds": dict(self.thresholds),
+                "subgroup_thresholds": {score: dict(own) for score, own in self.subgroup_thresholds},
+                "options": options, "view": dict(self.view)}
 
     @classmethod
     def from_dict(cls, data: Any) -> "ReviewConfig":
@@ -165,7 +210,7 @@ class ReviewConfig:
             raise ValueError(CONFIG_MESSAGE.format(problem="expected an object with a 'mapping'"))
         if data.get("version", CONFIG_VERSION) != CONFIG_VERSION:
             raise ValueError(CONFIG_MESSAGE.format(problem=f"version {data.get('version')!r} is not {CONFIG_VERSION}"))
-        unknown = set(data) - {"version", "mapping", "slice", "thresholds", "options", "view"}
+        unknown = set(data) - {"version", "mapping", "slice", "thresholds", "subgroup_thresholds", "options", "view"}
         fields_ = {f.name for f in dataclasses.fields(ColumnMapping)}
         options = data.get("options") or {}
         allowed = {f.name for f in dataclasses.fields(cls)} - set(_NOT_OPTIONS)
@@ -175,6 +220,10 @@ class ReviewConfig:
             raise ValueError(CONFIG_MESSAGE.format(problem=f"unknown keys {sorted(unknown)}"))
         if not isinstance(data.get("view") or {}, dict):
             raise ValueError(CONFIG_MESSAGE.format(problem="'view' must be an object"))
+        own = data.get("subgroup_thresholds") or {}
+        if not isinstance(own, dict) or not all(isinstance(v, dict) for v in own.values()):
+            raise ValueError(CONFIG_MESSAGE.format(problem="'subgroup_thresholds' must map scores to objects "
+                                                           "of subgroup thresholds"))
         try:
             mapping = ColumnMapping(**{k: tuple(v) if isinstance(v, list) else v for k, v in data["mapping"].items()})
             conditions = tuple(Condition(**(c | {"values": tuple(c.get("values", ()))})) for c in data.get("slice") or [])
@@ -182,8 +231,8 @@ class ReviewConfig:
             options = {k: tuple(v) if isinstance(v, list) else
                        named_reference(str(v["subgroup"])) if isinstance(v, dict) and set(v) == {"subgroup"} else v
                        for k, v in options.items()}
-            return cls(mapping=mapping, slice=Slice(conditions), thresholds=thresholds, view=data.get("view") or {},
-                       **options)
+            return cls(mapping=mapping, slice=Slice(conditions), thresholds=thresholds, subgroup_thresholds=own,
+                       view=data.get("view") or {}, **options)
         except (TypeError, ValueError) as exc:
             raise ValueError(CONFIG_MESSAGE.format(problem=str(exc))) from None
 
@@ -216,11 +265,15 @@ def default_threshold(values: np.ndarray) -> float:
     float
     """
     values = np.asarray(values, dtype=np.float64)
-    lo, hi = float(values.min()), float(values.max())
+    return threshold_for_range(float(values.min()), float(values.max()), bool(np.all(np.mod(values, 1) == 0)))
+
+
+def threshold_for_range(lo: float, hi: float, whole: bool) -> float:
+    """:func:`default_threshold` from the smallest and largest score and whether every score is whole."""
     if lo >= 0 and hi <= 1:
         return 0.5
     middle = lo / 2 + hi / 2   # (lo + hi) / 2 would overflow for scores near the largest float
-    return float(int(middle)) if bool(np.all(np.mod(values, 1) == 0)) else middle
+    return float(int(middle)) if whole else middle
 
 
 def rate_rules(metrics, distance: str, max_difference: float) -> list:
@@ -310,6 +363,12 @@ class ModelReview:
     calibration_note : str
     findings : tuple of str
     verdicts : tuple of Verdict
+    classwise : UnweightedAverageBiasResult or None
+        Class-wise bias of the predicted label column of a multi-class label (see
+        ``ReviewConfig.classwise_metric``); None otherwise.
+    subgroup_thresholds : SubgroupThresholdEffect or None
+        Every assessed rate and accuracy at the configured per-subgroup thresholds beside the
+        single threshold (``ReviewConfig.subgroup_thresholds``); None when none are configured.
     """
 
     name: str
@@ -327,6 +386,8 @@ class ModelReview:
     calibration_note: str = ""
     findings: tuple = ()
     verdicts: tuple = ()
+    classwise: Any = None
+    subgroup_thresholds: Any = None
 
 
 @dataclass(frozen=True)
@@ -351,6 +412,12 @@ class Review:
     edf : SmoothedEdfResult or None
         Smoothed empirical differential fairness of the labels (None when the subgroups overlap).
     models : tuple of ModelReview
+    consistency : ConsistencyResult or None
+        kNN consistency of the labels when ``ReviewConfig.consistency_features`` are set.
+    differences : dict of str to DataFrame
+        With a configured baseline and two or more scores: ``'rates'`` (:func:`compare_models`),
+        ``'aucs'`` (:func:`compare_model_aucs`) and, with two or more probability columns
+        including the baseline, ``'calibration'`` (:func:`compare_model_calibration`); else empty.
     created : str
         UTC time, ISO 8601.
     version : str
@@ -369,6 +436,8 @@ class Review:
     models: tuple
     created: str
     version: str
+    consistency: Any = None
+    differences: dict = field(default_factory=dict)
 
     @property
     def verdicts(self) -> list:
@@ -389,11 +458,15 @@ class Review:
         """Every table of the review, by a file-name-safe key: ``subgroups``, ``exclusions``,
         ``dataset_parity`` and per model ``<model>.performance``, ``<model>.rates``, ``<model>.<metric>``,
         ``<model>.p_percent``, ``<model>.equal_opportunity``, ``<model>.aucs``,
-        ``<model>.calibration_errors``, ``<model>.reliability``."""
+        ``<model>.calibration_errors``, ``<model>.reliability``; when configured, ``smoothed_edf``,
+        ``consistency``, ``<model>.classwise`` and ``<model>.classwise_per_class`` (class-wise bias),
+        ``<model>.subgroup_thresholds`` and ``<model>.subgroup_threshold_disparities``."""
         out = {"subgroups": self.subgroups, "exclusions": self.exclusions,
                "dataset_parity": self.dataset_parity.table}
         if self.edf is not None:
             out["smoothed_edf"] = self.edf.table
+        if self.consistency is not None:
+            out["consistency"] = consistency_table(self.consistency)
         for m in self.models:
             out[f"{m.name}.performance"] = m.performance
             out[f"{m.name}.rates"] = m.rate_table
@@ -405,6 +478,14 @@ class Review:
             if m.calibration is not None:
                 out[f"{m.name}.calibration_errors"] = m.calibration.errors
                 out[f"{m.name}.reliability"] = m.reliability
+            if m.classwise is not None:
+                out[f"{m.name}.classwise"] = m.classwise.table
+                out[f"{m.name}.classwise_per_class"] = m.classwise.per_class
+            if m.subgroup_thresholds is not None:
+                out[f"{m.name}.subgroup_thresholds"] = m.subgroup_thresholds.table
+                out[f"{m.name}.subgroup_threshold_disparities"] = m.subgroup_thresholds.disparities
+        for kind, table in self.differences.items():     # differences from the baseline, under its name
+            out[f"{self.config.baseline}.{kind.removesuffix('s')}_differences"] = table
         return out
 
     def to_dict(self) -> dict:
@@ -424,6 +505,8 @@ class Review:
                              "overall_auc": _json_cell(m.bias_auc.overall_auc)}
             if m.calibration is not None:
                 headline["calibration_disparity"] = _json_cell(m.calibration.value)
+            if m.classwise is not None:
+                headline["unweighted_average_bias"] = _json_cell(m.classwise.value)
             models.append({"name": m.name, "kind": m.kind, "threshold": m.threshold, "headline": headline,
                            "findings": list(m.findings), "verdicts": verdicts(m.verdicts),
                            "calibration_note": m.calibration_note})
@@ -431,7 +514,8 @@ class Review:
                 "base_rate": [_json_cell(v) for v in self.base_rate],
                 "dataset": {"findings": list(self.dataset_findings), "verdicts": verdicts(self.dataset_verdicts),
                             "parity": _json_cell(self.dataset_parity.value),
-                            "smoothed_edf": None if self.edf is None else _json_cell(self.edf.value)},
+                            "smoothed_edf": None if self.edf is None else _json_cell(self.edf.value),
+                            "consistency": None if self.consistency is None else _json_cell(self.consistency.value)},
                 "models": models,
                 "exit_status": self.exit_status(),
                 "tables": {name: table_data(frame) for name, frame in self.tables().items()}}
@@ -448,8 +532,12 @@ def build_review(frame: pd.DataFrame, config: ReviewConfig, *, source: Optional[
     Per score column: the subgroup, BPSN and BNSP AUCs with the bias AUC score, the rates at its
     threshold (performance, each assessed rate's disparity, equalized odds, p% and equal
     opportunity scores) and, for a probability, calibration; the predicted-label column, if
-    mapped, gets the rate part. Then the base-rate disparity of the labels. Intervals use seed 0,
-    so a review is reproducible.
+    mapped, gets the rate part, and for a label with more than two classes class-wise bias. A score
+    with ``subgroup_thresholds`` gets the per-subgroup thresholds table. Then the base-rate
+    disparity and smoothed EDF of the labels, and their kNN consistency when
+    ``consistency_features`` are set (on ``consistency_sample`` rows). With a ``baseline`` and two
+    or more scores, every other score's differences from it with paired intervals
+    (``Review.differences``). Intervals and samples use seed 0, so a review is reproducible.
 
     Parameters
     ----------
@@ -469,7 +557,9 @@ def build_review(frame: pd.DataFrame, config: ReviewConfig, *, source: Optional[
     ------
     ValueError
         As :meth:`ScoredData.from_frame` for a mapping that does not fit the data (each message
-        says what to do), or when the slice leaves no row.
+        says what to do), when the slice leaves no row, when the baseline is not a mapped score, or
+        for class-wise, per-subgroup threshold or consistency options that do not fit the data (e.g.
+        a feature column that is missing or not numeric).
     """
     from . import __version__
 
@@ -484,10 +574,15 @@ def build_review(frame: pd.DataFrame, config: ReviewConfig, *, source: Optional[
              "slice": config.slice.describe()}
     boot = dict(ci=level, n_boot=n_boot, random_state=0)
 
+    unknown = [score for score, _ in config.subgroup_thresholds if score not in scored.scores]
+    if unknown:
+        raise ValueError(f"Per-subgroup thresholds are given for {unknown}, which are not mapped score columns "
+                         f"({list(scored.scores)}).")
     models = [_score_review(scored, score, config) for score in scored.scores]
     if scored.predicted is not None:
         counts = confusion_counts(y, scored.y_pred(), groups)
-        models.append(_rate_review(counts, config.mapping.predicted_label, "predictions", None, config))
+        models.append(_with_classwise(
+            _rate_review(counts, config.mapping.predicted_label, "predictions", None, config), scored, config))
 
     label_counts = confusion_counts(y, y, groups)
     parity_kw = dict(distance_measure=config.dataset_distance, reference=config.dataset_reference,
@@ -505,16 +600,83 @@ def build_review(frame: pd.DataFrame, config: ReviewConfig, *, source: Optional[
         edf=(smoothed_edf(y, groups, concentration=float(config.dataset_concentration),
                           include_small=config.include_small, **boot) if groups.codes is not None else None),
         models=tuple(models), created=_dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
-        version=__version__)
+        version=__version__, consistency=_consistency(sliced, scored, config),
+        differences=_differences(scored, config))
+
+
+def _differences(scored: ScoredData, config: ReviewConfig) -> dict:
+    """Each score's differences from the configured baseline score, with paired intervals (seed 0): rate
+    disparities, equalized odds and the ratio scores at each threshold, the AUCs, and for probabilities the ECEs."""
+    if config.baseline is None:
+        return {}
+    if config.baseline not in scored.scores:
+        raise ValueError(f"The baseline model {config.baseline!r} is not a mapped score column "
+                         f"({list(scored.scores)}).")
+    if len(scored.scores) < 2:
+        return {}
+    groups, y, level = scored.subgroups, scored.y_true, config.ci
+    boot = dict(ci=level, n_boot=config.n_boot, random_state=0)
+    predictions = {s: v >= config.threshold_of(s, v) for s, v in scored.scores.items()}
+    quantities = [RATE_METRIC[r] for r in config.rate_metrics] + ["equalized_odds", "p_percent_score",
+                                                                  "equal_opportunity_score"]
+    out = {"rates": compare_models(y, predictions, groups, baseline=config.baseline, quantities=quantities,
+                                   distance_measure=config.rate_distance, reduction=config.rate_reduction,
+                                   reference=config.rate_reference, include_small=config.include_small, **boot),
+           "aucs": compare_model_aucs(y, scored.scores, groups, baseline=config.baseline, ci=level)}
+    probabilities = {s: v for s, v in scored.scores.items() if v.min() >= 0 and v.max() <= 1}
+    if config.baseline in probabilities and len(probabilities) >= 2:
+        out["calibration"] = compare_model_calibration(
+            y, probabilities, groups, baseline=config.baseline, n_bins=int(config.cal_n_bins),
+            strategy=config.cal_strategy, min_per_group=int(config.cal_min_per_group), **boot)
+    return out
 
 
 def _score_review(scored: ScoredData, score: str, config: ReviewConfig) -> ModelReview:
     values = scored.scores[score]
     groups, y = scored.subgroups, scored.y_true
     threshold = config.threshold_of(score, values)
-    review = _rate_review(threshold_counts(y, values, groups).at(threshold), score, "score", threshold, config)
+    tc = threshold_counts(y, values, groups)
+    review = _rate_review(tc.at(threshold), score, "score", threshold, config)
+    own = dict(config.subgroup_thresholds).get(score)
+    if own is not None:
+        if not tc.disjoint:
+            raise ValueError(f"Per-subgroup thresholds (given for {score!r}) need subgroups that do not overlap and "
+                             "cover every row: intersected protected attributes, no identity columns.")
+        review = dataclasses.replace(review, subgroup_thresholds=subgroup_threshold_effect(
+            tc, threshold, dict(own), config.rate_metrics, distance_measure=config.rate_distance,
+            reduction=config.rate_reduction, reference=config.rate_reference, include_small=config.include_small))
+    table = bias_auc_table(y, values, groups, ci=config.ci, n_boot=config.n_boot, random_state=0)
+    counts = note = None
+    if values.min() < 0 or values.max() > 1:
+        note = f"Not assessed: {score} ranges from {values.min():g} to {values.max():g}, so it is not a probability."
+    else:
+        counts = calibration_counts(y, values, groups, n_bins=int(config.cal_n_bins), strategy=config.cal_strategy)
+    return with_aucs_and_calibration(review, table, counts, note or "", config)
+
+
+def with_aucs_and_calibration(review: ModelReview, table: pd.DataFrame, counts, note: str,
+                              config: ReviewConfig) -> ModelReview:
+    """A score's review completed with its AUC table, bias AUC score and calibration, findings and verdicts.
+
+    The one place both builders (rows in memory, :func:`build_review`; counts from an engine,
+    ``build_review_from_counts``) turn an AUC table and calibration counts into the review's parts.
+
+    Parameters
+    ----------
+    review : ModelReview
+        The rate part (:func:`_rate_review`).
+    table : DataFrame
+        The per-subgroup AUC table (``bias_auc_table`` or ``AucCounts.table``).
+    counts : CalibrationCounts or None
+        None when the score is not a probability (`note` says why).
+    note : str
+    config : ReviewConfig
+
+    Returns
+    -------
+    ModelReview
+    """
     level = config.ci
-    table = bias_auc_table(y, values, groups, ci=level, n_boot=config.n_boot, random_state=0)
     bias = summarize_bias_auc(table, p=float(config.auc_p), overall_weight=float(config.auc_weight),
                               include_small=config.include_small)
     findings = [] if level is None else (
@@ -523,11 +685,7 @@ def _score_review(scored: ScoredData, score: str, config: ReviewConfig) -> Model
     verdicts = [] if config.auc_min_score is None else [
         evaluate_result(Rule(metric="bias_auc_score", bound=float(config.auc_min_score)), bias)]
     calibration = reliability = None
-    note = ""
-    if values.min() < 0 or values.max() > 1:
-        note = f"Not assessed: {score} ranges from {values.min():g} to {values.max():g}, so it is not a probability."
-    else:
-        counts = calibration_counts(y, values, groups, n_bins=int(config.cal_n_bins), strategy=config.cal_strategy)
+    if counts is not None:
         calibration = counts.disparity(threshold=config.cal_bound, min_per_group=int(config.cal_min_per_group),
                                        distance_measure=config.cal_distance, reduction=config.cal_reduction,
                                        reference=config.cal_reference, include_small=config.include_small, ci=level,
@@ -539,6 +697,48 @@ def _score_review(scored: ScoredData, score: str, config: ReviewConfig) -> Model
     return dataclasses.replace(review, auc_table=table, bias_auc=bias, calibration=calibration,
                                reliability=reliability, calibration_note=note,
                                findings=tuple(findings) + review.findings, verdicts=tuple(verdicts) + review.verdicts)
+
+
+def consistency_table(result) -> pd.DataFrame:
+    """A :class:`ConsistencyResult` as a one-row table: ``value, zemel_consistency, std_error, n_neighbors,
+    n_rows, n_sampled, n_excluded, features`` (the features joined by ', ')."""
+    return pd.DataFrame([{"value": result.value, "zemel_consistency": result.zemel_consistency,
+                          "std_error": result.std_error, "n_neighbors": result.n_neighbors, "n_rows": result.n_rows,
+                          "n_sampled": result.n_sampled, "n_excluded": result.n_excluded,
+                          "features": ", ".join(result.features)}])
+
+
+def _consistency(sliced: pd.DataFrame, scored: ScoredData, config: ReviewConfig):
+    """kNN consistency of the labels on the configured features (rows of the analysis), or None."""
+    features = list(config.consistency_features)
+    if not features:
+        return None
+    missing = [c for c in features if c not in sliced.columns]
+    if missing:
+        raise ValueError(f"The consistency features {missing} are not columns of the data.")
+    try:
+        return consistency(sliced[features].iloc[scored.rows], scored.y_true,
+                           n_neighbors=int(config.consistency_neighbors),
+                           sample_size=None if config.consistency_sample is None else int(config.consistency_sample),
+                           random_state=0)
+    except TypeError as exc:   # a feature that is not numeric: bad input, not a defect
+        raise ValueError(str(exc)) from None
+
+
+def _with_classwise(review: ModelReview, scored: ScoredData, config: ReviewConfig) -> ModelReview:
+    """`review` (of the predicted label column) with class-wise bias when the label has more than two classes."""
+    if len(scored.class_names) <= 2:
+        return review
+    pair = None
+    if config.classwise_reduction in ("difference", "absolute_difference"):
+        pair = list(config.classwise_subgroups)
+        if not pair:   # the two largest subgroups, largest first (stable on ties), as the app's default
+            order = np.argsort(-np.asarray(scored.subgroups.sizes), kind="stable")
+            pair = [scored.subgroups.names[int(i)] for i in (order[0], order[min(1, len(order) - 1)])]
+    result = scored.class_counts().unweighted_average_bias(
+        metric=config.classwise_metric, reduction=config.classwise_reduction, subgroups=pair,
+        include_small=config.include_small, ci=config.ci, n_boot=config.n_boot, random_state=0)
+    return dataclasses.replace(review, classwise=result, findings=review.findings + tuple(classwise_findings(result)))
 
 
 def _rate_review(counts, name: str, kind: str, threshold: Optional[float], config: ReviewConfig) -> ModelReview:

@@ -119,8 +119,7 @@ reliability_diagram(reliability, errors, list(scored.subgroups.names),
                     (token, mapping_key, score, int(n_bins), strategy, int(min_per_group), include_small, level,
                      intervals.n_boot, intervals.adjust), score, level, order)
 
-reference_label = {"rest": "Rest of population", "overall": "Whole population"}.get(reference,
-                                                                                 f"Reference: {reference}")
+reference_label = text.reference_legend(reference)
 bound_label = None if result.rule is None else f"Policy bound {result.rule.bound:g}"
 st.plotly_chart(plotting.calibration_error_chart(
     errors, None if text.reference_mode(reference) == "pairwise" else result.table, distance_measure=distance,
@@ -141,8 +140,10 @@ if text.reference_mode(reference) == "pairwise":
 comparisons = controls.by_value(result.table)
 st.dataframe(comparisons, hide_index=True, column_config=text.column_config(comparisons.columns))
 
-# Every mapped score column's ECE disparity and verdict side by side (shown when two or more are mapped).
+# Every mapped score column's ECE disparity and verdict side by side, and the ECE differences from a baseline
+# model (shown when two or more are mapped).
 compare.calibration_section(token, mapping_key, scored, n_bins=int(n_bins), strategy=strategy,
                             min_per_group=int(min_per_group), distance=distance, reduction=reduction,
                             reference=reference, include_small=include_small,
-                            threshold=None if threshold is None else float(threshold), intervals=intervals)
+                            threshold=None if threshold is None else float(threshold), intervals=intervals,
+                            order=order)

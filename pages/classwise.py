@@ -70,7 +70,7 @@ try:
                                               include_small=include_small, intervals=intervals)
         result = section.extra["result"]
 except ValueError as exc:
-    st.error(str(exc))
+    st.error(text.md(str(exc)))
     st.stop()
 
 # Rendering -----------------------------------------------------------------------------------

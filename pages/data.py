@@ -43,8 +43,12 @@ if source == "upload" and loaded and not st.session_state[state.REPLACING]:
             st.session_state[state.REPLACING] = True
             st.rerun()
 elif source == "upload":
-    uploaded = st.file_uploader(text.UPLOAD, type=["csv", "tsv", "txt", "parquet"],
+    uploaded = st.file_uploader(text.UPLOAD, type=["csv", "tsv", "txt", "parquet", "gz"],
                                 help=text.HELP[text.UPLOAD])
+    failed = st.session_state[state.FAILED_UPLOAD]
+    if uploaded is not None and failed is not None and uploaded.file_id == failed[0]:
+        st.error(text.md(failed[2]))  # a file that could not be loaded is not read again on every rerun
+        st.stop()
     # A file is read once per upload (its id), not on every rerun of this page.
     if uploaded is not None and uploaded.file_id != st.session_state[state.UPLOAD_ID]:
         with st.status(f"Loading {text.md(uploaded.name)} ...") as status:
@@ -55,13 +59,17 @@ elif source == "upload":
                 problem = str(exc)
                 status.update(label=f"Could not load {text.md(uploaded.name)}", state="error")
         if problem:
-            st.error(problem)
+            # The previous file's results must not stay on the other pages as if they were this file's.
+            data.forget_dataset(uploaded.file_id, uploaded.name, problem)
+            st.error(text.md(problem))
             st.stop()
         st.session_state[state.UPLOAD_ID] = uploaded.file_id
         st.session_state[state.DATASET_BYTES] = uploaded.size
         st.session_state[state.REPLACING] = False
         st.rerun()  # redraw the sidebar for the new dataset
     elif not loaded:
+        if failed is not None:
+            st.error(f"The last upload, {text.md(failed[1])}, could not be loaded: {text.md(failed[2])}")
         st.info("Choose a CSV or Parquet file to analyse, or pick a sample above.")
         st.stop()
     elif st.button(f"Keep {text.md(st.session_state[state.DATASET_NAME])}"):
@@ -77,6 +85,10 @@ if source != "upload" or st.session_state[state.REPLACING]:
     st.caption(_file_line())
 for note in frame.attrs.get("notes", []):
     st.info(text.md(note))
+as_text = data.numbers_as_text(token, frame)
+if as_text:
+    st.info(data.NOT_SCORES_MESSAGE.format(reasons="; ".join(f"{text.md(repr(c))} {text.md(r)}"
+                                                              for c, r in as_text.items())))
 review.restore_section()
 
 # 2. Column mapping -------------------------------------------------------------------------
@@ -104,8 +116,10 @@ with c1:
                                 "in the sidebar.")
     max_classes = data.MAX_SLICE_VALUES if all_classes else 2
     candidates = profile.loc[(profile["n_unique"] <= max_classes) & (profile["column"] != label), "column"].tolist()
+    # None, not a text, means "no predicted label": a column may well be named "(none)".
     predicted = controls.kept(st.selectbox, text.PREDICTED_COLUMN, key + "predicted",
-                              seed.predicted_label or text.NO_PREDICTED, options=[text.NO_PREDICTED, *candidates],
+                              seed.predicted_label, options=[None, *candidates],
+                              format_func=lambda c: text.NO_PREDICTED if c is None else str(c),
                               help="Optional: the model's given decisions, used on the Rate disparities page "
                                    "instead of a threshold and on the Class-wise bias page.")
 with c2:
@@ -123,13 +137,18 @@ with c2:
 
 mapping = fc.ColumnMapping(
     label=label, positive_label=positive, scores=tuple(scores),
-    predicted_label=None if predicted == text.NO_PREDICTED else predicted,
+    predicted_label=predicted,
     protected=tuple(protected), indicators=tuple(identities), all_classes=bool(all_classes),
     **st.session_state[state.SUBGROUP_OPTIONS])
 try:
     with progress.stage("Validating the mapping and building the subgroups ..."):
         mapping_key, scored = data.analyse(mapping)
 except ValueError as exc:
+    empty = data.empty_slice()
+    if empty:  # the mapping is not at fault: keep it, so the other pages say what is wrong with the slice
+        st.session_state[state.MAPPING] = mapping
+        st.warning(empty)
+        st.stop()
     st.session_state[state.MAPPING] = None
     guess = data.first_guess(token, frame)
     options = st.session_state[state.SUBGROUP_OPTIONS]
@@ -137,7 +156,7 @@ except ValueError as exc:
     if untouched and guess.missing:  # the first screen after an upload: say what to choose, not an error
         st.info(" ".join(guess.missing) + " The mapping above is a first guess from the column names; complete it.")
     else:
-        st.error(str(exc))
+        st.error(text.md(str(exc)))
     st.stop()
 previous = st.session_state[state.MAPPING]
 st.session_state[state.MAPPING] = mapping

@@ -6,7 +6,7 @@ import math
 import streamlit as st
 
 from fairness_core import plotting
-from ui import controls, data, progress, state, summaries, text
+from ui import controls, data, progress, review, state, summaries, text
 from ui.definitions import definition_link
 
 controls.frame()
@@ -65,7 +65,7 @@ st.caption(f"The rule is assessed on the largest base-rate disparity (max) again
               "inconclusive when the interval straddles the bound." if level is not None else
               "Intervals are off, so the verdict rests on the point estimate alone."))
 
-reference_label = {"rest": "Rest of population", "overall": "Whole population"}.get(reference, f"Reference: {reference}")
+reference_label = text.reference_legend(reference)
 pairwise = text.reference_mode(reference) == "pairwise"
 # Worst first: each subgroup's base-rate disparity against the reference (pairwise: its largest), largest first.
 order = controls.disparity_order([parity.table], list(rates["subgroup"]), pairwise=pairwise)
@@ -162,7 +162,9 @@ def consistency_section(token: str, mapping_key: str, scored, level) -> None:
     sample_size = None if small or every_row else data.CONSISTENCY_SAMPLE
     args = (token, mapping_key, tuple(features), int(n_neighbors), sample_size, scored)
     result = data.consistency.peek(*args)
-    if result is None and not small:
+    run = review.consistency_run(token, mapping_key, features, n_neighbors, sample_size)
+    asked = controls.setting(review.CONSISTENCY_RUN, None) == run  # computed before, or a restored review's
+    if result is None and not small and not asked:
         prompt = st.empty()
         with prompt.container():
             counted = f"{scored.n_rows:,} rows" if sample_size is None else f"a sample of {sample_size:,} rows"
@@ -178,8 +180,9 @@ def consistency_section(token: str, mapping_key: str, scored, level) -> None:
             with progress.stage(f"Finding the {int(n_neighbors)} nearest neighbours of {counted} rows ..."):
                 result = data.consistency(*args)
         except (ValueError, TypeError) as exc:
-            st.error(str(exc))
+            st.error(text.md(str(exc)))
             return
+    st.session_state[state.KEEP_PREFIX + review.CONSISTENCY_RUN] = run  # the review (Overview, Export) includes it
     k1, k2 = st.columns(2)
     k1.metric("Share of differing neighbours", text.num(result.value),
               help="The mean over rows of the share of its k nearest neighbours whose label differs (seed 004's "

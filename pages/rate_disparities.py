@@ -105,7 +105,7 @@ for verdict in verdicts:
 
 pairwise = text.reference_mode(reference) == "pairwise"
 order = controls.disparity_order(list(comparisons.values()), list(rates["subgroup"]), pairwise=pairwise)
-reference_label = {"rest": "Rest of population", "overall": "Whole population"}.get(reference, f"Reference: {reference}")
+reference_label = text.reference_legend(reference)
 fig = plotting.rate_chart(rates, metrics, None if pairwise else comparisons,
                           reference_label=reference_label, title="Rates per subgroup", level=level, order=order)
 st.plotly_chart(fig, width="stretch")
@@ -222,7 +222,7 @@ def correlation_section(token: str, mapping_key: str, scored, source: str, thres
                            options=candidates, help="A numeric column, such as age: the score is -|Pearson r| "
                                                     "between the predicted labels and it (seed 003); 0 is best, -1 "
                                                     "the worst.")
-    with progress.computing(f"the correlation with {column}", level):
+    with progress.computing(f"the correlation with {text.md(column)}", level):
         value, n_missing = data.correlation(token, mapping_key, source, threshold, column, scored, level=level)
     st.metric(f"Correlation score ({text.md(column)})", text.num(float(value)),
               help="-|Pearson r| between the predicted labels (1 = positive) and the column; 0 means no linear "

@@ -1,11 +1,19 @@
 """Suite-wide fixtures: the real datasets beside the project, and quiet Streamlit logs."""
 
 import logging
+import os
 from pathlib import Path
 
 import pytest
+from hypothesis import settings as hypothesis_settings
 
 from tests.support import SHARED_DATA, require_file
+
+# Property tests (hypothesis): in CI (.ci/run sets CI) the same examples every run (derandomized, no example
+# database); elsewhere random exploration. A test's own @settings (max_examples, deadline) still applies.
+hypothesis_settings.register_profile("ci", derandomize=True, database=None, print_blob=True)
+hypothesis_settings.register_profile("dev")
+hypothesis_settings.load_profile("ci" if os.environ.get("CI") else os.environ.get("HYPOTHESIS_PROFILE", "dev"))
 
 # AppTest runs scripts without a browser session; Streamlit logs this once per widget call.
 logging.getLogger("streamlit.runtime.scriptrunner_utils.script_run_context").setLevel(logging.ERROR)

@@ -69,3 +69,16 @@ def test_benchmark_runs_and_every_pair_agrees(tmp_path):
     assert {f"first run: pages/{page}.py" for page in PAGES} <= steps
     assert {"first run: pages/overview.py (after every other page)",
             "first run: pages/overview.py (straight after the Data page)"} <= steps
+
+
+def test_engine_benchmark_runs_and_agrees_with_the_library(tmp_path):
+    out = tmp_path / "engines.json"
+    done = subprocess.run([sys.executable, "-W", "error", str(ROOT / "benchmarks" / "run.py"), "--engine", "duckdb",
+                           "--rows", "40000", "--files", "2", "--sample", "20000", "--data", str(tmp_path / "logs"),
+                           "--out", str(out)], cwd=ROOT, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-3000:]
+    results = json.loads(out.read_text())
+    assert results["rows"] == 40000 and results["check"]["sample_rows"] == 20000
+    assert results["check"]["max_relative_count_difference"] < 1e-12
+    assert results["check"]["binned_aucs_within_bound"] is True
+    assert 0 < results["max_binning_error"] < 1e-3

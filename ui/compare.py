@@ -20,7 +20,7 @@ import streamlit as st
 import fairness_core as fc
 from fairness_core import plotting
 
-from . import controls, data, progress, summaries, text
+from . import controls, data, progress, state, summaries, text
 from .memo import memo
 
 TOGGLE = "Compare models"
@@ -31,6 +31,14 @@ HELP = ("Show every mapped score column side by side, each at its own decision t
 AUC_TYPES = {"subgroup_auc": "Subgroup AUC", "bpsn_auc": "BPSN AUC", "bnsp_auc": "BNSP AUC"}
 SCORES = {"p_percent_score": "p% score (min)", "equal_opportunity_score": "Equal opportunity score (min)"}
 # compare_models' columns as the difference table shows them.
+# compare_model_aucs / compare_model_calibration's columns as their difference tables show them.
+AUC_DIFFERENCE_COLUMNS = {"model": "Model", "subgroup": "Subgroup", "auc": "AUC", "n_positive": "Positives",
+                          "n_negative": "Negatives", "size": "Rows", "value": "Value",
+                          "baseline_value": "Baseline value", "difference": "Difference", "p_value": "p-value (DeLong)",
+                          "excludes_zero": "Interval excludes 0", "note": "Note"}
+AUC_KIND_LABELS = {"overall_auc": "Overall AUC", **AUC_TYPES}
+ALL_ROWS = "All rows"       # the subgroup cell of a difference over every row (the overall AUC, the ECE of all rows)
+LISTED = 10                 # differences listed in words below a difference table (the largest first)
 DIFFERENCE_COLUMNS = {"model": "Model", "quantity": "Quantity", "value": "Value", "baseline_value": "Baseline value",
                       "difference": "Difference", "excludes_zero": "Interval excludes 0"}
 
@@ -52,6 +60,34 @@ def thresholds(token: str, mapping_key: str, scored: fc.ScoredData) -> tuple:
     return tuple((score, float(controls.setting(f"threshold:{score}", default_threshold(token, mapping_key, score,
                                                                                           values))))
                  for score, values in scored.scores.items())
+
+
+def threshold_inputs(token: str, mapping_key: str, scored: fc.ScoredData) -> None:
+    """A decision threshold box per model, four a row, each editing that model's own kept ``threshold:<score>``.
+
+    A box is seeded from the kept value on every run; its change is written, in its callback, to the
+    kept value and to the state of the page's Decision threshold box of that model (as
+    :func:`ui.controls.threshold_slider` does), so the current model's two boxes always show one
+    value and no other model's threshold changes.
+    """
+    columns = st.columns(min(4, len(scored.scores)))
+    for i, (score, values) in enumerate(scored.scores.items()):
+        name, key = f"threshold:{score}", f"w:compare:threshold:{score}"
+        st.session_state[key] = float(controls.setting(name, default_threshold(token, mapping_key, score, values)))
+
+        def changed(name: str = name, key: str = key) -> None:
+            st.session_state["w:" + name] = st.session_state[state.KEEP_PREFIX + name] = float(st.session_state[key])
+
+        columns[i % 4].number_input(f"Threshold of {text.md(score)}", key=key, format="%g", on_change=changed,
+                                    step=integer_step(token, mapping_key, score, values),
+                                    help=text.HELP[text.THRESHOLD] + " The same value as the Decision threshold "
+                                         "at the top of the page while this model is picked under Model.")
+
+
+@memo(data.SMALL)
+def integer_step(token: str, mapping_key: str, score: str, _values) -> float:
+    """The step of a score's threshold box: 1 for whole-number scores (e.g. deciles), else 0.01."""
+    return 1.0 if bool(np.all(np.mod(_values, 1) == 0)) else 0.01
 
 
 @memo(data.SMALL)
@@ -134,7 +170,7 @@ def _number_config(columns, labels: dict) -> dict:
         if bound is not None:
             base = col[: -len(bound)]
             config[col] = st.column_config.NumberColumn(f"{labels.get(base, base)}: CI {bound[4:]}", format="%.4g")
-        elif col in ("model", "verdict", "quantity", "rate", "excludes_zero"):
+        elif col in ("model", "verdict", "quantity", "rate", "excludes_zero", "subgroup", "auc", "note"):
             config[col] = labels.get(col, col)
         else:
             config[col] = st.column_config.NumberColumn(labels.get(col, col), format="%.4g")
@@ -167,6 +203,75 @@ def auc_section(token: str, mapping_key: str, scored: fc.ScoredData, *, p: float
                   f"({intervals.n_boot:,} resamples, seed 0) for the power means and the score." if intervals.ci
                   is not None else "; intervals are off.")
                + (f" Minimum bias AUC score: {float(min_score):g}." if min_score is not None else ""))
+    baseline = pick_baseline(models)
+    with progress.computing("the AUC differences from the baseline", intervals.ci):
+        differences = auc_differences(token, mapping_key, scored, baseline=baseline, level=intervals.ci,
+                                      order=tuple(order or ()))
+    st.dataframe(differences, hide_index=True, column_config=_number_config(differences.columns,
+                                                                           AUC_DIFFERENCE_COLUMNS))
+    method = ("DeLong's paired variance of two AUCs on the same rows (DeLong, DeLong & Clarke-Pearson 1988), as a "
+              "Wald interval; the p-value tests equal AUCs")
+    difference_notes(differences, baseline, intervals.ci, method,
+                     lambda r: r.auc if r.subgroup == ALL_ROWS else f"{r.subgroup}: {r.auc}")
+
+
+def pick_baseline(models: list) -> str:
+    """The "Baseline model" picker, one kept value shared by every page's comparison; the model chosen."""
+    return controls.kept(st.selectbox, BASELINE, "compare:baseline", models[0], options=models,
+                         help="The model the others are compared with: each difference is model - baseline, with a "
+                              "paired interval (both models score the same rows).")
+
+
+def in_page_order(table: pd.DataFrame, baseline: str, order: tuple) -> pd.DataFrame:
+    """The rows of every model but `baseline`, models in table order; in each, all rows first (subgroup None, shown
+    as ``ALL_ROWS``) and then the subgroups in the page's `order` (empty: the table's), other columns kept in order."""
+    out = table[table["model"] != baseline]
+    rank = {name: i for i, name in enumerate(order)}
+    position = out["subgroup"].map(lambda name: -1 if name is None else rank.get(name, len(rank)))
+    model = out["model"].map({m: i for i, m in enumerate(dict.fromkeys(table["model"]))})
+    out = out.assign(_model=model, _rank=position).sort_values(["_model", "_rank"], kind="stable")
+    out = out.drop(columns=["_model", "_rank"]).reset_index(drop=True)
+    out["subgroup"] = [ALL_ROWS if name is None else name for name in out["subgroup"]]
+    return out
+
+
+@memo(data.SMALL, ignore=("scored",))
+def auc_differences(token: str, mapping_key: str, scored: fc.ScoredData, *, baseline: str, level: float | None,
+                    order: tuple) -> pd.DataFrame:
+    """Every other model's overall, subgroup, BPSN and BNSP AUCs and their differences from `baseline`'s with
+    DeLong's paired intervals (``fc.compare_model_aucs``, memoized in :func:`ui.data.model_auc_differences`), in
+    the page's subgroup `order`, each AUC type in words; ``attrs``: the baseline and the level."""
+    table = data.model_auc_differences(token, mapping_key, baseline, level, scored)
+    columns = [c for c in ("model", "subgroup", "auc", "n_positive", "n_negative", "value", "baseline_value",
+                           "difference", "difference_ci_low", "difference_ci_high", "p_value", "excludes_zero", "note")
+               if c in table]
+    out = in_page_order(table, baseline, order)[columns]
+    out["auc"] = out["auc"].map(AUC_KIND_LABELS)
+    out.attrs = dict(table.attrs)
+    return out
+
+
+def difference_notes(differences: pd.DataFrame, baseline: str, level: float | None, method: str, describe) -> None:
+    """The caption of a difference table (model - baseline, how its intervals are made: `method`) and, with intervals,
+    the differences whose interval excludes 0 in words, the largest first (at most ``LISTED``; `describe(row)`
+    names what a row compares)."""
+    if level is None:
+        st.caption("Difference: model - baseline. Intervals are off (sidebar, Intervals), so no difference can be "
+                   "said to exclude 0.")
+        return
+    st.caption(f"Difference: model - baseline, with its {text.level_text(level)} interval: {method}.")
+    excluding = differences[differences["excludes_zero"].fillna(False).astype(bool)]
+    if not len(excluding):
+        st.markdown(f"No difference from {text.md(baseline)} has an interval that excludes 0.")
+        return
+    largest = excluding.iloc[np.argsort(-excluding["difference"].abs().to_numpy(), kind="stable")]
+    more = len(largest) - LISTED
+    st.markdown(f"{len(excluding):,} of {len(differences):,} differences have an interval that excludes 0"
+                + (f"; the {LISTED} largest:\n" if more > 0 else ":\n") + "\n".join(
+                    f"- {text.md(r.model)} - {text.md(baseline)}: {text.md(describe(r))} {text.num(r.difference)} "
+                    f"[{text.num(r.difference_ci_low)}–{text.num(r.difference_ci_high)}]"
+                    for r in largest.head(LISTED).itertuples())
+                + (f"\n\nand {more:,} more (in the table)." if more > 0 else ""))
 
 
 # Rate disparities ----------------------------------------------------------------------------------------------
@@ -241,6 +346,7 @@ def rate_section(token: str, mapping_key: str, scored: fc.ScoredData, *, metrics
         return
     st.subheader("Compare models")
     models = list(scored.scores)
+    threshold_inputs(token, mapping_key, scored)
     chosen = thresholds(token, mapping_key, scored)
     options = dict(metrics=tuple(metrics), distance=distance, reduction=reduction, reference=reference,
                    include_small=include_small, intervals=intervals)
@@ -248,13 +354,11 @@ def rate_section(token: str, mapping_key: str, scored: fc.ScoredData, *, metrics
         side = rate_models(token, mapping_key, scored, thresholds=chosen, max_difference=float(max_difference),
                            **options)
     ref_text = text.reference_text(reference)
-    st.caption("Each model at its own decision threshold (set it on this page while the model is picked under "
-               f"Model). Against the {ref_text}, distance {text.DISTANCE_LABELS[distance]}, reduction {reduction}; "
+    st.caption("Each model at its own decision threshold (the boxes above; the current Model's is the Decision "
+               f"threshold at the top of the page). Against the {ref_text}, distance {text.DISTANCE_LABELS[distance]}, reduction {reduction}; "
                "the rules as under Policy above (assessed on the largest disparity). " + _interval_note(intervals))
     st.dataframe(side, height="content")
-    baseline = controls.kept(st.selectbox, BASELINE, "compare:baseline", models[0], options=models,
-                             help="The model the others are compared with: each difference is model - baseline, "
-                                  "with a paired bootstrap interval (both models score the same rows).")
+    baseline = pick_baseline(models)
     with progress.computing("the differences from the baseline", intervals.ci):
         differences = rate_differences(token, mapping_key, scored, thresholds=chosen, baseline=baseline, **options)
     st.dataframe(differences, hide_index=True, column_config=_number_config(differences.columns, DIFFERENCE_COLUMNS))
@@ -303,9 +407,10 @@ def calibration_models(token: str, mapping_key: str, scored: fc.ScoredData, *, n
 
 def calibration_section(token: str, mapping_key: str, scored: fc.ScoredData, *, n_bins: int, strategy: str,
                         min_per_group: int, distance: str, reduction: str, reference: str, include_small: bool,
-                        threshold: float | None, intervals) -> None:
+                        threshold: float | None, intervals, order=None) -> None:
     """Calibration page: every model's ECE disparity and verdict side by side, at the page's settings (scores
-    that are not probabilities are named, with their range, and not assessed)."""
+    that are not probabilities are named, with their range, and not assessed); then each probability column's ECE
+    of all rows and of every subgroup (in the page's `order`) and its difference from the baseline model's."""
     if not shown(scored):
         return
     st.subheader("Compare models")
@@ -319,6 +424,45 @@ def calibration_section(token: str, mapping_key: str, scored: fc.ScoredData, *, 
     st.caption(f"ECE of each subgroup against the {ref_text}, distance {text.DISTANCE_LABELS[distance]}, "
                f"{int(n_bins)} {strategy} bins, as above; calibration needs no threshold. Only scores in [0, 1] "
                "are probabilities whose calibration can be assessed. " + _interval_note(intervals))
+    baseline = pick_baseline(list(scored.scores))
+    models = probability_columns(token, mapping_key, scored)
+    if baseline not in models or len(models) < 2:
+        st.caption(f"No ECE differences: the baseline model {text.md(baseline)} is not a probability (pick one that "
+                   "is)." if baseline not in models else
+                   "No ECE differences: only the baseline model is a probability.")
+        return
+    with progress.computing("the ECE differences from the baseline", intervals.ci):
+        differences = calibration_differences(token, mapping_key, scored, models=models, baseline=baseline,
+                                              n_bins=int(n_bins), strategy=strategy, min_per_group=int(min_per_group),
+                                              level=intervals.ci, n_boot=intervals.n_boot, order=tuple(order or ()))
+    st.dataframe(differences, hide_index=True, column_config=_number_config(differences.columns,
+                                                                           AUC_DIFFERENCE_COLUMNS))
+    left_out = [m for m in scored.scores if m not in models]
+    method = (f"a paired bootstrap ({intervals.n_boot:,} resamples of the rows, stratified by subgroup, seed 0) that "
+              f"recomputes both models' ECE ({int(n_bins)} {strategy} bins each) on the same resampled rows"
+              + (f"; not probabilities, so left out: {', '.join(left_out)}" if left_out else ""))
+    difference_notes(differences, baseline, intervals.ci, method, lambda r: f"ECE of {r.subgroup.lower()}"
+                     if r.subgroup == ALL_ROWS else f"ECE of {r.subgroup}")
+
+
+@memo(data.SMALL, ignore=("scored",))
+def probability_columns(token: str, mapping_key: str, scored: fc.ScoredData) -> tuple:
+    """The score columns whose values all lie in [0, 1] (probabilities), in mapping order."""
+    return tuple(s for s, v in scored.scores.items() if v.min() >= 0 and v.max() <= 1)
+
+
+@memo(data.SMALL, ignore=("scored",))
+def calibration_differences(token: str, mapping_key: str, scored: fc.ScoredData, *, models: tuple, baseline: str,
+                            n_bins: int, strategy: str, min_per_group: int, level: float | None, n_boot: int,
+                            order: tuple) -> pd.DataFrame:
+    """Every other probability column's ECE of all rows and of each subgroup (in the page's `order`) and its
+    difference from `baseline`'s with a paired bootstrap interval (``fc.compare_model_calibration``, memoized in
+    :func:`ui.data.model_calibration_differences`); ``attrs``: the baseline and the options."""
+    table = data.model_calibration_differences(token, mapping_key, models, baseline, n_bins, strategy, min_per_group,
+                                               level, n_boot, scored)
+    out = in_page_order(table, baseline, order).drop(columns=["small"])
+    out.attrs = dict(table.attrs)
+    return out
 
 
 # Overview ------------------------------------------------------------------------------------------------------

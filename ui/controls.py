@@ -297,8 +297,13 @@ def frame(context: bool = True) -> None:
 
     state.init()
     review.start()  # a restored review's settings; a link's settings (stops here while they wait for their file)
-    if st.session_state[state.FRAME] is None:
+    if st.session_state[state.FRAME] is None and st.session_state[state.FAILED_UPLOAD] is None:
         data.load_sample(data.DEFAULT_SAMPLE)
+    if st.session_state[state.FRAME] is None:  # a failed upload cleared the data (ui.data.forget_dataset)
+        with st.sidebar:
+            st.caption("Dataset")
+            st.text("none")
+        return
     with st.sidebar:
         st.caption("Dataset")
         st.text(st.session_state[state.DATASET_NAME] or "none")

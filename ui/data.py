@@ -60,6 +60,12 @@ MAX_SLICE_VALUES = 50  # a non-numeric column with more distinct values is not o
 LARGE, COUNTS, SMALL = 2, 8, 64
 CONSISTENCY_SAMPLE = 20_000  # rows whose neighbours consistency counts by default (a seeded sample)
 CONSISTENCY_JOBS = 2  # threads of its neighbour search
+# The largest table one session may load, in cells (rows x columns): refused beyond it, before it is read in
+# full (fc.read_table's max_cells). Measured with AppTest, a session that uploads a CSV, maps it and visits
+# every page grows by 42-57 bytes per cell at its peak (26-29 bytes once settled), plus the file's own bytes
+# kept for the session (about 6 per cell): 2*10^7 cells is a peak of 1.0 GB (6 columns, 3.3*10^6 rows) to
+# 1.25 GB (3 columns, 6.7*10^6 rows) per session.
+MAX_CELLS = 20_000_000
 # Memory a file takes while it is read and analysed, in multiples of its size: the bytes, the parsed
 # table and the validated columns (measured at 10^6 rows: about 4x for CSV; Parquet is compressed).
 MEMORY_FACTOR = {"csv": 5, "parquet": 15}
@@ -68,6 +74,19 @@ MEMORY_MESSAGE = (
     "and analysing a {kind} file takes about {factor} times its size). Tip: upload it as Parquet, keep only the "
     "columns the analysis needs (label, scores, predicted label, protected attributes), or upload a sample of "
     "the rows."
+)
+EMPTY_SLICE_MESSAGE = (
+    "The slice ({slice}) keeps none of the {n:,} rows of the file, so there is nothing to analyse. Widen it in the "
+    "sidebar under Slice: remove a condition, keep more values, or move the ends of a range."
+)
+FAILED_UPLOAD_MESSAGE = (
+    "No data is loaded: the last upload, {name}, could not be loaded, so the previous file and its results were "
+    "cleared. The **Data** page says why; load another file or a sample there."
+)
+NOT_SCORES_MESSAGE = (
+    "Not offered as score columns, because their numbers are written as text: {reasons}. Tip: write the numbers "
+    "with a decimal point and without % signs or thousands separators (a semicolon-separated file may use decimal "
+    "commas: they are read as numbers), then upload the file again."
 )
 OUT_OF_MEMORY_MESSAGE = (
     "The server ran out of memory while {step} {name!r} ({size}). Tip: upload it as Parquet, keep only the columns "
@@ -141,7 +160,7 @@ def load_upload(uploaded, stage) -> None:
         token = token_of(raw)
         if token == st.session_state[state.DATASET_TOKEN]:
             return  # the same content again: keep its mapping
-        frame = fc.read_table(raw, name=name)
+        frame = fc.read_table(raw, name=name, max_cells=MAX_CELLS)
         del raw
         step = "checking the columns of"
         stage("Checking the columns ...")
@@ -150,6 +169,7 @@ def load_upload(uploaded, stage) -> None:
         keys = (state.FRAME, state.DATASET_NAME, state.DATASET_TOKEN, state.MAPPING)
         previous = {key: st.session_state[key] for key in keys}
         st.session_state.update(dict(zip(keys, (frame, name, token, mapping))))
+        st.session_state[state.FAILED_UPLOAD] = None
         step = "analysing"
         stage("Validating the mapping and building the subgroups ...")
         try:
@@ -191,7 +211,7 @@ def scored_rows(token: str, rows_key: str, _frame: pd.DataFrame, _mapping: fc.Co
     if _slice is not None and _slice.conditions:
         mask = slice_mask(token, repr(_slice), _frame, _slice)
         if not mask.any():
-            raise ValueError(f"The slice ({_slice.describe()}) has no rows. Widen it in the sidebar under Slice.")
+            raise ValueError(EMPTY_SLICE_MESSAGE.format(slice=_slice.describe(), n=len(_frame)))
         _frame = _frame.loc[mask].reset_index(drop=True)
     return fc.ScoredData.from_frame(_frame, _mapping)
 
@@ -413,8 +433,29 @@ def calibration_disparity(token: str, mapping_key: str, score: str, n_bins: int,
                              n_boot=n_boot, random_state=0, adjust=adjust)
 
 
+def empty_slice() -> str | None:
+    """The message for a sidebar slice that keeps no row of the current dataset (Markdown-safe), else None."""
+    frame, current_slice = st.session_state.get(state.FRAME), st.session_state.get(state.SLICE)
+    if frame is None or current_slice is None or not current_slice.conditions:
+        return None
+    if slice_mask(st.session_state[state.DATASET_TOKEN], repr(current_slice), frame, current_slice).any():
+        return None
+    return EMPTY_SLICE_MESSAGE.format(slice=text.md(current_slice.describe()), n=len(frame))
+
+
+def forget_dataset(file_id: str, name: str, message: str) -> None:
+    """After a failed upload: drop the previous dataset and its mapping (no page shows its results any more)
+    and remember the failure (the upload `file_id` is not read again; every page says what happened)."""
+    for key in (state.FRAME, state.DATASET_NAME, state.DATASET_TOKEN, state.MAPPING, state.MODEL, state.UPLOAD_ID,
+                state.DATASET_BYTES, state.SLICE):
+        st.session_state[key] = state.DEFAULTS[key]
+    st.session_state[state.REPLACING] = False
+    st.session_state[state.FAILED_UPLOAD] = (file_id, name, message)
+
+
 def load_sample(key: str) -> None:
     """Make sample `key` the current dataset, with its documented mapping."""
+    st.session_state[state.FAILED_UPLOAD] = None
     st.session_state[state.FRAME] = read_sample(key)
     st.session_state[state.DATASET_NAME] = SAMPLES[key]["title"]
     st.session_state[state.DATASET_TOKEN] = "sample:" + key
@@ -428,13 +469,21 @@ def current():
     """
     mapping = st.session_state.get(state.MAPPING)
     frame = st.session_state.get(state.FRAME)
+    failed = st.session_state.get(state.FAILED_UPLOAD)
+    if frame is None and failed is not None:
+        st.warning(FAILED_UPLOAD_MESSAGE.format(name=text.md(failed[1])))
+        st.stop()
+    empty = empty_slice()
+    if empty:
+        st.warning(empty)
+        st.stop()
     if frame is None or mapping is None:
         st.info("No data is mapped yet. Open the **Data** page to load a file and map its columns.")
         st.stop()
     try:
         key, data = analyse(mapping)
     except ValueError as exc:
-        st.error(str(exc))
+        st.error(text.md(str(exc)))
         st.stop()
     if len(data.subgroups.names) < 2:
         st.warning(f"Only one subgroup ({text.md(', '.join(data.subgroups.names))}) is in the analysed rows, so "
@@ -463,6 +512,13 @@ def column_profile(token: str, _frame: pd.DataFrame) -> pd.DataFrame:
         "n_unique": [n_unique(_frame[c]) for c in _frame.columns],
         "n_missing": [int(v) for v in _frame.isna().sum()],
     })
+
+
+@memo(SMALL)
+def numbers_as_text(token: str, _frame: pd.DataFrame) -> dict:
+    """Text columns holding numbers in a form read as text (decimal comma, %, thousands separators), with
+    the reason (``fc.numbers_as_text``)."""
+    return fc.numbers_as_text(_frame)
 
 
 def numeric_columns(token: str, frame: pd.DataFrame) -> list:
@@ -618,6 +674,26 @@ def model_comparison(token: str, mapping_key: str, thresholds: tuple, baseline: 
                              include_small=include_small, ci=level, n_boot=n_boot, random_state=0)
 
 
+@memo(SMALL)
+def model_auc_differences(token: str, mapping_key: str, baseline: str, level: float | None,
+                          _data: fc.ScoredData) -> pd.DataFrame:
+    """``fc.compare_model_aucs`` of every score column against `baseline`: each model's overall, subgroup, BPSN
+    and BNSP AUCs and its difference from the baseline's, with DeLong's paired intervals at `level`."""
+    return fc.compare_model_aucs(_data.y_true, _data.scores, _data.subgroups, baseline=baseline, ci=level)
+
+
+@memo(SMALL)
+def model_calibration_differences(token: str, mapping_key: str, models: tuple, baseline: str, n_bins: int,
+                                  strategy: str, min_per_group: int, level: float | None, n_boot: int,
+                                  _data: fc.ScoredData) -> pd.DataFrame:
+    """``fc.compare_model_calibration`` of the probability columns `models` against `baseline` (one of them): each
+    one's ECE of all rows and of every subgroup, and its difference from the baseline's, with a paired bootstrap
+    interval (`n_boot` resamples, seed 0) at `level`."""
+    return fc.compare_model_calibration(_data.y_true, {m: _data.scores[m] for m in models}, _data.subgroups,
+                                        baseline=baseline, n_bins=n_bins, strategy=strategy,
+                                        min_per_group=min_per_group, ci=level, n_boot=n_boot, random_state=0)
+
+
 # The model review: performance at the threshold, the threshold explorer, per-subgroup thresholds ---------------
 EXPLORER_POINTS = 101  # thresholds of the explorer's fixed grid (every distinct score when there are fewer)
 
@@ -682,19 +758,12 @@ def _insert_threshold(table: pd.DataFrame, grid: np.ndarray, extra: pd.DataFrame
     return both.iloc[np.argsort(key, kind="stable")].reset_index(drop=True)
 
 
-@memo(COUNTS)
-def at_each(token: str, mapping_key: str, score: str, thresholds: tuple,
-            _tc: fc.ThresholdCounts) -> fc.ConfusionCounts:
-    """Confusion counts when each (disjoint) subgroup is predicted at its own threshold: `thresholds` is a
-    tuple of (subgroup, threshold) pairs (``ThresholdCounts.at_each``)."""
-    return _tc.at_each(dict(thresholds))
-
-
 @memo(SMALL)
 def per_subgroup_effect(token: str, mapping_key: str, score: str, threshold: float, thresholds: tuple, metrics: tuple,
                         distance: str, reduction: str, reference: str, include_small: bool,
                         _tc: fc.ThresholdCounts) -> tuple[pd.DataFrame, dict]:
-    """Per-subgroup thresholds against the single `threshold`, side by side.
+    """Per-subgroup thresholds against the single `threshold`, side by side (``fc.subgroup_threshold_effect``,
+    the review's table too).
 
     Returns
     -------
@@ -706,20 +775,6 @@ def per_subgroup_effect(token: str, mapping_key: str, score: str, threshold: flo
         Rate -> (disparity at the single threshold, at the per-subgroup thresholds): the page's
         distance, reduction, reference and include-small option, point estimates.
     """
-    single = _tc.at(threshold)
-    own = at_each(token, mapping_key, score, thresholds, _tc)
-    own_t = dict(thresholds)
-    out = pd.DataFrame({"subgroup": ["All rows", *single.names],
-                        "threshold": [np.nan, *[own_t.get(n, np.nan) for n in single.names]]})
-    sides = {"single": single, "own": own}
-    rates = {side: counts.table() for side, counts in sides.items()}
-    for metric in metrics:
-        for side, counts in sides.items():
-            overall = counts.comparison(text.RATE_TO_METRIC[metric], reference="overall")["reference_value"].iloc[0]
-            out[f"{metric}_{side}"] = np.concatenate([[float(overall)], rates[side][metric].to_numpy(np.float64)])
-    for side, counts in sides.items():
-        out[f"accuracy_{side}"] = fc.performance_table(counts)["accuracy"].to_numpy()
-    disparities = {m: tuple(float(c.disparity(text.RATE_TO_METRIC[m], distance_measure=distance, reduction=reduction,
-                                              reference=reference, include_small=include_small).value)
-                            for c in (single, own)) for m in metrics}
-    return out, disparities
+    effect = fc.subgroup_threshold_effect(_tc, threshold, dict(thresholds), list(metrics), distance_measure=distance,
+                                          reduction=reduction, reference=reference, include_small=include_small)
+    return effect.table, {row.rate: (row.single, row.own) for row in effect.disparities.itertuples()}

@@ -15,12 +15,15 @@ around".
 
 from __future__ import annotations
 
+import asyncio
 import re
 from contextlib import asynccontextmanager
 from typing import AsyncIterator
 
 import streamlit as st
 from streamlit.runtime.pages_manager import PagesManager
+
+from . import memo
 
 # (script path relative to app.py, title); the first is the default page.
 PAGES: tuple[tuple[str, str], ...] = (
@@ -70,7 +73,8 @@ def pages() -> list:
 
 @asynccontextmanager
 async def server_lifespan(app) -> AsyncIterator[None]:
-    """Server-start hook (``st.App(lifespan=...)``): no request ever runs in ``pages/``-directory mode.
+    """Server hook (``st.App(lifespan=...)``): no request ever runs in ``pages/``-directory mode, and while
+    the server runs, the memo and state of every ended session are released (``ui.memo.sweep_ended_sessions``).
 
     Parameters
     ----------
@@ -78,4 +82,8 @@ async def server_lifespan(app) -> AsyncIterator[None]:
         The app being served (unused).
     """
     PagesManager.uses_pages_directory = False
-    yield
+    sweep = asyncio.create_task(memo.sweep_ended_sessions(), name="release ended sessions")
+    try:
+        yield
+    finally:
+        sweep.cancel()

@@ -39,7 +39,7 @@ import fairness_core as fc
 
 from . import controls, data, progress, state, text
 from .memo import memo
-from .summaries import DEFAULTS
+from .summaries import DEFAULTS, classwise_reduction
 
 PARAM = "review"                   # the URL parameter
 PENDING = "review:pending"         # ReviewConfig to apply at the start of the next run (before any widget)
@@ -54,6 +54,9 @@ MAX_JSON = 200_000                 # bytes of configuration JSON read at most (f
 MAX_FILE = 100_000_000             # bytes of an uploaded configuration or report read at most
 # Kept values that ReviewConfig holds in its own fields (the rest goes to its `view`); see config_from_session.
 PAGE_OPTIONS = ("distance", "reduction", "reference", "reference_group")
+# The kept record of the consistency the Dataset metrics page last computed (its rows, features, k and sample; see
+# consistency_run): a review has consistency when it matches the page's current rows and options.
+CONSISTENCY_RUN = "dataset:consistency_run"
 _SHA256 = re.compile(r"[0-9a-f]{64}")
 _CONFIG_SCRIPT = re.compile(r'<script type="application/json" id="review-config">(.*?)</script>', re.S)
 
@@ -98,6 +101,11 @@ def config_from_session() -> fc.ReviewConfig:
                *(f"{page}:{option}" for page in ("rates", "cal", "dataset") for option in PAGE_OPTIONS)}
     covered |= {"intervals:level"} if show else set()
     covered |= {"auc:min_score"} if min_score_on else set()
+    token = st.session_state[state.DATASET_TOKEN]
+    classwise, covered_classwise = _classwise_options(scored)
+    consistency, covered_consistency = _consistency_options(token, mapping_key, scored)
+    subgroup_thresholds = _subgroup_thresholds(token, scored)
+    covered |= covered_classwise | covered_consistency | {f"subgroup_thresholds:{token}:{s}" for s in mapping.scores}
     return fc.ReviewConfig(
         mapping=mapping, slice=st.session_state[state.SLICE] or fc.Slice(), thresholds=thresholds,
         include_small=controls.include_small(), ci=float(setting("intervals:level", 0.95)) if show else None,
@@ -116,7 +124,77 @@ def config_from_session() -> fc.ReviewConfig:
         dataset_distance=dataset[0], dataset_reduction=dataset[1], dataset_reference=dataset[2],
         dataset_max_difference=float(setting("dataset:max_difference", DEFAULTS["dataset:max_difference"])),
         dataset_concentration=float(setting("dataset:concentration", 1.0)),
+        subgroup_thresholds=subgroup_thresholds, baseline=_baseline(mapping), **classwise, **consistency,
         view=((SOURCE, _source_entry()), *_view(covered, mapping_key)))
+
+
+def _baseline(mapping: fc.ColumnMapping):
+    """The comparison's baseline model when models are compared (two or more scores), else None.
+
+    The picker's own setting also stays in ``view``, so a restore puts the picker back as it was."""
+    if not controls.setting("compare:on", False) or len(mapping.scores) < 2:
+        return None
+    baseline = controls.setting("compare:baseline", None)
+    return baseline if baseline in mapping.scores else None
+
+
+def _classwise_options(scored: fc.ScoredData) -> tuple[dict, set]:
+    """The Class-wise bias page's metric, reduction and pair of subgroups as ReviewConfig fields, and the kept
+    names they hold (the pair and the kind of difference only when the page reduces by a difference)."""
+    setting = controls.setting
+    reduction = setting("classwise:reduction", DEFAULTS["classwise:reduction"])
+    options = {"classwise_metric": setting("classwise:metric", DEFAULTS["classwise:metric"])}
+    covered = {"classwise:metric", "classwise:reduction"}
+    if reduction == "difference":
+        names, pair = list(scored.subgroups.names), controls.two_largest(scored.subgroups)
+        chosen = [setting(f"classwise:{k}", default) for k, default in zip(("first", "second"), pair)]
+        options["classwise_subgroups"] = tuple(c if c in names else d for c, d in zip(chosen, pair))
+        reduction = classwise_reduction(reduction, setting("classwise:difference", DEFAULTS["classwise:difference"]))
+        covered |= {"classwise:difference", "classwise:first", "classwise:second"}
+    return options | {"classwise_reduction": reduction}, covered
+
+
+def consistency_run(token: str, mapping_key: str, features, n_neighbors: int, sample_size: int | None) -> dict:
+    """The record of a consistency computation as the Dataset metrics page runs it (kept under CONSISTENCY_RUN):
+    the dataset and rows (`token`, `mapping_key`: another file or slice is not the one asked for), the features,
+    k and the sample size (None: every row)."""
+    return {"rows": f"{token}|{mapping_key}", "features": [str(f) for f in features], "n_neighbors": int(n_neighbors),
+            "sample_size": sample_size}
+
+
+def _consistency_options(token: str, mapping_key: str, scored: fc.ScoredData) -> tuple[dict, set]:
+    """ReviewConfig's consistency fields when the Dataset metrics page has computed consistency with its current
+    options (its kept CONSISTENCY_RUN matches them; the review then shows it too), else none; and the kept names
+    they hold."""
+    setting, frame = controls.setting, st.session_state[state.FRAME]
+    if setting(CONSISTENCY_RUN, None) is None:  # never computed in this session
+        return {}, {CONSISTENCY_RUN}
+    features = setting(f"dataset:features:{token}", data.feature_columns(token, frame, scored.mapping)[:8])
+    n_neighbors = setting("dataset:n_neighbors", 5)
+    every_row = bool(setting("dataset:consistency_all", False))
+    small = scored.n_rows <= data.CONSISTENCY_SAMPLE
+    run = consistency_run(token, mapping_key, features, n_neighbors,
+                          None if small or every_row else data.CONSISTENCY_SAMPLE)
+    if not features or setting(CONSISTENCY_RUN, None) != run:
+        return {}, {CONSISTENCY_RUN}
+    return ({"consistency_features": tuple(run["features"]), "consistency_neighbors": run["n_neighbors"],
+             "consistency_sample": None if every_row else data.CONSISTENCY_SAMPLE},
+            {CONSISTENCY_RUN, f"dataset:features:{token}", "dataset:n_neighbors", "dataset:consistency_all"})
+
+
+def _subgroup_thresholds(token: str, scored: fc.ScoredData) -> tuple:
+    """The per-subgroup thresholds set on the Rate disparities page, per score, while its "Per-subgroup thresholds"
+    toggle is on (disjoint subgroups only): ((score, ((subgroup, threshold), ...)), ...)."""
+    if not controls.setting("rates:per_subgroup", False) or scored.subgroups.codes is None:
+        return ()
+    names = set(scored.subgroups.names)
+    out = []
+    for score in scored.mapping.scores:
+        stored = st.session_state.get(f"{state.KEEP_PREFIX}subgroup_thresholds:{token}:{score}") or {}
+        chosen = tuple((n, float(t)) for n, t in stored.items() if n in names)
+        if chosen:
+            out.append((score, chosen))
+    return tuple(out)
 
 
 def _source_entry() -> dict:
@@ -166,7 +244,7 @@ def apply_config(config: fc.ReviewConfig) -> None:
     key = f"map:{token}:"
     for name, value in (("label", mapping.label), (f"positive:{mapping.label}", mapping.positive_label),
                         (f"all_classes:{mapping.label}", bool(mapping.all_classes)), ("scores", list(mapping.scores)),
-                        ("predicted", mapping.predicted_label or text.NO_PREDICTED),
+                        ("predicted", mapping.predicted_label),
                         ("protected", list(mapping.protected)), ("identities", list(mapping.indicators))):
         _put(key + name, value)
     options = {"intersect": bool(mapping.intersect), "n_bins": int(mapping.n_bins), "min_size": int(mapping.min_size)}
@@ -182,9 +260,9 @@ def apply_config(config: fc.ReviewConfig) -> None:
             _put(f"slice:{token}:{c.column}:range", (float(c.low), float(c.high)))
     st.session_state[state.SLICE] = config.slice
     try:
-        mapping_key = data.analyse(mapping)[0]
+        mapping_key, scored = data.analyse(mapping)
     except ValueError:  # the Data page says what does not fit
-        mapping_key = None
+        mapping_key = scored = None
     for name, value in config.view:
         if name == SOURCE or (mapping_key is None and "{mapping}" in name):
             continue
@@ -222,6 +300,25 @@ def apply_config(config: fc.ReviewConfig) -> None:
         _put(f"{page}:reference", "named" if named else reference)
         if named:
             _put(f"{page}:reference_group", reference)
+    _put("classwise:metric", config.classwise_metric)
+    _put("classwise:reduction", "std" if config.classwise_reduction == "std" else "difference")
+    if config.classwise_reduction != "std":
+        _put("classwise:difference", "absolute" if config.classwise_reduction == "absolute_difference" else "signed")
+        for name, value in zip(("first", "second"), config.classwise_subgroups):
+            _put(f"classwise:{name}", value)
+    own = dict(config.subgroup_thresholds)
+    for score in mapping.scores:  # a plain dict the page edits in place (ui.threshold)
+        st.session_state[f"{state.KEEP_PREFIX}subgroup_thresholds:{token}:{score}"] = dict(own.get(score, ()))
+    st.session_state.pop(state.KEEP_PREFIX + CONSISTENCY_RUN, None)
+    if config.consistency_features and scored is not None:
+        every_row = config.consistency_sample is None
+        _put(f"dataset:features:{token}", list(config.consistency_features))
+        _put("dataset:n_neighbors", int(config.consistency_neighbors))
+        _put("dataset:consistency_all", every_row)
+        small = scored.n_rows <= data.CONSISTENCY_SAMPLE
+        _put(CONSISTENCY_RUN, consistency_run(token, mapping_key, config.consistency_features,
+                                              config.consistency_neighbors,
+                                              None if small or every_row else data.CONSISTENCY_SAMPLE))
 
 
 def _put(name: str, value) -> None:
@@ -237,6 +334,9 @@ def unsupported(config: fc.ReviewConfig) -> list:
         notes.append(f"confidence level {config.ci:g} (the app offers {', '.join(map(text.level_text, text.LEVELS))})")
     if config.n_boot not in text.N_BOOTS:
         notes.append(f"{config.n_boot:,} resamples (the app offers {', '.join(f'{n:,}' for n in text.N_BOOTS)})")
+    if config.consistency_features and config.consistency_sample not in (None, data.CONSISTENCY_SAMPLE):
+        notes.append(f"consistency on {config.consistency_sample:,} sampled rows (the app counts a sample of "
+                     f"{data.CONSISTENCY_SAMPLE:,} rows or every row)")
     return notes
 
 
@@ -271,7 +371,7 @@ def encode(config: fc.ReviewConfig) -> str:
     compact = {"version": full["version"],
                "mapping": {k: v for k, v in full["mapping"].items() if _json(v) != _json(mapping_defaults.get(k))},
                "options": {k: v for k, v in full["options"].items() if _json(v) != _json(option_defaults.get(k))}}
-    compact |= {k: full[k] for k in ("slice", "thresholds", "view") if full[k]}
+    compact |= {k: full[k] for k in ("slice", "thresholds", "subgroup_thresholds", "view") if full[k]}
     raw = json.dumps(compact, separators=(",", ":"), ensure_ascii=False, allow_nan=False).encode("utf-8")
     return base64.urlsafe_b64encode(zlib.compress(raw, 9)).decode("ascii").rstrip("=")
 

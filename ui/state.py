@@ -14,6 +14,7 @@ DATASET_TOKEN = "dataset_token"    # str: identifies the content (sample id or S
 UPLOAD_ID = "upload_id"            # str: file_id of the upload last loaded (read once per upload, not per rerun)
 DATASET_BYTES = "dataset_bytes"    # int: size of the uploaded file in bytes (samples: read from their file)
 REPLACING = "replacing_upload"     # bool: the Data page shows the uploader again to replace a loaded file
+FAILED_UPLOAD = "failed_upload"    # (file_id, name, message) of an upload that could not be loaded (data cleared), or None
 FRAME = "frame"                    # pandas DataFrame as read
 MAPPING = "mapping"                # fairness_core.ColumnMapping that validated, or None
 MODEL = "model"                    # the score column analysed on every page
@@ -28,6 +29,7 @@ DEFAULTS = {
     UPLOAD_ID: None,
     DATASET_BYTES: None,
     REPLACING: False,
+    FAILED_UPLOAD: None,
     FRAME: None,
     MAPPING: None,
     MODEL: None,

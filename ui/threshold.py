@@ -90,10 +90,12 @@ def explorer_section(token: str, mapping_key: str, scored: fc.ScoredData, score:
                f"{ref_text}; at the chosen threshold it **{'holds' if holds else 'does not hold'}**. "
                "The Policy verdicts above rest on the same value, with its interval when intervals are shown.")
     for metric in metrics:
-        key = (token, mapping_key, score, threshold, metric, rule, reference, include_small)
+        key = (token, mapping_key, score, threshold, metric, rule, reference, include_small, tuple(order or ()))
         st.plotly_chart(data.chart("threshold", key, lambda m=metric: plotting.threshold_chart(
             curves, m, threshold=threshold, band=band, band_label=f"{rule.label} holds",
-            title=f"{text.RATE_LABELS[m]} across thresholds")), width="stretch")
+            title=f"{text.RATE_LABELS[m]} across thresholds", order=order)), width="stretch")
+    st.caption(controls.order_caption("the order of the rates above (the subgroup's largest disparity at the chosen "
+                                      "threshold first); all rows last"))
     per_subgroup_thresholds(token, mapping_key, score, threshold, tc, metrics, distance, reduction, reference,
                             include_small, order)
 

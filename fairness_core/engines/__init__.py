@@ -28,7 +28,7 @@ from .._scored_data import (LABEL_ALIKE, LABEL_TOO_FEW, LABEL_VALUES, MAX_SUBGRO
 from .._subgroups import INDICATOR_RANGE_MESSAGE, Subgroups
 from . import _sql
 
-__all__ = ["ScoredCounts", "scored_counts", "ENGINES"]
+__all__ = ["ScoredCounts", "scored_counts", "preview", "read_source", "ENGINES"]
 
 ENGINES = ("duckdb", "spark")
 UNSUPPORTED = (
@@ -71,6 +71,9 @@ class ScoredCounts:
     calibration_notes : dict of str -> str
         Why a score column has no calibration counts ('' when it has).
     engine : str
+    score_ranges : dict of str -> (float, float, bool)
+        Per score column over the kept rows: smallest and largest score, and whether every score is a
+        whole number (what ``default_threshold`` needs).
     """
 
     mapping: ColumnMapping
@@ -83,6 +86,7 @@ class ScoredCounts:
     calibration: dict
     calibration_notes: dict
     engine: str
+    score_ranges: dict = field(default_factory=dict)
     _requery: Optional[Callable] = field(default=None, repr=False)
 
     def confusion_at(self, score: str, threshold: float) -> ConfusionCounts:
@@ -235,9 +239,11 @@ def scored_counts(source: Any, mapping: ColumnMapping, *, threshold: float = 0.5
             start, step = uniform_score_bins(low, high, int(auc_bins))
             bins = (start, step, int(auc_bins), bin_edges_of(start, step, int(auc_bins), high))
         cal_edges = uniform_edges(int(n_bins)) if in_unit else None
-        frame = run(_sql.counts_query(plan, score, threshold=t, cal_edges=cal_edges,
+        frame = run(_sql.counts_query(plan, score, threshold=t, cal_edges=None,
                                       bins=None if bins is None else bins[:3], with_missing=with_missing))
-        return frame, bins, cal_edges, (low, high)
+        cal_frame = None if cal_edges is None else run(_sql.counts_query(
+            plan, score, threshold=None, cal_edges=cal_edges, bins=None, with_missing=with_missing, by_level=False))
+        return frame, cal_frame, bins, cal_edges, (low, high)
 
     def requery(score: str, t: float) -> ConfusionCounts:
         """Counts at a threshold inside bin b: those at the edge above it, plus the rows t <= score < edge."""
@@ -259,12 +265,58 @@ def scored_counts(source: Any, mapping: ColumnMapping, *, threshold: float = 0.5
 
     keys, confusion, auc, calibration, notes = {}, {}, {}, {}, {}
     for score in m.scores:
-        frame, bins, cal_edges, (low, high) = query(score, float(threshold))
-        keys[score], confusion[score], auc[score], calibration[score] = _assemble(frame, m, bins, cal_edges, n_bins)
+        frame, cal_frame, bins, cal_edges, (low, high) = query(score, float(threshold))
+        keys[score], confusion[score], auc[score] = _assemble(frame, m, bins)
+        calibration[score] = None if cal_frame is None else _calibration(cal_frame, keys[score], cal_edges)
         notes[score] = "" if cal_edges is not None else (
             f"{score!r} ranges over [{low:g}, {high:g}], outside [0, 1]: calibration needs probabilities.")
+    ranges = {s: (float(kept[f"score_min_{i}"]), float(kept[f"score_max_{i}"]),
+                  int(kept[f"score_fractional_{i}"] or 0) == 0) for i, s in enumerate(m.scores)}
     return ScoredCounts(m, n_input, n_rows, exclusions, float(threshold), confusion, auc, calibration, notes,
-                        name, requery)
+                        name, ranges, requery)
+
+
+def preview(source: Any, n: int = 10_000, *, engine: Optional[str] = None, connection: Any = None) -> pd.DataFrame:
+    """The first `n` rows of `source` as a DataFrame (to guess a mapping or show a sample; never the whole source).
+
+    Parameters
+    ----------
+    source, engine, connection
+        As :func:`scored_counts`.
+    n : int, default=10000
+
+    Returns
+    -------
+    DataFrame of at most `n` rows
+    """
+    run, _, _ = _runner(source, engine, connection, None)
+    return run(f"SELECT * FROM {_sql.SOURCE} LIMIT {int(n)}")
+
+
+def read_source(path: str, engine: str = "duckdb"):
+    """A Parquet or CSV path or glob as a source of `engine`: the path itself for DuckDB, a DataFrame for Spark.
+
+    For Spark, the active session is used (``spark-submit`` sets the cluster's), else a local one is
+    started (``local[*]``).
+
+    Raises
+    ------
+    ValueError
+        If no file matches `path`, or for an unknown engine.
+    """
+    if engine == "duckdb":
+        return path
+    if engine != "spark":
+        raise ValueError(f"The engine must be one of {ENGINES}. Got {engine!r} instead.")
+    if not _glob.glob(path):
+        raise ValueError(NO_FILES.format(source=path))
+    from pyspark.sql import SparkSession
+
+    spark = SparkSession.builder.master(os.environ.get("SPARK_MASTER", "local[*]")).getOrCreate() \
+        if SparkSession.getActiveSession() is None else SparkSession.getActiveSession()
+    if path.lower().endswith((".csv", ".csv.gz")):
+        return spark.read.csv(path, header=True, inferSchema=True)
+    return spark.read.parquet(path)
 
 
 def _is_missing(v) -> bool:
@@ -393,40 +445,15 @@ class _Keys:
         return member, background, overall
 
 
-def _assemble(frame: pd.DataFrame, m: ColumnMapping, bins, cal_edges, n_bins: int):
-    """The keys, ConfusionCounts, AucCounts and CalibrationCounts (or None) from the GROUP BY rows."""
+def _assemble(frame: pd.DataFrame, m: ColumnMapping, bins):
+    """The keys, ConfusionCounts and AucCounts from the rows of the counts query."""
     from scipy import sparse
 
     y = frame["__fc_y"].to_numpy(dtype=np.int64)
-    pred = frame["__fc_pred"].to_numpy(dtype=np.int64)
     n = frame["__fc_n"].to_numpy(dtype=np.float64)
-    zeros = np.zeros(len(frame))
-    sp = frame["__fc_sp"].to_numpy(dtype=np.float64) if "__fc_sp" in frame else zeros
-    spp = frame["__fc_spp"].to_numpy(dtype=np.float64) if "__fc_spp" in frame else zeros
     keys = _Keys(frame, m)
-    names, disjoint = keys.names, keys.disjoint
-
-    def tables(cell, n_cells, weights):
-        return keys.tables(frame, cell, n_cells, weights)
-
-    cm, cb, co = tables(2 * y + pred, 4, {"n": n})
-    confusion = ConfusionCounts(names, cm["n"], cb["n"], co["n"], m.min_size, disjoint=disjoint)
-
-    calibration = None
-    if cal_edges is not None:
-        cal = frame["__fc_cal"].to_numpy(dtype=np.int64)
-        nb = int(n_bins)
-        mm, bb, oo = tables(2 * cal + y, 2 * nb, {"n": n, "sp": sp, "spp": spp})
-
-        def stats(t: dict) -> np.ndarray:   # (..., 2 * n_bins) by (bin, label) -> (..., 4, n_bins)
-            cnt, s1, s2 = (t[q].reshape(*t[q].shape[:-1], nb, 2) for q in ("n", "sp", "spp"))
-            sum_y = cnt[..., 1]
-            sq = s2.sum(-1) - 2 * s1[..., 1] + cnt[..., 1]   # sum of (p - y)^2 = sum p^2 - 2 sum_{y=1} p + n_{y=1}
-            return np.stack([cnt.sum(-1), s1.sum(-1), sum_y, sq], axis=-2)
-
-        calibration = CalibrationCounts(names, np.asarray(cal_edges, dtype=np.float64), "uniform", stats(mm),
-                                        stats(bb), stats(oo), m.min_size)
-
+    cm, cb, co = keys.tables(frame, 2 * y + frame["__fc_pred"].to_numpy(dtype=np.int64), 4, {"n": n})
+    confusion = ConfusionCounts(keys.names, cm["n"], cb["n"], co["n"], m.min_size, disjoint=keys.disjoint)
     if bins is None:   # exact levels: the distinct scores
         levels, level = np.unique(frame["__fc_level"].to_numpy(dtype=np.float64), return_inverse=True)
         edges = None
@@ -434,8 +461,25 @@ def _assemble(frame: pd.DataFrame, m: ColumnMapping, bins, cal_edges, n_bins: in
         edges = bins[3]
         levels, level = edges[:-1], frame["__fc_level"].to_numpy(dtype=np.int64)
     n_levels = len(levels)
-    am, ab, ao = tables(y * n_levels + level.reshape(-1), 2 * n_levels, {"n": n})
-    auc = AucCounts(names, levels, edges, sparse.csr_matrix(am["n"].astype(np.int64)),
+    am, ab, ao = keys.tables(frame, y * n_levels + level.reshape(-1), 2 * n_levels, {"n": n})
+    auc = AucCounts(keys.names, levels, edges, sparse.csr_matrix(am["n"].astype(np.int64)),
                     sparse.csr_matrix(ab["n"].astype(np.int64)), ao["n"].reshape(2, n_levels).astype(np.int64),
-                    m.min_size, disjoint=disjoint)
-    return keys, confusion, auc, calibration
+                    m.min_size, disjoint=keys.disjoint)
+    return keys, confusion, auc
+
+
+def _calibration(frame: pd.DataFrame, keys: _Keys, cal_edges: np.ndarray) -> CalibrationCounts:
+    """CalibrationCounts from the rows of the calibration query (grouped by calibration bin and label)."""
+    y = frame["__fc_y"].to_numpy(dtype=np.int64)
+    cal = frame["__fc_cal"].to_numpy(dtype=np.int64)
+    nb = len(cal_edges) - 1
+    sums = {q: frame[f"__fc_{q}"].to_numpy(dtype=np.float64) for q in ("n", "sp", "spp")}
+    tables = keys.tables(frame, 2 * cal + y, 2 * nb, sums)
+
+    def stats(t: dict) -> np.ndarray:   # (..., 2 * n_bins) by (bin, label) -> (..., 4, n_bins)
+        cnt, s1, s2 = (t[q].reshape(*t[q].shape[:-1], nb, 2) for q in ("n", "sp", "spp"))
+        sq = s2.sum(-1) - 2 * s1[..., 1] + cnt[..., 1]   # sum of (p - y)^2 = sum p^2 - 2 sum_{y=1} p + n_{y=1}
+        return np.stack([cnt.sum(-1), s1.sum(-1), cnt[..., 1], sq], axis=-2)
+
+    return CalibrationCounts(keys.names, np.asarray(cal_edges, dtype=np.float64), "uniform",
+                             *(stats(t) for t in tables), keys.m.min_size)

@@ -7,8 +7,8 @@ from typing import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from ._common import AUC_COLUMNS, RATE_LABELS, RULE_COLOR, SMALL_OPACITY, _hover, _title, add_rule_line, plot_text, \
-    subgroup_colors
+from ._common import AUC_COLUMNS, RATE_LABELS, RULE_COLOR, SMALL_OPACITY, _hover, _ordered, _title, add_rule_line, \
+    plot_text, subgroup_colors
 
 CURVES_MESSAGE = ("threshold_chart needs the table of fairness_core.threshold_curves (columns metric, subgroup, "
                   "scope, threshold, value); missing: {missing}.")
@@ -16,7 +16,8 @@ MODELS_MESSAGE = "model_auc_heatmap needs at least one model's AUC table (a dict
 
 
 def threshold_chart(curves: pd.DataFrame, metric: str, *, threshold: float | None = None,
-                    band: pd.DataFrame | None = None, band_label: str | None = None, title: str | None = None):
+                    band: pd.DataFrame | None = None, band_label: str | None = None, title: str | None = None,
+                    order: Sequence[str] | None = None):
     """One rate of every subgroup across the decision thresholds: a line per subgroup and one for all rows.
 
     Parameters
@@ -34,6 +35,10 @@ def threshold_chart(curves: pd.DataFrame, metric: str, *, threshold: float | Non
     band_label : str, optional
         Plain text for the shading's legend entry (escaped), e.g. the rule's label.
     title : str, optional
+    order : sequence of str, optional
+        Subgroup names in the order of their lines and legend entries (e.g. worst first);
+        subgroups not listed follow in table order, all rows last. Default: table order. Colours
+        stay assigned by table order.
 
     Returns
     -------
@@ -54,6 +59,7 @@ def threshold_chart(curves: pd.DataFrame, metric: str, *, threshold: float | Non
     rows = curves[curves["metric"] == metric]
     names = list(dict.fromkeys(rows.loc[rows["scope"] == "subgroup", "subgroup"]))
     colors = subgroup_colors(names)
+    rows = pd.concat([_ordered(rows[rows["scope"] == "subgroup"], order), rows[rows["scope"] != "subgroup"]])
     label = RATE_LABELS.get(metric, metric.replace("_", " ").capitalize())
     fig = go.Figure()
     if band is not None and len(band):

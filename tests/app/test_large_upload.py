@@ -85,7 +85,7 @@ def test_a_file_too_large_for_the_memory_left_gets_a_message(monkeypatch):
     at = upload("huge.csv", payload)
     expected = data.MEMORY_MESSAGE.format(name="huge.csv", size=data.size_text(len(payload)), free="1.0 KB",
                                           kind="CSV", factor=data.MEMORY_FACTOR["csv"])
-    assert [e.value for e in at.error] == [expected]
+    assert [e.value for e in at.error] == [text.md(expected)]  # escaped: it holds the file name
     assert not metrics(at)  # nothing was loaded: the page stops at the message
 
 
@@ -96,8 +96,8 @@ def test_running_out_of_memory_while_parsing_gets_a_message(monkeypatch):
     monkeypatch.setattr(data.fc, "read_table", out_of_memory)
     payload = csv_bytes(scored_table(300))
     at = upload("big.csv", payload)
-    assert [e.value for e in at.error] == [data.OUT_OF_MEMORY_MESSAGE.format(
-        step="reading", name="big.csv", size=data.size_text(len(payload)))]
+    assert [e.value for e in at.error] == [text.md(data.OUT_OF_MEMORY_MESSAGE.format(
+        step="reading", name="big.csv", size=data.size_text(len(payload))))]
 
 
 def test_upload_limit_and_running_indicator_are_configured():

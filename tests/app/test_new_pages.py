@@ -93,7 +93,7 @@ def test_classwise_page_on_three_classes(app):
 
 
 def test_classwise_page_thresholds_a_score_for_a_binary_label(app):
-    widget(app, "selectbox", "Predicted label column").set_value("(none)").run()
+    widget(app, "selectbox", "Predicted label column").set_value(None).run()
     app.switch_page("pages/classwise.py").run()
     assert not app.exception and not app.error
     assert widget(app, "radio", "Predictions from").value == "score:score_logistic"
@@ -109,7 +109,7 @@ def test_classwise_page_thresholds_a_score_for_a_binary_label(app):
 
 def test_classwise_page_needs_predicted_classes_for_a_multiclass_label(app):
     widget(app, "selectbox", "Label column").set_value("repayment_status").run()
-    widget(app, "selectbox", "Predicted label column").set_value("(none)").run()
+    widget(app, "selectbox", "Predicted label column").set_value(None).run()
     app.switch_page("pages/classwise.py").run()
     assert not app.exception
     assert any("Predicted label column" in i.value for i in app.info)

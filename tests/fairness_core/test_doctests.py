@@ -6,7 +6,8 @@ import importlib
 import pytest
 
 MODULES = ["_auc", "_calibration", "_compare", "_counts", "_slices", "_classwise", "_dataset", "_theil", "_ratio_scores",
-           "_scorer", "_intervals", "_delong", "_policy", "_findings", "_explorer", "_performance", "_export"]  # the modules whose docstrings hold examples
+           "_scorer", "_intervals", "_delong", "_policy", "_findings", "_explorer", "_performance", "_export",
+           "_subgroup_thresholds"]  # the modules whose docstrings hold examples
 
 
 @pytest.mark.parametrize("name", MODULES)

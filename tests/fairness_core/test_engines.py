@@ -173,3 +173,44 @@ def test_spark_local_mode_counts_equal_the_in_memory_library(logs):
         np.testing.assert_allclose(result.auc["score"].table()["bpsn_auc"], ref["bpsn_auc"], rtol=0, atol=1e-12)
     finally:
         spark.stop()
+
+
+def test_a_review_from_engine_counts_equals_the_in_memory_review(logs):
+    import dataclasses
+
+    from fairness_core._review_engine import build_review_from_counts
+
+    frame, glob, scored = logs
+    config = dataclasses.replace(fc.ReviewConfig(mapping=MAPPING), ci=None, thresholds=(("score", 0.4),))
+    memory = fc.build_review(frame, config)
+    engine = build_review_from_counts(scored_counts(glob, MAPPING, threshold=0.4, auc_bins="exact"), config)
+    assert [m.name for m in engine.models] == [m.name for m in memory.models]
+    for got, want in zip(engine.models, memory.models):
+        assert got.threshold == want.threshold
+        pd.testing.assert_frame_equal(got.rate_table, want.rate_table, rtol=1e-12)
+        pd.testing.assert_frame_equal(got.performance, want.performance, rtol=1e-12)
+        for column in AUCS:
+            np.testing.assert_allclose(got.auc_table[column], want.auc_table[column], rtol=0, atol=1e-12)
+        assert got.bias_auc.value == pytest.approx(want.bias_auc.value, abs=1e-12)
+        np.testing.assert_allclose(got.calibration.table["subgroup_value"], want.calibration.table["subgroup_value"],
+                                   rtol=1e-12)
+        assert [v.status for v in got.verdicts] == [v.status for v in want.verdicts]
+        assert got.findings == want.findings
+    assert engine.dataset_findings == memory.dataset_findings
+    assert engine.base_rate[0] == pytest.approx(memory.base_rate[0], abs=1e-15)
+    pd.testing.assert_frame_equal(engine.subgroups, memory.subgroups, check_dtype=False)
+    assert "smoothed EDF" in engine.source["not_computed"]
+
+
+def test_the_command_line_writes_the_report_from_a_parquet_glob_with_duckdb(logs, tmp_path):
+    from fairness_core.__main__ import main
+
+    frame, glob, scored = logs
+    out = tmp_path / "review.html"
+    status = main(["report", glob, "--engine", "duckdb", "--label", "label", "--positive", "yes", "--score", "score",
+                   "--protected", "race", "--identity", "id_a", "--threshold", "0.4", "--out", str(out)])
+    assert status in (0, 1)
+    html = out.read_text(encoding="utf-8")
+    assert "plotly" in html.lower() and "id_a" in html and "O&#x27;Neil" in html
+    assert main(["metrics", glob, "--engine", "duckdb", "--label", "nope", "--score", "score",
+                 "--protected", "race"]) == 2

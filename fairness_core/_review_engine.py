@@ -1,0 +1,109 @@
+"""A review from count tables computed where the data lives (``fairness_core.engines.ScoredCounts``).
+
+The same :class:`Review` as :func:`build_review`, from the counts alone: every per-model part goes
+through the builders ``build_review`` uses (``_rate_review``, ``with_aucs_and_calibration``). What
+needs the rows is left out and said so in ``Review.source["not_computed"]``: bootstrap intervals
+(the review is computed without intervals), the smoothed EDF, kNN consistency, class-wise bias,
+per-subgroup thresholds, differences between models and the slice.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime as _dt
+from typing import Optional
+
+import numpy as np
+
+from ._counts import ConfusionCounts
+from ._findings import disparity_findings
+from ._intervals import wilson_interval
+from ._policy import evaluate_result
+from ._review import (Review, ReviewConfig, _rate_review, dataset_rule, threshold_for_range,
+                      with_aucs_and_calibration)
+
+NOT_COMPUTED = ("confidence intervals (they resample rows)", "smoothed EDF", "kNN consistency", "class-wise bias",
+                "per-subgroup thresholds", "differences between models")
+
+
+def build_review_from_counts(counts, config: ReviewConfig, *, source: Optional[dict] = None) -> Review:
+    """The review of `config` from an engine's count tables, without intervals.
+
+    Parameters
+    ----------
+    counts : fairness_core.engines.ScoredCounts
+        From ``scored_counts(source, config.mapping, ...)``; a model whose configured threshold
+        differs from ``counts.threshold`` is counted again at its own (``ScoredCounts.confusion_at``).
+    config : ReviewConfig
+        Its mapping must be ``counts.mapping``; ``ci`` is ignored (no intervals), and a slice is refused.
+    source : dict, optional
+        Facts about the input recorded in the review (e.g. ``{"name": "logs/*.parquet"}``).
+
+    Returns
+    -------
+    Review
+        ``source`` also holds ``engine`` and ``not_computed`` (what needs the rows).
+
+    Raises
+    ------
+    ValueError
+        If the configuration has a slice, or its mapping is not the one the counts were computed for.
+    """
+    from . import __version__
+
+    if config.slice.conditions:
+        raise ValueError("A slice needs the rows: filter the data where it lives (e.g. a view) instead.")
+    if config.mapping != counts.mapping:
+        raise ValueError("The configuration's column mapping is not the one the counts were computed for.")
+    config = dataclasses.replace(config, ci=None)
+    models = []
+    for score in counts.mapping.scores:
+        threshold = float(dict(config.thresholds).get(score, threshold_for_range(*counts.score_ranges[score])))
+        confusion = (counts.confusion[score] if threshold == counts.threshold
+                     else counts.confusion_at(score, threshold))
+        review = _rate_review(confusion, score, "score", threshold, config)
+        models.append(with_aucs_and_calibration(review, counts.auc[score].table(), counts.calibration[score],
+                                                _calibration_note(counts, score), config))
+    first = counts.confusion[counts.mapping.scores[0]]
+    label_counts = _label_counts(first)
+    parity_kw = dict(distance_measure=config.dataset_distance, reference=config.dataset_reference,
+                     include_small=config.include_small, func="dataset_statistical_parity")
+    parity = label_counts.disparity("statistical_parity", reduction=config.dataset_reduction, **parity_kw)
+    parity_max = label_counts.disparity("statistical_parity", reduction="max", **parity_kw)
+    n_pos, n = float(first.overall[2] + first.overall[3]), float(first.overall.sum())
+    low, high = wilson_interval(int(n_pos), int(n), 0.95)
+    sizes = first.member.sum(axis=1)
+    positives = first.member[:, 2] + first.member[:, 3]
+    import pandas as pd
+
+    subgroups = pd.DataFrame({"subgroup": first.names, "size": sizes.astype(np.int64), "share": sizes / max(n, 1),
+                              "n_positive": positives.astype(np.int64),
+                              "n_negative": (sizes - positives).astype(np.int64), "small": sizes < first.min_size})
+    info = dict(source or {}) | {"engine": counts.engine, "rows_input": counts.n_input, "rows_in_slice": counts.n_input,
+                                 "rows_used": counts.n_rows, "slice": "all rows",
+                                 "not_computed": list(NOT_COMPUTED)}
+    return Review(
+        config=config, source=info, exclusions=counts.exclusions, subgroups=subgroups,
+        base_rate=(n_pos / n, float(low), float(high)), dataset_parity=parity,
+        dataset_findings=tuple(f.sentence for f in disparity_findings(parity, "base rate", percent=True)),
+        dataset_verdicts=(evaluate_result(dataset_rule(config.dataset_distance, config.dataset_max_difference),
+                                          parity_max),),
+        edf=None, models=tuple(models), created=_dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
+        version=__version__)
+
+
+def _calibration_note(counts, score: str) -> str:
+    note = counts.calibration_notes.get(score, "")
+    return f"Not assessed: {note}" if note else ""
+
+
+def _label_counts(confusion: ConfusionCounts) -> ConfusionCounts:
+    """The confusion counts of the labels against themselves (TN = negatives, TP = positives): base rates."""
+    def of(cells: np.ndarray) -> np.ndarray:
+        out = np.zeros_like(cells)
+        out[..., 0] = cells[..., 0] + cells[..., 1]
+        out[..., 3] = cells[..., 2] + cells[..., 3]
+        return out
+
+    return ConfusionCounts(list(confusion.names), of(confusion.member), of(confusion.background),
+                           of(confusion.overall), confusion.min_size, disjoint=confusion.disjoint)

@@ -1,0 +1,339 @@
+"""The bad-input catalogue of issue 11, through fairness_core: each entry is an input built here (no committed
+binaries) with the exact message it gets or the documented correction made while reading it.
+
+Entries already covered elsewhere are not repeated: empty and header-only files, semicolon/tab/pipe
+delimiters, UTF-8 with a byte-order mark, cp1252, CR/LF/CRLF endings with quoted line breaks, duplicate
+names and the '",' stall (test_io.py); nested Parquet columns (test_io.py); ±inf and IDs above 2**53 as
+attributes, nullable Int64/boolean labels, labels 1 and "1" (test_hostile_names.py).
+"""
+
+from __future__ import annotations
+
+import decimal
+import gzip
+import io
+import re
+import zipfile
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import fairness_core as fc
+import fairness_core._io as fio
+from fairness_core._scored_data import LABEL_TOO_FEW, LABEL_VALUES, SCORE_TYPE
+from fairness_core._subgroups import TOO_MANY_MESSAGE
+
+N = 60
+LABEL = [i % 2 for i in range(N)]
+SCORES = [round((i * 7 % 10) / 10 + 0.05, 2) for i in range(N)]
+GROUPS = ["ABC"[(i // 2) % 3] for i in range(N)]
+
+
+def table_text(sep: str = ",", score=None, group=None, ending: str = "\n") -> str:
+    """label, score, race: the catalogue's plain table as CSV text (values may be replaced)."""
+    scores = score or SCORES
+    groups = group or GROUPS
+    rows = [sep.join(["label", "score", "race"])] + [sep.join(map(str, r)) for r in zip(LABEL, scores, groups)]
+    return ending.join(rows) + ending
+
+
+PLAIN = pd.DataFrame({"label": LABEL, "score": SCORES, "race": GROUPS})
+
+
+def workbook() -> bytes:
+    """The parts of an .xlsx file that identify it (a ZIP holding xl/workbook.xml)."""
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as archive:
+        archive.writestr("[Content_Types].xml", "<Types/>")
+        archive.writestr("xl/workbook.xml", "<workbook/>")
+        archive.writestr("xl/worksheets/sheet1.xml", "<worksheet/>")
+    return buffer.getvalue()
+
+
+def archive() -> bytes:
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as z:
+        z.writestr("scores.csv", table_text())
+    return buffer.getvalue()
+
+
+def mixed_encoding() -> bytes:
+    """A UTF-8 file whose last 3 rows were appended by a cp1252 program: 'Besançon' both ways."""
+    head = table_text(group=["Besançon" if g == "A" else g for g in GROUPS]).encode()
+    tail = "".join(f"{i % 2},0.5,Besançon\n" for i in range(3)).encode("cp1252")
+    return head + tail
+
+
+# Reading: refused with a message ----------------------------------------------------------------
+
+REFUSED = [
+    ("binary garbage", np.random.default_rng(0).bytes(5000), fio.ENCODING_MESSAGE.format(name="x.csv")),
+    ("Excel workbook renamed .csv", workbook(), fio.WORKBOOK_MESSAGE.format(name="x.csv")),
+    ("legacy .xls renamed .csv", fio.OLE_MAGIC + bytes(504), fio.WORKBOOK_MESSAGE.format(name="x.csv")),
+    ("ZIP archive renamed .csv", archive(), fio.ZIP_MESSAGE.format(name="x.csv")),
+    ("cut gzip file", gzip.compress(table_text().encode())[:-30],
+     fio.GZIP_MESSAGE.format(name="x.csv", error="the compressed data ends early")),
+    ("gzip of nothing", gzip.compress(b""), fio.EMPTY_MESSAGE.format(name="x.csv")),
+    ("ragged: a row longer than the header", b"a,b,c\n1,2,3\n4,5,6,7\n", fio.UNREADABLE_MESSAGE.format(
+        name="x.csv", kind="CSV", error="Error tokenizing data. C error: Expected 3 fields in line 3, saw 4")),
+]
+
+
+@pytest.mark.parametrize("data, message", [e[1:] for e in REFUSED], ids=[e[0] for e in REFUSED])
+def test_refused_with_the_message(data, message):
+    with pytest.raises(ValueError) as info:
+        fc.read_table(data, name="x.csv")
+    assert str(info.value) == message
+
+
+def test_gzip_beyond_the_decompressed_limit_is_refused(monkeypatch):
+    monkeypatch.setattr(fio, "MAX_GUNZIPPED", 1000)
+    data = gzip.compress(b"a,b\n" + b"1,2\n" * 1000)   # 4 KB decompressed, 30 bytes compressed: a small bomb
+    with pytest.raises(ValueError) as info:
+        fc.read_table(data, name="bomb.csv.gz")
+    assert str(info.value) == fio.GZIP_TOO_LARGE_MESSAGE.format(name="bomb.csv.gz", limit=1000)
+
+
+# Reading: the documented corrections -------------------------------------------------------------
+
+def test_gzip_is_decompressed_whatever_the_name():
+    for name in ("scores.csv.gz", "renamed.csv"):
+        out = fc.read_table(gzip.compress(table_text(";").encode()), name=name)
+        pd.testing.assert_frame_equal(out, PLAIN)
+        assert out.attrs["notes"] == [fio.GZIP_NOTE.format(name=name)]
+    # several gzip members (as `cat a.gz b.gz` makes) are one file
+    two = gzip.compress(table_text().encode()) + gzip.compress(b"1,0.5,A\n")
+    assert len(fc.read_table(two)) == N + 1
+
+
+def test_gzip_of_parquet_is_read_as_parquet():
+    buffer = io.BytesIO()
+    PLAIN.to_parquet(buffer, index=False)
+    pd.testing.assert_frame_equal(fc.read_table(gzip.compress(buffer.getvalue())), PLAIN)
+
+
+@pytest.mark.parametrize("encoding", ["utf-16", "utf-16-le", "utf-16-be"])
+def test_utf16_is_read(encoding):
+    text = table_text(group=["Besançon" if g == "A" else g for g in GROUPS])
+    out = fc.read_table(text.encode(encoding))   # (without a byte-order mark, charset detection finds it)
+    pd.testing.assert_frame_equal(out, fc.read_table(text.encode()))
+    assert sorted(out["race"].unique()) == ["B", "Besançon", "C"]
+
+
+def test_mixed_encodings_are_decoded_consistently_and_said():
+    out = fc.read_table(mixed_encoding(), name="mixed.csv")
+    assert out["race"].value_counts().to_dict() == {"Besançon": 23, "B": 20, "C": 20}  # one value, not two
+    assert out.attrs["notes"] == [fio.MIXED_ENCODING_NOTE.format(name="mixed.csv", count="3 bytes", line=N + 2)]
+    # with a byte-order mark and semicolons too
+    data = b"\xef\xbb\xbf" + mixed_encoding().replace(b",", b";")
+    out = fc.read_table(data, name="m.csv")
+    assert list(out.columns) == ["label", "score", "race"] and out["race"].nunique() == 3
+    # a file in cp1252 alone (no UTF-8 character) is cp1252, without a note
+    plain = table_text(group=["Besançon" if g == "A" else g for g in GROUPS]).encode("cp1252")
+    assert "notes" not in fc.read_table(plain).attrs
+
+
+def test_decimal_commas_in_a_semicolon_file_are_read_as_numbers():
+    text = table_text(";", score=[str(s).replace(".", ",") for s in SCORES])
+    assert "0,75" in text
+    out = fc.read_table(text.encode(), name="de.csv")
+    pd.testing.assert_frame_equal(out, PLAIN)
+    assert out.attrs["notes"] == [fio.DECIMAL_COMMA_NOTE.format(columns="'score'")]
+    # a missing value stays missing; a column that is not all numbers stays text
+    text = "y;s;t\n1;0,5;a,b\n0;;1,5\n1;-2;2,5\n"
+    out = fc.read_table(text.encode())
+    assert out["s"].tolist()[::2] == [0.5, -2.0] and np.isnan(out["s"][1])
+    assert out["t"].tolist() == ["a,b", "1,5", "2,5"]
+
+
+@pytest.mark.parametrize("values, reason", [
+    (["0,73", "0,5", "1"], "holds numbers written with a decimal comma (for example '0,73')"),
+    (["73 %", "5%", "100 %"], "holds percentages written with a % sign (for example '73 %')"),
+    (["1,234.5", "12.5", "7"], "holds numbers written with thousands separators (for example '1,234.5')"),
+    (["1.234,5", "0,5"], "holds numbers written with a decimal comma (for example '1.234,5')"),
+    (["1,234", "2,500"], "holds numbers written with a comma, a decimal comma or a thousands separator "
+                         "(for example '1,234')"),
+], ids=["decimal comma", "percent", "thousands", "European thousands", "comma either way"])
+def test_numbers_written_as_text_are_named_with_the_reason(values, reason):
+    # In a comma-separated file these stay text (they are quoted); the Data page says why they are no score.
+    frame = pd.DataFrame({"label": [0, 1] * 3, "score": (values * 6)[:6], "name": ["x", "1"] * 3})
+    data = frame.to_csv(index=False).encode()
+    out = fc.read_table(data)
+    assert not pd.api.types.is_numeric_dtype(out["score"])
+    assert fc.numbers_as_text(out) == {"score": reason}
+
+
+def test_no_header_is_noted():
+    text = "".join(f"{y},{s},{g}\n" for y, s, g in zip(LABEL, SCORES, GROUPS))
+    out = fc.read_table(text.encode(), name="nohead.csv")
+    assert list(out.columns) == ["0", "0.05", "A"] and len(out) == N - 1
+    assert out.attrs["notes"] == [fio.NO_HEADER_NOTE.format(name="nohead.csv", example="'0', '0.05'")]
+    assert "notes" not in fc.read_table(table_text().encode()).attrs   # a real header: no note
+
+
+def test_ragged_short_rows_get_missing_values():
+    out = fc.read_table(b"a,b,c\n1,2,3\n4,5\n")
+    assert out.shape == (2, 3) and np.isnan(out.loc[1, "c"]) and out.loc[1, "b"] == 5
+
+
+def test_blank_and_very_long_column_names():
+    long_name = "x" * 10_000
+    out = fc.read_table(f"label,,{long_name},\n0,1,2,3\n1,4,5,6\n".encode())
+    assert list(out.columns) == ["label", "Unnamed: 1", long_name, "Unnamed: 3"]
+    assert out.attrs["notes"] == [fio.BLANK_NAMES_NOTE.format(columns="'Unnamed: 1', 'Unnamed: 3'")]
+    many = ("a" + "," * 30 + "\n" + "1" + ",2" * 30 + "\n").encode()
+    note = fc.read_table(many).attrs["notes"][0]
+    assert note.endswith("'Unnamed: 10' and 20 more.")
+
+
+def test_five_thousand_columns_are_read_and_guessed():
+    names = ["label", "score", "race"] + [f"f{i}" for i in range(4997)]
+    rows = [",".join(names)] + [",".join([str(y), str(s), g] + ["1.5"] * 4997) for y, s, g in zip(LABEL, SCORES, GROUPS)]
+    out = fc.read_table("\n".join(rows).encode())
+    assert out.shape == (N, 5000)
+    guess = fc.guess_mapping(out)
+    assert (guess.mapping.label, guess.mapping.scores, guess.mapping.protected) == ("label", ("score",), ("race",))
+
+
+# Parquet column types -------------------------------------------------------------------------------
+
+def parquet(**columns) -> bytes:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    buffer = io.BytesIO()
+    pq.write_table(pa.table({"label": pa.array(LABEL), **columns}), buffer)
+    return buffer.getvalue()
+
+
+def test_parquet_decimal_columns_are_read_as_numbers():
+    import pyarrow as pa
+
+    data = parquet(score=pa.array([decimal.Decimal(str(s)) for s in SCORES], pa.decimal128(4, 2)))
+    out = fc.read_table(data)
+    assert out["score"].dtype == np.float64 and out["score"].tolist() == SCORES
+    assert out.attrs["notes"] == [fio.DECIMAL_TYPE_NOTE.format(columns="'score'")]
+    assert fc.guess_mapping(out).mapping.scores == ("score",)
+
+
+def test_parquet_datetime_and_categorical_columns():
+    import pyarrow as pa
+
+    days = pd.date_range("2024-01-01", periods=3).repeat(N // 3)
+    data = parquet(score=pa.array(SCORES), day=pa.array(days),
+                   race=pa.array(pd.Categorical(GROUPS)), outcome=pa.array(pd.Categorical(np.where(LABEL, "yes", "no"))))
+    out = fc.read_table(data)
+    assert isinstance(out["race"].dtype, pd.CategoricalDtype) and out["day"].dtype.kind == "M"
+    # a categorical label and attribute, and a datetime attribute (one subgroup per timestamp)
+    scored = fc.ScoredData.from_frame(out, fc.ColumnMapping(label="outcome", positive_label="yes", scores=("score",),
+                                                             protected=("race", "day"), intersect=False))
+    assert scored.subgroups.names == ["race=A", "race=B", "race=C"] + [
+        f"day=2024-01-0{d}T00:00:00.000000" for d in (1, 2, 3)]
+    assert int(scored.y_true.sum()) == N // 2
+
+
+# Mapping: labels, scores and attributes ---------------------------------------------------------------
+
+def scored(frame: pd.DataFrame, **mapping) -> fc.ScoredData:
+    options = {"label": "label", "positive_label": 1, "scores": ("score",), "protected": ("race",)} | mapping
+    return fc.ScoredData.from_frame(frame, fc.ColumnMapping(**options))
+
+
+def refused(frame: pd.DataFrame, **mapping) -> str:
+    with pytest.raises(ValueError) as info:
+        scored(frame, **mapping)
+    return str(info.value)
+
+
+def test_label_with_one_class_or_a_single_row():
+    assert refused(PLAIN.assign(label=1)) == LABEL_TOO_FEW.format(col="label", n=1, values="1")
+    assert refused(PLAIN.iloc[:1]) == LABEL_TOO_FEW.format(col="label", n=1, values="0")
+
+
+def test_label_with_three_classes_or_mixed_spellings():
+    three = PLAIN.assign(label=[i % 3 for i in range(N)])
+    assert refused(three) == LABEL_VALUES.format(col="label", n=3, values="0, 1, 2")
+    assert scored(three, all_classes=True).class_labels == ("0", "1", "2")
+    spelled = PLAIN.assign(label=["yes", "Yes", "YES", "no"] * (N // 4))
+    assert refused(spelled, positive_label="yes") == LABEL_VALUES.format(
+        col="label", n=4, values="'yes', 'Yes', 'YES', 'no'")
+
+
+def test_missing_labels_and_scores_are_excluded_and_counted():
+    frame = PLAIN.astype({"label": "float64"})
+    frame.loc[:4, "label"] = np.nan
+    frame.loc[10:12, "score"] = np.nan
+    frame.loc[20, "score"], frame.loc[21, "score"] = np.inf, -np.inf
+    data = scored(frame)
+    assert data.n_rows == N - 10
+    assert dict(data.exclusions.values.tolist()) == {"missing label": 5, "missing score in 'score'": 5}
+
+
+def test_nullable_float_and_string_columns():
+    frame = PLAIN.astype({"score": "Float64", "race": "string"})
+    frame.loc[0, "score"], frame.loc[1, "race"] = pd.NA, pd.NA
+    data = scored(frame)
+    assert data.n_rows == N - 1 and "(missing)" in data.subgroups.names
+
+
+@pytest.mark.parametrize("values", [["0.5"] * N, ["73 %"] * N], ids=["text", "percent"])
+def test_scores_as_text_are_refused(values):
+    assert refused(PLAIN.assign(score=pd.Series(values, dtype="str"))) == SCORE_TYPE.format(col="score", dtype="str")
+
+
+def test_constant_scores_give_half_auc_everywhere():
+    table = fc.bias_auc_table(PLAIN["label"], np.full(N, 0.3), PLAIN["race"])
+    assert table[["subgroup_auc", "bpsn_auc", "bnsp_auc"]].to_numpy().tolist() == [[0.5] * 3] * 3
+
+
+def test_scores_above_1e307():
+    huge = np.array(SCORES) * 1.7e308
+    table = fc.bias_auc_table(PLAIN["label"], huge, PLAIN["race"])
+    pd.testing.assert_frame_equal(table, fc.bias_auc_table(PLAIN["label"], np.array(SCORES), PLAIN["race"]))
+    threshold = fc.default_threshold(huge)
+    assert np.isfinite(threshold) and huge.min() < threshold < huge.max()
+    counts = fc.threshold_counts(PLAIN["label"], huge, PLAIN["race"]).at(threshold)
+    assert counts.table()["size"].sum() == N
+
+
+def test_scores_outside_the_unit_interval_on_calibration():
+    with pytest.raises(ValueError, match=re.escape("[0, 1]")) as info:
+        fc.expected_calibration_error(PLAIN["label"], np.array(SCORES) * 10)
+    assert "the values range from 0.5 to 9.5" in str(info.value)
+
+
+def test_an_id_as_attribute():
+    ids = pd.DataFrame({"label": np.arange(100_000) % 2, "score": np.linspace(0, 1, 100_000),
+                        "race": [f"u{i}" for i in range(100_000)]})
+    assert refused(ids) == TOO_MANY_MESSAGE.format(n=100_000, max=200)
+    numeric = scored(ids.assign(race=np.arange(100_000)))   # a numeric ID: four quantile bins
+    assert len(numeric.subgroups.names) == 4 and numeric.subgroups.sizes.tolist() == [25_000] * 4
+
+
+def test_float_and_all_missing_attributes():
+    floats = scored(PLAIN.assign(race=np.linspace(0, 1, N)))
+    assert len(floats.subgroups.names) == 4 and floats.subgroups.sizes.sum() == N
+    missing = scored(PLAIN.assign(race=[None] * N))
+    assert missing.subgroups.names == [fc.MISSING]
+
+
+def test_subgroups_without_positives_or_negatives_are_undefined_not_errors():
+    frame = PLAIN.assign(label=[1 if g == "A" else 0 if g == "B" else y for g, y in zip(GROUPS, LABEL)])
+    table = fc.bias_auc_table(frame["label"], frame["score"], frame["race"]).set_index("subgroup")
+    assert np.isnan(table.loc["A", "subgroup_auc"]) and np.isnan(table.loc["B", "subgroup_auc"])
+    assert table.loc["A", "note"].startswith("subgroup AUC undefined: no negative examples")
+    assert table.loc["B", "note"].startswith("subgroup AUC undefined: no positive examples")
+    rates = fc.group_rates(frame["label"], (frame["score"] >= 0.5).astype(int), frame["race"]).set_index("subgroup")
+    assert np.isnan(rates.loc["A", "false_positive_rate"]) and np.isnan(rates.loc["B", "true_positive_rate"])
+
+
+def test_a_zero_row_slice_gives_nan_with_a_warning():
+    # The documented behaviour of subset_score (seed 003): an empty slice is NaN and says so; the app refuses
+    # it with ui.data.EMPTY_SLICE_MESSAGE (tests/app/test_bad_input_catalogue_app.py).
+    mask = fc.Slice((fc.Condition("race", values=("A",)), fc.Condition("label", values=("2",)))).mask(PLAIN)
+    assert not mask.any()
+    with pytest.warns(RuntimeWarning, match="the slice has no rows, so the metric is NaN"):
+        value = fc.subset_score(fc.rate_disparity, mask, PLAIN["label"], PLAIN["label"], PLAIN["race"],
+                                metric="statistical_parity")
+    assert np.isnan(value)
