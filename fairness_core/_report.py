@@ -217,6 +217,9 @@ def _meta(review) -> str:
             ("Intervals", "off" if review.config.ci is None else f"{review.config.ci * 100:g} %, "
                                                                    f"{review.config.n_boot:,} resamples, seed 0"),
             ("Created", f"{review.created} by fairness_core {review.version}")]
+    if source.get("engine"):
+        rows.insert(3, ("Computed by", f"{source['engine']}, from count tables (the rows never left it); "
+                                       f"not computed: {', '.join(source.get('not_computed', []))}"))
     body = "".join(f"<tr><th>{_e(k)}</th><td>{_e(v)}</td></tr>" for k, v in rows)
     return f'<table class="meta block">{body}</table>'
 

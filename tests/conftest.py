@@ -68,3 +68,11 @@ def adult_two_models_csv(tmp_path_factory) -> Path:
     path = tmp_path_factory.mktemp("adult") / "adult_two_models.csv"
     out.to_csv(path, index=False)
     return path
+
+
+def pytest_collection_modifyitems(items):
+    """`make test` runs pytest-xdist workers with ``--dist loadgroup``: every browser test goes to one worker, so
+    one app server and one Chromium serve them all (and their timings are not shared with another browser test)."""
+    for item in items:
+        if item.get_closest_marker("browser") is not None:
+            item.add_marker(pytest.mark.xdist_group("browser"))

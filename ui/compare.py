@@ -97,15 +97,17 @@ def default_threshold(token: str, mapping_key: str, score: str, _values) -> floa
 
 
 def cell(value: float, low: float = float("nan"), high: float = float("nan")) -> str:
-    """'0.1234 [0.1000–0.1500]': a value and its interval (when both ends are defined), as ui.text.num writes them."""
+    """'0.1234 [0.1000, 0.1500]': a value and its interval (when both ends are defined), as ui.text.num writes them.
+
+    A comma, not a dash, between the ends: differences have negative ends ('-0.06 [-0.09, -0.03]')."""
     out = text.num(value)
     if not (low is None or high is None or math.isnan(low) or math.isnan(high)):
-        out += f" [{text.num(low)}–{text.num(high)}]"
+        out += f" [{text.num(low)}, {text.num(high)}]"
     return out
 
 
 def verdict_cell(verdict) -> str:
-    """'Pass: 0.0812 [0.0511–0.1104]': a verdict's status and the value it assessed."""
+    """'Pass: 0.0812 [0.0511, 0.1104]': a verdict's status and the value it assessed."""
     return f"{text.STATUS_BADGES[verdict.status][0]}: {cell(verdict.value, verdict.ci_low, verdict.ci_high)}"
 
 
@@ -268,8 +270,8 @@ def difference_notes(differences: pd.DataFrame, baseline: str, level: float | No
     more = len(largest) - LISTED
     st.markdown(f"{len(excluding):,} of {len(differences):,} differences have an interval that excludes 0"
                 + (f"; the {LISTED} largest:\n" if more > 0 else ":\n") + "\n".join(
-                    f"- {text.md(r.model)} - {text.md(baseline)}: {text.md(describe(r))} {text.num(r.difference)} "
-                    f"[{text.num(r.difference_ci_low)}–{text.num(r.difference_ci_high)}]"
+                    f"- {text.md(r.model)} - {text.md(baseline)}: {text.md(describe(r))} "
+                    f"{cell(r.difference, r.difference_ci_low, r.difference_ci_high)}"
                     for r in largest.head(LISTED).itertuples())
                 + (f"\n\nand {more:,} more (in the table)." if more > 0 else ""))
 
@@ -372,8 +374,8 @@ def rate_section(token: str, mapping_key: str, scored: fc.ScoredData, *, metrics
     excluding = differences[differences["excludes_zero"].fillna(False).astype(bool)]
     if len(excluding):
         st.markdown("Differences whose interval excludes 0:\n" + "\n".join(
-            f"- {text.md(r.model)} - {text.md(baseline)}: {text.md(r.quantity)} {text.num(r.difference)} "
-            f"[{text.num(r.difference_ci_low)}–{text.num(r.difference_ci_high)}]" for r in excluding.itertuples()))
+            f"- {text.md(r.model)} - {text.md(baseline)}: {text.md(r.quantity)} "
+            f"{cell(r.difference, r.difference_ci_low, r.difference_ci_high)}" for r in excluding.itertuples()))
     else:
         st.markdown(f"No difference from {text.md(baseline)} has an interval that excludes 0.")
 

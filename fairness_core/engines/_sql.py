@@ -103,7 +103,7 @@ def profile_query(plan: Plan, numeric_protected: Sequence[str]) -> str:
     for i, s in enumerate(plan.scores):
         value = f"CAST({ident(s)} AS DOUBLE)"
         parts += [f"MIN({value}) AS score_min_{i}", f"MAX({value}) AS score_max_{i}",
-                  f"SUM(CAST({value} <> FLOOR({value}) AS INT)) AS score_fractional_{i}"]
+                  f"SUM(CAST({value} % 1 <> 0 AS INT)) AS score_fractional_{i}"]  # FLOOR(inf) overflows in Spark
     for i, c in enumerate(plan.indicators):
         value = f"CAST({ident(c)} AS DOUBLE)"
         kept = f"CASE WHEN {finite(ident(c))} THEN {value} END"

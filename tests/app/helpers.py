@@ -25,6 +25,11 @@ def interval(caption: str) -> tuple[float, float, float]:
     return float(found.group(1)) / 100, float(found.group(2)), float(found.group(3))
 
 
+def unescape(markdown: str) -> str:
+    """Markdown text as the reader sees it: ui.text.md's backslash escapes and zero-width joiners removed."""
+    return re.sub(r"\\(.)", r"\1", markdown).replace("\u200d", "")
+
+
 def as_shown(value: float) -> float:
     """`value` as the app writes it (ui.text.num: 4 significant digits), read back as a number."""
     from ui import text

@@ -11,15 +11,11 @@ import pandas as pd
 import pytest
 
 import fairness_core as fc
-from tests.app.helpers import CI, ROOT, figures, interval, metrics, as_shown, widget
+from tests.app.helpers import CI, ROOT, as_shown, figures, interval, metrics, unescape, widget
 from ui import text
 
 CREDIT = pd.read_csv(ROOT / "sample_data" / "credit_decisions.csv")
 CLASSWISE, DATASET = "pages/classwise.py", "pages/dataset_metrics.py"
-
-
-def unescape(markdown: str) -> str:
-    return re.sub(r"\\(.)", r"\1", markdown)
 
 
 def main_elements(app) -> list:

@@ -14,7 +14,7 @@ import pytest
 from sklearn.metrics import roc_auc_score
 
 import fairness_core as fc
-from tests.app.helpers import CI, figures, interval, metrics, as_shown, tile, widget
+from tests.app.helpers import CI, as_shown, figures, interval, metrics, tile, unescape, widget
 from ui import text
 
 RATE_PAGE, AUC_PAGE = "pages/rate_disparities.py", "pages/subgroup_aucs.py"
@@ -64,10 +64,6 @@ def verdicts(app) -> dict:
             sentence = m.group(3).replace("\\", "")
             found[re.split(r" \d", sentence, maxsplit=1)[0]] = (m.group(2), sentence)
     return found
-
-
-def unescape(markdown: str) -> str:
-    return re.sub(r"\\(.)", r"\1", markdown)
 
 
 def has_interval_columns(frame: pd.DataFrame) -> bool:

@@ -11,8 +11,7 @@ import pandas as pd
 import pytest
 
 import fairness_core as fc
-from tests.app.helpers import figures, metrics, scored_table, csv_bytes, tile, widget
-from tests.app.test_intervals_ui import unescape
+from tests.app.helpers import csv_bytes, figures, metrics, scored_table, tile, unescape, widget
 from ui import compare, text
 
 AUC_PAGE, RATE_PAGE = "pages/subgroup_aucs.py", "pages/rate_disparities.py"

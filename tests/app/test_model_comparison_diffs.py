@@ -9,7 +9,7 @@ import pytest
 
 import fairness_core as fc
 from tests.app.helpers import csv_bytes, scored_table, widget
-from tests.app.test_intervals_ui import unescape
+from tests.app.helpers import unescape
 from tests.app.test_model_comparison import AUC_PAGE, CAL_PAGE, RATE_PAGE, compare_on, table_with, upload
 from ui import compare
 

@@ -6,6 +6,7 @@ real dataset fails the run when the environment variable CI is set, and is a ski
 
 from __future__ import annotations
 
+import contextlib
 import socket
 import subprocess
 import sys
@@ -47,15 +48,19 @@ def _healthy(url: str) -> bool:
         return False
 
 
-@pytest.fixture(scope="session")
-def app_url():
-    """Serve app.py with `streamlit run` on a free port; yield its base URL; stop it at teardown."""
+@contextlib.contextmanager
+def serve_app(log_name: str, *extra: str):
+    """Serve app.py with `streamlit run` on a free port; yield (base URL, process); stop it on exit.
+
+    `extra` adds server options (e.g. ``--server.disconnectedSessionTTL 5``); the log goes to
+    ARTIFACTS / `log_name`.
+    """
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     port = _free_port()
-    log_path = ARTIFACTS / "streamlit-server.log"
+    log_path = ARTIFACTS / log_name
     command = [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
                "--server.port", str(port), "--browser.gatherUsageStats", "false",
-               "--server.fileWatcherType", "none"]  # an edited file never leaves a test waiting on a rerun
+               "--server.fileWatcherType", "none", *extra]  # an edited file never leaves a test waiting on a rerun
     with open(log_path, "wb") as log:
         process = subprocess.Popen(command, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT,
                                    stdin=subprocess.DEVNULL)
@@ -70,7 +75,7 @@ def app_url():
                 pytest.fail(f"streamlit did not answer {base}/_stcore/health with 'ok' within "
                             f"{STARTUP_TIMEOUT:.0f} s. Server log ({log_path}):\n{_tail(log_path)}")
             time.sleep(0.2)
-        yield base
+        yield base, process
     finally:
         if process.poll() is None:
             process.terminate()
@@ -79,6 +84,13 @@ def app_url():
             except subprocess.TimeoutExpired:
                 process.kill()
                 process.wait(timeout=10)
+
+
+@pytest.fixture(scope="session")
+def app_url():
+    """The base URL of the session's app server (see :func:`serve_app`)."""
+    with serve_app("streamlit-server.log") as (base, _):
+        yield base
 
 
 @pytest.fixture(scope="session")
@@ -102,6 +114,14 @@ class ConsoleLog:
 
     def __init__(self):
         self.errors: list[str] = []
+
+    @classmethod
+    def of(cls, page) -> "ConsoleLog":
+        """A log listening to `page`."""
+        log = cls()
+        page.on("console", log.on_console)
+        page.on("pageerror", log.on_pageerror)
+        return log
 
     def on_console(self, message) -> None:
         if message.type == "error":
@@ -134,9 +154,7 @@ def app_page(browser, app_url, request):
     context = browser.new_context(viewport={"width": 1400, "height": 1000})
     context.set_default_timeout(20_000)
     pg = context.new_page()
-    log = ConsoleLog()
-    pg.on("console", log.on_console)
-    pg.on("pageerror", log.on_pageerror)
+    log = ConsoleLog.of(pg)
     try:
         yield pg, log
     finally:

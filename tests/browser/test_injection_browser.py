@@ -91,9 +91,7 @@ def test_markup_in_a_file_is_shown_as_text_on_every_page_and_in_the_report(brows
     context.set_default_timeout(30_000)
     watch = Watch(context)
     page = context.new_page()
-    console = ConsoleLog()
-    page.on("console", console.on_console)
-    page.on("pageerror", console.on_pageerror)
+    console = ConsoleLog.of(page)
     try:
         open_app(page, app_url)
         page.get_by_test_id("stRadio").filter(has_text="Source").get_by_text("Upload a file", exact=True).click()
@@ -165,9 +163,7 @@ def test_markup_in_a_file_is_shown_as_text_on_every_page_and_in_the_report(brows
     watch = Watch(context)
     try:
         page = context.new_page()
-        console = ConsoleLog()
-        page.on("console", console.on_console)
-        page.on("pageerror", console.on_pageerror)
+        console = ConsoleLog.of(page)
         page.goto(report.as_uri())
         expect(page.locator(PLOT).first.locator(".main-svg").first).to_be_attached()
         expect(page.get_by_role("heading", level=1)).to_have_text(f"Fairness review: {hostile.FILE_NAME}")

@@ -9,8 +9,6 @@ One streamlit server for the module, its own (so its memory is this module's alo
 from __future__ import annotations
 
 import re
-import subprocess
-import sys
 import threading
 import time
 from pathlib import Path
@@ -21,10 +19,10 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from fairness_core._io import REPEATED_NAMES_MESSAGE
-from tests.browser.conftest import ARTIFACTS, CHROMIUM, STARTUP_TIMEOUT, ConsoleLog, _free_port, _healthy, _tail
+from tests.browser.conftest import ARTIFACTS, CHROMIUM, ConsoleLog, serve_app
 from tests.browser.test_app_browser import (EXCEPTION, PLOT, assert_no_exception, chips, go_to, open_app, screenshot,
                                             settle, wait_for_plot)
-from tests.support import ROOT, fail_or_skip
+from tests.support import fail_or_skip
 from ui import navigation
 
 pytestmark = pytest.mark.browser
@@ -52,30 +50,8 @@ def server():
     """(base URL, process id) of a streamlit server of this module's own, stopped at the end of the module."""
     if not CHROMIUM.exists():
         fail_or_skip("Chromium not found at /usr/bin/chromium.")
-    port = _free_port()
-    log_path = LOG
-    ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    with open(log_path, "wb") as log:
-        process = subprocess.Popen(
-            [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true", "--server.port",
-             str(port), "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none",
-             "--server.disconnectedSessionTTL", str(TTL)],
-            cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
-    base = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + STARTUP_TIMEOUT
-        while not _healthy(base + "/_stcore/health"):
-            if process.poll() is not None or time.monotonic() > deadline:
-                pytest.fail(f"streamlit did not start. Server log ({log_path}):\n{_tail(log_path)}")
-            time.sleep(0.2)
+    with serve_app(LOG.name, "--server.disconnectedSessionTTL", str(TTL)) as (base, process):
         yield base, process.pid
-    finally:
-        process.terminate()
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait(timeout=10)
 
 
 _WARM: list = []  # not empty once a session of the server has visited every page (every page's modules imported)
@@ -152,9 +128,7 @@ def new_page(browser) -> tuple:
     context = browser.new_context(viewport={"width": 1400, "height": 1000})
     context.set_default_timeout(WAIT)
     page = context.new_page()
-    log = ConsoleLog()
-    page.on("console", log.on_console)
-    page.on("pageerror", log.on_pageerror)
+    log = ConsoleLog.of(page)
     return context, page, log
 
 

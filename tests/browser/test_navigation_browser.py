@@ -8,17 +8,13 @@ sample, which its context line names (no "None", no error, no half-drawn state).
 from __future__ import annotations
 
 import re
-import subprocess
-import sys
-import time
 
 import pytest
 from playwright.sync_api import Page, expect
 
-from tests.browser.conftest import ARTIFACTS, STARTUP_TIMEOUT, _free_port, _healthy, _tail
+from tests.browser.conftest import serve_app
 from tests.browser.test_app_browser import (assert_no_exception, choose, choose_exactly, go_to, open_app, screenshot,
                                             settle, wait_for_plot)
-from tests.support import ROOT
 from ui import data, navigation
 
 pytestmark = pytest.mark.browser
@@ -35,29 +31,8 @@ SAMPLE = data.SAMPLES[data.DEFAULT_SAMPLE]["title"]
 @pytest.fixture
 def fresh_server():
     """A streamlit server of its own, started for this test only, so the test's request is its first."""
-    port = _free_port()
-    log_path = ARTIFACTS / "streamlit-fresh-server.log"
-    ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    with open(log_path, "wb") as log:
-        process = subprocess.Popen(
-            [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true", "--server.port",
-             str(port), "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none"],
-            cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
-    base = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + STARTUP_TIMEOUT
-        while not _healthy(base + "/_stcore/health"):
-            if process.poll() is not None or time.monotonic() > deadline:
-                pytest.fail(f"streamlit did not start. Server log ({log_path}):\n{_tail(log_path)}")
-            time.sleep(0.2)
+    with serve_app("streamlit-fresh-server.log") as (base, _):
         yield base
-    finally:
-        process.terminate()
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait(timeout=10)
 
 
 def nav_titles(page: Page) -> list[str]:

@@ -46,9 +46,7 @@ def test_report_offline_numbers_and_restore(browser, compas_csv, monkeypatch, tm
     context = browser.new_context(viewport={"width": 1400, "height": 1000}, offline=True)
     try:
         page = context.new_page()
-        console = ConsoleLog()
-        page.on("console", console.on_console)
-        page.on("pageerror", console.on_pageerror)
+        console = ConsoleLog.of(page)
         page.goto(report.as_uri())
         expect(page.locator(PLOT).first.locator(".main-svg").first).to_be_attached(timeout=20_000)
         assert page.locator(PLOT).count() >= 3  # AUCs, rates, p% and equal opportunity scores
