@@ -159,7 +159,14 @@ def test_import_fairness_core_loads_no_engine():
 
 @pytest.mark.spark
 def test_spark_local_mode_counts_equal_the_in_memory_library(logs):
+    import shutil
+
     from pyspark.sql import SparkSession
+
+    from tests.support import fail_or_skip
+
+    if shutil.which("java") is None:
+        fail_or_skip("Java is not installed: pyspark's local mode needs it (.ci/run installs default-jre-headless).")
 
     frame, glob, scored = logs
     spark = (SparkSession.builder.master("local[2]").appName("fairness_core-test")
