@@ -228,7 +228,8 @@ def _verdicts(verdicts) -> str:
     if not verdicts:
         return ""
     items = "".join(f'<li><span class="verdict {_e(v.status)}">{_e(v.status)}</span>{_e(v.sentence)}'
-                    + (f' <span class="note">{_e(v.note)}</span>' if v.note else "") + "</li>" for v in verdicts)
+                    + (f' <span class="note">{_e(v.note)}</span>' if v.note and v.note not in v.sentence else "")
+                    + "</li>" for v in verdicts)   # a sentence may already end with its note
     return f'<ul class="block">{items}</ul>'
 
 

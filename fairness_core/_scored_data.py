@@ -41,6 +41,9 @@ NO_MODEL = "Choose at least one score column or a predicted label column."
 NO_GROUPS = "Choose at least one protected attribute or identity column."
 ROLE_CLASH = "Column {col!r} is used both as {a} and as {b}. Tip: give each column one role."
 NO_ROWS_LEFT = "No rows are left after excluding rows with missing values: {reasons}."
+NO_ROWS = "The table has no rows. Tip: check that the file holds data below its header, or widen the slice."
+# Why a row is left out for its score: NaN, empty and +-inf alike (no threshold or rank is defined for them).
+MISSING_SCORE = "missing or infinite score in {col!r}"
 
 
 @dataclass(frozen=True)
@@ -291,6 +294,8 @@ class ScoredData:
         m = mapping
         _check_roles(frame, m)
         n_input = len(frame)
+        if n_input == 0:
+            raise ValueError(NO_ROWS)
         reasons = np.full(n_input, "", dtype=object)
 
         label = frame[m.label]
@@ -315,7 +320,7 @@ class ScoredData:
             if s.dtype == bool or not pd.api.types.is_numeric_dtype(s):
                 raise ValueError(SCORE_TYPE.format(col=col, dtype=s.dtype))
             arr = s.to_numpy(dtype=np.float64, na_value=np.nan)
-            _mark(reasons, ~np.isfinite(arr), f"missing score in {col!r}")
+            _mark(reasons, ~np.isfinite(arr), MISSING_SCORE.format(col=col))
             scores[col] = arr
 
         predicted = None

@@ -23,8 +23,8 @@ import pandas as pd
 
 from .._auc_counts import AucCounts, bin_edges_of, uniform_score_bins
 from .._counts import CalibrationCounts, ConfusionCounts, uniform_edges
-from .._scored_data import (LABEL_ALIKE, LABEL_TOO_FEW, LABEL_VALUES, MAX_SUBGROUPS, NO_ROWS_LEFT, POSITIVE_MISSING,
-                            ColumnMapping, _same, _show)
+from .._scored_data import (LABEL_ALIKE, LABEL_TOO_FEW, LABEL_VALUES, MAX_SUBGROUPS, MISSING_SCORE, NO_ROWS_LEFT,
+                            POSITIVE_MISSING, ColumnMapping, _same, _show)
 from .._subgroups import INDICATOR_RANGE_MESSAGE, Subgroups
 from . import _sql
 
@@ -212,7 +212,7 @@ def scored_counts(source: Any, mapping: ColumnMapping, *, threshold: float = 0.5
     profile = run(_sql.profile_query(plan, numeric))
     reasons = dict(zip(profile["reason"].astype(int), profile["n"].astype(np.int64)))
     n_input, n_rows = int(sum(reasons.values())), int(reasons.get(0, 0))
-    texts = ["missing label"] + [f"missing score in {s!r}" for s in m.scores]
+    texts = ["missing label"] + [MISSING_SCORE.format(col=s) for s in m.scores]
     exclusions = pd.DataFrame({"reason": [texts[r - 1] for r in sorted(reasons, key=lambda r: -reasons[r]) if r],
                                "rows": [reasons[r] for r in sorted(reasons, key=lambda r: -reasons[r]) if r]})
     if n_rows == 0:

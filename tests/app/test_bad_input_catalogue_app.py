@@ -187,7 +187,7 @@ def test_missing_and_infinite_values_are_excluded_and_counted(app):
     frame.loc[20, "score"], frame.loc[21, "score"] = np.inf, -np.inf
     load(app, "missing.csv", frame.to_csv(index=False).encode())
     assert metrics(app)["Rows excluded"] == "10"
-    assert app.dataframe[0].value.values.tolist() == [["missing label", 5], ["missing score in 'score'", 5]]
+    assert app.dataframe[0].value.values.tolist() == [["missing label", 5], ["missing or infinite score in 'score'", 5]]
 
 
 def test_nullable_parquet_columns(app):

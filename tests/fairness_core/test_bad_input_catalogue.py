@@ -267,7 +267,7 @@ def test_missing_labels_and_scores_are_excluded_and_counted():
     frame.loc[20, "score"], frame.loc[21, "score"] = np.inf, -np.inf
     data = scored(frame)
     assert data.n_rows == N - 10
-    assert dict(data.exclusions.values.tolist()) == {"missing label": 5, "missing score in 'score'": 5}
+    assert dict(data.exclusions.values.tolist()) == {"missing label": 5, "missing or infinite score in 'score'": 5}
 
 
 def test_nullable_float_and_string_columns():

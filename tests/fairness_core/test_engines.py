@@ -220,5 +220,6 @@ def test_the_command_line_writes_the_report_from_a_parquet_glob_with_duckdb(logs
     html = out.read_text(encoding="utf-8")
     assert "plotly" in html.lower() and "id_a" in html and "O&#x27;Neil" in html
     assert "Computed by</th><td>duckdb, from count tables" in html and "not computed: confidence intervals" in html
+    assert 'class="note">no interval was available' not in html   # said once, in each verdict's sentence
     assert main(["metrics", glob, "--engine", "duckdb", "--label", "nope", "--score", "score",
                  "--protected", "race"]) == 2

@@ -51,7 +51,7 @@ def test_string_labels_are_mapped_and_missing_rows_excluded(comments):
     assert (sd.n_input, sd.n_rows) == (7, 5)
     assert sd.base_rate == pytest.approx(2 / 5, abs=1e-15)
     exclusions = dict(zip(sd.exclusions["reason"], sd.exclusions["rows"]))
-    assert exclusions == {"missing label": 1, "missing score in 'score'": 1}
+    assert exclusions == {"missing label": 1, "missing or infinite score in 'score'": 1}
     assert int(sd.exclusions["rows"].sum()) == sd.n_input - sd.n_rows
     assert sd.subgroups.names == ["a", "b", fc.MISSING]  # a missing attribute is a visible subgroup
     np.testing.assert_array_equal(sd.subgroups.membership[:, 2], [False, False, False, False, True])
@@ -61,12 +61,21 @@ def test_each_excluded_row_is_counted_once_under_its_first_reason(comments):
     sd = fc.ScoredData.from_frame(comments, mapping(scores=("score", "other_score")))
     # Row 2: missing label (its scores are present); row 3: missing score; row 4: missing other_score.
     exclusions = dict(zip(sd.exclusions["reason"], sd.exclusions["rows"]))
-    assert exclusions == {"missing label": 1, "missing score in 'score'": 1, "missing score in 'other_score'": 1}
+    assert exclusions == {"missing label": 1, "missing or infinite score in 'score'": 1,
+                          "missing or infinite score in 'other_score'": 1}
     np.testing.assert_array_equal(sd.rows, [0, 1, 5, 6])
     both_missing = comments.assign(score=[np.nan] * 3 + [0.4] * 4)  # row 2: no label and no score
     sd = fc.ScoredData.from_frame(both_missing, mapping())
     assert dict(zip(sd.exclusions["reason"], sd.exclusions["rows"])) == {
-        "missing score in 'score'": 2, "missing label": 1}
+        "missing or infinite score in 'score'": 2, "missing label": 1}
+
+
+def test_an_infinite_score_is_excluded_and_a_table_without_rows_is_refused_with_its_reason(comments):
+    sd = fc.ScoredData.from_frame(comments.assign(score=[np.inf] + [0.5] * 6), mapping())
+    exclusions = dict(zip(sd.exclusions["reason"], sd.exclusions["rows"]))
+    assert exclusions == {"missing label": 1, "missing or infinite score in 'score'": 1}   # row 0 is inf
+    with pytest.raises(ValueError, match="The table has no rows"):
+        fc.ScoredData.from_frame(comments.iloc[:0], mapping())
 
 
 def test_nothing_excluded_gives_an_empty_exclusion_table(comments):
