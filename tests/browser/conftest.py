@@ -16,6 +16,7 @@ import urllib.request
 from pathlib import Path
 
 import pytest
+from playwright.sync_api import expect
 
 from tests.support import ROOT, fail_or_skip
 
@@ -25,6 +26,9 @@ CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                  "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 STARTUP_TIMEOUT = 30.0
+# Playwright's expect() waits 5 s by default; a first page run with intervals on a busy CI machine (make test runs
+# one pytest worker per CPU) can take longer, so every assertion waits up to 20 s (it passes as soon as it holds).
+expect.set_options(timeout=20_000)
 
 
 def _free_port() -> int:
