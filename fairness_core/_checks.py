@@ -97,3 +97,17 @@ def check_length(arr: np.ndarray, n: int, param: str, func: str) -> None:
     """Raise ValueError when `arr` does not have `n` rows."""
     if len(arr) != n:
         raise ValueError(LENGTH_MESSAGE.format(func=func, param=param, got=len(arr), expected=n))
+
+
+def model_columns(models, n: int, convert, param: str, func: str) -> dict:
+    """Each model's column of a ``{name: values}`` mapping, converted and checked: ``{str(name): array}``.
+
+    `convert` is one of :func:`as_binary`, :func:`as_scores`, :func:`as_probabilities`; a column's errors
+    name it as ``param[name]``; every column must have `n` rows.
+    """
+    columns = {}
+    for name, values in models.items():
+        column = convert(values, f"{param}[{name!r}]", func)
+        check_length(column, n, f"{param}[{name!r}]", func)
+        columns[str(name)] = column
+    return columns

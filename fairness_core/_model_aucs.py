@@ -37,7 +37,7 @@ import pandas as pd
 from scipy.stats import norm
 
 from ._auc import _note, _ratio, _Ranked
-from ._checks import as_binary, as_scores, check_length
+from ._checks import as_binary, as_scores, model_columns
 from ._delong import UNDEFINED_NOTE, interval_of, placement_variance
 from ._intervals import check_ci, z_value
 from ._subgroups import as_subgroups
@@ -199,12 +199,8 @@ def compare_model_aucs(y_true, scores: Mapping[str, object], subgroups, *, basel
     check_models(scores, baseline, func)
     level = check_ci(ci, func)
     y = as_binary(y_true, "y_true", func).astype(bool)
-    names = [str(name) for name in scores]
-    columns = []
-    for name, values in scores.items():
-        s = as_scores(values, f"scores[{name!r}]", func)
-        check_length(s, len(y), f"scores[{name!r}]", func)
-        columns.append(s)
+    checked = model_columns(scores, len(y), as_scores, "scores", func)
+    names, columns = list(checked), list(checked.values())
     groups = as_subgroups(subgroups, len(y), func)
     ranked = [_Ranked.of(s) for s in columns]
     levels = np.stack([r.level for r in ranked])

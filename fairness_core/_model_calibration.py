@@ -18,7 +18,7 @@ import pandas as pd
 
 from ._bootstrap import Atoms, check_boot_options, percentile_interval
 from ._calibration_errors import _errors
-from ._checks import as_binary, as_probabilities, check_int, check_length, check_option
+from ._checks import as_binary, as_probabilities, check_int, check_option, model_columns
 from ._counts import STRATEGIES, CalibrationCounts, bin_edges, bin_index, over_patterns
 from ._model_aucs import check_models
 from ._subgroups import as_subgroups
@@ -101,12 +101,8 @@ def compare_model_calibration(y_true, probabilities: Mapping[str, object], subgr
     min_per_group = check_int(min_per_group, 1, "min_per_group", func)
     level, n_boot, rng = check_boot_options(ci, n_boot, random_state, func)
     y = as_binary(y_true, "y_true", func).astype(np.intp)
-    names = [str(name) for name in probabilities]
-    probs = []
-    for name, values in probabilities.items():
-        p = as_probabilities(values, f"probabilities[{name!r}]", func)
-        check_length(p, len(y), f"probabilities[{name!r}]", func)
-        probs.append(p)
+    checked = model_columns(probabilities, len(y), as_probabilities, "probabilities", func)
+    names, probs = list(checked), list(checked.values())
     groups = as_subgroups(subgroups, len(y), func)
     bins = [bin_index(p, bin_edges(p, n_bins, strategy)) for p in probs]
     base = names.index(str(baseline))

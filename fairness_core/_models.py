@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 
 from ._bootstrap import Atoms, check_boot_options, percentile_interval
-from ._checks import as_binary, check_length, check_option
+from ._checks import as_binary, check_option, model_columns
 from ._compare import check_reference
 from ._counts import ConfusionCounts, confusion_counts
 from ._explorer import reduced_values
@@ -93,10 +93,7 @@ def compare_models(y_true, predictions: Mapping[str, object], subgroups, *, base
     check_option(reduction, ("max", "mean"), "reduction", func)
     level, n_boot, rng = check_boot_options(ci, n_boot, random_state, func)
     y = as_binary(y_true, "y_true", func)
-    preds = {}
-    for name, values in predictions.items():
-        preds[str(name)] = as_binary(values, f"predictions[{name!r}]", func)
-        check_length(preds[str(name)], len(y), f"predictions[{name!r}]", func)
+    preds = model_columns(predictions, len(y), as_binary, "predictions", func)
     groups = as_subgroups(subgroups, len(y), func)
     check_reference(reference, groups.names, func)
     opts = dict(distance_measure=distance_measure, reduction=reduction, reference=reference)

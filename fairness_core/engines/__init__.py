@@ -24,7 +24,7 @@ import pandas as pd
 from .._auc_counts import AucCounts, bin_edges_of, uniform_score_bins
 from .._counts import CalibrationCounts, ConfusionCounts, uniform_edges
 from .._scored_data import (LABEL_ALIKE, LABEL_TOO_FEW, LABEL_VALUES, MAX_SUBGROUPS, MISSING_SCORE, NO_ROWS_LEFT,
-                            POSITIVE_MISSING, ColumnMapping, _same, _show)
+                            POSITIVE_MISSING, ColumnMapping, _check_roles, _same, _show)
 from .._subgroups import INDICATOR_RANGE_MESSAGE, Subgroups
 from . import _sql
 
@@ -178,20 +178,16 @@ def scored_counts(source: Any, mapping: ColumnMapping, *, threshold: float = 0.5
                                             tip="choose a binary label and its positive value."))
     if strategy != "uniform":
         raise ValueError(UNSUPPORTED.format(what=f"strategy={strategy!r}", tip='use strategy="uniform".'))
-    if not m.scores:
-        raise ValueError("Choose at least one score column.")
-    if not m.protected and not m.indicators:
-        raise ValueError("Choose at least one protected attribute or identity column.")
     if not isinstance(auc_bins, str) and (isinstance(auc_bins, bool) or not isinstance(auc_bins, (int, np.integer))
                                           or auc_bins < 2):
         raise ValueError(f'The \'auc_bins\' parameter of {func} must be "exact" or an integer >= 2. Got {auc_bins!r} instead.')
     if isinstance(auc_bins, str) and auc_bins != "exact":
         raise ValueError(f'The \'auc_bins\' parameter of {func} must be "exact" or an integer >= 2. Got {auc_bins!r} instead.')
     run, columns, name = _runner(source, engine, connection, memory_limit)
-    _check_columns(m, columns)
+    _check_roles(pd.DataFrame(columns=columns), m)   # ScoredData's checks: missing columns, clashes, no model
 
     labels = run(_sql.label_query(m.label))
-    counts = {v: int(n) for v, n in zip(labels["v"], labels["n"]) if not _is_missing(v)}
+    counts = {v: int(n) for v, n in zip(labels["v"], labels["n"]) if not pd.isna(v)}
     values = list(counts)
     if len(values) < 2:
         raise ValueError(LABEL_TOO_FEW.format(col=m.label, n=len(values), values=_show(values)))
@@ -213,15 +209,15 @@ def scored_counts(source: Any, mapping: ColumnMapping, *, threshold: float = 0.5
     reasons = dict(zip(profile["reason"].astype(int), profile["n"].astype(np.int64)))
     n_input, n_rows = int(sum(reasons.values())), int(reasons.get(0, 0))
     texts = ["missing label"] + [MISSING_SCORE.format(col=s) for s in m.scores]
-    exclusions = pd.DataFrame({"reason": [texts[r - 1] for r in sorted(reasons, key=lambda r: -reasons[r]) if r],
-                               "rows": [reasons[r] for r in sorted(reasons, key=lambda r: -reasons[r]) if r]})
+    left_out = pd.Series({texts[r - 1]: n for r, n in reasons.items() if r}, dtype=np.int64).sort_values(ascending=False)
+    exclusions = pd.DataFrame({"reason": left_out.index.astype(str), "rows": left_out.to_numpy()})
     if n_rows == 0:
         raise ValueError(NO_ROWS_LEFT.format(reasons=", ".join(
             f"{n:,} rows with {r}" for r, n in zip(exclusions["reason"], exclusions["rows"]))))
     kept = profile[profile["reason"].astype(int) == 0].iloc[0]
     for i, c in enumerate(m.indicators):
         low, high = kept[f"id_min_{i}"], kept[f"id_max_{i}"]
-        low, high = (0.0 if _is_missing(low) else float(low)), (0.0 if _is_missing(high) else float(high))
+        low, high = (0.0 if pd.isna(low) else float(low)), (0.0 if pd.isna(high) else float(high))
         if low < 0 or high > 1:
             raise ValueError(INDICATOR_RANGE_MESSAGE.format(col=c, low=low, high=high))
     for i, c in enumerate(numeric):
@@ -319,23 +315,8 @@ def read_source(path: str, engine: str = "duckdb"):
     return spark.read.parquet(path)
 
 
-def _is_missing(v) -> bool:
-    return v is None or (isinstance(v, float) and np.isnan(v)) or v is pd.NA or v is pd.NaT
-
-
 def _plain(v):
     return v.item() if hasattr(v, "item") else v
-
-
-def _check_columns(m: ColumnMapping, columns: list) -> None:
-    from .._scored_data import MISSING_COLUMN
-
-    available = ", ".join(map(repr, columns[:30]))
-    roles = [(m.label, "the label")] + [(c, "a score") for c in m.scores] + \
-        [(c, "a protected attribute") for c in m.protected] + [(c, "an identity column") for c in m.indicators]
-    for col, role in roles:
-        if col not in columns:
-            raise ValueError(MISSING_COLUMN.format(col=col, role=role, available=available))
 
 
 def _runner(source, engine, connection, memory_limit):

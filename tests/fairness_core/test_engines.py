@@ -121,7 +121,7 @@ def test_a_duckdb_relation_and_a_table_name_are_sources(logs):
 @pytest.mark.parametrize("change, message", [
     (dict(label="nope"), "Column 'nope' (the label) is not in the data"),
     (dict(positive_label="maybe"), "The positive label 'maybe' does not occur in the label column 'label'"),
-    (dict(label="race", positive_label="Black"), "must have exactly two values"),
+    (dict(label="race", positive_label="Black", protected=("sex",)), "must have exactly two values"),
     (dict(predicted_label="sex"), "does not support a predicted label column yet"),
     (dict(protected=("score_id",)), "is numeric with 1,000 distinct values"),
 ])
