@@ -34,6 +34,10 @@ NEIGHBORS_MESSAGE = (
     "{n_rows} ({n_excluded} rows with a missing or infinite feature were left out). Got {got} instead. "
     "Tip: use fewer neighbours, or fill or drop the missing feature values."
 )
+EDF_OVERLAP_COUNTS_MESSAGE = (
+    "The smoothed EDF compares disjoint subgroups (the intersections of the protected attributes), but these "
+    "overlap (identity columns). Tip: map categorical protected attributes instead of identity columns."
+)
 EDF_OVERLAP_MESSAGE = (
     "smoothed_edf needs disjoint subgroups (each row in at most one subgroup: epsilon compares the "
     "outcome rates of separate groups of people, the intersections of Foulds et al.), but some rows "
@@ -124,16 +128,51 @@ def base_rates(y_true, subgroups, *, ci: Optional[float] = None) -> pd.DataFrame
     """
     level = check_ci(ci, "base_rates")
     groups, member, _, _ = _label_counts(y_true, subgroups, "base_rates")
+    return _base_rate_table(list(groups.names), member, groups.min_size, level)
+
+
+def base_rates_from_counts(label_counts, *, ci: Optional[float] = None) -> pd.DataFrame:
+    """:func:`base_rates` from the labels' count table instead of the rows (e.g. computed by an engine).
+
+    Parameters
+    ----------
+    label_counts : ConfusionCounts
+        The labels counted against themselves, as ``confusion_counts(y_true, y_true, subgroups)``
+        (or ``fairness_core.engines.ScoredCounts.label_counts()``): TN are the negatives and TP the
+        positives of each subgroup.
+    ci : float in (0, 1) or None, default=None
+        Confidence level of the Wilson intervals.
+
+    Returns
+    -------
+    DataFrame
+        As :func:`base_rates`, equal to it on the same rows.
+
+    Raises
+    ------
+    ValueError
+        For counts with predictions that differ from the labels (FP or FN > 0), or a bad `ci`.
+    """
+    level = check_ci(ci, "base_rates_from_counts")
+    member = np.asarray(label_counts.member, dtype=np.float64)
+    if np.any(member[:, [1, 2]] != 0):
+        raise ValueError("base_rates_from_counts needs the labels counted against themselves (no FP or FN). "
+                         "Tip: pass confusion_counts(y_true, y_true, subgroups).")
+    return _base_rate_table(list(label_counts.names), member[:, [0, 3]], label_counts.min_size, level)
+
+
+def _base_rate_table(names: list, member: np.ndarray, min_size: int, level: Optional[float]) -> pd.DataFrame:
+    """The table of :func:`base_rates` from negatives and positives per subgroup, shape (k, 2)."""
     rate, note = _base_rate(member)
     sizes = member.sum(axis=1)
     columns = {
-        "subgroup": list(groups.names), "size": sizes.astype(np.int64),
+        "subgroup": names, "size": sizes.astype(np.int64),
         "n_positive": member[:, 1].astype(np.int64), "n_negative": member[:, 0].astype(np.int64),
         "base_rate": rate,
     }
     if level is not None:
         columns["base_rate_ci_low"], columns["base_rate_ci_high"] = wilson_interval(member[:, 1], sizes, level)
-    columns.update({"small": sizes < groups.min_size, "note": note})
+    columns.update({"small": sizes < min_size, "note": note})
     table = pd.DataFrame(columns)
     if level is not None:
         table.attrs["ci"] = level  # the level, for chart hovers
@@ -693,10 +732,7 @@ def smoothed_edf(y_true, subgroups, *, concentration: float = 1.0, include_small
     (True, 1000, 0)
     """
     func = "smoothed_edf"
-    if isinstance(concentration, bool) or not isinstance(concentration, (int, float, np.integer, np.floating)):
-        raise TypeError(CONCENTRATION_TYPE_MESSAGE.format(got=concentration, type=type(concentration).__name__))
-    if not np.isfinite(concentration) or concentration <= 0:
-        raise ValueError(CONCENTRATION_MESSAGE.format(got=concentration))
+    _check_concentration(concentration)
     concentration = float(concentration)
     level, n_boot, rng = check_boot_options(ci, n_boot, random_state, func)
     y = as_binary(y_true, "y_true", func)
@@ -707,15 +743,68 @@ def smoothed_edf(y_true, subgroups, *, concentration: float = 1.0, include_small
             first, second = np.flatnonzero(groups.membership[shared.argmax()])[:2]
             raise ValueError(EDF_OVERLAP_MESSAGE.format(n_rows=int(shared.sum()), first=groups.names[first],
                                                         second=groups.names[second]))
-    atoms = None
+    draws = None
     if level is not None:
         atoms = Atoms.of(groups, y.astype(np.intp), 2)
         member = atoms.tables()[0]
+        # Every replicate's (subgroup, label) counts at once: shape (n_boot, n_subgroups, 2).
+        draws = (replicate_stat(atoms, lambda m, b, o: m, n_boot, rng) if atoms.counts.size
+                 else np.zeros((n_boot, len(groups.names), 2)))
     else:
         member = groups.crosstab(y.astype(np.intp), 2)[0]
+    return _edf_of(list(groups.names), member, groups.min_size, concentration, include_small, level, draws)
+
+
+def smoothed_edf_from_counts(label_counts, *, concentration: float = 1.0,
+                             include_small: bool = False) -> "SmoothedEdfResult":
+    """:func:`smoothed_edf` from the labels' count table instead of the rows (no intervals).
+
+    Parameters
+    ----------
+    label_counts : ConfusionCounts
+        The labels counted against themselves (``confusion_counts(y_true, y_true, subgroups)`` or
+        ``fairness_core.engines.ScoredCounts.label_counts()``) of disjoint subgroups.
+    concentration, include_small
+        As :func:`smoothed_edf`.
+
+    Returns
+    -------
+    SmoothedEdfResult
+        Equal to ``smoothed_edf(y_true, subgroups, ...)`` on the same rows.
+
+    Raises
+    ------
+    ValueError
+        For overlapping subgroups (``EDF_OVERLAP_MESSAGE``: the counts cannot say which rows are
+        shared), a bad `concentration`, or counts that are not the labels against themselves.
+    TypeError
+        If `concentration` is not a number.
+    """
+    _check_concentration(concentration)
+    if not label_counts.disjoint:
+        raise ValueError(EDF_OVERLAP_COUNTS_MESSAGE)
+    member = np.asarray(label_counts.member, dtype=np.float64)
+    if np.any(member[:, [1, 2]] != 0):
+        raise ValueError("smoothed_edf_from_counts needs the labels counted against themselves (no FP or FN). "
+                         "Tip: pass confusion_counts(y_true, y_true, subgroups).")
+    return _edf_of(list(label_counts.names), member[:, [0, 3]], label_counts.min_size, float(concentration),
+                   include_small, None, None)
+
+
+def _check_concentration(concentration) -> None:
+    if isinstance(concentration, bool) or not isinstance(concentration, (int, float, np.integer, np.floating)):
+        raise TypeError(CONCENTRATION_TYPE_MESSAGE.format(got=concentration, type=type(concentration).__name__))
+    if not np.isfinite(concentration) or concentration <= 0:
+        raise ValueError(CONCENTRATION_MESSAGE.format(got=concentration))
+
+
+def _edf_of(names: list, member: np.ndarray, min_size: int, concentration: float, include_small: bool,
+            level: Optional[float], draws: Optional[np.ndarray]) -> "SmoothedEdfResult":
+    """The smoothed EDF of negatives and positives per subgroup `member` (k, 2); with `level`, percentile
+    intervals from the bootstrap replicates `draws` (n_boot, k, 2)."""
     alpha = concentration / 2.0
     sizes = member.sum(axis=1)
-    small = sizes < groups.min_size
+    small = sizes < min_size
     smoothed = _smoothed(member, alpha)  # columns: outcome 0, outcome 1
     used = (sizes > 0) & (include_small | ~small)
     note = np.where(sizes == 0, "no rows: not used",
@@ -723,15 +812,13 @@ def smoothed_edf(y_true, subgroups, *, concentration: float = 1.0, include_small
     n_used = int(used.sum())
     interval, eps_reps, bounds = {}, None, None
     if level is not None:
-        # Every replicate's (subgroup, label) counts at once: shape (n_boot, n_subgroups, 2).
-        draws = (replicate_stat(atoms, lambda m, b, o: m, n_boot, rng) if atoms.counts.size
-                 else np.zeros((n_boot, len(groups.names), 2)))
+        n_boot = len(draws)
         rate_reps = _smoothed(draws, alpha)
         bounds = [np.where((sizes == 0)[:, None], np.nan, x) for x in percentile_interval(rate_reps, level)[:2]]
         eps_reps = _epsilon(rate_reps, used) if n_used >= 2 else None
         interval = {"level": level, "n_boot": n_boot, "n_boot_undefined": n_boot if eps_reps is None else 0}
     columns = {
-        "subgroup": list(groups.names), "size": sizes.astype(np.int64),
+        "subgroup": names, "size": sizes.astype(np.int64),
         "n_positive": member[:, 1].astype(np.int64), "n_negative": member[:, 0].astype(np.int64),
     }
     for outcome, name in ((1, "smoothed_positive_rate"), (0, "smoothed_negative_rate")):
@@ -752,7 +839,6 @@ def smoothed_edf(y_true, subgroups, *, concentration: float = 1.0, include_small
     spread = logs[hi, [0, 1]] - logs[lo, [0, 1]]
     y = 1 if spread[1] >= spread[0] else 0  # the positive outcome wins a tie
     first, second = (hi[y], lo[y]) if hi[y] != lo[y] else (0, 1)  # all rates equal: any pair attains 0
-    names = groups.names
     value = float(spread[y])
     if eps_reps is not None:
         e_low, e_high, e_undefined = percentile_interval(eps_reps[:, None], level)

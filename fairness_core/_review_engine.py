@@ -29,6 +29,9 @@ NOT_COMPUTED = ("confidence intervals (they resample rows)", "smoothed EDF", "kN
 def build_review_from_counts(counts, config: ReviewConfig, *, source: Optional[dict] = None) -> Review:
     """The review of `config` from an engine's count tables, without intervals.
 
+    The configuration's minimum subgroup size and calibration bins apply (the engine counts the
+    bins again when they are not the counts' own).
+
     Parameters
     ----------
     counts : fairness_core.engines.ScoredCounts
@@ -47,24 +50,32 @@ def build_review_from_counts(counts, config: ReviewConfig, *, source: Optional[d
     Raises
     ------
     ValueError
-        If the configuration has a slice, or its mapping is not the one the counts were computed for.
+        If the configuration has a slice or quantile calibration bins, or its mapping (but for the
+        minimum subgroup size) is not the one the counts were computed for.
     """
     from . import __version__
 
     if config.slice.conditions:
         raise ValueError("A slice needs the rows: filter the data where it lives (e.g. a view) instead.")
-    if config.mapping != counts.mapping:
+    min_size = config.mapping.min_size
+    if dataclasses.replace(config.mapping, min_size=counts.mapping.min_size) != counts.mapping:
         raise ValueError("The configuration's column mapping is not the one the counts were computed for.")
+    if config.cal_strategy != "uniform":
+        raise ValueError("Quantile calibration bins need the rows: set cal_strategy='uniform' for engine counts.")
     config = dataclasses.replace(config, ci=None)
     models = []
     for score in counts.mapping.scores:
         threshold = float(dict(config.thresholds).get(score, threshold_for_range(*counts.score_ranges[score])))
         confusion = (counts.confusion[score] if threshold == counts.threshold
                      else counts.confusion_at(score, threshold))
-        review = _rate_review(confusion, score, "score", threshold, config)
-        models.append(with_aucs_and_calibration(review, counts.auc[score].table(), counts.calibration[score],
-                                                _calibration_note(counts, score), config))
-    first = counts.confusion[counts.mapping.scores[0]]
+        review = _rate_review(dataclasses.replace(confusion, min_size=min_size), score, "score", threshold, config)
+        calibration = counts.calibration_at(score, int(config.cal_n_bins))
+        table = counts.auc[score].table()
+        models.append(with_aucs_and_calibration(
+            review, table.assign(small=table["size"] < min_size),
+            None if calibration is None else dataclasses.replace(calibration, min_size=min_size),
+            _calibration_note(counts, score), config))
+    first = dataclasses.replace(counts.confusion[counts.mapping.scores[0]], min_size=min_size)
     label_counts = _label_counts(first)
     parity_kw = dict(distance_measure=config.dataset_distance, reference=config.dataset_reference,
                      include_small=config.include_small, func="dataset_statistical_parity")

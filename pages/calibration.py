@@ -12,10 +12,10 @@ st.title("Calibration")
 token, mapping_key, scored = data.current()
 score = data.current_score("predicted probabilities")
 
-values = scored.scores[score]
-if values.min() < 0 or values.max() > 1:
-    st.warning(f"Calibration needs predicted probabilities in [0, 1], but {text.md(score)} ranges from {values.min():g} "
-               f"to {values.max():g}. A risk score on another scale (such as 1-10 deciles) is not a probability, "
+low, high, _ = data.score_range(scored, score)
+if low < 0 or high > 1:
+    st.warning(f"Calibration needs predicted probabilities in [0, 1], but {text.md(score)} ranges from {low:g} "
+               f"to {high:g}. A risk score on another scale (such as 1-10 deciles) is not a probability, "
                "so its calibration cannot be assessed. Choose a probability column under Model in the sidebar, "
                "or use the Subgroup AUCs and Rate disparities pages for this score.")
     st.stop()

@@ -6,12 +6,55 @@ import pandas as pd
 import streamlit as st
 
 import fairness_core as fc
-from ui import controls, data, progress, review, state, text
+from ui import controls, data, local, progress, review, state, text
+
+LOCAL_KINDS = {"files": "Parquet or CSV files", "duckdb": "A DuckDB table"}
+ROWS_ANALYSED = {"counts": "Every row (counted where it lies)", "sample": f"A random sample of {local.SAMPLE_ROWS:,} rows"}
+AUC_LEVEL_LABELS = {"bins": f"{local.AUC_LEVELS['bins']:,} score bins (bounded error)",
+                    "exact": "Exact (one level per distinct score)"}
+
+
+def _local_source() -> local.LocalSource:
+    """The "Data on this machine" widgets: files (a path, folder or glob) or a DuckDB table; the source they name,
+    or stop the page saying what to give or what is wrong."""
+    kind = controls.kept(st.radio, "Read", "local:kind", "files", options=list(LOCAL_KINDS),
+                         format_func=LOCAL_KINDS.get, horizontal=True)
+    st.caption("Paths are relative to " + " or ".join(f"`{text.md(r)}`" for r in local.roots())
+               + " (the directories this server may read).")
+    try:
+        if kind == "files":
+            pattern = controls.kept(st.text_input, "Parquet or CSV files: a path, a folder or a glob", "local:pattern",
+                                    "", placeholder="logs/*.parquet")
+            if not pattern.strip():
+                st.info("Give the files to analyse. They are read by DuckDB where they lie: only their first rows "
+                        "(for the column mapping) and the count tables enter this server's memory.")
+                st.stop()
+            return local.LocalSource.from_files(pattern)
+        database = controls.kept(st.text_input, "DuckDB database file", "local:database", "",
+                                 placeholder="warehouse.duckdb")
+        if not database.strip():
+            st.info("Give the DuckDB database file; then choose one of its tables or views.")
+            st.stop()
+        real = local.LocalSource.database_file(database)
+        tables = local.tables_of(real)
+        table = controls.kept(st.selectbox, "Table or view", f"local:table:{real}", tables[0], options=tables)
+        return local.LocalSource.from_table(real, table)
+    except ValueError as exc:
+        st.error(text.md(str(exc)))
+        st.stop()
 
 
 def _file_line() -> str:
     """'credit.csv: 6,000 rows, 12 columns, 512.0 KB' for the loaded dataset (Markdown-safe)."""
     frame_, token_ = st.session_state[state.FRAME], st.session_state[state.DATASET_TOKEN]
+    local_source = st.session_state[state.LOCAL_SOURCE]
+    if local_source is not None:
+        files = f"{len(local_source.files):,} file{'s' if len(local_source.files) != 1 else ''}, " \
+            if local_source.files else ""
+        rows = ("every row counted by DuckDB where it lies" if data.counted()
+                else f"a random sample of {len(frame_):,} rows in memory")
+        return (f"{text.md(local_source.label)}: {files}{data.size_text(local_source.n_bytes)} on disk, "
+                f"{frame_.shape[1]:,} columns; {rows}")
     if token_.startswith("sample:"):
         n_bytes = (data.SAMPLE_DIR / data.SAMPLES[token_.removeprefix("sample:")]["file"]).stat().st_size
     else:
@@ -26,12 +69,14 @@ st.title("Data")
 
 # 1. Source -------------------------------------------------------------------------------
 st.subheader("Load data")
-sources = [*data.SAMPLES, "upload"]
+sources = [*data.SAMPLES, "upload", *(["local"] if local.roots() else [])]
 current_token = st.session_state[state.DATASET_TOKEN] or ""
+current_source = ("local" if st.session_state[state.LOCAL_SOURCE] is not None else
+                  "upload" if current_token.startswith("upload:") else data.DEFAULT_SAMPLE)
 source = controls.kept(
-    st.radio, "Source", "data:source", "upload" if current_token.startswith("upload:") else data.DEFAULT_SAMPLE,
-    options=sources, format_func=lambda k: data.SAMPLES[k]["title"] if k in data.SAMPLES else "Upload a file",
-    horizontal=True)
+    st.radio, "Source", "data:source", current_source, options=sources,
+    format_func=lambda k: data.SAMPLES[k]["title"] if k in data.SAMPLES else
+    {"upload": "Upload a file", "local": "Data on this machine"}[k], horizontal=True)
 
 loaded = current_token.startswith("upload:")
 if source == "upload" and loaded and not st.session_state[state.REPLACING]:
@@ -75,6 +120,33 @@ elif source == "upload":
     elif st.button(f"Keep {text.md(st.session_state[state.DATASET_NAME])}"):
         st.session_state[state.REPLACING] = False
         st.rerun()
+elif source == "local":
+    chosen_source = _local_source()
+    c1, c2 = st.columns(2)
+    rows_analysed = controls.kept(c1.radio, "Rows analysed", "local:rows", "counts", options=list(ROWS_ANALYSED),
+                                  format_func=ROWS_ANALYSED.get,
+                                  help="Every row: DuckDB computes the count tables where the files lie, and every "
+                                       "page reads them (no intervals, slices, explorer or model comparison). A "
+                                       "random sample (seed 0) is read into memory, and every page works on it.")
+    st.session_state[state.LOCAL_AUC] = controls.kept(
+        c2.radio, "AUC score levels", "local:auc", "bins", options=list(AUC_LEVEL_LABELS),
+        format_func=AUC_LEVEL_LABELS.get, disabled=rows_analysed == "sample",
+        help="Bins: each AUC is computed from 10,000 equal score bins and lies within its stated max binning error "
+             "of the exact value (small and fast at any size). Exact: one level per distinct score, equal to the "
+             "in-memory AUCs, but the count table grows with the distinct scores.")
+    if (chosen_source != st.session_state[state.LOCAL_SOURCE] or rows_analysed != st.session_state[state.LOCAL_ROWS]
+            or not current_token.startswith("local")):
+        with st.status(f"Reading {text.md(chosen_source.label)} ...") as status:
+            try:
+                data.load_local(chosen_source, rows_analysed)
+                problem = None
+            except ValueError as exc:
+                problem = str(exc)
+                status.update(label=f"Could not read {text.md(chosen_source.label)}", state="error")
+        if problem:
+            st.error(text.md(problem))
+            st.stop()
+        st.rerun()  # redraw the sidebar for the new dataset
 elif current_token != "sample:" + source:
     data.load_sample(source)
     st.rerun()  # redraw the sidebar for the new dataset
@@ -83,6 +155,10 @@ frame: pd.DataFrame = st.session_state[state.FRAME]
 token = st.session_state[state.DATASET_TOKEN]
 if source != "upload" or st.session_state[state.REPLACING]:
     st.caption(_file_line())
+if data.counted():
+    st.caption("Not offered for every row counted where it lies: a predicted label column and labels with more "
+               "than two classes (the count tables hold a binary label and score thresholds), numeric protected "
+               "attributes cut into bins. For those, analyse a random sample.")
 for note in frame.attrs.get("notes", []):
     st.info(text.md(note))
 as_text = data.numbers_as_text(token, frame)
@@ -108,8 +184,10 @@ with c1:
     positive = controls.kept(st.selectbox, text.POSITIVE_LABEL, key + "positive:" + label,
                              positive_default if positive_default in values else data.guess_positive(values),
                              options=values, format_func=str, help="The label value that counts as positive.")
-    all_classes = controls.kept(st.checkbox, text.KEEP_ALL_CLASSES, key + "all_classes:" + label,
-                                seed.all_classes or len(values) > 2, help=text.HELP[text.KEEP_ALL_CLASSES])
+    counted = data.counted()   # every row counted where it lies: a binary label, scores, no predicted label
+    all_classes = False if counted else controls.kept(
+        st.checkbox, text.KEEP_ALL_CLASSES, key + "all_classes:" + label, seed.all_classes or len(values) > 2,
+        help=text.HELP[text.KEEP_ALL_CLASSES])
     scores = controls.kept(st.multiselect, text.SCORE_COLUMN, key + "scores", list(seed.scores),
                            options=[c for c in numeric if c != label],
                            help="One or more numeric model scores (any scale). Pick the one to analyse "
@@ -117,11 +195,11 @@ with c1:
     max_classes = data.MAX_SLICE_VALUES if all_classes else 2
     candidates = profile.loc[(profile["n_unique"] <= max_classes) & (profile["column"] != label), "column"].tolist()
     # None, not a text, means "no predicted label": a column may well be named "(none)".
-    predicted = controls.kept(st.selectbox, text.PREDICTED_COLUMN, key + "predicted",
-                              seed.predicted_label, options=[None, *candidates],
-                              format_func=lambda c: text.NO_PREDICTED if c is None else str(c),
-                              help="Optional: the model's given decisions, used on the Rate disparities page "
-                                   "instead of a threshold and on the Class-wise bias page.")
+    predicted = None if counted else controls.kept(
+        st.selectbox, text.PREDICTED_COLUMN, key + "predicted", seed.predicted_label, options=[None, *candidates],
+        format_func=lambda c: text.NO_PREDICTED if c is None else str(c),
+        help="Optional: the model's given decisions, used on the Rate disparities page instead of a threshold and "
+             "on the Class-wise bias page.")
 with c2:
     others = [c for c in columns if c not in (label, *scores)]
     protected = controls.kept(st.multiselect, text.PROTECTED, key + "protected", list(seed.protected),
@@ -132,7 +210,9 @@ with c2:
                                options=[c for c in numeric if c in others and c not in protected],
                                help="Indicator columns (0/1 or a share): a row belongs to the subgroup when "
                                     "the value is at least 0.5. Subgroups may overlap.")
-    st.caption("Intersections, bins for numeric attributes and the minimum subgroup size are under "
+    st.caption("Intersections and the minimum subgroup size are under **Subgroups** in the sidebar; they apply to "
+               "every page." if counted else
+               "Intersections, bins for numeric attributes and the minimum subgroup size are under "
                "**Subgroups** in the sidebar; a slice of the rows under **Slice**. Both apply to every page.")
 
 mapping = fc.ColumnMapping(
@@ -141,7 +221,8 @@ mapping = fc.ColumnMapping(
     protected=tuple(protected), indicators=tuple(identities), all_classes=bool(all_classes),
     **st.session_state[state.SUBGROUP_OPTIONS])
 try:
-    with progress.stage("Validating the mapping and building the subgroups ..."):
+    with progress.stage("Counting every row with DuckDB ..." if counted else
+                        "Validating the mapping and building the subgroups ..."):
         mapping_key, scored = data.analyse(mapping)
 except ValueError as exc:
     empty = data.empty_slice()
@@ -193,7 +274,8 @@ st.dataframe(groups, hide_index=True, column_config=text.column_config(groups.co
 
 if scored.scores:
     rows = []
-    for name, values in scored.scores.items():
-        rows.append({"score column": name, "min": values.min(), "max": values.max(),
-                     "in [0, 1] (calibration possible)": bool(values.min() >= 0 and values.max() <= 1)})
+    for name in scored.scores:
+        low, high, _ = data.score_range(scored, name)
+        rows.append({"score column": name, "min": low, "max": high,
+                     "in [0, 1] (calibration possible)": bool(low >= 0 and high <= 1)})
     st.dataframe(pd.DataFrame(rows), hide_index=True)

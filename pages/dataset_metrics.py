@@ -137,6 +137,8 @@ def consistency_section(token: str, mapping_key: str, scored, level) -> None:
     (their neighbours searched among all rows) with its standard error; every row on request.
     """
     st.subheader("Consistency (similar rows, similar labels)")
+    if data.needs_rows("Consistency (a nearest-neighbour search over the rows)"):
+        return
     numeric = data.numeric_columns(token, st.session_state[state.FRAME])
     default_features = data.feature_columns(token, st.session_state[state.FRAME], scored.mapping)[:8]
     c1, c2, c3 = st.columns([3, 1, 1])

@@ -210,6 +210,8 @@ threshold_sections.explorer_section(token, mapping_key, scored, source, threshol
 def correlation_section(token: str, mapping_key: str, scored, source: str, threshold, level) -> None:
     """The correlation score and its column picker: a new column reruns only this section."""
     st.subheader("Correlation score")
+    if data.needs_rows("The correlation score"):
+        return
     mapping = scored.mapping
     numeric = data.numeric_columns(token, st.session_state[state.FRAME])
     candidates = [c for c in numeric if c not in (mapping.label, *mapping.scores, mapping.predicted_label)]

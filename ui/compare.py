@@ -51,15 +51,16 @@ def shown(scored: fc.ScoredData) -> bool:
     """
     if len(scored.scores) < 2:
         return False
+    if data.needs_rows("Comparing models (paired intervals and differences)"):
+        return False
     return bool(controls.kept(st.toggle, TOGGLE, ON_KEY, False, help=HELP))
 
 
 def thresholds(token: str, mapping_key: str, scored: fc.ScoredData) -> tuple:
     """``((score, threshold), ...)`` for every mapped score column, in mapping order: each one's own kept
     decision threshold (set on the Rate disparities page while it is the Model), else its default."""
-    return tuple((score, float(controls.setting(f"threshold:{score}", default_threshold(token, mapping_key, score,
-                                                                                          values))))
-                 for score, values in scored.scores.items())
+    return tuple((score, float(controls.setting(f"threshold:{score}", data.default_threshold(scored, score))))
+                 for score in scored.scores)
 
 
 def threshold_inputs(token: str, mapping_key: str, scored: fc.ScoredData) -> None:
@@ -71,29 +72,17 @@ def threshold_inputs(token: str, mapping_key: str, scored: fc.ScoredData) -> Non
     value and no other model's threshold changes.
     """
     columns = st.columns(min(4, len(scored.scores)))
-    for i, (score, values) in enumerate(scored.scores.items()):
+    for i, score in enumerate(scored.scores):
         name, key = f"threshold:{score}", f"w:compare:threshold:{score}"
-        st.session_state[key] = float(controls.setting(name, default_threshold(token, mapping_key, score, values)))
+        st.session_state[key] = float(controls.setting(name, data.default_threshold(scored, score)))
 
         def changed(name: str = name, key: str = key) -> None:
             st.session_state["w:" + name] = st.session_state[state.KEEP_PREFIX + name] = float(st.session_state[key])
 
         columns[i % 4].number_input(f"Threshold of {text.md(score)}", key=key, format="%g", on_change=changed,
-                                    step=integer_step(token, mapping_key, score, values),
+                                    step=1.0 if data.score_range(scored, score)[2] else 0.01,
                                     help=text.HELP[text.THRESHOLD] + " The same value as the Decision threshold "
                                          "at the top of the page while this model is picked under Model.")
-
-
-@memo(data.SMALL)
-def integer_step(token: str, mapping_key: str, score: str, _values) -> float:
-    """The step of a score's threshold box: 1 for whole-number scores (e.g. deciles), else 0.01."""
-    return 1.0 if bool(np.all(np.mod(_values, 1) == 0)) else 0.01
-
-
-@memo(data.SMALL)
-def default_threshold(token: str, mapping_key: str, score: str, _values) -> float:
-    """``fc.default_threshold`` of a score column (a pass over its values: once per rows and score)."""
-    return fc.default_threshold(_values)
 
 
 def cell(value: float, low: float = float("nan"), high: float = float("nan")) -> str:
@@ -396,9 +385,9 @@ def calibration_models(token: str, mapping_key: str, scored: fc.ScoredData, *, n
             distance=distance, reduction=reduction, reference=reference, include_small=include_small,
             threshold=threshold, intervals=intervals)
         if "result" not in section.extra:
-            values = scored.scores[score]
-            rows[f"ECE disparity ({reduction})"][j] = (f"not assessed: ranges from {values.min():g} to "
-                                                       f"{values.max():g}, not a probability")
+            low, high, _ = data.score_range(scored, score)
+            rows[f"ECE disparity ({reduction})"][j] = (f"not assessed: ranges from {low:g} to {high:g}, "
+                                                       "not a probability")
             rows["Verdict"][j] = "not assessed"
             continue
         result = section.extra["result"]
@@ -450,7 +439,7 @@ def calibration_section(token: str, mapping_key: str, scored: fc.ScoredData, *, 
 @memo(data.SMALL, ignore=("scored",))
 def probability_columns(token: str, mapping_key: str, scored: fc.ScoredData) -> tuple:
     """The score columns whose values all lie in [0, 1] (probabilities), in mapping order."""
-    return tuple(s for s, v in scored.scores.items() if v.min() >= 0 and v.max() <= 1)
+    return tuple(s for s in scored.scores if data.score_range(scored, s)[0] >= 0 and data.score_range(scored, s)[1] <= 1)
 
 
 @memo(data.SMALL, ignore=("scored",))

@@ -9,8 +9,8 @@ import fairness_core as fc
 from . import state, text
 
 
-def context_text(dataset: str | None, model: str | None, current_slice: fc.Slice | None, n_rows: int,
-                 n_total: int) -> str:
+def context_text(dataset: str | None, model: str | None, current_slice: fc.Slice | None, n_rows: int | None,
+                 n_total: int | None) -> str:
     """'adult.csv · model p_hgb · slice: all 48,842 rows' (Markdown-safe: data text is escaped).
 
     Parameters
@@ -21,13 +21,16 @@ def context_text(dataset: str | None, model: str | None, current_slice: fc.Slice
         The score column analysed, or None when no score column is mapped.
     current_slice : fairness_core.Slice or None
         The slice chosen in the sidebar (None or no conditions: every row).
-    n_rows, n_total : int
-        Rows in the slice, and in the dataset.
+    n_rows, n_total : int or None
+        Rows in the slice, and in the dataset (None: not known yet, for data counted where it lies
+        before its mapping validates).
     """
     parts = [text.md(dataset) if dataset else "no dataset",
              f"model {text.md(model)}" if model else "no score column mapped"]
     if current_slice is not None and current_slice.conditions:
         parts.append(f"slice: {text.md(current_slice.describe())} ({n_rows:,} of {n_total:,} rows)")
+    elif n_total is None:
+        parts.append("slice: all rows")
     else:
         parts.append(f"slice: all {n_total:,} rows")
     return " · ".join(parts)
@@ -39,6 +42,15 @@ def show() -> None:
 
     frame, token = st.session_state[state.FRAME], st.session_state[state.DATASET_TOKEN]
     if frame is None:
+        return
+    if data.counted():   # data on this machine: the rows are counted where they lie, with no slice
+        mapping = st.session_state[state.MAPPING]
+        try:
+            n_total = data.analyse(mapping)[1].n_input if mapping is not None else None
+        except ValueError:
+            n_total = None
+        st.caption(context_text(st.session_state[state.DATASET_NAME], st.session_state[state.MODEL], None, n_total,
+                                n_total))
         return
     current = st.session_state.get(state.SLICE)
     n_rows = (int(data.slice_mask(token, repr(current), frame, current).sum())

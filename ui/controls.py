@@ -111,13 +111,15 @@ def disparity_settings(subgroups: fc.Subgroups, page: str, *, default_reduction:
 
 def prediction_settings(scored: fc.ScoredData, score: str | None, *, allow_score: bool = True):
     """(score, threshold), (None, None) or None, as :func:`predictions` last returned them."""
+    from . import data
+
     sources = _prediction_sources(scored, score, allow_score)
     if not sources:
         return None
     source = _offered(setting("predictions:source", sources[0]), sources, sources[0])
     if source == "given":
         return None, None
-    return score, float(setting(f"threshold:{score}", fc.default_threshold(scored.scores[score])))
+    return score, float(setting(f"threshold:{score}", data.default_threshold(scored, score)))
 
 
 def _prediction_sources(scored: fc.ScoredData, score: str | None, allow_score: bool) -> list:
@@ -167,6 +169,8 @@ def predictions(scored: fc.ScoredData, score: str | None, *, allow_score: bool =
     predictions. Returns ``(score, threshold)`` for a thresholded score, ``(None, None)`` for the
     given column, or None when neither is available.
     """
+    from . import data
+
     sources = _prediction_sources(scored, score, allow_score)
     if not sources:
         return None
@@ -176,10 +180,8 @@ def predictions(scored: fc.ScoredData, score: str | None, *, allow_score: bool =
                                       else f"the predicted label column ({scored.mapping.predicted_label})"))
     if source == "given":
         return None, None
-    values = scored.scores[score]
-    lo, hi = float(values.min()), float(values.max())
-    integer = bool(np.all(np.mod(values, 1) == 0))
-    threshold = kept(st.number_input, text.THRESHOLD, f"threshold:{score}", fc.default_threshold(values),
+    lo, hi, integer = data.score_range(scored, score)
+    threshold = kept(st.number_input, text.THRESHOLD, f"threshold:{score}", data.default_threshold(scored, score),
                      step=1.0 if integer else 0.01, format="%g", help=text.HELP[text.THRESHOLD])
     st.caption(text.md(f"{score} ranges from {lo:g} to {hi:g}; predicted positive = {score} >= {threshold:g}."))
     return score, float(threshold)
@@ -195,13 +197,14 @@ def threshold_slider(scored: fc.ScoredData, score: str, label: str = "Move the t
     rounded outwards to its step (1 for integer scores, else a power of ten near 1/100 of the range).
     Returns the threshold, or None (no slider) when the score is constant.
     """
+    from . import data
+
     name, slider_key = f"threshold:{score}", f"w:slider:threshold:{score}"
-    values = scored.scores[score]
-    current = float(setting(name, fc.default_threshold(values)))
-    lo, hi = float(values.min()), float(values.max())
+    lo, hi, integer = data.score_range(scored, score)
+    current = float(setting(name, data.default_threshold(scored, score)))
     if hi <= lo:
         return None
-    step = 1.0 if bool(np.all(np.mod(values, 1) == 0)) else float(10.0 ** round(np.log10((hi - lo) / 100)))
+    step = 1.0 if integer else float(10.0 ** round(np.log10((hi - lo) / 100)))
     digits = max(0, -int(np.floor(np.log10(step))))
     lo = min(round(float(np.floor(lo / step) * step), digits), current)
     hi = max(round(float(np.ceil(hi / step) * step), digits), current)
@@ -378,7 +381,16 @@ def _small_rows_caption() -> None:
 
 
 def _interval_options() -> None:
-    """Sidebar: whether to show intervals, their level, the bootstrap size and the multiple-comparison adjustment."""
+    """Sidebar: whether to show intervals, their level, the bootstrap size and the multiple-comparison adjustment.
+
+    Off for data counted where it lies: the bootstrap resamples rows, which the count tables do not hold."""
+    from . import data
+
+    if data.counted():
+        with st.expander("Intervals"):
+            st.caption(text.COUNTED_INTERVALS)
+        st.session_state[state.INTERVALS] = IntervalOptions(show=False)
+        return
     with st.expander("Intervals"):
         show = bool(kept(st.checkbox, text.SHOW_INTERVALS, "intervals:show", True, help=text.HELP[text.SHOW_INTERVALS]))
         level = kept(st.selectbox, text.CONFIDENCE_LEVEL, "intervals:level", 0.95, options=list(text.LEVELS),
@@ -395,6 +407,11 @@ def _slice_picker() -> None:
     """Sidebar: the slice of rows every page analyses, and its size."""
     from . import data
 
+    if data.counted():
+        with st.expander("Slice"):
+            st.caption(text.COUNTED_SLICE)
+        st.session_state[state.SLICE] = fc.Slice()
+        return
     frame_, token = st.session_state[state.FRAME], st.session_state[state.DATASET_TOKEN]
     profile = data.column_profile(token, frame_)
     offered = profile.loc[profile["numeric"] | (profile["n_unique"] <= data.MAX_SLICE_VALUES), "column"].tolist()

@@ -33,7 +33,7 @@ import streamlit as st
 
 import fairness_core as fc
 
-from . import state, text
+from . import local, state, text
 from .memo import memo
 
 SAMPLE_DIR = Path(__file__).resolve().parent.parent / "sample_data"
@@ -166,9 +166,9 @@ def load_upload(uploaded, stage) -> None:
         stage("Checking the columns ...")
         profile = column_profile(token, frame)
         mapping = replace(guess_mapping(frame, profile), **(st.session_state[state.SUBGROUP_OPTIONS] or {}))
-        keys = (state.FRAME, state.DATASET_NAME, state.DATASET_TOKEN, state.MAPPING)
+        keys = (state.FRAME, state.DATASET_NAME, state.DATASET_TOKEN, state.MAPPING, state.LOCAL_SOURCE)
         previous = {key: st.session_state[key] for key in keys}
-        st.session_state.update(dict(zip(keys, (frame, name, token, mapping))))
+        st.session_state.update(dict(zip(keys, (frame, name, token, mapping, None))))
         st.session_state[state.FAILED_UPLOAD] = None
         step = "analysing"
         stage("Validating the mapping and building the subgroups ...")
@@ -295,17 +295,65 @@ def analyse(mapping: fc.ColumnMapping) -> tuple[str, fc.ScoredData]:
 
     Raises ValueError for a bad mapping or an empty slice.
     """
-    current_slice = rows_slice()
     rows = replace(mapping, min_size=fc.ColumnMapping.min_size)
+    token = st.session_state[state.DATASET_TOKEN]
+    if counted():
+        auc = st.session_state[state.LOCAL_AUC]
+        key = f"{rows!r}|auc={auc}|min_size={mapping.min_size}"  # see rows_key
+        counts = local_counts(token, rows_key(key), st.session_state[state.LOCAL_SOURCE], rows, local.AUC_LEVELS[auc])
+        return key, counts_data(token, key, counts)
+    current_slice = rows_slice()
     key = f"{rows!r}|{current_slice!r}|min_size={mapping.min_size}"  # see rows_key
     frame = st.session_state[state.FRAME]
-    return key, scored(st.session_state[state.DATASET_TOKEN], key, frame, mapping, current_slice)
+    return key, scored(token, key, frame, mapping, current_slice)
+
+
+def counted() -> bool:
+    """True when the current dataset is data on this machine analysed from its count tables (no rows in memory)."""
+    return st.session_state.get(state.LOCAL_SOURCE) is not None and st.session_state.get(state.LOCAL_ROWS) == "counts"
+
+
+@memo(LARGE)
+def local_counts(token: str, rows_key: str, _source: local.LocalSource, _mapping: fc.ColumnMapping, _auc_bins):
+    """Every count table of the local source under the mapping (``fc.engines.scored_counts`` by DuckDB), once per
+    rows key (the mapping but its minimum size, and the AUC levels); raises ValueError as it does."""
+    return local.counts(_source, _mapping, _auc_bins)
+
+
+@memo(COUNTS)
+def counts_data(token: str, mapping_key: str, _counts) -> local.CountsData:
+    """The pages' view of the count tables `_counts`, subgroups flagged small at the key's minimum size."""
+    return local.CountsData.of(_counts, int(mapping_key.rsplit("|min_size=", 1)[1]))
+
+
+def needs_rows(what: str) -> bool:
+    """Say that `what` needs the rows (data counted where it lies) and how to get a sample; True if so."""
+    if not counted():
+        return False
+    st.info(local.NEEDS_ROWS.format(what=what, n=local.SAMPLE_ROWS))
+    return True
+
+
+def score_range(scored, score: str) -> tuple[float, float, bool]:
+    """(smallest, largest, every score a whole number) of a score column over the analysed rows."""
+    ranges = getattr(scored, "score_ranges", None)
+    if ranges is not None:
+        return ranges[score]
+    values = scored.scores[score]
+    return float(values.min()), float(values.max()), bool(np.all(np.mod(values, 1) == 0))
+
+
+def default_threshold(scored, score: str) -> float:
+    """``fc.default_threshold`` of a score column, from its range (``fc.threshold_for_range``)."""
+    return fc.threshold_for_range(*score_range(scored, score))
 
 
 def rows_slice() -> fc.Slice:
     """The sidebar's slice, or no slice when it keeps every row (the same rows, validated and counted once:
     choosing a column to slice by first keeps all its values)."""
     current = st.session_state.get(state.SLICE) or fc.Slice()
+    if current.conditions and counted():
+        return fc.Slice()
     if current.conditions:
         frame = st.session_state[state.FRAME]
         if slice_mask(st.session_state[state.DATASET_TOKEN], repr(current), frame, current).all():
@@ -325,7 +373,10 @@ def sliced_frame() -> pd.DataFrame:
 
 @per_rows
 def auc_table(token: str, mapping_key: str, score: str, _data: fc.ScoredData) -> pd.DataFrame:
-    """Per-subgroup AUC table of one score column (one sort of that column)."""
+    """Per-subgroup AUC table of one score column (one sort of that column; or the engine's AUC counts', with
+    ``max_binning_error``)."""
+    if isinstance(_data, local.CountsData):
+        return _data.counts.auc[score].table()
     return fc.bias_auc_table(_data.y_true, _data.scores[score], _data.subgroups)
 
 
@@ -340,6 +391,8 @@ def confusion(token: str, mapping_key: str, source: str, threshold: float | None
               _data: fc.ScoredData) -> fc.ConfusionCounts:
     """Confusion counts at a threshold on `source` (a score column: array lookups in its memoized
     :func:`threshold_counts`, no pass over the rows), or of the given predictions."""
+    if isinstance(_data, local.CountsData):   # read off the AUC counts, or counted again by the engine
+        return with_min_size(_data.counts.confusion_at(source, threshold), _data.subgroups.min_size)
     if threshold is None:
         return fc.confusion_counts(_data.y_true, _data.y_pred(), _data.subgroups)
     return threshold_counts(token, mapping_key, source, _data).at(threshold)
@@ -414,7 +467,12 @@ def auc_intervals(token: str, mapping_key: str, score: str, level: float, n_boot
 @per_rows
 def calibration(token: str, mapping_key: str, score: str, n_bins: int, strategy: str,
                 _data: fc.ScoredData) -> fc.CalibrationCounts:
-    """Per-(subgroup, bin) calibration sums of one probability column (and the atoms its bootstrap resamples)."""
+    """Per-(subgroup, bin) calibration sums of one probability column (and the atoms its bootstrap resamples;
+    from the engine: uniform bins, no atoms)."""
+    if isinstance(_data, local.CountsData):
+        if strategy != "uniform":
+            raise ValueError(local.UNIFORM_ONLY)
+        return _data.counts.calibration_at(score, n_bins)
     return fc.calibration_counts(_data.y_true, _data.scores[score], _data.subgroups, n_bins=n_bins,
                                  strategy=strategy)
 
@@ -447,14 +505,41 @@ def forget_dataset(file_id: str, name: str, message: str) -> None:
     """After a failed upload: drop the previous dataset and its mapping (no page shows its results any more)
     and remember the failure (the upload `file_id` is not read again; every page says what happened)."""
     for key in (state.FRAME, state.DATASET_NAME, state.DATASET_TOKEN, state.MAPPING, state.MODEL, state.UPLOAD_ID,
-                state.DATASET_BYTES, state.SLICE):
+                state.DATASET_BYTES, state.SLICE, state.LOCAL_SOURCE):
         st.session_state[key] = state.DEFAULTS[key]
     st.session_state[state.REPLACING] = False
     st.session_state[state.FAILED_UPLOAD] = (file_id, name, message)
 
 
+def load_local(source: local.LocalSource, rows: str) -> None:
+    """Make data on this machine the current dataset: every row counted where it lies (``rows="counts"``; its first
+    ``local.PREVIEW_ROWS`` rows fill the mapping widgets) or a random sample of ``local.SAMPLE_ROWS`` rows in memory
+    (``"sample"``). The mapping is kept when only `rows` changes, else guessed from the rows read.
+
+    Raises ValueError when the rows cannot be read or there are none.
+    """
+    sample = rows == "sample"
+    frame = local.rows_of(source, local.SAMPLE_ROWS if sample else local.PREVIEW_ROWS, sample=sample)
+    if frame.empty or not frame.shape[1]:
+        raise ValueError(f"{source.label!r} has no rows. Tip: choose other files or another table.")
+    same = st.session_state[state.LOCAL_SOURCE] == source and st.session_state[state.MAPPING] is not None
+    mapping = st.session_state[state.MAPPING] if same else replace(
+        guess_mapping(frame), **(st.session_state[state.SUBGROUP_OPTIONS] or {}))
+    if not sample:   # the count tables hold binary labels, score thresholds and categorical attributes only
+        profile = column_profile(("local:" + source.fingerprint), frame).set_index("column")
+        binned = {c for c in mapping.protected if profile.loc[c, "numeric"] and profile.loc[c, "n_unique"] > 10}
+        mapping = replace(mapping, predicted_label=None, all_classes=False,
+                          protected=tuple(c for c in mapping.protected if c not in binned))
+    st.session_state.update({
+        state.FRAME: frame, state.DATASET_TOKEN: ("local-sample:" if sample else "local:") + source.fingerprint,
+        state.DATASET_NAME: source.label + (f" (random sample of {len(frame):,} rows)" if sample else ""),
+        state.DATASET_BYTES: source.n_bytes, state.MAPPING: mapping, state.LOCAL_SOURCE: source,
+        state.LOCAL_ROWS: rows, state.FAILED_UPLOAD: None, state.UPLOAD_ID: None, state.SLICE: None})
+
+
 def load_sample(key: str) -> None:
     """Make sample `key` the current dataset, with its documented mapping."""
+    st.session_state[state.LOCAL_SOURCE] = None
     st.session_state[state.FAILED_UPLOAD] = None
     st.session_state[state.FRAME] = read_sample(key)
     st.session_state[state.DATASET_NAME] = SAMPLES[key]["title"]
@@ -585,6 +670,8 @@ def class_counts(token: str, mapping_key: str, source: str, threshold: float | N
     Predictions come from the given predicted label column (``source="given"``) or from score
     column `source` at `threshold`.
     """
+    if isinstance(_data, local.CountsData):
+        return _data.counts.class_counts_at(source, threshold)
     predicted = _data.class_predictions(None if source == "given" else source, threshold)
     return fc.class_counts(_data.classes, predicted, _data.subgroups)
 
@@ -604,14 +691,18 @@ def smoothed_edf(token: str, mapping_key: str, concentration: float, include_sma
                  level: float | None = None, n_boot: int = 1000):
     """Smoothed empirical differential fairness of the labels, with bootstrap intervals (seed 0) when `level`
     is set."""
+    if isinstance(_data, local.CountsData):
+        return fc.smoothed_edf_from_counts(label_counts(token, mapping_key, _data), concentration=concentration,
+                                           include_small=include_small)
     return fc.smoothed_edf(_data.y_true, _data.subgroups, concentration=concentration, include_small=include_small,
                            ci=level, n_boot=n_boot, random_state=0)
 
 
 @memo(SMALL)
 def base_rates(token: str, mapping_key: str, _data: fc.ScoredData, level: float | None = None) -> pd.DataFrame:
-    """Per-subgroup base rates (share of positive labels) with their counts, and Wilson intervals at `level`."""
-    return fc.base_rates(_data.y_true, _data.subgroups, ci=level)
+    """Per-subgroup base rates (share of positive labels) with their counts, and Wilson intervals at `level`
+    (from the memoized label counts)."""
+    return fc.base_rates_from_counts(label_counts(token, mapping_key, _data), ci=level)
 
 
 @memo(SMALL)
@@ -636,6 +727,8 @@ def label_counts(token: str, mapping_key: str, _data: fc.ScoredData) -> fc.Confu
     (dataset statistical parity) for any distance, reference and reduction come from these cached
     counts without recomputation; the tests check them against ``fc.dataset_statistical_parity``.
     """
+    if isinstance(_data, local.CountsData):
+        return _data.labels
     return fc.confusion_counts(_data.y_true, _data.y_true, _data.subgroups)
 
 

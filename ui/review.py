@@ -85,7 +85,7 @@ def config_from_session() -> fc.ReviewConfig:
         raise ValueError("No data is mapped yet.")
     mapping_key, scored = data.analyse(mapping)
     setting = controls.setting
-    thresholds = tuple((score, float(setting(f"threshold:{score}", fc.default_threshold(scored.scores[score]))))
+    thresholds = tuple((score, float(setting(f"threshold:{score}", data.default_threshold(scored, score))))
                        for score in mapping.scores)
     show = bool(setting("intervals:show", True))
     metrics = [m for m in setting("rates:metrics", DEFAULTS["rates:metrics"]) if m in text.RATE_LABELS]
@@ -552,6 +552,11 @@ def _source() -> tuple[dict, bytes | None]:
     token, name = st.session_state[state.DATASET_TOKEN], st.session_state[state.DATASET_NAME]
     if token.startswith("sample:"):
         return {"name": name}, (data.SAMPLE_DIR / data.SAMPLES[token.removeprefix("sample:")]["file"]).read_bytes()
+    local_source = st.session_state[state.LOCAL_SOURCE]
+    if local_source is not None:   # data on this machine: its files are named, not hashed
+        rows = ("every row, counted by DuckDB where it lies" if data.counted()
+                else f"a random sample of {len(st.session_state[state.FRAME]):,} rows (DuckDB reservoir, seed 0)")
+        return {"name": name, "files": len(local_source.files) or 1, "bytes": local_source.n_bytes, "rows": rows}, None
     source = {"name": name, "sha256": token.removeprefix("upload:")}
     if st.session_state[state.DATASET_BYTES] is not None:
         source["bytes"] = int(st.session_state[state.DATASET_BYTES])
@@ -561,7 +566,11 @@ def _source() -> tuple[dict, bytes | None]:
 @memo(2)
 def built_review(token: str, config_json: str, _frame, _config: fc.ReviewConfig, _source: dict,
                  _data: bytes | None) -> fc.Review:
-    """``fc.build_review`` of the dataset under the configuration whose JSON is `config_json`."""
+    """``fc.build_review`` of the dataset under the configuration whose JSON is `config_json` (for data counted
+    where it lies, ``fc.build_review_from_counts`` of its count tables)."""
+    if data.counted():
+        _, counted = data.analyse(_config.mapping)
+        return fc.build_review_from_counts(counted.counts, _config, source=_source)
     return fc.build_review(_frame, _config, source=_source, data=_data)
 
 

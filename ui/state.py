@@ -21,6 +21,9 @@ MODEL = "model"                    # the score column analysed on every page
 SLICE = "slice"                    # fairness_core.Slice: the rows every page analyses (sidebar)
 SUBGROUP_OPTIONS = "subgroup_options"  # dict(intersect, n_bins, min_size) from the sidebar
 INTERVALS = "intervals"            # ui.controls.IntervalOptions from the sidebar (show, level, n_boot, adjust)
+LOCAL_SOURCE = "local_source"      # ui.local.LocalSource of "Data on this machine", or None (an upload or a sample)
+LOCAL_ROWS = "local_rows"          # "counts": every row, counted where it lies; "sample": a random sample in memory
+LOCAL_AUC = "local_auc"            # "bins" or "exact": the score levels of the AUC counts (ui.local.AUC_LEVELS)
 KEEP_PREFIX = "keep:"
 
 DEFAULTS = {
@@ -36,6 +39,9 @@ DEFAULTS = {
     SLICE: None,
     SUBGROUP_OPTIONS: None,
     INTERVALS: None,
+    LOCAL_SOURCE: None,
+    LOCAL_ROWS: "counts",
+    LOCAL_AUC: "bins",
 }
 
 

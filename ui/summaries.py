@@ -164,11 +164,11 @@ def calibration_section(token: str, mapping_key: str, scored: fc.ScoredData, sco
     A score outside [0, 1] is not a probability: the Section then only has a `note`. Otherwise
     ``extra = {"counts": CalibrationCounts, "result": CalibrationDisparityResult}``.
     """
-    values = scored.scores[score]
+    low, high, _ = data.score_range(scored, score)
     title, page = "Calibration", "pages/calibration.py"
-    if values.min() < 0 or values.max() > 1:
-        return Section(title, page, note=f"Not assessed: {text.md(score)} ranges from {values.min():g} to "
-                                         f"{values.max():g}, so it is not a probability.")
+    if low < 0 or high > 1:
+        return Section(title, page, note=f"Not assessed: {text.md(score)} ranges from {low:g} to "
+                                         f"{high:g}, so it is not a probability.")
     counts = data.calibration(token, mapping_key, score, int(n_bins), strategy, scored)
     result = data.calibration_disparity(token, mapping_key, score, int(n_bins), strategy,
                                         None if threshold is None else float(threshold), int(min_per_group),

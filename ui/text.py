@@ -41,6 +41,10 @@ N_BOOT = "Bootstrap replicates"
 ADJUST = "Multiple comparisons"
 MAX_DIFFERENCE = "Maximum difference"
 UPLOAD = "Upload a CSV or Parquet file"
+COUNTED_INTERVALS = ("Off for data on this machine counted where it lies: the bootstrap resamples rows, and the count "
+                     "tables hold none. For intervals, analyse a random sample (Data page, Rows analysed).")
+COUNTED_SLICE = ("Not available for data on this machine counted where it lies: every row is counted. To analyse a "
+                 "part, point the source at the files of that part, or analyse a random sample (Data page).")
 
 LEVELS = (0.90, 0.95, 0.99)
 N_BOOTS = (200, 500, 1000, 2000)
@@ -337,7 +341,8 @@ def power_mean_caption(result, table, column: str, include_small: bool, level: f
 
 def base_rate_caption(scored, level: float | None) -> str:
     """'3,251 of 7,214 rows positive · 95 % CI 0.439–0.462 (Wilson)' under a base-rate tile."""
-    k, n = int(scored.y_true.sum()), int(len(scored.y_true))
+    n = int(scored.n_rows)
+    k = int(round(scored.base_rate * n)) if n else 0   # the base rate is k / n exactly
     out = f"{k:,} of {n:,} rows positive"
     if level is not None and n:
         low, high = wilson_interval(k, n, level)
@@ -351,6 +356,9 @@ def small_rows_text(subgroups) -> str:
     if n_small == 0:
         return f"All {k:,} subgroups have at least {subgroups.min_size:,} rows."
     rows, total = subgroups.n_rows_small, subgroups.n_samples
+    if rows is None:   # overlapping subgroups counted where the data lies: rows in several are not known
+        return (f"{n_small:,} of {k:,} subgroups are smaller than {subgroups.min_size:,} rows; they are left out of "
+                "summaries unless small subgroups are included.")
     share = f" ({100 * rows / total:.1f} %)" if total else ""
     return (f"{n_small:,} of {k:,} subgroups are smaller than {subgroups.min_size:,} rows; they hold {rows:,} of "
             f"{total:,} rows{share}, left out of summaries unless small subgroups are included.")

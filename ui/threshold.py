@@ -63,6 +63,8 @@ def explorer_section(token: str, mapping_key: str, scored: fc.ScoredData, score:
                    + ("choose **Predictions from** the score at a threshold at the top of the page."
                       if scored.mapping.scores else "map a score column on the Data page."))
         return
+    if data.needs_rows("The threshold explorer"):
+        return
     tc = data.threshold_counts(token, mapping_key, score, scored)
     rules = {r.name: r for r in (*fc.rate_rules(metrics, distance, max_difference),
                                  *(r for r in fc.DEFAULT_RULES if r.name in EXPLORER_DEFAULT_RULES))}

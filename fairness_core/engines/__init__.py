@@ -22,9 +22,9 @@ import numpy as np
 import pandas as pd
 
 from .._auc_counts import AucCounts, bin_edges_of, uniform_score_bins
-from .._counts import CalibrationCounts, ConfusionCounts, uniform_edges
+from .._counts import CalibrationCounts, ClassCounts, ConfusionCounts, uniform_edges
 from .._scored_data import (LABEL_ALIKE, LABEL_TOO_FEW, LABEL_VALUES, MAX_SUBGROUPS, MISSING_SCORE, NO_ROWS_LEFT,
-                            POSITIVE_MISSING, ColumnMapping, _check_roles, _same, _show)
+                            POSITIVE_MISSING, ColumnMapping, _as_text, _check_roles, _same, _show)
 from .._subgroups import INDICATOR_RANGE_MESSAGE, Subgroups
 from . import _sql
 
@@ -74,6 +74,8 @@ class ScoredCounts:
     score_ranges : dict of str -> (float, float, bool)
         Per score column over the kept rows: smallest and largest score, and whether every score is a
         whole number (what ``default_threshold`` needs).
+    label_values : tuple
+        The label's two values as the source holds them.
     """
 
     mapping: ColumnMapping
@@ -88,6 +90,8 @@ class ScoredCounts:
     engine: str
     score_ranges: dict = field(default_factory=dict)
     _requery: Optional[Callable] = field(default=None, repr=False)
+    _recalibrate: Optional[Callable] = field(default=None, repr=False)
+    label_values: tuple = ()
 
     def confusion_at(self, score: str, threshold: float) -> ConfusionCounts:
         """The confusion counts of `score` at another threshold.
@@ -111,6 +115,67 @@ class ScoredCounts:
         if self._requery is None:
             raise ValueError("ScoredCounts.confusion_at: this result has no engine to query again.")
         return self._requery(score, float(threshold))
+
+    def calibration_at(self, score: str, n_bins: int) -> Optional[CalibrationCounts]:
+        """The calibration counts of `score` with `n_bins` uniform bins over [0, 1].
+
+        The counts already computed when `n_bins` is theirs; otherwise the engine runs the
+        calibration query of that score again (one GROUP BY over the source).
+
+        Returns
+        -------
+        CalibrationCounts or None
+            None when the score leaves [0, 1] (``calibration_notes`` says why).
+
+        Raises
+        ------
+        KeyError
+            If `score` is not a mapped score column.
+        ValueError
+            For `n_bins` not an integer >= 1, or a result with no engine to query again.
+        """
+        counts = self.calibration[score]
+        if isinstance(n_bins, bool) or not isinstance(n_bins, (int, np.integer)) or n_bins < 1:
+            raise ValueError(f"ScoredCounts.calibration_at: n_bins must be an integer >= 1. Got {n_bins!r} instead.")
+        if counts is None or len(counts.edges) == int(n_bins) + 1:
+            return counts
+        if self._recalibrate is None:
+            raise ValueError("ScoredCounts.calibration_at: this result has no engine to query again.")
+        return self._recalibrate(score, int(n_bins))
+
+    @property
+    def class_names(self) -> list:
+        """The label's values as text, sorted (``ScoredData.class_names``)."""
+        return sorted(str(t) for t in _as_text(list(self.label_values)))
+
+    def class_counts_at(self, score: str, threshold: float) -> ClassCounts:
+        """The class-wise counts of `score` at `threshold`: true against predicted class per subgroup.
+
+        Equal to ``ScoredData.class_counts(score, threshold)`` on the same rows: the two classes are
+        the label's values as text, sorted, and ``score >= threshold`` predicts the positive one.
+        Without bootstrap atoms.
+        """
+        c = self.confusion_at(score, threshold)
+        labels = self.class_names
+        positive = str(_as_text([self.mapping.positive_label])[0])
+        # (true, predicted) of the sorted classes from TN, FP, FN, TP: positive second -> as is.
+        order = [0, 1, 2, 3] if labels[1] == positive else [3, 2, 1, 0]
+
+        def matrices(table: np.ndarray) -> np.ndarray:
+            return np.asarray(table, dtype=np.float64)[..., order].reshape(*np.shape(table)[:-1], 2, 2)
+
+        return ClassCounts(list(c.names), labels, matrices(c.member), matrices(c.overall),
+                           np.zeros(len(c.names)), 0, c.min_size)
+
+    def label_counts(self) -> ConfusionCounts:
+        """The labels counted against themselves per subgroup (TN = negatives, TP = positives, no FP or FN).
+
+        Their selection rate is the base rate, as ``confusion_counts(y_true, y_true, subgroups)``
+        in memory (dataset statistical parity, base rates).
+        """
+        from .._review_engine import _label_counts
+
+        return _label_counts(self.confusion[self.mapping.scores[0]])
 
 
 def scored_counts(source: Any, mapping: ColumnMapping, *, threshold: float = 0.5, n_bins: int = 10,
@@ -259,6 +324,12 @@ def scored_counts(source: Any, mapping: ColumnMapping, *, threshold: float = 0.5
                 total[..., [1, 3]] += delta   # ... become FP, TP
         return ConfusionCounts(list(base.names), member, background, overall, base.min_size, disjoint=base.disjoint)
 
+    def recalibrate(score: str, nb: int) -> CalibrationCounts:
+        cal_edges = uniform_edges(nb)
+        cal_frame = run(_sql.counts_query(plan, score, threshold=None, cal_edges=cal_edges, bins=None,
+                                          with_missing=with_missing, by_level=False))
+        return _calibration(cal_frame, keys[score], cal_edges)
+
     keys, confusion, auc, calibration, notes = {}, {}, {}, {}, {}
     for score in m.scores:
         frame, cal_frame, bins, cal_edges, (low, high) = query(score, float(threshold))
@@ -269,24 +340,37 @@ def scored_counts(source: Any, mapping: ColumnMapping, *, threshold: float = 0.5
     ranges = {s: (float(kept[f"score_min_{i}"]), float(kept[f"score_max_{i}"]),
                   int(kept[f"score_fractional_{i}"] or 0) == 0) for i, s in enumerate(m.scores)}
     return ScoredCounts(m, n_input, n_rows, exclusions, float(threshold), confusion, auc, calibration, notes,
-                        name, ranges, requery)
+                        name, ranges, requery, recalibrate, tuple(_plain(v) for v in values))
 
 
-def preview(source: Any, n: int = 10_000, *, engine: Optional[str] = None, connection: Any = None) -> pd.DataFrame:
-    """The first `n` rows of `source` as a DataFrame (to guess a mapping or show a sample; never the whole source).
+def preview(source: Any, n: int = 10_000, *, engine: Optional[str] = None, connection: Any = None,
+            sample: bool = False) -> pd.DataFrame:
+    """The first `n` rows of `source`, or a random sample of `n` rows, as a DataFrame (never the whole source).
 
     Parameters
     ----------
     source, engine, connection
         As :func:`scored_counts`.
     n : int, default=10000
+    sample : bool, default=False
+        A seeded random sample (DuckDB's reservoir sample with seed 0, so the same rows each time)
+        instead of the first rows; DuckDB only.
 
     Returns
     -------
     DataFrame of at most `n` rows
+
+    Raises
+    ------
+    ValueError
+        For ``sample=True`` with Spark.
     """
-    run, _, _ = _runner(source, engine, connection, None)
-    return run(f"SELECT * FROM {_sql.SOURCE} LIMIT {int(n)}")
+    run, _, name = _runner(source, engine, connection, None)
+    if not sample:
+        return run(f"SELECT * FROM {_sql.SOURCE} LIMIT {int(n)}")
+    if name != "duckdb":
+        raise ValueError("preview(sample=True) draws its sample with DuckDB. Tip: use DataFrame.sample on Spark.")
+    return run(f"SELECT * FROM {_sql.SOURCE} USING SAMPLE reservoir({int(n)} ROWS) REPEATABLE (0)")
 
 
 def read_source(path: str, engine: str = "duckdb"):

@@ -1,0 +1,178 @@
+"""AppTest of "Data on this machine" (issue 12): a generated 10^6-row Parquet folder, counted by DuckDB where it
+lies, shows on every page the same numbers as an upload of the same rows; binned AUCs lie within their bound;
+pages that need the rows say so and a random sample works on every page; paths outside the allowed directories,
+a switched-off server and unreadable files get messages."""
+
+import io
+
+import numpy as np
+import pandas as pd
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from tests.app.helpers import PAGES, ROOT, metrics, scored_table, widget
+from ui import local, text
+
+N_ROWS = 1_000_000
+FILES = "Parquet or CSV files: a path, a folder or a glob"
+
+
+@pytest.fixture(scope="module")
+def folder(tmp_path_factory):
+    """(root, frame): the generated rows in four Parquet files under root/logs."""
+    root = tmp_path_factory.mktemp("local")
+    (root / "logs").mkdir()
+    frame = scored_table(N_ROWS, seed=12)
+    for i, rows in enumerate(np.array_split(np.arange(N_ROWS), 4)):
+        frame.iloc[rows].to_parquet(root / "logs" / f"part-{i}.parquet", index=False)
+    return root, frame
+
+
+def _start(monkeypatch, root) -> AppTest:
+    monkeypatch.setenv(local.ENV, str(root))
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=180)
+    at.run()
+    return at
+
+
+def _open_local(at: AppTest, pattern: str, auc: str = "exact") -> AppTest:
+    widget(at, "radio", "Source").set_value("local").run()
+    widget(at, "text_input", FILES).set_value(pattern).run()
+    if not at.error:
+        widget(at, "radio", "AUC score levels").set_value(auc).run()
+    return at
+
+
+def _map(at: AppTest) -> None:
+    widget(at, "selectbox", text.LABEL_COLUMN).set_value("label").run()
+    widget(at, "multiselect", text.PROTECTED).set_value(["race", "sex"]).run()
+    widget(at, "multiselect", text.SCORE_COLUMN).set_value(["score_a", "score_b"]).run()
+    assert not at.exception and not at.error, [e.value for e in at.error]
+
+
+def _visit(at: AppTest) -> dict:
+    """Per page: (tiles, tables) as shown."""
+    shown = {}
+    for page in PAGES:
+        at.switch_page(page).run()
+        assert not at.exception, (page, at.exception)
+        assert not at.error, (page, [e.value for e in at.error])
+        shown[page] = (metrics(at), [d.value for d in at.dataframe])
+    return shown
+
+
+def _same_table(table: pd.DataFrame, candidates: list) -> bool:
+    """Whether some candidate holds `table`'s columns (but the AUCs' max binning errors) with the same values."""
+    columns = [c for c in table.columns if not c.endswith("max_binning_error")]
+    for other in candidates:
+        if not set(columns) <= set(other.columns) or len(other) != len(table):
+            continue
+        try:
+            pd.testing.assert_frame_equal(table[columns].reset_index(drop=True), other[columns].reset_index(drop=True),
+                                          check_dtype=False, rtol=1e-12, atol=1e-12)
+            return True
+        except AssertionError:
+            continue
+    return False
+
+
+def test_local_parquet_folder_equals_an_upload_on_every_page(folder, monkeypatch):
+    root, frame = folder
+    counted = _open_local(_start(monkeypatch, root), "logs")
+    assert not counted.exception and not counted.error, [e.value for e in counted.error]
+    assert any("4 files" in c.value and "every row counted by DuckDB" in c.value for c in counted.caption)
+    _map(counted)
+    local_pages = _visit(counted)
+
+    upload = _start(monkeypatch, root)
+    widget(upload, "radio", "Source").set_value("upload").run()
+    buffer = io.BytesIO()
+    frame.to_parquet(buffer, index=False)
+    upload.file_uploader[0].set_value(("rows.parquet", buffer.getvalue(), "application/octet-stream")).run()
+    widget(upload, "selectbox", text.PREDICTED_COLUMN).set_value(None).run()
+    _map(upload)
+    widget(upload, "checkbox", text.SHOW_INTERVALS).set_value(False).run()   # counted data has none
+    upload_pages = _visit(upload)
+
+    for page in PAGES:
+        tiles, tables = local_pages[page]
+        their_tiles, their_tables = upload_pages[page]
+        assert tiles == {k: their_tiles[k] for k in tiles}, page   # every tile shown is the upload's
+        for table in tables:
+            assert _same_table(table, their_tables), (page, list(table.columns))
+    # what was compared: the numbers of every page
+    assert local_pages["pages/overview.py"][0]["Rows analysed"] == f"{N_ROWS:,}"
+    assert local_pages["pages/subgroup_aucs.py"][0]["Overall AUC"] == upload_pages["pages/subgroup_aucs.py"][0][
+        "Overall AUC"]
+    assert {"Equalized odds (max)", "Theil index (max)", "p% score (min)"} <= set(local_pages[
+        "pages/rate_disparities.py"][0])
+    assert "ECE disparity (max)" in local_pages["pages/calibration.py"][0]
+    assert local_pages["pages/classwise.py"][0]["Classes used"] == "2 of 2"
+    assert {"Base-rate disparity (max)", "Smoothed EDF (ε)"} <= set(local_pages["pages/dataset_metrics.py"][0])
+    assert sum(len(t) for _, tables in local_pages.values() for t in tables) > 100
+
+    # binned AUC levels: every AUC within its reported bound of the exact one
+    exact = local_pages["pages/subgroup_aucs.py"][1]
+    counted.switch_page("pages/data.py").run()
+    widget(counted, "radio", "AUC score levels").set_value("bins").run()
+    counted.switch_page("pages/subgroup_aucs.py").run()
+    binned = next(t for t in (d.value for d in counted.dataframe) if "subgroup_auc_max_binning_error" in t.columns)
+    exact_table = next(t for t in exact if "subgroup_auc" in t.columns)
+    for column in ("subgroup_auc", "bpsn_auc", "bnsp_auc"):
+        both = binned.merge(exact_table[["subgroup", column]], on="subgroup", suffixes=("", "_exact"))
+        bound = both[f"{column}_max_binning_error"]
+        assert (np.abs(both[column] - both[f"{column}_exact"]) <= bound + 1e-12).all()
+        assert (bound > 0).all()   # reported, though 4-decimal scores fall one distinct value per bin here
+
+
+def test_pages_that_need_rows_say_so_and_a_sample_works_everywhere(folder, monkeypatch):
+    root, _ = folder
+    at = _open_local(_start(monkeypatch, root), "logs/*.parquet")
+    _map(at)
+    at.switch_page("pages/rate_disparities.py").run()
+    needs = [i.value for i in at.info if "needs the rows themselves" in i.value]
+    assert any(v.startswith("The threshold explorer") for v in needs)
+    assert any(v.startswith("The correlation score") for v in needs)
+    assert all("random sample of 100,000 rows" in v for v in needs)
+    at.switch_page("pages/data.py").run()
+    widget(at, "radio", "Rows analysed").set_value("sample").run()
+    assert not at.exception and not at.error
+    assert metrics(at)["Rows in file"] == "100,000"
+    for page in PAGES:
+        at.switch_page(page).run()
+        assert not at.exception and not at.error, (page, [e.value for e in at.error])
+        assert not [i.value for i in at.info if "needs the rows themselves" in i.value], page
+        if page == "pages/rate_disparities.py":   # the explorer and intervals work on the sample
+            assert "Threshold explorer" in [s.value for s in at.subheader]
+            assert any("% CI" in c.value for c in at.caption)
+
+
+def test_paths_outside_the_allowed_directories_are_refused(folder, monkeypatch, tmp_path):
+    root, _ = folder
+    outside = tmp_path / "secret.csv"
+    outside.write_text("label,score\n1,0.5\n")
+    (root / "link.csv").symlink_to(outside)
+    at = _open_local(_start(monkeypatch, root), str(outside))
+    assert any("outside the directories this server may read" in e.value for e in at.error) or \
+        any("No Parquet or CSV file matches" in e.value for e in at.error)
+    widget(at, "text_input", FILES).set_value("link.csv").run()
+    assert any("outside the directories" in e.value for e in at.error), [e.value for e in at.error]
+    widget(at, "text_input", FILES).set_value("../*.csv").run()
+    assert at.error and not at.exception
+    (root / "link.csv").unlink()
+
+
+def test_the_source_is_offered_only_when_the_server_names_its_directories(monkeypatch):
+    monkeypatch.delenv(local.ENV, raising=False)
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
+    at.run()
+    assert "local" not in widget(at, "radio", "Source").options
+    with pytest.raises(ValueError, match=local.ENV):
+        local.LocalSource.from_files("anything.parquet")
+
+
+def test_an_unreadable_file_gets_duckdb_s_reason(monkeypatch, tmp_path):
+    (tmp_path / "broken.parquet").write_bytes(b"not a parquet file")
+    at = _open_local(_start(monkeypatch, tmp_path), "broken.parquet")
+    assert not at.exception
+    assert any("DuckDB could not read the rows of 'broken.parquet'" in e.value.replace("\\", "") for e in at.error)

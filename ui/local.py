@@ -1,0 +1,328 @@
+"""Data on this machine: Parquet or CSV files, or a DuckDB table, counted by DuckDB where they lie.
+
+The rows never enter pandas beyond a preview (the first rows, for the mapping widgets) or a random
+sample the user asks for: ``fairness_core.engines.scored_counts`` returns the count tables, and the
+pages read them through :class:`CountsData`, which answers what they read of ``ScoredData``.
+
+A browser user must not read any file the server can: the source is offered only when the server
+names the directories it may read in the environment variable ``FAIRNESS_LOCAL_DATA`` (several
+separated by ``os.pathsep``), and every file, after its links are resolved, must lie under one of
+them. A DuckDB database is opened read-only with external access off, so its views cannot read
+other files.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import glob
+import hashlib
+import os
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+import fairness_core as fc
+
+ENV = "FAIRNESS_LOCAL_DATA"
+MEMORY_ENV = "FAIRNESS_DUCKDB_MEMORY"   # DuckDB's memory_limit per query connection (it spills to disk beyond it)
+PREVIEW_ROWS = 10_000   # rows read into pandas to fill the mapping widgets
+SAMPLE_ROWS = 100_000   # rows of the random sample analysed in memory, on request
+AUC_LEVELS = {"bins": 10_000, "exact": "exact"}
+FILE_TYPES = {".parquet": "parquet", ".csv": "csv", ".tsv": "csv", ".csv.gz": "csv", ".txt": "csv"}
+DATABASE_TYPES = (".duckdb", ".db", ".ddb")
+
+NOT_CONFIGURED = (
+    "Data on this machine is switched off on this server. Tip: start it with {env} set to the directories it may "
+    "read, e.g. `{env}=/data/logs streamlit run app.py`."
+)
+NO_MATCH = ("No Parquet or CSV file matches {pattern!r} under {roots}. Tip: give a path relative to that directory, "
+            "a folder, or a glob such as 'logs/*.parquet'.")
+OUTSIDE = ("{path!r} lies outside the directories this server may read ({roots}). Tip: give a path under one of "
+           "them (links are followed before the check).")
+MIXED = ("{pattern!r} matches files of more than one type ({types}). Tip: narrow the glob to one type, e.g. "
+         "'*.parquet'.")
+NOT_DATABASE = ("{path!r} is not a DuckDB database file (expected a name ending in {types}). Tip: give the path of "
+                "the .duckdb file under {roots}.")
+NO_TABLES = "The DuckDB database {path!r} has no table or view. Tip: check the file."
+UNIFORM_ONLY = ("Quantile bins need the scores' quantiles, which the count tables of data on this machine do not hold. "
+                "Tip: choose uniform bins, or analyse a random sample (Data page, Rows analysed).")
+ENGINE_FAILED = ("DuckDB could not {verb} the rows of {label!r}: {reason}. Tip: check that every file has the same "
+                 "columns and a readable format, or choose other files.")
+NEEDS_ROWS = (
+    "{what} needs the rows themselves, which stay where they lie: this page shows what the count tables "
+    "give. To see it, choose **a random sample of {n:,} rows** under *Rows analysed* on the Data page: every "
+    "page then works on that sample in memory."
+)
+
+
+def roots() -> list[str]:
+    """The directories the server may read (real paths of the existing ones in ``FAIRNESS_LOCAL_DATA``)."""
+    raw = os.environ.get(ENV, "")
+    found = [os.path.realpath(os.path.expanduser(p)) for p in raw.split(os.pathsep) if p.strip()]
+    return [p for p in found if os.path.isdir(p)]
+
+
+def _inside(path: str, allowed: list[str]) -> bool:
+    real = os.path.realpath(path)
+    return any(os.path.commonpath([real, root]) == root for root in allowed)
+
+
+def _candidates(text: str, allowed: list[str]) -> list[str]:
+    """The paths `text` names: itself if absolute, else under each root (the first root with a match)."""
+    text = os.path.expanduser(text.strip())
+    bases = [text] if os.path.isabs(text) else [os.path.join(root, text) for root in allowed]
+    for base in bases:
+        if os.path.isdir(base):
+            inside = sorted(p for p in glob.glob(os.path.join(glob.escape(base), "*")) if os.path.isfile(p))
+            if inside:
+                return inside
+        matches = sorted(p for p in glob.glob(base) if os.path.isfile(p))
+        if matches:
+            return matches
+    return []
+
+
+def _kind(path: str) -> str | None:
+    name = path.lower()
+    return next((kind for suffix, kind in FILE_TYPES.items() if name.endswith(suffix)), None)
+
+
+def _fingerprint(*parts) -> str:
+    return hashlib.sha256(repr(parts).encode()).hexdigest()[:32]
+
+
+def _stat(path: str) -> tuple:
+    info = os.stat(path)
+    return os.path.realpath(path), info.st_size, info.st_mtime_ns
+
+
+@dataclass(frozen=True)
+class LocalSource:
+    """Files or a DuckDB table on the server, checked to lie under the allowed directories.
+
+    Attributes
+    ----------
+    label : str
+        What the user gave: the path or glob, or ``database: table``.
+    files : tuple of str
+        The Parquet or CSV files (real paths); empty for a DuckDB table.
+    database, table : str or None
+        The DuckDB database file (real path) and the table or view in it.
+    fingerprint : str
+        Changes when any file's path, size or modification time does (part of every cache key).
+    n_bytes : int
+        The files' (or the database's) size on disk.
+    """
+
+    label: str
+    files: tuple = ()
+    database: str | None = None
+    table: str | None = None
+    fingerprint: str = ""
+    n_bytes: int = 0
+
+    @classmethod
+    def from_files(cls, pattern: str) -> "LocalSource":
+        """The Parquet or CSV files a path, folder or glob names under the allowed directories.
+
+        Raises
+        ------
+        ValueError
+            When the source is switched off, nothing matches, a match lies outside the allowed
+            directories, or the matches mix Parquet and CSV.
+        """
+        allowed = _allowed()
+        files = [p for p in _candidates(pattern, allowed) if _kind(p)]
+        if not files:
+            raise ValueError(NO_MATCH.format(pattern=pattern, roots=_roots_text(allowed)))
+        for path in files:
+            if not _inside(path, allowed):
+                raise ValueError(OUTSIDE.format(path=path, roots=_roots_text(allowed)))
+        kinds = sorted({_kind(p) for p in files})
+        if len(kinds) > 1:
+            raise ValueError(MIXED.format(pattern=pattern, types=", ".join(kinds)))
+        stats = [_stat(p) for p in files]
+        return cls(pattern.strip(), tuple(s[0] for s in stats), fingerprint=_fingerprint(*stats),
+                   n_bytes=sum(s[1] for s in stats))
+
+    @classmethod
+    def database_file(cls, path: str) -> str:
+        """The real path of a DuckDB database file under the allowed directories (ValueError otherwise)."""
+        allowed = _allowed()
+        matches = _candidates(path, allowed)
+        if len(matches) != 1 or not matches[0].lower().endswith(DATABASE_TYPES):
+            raise ValueError(NOT_DATABASE.format(path=path, types=", ".join(DATABASE_TYPES),
+                                                 roots=_roots_text(allowed)))
+        if not _inside(matches[0], allowed):
+            raise ValueError(OUTSIDE.format(path=matches[0], roots=_roots_text(allowed)))
+        return os.path.realpath(matches[0])
+
+    @classmethod
+    def from_table(cls, database: str, table: str) -> "LocalSource":
+        """Table (or view) `table` of the DuckDB database file `database` (from :meth:`database_file`)."""
+        real, size, mtime = _stat(database)
+        return cls(f"{os.path.basename(real)}: {table}", (), real, table, _fingerprint(real, size, mtime, table), size)
+
+    def connection(self):
+        """A DuckDB connection for this source's queries: read-only and without external access for a database
+        (its views cannot read other files); with ``FAIRNESS_DUCKDB_MEMORY``'s memory limit (default 1GB)."""
+        import duckdb
+
+        limit = os.environ.get(MEMORY_ENV, "1GB")
+        if self.database is None:
+            return duckdb.connect(config={"memory_limit": limit})
+        return duckdb.connect(self.database, read_only=True,
+                              config={"enable_external_access": False, "memory_limit": limit})
+
+    def engine_source(self):
+        """(source, connection) for ``fairness_core.engines``."""
+        con = self.connection()
+        return (list(self.files) if self.database is None else self.table), con
+
+
+def tables_of(database: str) -> list[str]:
+    """Tables and views of a DuckDB database file, by name."""
+    con = LocalSource(database, (), database).connection()
+    try:
+        names = con.execute("SELECT table_name FROM information_schema.tables ORDER BY table_name").fetchall()
+    finally:
+        con.close()
+    if not names:
+        raise ValueError(NO_TABLES.format(path=os.path.basename(database)))
+    return [n[0] for n in names]
+
+
+def _allowed() -> list[str]:
+    allowed = roots()
+    if not allowed:
+        raise ValueError(NOT_CONFIGURED.format(env=ENV))
+    return allowed
+
+
+def _roots_text(allowed: list[str]) -> str:
+    return ", ".join(allowed)
+
+
+def rows_of(source: LocalSource, n: int, *, sample: bool) -> pd.DataFrame:
+    """The first `n` rows of the source (``sample=False``) or a seeded random sample of `n` rows (DuckDB's
+    reservoir sample, the same rows every time). Raises ValueError with DuckDB's reason when it cannot read them."""
+    from fairness_core import engines
+
+    with _engine_errors(source, "read"):
+        where, con = source.engine_source()
+        try:
+            return engines.preview(where, n, connection=con, sample=sample)
+        finally:
+            con.close()
+
+
+def counts(source: LocalSource, mapping: fc.ColumnMapping, auc_bins):
+    """``fairness_core.engines.scored_counts`` of the source under `mapping` (its connection stays open for
+    threshold and calibration changes). Raises ValueError for a bad mapping or when DuckDB cannot read the rows."""
+    from fairness_core import engines
+
+    with _engine_errors(source, "count"):
+        where, con = source.engine_source()
+        return engines.scored_counts(where, mapping, auc_bins=auc_bins, connection=con)
+
+
+@contextlib.contextmanager
+def _engine_errors(source: LocalSource, verb: str):
+    """DuckDB's own errors (a file it cannot parse, a view that reads other files) as a ValueError that says so."""
+    import duckdb
+
+    try:
+        yield
+    except duckdb.Error as exc:
+        reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise ValueError(ENGINE_FAILED.format(verb=verb, label=source.label, reason=reason)) from exc
+
+
+@dataclass(frozen=True)
+class CountsSubgroups:
+    """What the pages read of ``Subgroups``, from count tables: names, sizes and the small flags.
+
+    ``codes`` is None (there are no rows); ``n_rows_small`` is None when the subgroups overlap,
+    since marginal counts cannot say how many rows lie in at least one small subgroup.
+    """
+
+    names: list
+    sizes: np.ndarray
+    min_size: int
+    disjoint: bool
+    n_samples: int
+    codes = None
+
+    @property
+    def small(self) -> np.ndarray:
+        """Boolean flag per subgroup: fewer rows than ``min_size``."""
+        return self.sizes < self.min_size
+
+    @property
+    def n_rows_small(self) -> int | None:
+        """Rows in small subgroups when the subgroups are disjoint, else None."""
+        return int(self.sizes[self.small].sum()) if self.disjoint else None
+
+    def with_min_size(self, min_size: int) -> "CountsSubgroups":
+        """The same subgroups with another small-subgroup threshold."""
+        return CountsSubgroups(self.names, self.sizes, int(min_size), self.disjoint, self.n_samples)
+
+
+@dataclass(frozen=True, eq=False)
+class CountsData:
+    """What the pages read of ``ScoredData``, answered from an engine's count tables.
+
+    Attributes
+    ----------
+    counts : fairness_core.engines.ScoredCounts
+    labels : ConfusionCounts
+        The labels counted against themselves (``ScoredCounts.label_counts``).
+    subgroups : CountsSubgroups
+    """
+
+    counts: object
+    labels: fc.ConfusionCounts
+    subgroups: CountsSubgroups
+    predicted = None
+
+    @classmethod
+    def of(cls, counts, min_size: int) -> "CountsData":
+        """The facade of `counts` with subgroups flagged small below `min_size`."""
+        labels = counts.label_counts()
+        sizes = labels.member[:, [0, 3]].sum(axis=1)
+        return cls(counts, labels, CountsSubgroups(list(labels.names), sizes, int(min_size), bool(labels.disjoint),
+                                                   int(counts.n_rows)))
+
+    mapping = property(lambda self: self.counts.mapping, doc="The column mapping.")
+    n_input = property(lambda self: self.counts.n_input, doc="Rows in the source.")
+    n_rows = property(lambda self: self.counts.n_rows, doc="Rows kept.")
+    exclusions = property(lambda self: self.counts.exclusions, doc="Rows left out, by reason.")
+    score_ranges = property(lambda self: self.counts.score_ranges,
+                            doc="Per score column: (smallest, largest, every score whole).")
+
+    @property
+    def scores(self) -> dict:
+        """The mapped score columns (their values stay in the source: read ranges with ``score_ranges``)."""
+        return {s: None for s in self.counts.mapping.scores}
+
+    @property
+    def base_rate(self) -> float:
+        """Share of positive labels among the kept rows."""
+        negatives, positives = float(self.labels.overall[0]), float(self.labels.overall[3])
+        return positives / (negatives + positives) if negatives + positives else float("nan")
+
+    @property
+    def class_names(self) -> list:
+        """The label's two values as text, sorted (the engines count no multi-class label)."""
+        return self.counts.class_names
+
+    def subgroup_table(self) -> pd.DataFrame:
+        """As ``ScoredData.subgroup_table``: ``subgroup, size, share, n_positive, n_negative, small``."""
+        member = self.labels.member
+        sizes = self.subgroups.sizes.astype(np.int64)
+        return pd.DataFrame({
+            "subgroup": self.subgroups.names, "size": sizes, "share": sizes / max(self.n_rows, 1),
+            "n_positive": member[:, 3].astype(np.int64), "n_negative": member[:, 0].astype(np.int64),
+            "small": self.subgroups.small,
+        })
