@@ -3,7 +3,7 @@
 The same :class:`Review` as :func:`build_review`, from the counts alone: every per-model part goes
 through the builders ``build_review`` uses (``_rate_review``, ``with_aucs_and_calibration``). What
 needs the rows is left out and said so in ``Review.source["not_computed"]``: bootstrap intervals
-(the review is computed without intervals), the smoothed EDF, kNN consistency, class-wise bias,
+(the review is computed without intervals), kNN consistency, class-wise bias,
 per-subgroup thresholds, differences between models and the slice.
 """
 
@@ -16,13 +16,14 @@ from typing import Optional
 import numpy as np
 
 from ._counts import ConfusionCounts
+from ._dataset import smoothed_edf_from_counts
 from ._findings import disparity_findings
 from ._intervals import wilson_interval
 from ._policy import evaluate_result
 from ._review import (Review, ReviewConfig, _rate_review, dataset_rule, threshold_for_range,
                       with_aucs_and_calibration)
 
-NOT_COMPUTED = ("confidence intervals (they resample rows)", "smoothed EDF", "kNN consistency", "class-wise bias",
+NOT_COMPUTED = ("confidence intervals (they resample rows)", "kNN consistency", "class-wise bias",
                 "per-subgroup thresholds", "differences between models")
 
 
@@ -76,7 +77,7 @@ def build_review_from_counts(counts, config: ReviewConfig, *, source: Optional[d
             None if calibration is None else dataclasses.replace(calibration, min_size=min_size),
             _calibration_note(counts, score), config))
     first = dataclasses.replace(counts.confusion[counts.mapping.scores[0]], min_size=min_size)
-    label_counts = _label_counts(first)
+    label_counts = _label_counts(first)   # min_size: the configuration's
     parity_kw = dict(distance_measure=config.dataset_distance, reference=config.dataset_reference,
                      include_small=config.include_small, func="dataset_statistical_parity")
     parity = label_counts.disparity("statistical_parity", reduction=config.dataset_reduction, **parity_kw)
@@ -99,7 +100,9 @@ def build_review_from_counts(counts, config: ReviewConfig, *, source: Optional[d
         dataset_findings=tuple(f.sentence for f in disparity_findings(parity, "base rate", percent=True)),
         dataset_verdicts=(evaluate_result(dataset_rule(config.dataset_distance, config.dataset_max_difference),
                                           parity_max),),
-        edf=None, models=tuple(models), created=_dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
+        edf=(smoothed_edf_from_counts(label_counts, concentration=float(config.dataset_concentration),
+                                      include_small=config.include_small) if label_counts.disjoint else None),
+        models=tuple(models), created=_dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
         version=__version__)
 
 

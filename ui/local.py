@@ -69,9 +69,17 @@ def _inside(path: str, allowed: list[str]) -> bool:
 
 
 def _candidates(text: str, allowed: list[str]) -> list[str]:
-    """The paths `text` names: itself if absolute, else under each root (the first root with a match)."""
+    """The paths `text` names: itself if absolute, else under each root (the first root with a match).
+
+    The part before any glob character must lie under a root before the file system is looked at, so
+    no answer says whether a file elsewhere exists (ValueError ``OUTSIDE``).
+    """
     text = os.path.expanduser(text.strip())
-    bases = [text] if os.path.isabs(text) else [os.path.join(root, text) for root in allowed]
+    bases = [os.path.normpath(text if os.path.isabs(text) else os.path.join(root, text)) for root in allowed]
+    bases = [b for b in bases if any(os.path.commonpath([os.path.dirname(_fixed_part(b)) or os.sep, root]) == root
+                                     or _fixed_part(b) == root for root in allowed)]
+    if not bases:
+        raise ValueError(OUTSIDE.format(path=text, roots=_roots_text(allowed)))
     for base in bases:
         if os.path.isdir(base):
             inside = sorted(p for p in glob.glob(os.path.join(glob.escape(base), "*")) if os.path.isfile(p))
@@ -81,6 +89,12 @@ def _candidates(text: str, allowed: list[str]) -> list[str]:
         if matches:
             return matches
     return []
+
+
+def _fixed_part(path: str) -> str:
+    """`path` up to its first glob character."""
+    cut = min([path.index(ch) for ch in "*?[" if ch in path] or [len(path)])
+    return path[:cut]
 
 
 def _kind(path: str) -> str | None:

@@ -428,6 +428,9 @@ def _runner(source, engine, connection, memory_limit):
         relation = source
     elif isinstance(source, str) and connection is not None and not _looks_like_path(source):
         relation = con.table(source)
+        # A temporary view: the database may be attached read-only, where no view can be created in it.
+        con.execute(f"CREATE OR REPLACE TEMP VIEW {_sql.SOURCE} AS SELECT * FROM {_sql.ident(source)}")
+        return (lambda sql: con.execute(sql).df()), list(relation.columns), "duckdb"
     elif isinstance(source, (str, os.PathLike, list, tuple)):
         paths = [os.fspath(p) for p in (source if isinstance(source, (list, tuple)) else [source])]
         if not any(_glob.glob(p) for p in paths):

@@ -176,3 +176,40 @@ def test_an_unreadable_file_gets_duckdb_s_reason(monkeypatch, tmp_path):
     at = _open_local(_start(monkeypatch, tmp_path), "broken.parquet")
     assert not at.exception
     assert any("DuckDB could not read the rows of 'broken.parquet'" in e.value.replace("\\", "") for e in at.error)
+
+
+def test_a_duckdb_table_is_counted_and_its_views_cannot_read_other_files(monkeypatch, tmp_path):
+    import duckdb
+
+    rows = scored_table(20_000, seed=3)
+    outside = tmp_path / "outside.csv"
+    rows.head(100).to_csv(outside, index=False)
+    root = tmp_path / "root"
+    root.mkdir()
+    con = duckdb.connect(str(root / "warehouse.duckdb"))
+    con.execute("CREATE TABLE scores AS SELECT * FROM rows")
+    con.execute(f"CREATE VIEW sneaky AS SELECT * FROM read_csv('{outside}')")
+    con.close()
+    at = _start(monkeypatch, root)
+    widget(at, "radio", "Source").set_value("local").run()
+    widget(at, "radio", "Read").set_value("duckdb").run()
+    widget(at, "text_input", "DuckDB database file").set_value("warehouse.duckdb").run()
+    assert widget(at, "selectbox", "Table or view").options == ["scores", "sneaky"]
+    widget(at, "selectbox", "Table or view").set_value("scores").run()
+    _map(at)
+    shown = metrics(at)
+    assert shown["Rows in file"] == "20,000"
+    assert shown["Base rate (share positive)"] == text.num(rows["label"].mean(), 3)
+    groups = at.dataframe[0].value
+    assert sorted(groups["size"]) == sorted(rows.groupby(["race", "sex"]).size())
+    # the export of a review counted where the data lies
+    at.switch_page("pages/overview.py").run()
+    next(b for b in at.button if b.label == "Prepare the report").click().run()
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    assert [b.label for b in at.get("download_button")][:2] == ["Configuration (JSON)", "Report (HTML)"]
+    # a view that reads a file elsewhere fails with DuckDB's reason, not a trace
+    at.switch_page("pages/data.py").run()
+    widget(at, "selectbox", "Table or view").set_value("sneaky").run()
+    assert not at.exception
+    assert any("DuckDB could not read the rows" in e.value.replace("\\", "") for e in at.error), \
+        [e.value for e in at.error]

@@ -1,5 +1,7 @@
 """fairness_core.engines: count tables computed by DuckDB and Spark equal the in-memory ones."""
 
+import dataclasses
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -183,14 +185,14 @@ def test_spark_local_mode_counts_equal_the_in_memory_library(logs):
 
 
 def test_a_review_from_engine_counts_equals_the_in_memory_review(logs):
-    import dataclasses
-
-    from fairness_core._review_engine import build_review_from_counts
-
     frame, glob, scored = logs
-    config = dataclasses.replace(fc.ReviewConfig(mapping=MAPPING), ci=None, thresholds=(("score", 0.4),))
+    # the configuration's own minimum size and calibration bins apply, not the counts'
+    min_size = int(np.median(scored.subgroups.sizes)) + 1
+    config = dataclasses.replace(fc.ReviewConfig(mapping=dataclasses.replace(MAPPING, min_size=min_size)), ci=None,
+                                 thresholds=(("score", 0.4),), cal_n_bins=7)
     memory = fc.build_review(frame, config)
-    engine = build_review_from_counts(scored_counts(glob, MAPPING, threshold=0.4, auc_bins="exact"), config)
+    engine = fc.build_review_from_counts(scored_counts(glob, MAPPING, threshold=0.4, auc_bins="exact"), config)
+    assert memory.subgroups["small"].any() and not memory.subgroups["small"].all()
     assert [m.name for m in engine.models] == [m.name for m in memory.models]
     for got, want in zip(engine.models, memory.models):
         assert got.threshold == want.threshold
@@ -206,7 +208,12 @@ def test_a_review_from_engine_counts_equals_the_in_memory_review(logs):
     assert engine.dataset_findings == memory.dataset_findings
     assert engine.base_rate[0] == pytest.approx(memory.base_rate[0], abs=1e-15)
     pd.testing.assert_frame_equal(engine.subgroups, memory.subgroups, check_dtype=False)
-    assert "smoothed EDF" in engine.source["not_computed"]
+    assert "kNN consistency" in engine.source["not_computed"]
+    if memory.edf is None:   # overlapping subgroups: no EDF either way
+        assert engine.edf is None
+    else:
+        assert engine.edf.value == pytest.approx(memory.edf.value, abs=1e-12)
+        pd.testing.assert_frame_equal(engine.edf.table, memory.edf.table, check_dtype=False)
 
 
 def test_the_command_line_writes_the_report_from_a_parquet_glob_with_duckdb(logs, tmp_path):
@@ -223,3 +230,54 @@ def test_the_command_line_writes_the_report_from_a_parquet_glob_with_duckdb(logs
     assert 'class="note">no interval was available' not in html   # said once, in each verdict's sentence
     assert main(["metrics", glob, "--engine", "duckdb", "--label", "nope", "--score", "score",
                  "--protected", "race"]) == 2
+
+
+def test_counts_the_app_reads_equal_the_in_memory_ones(logs):
+    """What the pages of "Data on this machine" read: label counts (base rates, smoothed EDF), calibration at
+    other bins, class-wise counts at a threshold, and the preview and random sample."""
+    frame, glob, scored = logs
+    result = scored_counts(glob, MAPPING, auc_bins=50)
+    labels = fc.confusion_counts(scored.y_true, scored.y_true, scored.subgroups)
+    got = result.label_counts()
+    for side in ("member", "background", "overall"):
+        np.testing.assert_array_equal(getattr(got, side), getattr(labels, side))
+    pd.testing.assert_frame_equal(fc.base_rates_from_counts(got, ci=0.9),
+                                  fc.base_rates(scored.y_true, scored.subgroups, ci=0.9))
+    with pytest.raises(ValueError, match="overlap"):   # identity columns: the counts cannot say who is shared
+        fc.smoothed_edf_from_counts(got)
+    disjoint = dataclasses.replace(MAPPING, indicators=())
+    rows = fc.ScoredData.from_frame(frame, disjoint)
+    edf = fc.smoothed_edf_from_counts(scored_counts(glob, disjoint).label_counts(), concentration=2.0)
+    want = fc.smoothed_edf(rows.y_true, rows.subgroups, concentration=2.0)
+    assert (edf.value, edf.pair, edf.outcome) == (pytest.approx(want.value, abs=1e-12), want.pair, want.outcome)
+    pd.testing.assert_frame_equal(edf.table, want.table)
+    with pytest.raises(ValueError, match="labels counted against themselves"):
+        fc.base_rates_from_counts(result.confusion["score"])
+
+    for bins in (10, 7):   # the counts' own bins, then counted again by the engine
+        cal = result.calibration_at("score", bins)
+        ref = fc.calibration_counts(scored.y_true, scored.scores["score"], scored.subgroups, n_bins=bins)
+        np.testing.assert_array_equal(cal.edges, ref.edges)
+        np.testing.assert_allclose(cal.member, ref.member, rtol=1e-12, atol=1e-9)
+    assert result.calibration_at("coarse", 7) is not None
+    with pytest.raises(ValueError, match="n_bins"):
+        result.calibration_at("score", 0)
+
+    for threshold in (0.3, 0.42):
+        got = result.class_counts_at("score", threshold)
+        want = scored.class_counts("score", threshold)
+        assert (got.names, got.labels) == (want.names, want.labels)
+        np.testing.assert_array_equal(got.member, want.member)
+        pd.testing.assert_frame_equal(got.table(), want.table())
+    assert result.class_names == scored.class_names == ["no", "yes"]
+    negative_first = dataclasses.replace(MAPPING, positive_label="no")   # the positive class sorts first
+    got = scored_counts(glob, negative_first).class_counts_at("score", 0.42)
+    want = fc.ScoredData.from_frame(frame, negative_first).class_counts("score", 0.42)
+    np.testing.assert_array_equal(got.member, want.member)
+    np.testing.assert_array_equal(got.overall, want.overall)
+
+    first = fc.engines.preview(glob, 100)
+    sample = fc.engines.preview(glob, 1_000, sample=True)
+    assert len(first) == 100 and len(sample) == 1_000 and list(sample.columns) == list(frame.columns)
+    pd.testing.assert_frame_equal(sample, fc.engines.preview(glob, 1_000, sample=True))   # seeded: the same rows
+    assert not sample["score"].head(100).equals(first["score"])   # not the first rows
