@@ -19,7 +19,7 @@ def _local_source() -> local.LocalSource:
     or stop the page saying what to give or what is wrong."""
     kind = controls.kept(st.radio, "Read", "local:kind", "files", options=list(LOCAL_KINDS),
                          format_func=LOCAL_KINDS.get, horizontal=True)
-    st.caption("Paths are relative to " + " or ".join(f"`{text.md(r)}`" for r in local.roots())
+    st.caption("Paths are relative to " + " or ".join(text.md(r) for r in local.roots())
                + " (the directories this server may read).")
     try:
         if kind == "files":

@@ -57,6 +57,9 @@ st.caption(
     + (f"; small subgroups left out: {result.n_small_excluded}" if result.n_small_excluded else "")
     + (f"; left out as undefined: {undefined}" if undefined else "") + "."
     + (f" Intervals: {text.level_text(level)}; DeLong's for each AUC." if level is not None else ""))
+bounds = [c for c in table.columns if c.endswith("max_binning_error")]
+if bounds and float(table[bounds].max().max()) > 0:   # AUCs from binned score levels (data counted where it lies)
+    st.caption(text.binned_auc_caption(float(table[bounds].max().max())))
 
 st.subheader("Policy")
 c1, c2 = st.columns([1, 2])

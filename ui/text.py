@@ -339,6 +339,13 @@ def power_mean_caption(result, table, column: str, include_small: bool, level: f
     return " · ".join(parts)
 
 
+def binned_auc_caption(largest: float) -> str:
+    """The note under AUCs computed from binned score levels, with the largest bound on their error."""
+    return (f"Each AUC is computed from the score's counts in equal bins, so it lies within its max binning error "
+            f"(a column of the table; largest {num(largest)}) of the exact AUC. For exact AUCs choose AUC score "
+            "levels: Exact on the Data page.")
+
+
 def base_rate_caption(scored, level: float | None) -> str:
     """'3,251 of 7,214 rows positive · 95 % CI 0.439–0.462 (Wilson)' under a base-rate tile."""
     n = int(scored.n_rows)
@@ -416,12 +423,15 @@ COLUMN_LABELS = {
     "numerator": "Numerator", "denominator": "Denominator", "reference_numerator": "Reference numerator",
     "reference_denominator": "Reference denominator", "small_reason": "Why small", "p_value": "p-value",
     "excludes_parity": "Interval excludes parity", "n_boot_undefined": "Undefined resamples",
-    "accuracy": "Accuracy", "f1": "F1",
+    "accuracy": "Accuracy", "f1": "F1", "subgroup_auc_max_binning_error": "Subgroup AUC: max binning error",
+    "bpsn_auc_max_binning_error": "BPSN AUC: max binning error",
+    "bnsp_auc_max_binning_error": "BNSP AUC: max binning error",
 }
 DECIMAL_COLUMNS = {*RATE_LABELS, "subgroup_auc", "bpsn_auc", "bnsp_auc", "subgroup_value", "reference_value",
                    "disparity", "tpr_disparity", "fpr_disparity", "ece", "mce", "brier_score", "score", "recall",
                    "precision", "fscore", "value", "base_rate", "smoothed_positive_rate", "smoothed_negative_rate",
-                   "accuracy", "f1"}
+                   "accuracy", "f1", "subgroup_auc_max_binning_error", "bpsn_auc_max_binning_error",
+                   "bnsp_auc_max_binning_error"}
 
 
 def reference_mode(reference) -> str:
