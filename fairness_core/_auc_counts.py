@@ -205,11 +205,59 @@ class AucCounts:
         """
         return summarize_bias_auc(self.table(), p=p, overall_weight=overall_weight, include_small=include_small)
 
+    def reads(self, threshold: float) -> bool:
+        """Whether the counts give the confusion counts at `threshold` exactly: always with exact levels; with
+        binned levels, for a bin edge, or a threshold at or below the smallest score or above the largest."""
+        t = float(threshold)
+        return bool(self.exact or t <= self.edges[0] or t > self.edges[-1] or t in self.edges[1:-1])
+
+    def _first(self, thresholds, func: str) -> np.ndarray:
+        """Per threshold, the first level at or above it (its rows are predicted positive)."""
+        from ._counts import _check_thresholds
+
+        t = np.asarray(thresholds, dtype=np.float64).reshape(-1)
+        _check_thresholds(t, func)
+        if self.exact:
+            return np.searchsorted(self.levels, t, side="left")
+        unread = [x for x in t if not self.reads(x)]
+        if unread:
+            raise ValueError(EDGE_MESSAGE.format(threshold=unread[0]))
+        first = np.searchsorted(self.edges, t, side="left")   # an edge i > 0 starts bin i
+        return np.where(t > self.edges[-1], len(self.levels), np.minimum(first, len(self.levels)))
+
+    def _split(self, first: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(member, background, overall) confusion cells TN, FP, FN, TP with levels >= `first` predicted
+        positive: shapes (T, k, 4), (T, k, 4), (T, 4), from cumulative sums of each row's sparse counts."""
+        n = len(self.levels)
+
+        def cells(below_neg, total_neg, below_pos, total_pos):
+            return np.stack([below_neg, total_neg - below_neg, below_pos, total_pos - below_pos], axis=-1)
+
+        def of(matrix) -> np.ndarray:
+            m = matrix.tocsr(copy=True)
+            m.sort_indices()
+            out = np.zeros((len(first), m.shape[0], 4))
+            for g in range(m.shape[0]):   # subgroups, not rows
+                cols = m.indices[m.indptr[g]:m.indptr[g + 1]]
+                cumulative = np.concatenate([[0.0], np.cumsum(m.data[m.indptr[g]:m.indptr[g + 1]], dtype=np.float64)])
+                sides = []
+                for side in (0, 1):   # negatives, positives
+                    lo, hi = np.searchsorted(cols, [side * n, side * n + n])
+                    below = cumulative[np.searchsorted(cols, side * n + first)] - cumulative[lo]
+                    sides += [below, np.full(len(first), cumulative[hi] - cumulative[lo])]
+                out[:, g, :] = cells(*sides)
+            return out
+
+        cumulative = np.concatenate([np.zeros((2, 1)), np.cumsum(self.overall, axis=1, dtype=np.float64)], axis=1)
+        overall = cells(cumulative[0, first], cumulative[0, -1], cumulative[1, first], cumulative[1, -1])
+        return of(self.member), of(self.background), overall
+
     def confusion_at(self, threshold: float):
         """The :class:`ConfusionCounts` of ``score >= threshold``, read off the level counts.
 
-        Exact for any threshold with exact levels, and for a threshold equal to a bin edge with
-        binned levels (other thresholds raise: the counts cannot split a bin).
+        Exact for any threshold with exact levels, and for a threshold the counts read
+        (:meth:`reads`: a bin edge) with binned levels; other thresholds raise (the counts
+        cannot split a bin).
 
         Returns
         -------
@@ -219,31 +267,59 @@ class AucCounts:
         Raises
         ------
         ValueError
-            For a NaN threshold, or one that is not a bin edge of binned levels.
+            For a NaN threshold, or one inside a bin of binned levels (``EDGE_MESSAGE``).
         """
         from ._counts import ConfusionCounts
 
-        t = float(threshold)
-        if np.isnan(t):
-            raise ValueError("AucCounts.confusion_at: the threshold is NaN. Tip: choose a number.")
-        n = len(self.levels)
-        if self.exact:
-            first = int(np.searchsorted(self.levels, t, side="left"))
-        elif t <= self.edges[0]:
-            first = 0
-        elif t > self.edges[-1]:
-            first = n
-        elif t in self.edges[1:-1]:
-            first = int(np.searchsorted(self.edges, t, side="left"))
-        else:
-            raise ValueError(EDGE_MESSAGE.format(threshold=threshold))
-        at_or_above = np.arange(n) >= first
-        split = np.zeros((2 * n, 4), dtype=np.float64)   # level columns -> TN, FP, FN, TP
-        split[:n, 0], split[:n, 1] = ~at_or_above, at_or_above
-        split[n:, 2], split[n:, 3] = ~at_or_above, at_or_above
-        overall = np.concatenate(self.overall).astype(np.float64) @ split
-        return ConfusionCounts(list(self.names), np.asarray(self.member @ split), np.asarray(self.background @ split),
-                               overall, self.min_size, disjoint=self.disjoint)
+        member, background, overall = self._split(self._first([threshold], "AucCounts.confusion_at"))
+        return ConfusionCounts(list(self.names), member[0], background[0], overall[0], self.min_size,
+                               disjoint=self.disjoint)
+
+    at = confusion_at
+
+    def counts_at(self, thresholds=None) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """Confusion counts per subgroup at many thresholds at once, as ``ThresholdCounts.counts_at``
+        (so the threshold explorer works from these counts).
+
+        Parameters
+        ----------
+        thresholds : array-like of shape (n_thresholds,), optional
+            Default: every level (exact: each distinct score; binned: each bin's lower edge).
+
+        Returns
+        -------
+        thresholds : ndarray of shape (n_thresholds,)
+        member, background : ndarray of shape (n_thresholds, n_subgroups, 4)
+            TN, FP, FN, TP of each subgroup (and its background) at each threshold.
+        overall : ndarray of shape (n_thresholds, 4)
+
+        Raises
+        ------
+        ValueError
+            For a NaN threshold, or one the counts do not read (:meth:`reads`).
+        """
+        t = self.levels if thresholds is None else np.asarray(thresholds, dtype=np.float64).reshape(-1)
+        member, background, overall = self._split(self._first(t, "AucCounts.counts_at"))
+        return t, member, background, overall
+
+    def at_each(self, thresholds):
+        """The confusion counts when each subgroup's rows are predicted at their own threshold, as
+        ``ThresholdCounts.at_each`` (disjoint subgroups that cover every row; no bootstrap atoms).
+
+        Raises
+        ------
+        ValueError
+            As ``ThresholdCounts.at_each``, or for a threshold the counts do not read (:meth:`reads`).
+        """
+        from ._counts import ConfusionCounts, subgroup_thresholds
+
+        values = subgroup_thresholds(list(self.names), self.disjoint, thresholds, "AucCounts.at_each")
+        member, _, _ = self._split(self._first(values, "AucCounts.at_each"))
+        k = len(self.names)
+        member = member[np.arange(k), np.arange(k)]   # subgroup g at its own threshold g
+        overall = member.sum(axis=0)
+        return ConfusionCounts(list(self.names), member, overall[None, :] - member, overall, self.min_size,
+                               disjoint=True)
 
 
 def _binning_bound(pos: np.ndarray, neg: np.ndarray, exact: bool) -> np.ndarray:

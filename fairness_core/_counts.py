@@ -578,23 +578,8 @@ class ThresholdCounts:
             If the subgroups overlap or leave rows out (``PER_SUBGROUP_MESSAGE``), or for a
             threshold of an unknown subgroup or a wrong number of thresholds.
         """
-        if not self.disjoint:
-            raise ValueError(PER_SUBGROUP_MESSAGE)
+        values = subgroup_thresholds(self.names, self.disjoint, thresholds, "ThresholdCounts.at_each")
         k = len(self.names)
-        if isinstance(thresholds, Mapping):
-            unknown = [name for name in thresholds if name not in self.names]
-            if unknown:
-                raise ValueError(f"Thresholds given for subgroups that do not exist: {unknown}. "
-                                 f"The subgroups are: {self.names}.")
-            missing = [name for name in self.names if name not in thresholds]
-            if missing:
-                raise ValueError(f"Give a threshold for every subgroup; missing: {missing}.")
-            values = np.array([float(thresholds[name]) for name in self.names])
-        else:
-            values = np.asarray(thresholds, dtype=np.float64).reshape(-1)
-            if len(values) != k:
-                raise ValueError(f"Give one threshold per subgroup ({k}); got {len(values)}.")
-        _check_thresholds(values, "ThresholdCounts.at_each")
         # Disjoint subgroups: pattern p is subgroup p (``member`` is the identity), so subgroup g's
         # atoms are those of pattern g at threshold g.
         atoms = self._atoms(values)[np.arange(k), np.arange(k)]          # (k, 4)
@@ -628,6 +613,33 @@ class ThresholdCounts:
         member, background = (np.moveaxis(over_patterns(masks, atoms), 0, 1)
                               for masks in (self.member, self.background))
         return thresholds, member, background, atoms.sum(axis=0)
+
+
+def subgroup_thresholds(names: list, disjoint: bool, thresholds, func: str) -> np.ndarray:
+    """One threshold per subgroup, in `names` order, from a mapping by name or a sequence in order.
+
+    Raises
+    ------
+    ValueError
+        If the subgroups are not disjoint (``PER_SUBGROUP_MESSAGE``), for an unknown or missing
+        subgroup, a wrong number of thresholds, or a NaN.
+    """
+    if not disjoint:
+        raise ValueError(PER_SUBGROUP_MESSAGE)
+    if isinstance(thresholds, Mapping):
+        unknown = [name for name in thresholds if name not in names]
+        if unknown:
+            raise ValueError(f"Thresholds given for subgroups that do not exist: {unknown}. The subgroups are: {names}.")
+        missing = [name for name in names if name not in thresholds]
+        if missing:
+            raise ValueError(f"Give a threshold for every subgroup; missing: {missing}.")
+        values = np.array([float(thresholds[name]) for name in names])
+    else:
+        values = np.asarray(thresholds, dtype=np.float64).reshape(-1)
+        if len(values) != len(names):
+            raise ValueError(f"Give one threshold per subgroup ({len(names)}); got {len(values)}.")
+    _check_thresholds(values, func)
+    return values
 
 
 def _check_thresholds(values: np.ndarray, func: str) -> None:

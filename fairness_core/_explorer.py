@@ -23,7 +23,8 @@ CURVE_METRICS = RATE_NAMES
 # Metrics whose reduced value can be followed across thresholds (and bounded by a rule there).
 BAND_METRICS = (*DISPARITY_METRICS, "equalized_odds", "p_percent_score", "equal_opportunity_score")
 _SCORE_RATES = {"p_percent_score": "selection_rate", "equal_opportunity_score": "true_positive_rate"}
-COUNTS_MESSAGE = "{func} needs ThresholdCounts from threshold_counts(y_true, y_score, subgroups); got {got}."
+COUNTS_MESSAGE = ("{func} needs ThresholdCounts from threshold_counts(y_true, y_score, subgroups) or AucCounts; "
+                  "got {got}.")
 POINTS_MESSAGE = "The 'n_points' parameter of {func} must be an int >= 2. Got {got!r} instead."
 RULE_MESSAGE = ("{func} follows rules on {allowed} across thresholds; the rule {name!r} bounds {metric!r}, which "
                 "does not depend on the decision threshold in this way.")
@@ -34,13 +35,14 @@ def explorer_thresholds(counts: ThresholdCounts, n_points: int = 101, include: S
 
     Parameters
     ----------
-    counts : ThresholdCounts
+    counts : ThresholdCounts or AucCounts
     n_points : int >= 2, default=101
         With at most this many distinct scores, each is a threshold (every possible set of
         predictions); otherwise `n_points` evenly spaced thresholds from the smallest score to the
-        largest.
+        largest (binned AucCounts: `n_points` bin edges, evenly spread).
     include : sequence of float, default=()
-        Thresholds added to the grid (e.g. the chosen one, so that it lies on the curves).
+        Thresholds added to the grid (e.g. the chosen one, so that it lies on the curves); with
+        binned AucCounts, only those it reads (``AucCounts.reads``: bin edges).
 
     Returns
     -------
@@ -58,10 +60,13 @@ def explorer_thresholds(counts: ThresholdCounts, n_points: int = 101, include: S
     levels = counts.levels
     if len(levels) <= n_points:
         grid = levels
+    elif getattr(counts, "edges", None) is not None:   # binned AucCounts: thresholds on bin edges, evenly spread
+        grid = levels[np.unique(np.round(np.linspace(0, len(levels) - 1, int(n_points))).astype(np.int64))]
     else:
         grid = np.linspace(levels[0], levels[-1], int(n_points))
     extra = np.asarray(list(include), dtype=np.float64).reshape(-1)
-    return np.unique(np.concatenate([grid, extra[np.isfinite(extra)]]))
+    extra = np.array([x for x in extra if np.isfinite(x) and (not hasattr(counts, "reads") or counts.reads(x))])
+    return np.unique(np.concatenate([grid, extra]))
 
 
 def threshold_curves(counts: ThresholdCounts, metrics: Sequence[str] = ("selection_rate", "true_positive_rate",
@@ -75,8 +80,9 @@ def threshold_curves(counts: ThresholdCounts, metrics: Sequence[str] = ("selecti
 
     Parameters
     ----------
-    counts : ThresholdCounts
-        From :func:`threshold_counts`.
+    counts : ThresholdCounts or AucCounts
+        From :func:`threshold_counts`, or the AUC counts of an engine (``scored_counts``); binned
+        AucCounts answer thresholds on bin edges only.
     metrics : sequence of str, default=('selection_rate', 'true_positive_rate', 'false_positive_rate')
         Rate names of :func:`group_rates` (``RATE_NAMES``).
     thresholds : array-like of float, optional
@@ -149,7 +155,7 @@ def disparity_curve(counts: ThresholdCounts, metric: str, thresholds=None, *, di
 
     Parameters
     ----------
-    counts : ThresholdCounts
+    counts : ThresholdCounts or AucCounts
     metric : str
         A metric of :func:`rate_disparity`, ``'equalized_odds'``, ``'p_percent_score'`` or
         ``'equal_opportunity_score'`` (``BAND_METRICS``).
@@ -266,7 +272,7 @@ def rule_band(counts: ThresholdCounts, rule, thresholds=None, *, reference: str 
 
     Parameters
     ----------
-    counts : ThresholdCounts
+    counts : ThresholdCounts or AucCounts
     rule : Rule
         On a metric of ``BAND_METRICS``.
     thresholds : array-like of float, optional
@@ -302,7 +308,9 @@ def rule_band(counts: ThresholdCounts, rule, thresholds=None, *, reference: str 
 
 
 def _check_counts(counts, func: str) -> None:
-    if not isinstance(counts, ThresholdCounts):
+    from ._auc_counts import AucCounts
+
+    if not isinstance(counts, (ThresholdCounts, AucCounts)):
         raise ValueError(COUNTS_MESSAGE.format(func=func, got=type(counts).__name__))
 
 

@@ -381,8 +381,11 @@ def auc_table(token: str, mapping_key: str, score: str, _data: fc.ScoredData) ->
 
 
 @per_rows
-def threshold_counts(token: str, mapping_key: str, score: str, _data: fc.ScoredData) -> fc.ThresholdCounts:
-    """Score column `score` sorted once, with cumulative counts: the confusion counts at any threshold."""
+def threshold_counts(token: str, mapping_key: str, score: str, _data: fc.ScoredData) -> fc.ThresholdCounts | fc.AucCounts:
+    """Score column `score` sorted once, with cumulative counts: the confusion counts at any threshold (data counted
+    where it lies: its AUC counts, which answer the same questions at their levels)."""
+    if isinstance(_data, local.CountsData):
+        return _data.counts.auc[score]
     return fc.threshold_counts(_data.y_true, _data.scores[score], _data.subgroups)
 
 
@@ -802,7 +805,7 @@ def performance(token: str, mapping_key: str, source: str, threshold: float | No
 
 @memo(SMALL)
 def explorer_grid(token: str, mapping_key: str, score: str, n_points: int,
-                  _tc: fc.ThresholdCounts) -> tuple[np.ndarray, pd.DataFrame]:
+                  _tc) -> tuple[np.ndarray, pd.DataFrame]:
     """The explorer's fixed grid of thresholds (``fc.explorer_thresholds``) and every rate of every subgroup
     at each of them (``fc.threshold_curves``): counted once per score and rows, whatever the threshold."""
     grid = fc.explorer_thresholds(_tc, n_points)
@@ -811,28 +814,38 @@ def explorer_grid(token: str, mapping_key: str, score: str, n_points: int,
 
 @memo(SMALL)
 def explorer_curves(token: str, mapping_key: str, score: str, threshold: float, n_points: int,
-                    _tc: fc.ThresholdCounts) -> pd.DataFrame:
+                    _tc) -> pd.DataFrame:
     """The explorer's curves on ``fc.explorer_thresholds(tc, n_points, include=[threshold])``: the memoized
     grid's curves (:func:`explorer_grid`) with the rates at `threshold` alone added in place, so a new
     threshold counts one threshold, not the grid."""
     grid, curves = explorer_grid(token, mapping_key, score, n_points, _tc)
+    if not reads(_tc, threshold):
+        return curves
     return _insert_threshold(curves, grid, fc.threshold_curves(_tc, list(text.RATE_LABELS), [threshold]), threshold)
+
+
+def reads(counts, threshold: float) -> bool:
+    """Whether threshold counts answer `threshold` exactly (binned AUC counts of data counted where it lies read
+    their bin edges only; rows sorted in memory read every threshold)."""
+    return counts.reads(threshold) if isinstance(counts, fc.AucCounts) else True
 
 
 @memo(SMALL)
 def explorer_band(token: str, mapping_key: str, score: str, threshold: float, n_points: int, rule: fc.Rule,
-                  reference: str, include_small: bool, _tc: fc.ThresholdCounts) -> pd.DataFrame:
+                  reference: str, include_small: bool, _tc) -> pd.DataFrame:
     """Where `rule` holds across the explorer's thresholds (``fc.rule_band``, point estimates), the grid's
     band memoized apart from the threshold's own point."""
     grid, _ = explorer_grid(token, mapping_key, score, n_points, _tc)
     band = _grid_band(token, mapping_key, score, n_points, rule, reference, include_small, _tc)
+    if not reads(_tc, threshold):
+        return band
     return _insert_threshold(band, grid, fc.rule_band(_tc, rule, [threshold], reference=reference,
                                                       include_small=include_small), threshold)
 
 
 @memo(SMALL)
 def _grid_band(token: str, mapping_key: str, score: str, n_points: int, rule: fc.Rule, reference: str,
-               include_small: bool, _tc: fc.ThresholdCounts) -> pd.DataFrame:
+               include_small: bool, _tc) -> pd.DataFrame:
     grid, _ = explorer_grid(token, mapping_key, score, n_points, _tc)
     return fc.rule_band(_tc, rule, grid, reference=reference, include_small=include_small)
 
@@ -854,7 +867,7 @@ def _insert_threshold(table: pd.DataFrame, grid: np.ndarray, extra: pd.DataFrame
 @memo(SMALL)
 def per_subgroup_effect(token: str, mapping_key: str, score: str, threshold: float, thresholds: tuple, metrics: tuple,
                         distance: str, reduction: str, reference: str, include_small: bool,
-                        _tc: fc.ThresholdCounts) -> tuple[pd.DataFrame, dict]:
+                        _tc) -> tuple[pd.DataFrame, dict]:
     """Per-subgroup thresholds against the single `threshold`, side by side (``fc.subgroup_threshold_effect``,
     the review's table too).
 

@@ -63,8 +63,6 @@ def explorer_section(token: str, mapping_key: str, scored: fc.ScoredData, score:
                    + ("choose **Predictions from** the score at a threshold at the top of the page."
                       if scored.mapping.scores else "map a score column on the Data page."))
         return
-    if data.needs_rows("The threshold explorer"):
-        return
     tc = data.threshold_counts(token, mapping_key, score, scored)
     rules = {r.name: r for r in (*fc.rate_rules(metrics, distance, max_difference),
                                  *(r for r in fc.DEFAULT_RULES if r.name in EXPLORER_DEFAULT_RULES))}
@@ -82,15 +80,21 @@ def explorer_section(token: str, mapping_key: str, scored: fc.ScoredData, score:
         band = data.explorer_band(token, mapping_key, score, threshold, data.EXPLORER_POINTS, rule, reference,
                                   include_small, tc)
     at_threshold = band.loc[band["threshold"] == threshold, "holds"]
-    holds = bool(at_threshold.iloc[0]) if len(at_threshold) else False
     ref_text = ("rest of the population" if rule.metric in ("p_percent_score", "equal_opportunity_score")
                 else text.reference_text(reference))
     n_grid = band["threshold"].nunique()
-    st.caption(text.md(f"Each line is a subgroup's rate at every threshold ({n_grid:,} thresholds over the range of "
-                       f"{score}, the chosen {threshold:g} among them); the black line is all rows. ")
+    if len(at_threshold):
+        grid_text = f"{n_grid:,} thresholds over the range of {score}, the chosen {threshold:g} among them"
+        at_text = (f"; at the chosen threshold it **{'holds' if bool(at_threshold.iloc[0]) else 'does not hold'}**. "
+                   "The Policy verdicts above rest on the same value, with its interval when intervals are shown.")
+    else:   # binned counts of data counted where it lies: the curves run over bin edges
+        grid_text = (f"{n_grid:,} bin edges over the range of {score}; the chosen {threshold:g} lies inside a bin, so "
+                     "its own rates are those above, counted again by DuckDB")
+        at_text = ". The Policy verdicts above assess the chosen threshold."
+    st.caption(text.md(f"Each line is a subgroup's rate at every threshold ({grid_text}); the black line is all "
+                       "rows. ")
                + f"Shaded: thresholds where **{text.md(rule.label)}** holds on the point estimates, against the "
-               f"{ref_text}; at the chosen threshold it **{'holds' if holds else 'does not hold'}**. "
-               "The Policy verdicts above rest on the same value, with its interval when intervals are shown.")
+               f"{ref_text}" + at_text)
     for metric in metrics:
         key = (token, mapping_key, score, threshold, metric, rule, reference, include_small, tuple(order or ()))
         st.plotly_chart(data.chart("threshold", key, lambda m=metric: plotting.threshold_chart(
@@ -103,7 +107,7 @@ def explorer_section(token: str, mapping_key: str, scored: fc.ScoredData, score:
 
 
 @st.fragment
-def per_subgroup_thresholds(token: str, mapping_key: str, score: str, threshold: float, tc: fc.ThresholdCounts,
+def per_subgroup_thresholds(token: str, mapping_key: str, score: str, threshold: float, tc,
                             metrics: list, distance: str, reduction: str, reference: str, include_small: bool,
                             order: list | None) -> None:
     """A threshold per subgroup (disjoint subgroups only) and its effect on each selected rate and on accuracy,
@@ -119,6 +123,12 @@ def per_subgroup_thresholds(token: str, mapping_key: str, score: str, threshold:
     names = list(tc.names) if order is None else [n for n in order if n in tc.names]
     step = 1.0 if bool(np.all(np.mod(tc.levels, 1) == 0)) else 0.01
     chosen = _subgroup_threshold_inputs(token, score, threshold, names, step)
+    unread = [t for t in (threshold, *dict(chosen).values()) if not data.reads(tc, t)]
+    if unread:   # binned AUC counts read bin edges only
+        st.info(text.md(f"The threshold {unread[0]:g} lies inside a score bin of the count tables, which cannot say "
+                        "which of its rows reach it. ") + "Choose **AUC score levels: Exact** on the Data page "
+                "for per-subgroup thresholds on every row counted where it lies, or analyse a random sample.")
+        return
     with progress.stage("Counting per-subgroup predictions ..."):
         table, disparities = data.per_subgroup_effect(token, mapping_key, score, threshold, chosen, tuple(metrics),
                                                       distance, reduction, reference, include_small, tc)

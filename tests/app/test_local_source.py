@@ -3,6 +3,7 @@ lies, shows on every page the same numbers as an upload of the same rows; binned
 pages that need the rows say so and a random sample works on every page; paths outside the allowed directories,
 a switched-off server and unreadable files get messages."""
 
+import base64
 import io
 
 import numpy as np
@@ -10,7 +11,7 @@ import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from tests.app.helpers import PAGES, ROOT, metrics, scored_table, widget
+from tests.app.helpers import PAGES, ROOT, figures, metrics, scored_table, widget
 from ui import local, text
 
 N_ROWS = 1_000_000
@@ -57,8 +58,34 @@ def _visit(at: AppTest) -> dict:
         at.switch_page(page).run()
         assert not at.exception, (page, at.exception)
         assert not at.error, (page, [e.value for e in at.error])
-        shown[page] = (metrics(at), [d.value for d in at.dataframe])
+        shown[page] = (metrics(at), [d.value for d in at.dataframe], figures(at))
     return shown
+
+
+def _close(a, b) -> bool:
+    """Equal structures, numbers to 1e-12 relative (sums of scores differ in their order of summation)."""
+    if isinstance(a, dict) and "bdata" in a:   # Plotly's binary arrays
+        return isinstance(b, dict) and "bdata" in b and a.get("dtype") == b.get("dtype") and np.allclose(
+            *(np.frombuffer(base64.b64decode(x["bdata"]), dtype=x["dtype"]) for x in (a, b)), rtol=1e-12, atol=1e-12,
+            equal_nan=True)
+    if isinstance(a, dict):
+        return isinstance(b, dict) and a.keys() == b.keys() and all(_close(a[k], b[k]) for k in a)
+    if isinstance(a, list):
+        return isinstance(b, list) and len(a) == len(b) and all(_close(x, y) for x, y in zip(a, b))
+    if isinstance(a, float) and isinstance(b, (int, float)):
+        return a == pytest.approx(b, rel=1e-12, abs=1e-12, nan_ok=True)
+    return a == b
+
+
+def _differences(a, b, path: str = "") -> list:
+    """Where two structures differ (for a failure message)."""
+    if isinstance(a, dict) and isinstance(b, dict):
+        if a.keys() != b.keys():
+            return [f"{path}: keys {sorted(set(a) ^ set(b))}"]
+        return [d for k in a for d in _differences(a[k], b[k], f"{path}/{k}")]
+    if isinstance(a, list) and isinstance(b, list) and len(a) == len(b):
+        return [d for i, (x, y) in enumerate(zip(a, b)) for d in _differences(x, y, f"{path}[{i}]")]
+    return [] if _close(a, b) else [f"{path}: {a!r:.60} != {b!r:.60}"]
 
 
 def _same_table(table: pd.DataFrame, candidates: list) -> bool:
@@ -82,6 +109,7 @@ def test_local_parquet_folder_equals_an_upload_on_every_page(folder, monkeypatch
     assert not counted.exception and not counted.error, [e.value for e in counted.error]
     assert any("4 files" in c.value and "every row counted by DuckDB" in c.value for c in counted.caption)
     _map(counted)
+    counted.session_state["keep:rates:per_subgroup"] = True   # the per-subgroup thresholds' table too
     local_pages = _visit(counted)
 
     upload = _start(monkeypatch, root)
@@ -92,14 +120,20 @@ def test_local_parquet_folder_equals_an_upload_on_every_page(folder, monkeypatch
     widget(upload, "selectbox", text.PREDICTED_COLUMN).set_value(None).run()
     _map(upload)
     widget(upload, "checkbox", text.SHOW_INTERVALS).set_value(False).run()   # counted data has none
+    upload.session_state["keep:rates:per_subgroup"] = True
     upload_pages = _visit(upload)
 
     for page in PAGES:
-        tiles, tables = local_pages[page]
-        their_tiles, their_tables = upload_pages[page]
+        tiles, tables, charts = local_pages[page]
+        their_tiles, their_tables, their_charts = upload_pages[page]
         assert tiles == {k: their_tiles[k] for k in tiles}, page   # every tile shown is the upload's
         for table in tables:
             assert _same_table(table, their_tables), (page, list(table.columns))
+        for chart in charts:   # every chart (the explorer's curves included) draws the upload's numbers
+            same_title = [c for c in their_charts if c["layout"].get("title") == chart["layout"].get("title")]
+            assert any(_close(chart, theirs) for theirs in their_charts), (page, chart["layout"].get("title"), [
+                _differences(chart, theirs)[:5] for theirs in same_title])
+    assert len(local_pages["pages/rate_disparities.py"][2]) == 4   # rates, two explorer curves, p% scores
     # what was compared: the numbers of every page
     assert local_pages["pages/overview.py"][0]["Rows analysed"] == f"{N_ROWS:,}"
     assert local_pages["pages/subgroup_aucs.py"][0]["Overall AUC"] == upload_pages["pages/subgroup_aucs.py"][0][
@@ -109,7 +143,7 @@ def test_local_parquet_folder_equals_an_upload_on_every_page(folder, monkeypatch
     assert "ECE disparity (max)" in local_pages["pages/calibration.py"][0]
     assert local_pages["pages/classwise.py"][0]["Classes used"] == "2 of 2"
     assert {"Base-rate disparity (max)", "Smoothed EDF (ε)"} <= set(local_pages["pages/dataset_metrics.py"][0])
-    assert sum(len(t) for _, tables in local_pages.values() for t in tables) > 100
+    assert sum(len(t) for _, tables, _ in local_pages.values() for t in tables) > 100
 
     # binned AUC levels: every AUC within its reported bound of the exact one
     exact = local_pages["pages/subgroup_aucs.py"][1]
@@ -127,12 +161,21 @@ def test_local_parquet_folder_equals_an_upload_on_every_page(folder, monkeypatch
 
 def test_pages_that_need_rows_say_so_and_a_sample_works_everywhere(folder, monkeypatch):
     root, _ = folder
-    at = _open_local(_start(monkeypatch, root), "logs/*.parquet")
+    at = _open_local(_start(monkeypatch, root), "logs/*.parquet", auc="bins")
     _map(at)
     at.switch_page("pages/rate_disparities.py").run()
     needs = [i.value for i in at.info if "needs the rows themselves" in i.value]
-    assert any(v.startswith("The threshold explorer") for v in needs)
     assert any(v.startswith("The correlation score") for v in needs)
+    # the explorer runs over the binned counts' edges; per-subgroup thresholds need thresholds on edges
+    assert "Threshold explorer" in [s.value for s in at.subheader] and len(at.get("plotly_chart")) >= 4
+    assert any("lies inside a bin" in c.value for c in at.caption)
+    widget(at, "toggle", "Per-subgroup thresholds").set_value(True).run()
+    assert any("lies inside a score bin" in i.value.replace("\\", "") for i in at.info)
+    at.switch_page("pages/data.py").run()   # exact levels read every threshold: per-subgroup thresholds work
+    widget(at, "radio", "AUC score levels").set_value("exact").run()
+    at.switch_page("pages/rate_disparities.py").run()
+    assert not at.exception and not at.error
+    assert any(d.value.columns[:2].tolist() == ["subgroup", "threshold"] for d in at.dataframe)
     assert all("random sample of 100,000 rows" in v for v in needs)
     at.switch_page("pages/data.py").run()
     widget(at, "radio", "Rows analysed").set_value("sample").run()

@@ -123,3 +123,35 @@ def test_bad_bins_are_refused(data):
     for bins in ("binned", 1, 2.5, True):
         with pytest.raises(ValueError, match="'bins' parameter of auc_counts"):
             auc_counts(y, score, groups, bins=bins)
+
+
+def test_threshold_questions_equal_threshold_counts(data):
+    """counts_at, at and at_each (the explorer's questions) equal ThresholdCounts' wherever the counts read the
+    threshold: every threshold with exact levels, bin edges with binned ones (others raise)."""
+    y, score, groups = data
+    tc = fc.threshold_counts(y, score, groups)
+    exact = auc_counts(y, score, groups)
+    thresholds = np.array([-1.0, 0.0, 0.1234, 0.25, 0.5, 0.999, 1.0, 2.0])
+    for want, got in zip(tc.counts_at(thresholds), exact.counts_at(thresholds)):
+        np.testing.assert_array_equal(got, want)
+    binned = auc_counts(y, score, groups, bins=20)
+    edges = np.concatenate([[-1.0], binned.edges[:-1], [binned.edges[-1] + 1]])
+    assert all(binned.reads(t) for t in edges) and not binned.reads((binned.edges[3] + binned.edges[4]) / 2)
+    for want, got in zip(tc.counts_at(edges), binned.counts_at(edges)):
+        np.testing.assert_array_equal(got, want)
+    with pytest.raises(ValueError, match="not a bin edge"):
+        binned.counts_at([(binned.edges[3] + binned.edges[4]) / 2])
+    grid = fc.explorer_thresholds(binned, 7, include=[0.5, binned.edges[5]])
+    assert set(grid) <= set(binned.edges[:-1]) and binned.edges[5] in grid and len(grid) == 8
+
+    race = Subgroups.from_attributes(pd.DataFrame({"g": np.where(y > 0, "p", np.where(score > 0.3, "q", "r"))}), ["g"])
+    disjoint_tc, disjoint = fc.threshold_counts(y, score, race), auc_counts(y, score, race)
+    own = {"p": 0.4, "q": 0.2, "r": 0.6}
+    for side in ("member", "background", "overall"):
+        np.testing.assert_array_equal(getattr(disjoint.at_each(own), side), getattr(disjoint_tc.at_each(own), side))
+        np.testing.assert_array_equal(getattr(exact.at(0.37), side), getattr(tc.at(0.37), side))
+    with pytest.raises(ValueError, match="do not overlap"):
+        exact.at_each({name: 0.5 for name in exact.names})
+    effect = fc.subgroup_threshold_effect(disjoint, 0.5, own, ["true_positive_rate"])
+    pd.testing.assert_frame_equal(effect.table, fc.subgroup_threshold_effect(disjoint_tc, 0.5, own,
+                                                                            ["true_positive_rate"]).table)
