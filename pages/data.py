@@ -69,7 +69,8 @@ st.title("Data")
 
 # 1. Source -------------------------------------------------------------------------------
 st.subheader("Load data")
-sources = [*data.SAMPLES, "upload", *(["local"] if local.roots() else [])]
+local_ready = bool(local.roots()) and not local.missing_packages()   # the server allows it and can read
+sources = [*data.SAMPLES, "upload", *(["local"] if local_ready else [])]
 current_token = st.session_state[state.DATASET_TOKEN] or ""
 current_source = ("local" if st.session_state[state.LOCAL_SOURCE] is not None else
                   "upload" if current_token.startswith("upload:") else data.DEFAULT_SAMPLE)
@@ -77,6 +78,9 @@ source = controls.kept(
     st.radio, "Source", "data:source", current_source, options=sources,
     format_func=lambda k: data.SAMPLES[k]["title"] if k in data.SAMPLES else
     {"upload": "Upload a file", "local": "Data on this machine"}[k], horizontal=True)
+if local.roots() and local.missing_packages():
+    st.caption(f"Data on this machine is configured but needs {' and '.join(local.missing_packages())}: "
+               f"`pip install {' '.join(local.missing_packages())}` on the server, then restart it.")
 
 loaded = current_token.startswith("upload:")
 if source == "upload" and loaded and not st.session_state[state.REPLACING]:

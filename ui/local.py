@@ -16,6 +16,7 @@ from __future__ import annotations
 import contextlib
 import glob
 import hashlib
+import importlib.util
 import os
 from dataclasses import dataclass
 
@@ -61,6 +62,11 @@ def roots() -> list[str]:
     raw = os.environ.get(ENV, "")
     found = [os.path.realpath(os.path.expanduser(p)) for p in raw.split(os.pathsep) if p.strip()]
     return [p for p in found if os.path.isdir(p)]
+
+
+def missing_packages() -> list[str]:
+    """The optional packages this source needs that are not installed (DuckDB and SQLGlot)."""
+    return [name for name in ("duckdb", "sqlglot") if importlib.util.find_spec(name) is None]
 
 
 def _inside(path: str, allowed: list[str]) -> bool:

@@ -214,6 +214,16 @@ def test_the_source_is_offered_only_when_the_server_names_its_directories(monkey
         local.LocalSource.from_files("anything.parquet")
 
 
+def test_without_duckdb_the_source_is_not_offered_and_the_page_says_what_to_install(monkeypatch, tmp_path):
+    import importlib.util
+
+    find_spec = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "duckdb" else find_spec(name, *a))
+    at = _start(monkeypatch, tmp_path)
+    assert not at.exception and "local" not in widget(at, "radio", "Source").options
+    assert any("needs duckdb" in c.value and "pip install duckdb" in c.value for c in at.caption)
+
+
 def test_an_unreadable_file_gets_duckdb_s_reason(monkeypatch, tmp_path):
     (tmp_path / "broken.parquet").write_bytes(b"not a parquet file")
     at = _open_local(_start(monkeypatch, tmp_path), "broken.parquet")

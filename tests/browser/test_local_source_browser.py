@@ -1,6 +1,6 @@
 """"Data on this machine" in Chromium: a server started with FAIRNESS_LOCAL_DATA reads a Parquet folder where it
-lies; the Data page maps it, the Subgroup AUCs page shows each AUC's max binning error, and a page that needs the
-rows says so. Numbers are compared with an upload in tests/app/test_local_source.py."""
+lies; the Data page maps it, the Subgroup AUCs page shows each AUC's max binning error, the threshold explorer runs
+over the bin edges, and what needs the rows says so. Numbers are compared with an upload in tests/app/test_local_source.py."""
 
 from __future__ import annotations
 
@@ -21,10 +21,10 @@ pytestmark = pytest.mark.browser
 
 @pytest.fixture(scope="module")
 def local_url(tmp_path_factory):
-    """A server of its own, allowed to read a folder with 2 x 100,000 generated rows in Parquet files."""
+    """A server of its own, allowed to read a folder with 2 x 10,000 generated rows in Parquet files."""
     root = tmp_path_factory.mktemp("local-browser")
     (root / "logs").mkdir()
-    frame = scored_table(200_000, seed=5)
+    frame = scored_table(20_000, seed=5)
     for i, rows in enumerate(np.array_split(np.arange(len(frame)), 2)):
         frame.iloc[rows].to_parquet(root / "logs" / f"day-{i}.parquet", index=False)
     previous = os.environ.get(local.ENV)
@@ -59,7 +59,7 @@ def test_a_parquet_folder_on_this_machine(browser, local_url, screenshot_dir):
         expect(page.get_by_text("2 files", exact=False)).to_be_visible()
         choose_exactly(page, "Protected attributes", ["race", "sex"])
         choose_exactly(page, "Score column", ["score_a"])
-        expect(page.get_by_test_id("stMetric").filter(has_text="Rows used")).to_contain_text("200,000")
+        expect(page.get_by_test_id("stMetric").filter(has_text="Rows used")).to_contain_text("20,000")
         expect(page.get_by_text("8 subgroups", exact=True)).to_be_visible()
         assert_no_exception(page)
         path.blur()
@@ -74,7 +74,8 @@ def test_a_parquet_folder_on_this_machine(browser, local_url, screenshot_dir):
 
         go_to(page, "Rate disparities")
         wait_for_plot(page)
-        expect(page.get_by_text("The threshold explorer needs the rows themselves", exact=False)).to_be_visible()
+        expect(page.get_by_role("heading", name="Threshold explorer")).to_be_visible()
+        expect(page.get_by_text("The correlation score needs the rows themselves", exact=False)).to_be_visible()
         assert_no_exception(page)
         screenshot(page, screenshot_dir / "local_rate_disparities.png")
         assert not errors, errors
