@@ -1,6 +1,6 @@
 """Benchmark of ``fairness_core.engines``: the full audit where the data lives, on generated Parquet logs.
 
-    python benchmarks/engines.py [--rows 100000000] [--files 10] [--engine duckdb|spark]
+    python benchmarks/engines.py [--rows 100000000] [--files 10] [--engine duckdb|spark|polars]
                                  [--memory-limit 2GB] [--auc-bins 10000] [--sample 1000000] [--data DIR]
     python benchmarks/run.py --engine duckdb ...     (the same, from the main benchmark's command)
 
@@ -135,7 +135,7 @@ def child(glob: str, engine: str, memory_limit: str, auc_bins) -> dict:
     return out
 
 
-def check_sample(glob: str, sample: int, auc_bins) -> dict:
+def check_sample(glob: str, sample: int, auc_bins, engine: str = "duckdb") -> dict:
     """Engine counts on the first files (`sample` rows) against the in-memory library on the same rows."""
     from fairness_core.engines import scored_counts
 
@@ -151,7 +151,8 @@ def check_sample(glob: str, sample: int, auc_bins) -> dict:
     frame = pd.concat([pd.read_parquet(p) for p in chosen], ignore_index=True)
     m = mapping()
     scored = fc.ScoredData.from_frame(frame, m)
-    counts = scored_counts(chosen, m, threshold=0.5, n_bins=10, auc_bins=auc_bins)
+    counts = scored_counts(chosen, m, threshold=0.5, n_bins=10, auc_bins=auc_bins,
+                           engine="duckdb" if engine == "spark" else engine)
     worst = 0.0
     ref = fc.confusion_counts(scored.y_true, scored.y_pred("score", 0.5), scored.subgroups)
     cal = fc.calibration_counts(scored.y_true, scored.scores["score"], scored.subgroups, n_bins=10)
@@ -175,7 +176,7 @@ def main(argv=None) -> dict:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--rows", type=int, default=100_000_000)
     parser.add_argument("--files", type=int, default=10)
-    parser.add_argument("--engine", choices=["duckdb", "spark"], default="duckdb")
+    parser.add_argument("--engine", choices=["duckdb", "spark", "polars"], default="duckdb")
     parser.add_argument("--memory-limit", default="2GB")
     parser.add_argument("--auc-bins", default="10000", help='bins of the AUC counts, or "exact"')
     parser.add_argument("--sample", type=int, default=1_000_000, help="rows checked against the in-memory library")
@@ -197,7 +198,7 @@ def main(argv=None) -> dict:
                           "--data", args.data], capture_output=True, text=True, check=True)
     results = {"engine": args.engine, "memory_limit": args.memory_limit, "auc_bins": args.auc_bins,
                "files": args.files, "cpus": os.cpu_count(), **json.loads(run.stdout.strip().splitlines()[-1])}
-    results["check"] = check_sample(glob, args.sample, auc_bins)
+    results["check"] = check_sample(glob, args.sample, auc_bins, args.engine)
     Path(args.out).write_text(json.dumps(results, indent=2))
     for key, value in results.items():
         print(f"{key:32} {value}")

@@ -2,7 +2,7 @@
 
     python benchmarks/run.py [--rows 1000000] [--subgroups 20] [--repeats 3] [--out results.json] [--quick]
                              [--skip side,intervals,audit,incremental,loading,memory,app]
-    python benchmarks/run.py --engine duckdb|spark [--rows 100000000] [engines.py options]
+    python benchmarks/run.py --engine duckdb|spark|polars [--rows 100000000] [engines.py options]
 
 The peers are optional, benchmark-only dependencies: ``pip install -r requirements-bench.txt`` in an
 environment of its own (see benchmarks/README.md).
@@ -1225,7 +1225,7 @@ def main(argv: list[str] | None = None) -> dict:
     parser.add_argument("--skip", default="", help="comma-separated sections to leave out: "
                                                   "side,intervals,audit,incremental,loading,memory,app")
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--engine", choices=["duckdb", "spark"],
+    parser.add_argument("--engine", choices=["duckdb", "spark", "polars"],
                         help="instead: the engine benchmark (benchmarks/engines.py) with this engine; "
                              "--rows then defaults to 10^8 and other options go to engines.py")
     parser.add_argument("--child", choices=["audit", "app"], help=argparse.SUPPRESS)

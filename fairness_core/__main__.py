@@ -56,9 +56,10 @@ def parser() -> argparse.ArgumentParser:
                          help="a review configuration saved from the app (JSON); flags given override it")
         sub.add_argument("--no-intervals", action="store_true", help="compute no confidence intervals (faster)")
         sub.add_argument("--strict", action="store_true", help="exit 1 also when a verdict is inconclusive")
-        sub.add_argument("--engine", choices=["duckdb", "spark"],
-                         help="compute the counts where the data lives instead of loading it: DuckDB (out of core) or "
-                              "Spark (the active session, or local); no intervals, EDF, consistency or class-wise bias")
+        sub.add_argument("--engine", choices=["duckdb", "spark", "polars"],
+                         help="compute the counts where the data lives instead of loading it: DuckDB (out of core), "
+                              "Spark (the active session, or local) or polars (streaming); no intervals, consistency "
+                              "or class-wise bias")
         sub.add_argument("--auc-bins", default="10000", metavar="N or exact",
                          help="with --engine: score bins of the AUCs (each AUC within its reported max_binning_error "
                               "of the exact one), or 'exact' (default 10000)")

@@ -30,7 +30,8 @@ from . import _sql
 
 __all__ = ["ScoredCounts", "scored_counts", "preview", "read_source", "ENGINES"]
 
-ENGINES = ("duckdb", "spark")
+ENGINES = ("duckdb", "spark", "polars")
+CSV_TYPES = ["BIGINT", "DOUBLE", "DATE", "TIMESTAMP", "VARCHAR"]   # what DuckDB may guess for a CSV column
 UNSUPPORTED = (
     "scored_counts does not support {what} yet. Tip: {tip}"
 )
@@ -185,11 +186,12 @@ def scored_counts(source: Any, mapping: ColumnMapping, *, threshold: float = 0.5
 
     Parameters
     ----------
-    source : str, os.PathLike, DuckDB relation, table name, or pyspark DataFrame
+    source : str, os.PathLike, DuckDB relation, table name, pyspark DataFrame or polars LazyFrame
         A Parquet or CSV file, directory-free glob (``"logs/*.parquet"``) or a list of such paths
-        (read by DuckDB out of core); a ``duckdb.DuckDBPyRelation``; a table or view name in
-        `connection` (a ``duckdb.DuckDBPyConnection``); or a ``pyspark.sql.DataFrame`` (computed by
-        its Spark session, e.g. on a cluster).
+        (read by DuckDB out of core, or with ``engine="polars"`` by polars' streaming engine); a
+        ``duckdb.DuckDBPyRelation``; a table or view name in `connection` (a
+        ``duckdb.DuckDBPyConnection``); a ``pyspark.sql.DataFrame`` (computed by its Spark session,
+        e.g. on a cluster); or a ``polars.LazyFrame`` / ``DataFrame``.
     mapping : ColumnMapping
         As in memory: label and positive label, score columns, protected attributes (categorical, or
         numeric with at most 10 distinct values) and identity columns. Not yet supported here: a
@@ -205,8 +207,10 @@ def scored_counts(source: Any, mapping: ColumnMapping, *, threshold: float = 0.5
         AUC then within its ``max_binning_error`` of the exact value; the count table is at most
         rows(keys) x 2 x B), or "exact" (one level per distinct score: equal to the in-memory AUCs,
         but the result grows with the distinct scores).
-    engine : {"duckdb", "spark"} or None
-        None picks Spark for a pyspark DataFrame and DuckDB otherwise.
+    engine : {"duckdb", "spark", "polars"} or None
+        None picks Spark for a pyspark DataFrame, polars for a polars frame and DuckDB otherwise.
+        The same SQL runs on each: DuckDB's dialect as written, transpiled by SQLGlot for Spark, and
+        as written by polars' SQL context.
     connection : duckdb.DuckDBPyConnection or None
         DuckDB connection to use (a table name needs one); None opens an in-memory database.
     memory_limit : str or None
@@ -374,7 +378,8 @@ def preview(source: Any, n: int = 10_000, *, engine: Optional[str] = None, conne
 
 
 def read_source(path: str, engine: str = "duckdb"):
-    """A Parquet or CSV path or glob as a source of `engine`: the path itself for DuckDB, a DataFrame for Spark.
+    """A Parquet or CSV path or glob as a source of `engine`: the path itself for DuckDB and polars, a DataFrame
+    for Spark.
 
     For Spark, the active session is used (``spark-submit`` sets the cluster's), else a local one is
     started (``local[*]``).
@@ -384,7 +389,7 @@ def read_source(path: str, engine: str = "duckdb"):
     ValueError
         If no file matches `path`, or for an unknown engine.
     """
-    if engine == "duckdb":
+    if engine in ("duckdb", "polars"):
         return path
     if engine != "spark":
         raise ValueError(f"The engine must be one of {ENGINES}. Got {engine!r} instead.")
@@ -406,9 +411,12 @@ def _plain(v):
 def _runner(source, engine, connection, memory_limit):
     """(run(sql) -> DataFrame, source column names, engine name) with the source as view ``__fc_source``."""
     spark_df = type(source).__module__.startswith("pyspark")
-    engine = engine or ("spark" if spark_df else "duckdb")
+    polars_frame = type(source).__module__.startswith("polars")
+    engine = engine or ("spark" if spark_df else "polars" if polars_frame else "duckdb")
     if engine not in ENGINES:
         raise ValueError(f"The 'engine' parameter of scored_counts must be one of {ENGINES}. Got {engine!r} instead.")
+    if engine == "polars":
+        return _polars_runner(source, polars_frame)
     if engine == "spark":
         if not spark_df:
             raise ValueError("engine='spark' needs a pyspark DataFrame as the source (spark.read.parquet(...)).")
@@ -435,13 +443,35 @@ def _runner(source, engine, connection, memory_limit):
         paths = [os.fspath(p) for p in (source if isinstance(source, (list, tuple)) else [source])]
         if not any(_glob.glob(p) for p in paths):
             raise ValueError(NO_FILES.format(source=source))
-        suffix = paths[0].lower()
-        reader = con.read_csv if suffix.endswith((".csv", ".csv.gz", ".tsv", ".txt")) else con.read_parquet
-        relation = reader(paths if len(paths) > 1 else paths[0])
+        where = paths if len(paths) > 1 else paths[0]
+        if paths[0].lower().endswith((".csv", ".csv.gz", ".tsv", ".txt")):
+            # No BOOLEAN guess: DuckDB's sniffer reads yes/no as booleans, which would rename the label's values.
+            relation = con.read_csv(where, auto_type_candidates=CSV_TYPES)
+        else:
+            relation = con.read_parquet(where)
     else:
         raise ValueError(SOURCE_MESSAGE.format(source=type(source).__name__))
     relation.create_view(_sql.SOURCE, replace=True)
     return (lambda sql: con.execute(sql).df()), list(relation.columns), "duckdb"
+
+
+def _polars_runner(source, polars_frame: bool):
+    """The same SQL run by polars' SQL context on a lazy scan, collected with its streaming engine."""
+    import polars as pl
+
+    if polars_frame:
+        frame = source.lazy()
+    elif isinstance(source, (str, os.PathLike, list, tuple)):
+        paths = [os.fspath(p) for p in (source if isinstance(source, (list, tuple)) else [source])]
+        if not any(_glob.glob(p) for p in paths):
+            raise ValueError(NO_FILES.format(source=source))
+        csv = paths[0].lower().endswith((".csv", ".csv.gz", ".tsv", ".txt"))
+        frame = pl.scan_csv(paths, infer_schema_length=10_000) if csv else pl.scan_parquet(paths)
+    else:
+        raise ValueError("engine='polars' needs a Parquet or CSV path or glob, or a polars (Lazy)DataFrame.")
+    context = pl.SQLContext({_sql.SOURCE: frame})
+    return (lambda sql: context.execute(sql).collect(engine="streaming").to_pandas()), \
+        list(frame.collect_schema().names()), "polars"
 
 
 def _looks_like_path(text: str) -> bool:

@@ -68,10 +68,11 @@ def _assert_counts_equal(result, scored, threshold: float = 0.5) -> None:
                                    equal_nan=True)
 
 
-def test_duckdb_exact_counts_equal_the_in_memory_library(logs):
+@pytest.mark.parametrize("engine", ["duckdb", "polars"])
+def test_exact_counts_equal_the_in_memory_library(logs, engine):
     frame, glob, scored = logs
-    result = scored_counts(glob, MAPPING, threshold=0.5, auc_bins="exact")
-    assert result.engine == "duckdb" and result.n_input == N
+    result = scored_counts(glob, MAPPING, threshold=0.5, auc_bins="exact", engine=engine)
+    assert result.engine == engine and result.n_input == N
     _assert_counts_equal(result, scored)
     for score in MAPPING.scores:
         ref = fc.bias_auc_table(scored.y_true, scored.scores[score], scored.subgroups)
@@ -81,9 +82,10 @@ def test_duckdb_exact_counts_equal_the_in_memory_library(logs):
         assert table.attrs["overall_auc"] == pytest.approx(ref.attrs["overall_auc"], abs=1e-12)
 
 
-def test_duckdb_binned_aucs_equal_the_in_memory_bins_and_lie_within_their_bound(logs):
+@pytest.mark.parametrize("engine", ["duckdb", "polars"])
+def test_binned_aucs_equal_the_in_memory_bins_and_lie_within_their_bound(logs, engine):
     frame, glob, scored = logs
-    result = scored_counts(glob, MAPPING, auc_bins=1000)
+    result = scored_counts(glob, MAPPING, auc_bins=1000, engine=engine)
     for score in MAPPING.scores:
         memory = auc_counts(scored.y_true, scored.scores[score], scored.subgroups, bins=1000)
         got = result.auc[score]
@@ -95,9 +97,10 @@ def test_duckdb_binned_aucs_equal_the_in_memory_bins_and_lie_within_their_bound(
             assert ((table[column] - exact[column]).abs() <= table[f"{column}_max_binning_error"] + 1e-12).all()
 
 
-def test_a_threshold_change_is_read_off_the_counts_or_queried_again(logs):
+@pytest.mark.parametrize("engine", ["duckdb", "polars"])
+def test_a_threshold_change_is_read_off_the_counts_or_queried_again(logs, engine):
     frame, glob, scored = logs
-    result = scored_counts(glob, MAPPING, auc_bins=200)
+    result = scored_counts(glob, MAPPING, auc_bins=200, engine=engine)
     edges = result.auc["score"].edges
     # On a bin edge (read off the AUC counts); between edges, in the last bin and at the largest score (the
     # counts at the edge above, plus the rows between the threshold and that edge, counted by the engine).
@@ -106,7 +109,7 @@ def test_a_threshold_change_is_read_off_the_counts_or_queried_again(logs):
         np.testing.assert_array_equal(result.confusion_at("score", t).member, ref.member)
 
 
-def test_a_duckdb_relation_and_a_table_name_are_sources(logs):
+def test_a_duckdb_relation_a_table_name_and_a_polars_frame_are_sources(logs):
     import duckdb
 
     frame, glob, scored = logs
@@ -114,7 +117,11 @@ def test_a_duckdb_relation_and_a_table_name_are_sources(logs):
     con.execute(f"CREATE TABLE logs AS SELECT * FROM read_parquet('{glob}')")
     by_name = scored_counts("logs", MAPPING, connection=con, auc_bins="exact")
     by_relation = scored_counts(con.table("logs"), MAPPING, connection=con, auc_bins="exact")
-    for result in (by_name, by_relation):
+    import polars as pl
+
+    by_lazy_frame = scored_counts(pl.scan_parquet(glob), MAPPING, auc_bins="exact")   # polars picked for it
+    assert by_lazy_frame.engine == "polars"
+    for result in (by_name, by_relation, by_lazy_frame):
         np.testing.assert_array_equal(result.confusion["score"].member,
                                       fc.confusion_counts(scored.y_true, scored.y_pred("score", 0.5),
                                                           scored.subgroups).member)
@@ -154,7 +161,8 @@ def test_import_fairness_core_loads_no_engine():
     import sys
 
     code = ("import sys, fairness_core; "
-            "print(sorted(m for m in ('duckdb', 'pyspark', 'sqlglot', 'fairness_core.engines') if m in sys.modules))")
+            "print(sorted(m for m in ('duckdb', 'pyspark', 'polars', 'sqlglot', 'fairness_core.engines') "
+            "if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
     assert out == "[]"
 
@@ -230,6 +238,10 @@ def test_the_command_line_writes_the_report_from_a_parquet_glob_with_duckdb(logs
     assert 'class="note">no interval was available' not in html   # said once, in each verdict's sentence
     assert main(["metrics", glob, "--engine", "duckdb", "--label", "nope", "--score", "score",
                  "--protected", "race"]) == 2
+    polars_out = tmp_path / "review-polars.html"
+    assert main(["report", glob, "--engine", "polars", "--label", "label", "--positive", "yes", "--score", "score",
+                 "--protected", "race", "--identity", "id_a", "--threshold", "0.4", "--out", str(polars_out)]) == status
+    assert "Computed by</th><td>polars, from count tables" in polars_out.read_text(encoding="utf-8")
 
 
 def test_counts_the_app_reads_equal_the_in_memory_ones(logs):
@@ -281,3 +293,15 @@ def test_counts_the_app_reads_equal_the_in_memory_ones(logs):
     assert len(first) == 100 and len(sample) == 1_000 and list(sample.columns) == list(frame.columns)
     pd.testing.assert_frame_equal(sample, fc.engines.preview(glob, 1_000, sample=True))   # seeded: the same rows
     assert not sample["score"].head(100).equals(first["score"])   # not the first rows
+
+
+@pytest.mark.parametrize("engine", ["duckdb", "polars"])
+def test_a_csv_source_is_read_as_the_in_memory_reader_reads_it(tmp_path, engine):
+    """yes/no labels stay text (DuckDB's sniffer would make them booleans); quotes and missing values as in memory."""
+    frame = _frame(5_000, seed=3)
+    path = tmp_path / "logs.csv"
+    frame.to_csv(path, index=False)
+    rows = fc.ScoredData.from_frame(fc.read_table(path), MAPPING)
+    result = scored_counts(str(path), MAPPING, auc_bins="exact", engine=engine)
+    _assert_counts_equal(result, rows)
+    assert set(result.label_values) == {"no", "yes"}
