@@ -529,7 +529,7 @@ def load_local(source: local.LocalSource, rows: str) -> None:
     mapping = st.session_state[state.MAPPING] if same else replace(
         guess_mapping(frame), **(st.session_state[state.SUBGROUP_OPTIONS] or {}))
     if not sample:   # the count tables hold binary labels, score thresholds and categorical attributes only
-        profile = column_profile(("local:" + source.fingerprint), frame).set_index("column")
+        profile = column_profile("local:" + source.fingerprint, frame).set_index("column")
         binned = {c for c in mapping.protected if profile.loc[c, "numeric"] and profile.loc[c, "n_unique"] > 10}
         mapping = replace(mapping, predicted_label=None, all_classes=False,
                           protected=tuple(c for c in mapping.protected if c not in binned))

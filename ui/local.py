@@ -82,8 +82,7 @@ def _candidates(text: str, allowed: list[str]) -> list[str]:
     """
     text = os.path.expanduser(text.strip())
     bases = [os.path.normpath(text if os.path.isabs(text) else os.path.join(root, text)) for root in allowed]
-    bases = [b for b in bases if any(os.path.commonpath([os.path.dirname(_fixed_part(b)) or os.sep, root]) == root
-                                     or _fixed_part(b) == root for root in allowed)]
+    bases = [b for b in bases if _under_a_root(b, allowed)]
     if not bases:
         raise ValueError(OUTSIDE.format(path=text, roots=_roots_text(allowed)))
     for base in bases:
@@ -97,10 +96,12 @@ def _candidates(text: str, allowed: list[str]) -> list[str]:
     return []
 
 
-def _fixed_part(path: str) -> str:
-    """`path` up to its first glob character."""
-    cut = min([path.index(ch) for ch in "*?[" if ch in path] or [len(path)])
-    return path[:cut]
+def _under_a_root(pattern: str, allowed: list[str]) -> bool:
+    """Whether the directory part of `pattern` before its first glob character (or a root itself) lies under a root."""
+    cut = min([pattern.index(ch) for ch in "*?[" if ch in pattern] or [len(pattern)])
+    fixed = pattern[:cut]
+    parent = fixed if fixed in allowed else os.path.dirname(fixed)
+    return any(os.path.commonpath([parent, root]) == root for root in allowed)
 
 
 def _kind(path: str) -> str | None:
