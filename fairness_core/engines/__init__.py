@@ -1,4 +1,5 @@
-"""Count tables computed where the data lives: DuckDB (embedded, out of core) or Spark (a cluster).
+"""Count tables computed where the data lives: DuckDB (embedded, out of core), Spark (a cluster), polars
+(streaming) or an ibis table's own backend (a SQL database).
 
 Every metric of ``fairness_core`` is a function of small count tables (``ConfusionCounts``,
 ``CalibrationCounts``, ``AucCounts``). :func:`scored_counts` computes them with three kinds of
@@ -7,8 +8,8 @@ GROUP BY queries in the engine (see ``_sql``), so no row reaches Python: only on
 after the counts is the in-memory library's own code.
 
 ``import fairness_core`` imports nothing from here; this package imports an engine only inside
-the function that uses it (DuckDB, pyspark and SQLGlot are optional extras:
-``pip install duckdb sqlglot`` and, for Spark, ``pyspark``).
+the function that uses it (DuckDB, pyspark, polars, ibis and SQLGlot are optional extras:
+``pip install duckdb sqlglot``, and ``pyspark``, ``polars`` or ``ibis-framework`` for those).
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ from . import _sql
 
 __all__ = ["ScoredCounts", "scored_counts", "preview", "read_source", "ENGINES"]
 
-ENGINES = ("duckdb", "spark", "polars")
+ENGINES = ("duckdb", "spark", "polars", "ibis")
 CSV_TYPES = ["BIGINT", "DOUBLE", "DATE", "TIMESTAMP", "VARCHAR"]   # what DuckDB may guess for a CSV column
 UNSUPPORTED = (
     "scored_counts does not support {what} yet. Tip: {tip}"
@@ -186,12 +187,13 @@ def scored_counts(source: Any, mapping: ColumnMapping, *, threshold: float = 0.5
 
     Parameters
     ----------
-    source : str, os.PathLike, DuckDB relation, table name, pyspark DataFrame or polars LazyFrame
+    source : str, os.PathLike, DuckDB relation, table name, pyspark DataFrame, polars LazyFrame or ibis table
         A Parquet or CSV file, directory-free glob (``"logs/*.parquet"``) or a list of such paths
         (read by DuckDB out of core, or with ``engine="polars"`` by polars' streaming engine); a
         ``duckdb.DuckDBPyRelation``; a table or view name in `connection` (a
         ``duckdb.DuckDBPyConnection``); a ``pyspark.sql.DataFrame`` (computed by its Spark session,
-        e.g. on a cluster); or a ``polars.LazyFrame`` / ``DataFrame``.
+        e.g. on a cluster); a ``polars.LazyFrame`` / ``DataFrame``; or an ibis table (computed by
+        its backend: any SQL database ibis reaches, e.g. PostgreSQL, Snowflake, BigQuery, SQLite).
     mapping : ColumnMapping
         As in memory: label and positive label, score columns, protected attributes (categorical, or
         numeric with at most 10 distinct values) and identity columns. Not yet supported here: a
@@ -207,10 +209,10 @@ def scored_counts(source: Any, mapping: ColumnMapping, *, threshold: float = 0.5
         AUC then within its ``max_binning_error`` of the exact value; the count table is at most
         rows(keys) x 2 x B), or "exact" (one level per distinct score: equal to the in-memory AUCs,
         but the result grows with the distinct scores).
-    engine : {"duckdb", "spark", "polars"} or None
-        None picks Spark for a pyspark DataFrame, polars for a polars frame and DuckDB otherwise.
-        The same SQL runs on each: DuckDB's dialect as written, transpiled by SQLGlot for Spark, and
-        as written by polars' SQL context.
+    engine : {"duckdb", "spark", "polars", "ibis"} or None
+        None picks Spark for a pyspark DataFrame, polars for a polars frame, ibis for an ibis table
+        and DuckDB otherwise. The same SQL runs on each: DuckDB's dialect as written, transpiled by
+        SQLGlot for Spark and for an ibis table's backend, and as written by polars' SQL context.
     connection : duckdb.DuckDBPyConnection or None
         DuckDB connection to use (a table name needs one); None opens an in-memory database.
     memory_limit : str or None
@@ -412,11 +414,16 @@ def _runner(source, engine, connection, memory_limit):
     """(run(sql) -> DataFrame, source column names, engine name) with the source as view ``__fc_source``."""
     spark_df = type(source).__module__.startswith("pyspark")
     polars_frame = type(source).__module__.startswith("polars")
-    engine = engine or ("spark" if spark_df else "polars" if polars_frame else "duckdb")
+    ibis_table = type(source).__module__.startswith("ibis")
+    engine = engine or ("spark" if spark_df else "polars" if polars_frame else "ibis" if ibis_table else "duckdb")
     if engine not in ENGINES:
         raise ValueError(f"The 'engine' parameter of scored_counts must be one of {ENGINES}. Got {engine!r} instead.")
     if engine == "polars":
         return _polars_runner(source, polars_frame)
+    if engine == "ibis":
+        if not ibis_table:
+            raise ValueError("engine='ibis' needs an ibis table as the source (e.g. con.table('logs')).")
+        return _ibis_runner(source)
     if engine == "spark":
         if not spark_df:
             raise ValueError("engine='spark' needs a pyspark DataFrame as the source (spark.read.parquet(...)).")
@@ -472,6 +479,37 @@ def _polars_runner(source, polars_frame: bool):
     context = pl.SQLContext({_sql.SOURCE: frame})
     return (lambda sql: context.execute(sql).collect(engine="streaming").to_pandas()), \
         list(frame.collect_schema().names()), "polars"
+
+
+def _ibis_runner(table):
+    """The same SQL run by the ibis table's own backend (any SQL database ibis reaches).
+
+    Each query is parsed in DuckDB's dialect, the source view replaced by the table's own SQL (ibis
+    compiles it) as a subquery, written by SQLGlot in the backend's dialect and run as raw SQL; the
+    rows come back through the DB-API cursor.
+    """
+    import ibis
+    import sqlglot
+    from sqlglot import exp
+
+    backend = table.get_backend()
+    dialect = {"pyspark": "spark"}.get(backend.name, backend.name)
+    inner = sqlglot.parse_one(ibis.to_sql(table, dialect=dialect), read=dialect)
+
+    def as_source(node):
+        if isinstance(node, exp.Table) and node.name == _sql.SOURCE:
+            return exp.Subquery(this=inner.copy(), alias=exp.TableAlias(this=exp.to_identifier(_sql.SOURCE)))
+        return node
+
+    def run(sql: str) -> pd.DataFrame:
+        cursor = backend.raw_sql(sqlglot.parse_one(sql, read="duckdb").transform(as_source).sql(dialect=dialect))
+        try:
+            return pd.DataFrame(cursor.fetchall(), columns=[c[0] for c in cursor.description])
+        finally:
+            if cursor is not getattr(backend, "con", None):   # DuckDB's backend returns its connection itself
+                cursor.close()
+
+    return run, list(table.columns), f"ibis ({backend.name})"
 
 
 def _looks_like_path(text: str) -> bool:

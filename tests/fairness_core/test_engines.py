@@ -1,6 +1,7 @@
 """fairness_core.engines: count tables computed by DuckDB and Spark equal the in-memory ones."""
 
 import dataclasses
+import warnings
 
 import numpy as np
 import pandas as pd
@@ -305,3 +306,24 @@ def test_a_csv_source_is_read_as_the_in_memory_reader_reads_it(tmp_path, engine)
     result = scored_counts(str(path), MAPPING, auc_bins="exact", engine=engine)
     _assert_counts_equal(result, rows)
     assert set(result.label_values) == {"no", "yes"}
+
+
+def test_an_ibis_table_is_counted_by_its_own_backend(logs, tmp_path):
+    """The same SQL, transpiled by SQLGlot to the ibis backend's dialect: DuckDB through ibis, and SQLite."""
+    import sqlite3
+
+    ibis = pytest.importorskip("ibis")   # an optional extra: requirements-dev installs it, so CI runs this
+    frame, glob, scored = logs
+    with warnings.catch_warnings():   # ibis 12's own DuckDB backend calls an API DuckDB 2.0 deprecates
+        warnings.filterwarnings("ignore", "fetch_arrow_table", DeprecationWarning)
+        duck = ibis.duckdb.connect().read_parquet(glob)
+    database = tmp_path / "logs.sqlite"
+    with sqlite3.connect(database) as raw:
+        frame.to_sql("logs", raw, index=False)
+    lite = ibis.sqlite.connect(str(database)).table("logs")
+    for table, name in ((duck, "ibis (duckdb)"), (lite, "ibis (sqlite)")):
+        result = scored_counts(table, MAPPING, auc_bins="exact")
+        assert result.engine == name
+        _assert_counts_equal(result, scored)
+        ref = fc.bias_auc_table(scored.y_true, scored.scores["score"], scored.subgroups)
+        np.testing.assert_allclose(result.auc["score"].table()["bpsn_auc"], ref["bpsn_auc"], rtol=0, atol=1e-12)
