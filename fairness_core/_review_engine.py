@@ -76,7 +76,11 @@ def build_review_from_counts(counts, config: ReviewConfig, *, source: Optional[d
             review, table.assign(small=table["size"] < min_size),
             None if calibration is None else dataclasses.replace(calibration, min_size=min_size),
             _calibration_note(counts, score), config))
-    first = dataclasses.replace(counts.confusion[counts.mapping.scores[0]], min_size=min_size)
+    if counts.given is not None:   # the predicted label column, as build_review reviews it
+        models.append(_rate_review(dataclasses.replace(counts.given, min_size=min_size),
+                                   counts.mapping.predicted_label, "predictions", None, config))
+    first = dataclasses.replace(counts.confusion[counts.mapping.scores[0]] if counts.mapping.scores else counts.given,
+                                min_size=min_size)
     label_counts = _label_counts(first)   # min_size: the configuration's
     parity_kw = dict(distance_measure=config.dataset_distance, reference=config.dataset_reference,
                      include_small=config.include_small, func="dataset_statistical_parity")

@@ -160,9 +160,9 @@ token = st.session_state[state.DATASET_TOKEN]
 if source != "upload" or st.session_state[state.REPLACING]:
     st.caption(_file_line())
 if data.counted():
-    st.caption("Not offered for every row counted where it lies: a predicted label column and labels with more "
-               "than two classes (the count tables hold a binary label and score thresholds), numeric protected "
-               "attributes cut into bins. For those, analyse a random sample.")
+    st.caption("Not offered for every row counted where it lies: labels with more than two classes (the count "
+               "tables hold a binary label) and numeric protected attributes cut into bins. For those, analyse a "
+               "random sample.")
 for note in frame.attrs.get("notes", []):
     st.info(text.md(note))
 as_text = data.numbers_as_text(token, frame)
@@ -188,7 +188,7 @@ with c1:
     positive = controls.kept(st.selectbox, text.POSITIVE_LABEL, key + "positive:" + label,
                              positive_default if positive_default in values else data.guess_positive(values),
                              options=values, format_func=str, help="The label value that counts as positive.")
-    counted = data.counted()   # every row counted where it lies: a binary label, scores, no predicted label
+    counted = data.counted()   # every row counted where it lies: a binary label
     all_classes = False if counted else controls.kept(
         st.checkbox, text.KEEP_ALL_CLASSES, key + "all_classes:" + label, seed.all_classes or len(values) > 2,
         help=text.HELP[text.KEEP_ALL_CLASSES])
@@ -199,7 +199,7 @@ with c1:
     max_classes = data.MAX_SLICE_VALUES if all_classes else 2
     candidates = profile.loc[(profile["n_unique"] <= max_classes) & (profile["column"] != label), "column"].tolist()
     # None, not a text, means "no predicted label": a column may well be named "(none)".
-    predicted = None if counted else controls.kept(
+    predicted = controls.kept(
         st.selectbox, text.PREDICTED_COLUMN, key + "predicted", seed.predicted_label, options=[None, *candidates],
         format_func=lambda c: text.NO_PREDICTED if c is None else str(c),
         help="Optional: the model's given decisions, used on the Rate disparities page instead of a threshold and "

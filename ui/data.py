@@ -394,8 +394,9 @@ def confusion(token: str, mapping_key: str, source: str, threshold: float | None
               _data: fc.ScoredData) -> fc.ConfusionCounts:
     """Confusion counts at a threshold on `source` (a score column: array lookups in its memoized
     :func:`threshold_counts`, no pass over the rows), or of the given predictions."""
-    if isinstance(_data, local.CountsData):   # read off the AUC counts, or counted again by the engine
-        return with_min_size(_data.counts.confusion_at(source, threshold), _data.subgroups.min_size)
+    if isinstance(_data, local.CountsData):   # read off the AUC counts, counted again by the engine, or given
+        counts = _data.counts.given if threshold is None else _data.counts.confusion_at(source, threshold)
+        return with_min_size(counts, _data.subgroups.min_size)
     if threshold is None:
         return fc.confusion_counts(_data.y_true, _data.y_pred(), _data.subgroups)
     return threshold_counts(token, mapping_key, source, _data).at(threshold)
@@ -528,11 +529,10 @@ def load_local(source: local.LocalSource, rows: str) -> None:
     same = st.session_state[state.LOCAL_SOURCE] == source and st.session_state[state.MAPPING] is not None
     mapping = st.session_state[state.MAPPING] if same else replace(
         guess_mapping(frame), **(st.session_state[state.SUBGROUP_OPTIONS] or {}))
-    if not sample:   # the count tables hold binary labels, score thresholds and categorical attributes only
+    if not sample:   # the count tables hold binary labels and categorical attributes only
         profile = column_profile("local:" + source.fingerprint, frame).set_index("column")
         binned = {c for c in mapping.protected if profile.loc[c, "numeric"] and profile.loc[c, "n_unique"] > 10}
-        mapping = replace(mapping, predicted_label=None, all_classes=False,
-                          protected=tuple(c for c in mapping.protected if c not in binned))
+        mapping = replace(mapping, all_classes=False, protected=tuple(c for c in mapping.protected if c not in binned))
     st.session_state.update({
         state.FRAME: frame, state.DATASET_TOKEN: ("local-sample:" if sample else "local:") + source.fingerprint,
         state.DATASET_NAME: source.label + (f" (random sample of {len(frame):,} rows)" if sample else ""),
@@ -674,7 +674,7 @@ def class_counts(token: str, mapping_key: str, source: str, threshold: float | N
     column `source` at `threshold`.
     """
     if isinstance(_data, local.CountsData):
-        return _data.counts.class_counts_at(source, threshold)
+        return _data.counts.class_counts_at(None if source == "given" else source, threshold)
     predicted = _data.class_predictions(None if source == "given" else source, threshold)
     return fc.class_counts(_data.classes, predicted, _data.subgroups)
 

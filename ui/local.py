@@ -305,7 +305,6 @@ class CountsData:
     counts: object
     labels: fc.ConfusionCounts
     subgroups: CountsSubgroups
-    predicted = None
 
     @classmethod
     def of(cls, counts, min_size: int) -> "CountsData":
@@ -316,6 +315,8 @@ class CountsData:
                                                    int(counts.n_rows)))
 
     mapping = property(lambda self: self.counts.mapping, doc="The column mapping.")
+    predicted = property(lambda self: self.counts.given,
+                         doc="The predicted label column's confusion counts, or None when none is mapped.")
     n_input = property(lambda self: self.counts.n_input, doc="Rows in the source.")
     n_rows = property(lambda self: self.counts.n_rows, doc="Rows kept.")
     exclusions = property(lambda self: self.counts.exclusions, doc="Rows left out, by reason.")

@@ -25,7 +25,8 @@ import pandas as pd
 from .._auc_counts import AucCounts, bin_edges_of, uniform_score_bins
 from .._counts import CalibrationCounts, ClassCounts, ConfusionCounts, uniform_edges
 from .._scored_data import (LABEL_ALIKE, LABEL_TOO_FEW, LABEL_VALUES, MAX_SUBGROUPS, MISSING_SCORE, NO_ROWS_LEFT,
-                            POSITIVE_MISSING, ColumnMapping, _as_text, _check_roles, _same, _show)
+                            POSITIVE_MISSING, PREDICTED_VALUES, ColumnMapping, _as_text, _check_roles,
+                            _predicted_positive, _same, _show)
 from .._subgroups import INDICATOR_RANGE_MESSAGE, Subgroups
 from . import _sql
 
@@ -78,6 +79,8 @@ class ScoredCounts:
         whole number (what ``default_threshold`` needs).
     label_values : tuple
         The label's two values as the source holds them.
+    given : ConfusionCounts or None
+        The confusion counts of the predicted label column, when one is mapped.
     """
 
     mapping: ColumnMapping
@@ -94,6 +97,7 @@ class ScoredCounts:
     _requery: Optional[Callable] = field(default=None, repr=False)
     _recalibrate: Optional[Callable] = field(default=None, repr=False)
     label_values: tuple = ()
+    given: Optional[ConfusionCounts] = None
 
     def confusion_at(self, score: str, threshold: float) -> ConfusionCounts:
         """The confusion counts of `score` at another threshold.
@@ -150,14 +154,22 @@ class ScoredCounts:
         """The label's values as text, sorted (``ScoredData.class_names``)."""
         return sorted(str(t) for t in _as_text(list(self.label_values)))
 
-    def class_counts_at(self, score: str, threshold: float) -> ClassCounts:
-        """The class-wise counts of `score` at `threshold`: true against predicted class per subgroup.
+    def class_counts_at(self, score: Optional[str] = None, threshold: Optional[float] = None) -> ClassCounts:
+        """The class-wise counts of `score` at `threshold` (None: of the predicted label column): true against
+        predicted class per subgroup.
 
         Equal to ``ScoredData.class_counts(score, threshold)`` on the same rows: the two classes are
-        the label's values as text, sorted, and ``score >= threshold`` predicts the positive one.
-        Without bootstrap atoms.
+        the label's values as text, sorted, and ``score >= threshold`` (or the predicted label's
+        positive value) predicts the positive one. Without bootstrap atoms.
+
+        Raises
+        ------
+        ValueError
+            For ``score=None`` without a predicted label column.
         """
-        c = self.confusion_at(score, threshold)
+        if score is None and self.given is None:
+            raise ValueError("No predicted label column is mapped; choose a score column and a threshold.")
+        c = self.given if score is None else self.confusion_at(score, threshold)
         labels = self.class_names
         positive = str(_as_text([self.mapping.positive_label])[0])
         # (true, predicted) of the sorted classes from TN, FP, FN, TP: positive second -> as is.
@@ -177,7 +189,7 @@ class ScoredCounts:
         """
         from .._review_engine import _label_counts
 
-        return _label_counts(self.confusion[self.mapping.scores[0]])
+        return _label_counts(self.confusion[self.mapping.scores[0]] if self.mapping.scores else self.given)
 
 
 def scored_counts(source: Any, mapping: ColumnMapping, *, threshold: float = 0.5, n_bins: int = 10,
@@ -196,8 +208,9 @@ def scored_counts(source: Any, mapping: ColumnMapping, *, threshold: float = 0.5
         its backend: any SQL database ibis reaches, e.g. PostgreSQL, Snowflake, BigQuery, SQLite).
     mapping : ColumnMapping
         As in memory: label and positive label, score columns, protected attributes (categorical, or
-        numeric with at most 10 distinct values) and identity columns. Not yet supported here: a
-        predicted label column, ``all_classes``, numeric protected attributes that would be binned.
+        numeric with at most 10 distinct values), identity columns and a predicted label column
+        (its confusion counts are ``given``). Not yet supported here: ``all_classes`` and numeric
+        protected attributes that would be binned.
     threshold : float, default=0.5
         Decision threshold of the confusion counts.
     n_bins : int >= 1, default=10
@@ -241,9 +254,6 @@ def scored_counts(source: Any, mapping: ColumnMapping, *, threshold: float = 0.5
     """
     func = "scored_counts"
     m = mapping
-    if m.predicted_label is not None:
-        raise ValueError(UNSUPPORTED.format(what="a predicted label column",
-                                            tip="map score columns (a 0/1 prediction column works as a score)."))
     if m.all_classes:
         raise ValueError(UNSUPPORTED.format(what="multi-class labels (all_classes=True)",
                                             tip="choose a binary label and its positive value."))
@@ -270,8 +280,16 @@ def scored_counts(source: Any, mapping: ColumnMapping, *, threshold: float = 0.5
     if not matches:
         raise ValueError(POSITIVE_MISSING.format(value=m.positive_label, col=m.label, values=_show(values)))
 
+    predicted_positive = None
+    if m.predicted_label is not None:   # its values and positive one, found as ScoredData finds them
+        col = m.predicted_label
+        given_values = [v for v in run(_sql.label_query(col))["v"] if not pd.isna(v)]
+        if len(given_values) > 2:
+            raise ValueError(PREDICTED_VALUES.format(col=col, n=len(given_values), values=_show(given_values)))
+        predicted_positive = _predicted_positive(given_values, m.positive_label, col)
     plan = _sql.Plan(m.label, _plain(matches[0]), tuple(m.scores), tuple(m.protected), tuple(m.indicators),
-                     float(m.indicator_threshold))
+                     float(m.indicator_threshold), m.predicted_label,
+                     None if predicted_positive is None else _plain(predicted_positive))
     preview = run(f"SELECT {', '.join(_sql.ident(c) for c in m.protected)} FROM {_sql.SOURCE} LIMIT 1000") \
         if m.protected else pd.DataFrame()
     numeric = [c for c in m.protected if pd.api.types.is_numeric_dtype(preview[c])
@@ -279,7 +297,8 @@ def scored_counts(source: Any, mapping: ColumnMapping, *, threshold: float = 0.5
     profile = run(_sql.profile_query(plan, numeric))
     reasons = dict(zip(profile["reason"].astype(int), profile["n"].astype(np.int64)))
     n_input, n_rows = int(sum(reasons.values())), int(reasons.get(0, 0))
-    texts = ["missing label"] + [MISSING_SCORE.format(col=s) for s in m.scores]
+    texts = ["missing label"] + [MISSING_SCORE.format(col=s) for s in m.scores] + (
+        [f"missing predicted label in {m.predicted_label!r}"] if m.predicted_label is not None else [])
     left_out = pd.Series({texts[r - 1]: n for r, n in reasons.items() if r}, dtype=np.int64).sort_values(ascending=False)
     exclusions = pd.DataFrame({"reason": left_out.index.astype(str), "rows": left_out.to_numpy()})
     if n_rows == 0:
@@ -345,8 +364,16 @@ def scored_counts(source: Any, mapping: ColumnMapping, *, threshold: float = 0.5
             f"{score!r} ranges over [{low:g}, {high:g}], outside [0, 1]: calibration needs probabilities.")
     ranges = {s: (float(kept[f"score_min_{i}"]), float(kept[f"score_max_{i}"]),
                   int(kept[f"score_fractional_{i}"] or 0) == 0) for i, s in enumerate(m.scores)}
+    given = None
+    if m.predicted_label is not None:
+        frame = run(_sql.given_query(plan, with_missing))
+        given_keys = _Keys(frame, m)
+        cm, cb, co = given_keys.tables(frame, 2 * frame["__fc_y"].to_numpy(dtype=np.int64)
+                                       + frame["__fc_pred"].to_numpy(dtype=np.int64), 4,
+                                       {"n": frame["__fc_n"].to_numpy(dtype=np.float64)})
+        given = ConfusionCounts(given_keys.names, cm["n"], cb["n"], co["n"], m.min_size, disjoint=given_keys.disjoint)
     return ScoredCounts(m, n_input, n_rows, exclusions, float(threshold), confusion, auc, calibration, notes,
-                        name, ranges, requery, recalibrate, tuple(_plain(v) for v in values))
+                        name, ranges, requery, recalibrate, tuple(_plain(v) for v in values), given)
 
 
 def preview(source: Any, n: int = 10_000, *, engine: Optional[str] = None, connection: Any = None,

@@ -75,6 +75,10 @@ class Plan:
     protected : tuple of str
     indicators : tuple of str
     indicator_threshold : float
+    predicted : str or None
+        The predicted label column (a row missing it is excluded).
+    predicted_positive : any
+        Its value that means positive, as the source stores it (None: every prediction negative).
     """
 
     label: str
@@ -83,6 +87,8 @@ class Plan:
     protected: tuple
     indicators: tuple
     indicator_threshold: float
+    predicted: Optional[str] = None
+    predicted_positive: Any = None
 
 
 def label_query(label: str) -> str:
@@ -91,9 +97,12 @@ def label_query(label: str) -> str:
 
 
 def reason_case(plan: Plan) -> str:
-    """The exclusion reason of a row as a code: 0 kept, 1 missing label, 1 + i missing score i."""
+    """The exclusion reason of a row as a code: 0 kept, 1 missing label, 2 + i missing score i, then
+    2 + len(scores) a missing predicted label."""
     whens = [f"WHEN {ident(plan.label)} IS NULL THEN 1"]
     whens += [f"WHEN NOT {finite(ident(s))} THEN {i + 2}" for i, s in enumerate(plan.scores)]
+    if plan.predicted is not None:
+        whens.append(f"WHEN {ident(plan.predicted)} IS NULL THEN {len(plan.scores) + 2}")
     return "CASE " + " ".join(whens) + " ELSE 0 END"
 
 
@@ -181,6 +190,14 @@ def counts_query(plan: Plan, score: str, *, threshold: Optional[float], cal_edge
     return f"WITH {', '.join(ctes)} SELECT {', '.join(select)} FROM {last} GROUP BY {group}"
 
 
+def given_query(plan: Plan, with_missing: Sequence[bool] = ()) -> str:
+    """Rows per (protected values, label, given prediction) of the kept rows: the confusion counts of the
+    predicted label column (``__fc_pred`` is 1 where it holds the positive value)."""
+    positive = ("0" if plan.predicted_positive is None else
+                f"CAST({ident(plan.predicted)} = {literal(plan.predicted_positive)} AS INT)")
+    return _grouped(plan, [f"{positive} AS __fc_pred"], f"{reason_case(plan)} = 0", with_missing)
+
+
 def band_query(plan: Plan, score: str, *, low: float, high: Optional[float], with_missing: Sequence[bool] = ()) -> str:
     """Rows per (protected values, label) whose score is in [low, high) (no upper bound when `high` is None).
 
@@ -188,15 +205,21 @@ def band_query(plan: Plan, score: str, *, low: float, high: Optional[float], wit
     one bin) are what moves from predicted negative to predicted positive when the threshold goes
     down from the edge to t: a threshold between edges costs one filtered scan, not a full count.
     """
-    t = literal(float(plan.indicator_threshold))
-    keys = [ident(c) for c in plan.protected]
     p = f"CAST({ident(score)} AS DOUBLE)"
     band = f"{p} >= {literal(float(low))}" + ("" if high is None else f" AND {p} < {literal(float(high))}")
-    select = keys + [f"CAST({ident(plan.label)} = {literal(plan.positive)} AS INT) AS __fc_y", "COUNT(*) AS __fc_n"]
+    return _grouped(plan, [], f"{reason_case(plan)} = 0 AND {band}", with_missing)
+
+
+def _grouped(plan: Plan, extra: list, where: str, with_missing: Sequence[bool]) -> str:
+    """Rows per (protected values, label, `extra` columns) where `where` holds, with the identity columns'
+    members (and missing rows) per group: one scan, no per-row output."""
+    t = literal(float(plan.indicator_threshold))
+    keys = [ident(c) for c in plan.protected]
+    select = keys + [f"CAST({ident(plan.label)} = {literal(plan.positive)} AS INT) AS __fc_y", *extra,
+                     "COUNT(*) AS __fc_n"]
     for j, c in enumerate(plan.indicators):
         select.append(f"SUM(CAST({finite(ident(c))} AND CAST({ident(c)} AS DOUBLE) >= {t} AS INT)) AS __fc_mn{j}")
         if j < len(with_missing) and with_missing[j]:
             select.append(f"SUM(CAST(NOT {finite(ident(c))} AS INT)) AS __fc_xn{j}")
-    group = ", ".join(str(i) for i in range(1, len(keys) + 2))
-    return (f"SELECT {', '.join(select)} FROM {SOURCE} WHERE {reason_case(plan)} = 0 AND {band} "
-            f"GROUP BY {group}")
+    group = ", ".join(str(i) for i in range(1, len(keys) + 2 + len(extra)))
+    return f"SELECT {', '.join(select)} FROM {SOURCE} WHERE {where} GROUP BY {group}"

@@ -51,6 +51,12 @@ def _map(at: AppTest) -> None:
     assert not at.exception and not at.error, [e.value for e in at.error]
 
 
+def _visit_one(at: AppTest, page: str) -> tuple:
+    at.switch_page(page).run()
+    assert not at.exception and not at.error, (page, [e.value for e in at.error])
+    return metrics(at), [d.value for d in at.dataframe]
+
+
 def _visit(at: AppTest) -> dict:
     """Per page: (tiles, tables) as shown."""
     shown = {}
@@ -109,6 +115,7 @@ def test_local_parquet_folder_equals_an_upload_on_every_page(folder, monkeypatch
     assert not counted.exception and not counted.error, [e.value for e in counted.error]
     assert any("4 files" in c.value and "every row counted by DuckDB" in c.value for c in counted.caption)
     _map(counted)
+    assert widget(counted, "selectbox", text.PREDICTED_COLUMN).value == "approved"   # the guess, counted too
     counted.session_state["keep:rates:per_subgroup"] = True   # the per-subgroup thresholds' table too
     local_pages = _visit(counted)
 
@@ -117,7 +124,6 @@ def test_local_parquet_folder_equals_an_upload_on_every_page(folder, monkeypatch
     buffer = io.BytesIO()
     frame.to_parquet(buffer, index=False)
     upload.file_uploader[0].set_value(("rows.parquet", buffer.getvalue(), "application/octet-stream")).run()
-    widget(upload, "selectbox", text.PREDICTED_COLUMN).set_value(None).run()
     _map(upload)
     widget(upload, "checkbox", text.SHOW_INTERVALS).set_value(False).run()   # counted data has none
     upload.session_state["keep:rates:per_subgroup"] = True
@@ -144,6 +150,18 @@ def test_local_parquet_folder_equals_an_upload_on_every_page(folder, monkeypatch
     assert local_pages["pages/classwise.py"][0]["Classes used"] == "2 of 2"
     assert {"Base-rate disparity (max)", "Smoothed EDF (ε)"} <= set(local_pages["pages/dataset_metrics.py"][0])
     assert sum(len(t) for _, tables, _ in local_pages.values() for t in tables) > 100
+
+    # the predicted label column's predictions (counted by one more GROUP BY) on the pages that use them
+    for at in (counted, upload):
+        at.session_state["keep:predictions:source"] = "given"
+    for page in ("pages/rate_disparities.py", "pages/classwise.py", "pages/overview.py"):
+        given = [_visit_one(at, page) for at in (counted, upload)]
+        assert given[0][0] == {k: given[1][0][k] for k in given[0][0]}, page
+        for table in given[0][1]:
+            assert _same_table(table, given[1][1]), (page, list(table.columns))
+    counted.switch_page("pages/rate_disparities.py").run()
+    assert widget(counted, "radio", "Predictions from").value == "given"
+    assert "Decision threshold" not in [n.label for n in counted.number_input]
 
     # binned AUC levels: every AUC within its reported bound of the exact one
     exact = local_pages["pages/subgroup_aucs.py"][1]

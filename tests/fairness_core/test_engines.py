@@ -132,12 +132,14 @@ def test_a_duckdb_relation_a_table_name_and_a_polars_frame_are_sources(logs):
     (dict(label="nope"), "Column 'nope' (the label) is not in the data"),
     (dict(positive_label="maybe"), "The positive label 'maybe' does not occur in the label column 'label'"),
     (dict(label="race", positive_label="Black", protected=("sex",)), "must have exactly two values"),
-    (dict(predicted_label="sex"), "does not support a predicted label column yet"),
+    (dict(predicted_label="score_id"), "The predicted label column 'score_id' must have two values"),
+    (dict(predicted_label="decision"), "Cannot tell which value of the predicted label column 'decision'"),
     (dict(protected=("score_id",)), "is numeric with 1,000 distinct values"),
 ])
 def test_bad_mappings_get_the_in_memory_messages(tmp_path, change, message):
     frame = _frame(3000)
     frame["score_id"] = np.arange(3000) % 1000
+    frame["decision"] = np.where(np.arange(3000) % 3 == 0, "approve", "deny")
     frame.to_parquet(tmp_path / "x.parquet", index=False)
     mapping = fc.ColumnMapping(**{**MAPPING.__dict__, **change})
     with pytest.raises(ValueError, match=message.replace("(", r"\(").replace(")", r"\)")):
@@ -327,3 +329,30 @@ def test_an_ibis_table_is_counted_by_its_own_backend(logs, tmp_path):
         _assert_counts_equal(result, scored)
         ref = fc.bias_auc_table(scored.y_true, scored.scores["score"], scored.subgroups)
         np.testing.assert_allclose(result.auc["score"].table()["bpsn_auc"], ref["bpsn_auc"], rtol=0, atol=1e-12)
+
+
+def test_a_predicted_label_column_is_counted_as_in_memory(logs, tmp_path):
+    """Its positive value found as ScoredData finds it, rows missing it excluded after the scores, its confusion
+    and class-wise counts, and the review's model of it; also a mapping with no score column at all."""
+    frame, _, _ = logs
+    rng = np.random.default_rng(5)
+    frame = frame.assign(decision=np.where(rng.random(len(frame)) < 0.4, "yes", "no").astype(object))
+    frame.loc[rng.random(len(frame)) < 0.01, "decision"] = None
+    path = tmp_path / "decisions.parquet"
+    frame.to_parquet(path, index=False)
+    for mapping in (dataclasses.replace(MAPPING, predicted_label="decision"),
+                    dataclasses.replace(MAPPING, predicted_label="decision", scores=())):
+        rows = fc.ScoredData.from_frame(frame, mapping)
+        result = scored_counts(str(path), mapping, auc_bins="exact")
+        assert dict(zip(result.exclusions["reason"], result.exclusions["rows"])) == dict(
+            zip(rows.exclusions["reason"], rows.exclusions["rows"]))
+        want = fc.confusion_counts(rows.y_true, rows.y_pred(), rows.subgroups)
+        for side in ("member", "background", "overall"):
+            np.testing.assert_array_equal(getattr(result.given, side), getattr(want, side))
+            np.testing.assert_array_equal(getattr(result.label_counts(), side),
+                                          getattr(fc.confusion_counts(rows.y_true, rows.y_true, rows.subgroups), side))
+        np.testing.assert_array_equal(result.class_counts_at().member, rows.class_counts().member)
+        config = dataclasses.replace(fc.ReviewConfig(mapping=mapping), ci=None)
+        memory, engine = fc.build_review(frame, config), fc.build_review_from_counts(result, config)
+        assert [m.name for m in engine.models] == [m.name for m in memory.models]
+        pd.testing.assert_frame_equal(engine.models[-1].rate_table, memory.models[-1].rate_table, rtol=1e-12)
