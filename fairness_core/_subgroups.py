@@ -195,6 +195,7 @@ class Subgroups:
         n_bins: int = 4,
         max_categories: int = 10,
         max_subgroups: int | None = None,
+        bin_edges: dict | None = None,
     ) -> "Subgroups":
         """Subgroups from categorical protected attributes.
 
@@ -222,6 +223,10 @@ class Subgroups:
             A numeric column with at most this many distinct values is used as categories.
         max_subgroups : int, optional
             Refuse (before any mask is built) to make more subgroups than this.
+        bin_edges : dict of str -> ndarray, optional
+            Quantile bin edges of numeric columns computed elsewhere (by an engine, over rows that
+            are not in `data`: ``quantile_edges_from_counts``); such a column is cut on these edges
+            into bins labelled as above, whatever its number of values here.
 
         Returns
         -------
@@ -236,7 +241,8 @@ class Subgroups:
         columns = _check_columns(data, columns, "from_attributes")
         min_size = check_int(min_size, 1, "min_size", "Subgroups.from_attributes")
         n_bins = check_int(n_bins, 2, "n_bins", "Subgroups.from_attributes")
-        coded = [_codes(data[c], n_bins, max_categories) for c in columns]
+        edges = bin_edges or {}
+        coded = [_cut(data[c], edges[c]) if c in edges else _codes(data[c], n_bins, max_categories) for c in columns]
         n = len(data)
         if intersect:
             if n == 0:
@@ -504,13 +510,72 @@ def _binned(values: pd.Series, n_bins: int) -> tuple[np.ndarray, list[str]]:
         edges = np.unique(np.quantile(finite, qs, method="inverted_cdf") if exact else np.quantile(finite, qs))
     else:
         edges = np.zeros(0)
-    if not exact and len(x):
-        if np.isneginf(x).any():
-            edges = np.concatenate([[-np.inf], edges[1:] if len(edges) > 1 else edges])
-        if np.isposinf(x).any():
-            edges = np.concatenate([edges[:-1] if len(edges) > 1 else edges, [np.inf]])
+    if not exact:
+        edges = _with_infinite_ends(edges, bool(np.isneginf(x).any()), bool(np.isposinf(x).any()))
+    return _cut(values, edges)
+
+
+def quantile_edges_from_counts(values, counts, n_bins: int) -> np.ndarray:
+    """The quantile bin edges ``Subgroups.from_attributes`` would cut a numeric column on, from its distinct
+    values and their counts instead of its rows (an engine's GROUP BY).
+
+    Edge j is numpy's linear quantile j / n_bins of the finite values (the two order statistics
+    around its position are found in the cumulative counts, then interpolated by ``numpy.quantile``
+    itself, so the edges are bit for bit those of the rows); -inf and +inf among the values widen the
+    first and last edges as for rows.
+
+    Parameters
+    ----------
+    values : array-like of float, shape (n_distinct,)
+        Distinct non-missing values (NaN is dropped as missing).
+    counts : array-like of int, shape (n_distinct,)
+        Rows holding each value.
+    n_bins : int >= 2
+
+    Returns
+    -------
+    ndarray of float
+        The edges, as ``np.unique`` of the quantiles (fewer when quantiles coincide).
+    """
+    values = np.asarray(values, dtype=np.float64)
+    counts = np.asarray(counts, dtype=np.int64)
+    keep = ~np.isnan(values)
+    values, counts = values[keep], counts[keep]
+    finite = np.isfinite(values)
+    order = np.argsort(values[finite], kind="stable")
+    v, c = values[finite][order], counts[finite][order]
+    edges = np.zeros(0)
+    if len(v):
+        ends = np.cumsum(c)               # rows up to and including each value, in sorted order
+        n = int(ends[-1])
+        quantiles = []
+        for q in np.linspace(0.0, 1.0, n_bins + 1):
+            h = q * (n - 1)               # numpy's virtual index
+            low = int(np.floor(h))
+            pair = v[np.searchsorted(ends, [low + 1, min(low + 2, n)], side="left")]
+            quantiles.append(float(np.quantile(pair, h - low)))   # numpy's own interpolation of the pair
+        edges = np.unique(np.asarray(quantiles))
+    return _with_infinite_ends(edges, bool(np.isneginf(values).any()), bool(np.isposinf(values).any()))
+
+
+def _with_infinite_ends(edges: np.ndarray, neginf: bool, posinf: bool) -> np.ndarray:
+    """Edges widened to -inf / +inf when the column holds them (they fall in the first and last bins)."""
+    if neginf:
+        edges = np.concatenate([[-np.inf], edges[1:] if len(edges) > 1 else edges])
+    if posinf:
+        edges = np.concatenate([edges[:-1] if len(edges) > 1 else edges, [np.inf]])
+    return edges
+
+
+def _cut(values: pd.Series, edges: np.ndarray) -> tuple[np.ndarray, list[str]]:
+    """(codes, labels) of a numeric column cut on `edges`: ``[lo, hi]`` first, then ``(lo, hi]``; missing last."""
+    edges = np.asarray(edges)
     if len(edges) == 1:  # one distinct value: one bin
         edges = np.array([edges[0], edges[0]])
+    missing = values.isna().to_numpy()
+    x = values[~missing].to_numpy()
+    if edges.dtype.kind == "f":   # integer edges: a column of integers beyond 2**53, cut on its exact values
+        x = x.astype(np.float64)
     text = _edge_texts(edges)
     labels = [f"{'[' if i == 0 else '('}{lo}, {hi}]" for i, (lo, hi) in enumerate(zip(text[:-1], text[1:]))]
     codes = np.full(len(values), len(labels), dtype=np.int64)

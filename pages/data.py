@@ -161,8 +161,7 @@ if source != "upload" or st.session_state[state.REPLACING]:
     st.caption(_file_line())
 if data.counted():
     st.caption("Not offered for every row counted where it lies: labels with more than two classes (the count "
-               "tables hold a binary label) and numeric protected attributes cut into bins. For those, analyse a "
-               "random sample.")
+               "tables hold a binary label). For those, analyse a random sample.")
 for note in frame.attrs.get("notes", []):
     st.info(text.md(note))
 as_text = data.numbers_as_text(token, frame)
@@ -214,8 +213,8 @@ with c2:
                                options=[c for c in numeric if c in others and c not in protected],
                                help="Indicator columns (0/1 or a share): a row belongs to the subgroup when "
                                     "the value is at least 0.5. Subgroups may overlap.")
-    st.caption("Intersections and the minimum subgroup size are under **Subgroups** in the sidebar; they apply to "
-               "every page." if counted else
+    st.caption("Intersections, bins for numeric attributes and the minimum subgroup size are under **Subgroups** "
+               "in the sidebar; they apply to every page." if counted else
                "Intersections, bins for numeric attributes and the minimum subgroup size are under "
                "**Subgroups** in the sidebar; a slice of the rows under **Slice**. Both apply to every page.")
 

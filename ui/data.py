@@ -529,10 +529,8 @@ def load_local(source: local.LocalSource, rows: str) -> None:
     same = st.session_state[state.LOCAL_SOURCE] == source and st.session_state[state.MAPPING] is not None
     mapping = st.session_state[state.MAPPING] if same else replace(
         guess_mapping(frame), **(st.session_state[state.SUBGROUP_OPTIONS] or {}))
-    if not sample:   # the count tables hold binary labels and categorical attributes only
-        profile = column_profile("local:" + source.fingerprint, frame).set_index("column")
-        binned = {c for c in mapping.protected if profile.loc[c, "numeric"] and profile.loc[c, "n_unique"] > 10}
-        mapping = replace(mapping, all_classes=False, protected=tuple(c for c in mapping.protected if c not in binned))
+    if not sample:   # the count tables hold a binary label
+        mapping = replace(mapping, all_classes=False)
     st.session_state.update({
         state.FRAME: frame, state.DATASET_TOKEN: ("local-sample:" if sample else "local:") + source.fingerprint,
         state.DATASET_NAME: source.label + (f" (random sample of {len(frame):,} rows)" if sample else ""),

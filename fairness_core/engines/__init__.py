@@ -14,6 +14,7 @@ the function that uses it (DuckDB, pyspark, polars, ibis and SQLGlot are optiona
 
 from __future__ import annotations
 
+import dataclasses
 import glob as _glob
 import os
 from dataclasses import dataclass, field
@@ -27,12 +28,14 @@ from .._counts import CalibrationCounts, ClassCounts, ConfusionCounts, uniform_e
 from .._scored_data import (LABEL_ALIKE, LABEL_TOO_FEW, LABEL_VALUES, MAX_SUBGROUPS, MISSING_SCORE, NO_ROWS_LEFT,
                             POSITIVE_MISSING, PREDICTED_VALUES, ColumnMapping, _as_text, _check_roles,
                             _predicted_positive, _same, _show)
-from .._subgroups import INDICATOR_RANGE_MESSAGE, Subgroups
+from .._subgroups import INDICATOR_RANGE_MESSAGE, Subgroups, quantile_edges_from_counts
 from . import _sql
 
 __all__ = ["ScoredCounts", "scored_counts", "preview", "read_source", "ENGINES"]
 
 ENGINES = ("duckdb", "spark", "polars", "ibis")
+MAX_CATEGORIES = 10          # a numeric protected attribute with more values is cut into quantile bins (as in memory)
+MAX_HISTOGRAM = 5_000_000    # distinct values of such a column the engine may return to find its quantiles
 CSV_TYPES = ["BIGINT", "DOUBLE", "DATE", "TIMESTAMP", "VARCHAR"]   # what DuckDB may guess for a CSV column
 UNSUPPORTED = (
     "scored_counts does not support {what} yet. Tip: {tip}"
@@ -43,9 +46,9 @@ SOURCE_MESSAGE = (
 )
 NO_FILES = "scored_counts: no file matches {source!r}. Tip: check the path or glob."
 BINNED_PROTECTED = (
-    "The protected attribute {col!r} is numeric with {n:,} distinct values; in memory it would be cut into "
-    "quantile bins, which scored_counts does not compute yet. Tip: bin it where the data lives (e.g. a view "
-    "with a CASE expression) or choose a categorical column."
+    "The protected attribute {col!r} is numeric with {n:,} distinct values, more than scored_counts reads to find "
+    "its quantile bins. Tip: bin it where the data lives (e.g. a view with a CASE expression) or choose a "
+    "categorical column."
 )
 
 
@@ -310,9 +313,16 @@ def scored_counts(source: Any, mapping: ColumnMapping, *, threshold: float = 0.5
         low, high = (0.0 if pd.isna(low) else float(low)), (0.0 if pd.isna(high) else float(high))
         if low < 0 or high > 1:
             raise ValueError(INDICATOR_RANGE_MESSAGE.format(col=c, low=low, high=high))
+    binned = {}   # numeric protected attributes with many values: quantile bins, edges from their histograms
     for i, c in enumerate(numeric):
-        if int(kept[f"distinct_{i}"]) > 10:
-            raise ValueError(BINNED_PROTECTED.format(col=c, n=int(kept[f"distinct_{i}"])))
+        if int(kept[f"distinct_{i}"]) > MAX_CATEGORIES:
+            histogram = run(_sql.histogram_query(plan, c))
+            if len(histogram) > MAX_HISTOGRAM:
+                raise ValueError(BINNED_PROTECTED.format(col=c, n=len(histogram)))
+            binned[c] = quantile_edges_from_counts(histogram["v"], histogram["n"], m.n_bins)
+    if binned:
+        plan = dataclasses.replace(plan, binned=tuple((c, tuple(map(float, e))) for c, e in binned.items()))
+        run = _with_bins(run, binned)
 
     with_missing = [int(kept[f"id_missing_{i}"] or 0) > 0 for i in range(len(m.indicators))]
 
@@ -358,7 +368,7 @@ def scored_counts(source: Any, mapping: ColumnMapping, *, threshold: float = 0.5
     keys, confusion, auc, calibration, notes = {}, {}, {}, {}, {}
     for score in m.scores:
         frame, cal_frame, bins, cal_edges, (low, high) = query(score, float(threshold))
-        keys[score], confusion[score], auc[score] = _assemble(frame, m, bins)
+        keys[score], confusion[score], auc[score] = _assemble(frame, m, bins, binned)
         calibration[score] = None if cal_frame is None else _calibration(cal_frame, keys[score], cal_edges)
         notes[score] = "" if cal_edges is not None else (
             f"{score!r} ranges over [{low:g}, {high:g}], outside [0, 1]: calibration needs probabilities.")
@@ -367,7 +377,7 @@ def scored_counts(source: Any, mapping: ColumnMapping, *, threshold: float = 0.5
     given = None
     if m.predicted_label is not None:
         frame = run(_sql.given_query(plan, with_missing))
-        given_keys = _Keys(frame, m)
+        given_keys = _Keys(frame, m, binned)
         cm, cb, co = given_keys.tables(frame, 2 * frame["__fc_y"].to_numpy(dtype=np.int64)
                                        + frame["__fc_pred"].to_numpy(dtype=np.int64), 4,
                                        {"n": frame["__fc_n"].to_numpy(dtype=np.float64)})
@@ -539,6 +549,23 @@ def _ibis_runner(table):
     return run, list(table.columns), f"ibis ({backend.name})"
 
 
+def _with_bins(run: Callable, binned: dict) -> Callable:
+    """`run` whose results carry, for each binned column, a value of the bin (its upper edge) instead of the bin
+    number, so that ``Subgroups.from_attributes`` (given the edges) names and orders the bins as in memory."""
+    def run_binned(sql: str) -> pd.DataFrame:
+        frame = run(sql)
+        for c, edges in binned.items():
+            if c in frame.columns:
+                code = pd.to_numeric(frame[c]).to_numpy(dtype=np.float64, na_value=np.nan)
+                known = ~np.isnan(code)
+                value = np.full(len(code), np.nan)
+                value[known] = np.asarray(edges)[np.minimum(code[known].astype(np.int64) + 1, len(edges) - 1)]
+                frame[c] = value
+        return frame
+
+    return run_binned
+
+
 def _looks_like_path(text: str) -> bool:
     return any(ch in text for ch in "/\\*?") or "." in os.path.basename(text)
 
@@ -551,7 +578,7 @@ class _Keys:
     follow as subgroups of their own.
     """
 
-    def __init__(self, frame: pd.DataFrame, m: ColumnMapping):
+    def __init__(self, frame: pd.DataFrame, m: ColumnMapping, bins: Optional[dict] = None):
         self.m = m
         self.prot = None
         self.frame = pd.DataFrame(index=[0])
@@ -559,7 +586,7 @@ class _Keys:
             key = frame.groupby(list(m.protected), dropna=False, sort=False).ngroup().to_numpy()
             first = pd.Series(np.arange(len(key))).groupby(key).first().to_numpy()
             self.frame = frame.loc[first, list(m.protected)].reset_index(drop=True)
-            self.prot = Subgroups.from_attributes(self.frame, list(m.protected), intersect=m.intersect,
+            self.prot = Subgroups.from_attributes(self.frame, list(m.protected), intersect=m.intersect, bin_edges=bins,
                                                   min_size=m.min_size, n_bins=m.n_bins,
                                                   max_subgroups=MAX_SUBGROUPS - len(m.indicators))
         self.names = (list(self.prot.names) if self.prot is not None else []) + list(m.indicators)
@@ -608,13 +635,13 @@ class _Keys:
         return member, background, overall
 
 
-def _assemble(frame: pd.DataFrame, m: ColumnMapping, bins):
+def _assemble(frame: pd.DataFrame, m: ColumnMapping, bins, attribute_bins: Optional[dict] = None):
     """The keys, ConfusionCounts and AucCounts from the rows of the counts query."""
     from scipy import sparse
 
     y = frame["__fc_y"].to_numpy(dtype=np.int64)
     n = frame["__fc_n"].to_numpy(dtype=np.float64)
-    keys = _Keys(frame, m)
+    keys = _Keys(frame, m, attribute_bins)
     cm, cb, co = keys.tables(frame, 2 * y + frame["__fc_pred"].to_numpy(dtype=np.int64), 4, {"n": n})
     confusion = ConfusionCounts(keys.names, cm["n"], cb["n"], co["n"], m.min_size, disjoint=keys.disjoint)
     if bins is None:   # exact levels: the distinct scores

@@ -79,6 +79,9 @@ class Plan:
         The predicted label column (a row missing it is excluded).
     predicted_positive : any
         Its value that means positive, as the source stores it (None: every prediction negative).
+    binned : tuple of (str, tuple of float)
+        Numeric protected attributes cut into quantile bins, with their edges: such a column's key
+        is its bin number (``searchsorted(edges[1:-1], x, side="left")``), NULL when missing.
     """
 
     label: str
@@ -89,6 +92,30 @@ class Plan:
     indicator_threshold: float
     predicted: Optional[str] = None
     predicted_positive: Any = None
+    binned: tuple = ()
+
+
+def key_columns(plan: Plan) -> list:
+    """The protected attributes as GROUP BY keys: the column itself, or a binned column's bin number."""
+    edges = dict(plan.binned)
+    out = []
+    for c in plan.protected:
+        if c not in edges:
+            out.append(ident(c))
+            continue
+        x = f"CAST({ident(c)} AS DOUBLE)"
+        # NaN is missing, as in pandas; no engine-neutral ISNAN, but NaN is the one value that is neither
+        # finite nor an infinity (DuckDB and polars call NaN equal to itself, so x <> x does not find it).
+        nan = f"(NOT {finite(ident(c))} AND NOT {x} = CAST('inf' AS DOUBLE) AND NOT {x} = CAST('-inf' AS DOUBLE))"
+        code = " + ".join(f"CAST({x} > {literal(float(e))} AS INT)" for e in edges[c][1:-1]) or "0"
+        out.append(f"CASE WHEN {ident(c)} IS NULL OR {nan} THEN NULL ELSE {code} END AS {ident(c)}")
+    return out
+
+
+def histogram_query(plan: Plan, column: str) -> str:
+    """Rows per distinct value of a numeric column among the kept rows (missing ones left out)."""
+    return (f"SELECT CAST({ident(column)} AS DOUBLE) AS v, COUNT(*) AS n FROM {SOURCE} "
+            f"WHERE {reason_case(plan)} = 0 AND {ident(column)} IS NOT NULL GROUP BY 1")
 
 
 def label_query(label: str) -> str:
@@ -153,7 +180,7 @@ def counts_query(plan: Plan, score: str, *, threshold: Optional[float], cal_edge
     """
     t = literal(float(plan.indicator_threshold))
     keys = [ident(c) for c in plan.protected]
-    kept = keys + [f"CAST({ident(plan.label)} = {literal(plan.positive)} AS INT) AS __fc_y",
+    kept = key_columns(plan) + [f"CAST({ident(plan.label)} = {literal(plan.positive)} AS INT) AS __fc_y",
                    f"CAST({ident(score)} AS DOUBLE) AS __fc_p"]
     for j, c in enumerate(plan.indicators):
         kept.append(f"CAST({finite(ident(c))} AND CAST({ident(c)} AS DOUBLE) >= {t} AS INT) AS __fc_m{j}")
@@ -214,7 +241,7 @@ def _grouped(plan: Plan, extra: list, where: str, with_missing: Sequence[bool]) 
     """Rows per (protected values, label, `extra` columns) where `where` holds, with the identity columns'
     members (and missing rows) per group: one scan, no per-row output."""
     t = literal(float(plan.indicator_threshold))
-    keys = [ident(c) for c in plan.protected]
+    keys = key_columns(plan)
     select = keys + [f"CAST({ident(plan.label)} = {literal(plan.positive)} AS INT) AS __fc_y", *extra,
                      "COUNT(*) AS __fc_n"]
     for j, c in enumerate(plan.indicators):

@@ -356,3 +356,30 @@ def test_a_predicted_label_column_is_counted_as_in_memory(logs, tmp_path):
         memory, engine = fc.build_review(frame, config), fc.build_review_from_counts(result, config)
         assert [m.name for m in engine.models] == [m.name for m in memory.models]
         pd.testing.assert_frame_equal(engine.models[-1].rate_table, memory.models[-1].rate_table, rtol=1e-12)
+
+
+@pytest.mark.parametrize("engine", ["duckdb", "polars"])
+def test_numeric_protected_attributes_are_cut_into_the_in_memory_quantile_bins(tmp_path, engine):
+    """Quantile edges from the engine's histogram equal numpy's on the rows (ties, a missing value, NaN and
+    infinities included), so names, order and every count are the in-memory ones; intersected with race."""
+    frame = _frame(20_000, seed=8)
+    rng = np.random.default_rng(8)
+    frame["age"] = rng.integers(18, 90, len(frame)).astype(float)
+    frame.loc[rng.random(len(frame)) < 0.01, "age"] = np.nan
+    frame.loc[:3, "age"] = [np.inf, -np.inf, 1e9, np.inf]
+    frame["income"] = np.round(rng.lognormal(10, 0.6, len(frame)), 2)
+    path = tmp_path / "ages.parquet"
+    frame.to_parquet(path, index=False)
+    for protected, n_bins in ((("age",), 4), (("race", "income"), 3)):
+        mapping = dataclasses.replace(MAPPING, protected=protected, n_bins=n_bins, indicators=("id_a",))
+        rows = fc.ScoredData.from_frame(frame, mapping)
+        result = scored_counts(str(path), mapping, auc_bins="exact", engine=engine)
+        assert result.confusion["score"].names == rows.subgroups.names
+        _assert_counts_equal(result, rows)
+        if protected == ("age",):   # the infinities widen the outer bins, the missing ages are their own subgroup
+            assert rows.subgroups.names[0].startswith("[-inf, ") and rows.subgroups.names[3].endswith(", inf]")
+            assert rows.subgroups.names[4] == "(missing)"
+    edges = fc._subgroups.quantile_edges_from_counts([3.0, 1.0, 2.0, np.nan, np.inf], [2, 5, 1, 4, 1], 4)
+    values = np.array([3.0] * 2 + [1.0] * 5 + [2.0])
+    np.testing.assert_array_equal(edges, np.concatenate([np.unique(np.quantile(values, np.linspace(0, 1, 5)))[:-1],
+                                                         [np.inf]]))
