@@ -134,7 +134,6 @@ def test_a_duckdb_relation_a_table_name_and_a_polars_frame_are_sources(logs):
     (dict(label="race", positive_label="Black", protected=("sex",)), "must have exactly two values"),
     (dict(predicted_label="score_id"), "The predicted label column 'score_id' must have two values"),
     (dict(predicted_label="decision"), "Cannot tell which value of the predicted label column 'decision'"),
-    (dict(protected=("score_id",)), "is numeric with 1,000 distinct values"),
 ])
 def test_bad_mappings_get_the_in_memory_messages(tmp_path, change, message):
     frame = _frame(3000)
@@ -383,3 +382,14 @@ def test_numeric_protected_attributes_are_cut_into_the_in_memory_quantile_bins(t
     values = np.array([3.0] * 2 + [1.0] * 5 + [2.0])
     np.testing.assert_array_equal(edges, np.concatenate([np.unique(np.quantile(values, np.linspace(0, 1, 5)))[:-1],
                                                          [np.inf]]))
+
+
+def test_a_numeric_attribute_with_too_many_values_to_read_is_refused(tmp_path, monkeypatch):
+    import fairness_core.engines as engines
+
+    frame = _frame(3000)
+    frame["score_id"] = np.arange(3000) % 1000
+    frame.to_parquet(tmp_path / "x.parquet", index=False)
+    monkeypatch.setattr(engines, "MAX_HISTOGRAM", 999)
+    with pytest.raises(ValueError, match="'score_id' is numeric with 1,000 distinct values, more than scored_counts"):
+        scored_counts(str(tmp_path / "x.parquet"), dataclasses.replace(MAPPING, protected=("score_id",)))
