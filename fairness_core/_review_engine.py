@@ -51,8 +51,8 @@ def build_review_from_counts(counts, config: ReviewConfig, *, source: Optional[d
     Raises
     ------
     ValueError
-        If the configuration has a slice or quantile calibration bins, or its mapping (but for the
-        minimum subgroup size) is not the one the counts were computed for.
+        If the configuration has a slice, or its mapping (but for the minimum subgroup size) is not
+        the one the counts were computed for.
     """
     from . import __version__
 
@@ -61,8 +61,6 @@ def build_review_from_counts(counts, config: ReviewConfig, *, source: Optional[d
     min_size = config.mapping.min_size
     if dataclasses.replace(config.mapping, min_size=counts.mapping.min_size) != counts.mapping:
         raise ValueError("The configuration's column mapping is not the one the counts were computed for.")
-    if config.cal_strategy != "uniform":
-        raise ValueError("Quantile calibration bins need the rows: set cal_strategy='uniform' for engine counts.")
     config = dataclasses.replace(config, ci=None)
     models = []
     for score in counts.mapping.scores:
@@ -70,7 +68,7 @@ def build_review_from_counts(counts, config: ReviewConfig, *, source: Optional[d
         confusion = (counts.confusion[score] if threshold == counts.threshold
                      else counts.confusion_at(score, threshold))
         review = _rate_review(dataclasses.replace(confusion, min_size=min_size), score, "score", threshold, config)
-        calibration = counts.calibration_at(score, int(config.cal_n_bins))
+        calibration = counts.calibration_at(score, int(config.cal_n_bins), config.cal_strategy)
         table = counts.auc[score].table()
         models.append(with_aucs_and_calibration(
             review, table.assign(small=table["size"] < min_size),

@@ -538,24 +538,43 @@ def quantile_edges_from_counts(values, counts, n_bins: int) -> np.ndarray:
         The edges, as ``np.unique`` of the quantiles (fewer when quantiles coincide).
     """
     values = np.asarray(values, dtype=np.float64)
-    counts = np.asarray(counts, dtype=np.int64)
     keep = ~np.isnan(values)
-    values, counts = values[keep], counts[keep]
-    finite = np.isfinite(values)
-    order = np.argsort(values[finite], kind="stable")
-    v, c = values[finite][order], counts[finite][order]
-    edges = np.zeros(0)
-    if len(v):
-        ends = np.cumsum(c)               # rows up to and including each value, in sorted order
-        n = int(ends[-1])
-        quantiles = []
-        for q in np.linspace(0.0, 1.0, n_bins + 1):
-            h = q * (n - 1)               # numpy's virtual index
-            low = int(np.floor(h))
-            pair = v[np.searchsorted(ends, [low + 1, min(low + 2, n)], side="left")]
-            quantiles.append(float(np.quantile(pair, h - low)))   # numpy's own interpolation of the pair
-        edges = np.unique(np.asarray(quantiles))
-    return _with_infinite_ends(edges, bool(np.isneginf(values).any()), bool(np.isposinf(values).any()))
+    finite = keep & np.isfinite(values)
+    quantiles = quantiles_from_counts(values[finite], np.asarray(counts)[finite], np.linspace(0.0, 1.0, n_bins + 1))
+    return _with_infinite_ends(np.unique(quantiles), bool(np.isneginf(values[keep]).any()),
+                               bool(np.isposinf(values[keep]).any()))
+
+
+def quantiles_from_counts(values, counts, qs) -> np.ndarray:
+    """``numpy.quantile(rows, qs)`` (linear interpolation) of the rows that hold each of `values` `counts` times,
+    without the rows: for each q the two order statistics around its virtual index ``q * (n - 1)`` are found
+    in the cumulative counts and interpolated by ``numpy.quantile`` itself, so the result is bit for bit
+    numpy's. Empty values give an empty result.
+
+    Parameters
+    ----------
+    values : array-like of float, shape (n_distinct,)
+        Distinct finite values, in any order.
+    counts : array-like of int, shape (n_distinct,)
+    qs : array-like of float in [0, 1]
+
+    Returns
+    -------
+    ndarray of float, shape (len(qs),) (or (0,) without values)
+    """
+    values = np.asarray(values, dtype=np.float64)
+    if not len(values):
+        return np.zeros(0)
+    order = np.argsort(values, kind="stable")
+    v, ends = values[order], np.cumsum(np.asarray(counts, dtype=np.int64)[order])   # rows up to each value
+    n = int(ends[-1])
+    out = []
+    for q in np.asarray(qs, dtype=np.float64):
+        h = q * (n - 1)                   # numpy's virtual index
+        low = int(np.floor(h))
+        pair = v[np.searchsorted(ends, [low + 1, min(low + 2, n)], side="left")]
+        out.append(float(np.quantile(pair, h - low)))   # numpy's own interpolation of the pair
+    return np.asarray(out)
 
 
 def _with_infinite_ends(edges: np.ndarray, neginf: bool, posinf: bool) -> np.ndarray:

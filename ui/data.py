@@ -472,11 +472,9 @@ def auc_intervals(token: str, mapping_key: str, score: str, level: float, n_boot
 def calibration(token: str, mapping_key: str, score: str, n_bins: int, strategy: str,
                 _data: fc.ScoredData) -> fc.CalibrationCounts:
     """Per-(subgroup, bin) calibration sums of one probability column (and the atoms its bootstrap resamples;
-    from the engine: uniform bins, no atoms)."""
+    from the engine: no atoms)."""
     if isinstance(_data, local.CountsData):
-        if strategy != "uniform":
-            raise ValueError(local.UNIFORM_ONLY)
-        return _data.counts.calibration_at(score, n_bins)
+        return _data.counts.calibration_at(score, n_bins, strategy)
     return fc.calibration_counts(_data.y_true, _data.scores[score], _data.subgroups, n_bins=n_bins,
                                  strategy=strategy)
 

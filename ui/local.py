@@ -46,8 +46,6 @@ MIXED = ("{pattern!r} matches files of more than one type ({types}). Tip: narrow
 NOT_DATABASE = ("{path!r} is not a DuckDB database file (expected a name ending in {types}). Tip: give the path of "
                 "the .duckdb file under {roots}.")
 NO_TABLES = "The DuckDB database {path!r} has no table or view. Tip: check the file."
-UNIFORM_ONLY = ("Quantile bins need the scores' quantiles, which the count tables of data on this machine do not hold. "
-                "Tip: choose uniform bins, or analyse a random sample (Data page, Rows analysed).")
 ENGINE_FAILED = ("DuckDB could not {verb} the rows of {label!r}: {reason}. Tip: check that every file has the same "
                  "columns and a readable format, or choose other files.")
 NEEDS_ROWS = (

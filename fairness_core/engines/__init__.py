@@ -28,7 +28,7 @@ from .._counts import CalibrationCounts, ClassCounts, ConfusionCounts, uniform_e
 from .._scored_data import (LABEL_ALIKE, LABEL_TOO_FEW, LABEL_VALUES, MAX_SUBGROUPS, MISSING_SCORE, NO_ROWS_LEFT,
                             POSITIVE_MISSING, PREDICTED_VALUES, ColumnMapping, _as_text, _check_roles,
                             _predicted_positive, _same, _show)
-from .._subgroups import INDICATOR_RANGE_MESSAGE, Subgroups, quantile_edges_from_counts
+from .._subgroups import INDICATOR_RANGE_MESSAGE, Subgroups, quantile_edges_from_counts, quantiles_from_counts
 from . import _sql
 
 __all__ = ["ScoredCounts", "scored_counts", "preview", "read_source", "ENGINES"]
@@ -45,6 +45,10 @@ SOURCE_MESSAGE = (
     "a DuckDB relation, a table name with its DuckDB connection, or a pyspark DataFrame."
 )
 NO_FILES = "scored_counts: no file matches {source!r}. Tip: check the path or glob."
+QUANTILE_SCORES = (
+    "Quantile calibration bins of {col!r} need its distinct scores, and it has {n:,}, more than scored_counts "
+    "reads. Tip: choose uniform bins."
+)
 BINNED_PROTECTED = (
     "The protected attribute {col!r} is numeric with {n:,} distinct values, more than scored_counts reads to find "
     "its quantile bins. Tip: bin it where the data lives (e.g. a view with a CASE expression) or choose a "
@@ -125,11 +129,12 @@ class ScoredCounts:
             raise ValueError("ScoredCounts.confusion_at: this result has no engine to query again.")
         return self._requery(score, float(threshold))
 
-    def calibration_at(self, score: str, n_bins: int) -> Optional[CalibrationCounts]:
-        """The calibration counts of `score` with `n_bins` uniform bins over [0, 1].
+    def calibration_at(self, score: str, n_bins: int, strategy: str = "uniform") -> Optional[CalibrationCounts]:
+        """The calibration counts of `score` with `n_bins` uniform bins over [0, 1], or quantile bins.
 
-        The counts already computed when `n_bins` is theirs; otherwise the engine runs the
-        calibration query of that score again (one GROUP BY over the source).
+        The counts already computed when `n_bins` and `strategy` are theirs; otherwise the engine
+        runs the calibration query of that score again (one GROUP BY over the source; quantile bins
+        first read the score's distinct values and counts, as for ``strategy`` of :func:`scored_counts`).
 
         Returns
         -------
@@ -141,16 +146,19 @@ class ScoredCounts:
         KeyError
             If `score` is not a mapped score column.
         ValueError
-            For `n_bins` not an integer >= 1, or a result with no engine to query again.
+            For `n_bins` not an integer >= 1, an unknown strategy, too many distinct scores for quantile
+            bins, or a result with no engine to query again.
         """
         counts = self.calibration[score]
         if isinstance(n_bins, bool) or not isinstance(n_bins, (int, np.integer)) or n_bins < 1:
             raise ValueError(f"ScoredCounts.calibration_at: n_bins must be an integer >= 1. Got {n_bins!r} instead.")
-        if counts is None or len(counts.edges) == int(n_bins) + 1:
+        if strategy not in ("uniform", "quantile"):
+            raise ValueError(f"ScoredCounts.calibration_at: strategy must be 'uniform' or 'quantile'. Got {strategy!r}.")
+        if counts is None or (len(counts.edges) == int(n_bins) + 1 and counts.strategy == strategy):
             return counts
         if self._recalibrate is None:
             raise ValueError("ScoredCounts.calibration_at: this result has no engine to query again.")
-        return self._recalibrate(score, int(n_bins))
+        return self._recalibrate(score, int(n_bins), strategy)
 
     @property
     def class_names(self) -> list:
@@ -217,9 +225,11 @@ def scored_counts(source: Any, mapping: ColumnMapping, *, threshold: float = 0.5
     threshold : float, default=0.5
         Decision threshold of the confusion counts.
     n_bins : int >= 1, default=10
-        Calibration bins (uniform over [0, 1]).
-    strategy : {"uniform"}, default="uniform"
-        Calibration binning. Quantile bins are not computed by the engines yet.
+        Calibration bins.
+    strategy : {"uniform", "quantile"}, default="uniform"
+        Calibration binning: equal bins over [0, 1], or quantiles of the kept rows' scores (found
+        from the score's distinct values and counts, at most ``MAX_HISTOGRAM`` of them, with
+        numpy's own interpolation, so the edges are the in-memory ones).
     auc_bins : int >= 2 or "exact", default=10000
         Score levels of the AUC counts: B equal bins between the smallest and largest score (each
         AUC then within its ``max_binning_error`` of the exact value; the count table is at most
@@ -260,8 +270,8 @@ def scored_counts(source: Any, mapping: ColumnMapping, *, threshold: float = 0.5
     if m.all_classes:
         raise ValueError(UNSUPPORTED.format(what="multi-class labels (all_classes=True)",
                                             tip="choose a binary label and its positive value."))
-    if strategy != "uniform":
-        raise ValueError(UNSUPPORTED.format(what=f"strategy={strategy!r}", tip='use strategy="uniform".'))
+    if strategy not in ("uniform", "quantile"):
+        raise ValueError(f"The 'strategy' parameter of {func} must be 'uniform' or 'quantile'. Got {strategy!r} instead.")
     if not isinstance(auc_bins, str) and (isinstance(auc_bins, bool) or not isinstance(auc_bins, (int, np.integer))
                                           or auc_bins < 2):
         raise ValueError(f'The \'auc_bins\' parameter of {func} must be "exact" or an integer >= 2. Got {auc_bins!r} instead.')
@@ -334,7 +344,7 @@ def scored_counts(source: Any, mapping: ColumnMapping, *, threshold: float = 0.5
         if auc_bins != "exact":
             start, step = uniform_score_bins(low, high, int(auc_bins))
             bins = (start, step, int(auc_bins), bin_edges_of(start, step, int(auc_bins), high))
-        cal_edges = uniform_edges(int(n_bins)) if in_unit else None
+        cal_edges = calibration_edges(score, int(n_bins), strategy) if in_unit else None
         frame = run(_sql.counts_query(plan, score, threshold=t, cal_edges=None,
                                       bins=None if bins is None else bins[:3], with_missing=with_missing))
         cal_frame = None if cal_edges is None else run(_sql.counts_query(
@@ -359,17 +369,31 @@ def scored_counts(source: Any, mapping: ColumnMapping, *, threshold: float = 0.5
                 total[..., [1, 3]] += delta   # ... become FP, TP
         return ConfusionCounts(list(base.names), member, background, overall, base.min_size, disjoint=base.disjoint)
 
-    def recalibrate(score: str, nb: int) -> CalibrationCounts:
-        cal_edges = uniform_edges(nb)
+    score_histograms = {}
+
+    def calibration_edges(score: str, nb: int, how: str) -> np.ndarray:
+        """Uniform edges, or numpy's quantiles of the kept rows' scores from their distinct values and counts."""
+        if how == "uniform":
+            return uniform_edges(nb)
+        if score not in score_histograms:
+            histogram = run(_sql.histogram_query(plan, score))
+            if len(histogram) > MAX_HISTOGRAM:
+                raise ValueError(QUANTILE_SCORES.format(col=score, n=len(histogram)))
+            score_histograms[score] = histogram
+        histogram = score_histograms[score]
+        return quantiles_from_counts(histogram["v"], histogram["n"], np.linspace(0.0, 1.0, nb + 1))
+
+    def recalibrate(score: str, nb: int, how: str = "uniform") -> CalibrationCounts:
+        cal_edges = calibration_edges(score, nb, how)
         cal_frame = run(_sql.counts_query(plan, score, threshold=None, cal_edges=cal_edges, bins=None,
                                           with_missing=with_missing, by_level=False))
-        return _calibration(cal_frame, keys[score], cal_edges)
+        return _calibration(cal_frame, keys[score], cal_edges, how)
 
     keys, confusion, auc, calibration, notes = {}, {}, {}, {}, {}
     for score in m.scores:
         frame, cal_frame, bins, cal_edges, (low, high) = query(score, float(threshold))
         keys[score], confusion[score], auc[score] = _assemble(frame, m, bins, binned)
-        calibration[score] = None if cal_frame is None else _calibration(cal_frame, keys[score], cal_edges)
+        calibration[score] = None if cal_frame is None else _calibration(cal_frame, keys[score], cal_edges, strategy)
         notes[score] = "" if cal_edges is not None else (
             f"{score!r} ranges over [{low:g}, {high:g}], outside [0, 1]: calibration needs probabilities.")
     ranges = {s: (float(kept[f"score_min_{i}"]), float(kept[f"score_max_{i}"]),
@@ -658,7 +682,7 @@ def _assemble(frame: pd.DataFrame, m: ColumnMapping, bins, attribute_bins: Optio
     return keys, confusion, auc
 
 
-def _calibration(frame: pd.DataFrame, keys: _Keys, cal_edges: np.ndarray) -> CalibrationCounts:
+def _calibration(frame: pd.DataFrame, keys: _Keys, cal_edges: np.ndarray, strategy: str) -> CalibrationCounts:
     """CalibrationCounts from the rows of the calibration query (grouped by calibration bin and label)."""
     y = frame["__fc_y"].to_numpy(dtype=np.int64)
     cal = frame["__fc_cal"].to_numpy(dtype=np.int64)
@@ -671,5 +695,5 @@ def _calibration(frame: pd.DataFrame, keys: _Keys, cal_edges: np.ndarray) -> Cal
         sq = s2.sum(-1) - 2 * s1[..., 1] + cnt[..., 1]   # sum of (p - y)^2 = sum p^2 - 2 sum_{y=1} p + n_{y=1}
         return np.stack([cnt.sum(-1), s1.sum(-1), cnt[..., 1], sq], axis=-2)
 
-    return CalibrationCounts(keys.names, np.asarray(cal_edges, dtype=np.float64), "uniform",
+    return CalibrationCounts(keys.names, np.asarray(cal_edges, dtype=np.float64), strategy,
                              *(stats(t) for t in tables), keys.m.min_size)

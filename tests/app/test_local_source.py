@@ -117,6 +117,7 @@ def test_local_parquet_folder_equals_an_upload_on_every_page(folder, monkeypatch
     _map(counted, ("race", "sex", "age"))   # age: a numeric attribute cut into quantile bins by the engine
     assert widget(counted, "selectbox", text.PREDICTED_COLUMN).value == "approved"   # the guess, counted too
     assert any(name.startswith("race=Asian, sex=Female, age=[18, ") for name in counted.dataframe[0].value["subgroup"])
+    counted.session_state["keep:cal:strategy"] = "quantile"   # found by the engine from the distinct scores
     counted.session_state["keep:rates:per_subgroup"] = True   # the per-subgroup thresholds' table too
     local_pages = _visit(counted)
 
@@ -128,6 +129,7 @@ def test_local_parquet_folder_equals_an_upload_on_every_page(folder, monkeypatch
     _map(upload, ("race", "sex", "age"))
     widget(upload, "checkbox", text.SHOW_INTERVALS).set_value(False).run()   # counted data has none
     upload.session_state["keep:rates:per_subgroup"] = True
+    upload.session_state["keep:cal:strategy"] = "quantile"
     upload_pages = _visit(upload)
 
     for page in PAGES:

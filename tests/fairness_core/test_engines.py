@@ -393,3 +393,18 @@ def test_a_numeric_attribute_with_too_many_values_to_read_is_refused(tmp_path, m
     monkeypatch.setattr(engines, "MAX_HISTOGRAM", 999)
     with pytest.raises(ValueError, match="'score_id' is numeric with 1,000 distinct values, more than scored_counts"):
         scored_counts(str(tmp_path / "x.parquet"), dataclasses.replace(MAPPING, protected=("score_id",)))
+
+
+@pytest.mark.parametrize("engine", ["duckdb", "polars"])
+def test_quantile_calibration_bins_equal_the_in_memory_ones(logs, engine):
+    frame, glob, scored = logs
+    result = scored_counts(glob, MAPPING, n_bins=7, strategy="quantile", engine=engine)
+    for bins, counts in ((7, result.calibration["coarse"]), (5, result.calibration_at("score", 5, "quantile"))):
+        score = "coarse" if bins == 7 else "score"
+        ref = fc.calibration_counts(scored.y_true, scored.scores[score], scored.subgroups, n_bins=bins,
+                                    strategy="quantile")
+        np.testing.assert_array_equal(counts.edges, ref.edges)   # ties: "coarse" has few distinct scores
+        for side in ("member", "background", "overall"):
+            np.testing.assert_allclose(getattr(counts, side), getattr(ref, side), rtol=1e-12, atol=1e-9)
+        assert counts.strategy == "quantile"
+    assert result.calibration_at("score", 10, "uniform").strategy == "uniform"
