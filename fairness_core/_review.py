@@ -14,7 +14,7 @@ import datetime as _dt
 import hashlib
 import json
 from dataclasses import dataclass, field
-from typing import Any, Optional
+from typing import Any, Callable, Optional
 
 import numpy as np
 import pandas as pd
@@ -581,8 +581,9 @@ def build_review(frame: pd.DataFrame, config: ReviewConfig, *, source: Optional[
     models = [_score_review(scored, score, config) for score in scored.scores]
     if scored.predicted is not None:
         counts = confusion_counts(y, scored.y_pred(), groups)
-        models.append(_with_classwise(
-            _rate_review(counts, config.mapping.predicted_label, "predictions", None, config), scored, config))
+        models.append(with_classwise(
+            _rate_review(counts, config.mapping.predicted_label, "predictions", None, config), config,
+            len(scored.class_names), scored.subgroups.names, scored.subgroups.sizes, scored.class_counts))
 
     label_counts = confusion_counts(y, y, groups)
     parity_kw = dict(distance_measure=config.dataset_distance, reference=config.dataset_reference,
@@ -725,17 +726,24 @@ def _consistency(sliced: pd.DataFrame, scored: ScoredData, config: ReviewConfig)
         raise ValueError(str(exc)) from None
 
 
-def _with_classwise(review: ModelReview, scored: ScoredData, config: ReviewConfig) -> ModelReview:
-    """`review` (of the predicted label column) with class-wise bias when the label has more than two classes."""
-    if len(scored.class_names) <= 2:
+def with_classwise(review: ModelReview, config: ReviewConfig, n_classes: int, names: list, sizes,
+                   class_counts: Callable) -> ModelReview:
+    """`review` (of the predicted label column) with class-wise bias when the label has more than two classes.
+
+    `names` and `sizes` are the subgroups' (the default pair of a difference: the two largest);
+    `class_counts()` gives the ClassCounts, asked for only when there are more than two classes. The
+    one place both review builders (rows, :func:`build_review`; counts, ``build_review_from_counts``)
+    add class-wise bias.
+    """
+    if n_classes <= 2:
         return review
     pair = None
     if config.classwise_reduction in ("difference", "absolute_difference"):
         pair = list(config.classwise_subgroups)
         if not pair:   # the two largest subgroups, largest first (stable on ties), as the app's default
-            order = np.argsort(-np.asarray(scored.subgroups.sizes), kind="stable")
-            pair = [scored.subgroups.names[int(i)] for i in (order[0], order[min(1, len(order) - 1)])]
-    result = scored.class_counts().unweighted_average_bias(
+            order = np.argsort(-np.asarray(sizes), kind="stable")
+            pair = [names[int(i)] for i in (order[0], order[min(1, len(order) - 1)])]
+    result = class_counts().unweighted_average_bias(
         metric=config.classwise_metric, reduction=config.classwise_reduction, subgroups=pair,
         include_small=config.include_small, ci=config.ci, n_boot=config.n_boot, random_state=0)
     return dataclasses.replace(review, classwise=result, findings=review.findings + tuple(classwise_findings(result)))

@@ -21,7 +21,7 @@ from ._findings import disparity_findings
 from ._intervals import wilson_interval
 from ._policy import evaluate_result
 from ._review import (Review, ReviewConfig, _rate_review, dataset_rule, threshold_for_range,
-                      with_aucs_and_calibration)
+                      with_aucs_and_calibration, with_classwise)
 
 NOT_COMPUTED = ("confidence intervals (they resample rows)", "kNN consistency", "class-wise bias",
                 "per-subgroup thresholds", "differences between models")
@@ -75,8 +75,12 @@ def build_review_from_counts(counts, config: ReviewConfig, *, source: Optional[d
             None if calibration is None else dataclasses.replace(calibration, min_size=min_size),
             _calibration_note(counts, score), config))
     if counts.given is not None:   # the predicted label column, as build_review reviews it
-        models.append(_rate_review(dataclasses.replace(counts.given, min_size=min_size),
-                                   counts.mapping.predicted_label, "predictions", None, config))
+        given = dataclasses.replace(counts.given, min_size=min_size)
+        sizes = given.member.sum(axis=1)
+        models.append(with_classwise(
+            _rate_review(given, counts.mapping.predicted_label, "predictions", None, config), config,
+            counts.n_classes, list(given.names), sizes,
+            lambda: dataclasses.replace(counts.classes, min_size=min_size)))
     first = dataclasses.replace(counts.confusion[counts.mapping.scores[0]] if counts.mapping.scores else counts.given,
                                 min_size=min_size)
     label_counts = _label_counts(first)   # min_size: the configuration's

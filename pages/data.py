@@ -160,8 +160,9 @@ token = st.session_state[state.DATASET_TOKEN]
 if source != "upload" or st.session_state[state.REPLACING]:
     st.caption(_file_line())
 if data.counted():
-    st.caption("Not offered for every row counted where it lies: labels with more than two classes (the count "
-               "tables hold a binary label). For those, analyse a random sample.")
+    st.caption("Every row counted where it lies: every page reads the count tables; intervals, slices, the "
+               "correlation score, consistency and the side-by-side model comparison need the rows, so for those "
+               "analyse a random sample.")
 for note in frame.attrs.get("notes", []):
     st.info(text.md(note))
 as_text = data.numbers_as_text(token, frame)
@@ -187,10 +188,9 @@ with c1:
     positive = controls.kept(st.selectbox, text.POSITIVE_LABEL, key + "positive:" + label,
                              positive_default if positive_default in values else data.guess_positive(values),
                              options=values, format_func=str, help="The label value that counts as positive.")
-    counted = data.counted()   # every row counted where it lies: a binary label
-    all_classes = False if counted else controls.kept(
-        st.checkbox, text.KEEP_ALL_CLASSES, key + "all_classes:" + label, seed.all_classes or len(values) > 2,
-        help=text.HELP[text.KEEP_ALL_CLASSES])
+    counted = data.counted()   # every row counted where it lies
+    all_classes = controls.kept(st.checkbox, text.KEEP_ALL_CLASSES, key + "all_classes:" + label,
+                                seed.all_classes or len(values) > 2, help=text.HELP[text.KEEP_ALL_CLASSES])
     scores = controls.kept(st.multiselect, text.SCORE_COLUMN, key + "scores", list(seed.scores),
                            options=[c for c in numeric if c != label],
                            help="One or more numeric model scores (any scale). Pick the one to analyse "
@@ -267,7 +267,7 @@ if len(scored.exclusions):
 groups = data.subgroup_table(token, mapping_key, scored)
 n_small = int(groups["small"].sum())
 if mapping.all_classes:
-    classes = pd.Series(scored.classes).value_counts().sort_index()
+    classes = data.class_sizes(scored)
     st.markdown(f"**{len(classes)} classes** in {text.md(label)}: " + ", ".join(
         f"{text.md(c)} ({n:,})" for c, n in classes.items())
         + f". Binary metrics use {text.md(positive)} against the rest.")

@@ -343,6 +343,13 @@ def score_range(scored, score: str) -> tuple[float, float, bool]:
     return float(values.min()), float(values.max()), bool(np.all(np.mod(values, 1) == 0))
 
 
+def class_sizes(scored) -> pd.Series:
+    """Kept rows per class of the label (its values as text), sorted by class."""
+    if isinstance(scored, local.CountsData):
+        return pd.Series(scored.counts.class_sizes, dtype=np.int64).sort_index()
+    return pd.Series(scored.classes).value_counts().sort_index()
+
+
 def default_threshold(scored, score: str) -> float:
     """``fc.default_threshold`` of a score column, from its range (``fc.threshold_for_range``)."""
     return fc.threshold_for_range(*score_range(scored, score))
@@ -527,8 +534,6 @@ def load_local(source: local.LocalSource, rows: str) -> None:
     same = st.session_state[state.LOCAL_SOURCE] == source and st.session_state[state.MAPPING] is not None
     mapping = st.session_state[state.MAPPING] if same else replace(
         guess_mapping(frame), **(st.session_state[state.SUBGROUP_OPTIONS] or {}))
-    if not sample:   # the count tables hold a binary label
-        mapping = replace(mapping, all_classes=False)
     st.session_state.update({
         state.FRAME: frame, state.DATASET_TOKEN: ("local-sample:" if sample else "local:") + source.fingerprint,
         state.DATASET_NAME: source.label + (f" (random sample of {len(frame):,} rows)" if sample else ""),

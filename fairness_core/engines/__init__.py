@@ -88,6 +88,11 @@ class ScoredCounts:
         The label's two values as the source holds them.
     given : ConfusionCounts or None
         The confusion counts of the predicted label column, when one is mapped.
+    classes : ClassCounts or None
+        With ``all_classes`` and a predicted label column: true against predicted class per
+        subgroup, every class (``ScoredData.class_counts()``).
+    class_sizes : dict of str -> int
+        With ``all_classes``: kept rows per class (the label's values as text).
     """
 
     mapping: ColumnMapping
@@ -105,6 +110,8 @@ class ScoredCounts:
     _recalibrate: Optional[Callable] = field(default=None, repr=False)
     label_values: tuple = ()
     given: Optional[ConfusionCounts] = None
+    classes: Optional[ClassCounts] = None
+    class_sizes: dict = field(default_factory=dict)
 
     def confusion_at(self, score: str, threshold: float) -> ConfusionCounts:
         """The confusion counts of `score` at another threshold.
@@ -165,6 +172,11 @@ class ScoredCounts:
         """The label's values as text, sorted (``ScoredData.class_names``)."""
         return sorted(str(t) for t in _as_text(list(self.label_values)))
 
+    @property
+    def n_classes(self) -> int:
+        """Classes of the label."""
+        return len(self.label_values)
+
     def class_counts_at(self, score: Optional[str] = None, threshold: Optional[float] = None) -> ClassCounts:
         """The class-wise counts of `score` at `threshold` (None: of the predicted label column): true against
         predicted class per subgroup.
@@ -180,6 +192,11 @@ class ScoredCounts:
         """
         if score is None and self.given is None:
             raise ValueError("No predicted label column is mapped; choose a score column and a threshold.")
+        if score is None and self.classes is not None:
+            return self.classes
+        if len(self.label_values) != 2:
+            raise ValueError(f"A score can only predict a label with two classes; this label has "
+                             f"{len(self.label_values)}. Tip: map a predicted label column for a multi-class label.")
         c = self.given if score is None else self.confusion_at(score, threshold)
         labels = self.class_names
         positive = str(_as_text([self.mapping.positive_label])[0])
@@ -219,9 +236,9 @@ def scored_counts(source: Any, mapping: ColumnMapping, *, threshold: float = 0.5
         its backend: any SQL database ibis reaches, e.g. PostgreSQL, Snowflake, BigQuery, SQLite).
     mapping : ColumnMapping
         As in memory: label and positive label, score columns, protected attributes (categorical, or
-        numeric with at most 10 distinct values), identity columns and a predicted label column
-        (its confusion counts are ``given``). Not yet supported here: ``all_classes`` and numeric
-        protected attributes that would be binned.
+        numeric ones cut into quantile bins), identity columns, a predicted label column (its
+        confusion counts are ``given``) and ``all_classes`` (binary metrics on the positive class
+        against the rest; with a predicted label column the class-wise counts are ``classes``).
     threshold : float, default=0.5
         Decision threshold of the confusion counts.
     n_bins : int >= 1, default=10
@@ -267,9 +284,6 @@ def scored_counts(source: Any, mapping: ColumnMapping, *, threshold: float = 0.5
     """
     func = "scored_counts"
     m = mapping
-    if m.all_classes:
-        raise ValueError(UNSUPPORTED.format(what="multi-class labels (all_classes=True)",
-                                            tip="choose a binary label and its positive value."))
     if strategy not in ("uniform", "quantile"):
         raise ValueError(f"The 'strategy' parameter of {func} must be 'uniform' or 'quantile'. Got {strategy!r} instead.")
     if not isinstance(auc_bins, str) and (isinstance(auc_bins, bool) or not isinstance(auc_bins, (int, np.integer))
@@ -285,7 +299,7 @@ def scored_counts(source: Any, mapping: ColumnMapping, *, threshold: float = 0.5
     values = list(counts)
     if len(values) < 2:
         raise ValueError(LABEL_TOO_FEW.format(col=m.label, n=len(values), values=_show(values)))
-    if len(values) != 2:
+    if len(values) != 2 and not m.all_classes:
         raise ValueError(LABEL_VALUES.format(col=m.label, n=len(values), values=_show(values)))
     if len({str(v) for v in values}) < 2:
         raise ValueError(LABEL_ALIKE.format(col=m.label, values=_show(values)))
@@ -297,9 +311,12 @@ def scored_counts(source: Any, mapping: ColumnMapping, *, threshold: float = 0.5
     if m.predicted_label is not None:   # its values and positive one, found as ScoredData finds them
         col = m.predicted_label
         given_values = [v for v in run(_sql.label_query(col))["v"] if not pd.isna(v)]
-        if len(given_values) > 2:
+        if m.all_classes:   # the predicted class that is the label's positive one, if it occurs
+            predicted_positive = next((v for v in given_values if _same(v, matches[0])), None)
+        elif len(given_values) > 2:
             raise ValueError(PREDICTED_VALUES.format(col=col, n=len(given_values), values=_show(given_values)))
-        predicted_positive = _predicted_positive(given_values, m.positive_label, col)
+        else:
+            predicted_positive = _predicted_positive(given_values, m.positive_label, col)
     plan = _sql.Plan(m.label, _plain(matches[0]), tuple(m.scores), tuple(m.protected), tuple(m.indicators),
                      float(m.indicator_threshold), m.predicted_label,
                      None if predicted_positive is None else _plain(predicted_positive))
@@ -406,8 +423,15 @@ def scored_counts(source: Any, mapping: ColumnMapping, *, threshold: float = 0.5
                                        + frame["__fc_pred"].to_numpy(dtype=np.int64), 4,
                                        {"n": frame["__fc_n"].to_numpy(dtype=np.float64)})
         given = ConfusionCounts(given_keys.names, cm["n"], cb["n"], co["n"], m.min_size, disjoint=given_keys.disjoint)
+    classes = _class_counts(run(_sql.classes_query(plan, with_missing)), m, binned) \
+        if m.all_classes and m.predicted_label is not None else None
+    class_sizes = {}
+    if m.all_classes:
+        sizes = run(_sql.kept_label_query(plan))
+        class_sizes = dict(zip((str(t) for t in _as_text(sizes["v"].tolist())), sizes["n"].astype(int).tolist()))
     return ScoredCounts(m, n_input, n_rows, exclusions, float(threshold), confusion, auc, calibration, notes,
-                        name, ranges, requery, recalibrate, tuple(_plain(v) for v in values), given)
+                        name, ranges, requery, recalibrate, tuple(_plain(v) for v in values), given, classes,
+                        class_sizes)
 
 
 def preview(source: Any, n: int = 10_000, *, engine: Optional[str] = None, connection: Any = None,
@@ -680,6 +704,20 @@ def _assemble(frame: pd.DataFrame, m: ColumnMapping, bins, attribute_bins: Optio
                     sparse.csr_matrix(ab["n"].astype(np.int64)), ao["n"].reshape(2, n_levels).astype(np.int64),
                     m.min_size, disjoint=keys.disjoint)
     return keys, confusion, auc
+
+
+def _class_counts(frame: pd.DataFrame, m: ColumnMapping, binned: dict) -> ClassCounts:
+    """ClassCounts from the rows of the classes query: classes are the kept rows' label and predicted values as
+    text, sorted (``ScoredData``'s vocabulary), each cell ``true * K + predicted``."""
+    true, predicted = (np.asarray(_as_text(frame[c].tolist()), dtype=object) for c in ("__fc_t", "__fc_q"))
+    vocabulary = sorted(set(true.tolist()) | set(predicted.tolist()))
+    position = {text: i for i, text in enumerate(vocabulary)}
+    k = len(vocabulary)
+    cell = np.array([position[t] * k + position[p] for t, p in zip(true, predicted)], dtype=np.int64)
+    keys = _Keys(frame, m, binned)
+    member, _, overall = keys.tables(frame, cell, k * k, {"n": frame["__fc_n"].to_numpy(dtype=np.float64)})
+    return ClassCounts(keys.names, vocabulary, member["n"].reshape(-1, k, k), overall["n"].reshape(k, k),
+                       np.zeros(len(keys.names)), 0, m.min_size)
 
 
 def _calibration(frame: pd.DataFrame, keys: _Keys, cal_edges: np.ndarray, strategy: str) -> CalibrationCounts:

@@ -112,6 +112,11 @@ def key_columns(plan: Plan) -> list:
     return out
 
 
+def kept_label_query(plan: Plan) -> str:
+    """Rows per label value among the kept rows (the classes' sizes of a multi-class label)."""
+    return f"SELECT {ident(plan.label)} AS v, COUNT(*) AS n FROM {SOURCE} WHERE {reason_case(plan)} = 0 GROUP BY 1"
+
+
 def histogram_query(plan: Plan, column: str) -> str:
     """Rows per distinct value of a numeric column among the kept rows (missing ones left out)."""
     return (f"SELECT CAST({ident(column)} AS DOUBLE) AS v, COUNT(*) AS n FROM {SOURCE} "
@@ -223,6 +228,13 @@ def given_query(plan: Plan, with_missing: Sequence[bool] = ()) -> str:
     positive = ("0" if plan.predicted_positive is None else
                 f"CAST({ident(plan.predicted)} = {literal(plan.predicted_positive)} AS INT)")
     return _grouped(plan, [f"{positive} AS __fc_pred"], f"{reason_case(plan)} = 0", with_missing)
+
+
+def classes_query(plan: Plan, with_missing: Sequence[bool] = ()) -> str:
+    """Rows per (protected values, label, true class, predicted class) of the kept rows: the class-wise counts
+    of a multi-class label against the predicted label column (``__fc_t``, ``__fc_q``: the values as stored)."""
+    return _grouped(plan, [f"{ident(plan.label)} AS __fc_t", f"{ident(plan.predicted)} AS __fc_q"],
+                    f"{reason_case(plan)} = 0", with_missing)
 
 
 def band_query(plan: Plan, score: str, *, low: float, high: Optional[float], with_missing: Sequence[bool] = ()) -> str:

@@ -287,3 +287,37 @@ def test_a_duckdb_table_is_counted_and_its_views_cannot_read_other_files(monkeyp
     assert not at.exception
     assert any("DuckDB could not read the rows" in e.value.replace("\\", "") for e in at.error), \
         [e.value for e in at.error]
+
+
+def test_a_multi_class_label_counted_where_it_lies_equals_an_upload(monkeypatch, tmp_path):
+    rng = np.random.default_rng(6)
+    rows = scored_table(30_000, seed=6)
+    rows["grade"] = rng.choice(["A", "B", "C", "D"], len(rows), p=[0.4, 0.3, 0.2, 0.1])
+    rows["grade_hat"] = np.where(rng.random(len(rows)) < 0.7, rows["grade"], rng.choice(["A", "B", "C"], len(rows)))
+    rows = rows.drop(columns=["label", "approved"])
+    rows.to_parquet(tmp_path / "grades.parquet", index=False)
+    shown = []
+    for source in ("local", "upload"):
+        at = _start(monkeypatch, tmp_path)
+        if source == "local":
+            _open_local(at, "grades.parquet")
+        else:
+            widget(at, "radio", "Source").set_value("upload").run()
+            at.file_uploader[0].set_value(("grades.parquet", (tmp_path / "grades.parquet").read_bytes(),
+                                           "application/octet-stream")).run()
+            widget(at, "checkbox", text.SHOW_INTERVALS).set_value(False).run()
+        widget(at, "selectbox", text.LABEL_COLUMN).set_value("grade").run()
+        widget(at, "selectbox", text.POSITIVE_LABEL).set_value("A").run()
+        widget(at, "checkbox", text.KEEP_ALL_CLASSES).set_value(True).run()
+        widget(at, "selectbox", text.PREDICTED_COLUMN).set_value("grade_hat").run()
+        widget(at, "multiselect", text.PROTECTED).set_value(["race", "sex"]).run()
+        assert not at.exception and not at.error, [e.value for e in at.error]
+        markdown = [m.value for m in at.markdown if "classes" in m.value]
+        shown.append((markdown, _visit_one(at, "pages/classwise.py"), _visit_one(at, "pages/overview.py")))
+    (local_md, *local_pages), (upload_md, *upload_pages) = shown
+    assert local_md == upload_md and "4 classes" in local_md[0]
+    for (tiles, tables), (their_tiles, their_tables) in zip(local_pages, upload_pages):
+        assert tiles == {k: their_tiles[k] for k in tiles}
+        for table in tables:
+            assert _same_table(table, their_tables), list(table.columns)
+    assert local_pages[0][0]["Classes used"] == "4 of 4"

@@ -408,3 +408,34 @@ def test_quantile_calibration_bins_equal_the_in_memory_ones(logs, engine):
             np.testing.assert_allclose(getattr(counts, side), getattr(ref, side), rtol=1e-12, atol=1e-9)
         assert counts.strategy == "quantile"
     assert result.calibration_at("score", 10, "uniform").strategy == "uniform"
+
+
+@pytest.mark.parametrize("engine", ["duckdb", "polars"])
+def test_a_multi_class_label_is_counted_as_in_memory(tmp_path, engine):
+    """all_classes: binary metrics on the positive class against the rest, class-wise counts of every class
+    against the predicted label column, the classes' sizes, and the review's class-wise bias."""
+    frame = _frame(20_000, seed=4)
+    rng = np.random.default_rng(4)
+    frame["grade"] = rng.choice(["A", "B", "C", "D"], len(frame), p=[0.4, 0.3, 0.2, 0.1]).astype(object)
+    frame["grade_hat"] = np.where(rng.random(len(frame)) < 0.7, frame["grade"],
+                                  rng.choice(["A", "B", "C", "E"], len(frame))).astype(object)
+    frame.loc[rng.random(len(frame)) < 0.01, "grade_hat"] = None
+    path = tmp_path / "grades.parquet"
+    frame.to_parquet(path, index=False)
+    mapping = dataclasses.replace(MAPPING, label="grade", positive_label="A", all_classes=True,
+                                  predicted_label="grade_hat")
+    rows = fc.ScoredData.from_frame(frame, mapping)
+    result = scored_counts(str(path), mapping, auc_bins="exact", engine=engine)
+    _assert_counts_equal(result, rows)
+    want = rows.class_counts()
+    got = result.class_counts_at()
+    assert (got.names, list(got.labels)) == (want.names, list(want.labels)) and len(got.labels) == 5
+    np.testing.assert_array_equal(got.member, want.member)
+    np.testing.assert_array_equal(got.overall, want.overall)
+    assert result.class_sizes == pd.Series(rows.classes).value_counts().to_dict()
+    with pytest.raises(ValueError, match="two classes"):
+        result.class_counts_at("score", 0.5)
+    config = dataclasses.replace(fc.ReviewConfig(mapping=mapping), ci=None)
+    memory, engine_review = fc.build_review(frame, config), fc.build_review_from_counts(result, config)
+    assert engine_review.models[-1].classwise.value == pytest.approx(memory.models[-1].classwise.value, abs=1e-12)
+    pd.testing.assert_frame_equal(engine_review.models[-1].classwise.table, memory.models[-1].classwise.table)
