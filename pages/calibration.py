@@ -60,6 +60,9 @@ with progress.computing("calibration per subgroup and bin", level):
         token, mapping_key, scored, score, n_bins=int(n_bins), strategy=strategy, min_per_group=int(min_per_group),
         distance=distance, reduction=reduction, reference=reference, include_small=include_small,
         threshold=None if threshold is None else float(threshold), intervals=intervals)
+    if "counts" not in section.extra:
+        st.warning(section.note)
+        st.stop()
     counts, result = section.extra["counts"], section.extra["result"]
     reliability = counts.reliability_table(ci=level)
 errors = result.errors

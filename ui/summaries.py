@@ -161,7 +161,8 @@ def calibration_section(token: str, mapping_key: str, scored: fc.ScoredData, sco
     """Calibration: the ECE comparisons whose interval excludes parity and the calibration rule's verdict
     (`threshold` in the units of `distance`; None: the default rule, which bounds only a difference).
 
-    A score outside [0, 1] is not a probability: the Section then only has a `note`. Otherwise
+    A score outside [0, 1] is not a probability, and an engine may not give the bins asked for: the
+    Section then only has a `note`. Otherwise
     ``extra = {"counts": CalibrationCounts, "result": CalibrationDisparityResult}``.
     """
     low, high, _ = data.score_range(scored, score)
@@ -169,7 +170,10 @@ def calibration_section(token: str, mapping_key: str, scored: fc.ScoredData, sco
     if low < 0 or high > 1:
         return Section(title, page, note=f"Not assessed: {text.md(score)} ranges from {low:g} to "
                                          f"{high:g}, so it is not a probability.")
-    counts = data.calibration(token, mapping_key, score, int(n_bins), strategy, scored)
+    try:
+        counts = data.calibration(token, mapping_key, score, int(n_bins), strategy, scored)
+    except ValueError as exc:   # e.g. quantile bins of more distinct scores than an engine reads
+        return Section(title, page, note=f"Not assessed: {text.md(exc)}")
     result = data.calibration_disparity(token, mapping_key, score, int(n_bins), strategy,
                                         None if threshold is None else float(threshold), int(min_per_group),
                                         distance, reduction, reference, include_small, intervals.ci,

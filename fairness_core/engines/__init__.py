@@ -37,9 +37,6 @@ ENGINES = ("duckdb", "spark", "polars", "ibis")
 MAX_CATEGORIES = 10          # a numeric protected attribute with more values is cut into quantile bins (as in memory)
 MAX_HISTOGRAM = 5_000_000    # distinct values of such a column the engine may return to find its quantiles
 CSV_TYPES = ["BIGINT", "DOUBLE", "DATE", "TIMESTAMP", "VARCHAR"]   # what DuckDB may guess for a CSV column
-UNSUPPORTED = (
-    "scored_counts does not support {what} yet. Tip: {tip}"
-)
 SOURCE_MESSAGE = (
     "scored_counts: cannot read {source!r}. Give a Parquet or CSV path or glob (e.g. 'logs/*.parquet'), "
     "a DuckDB relation, a table name with its DuckDB connection, or a pyspark DataFrame."
@@ -415,14 +412,8 @@ def scored_counts(source: Any, mapping: ColumnMapping, *, threshold: float = 0.5
             f"{score!r} ranges over [{low:g}, {high:g}], outside [0, 1]: calibration needs probabilities.")
     ranges = {s: (float(kept[f"score_min_{i}"]), float(kept[f"score_max_{i}"]),
                   int(kept[f"score_fractional_{i}"] or 0) == 0) for i, s in enumerate(m.scores)}
-    given = None
-    if m.predicted_label is not None:
-        frame = run(_sql.given_query(plan, with_missing))
-        given_keys = _Keys(frame, m, binned)
-        cm, cb, co = given_keys.tables(frame, 2 * frame["__fc_y"].to_numpy(dtype=np.int64)
-                                       + frame["__fc_pred"].to_numpy(dtype=np.int64), 4,
-                                       {"n": frame["__fc_n"].to_numpy(dtype=np.float64)})
-        given = ConfusionCounts(given_keys.names, cm["n"], cb["n"], co["n"], m.min_size, disjoint=given_keys.disjoint)
+    given = _given_counts(run(_sql.given_query(plan, with_missing)), m, binned) \
+        if m.predicted_label is not None else None
     classes = _class_counts(run(_sql.classes_query(plan, with_missing)), m, binned) \
         if m.all_classes and m.predicted_label is not None else None
     class_sizes = {}
@@ -704,6 +695,14 @@ def _assemble(frame: pd.DataFrame, m: ColumnMapping, bins, attribute_bins: Optio
                     sparse.csr_matrix(ab["n"].astype(np.int64)), ao["n"].reshape(2, n_levels).astype(np.int64),
                     m.min_size, disjoint=keys.disjoint)
     return keys, confusion, auc
+
+
+def _given_counts(frame: pd.DataFrame, m: ColumnMapping, binned: dict) -> ConfusionCounts:
+    """ConfusionCounts of the predicted label column from the rows of the given-predictions query."""
+    keys = _Keys(frame, m, binned)
+    cell = 2 * frame["__fc_y"].to_numpy(dtype=np.int64) + frame["__fc_pred"].to_numpy(dtype=np.int64)
+    member, background, overall = keys.tables(frame, cell, 4, {"n": frame["__fc_n"].to_numpy(dtype=np.float64)})
+    return ConfusionCounts(keys.names, member["n"], background["n"], overall["n"], m.min_size, disjoint=keys.disjoint)
 
 
 def _class_counts(frame: pd.DataFrame, m: ColumnMapping, binned: dict) -> ClassCounts:

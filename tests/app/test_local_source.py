@@ -321,3 +321,19 @@ def test_a_multi_class_label_counted_where_it_lies_equals_an_upload(monkeypatch,
         for table in tables:
             assert _same_table(table, their_tables), list(table.columns)
     assert local_pages[0][0]["Classes used"] == "4 of 4"
+
+
+def test_quantile_bins_of_too_many_distinct_scores_get_a_message(folder, monkeypatch):
+    import fairness_core.engines as engines
+
+    root, _ = folder
+    monkeypatch.setattr(engines, "MAX_HISTOGRAM", 100)
+    at = _open_local(_start(monkeypatch, root), "logs", auc="bins")
+    _map(at)
+    at.session_state["keep:cal:strategy"] = "quantile"
+    at.switch_page("pages/calibration.py").run()
+    assert not at.exception
+    assert any("Quantile calibration bins of 'score_a' need its distinct scores" in w.value.replace("\\", "")
+               for w in at.warning), [w.value for w in at.warning]
+    at.switch_page("pages/overview.py").run()
+    assert not at.exception and not at.error
