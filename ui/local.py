@@ -30,6 +30,7 @@ MEMORY_ENV = "FAIRNESS_DUCKDB_MEMORY"   # DuckDB's memory_limit per query connec
 PREVIEW_ROWS = 10_000   # rows read into pandas to fill the mapping widgets
 SAMPLE_ROWS = 100_000   # rows of the random sample analysed in memory, on request
 AUC_LEVELS = {"bins": 10_000, "exact": "exact"}
+MAX_EXACT_LEVELS = 2_000_000   # distinct scores that exact AUC levels may bring into memory
 FILE_TYPES = {".parquet": "parquet", ".csv": "csv", ".tsv": "csv", ".csv.gz": "csv", ".txt": "csv"}
 DATABASE_TYPES = (".duckdb", ".db", ".ddb")
 
@@ -243,7 +244,7 @@ def counts(source: LocalSource, mapping: fc.ColumnMapping, auc_bins):
 
     with _engine_errors(source, "count"):
         where, con = source.engine_source()
-        return engines.scored_counts(where, mapping, auc_bins=auc_bins, connection=con)
+        return engines.scored_counts(where, mapping, auc_bins=auc_bins, connection=con, max_levels=MAX_EXACT_LEVELS)
 
 
 @contextlib.contextmanager

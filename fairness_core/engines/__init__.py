@@ -42,6 +42,10 @@ SOURCE_MESSAGE = (
     "a DuckDB relation, a table name with its DuckDB connection, or a pyspark DataFrame."
 )
 NO_FILES = "scored_counts: no file matches {source!r}. Tip: check the path or glob."
+TOO_MANY_LEVELS = (
+    "Exact AUC levels of {col!r} would keep each of its {n:,} distinct scores (more than {max:,}), a table nearly "
+    "as large as the data. Tip: use score bins (auc_bins=10000: each AUC within its reported max binning error)."
+)
 QUANTILE_SCORES = (
     "Quantile calibration bins of {col!r} need its distinct scores, and it has {n:,}, more than scored_counts "
     "reads. Tip: choose uniform bins."
@@ -219,7 +223,8 @@ class ScoredCounts:
 
 def scored_counts(source: Any, mapping: ColumnMapping, *, threshold: float = 0.5, n_bins: int = 10,
                   strategy: str = "uniform", auc_bins: Union[int, str] = 10_000, engine: Optional[str] = None,
-                  connection: Any = None, memory_limit: Optional[str] = None) -> ScoredCounts:
+                  connection: Any = None, memory_limit: Optional[str] = None,
+                  max_levels: Optional[int] = None) -> ScoredCounts:
     """Compute every count table of `mapping` where the data lives.
 
     Parameters
@@ -258,6 +263,10 @@ def scored_counts(source: Any, mapping: ColumnMapping, *, threshold: float = 0.5
     memory_limit : str or None
         DuckDB's ``memory_limit`` for a connection opened here, e.g. ``"2GB"`` (DuckDB spills to
         disk beyond it).
+    max_levels : int or None
+        With ``auc_bins="exact"``: refuse a score column with more distinct values than this
+        (counted first, one more scan), whose exact levels would bring a table as large as the
+        data back into memory. None: no check.
 
     Returns
     -------
@@ -349,6 +358,11 @@ def scored_counts(source: Any, mapping: ColumnMapping, *, threshold: float = 0.5
         run = _with_bins(run, binned)
 
     with_missing = [int(kept[f"id_missing_{i}"] or 0) > 0 for i in range(len(m.indicators))]
+    if auc_bins == "exact" and max_levels is not None:
+        for score in m.scores:
+            n_levels = int(run(_sql.distinct_query(plan, score))["n"].iloc[0])
+            if n_levels > max_levels:
+                raise ValueError(TOO_MANY_LEVELS.format(col=score, n=n_levels, max=max_levels))
 
     def query(score: str, t: float):
         i = m.scores.index(score)

@@ -117,6 +117,12 @@ def kept_label_query(plan: Plan) -> str:
     return f"SELECT {ident(plan.label)} AS v, COUNT(*) AS n FROM {SOURCE} WHERE {reason_case(plan)} = 0 GROUP BY 1"
 
 
+def distinct_query(plan: Plan, column: str) -> str:
+    """The number of distinct values of a column among the kept rows."""
+    return (f"SELECT COUNT(*) AS n FROM (SELECT DISTINCT CAST({ident(column)} AS DOUBLE) AS v FROM {SOURCE} "
+            f"WHERE {reason_case(plan)} = 0) AS __fc_distinct")
+
+
 def histogram_query(plan: Plan, column: str) -> str:
     """Rows per distinct value of a numeric column among the kept rows (missing ones left out)."""
     return (f"SELECT CAST({ident(column)} AS DOUBLE) AS v, COUNT(*) AS n FROM {SOURCE} "

@@ -337,3 +337,13 @@ def test_quantile_bins_of_too_many_distinct_scores_get_a_message(folder, monkeyp
                for w in at.warning), [w.value for w in at.warning]
     at.switch_page("pages/overview.py").run()
     assert not at.exception and not at.error
+
+
+def test_exact_levels_of_too_many_distinct_scores_get_a_message(folder, monkeypatch):
+    root, _ = folder
+    monkeypatch.setattr(local, "MAX_EXACT_LEVELS", 10)
+    at = _open_local(_start(monkeypatch, root), "logs", auc="exact")
+    assert not at.exception
+    assert any("Exact AUC levels of 'score_a' would keep each of its" in e.value.replace("\\", "") for e in at.error)
+    widget(at, "radio", "AUC score levels").set_value("bins").run()   # back to bins: the pages work
+    assert not at.exception and not at.error

@@ -439,3 +439,12 @@ def test_a_multi_class_label_is_counted_as_in_memory(tmp_path, engine):
     memory, engine_review = fc.build_review(frame, config), fc.build_review_from_counts(result, config)
     assert engine_review.models[-1].classwise.value == pytest.approx(memory.models[-1].classwise.value, abs=1e-12)
     pd.testing.assert_frame_equal(engine_review.models[-1].classwise.table, memory.models[-1].classwise.table)
+
+
+def test_exact_levels_of_too_many_distinct_scores_are_refused_before_they_are_read(logs):
+    frame, glob, scored = logs
+    n_distinct = len(np.unique(scored.scores["score"]))
+    assert scored_counts(glob, MAPPING, auc_bins="exact", max_levels=n_distinct).auc["score"].exact
+    with pytest.raises(ValueError, match=f"{n_distinct:,} distinct scores"):
+        scored_counts(glob, MAPPING, auc_bins="exact", max_levels=n_distinct - 1)
+    assert scored_counts(glob, MAPPING, auc_bins=100, max_levels=10).auc["score"].edges is not None   # bins: no check
