@@ -170,7 +170,7 @@ def test_import_fairness_core_loads_no_engine():
 
 
 @pytest.mark.spark
-def test_spark_local_mode_counts_equal_the_in_memory_library(logs):
+def test_spark_local_mode_counts_equal_the_in_memory_library(logs, tmp_path):
     import shutil
 
     from pyspark.sql import SparkSession
@@ -190,6 +190,21 @@ def test_spark_local_mode_counts_equal_the_in_memory_library(logs):
         _assert_counts_equal(result, scored)
         ref = fc.bias_auc_table(scored.y_true, scored.scores["score"], scored.subgroups)
         np.testing.assert_allclose(result.auc["score"].table()["bpsn_auc"], ref["bpsn_auc"], rtol=0, atol=1e-12)
+        # the transpiled SQL of binned numeric attributes (infinities, NaN), a predicted label, quantile bins
+        rng = np.random.default_rng(8)
+        rich = frame.assign(age=rng.integers(18, 90, len(frame)).astype(float),
+                            decision=np.where(rng.random(len(frame)) < 0.4, "yes", "no").astype(object))
+        rich.loc[:3, "age"] = [np.inf, -np.inf, np.nan, np.inf]
+        mapping = dataclasses.replace(MAPPING, protected=("race", "age"), predicted_label="decision")
+        rows = fc.ScoredData.from_frame(rich, mapping)
+        rich.to_parquet(tmp_path / "rich.parquet", index=False)   # (createDataFrame warns about pandas 3)
+        result = scored_counts(spark.read.parquet(str(tmp_path / "rich.parquet")), mapping, auc_bins="exact",
+                               strategy="quantile")
+        assert result.confusion["score"].names == rows.subgroups.names
+        np.testing.assert_array_equal(result.given.member,
+                                      fc.confusion_counts(rows.y_true, rows.y_pred(), rows.subgroups).member)
+        cal = fc.calibration_counts(rows.y_true, rows.scores["score"], rows.subgroups, strategy="quantile")
+        np.testing.assert_array_equal(result.calibration["score"].edges, cal.edges)
     finally:
         spark.stop()
 
