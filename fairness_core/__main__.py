@@ -19,6 +19,8 @@ EXAMPLES = """examples:
   python -m fairness_core metrics compas.csv --config review-config.json --strict --out review.json
   python -m fairness_core report 'logs/*.parquet' --engine duckdb --auc-bins 10000 --label y --positive 1 \
       --score score --protected race --protected sex --out logs-review.html
+  python -m fairness_core metrics warehouse.duckdb --table predictions --engine duckdb --label y --score p \
+      --protected region --out review.json
 
 exit status: 0 every policy rule passes, 1 a rule fails (--strict: or is inconclusive), 2 bad input or usage,
   3 an internal error
@@ -60,6 +62,9 @@ def parser() -> argparse.ArgumentParser:
                          help="compute the counts where the data lives instead of loading it: DuckDB (out of core), "
                               "Spark (the active session, or local) or polars (streaming); no intervals, consistency "
                               "or class-wise bias")
+        sub.add_argument("--table", metavar="NAME",
+                         help="with --engine duckdb: DATA is a DuckDB database file (opened read-only) and NAME a "
+                              "table or view in it")
         sub.add_argument("--auc-bins", default="10000", metavar="N or exact",
                          help="with --engine: score bins of the AUCs (each AUC within its reported max_binning_error "
                               "of the exact one), or 'exact' (default 10000)")
@@ -121,20 +126,38 @@ def _config(args, frame):
 
 
 def _engine_review(args):
-    """The review of DATA (a path or glob) from the counts computed by ``--engine``."""
+    """The review of DATA (a path or glob, or with ``--table`` a DuckDB database file) from the counts computed by
+    ``--engine``."""
     from ._review_engine import build_review_from_counts
     from .engines import preview, read_source, scored_counts
 
     bins = args.auc_bins if args.auc_bins == "exact" else int(args.auc_bins) if args.auc_bins.isdigit() else None
     if bins is None:
         raise ValueError(f"--auc-bins {args.auc_bins!r}: expected a whole number of bins or 'exact'.")
-    source = read_source(args.data, args.engine)
-    config = _config(args, preview(source, engine=args.engine))
+    connection = None
+    if args.table is not None:   # a table of a DuckDB database file
+        if args.engine != "duckdb":
+            raise ValueError("--table reads a DuckDB database file: use it with --engine duckdb.")
+        if not Path(args.data).is_file():
+            raise ValueError(f"{args.data!r} is not a file. Tip: give the DuckDB database file, then --table NAME.")
+        import duckdb
+
+        connection = duckdb.connect(args.data, read_only=True)
+        source = args.table
+    else:
+        source = read_source(args.data, args.engine)
+    config = _config(args, preview(source, engine=args.engine, connection=connection))
     thresholds = dict(config.thresholds)
     counts = scored_counts(source, config.mapping, threshold=next(iter(thresholds.values()), 0.5),
                            n_bins=int(config.cal_n_bins), strategy=config.cal_strategy, auc_bins=bins,
-                           engine=args.engine)
-    return build_review_from_counts(counts, config, source={"name": args.data})
+                           engine=args.engine, connection=connection)
+    name = args.data if args.table is None else f"{Path(args.data).name}: {args.table}"
+    return build_review_from_counts(counts, config, source={"name": name})
+
+
+def _engine_error(exc: Exception) -> bool:
+    """Whether `exc` was raised by an engine's package (DuckDB, polars, pyspark, ibis, sqlglot)."""
+    return type(exc).__module__.split(".")[0].lstrip("_") in ("duckdb", "polars", "pyspark", "ibis", "sqlglot")
 
 
 def main(argv=None) -> int:
@@ -154,7 +177,12 @@ def main(argv=None) -> int:
     except (OSError, ValueError, ImportError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    except Exception:  # a defect of ours, not of the input: never mistaken for a failing rule (1)
+    except Exception as exc:  # an engine's own error is bad input (a file it cannot read, an unknown table)
+        if _engine_error(exc):
+            print(f"error: {args.engine} could not read {args.data!r}: {str(exc).strip().splitlines()[0]}",
+                  file=sys.stderr)
+            return 2
+        # anything else is a defect of ours, not of the input: never mistaken for a failing rule (1)
         import traceback
 
         traceback.print_exc()

@@ -259,6 +259,17 @@ def test_the_command_line_writes_the_report_from_a_parquet_glob_with_duckdb(logs
     assert main(["report", glob, "--engine", "polars", "--label", "label", "--positive", "yes", "--score", "score",
                  "--protected", "race", "--identity", "id_a", "--threshold", "0.4", "--out", str(polars_out)]) == status
     assert "Computed by</th><td>polars, from count tables" in polars_out.read_text(encoding="utf-8")
+    import duckdb
+
+    database = tmp_path / "warehouse.duckdb"
+    with duckdb.connect(str(database)) as con:
+        con.execute(f"CREATE TABLE predictions AS SELECT * FROM read_parquet('{glob}')")
+    table_out = tmp_path / "review-table.json"
+    assert main(["metrics", str(database), "--table", "predictions", "--engine", "duckdb", "--label", "label",
+                 "--positive", "yes", "--score", "score", "--protected", "race", "--out", str(table_out)]) in (0, 1)
+    assert '"name": "warehouse.duckdb: predictions"' in table_out.read_text(encoding="utf-8")
+    assert main(["metrics", str(database), "--table", "nope", "--engine", "duckdb", "--label", "label",
+                 "--score", "score", "--protected", "race"]) == 2   # an unknown table: bad input, not a defect
 
 
 def test_counts_the_app_reads_equal_the_in_memory_ones(logs):
