@@ -72,7 +72,10 @@ def adult_two_models_csv(tmp_path_factory) -> Path:
 
 def pytest_collection_modifyitems(items):
     """`make test` runs pytest-xdist workers with ``--dist loadgroup``: every browser test goes to one worker, so
-    one app server and one Chromium serve them all (and their timings are not shared with another browser test)."""
+    one app server and one Chromium serve them all (and their timings are not shared with another browser test).
+    A browser test whose module starts a server of its own and has no timing bound (``OWN_SERVER``) is a group of
+    its own, free to run on another worker."""
     for item in items:
         if item.get_closest_marker("browser") is not None:
-            item.add_marker(pytest.mark.xdist_group("browser"))
+            own = getattr(item.module, "OWN_SERVER", False)
+            item.add_marker(pytest.mark.xdist_group(f"browser-{item.module.__name__}" if own else "browser"))

@@ -569,6 +569,10 @@ def current():
     if frame is None or mapping is None:
         st.info("No data is mapped yet. Open the **Data** page to load a file and map its columns.")
         st.stop()
+    source = st.session_state.get(state.LOCAL_SOURCE)
+    if local.changed(source):   # files counted where they lie were rewritten, added or removed since
+        st.warning(local.CHANGED.format(label=text.md(repr(source.label))))
+        st.stop()
     try:
         key, data = analyse(mapping)
     except ValueError as exc:

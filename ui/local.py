@@ -49,6 +49,8 @@ NOT_DATABASE = ("{path!r} is not a DuckDB database file (expected a name ending 
 NO_TABLES = "The DuckDB database {path!r} has no table or view. Tip: check the file."
 ENGINE_FAILED = ("DuckDB could not {verb} the rows of {label!r}: {reason}. Tip: check that every file has the same "
                  "columns and a readable format, or choose other files.")
+CHANGED = ("The files of {label} changed since they were read: a file was rewritten, added or removed. Open the "
+           "**Data** page to read them again.")
 NEEDS_ROWS = (
     "{what} needs the rows themselves, which stay where they lie: this page shows what the count tables "
     "give. To see it, choose **a random sample of {n:,} rows** under *Rows analysed* on the Data page: every "
@@ -199,6 +201,22 @@ class LocalSource:
         """(source, connection) for ``fairness_core.engines``."""
         con = self.connection()
         return (list(self.files) if self.database is None else self.table), con
+
+
+def changed(source: LocalSource | None) -> bool:
+    """Whether `source` no longer holds the rows it was read with (a file rewritten, added or removed).
+
+    A glob and a few ``stat`` calls: every page checks it, so counts of other rows are never shown as
+    these files' (the Data page then reads them again).
+    """
+    if source is None:
+        return False
+    try:
+        now = (LocalSource.from_files(source.label) if source.database is None
+               else LocalSource.from_table(source.database, source.table))
+    except (ValueError, OSError):
+        now = None
+    return now is None or now.fingerprint != source.fingerprint
 
 
 def tables_of(database: str) -> list[str]:

@@ -347,3 +347,20 @@ def test_exact_levels_of_too_many_distinct_scores_get_a_message(folder, monkeypa
     assert any("Exact AUC levels of 'score_a' would keep each of its" in e.value.replace("\\", "") for e in at.error)
     widget(at, "radio", "AUC score levels").set_value("bins").run()   # back to bins: the pages work
     assert not at.exception and not at.error
+
+
+def test_files_rewritten_after_counting_are_read_again(monkeypatch, tmp_path):
+    rows = scored_table(5_000, seed=9)
+    (tmp_path / "logs").mkdir()
+    rows.to_parquet(tmp_path / "logs" / "a.parquet", index=False)
+    at = _open_local(_start(monkeypatch, tmp_path), "logs", auc="bins")
+    _map(at)
+    assert metrics(at)["Rows in file"] == "5,000"
+    rows.head(3_000).to_parquet(tmp_path / "logs" / "b.parquet", index=False)   # a file added since
+    at.switch_page("pages/rate_disparities.py").run()
+    assert not at.exception
+    assert any("changed since they were read" in w.value for w in at.warning) and not at.dataframe
+    at.switch_page("pages/data.py").run()   # read again: the new file's rows are counted
+    assert not at.exception and metrics(at)["Rows in file"] == "8,000"
+    at.switch_page("pages/rate_disparities.py").run()
+    assert not at.exception and not at.warning and at.dataframe

@@ -17,6 +17,7 @@ from tests.browser.test_app_browser import (assert_no_exception, choose_exactly,
 from ui import local
 
 pytestmark = pytest.mark.browser
+OWN_SERVER = True   # its own server (FAIRNESS_LOCAL_DATA set), no timing bound: may run beside the other browser tests
 
 
 @pytest.fixture(scope="module")

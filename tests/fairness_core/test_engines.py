@@ -192,8 +192,9 @@ def test_spark_local_mode_counts_equal_the_in_memory_library(logs, tmp_path):
         np.testing.assert_allclose(result.auc["score"].table()["bpsn_auc"], ref["bpsn_auc"], rtol=0, atol=1e-12)
         # the transpiled SQL of binned numeric attributes (infinities, NaN), a predicted label, quantile bins
         rng = np.random.default_rng(8)
-        rich = frame.assign(age=rng.integers(18, 90, len(frame)).astype(float),
-                            decision=np.where(rng.random(len(frame)) < 0.4, "yes", "no").astype(object))
+        rich = frame.iloc[:5_000].reset_index(drop=True)   # a few rows: this checks the SQL, the rest checks counts
+        rich = rich.assign(age=rng.integers(18, 90, len(rich)).astype(float),
+                           decision=np.where(rng.random(len(rich)) < 0.4, "yes", "no").astype(object))
         rich.loc[:3, "age"] = [np.inf, -np.inf, np.nan, np.inf]
         mapping = dataclasses.replace(MAPPING, protected=("race", "age"), predicted_label="decision")
         rows = fc.ScoredData.from_frame(rich, mapping)
