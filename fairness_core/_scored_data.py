@@ -253,6 +253,13 @@ class ScoredData:
         return class_counts(truth, predicted, self.subgroups)
 
     @cached_property
+    def score_ranges(self) -> dict:
+        """Per score column: (smallest, largest, every score a whole number), one pass each, computed once
+        (what ``threshold_for_range`` needs; ``engines.ScoredCounts.score_ranges`` holds the same)."""
+        return {name: (float(v.min()), float(v.max()), bool(np.all(np.mod(v, 1) == 0)))
+                for name, v in self.scores.items()}
+
+    @cached_property
     def class_names(self) -> list:
         """The distinct values of ``classes``, sorted."""
         if self.class_codes is None:

@@ -12,7 +12,7 @@ st.title("Calibration")
 token, mapping_key, scored = data.current()
 score = data.current_score("predicted probabilities")
 
-low, high, _ = data.score_range(scored, score)
+low, high, _ = scored.score_ranges[score]
 if low < 0 or high > 1:
     st.warning(f"Calibration needs predicted probabilities in [0, 1], but {text.md(score)} ranges from {low:g} "
                f"to {high:g}. A risk score on another scale (such as 1-10 deciles) is not a probability, "

@@ -278,7 +278,7 @@ st.dataframe(groups, hide_index=True, column_config=text.column_config(groups.co
 if scored.scores:
     rows = []
     for name in scored.scores:
-        low, high, _ = data.score_range(scored, name)
+        low, high, _ = scored.score_ranges[name]
         rows.append({"score column": name, "min": low, "max": high,
                      "in [0, 1] (calibration possible)": bool(low >= 0 and high <= 1)})
     st.dataframe(pd.DataFrame(rows), hide_index=True)

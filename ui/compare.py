@@ -80,7 +80,7 @@ def threshold_inputs(token: str, mapping_key: str, scored: fc.ScoredData) -> Non
             st.session_state["w:" + name] = st.session_state[state.KEEP_PREFIX + name] = float(st.session_state[key])
 
         columns[i % 4].number_input(f"Threshold of {text.md(score)}", key=key, format="%g", on_change=changed,
-                                    step=1.0 if data.score_range(scored, score)[2] else 0.01,
+                                    step=1.0 if scored.score_ranges[score][2] else 0.01,
                                     help=text.HELP[text.THRESHOLD] + " The same value as the Decision threshold "
                                          "at the top of the page while this model is picked under Model.")
 
@@ -385,7 +385,7 @@ def calibration_models(token: str, mapping_key: str, scored: fc.ScoredData, *, n
             distance=distance, reduction=reduction, reference=reference, include_small=include_small,
             threshold=threshold, intervals=intervals)
         if "result" not in section.extra:
-            low, high, _ = data.score_range(scored, score)
+            low, high, _ = scored.score_ranges[score]
             rows[f"ECE disparity ({reduction})"][j] = (f"not assessed: ranges from {low:g} to {high:g}, "
                                                        "not a probability")
             rows["Verdict"][j] = "not assessed"
@@ -439,7 +439,7 @@ def calibration_section(token: str, mapping_key: str, scored: fc.ScoredData, *, 
 @memo(data.SMALL, ignore=("scored",))
 def probability_columns(token: str, mapping_key: str, scored: fc.ScoredData) -> tuple:
     """The score columns whose values all lie in [0, 1] (probabilities), in mapping order."""
-    return tuple(s for s in scored.scores if data.score_range(scored, s)[0] >= 0 and data.score_range(scored, s)[1] <= 1)
+    return tuple(s for s, (low, high, _) in scored.score_ranges.items() if low >= 0 and high <= 1)
 
 
 @memo(data.SMALL, ignore=("scored",))

@@ -180,7 +180,7 @@ def predictions(scored: fc.ScoredData, score: str | None, *, allow_score: bool =
                                       else f"the predicted label column ({scored.mapping.predicted_label})"))
     if source == "given":
         return None, None
-    lo, hi, integer = data.score_range(scored, score)
+    lo, hi, integer = scored.score_ranges[score]
     threshold = kept(st.number_input, text.THRESHOLD, f"threshold:{score}", data.default_threshold(scored, score),
                      step=1.0 if integer else 0.01, format="%g", help=text.HELP[text.THRESHOLD])
     st.caption(text.md(f"{score} ranges from {lo:g} to {hi:g}; predicted positive = {score} >= {threshold:g}."))
@@ -200,7 +200,7 @@ def threshold_slider(scored: fc.ScoredData, score: str, label: str = "Move the t
     from . import data
 
     name, slider_key = f"threshold:{score}", f"w:slider:threshold:{score}"
-    lo, hi, integer = data.score_range(scored, score)
+    lo, hi, integer = scored.score_ranges[score]
     current = float(setting(name, data.default_threshold(scored, score)))
     if hi <= lo:
         return None

@@ -301,7 +301,7 @@ def analyse(mapping: fc.ColumnMapping) -> tuple[str, fc.ScoredData]:
         auc = st.session_state[state.LOCAL_AUC]
         key = f"{rows!r}|auc={auc}|min_size={mapping.min_size}"  # see rows_key
         counts = local_counts(token, rows_key(key), st.session_state[state.LOCAL_SOURCE], rows, local.AUC_LEVELS[auc])
-        return key, counts_data(token, key, counts)
+        return key, counts_data(token, key, mapping.min_size, counts)
     current_slice = rows_slice()
     key = f"{rows!r}|{current_slice!r}|min_size={mapping.min_size}"  # see rows_key
     frame = st.session_state[state.FRAME]
@@ -321,9 +321,9 @@ def local_counts(token: str, rows_key: str, _source: local.LocalSource, _mapping
 
 
 @memo(COUNTS)
-def counts_data(token: str, mapping_key: str, _counts) -> local.CountsData:
-    """The pages' view of the count tables `_counts`, subgroups flagged small at the key's minimum size."""
-    return local.CountsData.of(_counts, int(mapping_key.rsplit("|min_size=", 1)[1]))
+def counts_data(token: str, mapping_key: str, min_size: int, _counts) -> local.CountsData:
+    """The pages' view of the count tables `_counts`, subgroups flagged small below `min_size`."""
+    return local.CountsData.of(_counts, min_size)
 
 
 def needs_rows(what: str) -> bool:
@@ -332,15 +332,6 @@ def needs_rows(what: str) -> bool:
         return False
     st.info(local.NEEDS_ROWS.format(what=what, n=local.SAMPLE_ROWS))
     return True
-
-
-def score_range(scored, score: str) -> tuple[float, float, bool]:
-    """(smallest, largest, every score a whole number) of a score column over the analysed rows."""
-    ranges = getattr(scored, "score_ranges", None)
-    if ranges is not None:
-        return ranges[score]
-    values = scored.scores[score]
-    return float(values.min()), float(values.max()), bool(np.all(np.mod(values, 1) == 0))
 
 
 def class_sizes(scored) -> pd.Series:
@@ -352,7 +343,7 @@ def class_sizes(scored) -> pd.Series:
 
 def default_threshold(scored, score: str) -> float:
     """``fc.default_threshold`` of a score column, from its range (``fc.threshold_for_range``)."""
-    return fc.threshold_for_range(*score_range(scored, score))
+    return fc.threshold_for_range(*scored.score_ranges[score])
 
 
 def rows_slice() -> fc.Slice:

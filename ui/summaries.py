@@ -165,7 +165,7 @@ def calibration_section(token: str, mapping_key: str, scored: fc.ScoredData, sco
     Section then only has a `note`. Otherwise
     ``extra = {"counts": CalibrationCounts, "result": CalibrationDisparityResult}``.
     """
-    low, high, _ = data.score_range(scored, score)
+    low, high, _ = scored.score_ranges[score]
     title, page = "Calibration", "pages/calibration.py"
     if low < 0 or high > 1:
         return Section(title, page, note=f"Not assessed: {text.md(score)} ranges from {low:g} to "

@@ -25,6 +25,15 @@ def upload(app, name: str, data: bytes) -> None:
     assert not app.exception
 
 
+def upload_three_scores(app, frame) -> None:
+    """Upload `frame` and map label, the scores score_a, score_b and score_c, and race."""
+    upload(app, "three_scores.csv", csv_bytes(frame))
+    widget(app, "selectbox", "Label column").set_value("label").run()
+    widget(app, "multiselect", "Score column").set_value(["score_a", "score_b", "score_c"]).run()
+    widget(app, "multiselect", "Protected attributes").set_value(["race"]).run()
+    assert not app.exception and not app.error
+
+
 @pytest.fixture
 def madlibs(app, madlibs_csv):
     """The app with the madlibs uploaded and mapped on the Data page (label toxicity / toxic, both scores, every
@@ -207,11 +216,7 @@ def test_overview_tradeoff_one_point_per_model(madlibs):
 
 def test_calibration_side_by_side_and_a_score_that_is_not_a_probability(app):
     frame = scored_table(3000, seed=3).assign(score_c=lambda f: np.round(f["score_b"] * 10, 3))
-    upload(app, "three_scores.csv", csv_bytes(frame))
-    widget(app, "selectbox", "Label column").set_value("label").run()
-    widget(app, "multiselect", "Score column").set_value(["score_a", "score_b", "score_c"]).run()
-    widget(app, "multiselect", "Protected attributes").set_value(["race"]).run()
-    assert not app.exception and not app.error
+    upload_three_scores(app, frame)
     app.switch_page(CAL_PAGE).run()
     compare_on(app)
     tiles = {}

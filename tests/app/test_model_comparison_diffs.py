@@ -8,9 +8,10 @@ import pandas as pd
 import pytest
 
 import fairness_core as fc
-from tests.app.helpers import csv_bytes, scored_table, widget
+from tests.app.helpers import scored_table, widget
 from tests.app.helpers import unescape
-from tests.app.test_model_comparison import AUC_PAGE, CAL_PAGE, RATE_PAGE, compare_on, table_with, upload
+from tests.app.test_model_comparison import (AUC_PAGE, CAL_PAGE, RATE_PAGE, compare_on, table_with,
+                                             upload_three_scores)
 from ui import compare
 
 KEY = ["model", "subgroup", "auc"]
@@ -52,11 +53,7 @@ AUC_COLUMNS = ["n_positive", "n_negative", "value", "baseline_value", "differenc
 def three_scores(app):
     """A generated file with two probability scores and a 1-10 score, mapped with race as the protected attribute."""
     frame = scored_table(2500, seed=11).assign(score_c=lambda f: np.round(f["score_b"] * 10, 2))
-    upload(app, "three_scores.csv", csv_bytes(frame))
-    widget(app, "selectbox", "Label column").set_value("label").run()
-    widget(app, "multiselect", "Score column").set_value(["score_a", "score_b", "score_c"]).run()
-    widget(app, "multiselect", "Protected attributes").set_value(["race"]).run()
-    assert not app.exception and not app.error
+    upload_three_scores(app, frame)
     mapping = fc.ColumnMapping(label="label", positive_label=1, scores=("score_a", "score_b", "score_c"),
                                protected=("race",))
     return app, fc.ScoredData.from_frame(frame, mapping)
