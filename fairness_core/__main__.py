@@ -60,8 +60,8 @@ def parser() -> argparse.ArgumentParser:
         sub.add_argument("--strict", action="store_true", help="exit 1 also when a verdict is inconclusive")
         sub.add_argument("--engine", choices=["duckdb", "spark", "polars"],
                          help="compute the counts where the data lives instead of loading it: DuckDB (out of core), "
-                              "Spark (the active session, or local) or polars (streaming); no intervals, consistency "
-                              "or class-wise bias")
+                              "Spark (the active session, or local) or polars (streaming); intervals from the counts' "
+                              "atoms (one more pass per table), no consistency")
         sub.add_argument("--table", metavar="NAME",
                          help="with --engine duckdb: DATA is a DuckDB database file (opened read-only) and NAME a "
                               "table or view in it")
@@ -152,6 +152,8 @@ def _engine_review(args):
                            n_bins=int(config.cal_n_bins), strategy=config.cal_strategy, auc_bins=bins,
                            engine=args.engine, connection=connection)
     name = args.data if args.table is None else f"{Path(args.data).name}: {args.table}"
+    if config.ci is not None:   # intervals: the bootstrap's atoms, one more GROUP BY per table
+        counts = counts.with_atoms()
     return build_review_from_counts(counts, config, source={"name": name})
 
 

@@ -119,7 +119,7 @@ def _merged_levels(level_counts: np.ndarray) -> np.ndarray:
 
 def auc_replicates(y: np.ndarray, level: np.ndarray, level_counts: np.ndarray, subgroups, exact: np.ndarray,
                    exact_overall: float, *, n_boot: int, rng: np.random.Generator) -> AucReplicates:
-    """Resample (pattern, merged level, label) counts and compute every AUC per replicate.
+    """Resample (pattern, merged level, label) counts of rows and compute every AUC per replicate.
 
     Parameters
     ----------
@@ -142,14 +142,51 @@ def auc_replicates(y: np.ndarray, level: np.ndarray, level_counts: np.ndarray, s
     group = _merged_levels(np.asarray(level_counts))
     n_merged = int(group[-1]) + 1 if len(group) else 0
     cell = (2 * group[level] + y.astype(np.intp)).astype(np.intp)
-    atoms = Atoms.of(subgroups, cell, 2 * n_merged)
+    return replicates_of(Atoms.of(subgroups, cell, 2 * n_merged), n_merged, exact, exact_overall,
+                         n_boot=n_boot, rng=rng)
+
+
+def level_atoms(counts, member: np.ndarray, background: np.ndarray) -> tuple[Atoms, int]:
+    """Atoms over (merged level, label) cells from counts per (pattern, label, level).
+
+    Parameters
+    ----------
+    counts : scipy.sparse matrix of int, shape (n_patterns, 2 * n_levels)
+        Per membership pattern, the negatives at each level and then the positives (the layout of
+        ``AucCounts``' histograms).
+    member, background : ndarray of bool, shape (n_patterns, n_subgroups)
+
+    Returns
+    -------
+    (Atoms, n_merged)
+        The atoms (cell ``2 * group + label``, patterns without rows dropped) and the number of
+        merged level groups (:func:`_merged_levels` of the rows per level, as for rows in memory).
+    """
+    coo = counts.tocoo()
+    n_levels = counts.shape[1] // 2
+    label, lev = np.divmod(coo.col.astype(np.int64), n_levels)
+    group = _merged_levels(np.bincount(lev, weights=coo.data, minlength=n_levels).astype(np.int64))
+    n_merged = int(group[-1]) + 1 if len(group) else 0
+    n_cells = 2 * n_merged
+    flat = np.bincount(coo.row.astype(np.int64) * n_cells + 2 * group[lev] + label, weights=coo.data,
+                       minlength=counts.shape[0] * n_cells).reshape(counts.shape[0], n_cells)
+    keep = flat.sum(axis=1) > 0
+    return Atoms(flat[keep], np.asarray(member)[keep], np.asarray(background)[keep]), n_merged
+
+
+def replicates_of(atoms: Atoms, n_merged: int, exact: np.ndarray, exact_overall: float, *, n_boot: int,
+                  rng: np.random.Generator) -> AucReplicates:
+    """Every AUC of `n_boot` resamples of (pattern, merged level, label) atoms, centred on the exact AUCs.
+
+    Each replicate is shifted by (exact AUC - AUC of the merged levels on the original counts), then
+    clipped to [0, 1]; see the module docstring.
+    """
     stat = _stat(atoms, n_merged)
     point = stat(atoms.counts)
     reps = np.concatenate([stat(block) for block in atoms.replicates(n_boot, rng)])
     target = np.concatenate([np.asarray(exact, dtype=np.float64).reshape(-1), [exact_overall]])
-    reps = reps + (target - point)[None, :]
-    reps = np.clip(reps, 0.0, 1.0)
-    k = len(subgroups.names)
+    reps = np.clip(reps + (target - point)[None, :], 0.0, 1.0)
+    k = atoms.member.shape[1]
     return AucReplicates(aucs=reps[:, :3 * k].reshape(n_boot, k, 3), overall=reps[:, 3 * k], n_levels=n_merged)
 
 

@@ -28,10 +28,10 @@ import numpy as np
 import pandas as pd
 
 from ._auc import BiasAucResult, _auc_from_hists, auc_frame, summarize_bias_auc
-from ._auc_boot import AUC_COLUMNS
+from ._auc_boot import AUC_COLUMNS, level_atoms, replicates_of
+from ._bootstrap import check_boot_options
 from ._checks import as_binary, as_scores, check_int, check_length
 from ._delong import auc_interval, delong_variance, interval_of
-from ._intervals import check_ci
 from ._subgroups import as_subgroups
 
 BINS_MESSAGE = (
@@ -102,6 +102,11 @@ class AucCounts:
         Subgroups with fewer rows are flagged small.
     disjoint : bool
         True when the subgroups are disjoint and cover every row.
+    patterns : (Atoms, int) or None
+        What the bootstrap resamples: the counts per (row membership pattern, merged level group,
+        label), with the patterns' subgroup masks, and the number of level groups (adjacent levels
+        merged into at most 256 groups of about equal rows, ``_auc_boot.level_atoms``). Set by
+        :func:`auc_counts` and by an engine asked for intervals; None: no bootstrap intervals.
     """
 
     names: list
@@ -112,6 +117,7 @@ class AucCounts:
     overall: np.ndarray = field(repr=False)
     min_size: int = 30
     disjoint: bool = False
+    patterns: Optional[tuple] = field(default=None, repr=False)
 
     @property
     def exact(self) -> bool:
@@ -125,7 +131,7 @@ class AucCounts:
         b = self.background.getrow(k).toarray().reshape(2, n)
         return m[0], m[1], b[0], b[1]
 
-    def table(self, ci: Optional[float] = None) -> pd.DataFrame:
+    def table(self, ci: Optional[float] = None, *, n_boot: int = 1000, random_state=0) -> pd.DataFrame:
         """The per-subgroup AUC table, as :func:`bias_auc_table`, plus ``max_binning_error``.
 
         Parameters
@@ -133,6 +139,13 @@ class AucCounts:
         ci : float in (0, 1) or None, default=None
             Confidence level of DeLong's intervals (computed from the level histograms, as
             :func:`auc_interval`; with binned levels they are the intervals of the binned AUCs).
+        n_boot : int >= 100, default=1000
+            Bootstrap replicates behind the intervals of the power means and the bias AUC score (with
+            `ci`, when the counts hold their ``patterns``): the stratified multinomial bootstrap of
+            :func:`bias_auc_table`, from the counts per membership pattern. With exact levels and the
+            same seed the replicates are those of :func:`bias_auc_table`.
+        random_state : int, numpy Generator or None, default=0
+            Seed of the bootstrap.
 
         Returns
         -------
@@ -141,15 +154,17 @@ class AucCounts:
             flattened to three columns ``subgroup_auc_max_binning_error``, ``bpsn_auc_...``,
             ``bnsp_auc_...``: delta_B of each AUC, 0 when exact, NaN where the AUC is undefined).
             ``attrs``: ``overall_auc``, ``overall_auc_max_binning_error``, ``ci``, ``exact``, and with
-            `ci` ``overall_auc_ci`` and ``overall_auc_ci_note``. There are no bootstrap replicates:
-            :meth:`summarize` gives the power means and the bias AUC score without intervals.
+            `ci` ``overall_auc_ci``, ``overall_auc_ci_note`` and, when the counts hold their
+            ``patterns``, ``replicates`` (an ``AucReplicates``, centred on the table's AUCs; without
+            patterns :meth:`summarize` gives no intervals).
 
         Raises
         ------
         ValueError
-            If `ci` is not None or a number strictly between 0 and 1.
+            If `ci` is not None or a number strictly between 0 and 1, `n_boot` is not an int >= 100 or
+            `random_state` is not a seed.
         """
-        level = check_ci(ci, "AucCounts.table")
+        level, n_boot, rng = check_boot_options(ci, n_boot, random_state, "AucCounts.table")
         k = len(self.names)
         pos = np.zeros((k, 3, len(self.levels)), dtype=np.int64)
         neg = np.zeros_like(pos)
@@ -183,9 +198,13 @@ class AucCounts:
             low, high, why = auc_interval(pos_all, neg_all, level)
             table.attrs["overall_auc_ci"] = (low, high)
             table.attrs["overall_auc_ci_note"] = why
+            if self.patterns is not None:
+                table.attrs["replicates"] = replicates_of(*self.patterns, aucs, table.attrs["overall_auc"],
+                                                          n_boot=n_boot, rng=rng)
         return table
 
-    def summarize(self, *, p: float = -5.0, overall_weight: float = 0.25, include_small: bool = False) -> BiasAucResult:
+    def summarize(self, *, p: float = -5.0, overall_weight: float = 0.25, include_small: bool = False,
+                  ci: Optional[float] = None, n_boot: int = 1000, random_state=0) -> BiasAucResult:
         """Power means of each AUC column and the bias AUC score (:func:`summarize_bias_auc` of :meth:`table`).
 
         score = w * AUC_overall + (1 - w) * mean(M_p(subgroup AUCs), M_p(BPSN AUCs), M_p(BNSP AUCs))
@@ -195,15 +214,19 @@ class AucCounts:
         p : float, default=-5
         overall_weight : float in [0, 1], default=0.25
         include_small : bool, default=False
+        ci, n_boot, random_state
+            As :meth:`table`: with `ci` and the counts' ``patterns``, bootstrap intervals of the power
+            means and the score.
 
         Returns
         -------
         BiasAucResult
-            Without intervals. With binned levels, each AUC is within its ``max_binning_error`` of
-            the exact one, and so (power means being monotone in each value) is every power mean
-            within the largest bound of its column.
+            With binned levels, each AUC is within its ``max_binning_error`` of the exact one, and so
+            (power means being monotone in each value) is every power mean within the largest bound
+            of its column.
         """
-        return summarize_bias_auc(self.table(), p=p, overall_weight=overall_weight, include_small=include_small)
+        return summarize_bias_auc(self.table(ci, n_boot=n_boot, random_state=random_state), p=p,
+                                  overall_weight=overall_weight, include_small=include_small)
 
     def reads(self, threshold: float) -> bool:
         """Whether the counts give the confusion counts at `threshold` exactly: always with exact levels; with
@@ -392,4 +415,4 @@ def auc_counts(y_true, y_score, subgroups, *, bins: Union[int, str] = "exact") -
     to_sparse = lambda masks: sparse.csr_matrix(masks.T.astype(np.int64))  # noqa: E731 (subgroups x patterns)
     return AucCounts(list(groups.names), levels, edges, (to_sparse(member) @ atoms).tocsr(),
                      (to_sparse(background) @ atoms).tocsr(), overall, groups.min_size,
-                     disjoint=groups.codes is not None)
+                     disjoint=groups.codes is not None, patterns=level_atoms(atoms, member, background))

@@ -165,10 +165,19 @@ class ConfusionCounts:
         groups = as_subgroups(subgroups, len(y), func)
         cell = (2 * y + p).astype(np.intp)
         # One bincount over (membership pattern, cell); every table is a sum of these atoms.
-        atoms = Atoms.of(groups, cell, 4)
+        return cls.of_atoms(list(groups.names), Atoms.of(groups, cell, 4), groups.min_size,
+                            disjoint=groups.codes is not None)
+
+    @classmethod
+    def of_atoms(cls, names: list, atoms: Atoms, min_size: int, *, disjoint: bool = False) -> "ConfusionCounts":
+        """The tables of counts per (membership pattern, cell ``2 * label + prediction``), atoms kept.
+
+        member = member_masks.T @ atoms, background = background_masks.T @ atoms, overall = the atoms'
+        column sums (exact: sums of integer counts).
+        """
         member, background = (over_patterns(masks, atoms.counts) for masks in (atoms.member, atoms.background))
-        return cls(list(groups.names), member, background, atoms.counts.sum(axis=0), groups.min_size,
-                   disjoint=groups.codes is not None, atoms=atoms)
+        return cls(list(names), member, background, atoms.counts.sum(axis=0), min_size, disjoint=disjoint,
+                   atoms=atoms)
 
     @property
     def sizes(self) -> np.ndarray:
@@ -868,15 +877,25 @@ class CalibrationCounts:
         # One bin (and sub-bin) index per row, three bincounts over (membership pattern, atom); every
         # per-(subgroup, bin) sum is then a sum over atoms and patterns (pattern masks x sums).
         atoms, sum_p, sum_sq = CalibrationAtoms._count(groups, p, y, bin_index(p, edges), edges)
+        return cls.of_atoms(list(groups.names), edges, strategy, atoms, sum_p, sum_sq, groups.min_size)
+
+    @classmethod
+    def of_atoms(cls, names: list, edges: np.ndarray, strategy: str, atoms: CalibrationAtoms, sum_p: np.ndarray,
+                 sum_sq: np.ndarray, min_size: int) -> "CalibrationCounts":
+        """The sums per (subgroup, bin) from the atoms' counts and the sums behind their means, atoms kept.
+
+        `sum_p` and `sum_sq` (shape (n_patterns, n_cells), as ``atoms.atoms.counts``) are the sums of
+        y_prob and of (y_prob - y_true) ** 2 per (pattern, cell); summing them, not count x mean,
+        keeps the tables the sums of the rows.
+        """
         count = atoms.atoms.counts
-        cells = (count.shape[0], n_bins, SUB_BINS * 2)
+        cells = (count.shape[0], len(edges) - 1, SUB_BINS * 2)
         per_pattern = np.stack([count.reshape(cells).sum(axis=-1), sum_p.reshape(cells).sum(axis=-1),
                                 count.reshape(cells)[..., 1::2].sum(axis=-1), sum_sq.reshape(cells).sum(axis=-1)],
                                axis=1)  # (n_patterns, 4, n_bins): count, sum of p, sum of y, sum of squared errors
         member, background = (over_patterns(masks, per_pattern)
                               for masks in (atoms.atoms.member, atoms.atoms.background))
-        return cls(list(groups.names), edges, strategy, member, background, per_pattern.sum(axis=0),
-                   groups.min_size, atoms=atoms)
+        return cls(list(names), edges, strategy, member, background, per_pattern.sum(axis=0), min_size, atoms=atoms)
 
     @property
     def n_bins(self) -> int:

@@ -18,7 +18,7 @@ import pandas as pd
 from ._checks import as_binary, check_int, check_length
 from ._bootstrap import Atoms, check_boot_options, percentile_interval, replicate_stat
 from ._intervals import check_ci, wilson_interval
-from ._counts import ConfusionCounts
+from ._counts import CONFUSION_NO_ATOMS_MESSAGE, ConfusionCounts
 from ._subgroups import as_subgroups
 
 X_TYPE_MESSAGE = (
@@ -755,9 +755,9 @@ def smoothed_edf(y_true, subgroups, *, concentration: float = 1.0, include_small
     return _edf_of(list(groups.names), member, groups.min_size, concentration, include_small, level, draws)
 
 
-def smoothed_edf_from_counts(label_counts, *, concentration: float = 1.0,
-                             include_small: bool = False) -> "SmoothedEdfResult":
-    """:func:`smoothed_edf` from the labels' count table instead of the rows (no intervals).
+def smoothed_edf_from_counts(label_counts, *, concentration: float = 1.0, include_small: bool = False, ci=None,
+                             n_boot: int = 1000, random_state=0) -> "SmoothedEdfResult":
+    """:func:`smoothed_edf` from the labels' count table instead of the rows.
 
     Parameters
     ----------
@@ -766,29 +766,45 @@ def smoothed_edf_from_counts(label_counts, *, concentration: float = 1.0,
         ``fairness_core.engines.ScoredCounts.label_counts()``) of disjoint subgroups.
     concentration, include_small
         As :func:`smoothed_edf`.
+    ci, n_boot, random_state
+        As :func:`smoothed_edf`: the bootstrap resamples the counts' atoms (negatives and positives
+        per membership pattern), so `label_counts` must hold them (``confusion_counts`` or an
+        engine's ``ScoredCounts.with_atoms()``).
 
     Returns
     -------
     SmoothedEdfResult
-        Equal to ``smoothed_edf(y_true, subgroups, ...)`` on the same rows.
+        Equal to ``smoothed_edf(y_true, subgroups, ...)`` on the same rows (with `ci` and the same
+        seed, the same intervals).
 
     Raises
     ------
     ValueError
         For overlapping subgroups (``EDF_OVERLAP_MESSAGE``: the counts cannot say which rows are
-        shared), a bad `concentration`, or counts that are not the labels against themselves.
+        shared), a bad `concentration`, counts that are not the labels against themselves, bad
+        bootstrap options, or `ci` with counts that hold no atoms.
     TypeError
         If `concentration` is not a number.
     """
+    func = "smoothed_edf_from_counts"
     _check_concentration(concentration)
+    level, n_boot, rng = check_boot_options(ci, n_boot, random_state, func)
     if not label_counts.disjoint:
         raise ValueError(EDF_OVERLAP_COUNTS_MESSAGE)
     member = np.asarray(label_counts.member, dtype=np.float64)
     if np.any(member[:, [1, 2]] != 0):
         raise ValueError("smoothed_edf_from_counts needs the labels counted against themselves (no FP or FN). "
                          "Tip: pass confusion_counts(y_true, y_true, subgroups).")
+    draws = None
+    if level is not None:
+        if label_counts.atoms is None:
+            raise ValueError(CONFUSION_NO_ATOMS_MESSAGE.format(func=func))
+        counts = label_counts.atoms
+        atoms = Atoms(counts.counts[:, [0, 3]], counts.member, counts.background)   # negatives, positives
+        draws = (replicate_stat(atoms, lambda m, b, o: m, n_boot, rng) if atoms.counts.size
+                 else np.zeros((n_boot, len(label_counts.names), 2)))
     return _edf_of(list(label_counts.names), member[:, [0, 3]], label_counts.min_size, float(concentration),
-                   include_small, None, None)
+                   include_small, level, draws)
 
 
 def _check_concentration(concentration) -> None:

@@ -2,9 +2,9 @@
 
 The same :class:`Review` as :func:`build_review`, from the counts alone: every per-model part goes
 through the builders ``build_review`` uses (``_rate_review``, ``with_aucs_and_calibration``). What
-needs the rows is left out and said so in ``Review.source["not_computed"]``: bootstrap intervals
-(the review is computed without intervals), kNN consistency, class-wise bias,
-per-subgroup thresholds, differences between models and the slice.
+needs the rows is left out and said so in ``Review.source["not_computed"]``: kNN consistency,
+per-subgroup thresholds, differences between models and the slice, and bootstrap intervals unless
+the counts hold their atoms (``ScoredCounts.with_atoms``).
 """
 
 from __future__ import annotations
@@ -23,12 +23,12 @@ from ._policy import evaluate_result
 from ._review import (Review, ReviewConfig, _rate_review, dataset_rule, threshold_for_range,
                       with_aucs_and_calibration, with_classwise)
 
-NOT_COMPUTED = ("confidence intervals (they resample rows)", "kNN consistency", "class-wise bias",
-                "per-subgroup thresholds", "differences between models")
+NOT_COMPUTED = ("kNN consistency", "per-subgroup thresholds", "differences between models")
+NO_ATOMS = "confidence intervals (the counts hold no atoms: ScoredCounts.with_atoms)"
 
 
 def build_review_from_counts(counts, config: ReviewConfig, *, source: Optional[dict] = None) -> Review:
-    """The review of `config` from an engine's count tables, without intervals.
+    """The review of `config` from an engine's count tables, with intervals when they hold their atoms.
 
     The configuration's minimum subgroup size and calibration bins apply (the engine counts the
     bins again when they are not the counts' own).
@@ -39,7 +39,9 @@ def build_review_from_counts(counts, config: ReviewConfig, *, source: Optional[d
         From ``scored_counts(source, config.mapping, ...)``; a model whose configured threshold
         differs from ``counts.threshold`` is counted again at its own (``ScoredCounts.confusion_at``).
     config : ReviewConfig
-        Its mapping must be ``counts.mapping``; ``ci`` is ignored (no intervals), and a slice is refused.
+        Its mapping must be ``counts.mapping``; ``ci`` applies when the counts hold their atoms
+        (``counts.atoms``: the same intervals as :func:`build_review` with the same seed) and is
+        ignored otherwise; a slice is refused.
     source : dict, optional
         Facts about the input recorded in the review (e.g. ``{"name": "logs/*.parquet"}``).
 
@@ -61,7 +63,9 @@ def build_review_from_counts(counts, config: ReviewConfig, *, source: Optional[d
     min_size = config.mapping.min_size
     if dataclasses.replace(config.mapping, min_size=counts.mapping.min_size) != counts.mapping:
         raise ValueError("The configuration's column mapping is not the one the counts were computed for.")
-    config = dataclasses.replace(config, ci=None)
+    if not counts.atoms:
+        config = dataclasses.replace(config, ci=None)
+    boot = dict(ci=config.ci, n_boot=config.n_boot, random_state=0)
     models = []
     for score in counts.mapping.scores:
         threshold = float(dict(config.thresholds).get(score, threshold_for_range(*counts.score_ranges[score])))
@@ -69,7 +73,7 @@ def build_review_from_counts(counts, config: ReviewConfig, *, source: Optional[d
                      else counts.confusion_at(score, threshold))
         review = _rate_review(dataclasses.replace(confusion, min_size=min_size), score, "score", threshold, config)
         calibration = counts.calibration_at(score, int(config.cal_n_bins), config.cal_strategy)
-        table = counts.auc[score].table()
+        table = counts.auc[score].table(config.ci, n_boot=config.n_boot, random_state=0)
         models.append(with_aucs_and_calibration(
             review, table.assign(small=table["size"] < min_size),
             None if calibration is None else dataclasses.replace(calibration, min_size=min_size),
@@ -83,13 +87,15 @@ def build_review_from_counts(counts, config: ReviewConfig, *, source: Optional[d
             lambda: dataclasses.replace(counts.classes, min_size=min_size)))
     first = dataclasses.replace(counts.confusion[counts.mapping.scores[0]] if counts.mapping.scores else counts.given,
                                 min_size=min_size)
-    label_counts = _label_counts(first)   # min_size: the configuration's
+    label_counts = (dataclasses.replace(counts.label_counts(), min_size=min_size) if counts.atoms
+                    else _label_counts(first))   # min_size: the configuration's
     parity_kw = dict(distance_measure=config.dataset_distance, reference=config.dataset_reference,
-                     include_small=config.include_small, func="dataset_statistical_parity")
+                     include_small=config.include_small, adjust=config.adjust, func="dataset_statistical_parity",
+                     **boot)
     parity = label_counts.disparity("statistical_parity", reduction=config.dataset_reduction, **parity_kw)
     parity_max = label_counts.disparity("statistical_parity", reduction="max", **parity_kw)
     n_pos, n = float(first.overall[2] + first.overall[3]), float(first.overall.sum())
-    low, high = wilson_interval(int(n_pos), int(n), 0.95)
+    low, high = wilson_interval(int(n_pos), int(n), config.ci if config.ci is not None else 0.95)
     sizes = first.member.sum(axis=1)
     positives = first.member[:, 2] + first.member[:, 3]
     import pandas as pd
@@ -99,7 +105,7 @@ def build_review_from_counts(counts, config: ReviewConfig, *, source: Optional[d
                               "n_negative": (sizes - positives).astype(np.int64), "small": sizes < first.min_size})
     info = dict(source or {}) | {"engine": counts.engine, "rows_input": counts.n_input, "rows_in_slice": counts.n_input,
                                  "rows_used": counts.n_rows, "slice": "all rows",
-                                 "not_computed": list(NOT_COMPUTED)}
+                                 "not_computed": list(NOT_COMPUTED) + ([] if counts.atoms else [NO_ATOMS])}
     return Review(
         config=config, source=info, exclusions=counts.exclusions, subgroups=subgroups,
         base_rate=(n_pos / n, float(low), float(high)), dataset_parity=parity,
@@ -107,7 +113,7 @@ def build_review_from_counts(counts, config: ReviewConfig, *, source: Optional[d
         dataset_verdicts=(evaluate_result(dataset_rule(config.dataset_distance, config.dataset_max_difference),
                                           parity_max),),
         edf=(smoothed_edf_from_counts(label_counts, concentration=float(config.dataset_concentration),
-                                      include_small=config.include_small) if label_counts.disjoint else None),
+                                      include_small=config.include_small, **boot) if label_counts.disjoint else None),
         models=tuple(models), created=_dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
         version=__version__)
 

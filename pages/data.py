@@ -160,9 +160,9 @@ token = st.session_state[state.DATASET_TOKEN]
 if source != "upload" or st.session_state[state.REPLACING]:
     st.caption(_file_line())
 if data.counted():
-    st.caption("Every row counted where it lies: every page reads the count tables; intervals, slices, the "
-               "correlation score, consistency and the side-by-side model comparison need the rows, so for those "
-               "analyse a random sample.")
+    st.caption("Every row counted where it lies: every page reads the count tables (intervals from counts per "
+               "membership pattern); slices, the correlation score, consistency and the side-by-side model "
+               "comparison need the rows, so for those analyse a random sample.")
 for note in frame.attrs.get("notes", []):
     st.info(text.md(note))
 as_text = data.numbers_as_text(token, frame)

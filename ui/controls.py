@@ -383,15 +383,12 @@ def _small_rows_caption() -> None:
 def _interval_options() -> None:
     """Sidebar: whether to show intervals, their level, the bootstrap size and the multiple-comparison adjustment.
 
-    Off for data counted where it lies: the bootstrap resamples rows, which the count tables do not hold."""
+    For data counted where it lies, a caption says what intervals cost there (the engine counts their atoms)."""
     from . import data
 
-    if data.counted():
-        with st.expander("Intervals"):
-            st.caption(text.COUNTED_INTERVALS)
-        st.session_state[state.INTERVALS] = IntervalOptions(show=False)
-        return
     with st.expander("Intervals"):
+        if data.counted():
+            st.caption(text.COUNTED_INTERVALS)
         show = bool(kept(st.checkbox, text.SHOW_INTERVALS, "intervals:show", True, help=text.HELP[text.SHOW_INTERVALS]))
         level = kept(st.selectbox, text.CONFIDENCE_LEVEL, "intervals:level", 0.95, options=list(text.LEVELS),
                      format_func=text.level_text, disabled=not show, help=text.HELP[text.CONFIDENCE_LEVEL])

@@ -297,10 +297,21 @@ def analyse(mapping: fc.ColumnMapping) -> tuple[str, fc.ScoredData]:
     """
     rows = replace(mapping, min_size=fc.ColumnMapping.min_size)
     token = st.session_state[state.DATASET_TOKEN]
+    st.session_state[state.NO_INTERVALS] = None
     if counted():
-        auc = st.session_state[state.LOCAL_AUC]
-        key = f"{rows!r}|auc={auc}|min_size={mapping.min_size}"  # see rows_key
-        counts = local_counts(token, rows_key(key), st.session_state[state.LOCAL_SOURCE], rows, local.AUC_LEVELS[auc])
+        base = f"{rows!r}|auc={st.session_state[state.LOCAL_AUC]}"
+        counts = local_counts(token, base, st.session_state[state.LOCAL_SOURCE], rows,
+                              local.AUC_LEVELS[st.session_state[state.LOCAL_AUC]])
+        atoms = intervals_shown()
+        if atoms:   # the bootstrap's atoms: one more GROUP BY per table, and per threshold
+            with_atoms, why = atom_counts(token, base, st.session_state[state.LOCAL_SOURCE], counts)
+            if with_atoms is None:   # too many membership patterns: the pages draw point estimates and say why
+                st.session_state[state.INTERVALS] = replace(st.session_state[state.INTERVALS], show=False)
+                st.session_state[state.NO_INTERVALS] = why
+                atoms = False
+            else:
+                counts = with_atoms
+        key = f"{base}|atoms={atoms}|min_size={mapping.min_size}"  # see rows_key
         return key, counts_data(token, key, mapping.min_size, counts)
     current_slice = rows_slice()
     key = f"{rows!r}|{current_slice!r}|min_size={mapping.min_size}"  # see rows_key
@@ -318,6 +329,18 @@ def local_counts(token: str, rows_key: str, _source: local.LocalSource, _mapping
     """Every count table of the local source under the mapping (``fc.engines.scored_counts`` by DuckDB), once per
     rows key (the mapping but its minimum size, and the AUC levels); raises ValueError as it does."""
     return local.counts(_source, _mapping, _auc_bins)
+
+
+@memo(LARGE)
+def atom_counts(token: str, rows_key: str, _source: local.LocalSource, _counts) -> tuple:
+    """(`_counts` with the atoms the bootstrap resamples, None), or (None, why not) for too many membership patterns
+    (``local.with_atoms``), once per rows key; raises ValueError as the engine does."""
+    return local.with_atoms(_source, _counts)
+
+
+def intervals_shown() -> bool:
+    """Whether the sidebar's "Show intervals" is on (its kept value: ``controls.kept``), whatever a run made of it."""
+    return bool(st.session_state.get(state.KEEP_PREFIX + "intervals:show", True))
 
 
 @memo(COUNTS)
@@ -461,7 +484,10 @@ def theil_indices(token: str, mapping_key: str, source: str, threshold: float | 
 def auc_intervals(token: str, mapping_key: str, score: str, level: float, n_boot: int,
                   _data: fc.ScoredData) -> pd.DataFrame:
     """Per-subgroup AUC table of one score column with DeLong intervals at `level`, and in its attrs the
-    bootstrap replicates (`n_boot`, seed 0) behind the intervals of the power means and the bias AUC score."""
+    bootstrap replicates (`n_boot`, seed 0) behind the intervals of the power means and the bias AUC score (data
+    counted where it lies: from its AUC counts, with ``max_binning_error``)."""
+    if isinstance(_data, local.CountsData):   # from the AUC counts' atoms (the counts with_atoms: see analyse)
+        return _data.counts.auc[score].table(level, n_boot=n_boot, random_state=0)
     return fc.bias_auc_table(_data.y_true, _data.scores[score], _data.subgroups, ci=level, n_boot=n_boot,
                              random_state=0)
 
@@ -569,6 +595,8 @@ def current():
     except ValueError as exc:
         st.error(text.md(str(exc)))
         st.stop()
+    if st.session_state[state.NO_INTERVALS]:   # intervals asked for, refused for these counts (analyse says why)
+        st.info(text.md(st.session_state[state.NO_INTERVALS]))
     if len(data.subgroups.names) < 2:
         st.warning(f"Only one subgroup ({text.md(', '.join(data.subgroups.names))}) is in the analysed rows, so "
                    "there is nothing to compare it with. Choose other protected attributes on the Data page or "
@@ -692,7 +720,7 @@ def smoothed_edf(token: str, mapping_key: str, concentration: float, include_sma
     is set."""
     if isinstance(_data, local.CountsData):
         return fc.smoothed_edf_from_counts(label_counts(token, mapping_key, _data), concentration=concentration,
-                                           include_small=include_small)
+                                           include_small=include_small, ci=level, n_boot=n_boot, random_state=0)
     return fc.smoothed_edf(_data.y_true, _data.subgroups, concentration=concentration, include_small=include_small,
                            ci=level, n_boot=n_boot, random_state=0)
 

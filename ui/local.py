@@ -31,6 +31,7 @@ PREVIEW_ROWS = 10_000   # rows read into pandas to fill the mapping widgets
 SAMPLE_ROWS = 100_000   # rows of the random sample analysed in memory, on request
 AUC_LEVELS = {"bins": 10_000, "exact": "exact"}
 MAX_EXACT_LEVELS = 2_000_000   # distinct scores that exact AUC levels may bring into memory
+MAX_PATTERNS = 5_000   # membership patterns the bootstrap of counted data may resample (ScoredCounts.with_atoms)
 FILE_TYPES = {".parquet": "parquet", ".csv": "csv", ".tsv": "csv", ".csv.gz": "csv", ".txt": "csv"}
 DATABASE_TYPES = (".duckdb", ".db", ".ddb")
 
@@ -263,6 +264,19 @@ def counts(source: LocalSource, mapping: fc.ColumnMapping, auc_bins):
     with _engine_errors(source, "count"):
         where, con = source.engine_source()
         return engines.scored_counts(where, mapping, auc_bins=auc_bins, connection=con, max_levels=MAX_EXACT_LEVELS)
+
+
+def with_atoms(source: LocalSource, counted) -> tuple:
+    """(``ScoredCounts.with_atoms`` of counts from :func:`counts`, None), the atoms intervals need (one GROUP BY per
+    table); or (None, why) when the rows have too many membership patterns for a bootstrap. Raises ValueError when
+    DuckDB cannot read the rows any more."""
+    with _engine_errors(source, "count"):
+        try:
+            return counted.with_atoms(max_patterns=MAX_PATTERNS), None
+        except ValueError as exc:
+            if "membership pattern" not in str(exc):
+                raise
+            return None, str(exc)
 
 
 @contextlib.contextmanager

@@ -24,6 +24,7 @@ INTERVALS = "intervals"            # ui.controls.IntervalOptions from the sideba
 LOCAL_SOURCE = "local_source"      # ui.local.LocalSource of "Data on this machine", or None (an upload or a sample)
 LOCAL_ROWS = "local_rows"          # "counts": every row, counted where it lies; "sample": a random sample in memory
 LOCAL_AUC = "local_auc"            # "bins" or "exact": the score levels of the AUC counts (ui.local.AUC_LEVELS)
+NO_INTERVALS = "no_intervals"      # why this run shows no intervals though they are asked for (counted data), or None
 KEEP_PREFIX = "keep:"
 
 DEFAULTS = {
@@ -42,6 +43,7 @@ DEFAULTS = {
     LOCAL_SOURCE: None,
     LOCAL_ROWS: "counts",
     LOCAL_AUC: "bins",
+    NO_INTERVALS: None,
 }
 
 

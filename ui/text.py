@@ -41,8 +41,8 @@ N_BOOT = "Bootstrap replicates"
 ADJUST = "Multiple comparisons"
 MAX_DIFFERENCE = "Maximum difference"
 UPLOAD = "Upload a CSV or Parquet file"
-COUNTED_INTERVALS = ("Off for data on this machine counted where it lies: the bootstrap resamples rows, and the count "
-                     "tables hold none. For intervals, analyse a random sample (Data page, Rows analysed).")
+COUNTED_INTERVALS = ("Data counted where it lies: the bootstrap resamples counts per membership pattern, which "
+                     "DuckDB counts with one more pass over the rows per table and per threshold.")
 COUNTED_SLICE = ("Not available for data on this machine counted where it lies: every row is counted. To analyse a "
                  "part, point the source at the files of that part, or analyse a random sample (Data page).")
 

@@ -24,7 +24,10 @@ import numpy as np
 import pandas as pd
 
 from .._auc_counts import AucCounts, bin_edges_of, uniform_score_bins
-from .._counts import CalibrationCounts, ClassCounts, ConfusionCounts, uniform_edges
+from .._auc_boot import _merged_levels
+from .._bootstrap import Atoms
+from .._counts import (SUB_BINS, CalibrationAtoms, CalibrationCounts, ClassCounts, ConfusionCounts, over_patterns,
+                       uniform_edges)
 from .._scored_data import (LABEL_ALIKE, LABEL_TOO_FEW, LABEL_VALUES, MAX_SUBGROUPS, MISSING_SCORE, NO_ROWS_LEFT,
                             POSITIVE_MISSING, PREDICTED_VALUES, ColumnMapping, _as_text, _check_roles,
                             _predicted_positive, _same, _show)
@@ -49,6 +52,13 @@ TOO_MANY_LEVELS = (
 QUANTILE_SCORES = (
     "Quantile calibration bins of {col!r} need its distinct scores, and it has {n:,}, more than scored_counts "
     "reads. Tip: choose uniform bins."
+)
+MAX_PATTERNS = 5_000          # membership patterns with_atoms accepts by default (each a stratum of the bootstrap)
+TOO_MANY_PATTERNS = (
+    "Intervals from count tables resample the counts of each membership pattern (a combination of subgroups and "
+    "backgrounds: protected values and identity columns), and these rows have {n:,} patterns, more than {max:,}: "
+    "a bootstrap over them would take minutes per table. Tip: choose fewer identity columns, or compute intervals "
+    "on a random sample of the rows."
 )
 BINNED_PROTECTED = (
     "The protected attribute {col!r} is numeric with {n:,} distinct values, more than scored_counts reads to find "
@@ -94,6 +104,11 @@ class ScoredCounts:
         subgroup, every class (``ScoredData.class_counts()``).
     class_sizes : dict of str -> int
         With ``all_classes``: kept rows per class (the label's values as text).
+    atoms : bool
+        True when every table holds the atoms its bootstrap resamples (see :meth:`with_atoms`), so
+        the library's intervals (``ci=``) work on it as on rows in memory.
+    labels : ConfusionCounts or None
+        With `atoms`: the labels counted against themselves, atoms included (:meth:`label_counts`).
     """
 
     mapping: ColumnMapping
@@ -113,12 +128,65 @@ class ScoredCounts:
     given: Optional[ConfusionCounts] = None
     classes: Optional[ClassCounts] = None
     class_sizes: dict = field(default_factory=dict)
+    atoms: bool = False
+    labels: Optional[ConfusionCounts] = None
+    _atom_queries: Optional["_AtomQueries"] = field(default=None, repr=False)
+
+    def with_atoms(self, max_patterns: Optional[int] = MAX_PATTERNS) -> "ScoredCounts":
+        """The same counts with the atoms of the bootstrap: what ``ci=`` needs on every table.
+
+        The bootstrap of ``fairness_core`` resamples counts per (row membership pattern, cell), never
+        rows (``_bootstrap``). The engine counts them with one more GROUP BY per table, over the
+        protected values and each identity column's membership instead of per-subgroup sums: the
+        confusion counts at ``threshold``, the labels, the predicted label column (and its class-wise
+        counts), the AUC counts
+        (score levels merged into at most 256 groups of about equal rows, as in memory) and the
+        calibration counts (each bin in sub-bins, as in memory). Patterns are numbered as
+        ``Subgroups.patterns`` numbers them, so a seed gives the in-memory library's intervals.
+        Afterwards :meth:`confusion_at` and :meth:`calibration_at` count atoms too (one scan each).
+
+        Parameters
+        ----------
+        max_patterns : int or None, default=MAX_PATTERNS
+            Refuse rows with more membership patterns than this (found by the first, cheapest query):
+            the bootstrap's work grows with patterns x cells x replicates (many independent identity
+            columns can give tens of thousands of patterns). None: no bound.
+
+        Returns
+        -------
+        ScoredCounts
+            With ``atoms=True``: equal counts (calibration sums up to summation order), and the
+            atoms in ``ConfusionCounts.atoms``, ``CalibrationCounts.atoms`` and ``AucCounts.patterns``.
+
+        Raises
+        ------
+        ValueError
+            If this result has no engine to query again, or with more than `max_patterns` patterns
+            (``TOO_MANY_PATTERNS``).
+        """
+        if self.atoms:
+            return self
+        q = self._atom_queries
+        if q is None:
+            raise ValueError("ScoredCounts.with_atoms: this result has no engine to query again.")
+        labels = q.labels()
+        n_patterns = labels.atoms.counts.shape[0]
+        if max_patterns is not None and n_patterns > max_patterns:
+            raise ValueError(TOO_MANY_PATTERNS.format(n=n_patterns, max=max_patterns))
+        return dataclasses.replace(
+            self, atoms=True, labels=labels, given=None if self.given is None else q.given(),
+            classes=None if self.classes is None else q.classes(),
+            confusion={s: q.confusion(s, self.threshold) for s in self.confusion},
+            auc={s: q.auc(s, counts) for s, counts in self.auc.items()},
+            calibration={s: None if c is None else q.calibration(s, c.edges, c.strategy)
+                         for s, c in self.calibration.items()})
 
     def confusion_at(self, score: str, threshold: float) -> ConfusionCounts:
         """The confusion counts of `score` at another threshold.
 
         Read off the AUC counts when they can answer exactly (exact levels, or a threshold on a bin
-        edge); otherwise the engine runs the counts query of that score again.
+        edge); otherwise the engine runs the counts query of that score again. With :attr:`atoms`, the
+        engine counts the atoms at this threshold (one GROUP BY).
 
         Raises
         ------
@@ -130,6 +198,9 @@ class ScoredCounts:
         counts = self.auc[score]
         if np.isnan(float(threshold)):
             raise ValueError("ScoredCounts.confusion_at: the threshold is NaN. Tip: choose a number.")
+        if self.atoms:   # the atoms of the bootstrap at this threshold: one GROUP BY of the patterns
+            return self.confusion[score] if float(threshold) == self.threshold else \
+                self._atom_queries.confusion(score, float(threshold))
         if counts.exact or float(threshold) in counts.edges[:-1] or not (
                 counts.edges[0] < float(threshold) <= counts.edges[-1]):
             return counts.confusion_at(threshold)
@@ -166,7 +237,7 @@ class ScoredCounts:
             return counts
         if self._recalibrate is None:
             raise ValueError("ScoredCounts.calibration_at: this result has no engine to query again.")
-        return self._recalibrate(score, int(n_bins), strategy)
+        return self._recalibrate(score, int(n_bins), strategy, self.atoms)
 
     @property
     def class_names(self) -> list:
@@ -184,7 +255,7 @@ class ScoredCounts:
 
         Equal to ``ScoredData.class_counts(score, threshold)`` on the same rows: the two classes are
         the label's values as text, sorted, and ``score >= threshold`` (or the predicted label's
-        positive value) predicts the positive one. Without bootstrap atoms.
+        positive value) predicts the positive one. With :attr:`atoms`, atoms included.
 
         Raises
         ------
@@ -207,17 +278,20 @@ class ScoredCounts:
         def matrices(table: np.ndarray) -> np.ndarray:
             return np.asarray(table, dtype=np.float64)[..., order].reshape(*np.shape(table)[:-1], 2, 2)
 
+        atoms = None if c.atoms is None else Atoms(c.atoms.counts[:, order], c.atoms.member, c.atoms.background)
         return ClassCounts(list(c.names), labels, matrices(c.member), matrices(c.overall),
-                           np.zeros(len(c.names)), 0, c.min_size)
+                           np.zeros(len(c.names)), 0, c.min_size, atoms=atoms)
 
     def label_counts(self) -> ConfusionCounts:
         """The labels counted against themselves per subgroup (TN = negatives, TP = positives, no FP or FN).
 
         Their selection rate is the base rate, as ``confusion_counts(y_true, y_true, subgroups)``
-        in memory (dataset statistical parity, base rates).
+        in memory (dataset statistical parity, base rates); with :attr:`atoms`, atoms included.
         """
         from .._review_engine import _label_counts
 
+        if self.labels is not None:
+            return self.labels
         return _label_counts(self.confusion[self.mapping.scores[0]] if self.mapping.scores else self.given)
 
 
@@ -411,12 +485,17 @@ def scored_counts(source: Any, mapping: ColumnMapping, *, threshold: float = 0.5
         histogram = score_histograms[score]
         return quantiles_from_counts(histogram["v"], histogram["n"], np.linspace(0.0, 1.0, nb + 1))
 
-    def recalibrate(score: str, nb: int, how: str = "uniform") -> CalibrationCounts:
+    def recalibrate(score: str, nb: int, how: str = "uniform", atoms: bool = False) -> CalibrationCounts:
         cal_edges = calibration_edges(score, nb, how)
+        if atoms:
+            return atom_queries.calibration(score, cal_edges, how)
         cal_frame = run(_sql.counts_query(plan, score, threshold=None, cal_edges=cal_edges, bins=None,
                                           with_missing=with_missing, by_level=False))
         return _calibration(cal_frame, keys[score], cal_edges, how)
 
+    atom_queries = _AtomQueries(run, plan, m, binned, with_missing, None if auc_bins == "exact" else int(auc_bins),
+                                {s: (float(kept[f"score_min_{i}"]), float(kept[f"score_max_{i}"]))
+                                 for i, s in enumerate(m.scores)})
     keys, confusion, auc, calibration, notes = {}, {}, {}, {}, {}
     for score in m.scores:
         frame, cal_frame, bins, cal_edges, (low, high) = query(score, float(threshold))
@@ -436,7 +515,7 @@ def scored_counts(source: Any, mapping: ColumnMapping, *, threshold: float = 0.5
         class_sizes = dict(zip((str(t) for t in _as_text(sizes["v"].tolist())), sizes["n"].astype(int).tolist()))
     return ScoredCounts(m, n_input, n_rows, exclusions, float(threshold), confusion, auc, calibration, notes,
                         name, ranges, requery, recalibrate, tuple(_plain(v) for v in values), given, classes,
-                        class_sizes)
+                        class_sizes, _atom_queries=atom_queries)
 
 
 def preview(source: Any, n: int = 10_000, *, engine: Optional[str] = None, connection: Any = None,
@@ -617,6 +696,124 @@ def _with_bins(run: Callable, binned: dict) -> Callable:
         return frame
 
     return run_binned
+
+
+class _AtomQueries:
+    """The pattern queries behind :meth:`ScoredCounts.with_atoms`: each table's counts per (membership pattern,
+    cell), numbered as ``Subgroups.patterns`` numbers the patterns of rows in memory."""
+
+    def __init__(self, run: Callable, plan: _sql.Plan, m: ColumnMapping, binned: dict, with_missing: list,
+                 auc_bins: Optional[int], ranges: dict):
+        self.run, self.plan, self.m, self.binned, self.with_missing = run, plan, m, binned, with_missing
+        self.auc_bins, self.ranges = auc_bins, ranges
+
+    def _atoms(self, score: Optional[str], cells: list, cell: Callable, **kw):
+        """(keys, Atoms, sums) of one pattern query: `cell` maps its frame to (each row's cell, number of cells);
+        ``sums(column)`` adds up another column of the result per (pattern, cell)."""
+        frame = self.run(_sql.pattern_query(self.plan, score, cells, with_missing=self.with_missing, **kw))
+        keys = _Keys(frame, self.m, self.binned)
+        n = len(frame)
+        member, background = [np.zeros((n, 0), dtype=bool)], [np.zeros((n, 0), dtype=bool)]
+        if keys.prot is not None:
+            key = keys.index(frame)
+            member.append(np.asarray(keys.prot.membership, dtype=bool)[key])
+            background.append(np.asarray(keys.prot.background, dtype=bool)[key])
+        for j in range(len(self.m.indicators)):
+            inside = frame[f"__fc_m{j}"].to_numpy(dtype=np.int64) == 1
+            missing = (frame[f"__fc_x{j}"].to_numpy(dtype=np.int64) == 1) if f"__fc_x{j}" in frame else False
+            member.append(inside[:, None])
+            background.append((~inside & ~missing)[:, None])
+        member, background = np.hstack(member), np.hstack(background)
+        if keys.disjoint:   # a pattern per subgroup, in subgroup order (Subgroups.patterns)
+            present, pattern = np.unique(np.argmax(member, axis=1), return_inverse=True)
+            eye = np.eye(len(keys.names), dtype=bool)[present]
+            masks = (eye, ~eye)
+        else:               # the distinct [member | background] bit rows, in increasing order (Subgroups.patterns)
+            bits, pattern = np.unique(np.hstack([member, background]), axis=0, return_inverse=True)
+            k = member.shape[1]
+            masks = (bits[:, :k], bits[:, k:])
+        pattern = pattern.reshape(-1)
+        n_patterns = len(masks[0])
+        cell_of_row, n_cells = cell(frame)
+        index = pattern * n_cells + cell_of_row
+
+        def summed(column: str) -> np.ndarray:
+            return np.bincount(index, weights=frame[column].to_numpy(dtype=np.float64),
+                               minlength=n_patterns * n_cells).reshape(n_patterns, n_cells)
+
+        return keys, Atoms(summed("__fc_n"), *masks), summed
+
+    def _confusion(self, score: Optional[str], cells: list, cell: Callable) -> ConfusionCounts:
+        keys, atoms, _ = self._atoms(score, cells, lambda f: (cell(f), 4))
+        return ConfusionCounts.of_atoms(keys.names, atoms, self.m.min_size, disjoint=keys.disjoint)
+
+    def classes(self) -> ClassCounts:
+        """Class-wise counts of the label against the predicted label column (:func:`_class_counts`), atoms
+        included."""
+        found = {}
+
+        def cell(f: pd.DataFrame):
+            true, predicted = (np.asarray(_as_text(f[c].tolist()), dtype=object) for c in ("__fc_c0", "__fc_c1"))
+            found["labels"] = vocabulary = sorted(set(true.tolist()) | set(predicted.tolist()))
+            position = {text: i for i, text in enumerate(vocabulary)}
+            k = len(vocabulary)
+            return np.array([position[t] * k + position[p] for t, p in zip(true, predicted)], dtype=np.int64), k * k
+
+        keys, atoms, _ = self._atoms(None, ["__fc_t", "__fc_q"], cell)
+        k = len(found["labels"])
+        member = over_patterns(atoms.member, atoms.counts).reshape(-1, k, k)
+        return ClassCounts(keys.names, found["labels"], member, atoms.counts.sum(axis=0).reshape(k, k),
+                           np.zeros(len(keys.names)), 0, self.m.min_size, atoms=atoms)
+
+    @staticmethod
+    def _y(frame: pd.DataFrame) -> np.ndarray:
+        return frame["__fc_y"].to_numpy(dtype=np.int64)
+
+    def confusion(self, score: str, threshold: float) -> ConfusionCounts:
+        """Confusion counts of ``score >= threshold``, atoms included."""
+        return self._confusion(score, [f"CAST(__fc_p >= {_sql.literal(float(threshold))} AS INT)"],
+                               lambda f: 2 * self._y(f) + f["__fc_c0"].to_numpy(dtype=np.int64))
+
+    def labels(self) -> ConfusionCounts:
+        """The labels counted against themselves (TN = negatives, TP = positives), atoms included."""
+        return self._confusion(None, [], lambda f: 3 * self._y(f))
+
+    def given(self) -> ConfusionCounts:
+        """Confusion counts of the predicted label column, atoms included."""
+        return self._confusion(None, ["__fc_given"], lambda f: 2 * self._y(f) + f["__fc_c0"].to_numpy(dtype=np.int64))
+
+    def auc(self, score: str, counts: AucCounts) -> AucCounts:
+        """`counts` with its ``patterns``: per pattern, label and group of merged levels (``_auc_boot``)."""
+        group = _merged_levels(counts.overall.sum(axis=0))
+        n_merged = int(group[-1]) + 1 if len(group) else 0
+        starts = np.flatnonzero(np.diff(group)) + 1   # the first level of each group but the first
+        bins = None
+        if counts.exact:
+            expr, bounds = "__fc_p", counts.levels[starts]
+        else:
+            low, high = self.ranges[score]
+            start, step = uniform_score_bins(low, high, self.auc_bins)
+            bins, expr, bounds = (start, step, self.auc_bins), "__fc_level", starts
+        _, atoms, _ = self._atoms(score, [_sql.count_at_or_below(expr, bounds)],
+                                  lambda f: (2 * f["__fc_c0"].to_numpy(dtype=np.int64) + self._y(f), 2 * n_merged),
+                                  bins=bins)
+        return dataclasses.replace(counts, patterns=(atoms, n_merged))
+
+    def calibration(self, score: str, edges: np.ndarray, strategy: str) -> CalibrationCounts:
+        """Calibration counts with `edges`, atoms included: per pattern, bin, sub-bin and label."""
+        nb = len(edges) - 1
+
+        def cell(f: pd.DataFrame):
+            return ((f["__fc_c0"].to_numpy(dtype=np.int64) * SUB_BINS + f["__fc_c1"].to_numpy(dtype=np.int64)) * 2
+                    + self._y(f)), nb * SUB_BINS * 2
+
+        keys, atoms, summed = self._atoms(score, ["__fc_cal", _sql.sub_bin(edges, SUB_BINS)], cell, cal_edges=edges)
+        sum_p, sum_sq = summed("__fc_sp"), summed("__fc_sq")
+        count = atoms.counts
+        with np.errstate(divide="ignore", invalid="ignore"):
+            mean_p, mean_sq = (np.where(count > 0, x / np.where(count > 0, count, 1.0), 0.0) for x in (sum_p, sum_sq))
+        return CalibrationCounts.of_atoms(keys.names, np.asarray(edges, dtype=np.float64), strategy,
+                                          CalibrationAtoms(atoms, mean_p, mean_sq, nb), sum_p, sum_sq, self.m.min_size)
 
 
 def _looks_like_path(text: str) -> bool:

@@ -200,17 +200,8 @@ def counts_query(plan: Plan, score: str, *, threshold: Optional[float], cal_edge
     ctes = [f"__fc_kept AS (SELECT {', '.join(kept)} FROM {SOURCE} WHERE {reason_case(plan)} = 0)"]
     if not by_level:
         level, last = "0", "__fc_kept"
-    elif bins is None:
-        level, last = "__fc_p", "__fc_kept"
     else:
-        low, step, n_bins = (literal(float(bins[0])), literal(float(bins[1])), int(bins[2]))
-        guess = f"LEAST(GREATEST(CAST(FLOOR((__fc_p - {low}) / {step}) AS BIGINT), 0), {n_bins - 1})"
-        ctes.append(f"__fc_g0 AS (SELECT *, {guess} AS __fc_g0 FROM __fc_kept)")
-        ctes.append("__fc_g1 AS (SELECT *, __fc_g0 - CASE WHEN __fc_g0 > 0 AND "
-                    f"__fc_p < {low} + __fc_g0 * {step} THEN 1 ELSE 0 END AS __fc_g1 FROM __fc_g0)")
-        level = (f"__fc_g1 + CASE WHEN __fc_g1 < {n_bins - 1} AND __fc_p >= {low} + (__fc_g1 + 1) * {step} "
-                 "THEN 1 ELSE 0 END")
-        last = "__fc_g1"
+        level, last = _level(ctes, bins)
     cal = "0" if cal_edges is None else (" + ".join(
         f"CAST(__fc_p >= {literal(float(e))} AS INT)" for e in cal_edges[1:-1]) or "0")
     sums = ["", " * __fc_p", " * __fc_p * __fc_p"] if cal_edges is not None else [""]
@@ -226,6 +217,100 @@ def counts_query(plan: Plan, score: str, *, threshold: Optional[float], cal_edge
     n_keys = len(keys) + 4  # the protected attributes, label, level, calibration bin, prediction
     group = ", ".join(str(i) for i in range(1, n_keys + 1))
     return f"WITH {', '.join(ctes)} SELECT {', '.join(select)} FROM {last} GROUP BY {group}"
+
+
+def _level(ctes: list, bins: Optional[tuple]) -> tuple[str, str]:
+    """(level expression, last CTE) of the kept rows' scores ``__fc_p``: the score itself (exact levels), or its
+    uniform bin (``_auc_counts.score_bin``: a floor, then one step down or up where rounding put it off),
+    appending the CTEs that needs to `ctes`."""
+    if bins is None:
+        return "__fc_p", "__fc_kept"
+    low, step, n_bins = (literal(float(bins[0])), literal(float(bins[1])), int(bins[2]))
+    guess = f"LEAST(GREATEST(CAST(FLOOR((__fc_p - {low}) / {step}) AS BIGINT), 0), {n_bins - 1})"
+    ctes.append(f"__fc_g0 AS (SELECT *, {guess} AS __fc_g0 FROM __fc_kept)")
+    ctes.append("__fc_g1 AS (SELECT *, __fc_g0 - CASE WHEN __fc_g0 > 0 AND "
+                f"__fc_p < {low} + __fc_g0 * {step} THEN 1 ELSE 0 END AS __fc_g1 FROM __fc_g0)")
+    level = (f"__fc_g1 + CASE WHEN __fc_g1 < {n_bins - 1} AND __fc_p >= {low} + (__fc_g1 + 1) * {step} "
+             "THEN 1 ELSE 0 END")
+    return level, "__fc_g1"
+
+
+def count_at_or_below(expr: str, starts: Sequence[float]) -> str:
+    """``#{i : starts[i] <= expr}`` for increasing `starts`, as a binary tree of CASE expressions (depth
+    log2(len(starts)) + 1: a few comparisons per row, where a sum of comparisons would take one per start)."""
+    def tree(lo: int, hi: int) -> str:
+        if lo == hi:
+            return str(lo)
+        mid = (lo + hi) // 2
+        return f"CASE WHEN {expr} >= {literal(float(starts[mid]))} THEN {tree(mid + 1, hi)} ELSE {tree(lo, mid)} END"
+    return tree(0, len(starts))
+
+
+def pattern_query(plan: Plan, score: Optional[str], cells: Sequence[str], *, bins: Optional[tuple] = None,
+                  cal_edges: Optional[np.ndarray] = None, with_missing: Sequence[bool] = ()) -> str:
+    """Rows per (membership pattern, label, `cells`) of the kept rows: the atoms the bootstrap resamples.
+
+    A pattern is the protected values (the GROUP BY keys of :func:`key_columns`) with each identity
+    column's membership ``__fc_m{j}`` and, where it has missing values, its missing flag ``__fc_x{j}``:
+    rows of one pattern are members and background of the same subgroups. Where :func:`counts_query`
+    sums the identity columns per group, this groups by them, so the result has a row per pattern and
+    cell (a few per pattern: ask it only for coarse cells).
+
+    Parameters
+    ----------
+    plan : Plan
+    score : str or None
+        The score column (``__fc_p``); None for cells of the label and the predicted label alone.
+    cells : sequence of str
+        SQL expressions over ``__fc_y``, ``__fc_p``, ``__fc_level`` (the AUC level of `bins`),
+        ``__fc_cal`` (the calibration bin of `cal_edges`), ``__fc_given`` (1 where the predicted
+        label column holds its positive value) and ``__fc_t``, ``__fc_q`` (the label and the predicted
+        label as stored), each returned as ``__fc_c{i}``.
+    bins : (low, step, n_bins) or None
+        The AUC bins behind ``__fc_level`` (None: the score itself).
+    cal_edges : ndarray of shape (n_bins + 1,) or None
+        Calibration edges behind ``__fc_cal``; with them the result also holds ``__fc_sp`` (sum of
+        scores) and ``__fc_sq`` (sum of squared errors (score - label) ** 2) per group.
+    with_missing : sequence of bool, one per identity column
+    """
+    t = literal(float(plan.indicator_threshold))
+    keys = [ident(c) for c in plan.protected]
+    kept = key_columns(plan) + [f"CAST({ident(plan.label)} = {literal(plan.positive)} AS INT) AS __fc_y"]
+    if score is not None:
+        kept.append(f"CAST({ident(score)} AS DOUBLE) AS __fc_p")
+    if plan.predicted is not None:
+        kept.append(("0" if plan.predicted_positive is None else
+                     f"CAST({ident(plan.predicted)} = {literal(plan.predicted_positive)} AS INT)") + " AS __fc_given")
+        kept += [f"{ident(plan.label)} AS __fc_t", f"{ident(plan.predicted)} AS __fc_q"]
+    bits = []
+    for j, c in enumerate(plan.indicators):
+        kept.append(f"CAST({finite(ident(c))} AND CAST({ident(c)} AS DOUBLE) >= {t} AS INT) AS __fc_m{j}")
+        bits.append(f"__fc_m{j}")
+        if j < len(with_missing) and with_missing[j]:
+            kept.append(f"CAST(NOT {finite(ident(c))} AS INT) AS __fc_x{j}")
+            bits.append(f"__fc_x{j}")
+    ctes = [f"__fc_kept AS (SELECT {', '.join(kept)} FROM {SOURCE} WHERE {reason_case(plan)} = 0)"]
+    level, last = _level(ctes, bins) if score is not None else ("0", "__fc_kept")
+    cal = "0" if cal_edges is None else (" + ".join(
+        f"CAST(__fc_p >= {literal(float(e))} AS INT)" for e in cal_edges[1:-1]) or "0")
+    ctes.append(f"__fc_cells AS (SELECT *, {level} AS __fc_level, {cal} AS __fc_cal FROM {last})")
+    select = keys + bits + ["__fc_y"] + [f"{c} AS __fc_c{i}" for i, c in enumerate(cells)] + ["COUNT(*) AS __fc_n"]
+    if cal_edges is not None:
+        select += ["SUM(__fc_p) AS __fc_sp", "SUM((__fc_p - __fc_y) * (__fc_p - __fc_y)) AS __fc_sq"]
+    group = ", ".join(str(i) for i in range(1, len(keys) + len(bits) + len(cells) + 2))
+    return f"WITH {', '.join(ctes)} SELECT {', '.join(select)} FROM __fc_cells GROUP BY {group}"
+
+
+def sub_bin(cal_edges: np.ndarray, sub_bins: int) -> str:
+    """The calibration sub-bin of ``__fc_p`` in its bin ``__fc_cal`` (``_counts.sub_bin_index``): the bin cut into
+    `sub_bins` equal parts, ``min(floor((p - low) / width * sub_bins), sub_bins - 1)``, 0 in a bin of no width."""
+    whens = []
+    for b, (low, high) in enumerate(zip(cal_edges[:-1], cal_edges[1:])):
+        width = float(high) - float(low)
+        part = (f"LEAST(CAST(FLOOR((__fc_p - {literal(float(low))}) / {literal(width)} * {sub_bins}) AS BIGINT), "
+                f"{sub_bins - 1})") if width > 0 else "0"
+        whens.append(f"WHEN {b} THEN {part}")
+    return f"CASE __fc_cal {' '.join(whens)} ELSE 0 END"
 
 
 def given_query(plan: Plan, with_missing: Sequence[bool] = ()) -> str:

@@ -117,6 +117,7 @@ def test_local_parquet_folder_equals_an_upload_on_every_page(folder, monkeypatch
     _map(counted, ("race", "sex", "age"))   # age: a numeric attribute cut into quantile bins by the engine
     assert widget(counted, "selectbox", text.PREDICTED_COLUMN).value == "approved"   # the guess, counted too
     assert any(name.startswith("race=Asian, sex=Female, age=[18, ") for name in counted.dataframe[0].value["subgroup"])
+    widget(counted, "checkbox", text.SHOW_INTERVALS).set_value(False).run()   # intervals: the test below
     counted.session_state["keep:cal:strategy"] = "quantile"   # found by the engine from the distinct scores
     counted.session_state["keep:rates:per_subgroup"] = True   # the per-subgroup thresholds' table too
     local_pages = _visit(counted)
@@ -127,7 +128,7 @@ def test_local_parquet_folder_equals_an_upload_on_every_page(folder, monkeypatch
     frame.to_parquet(buffer, index=False)
     upload.file_uploader[0].set_value(("rows.parquet", buffer.getvalue(), "application/octet-stream")).run()
     _map(upload, ("race", "sex", "age"))
-    widget(upload, "checkbox", text.SHOW_INTERVALS).set_value(False).run()   # counted data has none
+    widget(upload, "checkbox", text.SHOW_INTERVALS).set_value(False).run()   # intervals: the test below
     upload.session_state["keep:rates:per_subgroup"] = True
     upload.session_state["keep:cal:strategy"] = "quantile"
     upload_pages = _visit(upload)
@@ -178,6 +179,53 @@ def test_local_parquet_folder_equals_an_upload_on_every_page(folder, monkeypatch
         bound = both[f"{column}_max_binning_error"]
         assert (np.abs(both[column] - both[f"{column}_exact"]) <= bound + 1e-12).all()
         assert (bound > 0).all()   # reported, though 4-decimal scores fall one distinct value per bin here
+
+
+def test_intervals_of_data_counted_where_it_lies_equal_an_upload_s(monkeypatch, tmp_path):
+    """Intervals on (the default): DuckDB counts the bootstrap's atoms, so every page shows the upload's intervals
+    (the same seed resamples the same counts per membership pattern), with overlapping identity columns."""
+    rows = scored_table(40_000, seed=9)
+    rng = np.random.default_rng(9)
+    rows["young"] = (rows["age"] < 30).astype(float)
+    rows["renter"] = np.where(rng.random(len(rows)) < 0.02, np.nan, (rng.random(len(rows)) < 0.4).astype(float))
+    rows.to_parquet(tmp_path / "rows.parquet", index=False)
+    shown = []
+    for source in ("local", "upload"):
+        at = _start(monkeypatch, tmp_path)
+        if source == "local":
+            _open_local(at, "rows.parquet")
+        else:
+            widget(at, "radio", "Source").set_value("upload").run()
+            at.file_uploader[0].set_value(("rows.parquet", (tmp_path / "rows.parquet").read_bytes(),
+                                           "application/octet-stream")).run()
+        _map(at, ("race",))
+        widget(at, "multiselect", text.IDENTITY).set_value(["young", "renter"]).run()
+        assert not at.exception and not at.error, [e.value for e in at.error]
+        assert widget(at, "checkbox", text.SHOW_INTERVALS).value
+        shown.append(_visit(at))
+    counted, upload = shown
+    for page in PAGES:
+        (tiles, tables, charts), (their_tiles, their_tables, their_charts) = counted[page], upload[page]
+        assert tiles == {k: their_tiles[k] for k in tiles}, page
+        for table in tables:
+            assert _same_table(table, their_tables), (page, list(table.columns))
+        for chart in charts:   # error bars included
+            assert any(_close(chart, theirs) for theirs in their_charts), (page, chart["layout"].get("title"))
+    intervals = [c for _, tables, _ in counted.values() for t in tables for c in t.columns if c.endswith("ci_low")]
+    assert {"subgroup_auc_ci_low", "ece_ci_low"} <= set(intervals) and len(intervals) > 10
+
+
+def test_too_many_membership_patterns_for_intervals_get_a_message_and_point_estimates(monkeypatch, tmp_path):
+    rows = scored_table(5_000, seed=3)
+    rows.to_parquet(tmp_path / "rows.parquet", index=False)
+    monkeypatch.setattr(local, "MAX_PATTERNS", 3)   # race x sex: 8 patterns
+    at = _open_local(_start(monkeypatch, tmp_path), "rows.parquet")
+    _map(at)
+    at.switch_page("pages/rate_disparities.py").run()
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    assert any("8 patterns, more than 3" in i.value.replace("\\", "") for i in at.info)
+    assert not any(c.endswith("ci_low") for d in at.dataframe for c in d.value.columns)   # point estimates
+    assert metrics(at)   # the tiles are drawn
 
 
 def test_pages_that_need_rows_say_so_and_a_sample_works_everywhere(folder, monkeypatch):
@@ -305,7 +353,6 @@ def test_a_multi_class_label_counted_where_it_lies_equals_an_upload(monkeypatch,
             widget(at, "radio", "Source").set_value("upload").run()
             at.file_uploader[0].set_value(("grades.parquet", (tmp_path / "grades.parquet").read_bytes(),
                                            "application/octet-stream")).run()
-            widget(at, "checkbox", text.SHOW_INTERVALS).set_value(False).run()
         widget(at, "selectbox", text.LABEL_COLUMN).set_value("grade").run()
         widget(at, "selectbox", text.POSITIVE_LABEL).set_value("A").run()
         widget(at, "checkbox", text.KEEP_ALL_CLASSES).set_value(True).run()

@@ -130,6 +130,26 @@ def open_app(page: Page, app_url: str) -> None:
     settle(page)
 
 
+def open_sidebar_section(page: Page, title: str, shows: str) -> None:
+    """Expand the sidebar expander `title` until `shows` (a text inside it) is visible.
+
+    A click that lands while Streamlit redraws the sidebar can be lost, so the click is repeated (after the
+    rerun settles) rather than trusted once.
+    """
+    sidebar = page.get_by_test_id("stSidebar")
+    content = sidebar.get_by_text(shows, exact=True)
+    for _ in range(3):
+        if content.is_visible():
+            return
+        sidebar.get_by_text(title, exact=True).click()
+        try:
+            expect(content).to_be_visible(timeout=5_000)
+            return
+        except AssertionError:
+            settle(page)
+    expect(content).to_be_visible()
+
+
 def upload(page: Page, path, shown: str) -> None:
     """Upload `path` on the Data page and wait for its summary line (a regular expression, e.g. its row count)."""
     page.get_by_test_id("stRadio").filter(has_text="Source").get_by_text("Upload a file", exact=True).click()

@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import pytest
 
+from playwright.sync_api import expect
+
 from tests.browser.test_app_browser import (PLOT, assert_no_exception, choose, choose_exactly, go_to, open_app,
-                                            screenshot, settle, wait_for_plot)
+                                            open_sidebar_section, screenshot, settle, wait_for_plot)
 
 pytestmark = pytest.mark.browser
 
@@ -36,11 +38,9 @@ def test_pairwise_heatmap_and_fitted_auc_axis(app_page, app_url, screenshot_dir)
 def test_sidebar_subgroup_options_and_classwise_absolute_difference(app_page, app_url, screenshot_dir):
     page, console = app_page
     open_app(page, app_url)
-    page.get_by_test_id("stSidebar").get_by_text("Subgroups", exact=True).click()
-    settle(page)
+    open_sidebar_section(page, "Subgroups", "Include small subgroups in summaries")
     sidebar = page.get_by_test_id("stSidebar")
-    assert sidebar.get_by_text("Include small subgroups in summaries").is_visible()
-    assert sidebar.get_by_text("Order subgroups").is_visible()
+    expect(sidebar.get_by_text("Order subgroups")).to_be_visible()
     sidebar.screenshot(path=str(screenshot_dir / "sidebar_subgroup_options.png"))
     choose(page, "Label column", "repayment_status")
     choose(page, "Positive label", "default")

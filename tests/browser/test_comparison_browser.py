@@ -11,7 +11,8 @@ import re
 import pytest
 from playwright.sync_api import expect
 
-from tests.browser.test_app_browser import PLOT, assert_no_exception, choose, go_to, open_app, settle, wait_for_plot
+from tests.browser.test_app_browser import (PLOT, assert_no_exception, choose, go_to, open_app, open_sidebar_section,
+                                            settle, wait_for_plot)
 
 pytestmark = pytest.mark.browser
 
@@ -19,10 +20,8 @@ pytestmark = pytest.mark.browser
 def show_intervals(page, on: bool) -> None:
     """Set the sidebar's "Show intervals" (the AUC bootstrap of 51 overlapping identity subgroups takes tens of
     seconds per model on a busy machine; the intervals of the comparison are checked in AppTest)."""
-    sidebar = page.get_by_test_id("stSidebar")
-    box = sidebar.get_by_test_id("stCheckbox").filter(has_text="Show intervals")
-    if not box.is_visible():
-        sidebar.get_by_text("Intervals", exact=True).click()
+    open_sidebar_section(page, "Intervals", "Show intervals")
+    box = page.get_by_test_id("stSidebar").get_by_test_id("stCheckbox").filter(has_text="Show intervals")
     if box.locator("input").is_checked() != on:
         box.click()
         settle(page, timeout_s=60)

@@ -1,6 +1,7 @@
 """fairness_core.engines: count tables computed by DuckDB and Spark equal the in-memory ones."""
 
 import dataclasses
+import re
 import warnings
 
 import numpy as np
@@ -206,18 +207,28 @@ def test_spark_local_mode_counts_equal_the_in_memory_library(logs, tmp_path):
                                       fc.confusion_counts(rows.y_true, rows.y_pred(), rows.subgroups).member)
         cal = fc.calibration_counts(rows.y_true, rows.scores["score"], rows.subgroups, strategy="quantile")
         np.testing.assert_array_equal(result.calibration["score"].edges, cal.edges)
+        atoms = result.with_atoms()   # the transpiled pattern queries: the bootstrap's atoms, pattern for pattern
+        _assert_atoms_equal(atoms.confusion["score"].atoms,
+                            fc.confusion_counts(rows.y_true, rows.y_pred("score", 0.5), rows.subgroups).atoms)
+        _assert_atoms_equal(atoms.auc["score"].patterns[0],
+                            auc_counts(rows.y_true, rows.scores["score"], rows.subgroups).patterns[0])
+        _assert_atoms_equal(atoms.calibration["score"].atoms.atoms, cal.atoms.atoms)
     finally:
         spark.stop()
 
 
-def test_a_review_from_engine_counts_equals_the_in_memory_review(logs):
+@pytest.mark.parametrize("ci", [None, 0.9])
+def test_a_review_from_engine_counts_equals_the_in_memory_review(logs, ci):
+    """Without intervals from the counts; with them (ci) from the counts' atoms: the same intervals, seed 0."""
     frame, glob, scored = logs
     # the configuration's own minimum size and calibration bins apply, not the counts'
     min_size = int(np.median(scored.subgroups.sizes)) + 1
-    config = dataclasses.replace(fc.ReviewConfig(mapping=dataclasses.replace(MAPPING, min_size=min_size)), ci=None,
-                                 thresholds=(("score", 0.4),), cal_n_bins=7)
+    config = dataclasses.replace(fc.ReviewConfig(mapping=dataclasses.replace(MAPPING, min_size=min_size)), ci=ci,
+                                 n_boot=200, thresholds=(("score", 0.4),), cal_n_bins=7)
     memory = fc.build_review(frame, config)
-    engine = fc.build_review_from_counts(scored_counts(glob, MAPPING, threshold=0.4, auc_bins="exact"), config)
+    counts = scored_counts(glob, MAPPING, threshold=0.4, auc_bins="exact")
+    engine = fc.build_review_from_counts(counts.with_atoms() if ci else counts, config)
+    assert (engine.config.ci == ci) and any("confidence intervals" in n for n in engine.source["not_computed"]) != bool(ci)
     assert memory.subgroups["small"].any() and not memory.subgroups["small"].all()
     assert [m.name for m in engine.models] == [m.name for m in memory.models]
     for got, want in zip(engine.models, memory.models):
@@ -227,8 +238,9 @@ def test_a_review_from_engine_counts_equals_the_in_memory_review(logs):
         for column in AUCS:
             np.testing.assert_allclose(got.auc_table[column], want.auc_table[column], rtol=0, atol=1e-12)
         assert got.bias_auc.value == pytest.approx(want.bias_auc.value, abs=1e-12)
-        np.testing.assert_allclose(got.calibration.table["subgroup_value"], want.calibration.table["subgroup_value"],
-                                   rtol=1e-12)
+        assert (got.bias_auc.ci_low, got.bias_auc.ci_high) == pytest.approx(
+            (want.bias_auc.ci_low, want.bias_auc.ci_high), abs=1e-12, nan_ok=True)
+        pd.testing.assert_frame_equal(got.calibration.table, want.calibration.table, rtol=1e-9)
         assert [v.status for v in got.verdicts] == [v.status for v in want.verdicts]
         assert got.findings == want.findings
     assert engine.dataset_findings == memory.dataset_findings
@@ -252,14 +264,18 @@ def test_the_command_line_writes_the_report_from_a_parquet_glob_with_duckdb(logs
     assert status in (0, 1)
     html = out.read_text(encoding="utf-8")
     assert "plotly" in html.lower() and "id_a" in html and "O&#x27;Neil" in html
-    assert "Computed by</th><td>duckdb, from count tables" in html and "not computed: confidence intervals" in html
-    assert 'class="note">no interval was available' not in html   # said once, in each verdict's sentence
+    assert "Computed by</th><td>duckdb, from count tables" in html and "not computed: kNN consistency" in html
+    not_computed = re.search(r"not computed: ([^<]*)", html).group(1)
+    assert "intervals" not in not_computed and "95 % CI" in html   # intervals from the counts' atoms
     assert main(["metrics", glob, "--engine", "duckdb", "--label", "nope", "--score", "score",
                  "--protected", "race"]) == 2
     polars_out = tmp_path / "review-polars.html"
     assert main(["report", glob, "--engine", "polars", "--label", "label", "--positive", "yes", "--score", "score",
-                 "--protected", "race", "--identity", "id_a", "--threshold", "0.4", "--out", str(polars_out)]) == status
-    assert "Computed by</th><td>polars, from count tables" in polars_out.read_text(encoding="utf-8")
+                 "--protected", "race", "--identity", "id_a", "--threshold", "0.4", "--no-intervals",
+                 "--out", str(polars_out)]) in (0, 1)
+    html = polars_out.read_text(encoding="utf-8")
+    assert "Computed by</th><td>polars, from count tables" in html and "confidence intervals (the counts" in html
+    assert 'class="note">no interval was available' not in html   # said once, in each verdict's sentence
     import duckdb
 
     database = tmp_path / "warehouse.duckdb"
@@ -288,10 +304,17 @@ def test_counts_the_app_reads_equal_the_in_memory_ones(logs):
         fc.smoothed_edf_from_counts(got)
     disjoint = dataclasses.replace(MAPPING, indicators=())
     rows = fc.ScoredData.from_frame(frame, disjoint)
-    edf = fc.smoothed_edf_from_counts(scored_counts(glob, disjoint).label_counts(), concentration=2.0)
+    plain = scored_counts(glob, disjoint)
+    edf = fc.smoothed_edf_from_counts(plain.label_counts(), concentration=2.0)
     want = fc.smoothed_edf(rows.y_true, rows.subgroups, concentration=2.0)
     assert (edf.value, edf.pair, edf.outcome) == (pytest.approx(want.value, abs=1e-12), want.pair, want.outcome)
     pd.testing.assert_frame_equal(edf.table, want.table)
+    with pytest.raises(ValueError, match="counts per membership pattern"):   # intervals need the atoms
+        fc.smoothed_edf_from_counts(plain.label_counts(), ci=0.9)
+    kw = dict(ci=0.9, n_boot=300, random_state=5)
+    edf, want = (fc.smoothed_edf_from_counts(plain.with_atoms().label_counts(), **kw),
+                 fc.smoothed_edf(rows.y_true, rows.subgroups, **kw))
+    assert (edf.value, edf.ci_low, edf.ci_high) == pytest.approx((want.value, want.ci_low, want.ci_high), abs=1e-12)
     with pytest.raises(ValueError, match="labels counted against themselves"):
         fc.base_rates_from_counts(result.confusion["score"])
 
@@ -466,6 +489,10 @@ def test_a_multi_class_label_is_counted_as_in_memory(tmp_path, engine):
     memory, engine_review = fc.build_review(frame, config), fc.build_review_from_counts(result, config)
     assert engine_review.models[-1].classwise.value == pytest.approx(memory.models[-1].classwise.value, abs=1e-12)
     pd.testing.assert_frame_equal(engine_review.models[-1].classwise.table, memory.models[-1].classwise.table)
+    atoms = result.with_atoms().class_counts_at()   # the class-wise bootstrap's atoms, pattern for pattern
+    _assert_atoms_equal(atoms.atoms, want.atoms)
+    kw = dict(ci=0.9, n_boot=200, random_state=1)
+    pd.testing.assert_frame_equal(atoms.table(**kw), want.table(**kw))
 
 
 def test_exact_levels_of_too_many_distinct_scores_are_refused_before_they_are_read(logs):
@@ -475,3 +502,61 @@ def test_exact_levels_of_too_many_distinct_scores_are_refused_before_they_are_re
     with pytest.raises(ValueError, match=f"{n_distinct:,} distinct scores"):
         scored_counts(glob, MAPPING, auc_bins="exact", max_levels=n_distinct - 1)
     assert scored_counts(glob, MAPPING, auc_bins=100, max_levels=10).auc["score"].edges is not None   # bins: no check
+
+
+def _assert_atoms_equal(got, ref) -> None:
+    """The same patterns in the same order (so a seed draws the same replicates) with the same counts."""
+    np.testing.assert_array_equal(got.member, ref.member)
+    np.testing.assert_array_equal(got.background, ref.background)
+    np.testing.assert_array_equal(got.counts, ref.counts)
+
+
+@pytest.mark.parametrize("engine", ["duckdb", "polars"])
+@pytest.mark.parametrize("auc_bins", ["exact", 1000])
+def test_atoms_give_the_in_memory_intervals(logs, engine, auc_bins):
+    """with_atoms(): every table holds the in-memory atoms, pattern for pattern, so the bootstrap intervals of
+    disparities, AUC power means, ECE and base rates equal the in-memory library's with the same seed; a new
+    threshold and new calibration bins are counted with their atoms."""
+    frame, glob, scored = logs
+    mapping = dataclasses.replace(MAPPING, predicted_label="given")
+    with_given = frame.assign(given=np.where(frame["coarse"] >= 0.5, "yes", "no"))
+    folder = glob.rsplit("/", 1)[0] + f"/../given-{engine}-{auc_bins}"
+    import os
+    os.makedirs(folder, exist_ok=True)
+    with_given.to_parquet(f"{folder}/part.parquet", index=False)
+    scored = fc.ScoredData.from_frame(with_given, mapping)
+    plain = scored_counts(f"{folder}/*.parquet", mapping, threshold=0.4, auc_bins=auc_bins, engine=engine)
+    result = plain.with_atoms()
+    assert result.atoms and not plain.atoms and result.with_atoms() is result
+    kw = dict(ci=0.9, n_boot=200, random_state=3)
+    for score in mapping.scores:
+        ref = fc.confusion_counts(scored.y_true, scored.y_pred(score, 0.4), scored.subgroups)
+        got = result.confusion[score]
+        _assert_atoms_equal(got.atoms, ref.atoms)
+        pd.testing.assert_frame_equal(got.disparity("false_positive_rate", reduction=None, **kw),
+                                      ref.disparity("false_positive_rate", reduction=None, **kw))
+        moved = result.confusion_at(score, 0.61)
+        _assert_atoms_equal(moved.atoms, fc.confusion_counts(scored.y_true, scored.y_pred(score, 0.61),
+                                                             scored.subgroups).atoms)
+        mem_auc = auc_counts(scored.y_true, scored.scores[score], scored.subgroups,
+                             bins=auc_bins if auc_bins == "exact" else int(auc_bins))
+        _assert_atoms_equal(result.auc[score].patterns[0], mem_auc.patterns[0])
+        assert result.auc[score].patterns[1] == mem_auc.patterns[1]
+        got_sum, ref_sum = (c.summarize(**kw) for c in (result.auc[score], mem_auc))
+        assert got_sum.power_mean_ci == ref_sum.power_mean_ci and (got_sum.ci_low, got_sum.ci_high) == (
+            ref_sum.ci_low, ref_sum.ci_high)
+        for n_bins, strategy in ((10, "uniform"), (7, "quantile")):
+            cal = fc.calibration_counts(scored.y_true, scored.scores[score], scored.subgroups, n_bins=n_bins,
+                                        strategy=strategy)
+            got_cal = result.calibration_at(score, n_bins, strategy)
+            _assert_atoms_equal(got_cal.atoms.atoms, cal.atoms.atoms)
+            np.testing.assert_allclose(got_cal.atoms.mean_p, cal.atoms.mean_p, rtol=1e-12, atol=1e-15)
+            np.testing.assert_allclose(got_cal.member, cal.member, rtol=1e-12, atol=1e-12)
+            pd.testing.assert_frame_equal(got_cal.error_table(**kw), cal.error_table(**kw), rtol=1e-9)
+    got_classes, want_classes = result.class_counts_at("score", 0.4), scored.class_counts("score", 0.4)
+    _assert_atoms_equal(got_classes.atoms, want_classes.atoms)
+    labels = fc.confusion_counts(scored.y_true, scored.y_true, scored.subgroups)
+    _assert_atoms_equal(result.label_counts().atoms, labels.atoms)
+    got, ref = (c.disparity("statistical_parity", **kw) for c in (result.label_counts(), labels))
+    assert (got.value, got.ci_low, got.ci_high) == (ref.value, ref.ci_low, ref.ci_high)
+    _assert_atoms_equal(result.given.atoms, fc.confusion_counts(scored.y_true, scored.y_pred(), scored.subgroups).atoms)
