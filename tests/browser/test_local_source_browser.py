@@ -1,10 +1,11 @@
 """"Data on this machine" in Chromium: a server started with FAIRNESS_LOCAL_DATA reads a Parquet folder where it
-lies; the Data page maps it, the Subgroup AUCs page shows each AUC's max binning error, the threshold explorer runs
-over the bin edges, and what needs the rows says so. Numbers are compared with an upload in tests/app/test_local_source.py."""
+lies; the Data page maps it, the Subgroup AUCs page shows each AUC's max binning error and the intervals from the
+counts' atoms, the threshold explorer runs over the bin edges, and what needs the rows says so. Numbers are compared with an upload in tests/app/test_local_source.py."""
 
 from __future__ import annotations
 
 import os
+import re
 
 import numpy as np
 import pytest
@@ -70,6 +71,9 @@ def test_a_parquet_folder_on_this_machine(browser, local_url, screenshot_dir):
         go_to(page, "Subgroup AUCs")
         wait_for_plot(page)
         expect(page.get_by_text("lies within its max binning error", exact=False)).to_be_visible()
+        # intervals from the counts' atoms (on by default): the bias AUC score's and the error bars
+        expect(page.get_by_text("Intervals: 95 %; DeLong's for each AUC", exact=False)).to_be_visible()
+        assert page.get_by_text(re.compile(r"^95 % CI 0\.\d{4}–0\.\d{4}")).count() >= 5   # under the tiles
         assert_no_exception(page)
         screenshot(page, screenshot_dir / "local_subgroup_aucs.png")
 
