@@ -70,27 +70,12 @@ def adult_two_models_csv(tmp_path_factory) -> Path:
     return path
 
 
-# Browser-test modules served by a second app server, on another xdist worker than the first group's: the two
-# groups take about the same time (measured with --durations), so neither worker waits for a single long group.
-# The modules with timing bounds (load isolation, progress) stay in the first group, beside no other browser test
-# of theirs.
-SECOND_BROWSER_GROUP = {
-    "tests.browser.test_comparison_browser", "tests.browser.test_navigation_browser",
-    "tests.browser.test_injection_browser", "tests.browser.test_readable_browser",
-    "tests.browser.test_app_browser", "tests.browser.test_report_browser",
-}
-
-
 def pytest_collection_modifyitems(items):
-    """`make test` runs pytest-xdist workers with ``--dist loadgroup``: the browser tests form two groups (each on
-    one worker, with one app server and one Chromium per worker; ``SECOND_BROWSER_GROUP``). A browser test whose
-    module starts a server of its own and has no timing bound (``OWN_SERVER``) is a group of its own, free to run
-    on any worker."""
+    """`make test` runs pytest-xdist workers with ``--dist loadgroup``: every browser test goes to one worker, so
+    one app server and one Chromium serve them all (and their timings are not shared with another browser test).
+    A browser test whose module starts a server of its own and has no timing bound (``OWN_SERVER``) is a group of
+    its own, free to run on another worker."""
     for item in items:
         if item.get_closest_marker("browser") is not None:
-            name = item.module.__name__
-            if getattr(item.module, "OWN_SERVER", False):
-                group = f"browser-{name}"
-            else:
-                group = "browser-2" if name in SECOND_BROWSER_GROUP else "browser"
-            item.add_marker(pytest.mark.xdist_group(group))
+            own = getattr(item.module, "OWN_SERVER", False)
+            item.add_marker(pytest.mark.xdist_group(f"browser-{item.module.__name__}" if own else "browser"))

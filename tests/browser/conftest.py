@@ -7,7 +7,6 @@ real dataset fails the run when the environment variable CI is set, and is a ski
 from __future__ import annotations
 
 import contextlib
-import os
 import socket
 import subprocess
 import sys
@@ -94,8 +93,7 @@ def serve_app(log_name: str, *extra: str):
 @pytest.fixture(scope="session")
 def app_url():
     """The base URL of the session's app server (see :func:`serve_app`)."""
-    worker = os.environ.get("PYTEST_XDIST_WORKER", "main")   # one server per xdist worker: a log each
-    with serve_app(f"streamlit-server-{worker}.log") as (base, _):
+    with serve_app("streamlit-server.log") as (base, _):
         yield base
 
 
