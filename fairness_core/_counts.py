@@ -804,9 +804,16 @@ class CalibrationAtoms:
             for w in (None, y_prob, (y_prob - y_true) ** 2))
         keep = count.sum(axis=1) > 0
         count, sum_p, sum_sq = count[keep], sum_p[keep], sum_sq[keep]
+        return cls.of_sums(Atoms(count, member[keep], background[keep]), sum_p, sum_sq, n_bins), sum_p, sum_sq
+
+    @classmethod
+    def of_sums(cls, atoms: Atoms, sum_p: np.ndarray, sum_sq: np.ndarray, n_bins: int) -> "CalibrationAtoms":
+        """The atoms with their cells' means, from the sums of y_prob and of squared errors per (pattern, cell)
+        (shape of ``atoms.counts``); an empty cell's means are 0."""
+        count = atoms.counts
         with np.errstate(divide="ignore", invalid="ignore"):
             mean_p, mean_sq = (np.where(count > 0, x / np.where(count > 0, count, 1.0), 0.0) for x in (sum_p, sum_sq))
-        return cls(Atoms(count, member[keep], background[keep]), mean_p, mean_sq, n_bins), sum_p, sum_sq
+        return cls(atoms, mean_p, mean_sq, n_bins)
 
     def replicates(self, n_boot: int, rng: np.random.Generator):
         """Blocks of resampled cell counts (see :meth:`_bootstrap.Atoms.replicates`)."""

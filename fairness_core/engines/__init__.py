@@ -809,11 +809,9 @@ class _AtomQueries:
 
         keys, atoms, summed = self._atoms(score, ["__fc_cal", _sql.sub_bin(edges, SUB_BINS)], cell, cal_edges=edges)
         sum_p, sum_sq = summed("__fc_sp"), summed("__fc_sq")
-        count = atoms.counts
-        with np.errstate(divide="ignore", invalid="ignore"):
-            mean_p, mean_sq = (np.where(count > 0, x / np.where(count > 0, count, 1.0), 0.0) for x in (sum_p, sum_sq))
         return CalibrationCounts.of_atoms(keys.names, np.asarray(edges, dtype=np.float64), strategy,
-                                          CalibrationAtoms(atoms, mean_p, mean_sq, nb), sum_p, sum_sq, self.m.min_size)
+                                          CalibrationAtoms.of_sums(atoms, sum_p, sum_sq, nb), sum_p, sum_sq,
+                                          self.m.min_size)
 
 
 def _looks_like_path(text: str) -> bool:

@@ -44,6 +44,16 @@ def _open_local(at: AppTest, pattern: str, auc: str = "exact") -> AppTest:
     return at
 
 
+def _opened(monkeypatch, root, name: str, source: str) -> AppTest:
+    """An app with the file `name` under `root` counted where it lies (``source="local"``) or uploaded."""
+    at = _start(monkeypatch, root)
+    if source == "local":
+        return _open_local(at, name)
+    widget(at, "radio", "Source").set_value("upload").run()
+    at.file_uploader[0].set_value((name, (root / name).read_bytes(), "application/octet-stream")).run()
+    return at
+
+
 def _map(at: AppTest, protected=("race", "sex")) -> None:
     widget(at, "selectbox", text.LABEL_COLUMN).set_value("label").run()
     widget(at, "multiselect", text.PROTECTED).set_value(list(protected)).run()
@@ -191,13 +201,7 @@ def test_intervals_of_data_counted_where_it_lies_equal_an_upload_s(monkeypatch, 
     rows.to_parquet(tmp_path / "rows.parquet", index=False)
     shown = []
     for source in ("local", "upload"):
-        at = _start(monkeypatch, tmp_path)
-        if source == "local":
-            _open_local(at, "rows.parquet")
-        else:
-            widget(at, "radio", "Source").set_value("upload").run()
-            at.file_uploader[0].set_value(("rows.parquet", (tmp_path / "rows.parquet").read_bytes(),
-                                           "application/octet-stream")).run()
+        at = _opened(monkeypatch, tmp_path, "rows.parquet", source)
         _map(at, ("race",))
         widget(at, "multiselect", text.IDENTITY).set_value(["young", "renter"]).run()
         assert not at.exception and not at.error, [e.value for e in at.error]
@@ -346,13 +350,7 @@ def test_a_multi_class_label_counted_where_it_lies_equals_an_upload(monkeypatch,
     rows.to_parquet(tmp_path / "grades.parquet", index=False)
     shown = []
     for source in ("local", "upload"):
-        at = _start(monkeypatch, tmp_path)
-        if source == "local":
-            _open_local(at, "grades.parquet")
-        else:
-            widget(at, "radio", "Source").set_value("upload").run()
-            at.file_uploader[0].set_value(("grades.parquet", (tmp_path / "grades.parquet").read_bytes(),
-                                           "application/octet-stream")).run()
+        at = _opened(monkeypatch, tmp_path, "grades.parquet", source)
         widget(at, "selectbox", text.LABEL_COLUMN).set_value("grade").run()
         widget(at, "selectbox", text.POSITIVE_LABEL).set_value("A").run()
         widget(at, "checkbox", text.KEEP_ALL_CLASSES).set_value(True).run()
