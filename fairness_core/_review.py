@@ -22,6 +22,7 @@ import pandas as pd
 from ._auc import BiasAucResult, bias_auc_table, summarize_bias_auc
 from ._calibration import CalibrationDisparityResult
 from ._compare import NamedReference, named_reference
+from ._config_schema import problems
 from ._counts import RATE_NAMES, calibration_counts, confusion_counts, threshold_counts
 from ._classwise import classwise_findings
 from ._dataset import consistency, smoothed_edf
@@ -162,10 +163,17 @@ class ReviewConfig:
     view: tuple = ()
 
     def __post_init__(self):
+        for name in ("n_boot", "cal_n_bins", "cal_min_per_group", "consistency_neighbors", "consistency_sample"):
+            value = getattr(self, name)   # a whole float from JSON (10.0) as the int it stands for
+            if isinstance(value, float) and value.is_integer():
+                object.__setattr__(self, name, int(value))
         pairs = self.view.items() if isinstance(self.view, dict) else self.view
         # JSON values as JSON reads them (lists, not tuples), so a configuration equals its round trip.
-        object.__setattr__(self, "view", tuple((str(key), json.loads(json.dumps(value, allow_nan=False)))
-                                               for key, value in pairs))
+        try:
+            object.__setattr__(self, "view", tuple((str(key), json.loads(json.dumps(value, allow_nan=False)))
+                                                   for key, value in pairs))
+        except (TypeError, ValueError, RecursionError) as exc:
+            raise ValueError(CONFIG_MESSAGE.format(problem=f"view: {exc}")) from None
         own = self.subgroup_thresholds
         object.__setattr__(self, "subgroup_thresholds", tuple(
             (str(score), tuple((str(n), float(t)) for n, t in (dict(values) if not isinstance(values, dict)
@@ -173,6 +181,12 @@ class ReviewConfig:
             for score, values in (own.items() if isinstance(own, dict) else own)))
         for name in ("classwise_subgroups", "consistency_features"):
             object.__setattr__(self, name, tuple(str(v) for v in getattr(self, name)))
+        if isinstance(self.rate_metrics, (list, tuple)):   # rate_disparity's name of the selection rate, accepted too
+            object.__setattr__(self, "rate_metrics", tuple(
+                "selection_rate" if m == "statistical_parity" else m for m in self.rate_metrics))
+        found = problems(self.to_dict())   # every field's type and bound (_config_schema.SCHEMA)
+        if found:
+            raise ValueError(CONFIG_MESSAGE.format(problem="; ".join(found[:3])))
 
     def threshold_of(self, score: str, values: np.ndarray) -> float:
         """The decision threshold of `score`: the configured one, else :func:`default_threshold`."""
@@ -210,31 +224,23 @@ class ReviewConfig:
             raise ValueError(CONFIG_MESSAGE.format(problem="expected an object with a 'mapping'"))
         if data.get("version", CONFIG_VERSION) != CONFIG_VERSION:
             raise ValueError(CONFIG_MESSAGE.format(problem=f"version {data.get('version')!r} is not {CONFIG_VERSION}"))
-        unknown = set(data) - {"version", "mapping", "slice", "thresholds", "subgroup_thresholds", "options", "view"}
-        fields_ = {f.name for f in dataclasses.fields(ColumnMapping)}
+        found = problems(data)   # every key, type and bound, before anything is built from it
+        if found:
+            raise ValueError(CONFIG_MESSAGE.format(problem="; ".join(found[:3])))
         options = data.get("options") or {}
-        allowed = {f.name for f in dataclasses.fields(cls)} - set(_NOT_OPTIONS)
-        unknown |= {f"mapping.{k}" for k in data["mapping"]} - {f"mapping.{k}" for k in fields_}
-        unknown |= {f"options.{k}" for k in options} - {f"options.{k}" for k in allowed}
-        if unknown:
-            raise ValueError(CONFIG_MESSAGE.format(problem=f"unknown keys {sorted(unknown)}"))
-        if not isinstance(data.get("view") or {}, dict):
-            raise ValueError(CONFIG_MESSAGE.format(problem="'view' must be an object"))
         own = data.get("subgroup_thresholds") or {}
-        if not isinstance(own, dict) or not all(isinstance(v, dict) for v in own.values()):
-            raise ValueError(CONFIG_MESSAGE.format(problem="'subgroup_thresholds' must map scores to objects "
-                                                           "of subgroup thresholds"))
         try:
             mapping = ColumnMapping(**{k: tuple(v) if isinstance(v, list) else v for k, v in data["mapping"].items()})
-            conditions = tuple(Condition(**(c | {"values": tuple(c.get("values", ()))})) for c in data.get("slice") or [])
+            conditions = Slice(tuple(Condition(**(c | {"values": tuple(c.get("values", ()))}))
+                                     for c in data.get("slice") or []))
             thresholds = tuple((str(k), float(v)) for k, v in (data.get("thresholds") or {}).items())
             options = {k: tuple(v) if isinstance(v, list) else
                        named_reference(str(v["subgroup"])) if isinstance(v, dict) and set(v) == {"subgroup"} else v
                        for k, v in options.items()}
-            return cls(mapping=mapping, slice=Slice(conditions), thresholds=thresholds, subgroup_thresholds=own,
-                       view=data.get("view") or {}, **options)
         except (TypeError, ValueError) as exc:
             raise ValueError(CONFIG_MESSAGE.format(problem=str(exc))) from None
+        return cls(mapping=mapping, slice=conditions, thresholds=thresholds, subgroup_thresholds=own,
+                   view=data.get("view") or {}, **options)
 
     def to_json(self) -> str:
         """:meth:`to_dict` as JSON text."""
@@ -243,11 +249,31 @@ class ReviewConfig:
     @classmethod
     def from_json(cls, text: str) -> "ReviewConfig":
         """Read :meth:`to_json`'s text (ValueError with ``CONFIG_MESSAGE`` when it is not one)."""
-        try:
-            data = json.loads(text)
-        except (TypeError, ValueError) as exc:
-            raise ValueError(CONFIG_MESSAGE.format(problem=f"not JSON ({exc})")) from None
-        return cls.from_dict(data)
+        return cls.from_dict(parse_json(text))
+
+
+def parse_json(text: str) -> Any:
+    """JSON text as data, for a configuration: ValueError with ``CONFIG_MESSAGE`` when it is not JSON.
+
+    Parameters
+    ----------
+    text : str
+
+    Returns
+    -------
+    any
+
+    Raises
+    ------
+    ValueError
+        When `text` is not JSON, or is nested too deeply for the parser (e.g. 100,000 brackets).
+    """
+    try:
+        return json.loads(text)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(CONFIG_MESSAGE.format(problem=f"not JSON ({exc})")) from None
+    except RecursionError:
+        raise ValueError(CONFIG_MESSAGE.format(problem="the JSON is nested too deeply")) from None
 
 
 def default_threshold(values: np.ndarray) -> float:

@@ -58,7 +58,8 @@ PAGE_OPTIONS = ("distance", "reduction", "reference", "reference_group")
 # consistency_run): a review has consistency when it matches the page's current rows and options.
 CONSISTENCY_RUN = "dataset:consistency_run"
 _SHA256 = re.compile(r"[0-9a-f]{64}")
-_CONFIG_SCRIPT = re.compile(r'<script type="application/json" id="review-config">(.*?)</script>', re.S)
+_CONFIG_OPEN = '<script type="application/json" id="review-config">'   # the report's embedded configuration
+_CONFIG_CLOSE = "</script>"
 
 
 # The configuration of the session ----------------------------------------------------------------
@@ -505,14 +506,19 @@ def read_config(raw: bytes) -> fc.ReviewConfig:
         raise ValueError(_message(f"the file is larger than {MAX_FILE // 1_000_000} MB"))
     content = raw.decode("utf-8", errors="replace")
     if content.lstrip()[:1] != "{":  # an HTML report: its embedded configuration
-        found = _CONFIG_SCRIPT.search(content)
-        if found is None:
+        # Two str.find calls, linear in the file (a lazy regex is quadratic on many opening tags without a close).
+        start = content.find(_CONFIG_OPEN)
+        end = content.find(_CONFIG_CLOSE, start + len(_CONFIG_OPEN)) if start >= 0 else -1
+        if end < 0:
             raise ValueError(_message("the file is neither a configuration (JSON) nor a review's HTML report"))
-        content = found.group(1)
+        start = content.rfind(_CONFIG_OPEN, start, end)   # the opening tag this close belongs to
+        content = content[start + len(_CONFIG_OPEN):end]
     try:
         parsed = json.loads(content)
     except ValueError as exc:
         raise ValueError(_message(f"not JSON ({exc})")) from None
+    except RecursionError:
+        raise ValueError(_message("its JSON is nested too deeply")) from None
     if isinstance(parsed, dict) and isinstance(parsed.get("context"), dict) and "configuration" in parsed["context"]:
         parsed = parsed["context"]["configuration"]  # a review's JSON export
     return fc.ReviewConfig.from_dict(parsed)

@@ -273,7 +273,6 @@ def pattern_query(plan: Plan, score: Optional[str], cells: Sequence[str], *, bin
         scores) and ``__fc_sq`` (sum of squared errors (score - label) ** 2) per group.
     with_missing : sequence of bool, one per identity column
     """
-    t = literal(float(plan.indicator_threshold))
     keys = [ident(c) for c in plan.protected]
     kept = key_columns(plan) + [f"CAST({ident(plan.label)} = {literal(plan.positive)} AS INT) AS __fc_y"]
     if score is not None:
@@ -282,13 +281,8 @@ def pattern_query(plan: Plan, score: Optional[str], cells: Sequence[str], *, bin
         kept.append(("0" if plan.predicted_positive is None else
                      f"CAST({ident(plan.predicted)} = {literal(plan.predicted_positive)} AS INT)") + " AS __fc_given")
         kept += [f"{ident(plan.label)} AS __fc_t", f"{ident(plan.predicted)} AS __fc_q"]
-    bits = []
-    for j, c in enumerate(plan.indicators):
-        kept.append(f"CAST({finite(ident(c))} AND CAST({ident(c)} AS DOUBLE) >= {t} AS INT) AS __fc_m{j}")
-        bits.append(f"__fc_m{j}")
-        if j < len(with_missing) and with_missing[j]:
-            kept.append(f"CAST(NOT {finite(ident(c))} AS INT) AS __fc_x{j}")
-            bits.append(f"__fc_x{j}")
+    expressions, bits = _membership(plan, with_missing)
+    kept += expressions
     ctes = [f"__fc_kept AS (SELECT {', '.join(kept)} FROM {SOURCE} WHERE {reason_case(plan)} = 0)"]
     level, last = _level(ctes, bins) if score is not None else ("0", "__fc_kept")
     cal = "0" if cal_edges is None else (" + ".join(
@@ -299,6 +293,34 @@ def pattern_query(plan: Plan, score: Optional[str], cells: Sequence[str], *, bin
         select += ["SUM(__fc_p) AS __fc_sp", "SUM((__fc_p - __fc_y) * (__fc_p - __fc_y)) AS __fc_sq"]
     group = ", ".join(str(i) for i in range(1, len(keys) + len(bits) + len(cells) + 2))
     return f"WITH {', '.join(ctes)} SELECT {', '.join(select)} FROM __fc_cells GROUP BY {group}"
+
+
+def _membership(plan: Plan, with_missing: Sequence[bool]) -> tuple[list, list]:
+    """(SQL expressions, their names): each identity column's membership ``__fc_m{j}`` and, where it has missing
+    values, its missing flag ``__fc_x{j}``."""
+    t = literal(float(plan.indicator_threshold))
+    expressions, bits = [], []
+    for j, c in enumerate(plan.indicators):
+        expressions.append(f"CAST({finite(ident(c))} AND CAST({ident(c)} AS DOUBLE) >= {t} AS INT) AS __fc_m{j}")
+        bits.append(f"__fc_m{j}")
+        if j < len(with_missing) and with_missing[j]:
+            expressions.append(f"CAST(NOT {finite(ident(c))} AS INT) AS __fc_x{j}")
+            bits.append(f"__fc_x{j}")
+    return expressions, bits
+
+
+def pattern_count_query(plan: Plan, with_missing: Sequence[bool] = ()) -> str:
+    """The number of distinct membership keys of the kept rows (column ``__fc_n``): the protected values (binned as
+    in :func:`key_columns`) with each identity column's membership and missing flag, as :func:`pattern_query`
+    groups them. It is the number of membership patterns, or more where two keys give one pattern: one number,
+    counted where the data lies, so a bound on patterns is checked before any pattern is read."""
+    expressions, bits = _membership(plan, with_missing)
+    kept = key_columns(plan) + expressions
+    if not kept:
+        return f"SELECT CAST(COUNT(*) > 0 AS INT) AS __fc_n FROM {SOURCE} WHERE {reason_case(plan)} = 0"
+    names = [ident(c) for c in plan.protected] + bits
+    return (f"WITH __fc_kept AS (SELECT {', '.join(kept)} FROM {SOURCE} WHERE {reason_case(plan)} = 0) "
+            f"SELECT COUNT(*) AS __fc_n FROM (SELECT DISTINCT {', '.join(names)} FROM __fc_kept) AS __fc_keys")
 
 
 def sub_bin(cal_edges: np.ndarray, sub_bins: int) -> str:

@@ -16,6 +16,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+import fairness_core as fc
 import fairness_core._io as fio
 from fairness_core._mapping import MISSING_LABEL, MISSING_OUTPUT
 from fairness_core._scored_data import LABEL_TOO_FEW, LABEL_VALUES
@@ -324,3 +325,72 @@ def test_a_column_named_none_can_be_the_predicted_label(app):
     rates = app.dataframe[0].value.set_index("subgroup")["selection_rate"]
     expected = (np.array(SCORES) < 0.3).astype(int)   # (no threshold on the score gives these)
     assert rates.to_dict() == pd.Series(expected).groupby(np.array(GROUPS)).mean().to_dict()
+
+
+# Restores and links (issue 20: H1, H2) -------------------------------------------------------------------------
+
+def test_a_hostile_restore_file_is_refused_at_once(app):
+    # H1: 5 MB of opening tags without a close made the lazy regex quadratic (714 KB froze every session for 69 s);
+    # two str.find calls read it in one pass. The stall check of a second session is in the browser tests.
+    from tests.app.review_helpers import restore
+    from ui import review
+
+    hostile = b'<script type="application/json" id="review-config">' * 100_000
+    assert len(hostile) > 5_000_000
+    restore(app, "hostile.html", hostile, "text/html")
+    assert not app.exception
+    assert "neither a configuration \\(JSON\\) nor a review's HTML report" in errors(app)[0]
+    # ... and a report whose configuration closes is still read
+    config = fc.ReviewConfig(mapping=fc.ColumnMapping(label="y", positive_label=1, scores=("s",)))
+    page = (b"<html>" + hostile[:1000] + b'<script type="application/json" id="review-config">'
+            + config.to_json().encode() + b"</script></html>")
+    assert review.read_config(page) == config
+
+
+def link_with(**options) -> str:
+    """A ``?review=`` parameter of the bundled sample's settings with `options` written in, unchecked (as a hand-made
+    link would be)."""
+    import base64
+    import json
+    import zlib
+
+    from tests.app.helpers import start
+
+    first = start()
+    param = first.query_params["review"]
+    param = param[0] if isinstance(param, list) else param
+    data = json.loads(zlib.decompress(base64.urlsafe_b64decode(param + "=" * (-len(param) % 4))))
+    data["options"] = data.get("options", {}) | options
+    return base64.urlsafe_b64encode(zlib.compress(json.dumps(data).encode())).decode().rstrip("=")
+
+
+# One link's rerun under this address-space cap (the bound README states for one worker; an AppTest of the app on
+# its sample, with the Overview, peaks at about 2.1 GiB of address space on this machine).
+ADDRESS_SPACE = 3 * 2 ** 30
+LINK_SCRIPT = """
+import resource, sys
+resource.setrlimit(resource.RLIMIT_AS, ({cap}, {cap}))
+from streamlit.testing.v1 import AppTest
+link = AppTest.from_file("app.py", default_timeout=120)
+link.query_params["review"] = sys.argv[1]
+link.run()
+print("TOAST:", link.toast[0].value if link.toast else "")
+link.switch_page("pages/overview.py").run()
+assert not link.exception, link.exception
+"""
+
+
+@pytest.mark.parametrize("options, field", [({"cal_n_bins": 10 ** 7}, "options\\.cal\\_n\\_bins"),
+                                            ({"n_boot": 10 ** 9}, "options\\.n\\_boot")])
+def test_a_link_sizing_a_computation_beyond_its_bound_is_refused_under_an_address_space_cap(options, field):
+    # H2: cal_n_bins = 10^7 in a link grew the server to 19 GB; the schema refuses it before anything is applied.
+    import subprocess
+    import sys
+
+    from tests.app.helpers import ROOT
+
+    done = subprocess.run([sys.executable, "-c", LINK_SCRIPT.format(cap=ADDRESS_SPACE), link_with(**options)],
+                          cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-3000:]
+    toast = done.stdout.split("TOAST:")[1].split("\n")[0]
+    assert "The settings in this link could not be read" in toast and field in toast and "maximum" in toast

@@ -246,6 +246,45 @@ def test_a_pathological_upload_never_stalls_another_session(server, browser, tmp
         context.close()
 
 
+def test_a_hostile_restore_file_never_stalls_the_server(server, browser, tmp_path):
+    # H1 of issue 20: 714 KB of opening tags without a close made the lazy regex that found a report's embedded
+    # configuration quadratic, holding the GIL for 69 s. The server's health answers within 1 s throughout a 5 MB one.
+    import urllib.request
+
+    hostile = tmp_path / "hostile.html"
+    hostile.write_bytes(b'<script type="application/json" id="review-config">' * 100_000)
+    base, _ = server
+    context, page, log = new_page(browser)
+    open_app(page, base)
+    page.get_by_test_id("stExpander").filter(has_text="Restore a saved review").locator("summary").click()
+    file_input = page.get_by_test_id("stExpander").filter(has_text="Restore a saved review").locator(
+        "input[type=file]")
+    expect(file_input).to_be_attached(timeout=WAIT)
+    latencies, done = [], threading.Event()
+
+    def poll():
+        while not done.is_set():
+            started = time.monotonic()
+            with urllib.request.urlopen(f"{base}/_stcore/health", timeout=30) as answer:
+                assert answer.status == 200
+            latencies.append(time.monotonic() - started)
+            done.wait(0.05)
+
+    poller = threading.Thread(target=poll, daemon=True)
+    poller.start()
+    try:
+        file_input.set_input_files(hostile)
+        expect(page.get_by_test_id("stAlertContentError").filter(has_text="neither a configuration")).to_be_visible()
+    finally:
+        done.set()
+        poller.join()
+    print(f"\nhealth during the hostile restore: {len(latencies)} answers, slowest {max(latencies):.3f} s")
+    assert len(latencies) >= 2 and max(latencies) < 1, latencies
+    expect(page.locator(EXCEPTION)).to_have_count(0)
+    log.assert_clean()
+    context.close()
+
+
 def visits(i: int, n_rounds: int = 2) -> list[str]:
     """The pages context `i` visits after Data: two of the seven others, all seven among the five contexts
     (round r: page (i + 5r) mod 7), each context on a different page in every round."""

@@ -337,3 +337,102 @@ def test_a_zero_row_slice_gives_nan_with_a_warning():
         value = fc.subset_score(fc.rate_disparity, mask, PLAIN["label"], PLAIN["label"], PLAIN["race"],
                                 metric="statistical_parity")
     assert np.isnan(value)
+
+
+# Configurations (issue 20, H2, M1, M2, M5): one declared schema with a bound on every field that sizes a computation ------
+
+CONFIG = fc.ReviewConfig(mapping=fc.ColumnMapping(label="y", positive_label=1, scores=("s",),
+                                                  protected=("g",))).to_dict()
+
+
+def with_option(**options) -> dict:
+    return CONFIG | {"options": CONFIG["options"] | options}
+
+
+BAD_CONFIGS = [
+    (with_option(cal_n_bins=10 ** 7), "options.cal_n_bins: 10000000 is greater than the maximum of 50"),
+    (with_option(cal_n_bins=20_000), "options.cal_n_bins: 20000 is greater than the maximum of 50"),
+    (with_option(n_boot=1e9), "options.n_boot: 1000000000.0 is greater than the maximum of 10000"),
+    (with_option(cal_min_per_group=-1), "options.cal_min_per_group: -1 is less than the minimum of 1"),
+    (with_option(auc_p=float("nan")), "options.auc_p: nan is not a finite number"),
+    (with_option(auc_weight=5), "options.auc_weight: 5 is greater than the maximum of 1"),
+    (with_option(rate_distance="bogus"), "options.rate_distance: 'bogus' is not one of ['diff', 'ratio']"),
+    (with_option(rate_max_difference=-1), "options.rate_max_difference: -1 is less than the minimum of 0"),
+    (with_option(consistency_neighbors=10 ** 6), "options.consistency_neighbors: 1000000 is greater than the maximum"),
+    (CONFIG | {"options": 5}, "options: 5 is not of type 'object'"),
+    (CONFIG | {"options": ["ci"]}, "options: ['ci'] is not of type 'object'"),
+    (CONFIG | {"mapping": CONFIG["mapping"] | {"label": {"x": 1}}}, "mapping.label: {'x': 1} is not of type 'string'"),
+    (CONFIG | {"mapping": CONFIG["mapping"] | {"scores": [["score"]]}}, "mapping.scores.0: ['score'] is not of type"),
+    (CONFIG | {"mapping": CONFIG["mapping"] | {"n_bins": 10 ** 6}}, "mapping.n_bins: 1000000 is greater than"),
+    (CONFIG | {"thresholds": [1, 2]}, "thresholds: [1, 2] is not of type 'object'"),
+    (CONFIG | {"thresholds": {"s": float("inf")}}, "thresholds.s: inf is not a finite number"),
+    (CONFIG | {"thresholds": {"s": float("nan")}}, "thresholds.s: nan is not a finite number"),
+    (CONFIG | {"slice": {"a": 1}}, "slice: {'a': 1} is not of type 'array'"),
+    (CONFIG | {"slice": [{"column": "age", "low": "ten", "high": 5}]}, "slice.0.low: 'ten' is not valid"),
+    (CONFIG | {"view": [1]}, "view: [1] is not of type 'object'"),
+]
+
+
+@pytest.mark.parametrize("data, message", BAD_CONFIGS, ids=[m.split(":")[0] + str(i) for i, (_, m) in
+                                                            enumerate(BAD_CONFIGS)])
+def test_a_configuration_outside_its_schema_is_refused_naming_the_field(data, message):
+    with pytest.raises(ValueError, match="The review configuration is not valid: ") as raised:
+        fc.ReviewConfig.from_dict(data)
+    assert message in str(raised.value)
+
+
+def test_a_configuration_built_in_python_is_checked_against_the_same_bounds():
+    mapping = fc.ColumnMapping(label="y", positive_label=1, scores=("s",))
+    with pytest.raises(ValueError, match="options.cal_n_bins: 10000000 is greater than the maximum of 50"):
+        fc.ReviewConfig(mapping=mapping, cal_n_bins=10 ** 7)
+    with pytest.raises(ValueError, match="options.n_boot: 5 is less than the minimum of 100"):
+        fc.ReviewConfig(mapping=mapping, n_boot=5)
+    assert fc.ReviewConfig.from_dict(with_option(cal_n_bins=50.0, n_boot=2000.0)).cal_n_bins == 50  # whole floats
+
+
+def test_deeply_nested_json_is_refused_with_a_message():
+    with pytest.raises(ValueError, match="nested too deeply"):
+        fc.ReviewConfig.from_json("[" * 100_000 + "]" * 100_000)
+
+
+def json_values():
+    from hypothesis import strategies as st
+
+    scalars = st.none() | st.booleans() | st.integers(-10 ** 12, 10 ** 12) | st.floats() | st.text(max_size=8)
+    return st.recursive(scalars, lambda inner: st.lists(inner, max_size=4) | st.dictionaries(
+        st.text(max_size=8), inner, max_size=4), max_leaves=20)
+
+
+def configuration_like():
+    """Configurations with fields replaced by any JSON value, and any JSON value itself."""
+    from hypothesis import strategies as st
+
+    keys = list(CONFIG) + [f"options.{k}" for k in CONFIG["options"]] + [f"mapping.{k}" for k in CONFIG["mapping"]]
+
+    def replaced(changes):
+        data = {k: (dict(v) if isinstance(v, dict) else v) for k, v in CONFIG.items()}
+        for key, value in changes.items():
+            part, _, name = key.partition(".")
+            if name and isinstance(data.get(part), dict):
+                data[part][name] = value
+            else:
+                data[part] = value
+        return data
+
+    return json_values() | st.dictionaries(st.sampled_from(keys), json_values(), min_size=1, max_size=3).map(replaced)
+
+
+def test_any_json_configuration_restores_or_is_refused_with_a_message():
+    from hypothesis import given, settings
+
+    @settings(max_examples=400, deadline=None)
+    @given(configuration_like())
+    def check(data):
+        try:
+            config = fc.ReviewConfig.from_dict(data)
+        except ValueError as exc:
+            assert str(exc).startswith("The review configuration is not valid: ")
+            return
+        assert fc.ReviewConfig.from_json(config.to_json()) == config   # what restores, round-trips
+
+    check()
