@@ -27,6 +27,10 @@ POWER_P = (-50.0, 50.0)       # the bias AUC score's power mean exponent
 MAX_COUNT = 1_000_000_000     # any other count (a minimum size, a sample's rows)
 MAX_ITEMS = 10_000            # columns, slice conditions, thresholds or values listed
 
+#: (smallest, largest) of each bounded number of a configuration, by its ReviewConfig or ColumnMapping field name.
+CONFIG_BOUNDS = {"cal_n_bins": CAL_BINS, "n_bins": ATTRIBUTE_BINS, "n_boot": N_BOOT,
+                 "consistency_neighbors": NEIGHBORS, "auc_p": POWER_P}
+
 _NUMBER = {"type": "number"}
 _TEXT = {"type": "string"}
 _TEXTS = {"type": "array", "items": _TEXT, "maxItems": MAX_ITEMS}

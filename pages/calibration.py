@@ -3,6 +3,7 @@ intervals, the ECE disparity with its policy verdict (in the units of its distan
 
 import streamlit as st
 
+import fairness_core as fc
 from fairness_core import plotting
 from ui import compare, controls, data, progress, summaries, text
 from ui.definitions import definition_link
@@ -23,8 +24,9 @@ if low < 0 or high > 1:
 # Controls ----------------------------------------------------------------------------------
 c1, c2, c3 = st.columns(3)
 with c1:
-    n_bins = controls.kept(st.slider, text.N_BINS, "cal:n_bins", summaries.DEFAULTS["cal:n_bins"], min_value=2,
-                           max_value=50, help=text.HELP[text.N_BINS])
+    n_bins = controls.kept(st.slider, text.N_BINS, "cal:n_bins", summaries.DEFAULTS["cal:n_bins"],
+                           min_value=fc.CONFIG_BOUNDS["cal_n_bins"][0],
+                           max_value=fc.CONFIG_BOUNDS["cal_n_bins"][1], help=text.HELP[text.N_BINS])
 with c2:
     strategy = controls.kept(st.selectbox, text.STRATEGY, "cal:strategy", summaries.DEFAULTS["cal:strategy"],
                              options=["uniform", "quantile"], help=text.HELP[text.STRATEGY])

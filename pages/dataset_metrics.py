@@ -5,6 +5,7 @@ import math
 
 import streamlit as st
 
+import fairness_core as fc
 from fairness_core import plotting
 from ui import controls, data, progress, review, state, summaries, text
 from ui.definitions import definition_link
@@ -148,8 +149,9 @@ def consistency_section(token: str, mapping_key: str, scored, level) -> None:
                                  help="Numeric columns that describe how similar two rows are; each is standardised "
                                       "(mean 0, standard deviation 1) before the nearest neighbours are found.")
     with c2:
-        n_neighbors = controls.kept(st.number_input, "Neighbours (k)", "dataset:n_neighbors", 5, min_value=1,
-                                    max_value=50, step=1,
+        n_neighbors = controls.kept(st.number_input, "Neighbours (k)", "dataset:n_neighbors", 5,
+                                    min_value=fc.CONFIG_BOUNDS["consistency_neighbors"][0],
+                                    max_value=fc.CONFIG_BOUNDS["consistency_neighbors"][1], step=1,
                                     help="How many nearest neighbours each row is compared with (itself excluded).")
     small = scored.n_rows <= data.CONSISTENCY_SAMPLE
     with c3:

@@ -3,6 +3,7 @@ with DeLong intervals and the AUCs that lie below the overall AUC."""
 
 import streamlit as st
 
+import fairness_core as fc
 from fairness_core import plotting
 from ui import compare, controls, data, progress, summaries, text
 from ui.definitions import definition_link
@@ -14,8 +15,8 @@ score = data.current_score("any scale")
 
 c1, c2 = st.columns(2)
 with c1:
-    p = controls.kept(st.number_input, text.POWER_P, "auc:p", summaries.DEFAULTS["auc:p"], min_value=-50.0,
-                      max_value=50.0, step=1.0,
+    p = controls.kept(st.number_input, text.POWER_P, "auc:p", summaries.DEFAULTS["auc:p"], min_value=float(fc.CONFIG_BOUNDS["auc_p"][0]),
+                      max_value=float(fc.CONFIG_BOUNDS["auc_p"][1]), step=1.0,
                       help=text.HELP[text.POWER_P])
 with c2:
     weight = controls.kept(st.slider, text.OVERALL_WEIGHT, "auc:weight", summaries.DEFAULTS["auc:weight"],

@@ -337,8 +337,8 @@ def _subgroup_options():
         options = {
             "intersect": bool(kept(st.checkbox, text.INTERSECT, "subgroups:intersect", True,
                                    help=text.HELP[text.INTERSECT])),
-            "n_bins": int(kept(st.number_input, text.ATTRIBUTE_BINS, "subgroups:n_bins", 4, min_value=2,
-                               max_value=20, step=1, help=text.HELP[text.ATTRIBUTE_BINS])),
+            "n_bins": int(kept(st.number_input, text.ATTRIBUTE_BINS, "subgroups:n_bins", 4,
+                               min_value=fc.CONFIG_BOUNDS["n_bins"][0], max_value=fc.CONFIG_BOUNDS["n_bins"][1], step=1, help=text.HELP[text.ATTRIBUTE_BINS])),
             "min_size": int(kept(st.number_input, text.MIN_SIZE, "subgroups:min_size", 30, min_value=1, step=1,
                                  help=text.HELP[text.MIN_SIZE])),
         }
