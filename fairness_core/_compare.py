@@ -401,7 +401,7 @@ def reduce_samples(samples: np.ndarray, used: np.ndarray, reduction: str) -> np.
 
 
 def add_intervals(table: pd.DataFrame, signed: np.ndarray, disparity: np.ndarray, *, distance_measure,
-                  level: float, adjust: str | None, func: str) -> pd.DataFrame:
+                  level: float, adjust: str | None, func: str, sides=None) -> pd.DataFrame:
     """Add ``disparity_ci_low, disparity_ci_high, p_value, excludes_parity`` to a comparison table.
 
     Parameters
@@ -419,6 +419,15 @@ def add_intervals(table: pd.DataFrame, signed: np.ndarray, disparity: np.ndarray
         conservative choice); ``excludes_parity`` is the test's rejection. 'fdr_bh': rejections of
         Benjamini-Hochberg at false discovery rate 1 - level, and false-coverage-rate intervals at
         level 1 - R (1 - level) / m with R rejections (Benjamini & Yekutieli 2005).
+        Whatever the adjustment, a comparison is marked ``excludes_parity`` only where its
+        displayed interval excludes parity (under Holm, whose step-down has no matching
+        intervals, a rejection beyond Bonferroni's is not marked).
+    sides : callable or None
+        For a disparity of two proportions: ``sides(levels) -> (low, high)``, the interval of
+        each comparison's disparity from its two sides' Wilson intervals (``mover_disparity``).
+        The bootstrap collapses where a side's rows all fall in one cell (zero variance); with
+        `sides`, the p-value is the larger of the bootstrap's and the one `sides` inverts, and
+        the interval the union of both, so such a comparison keeps its sampling uncertainty.
 
     Returns
     -------
@@ -427,15 +436,21 @@ def add_intervals(table: pd.DataFrame, signed: np.ndarray, disparity: np.ndarray
     """
     from ._bootstrap import bootstrap_p_values, percentile_interval
     from ._checks import check_option
+    from ._intervals import interval_p_value
 
     check_option(adjust, ADJUSTMENTS, "adjust", func)
+    parity = PARITY[distance_measure]
     p = bootstrap_p_values(signed)
+    if sides is not None:
+        p = np.fmax(p, interval_p_value(sides, parity, p.shape))
     m = int(np.sum(~np.isnan(p)))
     alpha = 1.0 - level
     if adjust is None or m == 0:
         row_level = level
         s_low, s_high, _ = percentile_interval(signed, level)
         excludes = (s_low > 0) | (s_high < 0)
+        if sides is not None:
+            excludes &= sides(np.full(p.shape, level))[0] > parity
     else:
         from statsmodels.stats.multitest import multipletests
 
@@ -446,8 +461,11 @@ def add_intervals(table: pd.DataFrame, signed: np.ndarray, disparity: np.ndarray
         r = int(reject.sum()) if adjust == "fdr_bh" else 1
         row_level = 1.0 - max(r, 1) * alpha / m
     low, high, _ = percentile_interval(disparity, row_level)
-    parity = PARITY[distance_measure]
+    if sides is not None:
+        side_low, side_high = sides(np.full(p.shape, row_level))
+        low, high = np.fmin(low, side_low), np.fmax(high, side_high)
     low = np.where(excludes | np.isnan(low), low, parity)
+    excludes = excludes & (low > parity)   # marked only where the displayed interval excludes parity
     out = table.copy()
     at = out.columns.get_loc("disparity") + 1
     undefined = np.isnan(p) | np.isnan(out["disparity"].to_numpy(dtype=np.float64))
@@ -482,7 +500,7 @@ def with_intervals(result: DisparityResult, table: pd.DataFrame, reduced: np.nda
 
 def finish_disparity(table: pd.DataFrame, signed: np.ndarray, disparity: np.ndarray, *, distance_measure,
                      reduction: Optional[str], reference: str, include_small: bool, level: float, n_boot: int,
-                     adjust: Optional[str], func: str):
+                     adjust: Optional[str], func: str, sides=None):
     """Interval columns on a comparison table, then its reduction with the reduction's interval.
 
     Parameters
@@ -493,13 +511,15 @@ def finish_disparity(table: pd.DataFrame, signed: np.ndarray, disparity: np.ndar
         Bootstrap replicates of the signed distance and of the disparity (see :func:`add_intervals`).
     distance_measure, reduction, reference, include_small, level, n_boot, adjust, func
         As in the disparity functions.
+    sides : callable or None
+        Intervals of proportions' disparities from their sides (see :func:`add_intervals`).
 
     Returns
     -------
     DataFrame (``reduction=None``) or DisparityResult
     """
     table = add_intervals(table, signed, disparity, distance_measure=distance_measure, level=level,
-                          adjust=adjust, func=func)
+                          adjust=adjust, func=func, sides=sides)
     if reduction is None:
         return table
     result = reduce_disparities(table, reduction, distance_measure=distance_measure, reference=reference,

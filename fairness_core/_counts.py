@@ -38,7 +38,7 @@ from ._compare import (RatioScoresResult, bootstrap_comparison, check_reference,
                        comparison_columns, comparison_index, compared_values, finish_disparity, join_notes, ratio_rule,
                        reduce_columns)
 from ._inequality import between_group_theil_of, individual_theil_of, theil_disparity
-from ._intervals import check_ci, wilson_interval
+from ._intervals import check_ci, mover_disparity, wilson_interval
 from ._subgroups import Subgroups, _value_label, as_subgroups
 
 
@@ -302,7 +302,7 @@ class ConfusionCounts:
             distance_measure=distance_measure, n_boot=n_boot, rng=rng)
         return finish_disparity(table, signed, disparity, distance_measure=distance_measure, reduction=reduction,
                                 reference=reference, include_small=include_small, level=level, n_boot=n_boot,
-                                adjust=adjust, func=func)
+                                adjust=adjust, func=func, sides=_sides(columns, distance_measure))
 
     def _atoms(self, func: str):
         if self.atoms is None:
@@ -341,6 +341,7 @@ class ConfusionCounts:
             return table if reduction is None else reduce_columns(
                 table, columns, reduction, distance_measure=distance_measure, reference=reference,
                 include_small=include_small, func=func)
+        tpr_sides, fpr_sides = _sides(tpr, distance_measure), _sides(fpr, distance_measure)
         # TPR and FPR from the same replicates (resampled jointly): axis 1 of every array is the rate.
         signed, disparity = bootstrap_comparison(
             self._atoms(func), self.names, reference,
@@ -352,9 +353,13 @@ class ConfusionCounts:
         tpr_larger = np.nan_to_num(tpr, nan=-np.inf) >= np.nan_to_num(fpr, nan=-np.inf)
         signed = np.where(tpr_larger, signed[:, 0], signed[:, 1])
         disparity = np.fmax(tpr, fpr)
+        def sides(levels):   # the larger of the two rates' disparities, end by end
+            (t_low, t_high), (f_low, f_high) = tpr_sides(levels), fpr_sides(levels)
+            return np.fmax(t_low, f_low), np.fmax(t_high, f_high)
+
         return finish_disparity(table, signed, disparity, distance_measure=distance_measure, reduction=reduction,
                                 reference=reference, include_small=include_small, level=level, n_boot=n_boot,
-                                adjust=adjust, func=func)
+                                adjust=adjust, func=func, sides=sides)
 
     def theil_index(self, *, reduction: Optional[str] = "mean", reference: str = "rest",
                     include_small: bool = False, ci=None, n_boot: int = 1000, random_state=0,
@@ -431,6 +436,14 @@ class ConfusionCounts:
         return RatioScoresResult(value=value, rate=rate, table=table, worst=worst, n_used=len(defined),
                                  n_undefined=len(used) - len(defined), n_small_excluded=len(table) - len(used),
                                  **extra)
+
+
+def _sides(columns: dict, distance_measure: str):
+    """``sides(levels)`` of ``_compare.add_intervals`` for a rate's comparison columns: the MOVER interval of each
+    comparison's disparity from the Wilson intervals of its two rates (``_intervals.mover_disparity``)."""
+    counts = [np.asarray(columns[c], dtype=np.float64)
+              for c in ("numerator", "denominator", "reference_numerator", "reference_denominator")]
+    return lambda levels: mover_disparity(*counts, levels, distance_measure)
 
 
 def confusion_counts(y_true, y_pred, subgroups) -> ConfusionCounts:

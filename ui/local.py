@@ -7,8 +7,11 @@ pages read them through :class:`CountsData`, which answers what they read of ``S
 A browser user must not read any file the server can: the source is offered only when the server
 names the directories it may read in the environment variable ``FAIRNESS_LOCAL_DATA`` (several
 separated by ``os.pathsep``), and every file, after its links are resolved, must lie under one of
-them. A DuckDB database is opened read-only with external access off, so its views cannot read
-other files.
+them. DuckDB is given exactly the files checked, by their resolved paths, as a list, which the
+engines read as named: glob characters in a name (``[``, ``*``, ``?``) are escaped, never
+expanded again into other files. Several CSV files are combined by column name, and files without
+the same columns are refused with a message. A DuckDB database is opened read-only with external
+access off, so its views cannot read other files.
 """
 
 from __future__ import annotations
@@ -71,9 +74,13 @@ def missing_packages() -> list[str]:
     return [name for name in ("duckdb", "sqlglot") if importlib.util.find_spec(name) is None]
 
 
-def _inside(path: str, allowed: list[str]) -> bool:
+def _real_inside(path: str, allowed: list[str]) -> str:
+    """The real path of `path` (links resolved), the very path that is checked and then read; ValueError
+    ``OUTSIDE`` unless it lies under one of the `allowed` directories."""
     real = os.path.realpath(path)
-    return any(os.path.commonpath([real, root]) == root for root in allowed)
+    if not any(os.path.commonpath([real, root]) == root for root in allowed):
+        raise ValueError(OUTSIDE.format(path=path, roots=_roots_text(allowed)))
+    return real
 
 
 def _candidates(text: str, allowed: list[str]) -> list[str]:
@@ -115,9 +122,10 @@ def _fingerprint(*parts) -> str:
     return hashlib.sha256(repr(parts).encode()).hexdigest()[:32]
 
 
-def _stat(path: str) -> tuple:
-    info = os.stat(path)
-    return os.path.realpath(path), info.st_size, info.st_mtime_ns
+def _stat(real: str) -> tuple:
+    """(path, size, modification time) of a file by its real path (from :func:`_real_inside`)."""
+    info = os.stat(real)
+    return real, info.st_size, info.st_mtime_ns
 
 
 @dataclass(frozen=True)
@@ -149,6 +157,9 @@ class LocalSource:
     def from_files(cls, pattern: str) -> "LocalSource":
         """The Parquet or CSV files a path, folder or glob names under the allowed directories.
 
+        Each match is resolved once to its real path, which is both what is checked and what the
+        engine reads (``files``: a list, read as named, never globbed again).
+
         Raises
         ------
         ValueError
@@ -159,13 +170,11 @@ class LocalSource:
         files = [p for p in _candidates(pattern, allowed) if _kind(p)]
         if not files:
             raise ValueError(NO_MATCH.format(pattern=pattern, roots=_roots_text(allowed)))
-        for path in files:
-            if not _inside(path, allowed):
-                raise ValueError(OUTSIDE.format(path=path, roots=_roots_text(allowed)))
+        real = [_real_inside(p, allowed) for p in files]
         kinds = sorted({_kind(p) for p in files})
         if len(kinds) > 1:
             raise ValueError(MIXED.format(pattern=pattern, types=", ".join(kinds)))
-        stats = [_stat(p) for p in files]
+        stats = [_stat(p) for p in real]
         return cls(pattern.strip(), tuple(s[0] for s in stats), fingerprint=_fingerprint(*stats),
                    n_bytes=sum(s[1] for s in stats))
 
@@ -177,9 +186,7 @@ class LocalSource:
         if len(matches) != 1 or not matches[0].lower().endswith(DATABASE_TYPES):
             raise ValueError(NOT_DATABASE.format(path=path, types=", ".join(DATABASE_TYPES),
                                                  roots=_roots_text(allowed)))
-        if not _inside(matches[0], allowed):
-            raise ValueError(OUTSIDE.format(path=matches[0], roots=_roots_text(allowed)))
-        return os.path.realpath(matches[0])
+        return _real_inside(matches[0], allowed)
 
     @classmethod
     def from_table(cls, database: str, table: str) -> "LocalSource":
@@ -199,7 +206,8 @@ class LocalSource:
                               config={"enable_external_access": False, "memory_limit": limit})
 
     def engine_source(self):
-        """(source, connection) for ``fairness_core.engines``."""
+        """(source, connection) for ``fairness_core.engines``: the checked files as a list, which the engines read
+        exactly as named (no glob expansion), or the table's name with a connection to its database."""
         con = self.connection()
         return (list(self.files) if self.database is None else self.table), con
 

@@ -409,3 +409,70 @@ def test_files_rewritten_after_counting_are_read_again(monkeypatch, tmp_path):
     assert not at.exception and metrics(at)["Rows in file"] == "8,000"
     at.switch_page("pages/rate_disparities.py").run()
     assert not at.exception and not at.warning and at.dataframe
+
+
+def _mapping():
+    import fairness_core as fc
+
+    return fc.ColumnMapping(label="label", positive_label=1, scores=("score_a",), protected=("race", "sex"))
+
+
+def _counted_rows(source: local.LocalSource) -> tuple:
+    """(rows counted, rows of the preview) of `source`, through the app's own calls."""
+    counted = local.counts(source, _mapping(), 100)
+    return counted.n_input, len(local.rows_of(source, local.PREVIEW_ROWS, sample=False))
+
+
+def test_files_with_glob_characters_are_read_as_checked(monkeypatch, tmp_path):
+    """H4: 'a1.parquet' (100 rows) and 'a[1].parquet' (300) are 400 rows, not 'a1.parquet' twice; names with '*'
+    and '?' are read as named. H3: the folder 'lin[k]_out' beside a link 'link_out' to a folder outside: its own
+    file is read, never the one outside."""
+    root, outside = tmp_path / "root", tmp_path / "outside"
+    (root / "names").mkdir(parents=True)
+    (root / "lin[k]_out").mkdir()
+    outside.mkdir()
+    sizes = {"a1.parquet": 100, "a[1].parquet": 300, "b*.parquet": 70, "bz.parquet": 110, "c?.parquet": 50}
+    for i, (name, n) in enumerate(sizes.items()):
+        scored_table(n, seed=i).to_parquet(root / "names" / name, index=False)
+    scored_table(40, seed=7).to_parquet(root / "lin[k]_out" / "x.parquet", index=False)
+    scored_table(900, seed=8).to_parquet(outside / "x.parquet", index=False)
+    (root / "link_out").symlink_to(outside, target_is_directory=True)
+    monkeypatch.setenv(local.ENV, str(root))
+
+    source = local.LocalSource.from_files("names")
+    assert [f.rsplit("/", 1)[1] for f in source.files] == sorted(sizes)
+    assert _counted_rows(source) == (630, 630)
+    assert _counted_rows(local.LocalSource.from_files("names/a*.parquet")) == (400, 400)
+    assert _counted_rows(local.LocalSource.from_files("names/[b]*.parquet")) == (180, 180)
+
+    linked = local.LocalSource.from_files("lin[k]_out")
+    assert linked.files == (str(root / "lin[k]_out" / "x.parquet"),)
+    assert _counted_rows(linked) == (40, 40)
+    assert _counted_rows(local.LocalSource.from_files("lin[[]k]_out/x.parquet")) == (40, 40)   # escaped by the user
+    with pytest.raises(ValueError, match="link_out/x.parquet' lies outside the directories this server may read"):
+        local.LocalSource.from_files("lin[k]_out/x.parquet")   # a glob: it matches the link, checked and refused
+
+
+def test_csv_files_are_combined_by_column_name_and_other_columns_get_a_message(monkeypatch, tmp_path):
+    """H5: p1.csv and p2.csv with race and sex in another order are counted by column name, as pandas concatenates
+    them; a file with other columns gets a message on the Data page, not a trace."""
+    first, second = scored_table(3_000, seed=1), scored_table(2_000, seed=2)
+    (tmp_path / "logs").mkdir()
+    first.to_csv(tmp_path / "logs" / "p1.csv", index=False)
+    columns = list(second.columns)
+    i, j = columns.index("race"), columns.index("sex")
+    columns[i], columns[j] = columns[j], columns[i]
+    second[columns].to_csv(tmp_path / "logs" / "p2.csv", index=False)
+    at = _open_local(_start(monkeypatch, tmp_path), "logs/*.csv")
+    _map(at)
+    assert metrics(at)["Rows in file"] == "5,000"
+    both = pd.concat([first, second], ignore_index=True)
+    shown = at.dataframe[0].value.set_index("subgroup")["size"].to_dict()
+    assert shown == {f"race={r}, sex={s}": n for (r, s), n in both.groupby(["race", "sex"]).size().items()}
+
+    second.rename(columns={"sex": "gender"}).to_csv(tmp_path / "logs" / "p2.csv", index=False)
+    widget(at, "text_input", FILES).set_value("logs/p?.csv").run()
+    assert not at.exception
+    shown = [e.value.replace("\\", "") for e in at.error]
+    assert any("The files read together do not have the same columns: " in e and "p2.csv' has 'gender' and lacks "
+               "'sex' compared with " in e and "Tip: give files with the same column names" in e for e in shown), shown

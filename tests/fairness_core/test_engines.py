@@ -176,6 +176,7 @@ def test_spark_local_mode_counts_equal_the_in_memory_library(logs, tmp_path):
 
     from pyspark.sql import SparkSession
 
+    from fairness_core.engines import read_source
     from tests.support import fail_or_skip
 
     if shutil.which("java") is None:
@@ -213,6 +214,25 @@ def test_spark_local_mode_counts_equal_the_in_memory_library(logs, tmp_path):
         _assert_atoms_equal(atoms.auc["score"].patterns[0],
                             auc_counts(rows.y_true, rows.scores["score"], rows.subgroups).patterns[0])
         _assert_atoms_equal(atoms.calibration["score"].atoms.atoms, cal.atoms.atoms)
+        # read_source: exactly the files named ('a[1]' beside 'a1', '*' in a name, a folder 'lin[k]_out' beside a
+        # link 'link_out' out of it), and CSV files combined by column name
+        (tmp_path / "names" / "lin[k]_out").mkdir(parents=True)
+        (tmp_path / "outside").mkdir()
+        parts = {"a1.parquet": rich.iloc[:100], "a[1].parquet": rich.iloc[100:400], "b*.parquet": rich.iloc[400:470],
+                 "bz.parquet": rich.iloc[:9], "lin[k]_out/x.parquet": rich.iloc[:3], "../outside/x.parquet": rich}
+        for name, part in parts.items():
+            part.to_parquet(tmp_path / "names" / name, index=False)
+        (tmp_path / "names" / "link_out").symlink_to(tmp_path / "outside", target_is_directory=True)
+        read = read_source([str(tmp_path / "names" / n) for n in list(parts)[:3] + ["lin[k]_out/x.parquet"]], "spark")
+        assert read.count() == 473
+        small = pd.DataFrame({"y": [1, 0, 1], "race": ["A", "B", "A"], "sex": ["F", "M", "M"]})
+        small.to_csv(tmp_path / "p1.csv", index=False)
+        small[["y", "sex", "race"]].to_csv(tmp_path / "p2.csv", index=False)
+        rows = read_source(str(tmp_path / "p*.csv"), "spark").select("y", "race", "sex").collect()
+        assert sorted(tuple(r) for r in rows) == sorted([tuple(r) for r in small.itertuples(index=False)] * 2)
+        small.rename(columns={"sex": "gender"}).to_csv(tmp_path / "p2.csv", index=False)
+        with pytest.raises(ValueError, match=r"p2\.csv' has 'gender' and lacks 'sex' compared with '.*p1\.csv'"):
+            read_source([str(tmp_path / "p1.csv"), str(tmp_path / "p2.csv")], "spark")
     finally:
         spark.stop()
 
