@@ -200,11 +200,19 @@ def calibration_disparity(y_true, y_prob, subgroups, *, n_bins: int = 10, strate
                           threshold: Optional[float] = None, min_per_group: int = 5, distance_measure: str = "diff",
                           reduction: Optional[str] = "max", reference: str = "rest", include_small: bool = False,
                           ci: Optional[float] = None, n_boot: int = 1000, random_state=0,
-                          adjust: Optional[str] = None):
+                          adjust: Optional[str] = None, debias: bool = True):
     """Disparity of the expected calibration error between subgroups, with its policy verdict.
 
-    Each subgroup's ECE is compared with its reference's ECE (for two groups and ``"diff"``:
-    exactly |ECE_A - ECE_B|); the comparisons are reduced, and the reduced value is judged by a
+    Each subgroup's ECE is compared with its reference's ECE; the comparisons are reduced, and
+    the reduced value is judged by a policy rule. The plug-in ECE of a small group is biased
+    upwards (roughly by sqrt(bins / n): every bin's |gap| grows with its noise), so by default a
+    difference compares *bias-corrected* ECEs: each ECE minus its expected value under perfect
+    calibration, E0 = the ECE the same rows are expected to show when each is positive with its
+    own score (per bin, the binomial's mean absolute deviation; ``_calibration_errors.expected_ece``),
+    so a perfectly calibrated model does not fail because a group is small. With ``debias=False`` (and always
+    for ``"ratio"``, whose corrected values can be <= 0) the comparison is seed 001's plug-in
+    one: for two groups exactly |ECE_A - ECE_B|. The comparisons are reduced, and the reduced
+    value is judged by a
     policy rule in the units of the distance (:func:`calibration_rule`): by default, for
     ``"diff"``, difference of ECEs <= 0.1 (``DEFAULT_RULES``' ``calibration_diff``, seed 001);
     for ``"ratio"`` no rule applies unless a `threshold` >= 1 is given. A ratio is never judged
@@ -248,15 +256,28 @@ def calibration_disparity(y_true, y_prob, subgroups, *, n_bins: int = 10, strate
         Seed of the bootstrap: the same seed gives the same intervals.
     adjust : {None, 'bonferroni', 'holm', 'fdr_bh'}, default=None
         Multiple-comparison adjustment of the per-comparison intervals and ``excludes_parity``.
+    debias : bool, default=True
+        Compare bias-corrected ECEs (a difference only). With intervals (which need the counts'
+        atoms, as every interval does), a corrected difference d = (ECE_a - E0_a) -
+        (ECE_b - E0_b) gets the union of its bootstrap percentile interval and its *null band*
+        (d minus the central quantiles of d under perfect calibration of both sides, from
+        `n_boot` label draws), and parity is excluded only where both exclude it, i.e. where the
+        difference is larger than perfect calibration produces at these sizes and bins; the
+        reduced value's interval joins the comparisons' intervals at the Bonferroni level
+        ([max of lows, max of highs] for a max), which the bootstrap of a max cannot bias upwards.
 
     Returns
     -------
     CalibrationDisparityResult, or DataFrame when ``reduction=None``: columns ``subgroup,
     reference, size, reference_size, subgroup_value, reference_value, disparity, small, note,
-    small_reason, passes, verdict`` (the values are ECEs; ``passes`` is the point estimate
+    small_reason, passes, verdict`` (the values are plug-in ECEs; ``disparity`` is the
+    corrected difference when ``debias``, with ``subgroup_expected, reference_expected``, the
+    ECEs expected under perfect calibration, after the values; ``passes`` is the point estimate
     within the bound, ``verdict`` the rule's status; both None when no rule applies); with `ci`
     also ``subgroup_value_ci_low/high, reference_value_ci_low/high, disparity_ci_low/high,
-    p_value, excludes_parity``.
+    p_value, excludes_parity``. ``table.attrs["debiased"]`` says which comparison was made.
+    The result's ``errors`` gain ``ece_expected`` and ``ece_debiased`` (ECE - E0) when
+    ``debias``.
 
     Raises
     ------
@@ -268,7 +289,9 @@ def calibration_disparity(y_true, y_prob, subgroups, *, n_bins: int = 10, strate
     References
     ----------
     Pleiss et al. (2017), "On Fairness and Calibration"; Kleinberg et al. (2017); seed 001
-    (ExFairness.Metrics.Calibration).
+    (ExFairness.Metrics.Calibration). The small-sample bias of the binned ECE and its correction
+    against perfectly calibrated labels: Kumar, Liang & Ma (2019), "Verified uncertainty
+    calibration"; Roelofs et al. (2022), "Mitigating bias in calibration error estimation".
 
     Examples
     --------
@@ -278,9 +301,18 @@ def calibration_disparity(y_true, y_prob, subgroups, *, n_bins: int = 10, strate
     >>> y = [0, 0, 1, 1] * 10 + [0, 1, 1, 1] * 10
     >>> p = [0.1, 0.3, 0.7, 0.9] * 10 + [0.4] * 40
     >>> groups = ["a"] * 40 + ["b"] * 40
-    >>> result = calibration_disparity(y, p, groups, n_bins=5)
-    >>> round(result.value, 3), result.verdict.status
+    >>> plug_in = calibration_disparity(y, p, groups, n_bins=5, debias=False)
+    >>> round(plug_in.value, 3), plug_in.verdict.status
     (0.15, 'fail')
+
+    With 40 rows each, perfect calibration would give ECEs of about 0.09 and 0.06 (a's rows
+    spread over four bins, b's in one), so the bias-corrected difference is larger:
+
+    >>> result = calibration_disparity(y, p, groups, n_bins=5)
+    >>> result.errors[["subgroup", "ece", "ece_expected"]].round(2).values.tolist()
+    [['a', 0.2, 0.09], ['b', 0.35, 0.06]]
+    >>> round(result.value, 2), result.verdict.status
+    (0.18, 'fail')
     >>> ratio = calibration_disparity(y, p, groups, distance_measure="ratio")
     >>> round(ratio.value, 3), ratio.verdict  # no default bound on a ratio of ECEs
     (1.75, None)
@@ -291,4 +323,4 @@ def calibration_disparity(y_true, y_prob, subgroups, *, n_bins: int = 10, strate
                                        func="calibration_disparity")
     return counts.disparity(threshold=threshold, min_per_group=min_per_group, distance_measure=distance_measure,
                             reduction=reduction, reference=reference, include_small=include_small, ci=ci,
-                            n_boot=n_boot, random_state=random_state, adjust=adjust)
+                            n_boot=n_boot, random_state=random_state, adjust=adjust, debias=debias)

@@ -16,7 +16,7 @@ from typing import Optional
 import numpy as np
 import pandas as pd
 
-from ._bootstrap import check_boot_options, percentile_interval, replicate_stat
+from ._bootstrap import check_boot_options, percentile_interval, replicate_stat, rng_of
 from ._checks import check_int, check_option
 from ._compare import (DISTANCES, DisparityResult, add_intervals, bootstrap_comparison, check_reference,
                        comparison_columns, comparison_index, compared_values, reduce_disparities, reduce_samples,
@@ -50,7 +50,7 @@ def error_table_of(counts, *, min_per_group: int = 5, ci: Optional[float] = None
     func = "calibration_errors"
     min_per_group = check_int(min_per_group, 1, "min_per_group", func)
     level, n_boot, rng = check_boot_options(ci, n_boot, random_state, func)
-    table = error_frame(counts, min_per_group)
+    table = _with_expected(error_frame(counts, min_per_group), counts, min_per_group)
     if level is None:
         return table
     samples = replicate_stat(counts._calibration_atoms(func),
@@ -92,7 +92,7 @@ def ece_comparison(counts, min_per_group: int, distance_measure: str, reference:
 def calibration_disparity_of(counts, *, threshold: Optional[float] = None, min_per_group: int = 5,
                              distance_measure: str = "diff", reduction: Optional[str] = "max", reference: str = "rest",
                              include_small: bool = False, ci: Optional[float] = None, n_boot: int = 1000,
-                             random_state=0, adjust: Optional[str] = None):
+                             random_state=0, adjust: Optional[str] = None, debias: bool = True):
     """ECE disparity of a ``CalibrationCounts``, with intervals and the verdict; see ``calibration_disparity``."""
     func = "calibration_disparity"
     check_option(reduction, ("max", "mean", None), "reduction", func)
@@ -103,6 +103,21 @@ def calibration_disparity_of(counts, *, threshold: Optional[float] = None, min_p
     level, n_boot, rng = check_boot_options(ci, n_boot, random_state, func)
     table = ece_comparison(counts, min_per_group, distance_measure, reference, func)
     errors = error_frame(counts, min_per_group)
+    # Bias correction (diff only: a ratio of corrected ECEs is undefined where one is <= 0): each ECE minus its
+    # expected value under perfect calibration at the same sizes, bins and scores, from labels drawn anew.
+    errors = _with_expected(errors, counts, min_per_group)
+    debias = bool(debias) and distance_measure == "diff"
+    null = None
+    if debias:
+        expected = [expected_ece(x, min_per_group) for x in (counts.member, counts.background, counts.overall)]
+        a0, b0 = compared_values(*expected, reference, counts.names)
+        at = table.columns.get_loc("reference_value") + 1
+        table.insert(at, "subgroup_expected", a0)
+        table.insert(at + 1, "reference_expected", b0)
+        corrected = (table["subgroup_value"] - a0) - (table["reference_value"] - b0)
+        table["disparity"] = np.abs(corrected.to_numpy(dtype=np.float64))
+    table.attrs["debiased"] = debias
+    wide = None
     if level is not None:
         captured = []
 
@@ -125,22 +140,155 @@ def calibration_disparity_of(counts, *, threshold: Optional[float] = None, min_p
             at = table.columns.get_loc(side) + 1
             table.insert(at, f"{side}_ci_low", low)
             table.insert(at + 1, f"{side}_ci_high", high)
-        table = add_intervals(table, signed, disparity, distance_measure=distance_measure, level=level,
-                              adjust=adjust, func=func)
+        sides = None
+        if debias:   # the corrected difference: bootstrap and null band, joined (add_intervals)
+            null = _null_errors(counts, min_per_group, N_NULL, _null_rng(random_state, func))
+            signed = (a - a0) - (b - b0)
+            disparity = np.abs(signed)
+            null_a, null_b = compared_values(*null, reference, counts.names)
+            sides = _null_band(corrected.to_numpy(dtype=np.float64), (null_a - a0) - (null_b - b0))
+        plain = table
+        table = add_intervals(plain, signed, disparity, distance_measure=distance_measure, level=level,
+                              adjust=adjust, func=func, sides=sides)
+        if reduction is not None and null is not None:   # each comparison at the Bonferroni level, for the reduction
+            used = used_rows(plain, include_small) & plain["disparity"].notna().to_numpy()
+            m = max(int(used.sum()), 1)
+            wide = add_intervals(plain, signed, disparity, distance_measure=distance_measure,
+                                 level=1.0 - (1.0 - level) / m, adjust=None, func=func, sides=sides)
     table = _with_verdicts(table, rule, distance_measure, level)
     if reduction is None:
         return table
     result = reduce_disparities(table, reduction, distance_measure=distance_measure, reference=reference,
                                 include_small=include_small, func=func)
-    if level is not None:
+    if wide is not None:
+        result = _reduced_from_comparisons(result, table, wide, include_small, level, n_boot)
+    elif level is not None:
         reduced = reduce_samples(disparity, used_rows(table, include_small), reduction)
         result = with_intervals(result, table, reduced, level=level, n_boot=n_boot)
     verdict = None if rule is None else evaluate_result(rule, result)
     passes = None if verdict is None else {"pass": True, "fail": False}.get(verdict.status)
     return CalibrationDisparityResult(
         value=result.value, passes=passes, threshold=None if rule is None else rule.bound, n_bins=counts.n_bins,
-        strategy=counts.strategy, interpretation=_interpret(result, verdict, min_per_group, distance_measure),
-        errors=errors, disparity=result, rule=rule, verdict=verdict)
+        strategy=counts.strategy, interpretation=_interpret(result, verdict, min_per_group, distance_measure, debias),
+        errors=errors, disparity=result, rule=rule, verdict=verdict, debiased=debias)
+
+
+N_NULL = 1000   # label draws under perfect calibration (the null band of a corrected difference)
+
+
+def _with_expected(errors: pd.DataFrame, counts, min_per_group: int) -> pd.DataFrame:
+    """`errors` with ``ece_expected`` (:func:`expected_ece`) and ``ece_debiased`` (ECE less it) after ``ece``."""
+    expected = expected_ece(counts.member, min_per_group)
+    errors = errors.copy()
+    errors.insert(errors.columns.get_loc("ece") + 1, "ece_expected", expected)
+    errors.insert(errors.columns.get_loc("ece") + 2, "ece_debiased", errors["ece"].to_numpy() - expected)
+    return errors
+
+
+def expected_ece(stats: np.ndarray, min_per_group: int = 1) -> np.ndarray:
+    """The expected ECE under perfect calibration of calibration sums of shape (..., 4, n_bins) -> shape (...).
+
+    E0[ECE] = Σ_b E|S_b - n_b p̄_b| / n, with S_b ~ Binomial(n_b, p̄_b) the positives of bin b when
+    each of its n_b rows is positive with its score (the scores of a bin taken as equal, p̄_b
+    their mean; a bin of width 0.1 changes the variance by under 1 %), by de Moivre's mean
+    absolute deviation of the binomial, E|X - np| = 2 ν C(n, ν) p^ν (1 - p)^(n - ν + 1) with
+    ν = floor(np) + 1 (0 when p is 0 or 1). NaN below `min_per_group` rows, as the ECE.
+
+    Parameters
+    ----------
+    stats : ndarray of shape (..., 4, n_bins)
+        Count, sum of y_prob, sum of y_true and sum of squared errors per bin (``CalibrationCounts``).
+    min_per_group : int
+
+    Returns
+    -------
+    ndarray of shape (...)
+
+    References
+    ----------
+    de Moivre (1730), *Miscellanea Analytica*; Diaconis & Zabell (1991), "Closed form summation for
+    classical distributions: variations on a theme of de Moivre", Statistical Science 6(3).
+
+    Examples
+    --------
+    Ten rows at p = 0.5 in one bin: E|Bin(10, 0.5) - 5| / 10 = 0.2461
+
+    >>> stats = np.array([[10.0], [5.0], [0.0], [0.0]])
+    >>> round(float(expected_ece(stats)), 4)
+    0.2461
+    """
+    from scipy.special import gammaln
+
+    n_b, sum_p = stats[..., 0, :], stats[..., 1, :]
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        p = np.clip(np.where(n_b > 0, sum_p / np.where(n_b > 0, n_b, 1.0), 0.0), 0.0, 1.0)
+        nu = np.floor(n_b * p) + 1
+        ok = (n_b > 0) & (p > 0) & (p < 1) & (nu <= n_b)
+        log_mad = (np.log(2.0) + np.log(nu) + gammaln(n_b + 1) - gammaln(nu + 1) - gammaln(n_b - nu + 1)
+                   + nu * np.log(p) + (n_b - nu + 1) * np.log1p(-p))
+        mad = np.where(ok, np.exp(np.where(ok, log_mad, 0.0)), 0.0)
+        n = n_b.sum(axis=-1)
+        out = mad.sum(axis=-1) / n
+    return np.where(n >= min_per_group, out, np.nan)
+
+
+def _null_errors(counts, min_per_group: int, n_draws: int, rng) -> tuple:
+    """ECEs of the subgroups (n_draws, k), their backgrounds (n_draws, k) and all rows (n_draws,) under perfect
+    calibration: labels drawn anew from the scores (``CalibrationAtoms.calibrated``)."""
+    parts = [(_error_values(m, min_per_group)[0], _error_values(b, min_per_group)[0],
+              _error_values(o[..., None, :, :], min_per_group)[0][..., 0])
+             for m, b, o in counts.atoms.calibrated(n_draws, rng)]
+    return tuple(np.concatenate(x) for x in zip(*parts))
+
+
+def _null_rng(random_state, func: str) -> np.random.Generator:
+    """The generator of the label draws under perfect calibration: `random_state` itself when it is a Generator,
+    else a stream of its own from the seed (so the bootstrap keeps the draws the seed gives it)."""
+    if isinstance(random_state, np.random.Generator):
+        return random_state
+    rng_of(random_state, func)   # the seed's checks
+    return np.random.default_rng(None if random_state is None else [int(random_state), 53])
+
+
+def _null_band(corrected: np.ndarray, null_signed: np.ndarray):
+    """``sides(levels)`` of ``add_intervals`` for bias-corrected ECE differences: the corrected difference minus the
+    central quantiles of its null distribution (perfect calibration on both sides), as an interval of |difference|.
+
+    Parity is excluded exactly when the corrected difference lies outside what perfect calibration produces at
+    these group sizes and bins (a parametric test of equal calibration), so a small group's noise is never read
+    as a disparity."""
+    def sides(levels):
+        levels = np.asarray(levels, dtype=np.float64)
+        low, high = np.full(levels.shape, np.nan), np.full(levels.shape, np.nan)
+        for level in np.unique(levels[~np.isnan(levels)]):
+            at = levels == level
+            q_low, q_high, _ = percentile_interval(null_signed[:, at], float(level))
+            low[at], high[at] = corrected[at] - q_high, corrected[at] - q_low
+        above, below, undefined = low > 0, high < 0, np.isnan(low) | np.isnan(high)
+        return (np.where(undefined, np.nan, np.where(above, low, np.where(below, -high, 0.0))),
+                np.where(undefined, np.nan, np.where(above, high, np.where(below, -low, np.fmax(-low, high)))))
+    return sides
+
+
+def _reduced_from_comparisons(result, table: pd.DataFrame, wide: pd.DataFrame, include_small: bool, level: float,
+                              n_boot: int):
+    """`result` whose interval joins the comparisons' own intervals at the Bonferroni level (level 1 - alpha / m over
+    the m comparisons reduced): [max of lows, max of highs] for a max, the means for a mean. If every comparison's
+    interval holds its truth, so does this one (at least `level` together), and no resampled max is biased upwards."""
+    from dataclasses import replace
+
+    used = used_rows(table, include_small) & table["disparity"].notna().to_numpy()
+    low = wide["disparity_ci_low"].to_numpy(dtype=np.float64)[used]
+    high = wide["disparity_ci_high"].to_numpy(dtype=np.float64)[used]
+    if not used.any() or np.isnan(result.value):
+        ci = (np.nan, np.nan)
+    elif result.reduction == "max":
+        ci = (float(np.nanmax(low)), float(np.nanmax(high)))
+    else:
+        ci = (float(np.nanmean(low)), float(np.nanmean(high)))
+    ci = (min(ci[0], result.value), max(ci[1], result.value)) if not np.isnan(ci[0]) else ci
+    return replace(result, table=table, ci_low=ci[0], ci_high=ci[1], level=level, n_boot=n_boot,
+                   n_boot_undefined=0, adjust=table.attrs.get("adjust"))
 
 
 def calibration_rule(distance_measure: str, threshold: Optional[float],
@@ -271,14 +419,16 @@ def _num3(x: float) -> str:
     return "∞" if math.isinf(x) else f"{x:.3f}"
 
 
-def _interpret(result: DisparityResult, verdict: Optional[Verdict], min_per_group: int, distance: str) -> str:
+def _interpret(result: DisparityResult, verdict: Optional[Verdict], min_per_group: int, distance: str,
+               debiased: bool = False) -> str:
     if np.isnan(result.value):
         why = (f"no comparison has ECE defined on both sides (each side needs at least {min_per_group} rows)"
                if result.n_undefined or not result.n_small_excluded else
                f"every comparison involves a small subgroup, and small subgroups are left out "
                f"({result.n_small_excluded} comparisons; include them to assess)")
         return f"Calibration disparity could not be assessed: {why}."
-    unit = "difference in ECE" if distance == "diff" else "ratio of ECEs"
+    unit = ("bias-corrected difference in ECE" if debiased else "difference in ECE") if distance == "diff" \
+        else "ratio of ECEs"
     interval = ""
     if result.level is not None and not (np.isnan(result.ci_low) or np.isnan(result.ci_high)):
         interval = f" ({result.level * 100:g} % interval {_num3(result.ci_low)}–{_num3(result.ci_high)})"
@@ -335,6 +485,10 @@ class CalibrationDisparityResult:
     verdict : Verdict or None
         The rule's verdict on the reduced value and its interval: pass, fail, inconclusive or
         undefined, with its sentence.
+    debiased : bool
+        Whether the disparity compares bias-corrected ECEs (each ECE minus its expected value
+        under perfect calibration; ``calibration_disparity(debias=True)``, the default for a
+        difference), rather than the plug-in ECEs of seed 001.
     """
 
     value: float
@@ -347,6 +501,7 @@ class CalibrationDisparityResult:
     disparity: DisparityResult
     rule: Optional[Rule] = None
     verdict: Optional[Verdict] = None
+    debiased: bool = False
 
     @property
     def table(self) -> pd.DataFrame:

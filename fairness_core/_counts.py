@@ -31,7 +31,7 @@ import pandas as pd
 
 from ._average_bias import (CALLABLE_CI_MESSAGE, METRICS, UnweightedAverageBiasResult, check_reduction,
                             unweighted_average_bias_of)
-from ._bootstrap import Atoms, check_boot_options, percentile_interval, replicate_stat
+from ._bootstrap import BLOCK_CELLS, Atoms, check_boot_options, percentile_interval, replicate_stat
 from ._calibration_errors import calibration_disparity_of, error_table_of
 from ._checks import as_binary, as_probabilities, as_scores, check_int, check_length, check_option
 from ._compare import (RatioScoresResult, bootstrap_comparison, check_reference,
@@ -832,6 +832,53 @@ class CalibrationAtoms:
         """Blocks of resampled cell counts (see :meth:`_bootstrap.Atoms.replicates`)."""
         return self.atoms.replicates(n_boot, rng)
 
+    def calibrated(self, n_draws: int, rng: np.random.Generator):
+        """Yield blocks of (member, background, overall) calibration sums under perfect calibration.
+
+        Each (pattern, bin, sub-bin) keeps its rows and their mean predicted probability p̄; its
+        labels are drawn anew as Binomial(rows, p̄), the sum of the rows' y* ~ Bernoulli(p) with
+        the scores of a sub-bin taken as equal (a sub-bin spans 1 / ``SUB_BINS`` of its bin). So
+        every subgroup, background and bin keeps its size and its scores, and its labels are what
+        a perfectly calibrated model would give them: the calibration errors of these tables are
+        the null distribution of the errors at the data's own group sizes and bins.
+
+        Parameters
+        ----------
+        n_draws : int
+            Draws of labels, in blocks of at most ``_bootstrap.BLOCK_CELLS`` cells.
+        rng : numpy Generator
+
+        Returns
+        -------
+        generator of tuple of ndarray
+            Blocks shaped as :meth:`tables` returns them with a leading draw axis.
+        """
+        c = self.atoms.counts
+        n_patterns = c.shape[0]
+        rows = c.reshape(n_patterns, -1, 2).sum(axis=-1).ravel()          # per (pattern, bin, sub-bin)
+        sum_p = (c * self.mean_p).reshape(n_patterns, -1, 2).sum(axis=-1).ravel()
+        cells = np.flatnonzero(rows > 0)                                    # only cells with rows are drawn
+        trials, prob = rows[cells].astype(np.int64), np.clip(sum_p[cells] / rows[cells], 0.0, 1.0)
+        member, background, overall = self.tables()   # rows and scores stay; only the labels' sums are drawn
+        masks = [self.atoms.member.astype(np.float64), self.atoms.background.astype(np.float64)]
+        block = max(1, BLOCK_CELLS // max(1, rows.size))
+        done = 0
+        while done < n_draws:
+            size = min(block, n_draws - done)
+            positives = np.zeros((size, rows.size))
+            positives[:, cells] = rng.binomial(trials, prob, size=(size, len(cells)))
+            per_bin = positives.reshape(size, n_patterns, self.n_bins, SUB_BINS).sum(axis=-1)   # (size, P, bins)
+            flat = np.swapaxes(per_bin, 1, 2)                                                    # (size, bins, P)
+            out = []
+            for observed, labels in ((member, np.swapaxes(flat @ masks[0], 1, 2)),
+                                     (background, np.swapaxes(flat @ masks[1], 1, 2)),
+                                     (overall, per_bin.sum(axis=1))):
+                stats = np.repeat(observed[None], size, axis=0)
+                stats[..., 2, :] = labels
+                out.append(stats)
+            yield tuple(out)
+            done += size
+
     def tables(self, counts: Optional[np.ndarray] = None):
         """(member, background, overall) calibration sums from cell counts of shape (..., n_patterns, n_cells).
 
@@ -1047,12 +1094,13 @@ class CalibrationCounts:
 
     def disparity(self, *, threshold: Optional[float] = None, min_per_group: int = 5, distance_measure: str = "diff",
                   reduction: Optional[str] = "max", reference: str = "rest", include_small: bool = False,
-                  ci: Optional[float] = None, n_boot: int = 1000, random_state=0, adjust: Optional[str] = None):
+                  ci: Optional[float] = None, n_boot: int = 1000, random_state=0, adjust: Optional[str] = None,
+                  debias: bool = True):
         """ECE disparity, with intervals and the policy verdict; see :func:`calibration_disparity`."""
         return calibration_disparity_of(self, threshold=threshold, min_per_group=min_per_group,
                                         distance_measure=distance_measure, reduction=reduction, reference=reference,
                                         include_small=include_small, ci=ci, n_boot=n_boot,
-                                        random_state=random_state, adjust=adjust)
+                                        random_state=random_state, adjust=adjust, debias=debias)
 
 
 def calibration_counts(y_true, y_prob, subgroups, *, n_bins: int = 10, strategy: Strategy = "uniform"):

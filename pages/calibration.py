@@ -78,7 +78,9 @@ else:
 
 m1, m2 = st.columns([1, 2])
 m1.metric(f"ECE disparity ({reduction})", text.num(result.value),
-          help=f"{text.DISTANCE_LABELS[distance].capitalize()} of expected calibration errors; perfect value "
+          help=f"{text.DISTANCE_LABELS[distance].capitalize()} of expected calibration errors"
+               + (", each less the ECE a perfectly calibrated model shows at the same size and bins "
+                  "(bias-corrected)" if result.debiased else " (plug-in)") + "; perfect value "
                f"{'0' if distance == 'diff' else '1'}. Over {result.disparity.n_used} comparisons; "
                f"{result.disparity.n_small_excluded} with a small subgroup and {result.disparity.n_undefined} "
                "undefined left out. " + definition_link("calibration-disparity"))
@@ -134,6 +136,12 @@ st.plotly_chart(plotting.calibration_error_chart(
 st.caption(controls.order_caption("largest expected calibration error (ECE) first (undefined last)"))
 
 st.subheader("Calibration errors per subgroup")
+if "ece_expected" in errors:
+    st.caption("A group's plug-in ECE is biased upwards when it is small: every bin's gap grows with its noise. "
+               "*ECE if calibrated* is the ECE a perfectly calibrated model would show on the same rows and bins "
+               "(labels drawn from the scores, 1,000 times); *ECE, bias-corrected* is the ECE less it (near 0 or "
+               "below: no more than chance). The verdict, the stars and the findings compare the bias-corrected "
+               "ECEs." if result.debiased else "")
 shown_errors = controls.in_order(errors, order)
 st.dataframe(shown_errors, hide_index=True, column_config=text.column_config(errors.columns))
 st.subheader("ECE comparisons")

@@ -415,7 +415,9 @@ COLUMN_LABELS = {
     "reference": "Compared with", "reference_size": "Reference rows", "subgroup_value": "Subgroup value",
     "reference_value": "Reference value", "disparity": "Disparity", "tpr_disparity": "TPR disparity",
     "fpr_disparity": "FPR disparity", "passes": "Passes", "verdict": "Verdict", "ece": "ECE", "mce": "MCE",
-    "brier_score": "Brier score", "reason": "Reason", "rows": "Rows", "score": "Score",
+    "brier_score": "Brier score", "ece_expected": "ECE if calibrated", "ece_debiased": "ECE, bias-corrected",
+    "subgroup_expected": "Subgroup ECE if calibrated", "reference_expected": "Reference ECE if calibrated",
+    "reason": "Reason", "rows": "Rows", "score": "Score",
     "class": "Class", "n_true": "True rows", "n_predicted": "Predicted rows", "recall": "Recall",
     "precision": "Precision", "fscore": "F-score", "value": "Value", "n_subgroups": "Subgroups",
     "base_rate": "Base rate", "smoothed_positive_rate": "Smoothed positive rate",
@@ -429,6 +431,7 @@ COLUMN_LABELS = {
 }
 DECIMAL_COLUMNS = {*RATE_LABELS, "subgroup_auc", "bpsn_auc", "bnsp_auc", "subgroup_value", "reference_value",
                    "disparity", "tpr_disparity", "fpr_disparity", "ece", "mce", "brier_score", "score", "recall",
+                   "ece_expected", "ece_debiased", "subgroup_expected", "reference_expected",
                    "precision", "fscore", "value", "base_rate", "smoothed_positive_rate", "smoothed_negative_rate",
                    "accuracy", "f1", "subgroup_auc_max_binning_error", "bpsn_auc_max_binning_error",
                    "bnsp_auc_max_binning_error"}

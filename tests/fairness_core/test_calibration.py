@@ -327,8 +327,11 @@ def test_ece_seed_001_example_by_hand():
     # Both groups hold the same values, so the pooled ECE is the same and the disparity is 0.
     y2, p2 = SEED_LABELS * 2, SEED_PROBS * 2
     assert fc.expected_calibration_error(y2, p2, n_bins=5) == pytest.approx(expected, abs=TOL)
-    result = fc.calibration_disparity(y2, p2, [0] * 10 + [1] * 10, n_bins=5)
+    result = fc.calibration_disparity(y2, p2, [0] * 10 + [1] * 10, n_bins=5, debias=False)
     assert result.value == pytest.approx(0.0, abs=TOL) and result.passes is True
+    # Bias-corrected, each ECE less its expected value under perfect calibration: the same for both groups.
+    corrected = fc.calibration_disparity(y2, p2, [0] * 10 + [1] * 10, n_bins=5)
+    assert corrected.debiased and corrected.value == pytest.approx(0.0, abs=TOL) and corrected.passes is True
     assert list(result.errors["ece"]) == pytest.approx([expected, expected], abs=TOL)
 
 
@@ -385,7 +388,7 @@ def two_groups():
 
 def test_two_group_disparity_is_the_ece_difference(two_groups):
     y, p, g = two_groups
-    result = fc.calibration_disparity(y, p, g, n_bins=5, threshold=0.15)
+    result = fc.calibration_disparity(y, p, g, n_bins=5, threshold=0.15, debias=False)
     ece = result.errors.set_index("subgroup")["ece"]
     assert ece["A"] == pytest.approx(0.2, abs=TOL) and ece["B"] == pytest.approx(0.1, abs=TOL)
     # The reference side ("rest" of A is B) is summed as total - member, so it may differ from
@@ -396,17 +399,17 @@ def test_two_group_disparity_is_the_ece_difference(two_groups):
     assert result.n_bins == 5 and result.strategy == "uniform"
     assert isinstance(result.interpretation, str) and "0.15" in result.interpretation
     assert float(result) == result.value
-    strict = fc.calibration_disparity(y, p, g, n_bins=5, threshold=0.05)
+    strict = fc.calibration_disparity(y, p, g, n_bins=5, threshold=0.05, debias=False)
     assert strict.passes is False and "0.05" in strict.interpretation
     assert strict.value == result.value
-    table = fc.calibration_disparity(y, p, g, n_bins=5, threshold=0.05, reduction=None)
+    table = fc.calibration_disparity(y, p, g, n_bins=5, threshold=0.05, reduction=None, debias=False)
     assert list(table["passes"]) == [False, False]
     assert list(table["disparity"]) == pytest.approx([0.1, 0.1], abs=TOL)
 
 
 def test_pairwise_reference_gives_the_same_two_group_disparity(two_groups):
     y, p, g = two_groups
-    pairwise = fc.calibration_disparity(y, p, g, n_bins=5, reference="pairwise")
+    pairwise = fc.calibration_disparity(y, p, g, n_bins=5, reference="pairwise", debias=False)
     assert len(pairwise.table) == 1 and pairwise.value == pytest.approx(0.1, abs=TOL)
 
 
@@ -418,7 +421,7 @@ def test_min_per_group_makes_a_tiny_group_undefined(two_groups):
     assert "min_per_group=5" in errors.loc["C", "note"]
     assert not np.isnan(errors.loc["C", "brier_score"])  # the Brier score needs no bins
     assert errors.loc["C", "brier_score"] == pytest.approx((0.1 ** 2 + 0.5 ** 2 + 0.8 ** 2) / 3, abs=TOL)
-    result = fc.calibration_disparity(y, p, g, n_bins=5, reference="pairwise")
+    result = fc.calibration_disparity(y, p, g, n_bins=5, reference="pairwise", debias=False)
     assert result.disparity.n_undefined == 2  # (A, C) and (B, C)
     assert result.value == pytest.approx(0.1, abs=TOL)  # only (A, B) is left
     assert fc.calibration_errors(y, p, g, n_bins=5, min_per_group=3).set_index("subgroup")["note"]["C"] == ""
