@@ -1,4 +1,4 @@
-"""Policy rules as plain data, and their verdicts: pass, fail, inconclusive or undefined (issue 7, item 5).
+"""Policy rules as plain data, and their verdicts: pass, fail, inconclusive or not assessable (issue 7, item 5).
 
 A :class:`Rule` bounds one metric in the units of its distance measure ("the FPR ratio disparity
 must be at most 1.25"); :func:`evaluate` assesses a value, with its interval when there is one,
@@ -30,9 +30,9 @@ import pandas as pd
 from ._checks import check_option
 
 Direction = Literal["max", "min"]
-Status = Literal["pass", "fail", "inconclusive", "undefined"]
+Status = Literal["pass", "fail", "inconclusive", "not_assessable"]
 
-STATUSES = ("pass", "fail", "inconclusive", "undefined")
+STATUSES = ("pass", "fail", "inconclusive", "not_assessable")
 DIRECTIONS = ("max", "min")
 RATE_METRICS = ("statistical_parity", "true_positive_rate", "false_positive_rate", "false_negative_rate",
                 "false_omission_rate", "false_discovery_rate", "error_rate")
@@ -533,8 +533,9 @@ class Verdict:
         The value assessed (NaN when undefined, inf for an infinite ratio).
     ci_low, ci_high : float
         Its interval; NaN when none was available.
-    status : {'pass', 'fail', 'inconclusive', 'undefined'}
-        'inconclusive': the interval straddles the bound. 'undefined': the value is NaN.
+    status : {'pass', 'fail', 'inconclusive', 'not_assessable'}
+        'inconclusive': the interval straddles the bound. 'not_assessable': the value is NaN (every
+        comparison was left out as small or is undefined).
     sentence : str
         A plain-language sentence for reports and the UI, e.g. "Four-fifths rule: p% score 0.72
         (95 % interval 0.65–0.78) is below 0.8 across the whole interval: fails."
@@ -543,6 +544,10 @@ class Verdict:
     note : str
         Why the verdict is qualified: no interval, an infinite ratio, why the value is undefined;
         empty otherwise.
+    left_out : tuple of str
+        What the value leaves out and why, one text per comparison, e.g. ``"afam=yes: 20 actual
+        positives < minimum 30"`` (small comparisons, unless they were included, and undefined
+        ones); the sentence names them too.
     """
 
     rule: Rule
@@ -553,6 +558,7 @@ class Verdict:
     sentence: str
     level: Optional[float] = None
     note: str = field(default="")
+    left_out: tuple = ()
 
 
 def _real(x: Any, param: str) -> float:
@@ -580,15 +586,16 @@ def _at_least(x: float, bound: float) -> bool:
 
 
 def evaluate(rule: Rule, value: float, *, ci_low: Optional[float] = None, ci_high: Optional[float] = None,
-             distance_measure: Optional[str] = None, level: Optional[float] = None, note: str = "") -> Verdict:
-    """Assess a value (and its interval) against a rule: pass, fail, inconclusive or undefined.
+             distance_measure: Optional[str] = None, level: Optional[float] = None, note: str = "",
+             left_out: tuple = ()) -> Verdict:
+    """Assess a value (and its interval) against a rule: pass, fail, inconclusive or not assessable.
 
     With an interval [ci_low, ci_high], for ``direction='max'`` (value <= bound):
     pass if ci_high <= bound, fail if ci_low > bound, otherwise inconclusive (the interval
     straddles the bound); for ``'min'`` (value >= bound): pass if ci_low >= bound, fail if
     ci_high < bound, otherwise inconclusive. The point value does not decide when there is an
     interval. Without one (either end None or NaN), the point value decides and the verdict says
-    that no interval was available. A NaN value is 'undefined'. An infinite ratio (exactly one
+    that no interval was available. A NaN value is 'not_assessable'. An infinite ratio (exactly one
     compared value is 0) fails a 'max' rule when there is no interval, and the sentence says why;
     with an interval, the interval decides as above. A value within a relative 1e-9 of the bound
     (``BOUND_RTOL``) counts as on it, so floating-point rounding never flips a verdict.
@@ -607,6 +614,9 @@ def evaluate(rule: Rule, value: float, *, ci_low: Optional[float] = None, ci_hig
         Confidence level of the interval, for the sentence ("95 % interval").
     note : str, optional
         Why the value is undefined (e.g. a result's ``note``); used when `value` is NaN.
+    left_out : tuple of str, optional
+        The comparisons the value leaves out, with why (``evaluate_result`` reads them off the
+        result's table); kept in the verdict and named at the end of its sentence.
 
     Returns
     -------
@@ -655,10 +665,11 @@ def evaluate(rule: Rule, value: float, *, ci_low: Optional[float] = None, ci_hig
     b = _fmt(bound)
     infinite = math.isinf(value) and rule.distance_measure == "ratio"
 
+    left_out = tuple(str(x) for x in left_out)
     if math.isnan(value):
         reason = note.strip() if isinstance(note, str) and note.strip() else UNDEFINED_NOTE
-        sentence = f"{head} is undefined ({reason}): this rule cannot be assessed."
-        return Verdict(rule, value, low, high, "undefined", sentence, level, reason)
+        sentence = f"{head} could not be assessed ({reason})."
+        return _with_left_out(Verdict(rule, value, low, high, "not_assessable", sentence, level, reason), left_out)
 
     v = _fmt(value, bound)
     if has_interval:
@@ -682,16 +693,66 @@ def evaluate(rule: Rule, value: float, *, ci_low: Optional[float] = None, ci_hig
         if infinite:
             verdict_note = INFINITE_RATIO_NOTE
             sentence += f" The point estimate is infinite because {INFINITE_REASON}."
-        return Verdict(rule, value, low, high, status, sentence, level, verdict_note)
+        return _with_left_out(Verdict(rule, value, low, high, status, sentence, level, verdict_note), left_out)
 
     passes = _at_most(value, bound) if maximum else _at_least(value, bound)
     status = "pass" if passes else "fail"
     if infinite:
         sentence = f"{head} is infinite because {INFINITE_REASON}, so it is above {b}: fails; {NO_INTERVAL_NOTE}."
-        return Verdict(rule, value, low, high, status, sentence, level, f"{INFINITE_RATIO_NOTE}; {NO_INTERVAL_NOTE}")
+        return _with_left_out(Verdict(rule, value, low, high, status, sentence, level,
+                                      f"{INFINITE_RATIO_NOTE}; {NO_INTERVAL_NOTE}"), left_out)
     compared = ("is at most" if passes else "is above") if maximum else ("is at least" if passes else "is below")
     sentence = f"{head} {v} {compared} {b}: {'passes' if passes else 'fails'}; {NO_INTERVAL_NOTE}."
-    return Verdict(rule, value, low, high, status, sentence, level, NO_INTERVAL_NOTE)
+    return _with_left_out(Verdict(rule, value, low, high, status, sentence, level, NO_INTERVAL_NOTE), left_out)
+
+
+MAX_NAMED = 5   # left-out comparisons a verdict's sentence names (the rest are counted)
+
+
+def _with_left_out(verdict: Verdict, left_out: tuple) -> Verdict:
+    """`verdict` carrying `left_out`, its sentence ending with them ("Not assessed: a: 12 rows < minimum 30; ...")."""
+    if not left_out:
+        return verdict
+    named = "; ".join(left_out[:MAX_NAMED]) + (f"; and {len(left_out) - MAX_NAMED} more" if len(left_out) > MAX_NAMED
+                                                else "")
+    from dataclasses import replace
+    return replace(verdict, sentence=f"{verdict.sentence} Not assessed: {named}.", left_out=left_out)
+
+
+def left_out_of(result: Any) -> tuple:
+    """The comparisons a result's value leaves out, one text each: ``"<subgroup>: <why>"`` (``"<a> vs <b>: ..."``
+    for a pair), for small ones (unless the result included them) and undefined ones.
+
+    Parameters
+    ----------
+    result : object
+        A result with a ``table`` (``subgroup``, optional ``reference``, ``small``, ``small_reason``,
+        ``note`` and the value column ``disparity`` or ``score``) and ``n_small_excluded``, as
+        :class:`DisparityResult` and :class:`RatioScoresResult` have; others give ``()``.
+
+    Returns
+    -------
+    tuple of str
+    """
+    table = _attribute(result, "table", None)
+    if not isinstance(table, pd.DataFrame) or "subgroup" not in table or table.empty:
+        return ()
+    column = next((c for c in ("disparity", "score") if c in table), None)
+    if column is None:
+        return ()
+    n = len(table)
+    small = table["small"].to_numpy(dtype=bool) if "small" in table else np.zeros(n, bool)
+    small = small & bool(_attribute(result, "n_small_excluded", 0))
+    undefined = table[column].isna().to_numpy() & ~small
+    reasons = table["small_reason"].astype(str).to_numpy() if "small_reason" in table else np.full(n, "small")
+    notes = table["note"].astype(str).to_numpy() if "note" in table else np.full(n, "undefined")
+    pair = "reference" in table and not table["reference"].isin(["rest", "overall"]).all()
+    out = []
+    for i in np.flatnonzero(small | undefined):
+        who = str(table["subgroup"].iloc[i]) + (f" vs {table['reference'].iloc[i]}" if pair else "")
+        why = (reasons[i] or "small") if small[i] else (notes[i] or "undefined")
+        out.append(f"{who}: {why}")
+    return tuple(out)
 
 
 def _attribute(result: Any, name: str, default: Any) -> Any:
@@ -758,7 +819,8 @@ def evaluate_result(rule: Rule, result: Any, *, level: Optional[float] = None) -
         note = "no comparison entered it" + (f": {', '.join(parts)}" if parts else "")
     return evaluate(rule, result.value, ci_low=_attribute(result, "ci_low", nan),
                     ci_high=_attribute(result, "ci_high", nan),
-                    distance_measure=_attribute(result, "distance_measure", None), level=level, note=note)
+                    distance_measure=_attribute(result, "distance_measure", None), level=level, note=note,
+                    left_out=left_out_of(result))
 
 
 SUMMARY_COLUMNS = ["rule", "metric", "distance_measure", "value", "ci_low", "ci_high", "bound", "direction",
@@ -778,7 +840,7 @@ def summarize_verdicts(verdicts: Iterable[Verdict]) -> pd.DataFrame:
         Columns ``rule`` (the rule's name), ``metric``, ``distance_measure``, ``value``,
         ``ci_low``, ``ci_high``, ``bound``, ``direction``, ``status``, ``sentence``, in the
         order given. ``.attrs["counts"]`` is a dict of the count of each status in
-        ``STATUSES`` order (``pass, fail, inconclusive, undefined``), zeros included.
+        ``STATUSES`` order (``pass, fail, inconclusive, not_assessable``), zeros included.
 
     Raises
     ------
@@ -789,7 +851,7 @@ def summarize_verdicts(verdicts: Iterable[Verdict]) -> pd.DataFrame:
     --------
     >>> frame = summarize_verdicts([evaluate(r, 0.9) for r in DEFAULT_RULES[:2]])
     >>> frame.attrs["counts"]
-    {'pass': 2, 'fail': 0, 'inconclusive': 0, 'undefined': 0}
+    {'pass': 2, 'fail': 0, 'inconclusive': 0, 'not_assessable': 0}
     """
     rows = []
     for index, v in enumerate(verdicts):

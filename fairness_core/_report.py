@@ -26,7 +26,7 @@ table.data th { background: #f3f3f3; text-align: left; }
 .scroll { overflow-x: auto; }
 .verdict { padding: .15rem .5rem; border-radius: .3rem; font-weight: bold; font-size: .8rem; margin-right: .4rem; }
 .pass { background: #d8f0dc; color: #17521f; } .fail { background: #f8d7d7; color: #7a1212; }
-.inconclusive { background: #fdf1cc; color: #6b5200; } .undefined { background: #e8e8e8; color: #444; }
+.inconclusive { background: #fdf1cc; color: #6b5200; } .not_assessable { background: #e8e8e8; color: #444; }
 .note { color: #555; font-size: .9rem; }
 @media print {
   body { max-width: none; margin: 0; font-size: 10pt; }
@@ -70,7 +70,13 @@ def render_report(review) -> str:
         return f'<div class="block">{out}</div>'
 
     parts = [f"<h1>Fairness review: {_e(review.source.get('name', 'data'))}</h1>", _meta(review),
-             '<h2 class="first">Policy verdicts</h2>', _verdicts(review.verdicts)]
+             '<h2 class="first">Policy verdicts</h2>']
+    for model in review.models:   # each model's rules under its name; the labels' rules apart, never the model's
+        if model.verdicts:
+            parts += [f"<h3>{_e(model.name)}</h3>", _verdicts(model.verdicts)]
+    if review.dataset_verdicts:
+        parts += ["<h3>Rules about the labels (properties of the data, not of a model)</h3>",
+                  _verdicts(review.dataset_verdicts)]
     parts += ["<h2>The data</h2>",
               _p(f"Base rate (share of positive labels): {review.base_rate[0]:.4g}"
                  + ("" if level is None else f" ({level * 100:g} % interval {review.base_rate[1]:.4g}–"
@@ -227,7 +233,8 @@ def _meta(review) -> str:
 def _verdicts(verdicts) -> str:
     if not verdicts:
         return ""
-    items = "".join(f'<li><span class="verdict {_e(v.status)}">{_e(v.status)}</span>{_e(v.sentence)}'
+    items = "".join(f'<li><span class="verdict {_e(v.status)}">{_e(v.status.replace("_", " "))}</span>'
+                    f'{_e(v.sentence)}'
                     + (f' <span class="note">{_e(v.note)}</span>' if v.note and v.note not in v.sentence else "")
                     + "</li>" for v in verdicts)   # a sentence may already end with its note
     return f'<ul class="block">{items}</ul>'

@@ -470,10 +470,24 @@ class Review:
         """Every verdict: the dataset's, then each model's."""
         return list(self.dataset_verdicts) + [v for m in self.models for v in m.verdicts]
 
-    def exit_status(self, strict: bool = False) -> int:
-        """0 when no verdict fails, 1 when one does; with `strict`, inconclusive and undefined verdicts fail too."""
-        bad = {"fail", "inconclusive", "undefined"} if strict else {"fail"}
-        return int(any(v.status in bad for v in self.verdicts))
+    def exit_status(self, strict: bool = False, labels: bool = False) -> int:
+        """0 when no verdict of the models fails, 1 when one does.
+
+        Parameters
+        ----------
+        strict : bool, default=False
+            Inconclusive and not assessable verdicts fail too.
+        labels : bool, default=False
+            Judge the rules about the labels (``dataset_verdicts``: properties of the data, which no
+            model can change) too; by default they are reported, never gating.
+
+        Returns
+        -------
+        int
+        """
+        bad = {"fail", "inconclusive", "not_assessable"} if strict else {"fail"}
+        judged = self.verdicts if labels else [v for m in self.models for v in m.verdicts]
+        return int(any(v.status in bad for v in judged))
 
     def context(self) -> dict:
         """What every exported table carries: source, configuration, time and version."""

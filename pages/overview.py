@@ -92,20 +92,31 @@ with progress.computing("every page's findings and verdicts", intervals.ci):
         intervals=intervals))
 
 st.subheader("Policy verdicts")
-verdicts = [v for s in sections for v in s.verdicts]
+# The model's rules are counted; the rules about the labels (Dataset metrics) are properties of the data, listed apart.
+model_sections = [s for s in sections if s.page != "pages/dataset_metrics.py"]
+label_sections = [s for s in sections if s.page == "pages/dataset_metrics.py"]
+verdicts = [v for s in model_sections for v in s.verdicts]
 if verdicts:
     tally = summarize_verdicts(verdicts).attrs["counts"]
-    st.markdown("**" + ", ".join(f"{n} {status}" for status, n in tally.items() if n) + "** across "
-                f"{len(verdicts)} rule{'s' if len(verdicts) != 1 else ''}."
-                + (" A rule is inconclusive when its interval straddles the bound." if intervals.ci is not None
+    st.markdown("**" + ", ".join(f"{n} {text.STATUS_WORDS[status]}" for status, n in tally.items() if n)
+                + f"** across the model's {len(verdicts)} rule{'s' if len(verdicts) != 1 else ''}."
+                + (" A rule is inconclusive when its interval straddles the bound, and not assessable when every "
+                   "comparison was left out as small or undefined." if intervals.ci is not None
                    else " Intervals are off, so each verdict rests on the point estimate alone."))
-    for section in sections:
+    for section in model_sections:
         if section.verdicts:
             st.page_link(section.page, label=section.title, icon=":material/policy:")
             for verdict in section.verdicts:
                 st.markdown(text.verdict_markdown(verdict))
 else:
     st.caption("No policy rule applies to the current data and settings.")
+for section in label_sections:
+    if section.verdicts:
+        st.markdown("**Rules about the labels**: properties of the data, not of the model; they are not counted "
+                    "above.")
+        st.page_link(section.page, label=section.title, icon=":material/policy:")
+        for verdict in section.verdicts:
+            st.markdown(text.verdict_markdown(verdict))
 
 st.subheader("Findings")
 if intervals.ci is None:

@@ -93,7 +93,7 @@ if distance == "diff":
                                 max_value=1.0, step=0.01, format="%.3f", help=text.HELP[text.MAX_DIFFERENCE]))
 verdicts = section.verdicts
 tally = summarize_verdicts(verdicts).attrs["counts"]
-st.caption("Verdicts: " + ", ".join(f"{n} {status}" for status, n in tally.items() if n) + ". The disparity rules "
+st.caption("Verdicts: " + ", ".join(f"{n} {text.STATUS_WORDS[status]}" for status, n in tally.items() if n) + ". The disparity rules "
            f"are assessed on the largest disparity (max) against the {ref_text}, whatever the Reduction above"
            + ("; ratio rules only, since Distance is ratio" if distance == "ratio" else
               "; the ratio band [0.8, 1.25] applies when Distance is ratio") + ". "

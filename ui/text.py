@@ -52,7 +52,8 @@ N_BOOTS = (200, 500, 1000, 2000)
 ADJUSTMENTS = {"none": None, "bonferroni": "bonferroni", "holm": "holm", "fdr_bh": "fdr_bh"}
 ADJUST_LABELS = {"none": "None", "bonferroni": "Bonferroni", "holm": "Holm", "fdr_bh": "Benjamini–Hochberg"}
 STATUS_BADGES = {"pass": ("Pass", "green"), "fail": ("Fail", "red"), "inconclusive": ("Inconclusive", "orange"),
-                 "undefined": ("Undefined", "gray")}
+                 "not_assessable": ("Not assessable", "gray")}
+STATUS_WORDS = {"pass": "pass", "fail": "fail", "inconclusive": "inconclusive", "not_assessable": "not assessable"}
 
 DISTANCE_LABELS = {"diff": "difference |a - b|", "ratio": "ratio (larger / smaller)"}
 REDUCTION_LABELS = {"max": "max", "mean": "mean"}

@@ -46,7 +46,7 @@ def verdicts(app) -> list[tuple[str, str]]:
     """(status badge, sentence) of every policy badge on the page."""
     out = []
     for md in app.markdown:
-        m = re.match(r":(\w+)-badge\[(\w+)\] (.*)", md.value)
+        m = re.match(r":(\w+)-badge\[([\w ]+)\] (.*)", md.value)
         if m:
             out.append((m.group(2), unescape(m.group(3))))
     return out

@@ -59,7 +59,7 @@ def verdicts(app) -> dict:
     """Policy badges: {rule subject (sentence up to its first number): status}."""
     found = {}
     for md in app.markdown:
-        m = re.match(r":(\w+)-badge\[(\w+)\] (.*)", md.value)
+        m = re.match(r":(\w+)-badge\[([\w ]+)\] (.*)", md.value)
         if m:
             sentence = m.group(3).replace("\\", "")
             found[re.split(r" \d", sentence, maxsplit=1)[0]] = (m.group(2), sentence)

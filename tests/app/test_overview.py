@@ -50,10 +50,12 @@ def test_overview_on_compas_shows_the_rate_page_verdicts_and_findings(app, compa
                                 n_boot=1000, random_state=0, limit=3)
     assert bullets(rate_findings)[: len(expected)] == [f.sentence for f in expected]
     tally = next(md.value for md in app.markdown if "across" in md.value and md.value.startswith("**"))
-    statuses = [s.lower() for s, _ in shown_verdicts.values()]
-    counts_text = ", ".join(f"{statuses.count(s)} {s}" for s in ("pass", "fail", "inconclusive", "undefined")
+    # The model's rules are counted; the labels' rule (base rates) is listed apart and not counted.
+    statuses = [s.lower() for name, (s, _) in shown_verdicts.items() if not name.startswith("Base rate")]
+    counts_text = ", ".join(f"{statuses.count(s)} {s}" for s in ("pass", "fail", "inconclusive", "not assessable")
                             if statuses.count(s))
-    assert tally.startswith(f"**{counts_text}** across {len(statuses)} rules.")
+    assert tally.startswith(f"**{counts_text}** across the model's {len(statuses)} rules.")
+    assert any(md.value.startswith("**Rules about the labels**") for md in app.markdown)
 
 
 def test_overview_follows_each_page_settings(app, compas_csv):

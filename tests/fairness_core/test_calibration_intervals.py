@@ -277,7 +277,7 @@ def test_undefined_ece_has_no_interval_and_is_counted():
     for pair in (("A", "C"), ("B", "C")):
         row = table.loc[pair]
         assert np.isnan(row["disparity"]) and np.isnan(row["disparity_ci_low"]) and np.isnan(row["p_value"])
-        assert pd.isna(row["excludes_parity"]) and row["verdict"] == "undefined" and row["passes"] is None
+        assert pd.isna(row["excludes_parity"]) and row["verdict"] == "not_assessable" and row["passes"] is None
     assert result.disparity.n_undefined == 2 and result.disparity.n_boot_undefined == 0
     assert result.value == pytest.approx(0.1, abs=TOL)
     errors = result.errors.set_index("subgroup")

@@ -11,6 +11,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+import fairness_core as fc
 from fairness_core._checks import OPTION_MESSAGE
 from fairness_core._policy import (
     BOUND_RANGE_MESSAGE,
@@ -137,7 +138,7 @@ def test_careful_voice(rule):
                 evaluate(rule, b - up, ci_low=b - up - 0.01, ci_high=b - up + 0.01),   # fail
                 evaluate(rule, b, ci_low=b - 0.01, ci_high=b + 0.01),                  # inconclusive
                 evaluate(rule, b + up), evaluate(rule, b - up), evaluate(rule, NAN)]
-    assert [v.status for v in verdicts] == ["pass", "fail", "inconclusive", "pass", "fail", "undefined"]
+    assert [v.status for v in verdicts] == ["pass", "fail", "inconclusive", "pass", "fail", "not_assessable"]
     for v in verdicts:
         assert not re.search(r"\b(fair|unfair|unbiased|debiased|biased)\b", v.sentence, re.IGNORECASE), v.sentence
 
@@ -146,11 +147,11 @@ def test_careful_voice(rule):
 @pytest.mark.parametrize("low, high", [(None, None), (0.1, 0.9)])
 def test_nan_is_undefined(rule, low, high):
     v = evaluate(rule, NAN, ci_low=low, ci_high=high)
-    assert v.status == "undefined"
+    assert v.status == "not_assessable"
     assert v.note == UNDEFINED_NOTE
-    assert v.sentence.endswith(f"is undefined ({UNDEFINED_NOTE}): this rule cannot be assessed.")
+    assert v.sentence.endswith(f"could not be assessed ({UNDEFINED_NOTE}).")
     v = evaluate(rule, np.float64("nan"), note="sensitive == 0: no rows")
-    assert v.status == "undefined" and v.note == "sensitive == 0: no rows"
+    assert v.status == "not_assessable" and v.note == "sensitive == 0: no rows"
     assert "(sensitive == 0: no rows)" in v.sentence
 
 
@@ -223,7 +224,7 @@ def test_evaluate_result_reads_the_fields():
         evaluate_result(CALIBRATION, nested)
     # An undefined value carries the result's own note, or why no comparison entered it.
     v = evaluate_result(FOUR_FIFTHS, SimpleNamespace(value=NAN, note="sensitive == 1: no rows"))
-    assert v.status == "undefined" and v.note == "sensitive == 1: no rows"
+    assert v.status == "not_assessable" and v.note == "sensitive == 1: no rows"
     v = evaluate_result(FPR_RATIO, SimpleNamespace(value=NAN, distance_measure="ratio", n_used=0, n_undefined=2,
                                                    n_small_excluded=1))
     assert v.note == "no comparison entered it: 2 comparison(s) undefined, 1 left out as small"
@@ -395,10 +396,10 @@ def test_summarize_verdicts():
         <= set(frame.columns)
     assert frame["rule"].tolist() == ["four_fifths", "false_positive_rate_ratio", "calibration_diff",
                                       "equal_opportunity", "selection_rate_ratio"]
-    assert frame["status"].tolist() == ["pass", "fail", "inconclusive", "undefined", "pass"]
+    assert frame["status"].tolist() == ["pass", "fail", "inconclusive", "not_assessable", "pass"]
     assert frame["bound"].tolist() == [0.8, 1.25, 0.1, 0.8, 1.25]
     assert frame["sentence"].tolist() == [v.sentence for v in verdicts]
-    assert frame.attrs["counts"] == {"pass": 2, "fail": 1, "inconclusive": 1, "undefined": 1}
+    assert frame.attrs["counts"] == {"pass": 2, "fail": 1, "inconclusive": 1, "not_assessable": 1}
     assert tuple(frame.attrs["counts"]) == STATUSES
     empty = summarize_verdicts([])
     assert list(empty.columns) == SUMMARY_COLUMNS and empty.empty
@@ -422,3 +423,60 @@ def test_docstring_examples():
 
     result = doctest.testmod(module, optionflags=doctest.NORMALIZE_WHITESPACE)
     assert result.attempted > 0 and result.failed == 0
+
+
+# Verdicts that say what they could not assess (issue 19, item 6) ---------------------------------------------------
+
+def _few_positives(n_small_pos: int = 20):
+    """Two large groups and 'afam' with `n_small_pos` actual positives among 200 rows."""
+    rng = np.random.default_rng(3)
+    g = np.array(["a"] * 1500 + ["b"] * 1500 + ["afam"] * 200)
+    y = (rng.random(len(g)) < 0.4).astype(int)
+    y[-200:] = 0
+    y[-n_small_pos:] = 1
+    y_pred = (rng.random(len(g)) < 0.3 + 0.4 * y).astype(int)
+    return y, y_pred, fc.Subgroups.from_attributes(pd.DataFrame({"g": g}), ["g"], min_size=30)
+
+
+def test_a_verdict_names_the_subgroups_it_left_out_and_why():
+    y, y_pred, groups = _few_positives()
+    result = fc.rate_disparity(y, y_pred, groups, metric="false_negative_rate", reduction="max", ci=0.95,
+                               n_boot=200)
+    verdict = fc.evaluate_result(fc.Rule(metric="false_negative_rate", distance_measure="diff", bound=0.1), result)
+    why = "afam: 20 actual positives (the denominator of the false negative rate) < minimum 30"
+    assert verdict.left_out == (why,)
+    assert verdict.sentence.endswith(f"Not assessed: {why}.")
+    # Included on request: nothing is left out.
+    kept = fc.rate_disparity(y, y_pred, groups, metric="false_negative_rate", reduction="max", ci=0.95,
+                             n_boot=200, include_small=True)
+    assert fc.evaluate_result(fc.Rule(metric="false_negative_rate", distance_measure="diff", bound=0.1),
+                              kept).left_out == ()
+
+
+def test_every_comparison_left_out_is_not_assessable():
+    y, y_pred, groups = _few_positives()
+    tiny = fc.Subgroups.from_attributes(pd.DataFrame({"g": ["a"] * 10 + ["b"] * 12}), ["g"], min_size=30)
+    result = fc.rate_disparity(y[:22], y_pred[:22], tiny, metric="statistical_parity",
+                               reduction="max")
+    verdict = fc.evaluate_result(fc.Rule(metric="statistical_parity", distance_measure="diff", bound=0.1), result)
+    assert verdict.status == "not_assessable"
+    assert verdict.left_out == (
+        "a: 10 rows < minimum 30; rest: 12 rows (the denominator of the selection rate) < minimum 30",
+        "b: 12 rows < minimum 30; rest: 10 rows (the denominator of the selection rate) < minimum 30")
+    assert "could not be assessed" in verdict.sentence and "Not assessed: a: 10 rows < minimum 30" in verdict.sentence
+    assert fc.summarize_verdicts([verdict]).attrs["counts"]["not_assessable"] == 1
+
+
+def test_the_exit_status_judges_the_model_and_not_the_labels_unless_asked():
+    rng = np.random.default_rng(5)
+    n = 4000
+    frame = pd.DataFrame({"g": rng.choice(["a", "b"], n)})
+    frame["y"] = (rng.random(n) < np.where(frame["g"] == "a", 0.15, 0.6)).astype(int)   # base rates 0.15 vs 0.6
+    frame["s"] = np.clip(frame["y"] * 0.5 + rng.random(n) * 0.5, 0, 1)
+    review = fc.build_review(frame, fc.ReviewConfig(mapping=fc.ColumnMapping(label="y", positive_label=1,
+                                                                             scores=("s",), protected=("g",)),
+                                                    n_boot=200))
+    assert [v.status for v in review.dataset_verdicts] == ["fail"]
+    model_fails = any(v.status == "fail" for m in review.models for v in m.verdicts)
+    assert review.exit_status() == int(model_fails)
+    assert review.exit_status(labels=True) == 1
