@@ -74,7 +74,7 @@ from ._dataset import (
     smoothed_edf_from_counts,
 )
 from ._scored_data import ColumnMapping, ScoredData
-from ._mapping import MappingGuess, guess_mapping, guess_positive, numbers_as_text
+from ._mapping import MappingGuess, guess_mapping, guess_outcome, guess_positive, numbers_as_text
 from ._intervals import wilson_interval
 from ._delong import auc_interval, delong_variance
 from ._policy import (DEFAULT_RULES, Rule, Verdict, evaluate, evaluate_result, rules_from_json, rules_to_json,
@@ -92,11 +92,12 @@ from ._review import (ModelReview, Review, ReviewConfig, build_review, dataset_r
 from ._review_engine import build_review_from_counts
 from ._config_schema import CONFIG_BOUNDS
 from ._export import export_name, neutralize_formulas, table_from_json, table_to_csv, table_to_json
-from ._findings import Finding, auc_findings, disparity_findings, findings_table, rate_findings, reduction_finding
+from ._findings import (Finding, auc_findings, direction_warning, disparity_findings, findings_table,
+                        outcome_words, rate_findings, reduction_finding)
 from ._slices import Condition, Slice, subset_score
 from ._subgroups import MISSING, Subgroups
 
-_data_names = ["read_table", "ColumnMapping", "ScoredData", "guess_mapping", "guess_positive", "MappingGuess", "Subgroups", "MISSING",
+_data_names = ["read_table", "ColumnMapping", "ScoredData", "guess_mapping", "guess_positive", "guess_outcome", "MappingGuess", "Subgroups", "MISSING",
                "numbers_as_text",
                "Slice", "Condition",
                "subset_score"]
@@ -131,7 +132,8 @@ _review_names = ["compare_models", "compare_model_aucs", "compare_model_calibrat
 _export_names = ["neutralize_formulas", "table_to_csv", "table_to_json", "table_from_json", "export_name"]
 _threshold_names = ["performance_table", "explorer_thresholds", "threshold_curves", "disparity_curve", "rule_band",
                     "subgroup_threshold_effect", "SubgroupThresholdEffect"]
-_findings_names = ["Finding", "disparity_findings", "rate_findings", "reduction_finding", "findings_table", "auc_findings"]
+_findings_names = ["Finding", "disparity_findings", "rate_findings", "reduction_finding", "findings_table", "auc_findings",
+                   "direction_warning", "outcome_words"]
 
 __all__ = (_data_names + _auc_names + _rate_names + _disparity_names + _calibration_names + _theil_names
            + _ratio_score_names + _scorer_names + _classwise_names + _dataset_names + _interval_names + _policy_names

@@ -23,6 +23,7 @@ so the modules form no import cycle.
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 from typing import Any, Callable, Literal, Mapping, Optional, Sequence, Union
 
@@ -188,6 +189,34 @@ class ConfusionCounts:
     def small(self) -> np.ndarray:
         """Flag per subgroup: fewer rows than ``min_size``."""
         return self.sizes < self.min_size
+
+    def favourable(self, positive_outcome: str = "favourable") -> "ConfusionCounts":
+        """The counts with the favourable outcome as "positive" (ARCHITECTURE §5.0).
+
+        For ``'favourable'`` the counts themselves. For ``'adverse'`` (a positive prediction harms
+        the person: deny, default, reject, ...) labels and predictions are both swapped (TN <-> TP,
+        FP <-> FN, atoms included): the selection rate becomes the rate of the favourable
+        prediction, the true positive rate the favourable prediction's rate among people whose
+        true label is favourable (1 - FPR of the event), and the Theil benefit ŷ - y + 1 counts a
+        favourable prediction as the benefit. The four-fifths rule, the p% and equal opportunity
+        scores and the Theil indices read these.
+
+        Parameters
+        ----------
+        positive_outcome : {'favourable', 'adverse'}
+
+        Returns
+        -------
+        ConfusionCounts
+        """
+        check_option(positive_outcome, ("favourable", "adverse"), "positive_outcome", "ConfusionCounts.favourable")
+        if positive_outcome == "favourable":
+            return self
+        atoms = None if self.atoms is None else Atoms(self.atoms.counts[:, ::-1].copy(), self.atoms.member,
+                                                      self.atoms.background)
+        return dataclasses.replace(self, member=self.member[..., ::-1].copy(),
+                                   background=self.background[..., ::-1].copy(),
+                                   overall=self.overall[..., ::-1].copy(), atoms=atoms)
 
     def table(self, ci=None) -> pd.DataFrame:
         """Per-subgroup counts and every rate, with Wilson intervals when `ci` is a level.

@@ -60,6 +60,14 @@ def table_to_csv(frame: pd.DataFrame, context: Mapping[str, Any]) -> str:
     17 significant digits (they read back exactly); NaN is an empty cell. Lines end in CR LF
     (RFC 4180), so a cell with a line break in it is quoted.
 
+    A header line is ``# key: value`` with the value as JSON on one line. A CSV reader splits
+    that line at its commas too, so no comma may start a cell of data text: a comma inside a JSON
+    string is written as its escape ``\\u002c`` (JSON readers read a comma back), the commas
+    between JSON items are followed by a space, and a key other than plain words (letters,
+    digits, ``_``, ``.``, ``-`` and single spaces) is written as a JSON string too. Every cell of
+    a header line, as ``csv.reader`` splits it, then starts with ``#`` or a space, never with a
+    character that a spreadsheet would run as a formula.
+
     Parameters
     ----------
     frame : DataFrame
@@ -75,8 +83,7 @@ def table_to_csv(frame: pd.DataFrame, context: Mapping[str, Any]) -> str:
     ValueError
         If the context is not a mapping of text keys to JSON values (``CONTEXT_MESSAGE``).
     """
-    lines = [f"# {_safe_cell(_one_line(key))}: {_safe_cell(_one_line(_json(value)))}"
-             for key, value in _check_context(context).items()]
+    lines = [_context_line(key, value) for key, value in _check_context(context).items()]
     body = io.StringIO()
     # RFC 4180 line ends: a cell holding a carriage return or a line feed is then quoted.
     neutralize_formulas(frame).to_csv(body, index=False, float_format="%.17g", lineterminator="\r\n")
@@ -178,8 +185,21 @@ def _safe_cell(value):
     return value
 
 
-def _one_line(text: str) -> str:
-    return str(text).replace("\r", " ").replace("\n", " ")
+# A JSON string token (as json.dumps writes it: escapes are a backslash and one character, or \uXXXX).
+_JSON_STRING = re.compile(r'"(?:[^"\\]|\\.)*"')
+_PLAIN_KEY = re.compile(r"[A-Za-z0-9_.-]+(?: [A-Za-z0-9_.-]+)*")
+
+
+def _context_line(key: str, value) -> str:
+    """``# key: value`` with no comma that could start a CSV cell of data text (see :func:`table_to_csv`)."""
+    name = key if _PLAIN_KEY.fullmatch(key) else _json(key)
+    # json.dumps writes every comma outside a string as ", " and escapes line breaks inside one.
+    return f"# {_comma_free(name)}: {_comma_free(_json(value))}"
+
+
+def _comma_free(text: str) -> str:
+    """JSON `text` with each comma inside a string written as its escape ``\\u002c``."""
+    return _JSON_STRING.sub(lambda found: found.group().replace(",", "\\u002c"), text)
 
 
 def _json(value) -> str:

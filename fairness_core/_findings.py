@@ -1001,6 +1001,62 @@ _AUC_WORDS = {
 }
 
 
+def outcome_words(mapping) -> dict:
+    """The words of findings for a mapping whose positive prediction is adverse for the person (§5.0).
+
+    Parameters
+    ----------
+    mapping : ColumnMapping
+
+    Returns
+    -------
+    dict
+        For ``positive_outcome='adverse'``: ``positive_text``, ``negative_text``,
+        ``positive_outcome_text`` and ``negative_outcome_text`` naming the label and its value
+        ("were predicted deny = yes", "who actually had deny ≠ yes"), for :func:`rate_findings` and
+        :func:`reduction_finding`, so a finding never calls a denial "positive". Empty for a
+        favourable one (the neutral defaults).
+
+    Examples
+    --------
+    >>> from fairness_core import ColumnMapping
+    >>> outcome_words(ColumnMapping(label="deny", positive_label="yes", positive_outcome="adverse"))["positive_text"]
+    'predicted deny = yes'
+    """
+    if getattr(mapping, "positive_outcome", "favourable") != "adverse":
+        return {}
+    event = f"{mapping.label} = {mapping.positive_label}"
+    other = f"{mapping.label} ≠ {mapping.positive_label}"
+    return {"positive_text": f"predicted {event}", "negative_text": f"predicted {other}",
+            "positive_outcome_text": f"actually had {event}", "negative_outcome_text": f"actually had {other}"}
+
+
+def direction_warning(overall_auc: float, label: object, positive: object) -> Optional[str]:
+    """The warning an overall AUC below 0.5 deserves: the score ranks the other label value higher.
+
+    Parameters
+    ----------
+    overall_auc : float
+    label, positive : object
+        The label column's name and the positive label (the event the score is taken to predict).
+
+    Returns
+    -------
+    str or None
+        None at 0.5 or above (or NaN).
+
+    Examples
+    --------
+    >>> direction_warning(0.146, "deny", "no")[:75]
+    'The overall AUC is 0.146, below 0.5: the score ranks the other class higher'
+    """
+    if not overall_auc < 0.5:
+        return None
+    return (f"The overall AUC is {overall_auc:.3f}, below 0.5: the score ranks the other class higher. Is the "
+            f"positive label ({label} = {positive}) the event the score predicts? If not, choose the other value: "
+            f"whether that event is good or bad for the person is set apart, so every verdict keeps its meaning.")
+
+
 def auc_findings(table: pd.DataFrame, *, include_small: bool = False) -> list[str]:
     """Sentences on the lowest subgroup, BPSN and BNSP AUC whose interval lies below the overall AUC.
 

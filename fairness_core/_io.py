@@ -70,6 +70,11 @@ TOO_MANY_CELLS_MESSAGE = (
     "limit of {limit:,} cells (rows x columns). Tip: keep only the columns the analysis needs (label, "
     "scores, predicted label, protected attributes), or upload a sample of at most {max_rows:,} rows."
 )
+LONG_ROWS_MESSAGE = (
+    "The file {name!r} has more fields in its first data row ({fields:,}) than names in its header row "
+    "({columns:,}), so its values cannot be matched to their columns. Tip: name every column in the header "
+    "row, or remove the extra delimiters at the ends of the data rows."
+)
 NO_HEADER_NOTE = (
     "The first row of {name!r} holds numbers where the data does ({example}), so the file probably "
     "has no header row: that row was read as the column names. Tip: add a header row naming each column."
@@ -119,7 +124,11 @@ def read_table(source: Union[str, os.PathLike, bytes, BinaryIO], *, name: str | 
     Also accepted, each with a note: gzip-compressed data (decompressed to at most
     ``MAX_GUNZIPPED`` bytes, whatever the file name), and a CSV that is UTF-8 but for some bytes,
     which are then read as Windows-1252 (so ``é`` is one value whichever way it was written).
-    Excel workbooks and ZIP archives are refused with what to do.
+    Excel workbooks and ZIP archives are refused with what to do, and so is a CSV whose first data
+    row has more fields than its header (``LONG_ROWS_MESSAGE``; pandas would otherwise take the
+    extra fields as the row labels and shift every value to the wrong column) or whose later rows
+    do (pandas' own "Expected n fields" message). Lines of blank space are skipped, as pandas skips
+    them, before the header is found.
 
     Parameters
     ----------
@@ -139,7 +148,8 @@ def read_table(source: Union[str, os.PathLike, bytes, BinaryIO], *, name: str | 
     ------
     ValueError
         If the file is empty, has no data rows, repeats column names more than
-        ``MAX_REPEATED_NAMES`` (1,000) times in its header, is an Excel workbook or a ZIP archive,
+        ``MAX_REPEATED_NAMES`` (1,000) times in its header, has a row with more fields than its
+        header (``LONG_ROWS_MESSAGE`` for the first data row), is an Excel workbook or a ZIP archive,
         is gzip data that is corrupt or decompresses to more than ``MAX_GUNZIPPED`` bytes, or
         cannot be parsed, or holds more than `max_cells` cells. The message says what was wrong
         and what to do.
@@ -300,9 +310,14 @@ def _read_csv(data: bytes, name: str, max_cells: int | None = None) -> pd.DataFr
                                                 count=f"{count:,} byte" + ("s" if count > 1 else "")))
     sep = _guess_delimiter(data, encoding)
     try:
-        header = _raw_header(data, encoding, sep)
+        header, first = _first_records(data, encoding, sep)
     except (UnicodeDecodeError, csv.Error) as exc:
         raise ValueError(UNREADABLE_MESSAGE.format(name=name, kind="CSV", error=str(exc).strip())) from exc
+    fields = len(first) if first is not None else _longer_first_row(data, sep, encoding)
+    if fields is not None and fields > len(header):
+        # pandas would take the extra leading fields as the index (the values shifted one column), and with
+        # thousands of them build a MultiIndex in quadratic time; refused before pandas parses the rows.
+        raise ValueError(LONG_ROWS_MESSAGE.format(name=name, fields=fields, columns=len(header)))
     names = collections.Counter(h for h in header if h != "")  # pandas names blank cells "Unnamed: i"
     repeated = names.total() - len(names)
     if repeated > MAX_REPEATED_NAMES:
@@ -314,7 +329,7 @@ def _read_csv(data: bytes, name: str, max_cells: int | None = None) -> pd.DataFr
         frame = _read_csv_arrow(data, sep, encoding, header)
     if frame is None:
         try:
-            frame = pd.read_csv(io.BytesIO(data), sep=sep, encoding=encoding, low_memory=False)
+            frame = pd.read_csv(io.BytesIO(data), sep=sep, encoding=encoding, low_memory=False, index_col=False)
         except (pd.errors.ParserError, UnicodeDecodeError, ValueError) as exc:
             raise ValueError(UNREADABLE_MESSAGE.format(name=name, kind="CSV", error=str(exc).strip())) from exc
     # pandas renames a repeated name (x, x.1) and names a blank one by position; say so, since the
@@ -355,7 +370,8 @@ def _read_csv_bounded(data: bytes, name: str, sep: str, encoding: str, n_columns
     if max(data.count(b"\n"), data.count(b"\r")) <= max_rows:
         return None
     try:
-        frame = pd.read_csv(io.BytesIO(data), sep=sep, encoding=encoding, low_memory=False, nrows=max_rows + 1)
+        frame = pd.read_csv(io.BytesIO(data), sep=sep, encoding=encoding, low_memory=False, nrows=max_rows + 1,
+                            index_col=False)
     except (pd.errors.ParserError, UnicodeDecodeError, ValueError) as exc:
         raise ValueError(UNREADABLE_MESSAGE.format(name=name, kind="CSV", error=str(exc).strip())) from exc
     if len(frame) > max_rows:
@@ -418,7 +434,9 @@ def _read_csv_arrow(data: bytes, sep: str, encoding: str, header: list[str]) -> 
             return None
     frame = table.to_pandas(split_blocks=True, self_destruct=True)
     del table
-    head = pd.read_csv(io.BytesIO(data), sep=sep, encoding=encoding, nrows=SNIFF_LINES)
+    head = pd.read_csv(io.BytesIO(data), sep=sep, encoding=encoding, nrows=SNIFF_LINES, index_col=False)
+    if [str(c) for c in head.columns] != header:   # pandas names the columns otherwise: its reading decides
+        return None
     for name in header:
         ours, theirs = frame[name].dtype, head[name].dtype
         if not (ours == theirs or head[name].isna().all()
@@ -427,13 +445,41 @@ def _read_csv_arrow(data: bytes, sep: str, encoding: str, header: list[str]) -> 
     return frame
 
 
-def _raw_header(data: bytes, encoding: str, sep: str) -> list[str]:
-    """The first non-blank record of the CSV, as written (before pandas makes its names unique).
+def _first_records(data: bytes, encoding: str, sep: str) -> tuple[list[str], list[str] | None]:
+    """The header (the first record that is not blank, as written: before pandas makes its names unique)
+    and the first data record after it (None when there is none).
 
-    Read lazily, as pandas does: LF, CRLF and CR end a record, quoted fields may span lines.
+    Read lazily, as pandas does: LF, CRLF and CR end a record, quoted fields may span lines, and a
+    record that is empty or only spaces and tabs is blank (pandas' ``skip_blank_lines``). Time is
+    linear in the length of the two records. A data record that ``csv.reader`` cannot read (a field
+    over its ``field_size_limit``, 128 KiB) is None (:func:`_longer_first_row` counts its fields).
     """
     text = io.TextIOWrapper(io.BytesIO(data), encoding=encoding, newline="")
-    return next(filter(None, csv.reader(text, delimiter=sep)), [])
+    records = _filled(csv.reader(text, delimiter=sep), sep)
+    header = next(records, [])
+    try:
+        return header, next(records, None)
+    except csv.Error:
+        return header, None
+
+
+def _longer_first_row(data: bytes, sep: str, encoding: str) -> int | None:
+    """The fields of the first data record as pandas' tokenizer counts them, when more than the header's (else
+    None): for a record that ``csv.reader`` could not read. Only the header and that record are tokenized."""
+    try:
+        pd.read_csv(io.BytesIO(data), sep=sep, encoding=encoding, header=None, nrows=2, dtype=str, index_col=False)
+    except pd.errors.ParserError as exc:
+        found = re.search(r"Expected \d+ fields in line \d+, saw (\d+)", str(exc))
+        return int(found.group(1)) if found else None
+    except (UnicodeDecodeError, ValueError):
+        return None
+    return None
+
+
+def _filled(records, sep: str):
+    """The records that are not blank: neither empty nor a single field of spaces and tabs (other than `sep`)."""
+    blank = " \t".replace(sep, "")
+    return (r for r in records if r and not (len(r) == 1 and r[0] and not r[0].strip(blank)))
 
 
 def _guess_delimiter(data: bytes, encoding: str) -> str:
@@ -451,7 +497,7 @@ def _guess_delimiter(data: bytes, encoding: str) -> str:
     for sep in DELIMITERS:
         reader = csv.reader(io.StringIO(sample, newline=""), delimiter=sep)
         try:
-            counts = [len(row) for row in itertools.islice(filter(None, reader), SNIFF_LINES + 1)]
+            counts = [len(row) for row in itertools.islice(_filled(reader, sep), SNIFF_LINES + 1)]
         except csv.Error:
             continue
         if truncated and len(counts) > 1 and len(counts) <= SNIFF_LINES:

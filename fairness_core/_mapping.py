@@ -26,6 +26,9 @@ LABEL_WORDS = {"label", "target", "outcome", "actual", "truth", "class", "recid"
 # Words of a model output on a continuous scale (p_... is a probability: 'p_hgb', 'p_logreg').
 SCORE_WORDS = {"score", "scores", "prob", "proba", "probs", "probability", "probabilities", "risk", "logit", "logits",
                "decile", "toxicity", "yhat", "confidence", "propensity"}
+# Words of a probability (or its log-odds): a column so named is a score even with two values, 0 and 1 among them.
+PROBABILITY_WORDS = {"prob", "proba", "probs", "probability", "probabilities", "logit", "logits", "confidence",
+                     "propensity"}
 # Words of a given decision (a two-valued column).
 PREDICTION_WORDS = {"pred", "preds", "prediction", "predicted", "decision", "approved", "flag", "flagged", "yhat",
                     "score", "classification", "selected", "accepted"}
@@ -194,7 +197,8 @@ def _profile(frame: pd.DataFrame) -> pd.DataFrame:
     rows = []
     for col in frame.columns:
         values = frame[col]
-        numeric = bool(pd.api.types.is_numeric_dtype(values) and not pd.api.types.is_bool_dtype(values))
+        numeric = bool(pd.api.types.is_numeric_dtype(values) and not pd.api.types.is_bool_dtype(values)
+                       and not pd.api.types.is_complex_dtype(values))   # complex: never a score
         try:
             n_unique = int(values.nunique(dropna=True))
         except TypeError:  # unhashable values (lists, dicts)
@@ -221,15 +225,19 @@ def guess_mapping(frame: pd.DataFrame) -> MappingGuess:
     - **identity columns**: numeric columns with values in [0, 1] named by an identity term
       (``IDENTITY_NAMES``: ``female``, ``black``, ``muslim``, ``gay``, ...);
     - **label**: a two-valued column with an exact label name (``LABEL_NAMES``, most specific first),
-      else one with a label word in its name (``LABEL_WORDS``), else the first two-valued column
-      that plays no other role; without any, a column with a label name and up to 20 values
-      (``all_classes=True``). The positive value: 1, True, 'yes', '>50K', ... (``POSITIVE_VALUES``),
-      else the last value sorted;
-    - **scores**: numeric columns with more than two values and a score word (``SCORE_WORDS``, or a
-      first word ``p`` as in ``p_hgb``); when none is named so, numeric non-integer columns in
-      [0, 1] with at least 10 distinct values. A column equal to an earlier score (a duplicated
-      column such as ``decile_score.1``) is skipped;
-    - **predicted label**: the first two-valued column with a prediction word (``PREDICTION_WORDS``);
+      else one with a label word in its name (``LABEL_WORDS``) that is not named as a score (see
+      scores), else the first two-valued column that plays no other role; without any, a column
+      with a label name and up to 20 values (``all_classes=True``). The positive value: 1, True,
+      'yes', '>50K', ... (``POSITIVE_VALUES``), else the last value sorted;
+    - **scores**: numeric columns with a score word (``SCORE_WORDS``, or a first word ``p`` as in
+      ``p_hgb``) and more than two values, or two values unless those are 0 and 1 and the name
+      has a prediction word but no probability word (``PROBABILITY_WORDS``: a two-valued
+      ``score`` of 0.2 and 0.8, or a ``pred_proba`` of 0 and 1, is a score; a ``score`` of 0 and
+      1 is a predicted label, as in Aequitas' layout); when none is named so, numeric non-integer
+      columns in [0, 1] with at least 10 distinct values. A column equal to an earlier score (a
+      duplicated column such as ``decile_score.1``) is skipped;
+    - **predicted label**: the first two-valued column with a prediction word (``PREDICTION_WORDS``)
+      that is not a score;
     - **protected attributes**: columns with a protected word (``PROTECTED_WORDS``) that are numeric
       (binned later) or have at most ``MAX_PROTECTED_VALUES`` values; a numeric ``age`` is left out
       when a categorical age column (``age_cat``, ``age_group``) is there.
@@ -268,11 +276,21 @@ def guess_mapping(frame: pd.DataFrame) -> MappingGuess:
 
     binary = [c for c in info.index if info.loc[c, "n_unique"] == 2 and c not in taken]
     protected_like = {c for c in info.index if has(c, PROTECTED_WORDS)}
-    prediction_like = {c for c in binary if has(c, PREDICTION_WORDS)}
+
+    def score_named(col) -> bool:
+        return has(col, SCORE_WORDS) or (info.loc[col, "words"][:1] == ["p"] and len(info.loc[col, "words"]) > 1)
+
+    def decision_values(col) -> bool:   # 0 and 1 (a predicted label's values as much as a score's)
+        return bool(info.loc[col, "integral"] and info.loc[col, "low"] >= 0 and info.loc[col, "high"] <= 1)
+
+    # Two-valued columns named as scores: scores, unless 0/1 under a prediction word and no probability word.
+    two_level = {c for c in binary if info.loc[c, "numeric"] and score_named(c)
+                 and (has(c, PROBABILITY_WORDS) or not (decision_values(c) and has(c, PREDICTION_WORDS)))}
+    prediction_like = {c for c in binary if has(c, PREDICTION_WORDS) and c not in two_level}
     lower = {c.lower(): c for c in binary}
     label = next((lower[n] for n in LABEL_NAMES if n in lower), None)
-    label = label or next((c for c in binary if has(c, LABEL_WORDS) and c not in prediction_like), None)
-    label = label or next((c for c in binary if c not in protected_like | prediction_like), None)
+    label = label or next((c for c in binary if has(c, LABEL_WORDS) and c not in prediction_like | two_level), None)
+    label = label or next((c for c in binary if c not in protected_like | prediction_like | two_level), None)
     all_classes = False
     if label is None:
         lower_all = {c.lower(): c for c in info.index if c not in taken and 2 < info.loc[c, "n_unique"] <= 20}
@@ -282,8 +300,7 @@ def guess_mapping(frame: pd.DataFrame) -> MappingGuess:
         taken.add(label)
 
     numeric_many = [c for c in info.index if c not in taken and info.loc[c, "numeric"] and info.loc[c, "n_unique"] > 2]
-    named = [c for c in numeric_many
-             if has(c, SCORE_WORDS) or (info.loc[c, "words"][:1] == ["p"] and len(info.loc[c, "words"]) > 1)]
+    named = [c for c in info.index if c not in taken and ((c in numeric_many and score_named(c)) or c in two_level)]
     scores = named or [c for c in numeric_many if unit[c] and not info.loc[c, "integral"]
                        and info.loc[c, "n_unique"] >= 10 and c not in protected_like]
     kept = []
@@ -316,5 +333,48 @@ def guess_mapping(frame: pd.DataFrame) -> MappingGuess:
         label = str(prof["column"].iloc[0])
     positive = guess_positive(_distinct(frame[name[label]]))
     mapping = ColumnMapping(label=label, positive_label=positive, scores=tuple(scores), predicted_label=predicted,
-                            protected=tuple(protected), indicators=tuple(indicators), all_classes=all_classes)
+                            protected=tuple(protected), indicators=tuple(indicators), all_classes=all_classes,
+                            positive_outcome=guess_outcome(label, positive)[0])
     return MappingGuess(mapping, tuple(missing))
+
+
+# Words that read like a harm to the person when they name the predicted event (label name or positive value).
+ADVERSE_WORDS = frozenset({
+    "deny", "denied", "denial", "reject", "rejected", "rejection", "decline", "declined", "default", "defaulted",
+    "delinquent", "delinquency", "recid", "recidivism", "recidivist", "reoffend", "rearrest", "arrest", "arrested",
+    "fraud", "fraudulent", "toxic", "toxicity", "churn", "churned", "fail", "failed", "failure", "risk", "bad",
+    "charged", "convicted", "abuse", "harm", "terminated", "fired", "dropout", "readmit", "readmitted",
+    "readmission", "sick", "disease", "death", "died", "dead", "violent", "violence", "flagged", "flag", "spam",
+    "attrition", "loss", "lost", "insult", "threat", "obscene", "hate"})
+
+
+def guess_outcome(label: object, positive: object) -> tuple[str, str]:
+    """Whether the event a label names is likely favourable or adverse for the person, and why.
+
+    Parameters
+    ----------
+    label : object
+        The label column's name.
+    positive : object
+        The positive label value (the event the score predicts).
+
+    Returns
+    -------
+    (str, str)
+        ``('adverse', reason)`` when a word of the label's name or of the positive value reads like
+        a harm (``ADVERSE_WORDS``: deny, default, reject, recid, fraud, toxic, churn, ...), the
+        reason naming that word; else ``('favourable', '')``. A guess for the app to propose, which
+        the user confirms or changes.
+
+    Examples
+    --------
+    >>> guess_outcome("deny", "yes")
+    ('adverse', "the label's name reads like a harm (deny)")
+    >>> guess_outcome("two_year_recid", 1)[0], guess_outcome("repaid", 1)[0], guess_outcome("income", ">50K")[0]
+    ('adverse', 'favourable', 'favourable')
+    """
+    for where, text in (("the label's name", label), ("the positive value", positive)):
+        found = [w for w in words(text) if w in ADVERSE_WORDS]
+        if found:
+            return "adverse", f"{where} reads like a harm ({found[0]})"
+    return "favourable", ""

@@ -28,7 +28,8 @@ def compare_models(y_true, predictions: Mapping[str, object], subgroups, *, base
                    quantities: Sequence[str] = ("false_positive_rate", "false_negative_rate", "equalized_odds",
                                                 "p_percent_score", "accuracy"),
                    distance_measure: str = "diff", reduction: str = "max", reference: str = "rest",
-                   include_small: bool = False, ci=0.95, n_boot: int = 1000, random_state=0) -> pd.DataFrame:
+                   include_small: bool = False, ci=0.95, n_boot: int = 1000, random_state=0,
+                   positive_outcome: str = "favourable") -> pd.DataFrame:
     """Each model's disparities and performance, and its difference from a baseline model with a paired interval.
 
     Every model's value is what the single-model functions give for its predictions (a reduced
@@ -58,6 +59,10 @@ def compare_models(y_true, predictions: Mapping[str, object], subgroups, *, base
     distance_measure : {'diff', 'ratio'}, default='diff'
     reduction : {'max', 'mean'}, default='max'
     reference : {'rest', 'overall', 'pairwise'} or a subgroup name, default='rest'
+    positive_outcome : {'favourable', 'adverse'}, default='favourable'
+        Whether a positive prediction is favourable for the person (ARCHITECTURE §5.0): for
+        ``'adverse'`` the p% and equal opportunity scores compare the favourable (negative)
+        prediction, as :meth:`ConfusionCounts.favourable` does.
         Of the disparities (the ratio scores always compare with the rest).
     include_small : bool, default=False
     ci : float in (0, 1) or None, default=0.95
@@ -84,6 +89,23 @@ def compare_models(y_true, predictions: Mapping[str, object], subgroups, *, base
     and stratified resampling). Seed 004 (Oracle AutoMLx fairness metrics): distances, reductions.
     """
     func = "compare_models"
+    check_option(positive_outcome, ("favourable", "adverse"), "positive_outcome", func)
+    favourable = [q for q in quantities if q in ("p_percent_score", "equal_opportunity_score")]
+    if positive_outcome == "adverse" and favourable:   # those of the favourable prediction: labels and predictions swapped
+        kw = dict(baseline=baseline, distance_measure=distance_measure, reduction=reduction, reference=reference,
+                  include_small=include_small, ci=ci, n_boot=n_boot, random_state=random_state)
+        others = [q for q in quantities if q not in favourable]
+        flipped = compare_models(1 - as_binary(y_true, "y_true", func), {
+            name: 1 - as_binary(p, "predictions", func) for name, p in predictions.items()}, subgroups,
+            quantities=favourable, **kw)
+        parts = [flipped] + ([compare_models(y_true, predictions, subgroups, quantities=others, **kw)] if others else [])
+        out = pd.concat(parts, ignore_index=True)
+        out["order"] = out["quantity"].map({q: i for i, q in enumerate(quantities)})
+        models = {str(name): i for i, name in enumerate(predictions)}
+        out = out.assign(m=out["model"].map(models)).sort_values(["m", "order"], kind="stable")
+        result = out.drop(columns=["m", "order"]).reset_index(drop=True)
+        result.attrs.update(parts[-1].attrs)
+        return result
     if not isinstance(predictions, Mapping) or len(predictions) < 2 or baseline not in predictions:
         raise ValueError(MODELS_MESSAGE.format(got=list(predictions) if isinstance(predictions, Mapping)
                                                else type(predictions).__name__))

@@ -309,7 +309,9 @@ def correlation_score(y_pred_or_score, column, *, ci=None):
     Returns
     -------
     float, or CorrelationScoreResult when `ci` is given
-        In [-1, 0]; NaN when either input is constant (or has fewer than two rows), where the
+        In [-1, 0]: -1 for perfectly correlated (or anti-correlated) inputs, at any scale (the
+        inputs are scaled before r is computed, so values near 1e200 or 1e-300 neither overflow
+        nor underflow); NaN when either input is constant (or has fewer than two rows), where the
         correlation is undefined. With `ci`, a :class:`CorrelationScoreResult` (``value, r,
         r_ci_low, r_ci_high, ci_low, ci_high, level, n``; ``float(result)`` is the score); the
         float return without `ci` is kept for backward compatibility.
@@ -340,12 +342,15 @@ def correlation_score(y_pred_or_score, column, *, ci=None):
     if len(z) != len(x):
         raise ValueError(PAIR_LENGTH_MESSAGE.format(func="correlation_score", param="column", got=len(z),
                                                     other="y_pred_or_score", expected=len(x)))
-    if len(x) < 2 or np.ptp(x) == 0 or np.ptp(z) == 0:
+    if len(x) < 2 or x.min() == x.max() or z.min() == z.max():   # (np.ptp would overflow near +-1e308)
         if level is None:
             return float("nan")
         nan = float("nan")
         return CorrelationScoreResult(nan, nan, nan, nan, nan, nan, level, len(x))
-    r = float(np.corrcoef(x, z)[0, 1])
+    # r does not change when a column is scaled: scaled to at most 1 in size, its squares neither overflow
+    # (scores near 1e200) nor underflow (near 1e-300), so r stays a number wherever it is defined.
+    x, z = x / np.abs(x).max(), z / np.abs(z).max()
+    r = float(np.clip(np.corrcoef(x, z)[0, 1], -1.0, 1.0))
     if level is None:
         return 0.0 - abs(r)
     from scipy.stats import pearsonr

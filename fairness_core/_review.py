@@ -27,7 +27,8 @@ from ._counts import RATE_NAMES, calibration_counts, confusion_counts, threshold
 from ._classwise import classwise_findings
 from ._dataset import consistency, smoothed_edf
 from ._export import _json_cell, table_data
-from ._findings import auc_findings, disparity_findings, rate_findings, reduction_finding
+from ._findings import (auc_findings, direction_warning, disparity_findings, outcome_words, rate_findings,
+                        reduction_finding)
 from ._intervals import wilson_interval
 from ._model_aucs import compare_model_aucs
 from ._model_calibration import compare_model_calibration
@@ -662,7 +663,8 @@ def _differences(scored: ScoredData, config: ReviewConfig) -> dict:
                                                                   "equal_opportunity_score"]
     out = {"rates": compare_models(y, predictions, groups, baseline=config.baseline, quantities=quantities,
                                    distance_measure=config.rate_distance, reduction=config.rate_reduction,
-                                   reference=config.rate_reference, include_small=config.include_small, **boot),
+                                   reference=config.rate_reference, include_small=config.include_small,
+                                   positive_outcome=config.mapping.positive_outcome, **boot),
            "aucs": compare_model_aucs(y, scored.scores, groups, baseline=config.baseline, ci=level)}
     probabilities = {s: v for s, v in scored.scores.items() if v.min() >= 0 and v.max() <= 1}
     if config.baseline in probabilities and len(probabilities) >= 2:
@@ -723,6 +725,8 @@ def with_aucs_and_calibration(review: ModelReview, table: pd.DataFrame, counts, 
     findings = [] if level is None else (
         list(auc_findings(table, include_small=config.include_small))
         or [no_auc_finding(level, bias.overall_auc)])
+    warning = direction_warning(bias.overall_auc, config.mapping.label, config.mapping.positive_label)
+    findings = ([warning] if warning else []) + findings
     verdicts = [] if config.auc_min_score is None else [
         evaluate_result(Rule(metric="bias_auc_score", bound=float(config.auc_min_score)), bias)]
     calibration = reliability = None
@@ -801,12 +805,15 @@ def _rate_review(counts, name: str, kind: str, threshold: Optional[float], confi
         return counts.equalized_odds(**args) if metric == "equalized_odds" else counts.disparity(metric, **args)
 
     rates = {m: disparity(m, config.rate_reduction) for m in metrics + ["equalized_odds"]}
-    rates["theil_index"] = counts.theil_index(reduction=config.rate_reduction, **{
+    # The four-fifths rule, the ratio scores and the Theil benefit read the favourable outcome (§5.0).
+    favourable = counts.favourable(config.mapping.positive_outcome)
+    rates["theil_index"] = favourable.theil_index(reduction=config.rate_reduction, **{
         k: v for k, v in kw.items() if k != "distance_measure"})   # the Theil index has no distance
+    words = outcome_words(config.mapping)   # a denial is never called "positive"
     top = rate_findings(counts, metrics, reference=config.rate_reference, include_small=include_small,
-                        adjust=config.adjust, limit=3, **boot) if metrics else []
-    drivers = [reduction_finding(disparity(m, "max"), m) for m in metrics]
-    p_percent, opportunity = (counts.ratio_scores(rate, include_small=include_small, **boot)
+                        adjust=config.adjust, limit=3, **boot, **words) if metrics else []
+    drivers = [reduction_finding(disparity(m, "max"), m, **words) for m in metrics]
+    p_percent, opportunity = (favourable.ratio_scores(rate, include_small=include_small, **boot)
                               for rate in ("selection_rate", "true_positive_rate"))
     verdicts = [evaluate_result(_RULES["four_fifths"], p_percent),
                 evaluate_result(_RULES["equal_opportunity"], opportunity)]

@@ -30,6 +30,10 @@ SCORE_TYPE = (
     "The score column {col!r} holds {dtype} values, not numbers. Tip: choose a column of model "
     "scores or probabilities."
 )
+SCORE_COMPLEX = (
+    "The score column {col!r} holds complex numbers ({dtype}); a score is a real number, and dropping the "
+    "imaginary parts would change the values. Tip: choose a column of real model scores or probabilities."
+)
 PREDICTED_VALUES = (
     "The predicted label column {col!r} must have two values (or one); it has {n}: {values}."
 )
@@ -37,6 +41,9 @@ PREDICTED_POSITIVE = (
     "Cannot tell which value of the predicted label column {col!r} means positive: its values are "
     "{values} and the positive label is {positive!r}. Tip: use the label's values, or 0/1."
 )
+OUTCOMES = ("favourable", "adverse")
+OUTCOME_MESSAGE = ("The 'positive_outcome' of a ColumnMapping says whether a positive prediction is good or bad for "
+                   "the person: 'favourable' or 'adverse'. Got {got!r} instead.")
 NO_MODEL = "Choose at least one score column or a predicted label column."
 NO_GROUPS = "Choose at least one protected attribute or identity column."
 ROLE_CLASH = "Column {col!r} is used both as {a} and as {b}. Tip: give each column one role."
@@ -74,6 +81,14 @@ class ColumnMapping:
     all_classes : bool
         Keep a label (and predicted label) with more than two classes. The binary metrics then
         use the positive label against all other classes; class-wise metrics use every class.
+    positive_outcome : {'favourable', 'adverse'}, default='favourable'
+        Whether the event the score predicts (the positive label; a positive prediction) is good or
+        bad for the person: ``'adverse'`` for labels such as deny, default, reject, recidivism or
+        fraud. The four-fifths rule and the p% score then compare the rates of the *favourable*
+        prediction (the negative one), the equal opportunity score its rate among people whose true
+        label is favourable (1 - FPR), and the Theil index counts a favourable prediction as the
+        benefit. The score's direction stays with the positive label, so ranking and calibration
+        metrics do not change (ARCHITECTURE §5.0).
     """
 
     label: str
@@ -87,6 +102,16 @@ class ColumnMapping:
     n_bins: int = 4
     indicator_threshold: float = 0.5
     all_classes: bool = False
+    positive_outcome: str = "favourable"
+
+    def __post_init__(self):
+        if self.positive_outcome not in OUTCOMES:
+            raise ValueError(OUTCOME_MESSAGE.format(got=self.positive_outcome))
+
+    @property
+    def adverse(self) -> bool:
+        """Whether a positive prediction is adverse for the person (``positive_outcome == 'adverse'``)."""
+        return self.positive_outcome == "adverse"
 
 
 @dataclass(frozen=True, eq=False)
@@ -294,9 +319,9 @@ class ScoredData:
         ------
         ValueError
             For a missing column, a column in two roles, a label without exactly two values, a
-            positive label that does not occur, a non-numeric score, an ambiguous predicted label
-            column, no score/prediction or no protected column chosen, no rows left, or too many
-            subgroups. Each message says what to do.
+            positive label that does not occur, a non-numeric or complex score (``SCORE_COMPLEX``),
+            an ambiguous predicted label column, no score/prediction or no protected column chosen,
+            no rows left, or too many subgroups. Each message says what to do.
         """
         m = mapping
         _check_roles(frame, m)
@@ -326,6 +351,8 @@ class ScoredData:
             s = frame[col]
             if s.dtype == bool or not pd.api.types.is_numeric_dtype(s):
                 raise ValueError(SCORE_TYPE.format(col=col, dtype=s.dtype))
+            if pd.api.types.is_complex_dtype(s):
+                raise ValueError(SCORE_COMPLEX.format(col=col, dtype=s.dtype))
             arr = s.to_numpy(dtype=np.float64, na_value=np.nan)
             _mark(reasons, ~np.isfinite(arr), MISSING_SCORE.format(col=col))
             scores[col] = arr

@@ -9,7 +9,7 @@ from typing import Any, Sequence
 import numpy as np
 import pandas as pd
 
-from ._checks import check_int, check_length
+from ._checks import NUMERIC_MESSAGE, check_int, check_length
 
 MISSING = "(missing)"
 COLUMN_MESSAGE = "Subgroups.{func}: column {col!r} is not in the data. Available columns: {available}."
@@ -298,6 +298,7 @@ class Subgroups:
         columns : sequence of str
             Numeric indicator columns (0/1, or a share of annotators in [0, 1]).
         threshold : float, default=0.5
+            A finite number (NaN would make no row a member and no row background, silently).
         min_size : int, default=30
 
         Returns
@@ -308,8 +309,12 @@ class Subgroups:
         ------
         ValueError
             If a column is missing, not numeric, or holds values outside [0, 1]
-            (``INDICATOR_RANGE_MESSAGE``).
+            (``INDICATOR_RANGE_MESSAGE``), or `threshold` is not a finite number (``NUMERIC_MESSAGE``).
         """
+        if (isinstance(threshold, (bool, np.bool_)) or not isinstance(threshold, (int, float, np.integer, np.floating))
+                or not np.isfinite(threshold)):
+            raise ValueError(NUMERIC_MESSAGE.format(param="threshold", func="Subgroups.from_indicators",
+                                                    got=repr(threshold)))
         columns = _check_columns(data, columns, "from_indicators")
         min_size = check_int(min_size, 1, "min_size", "Subgroups.from_indicators")
         membership = np.empty((len(data), len(columns)), dtype=bool)
@@ -326,7 +331,7 @@ class Subgroups:
             if low < 0 or high > 1:
                 raise ValueError(INDICATOR_RANGE_MESSAGE.format(col=col, low=low, high=high))
             np.greater_equal(arr, threshold, out=membership[:, j])
-            if np.isnan(arr).any() or np.isnan(threshold):
+            if np.isnan(arr).any():
                 missing.append((j, arr))
         np.logical_not(membership, out=background)  # without a missing value: background = not member
         for j, arr in missing:

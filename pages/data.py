@@ -187,7 +187,15 @@ with c1:
     positive_default = seed.positive_label if label == seed.label else data.guess_positive(values)
     positive = controls.kept(st.selectbox, text.POSITIVE_LABEL, key + "positive:" + label,
                              positive_default if positive_default in values else data.guess_positive(values),
-                             options=values, format_func=str, help="The label value that counts as positive.")
+                             options=values, format_func=str,
+                             help="The label value the score predicts (the event): a high score means this value.")
+    guessed, why = fc.guess_outcome(label, positive)
+    seeded = seed.positive_outcome if (label, positive) == (seed.label, seed.positive_label) else guessed
+    outcome = controls.kept(st.radio, text.OUTCOME, key + f"outcome:{label}:{positive}", seeded,
+                            options=["favourable", "adverse"], horizontal=True,
+                            format_func=lambda o: {"favourable": "Favourable (e.g. approve, hire)",
+                                                   "adverse": "Adverse (e.g. deny, flag)"}[o],
+                            help=text.HELP[text.OUTCOME])
     counted = data.counted()   # every row counted where it lies
     all_classes = controls.kept(st.checkbox, text.KEEP_ALL_CLASSES, key + "all_classes:" + label,
                                 seed.all_classes or len(values) > 2, help=text.HELP[text.KEEP_ALL_CLASSES])
@@ -219,7 +227,7 @@ with c2:
                "**Subgroups** in the sidebar; a slice of the rows under **Slice**. Both apply to every page.")
 
 mapping = fc.ColumnMapping(
-    label=label, positive_label=positive, scores=tuple(scores),
+    label=label, positive_label=positive, scores=tuple(scores), positive_outcome=outcome,
     predicted_label=predicted,
     protected=tuple(protected), indicators=tuple(identities), all_classes=bool(all_classes),
     **st.session_state[state.SUBGROUP_OPTIONS])
@@ -254,6 +262,7 @@ current_slice = st.session_state[state.SLICE]
 if current_slice.conditions:
     st.info(f"Slice: {text.md(current_slice.describe())}. {len(frame) - scored.n_input:,} of the file's "
             f"{len(frame):,} rows are outside it and left out of every page (change it under Slice in the sidebar).")
+st.markdown(text.outcome_sentence(label, positive, outcome, why if outcome == guessed == "adverse" else ""))
 m1, m2, m3, m4 = st.columns(4)
 m1.metric("Rows in slice" if current_slice.conditions else "Rows in file", f"{scored.n_input:,}")
 m2.metric("Rows used", f"{scored.n_rows:,}")

@@ -49,7 +49,8 @@ with progress.computing("every page's findings and verdicts", intervals.ci):
             token, mapping_key, data.confusion(token, mapping_key, source, threshold, scored), source=source,
             threshold=threshold, metrics=metrics or summaries.DEFAULTS["rates:metrics"], distance=distance,
             reference=reference, include_small=include_small, intervals=intervals,
-            max_difference=float(setting("rates:max_difference", summaries.DEFAULTS["rates:max_difference"]))))
+            max_difference=float(setting("rates:max_difference", summaries.DEFAULTS["rates:max_difference"])),
+            mapping=scored.mapping))
     else:
         skipped.append("Rate disparities (no score column or predicted label is mapped)")
     if score:

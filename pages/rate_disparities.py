@@ -46,10 +46,11 @@ with progress.computing("rate disparities", level):
     max_difference = controls.setting("rates:max_difference", summaries.DEFAULTS["rates:max_difference"])
     section = summaries.rate_section(token, mapping_key, counts, source=source, threshold=threshold, metrics=metrics,
                                      distance=distance, reference=reference, include_small=include_small,
-                                     intervals=intervals, max_difference=max_difference)
+                                     intervals=intervals, max_difference=max_difference,
+                                     mapping=scored.mapping)
 with progress.computing("the Theil index", level):
     theil = data.theil(token, mapping_key, source, threshold, reference, reduction, include_small, level,
-                       intervals.n_boot, intervals.adjust, counts)
+                       intervals.n_boot, intervals.adjust, scored.mapping.positive_outcome, counts)
 
 p_percent, opportunity = section.extra["p_percent"], section.extra["opportunity"]
 
@@ -153,7 +154,8 @@ threshold_sections.performance_section(token, mapping_key, source, threshold, co
 
 st.subheader("Inequality of benefits (Theil index)")
 with progress.computing("the Theil indices", level):
-    individual, between = data.theil_indices(token, mapping_key, source, threshold, level, intervals.n_boot, counts)
+    individual, between = data.theil_indices(token, mapping_key, source, threshold, level, intervals.n_boot,
+                                             scored.mapping.positive_outcome, counts)
 
 t1, t2 = st.columns(2)
 t1.metric("Individual Theil index", text.num(float(individual)),

@@ -34,9 +34,12 @@ with progress.computing("the AUCs of every subgroup", level):
                                     include_small=include_small, intervals=intervals, min_score=min_score)
 table, result = section.extra["table"], section.extra["result"]
 
+warning = fc.direction_warning(result.overall_auc, scored.mapping.label, scored.mapping.positive_label)
+if warning:
+    st.warning(text.md(warning))
 if level is not None:
     st.subheader("Findings")
-    st.markdown("\n".join(f"- {text.md(s)}" for s in section.findings))
+    st.markdown("\n".join(f"- {text.md(s)}" for s in section.findings if s != warning))
 
 m = st.columns(5)
 m[0].metric("Bias AUC score", text.num(result.value),

@@ -301,7 +301,7 @@ def rate_models(token: str, mapping_key: str, scored: fc.ScoredData, *, threshol
         section = summaries.rate_section(token, mapping_key, counts, source=score, threshold=threshold,
                                          metrics=list(metrics), distance=distance, reference=reference,
                                          include_small=include_small, intervals=intervals,
-                                         max_difference=max_difference)
+                                         max_difference=max_difference, mapping=scored.mapping)
         results = {q: data.disparity(token, mapping_key, score, threshold, q, distance, reduction, reference,
                                      include_small, level, n_boot, adjust, counts)
                    for q in rate_quantities(metrics)[:-len(SCORES)]}

@@ -316,7 +316,21 @@ def analyse(mapping: fc.ColumnMapping) -> tuple[str, fc.ScoredData]:
     current_slice = rows_slice()
     key = f"{rows!r}|{current_slice!r}|min_size={mapping.min_size}"  # see rows_key
     frame = st.session_state[state.FRAME]
-    return key, scored(token, key, frame, mapping, current_slice)
+    result = scored(token, key, frame, mapping, current_slice)
+    if intervals_shown():   # the bootstrap resamples per membership pattern: bounded before any page computes
+        n_patterns = len(result.subgroups.patterns[1])
+        if n_patterns > local.MAX_PATTERNS:
+            st.session_state[state.INTERVALS] = replace(st.session_state[state.INTERVALS], show=False)
+            st.session_state[state.NO_INTERVALS] = TOO_MANY_PATTERNS.format(n=n_patterns, max=local.MAX_PATTERNS)
+    return key, result
+
+
+TOO_MANY_PATTERNS = (
+    "Intervals are off for this mapping: its rows fall into {n:,} membership patterns (combinations of the "
+    "subgroups and backgrounds each row belongs to), more than the {max:,} the bootstrap resamples within a few "
+    "seconds, so every page shows point estimates. Tip: map fewer overlapping identity columns (or fewer "
+    "protected attributes), or turn Show intervals off in the sidebar to hide this note."
+)
 
 
 def counted() -> bool:
@@ -440,38 +454,43 @@ def disparity(token: str, mapping_key: str, source: str, threshold: float | None
 
 @memo(SMALL)
 def ratio_scores(token: str, mapping_key: str, source: str, threshold: float | None, rate: str, include_small: bool,
-                 level: float | None, n_boot: int, _counts: fc.ConfusionCounts):
+                 level: float | None, n_boot: int, outcome: str, _counts: fc.ConfusionCounts):
     """Every subgroup's ratio score against the rest and the minimum (``rate="selection_rate"``: p% score,
-    ``"true_positive_rate"``: equal opportunity score), with bootstrap intervals (seed 0) when `level` is set."""
-    return _counts.ratio_scores(rate, include_small=include_small, ci=level, n_boot=n_boot, random_state=0)
+    ``"true_positive_rate"``: equal opportunity score) of the favourable outcome (`outcome`: the mapping's
+    ``positive_outcome``), with bootstrap intervals (seed 0) when `level` is set."""
+    favourable = _counts.favourable(outcome)
+    return favourable.ratio_scores(rate, include_small=include_small, ci=level, n_boot=n_boot, random_state=0)
 
 
 @memo(SMALL)
 def findings(token: str, mapping_key: str, source: str, threshold: float | None, metrics: tuple, reference: str,
-             include_small: bool, level: float | None, n_boot: int, adjust: str | None,
+             include_small: bool, level: float | None, n_boot: int, adjust: str | None, words: tuple,
              _counts: fc.ConfusionCounts) -> list:
-    """The top rate findings (fairness_core's rate_findings, seed 0) for `metrics` (rate_disparity names)."""
+    """The top rate findings (fairness_core's rate_findings, seed 0) for `metrics` (rate_disparity names), in the
+    outcome's `words` (``fc.outcome_words(mapping)`` as items)."""
     return fc.rate_findings(_counts, metrics, reference=reference, ci=level, n_boot=n_boot, random_state=0,
-                         adjust=adjust, include_small=include_small, limit=3)
+                            adjust=adjust, include_small=include_small, limit=3, **dict(words))
 
 
 @memo(SMALL)
 def theil(token: str, mapping_key: str, source: str, threshold: float | None, reference: str, reduction: str,
-          include_small: bool, level: float | None, n_boot: int, adjust: str | None,
+          include_small: bool, level: float | None, n_boot: int, adjust: str | None, outcome: str,
           _counts: fc.ConfusionCounts) -> fc.DisparityResult:
     """The reduced two-group Theil index of the cached confusion counts (keyed as :func:`disparity`), with
     bootstrap intervals (`n_boot` replicates, seed 0) when `level` is set."""
-    return _counts.theil_index(reduction=reduction, reference=reference, include_small=include_small, ci=level,
-                               n_boot=n_boot, random_state=0, adjust=adjust)
+    return _counts.favourable(outcome).theil_index(
+        reduction=reduction, reference=reference, include_small=include_small, ci=level, n_boot=n_boot,
+        random_state=0, adjust=adjust)
 
 
 @memo(SMALL)
 def theil_indices(token: str, mapping_key: str, source: str, threshold: float | None, level: float | None,
-                  n_boot: int, _counts: fc.ConfusionCounts) -> tuple:
+                  n_boot: int, outcome: str, _counts: fc.ConfusionCounts) -> tuple:
     """(individual, between-group) Theil indices of the cached confusion counts: floats, or with `level`
     ``fc.TheilResult`` objects (bootstrap, seed 0); the between-group one is None when the subgroups
     overlap or leave rows out (it needs disjoint subgroups)."""
     kw = dict(ci=level, n_boot=n_boot, random_state=0)
+    _counts = _counts.favourable(outcome)   # the benefit is the favourable prediction
     individual = _counts.individual_theil_index(**kw)
     try:
         between = _counts.between_group_theil_index(**kw)
@@ -791,7 +810,8 @@ def model_comparison(token: str, mapping_key: str, thresholds: tuple, baseline: 
     predictions = {score: _data.scores[score] >= threshold for score, threshold in thresholds}
     return fc.compare_models(_data.y_true, predictions, _data.subgroups, baseline=baseline, quantities=quantities,
                              distance_measure=distance, reduction=reduction, reference=reference,
-                             include_small=include_small, ci=level, n_boot=n_boot, random_state=0)
+                             include_small=include_small, ci=level, n_boot=n_boot, random_state=0,
+                             positive_outcome=_data.mapping.positive_outcome)
 
 
 @memo(SMALL)

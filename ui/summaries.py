@@ -106,6 +106,8 @@ def auc_section(token: str, mapping_key: str, scored: fc.ScoredData, score: str,
         findings = tuple(fc.auc_findings(table, include_small=include_small)) or (
             f"No subgroup, BPSN or BNSP AUC has a {text.level_text(level)} interval entirely below the overall "
             f"AUC ({text.num(result.overall_auc)}): no AUC is distinguishable from it at this sample size.",)
+    warning = fc.direction_warning(result.overall_auc, scored.mapping.label, scored.mapping.positive_label)
+    findings = ((warning,) if warning else ()) + findings
     verdicts = () if min_score is None else (
         fc.evaluate_result(fc.Rule(metric="bias_auc_score", bound=float(min_score)), result),)
     settings = f"score {text.md(score)}, power mean p = {p:g}, overall weight {weight:g}, {_interval_words(intervals)}"
@@ -116,13 +118,16 @@ def auc_section(token: str, mapping_key: str, scored: fc.ScoredData, score: str,
 @memo(data.SMALL, ignore=("scored", "counts"))
 def rate_section(token: str, mapping_key: str, counts: fc.ConfusionCounts, *, source: str, threshold: float | None,
                  metrics: list, distance: str, reference: str, include_small: bool, intervals,
-                 max_difference: float) -> Section:
+                 max_difference: float, mapping: fc.ColumnMapping | None = None) -> Section:
     """Rate disparities: the top rate findings and the drivers of each max, and the verdicts of the p%
     (four-fifths) and equal opportunity rules and of a bound on each selected rate (and equalized odds):
     the ratio band [0.8, 1.25] under the ratio distance, `max_difference` under the difference.
 
-    Returns the Section with ``extra = {"p_percent", "opportunity"}`` (the two ratio-score results).
+    Returns the Section with ``extra = {"p_percent", "opportunity"}`` (the two ratio-score results, of the
+    favourable prediction: `mapping`'s ``positive_outcome``, whose words the findings use).
     """
+    outcome = "favourable" if mapping is None else mapping.positive_outcome
+    words = fc.outcome_words(mapping)
     level, n_boot, adjust = intervals.ci, intervals.n_boot, intervals.adjust
     rate_metrics = [text.RATE_TO_METRIC[m] for m in metrics]
 
@@ -131,11 +136,11 @@ def rate_section(token: str, mapping_key: str, counts: fc.ConfusionCounts, *, so
                               level, n_boot, adjust, counts)
 
     top = data.findings(token, mapping_key, source, threshold, tuple(rate_metrics), reference, include_small,
-                        level, n_boot, adjust, counts) if rate_metrics else []
-    drivers = (fc.reduction_finding(disparity(m, distance, "max"), m) for m in rate_metrics)
+                        level, n_boot, adjust, tuple(words.items()), counts) if rate_metrics else []
+    drivers = (fc.reduction_finding(disparity(m, distance, "max"), m, **words) for m in rate_metrics)
     findings = tuple(f.sentence for f in top) + tuple(f.sentence for f in drivers if f is not None)
     p_percent, opportunity = (data.ratio_scores(token, mapping_key, source, threshold, rate, include_small, level,
-                                                n_boot, counts)
+                                                n_boot, outcome, counts)
                               for rate in ("selection_rate", "true_positive_rate"))
     verdicts = [fc.evaluate_result(DEFAULT_RULES["four_fifths"], p_percent),
                 fc.evaluate_result(DEFAULT_RULES["equal_opportunity"], opportunity)]

@@ -13,6 +13,7 @@ from fairness_core.plotting import RATE_LABELS
 # Widget labels named by the issue, so documentation and tests can find them.
 LABEL_COLUMN = "Label column"
 POSITIVE_LABEL = "Positive label"
+OUTCOME = "For the person, a positive prediction is"
 SCORE_COLUMN = "Score column"
 PREDICTED_COLUMN = "Predicted label column"
 PROTECTED = "Protected attributes"
@@ -67,6 +68,11 @@ REFERENCE_LABELS = {
 RATE_TO_METRIC = {"selection_rate": "statistical_parity", **{k: k for k in RATE_LABELS if k != "selection_rate"}}
 
 HELP = {
+    OUTCOME: "Whether the event the score predicts is good or bad for the person it is about. Adverse (deny, "
+             "default, reject, flag as high risk, remove as toxic): the four-fifths rule and the p% score compare "
+             "the rates of the favourable prediction, the equal opportunity score its rate among people whose "
+             "true label is favourable, and the Theil index counts a favourable prediction as the benefit. The "
+             "score keeps its meaning: AUCs and calibration do not change.",
     UPLOAD: "One row per prediction: the true label, model score(s) and/or a predicted label, and protected "
             "attributes. Files up to 1 GB. **Parquet is recommended** for large files: it is several times smaller "
             "than the same CSV and faster to read, and keeps each column's type. Nothing is stored after your "
@@ -405,6 +411,24 @@ def verdict_markdown(verdict) -> str:
     """A policy verdict as a coloured badge and its sentence (escaped)."""
     label, color = STATUS_BADGES[verdict.status]
     return f":{color}-badge[{label}] {md(verdict.sentence)}"
+
+def outcome_sentence(label, positive, outcome: str, guessed_because: str = "") -> str:
+    """The Data page's one sentence on what a positive prediction means for the person (Markdown-safe).
+
+    >>> outcome_sentence("deny", "yes", "adverse", "the label's name reads like a harm (deny)")[:58]
+    'A positive prediction means deny = yes, which is **adverse**'
+    """
+    event = f"{md(label)} = {md(positive)}"
+    if outcome == "adverse":
+        text_ = (f"A positive prediction means {event}, which is **adverse** for the person: the four-fifths rule, "
+                 f"the p% and equal opportunity scores and the Theil index compare the favourable prediction (not "
+                 f"{event}).")
+    else:
+        text_ = (f"A positive prediction means {event}, which is **favourable** for the person: the four-fifths "
+                 f"rule, the p% and equal opportunity scores and the Theil index compare it.")
+    return text_ + (f" Proposed because {md(guessed_because)}; change it above if it is wrong."
+                    if guessed_because else "")
+
 
 # Column headers for every table the pages show (snake_case names from fairness_core).
 COLUMN_LABELS = {

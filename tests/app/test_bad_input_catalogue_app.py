@@ -22,7 +22,8 @@ from fairness_core._mapping import MISSING_LABEL, MISSING_OUTPUT
 from fairness_core._scored_data import LABEL_TOO_FEW, LABEL_VALUES
 from fairness_core._subgroups import TOO_MANY_MESSAGE
 from tests.app.helpers import metrics, start, widget
-from tests.fairness_core.test_bad_input_catalogue import (GROUPS, LABEL, N, PLAIN, SCORES, mixed_encoding, parquet,
+from tests.fairness_core.test_bad_input_catalogue import (GROUPS, LABEL, LONG_FIRST_ROW, N, PLAIN, SCORES,
+                                                          formula_cells, hostile_review, mixed_encoding, parquet,
                                                           table_text, workbook)
 from ui import data, text
 
@@ -61,6 +62,11 @@ REFUSED = [
     ("book.csv", workbook(), fio.WORKBOOK_MESSAGE),
     ("ragged.csv", b"a,b,c\n1,2,3\n4,5,6,7\n", fio.UNREADABLE_MESSAGE.replace("{kind}", "CSV").replace(
         "{error}", "Error tokenizing data. C error: Expected 3 fields in line 3, saw 4")),
+    # L1: these 3 bytes raised KeyError(' ') in the reader and crashed the Data page
+    ("blank.csv", b" \r;", fio.UNREADABLE_MESSAGE.replace("{kind}", "CSV").replace(
+        "{error}", "No columns to parse from file")),
+    # M6: every row one field longer than the header was read shifted (pandas' implicit index)
+    ("shifted.csv", LONG_FIRST_ROW, fio.LONG_ROWS_MESSAGE.replace("{fields:,}", "3").replace("{columns:,}", "2")),
 ]
 
 
@@ -394,3 +400,50 @@ def test_a_link_sizing_a_computation_beyond_its_bound_is_refused_under_an_addres
     assert done.returncode == 0, done.stderr[-3000:]
     toast = done.stdout.split("TOAST:")[1].split("\n")[0]
     assert "The settings in this link could not be read" in toast and field in toast and "maximum" in toast
+
+
+# Exports (M3) ---------------------------------------------------------------------------------------------------
+
+def test_no_cell_of_the_tables_zip_starts_a_formula(tmp_path):
+    # M3: a file named 'x,=1+1.csv' put the cell '=1+1' into every CSV of the Overview's ZIP (its context lines).
+    import zipfile
+
+    from ui import review as ui_review
+
+    with zipfile.ZipFile(io.BytesIO(ui_review.tables_zip(hostile_review(tmp_path)))) as archive:
+        texts = {name: archive.read(name).decode() for name in archive.namelist()}
+    assert len(texts) > 10
+    for name, content in texts.items():
+        assert formula_cells(content) == [], name
+        assert '# source: {"name": "x\\u002c=1+1.csv", ' in content, name
+
+
+# Many overlapping identity columns with intervals on (issue 20, M7) ---------------------------------------------------
+
+def identity_file(n_rows: int, n_columns: int, seed: int = 0) -> bytes:
+    """A label, a probability score and `n_columns` overlapping 0/1 identity columns (each row in ~20 % of each)."""
+    rng = np.random.default_rng(seed)
+    frame = pd.DataFrame({"label": rng.integers(0, 2, n_rows), "score": rng.random(n_rows).round(4)})
+    for j in range(n_columns):
+        frame[f"identity_{j}"] = (rng.random(n_rows) < 0.2).astype(int)
+    return frame.to_csv(index=False).encode()
+
+
+@pytest.mark.parametrize("n_columns", [20, 200])
+def test_many_overlapping_identity_columns_refuse_intervals_up_front_and_the_overview_answers(n_columns):
+    import time
+
+    from tests.app.helpers import start
+
+    at = start()
+    load(at, f"identities_{n_columns}.csv", identity_file(20_000, n_columns))
+    widget(at, "multiselect", "Identity columns").set_value([f"identity_{j}" for j in range(n_columns)]).run()
+    widget(at, "multiselect", "Protected attributes").set_value([]).run()
+    assert not at.exception
+    started = time.perf_counter()
+    at.switch_page("pages/overview.py").run(timeout=120)
+    print(f"\nOverview with {n_columns} identity columns: {time.perf_counter() - started:.1f} s")
+    assert not at.exception and not at.error
+    note = next(i.value for i in at.info if "membership patterns" in i.value)
+    assert "Intervals are off for this mapping" in note and "Tip: map fewer overlapping identity columns" in note
+    assert metrics(at)   # the Overview's tiles are drawn, with point estimates

@@ -194,8 +194,9 @@ def test_findings_panel_names_african_american_and_the_false_positive_rate(app, 
     assert f"{(aa & negative).sum():,} vs {(~aa & negative).sum():,} people" in first  # 1,795 vs 2,168
     # the same sentences as the library's, escaped for Markdown
     _, _, _, counts = compas_counts(frame)
+    mapping = fc.ColumnMapping(label="two_year_recid", positive_label=1, positive_outcome="adverse")   # guessed
     expected = fc.rate_findings(counts, ["false_positive_rate", "false_negative_rate"], reference="rest", ci=0.95,
-                             n_boot=1000, random_state=0, limit=3)
+                                n_boot=1000, random_state=0, limit=3, **fc.outcome_words(mapping))
     assert panel.split("\n")[: len(expected)] == [f"- {text.md(f.sentence)}" for f in expected]
     # ... and the driving comparison of each max
     assert any(b.startswith("The largest false positive rate ratio, 2.27 (95 % interval 1.92–3.17), is Other")

@@ -47,8 +47,9 @@ def madlibs(app, madlibs_csv):
     widget(app, "multiselect", "Identity columns").set_value(identities).run()
     assert not app.exception and not app.error
     assert metrics(app)["Rows used"] == "30,240"
+    assert widget(app, "radio", text.OUTCOME).value == "adverse"   # guessed: "toxicity" reads like a harm
     mapping = fc.ColumnMapping(label="toxicity", positive_label="toxic", scores=tuple(MODELS),
-                               indicators=tuple(identities))
+                               indicators=tuple(identities), positive_outcome="adverse")
     return app, frame, fc.ScoredData.from_frame(frame, mapping)
 
 
@@ -150,7 +151,7 @@ def test_rate_comparison_each_model_at_its_own_threshold(madlibs):
     assert side.loc["p% score (min)", "TOXICITY@1"].split(" [")[0] == p1
     assert any(row.startswith("Rule: ") for row in side.index)
     assert side.loc["Rule: Four-fifths rule: p% score >= 0.8", "TOXICITY@1"].split(":")[0] in (
-        "Pass", "Fail", "Inconclusive", "Undefined")
+        "Pass", "Fail", "Inconclusive", "Not assessable")
 
     # differences from the baseline (default: the first score), paired intervals
     thresholds = {"TOXICITY@1": 0.5, "TOXICITY@6": 0.3}
@@ -164,7 +165,7 @@ def test_rate_comparison_each_model_at_its_own_threshold(madlibs):
         other = next(m for m in MODELS if m != baseline)
         assert list(shown["model"]) == [other] * len(quantities)
         expected = fc.compare_models(sd.y_true, predictions, sd.subgroups, baseline=baseline, quantities=quantities,
-                                     ci=0.95, n_boot=1000, random_state=0)
+                                     ci=0.95, n_boot=1000, random_state=0, positive_outcome="adverse")
         expected = expected[expected["model"] == other].reset_index(drop=True)
         for column in ("value", "baseline_value", "difference", "difference_ci_low", "difference_ci_high"):
             same(shown[column], expected[column])

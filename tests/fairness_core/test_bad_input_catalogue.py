@@ -12,8 +12,10 @@ from __future__ import annotations
 import decimal
 import gzip
 import io
+import json
 import re
 import zipfile
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -436,3 +438,178 @@ def test_any_json_configuration_restores_or_is_refused_with_a_message():
         assert fc.ReviewConfig.from_json(config.to_json()) == config   # what restores, round-trips
 
     check()
+
+
+# Hostile-input check (M3, M6, M8, L1, L6 and the older items): each at its root ---------------------------------
+
+LONG_FIRST_ROW = b"y,p\n1,0.2,a\n0,0.7,b\n1,0.9,c\n"   # every data row one field longer than the header
+STALL = b"a,b\n" + b',"' * 32768 + b"\n"                  # 64 KB: once 38 s in pandas' implicit index
+
+
+def long_rows_message(name: str, fields: int, columns: int) -> str:
+    return fio.LONG_ROWS_MESSAGE.format(name=name, fields=fields, columns=columns)
+
+
+def test_rows_longer_than_the_header_are_refused_not_shifted():
+    # M6: pandas took the first field as the index, so 'y' held the scores, without a message.
+    with pytest.raises(ValueError) as info:
+        fc.read_table(LONG_FIRST_ROW, name="x.csv")
+    assert str(info.value) == long_rows_message("x.csv", 3, 2)
+    with pytest.raises(ValueError) as info:   # a trailing delimiter on the data rows only: the same shift
+        fc.read_table(b"y,p\n1,0.2,\n0,0.7,\n", name="x.csv")
+    assert str(info.value) == long_rows_message("x.csv", 3, 2)
+    with pytest.raises(ValueError) as info:   # a later row: pandas' own message, as before
+        fc.read_table(b"y,p\n1,0.2\n0,0.7,b\n", name="x.csv")
+    assert str(info.value) == fio.UNREADABLE_MESSAGE.format(
+        name="x.csv", kind="CSV", error="Error tokenizing data. C error: Expected 2 fields in line 3, saw 3")
+    # the same under the app's cell limit (the bounded read)
+    with pytest.raises(ValueError) as info:
+        fc.read_table(b"y,p\n" + b"1,0.2,a\n" * 50, name="x.csv", max_cells=10)
+    assert str(info.value) == long_rows_message("x.csv", 3, 2)
+    # a first row with a field over csv.reader's 128 KiB limit: its fields counted by pandas' tokenizer instead
+    text = "x" * 200_000
+    with pytest.raises(ValueError) as info:
+        fc.read_table(f"y,p\n{text},0.2,a\n".encode(), name="x.csv")
+    assert str(info.value) == long_rows_message("x.csv", 3, 2)
+    assert fc.read_table(f"y,p\n{text},0.2\n".encode())["y"].tolist() == [text]
+    # a header and rows that both end in a delimiter have as many fields: read, the blank column named by position
+    out = fc.read_table(b"y,p,\n1,0.2,\n0,0.7,\n")
+    assert list(out.columns) == ["y", "p", "Unnamed: 2"] and out["p"].tolist() == [0.2, 0.7]
+
+
+def test_sixty_four_kilobytes_of_quoted_commas_are_refused_at_once():
+    # M6: the 16,385 fields of this one row became a MultiIndex of 16,383 levels, built in quadratic time.
+    with pytest.raises(ValueError) as info:
+        fc.read_table(STALL, name="x.csv")
+    assert str(info.value) == long_rows_message("x.csv", 16_385, 2)
+    with pytest.raises(ValueError) as info:   # as a later row: pandas' tokenizer refuses it in one pass
+        fc.read_table(b"a,b\n1,2\n" + STALL[4:], name="x.csv")
+    assert str(info.value) == fio.UNREADABLE_MESSAGE.format(
+        name="x.csv", kind="CSV", error="Error tokenizing data. C error: Expected 2 fields in line 3, saw 16385")
+
+
+def test_a_blank_first_line_is_skipped_as_pandas_skips_it():
+    # L1: b" \r;" raised KeyError(' '): the header was taken from the blank line, pyarrow named a column ' ' and
+    # pandas' check of its types had no such column. Blank lines are skipped before the header, as pandas does.
+    with pytest.raises(ValueError) as info:
+        fc.read_table(b" \r;", name="x.csv")
+    assert str(info.value) == fio.UNREADABLE_MESSAGE.format(name="x.csv", kind="CSV",
+                                                            error="No columns to parse from file")
+    out = fc.read_table(b"  \r\n" + table_text().encode())   # pyarrow's reading (a column ' ') is not kept
+    pd.testing.assert_frame_equal(out, PLAIN)
+    semicolons = fc.read_table(b" \t \n" + table_text(";").encode())   # and the delimiter is still found
+    pd.testing.assert_frame_equal(semicolons, PLAIN)
+
+
+def hostile_review(tmp_path) -> fc.Review:
+    """A review whose file, column and subgroup names hold commas before formula characters (M3)."""
+    frame = pd.DataFrame({"y": [0, 1] * 40, "s,=2+2": np.tile([0.2, 0.8, 0.4, 0.6], 20),
+                          "g,@x": ["a,=1+1", "b,-cmd", '"c,+1"', "=d"] * 20})
+    mapping = fc.ColumnMapping(label="y", positive_label=1, scores=("s,=2+2",), protected=("g,@x",), min_size=5)
+    return fc.build_review(frame, fc.ReviewConfig(mapping=mapping, ci=None), source={"name": "x,=1+1.csv"})
+
+
+def formula_cells(text: str) -> list[str]:
+    """The cells of CSV `text`, as Python's csv module reads them, that a spreadsheet would run (not numbers)."""
+    import csv
+
+    bad = []
+    for row in csv.reader(io.StringIO(text, newline="")):
+        for cell in row:
+            if cell.startswith(("=", "+", "-", "@", "\t", "\r")):
+                try:
+                    float(cell)
+                except ValueError:
+                    bad.append(cell)
+    return bad
+
+
+def test_no_cell_of_an_exported_csv_starts_a_formula_context_lines_included(tmp_path):
+    # M3: the '# key: "value"' lines were split at a comma in a name, so 'x,=1+1.csv' gave the cell '=1+1'.
+    review = hostile_review(tmp_path)
+    texts = {key: fc.table_to_csv(table, {"table": key} | review.context()) for key, table in review.tables().items()}
+    assert len(texts) > 10
+    for key, text in texts.items():
+        assert formula_cells(text) == [], key
+        head = [line for line in text.splitlines() if line.startswith("#")]
+        assert head[1].startswith('# source: {"name": "x\\u002c=1+1.csv", ')   # JSON: reads back as the name
+        assert json.loads(head[1].split(": ", 1)[1])["name"] == "x,=1+1.csv"
+    table = pd.read_csv(io.StringIO(texts["s,=2+2.rates"]), comment="#")   # the table itself reads back
+    assert set(table["subgroup"]) == {"a,=1+1", "b,-cmd", '"c,+1"', "'=d"}
+    # any key and value: commas in strings escaped, keys other than plain words as JSON
+    text = fc.table_to_csv(pd.DataFrame({"v": [1]}), {"a,=b": ["p", "-q", "r,@x"], "k\nx": "v\r,\t=1", "n": [1, -2]})
+    assert formula_cells(text) == []
+    assert text.splitlines()[:3] == ['# "a\\u002c=b": ["p", "-q", "r\\u002c@x"]', '# "k\\nx": "v\\r\\u002c\\t=1"',
+                                     "# n: [1, -2]"]
+
+
+def test_exact_auc_levels_are_bounded_by_default(tmp_path):
+    # M8: 10^7 distinct scores took 7.5 GB; scored_counts now refuses more than 2,000,000 unless told otherwise.
+    from fairness_core.engines import TOO_MANY_LEVELS, scored_counts
+
+    path = many_levels(tmp_path)
+    mapping = fc.ColumnMapping(label="y", positive_label=1, scores=("p",), protected=("g",))
+    with pytest.raises(ValueError) as info:
+        scored_counts(str(path), mapping, auc_bins="exact")
+    assert str(info.value) == TOO_MANY_LEVELS.format(col="p", n=2_000_001, max=2_000_000)
+
+
+def many_levels(folder: Path) -> Path:
+    """A Parquet file of 2,000,001 rows, each with its own score (one more than exact levels may hold)."""
+    n = 2_000_001
+    path = folder / "levels.parquet"
+    pd.DataFrame({"y": (np.arange(n) % 2).astype(np.int8), "p": np.arange(n) / n,
+                  "g": np.where(np.arange(n) % 3 == 0, "a", "b")}).to_parquet(path, index=False)
+    return path
+
+
+@pytest.mark.parametrize("values", [[0.3, 0.7], [0, 1]], ids=["0.3/0.7", "0/1"])
+@pytest.mark.parametrize("name", ["score", "prob", "proba", "probability", "pred_proba", "p_model"])
+def test_a_two_valued_column_named_as_a_score_is_guessed_a_score(name, values):
+    # L6: a two-valued numeric 'score' was guessed the predicted label (and then refused: its values are not the
+    # label's). A 0/1 'score' alone stays a predicted label: Aequitas' layout (test_mapping_guess.py, adult).
+    frame = PLAIN.drop(columns="score").assign(**{name: values * (N // 2)})
+    guess = fc.guess_mapping(frame)
+    if name == "score" and values == [0, 1]:
+        assert (guess.mapping.scores, guess.mapping.predicted_label) == ((), "score")
+        return
+    assert (guess.mapping.label, guess.mapping.scores, guess.mapping.predicted_label) == ("label", (name,), None)
+    assert guess.missing == ()
+    assert fc.ScoredData.from_frame(frame, guess.mapping).n_rows == N   # the guess validates
+
+
+def test_correlation_of_perfectly_correlated_huge_or_tiny_values_is_minus_one():
+    # correlation_score is -|r|: perfectly correlated inputs give r = 1, so -1 (the worst score), at any scale;
+    # x * 1e200 overflowed in the products and gave NaN.
+    x = np.arange(10.0)
+    for scale in (1e200, 1e-300, 1.0):
+        assert fc.correlation_score(x * scale, x * scale) == -1.0
+        result = fc.correlation_score(x * scale, -x * scale, ci=0.95)
+        assert (result.value, result.r) == (-1.0, -1.0)
+    assert fc.correlation_score(np.array([1e308, -1e308, 5e307]), np.array([1.0, 0.0, 0.7])) == pytest.approx(
+        -abs(np.corrcoef([1.0, -1.0, 0.5], [1.0, 0.0, 0.7])[0, 1]), abs=1e-12)
+
+
+@pytest.mark.parametrize("threshold", [float("nan"), float("inf"), None, "0.5", True])
+def test_an_indicator_threshold_that_is_not_a_finite_number_is_refused(threshold):
+    # Subgroups.from_indicators(threshold=nan) made every subgroup empty without a word.
+    frame = pd.DataFrame({"gay": [0.0, 0.4, 0.6, 1.0]})
+    with pytest.raises(ValueError) as info:
+        fc.Subgroups.from_indicators(frame, ["gay"], threshold=threshold)
+    assert str(info.value) == ("The 'threshold' parameter of Subgroups.from_indicators must be numeric and finite. "
+                               f"Got {threshold!r} instead.")
+    assert fc.Subgroups.from_indicators(frame, ["gay"], threshold=0.5, min_size=1).sizes.tolist() == [2]
+
+
+def test_complex_scores_are_refused_not_cut_to_their_real_part():
+    from fairness_core._scored_data import SCORE_COMPLEX
+
+    frame = PLAIN.assign(score=np.array(SCORES) + 1j)
+    assert refused(frame) == SCORE_COMPLEX.format(col="score", dtype="complex128")
+    config = fc.ReviewConfig(mapping=fc.ColumnMapping(label="label", positive_label=1, scores=("score",),
+                                                      protected=("race",)))
+    with pytest.raises(ValueError, match=re.escape(SCORE_COMPLEX.format(col="score", dtype="complex128"))):
+        fc.build_review(frame, config)
+    assert fc.guess_mapping(frame).mapping.scores == ()   # never proposed as a score
+    with pytest.raises(ValueError, match="must be numeric and finite. Got dtype complex128"):   # the metric checks
+        fc.bias_auc_table(PLAIN["label"], frame["score"].to_numpy(), PLAIN["race"])

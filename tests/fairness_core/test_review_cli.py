@@ -6,6 +6,7 @@ import json
 import re
 import subprocess
 import sys
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -158,3 +159,144 @@ def test_a_named_reference_round_trips_as_a_subgroup_never_a_keyword():
     review = fc.build_review(frame, back)
     table = review.models[0].rates["false_positive_rate"].table
     assert set(table["reference"]) == {"rest"} and "rest" not in set(table["subgroup"])
+
+
+# Hostile-input check (M4, M5, M6, M8, L3): every user mistake is exit 2 with one line on stderr ------------------
+
+def _equal_file(tmp_path):
+    block = pd.DataFrame({"y": [0, 0, 1, 1] * 50, "p": [0.1, 0.7, 0.3, 0.9] * 50})
+    path = tmp_path / "equal.csv"
+    pd.concat([block.assign(g="a"), block.assign(g="b")], ignore_index=True).to_csv(path, index=False)
+    return path
+
+
+def _refused(done: subprocess.CompletedProcess) -> str:
+    """The one line a refused command wrote on stderr (exit status 2, no traceback, nothing on stdout)."""
+    assert done.returncode == 2, done.stderr
+    lines = done.stderr.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: ") and not done.stdout, done.stderr
+    return lines[0]
+
+
+def _refused_here(capsys, *args: str) -> str:
+    """:func:`_refused` of ``main(args)`` run in this process (the same exit status and stderr, without the start-up
+    time of a new interpreter)."""
+    from fairness_core.__main__ import main
+
+    capsys.readouterr()
+    try:
+        status = main(list(args))
+    except SystemExit as exc:   # argparse's usage errors
+        status = exc.code
+    out, err = capsys.readouterr()
+    return _refused(subprocess.CompletedProcess(args, status, out, err))
+
+
+def test_cli_output_that_cannot_be_written_is_bad_input(tmp_path, capsys):
+    # M4: a bad --out printed a traceback and exited 1, which a release gate reads as "a rule fails".
+    path = _equal_file(tmp_path)
+    flags = ["--label", "y", "--score", "p", "--protected", "g", "--no-intervals"]
+    missing = tmp_path / "nowhere" / "review.json"
+    assert _refused_here(capsys, "metrics", str(path), *flags, "--out", str(missing)) == (
+        f"error: --out {str(missing)!r}: the directory {str(missing.parent)!r} does not exist. Tip: create it first, "
+        "or give a path in an existing directory.")
+    assert _refused_here(capsys, "report", str(path), *flags, "--out", str(tmp_path)) == (
+        f"error: --out {str(tmp_path)!r} is a directory. Tip: give a file name in it, e.g. "
+        f"{str(tmp_path / 'review.html')!r}.")
+    assert not list(tmp_path.glob("*.html")) and not missing.parent.exists()
+    if not Path("/dev/full").exists():
+        pytest.skip("no /dev/full to stand for a full disk")
+    full = "error: could not write '/dev/full': No space left on device. Tip: check the path and the free disk space."
+    assert _refused(_cli("report", str(path), *flags, "--out", "/dev/full")) == full   # the interpreter's own status
+    assert _refused_here(capsys, "metrics", str(path), *flags, "--out", "/dev/full") == full
+
+
+@pytest.mark.parametrize("value", ["inf", "nan", "-inf", "p=nan", "1e999"])
+def test_cli_threshold_that_is_not_finite_is_bad_input(tmp_path, capsys, value):
+    # M4: --threshold inf printed a traceback and exited 1.
+    line = _refused_here(capsys, "metrics", str(_equal_file(tmp_path)), "--label", "y", "--score", "p", "--protected",
+                         "g", f"--threshold={value}")
+    assert line == f"error: --threshold {value!r}: expected a finite number X or COL=X (predictions are score >= X)."
+
+
+@pytest.mark.parametrize("change, field", [
+    (lambda c: c | {"options": 5}, "options: 5 is not of type 'object'"),
+    (lambda c: c | {"options": c["options"] | {"n_boot": 1e9}},
+     "options.n_boot: 1000000000.0 is greater than the maximum of 10000"),
+    (lambda c: c | {"options": c["options"] | {"cal_n_bins": 1e7}},
+     "options.cal_n_bins: 10000000.0 is greater than the maximum of 50"),
+], ids=["options", "n_boot", "cal_n_bins"])
+def test_cli_configuration_with_wrong_types_or_sizes_is_bad_input(tmp_path, capsys, change, field):
+    # M5: a configuration with wrong types was reported as an internal error (exit 3, "please report it").
+    mapping = fc.ColumnMapping(label="y", positive_label=1, scores=("p",), protected=("g",))
+    config = tmp_path / "config.json"
+    config.write_text(json.dumps(change(fc.ReviewConfig(mapping=mapping).to_dict())), encoding="utf-8")
+    line = _refused(_cli("metrics", str(_equal_file(tmp_path)), "--config", str(config)))   # its own process
+    assert line.startswith("error: The review configuration is not valid: ") and field in line
+
+
+def test_cli_configuration_file_that_cannot_be_read_is_bad_input(tmp_path, capsys):
+    path = str(_equal_file(tmp_path))
+    nested = tmp_path / "nested.json"
+    nested.write_text("[" * 100_000 + "]" * 100_000, encoding="utf-8")
+    assert _refused_here(capsys, "metrics", path, "--config", str(nested)) == (
+        "error: The review configuration is not valid: the JSON is nested too deeply. Tip: save one from the app, or "
+        "see ReviewConfig.")
+    binary = tmp_path / "binary.json"
+    binary.write_bytes(b"\xff\xfe{")
+    assert _refused_here(capsys, "metrics", path, "--config", str(binary)) == (
+        f"error: --config {str(binary)!r} is not UTF-8 text. Tip: give a review configuration saved from the app "
+        "(JSON).")
+    assert _refused_here(capsys, "metrics", path, "--config", str(tmp_path)) == (
+        f"error: --config {str(tmp_path)!r} cannot be read: Is a directory.")
+
+
+def test_cli_rows_longer_than_the_header_are_refused(tmp_path, capsys):
+    # M6: read shifted (column y held the scores) without a message; 64 KB of ',"' took 38 s.
+    from fairness_core._io import LONG_ROWS_MESSAGE
+    from tests.fairness_core.test_bad_input_catalogue import LONG_FIRST_ROW, STALL
+
+    for name, data, fields in (("shifted.csv", LONG_FIRST_ROW, 3), ("stall.csv", STALL, 16_385)):
+        path = tmp_path / name
+        path.write_bytes(data)
+        assert _refused_here(capsys, "metrics", str(path), "--label", "y", "--score", "p") == (
+            "error: " + LONG_ROWS_MESSAGE.format(name=name, fields=fields, columns=2))
+
+
+def test_cli_flags_that_would_be_ignored_or_cannot_apply_are_refused(tmp_path, capsys):
+    # L3: an unknown --threshold column and --table without --engine were ignored; --table on a CSV answered
+    # "Cannot launch in-memory database in read-only mode!".
+    path = str(_equal_file(tmp_path))
+    flags = ["--label", "y", "--score", "p", "--protected", "g"]
+    assert _refused(_cli("metrics", path, *flags, "--threshold", "nope=0.5")) == (   # in its own process
+        "error: --threshold 'nope=0.5': 'nope' is not a score column (scores: 'p'). Tip: give COL=X for a column "
+        "named with --score, or X alone for every score.")
+    assert _refused_here(capsys, "metrics", path, *flags, "--table", "t") == (
+        "error: --table NAME reads a table of a DuckDB database file: use it with --engine duckdb.")
+    assert _refused_here(capsys, "metrics", path, *flags, "--engine", "polars", "--table", "t") == (
+        "error: --table NAME reads a table of a DuckDB database file: use it with --engine duckdb.")
+    assert _refused_here(capsys, "metrics", path, *flags, "--engine", "duckdb", "--table", "t") == (
+        f"error: {path!r} is not a DuckDB database file, which --table NAME reads a table of. Tip: to read a CSV or "
+        "Parquet file, leave out --table.")
+    assert _refused_here(capsys, "metrics", path, *flags, "--auc-bins", "100") == (
+        "error: --auc-bins sets the score bins of counts computed by an engine: use it with --engine (without one, "
+        "every AUC is exact).")
+    assert _refused_here(capsys, "metrics", path, *flags, "--engine", "duckdb", "--auc-bins", "10000000") == (
+        "error: --auc-bins '10000000': expected a whole number of bins from 2 to 2,000,000, or 'exact'. Tip: 10000 "
+        "(the default) keeps each AUC within its reported max_binning_error.")
+    assert _refused_here(capsys, "metrics", path, "--label", "y", "--predicted", "p", "--protected", "g",
+                         "--threshold", "0.5") == (
+        "error: --threshold '0.5' applies to score columns, and none is given: add --score COL.")
+    assert _refused(_cli("metrics", path, *flags, "--no-such-flag")) == (
+        "error: unrecognized arguments: --no-such-flag (see python -m fairness_core --help)")
+
+
+def test_cli_exact_auc_levels_are_bounded(tmp_path, capsys):
+    # M8: 10^7 distinct scores took 7.5 GB through --engine duckdb --auc-bins exact; the app refuses them at once.
+    from fairness_core.engines import TOO_MANY_LEVELS
+    from tests.fairness_core.test_bad_input_catalogue import many_levels
+
+    path = many_levels(tmp_path)
+    assert _refused_here(capsys, "metrics", str(path), "--engine", "duckdb", "--auc-bins", "exact", "--label", "y",
+                         "--score", "p", "--protected", "g", "--no-intervals") == (
+        "error: " + TOO_MANY_LEVELS.format(col="p", n=2_000_001, max=2_000_000))
