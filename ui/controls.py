@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Any, Callable, Sequence
-
+import math
 from dataclasses import dataclass, replace
+from typing import Any, Callable, Sequence
 
 import numpy as np
 
@@ -61,8 +61,10 @@ def kept(widget: Callable, label: str, name: str, default: Any, *, options: Sequ
     value that is no longer offered falls back to `default`.
     """
     store, wkey = state.KEEP_PREFIX + name, "w:" + name
-    value = st.session_state.get(store, default)
-    current = st.session_state.get(wkey, value)
+    value = _sane(st.session_state.get(store, default), default, kwargs)
+    current = _sane(st.session_state.get(wkey, value), value, kwargs)
+    if default is None and widget is st.number_input:   # an optional number: None or a number that fits
+        value, current = (v if v is None or _sane(v, 0.0, kwargs) == v else None for v in (value, current))
     if options is not None:
         options = list(options)
         kwargs["options"] = options
@@ -124,6 +126,35 @@ def prediction_settings(scored: fc.ScoredData, score: str | None, *, allow_score
 
 def _prediction_sources(scored: fc.ScoredData, score: str | None, allow_score: bool) -> list:
     return ([f"score:{score}"] if score and allow_score else []) + (["given"] if scored.predicted is not None else [])
+
+
+def _sane(value: Any, default: Any, kwargs: dict) -> Any:
+    """`value` when it fits a widget whose default is `default` (its type; a finite number within the widget's
+    ``min_value`` / ``max_value``; a pair for a range), else `default`. A kept value may come from a saved review or
+    a link, and is never trusted to fit its widget: a wrong one falls back instead of breaking the page."""
+    if value is None or default is None:
+        return value
+    if isinstance(default, bool):
+        return value if isinstance(value, bool) else default
+    if isinstance(default, (int, float)):
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+            return default
+        low, high = kwargs.get("min_value"), kwargs.get("max_value")
+        if (low is not None and value < low) or (high is not None and value > high):
+            return default
+        if isinstance(default, int):
+            return int(value) if float(value).is_integer() else default
+        return float(value)
+    if isinstance(default, tuple):   # a range slider's (low, high)
+        if not isinstance(value, (list, tuple)) or len(value) != len(default):
+            return default
+        fitted = tuple(_sane(v, d, kwargs) for v, d in zip(value, default))
+        return fitted if all(f is v or f == v for f, v in zip(fitted, value)) else default
+    if isinstance(default, list):
+        return list(value) if isinstance(value, (list, tuple)) else default
+    if isinstance(default, str):
+        return value if isinstance(value, str) else default
+    return value
 
 
 def _offered(value: Any, options: list, fallback: Any) -> Any:

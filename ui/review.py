@@ -548,7 +548,13 @@ def restore_section() -> None:
             return
         st.session_state[RESTORED] = uploaded.file_id
         notes = unsupported(config)
-        request(config, ("Not offered here, so the default is used: " + "; ".join(notes) + ".") if notes else "")
+        made = dict(config.view).get(SOURCE)
+        sha = made.get("sha256") if isinstance(made, dict) else None
+        other = isinstance(sha, str) and st.session_state[state.DATASET_TOKEN] != "upload:" + sha
+        request(config, " ".join(
+            ([("This file is not the one the review was made with (its SHA-256 differs), so the numbers may "
+               "differ.")] if other else [])
+            + ([("Not offered here, so the default is used: " + "; ".join(notes) + ".")] if notes else [])))
 
 
 # Exports ---------------------------------------------------------------------------------------------

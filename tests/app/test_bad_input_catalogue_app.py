@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import gzip
 import io
+import json
 
 import numpy as np
 import pandas as pd
@@ -423,10 +424,9 @@ def test_no_cell_of_the_tables_zip_starts_a_formula(tmp_path):
 def identity_file(n_rows: int, n_columns: int, seed: int = 0) -> bytes:
     """A label, a probability score and `n_columns` overlapping 0/1 identity columns (each row in ~20 % of each)."""
     rng = np.random.default_rng(seed)
-    frame = pd.DataFrame({"label": rng.integers(0, 2, n_rows), "score": rng.random(n_rows).round(4)})
-    for j in range(n_columns):
-        frame[f"identity_{j}"] = (rng.random(n_rows) < 0.2).astype(int)
-    return frame.to_csv(index=False).encode()
+    columns = {"label": rng.integers(0, 2, n_rows), "score": rng.random(n_rows).round(4)}
+    columns |= {f"identity_{j}": (rng.random(n_rows) < 0.2).astype(int) for j in range(n_columns)}
+    return pd.DataFrame(columns).to_csv(index=False).encode()
 
 
 @pytest.mark.parametrize("n_columns", [20, 200])
@@ -447,3 +447,34 @@ def test_many_overlapping_identity_columns_refuse_intervals_up_front_and_the_ove
     note = next(i.value for i in at.info if "membership patterns" in i.value)
     assert "Intervals are off for this mapping" in note and "Tip: map fewer overlapping identity columns" in note
     assert metrics(at)   # the Overview's tiles are drawn, with point estimates
+
+
+# Restored values that do not fit their widgets (issue 20, M2) and a review of another file (L2) ---------------------
+
+def test_view_entries_of_the_wrong_type_fall_back_on_every_page():
+    from tests.app.helpers import PAGES, start
+    from tests.app.review_helpers import restore
+
+    at = start()   # the bundled credit sample
+    base = fc.ReviewConfig(mapping=data.SAMPLES["credit"]["mapping"]).to_dict()
+    base["view"] = {"subgroups:order": 5, "auc:full_range": "yes", "intervals:show": "on", "subgroups:min_size": -3,
+                    "subgroups:n_bins": "many", "auc:p": "x", "cal:ratio_threshold": "bogus",
+                    "rates:metrics": "false_positive_rate", "cal:n_bins": 10 ** 6}
+    restore(at, "odd.json", json.dumps(base).encode())
+    assert not at.exception, at.exception
+    for page in PAGES:
+        at.switch_page(page).run()
+        assert not at.exception, (page, at.exception)
+
+
+def test_restoring_the_review_of_another_file_says_so():
+    from tests.app.helpers import start
+    from tests.app.review_helpers import restore
+
+    at = start()
+    config = fc.ReviewConfig(mapping=data.SAMPLES["credit"]["mapping"],
+                             view={"source": {"name": "other.csv", "sha256": "0" * 64}}).to_json().encode()
+    restore(at, "other.json", config)
+    assert not at.exception
+    assert any("not the one the review was made with (its SHA-256 differs)" in t.value for t in at.toast), \
+        [t.value for t in at.toast]
