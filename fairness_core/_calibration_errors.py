@@ -19,8 +19,7 @@ import pandas as pd
 from ._bootstrap import check_boot_options, percentile_interval, replicate_stat, rng_of
 from ._checks import check_int, check_option
 from ._compare import (DISTANCES, DisparityResult, add_intervals, bootstrap_comparison, check_reference,
-                       comparison_columns, comparison_index, compared_values, reduce_disparities, reduce_samples,
-                       used_rows, with_intervals)
+                       comparison_columns, comparison_index, compared_values, reduce_disparities, reduced_interval)
 from ._policy import BOUND_RTOL, DEFAULT_RULES, Rule, Verdict, evaluate, evaluate_result
 
 ERROR_COLUMNS = ("ece", "mce", "brier_score")
@@ -117,7 +116,6 @@ def calibration_disparity_of(counts, *, threshold: Optional[float] = None, min_p
         corrected = (table["subgroup_value"] - a0) - (table["reference_value"] - b0)
         table["disparity"] = np.abs(corrected.to_numpy(dtype=np.float64))
     table.attrs["debiased"] = debias
-    wide = None
     if level is not None:
         captured = []
 
@@ -150,21 +148,14 @@ def calibration_disparity_of(counts, *, threshold: Optional[float] = None, min_p
         plain = table
         table = add_intervals(plain, signed, disparity, distance_measure=distance_measure, level=level,
                               adjust=adjust, func=func, sides=sides)
-        if reduction is not None and null is not None:   # each comparison at the Bonferroni level, for the reduction
-            used = used_rows(plain, include_small) & plain["disparity"].notna().to_numpy()
-            m = max(int(used.sum()), 1)
-            wide = add_intervals(plain, signed, disparity, distance_measure=distance_measure,
-                                 level=1.0 - (1.0 - level) / m, adjust=None, func=func, sides=sides)
     table = _with_verdicts(table, rule, distance_measure, level)
     if reduction is None:
         return table
     result = reduce_disparities(table, reduction, distance_measure=distance_measure, reference=reference,
                                 include_small=include_small, func=func)
-    if wide is not None:
-        result = _reduced_from_comparisons(result, table, wide, include_small, level, n_boot)
-    elif level is not None:
-        reduced = reduce_samples(disparity, used_rows(table, include_small), reduction)
-        result = with_intervals(result, table, reduced, level=level, n_boot=n_boot)
+    if level is not None:
+        result = reduced_interval(result, table, plain, signed, disparity, distance_measure=distance_measure,
+                                  include_small=include_small, level=level, n_boot=n_boot, func=func, sides=sides)
     verdict = None if rule is None else evaluate_result(rule, result)
     passes = None if verdict is None else {"pass": True, "fail": False}.get(verdict.status)
     return CalibrationDisparityResult(
@@ -268,27 +259,6 @@ def _null_band(corrected: np.ndarray, null_signed: np.ndarray):
         return (np.where(undefined, np.nan, np.where(above, low, np.where(below, -high, 0.0))),
                 np.where(undefined, np.nan, np.where(above, high, np.where(below, -low, np.fmax(-low, high)))))
     return sides
-
-
-def _reduced_from_comparisons(result, table: pd.DataFrame, wide: pd.DataFrame, include_small: bool, level: float,
-                              n_boot: int):
-    """`result` whose interval joins the comparisons' own intervals at the Bonferroni level (level 1 - alpha / m over
-    the m comparisons reduced): [max of lows, max of highs] for a max, the means for a mean. If every comparison's
-    interval holds its truth, so does this one (at least `level` together), and no resampled max is biased upwards."""
-    from dataclasses import replace
-
-    used = used_rows(table, include_small) & table["disparity"].notna().to_numpy()
-    low = wide["disparity_ci_low"].to_numpy(dtype=np.float64)[used]
-    high = wide["disparity_ci_high"].to_numpy(dtype=np.float64)[used]
-    if not used.any() or np.isnan(result.value):
-        ci = (np.nan, np.nan)
-    elif result.reduction == "max":
-        ci = (float(np.nanmax(low)), float(np.nanmax(high)))
-    else:
-        ci = (float(np.nanmean(low)), float(np.nanmean(high)))
-    ci = (min(ci[0], result.value), max(ci[1], result.value)) if not np.isnan(ci[0]) else ci
-    return replace(result, table=table, ci_low=ci[0], ci_high=ci[1], level=level, n_boot=n_boot,
-                   n_boot_undefined=0, adjust=table.attrs.get("adjust"))
 
 
 def calibration_rule(distance_measure: str, threshold: Optional[float],

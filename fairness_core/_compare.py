@@ -480,24 +480,6 @@ def add_intervals(table: pd.DataFrame, signed: np.ndarray, disparity: np.ndarray
     return out
 
 
-def with_intervals(result: DisparityResult, table: pd.DataFrame, reduced: np.ndarray, *, level: float,
-                   n_boot: int) -> DisparityResult:
-    """`result` with its interval table and the percentile interval of the reduced replicates.
-
-    The interval is widened where needed so that it contains ``result.value``.
-    """
-    from dataclasses import replace
-
-    from ._bootstrap import percentile_interval
-
-    low, high, undefined = percentile_interval(np.asarray(reduced, dtype=np.float64)[:, None], level)
-    # The bootstrap distribution of a max is biased upwards (with every disparity near parity its
-    # percentile interval can lie above the estimate): the interval is widened to contain the estimate.
-    low, high = np.fmin(low, result.value), np.fmax(high, result.value)
-    return replace(result, table=table, ci_low=float(low[0]), ci_high=float(high[0]), level=level, n_boot=n_boot,
-                   n_boot_undefined=int(undefined[0]), adjust=table.attrs.get("adjust"))
-
-
 def finish_disparity(table: pd.DataFrame, signed: np.ndarray, disparity: np.ndarray, *, distance_measure,
                      reduction: Optional[str], reference: str, include_small: bool, level: float, n_boot: int,
                      adjust: Optional[str], func: str, sides=None):
@@ -518,14 +500,69 @@ def finish_disparity(table: pd.DataFrame, signed: np.ndarray, disparity: np.ndar
     -------
     DataFrame (``reduction=None``) or DisparityResult
     """
-    table = add_intervals(table, signed, disparity, distance_measure=distance_measure, level=level,
+    plain = table
+    table = add_intervals(plain, signed, disparity, distance_measure=distance_measure, level=level,
                           adjust=adjust, func=func, sides=sides)
     if reduction is None:
         return table
     result = reduce_disparities(table, reduction, distance_measure=distance_measure, reference=reference,
                                 include_small=include_small, func=func)
-    reduced = reduce_samples(disparity, used_rows(table, include_small), reduction)
-    return with_intervals(result, table, reduced, level=level, n_boot=n_boot)
+    return reduced_interval(result, table, plain, signed, disparity, distance_measure=distance_measure,
+                            include_small=include_small, level=level, n_boot=n_boot, func=func, sides=sides)
+
+
+def reduced_interval(result: DisparityResult, table: pd.DataFrame, plain: pd.DataFrame, signed: np.ndarray,
+                     disparity: np.ndarray, *, distance_measure, include_small: bool, level: float, n_boot: int,
+                     func: str, sides=None) -> DisparityResult:
+    """`result` (a max or mean over comparisons) with the interval joined from its comparisons' own intervals.
+
+    Each of the m comparisons reduced gets its interval at the Bonferroni level 1 - (1 - level) / m
+    (:func:`add_intervals` on `plain`, the table without interval columns, with the same replicates
+    and `sides`); the reduction's interval is [max of lows, max of highs] for a max and [mean of lows,
+    mean of highs] for a mean (finite ones: a mean leaves out infinite ratios), widened to contain
+    the value. If every comparison's interval holds its truth, which happens with probability at
+    least `level`, so does this one. A percentile interval of resampled maxima cannot do that: with
+    every comparison at parity the max of |a - b| is above 0 in every replicate, and its interval
+    missed the truth every time (``benchmarks/coverage.py``); a comparison whose interval holds
+    parity has its low end at parity here.
+
+    Parameters
+    ----------
+    result : DisparityResult
+    table, plain : DataFrame
+        The comparison table with its interval columns (kept in the result) and without them.
+    signed, disparity : ndarray of shape (n_boot, n_comparisons)
+    distance_measure, include_small, level, n_boot, func, sides
+        As in :func:`finish_disparity`.
+
+    Returns
+    -------
+    DisparityResult
+        With ``ci_low, ci_high, level, n_boot``; ``n_boot_undefined`` counts the replicates in
+        which no comparison was defined.
+    """
+    from dataclasses import replace
+
+    values = plain["disparity"].to_numpy(dtype=np.float64)
+    used = used_rows(plain, include_small) & ~np.isnan(values)
+    if result.reduction == "mean":
+        used &= np.isfinite(values)
+    m = max(int(used.sum()), 1)
+    wide = add_intervals(plain, signed, disparity, distance_measure=distance_measure, level=1.0 - (1.0 - level) / m,
+                         adjust=None, func=func, sides=sides)
+    low = wide["disparity_ci_low"].to_numpy(dtype=np.float64)[used]
+    high = wide["disparity_ci_high"].to_numpy(dtype=np.float64)[used]
+    if np.isnan(result.value) or not used.any() or np.isnan(low).all():
+        ci = (np.nan, np.nan)
+    elif result.reduction == "max":
+        ci = (float(np.nanmax(low)), float(np.nanmax(high)))
+    else:
+        ci = (float(np.nanmean(low)), float(np.nanmean(high)))
+    if not np.isnan(ci[0]):
+        ci = (min(ci[0], result.value), max(ci[1], result.value))
+    undefined = int(np.isnan(reduce_samples(disparity, used_rows(plain, include_small), result.reduction)).sum())
+    return replace(result, table=table, ci_low=ci[0], ci_high=ci[1], level=level, n_boot=n_boot,
+                   n_boot_undefined=undefined, adjust=table.attrs.get("adjust"))
 
 
 def used_rows(table: pd.DataFrame, include_small: bool) -> np.ndarray:

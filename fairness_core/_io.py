@@ -329,7 +329,7 @@ def _read_csv(data: bytes, name: str, max_cells: int | None = None) -> pd.DataFr
         frame = _read_csv_arrow(data, sep, encoding, header)
     if frame is None:
         try:
-            frame = pd.read_csv(io.BytesIO(data), sep=sep, encoding=encoding, low_memory=False, index_col=False)
+            frame = _pandas_csv(data, sep=sep, encoding=encoding, low_memory=False)
         except (pd.errors.ParserError, UnicodeDecodeError, ValueError) as exc:
             raise ValueError(UNREADABLE_MESSAGE.format(name=name, kind="CSV", error=str(exc).strip())) from exc
     # pandas renames a repeated name (x, x.1) and names a blank one by position; say so, since the
@@ -370,8 +370,7 @@ def _read_csv_bounded(data: bytes, name: str, sep: str, encoding: str, n_columns
     if max(data.count(b"\n"), data.count(b"\r")) <= max_rows:
         return None
     try:
-        frame = pd.read_csv(io.BytesIO(data), sep=sep, encoding=encoding, low_memory=False, nrows=max_rows + 1,
-                            index_col=False)
+        frame = _pandas_csv(data, sep=sep, encoding=encoding, low_memory=False, nrows=max_rows + 1)
     except (pd.errors.ParserError, UnicodeDecodeError, ValueError) as exc:
         raise ValueError(UNREADABLE_MESSAGE.format(name=name, kind="CSV", error=str(exc).strip())) from exc
     if len(frame) > max_rows:
@@ -434,7 +433,10 @@ def _read_csv_arrow(data: bytes, sep: str, encoding: str, header: list[str]) -> 
             return None
     frame = table.to_pandas(split_blocks=True, self_destruct=True)
     del table
-    head = pd.read_csv(io.BytesIO(data), sep=sep, encoding=encoding, nrows=SNIFF_LINES, index_col=False)
+    try:
+        head = _pandas_csv(data, sep=sep, encoding=encoding, nrows=SNIFF_LINES)
+    except pd.errors.ParserError:   # pandas' own reading decides, and says what is wrong
+        return None
     if [str(c) for c in head.columns] != header:   # pandas names the columns otherwise: its reading decides
         return None
     for name in header:
@@ -443,6 +445,19 @@ def _read_csv_arrow(data: bytes, sep: str, encoding: str, header: list[str]) -> 
                 or (ours.kind == "f" and theirs.kind == "i")):
             return None
     return frame
+
+
+def _pandas_csv(data: bytes, **kwargs) -> pd.DataFrame:
+    """``pandas.read_csv`` of `data` with no row labels taken from the data (``index_col=False``), where a row with
+    more fields than the header is an error (pandas' ``ParserError``), not a warning and a row cut short."""
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", pd.errors.ParserWarning)
+        try:
+            return pd.read_csv(io.BytesIO(data), index_col=False, **kwargs)
+        except pd.errors.ParserWarning as exc:
+            raise pd.errors.ParserError(f"a row has more fields than the header ({exc})") from None
 
 
 def _first_records(data: bytes, encoding: str, sep: str) -> tuple[list[str], list[str] | None]:

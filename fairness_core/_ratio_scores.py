@@ -347,10 +347,12 @@ def correlation_score(y_pred_or_score, column, *, ci=None):
             return float("nan")
         nan = float("nan")
         return CorrelationScoreResult(nan, nan, nan, nan, nan, nan, level, len(x))
-    # r does not change when a column is scaled: scaled to at most 1 in size, its squares neither overflow
-    # (scores near 1e200) nor underflow (near 1e-300), so r stays a number wherever it is defined.
-    x, z = x / np.abs(x).max(), z / np.abs(z).max()
+    # r does not change when a column is scaled: a column of extreme size is scaled to at most 1, so its squares
+    # neither overflow (scores near 1e200) nor underflow (near 1e-300) and r stays a number wherever it is defined
+    # (ordinary columns are left as they are, so r keeps its exact value, -1.0 for [1, 2, 3] against [3, 2, 1]).
+    x, z = (v / np.abs(v).max() if not 1e-150 < np.abs(v).max() < 1e150 else v for v in (x, z))
     r = float(np.clip(np.corrcoef(x, z)[0, 1], -1.0, 1.0))
+    r = float(np.sign(r)) if abs(abs(r) - 1.0) < 1e-12 else r   # perfectly (anti-)correlated: exactly +-1
     if level is None:
         return 0.0 - abs(r)
     from scipy.stats import pearsonr

@@ -198,16 +198,23 @@ def test_intervals_equal_literal_theil_on_the_resampled_rows(reference, overlap)
             low, high = percentile(samples, level)
             assert table[f"{side}_ci_low"].iloc[j] == pytest.approx(low, abs=TOL)
             assert table[f"{side}_ci_high"].iloc[j] == pytest.approx(high, abs=TOL)
-    # The reduced max: per replicate the max over the comparisons, widened to contain the estimate.
-    low, high = percentile(np.nanmax(theil, axis=1), level)
-    assert result.ci_low == pytest.approx(min(low, result.value), abs=TOL)
-    assert result.ci_high == pytest.approx(max(high, result.value), abs=TOL)
+    # The reduced max and mean: each comparison's interval at the Bonferroni level (its low end 0 where the signed
+    # difference's interval holds 0), then the max (or mean) of the lows and of the highs, widened to the estimate.
+    m = theil.shape[1]
+    bonferroni = 1 - (1 - level) / m
+    ends = []
+    for j in range(m):
+        low, high = percentile(theil[:, j], bonferroni)
+        s_low, s_high = percentile(signed[:, j], bonferroni)
+        ends.append((low if (s_low > 0 or s_high < 0) else 0.0, high))
+    lows, highs = np.array(ends).T
+    assert result.ci_low == pytest.approx(min(lows.max(), result.value), abs=TOL)
+    assert result.ci_high == pytest.approx(max(highs.max(), result.value), abs=TOL)
     assert (result.level, result.n_boot, result.n_boot_undefined, result.adjust) == (level, n_boot, 0, None)
     mean = counts.theil_index(reference=reference, reduction="mean", include_small=True, ci=level, n_boot=n_boot,
                               random_state=7)
-    low, high = percentile(theil.mean(axis=1), level)
-    assert mean.ci_low == pytest.approx(min(low, mean.value), abs=TOL)
-    assert mean.ci_high == pytest.approx(max(high, mean.value), abs=TOL)
+    assert mean.ci_low == pytest.approx(min(lows.mean(), mean.value), abs=TOL)
+    assert mean.ci_high == pytest.approx(max(highs.mean(), mean.value), abs=TOL)
 
 
 @pytest.mark.parametrize("overlap", [False, True])
