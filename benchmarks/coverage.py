@@ -1,0 +1,982 @@
+"""Coverage of every interval the app shows, and error rates of its policy verdicts, by simulation.
+
+    .venv/bin/python benchmarks/coverage.py                          # 5 settings x 300 data sets, n_boot 500
+    .venv/bin/python benchmarks/coverage.py --out docs/coverage.md   # the same, the table written there too
+    .venv/bin/python benchmarks/coverage.py --quick                  # 20 data sets per setting (a smoke run)
+
+Options: ``--datasets`` (per setting, default 300), ``--n-boot`` (bootstrap replicates of every
+interval, default 500), ``--rows`` (rows per data set, default 2,000), ``--settings`` (a comma
+list of the names below), ``--processes`` (default 2), ``--truth-rows`` (rows of the sample the
+truth is checked against, default 10^6), ``--margin`` (see verdicts), ``--seed``, ``--out``.
+
+What it does (ARCHITECTURE.md §5.6: "every interval the product shows covers 93-97 % at its
+nominal 95 %, with misses on both sides"). Five generating models, each known exactly:
+
+1. ``disjoint``: four disjoint groups A, B, C, D (45, 32, 20, 3 % of rows; D has ~60 of 2,000),
+   no true disparity: label ~ Bernoulli(0.4), score | label ~ Beta (the same in every group), a
+   three-class label and its prediction (the same confusion in every group).
+2. ``disparity``: the same groups with true disparities: D's false positive rate 0.15 higher, B's
+   true positive rate lower, C's base rate 0.28; D's three-class predictions worse.
+3. ``indicators``: four overlapping identity indicator columns (``Subgroups.from_indicators``),
+   independent, prevalences 25, 12, 6 and 3 %; base rate, TPR and FPR shifted by membership.
+4. ``calibrated``: four disjoint groups, score ~ Beta (different per group), label ~
+   Bernoulli(score): every group is perfectly calibrated (every true ECE is 0).
+5. ``miscalibrated``: as 4, but group C's labels ~ Bernoulli(expit(logit(score) + 0.6)).
+
+Predictions are ``score >= 0.5``. The truth of every quantity is computed from the model, not
+from data: each membership pattern's joint distribution of (label, score) is integrated on a
+grid of 10^5 score cells (Beta CDFs; a calibration curve at the cell midpoints), and every rate,
+ECE, MCE, Brier score, AUC (subgroup, BPSN, BNSP, overall), power mean, Theil index, base rate,
+smoothed EDF and class-wise F-score is computed from those masses with the library's
+definitions. That truth is checked against the library's own point estimates on one sample of
+``--truth-rows`` rows of the same model (reported in the header).
+
+Then ``--datasets`` seeded data sets of ``--rows`` rows per setting; on each, every interval the
+app shows is computed through the public API with ``ci=0.95`` (reference ``"rest"``, small
+subgroups left out of reductions, seed 0, as the app does), and each interval is checked against
+the truth. A reduction's truth is the same reduction of the true values over the comparisons the
+estimate reduced (those not small and defined in that data set). A per-comparison disparity's
+interval is the one shown: its low end is parity where parity is not excluded. Reductions: 'max'
+for every disparity, 'mean' for the differences only (a ratio's mean is left out to save time).
+
+Reported per quantity: coverage (share of intervals that contain the truth) with its binomial
+standard error over the intervals pooled, and the shares of misses above (the interval entirely
+above the truth) and below. Per policy rule (``fc.DEFAULT_RULES``, the Rate disparities page's
+difference rules ``fc.rate_rules``, the calibration rule, ``fc.dataset_rule``): the verdicts'
+shares and their errors: 'fail' where the truth passes by at least ``--margin`` (in the rule's
+units), 'pass' where the truth fails.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as _dt
+import hashlib
+import multiprocessing
+import os
+import platform
+import subprocess
+import sys
+import time
+import warnings
+from collections import Counter, defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+from scipy import special, stats
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+import fairness_core as fc  # noqa: E402
+
+LEVEL = 0.95
+GRID = 100_000                      # score cells of the truth; 0.5 and every bin edge k/10 are cell edges
+EDGES = np.arange(GRID + 1) / GRID
+MID = (EDGES[:-1] + EDGES[1:]) / 2
+HIGH = MID >= 0.5                   # predicted positive
+N_BINS = 10                         # calibration bins (uniform), as the app's default
+TOL = 1e-9                          # an end within this of the truth counts as containing it
+ZERO = 1e-12                        # a true ECE or MCE below this is 0 (rounding of a calibrated population)
+
+# Rate disparity metrics (rate_disparity's names) and the rate each compares.
+METRICS = {"statistical_parity": "selection_rate", "true_positive_rate": "true_positive_rate",
+           "false_positive_rate": "false_positive_rate", "false_negative_rate": "false_negative_rate",
+           "false_omission_rate": "false_omission_rate", "false_discovery_rate": "false_discovery_rate",
+           "error_rate": "error_rate"}
+RATES = tuple(METRICS.values())
+SHORT = {"selection_rate": "selection rate", "true_positive_rate": "TPR", "false_positive_rate": "FPR",
+         "false_negative_rate": "FNR", "false_omission_rate": "FOR", "false_discovery_rate": "FDR",
+         "error_rate": "error rate"}
+# (numerator cells, denominator cells) of each rate, as fairness_core defines them.
+RATE_CELLS = {"selection_rate": ("tp fp", "tn fp fn tp"), "true_positive_rate": ("tp", "tp fn"),
+              "false_positive_rate": ("fp", "fp tn"), "false_negative_rate": ("fn", "fn tp"),
+              "false_omission_rate": ("fn", "fn tn"), "false_discovery_rate": ("fp", "fp tp"),
+              "error_rate": ("fp fn", "tn fp fn tp")}
+FAMILIES = ("rates", "performance", "disparities", "scores", "theil", "aucs", "calibration", "labels", "classwise")
+
+
+# =====================================================================================================
+# Generating models
+# =====================================================================================================
+
+@dataclass(frozen=True)
+class Model:
+    """A generating model: membership patterns, each with its share of rows and its (label, score) law.
+
+    ``kind="label"``: label ~ Bernoulli(base), score | label ~ Beta(pos) or Beta(neg).
+    ``kind="score"``: score ~ Beta(beta), label ~ Bernoulli(expit(slope * logit(score) + shift)).
+    ``classes`` (P, 3) and ``confusion`` (P, 3, 3): a three-class label and its prediction (optional).
+    """
+
+    name: str
+    title: str
+    subgroups: tuple
+    member: np.ndarray          # (P, K) bool
+    share: np.ndarray           # (P,)
+    kind: str
+    small: str                  # the small subgroup (about 3 % of rows)
+    disjoint: bool
+    base: np.ndarray = None     # (P,)
+    pos: np.ndarray = None      # (P, 2)
+    neg: np.ndarray = None      # (P, 2)
+    beta: np.ndarray = None     # (P, 2)
+    slope: np.ndarray = None    # (P,)
+    shift: np.ndarray = None    # (P,)
+    classes: np.ndarray = None
+    confusion: np.ndarray = None
+
+
+GROUPS = ("A", "B", "C", "D")
+GROUP_SHARE = np.array([0.45, 0.32, 0.20, 0.03])
+
+
+def _confusion(diagonal: float) -> np.ndarray:
+    c = np.full((3, 3), (1.0 - diagonal) / 2)
+    np.fill_diagonal(c, diagonal)
+    return c
+
+
+def _beta_a_for_tail(b: float, tail: float) -> float:
+    """The a of Beta(a, b) with P(score >= 0.5) = tail."""
+    from scipy.optimize import brentq
+
+    return brentq(lambda a: stats.beta.sf(0.5, a, b) - tail, 0.05, 50.0)
+
+
+def make_models() -> dict:
+    eye = np.eye(4, dtype=bool)
+    classes = np.tile([0.5, 0.3, 0.2], (4, 1))
+    models = {}
+    base_fpr = stats.beta.sf(0.5, 2.0, 4.0)
+    models["disjoint"] = Model(
+        "disjoint", "4 disjoint groups, no disparity", GROUPS, eye, GROUP_SHARE, "label", "D", True,
+        base=np.full(4, 0.4), pos=np.tile([4.0, 2.5], (4, 1)), neg=np.tile([2.0, 4.0], (4, 1)),
+        classes=classes, confusion=np.stack([_confusion(0.75)] * 4))
+    neg = np.tile([2.0, 4.0], (4, 1))
+    neg[3, 0] = _beta_a_for_tail(4.0, base_fpr + 0.15)          # D: FPR + 0.15
+    pos = np.tile([4.0, 2.5], (4, 1))
+    pos[1, 0] = 3.4                                              # B: TPR lower
+    models["disparity"] = Model(
+        "disparity", "4 disjoint groups, true disparities", GROUPS, eye, GROUP_SHARE, "label", "D", True,
+        base=np.array([0.4, 0.4, 0.28, 0.4]), pos=pos, neg=neg, classes=classes,
+        confusion=np.stack([_confusion(0.75)] * 3 + [_confusion(0.6)]))
+    names = ("id_a", "id_b", "id_c", "id_d")
+    prevalence = np.array([0.25, 0.12, 0.06, 0.03])
+    member = np.array([[(p >> j) & 1 for j in range(4)] for p in range(16)], dtype=bool)
+    share = np.prod(np.where(member, prevalence, 1 - prevalence), axis=1)
+    m = member.astype(float)
+    models["indicators"] = Model(
+        "indicators", "4 overlapping indicator columns", names, member, share, "label", "id_d", False,
+        base=special.expit(special.logit(0.4) + m @ np.array([0.3, -0.4, 0.0, 0.2])),
+        pos=np.column_stack([4.0 - 0.6 * m[:, 1], np.full(16, 2.5)]),
+        neg=np.column_stack([2.0 + 0.6 * m[:, 2] + 1.0 * m[:, 3], np.full(16, 4.0)]))
+    beta = np.array([[2.0, 3.0], [2.5, 2.5], [1.5, 3.0], [3.0, 2.0]])
+    models["calibrated"] = Model(
+        "calibrated", "4 groups, every one calibrated", GROUPS, eye, GROUP_SHARE, "score", "D", True,
+        beta=beta, slope=np.ones(4), shift=np.zeros(4))
+    models["miscalibrated"] = Model(
+        "miscalibrated", "4 groups, C miscalibrated", GROUPS, eye, GROUP_SHARE, "score", "D", True,
+        beta=beta, slope=np.ones(4), shift=np.array([0.0, 0.0, 0.6, 0.0]))
+    return models
+
+
+MODELS = make_models()
+
+
+def _calibration(s: np.ndarray, slope, shift) -> np.ndarray:
+    s = np.clip(s, 1e-12, 1 - 1e-12)
+    return special.expit(slope * special.logit(s) + shift)
+
+
+def draw(model: Model, n: int, rng: np.random.Generator) -> dict:
+    """One data set of `n` rows: labels, scores, predictions, subgroups (and a three-class label)."""
+    pattern = rng.choice(len(model.share), size=n, p=model.share / model.share.sum())
+    if model.kind == "label":
+        y = rng.random(n) < model.base[pattern]
+        params = np.where(y[:, None], model.pos[pattern], model.neg[pattern])
+        s = rng.beta(params[:, 0], params[:, 1])
+    else:
+        s = rng.beta(model.beta[pattern, 0], model.beta[pattern, 1])
+        y = rng.random(n) < _calibration(s, model.slope[pattern], model.shift[pattern])
+    out = {"y": y.astype(np.int8), "score": s, "pred": (s >= 0.5).astype(np.int8)}
+    if model.disjoint:
+        code = model.member[pattern].argmax(axis=1)
+        frame = pd.DataFrame({"group": np.asarray(model.subgroups, dtype=object)[code]})
+        out["groups"] = fc.Subgroups.from_attributes(frame, ["group"])
+    else:
+        frame = pd.DataFrame(model.member[pattern].astype(np.int8), columns=list(model.subgroups))
+        out["groups"] = fc.Subgroups.from_indicators(frame, list(model.subgroups))
+    if model.classes is not None:
+        truth = (rng.random(n)[:, None] >= np.cumsum(model.classes[pattern], axis=1)[:, :2]).sum(axis=1)
+        conf = model.confusion[pattern, truth]
+        out["cls"] = truth
+        out["cls_pred"] = (rng.random(n)[:, None] >= np.cumsum(conf, axis=1)[:, :2]).sum(axis=1)
+    return out
+
+
+# =====================================================================================================
+# Truth, from the model
+# =====================================================================================================
+
+class Population:
+    """The joint law of (label, score) of a set of rows, on the grid: absolute probability masses."""
+
+    def __init__(self, mass: np.ndarray):
+        self.mass = mass                              # (2, GRID): negatives, positives
+        neg, pos = mass
+        self.size = float(mass.sum())
+        self.cells = {"tn": neg[~HIGH].sum(), "fp": neg[HIGH].sum(), "fn": pos[~HIGH].sum(), "tp": pos[HIGH].sum()}
+
+    def rate(self, name: str) -> float:
+        num, den = (sum(self.cells[c] for c in part.split()) for part in RATE_CELLS[name])
+        return num / den if den > 0 else np.nan
+
+    @property
+    def base_rate(self) -> float:
+        return self.mass[1].sum() / self.size
+
+    @property
+    def benefit(self) -> float:
+        """Mean benefit y_pred - y_true + 1 (the Theil index's)."""
+        return 1.0 + (self.cells["fp"] - self.cells["fn"]) / self.size
+
+    def performance(self, name: str) -> float:
+        c = self.cells
+        return {"accuracy": (c["tn"] + c["tp"]) / self.size, "precision": c["tp"] / (c["tp"] + c["fp"]),
+                "f1": 2 * c["tp"] / (2 * c["tp"] + c["fp"] + c["fn"])}[name]
+
+    def _bins(self):
+        neg, pos = (m.reshape(N_BINS, -1) for m in self.mass)
+        total = neg.sum(axis=1) + pos.sum(axis=1)
+        sum_p = (MID.reshape(N_BINS, -1) * (neg + pos)).sum(axis=1)
+        return total, pos.sum(axis=1), sum_p
+
+    @property
+    def ece(self) -> float:
+        _, sum_y, sum_p = self._bins()
+        ece = float(np.abs(sum_y - sum_p).sum() / self.size)
+        return 0.0 if ece < ZERO else ece   # a calibrated population's gaps are rounding errors
+
+    @property
+    def mce(self) -> float:
+        total, sum_y, sum_p = self._bins()
+        ok = total > 0
+        mce = float((np.abs(sum_y - sum_p)[ok] / total[ok]).max())
+        return 0.0 if mce < ZERO else mce
+
+    @property
+    def brier(self) -> float:
+        neg, pos = self.mass
+        return float((pos * (1 - MID) ** 2 + neg * MID ** 2).sum() / self.size)
+
+    @property
+    def fraction_positive(self) -> np.ndarray:
+        total, sum_y, _ = self._bins()
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return sum_y / total
+
+    @property
+    def individual_theil(self) -> float:
+        p0, p2 = self.cells["fn"] / self.size, self.cells["fp"] / self.size
+        p1 = 1 - p0 - p2
+        mu = p1 + 2 * p2
+        return p1 * (1 / mu) * np.log(1 / mu) + p2 * (2 / mu) * np.log(2 / mu)
+
+
+def auc(pos: np.ndarray, neg: np.ndarray) -> float:
+    """P(score of a positive > score of a negative), ties 1/2, from masses on the grid."""
+    below = np.cumsum(neg) - neg
+    return float((pos * (below + 0.5 * neg)).sum() / (pos.sum() * neg.sum()))
+
+
+def theil_two(n1, mu1, n2, mu2) -> float:
+    """Between-group Theil index of two groups (shares n1, n2; mean benefits mu1, mu2)."""
+    n = n1 + n2
+    mu = (n1 * mu1 + n2 * mu2) / n
+    return sum((ng / n) * (mg / mu) * np.log(mg / mu) for ng, mg in ((n1, mu1), (n2, mu2)) if mg > 0)
+
+
+@dataclass
+class Truth:
+    """The true value of every quantity of one model."""
+
+    model: Model
+    member: dict = field(default_factory=dict)        # subgroup -> Population
+    background: dict = field(default_factory=dict)
+    overall: Population = None
+    joint: dict = field(default_factory=dict)        # subgroup -> (3, 3) class joint law
+
+    @classmethod
+    def of(cls, model: Model) -> "Truth":
+        masses = []
+        for p in range(len(model.share)):
+            if model.kind == "label":
+                pos = model.base[p] * np.diff(stats.beta.cdf(EDGES, *model.pos[p]))
+                neg = (1 - model.base[p]) * np.diff(stats.beta.cdf(EDGES, *model.neg[p]))
+            else:
+                mass = np.diff(stats.beta.cdf(EDGES, *model.beta[p]))
+                c = _calibration(MID, model.slope[p], model.shift[p])
+                pos, neg = mass * c, mass * (1 - c)
+            masses.append(model.share[p] * np.stack([neg, pos]))
+        masses = np.stack(masses)
+        truth = cls(model, overall=Population(masses.sum(axis=0)))
+        for k, name in enumerate(model.subgroups):
+            inside = model.member[:, k]
+            truth.member[name] = Population(masses[inside].sum(axis=0))
+            truth.background[name] = Population(masses[~inside].sum(axis=0))
+            if model.classes is not None:
+                truth.joint[name] = sum(model.share[p] * model.classes[p][:, None] * model.confusion[p]
+                                        for p in np.flatnonzero(inside))
+        return truth
+
+    # --- per subgroup -------------------------------------------------------------------------
+    def rate(self, name, rate):
+        return self.member[name].rate(rate)
+
+    def aucs(self, name) -> dict:
+        m, b = self.member[name].mass, self.background[name].mass
+        return {"subgroup_auc": auc(m[1], m[0]), "bpsn_auc": auc(b[1], m[0]), "bnsp_auc": auc(m[1], b[0])}
+
+    def class_scores(self, name) -> dict:
+        j = self.joint[name]
+        tp = np.diag(j)
+        fn, fp = j.sum(axis=1) - tp, j.sum(axis=0) - tp
+        return {"recall": tp / (tp + fn), "precision": tp / (tp + fp), "fscore": 2 * tp / (2 * tp + fp + fn)}
+
+    # --- comparisons against the rest ---------------------------------------------------------
+    def pair(self, name, value, reference="rest"):
+        """(subgroup value, reference value) of `value(population)`."""
+        ref = self.background[name] if reference == "rest" else self.member[reference]
+        return value(self.member[name]), value(ref)
+
+    def theil(self, name) -> float:
+        m, b = self.member[name], self.background[name]
+        return theil_two(m.size, m.benefit, b.size, b.benefit)
+
+    @property
+    def between_theil(self) -> float:
+        mu = self.overall.benefit
+        return sum(p.size * (p.benefit / mu) * np.log(p.benefit / mu) for p in self.member.values())
+
+
+def distance(a, b, measure: str) -> float:
+    return float(fc.distance(np.asarray([a]), np.asarray([b]), measure)[0])
+
+
+def reduce_true(values, used, reduction: str) -> float:
+    v = np.asarray(values, dtype=np.float64)[np.asarray(used, dtype=bool)]
+    if not len(v):
+        return np.nan
+    return float(v.max() if reduction == "max" else v.min() if reduction == "min" else v.mean())
+
+
+_TRUTHS: dict = {}
+
+
+def truth_of(name: str) -> Truth:
+    if name not in _TRUTHS:
+        _TRUTHS[name] = Truth.of(MODELS[name])
+    return _TRUTHS[name]
+
+
+# =====================================================================================================
+# One data set: every interval against its truth
+# =====================================================================================================
+
+class Collector:
+    """Intervals (quantity, low, high, truth), verdicts and failures of one data set."""
+
+    def __init__(self, small: str):
+        self.small = small
+        self.intervals: list = []
+        self.verdicts: list = []
+        self.errors: list = []
+
+    def add(self, key, low, high, truth):
+        arrays = [np.atleast_1d(np.asarray(x, dtype=np.float64)).ravel() for x in (low, high, truth)]
+        n = max(len(a) for a in arrays)
+        self.intervals.append((key, *(np.broadcast_to(a, (n,)).copy() for a in arrays)))
+
+    def add_rows(self, section, label, table, lo, hi, truth, small_col="subgroup"):
+        """Every row of `table` (columns `lo`, `hi`), and its small subgroup's rows apart."""
+        low, high = table[lo].to_numpy(dtype=np.float64), table[hi].to_numpy(dtype=np.float64)
+        truth = np.asarray(truth, dtype=np.float64)
+        self.add((section, label), low, high, truth)
+        if small_col is not None:
+            mine = table[small_col].to_numpy() == self.small
+            if mine.any():
+                self.add((section, f"{label}: small subgroup"), low[mine], high[mine], truth[mine])
+
+    def verdict(self, rule, result, truth_value, margin):
+        verdict = fc.evaluate_result(rule, result)
+        if np.isnan(truth_value):
+            status = "undefined"
+        elif rule.direction == "max":
+            status = "pass" if truth_value <= rule.bound - margin else "fail" if truth_value > rule.bound else "edge"
+        else:
+            status = "pass" if truth_value >= rule.bound + margin else "fail" if truth_value < rule.bound else "edge"
+        self.verdicts.append((rule.name, rule.label, rule.bound, rule.direction, verdict.status, status,
+                              float(truth_value)))
+
+
+def _used(table, column="disparity", mean=False):
+    d = table[column].to_numpy(dtype=np.float64)
+    used = ~table["small"].to_numpy(dtype=bool) & ~np.isnan(d)
+    return used & ~np.isinf(d) if mean else used
+
+
+def _subgroup_truth(table, truth: Truth, value, reference="rest"):
+    """(a, b) truths of the rows of a comparison table (columns subgroup, reference)."""
+    pairs = [truth.pair(s, value, reference if r == "rest" else r)
+             for s, r in zip(table["subgroup"], table["reference"])]
+    return np.array([p[0] for p in pairs]), np.array([p[1] for p in pairs])
+
+
+def fam_rates(data, truth: Truth, c: Collector, n_boot, margin):
+    counts = data["counts"]
+    table = counts.table(ci=LEVEL)
+    section = "Rates and shares (Wilson)"
+    for rate in RATES:
+        true = [truth.rate(s, rate) for s in table["subgroup"]]
+        c.add_rows(section, f"{SHORT[rate]} per subgroup", table, f"{rate}_ci_low", f"{rate}_ci_high", true,
+                   small_col=None)
+    mine = table["subgroup"].to_numpy() == c.small
+    lows = np.concatenate([table[f"{r}_ci_low"].to_numpy(dtype=float)[mine] for r in RATES])
+    highs = np.concatenate([table[f"{r}_ci_high"].to_numpy(dtype=float)[mine] for r in RATES])
+    true = np.concatenate([[truth.rate(c.small, r)] for r in RATES])
+    c.add((section, "all 7 rates: small subgroup"), lows, highs, true)
+    base = fc.base_rates(data["y"], data["groups"], ci=LEVEL)
+    c.add_rows(section, "base rate per subgroup", base, "base_rate_ci_low", "base_rate_ci_high",
+               [truth.member[s].base_rate for s in base["subgroup"]])
+    cal = data["calcounts"].reliability_table(ci=LEVEL)
+    frac = {s: truth.member[s].fraction_positive for s in truth.member}
+    true = [frac[s][int(b)] for s, b in zip(cal["subgroup"], cal["bin"])]
+    c.add_rows(section, "reliability diagram: fraction positive per bin", cal, "fraction_positive_ci_low",
+               "fraction_positive_ci_high", true)
+
+
+def fam_performance(data, truth: Truth, c: Collector, n_boot, margin):
+    table = fc.performance_table(data["counts"], ci=LEVEL, n_boot=n_boot, random_state=0)
+    section = "Performance per subgroup"
+    whole = table["scope"].to_numpy() == "overall"
+    for name, how in (("accuracy", "Wilson"), ("precision", "Wilson"), ("f1", "bootstrap")):
+        sub = table[~whole]
+        c.add_rows(section, f"{name} ({how}) per subgroup", sub, f"{name}_ci_low", f"{name}_ci_high",
+                   [truth.member[s].performance(name) for s in sub["subgroup"]])
+        c.add((section, f"{name} ({how}), all rows"), table.loc[whole, f"{name}_ci_low"],
+              table.loc[whole, f"{name}_ci_high"], truth.overall.performance(name))
+
+
+def _disparity_rows(c, section, label, result, truth_disp, reductions):
+    table = result.table
+    c.add_rows(section, f"{label}, per comparison", table, "disparity_ci_low", "disparity_ci_high", truth_disp)
+    for red, res in reductions:
+        used = _used(res.table, mean=red == "mean")
+        c.add((section, f"{label}, {red}"), res.ci_low, res.ci_high, reduce_true(truth_disp, used, red))
+
+
+def _mean(measure, call):
+    """[("mean", result)] for a difference; nothing for a ratio (its mean is not measured, to save time)."""
+    return [("mean", call())] if measure == "diff" else []
+
+
+def fam_disparities(data, truth: Truth, c: Collector, n_boot, margin):
+    counts = data["counts"]
+    boot = dict(ci=LEVEL, n_boot=n_boot, random_state=0)
+    section = "Rate disparities (vs rest)"
+    results = {}
+    for metric, rate in METRICS.items():
+        for measure in ("diff", "ratio"):
+            res = counts.disparity(metric, distance_measure=measure, reduction="max", **boot)
+            a, b = _subgroup_truth(res.table, truth, lambda p: p.rate(rate))
+            true = np.array([distance(x, y, measure) for x, y in zip(a, b)])
+            results[(metric, measure)] = (res, true)
+            _disparity_rows(c, section, f"{SHORT[rate]} {measure}", res, true, [("max", res)] + _mean(
+                measure, lambda: counts.disparity(metric, distance_measure=measure, reduction="mean", **boot)))
+            if measure == "diff":
+                c.add((section, "rest rates in the comparisons (Wilson), all 7"),
+                      res.table["reference_value_ci_low"], res.table["reference_value_ci_high"], b)
+    if truth.model.disjoint:
+        res = counts.disparity("false_positive_rate", distance_measure="diff", reduction="max", reference="pairwise",
+                               **boot)
+        true = np.array([abs(truth.rate(s, "false_positive_rate") - truth.rate(r, "false_positive_rate"))
+                         for s, r in zip(res.table["subgroup"], res.table["reference"])])
+        small = (res.table["subgroup"] == c.small) | (res.table["reference"] == c.small)
+        tab = res.table.assign(_small=np.where(small, c.small, ""))
+        c.add_rows(section, "FPR diff, pairwise, per comparison", tab, "disparity_ci_low", "disparity_ci_high",
+                   true, small_col="_small")
+        c.add((section, "FPR diff, pairwise, max"), res.ci_low, res.ci_high, reduce_true(true, _used(res.table), "max"))
+    # Verdicts: the ratio rules of DEFAULT_RULES and the Rate disparities page's difference rules (max, rest).
+    for rule in fc.rate_rules(("false_positive_rate", "false_negative_rate"), "ratio", 0.1) + [
+            r for r in fc.rate_rules(("false_positive_rate", "false_negative_rate"), "diff", 0.1)
+            if r.metric != "equalized_odds"]:
+        res, true = results[(rule.metric, rule.distance_measure)]
+        c.verdict(rule, res, reduce_true(true, _used(res.table), "max"), margin)
+
+
+def fam_scores(data, truth: Truth, c: Collector, n_boot, margin):
+    counts = data["counts"]
+    boot = dict(ci=LEVEL, n_boot=n_boot, random_state=0)
+    section = "Equalized odds, p% and equal opportunity scores"
+    for measure in ("diff", "ratio"):
+        res = counts.equalized_odds(distance_measure=measure, reduction="max", **boot)
+        true = []
+        for s in res.table["subgroup"]:
+            tpr = distance(*truth.pair(s, lambda p: p.rate("true_positive_rate")), measure)
+            fpr = distance(*truth.pair(s, lambda p: p.rate("false_positive_rate")), measure)
+            true.append(max(tpr, fpr))
+        true = np.array(true)
+        _disparity_rows(c, section, f"equalized odds {measure}", res, true, [("max", res)] + _mean(
+            measure, lambda: counts.equalized_odds(distance_measure=measure, reduction="mean", **boot)))
+        if measure == "diff":
+            rule = next(r for r in fc.rate_rules(("false_positive_rate",), "diff", 0.1) if r.metric == "equalized_odds")
+            c.verdict(rule, res, reduce_true(true, _used(res.table), "max"), margin)
+    rules = {r.metric: r for r in fc.DEFAULT_RULES}
+    for rate, name in (("selection_rate", "p% score"), ("true_positive_rate", "equal opportunity score")):
+        res = counts.ratio_scores(rate, ci=LEVEL, n_boot=n_boot, random_state=0)
+        a, b = _subgroup_truth(res.table.assign(reference="rest"), truth, lambda p: p.rate(rate))
+        true = np.minimum(a / b, b / a)
+        c.add_rows(section, f"{name} per subgroup", res.table, "score_ci_low", "score_ci_high", true)
+        used = ~res.table["small"].to_numpy(dtype=bool) & res.table["score"].notna().to_numpy()
+        value = reduce_true(true, used, "min")
+        c.add((section, f"{name} (min)"), res.ci_low, res.ci_high, value)
+        c.verdict(rules["p_percent_score" if rate == "selection_rate" else "equal_opportunity_score"], res, value,
+                  margin)
+
+
+def fam_theil(data, truth: Truth, c: Collector, n_boot, margin):
+    counts = data["counts"]
+    boot = dict(ci=LEVEL, n_boot=n_boot, random_state=0)
+    section = "Theil index"
+    res = counts.theil_index(reduction="max", **boot)
+    mean = counts.theil_index(reduction="mean", **boot)
+    table = res.table
+    true = np.array([truth.theil(s) for s in table["subgroup"]])
+    _disparity_rows(c, section, "two-group Theil index vs rest", res, true, [("max", res), ("mean", mean)])
+    c.add_rows(section, "mean benefit per subgroup", table, "subgroup_value_ci_low", "subgroup_value_ci_high",
+               [truth.member[s].benefit for s in table["subgroup"]])
+    ind = counts.individual_theil_index(**boot)
+    c.add((section, "individual Theil index"), ind.ci_low, ind.ci_high, truth.overall.individual_theil)
+    if truth.model.disjoint:
+        between = counts.between_group_theil_index(**boot)
+        c.add((section, "between-group Theil index"), between.ci_low, between.ci_high, truth.between_theil)
+
+
+POWER_LABELS = {"subgroup_auc": "subgroup AUCs", "bpsn_auc": "BPSN AUCs", "bnsp_auc": "BNSP AUCs"}
+
+
+def fam_aucs(data, truth: Truth, c: Collector, n_boot, margin):
+    table = fc.bias_auc_table(data["y"], data["score"], data["groups"], ci=LEVEL, n_boot=n_boot, random_state=0)
+    section = "AUCs (DeLong) and the bias AUC score (bootstrap)"
+    true = {s: truth.aucs(s) for s in table["subgroup"]}
+    for column, label in (("subgroup_auc", "subgroup AUC"), ("bpsn_auc", "BPSN AUC"), ("bnsp_auc", "BNSP AUC")):
+        c.add_rows(section, label, table, f"{column}_ci_low", f"{column}_ci_high", [true[s][column] for s in true])
+    om = truth.overall.mass
+    overall = auc(om[1], om[0])
+    c.add((section, "overall AUC"), *table.attrs["overall_auc_ci"], overall)
+    result = fc.summarize_bias_auc(table)
+    keep = ~table["small"].to_numpy(dtype=bool)
+    means = {}
+    for column in ("subgroup_auc", "bpsn_auc", "bnsp_auc"):
+        ok = keep & table[column].notna().to_numpy()
+        means[column] = fc.power_mean(np.array([true[s][column] for s in table["subgroup"]])[ok], result.p)
+        low, high = result.power_mean_ci[column]
+        c.add((section, f"power mean (p = {result.p:g}) of the {POWER_LABELS[column]}"), low, high, means[column])
+    score = result.overall_weight * overall + (1 - result.overall_weight) * np.mean(list(means.values()))
+    c.add((section, "bias AUC score"), result.ci_low, result.ci_high, score)
+
+
+def fam_calibration(data, truth: Truth, c: Collector, n_boot, margin):
+    counts = data["calcounts"]
+    boot = dict(ci=LEVEL, n_boot=n_boot, random_state=0)
+    section = "Calibration (ECE, MCE, Brier; ECE disparity)"
+    res = counts.disparity(reduction="max", **boot)
+    errors = res.errors
+    for column, label in (("ece", "ECE"), ("mce", "MCE"), ("brier_score", "Brier score")):
+        value = {"ece": lambda p: p.ece, "mce": lambda p: p.mce, "brier_score": lambda p: p.brier}[column]
+        c.add_rows(section, f"{label} per subgroup", errors, f"{column}_ci_low", f"{column}_ci_high",
+                   [value(truth.member[s]) for s in errors["subgroup"]])
+    table = res.disparity.table
+    a, b = _subgroup_truth(table, truth, lambda p: p.ece)
+    c.add((section, "ECE of the rest (comparison table)"), table["reference_value_ci_low"],
+          table["reference_value_ci_high"], b)
+    debiased = "debiased " if getattr(res, "debiased", False) else ""
+    true = np.abs(a - b)
+    mean = counts.disparity(reduction="mean", **boot)
+    _disparity_rows(c, section, f"ECE {debiased}diff", res.disparity, true, [("max", res.disparity),
+                                                                            ("mean", mean.disparity)])
+    if res.verdict is not None:
+        c.verdict(res.rule, res.disparity, reduce_true(true, _used(table), "max"), margin)
+    ratio = counts.disparity(distance_measure="ratio", reduction="max", **boot)
+    # Both true ECEs 0: the ratio of the two is undefined (left out), not the 1 the library gives two zero counts.
+    true = np.array([np.nan if x == y == 0 else distance(x, y, "ratio") for x, y in zip(a, b)])
+    _disparity_rows(c, section, "ECE ratio", ratio.disparity, true, [("max", ratio.disparity)])
+
+
+def fam_labels(data, truth: Truth, c: Collector, n_boot, margin):
+    y, groups = data["y"], data["groups"]
+    boot = dict(ci=LEVEL, n_boot=n_boot, random_state=0)
+    section = "Labels: dataset statistical parity, smoothed EDF"
+    for measure in ("diff", "ratio"):
+        res = fc.dataset_statistical_parity(y, groups, distance_measure=measure, reduction="max", **boot)
+        a, b = _subgroup_truth(res.table, truth, lambda p: p.base_rate)
+        true = np.array([distance(x, z, measure) for x, z in zip(a, b)])
+        _disparity_rows(c, section, f"base rate {measure}", res, true, [("max", res)] + _mean(
+            measure, lambda: fc.dataset_statistical_parity(y, groups, distance_measure=measure, reduction="mean",
+                                                           **boot)))
+        c.verdict(fc.dataset_rule(measure, 0.1), res, reduce_true(true, _used(res.table), "max"), margin)
+    if truth.model.disjoint:
+        edf = fc.smoothed_edf(y, groups, **boot)
+        used = edf.table["used"].to_numpy(dtype=bool)
+        names = edf.table["subgroup"].to_numpy()[used]
+        p = np.array([truth.member[s].base_rate for s in names])
+        logs = np.log(np.stack([p, 1 - p]))
+        value = float((logs.max(axis=1) - logs.min(axis=1)).max()) if len(names) >= 2 else np.nan
+        c.add((section, "smoothed EDF"), edf.ci_low, edf.ci_high, value)
+
+
+def fam_classwise(data, truth: Truth, c: Collector, n_boot, margin):
+    if "cls" not in data:
+        return
+    res = fc.unweighted_average_bias(data["cls"], data["cls_pred"], data["groups"], ci=LEVEL, n_boot=n_boot,
+                                     random_state=0)
+    section = "Class-wise (3 classes): F-score, unweighted average bias (std)"
+    table = res.table
+    scores = {s: truth.class_scores(s) for s in truth.joint}
+    for metric in ("recall", "precision", "fscore"):
+        true = [scores[s][metric][int(k)] for s, k in zip(table["subgroup"], table["class"])]
+        c.add_rows(section, f"{metric} per subgroup and class", table, f"{metric}_ci_low", f"{metric}_ci_high", true)
+    per_class = []
+    for k in range(3):
+        rows = table[(table["class"] == k) & table["used"].astype(bool) & table["score"].notna()]
+        values = [scores[s]["fscore"][k] for s in rows["subgroup"]]
+        per_class.append(float(np.std(values)) if len(values) >= 2 else np.nan)
+    pc = res.per_class
+    c.add((section, "per-class std of F-scores"), pc["value_ci_low"], pc["value_ci_high"],
+          [per_class[int(k)] for k in pc["class"]])
+    defined = [v for v, est in zip(per_class, pc["value"]) if not np.isnan(est)]
+    c.add((section, "unweighted average bias"), res.ci_low, res.ci_high, np.mean(defined) if defined else np.nan)
+
+
+FAMILY_FUNCTIONS = {"rates": fam_rates, "performance": fam_performance, "disparities": fam_disparities,
+                    "scores": fam_scores, "theil": fam_theil, "aucs": fam_aucs, "calibration": fam_calibration,
+                    "labels": fam_labels, "classwise": fam_classwise}
+
+
+def evaluate_dataset(task) -> Collector:
+    """Draw data set `index` of `setting` and collect every interval of `families` against its truth."""
+    setting, index, rows, n_boot, families, margin, seed = task
+    model, truth = MODELS[setting], truth_of(setting)
+    rng = np.random.default_rng([seed, list(MODELS).index(setting), index])
+    data = draw(model, rows, rng)
+    c = Collector(model.small)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        data["counts"] = fc.confusion_counts(data["y"], data["pred"], data["groups"])
+        data["calcounts"] = fc.calibration_counts(data["y"], data["score"], data["groups"], n_bins=N_BINS)
+        for family in families:
+            try:
+                FAMILY_FUNCTIONS[family](data, truth, c, n_boot, margin)
+            except Exception as exc:   # noqa: BLE001 - counted and reported, never hidden
+                c.errors.append(f"{family}: {type(exc).__name__}: {str(exc)[:160]}")
+    c.errors += [f"warning {w.category.__name__}: {str(w.message)[:160]}" for w in caught]
+    return c
+
+
+# =====================================================================================================
+# Truth check: the library's point estimates on one large sample against the truth
+# =====================================================================================================
+
+def check_truth(setting: str, rows: int, seed: int = 12345) -> dict:
+    """Largest |library estimate on `rows` rows - truth|, per kind of quantity (and the worst quantity)."""
+    model, truth = MODELS[setting], truth_of(setting)
+    data = draw(model, rows, np.random.default_rng([seed, list(MODELS).index(setting)]))
+    y, groups = data["y"], data["groups"]
+    out = {}
+
+    def note(kind, what, estimate, true):
+        diff = np.atleast_1d(np.abs(np.asarray(estimate, dtype=float) - np.asarray(true, dtype=float)))
+        if np.all(np.isnan(diff)):
+            return
+        at = int(np.nanargmax(diff))
+        if kind not in out or diff[at] > out[kind][0]:
+            out[kind] = (float(diff[at]), what if np.ndim(what) == 0 else list(what)[at])
+
+    table = fc.group_rates(y, data["pred"], groups)
+    for rate in RATES:
+        note("rates", [f"{SHORT[rate]} {s}" for s in table["subgroup"]], table[rate],
+             [truth.rate(s, rate) for s in table["subgroup"]])
+    aucs = fc.bias_auc_table(y, data["score"], groups)
+    for column in ("subgroup_auc", "bpsn_auc", "bnsp_auc"):
+        note("AUCs", [f"{column} {s}" for s in aucs["subgroup"]], aucs[column],
+             [truth.aucs(s)[column] for s in aucs["subgroup"]])
+    note("AUCs", "overall AUC", aucs.attrs["overall_auc"], auc(truth.overall.mass[1], truth.overall.mass[0]))
+    errors = fc.calibration_errors(y, data["score"], groups, n_bins=N_BINS)
+    for column, value in (("ece", lambda p: p.ece), ("brier_score", lambda p: p.brier)):
+        note("calibration", [f"{column} {s}" for s in errors["subgroup"]], errors[column],
+             [value(truth.member[s]) for s in errors["subgroup"]])
+    theil = fc.theil_index(y, data["pred"], groups, reduction=None)
+    note("Theil", [f"Theil {s}" for s in theil["subgroup"]], theil["disparity"],
+         [truth.theil(s) for s in theil["subgroup"]])
+    note("Theil", "individual Theil", fc.individual_theil_index(y, data["pred"]), truth.overall.individual_theil)
+    base = fc.base_rates(y, groups)
+    note("base rates", [f"base rate {s}" for s in base["subgroup"]], base["base_rate"],
+         [truth.member[s].base_rate for s in base["subgroup"]])
+    if "cls" in data:
+        uab = fc.unweighted_average_bias(data["cls"], data["cls_pred"], groups)
+        est = uab.table
+        note("class-wise", [f"F-score {s} class {k}" for s, k in zip(est["subgroup"], est["class"])], est["fscore"],
+             [truth.class_scores(s)["fscore"][int(k)] for s, k in zip(est["subgroup"], est["class"])])
+    return out
+
+
+# =====================================================================================================
+# Summaries and the Markdown report
+# =====================================================================================================
+
+def summarize(collectors) -> tuple[dict, dict, Counter]:
+    """(intervals, verdicts, problems) of many data sets' collectors.
+
+    intervals: key -> dict(n, covered, above, below, no_interval, coverage, se, share_above, share_below);
+    verdicts: rule name -> dict(label, bound, counts of (verdict, truth status), truths).
+    """
+    pooled = defaultdict(lambda: [[], [], []])
+    verdicts: dict = {}
+    problems: Counter = Counter()
+    for col in collectors:
+        for key, low, high, true in col.intervals:
+            for store, values in zip(pooled[key], (low, high, true)):
+                store.append(values)
+        for name, label, bound, direction, status, truth_status, value in col.verdicts:
+            v = verdicts.setdefault(name, {"label": label, "bound": bound, "direction": direction,
+                                           "counts": Counter(), "truths": []})
+            v["counts"][(status, truth_status)] += 1
+            v["truths"].append(value)
+        problems.update(col.errors)
+    intervals = {}
+    for key, (low, high, true) in pooled.items():
+        low, high, true = (np.concatenate(x) for x in (low, high, true))
+        defined = ~np.isnan(true)
+        shown = defined & ~np.isnan(low) & ~np.isnan(high)
+        lo, hi, tr = low[shown], high[shown], true[shown]
+        above = lo > tr + TOL
+        below = hi < tr - TOL
+        n = int(shown.sum())
+        coverage = (n - int(above.sum()) - int(below.sum())) / n if n else np.nan   # 279 / 300 is exactly 0.93
+        with np.errstate(invalid="ignore"):   # inf - inf: an interval of an infinite ratio has no width
+            span = hi - lo
+        finite = np.isfinite(span)
+        width = float(span[finite].mean()) if finite.any() else np.nan   # mean width of the finite intervals
+        intervals[key] = {"n": n, "no_interval": int((defined & ~shown).sum()), "coverage": coverage,
+                          "se": float(np.sqrt(coverage * (1 - coverage) / n)) if n else np.nan,
+                          "above": float(above.mean()) if n else np.nan, "below": float(below.mean()) if n else np.nan,
+                          "width": width}
+    return intervals, verdicts, problems
+
+
+def simulate(setting: str, datasets: int, *, rows: int = 2000, n_boot: int = 500, families=FAMILIES,
+             margin: float = 0.01, seed: int = 0, pool=None, progress=None):
+    """The core: `datasets` data sets of `setting`, each with every interval of `families` (summarize's output).
+
+    In this process, or in `pool` (a ``multiprocessing`` pool: its workers imported fairness_core when it started).
+    """
+    tasks = [(setting, i, rows, n_boot, tuple(families), margin, seed) for i in range(datasets)]
+    results = map(evaluate_dataset, tasks) if pool is None else pool.imap(evaluate_dataset, tasks, chunksize=2)
+    collectors = []
+    for i, col in enumerate(results):
+        collectors.append(col)
+        if progress:
+            progress(i + 1)
+    return summarize(collectors)
+
+
+def within_band(coverage: float) -> bool:
+    """Coverage within 93-97 % (ARCHITECTURE.md §5.6), to rounding."""
+    return 0.93 - 1e-12 <= coverage <= 0.97 + 1e-12
+
+
+def _cell(s: dict | None) -> str:
+    if s is None or not s["n"]:
+        return "–"
+    flag = "" if within_band(s["coverage"]) else "**"
+    return (f"{flag}{100 * s['coverage']:.1f}{flag} ±{100 * s['se']:.1f} "
+            f"({100 * s['above']:.1f}/{100 * s['below']:.1f})")
+
+
+def findings(results: dict) -> list[str]:
+    """Every (quantity, setting) whose coverage is outside 93-97 %."""
+    lines = []
+    for setting, (intervals, _, _) in results.items():
+        for (section, label), s in intervals.items():
+            if s["n"] and not within_band(s["coverage"]):
+                lines.append((section, label, setting, s))
+    lines.sort(key=lambda x: (x[0], x[1]))
+    return [f"| {section} | {label} | {setting} | {100 * s['coverage']:.1f} ±{100 * s['se']:.1f} | "
+            f"{100 * s['above']:.1f} | {100 * s['below']:.1f} | {s['n']:,} |" for section, label, setting, s in lines]
+
+
+def report(results: dict, args, header: list[str]) -> str:
+    settings = list(results)
+    keys = []
+    for intervals, _, _ in results.values():
+        keys += [k for k in intervals if k not in keys]
+    sections = list(dict.fromkeys(k[0] for k in keys))
+    out = header + [""]
+    out += ["## Coverage of the 95 % intervals", "",
+            "Each cell: coverage in % (**bold** outside 93–97 %) ± its binomial standard error over the intervals "
+            "pooled, then (misses above / misses below) in %: an interval entirely above the truth, entirely below "
+            "it. '– ' : not computed in that setting. Per-subgroup and per-comparison rows pool every subgroup "
+            "(or comparison with the rest) of every data set; ': small subgroup' rows are the ~3 % group alone "
+            "(D, or id_d).", ""]
+    out.append("| quantity | " + " | ".join(settings) + " |")
+    out.append("|---|" + "---:|" * len(settings))
+    for section in sections:
+        out.append(f"| **{section}** |" + " |" * len(settings))
+        for key in (k for k in keys if k[0] == section):
+            out.append(f"| {key[1]} | " + " | ".join(_cell(results[s][0].get(key)) for s in settings) + " |")
+    out += ["", "## Quantities outside 93–97 %", "",
+            "| section | quantity | setting | coverage % ± SE | misses above % | misses below % | intervals |",
+            "|---|---|---|---:|---:|---:|---:|"]
+    out += findings(results) or ["| none | | | | | | |"]
+    out += ["", "## Policy verdicts", "",
+            f"Per rule and setting: the true value (its range where the comparisons reduced vary between data sets), "
+            f"the share of data sets with each verdict, and the wrong verdicts: 'fail' where the truth passes by at "
+            f"least the margin ({args.margin:g} in the rule's units), 'pass' where the truth fails. 'edge': truth "
+            "within the margin of the bound (no verdict counts as wrong).", "",
+            "| setting | rule | truth | truth status | data sets | pass % | inconclusive % | fail % | undefined % | "
+            "wrong verdicts % |", "|---|---|---|---|---:|---:|---:|---:|---:|---:|"]
+    for setting in settings:
+        for name, v in results[setting][1].items():
+            counts = v["counts"]
+            total = sum(counts.values())
+            by_verdict = Counter()
+            by_truth = Counter()
+            for (status, truth_status), k in counts.items():
+                by_verdict[status] += k
+                by_truth[truth_status] += k
+            wrong = counts[("fail", "pass")] + counts[("pass", "fail")]
+            judged = by_truth["pass"] + by_truth["fail"]
+            truths = np.array(v["truths"], dtype=float)
+            lo, hi = np.nanmin(truths), np.nanmax(truths)
+            rng_text = f"{lo:.3f}" if np.isclose(lo, hi, atol=5e-4) else f"{lo:.3f}–{hi:.3f}"
+            status = ", ".join(f"{k} {100 * n / total:.0f} %" if 100 * n / total >= 0.5 else f"{k} <1 %"
+                               for k, n in by_truth.most_common())
+            shares = " | ".join(f"{100 * by_verdict[k] / total:.1f}" for k in ("pass", "inconclusive", "fail",
+                                                                                "undefined"))
+            wrong_text = f"{100 * wrong / judged:.1f}" if judged else "–"
+            out.append(f"| {setting} | {v['label']} | {rng_text} ({'≤' if v['direction'] == 'max' else '≥'} "
+                       f"{v['bound']:g}) | {status} | {total} | {shares} | {wrong_text} |")
+    problems = Counter()
+    for _, _, p in results.values():
+        problems.update(p)
+    if problems:
+        out += ["", "## Errors and warnings raised by the library (counted, not hidden)", ""]
+        out += [f"- {n} × {text}" for text, n in problems.most_common(20)]
+    return "\n".join(out) + "\n"
+
+
+def _git(*args) -> str:
+    try:
+        return subprocess.run(["git", *args], cwd=ROOT, capture_output=True, text=True, timeout=30).stdout.rstrip()
+    except (OSError, subprocess.SubprocessError):
+        return "?"
+
+
+def source_digest() -> str:
+    """SHA-256 (first 12 hex digits) of fairness_core's .py files as they are on disk (uncommitted edits included)."""
+    digest = hashlib.sha256()
+    for path in sorted((ROOT / "fairness_core").rglob("*.py")):
+        digest.update(path.relative_to(ROOT).as_posix().encode())
+        digest.update(path.read_bytes())
+    return digest.hexdigest()[:12]
+
+
+def main(argv=None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--datasets", type=int, default=300, help="data sets per setting")
+    parser.add_argument("--quick", action="store_true", help="20 data sets per setting")
+    parser.add_argument("--n-boot", type=int, default=500)
+    parser.add_argument("--rows", type=int, default=2000)
+    parser.add_argument("--settings", default=",".join(MODELS))
+    parser.add_argument("--families", default=",".join(FAMILIES))
+    parser.add_argument("--processes", type=int, default=2)
+    parser.add_argument("--truth-rows", type=int, default=1_000_000)
+    parser.add_argument("--margin", type=float, default=0.01)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--out", type=Path, default=None, help="also write the Markdown report here")
+    args = parser.parse_args(argv)
+    if args.quick:
+        args.datasets = min(args.datasets, 20)
+        args.truth_rows = min(args.truth_rows, 200_000)
+    settings = [s.strip() for s in args.settings.split(",") if s.strip()]
+    families = [f.strip() for f in args.families.split(",") if f.strip()]
+    unknown = [s for s in settings if s not in MODELS] + [f for f in families if f not in FAMILY_FUNCTIONS]
+    if unknown:
+        parser.error(f"unknown setting(s) or families {unknown}; settings: {list(MODELS)}; families: {list(FAMILIES)}")
+
+    for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+        os.environ.setdefault(var, "1")   # inherited by the worker processes: they are the parallelism
+    load_start = os.getloadavg()[1]
+    started = time.perf_counter()
+    command = " ".join([".venv/bin/python benchmarks/coverage.py", *(sys.argv[1:] if argv is None else argv)])
+    commit = _git("rev-parse", "--short", "HEAD")
+    dirty = [line[3:] for line in _git("status", "--porcelain", "--", "fairness_core").splitlines() if line.strip()]
+    # One pool for the whole run, started now: every setting is measured on the library as it is at this moment,
+    # even if its files change during the run (this process and the workers import fairness_core once).
+    pool = multiprocessing.get_context("spawn").Pool(args.processes) if args.processes > 1 else None
+    digest = source_digest()
+    checks, results = {}, {}
+    for setting in settings:
+        checks[setting] = check_truth(setting, args.truth_rows)
+    for setting in settings:
+        t0 = time.perf_counter()
+
+        def progress(done, setting=setting, t0=t0):
+            if done % 25 == 0 or done == args.datasets:
+                rate = (time.perf_counter() - t0) / done
+                print(f"  {setting}: {done}/{args.datasets} data sets, {rate:.2f} s each, "
+                      f"{rate * (args.datasets - done):.0f} s left", file=sys.stderr, flush=True)
+
+        results[setting] = simulate(setting, args.datasets, rows=args.rows, n_boot=args.n_boot, families=families,
+                                    margin=args.margin, seed=args.seed, pool=pool, progress=progress)
+    if pool is not None:
+        pool.close()
+        pool.join()
+    elapsed = time.perf_counter() - started
+    changed = source_digest() != digest
+
+    header = [
+        "# Coverage of the intervals and error rates of the verdicts", "",
+        "Reproduce with:", "", "```bash", command.strip(), "```", "",
+        f"Run {_dt.datetime.now().strftime('%Y-%m-%d %H:%M')}, commit {commit}"
+        + (f" with uncommitted changes to {', '.join(dirty)}" if dirty else "")
+        + f" (fairness_core sources sha256 {digest}"
+        + (", changed on disk during the run: measured as they were at its start" if changed else "")
+        + f"); Python {platform.python_version()}, numpy "
+          f"{np.__version__}, pandas {pd.__version__}; {os.cpu_count()} CPUs, {args.processes} processes; "
+          f"{elapsed / 60:.1f} min (5-minute load average {load_start:.1f} at the start, "
+          f"{os.getloadavg()[1]:.1f} at the end: other processes share the CPUs).", "",
+        f"{args.datasets} data sets of {args.rows:,} rows per setting; every interval at 95 % with "
+        f"n_boot = {args.n_boot} (the app's default is 1,000), bootstrap seed 0, reference 'rest', small "
+        f"subgroups (min_size 30, by rows or by a rate's denominator) left out of reductions, as the app does. "
+        f"Predictions: score ≥ 0.5; calibration: {N_BINS} uniform bins. The module docstring of "
+        "`benchmarks/coverage.py` describes the settings and how the truth is computed.", "",
+        "Settings: " + "; ".join(f"**{s}**: {MODELS[s].title}" for s in settings) + ".", "",
+        f"Truth check (the library's point estimates on one sample of {args.truth_rows:,} rows against the truth "
+        "computed from the model; the differences are sampling error of that sample): "
+        + "; ".join(f"{s}: " + ", ".join(f"{k} {v[0]:.4f} ({v[1]})" for k, v in c.items()) for s, c in checks.items())
+        + ".",
+    ]
+    text = report(results, args, header)
+    print(text)
+    if args.out is not None:
+        args.out.parent.mkdir(parents=True, exist_ok=True)
+        args.out.write_text(text)
+        print(f"written to {args.out}", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()
