@@ -108,7 +108,8 @@ def calibration_disparity_of(counts, *, threshold: Optional[float] = None, min_p
     debias = bool(debias) and distance_measure == "diff"
     null = None
     if debias:
-        expected = [expected_ece(x, min_per_group) for x in (counts.member, counts.background, counts.overall)]
+        expected = [errors["ece_expected"].to_numpy()] + [expected_ece(x, min_per_group)
+                                                           for x in (counts.background, counts.overall)]
         a0, b0 = compared_values(*expected, reference, counts.names)
         at = table.columns.get_loc("reference_value") + 1
         table.insert(at, "subgroup_expected", a0)

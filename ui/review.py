@@ -454,6 +454,16 @@ def _read_url() -> None:
     st.session_state[AWAITING] = config
 
 
+OTHER_FILE = "This file is not the one the review was made with (its SHA-256 differs), so the numbers may differ."
+
+
+def _other_file(config: fc.ReviewConfig) -> bool:
+    """Whether the loaded data is an upload other than the one `config` names by SHA-256 (False when it names none)."""
+    source = dict(config.view).get(SOURCE)
+    sha = source.get("sha256") if isinstance(source, dict) else None
+    return isinstance(sha, str) and st.session_state[state.DATASET_TOKEN] != "upload:" + sha
+
+
 def _ask_for_file(config: fc.ReviewConfig) -> None:
     """Stop the page with an uploader for the data file the link's settings were made with."""
     source = dict(config.view).get(SOURCE) or {}
@@ -481,9 +491,7 @@ def _ask_for_file(config: fc.ReviewConfig) -> None:
             st.session_state[state.DATASET_BYTES] = uploaded.size
             st.session_state[state.REPLACING] = False
             del st.session_state[AWAITING]
-            other = isinstance(sha, str) and st.session_state[state.DATASET_TOKEN] != "upload:" + sha
-            request(config, "This file is not the one the review was made with (its SHA-256 differs), so the "
-                            "numbers may differ." if other else "")
+            request(config, OTHER_FILE if _other_file(config) else "")
         st.error(problem)
     if st.button("Continue without it", help="Forget the link's settings and open the sample data."):
         del st.session_state[AWAITING]
@@ -548,13 +556,9 @@ def restore_section() -> None:
             return
         st.session_state[RESTORED] = uploaded.file_id
         notes = unsupported(config)
-        made = dict(config.view).get(SOURCE)
-        sha = made.get("sha256") if isinstance(made, dict) else None
-        other = isinstance(sha, str) and st.session_state[state.DATASET_TOKEN] != "upload:" + sha
-        request(config, " ".join(
-            ([("This file is not the one the review was made with (its SHA-256 differs), so the numbers may "
-               "differ.")] if other else [])
-            + ([("Not offered here, so the default is used: " + "; ".join(notes) + ".")] if notes else [])))
+        request(config, " ".join(([OTHER_FILE] if _other_file(config) else [])
+                                 + ([("Not offered here, so the default is used: " + "; ".join(notes) + ".")]
+                                    if notes else [])))
 
 
 # Exports ---------------------------------------------------------------------------------------------
