@@ -3,6 +3,7 @@
     .venv/bin/python benchmarks/coverage.py                          # 5 settings x 300 data sets, n_boot 500
     .venv/bin/python benchmarks/coverage.py --out docs/coverage.md   # the same, the table written there too
     .venv/bin/python benchmarks/coverage.py --quick                  # 20 data sets per setting (a smoke run)
+    .venv/bin/python benchmarks/coverage.py --json-from docs/coverage.md   # only ui/measured_coverage.json
 
 Options: ``--datasets`` (per setting, default 300), ``--n-boot`` (bootstrap replicates of every
 interval, default 500), ``--rows`` (rows per data set, default 2,000), ``--settings`` (a comma
@@ -55,6 +56,7 @@ import hashlib
 import multiprocessing
 import os
 import platform
+import re
 import subprocess
 import sys
 import time
@@ -68,6 +70,7 @@ import pandas as pd
 from scipy import special, stats
 
 ROOT = Path(__file__).resolve().parents[1]
+MEASURED = ROOT / "ui" / "measured_coverage.json"   # the table the app's interval notes read
 sys.path.insert(0, str(ROOT))
 
 import fairness_core as fc  # noqa: E402
@@ -878,6 +881,34 @@ def report(results: dict, args, header: list[str]) -> str:
     return "\n".join(out) + "\n"
 
 
+def measured(report_text: str) -> dict:
+    """The coverage table of a report (:func:`report`'s Markdown) as data, for the app's notes.
+
+    Returns ``{"run": the report's "Run ..." line, "settings": [names], "rows": [{"section", "quantity",
+    "coverage": {setting: % or None}, "above": {...}, "below": {...}}]}``: what ``ui/measured_coverage.json``
+    holds (``--out`` writes it; ``--json-from REPORT`` rebuilds it from a saved report).
+    """
+    lines = report_text.splitlines()
+    run = next((line for line in lines if line.startswith("Run ")), "")
+    start = lines.index(next(line for line in lines if line.startswith("| quantity |")))
+    settings = [cell.strip() for cell in lines[start].strip("|").split("|")[1:]]
+    rows, section = [], ""
+    for line in lines[start + 2:]:
+        if not line.startswith("|"):
+            break
+        cells = [cell.strip() for cell in line.strip().strip("|").split("|")]
+        if cells[0].startswith("**"):
+            section = cells[0].strip("*")
+            continue
+        row = {"section": section, "quantity": cells[0], "coverage": {}, "above": {}, "below": {}}
+        for setting, cell in zip(settings, cells[1:]):
+            found = re.match(r"\**([\d.]+)\**\s+±[\d.]+\s+\(([\d.]+)/([\d.]+)\)", cell)
+            for key, group in (("coverage", 1), ("above", 2), ("below", 3)):
+                row[key][setting] = float(found.group(group)) if found else None
+        rows.append(row)
+    return {"run": run, "settings": settings, "rows": rows}
+
+
 def _git(*args) -> str:
     try:
         return subprocess.run(["git", *args], cwd=ROOT, capture_output=True, text=True, timeout=30).stdout.rstrip()
@@ -906,8 +937,14 @@ def main(argv=None) -> None:
     parser.add_argument("--truth-rows", type=int, default=1_000_000)
     parser.add_argument("--margin", type=float, default=0.01)
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--out", type=Path, default=None, help="also write the Markdown report here")
+    parser.add_argument("--out", type=Path, default=None,
+                        help="also write the Markdown report here, and its table to ui/measured_coverage.json")
+    parser.add_argument("--json-from", type=Path, default=None, metavar="REPORT",
+                        help="only rebuild ui/measured_coverage.json from a saved report")
     args = parser.parse_args(argv)
+    if args.json_from is not None:
+        _write_measured(args.json_from.read_text())
+        return
     if args.quick:
         args.datasets = min(args.datasets, 20)
         args.truth_rows = min(args.truth_rows, 200_000)
@@ -976,6 +1013,14 @@ def main(argv=None) -> None:
         args.out.parent.mkdir(parents=True, exist_ok=True)
         args.out.write_text(text)
         print(f"written to {args.out}", file=sys.stderr)
+        _write_measured(text)
+
+
+def _write_measured(report_text: str) -> None:
+    import json
+
+    MEASURED.write_text(json.dumps(measured(report_text), indent=1, ensure_ascii=False) + "\n")
+    print(f"written to {MEASURED}", file=sys.stderr)
 
 
 if __name__ == "__main__":

@@ -87,8 +87,9 @@ from ._report import render_report
 from ._models import compare_models
 from ._model_aucs import compare_model_aucs
 from ._model_calibration import compare_model_calibration
-from ._review import (ModelReview, Review, ReviewConfig, build_review, dataset_rule, default_threshold,
-                      no_auc_finding, rate_rules, threshold_for_range)
+from ._conclusions import (Conclusions, auc_conclusions, calibration_conclusions, classwise_conclusions,
+                           dataset_conclusions, dataset_rule, no_auc_finding, rate_conclusions, rate_rules)
+from ._review import ModelReview, Review, ReviewConfig, build_review, default_threshold, threshold_for_range
 from ._review_engine import build_review_from_counts
 from ._config_schema import CONFIG_BOUNDS
 from ._export import export_name, neutralize_formulas, table_from_json, table_to_csv, table_to_json
@@ -128,7 +129,8 @@ _interval_names = ["wilson_interval", "delong_variance", "auc_interval"]
 _policy_names = ["Rule", "Verdict", "DEFAULT_RULES", "evaluate", "evaluate_result", "summarize_verdicts",
                  "rules_to_json", "rules_from_json"]
 _review_names = ["compare_models", "compare_model_aucs", "compare_model_calibration", "render_report", "ReviewConfig", "Review", "ModelReview", "build_review", "build_review_from_counts", "default_threshold", "threshold_for_range", "rate_rules",
-                 "dataset_rule", "no_auc_finding", "CONFIG_BOUNDS"]
+                 "dataset_rule", "no_auc_finding", "CONFIG_BOUNDS", "Conclusions", "auc_conclusions",
+                 "rate_conclusions", "calibration_conclusions", "dataset_conclusions", "classwise_conclusions"]
 _export_names = ["neutralize_formulas", "table_to_csv", "table_to_json", "table_from_json", "export_name"]
 _threshold_names = ["performance_table", "explorer_thresholds", "threshold_curves", "disparity_curve", "rule_band",
                     "subgroup_threshold_effect", "SubgroupThresholdEffect"]

@@ -4,7 +4,7 @@
 (``python -m fairness_core``): the same configuration gives the same tables, findings and
 verdicts wherever it runs. It calls the public metric functions with the options of
 :class:`ReviewConfig`, whose defaults are the dashboard's defaults; the policy rules each page
-applies are defined here once (:func:`rate_rules`, :func:`dataset_rule`).
+applies, and each page's findings and verdicts, are built in one place (``_conclusions``).
 """
 
 from __future__ import annotations
@@ -13,38 +13,34 @@ import dataclasses
 import datetime as _dt
 import hashlib
 import json
+from functools import partial
 from dataclasses import dataclass, field
 from typing import Any, Callable, Optional
 
 import numpy as np
 import pandas as pd
 
-from ._auc import BiasAucResult, bias_auc_table, summarize_bias_auc
+from ._auc import BiasAucResult, bias_auc_table
 from ._calibration import CalibrationDisparityResult
 from ._compare import NamedReference, named_reference
 from ._config_schema import problems
-from ._counts import RATE_NAMES, calibration_counts, confusion_counts, threshold_counts
-from ._classwise import classwise_findings
+from ._counts import calibration_counts, confusion_counts, threshold_counts
 from ._dataset import consistency, smoothed_edf
 from ._export import _json_cell, table_data
-from ._findings import (auc_findings, direction_warning, disparity_findings, outcome_words, rate_findings,
-                        reduction_finding)
+from ._conclusions import (RATE_METRIC, auc_conclusions, calibration_conclusions, classwise_conclusions,
+                           dataset_conclusions, rate_conclusions)
 from ._intervals import wilson_interval
 from ._model_aucs import compare_model_aucs
 from ._model_calibration import compare_model_calibration
 from ._models import compare_models
 from ._performance import performance_table
-from ._policy import DEFAULT_RULES, Rule, evaluate_result
 from ._scored_data import ColumnMapping, ScoredData
 from ._slices import Condition, Slice
 from ._subgroup_thresholds import subgroup_threshold_effect
 
 CONFIG_VERSION = 1
 CONFIG_MESSAGE = "The review configuration is not valid: {problem}. Tip: save one from the app, or see ReviewConfig."
-_RULES = {rule.name: rule for rule in DEFAULT_RULES}
-# A rate's name as rate_disparity knows it (the selection rate's disparity is "statistical parity").
 _NOT_OPTIONS = ("mapping", "slice", "thresholds", "subgroup_thresholds", "view")
-RATE_METRIC = {rate: ("statistical_parity" if rate == "selection_rate" else rate) for rate in RATE_NAMES}
 
 
 @dataclass(frozen=True)
@@ -303,64 +299,6 @@ def threshold_for_range(lo: float, hi: float, whole: bool) -> float:
     return float(int(middle)) if whole else middle
 
 
-def rate_rules(metrics, distance: str, max_difference: float) -> list:
-    """The rules the Rate disparities page applies besides the four-fifths and equal opportunity rules.
-
-    Parameters
-    ----------
-    metrics : sequence of str
-        Rate names (``RATE_NAMES``).
-    distance : {'diff', 'ratio'}
-    max_difference : float in [0, 1]
-
-    Returns
-    -------
-    list of Rule
-        Under 'ratio': the default ratio rules (every rate's ratio within [0.8, 1.25]). Under
-        'diff': each selected rate's max difference, and equalized odds', at most `max_difference`.
-    """
-    if distance == "ratio":
-        return [r for r in DEFAULT_RULES if r.distance_measure == "ratio"]
-    return [Rule(metric=m, distance_measure="diff", bound=float(max_difference))
-            for m in [RATE_METRIC[r] for r in metrics] + ["equalized_odds"]]
-
-
-def dataset_rule(distance: str, max_difference: float) -> Rule:
-    """The Dataset metrics page's rule on the largest base-rate disparity.
-
-    Under 'diff' the largest base-rate difference must be at most `max_difference`; under
-    'ratio' the base-rate ratio must lie within [0.8, 1.25].
-
-    Parameters
-    ----------
-    distance : {'diff', 'ratio'}
-    max_difference : float in [0, 1]
-
-    Returns
-    -------
-    Rule
-    """
-    if distance == "ratio":
-        return Rule.ratio_within("dataset_statistical_parity")
-    return Rule(metric="dataset_statistical_parity", distance_measure="diff", bound=float(max_difference))
-
-
-def no_auc_finding(level: float, overall_auc: float) -> str:
-    """The AUC finding when no AUC is distinguishable from the overall AUC.
-
-    Parameters
-    ----------
-    level : float in (0, 1)
-    overall_auc : float
-
-    Returns
-    -------
-    str
-    """
-    return (f"No subgroup, BPSN or BNSP AUC has a {level * 100:g} % interval entirely below the overall AUC "
-            f"({overall_auc:.4g}): no AUC is distinguishable from it at this sample size.")
-
-
 @dataclass(frozen=True)
 class ModelReview:
     """The review of one model: a score column at its threshold, or the predicted-label column.
@@ -604,7 +542,7 @@ def build_review(frame: pd.DataFrame, config: ReviewConfig, *, source: Optional[
     """
     from . import __version__
 
-    level, n_boot, adjust = config.ci, config.n_boot, config.adjust
+    level, n_boot = config.ci, config.n_boot
     sliced = frame if not config.slice.conditions else frame.loc[config.slice.mask(frame)].reset_index(drop=True)
     scored = ScoredData.from_frame(sliced, config.mapping)
     groups, y = scored.subgroups, scored.y_true
@@ -627,18 +565,13 @@ def build_review(frame: pd.DataFrame, config: ReviewConfig, *, source: Optional[
             len(scored.class_names), scored.subgroups.names, scored.subgroups.sizes, scored.class_counts))
 
     label_counts = confusion_counts(y, y, groups)
-    parity_kw = dict(distance_measure=config.dataset_distance, reference=config.dataset_reference,
-                     include_small=config.include_small, adjust=adjust, func="dataset_statistical_parity", **boot)
-    parity = label_counts.disparity("statistical_parity", reduction=config.dataset_reduction, **parity_kw)
-    parity_max = label_counts.disparity("statistical_parity", reduction="max", **parity_kw)
+    dataset = dataset_conclusions(label_counts, **dataset_options(config))
     n_pos = int(np.asarray(y).sum())
     low, high = wilson_interval(n_pos, len(y), level if level is not None else 0.95)
     return Review(
         config=config, source=info, exclusions=scored.exclusions, subgroups=scored.subgroup_table(),
-        base_rate=(n_pos / len(y), float(low), float(high)), dataset_parity=parity,
-        dataset_findings=tuple(f.sentence for f in disparity_findings(parity, "base rate", percent=True)),
-        dataset_verdicts=(evaluate_result(dataset_rule(config.dataset_distance, config.dataset_max_difference),
-                                          parity_max),),
+        base_rate=(n_pos / len(y), float(low), float(high)), dataset_parity=dataset.results["parity"],
+        dataset_findings=dataset.findings, dataset_verdicts=dataset.verdicts,
         edf=(smoothed_edf(y, groups, concentration=float(config.dataset_concentration),
                           include_small=config.include_small, **boot) if groups.codes is not None else None),
         models=tuple(models), created=_dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
@@ -719,26 +652,15 @@ def with_aucs_and_calibration(review: ModelReview, table: pd.DataFrame, counts, 
     -------
     ModelReview
     """
-    level = config.ci
-    bias = summarize_bias_auc(table, p=float(config.auc_p), overall_weight=float(config.auc_weight),
-                              include_small=config.include_small)
-    findings = [] if level is None else (
-        list(auc_findings(table, include_small=config.include_small))
-        or [no_auc_finding(level, bias.overall_auc)])
-    warning = direction_warning(bias.overall_auc, config.mapping.label, config.mapping.positive_label)
-    findings = ([warning] if warning else []) + findings
-    verdicts = [] if config.auc_min_score is None else [
-        evaluate_result(Rule(metric="bias_auc_score", bound=float(config.auc_min_score)), bias)]
+    aucs = auc_conclusions(table, config.mapping, p=float(config.auc_p), overall_weight=float(config.auc_weight),
+                           include_small=config.include_small, ci=config.ci, min_score=config.auc_min_score)
+    bias, findings, verdicts = aucs.results["bias_auc"], list(aucs.findings), list(aucs.verdicts)
     calibration = reliability = None
     if counts is not None:
-        calibration = counts.disparity(threshold=config.cal_bound, min_per_group=int(config.cal_min_per_group),
-                                       distance_measure=config.cal_distance, reduction=config.cal_reduction,
-                                       reference=config.cal_reference, include_small=config.include_small, ci=level,
-                                       n_boot=config.n_boot, random_state=0, adjust=config.adjust)
-        reliability = counts.reliability_table(ci=level)
-        findings += [f.sentence for f in disparity_findings(calibration.disparity, "expected calibration error")]
-        if calibration.verdict is not None:
-            verdicts.append(calibration.verdict)
+        cal = calibration_conclusions(counts, **calibration_options(config))
+        calibration, reliability = cal.results["calibration"], counts.reliability_table(ci=config.ci)
+        findings += cal.findings
+        verdicts += cal.verdicts
     return dataclasses.replace(review, auc_table=table, bias_auc=bias, calibration=calibration,
                                reliability=reliability, calibration_note=note,
                                findings=tuple(findings) + review.findings, verdicts=tuple(verdicts) + review.verdicts)
@@ -787,40 +709,46 @@ def with_classwise(review: ModelReview, config: ReviewConfig, n_classes: int, na
         if not pair:   # the two largest subgroups, largest first (stable on ties), as the app's default
             order = np.argsort(-np.asarray(sizes), kind="stable")
             pair = [names[int(i)] for i in (order[0], order[min(1, len(order) - 1)])]
-    result = class_counts().unweighted_average_bias(
-        metric=config.classwise_metric, reduction=config.classwise_reduction, subgroups=pair,
-        include_small=config.include_small, ci=config.ci, n_boot=config.n_boot, random_state=0)
-    return dataclasses.replace(review, classwise=result, findings=review.findings + tuple(classwise_findings(result)))
+    classwise = classwise_conclusions(class_counts(), metric=config.classwise_metric,
+                                      reduction=config.classwise_reduction, subgroups=pair,
+                                      include_small=config.include_small, ci=config.ci, n_boot=config.n_boot)
+    return dataclasses.replace(review, classwise=classwise.results["classwise"],
+                               findings=review.findings + classwise.findings)
 
 
 def _rate_review(counts, name: str, kind: str, threshold: Optional[float], config: ReviewConfig) -> ModelReview:
-    level, include_small = config.ci, config.include_small
-    boot = dict(ci=level, n_boot=config.n_boot, random_state=0)
-    kw = dict(distance_measure=config.rate_distance, reference=config.rate_reference, include_small=include_small,
-              adjust=config.adjust, **boot)
-    metrics = [RATE_METRIC[r] for r in config.rate_metrics]
-
-    def disparity(metric: str, reduction: str, **extra):
-        args = kw | extra | {"reduction": reduction}
-        return counts.equalized_odds(**args) if metric == "equalized_odds" else counts.disparity(metric, **args)
-
-    rates = {m: disparity(m, config.rate_reduction) for m in metrics + ["equalized_odds"]}
-    # The four-fifths rule, the ratio scores and the Theil benefit read the favourable outcome (§5.0).
-    favourable = counts.favourable(config.mapping.positive_outcome)
-    rates["theil_index"] = favourable.theil_index(reduction=config.rate_reduction, **{
-        k: v for k, v in kw.items() if k != "distance_measure"})   # the Theil index has no distance
-    words = outcome_words(config.mapping)   # a denial is never called "positive"
-    top = rate_findings(counts, metrics, reference=config.rate_reference, include_small=include_small,
-                        adjust=config.adjust, limit=3, **boot, **words) if metrics else []
-    drivers = [reduction_finding(disparity(m, "max"), m, **words) for m in metrics]
-    p_percent, opportunity = (favourable.ratio_scores(rate, include_small=include_small, **boot)
-                              for rate in ("selection_rate", "true_positive_rate"))
-    verdicts = [evaluate_result(_RULES["four_fifths"], p_percent),
-                evaluate_result(_RULES["equal_opportunity"], opportunity)]
-    verdicts += [evaluate_result(rule, disparity(rule.metric, "max", distance_measure=rule.distance_measure))
-                 for rule in rate_rules(config.rate_metrics, config.rate_distance, config.rate_max_difference)]
+    boot = dict(ci=config.ci, n_boot=config.n_boot, random_state=0)
+    kw = dict(reference=config.rate_reference, include_small=config.include_small, adjust=config.adjust, **boot)
+    rates = {m: (counts.equalized_odds if m == "equalized_odds" else partial(counts.disparity, m))(
+        distance_measure=config.rate_distance, reduction=config.rate_reduction, **kw)
+        for m in [RATE_METRIC[r] for r in config.rate_metrics] + ["equalized_odds"]}
+    # The Theil benefit reads the favourable outcome (§5.0); the Theil index has no distance.
+    rates["theil_index"] = counts.favourable(config.mapping.positive_outcome).theil_index(
+        reduction=config.rate_reduction, **kw)
+    rate = rate_conclusions(counts, config.mapping, **rate_options(config))
     return ModelReview(name=name, kind=kind, threshold=threshold, performance=performance_table(counts, **boot),
-                       rate_table=counts.table(ci=level), rates=rates, p_percent=p_percent, equal_opportunity=opportunity,
-                       findings=tuple(f.sentence for f in top) + tuple(f.sentence for f in drivers if f is not None),
-                       verdicts=tuple(verdicts))
+                       rate_table=counts.table(ci=config.ci), rates=rates, p_percent=rate.results["p_percent"],
+                       equal_opportunity=rate.results["equal_opportunity"], findings=rate.findings,
+                       verdicts=rate.verdicts)
 
+
+def rate_options(config: ReviewConfig) -> dict:
+    """The keyword options of :func:`rate_conclusions` that `config` sets (seed 0)."""
+    return dict(rate_metrics=config.rate_metrics, distance_measure=config.rate_distance,
+                max_difference=config.rate_max_difference, reference=config.rate_reference,
+                include_small=config.include_small, ci=config.ci, n_boot=config.n_boot, adjust=config.adjust)
+
+
+def calibration_options(config: ReviewConfig) -> dict:
+    """The keyword options of :func:`calibration_conclusions` that `config` sets (seed 0)."""
+    return dict(threshold=config.cal_bound, min_per_group=int(config.cal_min_per_group),
+                distance_measure=config.cal_distance, reduction=config.cal_reduction, reference=config.cal_reference,
+                include_small=config.include_small, ci=config.ci, n_boot=config.n_boot, adjust=config.adjust)
+
+
+def dataset_options(config: ReviewConfig) -> dict:
+    """The keyword options of :func:`dataset_conclusions` that `config` sets (seed 0)."""
+    return dict(distance_measure=config.dataset_distance, reduction=config.dataset_reduction,
+                reference=config.dataset_reference, include_small=config.include_small,
+                max_difference=config.dataset_max_difference, ci=config.ci, n_boot=config.n_boot,
+                adjust=config.adjust)

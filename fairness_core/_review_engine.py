@@ -17,10 +17,9 @@ import numpy as np
 
 from ._counts import ConfusionCounts
 from ._dataset import smoothed_edf_from_counts
-from ._findings import disparity_findings
+from ._conclusions import dataset_conclusions
 from ._intervals import wilson_interval
-from ._policy import evaluate_result
-from ._review import (Review, ReviewConfig, _rate_review, dataset_rule, threshold_for_range,
+from ._review import (Review, ReviewConfig, _rate_review, dataset_options, threshold_for_range,
                       with_aucs_and_calibration, with_classwise)
 
 NOT_COMPUTED = ("kNN consistency", "per-subgroup thresholds", "differences between models")
@@ -89,11 +88,7 @@ def build_review_from_counts(counts, config: ReviewConfig, *, source: Optional[d
                                 min_size=min_size)
     label_counts = (dataclasses.replace(counts.label_counts(), min_size=min_size) if counts.atoms
                     else _label_counts(first))   # min_size: the configuration's
-    parity_kw = dict(distance_measure=config.dataset_distance, reference=config.dataset_reference,
-                     include_small=config.include_small, adjust=config.adjust, func="dataset_statistical_parity",
-                     **boot)
-    parity = label_counts.disparity("statistical_parity", reduction=config.dataset_reduction, **parity_kw)
-    parity_max = label_counts.disparity("statistical_parity", reduction="max", **parity_kw)
+    dataset = dataset_conclusions(label_counts, **dataset_options(config))
     n_pos, n = float(first.overall[2] + first.overall[3]), float(first.overall.sum())
     low, high = wilson_interval(int(n_pos), int(n), config.ci if config.ci is not None else 0.95)
     sizes = first.member.sum(axis=1)
@@ -108,10 +103,8 @@ def build_review_from_counts(counts, config: ReviewConfig, *, source: Optional[d
                                  "not_computed": list(NOT_COMPUTED) + ([] if counts.atoms else [NO_ATOMS])}
     return Review(
         config=config, source=info, exclusions=counts.exclusions, subgroups=subgroups,
-        base_rate=(n_pos / n, float(low), float(high)), dataset_parity=parity,
-        dataset_findings=tuple(f.sentence for f in disparity_findings(parity, "base rate", percent=True)),
-        dataset_verdicts=(evaluate_result(dataset_rule(config.dataset_distance, config.dataset_max_difference),
-                                          parity_max),),
+        base_rate=(n_pos / n, float(low), float(high)), dataset_parity=dataset.results["parity"],
+        dataset_findings=dataset.findings, dataset_verdicts=dataset.verdicts,
         edf=(smoothed_edf_from_counts(label_counts, concentration=float(config.dataset_concentration),
                                       include_small=config.include_small, **boot) if label_counts.disjoint else None),
         models=tuple(models), created=_dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),

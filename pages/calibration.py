@@ -5,7 +5,7 @@ import streamlit as st
 
 import fairness_core as fc
 from fairness_core import plotting
-from ui import compare, controls, data, progress, summaries, text
+from ui import compare, controls, coverage, data, progress, summaries, text
 from ui.definitions import definition_link
 
 controls.frame()
@@ -99,6 +99,8 @@ st.caption(f"Each subgroup's ECE is compared with the {ref_text}; distance: {tex
               f"bootstrap with {intervals.n_boot:,} resamples (seed 0, stratified by subgroup) for ECE, MCE, "
               "Brier and the disparities"
               + (f", {text.ADJUST_LABELS[intervals.adjust]}-adjusted" if intervals.adjust else "") + "."
+              + coverage.note(["ECE per subgroup", "MCE per subgroup", "Brier score per subgroup", "ECE of the rest",
+                               "reliability diagram", f"ECE {'debiased ' if result.debiased else ''}{distance}"])
               if level is not None else " Intervals are off, so the verdict rests on the point estimate alone."))
 
 

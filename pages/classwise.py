@@ -4,7 +4,7 @@ with intervals and the findings in plain words."""
 import streamlit as st
 
 from fairness_core import plotting
-from ui import controls, data, progress, state, summaries, text
+from ui import controls, coverage, data, progress, state, summaries, text
 from ui.definitions import definition_link
 
 controls.frame()
@@ -101,7 +101,9 @@ else:
 st.caption(f"Per class: the {what}; then the unweighted mean over classes. Perfect value 0."
            + (f" Intervals: {text.level_text(level)}; Wilson intervals for recall and precision, and for the "
               f"F-score and every reduced value a bootstrap of the confusion cells stratified by subgroup with "
-              f"{intervals.n_boot:,} resamples (seed 0)." if level is not None else ""))
+              f"{intervals.n_boot:,} resamples (seed 0)."
+              + coverage.note([f"{metric} per subgroup and class", "per-class std", "unweighted average bias"])
+              if level is not None else ""))
 
 # Worst first: subgroups by their mean score over the classes, lowest first; classes by their |reduced value|.
 mean_score = result.table.groupby("subgroup", sort=False)["score"].mean()

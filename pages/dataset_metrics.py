@@ -7,7 +7,7 @@ import streamlit as st
 
 import fairness_core as fc
 from fairness_core import plotting
-from ui import controls, data, progress, review, state, summaries, text
+from ui import controls, coverage, data, progress, review, state, summaries, text
 from ui.definitions import definition_link
 
 controls.frame()
@@ -51,6 +51,8 @@ st.caption(f"Share of positive labels in each subgroup, compared with the {ref_t
            + (f" Intervals: {text.level_text(level)}; Wilson intervals for base rates, and for disparities a "
               f"bootstrap of the label counts stratified by subgroup with {intervals.n_boot:,} resamples (seed 0)"
               + (f", {text.ADJUST_LABELS[intervals.adjust]}-adjusted" if intervals.adjust else "") + "."
+              + coverage.note([f"base rate {distance}, {reduction}", f"base rate {distance}, per comparison",
+                               "base rate per subgroup"])
               if level is not None else ""))
 
 if distance == "diff":
@@ -119,7 +121,8 @@ if edf is not None:
         st.caption(f"The smoothed rate of a {outcome} label is {factor} "
                    f"times higher for {text.md(edf.pair[0])} than for {text.md(edf.pair[1])} (e^ε)."
                    + (" Intervals: a bootstrap of each subgroup's label counts (subgroup sizes fixed) with "
-                      f"{intervals.n_boot:,} resamples (seed 0)." if level is not None else ""))
+                      f"{intervals.n_boot:,} resamples (seed 0)." + coverage.note(["smoothed EDF"])
+                      if level is not None else ""))
     else:
         e2.markdown("**Attained by**  \nn/a", help=text.md(edf.reason))
         st.caption(text.md(edf.reason))

@@ -4,7 +4,7 @@ with intervals, the findings in plain words and the verdicts of the policy rules
 import streamlit as st
 
 from fairness_core import plotting, summarize_verdicts
-from ui import compare, controls, data, progress, state, summaries, text
+from ui import compare, controls, coverage, data, progress, state, summaries, text
 from ui import threshold as threshold_sections
 from ui.definitions import RATE_KEYS, definition_link
 
@@ -85,7 +85,8 @@ st.caption(f"Each subgroup is compared with the {ref_text}; distance: {text.DIST
            f"perfect value {perfect}."
            + (f" Intervals: {text.level_text(level)}, bootstrap with {intervals.n_boot:,} resamples (seed 0)"
               + (f", {text.ADJUST_LABELS[intervals.adjust]}-adjusted per table" if intervals.adjust else "")
-              + "." if level is not None else ""))
+              + "." + coverage.note(coverage.rate_prefixes(metrics, distance, reduction))
+              if level is not None else ""))
 
 st.subheader("Policy")
 if distance == "diff":

@@ -5,7 +5,7 @@ import streamlit as st
 
 import fairness_core as fc
 from fairness_core import plotting
-from ui import compare, controls, data, progress, summaries, text
+from ui import compare, controls, coverage, data, progress, summaries, text
 from ui.definitions import definition_link
 
 controls.frame()
@@ -60,7 +60,9 @@ st.caption(
     f"Score column: {text.md(score)}. Power means over {result.n_used} subgroups"
     + (f"; small subgroups left out: {result.n_small_excluded}" if result.n_small_excluded else "")
     + (f"; left out as undefined: {undefined}" if undefined else "") + "."
-    + (f" Intervals: {text.level_text(level)}; DeLong's for each AUC." if level is not None else ""))
+    + (f" Intervals: {text.level_text(level)}; DeLong's for each AUC."
+       + coverage.note(["subgroup AUC", "BPSN AUC", "BNSP AUC", "overall AUC", "power mean", "bias AUC score"])
+       if level is not None else ""))
 bounds = [c for c in table.columns if c.endswith("max_binning_error")]
 if bounds and float(table[bounds].max().max()) > 0:   # AUCs from binned score levels (data counted where it lies)
     st.caption(text.binned_auc_caption(float(table[bounds].max().max())))

@@ -453,26 +453,6 @@ def disparity(token: str, mapping_key: str, source: str, threshold: float | None
 
 
 @memo(SMALL)
-def ratio_scores(token: str, mapping_key: str, source: str, threshold: float | None, rate: str, include_small: bool,
-                 level: float | None, n_boot: int, outcome: str, _counts: fc.ConfusionCounts):
-    """Every subgroup's ratio score against the rest and the minimum (``rate="selection_rate"``: p% score,
-    ``"true_positive_rate"``: equal opportunity score) of the favourable outcome (`outcome`: the mapping's
-    ``positive_outcome``), with bootstrap intervals (seed 0) when `level` is set."""
-    favourable = _counts.favourable(outcome)
-    return favourable.ratio_scores(rate, include_small=include_small, ci=level, n_boot=n_boot, random_state=0)
-
-
-@memo(SMALL)
-def findings(token: str, mapping_key: str, source: str, threshold: float | None, metrics: tuple, reference: str,
-             include_small: bool, level: float | None, n_boot: int, adjust: str | None, words: tuple,
-             _counts: fc.ConfusionCounts) -> list:
-    """The top rate findings (fairness_core's rate_findings, seed 0) for `metrics` (rate_disparity names), in the
-    outcome's `words` (``fc.outcome_words(mapping)`` as items)."""
-    return fc.rate_findings(_counts, metrics, reference=reference, ci=level, n_boot=n_boot, random_state=0,
-                            adjust=adjust, include_small=include_small, limit=3, **dict(words))
-
-
-@memo(SMALL)
 def theil(token: str, mapping_key: str, source: str, threshold: float | None, reference: str, reduction: str,
           include_small: bool, level: float | None, n_boot: int, adjust: str | None, outcome: str,
           _counts: fc.ConfusionCounts) -> fc.DisparityResult:
@@ -520,20 +500,6 @@ def calibration(token: str, mapping_key: str, score: str, n_bins: int, strategy:
         return _data.counts.calibration_at(score, n_bins, strategy)
     return fc.calibration_counts(_data.y_true, _data.scores[score], _data.subgroups, n_bins=n_bins,
                                  strategy=strategy)
-
-
-@memo(SMALL)
-def calibration_disparity(token: str, mapping_key: str, score: str, n_bins: int, strategy: str,
-                          threshold: float | None, min_per_group: int, distance: str, reduction: str, reference: str,
-                          include_small: bool, level: float | None, n_boot: int, adjust: str | None,
-                          _counts: fc.CalibrationCounts) -> fc.CalibrationDisparityResult:
-    """The ECE disparity of the cached calibration counts `_counts` (keyed by token, mapping_key, score,
-    n_bins and strategy, as :func:`calibration`), with its policy verdict (`threshold` in the units of
-    `distance`; None: the default rule) and, with `level`, bootstrap intervals with `n_boot` replicates
-    and the fixed seed 0."""
-    return _counts.disparity(threshold=threshold, min_per_group=min_per_group, distance_measure=distance,
-                             reduction=reduction, reference=reference, include_small=include_small, ci=level,
-                             n_boot=n_boot, random_state=0, adjust=adjust)
 
 
 def empty_slice() -> str | None:
@@ -723,16 +689,6 @@ def class_counts(token: str, mapping_key: str, source: str, threshold: float | N
 
 
 @memo(SMALL)
-def classwise(token: str, mapping_key: str, source: str, threshold: float | None, metric: str, reduction: str,
-              order: tuple | None, include_small: bool, level: float | None, n_boot: int, _counts):
-    """Unweighted average bias of the cached class counts `_counts` (keyed as :func:`class_counts`) for the
-    subgroups `order` (None: all), with bootstrap intervals (`n_boot` replicates, seed 0) when `level` is set."""
-    return _counts.unweighted_average_bias(metric=metric, reduction=reduction,
-                                           subgroups=None if order is None else list(order),
-                                           include_small=include_small, ci=level, n_boot=n_boot, random_state=0)
-
-
-@memo(SMALL)
 def smoothed_edf(token: str, mapping_key: str, concentration: float, include_small: bool, _data: fc.ScoredData,
                  level: float | None = None, n_boot: int = 1000):
     """Smoothed empirical differential fairness of the labels, with bootstrap intervals (seed 0) when `level`
@@ -776,17 +732,6 @@ def label_counts(token: str, mapping_key: str, _data: fc.ScoredData) -> fc.Confu
     if isinstance(_data, local.CountsData):
         return _data.labels
     return fc.confusion_counts(_data.y_true, _data.y_true, _data.subgroups)
-
-
-@memo(SMALL)
-def dataset_parity(token: str, mapping_key: str, distance: str, reduction: str, reference: str, include_small: bool,
-                   level: float | None, n_boot: int, adjust: str | None, _counts: fc.ConfusionCounts):
-    """Dataset statistical parity (base-rate disparity) of the cached label counts `_counts` (keyed as
-    :func:`label_counts`): the statistical-parity disparity of the labels against themselves, as
-    ``fc.dataset_statistical_parity`` computes it, with bootstrap intervals (seed 0) when `level` is set."""
-    return _counts.disparity("statistical_parity", distance_measure=distance, reduction=reduction, reference=reference,
-                             include_small=include_small, ci=level, n_boot=n_boot, random_state=0, adjust=adjust,
-                             func="dataset_statistical_parity")
 
 
 @memo(SMALL)

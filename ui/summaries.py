@@ -1,8 +1,10 @@
 """Findings and policy verdicts of each metric page, in one place for the page and the Overview.
 
 Each ``*_section`` function takes the page's settings (from its widgets on the page itself, from
-:func:`ui.controls.setting` on the Overview) and the cached computations of :mod:`ui.data`, and
-returns a :class:`Section`: the page's findings as plain sentences and its policy verdicts. Sections
+:func:`ui.controls.setting` on the Overview) and the cached computations of :mod:`ui.data`, asks
+fairness_core's conclusions function of that page (``fc.rate_conclusions`` and the others, which the
+report and the command line call too) for its findings and verdicts, and returns a :class:`Section`
+with the settings in words. No rule or finding is built here. Sections
 are memoized per session on everything but the data and counts objects, which the token, the
 mapping key and the options identify. The
 metric page renders its own section at the top; the Overview renders all of them.
@@ -99,17 +101,9 @@ def auc_section(token: str, mapping_key: str, scored: fc.ScoredData, score: str,
     level = intervals.ci
     table = (data.auc_table(token, mapping_key, score, scored) if level is None
              else data.auc_intervals(token, mapping_key, score, level, intervals.n_boot, scored))
-    result = fc.summarize_bias_auc(table, p=float(p), overall_weight=float(weight), include_small=include_small)
-    if level is None:
-        findings = ()
-    else:
-        findings = tuple(fc.auc_findings(table, include_small=include_small)) or (
-            f"No subgroup, BPSN or BNSP AUC has a {text.level_text(level)} interval entirely below the overall "
-            f"AUC ({text.num(result.overall_auc)}): no AUC is distinguishable from it at this sample size.",)
-    warning = fc.direction_warning(result.overall_auc, scored.mapping.label, scored.mapping.positive_label)
-    findings = ((warning,) if warning else ()) + findings
-    verdicts = () if min_score is None else (
-        fc.evaluate_result(fc.Rule(metric="bias_auc_score", bound=float(min_score)), result),)
+    concluded = fc.auc_conclusions(table, scored.mapping, p=float(p), overall_weight=float(weight),
+                                   include_small=include_small, ci=level, min_score=min_score)
+    result, findings, verdicts = concluded.results["bias_auc"], concluded.findings, concluded.verdicts
     settings = f"score {text.md(score)}, power mean p = {p:g}, overall weight {weight:g}, {_interval_words(intervals)}"
     return Section("Subgroup AUCs", "pages/subgroup_aucs.py", findings, verdicts, settings,
                    extra={"table": table, "result": result})
@@ -118,7 +112,7 @@ def auc_section(token: str, mapping_key: str, scored: fc.ScoredData, score: str,
 @memo(data.SMALL, ignore=("scored", "counts"))
 def rate_section(token: str, mapping_key: str, counts: fc.ConfusionCounts, *, source: str, threshold: float | None,
                  metrics: list, distance: str, reference: str, include_small: bool, intervals,
-                 max_difference: float, mapping: fc.ColumnMapping | None = None) -> Section:
+                 max_difference: float, mapping: fc.ColumnMapping) -> Section:
     """Rate disparities: the top rate findings and the drivers of each max, and the verdicts of the p%
     (four-fifths) and equal opportunity rules and of a bound on each selected rate (and equalized odds):
     the ratio band [0.8, 1.25] under the ratio distance, `max_difference` under the difference.
@@ -126,36 +120,24 @@ def rate_section(token: str, mapping_key: str, counts: fc.ConfusionCounts, *, so
     Returns the Section with ``extra = {"p_percent", "opportunity"}`` (the two ratio-score results, of the
     favourable prediction: `mapping`'s ``positive_outcome``, whose words the findings use).
     """
-    outcome = "favourable" if mapping is None else mapping.positive_outcome
-    words = fc.outcome_words(mapping)
     level, n_boot, adjust = intervals.ci, intervals.n_boot, intervals.adjust
-    rate_metrics = [text.RATE_TO_METRIC[m] for m in metrics]
 
     def disparity(metric: str, dist: str, red: str):
         return data.disparity(token, mapping_key, source, threshold, metric, dist, red, reference, include_small,
                               level, n_boot, adjust, counts)
 
-    top = data.findings(token, mapping_key, source, threshold, tuple(rate_metrics), reference, include_small,
-                        level, n_boot, adjust, tuple(words.items()), counts) if rate_metrics else []
-    drivers = (fc.reduction_finding(disparity(m, distance, "max"), m, **words) for m in rate_metrics)
-    findings = tuple(f.sentence for f in top) + tuple(f.sentence for f in drivers if f is not None)
-    p_percent, opportunity = (data.ratio_scores(token, mapping_key, source, threshold, rate, include_small, level,
-                                                n_boot, outcome, counts)
-                              for rate in ("selection_rate", "true_positive_rate"))
-    verdicts = [fc.evaluate_result(DEFAULT_RULES["four_fifths"], p_percent),
-                fc.evaluate_result(DEFAULT_RULES["equal_opportunity"], opportunity)]
-    if distance == "ratio":
-        rules = [r for r in fc.DEFAULT_RULES if r.distance_measure == "ratio"]
-    else:
-        rules = [fc.Rule(metric=m, distance_measure="diff", bound=float(max_difference))
-                 for m in rate_metrics + ["equalized_odds"]]
-    verdicts += [fc.evaluate_result(rule, disparity(rule.metric, rule.distance_measure, "max")) for rule in rules]
+    concluded = fc.rate_conclusions(counts, mapping, rate_metrics=metrics,
+                                    distance_measure=distance, max_difference=float(max_difference),
+                                    reference=reference, include_small=include_small, ci=level, n_boot=n_boot,
+                                    adjust=adjust, disparity=disparity)
+    findings, verdicts = concluded.findings, concluded.verdicts
+    p_percent, opportunity = concluded.results["p_percent"], concluded.results["equal_opportunity"]
     predictions = ("the predicted label column" if threshold is None
                    else f"{text.md(source)} >= {threshold:g}")
     ref = text.reference_text(reference)
     settings = (f"predictions from {predictions}, rates {', '.join(text.RATE_LABELS[m] for m in metrics)}, "
                 f"against the {ref}, distance {text.DISTANCE_LABELS[distance]}, {_interval_words(intervals)}")
-    return Section("Rate disparities", "pages/rate_disparities.py", findings, tuple(verdicts), settings,
+    return Section("Rate disparities", "pages/rate_disparities.py", findings, verdicts, settings,
                    extra={"p_percent": p_percent, "opportunity": opportunity})
 
 
@@ -179,15 +161,15 @@ def calibration_section(token: str, mapping_key: str, scored: fc.ScoredData, sco
         counts = data.calibration(token, mapping_key, score, int(n_bins), strategy, scored)
     except ValueError as exc:   # e.g. quantile bins of more distinct scores than an engine reads
         return Section(title, page, note=f"Not assessed: {text.md(exc)}")
-    result = data.calibration_disparity(token, mapping_key, score, int(n_bins), strategy,
-                                        None if threshold is None else float(threshold), int(min_per_group),
-                                        distance, reduction, reference, include_small, intervals.ci,
-                                        intervals.n_boot, intervals.adjust, counts)
-    findings = tuple(f.sentence for f in fc.disparity_findings(result.disparity, "expected calibration error"))
+    concluded = fc.calibration_conclusions(counts, threshold=None if threshold is None else float(threshold),
+                                           min_per_group=int(min_per_group), distance_measure=distance,
+                                           reduction=reduction, reference=reference, include_small=include_small,
+                                           ci=intervals.ci, n_boot=intervals.n_boot, adjust=intervals.adjust)
+    findings, result = concluded.findings, concluded.results["calibration"]
     ref = text.reference_text(reference)
     settings = (f"score {text.md(score)}, {int(n_bins)} {strategy} bins, against the {ref}, distance "
                 f"{text.DISTANCE_LABELS[distance]}, {_interval_words(intervals)}")
-    return Section(title, page, findings, () if result.verdict is None else (result.verdict,), settings,
+    return Section(title, page, findings, concluded.verdicts, settings,
                    extra={"counts": counts, "result": result})
 
 
@@ -201,19 +183,14 @@ def dataset_section(token: str, mapping_key: str, scored: fc.ScoredData, *, dist
     """
     counts = data.label_counts(token, mapping_key, scored)
 
-    def parity_of(red: str):
-        return data.dataset_parity(token, mapping_key, distance, red, reference, include_small, intervals.ci,
-                                   intervals.n_boot, intervals.adjust, counts)
-
-    parity = parity_of(reduction)
-    findings = tuple(f.sentence for f in fc.disparity_findings(parity, "base rate", percent=True))
-    rule = (fc.Rule.ratio_within("dataset_statistical_parity") if distance == "ratio" else
-            fc.Rule(metric="dataset_statistical_parity", distance_measure="diff", bound=float(max_difference)))
+    concluded = fc.dataset_conclusions(counts, distance_measure=distance, reduction=reduction, reference=reference,
+                                       include_small=include_small, max_difference=float(max_difference),
+                                       ci=intervals.ci, n_boot=intervals.n_boot, adjust=intervals.adjust)
+    parity = concluded.results["parity"]
     ref = text.reference_text(reference)
     settings = (f"labels only, against the {ref}, distance {text.DISTANCE_LABELS[distance]}, "
                 f"{_interval_words(intervals)}")
-    return Section("Dataset metrics", "pages/dataset_metrics.py", findings,
-                   (fc.evaluate_result(rule, parity_of("max")),), settings,
+    return Section("Dataset metrics", "pages/dataset_metrics.py", concluded.findings, concluded.verdicts, settings,
                    extra={"counts": counts, "parity": parity})
 
 
@@ -225,12 +202,13 @@ def classwise_section(token: str, mapping_key: str, counts, *, source: str, thre
 
     Raises ValueError as :meth:`ClassCounts.unweighted_average_bias` does (e.g. unknown subgroups in `order`).
     """
-    result = data.classwise(token, mapping_key, source, threshold, metric, reduction, order, include_small,
-                            intervals.ci, intervals.n_boot, counts)
+    concluded = fc.classwise_conclusions(counts, metric=metric, reduction=reduction, subgroups=order,
+                                         include_small=include_small, ci=intervals.ci, n_boot=intervals.n_boot)
+    result = concluded.results["classwise"]
     predictions = ("the predicted label column" if threshold is None
                    else f"{text.md(source)} >= {threshold:g}")
     settings = (f"predictions from {predictions}, {metric}, reduced by the {CLASSWISE_REDUCTIONS[reduction]}"
                 + ("" if order is None else f" ({text.md(order[0])}, {text.md(order[1])})")
                 + f", {_interval_words(intervals)}")
-    return Section("Class-wise bias", "pages/classwise.py", tuple(fc.classwise_findings(result)), (), settings,
+    return Section("Class-wise bias", "pages/classwise.py", concluded.findings, (), settings,
                    extra={"result": result})
