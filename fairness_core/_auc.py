@@ -585,6 +585,7 @@ def bias_auc_table(y_true, y_score, subgroups, *, ci=None, n_boot: int = 1000, r
     table = auc_frame(list(groups.names), counts.n, aucs, groups.min_size, interval)
     pos_all, neg_all = np.diff(levels.below, axis=1)
     table.attrs["overall_auc"] = _auc_from_hists(pos_all, neg_all)
+    table.attrs["n_positive"], table.attrs["n_negative"] = int(pos_all.sum()), int(neg_all.sum())
     table.attrs["ci"] = level
     if level is not None:
         low, high, why = auc_interval(pos_all, neg_all, level)

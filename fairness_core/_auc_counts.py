@@ -190,6 +190,7 @@ class AucCounts:
             table["note"] = binned
         neg_all, pos_all = self.overall
         table.attrs["overall_auc"] = _auc_from_hists(pos_all, neg_all)
+        table.attrs["n_positive"], table.attrs["n_negative"] = int(pos_all.sum()), int(neg_all.sum())
         table.attrs["overall_auc_max_binning_error"] = float(_binning_bound(pos_all[None], neg_all[None],
                                                                            self.exact)[0])
         table.attrs["ci"] = level

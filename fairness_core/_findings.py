@@ -288,7 +288,7 @@ def _few_text(subgroup, size, den, reference, mode, ref_den, min_size, rate, tex
     ref = ref[0].upper() + ref[1:] if keyword(mode) in ("rest", "overall") else ref
     if 0 <= ref_den < min_size:
         return (f"{ref} has too few {people} to assess the {label} at this sample size "
-                f"({ref_den:,} people; minimum {min_size})")
+                f"({ref_den:,} {people}; minimum {min_size})")
     return f"{ref} has too few people to assess at this sample size (minimum {min_size})"
 
 
@@ -299,7 +299,7 @@ def _few_text(subgroup, size, den, reference, mode, ref_den, min_size, rate, tex
 
 def _details(f: dict, rate: str, texts: _Texts, n_comparisons) -> str:
     """The parenthesis: rates, difference, intervals, group sizes."""
-    label, _, _, _ = texts.words(rate)
+    label, _, _, people = texts.words(rate)
     a_txt = _rate_text(f["numerator"], f["denominator"], f["subgroup_value"])
     b_txt = _rate_text(f["reference_numerator"], f["reference_denominator"], f["reference_value"])
     parts = [f"{label} {a_txt} vs {b_txt}, a difference of {_points(f['difference'])} percentage points"]
@@ -318,7 +318,7 @@ def _details(f: dict, rate: str, texts: _Texts, n_comparisons) -> str:
     else:
         parts.append("no interval computed")
     if f["denominator"] >= 0 and f["reference_denominator"] >= 0:
-        parts.append(f"{f['denominator']:,} vs {f['reference_denominator']:,} people")
+        parts.append(f"{f['denominator']:,} vs {f['reference_denominator']:,} {people}")
     return "; ".join(parts)
 
 
@@ -352,7 +352,7 @@ def _too_small_sentence(f: dict, rate: str, texts: _Texts, min_size) -> str:
     if a_int:
         detail += f"; {_level_text(f['level'])} interval of the rate in {f['subgroup']} {a_int}"
     return (f"{few}. The observed disparity is large but rests on too few people to rank: {lead[0].lower() + lead[1:]} ({detail}; "
-            f"{f['denominator']:,} vs {f['reference_denominator']:,} people).")
+            f"{f['denominator']:,} vs {f['reference_denominator']:,} {texts.words(rate)[3]}).")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -575,8 +575,8 @@ def rate_findings(counts, metrics=DEFAULT_METRICS, *, reference: str = "rest", c
     >>> print(top[0].sentence)
     People in a who were actually negative were predicted positive at 5.00× the rate of everyone else
     (false positive rate 50.0 % vs 10.0 %, a difference of 40.0 percentage points; 95 % intervals:
-    ratio 2.00–21.48, difference 20.3–58.1 points; 40 vs 40 people). It is the largest false positive
-    rate ratio and difference among the subgroups assessed.
+    ratio 2.00–21.48, difference 20.3–58.1 points; 40 vs 40 people who were actually negative). It
+    is the largest false positive rate ratio and difference among the subgroups assessed.
     """
     func = "rate_findings"
     if not isinstance(counts, ConfusionCounts):
@@ -745,7 +745,7 @@ def reduction_finding(result: DisparityResult, metric: str, *, positive_text: Op
     against = _reference_name(f["reference"], mode)
     a_txt = _rate_text(f["numerator"], f["denominator"], a)
     b_txt = _rate_text(f["reference_numerator"], f["reference_denominator"], b)
-    sizes = (f"; {f['denominator']:,} vs {f['reference_denominator']:,} people"
+    sizes = (f"; {f['denominator']:,} vs {f['reference_denominator']:,} {people}"
              if f["denominator"] >= 0 and f["reference_denominator"] >= 0 else "")
     pair_txt = f"{f['subgroup']} against {against} ({label} {a_txt} vs {b_txt}{sizes})"
     if f["excludes_parity"] is False:
@@ -1057,12 +1057,24 @@ def direction_warning(overall_auc: float, label: object, positive: object) -> Op
             f"whether that event is good or bad for the person is set apart, so every verdict keeps its meaning.")
 
 
+def _auc_rows(table: pd.DataFrame, row, column: str) -> str:
+    """The rows an AUC of `row` compares (a BPSN AUC: the subgroup's negatives and the other rows' positives)."""
+    pos, neg = int(row["n_positive"]), int(row["n_negative"])
+    total_pos, total_neg = table.attrs.get("n_positive"), table.attrs.get("n_negative")
+    if column == "subgroup_auc" or total_pos is None or total_neg is None:
+        return f"{pos + neg:,} rows: {pos:,} positive, {neg:,} negative"
+    if column == "bpsn_auc":
+        return f"{neg:,} negatives of the subgroup against {int(total_pos) - pos:,} positives of the other rows"
+    return f"{pos:,} positives of the subgroup against {int(total_neg) - neg:,} negatives of the other rows"
+
+
 def auc_findings(table: pd.DataFrame, *, include_small: bool = False) -> list[str]:
     """Sentences on the lowest subgroup, BPSN and BNSP AUC whose interval lies below the overall AUC.
 
     For each AUC column, among the subgroups used (small ones only with `include_small`), the
     subgroup with the lowest AUC whose whole interval (``<column>_ci_high``) lies below the overall
-    AUC's point estimate is named, with its AUC, interval and counts, and what a low value of that
+    AUC's point estimate is named, with its AUC, interval and the rows it compares (a BPSN AUC: the
+    subgroup's negatives against the positives of the other rows), and what a low value of that
     AUC means for the people in it (Borkan et al. 2019). Plain text: escape it before rendering it
     as Markdown or HTML.
 
@@ -1096,6 +1108,6 @@ def auc_findings(table: pd.DataFrame, *, include_small: bool = False) -> list[st
         sentences.append(
             f"The {name} of {group} is {float(row[column]):.4f} ({level * 100:g} % CI "
             f"{float(row[f'{column}_ci_low']):.4f}–{float(row[f'{column}_ci_high']):.4f}; "
-            f"{int(row['size']):,} people: {int(row['n_positive']):,} positive, {int(row['n_negative']):,} negative), "
-            f"below the overall AUC of {overall:.4f} across its whole interval: " + meaning.format(name=group) + ".")
+            f"{_auc_rows(table, row, column)}), below the overall AUC of {overall:.4f} across its whole interval: "
+            + meaning.format(name=group) + ".")
     return sentences

@@ -267,7 +267,7 @@ def test_reduction_finding_names_what_drives_the_max(compas_counts):
     assert f.drives == "drives the max false positive rate ratio"
     expected = (f"The largest false positive rate ratio, {result.value:.2f} (95 % interval {result.ci_low:.2f}–"
                 f"{result.ci_high:.2f}), is Other against everyone else (false positive rate 14.8 % vs 33.5 %; "
-                f"244 vs 3,719 people).")
+                f"244 vs 3,719 people who did not reoffend).")
     assert f.sentence.startswith(expected)
     assert "2 comparisons with too few people to assess at this sample size are left out." in f.sentence
 
@@ -356,8 +356,9 @@ def test_auc_findings_name_the_lowest_auc_below_the_overall(compas):
     lowest = below.loc[below["bpsn_auc"].idxmin()]
     assert lowest["subgroup"] == "African-American"
     expected = (f"The BPSN AUC of African-American is {lowest['bpsn_auc']:.4f} (95 % CI "
-                f"{lowest['bpsn_auc_ci_low']:.4f}–{lowest['bpsn_auc_ci_high']:.4f}; 3,696 people: 1,901 positive, "
-                f"1,795 negative), below the overall AUC of {overall:.4f} across its whole interval")
+                f"{lowest['bpsn_auc_ci_low']:.4f}–{lowest['bpsn_auc_ci_high']:.4f}; 1,795 negatives of the "
+                f"subgroup against {int(compas['two_year_recid'].sum()) - 1901:,} positives of the other rows), "
+                f"below the overall AUC of {overall:.4f} across its whole interval")
     assert any(s.startswith(expected) for s in found)
     assert fc.auc_findings(fc.bias_auc_table(compas["two_year_recid"], compas["decile_score"], groups)) == []
 
