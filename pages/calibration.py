@@ -100,7 +100,8 @@ st.caption(f"Each subgroup's ECE is compared with the {ref_text}; distance: {tex
               "Brier and the disparities"
               + (f", {text.ADJUST_LABELS[intervals.adjust]}-adjusted" if intervals.adjust else "") + "."
               + coverage.note(["ECE per subgroup", "MCE per subgroup", "Brier score per subgroup", "ECE of the rest",
-                               "reliability diagram", f"ECE {'debiased ' if result.debiased else ''}{distance}"])
+                               "reliability diagram",
+                               "ECE debiased diff" if distance == "diff" else "ECE ratio"])
               if level is not None else " Intervals are off, so the verdict rests on the point estimate alone."))
 
 

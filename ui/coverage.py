@@ -69,7 +69,7 @@ def note(prefixes) -> str:
     rows = outside(prefixes)
     if not rows:
         return ""
-    measured = "; ".join(f"{quantity} {low:.0f}–{high:.0f} %" for quantity, low, high in rows)
+    measured = "; ".join(f"{quantity} {low:.1f}–{high:.1f} %" for quantity, low, high in rows)
     return (f" Measured coverage of these nominal 95 % intervals in simulation leaves 93–97 % in some settings "
             f"({measured}): read them as approximate (Metric definitions, *How far to trust the intervals*).")
 

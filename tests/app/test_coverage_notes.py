@@ -38,7 +38,7 @@ def test_a_note_names_each_quantity_outside_the_band_with_its_range():
     inside = [q for q, v in rows.items() if q not in out and not any(o.startswith(q) for o in out)]
     assert out and inside
     quantity = out[0]
-    assert f"{quantity} {min(rows[quantity]):.0f}–{max(rows[quantity]):.0f} %" in coverage.note([quantity])
+    assert f"{quantity} {min(rows[quantity]):.1f}–{max(rows[quantity]):.1f} %" in coverage.note([quantity])
     assert coverage.note([inside[0]]) == ""
     assert list(coverage.table()["Quantity"]) == out
 
