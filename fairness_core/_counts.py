@@ -781,22 +781,27 @@ def bin_index(y_prob: np.ndarray, edges: np.ndarray) -> np.ndarray:
     return np.searchsorted(edges[1:-1], y_prob, side="right").astype(np.intp)
 
 
-def sub_bin_index(y_prob: np.ndarray, cell: np.ndarray, edges: np.ndarray) -> np.ndarray:
-    """Sub-bin of each score within its bin: ``SUB_BINS`` equal-width parts, 0 for a zero-width bin.
+def sub_bin_edges(edges: np.ndarray) -> np.ndarray:
+    """The inner edges of each calibration bin's ``SUB_BINS`` equal parts: shape (n_bins, SUB_BINS - 1).
 
-    ``floor((y_prob - low) / width * SUB_BINS)`` clipped to the bin's parts, with `cell` the bins of
-    :func:`bin_index` (so ``y_prob >= low`` and the floor is a truncation).
+    ``low + k * width / SUB_BINS`` for k = 1 .. SUB_BINS - 1, as float64; +inf in a bin of no width (its
+    rows all fall in part 0). Every engine compares scores with these same numbers, so a score on a
+    part's edge falls in the same part everywhere (a formula such as ``floor((p - low) / width * 4)``
+    can be evaluated in another order by an engine and round the other way).
     """
-    widths = np.diff(edges)
-    low = edges[cell]
-    if (widths > 0).all():  # no zero-width bin (uniform edges, quantiles without ties): no masks
-        position = (y_prob - low) / widths[cell]
-    else:
-        width = widths[cell]
-        with np.errstate(divide="ignore", invalid="ignore"):
-            position = np.where(width > 0, (y_prob - low) / np.where(width > 0, width, 1.0), 0.0)
-    position *= SUB_BINS
-    return np.minimum(position.astype(np.intp), SUB_BINS - 1)
+    low, width = edges[:-1, None], np.diff(edges)[:, None]
+    inner = low + np.arange(1, SUB_BINS) * width / SUB_BINS
+    return np.where(width > 0, inner, np.inf)
+
+
+def sub_bin_index(y_prob: np.ndarray, cell: np.ndarray, edges: np.ndarray) -> np.ndarray:
+    """Sub-bin of each score within its bin: how many of the bin's :func:`sub_bin_edges` it reaches.
+
+    With `cell` the bins of :func:`bin_index`, a number in 0 .. SUB_BINS - 1 (0 in a bin of no width):
+    ``Σ_k [y_prob >= e_k]``, the same comparisons the engines' SQL makes (``_sql.sub_bin``).
+    """
+    inner = sub_bin_edges(edges)[cell]          # (n, SUB_BINS - 1)
+    return (y_prob[:, None] >= inner).sum(axis=1).astype(np.intp)
 
 
 @dataclass(frozen=True)

@@ -324,14 +324,18 @@ def pattern_count_query(plan: Plan, with_missing: Sequence[bool] = ()) -> str:
 
 
 def sub_bin(cal_edges: np.ndarray, sub_bins: int) -> str:
-    """The calibration sub-bin of ``__fc_p`` in its bin ``__fc_cal`` (``_counts.sub_bin_index``): the bin cut into
-    `sub_bins` equal parts, ``min(floor((p - low) / width * sub_bins), sub_bins - 1)``, 0 in a bin of no width."""
+    """The calibration sub-bin of ``__fc_p`` in its bin ``__fc_cal`` (``_counts.sub_bin_index``): how many of the
+    bin's inner part edges (``_counts.sub_bin_edges``, written as exact literals) the score reaches, so every
+    engine puts a score on a part's edge in the same part as numpy does (0 in a bin of no width)."""
+    from .._counts import sub_bin_edges
+
+    inner = sub_bin_edges(np.asarray(cal_edges, dtype=np.float64))
+    if inner.shape[1] != sub_bins - 1:
+        raise ValueError(f"sub_bins must be {inner.shape[1] + 1}, the library's SUB_BINS.")
     whens = []
-    for b, (low, high) in enumerate(zip(cal_edges[:-1], cal_edges[1:])):
-        width = float(high) - float(low)
-        part = (f"LEAST(CAST(FLOOR((__fc_p - {literal(float(low))}) / {literal(width)} * {sub_bins}) AS BIGINT), "
-                f"{sub_bins - 1})") if width > 0 else "0"
-        whens.append(f"WHEN {b} THEN {part}")
+    for b, row in enumerate(inner):
+        parts = [f"CAST(__fc_p >= {literal(float(e))} AS INT)" for e in row if np.isfinite(e)]
+        whens.append(f"WHEN {b} THEN {' + '.join(parts) if parts else '0'}")
     return f"CASE __fc_cal {' '.join(whens)} ELSE 0 END"
 
 

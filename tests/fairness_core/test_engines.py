@@ -580,3 +580,39 @@ def test_atoms_give_the_in_memory_intervals(logs, engine, auc_bins):
     got, ref = (c.disparity("statistical_parity", **kw) for c in (result.label_counts(), labels))
     assert (got.value, got.ci_low, got.ci_high) == (ref.value, ref.ci_low, ref.ci_high)
     _assert_atoms_equal(result.given.atoms, fc.confusion_counts(scored.y_true, scored.y_pred(), scored.subgroups).atoms)
+
+
+@pytest.mark.parametrize("engine", ["duckdb", "polars"])
+def test_scores_on_the_edges_of_calibration_sub_bins_fall_in_the_in_memory_parts(tmp_path, engine):
+    # Scores on a 3-decimal grid hit every part's edge (0.075 = 0 + 3 x 0.1 / 4): polars once evaluated
+    # (p - low) / width * 4 in another order and put 0.075 in part 3 where numpy puts it in part 2, which moved the
+    # calibration intervals by up to 0.2 % at 10^6 rows. Both now compare scores with the same edge literals.
+    rng = np.random.default_rng(5)
+    n = 20_000
+    p = np.round(rng.integers(0, 1001, n) / 1000, 3)
+    frame = pd.DataFrame({"label": np.where(rng.random(n) < p, "yes", "no"), "score": p,
+                          "race": rng.choice(["a", "b", "c"], n)})
+    mapping = fc.ColumnMapping(label="label", positive_label="yes", scores=("score",), protected=("race",))
+    frame.to_parquet(tmp_path / "edges.parquet", index=False)
+    scored = fc.ScoredData.from_frame(frame, mapping)
+    result = scored_counts(str(tmp_path / "edges.parquet"), mapping, engine=engine).with_atoms()
+    kw = dict(ci=0.95, n_boot=200, random_state=0)
+    for n_bins in (10, 20, 7):
+        cal = fc.calibration_counts(scored.y_true, scored.scores["score"], scored.subgroups, n_bins=n_bins)
+        got = result.calibration_at("score", n_bins, "uniform")
+        _assert_atoms_equal(got.atoms.atoms, cal.atoms.atoms)
+        pd.testing.assert_frame_equal(got.error_table(**kw), cal.error_table(**kw), rtol=1e-12)
+
+
+def test_a_score_on_a_sub_bin_edge_is_in_the_part_it_starts():
+    from fairness_core._counts import SUB_BINS, sub_bin_edges, sub_bin_index
+
+    edges = np.arange(11) / 10
+    inner = sub_bin_edges(edges)
+    assert inner.shape == (10, SUB_BINS - 1) and inner[0] == pytest.approx([0.025, 0.05, 0.075], abs=1e-15)
+    # 3 x 0.1 / 4 is 0.07500000000000001 in float64: the score 0.075 lies below that edge, in part 2.
+    p = np.array([0.0, 0.025, 0.0499999, 0.05, 0.075, inner[0, 2], 0.0999, 0.1, 1.0])
+    cell = np.minimum((p * 10).astype(int), 9)
+    assert sub_bin_index(p, cell, edges).tolist() == [0, 1, 1, 2, 2, 3, 3, 0, 3]
+    flat = np.array([0.0, 0.5, 0.5, 1.0])   # a bin of no width: every score in part 0
+    assert sub_bin_index(np.array([0.5]), np.array([1]), flat).tolist() == [0]
