@@ -39,6 +39,12 @@ the truth. A reduction's truth is the same reduction of the true values over the
 estimate reduced (those not small and defined in that data set). A per-comparison disparity's
 interval is the one shown: its low end is parity where parity is not excluded. Reductions: 'max'
 for every disparity, 'mean' for the differences only (a ratio's mean is left out to save time).
+Two more families: the differences between two models on the same rows (the score at 0.5 and at
+0.6, ``compare_models``' paired bootstrap; the truth of the second model is the same grid with the
+other threshold), and the correlation score of the predictions with a numeric attribute x | pattern
+~ Normal(membership · (0.4, -0.3, 0.2, 0.6), 1) (its truth from the patterns' selection rates).
+Not simulated: AUC and ECE differences between models (a second score with its own ranking would
+need a joint law of two scores).
 
 Reported per quantity: coverage (share of intervals that contain the truth) with its binomial
 standard error over the intervals pooled, and the shares of misses above (the interval entirely
@@ -98,7 +104,8 @@ RATE_CELLS = {"selection_rate": ("tp fp", "tn fp fn tp"), "true_positive_rate": 
               "false_positive_rate": ("fp", "fp tn"), "false_negative_rate": ("fn", "fn tp"),
               "false_omission_rate": ("fn", "fn tn"), "false_discovery_rate": ("fp", "fp tp"),
               "error_rate": ("fp fn", "tn fp fn tp")}
-FAMILIES = ("rates", "performance", "disparities", "scores", "theil", "aucs", "calibration", "labels", "classwise")
+FAMILIES = ("rates", "performance", "disparities", "scores", "theil", "aucs", "calibration", "labels", "classwise",
+            "models")
 
 
 # =====================================================================================================
@@ -204,7 +211,7 @@ def draw(model: Model, n: int, rng: np.random.Generator) -> dict:
     else:
         s = rng.beta(model.beta[pattern, 0], model.beta[pattern, 1])
         y = rng.random(n) < _calibration(s, model.slope[pattern], model.shift[pattern])
-    out = {"y": y.astype(np.int8), "score": s, "pred": (s >= 0.5).astype(np.int8)}
+    out = {"y": y.astype(np.int8), "score": s, "pred": (s >= 0.5).astype(np.int8), "pattern": pattern}
     if model.disjoint:
         code = model.member[pattern].argmax(axis=1)
         frame = pd.DataFrame({"group": np.asarray(model.subgroups, dtype=object)[code]})
@@ -227,11 +234,15 @@ def draw(model: Model, n: int, rng: np.random.Generator) -> dict:
 class Population:
     """The joint law of (label, score) of a set of rows, on the grid: absolute probability masses."""
 
-    def __init__(self, mass: np.ndarray):
+    def __init__(self, mass: np.ndarray, high: np.ndarray = HIGH):
         self.mass = mass                              # (2, GRID): negatives, positives
         neg, pos = mass
         self.size = float(mass.sum())
-        self.cells = {"tn": neg[~HIGH].sum(), "fp": neg[HIGH].sum(), "fn": pos[~HIGH].sum(), "tp": pos[HIGH].sum()}
+        self.cells = {"tn": neg[~high].sum(), "fp": neg[high].sum(), "fn": pos[~high].sum(), "tp": pos[high].sum()}
+
+    def at(self, high: np.ndarray) -> "Population":
+        """The same rows predicted positive where `high` (another model's decisions, on the same grid)."""
+        return Population(self.mass, high)
 
     def rate(self, name: str) -> float:
         num, den = (sum(self.cells[c] for c in part.split()) for part in RATE_CELLS[name])
@@ -311,6 +322,7 @@ class Truth:
     background: dict = field(default_factory=dict)
     overall: Population = None
     joint: dict = field(default_factory=dict)        # subgroup -> (3, 3) class joint law
+    patterns: list = field(default_factory=list)     # Population of each membership pattern
 
     @classmethod
     def of(cls, model: Model) -> "Truth":
@@ -325,7 +337,7 @@ class Truth:
                 pos, neg = mass * c, mass * (1 - c)
             masses.append(model.share[p] * np.stack([neg, pos]))
         masses = np.stack(masses)
-        truth = cls(model, overall=Population(masses.sum(axis=0)))
+        truth = cls(model, overall=Population(masses.sum(axis=0)), patterns=[Population(m) for m in masses])
         for k, name in enumerate(model.subgroups):
             inside = model.member[:, k]
             truth.member[name] = Population(masses[inside].sum(axis=0))
@@ -334,6 +346,12 @@ class Truth:
                 truth.joint[name] = sum(model.share[p] * model.classes[p][:, None] * model.confusion[p]
                                         for p in np.flatnonzero(inside))
         return truth
+
+    def at(self, high: np.ndarray) -> "Truth":
+        """The truth of a second model whose positive predictions are the grid cells `high`."""
+        return Truth(self.model, {k: p.at(high) for k, p in self.member.items()},
+                     {k: p.at(high) for k, p in self.background.items()}, self.overall.at(high), self.joint,
+                     [p.at(high) for p in self.patterns])
 
     # --- per subgroup -------------------------------------------------------------------------
     def rate(self, name, rate):
@@ -664,9 +682,63 @@ def fam_classwise(data, truth: Truth, c: Collector, n_boot, margin):
     c.add((section, "unweighted average bias"), res.ci_low, res.ci_high, np.mean(defined) if defined else np.nan)
 
 
+HIGH_B = MID >= 0.6                 # a second model's decisions: the same score at threshold 0.6
+X_EFFECT = np.array([0.4, -0.3, 0.2, 0.6])   # a numeric attribute's mean shift per subgroup membership
+MODEL_QUANTITIES = {"false_positive_rate": "FPR diff, max", "false_negative_rate": "FNR diff, max",
+                    "equalized_odds": "equalized odds diff, max", "p_percent_score": "p% score (min)",
+                    "accuracy": "accuracy", "selection_rate": "selection rate, all rows"}
+
+
+def _model_truth(truth: Truth, counts, quantity: str) -> float:
+    """The true value of `compare_models`' `quantity` (difference, max, against the rest) for a model whose truth
+    is `truth`, reduced over the comparisons its own `counts` use (as the library reduces them)."""
+    if quantity == "accuracy":
+        return truth.overall.performance("accuracy")
+    if quantity == "selection_rate":
+        return truth.overall.rate("selection_rate")
+    if quantity == "p_percent_score":
+        res = counts.ratio_scores("selection_rate", ci=None)
+        a, b = _subgroup_truth(res.table.assign(reference="rest"), truth, lambda p: p.rate("selection_rate"))
+        used = ~res.table["small"].to_numpy(dtype=bool) & res.table["score"].notna().to_numpy()
+        return reduce_true(np.minimum(a / b, b / a), used, "min")
+    if quantity == "equalized_odds":
+        res = counts.equalized_odds(distance_measure="diff", reduction="max", ci=None)
+        true = [max(distance(*truth.pair(s, lambda p: p.rate("true_positive_rate")), "diff"),
+                    distance(*truth.pair(s, lambda p: p.rate("false_positive_rate")), "diff"))
+                for s in res.table["subgroup"]]
+        return reduce_true(true, _used(res.table), "max")
+    res = counts.disparity(quantity, distance_measure="diff", reduction="max", ci=None)
+    a, b = _subgroup_truth(res.table, truth, lambda p: p.rate(quantity))
+    return reduce_true(np.abs(a - b), _used(res.table), "max")
+
+
+def fam_models(data, truth: Truth, c: Collector, n_boot, margin):
+    """Differences between two models (the score at 0.5 and at 0.6: ``compare_models``' paired bootstrap), and the
+    correlation score of the predictions with a numeric attribute (Fisher's z interval)."""
+    y, groups = data["y"], data["groups"]
+    pred_b = (data["score"] >= 0.6).astype(np.int8)
+    table = fc.compare_models(y, {"A": data["pred"], "B": pred_b}, groups, baseline="A",
+                              quantities=tuple(MODEL_QUANTITIES), ci=LEVEL, n_boot=n_boot, random_state=0)
+    row = table[table["model"] == "B"].set_index("quantity")
+    truth_b, counts_b = truth.at(HIGH_B), fc.confusion_counts(y, pred_b, groups)
+    for quantity, label in MODEL_QUANTITIES.items():
+        true = _model_truth(truth_b, counts_b, quantity) - _model_truth(truth, data["counts"], quantity)
+        c.add(("Differences between two models (paired bootstrap)", f"difference between models: {label}"),
+              row.loc[quantity, "difference_ci_low"], row.loc[quantity, "difference_ci_high"], true)
+    mu = truth.model.member.astype(float) @ X_EFFECT                     # E[x | pattern]; x | pattern ~ N(mu, 1)
+    x = mu[data["pattern"]] + data["rng"].normal(size=len(y))
+    res = fc.correlation_score(data["pred"], x, ci=LEVEL)
+    w = np.array([p.size for p in truth.patterns])
+    w = w / w.sum()
+    selected = np.array([p.rate("selection_rate") for p in truth.patterns])
+    pi, mean_x = w @ selected, w @ mu
+    r = (w @ (selected * mu) - pi * mean_x) / np.sqrt(pi * (1 - pi) * (1 + w @ mu ** 2 - mean_x ** 2))
+    c.add(("Correlation score", "correlation score (Fisher's z)"), res.ci_low, res.ci_high, -abs(r))
+
+
 FAMILY_FUNCTIONS = {"rates": fam_rates, "performance": fam_performance, "disparities": fam_disparities,
                     "scores": fam_scores, "theil": fam_theil, "aucs": fam_aucs, "calibration": fam_calibration,
-                    "labels": fam_labels, "classwise": fam_classwise}
+                    "labels": fam_labels, "classwise": fam_classwise, "models": fam_models}
 
 
 def evaluate_dataset(task) -> Collector:
@@ -675,6 +747,7 @@ def evaluate_dataset(task) -> Collector:
     model, truth = MODELS[setting], truth_of(setting)
     rng = np.random.default_rng([seed, list(MODELS).index(setting), index])
     data = draw(model, rows, rng)
+    data["rng"] = rng   # for what a family draws besides (after draw, so the data sets stay the same)
     c = Collector(model.small)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
@@ -728,6 +801,22 @@ def check_truth(setting: str, rows: int, seed: int = 12345) -> dict:
     base = fc.base_rates(y, groups)
     note("base rates", [f"base rate {s}" for s in base["subgroup"]], base["base_rate"],
          [truth.member[s].base_rate for s in base["subgroup"]])
+    pred_b = (data["score"] >= 0.6).astype(np.int8)
+    table = fc.compare_models(y, {"A": data["pred"], "B": pred_b}, groups, baseline="A",
+                              quantities=tuple(MODEL_QUANTITIES), ci=None)
+    row = table[table["model"] == "B"].set_index("quantity")
+    counts_a, counts_b = fc.confusion_counts(y, data["pred"], groups), fc.confusion_counts(y, pred_b, groups)
+    for quantity, label in MODEL_QUANTITIES.items():
+        note("model differences", f"B - A: {label}", row.loc[quantity, "difference"],
+             _model_truth(truth.at(HIGH_B), counts_b, quantity) - _model_truth(truth, counts_a, quantity))
+    mu = model.member.astype(float) @ X_EFFECT
+    x = mu[data["pattern"]] + np.random.default_rng(seed).normal(size=len(y))
+    w = np.array([p.size for p in truth.patterns])
+    w = w / w.sum()
+    selected = np.array([p.rate("selection_rate") for p in truth.patterns])
+    pi, mean_x = w @ selected, w @ mu
+    r = (w @ (selected * mu) - pi * mean_x) / np.sqrt(pi * (1 - pi) * (1 + w @ mu ** 2 - mean_x ** 2))
+    note("correlation", "correlation score", fc.correlation_score(data["pred"], x), -abs(r))
     if "cls" in data:
         uab = fc.unweighted_average_bias(data["cls"], data["cls_pred"], groups)
         est = uab.table

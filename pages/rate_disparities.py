@@ -233,7 +233,7 @@ def correlation_section(token: str, mapping_key: str, scored, source: str, thres
               help="-|Pearson r| between the predicted labels (1 = positive) and the column; 0 means no linear "
                    "association. Undefined when either is constant. " + definition_link("correlation"))
     if level is not None:
-        st.caption(text.correlation_caption(value))
+        st.caption(text.correlation_caption(value) + "." + coverage.note(["correlation score"]))
     if n_missing:
         st.caption(f"{n_missing:,} rows with a missing or infinite {text.md(column)} are left out of this score.")
 

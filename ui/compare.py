@@ -20,7 +20,7 @@ import streamlit as st
 import fairness_core as fc
 from fairness_core import plotting
 
-from . import controls, data, progress, state, summaries, text
+from . import controls, coverage, data, progress, state, summaries, text
 from .memo import memo
 
 TOGGLE = "Compare models"
@@ -250,7 +250,8 @@ def difference_notes(differences: pd.DataFrame, baseline: str, level: float | No
         st.caption("Difference: model - baseline. Intervals are off (sidebar, Intervals), so no difference can be "
                    "said to exclude 0.")
         return
-    st.caption(f"Difference: model - baseline, with its {text.level_text(level)} interval: {method}.")
+    st.caption(f"Difference: model - baseline, with its {text.level_text(level)} interval: {method}."
+               + coverage.UNMEASURED_NOTE)
     excluding = differences[differences["excludes_zero"].fillna(False).astype(bool)]
     if not len(excluding):
         st.markdown(f"No difference from {text.md(baseline)} has an interval that excludes 0.")
@@ -359,7 +360,7 @@ def rate_section(token: str, mapping_key: str, scored: fc.ScoredData, *, metrics
         return
     st.caption(f"Difference: model - baseline, with its {text.level_text(intervals.ci)} interval from a paired "
                f"bootstrap ({intervals.n_boot:,} resamples of the rows, stratified by subgroup, seed 0): both models "
-               "are recomputed on the same resampled rows.")
+               "are recomputed on the same resampled rows." + coverage.note(["difference between models"]))
     excluding = differences[differences["excludes_zero"].fillna(False).astype(bool)]
     if len(excluding):
         st.markdown("Differences whose interval excludes 0:\n" + "\n".join(
