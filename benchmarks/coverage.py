@@ -43,8 +43,10 @@ Two more families: the differences between two models on the same rows (the scor
 0.6, ``compare_models``' paired bootstrap; the truth of the second model is the same grid with the
 other threshold), and the correlation score of the predictions with a numeric attribute x | pattern
 ~ Normal(membership · (0.4, -0.3, 0.2, 0.6), 1) (its truth from the patterns' selection rates).
-Not simulated: AUC and ECE differences between models (a second score with its own ranking would
-need a joint law of two scores).
+Then the AUC (paired DeLong) and ECE (paired bootstrap) differences from a second probability score,
+score ** gamma with an exponent per membership pattern (the same ranking within a pattern, another
+one across patterns, another calibration), its truth from each pattern's masses at the transformed
+values.
 
 Reported per quantity: coverage (share of intervals that contain the truth) with its binomial
 standard error over the intervals pooled, and the shares of misses above (the interval entirely
@@ -689,6 +691,72 @@ MODEL_QUANTITIES = {"false_positive_rate": "FPR diff, max", "false_negative_rate
                     "accuracy": "accuracy", "selection_rate": "selection rate, all rows"}
 
 
+def second_score(model: Model, values: np.ndarray, pattern: np.ndarray) -> np.ndarray:
+    """A second model's probability score: ``score ** gamma`` with an exponent per membership pattern (in [0, 1],
+    monotone within a pattern, so it ranks rows across patterns differently and is calibrated differently)."""
+    gamma = 1.0 + model.member.astype(float) @ np.array([0.0, 0.5, -0.3, 0.4])
+    return values ** gamma[pattern]
+
+
+def _auc_of_points(pos_at, pos_mass, neg_at, neg_mass) -> float:
+    """P(score of a positive > score of a negative), ties 1/2, for masses at arbitrary score values."""
+    order = np.argsort(neg_at, kind="stable")
+    at, cum = neg_at[order], np.cumsum(neg_mass[order])
+    low, high = np.searchsorted(at, pos_at, side="left"), np.searchsorted(at, pos_at, side="right")
+    below = np.where(low > 0, cum[np.maximum(low - 1, 0)], 0.0)
+    upto = np.where(high > 0, cum[np.maximum(high - 1, 0)], 0.0)
+    return float((pos_mass * (below + 0.5 * (upto - below))).sum() / (pos_mass.sum() * neg_mass.sum()))
+
+
+def second_truth(truth: Truth) -> dict:
+    """The true AUCs and ECEs of the second score (:func:`second_score`), from each pattern's masses moved to its
+    transformed grid values: {("overall_auc", None), (kind, subgroup), ("ece", subgroup or None)}: value."""
+    model = truth.model
+    values = second_score(model, np.tile(MID, (len(model.share), 1)), np.arange(len(model.share))[:, None])
+    masses = np.stack([p.mass for p in truth.patterns])                      # (P, 2, GRID)
+
+    def auc_of(pos_patterns, neg_patterns) -> float:
+        return _auc_of_points(values[pos_patterns].ravel(), masses[pos_patterns, 1].ravel(),
+                              values[neg_patterns].ravel(), masses[neg_patterns, 0].ravel())
+
+    def ece_of(patterns) -> float:
+        v, m = values[patterns].ravel(), masses[patterns].sum(axis=1).ravel()
+        cell = np.minimum((v * N_BINS).astype(int), N_BINS - 1)
+        sum_y = np.bincount(cell, masses[patterns, 1].ravel(), N_BINS)
+        sum_p = np.bincount(cell, v * m, N_BINS)
+        ece = float(np.abs(sum_y - sum_p).sum() / m.sum())
+        return 0.0 if ece < ZERO else ece
+
+    every = np.arange(len(model.share))
+    out = {("overall_auc", None): auc_of(every, every), ("ece", None): ece_of(every)}
+    for k, name in enumerate(model.subgroups):
+        inside, outside = np.flatnonzero(model.member[:, k]), np.flatnonzero(~model.member[:, k])
+        out |= {("subgroup_auc", name): auc_of(inside, inside), ("bpsn_auc", name): auc_of(outside, inside),
+                ("bnsp_auc", name): auc_of(inside, outside), ("ece", name): ece_of(inside)}
+    return out
+
+
+_SECOND: dict = {}
+
+
+def second_truth_of(name: str) -> dict:
+    if name not in _SECOND:
+        _SECOND[name] = second_truth(truth_of(name))
+    return _SECOND[name]
+
+
+AUC_LABELS = {"overall_auc": "overall AUC", "subgroup_auc": "subgroup AUC", "bpsn_auc": "BPSN AUC",
+              "bnsp_auc": "BNSP AUC"}
+
+
+def _first_truth(truth: Truth, kind: str, subgroup) -> float:
+    if kind == "ece":
+        return (truth.overall if subgroup is None else truth.member[subgroup]).ece
+    if kind == "overall_auc":
+        return auc(truth.overall.mass[1], truth.overall.mass[0])
+    return truth.aucs(subgroup)[kind]
+
+
 def _model_truth(truth: Truth, counts, quantity: str) -> float:
     """The true value of `compare_models`' `quantity` (difference, max, against the rest) for a model whose truth
     is `truth`, reduced over the comparisons its own `counts` use (as the library reduces them)."""
@@ -725,6 +793,27 @@ def fam_models(data, truth: Truth, c: Collector, n_boot, margin):
         true = _model_truth(truth_b, counts_b, quantity) - _model_truth(truth, data["counts"], quantity)
         c.add(("Differences between two models (paired bootstrap)", f"difference between models: {label}"),
               row.loc[quantity, "difference_ci_low"], row.loc[quantity, "difference_ci_high"], true)
+    # AUCs (paired DeLong) and ECEs (paired bootstrap) of a second score that ranks and calibrates differently.
+    second = second_score(truth.model, data["score"], data["pattern"])
+    true_b = second_truth_of(truth.model.name)
+    section = "Differences between two models (paired DeLong, paired bootstrap)"
+    aucs = fc.compare_model_aucs(y, {"A": data["score"], "B": second}, groups, baseline="A", ci=LEVEL)
+    aucs = aucs[(aucs["model"] == "B") & ~aucs["small"].fillna(False).astype(bool)]
+    for kind, label in AUC_LABELS.items():
+        rows = aucs[aucs["auc"] == kind]
+        if kind == "subgroup_auc" and truth.model.disjoint:
+            continue   # the same ranking within a disjoint group: a difference of 0 with no variance
+        subs = [None if pd.isna(sub) else sub for sub in rows["subgroup"]]
+        true = [true_b[kind, sub] - _first_truth(truth, kind, sub) for sub in subs]
+        c.add_rows(section, f"difference between models: {label}", rows.assign(subgroup=[str(x) for x in subs]),
+                   "difference_ci_low", "difference_ci_high", true)
+    eces = fc.compare_model_calibration(y, {"A": data["score"], "B": second}, groups, baseline="A", n_bins=N_BINS,
+                                        ci=LEVEL, n_boot=n_boot, random_state=0)
+    eces = eces[(eces["model"] == "B") & ~eces["small"].fillna(False).astype(bool)]
+    subs = [None if pd.isna(sub) else sub for sub in eces["subgroup"]]
+    true = [true_b["ece", sub] - _first_truth(truth, "ece", sub) for sub in subs]
+    c.add_rows(section, "difference between models: ECE (plug-in)", eces.assign(subgroup=[str(x) for x in subs]),
+               "difference_ci_low", "difference_ci_high", true)
     mu = truth.model.member.astype(float) @ X_EFFECT                     # E[x | pattern]; x | pattern ~ N(mu, 1)
     x = mu[data["pattern"]] + data["rng"].normal(size=len(y))
     res = fc.correlation_score(data["pred"], x, ci=LEVEL)
@@ -809,6 +898,18 @@ def check_truth(setting: str, rows: int, seed: int = 12345) -> dict:
     for quantity, label in MODEL_QUANTITIES.items():
         note("model differences", f"B - A: {label}", row.loc[quantity, "difference"],
              _model_truth(truth.at(HIGH_B), counts_b, quantity) - _model_truth(truth, counts_a, quantity))
+    second, true_b = second_score(model, data["score"], data["pattern"]), second_truth_of(setting)
+    aucs = fc.compare_model_aucs(y, {"A": data["score"], "B": second}, groups, baseline="A", ci=None)
+    aucs = aucs[aucs["model"] == "B"]
+    note("model differences", [f"B - A: {k} {s}" for k, s in zip(aucs["auc"], aucs["subgroup"])], aucs["difference"],
+         [true_b[k, None if pd.isna(s) else s] - _first_truth(truth, k, None if pd.isna(s) else s)
+          for k, s in zip(aucs["auc"], aucs["subgroup"])])
+    eces = fc.compare_model_calibration(y, {"A": data["score"], "B": second}, groups, baseline="A", n_bins=N_BINS,
+                                        ci=None)
+    eces = eces[eces["model"] == "B"]
+    note("model differences", [f"B - A: ECE {s}" for s in eces["subgroup"]], eces["difference"],
+         [true_b["ece", None if pd.isna(s) else s] - _first_truth(truth, "ece", None if pd.isna(s) else s)
+          for s in eces["subgroup"]])
     mu = model.member.astype(float) @ X_EFFECT
     x = mu[data["pattern"]] + np.random.default_rng(seed).normal(size=len(y))
     w = np.array([p.size for p in truth.patterns])
