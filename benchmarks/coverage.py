@@ -1,9 +1,9 @@
 """Coverage of every interval the app shows, and error rates of its policy verdicts, by simulation.
 
     .venv/bin/python benchmarks/coverage.py                          # 5 settings x 300 data sets, n_boot 500
-    .venv/bin/python benchmarks/coverage.py --out docs/coverage.md   # the same, the table written there too
+    .venv/bin/python benchmarks/coverage.py --out docs/coverage.md --json ui/measured_coverage.json   # + files
     .venv/bin/python benchmarks/coverage.py --quick                  # 20 data sets per setting (a smoke run)
-    .venv/bin/python benchmarks/coverage.py --json-from docs/coverage.md   # only ui/measured_coverage.json
+    .venv/bin/python benchmarks/coverage.py --json-from docs/coverage.md   # only the app's table, from the report
 
 Options: ``--datasets`` (per setting, default 300), ``--n-boot`` (bootstrap replicates of every
 interval, default 500), ``--rows`` (rows per data set, default 2,000), ``--settings`` (a comma
@@ -1076,7 +1076,7 @@ def measured(report_text: str) -> dict:
 
     Returns ``{"run": the report's "Run ..." line, "settings": [names], "rows": [{"section", "quantity",
     "coverage": {setting: % or None}, "above": {...}, "below": {...}}]}``: what ``ui/measured_coverage.json``
-    holds (``--out`` writes it; ``--json-from REPORT`` rebuilds it from a saved report).
+    holds (``--json PATH`` writes it; ``--json-from REPORT`` rebuilds it from a saved report).
     """
     lines = report_text.splitlines()
     run = next((line for line in lines if line.startswith("Run ")), "")
@@ -1127,13 +1127,14 @@ def main(argv=None) -> None:
     parser.add_argument("--truth-rows", type=int, default=1_000_000)
     parser.add_argument("--margin", type=float, default=0.01)
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--out", type=Path, default=None,
-                        help="also write the Markdown report here, and its table to ui/measured_coverage.json")
+    parser.add_argument("--out", type=Path, default=None, help="also write the Markdown report here")
+    parser.add_argument("--json", type=Path, default=None,
+                        help=f"also write its coverage table as JSON here (the app reads {MEASURED.relative_to(ROOT)})")
     parser.add_argument("--json-from", type=Path, default=None, metavar="REPORT",
-                        help="only rebuild ui/measured_coverage.json from a saved report")
+                        help="only write --json (default: the app's file) from a saved report")
     args = parser.parse_args(argv)
     if args.json_from is not None:
-        _write_measured(args.json_from.read_text())
+        _write_measured(args.json_from.read_text(), args.json or MEASURED)
         return
     if args.quick:
         args.datasets = min(args.datasets, 20)
@@ -1203,14 +1204,15 @@ def main(argv=None) -> None:
         args.out.parent.mkdir(parents=True, exist_ok=True)
         args.out.write_text(text)
         print(f"written to {args.out}", file=sys.stderr)
-        _write_measured(text)
+    if args.json is not None:
+        _write_measured(text, args.json)
 
 
-def _write_measured(report_text: str) -> None:
+def _write_measured(report_text: str, path: Path) -> None:
     import json
 
-    MEASURED.write_text(json.dumps(measured(report_text), indent=1, ensure_ascii=False) + "\n")
-    print(f"written to {MEASURED}", file=sys.stderr)
+    path.write_text(json.dumps(measured(report_text), indent=1, ensure_ascii=False) + "\n")
+    print(f"written to {path}", file=sys.stderr)
 
 
 if __name__ == "__main__":
