@@ -82,8 +82,6 @@ st.markdown(
     "where one group is truly miscalibrated (every miss below: the correction for chance removes part of a real "
     "gap, so the rule leans to inconclusive). DeLong intervals of BPSN and BNSP AUCs and Brier intervals of a "
     "group of about 60 rows cover 88–93 %.")
-st.markdown("Not simulated yet, so not in the table: " + "; ".join(coverage.NOT_MEASURED) + ". Their "
-            "captions say so.")
 st.dataframe(coverage.table(), hide_index=True,
              column_config={s: st.column_config.NumberColumn(s, format="%.1f %%")
                             for s in coverage.MEASURED["settings"]})

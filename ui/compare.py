@@ -203,7 +203,9 @@ def auc_section(token: str, mapping_key: str, scored: fc.ScoredData, *, p: float
     method = ("DeLong's paired variance of two AUCs on the same rows (DeLong, DeLong & Clarke-Pearson 1988), as a "
               "Wald interval; the p-value tests equal AUCs")
     difference_notes(differences, baseline, intervals.ci, method,
-                     lambda r: r.auc if r.subgroup == ALL_ROWS else f"{r.subgroup}: {r.auc}")
+                     lambda r: r.auc if r.subgroup == ALL_ROWS else f"{r.subgroup}: {r.auc}",
+                     measured=[f"difference between models: {kind}"
+                               for kind in ("subgroup AUC", "BPSN AUC", "BNSP AUC", "overall AUC")])
 
 
 def pick_baseline(models: list) -> str:
@@ -242,16 +244,18 @@ def auc_differences(token: str, mapping_key: str, scored: fc.ScoredData, *, base
     return out
 
 
-def difference_notes(differences: pd.DataFrame, baseline: str, level: float | None, method: str, describe) -> None:
-    """The caption of a difference table (model - baseline, how its intervals are made: `method`) and, with intervals,
-    the differences whose interval excludes 0 in words, the largest first (at most ``LISTED``; `describe(row)`
-    names what a row compares)."""
+def difference_notes(differences: pd.DataFrame, baseline: str, level: float | None, method: str, describe,
+                     measured=()) -> None:
+    """The caption of a difference table (model - baseline, how its intervals are made: `method`; the measured
+    coverage of the quantities `measured` names, :func:`ui.coverage.note`) and, with intervals, the differences whose
+    interval excludes 0 in words, the largest first (at most ``LISTED``; `describe(row)` names what a row
+    compares)."""
     if level is None:
         st.caption("Difference: model - baseline. Intervals are off (sidebar, Intervals), so no difference can be "
                    "said to exclude 0.")
         return
     st.caption(f"Difference: model - baseline, with its {text.level_text(level)} interval: {method}."
-               + coverage.UNMEASURED_NOTE)
+               + coverage.note(measured))
     excluding = differences[differences["excludes_zero"].fillna(False).astype(bool)]
     if not len(excluding):
         st.markdown(f"No difference from {text.md(baseline)} has an interval that excludes 0.")
@@ -434,7 +438,8 @@ def calibration_section(token: str, mapping_key: str, scored: fc.ScoredData, *, 
               f"recomputes both models' ECE ({int(n_bins)} {strategy} bins each) on the same resampled rows"
               + (f"; not probabilities, so left out: {', '.join(left_out)}" if left_out else ""))
     difference_notes(differences, baseline, intervals.ci, method, lambda r: f"ECE of {r.subgroup.lower()}"
-                     if r.subgroup == ALL_ROWS else f"ECE of {r.subgroup}")
+                     if r.subgroup == ALL_ROWS else f"ECE of {r.subgroup}",
+                     measured=["difference between models: ECE"])
 
 
 @memo(data.SMALL, ignore=("scored",))

@@ -74,13 +74,6 @@ def note(prefixes) -> str:
             f"({measured}): read them as approximate (Metric definitions, *How far to trust the intervals*).")
 
 
-# Intervals the app shows that the benchmark does not simulate yet (its second model is the first at another
-# threshold, so the two rank the rows alike).
-NOT_MEASURED = ("the differences between two models' AUCs (paired DeLong intervals) and ECEs (paired bootstrap)",)
-UNMEASURED_NOTE = (" The coverage of these intervals has not been measured by simulation yet (Metric definitions, "
-                   "*How far to trust the intervals*).")
-
-
 def table() -> pd.DataFrame:
     """Every quantity outside 93–97 % in some setting: section, quantity, then its coverage (%) per setting."""
     rows = [row for row in MEASURED["rows"] if _outside(row)]
