@@ -68,8 +68,8 @@ st.markdown(
     "A 95 % interval is a claim: over many samples it should contain the true value 95 times in 100. "
     "`benchmarks/coverage.py` measures that claim by simulation: five generating models whose true values are "
     "known (disjoint groups with and without disparities, overlapping identity columns, calibrated and "
-    "miscalibrated scores), 300 data sets of 2,000 rows each, one subgroup of about 3 % of rows, every interval "
-    "the app shows. Intervals of one rate, one base rate or one AUC mostly reach 93–97 %; "
+    "miscalibrated scores; a second model to compare with, and a numeric attribute), 300 data sets of 2,000 "
+    "rows each, one subgroup of about 3 % of rows, every interval the app shows. Intervals of one rate, one base rate or one AUC mostly reach 93–97 %; "
     f"{len(coverage.table())} of the {len(coverage.MEASURED['rows'])} quantities measured (below) leave that band "
     "in at least one setting, and the pages that show them say so beside them. Coverage above 97 % means the interval is wider than it needs to "
     "be (a verdict is more often inconclusive, rarely wrong: every rule's wrong verdicts stayed at or below "
@@ -80,8 +80,9 @@ st.markdown(
     "and its plug-in interval sits above the truth in small groups (the verdicts use the bias-corrected ECE "
     "instead); the bias-corrected ECE difference covers 99–100 % where calibration is equal and about 76 % "
     "where one group is truly miscalibrated (every miss below: the correction for chance removes part of a real "
-    "gap, so the rule leans to inconclusive). DeLong intervals of BPSN and BNSP AUCs and Brier intervals of a "
-    "group of about 60 rows cover 88–93 %.")
+    "gap, so the rule leans to inconclusive); a difference between two models' plug-in ECEs inherits the same "
+    "bias (47–99 %). DeLong intervals of BPSN and BNSP AUCs and Brier intervals of a group of about 60 rows "
+    "cover 88–93 %.")
 st.dataframe(coverage.table(), hide_index=True,
              column_config={s: st.column_config.NumberColumn(s, format="%.1f %%")
                             for s in coverage.MEASURED["settings"]})

@@ -65,3 +65,16 @@ def test_the_definitions_page_lists_every_quantity_outside_the_band():
     shown = next(d.value for d in at.dataframe if "Quantity" in d.value.columns)
     assert list(shown["Quantity"]) == list(coverage.table()["Quantity"])
     assert any(re.search(r"Reproduce with .*benchmarks/coverage\.py", c.value) for c in at.caption)
+
+
+def test_the_model_comparison_says_how_far_its_difference_intervals_cover(app):
+    # The bundled sample maps two scores, so the Subgroup AUCs page compares them: the paired DeLong intervals of the
+    # AUC differences carry their measured coverage.
+    app.switch_page("pages/subgroup_aucs.py").run()
+    widget(app, "toggle", "Compare models").set_value(True).run()
+    assert not app.exception
+    expected = coverage.note([f"difference between models: {kind}"
+                              for kind in ("subgroup AUC", "BPSN AUC", "BNSP AUC", "overall AUC")])
+    assert expected and "difference between models" in expected
+    assert any(c.value.startswith("Difference: model - baseline") and c.value.endswith(expected)
+               for c in app.caption), [c.value for c in app.caption]
