@@ -757,6 +757,23 @@ def _first_truth(truth: Truth, kind: str, subgroup) -> float:
     return truth.aucs(subgroup)[kind]
 
 
+def attribute(model: Model, pattern: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """A numeric attribute of each row: x | pattern ~ Normal(membership · X_EFFECT, 1)."""
+    return (model.member.astype(float) @ X_EFFECT)[pattern] + rng.normal(size=len(pattern))
+
+
+def true_correlation(truth: Truth) -> float:
+    """The true correlation score -|r| of the predictions (score >= 0.5) with :func:`attribute`: x and the
+    prediction are independent given the pattern, so Cov = Σ w_p s_p mu_p - (Σ w_p s_p)(Σ w_p mu_p)."""
+    mu = truth.model.member.astype(float) @ X_EFFECT
+    w = np.array([p.size for p in truth.patterns])
+    w = w / w.sum()
+    selected = np.array([p.rate("selection_rate") for p in truth.patterns])
+    pi, mean_x = w @ selected, w @ mu
+    r = (w @ (selected * mu) - pi * mean_x) / np.sqrt(pi * (1 - pi) * (1 + w @ mu ** 2 - mean_x ** 2))
+    return -abs(float(r))
+
+
 def _model_truth(truth: Truth, counts, quantity: str) -> float:
     """The true value of `compare_models`' `quantity` (difference, max, against the rest) for a model whose truth
     is `truth`, reduced over the comparisons its own `counts` use (as the library reduces them)."""
@@ -814,15 +831,9 @@ def fam_models(data, truth: Truth, c: Collector, n_boot, margin):
     true = [true_b["ece", sub] - _first_truth(truth, "ece", sub) for sub in subs]
     c.add_rows(section, "difference between models: ECE (plug-in)", eces.assign(subgroup=[str(x) for x in subs]),
                "difference_ci_low", "difference_ci_high", true)
-    mu = truth.model.member.astype(float) @ X_EFFECT                     # E[x | pattern]; x | pattern ~ N(mu, 1)
-    x = mu[data["pattern"]] + data["rng"].normal(size=len(y))
+    x = attribute(truth.model, data["pattern"], data["rng"])
     res = fc.correlation_score(data["pred"], x, ci=LEVEL)
-    w = np.array([p.size for p in truth.patterns])
-    w = w / w.sum()
-    selected = np.array([p.rate("selection_rate") for p in truth.patterns])
-    pi, mean_x = w @ selected, w @ mu
-    r = (w @ (selected * mu) - pi * mean_x) / np.sqrt(pi * (1 - pi) * (1 + w @ mu ** 2 - mean_x ** 2))
-    c.add(("Correlation score", "correlation score (Fisher's z)"), res.ci_low, res.ci_high, -abs(r))
+    c.add(("Correlation score", "correlation score (Fisher's z)"), res.ci_low, res.ci_high, true_correlation(truth))
 
 
 FAMILY_FUNCTIONS = {"rates": fam_rates, "performance": fam_performance, "disparities": fam_disparities,
@@ -910,14 +921,8 @@ def check_truth(setting: str, rows: int, seed: int = 12345) -> dict:
     note("model differences", [f"B - A: ECE {s}" for s in eces["subgroup"]], eces["difference"],
          [true_b["ece", None if pd.isna(s) else s] - _first_truth(truth, "ece", None if pd.isna(s) else s)
           for s in eces["subgroup"]])
-    mu = model.member.astype(float) @ X_EFFECT
-    x = mu[data["pattern"]] + np.random.default_rng(seed).normal(size=len(y))
-    w = np.array([p.size for p in truth.patterns])
-    w = w / w.sum()
-    selected = np.array([p.rate("selection_rate") for p in truth.patterns])
-    pi, mean_x = w @ selected, w @ mu
-    r = (w @ (selected * mu) - pi * mean_x) / np.sqrt(pi * (1 - pi) * (1 + w @ mu ** 2 - mean_x ** 2))
-    note("correlation", "correlation score", fc.correlation_score(data["pred"], x), -abs(r))
+    x = attribute(model, data["pattern"], np.random.default_rng(seed))
+    note("correlation", "correlation score", fc.correlation_score(data["pred"], x), true_correlation(truth))
     if "cls" in data:
         uab = fc.unweighted_average_bias(data["cls"], data["cls_pred"], groups)
         est = uab.table

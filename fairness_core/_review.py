@@ -13,7 +13,7 @@ import dataclasses
 import datetime as _dt
 import hashlib
 import json
-from functools import partial
+from functools import lru_cache
 from dataclasses import dataclass, field
 from typing import Any, Callable, Optional
 
@@ -719,13 +719,19 @@ def with_classwise(review: ModelReview, config: ReviewConfig, n_classes: int, na
 def _rate_review(counts, name: str, kind: str, threshold: Optional[float], config: ReviewConfig) -> ModelReview:
     boot = dict(ci=config.ci, n_boot=config.n_boot, random_state=0)
     kw = dict(reference=config.rate_reference, include_small=config.include_small, adjust=config.adjust, **boot)
-    rates = {m: (counts.equalized_odds if m == "equalized_odds" else partial(counts.disparity, m))(
-        distance_measure=config.rate_distance, reduction=config.rate_reduction, **kw)
-        for m in [RATE_METRIC[r] for r in config.rate_metrics] + ["equalized_odds"]}
+
+    @lru_cache(maxsize=None)
+    def disparity(metric: str, distance: str, reduction: str):
+        """A reduced rate disparity (or equalized odds), computed once for the table and the conclusions."""
+        args = kw | {"distance_measure": distance, "reduction": reduction}
+        return counts.equalized_odds(**args) if metric == "equalized_odds" else counts.disparity(metric, **args)
+
+    rates = {m: disparity(m, config.rate_distance, config.rate_reduction)
+             for m in [RATE_METRIC[r] for r in config.rate_metrics] + ["equalized_odds"]}
     # The Theil benefit reads the favourable outcome (§5.0); the Theil index has no distance.
     rates["theil_index"] = counts.favourable(config.mapping.positive_outcome).theil_index(
         reduction=config.rate_reduction, **kw)
-    rate = rate_conclusions(counts, config.mapping, **rate_options(config))
+    rate = rate_conclusions(counts, config.mapping, disparity=disparity, **rate_options(config))
     return ModelReview(name=name, kind=kind, threshold=threshold, performance=performance_table(counts, **boot),
                        rate_table=counts.table(ci=config.ci), rates=rates, p_percent=rate.results["p_percent"],
                        equal_opportunity=rate.results["equal_opportunity"], findings=rate.findings,

@@ -78,3 +78,15 @@ def test_the_model_comparison_says_how_far_its_difference_intervals_cover(app):
     assert expected and "difference between models" in expected
     assert any(c.value.startswith("Difference: model - baseline") and c.value.endswith(expected)
                for c in app.caption), [c.value for c in app.caption]
+
+
+def test_every_name_a_page_asks_for_is_a_measured_quantity():
+    # ui.coverage keeps the benchmark's short rate names: a renamed row there must not silently drop a page's note.
+    quantities = [r["quantity"] for r in coverage.MEASURED["rows"]]
+    for distance in ("diff", "ratio"):
+        for prefix in coverage.rate_prefixes(list(coverage.SHORT), distance, "max"):
+            assert any(q.startswith(prefix) for q in quantities), prefix
+    for prefix in ("ECE per subgroup", "ECE debiased diff", "ECE ratio", "base rate diff, max", "smoothed EDF",
+                   "difference between models: ECE", "difference between models: BNSP AUC", "correlation score",
+                   "unweighted average bias", "fscore per subgroup and class"):
+        assert any(q.startswith(prefix) for q in quantities), prefix
