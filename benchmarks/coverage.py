@@ -48,6 +48,16 @@ score ** gamma with an exponent per membership pattern (the same ranking within 
 one across patterns, another calibration), its truth from each pattern's masses at the transformed
 values.
 
+Class-wise bias as its page shows it: recall, precision and F-score per subgroup and class, and each
+reduction (std over subgroups; the signed and the absolute difference of the two largest subgroups,
+the page's default pair, and of the largest and the small one) per class and averaged.
+The comparison tables with a multiple-comparison adjustment, as each adjustment claims: Bonferroni's
+intervals (Holm shows them too) hold every comparison's truth at once ("all comparisons at once":
+one interval per data set, covered when every comparison's is), Benjamini-Hochberg's false-coverage
+intervals are read among the starred comparisons (pooled) and over every comparison. Consistency on a
+sample of 200 of the 2,000 rows, ± 1.96 standard errors, against its value over every row of the
+data set (a finite population, as the Dataset metrics page states it).
+
 Reported per quantity: coverage (share of intervals that contain the truth) with its binomial
 standard error over the intervals pooled, and the shares of misses above (the interval entirely
 above the truth) and below. Per policy rule (``fc.DEFAULT_RULES``, the Rate disparities page's
@@ -106,8 +116,12 @@ RATE_CELLS = {"selection_rate": ("tp fp", "tn fp fn tp"), "true_positive_rate": 
               "false_positive_rate": ("fp", "fp tn"), "false_negative_rate": ("fn", "fn tp"),
               "false_omission_rate": ("fn", "fn tn"), "false_discovery_rate": ("fp", "fp tp"),
               "error_rate": ("fp fn", "tn fp fn tp")}
+CLASS_METRICS = ("recall", "precision", "fscore")
+# The class-wise page's reductions (rows of the report) and the subgroup pairs a difference is measured on.
+CLASS_REDUCTIONS = {"std": "std", "difference": "signed difference", "absolute_difference": "absolute difference"}
+PAIRS = {"two largest": ("A", "B"), "with the small subgroup": ("A", "D")}
 FAMILIES = ("rates", "performance", "disparities", "scores", "theil", "aucs", "calibration", "labels", "classwise",
-            "models")
+            "models", "adjusted", "consistency")
 
 
 # =====================================================================================================
@@ -423,6 +437,19 @@ class Collector:
         n = max(len(a) for a in arrays)
         self.intervals.append((key, *(np.broadcast_to(a, (n,)).copy() for a in arrays)))
 
+    def add_together(self, key, low, high, truth):
+        """One interval per data set for a family of intervals that claims to hold every truth at once: covered
+        when every defined interval holds its truth; a miss above when one lies above its truth (else below)."""
+        low, high, truth = (np.asarray(x, dtype=np.float64) for x in (low, high, truth))
+        shown = ~np.isnan(low) & ~np.isnan(high) & ~np.isnan(truth)
+        if not shown.any():
+            self.add(key, np.nan, np.nan, np.nan)
+            return
+        with np.errstate(invalid="ignore"):   # an infinite end against an infinite truth: no miss
+            over = np.nan_to_num(low[shown] - truth[shown], nan=-np.inf).max()
+            under = np.nan_to_num(high[shown] - truth[shown], nan=np.inf).min()
+        self.add(key, over, under if over <= TOL else max(under, 0.0), 0.0)
+
     def add_rows(self, section, label, table, lo, hi, truth, small_col="subgroup"):
         """Every row of `table` (columns `lo`, `hi`), and its small subgroup's rows apart."""
         low, high = table[lo].to_numpy(dtype=np.float64), table[hi].to_numpy(dtype=np.float64)
@@ -661,28 +688,115 @@ def fam_labels(data, truth: Truth, c: Collector, n_boot, margin):
         c.add((section, "smoothed EDF"), edf.ci_low, edf.ci_high, value)
 
 
+def _classwise_truth(scores: dict, metric: str, reduction: str, names) -> list:
+    """The true per-class reduced value of `metric` over subgroups `names` (in order)."""
+    values = np.array([scores[s][metric] for s in names])        # (subgroups, classes)
+    if reduction == "std":
+        return list(values.std(axis=0))
+    signed = values[0] - values[1]
+    return list(signed if reduction == "difference" else np.abs(signed))
+
+
 def fam_classwise(data, truth: Truth, c: Collector, n_boot, margin):
+    """Class-wise bias as the Class-wise page shows it: every metric and reduction (a difference on the two largest
+    subgroups, the page's default pair, and on the largest and the small one), per class and averaged."""
     if "cls" not in data:
         return
-    res = fc.unweighted_average_bias(data["cls"], data["cls_pred"], data["groups"], ci=LEVEL, n_boot=n_boot,
-                                     random_state=0)
-    section = "Class-wise (3 classes): F-score, unweighted average bias (std)"
-    table = res.table
+    section = "Class-wise (3 classes): recall, precision, F-score and the unweighted average bias"
     scores = {s: truth.class_scores(s) for s in truth.joint}
-    for metric in ("recall", "precision", "fscore"):
-        true = [scores[s][metric][int(k)] for s, k in zip(table["subgroup"], table["class"])]
-        c.add_rows(section, f"{metric} per subgroup and class", table, f"{metric}_ci_low", f"{metric}_ci_high", true)
-    per_class = []
-    for k in range(3):
-        rows = table[(table["class"] == k) & table["used"].astype(bool) & table["score"].notna()]
-        values = [scores[s]["fscore"][k] for s in rows["subgroup"]]
-        per_class.append(float(np.std(values)) if len(values) >= 2 else np.nan)
-    pc = res.per_class
-    c.add((section, "per-class std of F-scores"), pc["value_ci_low"], pc["value_ci_high"],
-          [per_class[int(k)] for k in pc["class"]])
-    defined = [v for v, est in zip(per_class, pc["value"]) if not np.isnan(est)]
-    c.add((section, "unweighted average bias"), res.ci_low, res.ci_high, np.mean(defined) if defined else np.nan)
+    for metric in CLASS_METRICS:
+        for reduction, words in CLASS_REDUCTIONS.items():
+            for pair, names in ({"": None} if reduction == "std" else PAIRS).items():
+                res = fc.unweighted_average_bias(data["cls"], data["cls_pred"], data["groups"], metric=metric,
+                                                 reduction=reduction, subgroups=None if names is None else list(names),
+                                                 ci=LEVEL, n_boot=n_boot, random_state=0)
+                if reduction == "std":
+                    table = res.table
+                    true = [scores[s][metric][int(k)] for s, k in zip(table["subgroup"], table["class"])]
+                    c.add_rows(section, f"{metric} per subgroup and class", table, f"{metric}_ci_low",
+                               f"{metric}_ci_high", true)
+                    used = table[table["used"].astype(bool) & table["score"].notna()]
+                    per_true = [_classwise_truth(scores, metric, reduction,
+                                                 list(used.loc[used["class"] == k, "subgroup"]))[k]
+                                if (used["class"] == k).sum() >= 2 else np.nan for k in range(3)]
+                else:
+                    per_true = _classwise_truth(scores, metric, reduction, names)
+                where = f", {pair}" if pair else ""
+                pc = res.per_class
+                c.add((section, f"per-class {words} of {metric}{where}"), pc["value_ci_low"], pc["value_ci_high"],
+                      [per_true[int(k)] for k in pc["class"]])
+                defined = [v for v, est in zip(per_true, pc["value"]) if not np.isnan(est)]
+                c.add((section, f"unweighted average bias ({words}) of {metric}{where}"), res.ci_low, res.ci_high,
+                      np.mean(defined) if defined else np.nan)
 
+
+ADJUSTED = {"bonferroni": "Bonferroni or Holm", "fdr_bh": "Benjamini–Hochberg"}
+
+
+def _adjusted_rows(c: Collector, section: str, label: str, adjust: str, table, truth) -> None:
+    """An adjusted comparison table against its truth, as its adjustment claims: Bonferroni's (and Holm's, which
+    shows Bonferroni's intervals) hold every comparison's truth at once with probability 95 %; Benjamini-Hochberg's
+    false-coverage-rate intervals miss among the starred comparisons at most 5 % on average, and each interval is
+    at least a 95 % interval."""
+    low, high = (table[col].to_numpy(dtype=np.float64) for col in ("disparity_ci_low", "disparity_ci_high"))
+    truth = np.asarray(truth, dtype=np.float64)
+    name = ADJUSTED[adjust]
+    if adjust == "bonferroni":
+        c.add_together((section, f"{name}: {label}, all comparisons at once"), low, high, truth)
+        return
+    starred = table["excludes_parity"].fillna(False).to_numpy(dtype=bool)
+    c.add((section, f"{name}: {label}, starred comparisons"), low[starred], high[starred], truth[starred])
+    c.add((section, f"{name}: {label}, every comparison"), low, high, truth)
+
+
+def fam_adjusted(data, truth: Truth, c: Collector, n_boot, margin):
+    """The comparison tables with a multiple-comparison adjustment (the sidebar's "Multiple comparisons"): rate
+    disparities, the labels' base rates and the ECE comparisons, each distance, against the rest."""
+    boot = dict(ci=LEVEL, n_boot=n_boot, random_state=0)
+    section = "Adjusted for multiple comparisons (vs rest)"
+    for adjust in ADJUSTED:
+        if truth.model.kind == "label":
+            counts = data["counts"]
+            for metric, rate in METRICS.items():
+                for measure in ("diff", "ratio"):
+                    res = counts.disparity(metric, distance_measure=measure, reduction="max", adjust=adjust, **boot)
+                    a, b = _subgroup_truth(res.table, truth, lambda p: p.rate(rate))
+                    _adjusted_rows(c, section, f"{SHORT[rate]} {measure}", adjust, res.table,
+                                   [distance(x, y, measure) for x, y in zip(a, b)])
+            for measure in ("diff", "ratio"):
+                res = fc.dataset_statistical_parity(data["y"], data["groups"], distance_measure=measure,
+                                                    reduction="max", adjust=adjust, **boot)
+                a, b = _subgroup_truth(res.table, truth, lambda p: p.base_rate)
+                _adjusted_rows(c, section, f"base rate {measure}", adjust, res.table,
+                               [distance(x, y, measure) for x, y in zip(a, b)])
+        else:
+            for measure in ("diff", "ratio"):
+                res = data["calcounts"].disparity(distance_measure=measure, reduction="max", adjust=adjust, **boot)
+                table = res.disparity.table
+                a, b = _subgroup_truth(table, truth, lambda p: p.ece)
+                if measure == "diff":
+                    label, true = f"ECE {'debiased ' if getattr(res, 'debiased', False) else ''}diff", np.abs(a - b)
+                else:
+                    label = "ECE ratio"
+                    true = np.array([np.nan if x == y == 0 else distance(x, y, "ratio") for x, y in zip(a, b)])
+                _adjusted_rows(c, section, label, adjust, table, true)
+
+
+CONSISTENCY_SAMPLE = 200   # of 2,000 rows: the app samples 20,000 rows of a larger table
+
+
+def fam_consistency(data, truth: Truth, c: Collector, n_boot, margin):
+    """Consistency on a random sample of rows, ± 1.96 standard errors (the Dataset metrics page's statement): its
+    truth is the value over every row of the data set (a finite population), features the score and a numeric
+    attribute."""
+    x = attribute(truth.model, data["pattern"], data["rng"])
+    features = pd.DataFrame({"score": data["score"], "x": x})
+    every = fc.consistency(features, data["y"]).value
+    sampled = fc.consistency(features, data["y"], sample_size=CONSISTENCY_SAMPLE,
+                             random_state=int(data["rng"].integers(2 ** 31)))
+    half = 1.96 * sampled.std_error
+    c.add(("Consistency (sampled rows)", "consistency ± 1.96 standard errors"), sampled.value - half,
+          sampled.value + half, every)
 
 HIGH_B = MID >= 0.6                 # a second model's decisions: the same score at threshold 0.6
 X_EFFECT = np.array([0.4, -0.3, 0.2, 0.6])   # a numeric attribute's mean shift per subgroup membership
@@ -838,7 +952,8 @@ def fam_models(data, truth: Truth, c: Collector, n_boot, margin):
 
 FAMILY_FUNCTIONS = {"rates": fam_rates, "performance": fam_performance, "disparities": fam_disparities,
                     "scores": fam_scores, "theil": fam_theil, "aucs": fam_aucs, "calibration": fam_calibration,
-                    "labels": fam_labels, "classwise": fam_classwise, "models": fam_models}
+                    "labels": fam_labels, "classwise": fam_classwise, "models": fam_models, "adjusted": fam_adjusted,
+                    "consistency": fam_consistency}
 
 
 def evaluate_dataset(task) -> Collector:

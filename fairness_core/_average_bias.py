@@ -71,8 +71,10 @@ class UnweightedAverageBiasResult:
     reason : str
         Why `value` is NaN; empty otherwise.
     ci_low, ci_high : float
-        Percentile bootstrap interval of `value` (NaN unless an interval was asked for, or when
-        `value` is NaN).
+        Bootstrap interval of `value` (NaN unless an interval was asked for, or when `value` is
+        NaN): for 'difference' the percentile interval of the resampled means; for 'std' and
+        'absolute_difference' the classes' intervals at the Bonferroni level joined,
+        [mean of lows, mean of highs] (see :func:`unweighted_average_bias`).
     level : float or None
         Confidence level of the intervals (None: no intervals).
     n_boot : int
@@ -246,6 +248,74 @@ def _absolute_interval(samples: np.ndarray, estimate: np.ndarray, level: float):
     return np.where(nan, np.nan, folded_low), np.where(nan, np.nan, folded_high), undefined
 
 
+def _std_interval(samples: np.ndarray, estimate: np.ndarray, level: float):
+    """Per-class interval of the standard deviation of the scores across subgroups.
+
+    The percentile interval of the replicates' standard deviations (widened to contain the
+    estimate), whose lower end is set to 0 where a bootstrap test of equal scores does not reject
+    at 1 - `level`: the null replicates are the standard deviations of the centred scores
+    s*_g - s_g (their spread when every subgroup has the same true score), and the p-value is
+    (1 + #{null >= estimate}) / (1 + defined null replicates). A standard deviation is never
+    below 0 and its replicates lie above the estimate's truth, so a percentile interval alone
+    never holds a true value of 0 (``benchmarks/coverage.py`` measured 0 % coverage there).
+
+    Parameters
+    ----------
+    samples : ndarray of shape (n_boot, n_participants, n_classes)
+    estimate : ndarray of shape (n_participants, n_classes)
+        The estimated scores (NaN where undefined).
+    level : float in (0, 1)
+
+    Returns
+    -------
+    low, high, n_undefined : ndarrays of shape (n_classes,)
+    """
+    per_class, _ = _reduce_replicates(samples, "std")
+    point, _ = _reduce_replicates(np.asarray(estimate, dtype=np.float64)[None], "std")
+    low, high, undefined = percentile_interval(per_class, level)
+    low, high = _contain(low, high, point[0])
+    null, _ = _reduce_replicates(samples - np.asarray(estimate, dtype=np.float64)[None], "std")
+    defined = ~np.isnan(null)
+    p = (1.0 + np.sum(defined & (null >= point[0] - 1e-12), axis=0)) / (1.0 + defined.sum(axis=0))
+    low = np.where(p > 1.0 - level, np.where(np.isnan(low), np.nan, 0.0), low)
+    return low, high, undefined
+
+
+def _class_interval(samples: np.ndarray, estimate: np.ndarray, level: float, reduction: str):
+    """Per-class interval of `reduction` at `level`: (low, high, n_undefined), each of shape (n_classes,)."""
+    if reduction == "absolute_difference":
+        return _absolute_interval(samples, estimate, level)
+    if reduction == "std":
+        return _std_interval(samples, estimate, level)
+    per_class, _ = _reduce_replicates(samples, reduction)
+    point, _ = _reduce_replicates(np.asarray(estimate, dtype=np.float64)[None], reduction)
+    low, high, undefined = percentile_interval(per_class, level)
+    low, high = _contain(low, high, point[0])
+    return low, high, undefined
+
+
+def _joined_interval(samples: np.ndarray, estimate: np.ndarray, level: float, reduction: str,
+                     values: np.ndarray) -> tuple[float, float]:
+    """Interval of the mean over classes of a spread that is never negative (std, absolute difference).
+
+    Each of the K classes with a defined value gets its interval at the Bonferroni level
+    1 - (1 - level) / K; the mean's interval is [mean of lows, mean of highs]: if every class's
+    interval holds its truth, which happens with probability at least `level`, so does this one,
+    and its lower end is 0 when no class's spread is distinguishable from 0 (the reduced
+    disparities' construction, ``_compare.reduced_interval``). A percentile interval of resampled
+    means of spreads never holds a true value of 0.
+    """
+    used = ~np.isnan(values)
+    k = int(used.sum())
+    if not k:
+        return np.nan, np.nan
+    low, high, _ = _class_interval(samples, estimate, 1.0 - (1.0 - level) / k, reduction)
+    low, high = low[used], high[used]
+    if np.isnan(low).any() or np.isnan(high).any():
+        return np.nan, np.nan
+    return float(low.mean()), float(high.mean())
+
+
 def unweighted_average_bias_of(counts, metric: str, reduction: Any, order: list[int], include_small: bool,
                                level: Optional[float], n_boot: int, rng, func: str) -> UnweightedAverageBiasResult:
     """Unweighted average bias of a built-in metric, with bootstrap intervals when `level` is set."""
@@ -258,13 +328,9 @@ def unweighted_average_bias_of(counts, metric: str, reduction: Any, order: list[
     result = reduce_scores(counts, scores, order, metric, reduction, include_small, func, table=table)
     part = _participants(counts, order, include_small)
     samples = reps[metric][:, np.asarray(order, dtype=np.intp)[part]]
-    per_class_reps, value_reps = _reduce_replicates(samples, reduction)
+    _, value_reps = _reduce_replicates(samples, reduction)
     values = result.per_class["value"].to_numpy(dtype=np.float64)
-    if reduction == "absolute_difference":
-        low, high, undefined = _absolute_interval(samples, scores[part], level)
-    else:
-        low, high, undefined = percentile_interval(per_class_reps, level)
-        low, high = _contain(low, high, values)
+    low, high, undefined = _class_interval(samples, scores[part], level, reduction)
     per_class = result.per_class.copy()
     at = per_class.columns.get_loc("value") + 1
     per_class.insert(at, "value_ci_low", low)
@@ -277,6 +343,8 @@ def unweighted_average_bias_of(counts, metric: str, reduction: Any, order: list[
     table.insert(at + 1, "score_ci_high", table[f"{metric}_ci_high"].to_numpy())
     table.attrs["ci"] = level
     v_low, v_high, v_undefined = percentile_interval(value_reps[:, None], level)
+    if reduction != "difference":
+        v_low[0], v_high[0] = _joined_interval(samples, scores[part], level, reduction, values)
     v_low, v_high = _contain(v_low, v_high, [result.value])
     return replace(result, per_class=per_class, table=table, ci_low=float(v_low[0]), ci_high=float(v_high[0]),
                    level=level, n_boot=n_boot, n_boot_undefined=int(v_undefined[0]))

@@ -117,7 +117,15 @@ def unweighted_average_bias(truth, prediction, protected, *, labels: Optional[Se
         enters a replicate's mean when two of its scores are defined in that replicate; a
         replicate with no such class is undefined, left out and counted (``n_boot_undefined``).
         The std of scores (and any spread) is biased upwards under resampling, so the interval of
-        a value is widened where needed to contain the estimate. Not available with a callable
+        a value is widened where needed to contain the estimate, and a spread's interval holds 0
+        when 0 cannot be told apart: a class's std interval has its lower end at 0 where a
+        bootstrap test of equal scores (the std of the centred replicates s*_g - s_g) does not
+        reject at 1 - `ci`, and an absolute difference's where the signed interval holds 0. For
+        'std' and 'absolute_difference' the interval of the mean over the K classes used is
+        [mean of lows, mean of highs] of the classes' intervals at the Bonferroni level
+        1 - (1 - ci) / K (it holds whenever every class's does); for 'difference' it is the
+        percentile interval of the resampled means. Coverage measured in
+        ``benchmarks/coverage.py`` (docs/coverage.md). Not available with a callable
         `metric` or `reduction` (``CALLABLE_CI_MESSAGE``).
     n_boot : int >= 100, default=1000
         Bootstrap replicates.

@@ -66,21 +66,40 @@ def literal_uab(by_group, labels, metric, reduction):
 def brute_force(truth, prediction, groups, order, labels, metric, reduction, n_boot, seed):
     """Row-level bootstrap stratified by subgroup: each subgroup's rows drawn with replacement, n_g of them.
 
-    Returns (values (n_boot,), per-class values (n_boot, n_classes), F-scores {(g, c): (n_boot,)}).
+    Returns (values (n_boot,), per-class values (n_boot, n_classes), F-scores {(g, c): (n_boot,)}, scores of
+    `metric` (n_boot, n_subgroups, n_classes)).
     """
     rng = np.random.default_rng(seed)
     rows = {g: [(t, p) for t, p, h in zip(truth, prediction, groups) if h == g] for g in order}
-    values, per_class, fscores = [], [], {(g, c): [] for g in order for c in labels}
+    values, per_class, fscores, scores = [], [], {(g, c): [] for g in order for c in labels}, []
     for _ in range(n_boot):
         sample = {g: [r[i] for i in rng.integers(0, len(r), len(r))] for g, r in rows.items()}
         value, per = literal_uab(sample, labels, metric, reduction)
         values.append(value)
         per_class.append([per[c] for c in labels])
+        scores.append([[literal_scores(sample[g], labels, metric)[c] for c in labels] for g in order])
         for g in order:
             f = literal_scores(sample[g], labels, "fscore")
             for c in labels:
                 fscores[g, c].append(f[c])
-    return np.array(values), np.array(per_class), {k: np.array(v) for k, v in fscores.items()}
+    return (np.array(values), np.array(per_class), {k: np.array(v) for k, v in fscores.items()},
+            np.array(scores, dtype=float))
+
+
+def std_test_p_values(scores, estimates):
+    """Per class, the p-value of a bootstrap test of equal scores: the share of centred replicates (each subgroup's
+    resampled score minus its estimate) whose standard deviation across subgroups reaches the estimated one,
+    as (1 + count) / (1 + defined replicates). `scores` (n_boot, n_subgroups, n_classes), `estimates`
+    (n_subgroups, n_classes)."""
+    centred = scores - estimates[None]
+    defined = ~np.isnan(centred)
+    n = defined.sum(axis=1)
+    mean = np.where(defined, centred, 0).sum(axis=1) / np.maximum(n, 1)
+    null = np.sqrt((np.where(defined, centred - mean[:, None], 0) ** 2).sum(axis=1) / np.maximum(n, 1))
+    null = np.where(n >= 2, null, np.nan)
+    kept = ~np.isnan(estimates)
+    observed = np.array([np.std(estimates[kept[:, k], k]) for k in range(estimates.shape[1])])
+    return (1 + ((null >= observed - 1e-12) & ~np.isnan(null)).sum(axis=0)) / (1 + (~np.isnan(null)).sum(axis=0))
 
 
 def percentile(samples, level, estimate=None):
@@ -125,6 +144,21 @@ def small_case():
     for g, n, accuracy in (("x", 40, 0.8), ("y", 30, 0.6), ("z", 15, 0.7)):
         t = rng.choice(["a", "b", "c"], n, p=[0.5, 0.3, 0.2])
         p = np.where(rng.random(n) < accuracy, t, rng.choice(["a", "b", "c"], n))
+        truth += t.tolist()
+        prediction += p.tolist()
+        groups += [g] * n
+    return truth, prediction, groups
+
+
+@pytest.fixture(scope="module")
+def distinct_case():
+    """Three classes, three subgroups of 120, 90 and 60 rows with accuracies far apart (0.95, 0.45, 0.7) on
+    classes a and b; class c is always predicted right (its recall is 1 in every subgroup)."""
+    rng = np.random.default_rng(8)
+    truth, prediction, groups = [], [], []
+    for g, n, accuracy in (("x", 120, 0.95), ("y", 90, 0.45), ("z", 60, 0.7)):
+        t = rng.choice(["a", "b", "c"], n, p=[0.5, 0.3, 0.2])
+        p = np.where((t == "c") | (rng.random(n) < accuracy), t, rng.choice(["a", "b"], n))
         truth += t.tolist()
         prediction += p.tolist()
         groups += [g] * n
@@ -188,28 +222,63 @@ def test_an_undefined_score_has_no_interval():
 # --------------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("metric, reduction, order", [("fscore", "std", ["x", "y", "z"]),
-                                                      ("recall", "difference", ["y", "x"])])
-def test_intervals_match_a_row_level_bootstrap(small_case, metric, reduction, order):
-    truth, prediction, groups = small_case
+@pytest.mark.parametrize("case, metric, reduction, order", [("small_case", "fscore", "std", ["x", "y", "z"]),
+                                                            ("distinct_case", "recall", "std", ["x", "y", "z"]),
+                                                            ("small_case", "recall", "difference", ["y", "x"])])
+def test_intervals_match_a_row_level_bootstrap(request, case, metric, reduction, order):
+    truth, prediction, groups = request.getfixturevalue(case)
     labels, level, n_boot = ["a", "b", "c"], 0.95, 4000
     result = fc.unweighted_average_bias(truth, prediction, groups, metric=metric, reduction=reduction,
                                         subgroups=order if reduction == "difference" else None, ci=level,
                                         n_boot=n_boot, random_state=0)
-    values, per_class, fscores = brute_force(truth, prediction, groups, order, labels, metric, reduction, n_boot, 1)
+    values, per_class, fscores, scores = brute_force(truth, prediction, groups, order, labels, metric, reduction,
+                                                     n_boot, 1)
     rows = {g: [(t, p) for t, p, h in zip(truth, prediction, groups) if h == g] for g in order}
     estimate, per_estimate = literal_uab(rows, labels, metric, reduction)
     assert result.value == pytest.approx(estimate, abs=TOL)
-    low, high = percentile(values, level, estimate)
-    assert result.ci_low == pytest.approx(low, abs=MC_TOL) and result.ci_high == pytest.approx(high, abs=MC_TOL)
     assert result.ci_low <= result.value <= result.ci_high
-    assert_interval_in_bands(result.ci_low, result.ci_high, values, level, estimate, "value")
-    # Per class and per (subgroup, class) the statistics rest on a few rows and are discrete: their
-    # quantiles are compared with the distribution-free band of the brute-force samples.
+    per_row = result.per_class.set_index("class")
+    if reduction == "difference":
+        low, high = percentile(values, level, estimate)
+        assert result.ci_low == pytest.approx(low, abs=MC_TOL) and result.ci_high == pytest.approx(high, abs=MC_TOL)
+        assert_interval_in_bands(result.ci_low, result.ci_high, values, level, estimate, "value")
+        # Per class and per (subgroup, class) the statistics rest on a few rows and are discrete: their
+        # quantiles are compared with the distribution-free band of the brute-force samples.
+        for i, c in enumerate(labels):
+            assert_interval_in_bands(per_row.loc[c, "value_ci_low"], per_row.loc[c, "value_ci_high"],
+                                     per_class[:, i], level, per_estimate[c], c)
+    else:
+        # A standard deviation: the percentile interval, its low end 0 where the bootstrap test of equal scores
+        # (centred replicates) does not reject; the mean over K classes joins the classes' intervals at the
+        # Bonferroni level 1 - (1 - level) / K: [mean of lows, mean of highs].
+        estimates = np.array([[literal_scores(rows[g], labels, metric)[c] for c in labels] for g in order])
+        p = std_test_p_values(scores, estimates)
+        alpha, k = 1 - level, sum(not math.isnan(v) for v in per_estimate.values())
+        for a in (alpha, alpha / k):   # clear decisions: p is 4 standard deviations of two bootstraps' p from a
+            assert (np.abs(p - a) > 4 * math.sqrt(2 * a * (1 - a) / n_boot)).all(), (p, a)
+        # small_case: no class's spread is distinguishable from 0; distinct_case: two are, even at alpha / K, and
+        # one is not.
+        assert (p > alpha).all() if case == "small_case" else ((p < alpha / k).sum(), (p > alpha).sum()) == (2, 1), p
+        lows, highs = [], []
+        for i, c in enumerate(labels):
+            for at, got_low, got_high in ((level, per_row.loc[c, "value_ci_low"], per_row.loc[c, "value_ci_high"]),
+                                          (1 - alpha / k, None, None)):
+                if p[i] > 1 - at:
+                    band_low = (0.0, 0.0)
+                else:
+                    band_low = quantile_band(per_class[:, i], (1 - at) / 2, per_estimate[c])
+                band_high = quantile_band(per_class[:, i], (1 + at) / 2, per_estimate[c])
+                if got_low is None:
+                    lows.append(band_low)
+                    highs.append(band_high)
+                else:
+                    assert band_low[0] - TOL <= got_low <= band_low[1] + TOL, (c, got_low, band_low)
+                    assert band_high[0] - TOL <= got_high <= band_high[1] + TOL, (c, got_high, band_high)
+        lows, highs = np.array(lows), np.array(highs)
+        assert lows[:, 0].mean() - TOL <= result.ci_low <= lows[:, 1].mean() + TOL, (result.ci_low, lows)
+        assert highs[:, 0].mean() - TOL <= result.ci_high <= highs[:, 1].mean() + TOL, (result.ci_high, highs)
     for i, c in enumerate(labels):
-        row = result.per_class.set_index("class").loc[c]
-        assert_interval_in_bands(row["value_ci_low"], row["value_ci_high"], per_class[:, i], level,
-                                 per_estimate[c], c)
+        row = per_row.loc[c]
         expected = np.isnan(per_class[:, i]).mean()  # two binomial counts of the same rate
         sd = math.sqrt(2 * n_boot * expected * (1 - expected))
         assert abs(row["n_boot_undefined"] - n_boot * expected) <= 5 * sd + 1
