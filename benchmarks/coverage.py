@@ -751,7 +751,7 @@ def _adjusted_rows(c: Collector, section: str, label: str, adjust: str, table, t
 
 def fam_adjusted(data, truth: Truth, c: Collector, n_boot, margin):
     """The comparison tables with a multiple-comparison adjustment (the sidebar's "Multiple comparisons"): rate
-    disparities, the labels' base rates and the ECE comparisons, each distance, against the rest."""
+    disparities, equalized odds, the labels' base rates and the ECE comparisons, each distance, against the rest."""
     boot = dict(ci=LEVEL, n_boot=n_boot, random_state=0)
     section = "Adjusted for multiple comparisons (vs rest)"
     for adjust in ADJUSTED:
@@ -764,6 +764,10 @@ def fam_adjusted(data, truth: Truth, c: Collector, n_boot, margin):
                     _adjusted_rows(c, section, f"{SHORT[rate]} {measure}", adjust, res.table,
                                    [distance(x, y, measure) for x, y in zip(a, b)])
             for measure in ("diff", "ratio"):
+                res = counts.equalized_odds(distance_measure=measure, reduction="max", adjust=adjust, **boot)
+                true = [max(distance(*truth.pair(s, lambda p, r=r: p.rate(r)), measure)
+                            for r in ("true_positive_rate", "false_positive_rate")) for s in res.table["subgroup"]]
+                _adjusted_rows(c, section, f"equalized odds {measure}", adjust, res.table, true)
                 res = fc.dataset_statistical_parity(data["y"], data["groups"], distance_measure=measure,
                                                     reduction="max", adjust=adjust, **boot)
                 a, b = _subgroup_truth(res.table, truth, lambda p: p.base_rate)
