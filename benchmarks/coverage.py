@@ -54,7 +54,9 @@ the page's default pair, and of the largest and the small one) per class and ave
 The comparison tables with a multiple-comparison adjustment, as each adjustment claims: Bonferroni's
 intervals (Holm shows them too) hold every comparison's truth at once ("all comparisons at once":
 one interval per data set, covered when every comparison's is), Benjamini-Hochberg's false-coverage
-intervals are read among the starred comparisons (pooled) and over every comparison. Consistency on a
+intervals among the starred comparisons (1 - false coverage rate: per data set the share of its starred
+intervals that hold their truth, 1 with no star, averaged over data sets; a weighted row, its count in
+data sets) and over every comparison. Consistency on a
 sample of 200 of the 2,000 rows, ± 1.96 standard errors, against its value over every row of the
 data set (a finite population, as the Dataset metrics page states it).
 
@@ -432,8 +434,9 @@ class Collector:
         self.verdicts: list = []
         self.errors: list = []
 
-    def add(self, key, low, high, truth):
-        arrays = [np.atleast_1d(np.asarray(x, dtype=np.float64)).ravel() for x in (low, high, truth)]
+    def add(self, key, low, high, truth, weight=1.0):
+        """Intervals [low, high] of `key` against their truths, each counting `weight` in the pooled coverage."""
+        arrays = [np.atleast_1d(np.asarray(x, dtype=np.float64)).ravel() for x in (low, high, truth, weight)]
         n = max(len(a) for a in arrays)
         self.intervals.append((key, *(np.broadcast_to(a, (n,)).copy() for a in arrays)))
 
@@ -744,8 +747,15 @@ def _adjusted_rows(c: Collector, section: str, label: str, adjust: str, table, t
     if adjust == "bonferroni":
         c.add_together((section, f"{name}: {label}, all comparisons at once"), low, high, truth)
         return
-    starred = table["excludes_parity"].fillna(False).to_numpy(dtype=bool)
-    c.add((section, f"{name}: {label}, starred comparisons"), low[starred], high[starred], truth[starred])
+    # 1 - false coverage rate: per data set, the share of its R starred intervals that hold their truth (1 when
+    # R = 0), averaged over data sets (each starred interval weighs 1 / R). A star where the truth is parity misses
+    # it, so this also bounds the share of false stars (the false discovery rate) the sidebar's help promises.
+    starred = table["excludes_parity"].fillna(False).to_numpy(dtype=bool) & ~np.isnan(truth)
+    key = (section, f"{name}: {label}, starred comparisons (1 - false coverage rate)")
+    if starred.any():
+        c.add(key, low[starred], high[starred], truth[starred], 1.0 / starred.sum())
+    else:
+        c.add(key, 0.0, 0.0, 0.0)
     c.add((section, f"{name}: {label}, every comparison"), low, high, truth)
 
 
@@ -1060,12 +1070,12 @@ def summarize(collectors) -> tuple[dict, dict, Counter]:
     intervals: key -> dict(n, covered, above, below, no_interval, coverage, se, share_above, share_below);
     verdicts: rule name -> dict(label, bound, counts of (verdict, truth status), truths).
     """
-    pooled = defaultdict(lambda: [[], [], []])
+    pooled = defaultdict(lambda: [[], [], [], []])
     verdicts: dict = {}
     problems: Counter = Counter()
     for col in collectors:
-        for key, low, high, true in col.intervals:
-            for store, values in zip(pooled[key], (low, high, true)):
+        for key, *arrays in col.intervals:
+            for store, values in zip(pooled[key], arrays):
                 store.append(values)
         for name, label, bound, direction, status, truth_status, value in col.verdicts:
             v = verdicts.setdefault(name, {"label": label, "bound": bound, "direction": direction,
@@ -1074,23 +1084,25 @@ def summarize(collectors) -> tuple[dict, dict, Counter]:
             v["truths"].append(value)
         problems.update(col.errors)
     intervals = {}
-    for key, (low, high, true) in pooled.items():
-        low, high, true = (np.concatenate(x) for x in (low, high, true))
+    for key, (low, high, true, weight) in pooled.items():
+        low, high, true, weight = (np.concatenate(x) for x in (low, high, true, weight))
         defined = ~np.isnan(true)
         shown = defined & ~np.isnan(low) & ~np.isnan(high)
-        lo, hi, tr = low[shown], high[shown], true[shown]
+        lo, hi, tr, w = low[shown], high[shown], true[shown], weight[shown]
         above = lo > tr + TOL
         below = hi < tr - TOL
-        n = int(shown.sum())
-        coverage = (n - int(above.sum()) - int(below.sum())) / n if n else np.nan   # 279 / 300 is exactly 0.93
+        total = float(w.sum())
+        n = int(round(total))   # intervals (or, for weighted rows, data sets)
+        effective = total ** 2 / float((w * w).sum()) if total else 0.0   # Kish's effective number of intervals
+        share = (lambda mask: float(w[mask].sum()) / total) if total else (lambda mask: np.nan)
+        coverage = 1.0 - share(above) - share(below) if total else np.nan   # 279 / 300 is exactly 0.93
         with np.errstate(invalid="ignore"):   # inf - inf: an interval of an infinite ratio has no width
             span = hi - lo
-        finite = np.isfinite(span)
-        width = float(span[finite].mean()) if finite.any() else np.nan   # mean width of the finite intervals
+        finite = np.isfinite(span) & (w > 0)
+        width = float(np.average(span[finite], weights=w[finite])) if finite.any() else np.nan
         intervals[key] = {"n": n, "no_interval": int((defined & ~shown).sum()), "coverage": coverage,
-                          "se": float(np.sqrt(coverage * (1 - coverage) / n)) if n else np.nan,
-                          "above": float(above.mean()) if n else np.nan, "below": float(below.mean()) if n else np.nan,
-                          "width": width}
+                          "se": float(np.sqrt(coverage * (1 - coverage) / effective)) if total else np.nan,
+                          "above": share(above), "below": share(below), "width": width}
     return intervals, verdicts, problems
 
 

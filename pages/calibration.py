@@ -93,6 +93,7 @@ with m2:
                     "calibration rule bounds a difference of ECEs). Enter a maximum ratio above to assess it.")
     st.info(text.md(result.interpretation))
 ref_text = text.reference_text(reference)
+compared = "ECE debiased diff" if distance == "diff" else "ECE ratio"   # the measured rows (ui.coverage)
 st.caption(f"Each subgroup's ECE is compared with the {ref_text}; distance: {text.DISTANCE_LABELS[distance]}. "
            f"Score column: {text.md(score)}; {int(n_bins)} {strategy} bins."
            + (f" Intervals: {text.level_text(level)}; Wilson's for each bin's fraction of positives, and a "
@@ -100,8 +101,8 @@ st.caption(f"Each subgroup's ECE is compared with the {ref_text}; distance: {tex
               "Brier and the disparities"
               + (f", {text.ADJUST_LABELS[intervals.adjust]}-adjusted" if intervals.adjust else "") + "."
               + coverage.note(["ECE per subgroup", "MCE per subgroup", "Brier score per subgroup", "ECE of the rest",
-                               "reliability diagram",
-                               "ECE debiased diff" if distance == "diff" else "ECE ratio"])
+                               "reliability diagram", f"{compared}, {reduction}",
+                               *coverage.comparisons(compared, intervals.adjust)])
               if level is not None else " Intervals are off, so the verdict rests on the point estimate alone."))
 
 

@@ -102,7 +102,7 @@ st.caption(f"Per class: the {what}; then the unweighted mean over classes. Perfe
            + (f" Intervals: {text.level_text(level)}; Wilson intervals for recall and precision, and for the "
               f"F-score and every reduced value a bootstrap of the confusion cells stratified by subgroup with "
               f"{intervals.n_boot:,} resamples (seed 0)."
-              + coverage.note([f"{metric} per subgroup and class", "per-class std", "unweighted average bias"])
+              + coverage.note(coverage.classwise_prefixes(metric, reduction))
               if level is not None else ""))
 
 # Worst first: subgroups by their mean score over the classes, lowest first; classes by their |reduced value|.

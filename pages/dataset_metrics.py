@@ -51,8 +51,8 @@ st.caption(f"Share of positive labels in each subgroup, compared with the {ref_t
            + (f" Intervals: {text.level_text(level)}; Wilson intervals for base rates, and for disparities a "
               f"bootstrap of the label counts stratified by subgroup with {intervals.n_boot:,} resamples (seed 0)"
               + (f", {text.ADJUST_LABELS[intervals.adjust]}-adjusted" if intervals.adjust else "") + "."
-              + coverage.note([f"base rate {distance}, {reduction}", f"base rate {distance}, per comparison",
-                               "base rate per subgroup"])
+              + coverage.note([f"base rate {distance}, {reduction}", "base rate per subgroup",
+                               *coverage.comparisons(f"base rate {distance}", intervals.adjust)])
               if level is not None else ""))
 
 if distance == "diff":
@@ -199,7 +199,8 @@ def consistency_section(token: str, mapping_key: str, scored, level) -> None:
     if result.n_sampled < result.n_rows:
         k1.caption(f"Standard error {text.num(result.std_error)} (a random sample of {result.n_sampled:,} of "
                    f"{result.n_rows:,} rows, seed 0): the value over every row lies within about "
-                   f"±{text.num(1.96 * result.std_error)} of this estimate (95 %).")
+                   f"±{text.num(1.96 * result.std_error)} of this estimate (95 %)."
+                   + coverage.note(["consistency"]))
     note = f" {result.n_excluded:,} rows with a missing feature value are left out." if result.n_excluded else ""
     st.caption(f"{result.n_rows:,} rows, k = {result.n_neighbors}, features: "
                f"{text.md(', '.join(result.features))}.{note}"

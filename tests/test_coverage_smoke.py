@@ -14,6 +14,7 @@ import sys
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 _spec = importlib.util.spec_from_file_location("coverage_benchmark", ROOT / "benchmarks" / "coverage.py")
@@ -53,6 +54,22 @@ def test_a_miss_is_counted_on_its_side():
     s = intervals[("s", "q")]
     assert s["n"] == 4 and s["no_interval"] == 1
     assert s["coverage"] == 0.5 and s["above"] == 0.25 and s["below"] == 0.25
+
+
+def test_a_family_claimed_at_once_and_a_false_coverage_rate_are_counted_per_data_set():
+    first, second = cov.Collector(small="D"), cov.Collector(small="D")
+    # Every interval holds its truth in the first data set; in the second one lies above its truth.
+    first.add_together(("s", "together"), low=[0.0, 0.1], high=[0.2, 0.3], truth=[0.1, 0.2])
+    second.add_together(("s", "together"), low=[0.0, 0.3], high=[0.2, 0.5], truth=[0.1, 0.2])
+    # Two starred intervals in the first data set, one missing its truth (weights 1/2); no star in the second.
+    first.add(("s", "starred"), low=[0.1, 0.4], high=[0.3, 0.5], truth=[0.2, 0.2], weight=0.5)
+    second.add(("s", "starred"), 0.0, 0.0, 0.0)
+    intervals, _, _ = cov.summarize([first, second])
+    together, starred = intervals[("s", "together")], intervals[("s", "starred")]
+    assert together["n"] == 2 and together["coverage"] == 0.5 and together["above"] == 0.5
+    assert together["below"] == 0.0
+    assert starred["n"] == 2 and starred["coverage"] == 0.75 and starred["above"] == 0.25   # 1 - (1/2 + 0) / 2
+    assert starred["se"] == pytest.approx((0.75 * 0.25 / (4 / 1.5)) ** 0.5)   # Kish: (0.5+0.5+1)^2 / (0.25+0.25+1)
 
 
 def test_the_command_line_writes_its_table(tmp_path):

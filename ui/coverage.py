@@ -25,12 +25,43 @@ SHORT = {"selection_rate": "selection rate", "true_positive_rate": "TPR", "false
          "error_rate": "error rate"}
 
 
-def rate_prefixes(rates, distance: str, reduction: str) -> list[str]:
-    """The measured quantities of the Rate disparities page at these settings (`rates`: RATE_NAMES)."""
+# The benchmark's names of the adjusted comparison tables (Holm shows Bonferroni's intervals).
+ADJUSTED = {"bonferroni": "Bonferroni or Holm", "holm": "Bonferroni or Holm", "fdr_bh": "Benjamini–Hochberg"}
+# The benchmark's names of the class-wise reductions.
+CLASSWISE = {"std": "std", "difference": "signed difference", "absolute_difference": "absolute difference"}
+
+
+def comparisons(label: str, adjust: str | None) -> list[str]:
+    """The measured quantities of a comparison table's intervals: `label` (e.g. ``"FPR diff"``) per comparison, or
+    with `adjust` ({None, 'bonferroni', 'holm', 'fdr_bh'}) the adjusted table's rows.
+
+    >>> comparisons("FPR diff", None), comparisons("FPR diff", "holm")
+    (['FPR diff, per comparison'], ['Bonferroni or Holm: FPR diff, '])
+    """
+    return [f"{label}, per comparison"] if adjust is None else [f"{ADJUSTED[adjust]}: {label}, "]
+
+
+def rate_prefixes(rates, distance: str, reduction: str, adjust: str | None = None) -> list[str]:
+    """The measured quantities of the Rate disparities page at these settings (`rates`: RATE_NAMES; `adjust`: the
+    sidebar's multiple-comparison adjustment, which changes the comparison tables' intervals, not the reduced
+    values')."""
     names = [SHORT[r] for r in rates] + ["equalized odds"]
-    return ([f"{n} {distance}, {red}" for n in names for red in (reduction, "per comparison")]
+    return ([f"{n} {distance}, {reduction}" for n in names]
+            + [prefix for n in names for prefix in comparisons(f"{n} {distance}", adjust)]
             + [f"{SHORT[r]} per subgroup" for r in rates]
             + ["two-group Theil index vs rest", "p% score", "equal opportunity score"])
+
+
+def classwise_prefixes(metric: str, reduction: str) -> list[str]:
+    """The measured quantities of the Class-wise bias page: `metric` ({'recall', 'precision', 'fscore'}) per
+    subgroup and class, and its `reduction` ({'std', 'difference', 'absolute_difference'}) per class and averaged.
+
+    >>> classwise_prefixes("recall", "absolute_difference")[1]
+    'per-class absolute difference of recall'
+    """
+    words = CLASSWISE[reduction]
+    return [f"{metric} per subgroup and class", f"per-class {words} of {metric}",
+            f"unweighted average bias ({words}) of {metric}"]
 
 
 def _outside(row: dict) -> bool:

@@ -83,10 +83,20 @@ def test_the_model_comparison_says_how_far_its_difference_intervals_cover(app):
 def test_every_name_a_page_asks_for_is_a_measured_quantity():
     # ui.coverage keeps the benchmark's short rate names: a renamed row there must not silently drop a page's note.
     quantities = [r["quantity"] for r in coverage.MEASURED["rows"]]
-    for distance in ("diff", "ratio"):
-        for prefix in coverage.rate_prefixes(list(coverage.SHORT), distance, "max"):
-            assert any(q.startswith(prefix) for q in quantities), prefix
-    for prefix in ("ECE per subgroup", "ECE debiased diff", "ECE ratio", "base rate diff, max", "smoothed EDF",
-                   "difference between models: ECE", "difference between models: BNSP AUC", "correlation score",
-                   "unweighted average bias", "fscore per subgroup and class"):
+    asked = []
+    for adjust in (None, *coverage.ADJUSTED):
+        for distance in ("diff", "ratio"):
+            asked += coverage.rate_prefixes(list(coverage.SHORT), distance, "max", adjust)
+            asked += coverage.comparisons(f"base rate {distance}", adjust)
+        asked += coverage.comparisons("ECE debiased diff", adjust) + coverage.comparisons("ECE ratio", adjust)
+    for metric in ("recall", "precision", "fscore"):
+        for reduction in coverage.CLASSWISE:
+            asked += coverage.classwise_prefixes(metric, reduction)
+    asked += ["ECE per subgroup", "ECE debiased diff, max", "ECE ratio, max", "base rate diff, max", "smoothed EDF",
+              "difference between models: ECE", "difference between models: BNSP AUC", "correlation score",
+              "consistency"]
+    for prefix in asked:
         assert any(q.startswith(prefix) for q in quantities), prefix
+    # An adjusted table's note reads the adjusted rows, not the per-comparison ones it replaces.
+    adjusted = coverage.rate_prefixes(["false_positive_rate"], "diff", "max", "holm")
+    assert "FPR diff, per comparison" not in adjusted and "Bonferroni or Holm: FPR diff, " in adjusted
