@@ -54,6 +54,12 @@ GZIP_TOO_LARGE_MESSAGE = (
     "The file {name!r} is gzip-compressed and decompresses to more than {limit:,} bytes. Tip: upload "
     "it as Parquet, keep only the columns the analysis needs, or upload a sample of the rows."
 )
+GZIP_NO_ROWS_MESSAGE = (
+    "The file {name!r} is gzip-compressed, and once decompressed it runs for more than {limit:,} bytes without a "
+    "line of data (a CSV file ends each row with a line break), so it is not a table that can be read; it was not "
+    "decompressed further. Tip: check that it is the file you meant to upload; decompress it yourself and upload "
+    "the CSV file (one row per line) or a Parquet file."
+)
 MIXED_ENCODING_NOTE = (
     "The file {name!r} is UTF-8 except for {count} (the first on line {line:,}), which were "
     "read as Windows-1252 (cp1252), so that a value such as 'é' is one value whichever way it was "
@@ -85,6 +91,11 @@ GZIP_MAGIC = b"\x1f\x8b"
 ZIP_MAGIC = b"PK\x03\x04"  # also .xlsx and .ods workbooks
 OLE_MAGIC = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"  # legacy .xls workbooks
 MAX_GUNZIPPED = 1 << 30  # a gzip file is decompressed to at most 1 GiB (the app's upload limit)
+# ...and a CSV in it may run this far without a line of data (a line that is not blank): no table row is that long,
+# and a "bomb" of one value or of blank lines is refused here, after this much work, whatever its decompressed size.
+MAX_GUNZIPPED_LINE = 16 << 20
+GUNZIP_INPUT = 64 << 10  # gzip data is decompressed this many compressed bytes at a time...
+GUNZIP_CHUNK = 1 << 20  # ...into at most this many bytes at a time
 MIXED = "utf-8+cp1252"  # _encoding's answer for UTF-8 with some Windows-1252 bytes
 DECIMAL_COMMA = r"\s*[+-]?\d+(?:,\d+)?\s*"
 NUMBER = re.compile(r"\s*[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?\s*")
@@ -121,14 +132,26 @@ def read_table(source: Union[str, os.PathLike, bytes, BinaryIO], *, name: str | 
     missing, and that in a semicolon-separated CSV a text column whose every value is a number
     written with a decimal comma (``0,73``, ``-1``) becomes float64.
 
-    Also accepted, each with a note: gzip-compressed data (decompressed to at most
-    ``MAX_GUNZIPPED`` bytes, whatever the file name), and a CSV that is UTF-8 but for some bytes,
-    which are then read as Windows-1252 (so ``é`` is one value whichever way it was written).
+    Also accepted, each with a note: gzip-compressed data (whatever the file name; see below), and a
+    CSV that is UTF-8 but for some bytes, which are then read as Windows-1252 (so ``é`` is one value
+    whichever way it was written).
     Excel workbooks and ZIP archives are refused with what to do, and so is a CSV whose first data
     row has more fields than its header (``LONG_ROWS_MESSAGE``; pandas would otherwise take the
     extra fields as the row labels and shift every value to the wrong column) or whose later rows
     do (pandas' own "Expected n fields" message). Lines of blank space are skipped, as pandas skips
     them, before the header is found.
+
+    Gzip data is decompressed 1 MiB at a time, twice: first only to check it, keeping none of it,
+    then into memory once it has passed. Refused on the way, having held a few MiB whatever it
+    decompresses to: more than ``MAX_GUNZIPPED`` bytes (1 GiB, the app's upload limit), and text
+    that runs for more than ``MAX_GUNZIPPED_LINE`` bytes (16 MiB) without a line of data (a line
+    that is not blank), so that a "gzip bomb" of one value, of NUL bytes or of blank lines is
+    refused after 16 MiB of decompression. With `max_cells`, a CSV whose lines of data outnumber
+    the rows a table of `max_cells` cells can have (by the width of its header) is refused as a
+    plain one is, with only its first lines up to that count (and the rest of their 1 MiB)
+    decompressed into memory and parsed. So a gzip file takes the memory of its decompressed
+    content (at most 1 GiB) when it is read, and at most what parsing `max_cells` cells takes
+    when it is refused.
 
     Parameters
     ----------
@@ -138,7 +161,8 @@ def read_table(source: Union[str, os.PathLike, bytes, BinaryIO], *, name: str | 
     max_cells : int, optional
         Refuse a table of more than this many cells (rows x columns), before it is read in full
         where possible: a Parquet file from its metadata; a CSV whose line breaks allow more rows
-        than that is parsed only up to one row beyond the limit. None (the default): no limit.
+        than that is parsed only up to one row beyond the limit (a gzip-compressed one is also
+        decompressed into memory only that far). None (the default): no limit.
 
     Returns
     -------
@@ -150,9 +174,10 @@ def read_table(source: Union[str, os.PathLike, bytes, BinaryIO], *, name: str | 
         If the file is empty, has no data rows, repeats column names more than
         ``MAX_REPEATED_NAMES`` (1,000) times in its header, has a row with more fields than its
         header (``LONG_ROWS_MESSAGE`` for the first data row), is an Excel workbook or a ZIP archive,
-        is gzip data that is corrupt or decompresses to more than ``MAX_GUNZIPPED`` bytes, or
-        cannot be parsed, or holds more than `max_cells` cells. The message says what was wrong
-        and what to do.
+        is gzip data that is corrupt (``GZIP_MESSAGE``), decompresses to more than ``MAX_GUNZIPPED``
+        bytes (``GZIP_TOO_LARGE_MESSAGE``) or to text running more than ``MAX_GUNZIPPED_LINE``
+        bytes without a line of data (``GZIP_NO_ROWS_MESSAGE``), or cannot be parsed, or holds
+        more than `max_cells` cells. The message says what was wrong and what to do.
 
     Notes
     -----
@@ -174,7 +199,7 @@ def read_table(source: Union[str, os.PathLike, bytes, BinaryIO], *, name: str | 
     name = name or "upload"
     notes = []
     if data[:2] == GZIP_MAGIC:
-        data = _gunzip(data, name)
+        data = _gunzip(data, name, max_cells)
         notes.append(GZIP_NOTE.format(name=name))
     if not data or data.isspace():  # (no stripped copy of the whole file)
         raise ValueError(EMPTY_MESSAGE.format(name=name))
@@ -204,25 +229,127 @@ def read_table(source: Union[str, os.PathLike, bytes, BinaryIO], *, name: str | 
     return frame
 
 
-def _gunzip(data: bytes, name: str) -> bytes:
-    """The decompressed content of gzip `data` (every member), at most ``MAX_GUNZIPPED`` bytes."""
-    parts, total, rest = [], 0, data
-    while rest:
+def _gunzip(data: bytes, name: str, max_cells: int | None = None) -> bytes:
+    """The decompressed content of gzip `data` (every member; NUL bytes after the last are padding).
+
+    The content is checked as it streams, ``GUNZIP_CHUNK`` (1 MiB) at a time, before any of it is kept, so that
+    refusing it costs a bounded amount of memory whatever it holds. Refused, with what to do: content of more than
+    ``MAX_GUNZIPPED`` bytes (``GZIP_TOO_LARGE_MESSAGE``) and, unless it is binary (Parquet, ZIP, Excel), a CSV
+    that runs for more than ``MAX_GUNZIPPED_LINE`` bytes without a line of data, one that is not blank
+    (``GZIP_NO_ROWS_MESSAGE``: a bomb of one value or of blank lines is refused after 16 MiB of work). With
+    `max_cells`, a CSV with more lines of data than a table of `max_cells` cells has rows (by the width of its
+    header) is read only as far as the reader needs to refuse it (``TOO_MANY_CELLS_MESSAGE``, as for the whole
+    file): those lines alone are kept. Only content that passed is decompressed again into one bytes object.
+    """
+    binary = None  # whether the content is Parquet, ZIP or Excel (known from its first chunk)
+    head = b""  # its first SNIFF_BYTES, for the width of a CSV header
+    total = since = rows = 0  # bytes; bytes since the last end of a line of data; lines of data
+    open_row = False  # whether the last chunk ended inside a line of data
+    max_rows, tried = None, False
+    for chunk in _gunzip_chunks(data, name):
+        start, total = total, total + len(chunk)
+        if total > MAX_GUNZIPPED:
+            raise ValueError(GZIP_TOO_LARGE_MESSAGE.format(name=name, limit=MAX_GUNZIPPED))
+        if binary is None:
+            binary = chunk.startswith((PARQUET_MAGIC, ZIP_MAGIC, OLE_MAGIC))
+        if binary:
+            continue
+        if len(head) < SNIFF_BYTES:
+            head += chunk[:SNIFF_BYTES - len(head)]
+        # Lines of data end where a mark "x" (a byte that is not a space, tab or line break) meets a line break.
+        marks = chunk.translate(_LINE_MARKS, b" \t")
+        ends = marks.count(b"x\n") + (open_row and marks[:1] == b"\n")
+        open_row = marks[-1:] == b"x" if marks else open_row
+        since = len(chunk) - 1 - _last_row_end(chunk) if ends else since + len(chunk)
+        if since > MAX_GUNZIPPED_LINE:
+            raise ValueError(GZIP_NO_ROWS_MESSAGE.format(name=name, limit=MAX_GUNZIPPED_LINE))
+        rows += ends
+        if max_cells is None:
+            continue
+        if max_rows is None and len(head) >= SNIFF_BYTES:
+            max_rows = max_cells // _header_width(head)
+        if max_rows is not None and rows > max_rows + 1 and not tried:  # a header and max_rows + 1 rows (unquoted)
+            tried = True
+            cut = start + max(chunk.rfind(b"\n"), chunk.rfind(b"\r")) + 1
+            _refuse_too_many_cells(_inflate(data, name, cut), name, max_cells)
+    return _inflate(data, name, total)
+
+
+_LINE_MARKS = bytes(ord("\n") if byte in b"\r\n" else ord("x") for byte in range(256))
+_LAST_ROW_END = re.compile(rb"[\r\n][ \t]*[^ \t\r\n]")  # searched in a reversed chunk
+_NOT_NUL = re.compile(rb"[^\x00]")
+
+
+def _last_row_end(chunk: bytes) -> int:
+    """The position of the last line break in `chunk` that ends a line of data (one not blank), the first line
+    break when only the line the previous chunk left open ends in it."""
+    found = _LAST_ROW_END.search(chunk[::-1])
+    if found:
+        return len(chunk) - 1 - found.start()
+    return min(p for p in (chunk.find(b"\n"), chunk.find(b"\r")) if p >= 0)
+
+
+def _header_width(head: bytes) -> int:
+    """The number of fields in the header of a CSV that starts with `head`, as the reader finds them; 1 when `head`
+    does not hold the whole header or cannot be read."""
+    head = head[:max(head.rfind(b"\n"), head.rfind(b"\r")) + 1]
+    if not head:
+        return 1
+    try:
+        encoding = _encoding(head, "")
+        encoding = "latin-1" if encoding == MIXED else encoding  # (the same fields: delimiters are ASCII)
+        header, _ = _first_records(head, encoding, _guess_delimiter(head, encoding))
+    except (ValueError, LookupError, csv.Error):  # (UnicodeDecodeError is a ValueError)
+        return 1
+    return max(len(header), 1)
+
+
+def _refuse_too_many_cells(prefix: bytes, name: str, max_cells: int) -> None:
+    """Raise _TooManyCells when `prefix`, the start of a CSV, already holds more than `max_cells` cells (then the
+    whole file does); any other outcome leaves the decision to the reading of the whole file."""
+    try:
+        _read_csv(prefix, name, max_cells)
+    except _TooManyCells:
+        raise
+    except ValueError:
+        pass
+
+
+def _inflate(data: bytes, name: str, size: int) -> bytes:
+    """The first `size` decompressed bytes of gzip `data`, written into one buffer as they stream (no second copy)."""
+    buffer = io.BytesIO()
+    for chunk in _gunzip_chunks(data, name):
+        buffer.write(chunk[:size - buffer.tell()])
+        if buffer.tell() >= size:
+            break
+    return buffer.getvalue()
+
+
+def _gunzip_chunks(data: bytes, name: str):
+    """The decompressed content of gzip `data`, at most ``GUNZIP_CHUNK`` bytes at a time from ``GUNZIP_INPUT``
+    compressed bytes at a time: every member, up to NUL bytes that end the data (padding). Raises ValueError
+    (``GZIP_MESSAGE``) for corrupt or cut data."""
+    view, start = memoryview(data), 0
+    while start < len(view):
         decompressor = zlib.decompressobj(16 + zlib.MAX_WBITS)
+        position = start
         try:
-            part = decompressor.decompress(rest, MAX_GUNZIPPED + 1 - total)
+            while not decompressor.eof and position < len(view):
+                chunk = decompressor.decompress(view[position:position + GUNZIP_INPUT], GUNZIP_CHUNK)
+                position = min(position + GUNZIP_INPUT, len(view))
+                while True:
+                    if chunk:
+                        yield chunk
+                    if decompressor.eof or not decompressor.unconsumed_tail:  # (at its end, the tail is stale)
+                        break
+                    chunk = decompressor.decompress(decompressor.unconsumed_tail, GUNZIP_CHUNK)
         except zlib.error as exc:
             raise ValueError(GZIP_MESSAGE.format(name=name, error=exc)) from exc
-        total += len(part)
-        if total > MAX_GUNZIPPED or decompressor.unconsumed_tail:
-            raise ValueError(GZIP_TOO_LARGE_MESSAGE.format(name=name, limit=MAX_GUNZIPPED))
-        if not decompressor.eof:
+        if not decompressor.eof:  # (output a chunk left pending comes before the member's last 8 bytes are read)
             raise ValueError(GZIP_MESSAGE.format(name=name, error="the compressed data ends early"))
-        parts.append(part)
-        rest = decompressor.unused_data
-        if not rest.strip(b"\x00"):  # trailing padding
+        start = position - len(decompressor.unused_data)
+        if not _NOT_NUL.search(data, start):  # trailing padding
             break
-    return b"".join(parts)
 
 
 def _is_workbook(data: bytes) -> bool:

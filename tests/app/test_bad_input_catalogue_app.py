@@ -24,8 +24,8 @@ from fairness_core._scored_data import LABEL_TOO_FEW, LABEL_VALUES
 from fairness_core._subgroups import TOO_MANY_MESSAGE
 from tests.app.helpers import metrics, start, widget
 from tests.fairness_core.test_bad_input_catalogue import (GROUPS, LABEL, LONG_FIRST_ROW, N, PLAIN, SCORES,
-                                                          formula_cells, hostile_review, mixed_encoding, parquet,
-                                                          table_text, workbook)
+                                                          formula_cells, gzip_bomb, hostile_review, mixed_encoding,
+                                                          parquet, table_text, workbook)
 from ui import data, text
 
 
@@ -68,6 +68,8 @@ REFUSED = [
         "{error}", "No columns to parse from file")),
     # M6: every row one field longer than the header was read shifted (pandas' implicit index)
     ("shifted.csv", LONG_FIRST_ROW, fio.LONG_ROWS_MESSAGE.replace("{fields:,}", "3").replace("{columns:,}", "2")),
+    # L4 (issue 20): a gzip bomb (here 64 MiB of zeros in 65 KB) was decompressed up to 1 GiB before its refusal
+    ("bomb.csv.gz", gzip_bomb(b"", b"\0", 64 << 20), fio.GZIP_NO_ROWS_MESSAGE.replace("{limit:,}", "16,777,216")),
 ]
 
 

@@ -15,6 +15,7 @@ import io
 import json
 import re
 import zipfile
+import zlib
 from pathlib import Path
 
 import numpy as np
@@ -95,6 +96,98 @@ def test_gzip_beyond_the_decompressed_limit_is_refused(monkeypatch):
     with pytest.raises(ValueError) as info:
         fc.read_table(data, name="bomb.csv.gz")
     assert str(info.value) == fio.GZIP_TOO_LARGE_MESSAGE.format(name="bomb.csv.gz", limit=1000)
+
+
+def gzip_bomb(head: bytes, unit: bytes, size: int) -> bytes:
+    """gzip of `head` then `unit` repeated to `size` bytes, compressed 1 MiB at a time (never held decompressed)."""
+    strategy = zlib.Z_RLE if len(unit) == 1 else zlib.Z_DEFAULT_STRATEGY   # (fast, and small for one byte)
+    compressor = zlib.compressobj(1, zlib.DEFLATED, 16 + zlib.MAX_WBITS, 9, strategy)
+    block = unit * ((1 << 20) // len(unit))
+    parts = [compressor.compress(head)] + [compressor.compress(block) for _ in range(size // len(block))]
+    return b"".join(parts) + compressor.flush()
+
+
+def counting_decompression(monkeypatch) -> list[int]:
+    """The sizes of the chunks read_table decompresses from now on (each pass over gzip data counted)."""
+    sizes, chunks = [], fio._gunzip_chunks
+    monkeypatch.setattr(fio, "_gunzip_chunks", lambda *args: (sizes.append(len(c)) or c for c in chunks(*args)))
+    return sizes
+
+
+def inflated(monkeypatch) -> list[int]:
+    """The sizes read_table decompresses gzip data to, into memory, from now on."""
+    sizes, inflate = [], fio._inflate
+    monkeypatch.setattr(fio, "_inflate", lambda data, name, size: sizes.append(size) or inflate(data, name, size))
+    return sizes
+
+
+@pytest.mark.parametrize("head, unit", [(b"", b"\0"), (b"label,score\n", b"1"), (b"label,score\n0,0.5\n", b"\r\n"),
+                                        (b"label,score\n0,0.5\n", b" \t \n")],
+                         ids=["NUL bytes", "one value without a line break", "blank lines", "lines of spaces"])
+def test_a_gzip_bomb_is_refused_after_a_bounded_decompression(monkeypatch, head, unit):
+    # L4 (issue 20): a 4 MB gzip of 4 GiB was decompressed up to 1 GiB (2 GiB of memory) before it was refused.
+    data = gzip_bomb(head, unit, 256 << 20)
+    assert len(data) < 2 << 20 and int.from_bytes(data[-4:], "little") == len(head) + (256 << 20)  # (its ISIZE)
+    sizes, kept = counting_decompression(monkeypatch), inflated(monkeypatch)
+    with pytest.raises(ValueError) as info:
+        fc.read_table(data, name="bomb.csv.gz", max_cells=20_000_000)
+    assert str(info.value) == fio.GZIP_NO_ROWS_MESSAGE.format(name="bomb.csv.gz", limit=16 << 20)
+    # checked as it streamed, 16-17 MiB of the 256, none of it kept
+    assert fio.MAX_GUNZIPPED_LINE < sum(sizes) <= fio.MAX_GUNZIPPED_LINE + fio.GUNZIP_CHUNK and kept == []
+
+
+def test_gzip_with_more_rows_than_max_cells_is_refused_having_decompressed_only_the_rows_it_needs(monkeypatch):
+    data = gzip_bomb(b"label,score\n", b"0,1\n", 256 << 20)   # 67 million rows, 200 times the limit
+    plain = b"label,score\n" + b"0,1\n" * 20_001
+    with pytest.raises(ValueError) as info:
+        fc.read_table(plain, name="rows.csv", max_cells=40_000)
+    message = fio.TOO_MANY_CELLS_MESSAGE.format(name="rows.csv", rows="more than 20,000", columns=2, limit=40_000,
+                                                max_rows=20_000)
+    assert str(info.value) == message
+    sizes, kept = counting_decompression(monkeypatch), inflated(monkeypatch)
+    with pytest.raises(ValueError) as info:
+        fc.read_table(data, name="rows.csv", max_cells=40_000)
+    assert str(info.value) == message   # the plain file's message
+    # only the first chunk holding more than 20,000 rows was decompressed into memory: 1 MiB, not 256
+    assert kept == [fio.GUNZIP_CHUNK] and sum(sizes) == 2 * fio.GUNZIP_CHUNK
+
+
+def test_a_gzip_csv_of_many_chunks_reads_as_the_plain_file(monkeypatch):
+    rng = np.random.default_rng(0)
+    n = 250_000
+    frame = pd.DataFrame({"label": rng.integers(0, 2, n), "score": rng.random(n).round(4),
+                          "race": rng.choice(["A", "B", "C"], n),
+                          "note": rng.choice(["one", "two\n\nlines", "a, b"], n)})   # quoted line breaks
+    plain = frame.to_csv(index=False, lineterminator="\r\n").encode()
+    data = gzip.compress(plain, 1)
+    assert len(plain) > 4 * fio.GUNZIP_CHUNK
+    kept = inflated(monkeypatch)
+    for max_cells in (None, frame.size):
+        out = fc.read_table(data, name="f.csv", max_cells=max_cells)
+        pd.testing.assert_frame_equal(out, fc.read_table(plain, name="f.csv", max_cells=max_cells))
+        assert len(out) == n and out["note"].tolist() == frame["note"].tolist()
+        assert out.attrs["notes"] == [fio.GZIP_NOTE.format(name="f.csv")]
+    # With the limit, its lines of data (a quoted line break starts one more) outnumber the rows allowed: its start
+    # was read first, held no more rows than that, and then the whole file was.
+    assert kept[0] == kept[2] == len(plain) and 0 < kept[1] < len(plain) and len(kept) == 3
+    with pytest.raises(ValueError) as refused:
+        fc.read_table(data, name="f.csv", max_cells=frame.size - 1)
+    assert str(refused.value) == fio.TOO_MANY_CELLS_MESSAGE.format(
+        name="f.csv", rows=f"more than {n - 1:,}", columns=4, limit=frame.size - 1, max_rows=n - 1)
+
+
+@pytest.mark.parametrize("chunk, piece", [(7, 13), (300, 5000), (1 << 20, 1)])
+def test_gzip_is_streamed_whole_at_any_chunk_size(monkeypatch, chunk, piece):
+    monkeypatch.setattr(fio, "GUNZIP_CHUNK", chunk)
+    monkeypatch.setattr(fio, "GUNZIP_INPUT", piece)
+    text = table_text().encode()
+    for level in (0, 9):
+        member = gzip.compress(text, level)
+        for data, expected in [(member, text), (member + gzip.compress(text[:50]), text + text[:50]),
+                               (gzip.compress(b"") + member + b"\0" * 64, text)]:
+            assert b"".join(fio._gunzip_chunks(data, "x")) == expected
+            assert fio._inflate(data, "x", 100) == expected[:100]
+        pd.testing.assert_frame_equal(fc.read_table(member, max_cells=1000), PLAIN)
 
 
 # Reading: the documented corrections -------------------------------------------------------------
