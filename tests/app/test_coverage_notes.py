@@ -100,3 +100,19 @@ def test_every_name_a_page_asks_for_is_a_measured_quantity():
     # An adjusted table's note reads the adjusted rows, not the per-comparison ones it replaces.
     adjusted = coverage.rate_prefixes(["false_positive_rate"], "diff", "max", "holm")
     assert "FPR diff, per comparison" not in adjusted and "Bonferroni or Holm: FPR diff, " in adjusted
+
+
+def test_an_adjusted_table_says_how_far_its_adjusted_intervals_cover(app):
+    # With Holm, the comparison tables show Bonferroni's intervals, measured as a family (every comparison's truth
+    # held at once); their note reads those rows instead of the unadjusted per-comparison ones.
+    app.switch_page("pages/rate_disparities.py").run()
+
+    def caption():
+        return next(unescape(c.value) for c in app.caption if "Each subgroup is compared" in c.value)
+
+    assert "Bonferroni or Holm:" not in caption()
+    widget(app, "selectbox", "Multiple comparisons").set_value("holm").run()
+    assert not app.exception
+    adjusted = caption()
+    assert "Holm-adjusted per table" in adjusted and "Measured coverage" in adjusted
+    assert "Bonferroni or Holm:" in adjusted and ", per comparison " not in adjusted

@@ -12,6 +12,7 @@ import contextlib
 import re
 import threading
 import time
+import zlib
 from pathlib import Path
 
 import numpy as np
@@ -297,10 +298,20 @@ def test_a_hostile_restore_file_never_stalls_the_server(server, browser, tmp_pat
     context.close()
 
 
-# Uploads of issue 20 that once held the GIL for seconds to minutes, each with the start of the message refusing it.
+def zero_bomb(size: int) -> bytes:
+    """Gzip data of `size` NUL bytes, compressed 1 MiB at a time (the test never holds the decompressed bytes)."""
+    compressor = zlib.compressobj(9, zlib.DEFLATED, 16 + zlib.MAX_WBITS)
+    block = bytes(MB)
+    return b"".join([compressor.compress(block) for _ in range(size // MB)] + [compressor.flush()])
+
+
+# Uploads of issue 20 that once held the GIL or the memory for seconds to minutes, each with the start of the message
+# refusing it.
 HOSTILE_UPLOADS = {
     # M6: one data row of 16,385 quoted fields under a two-name header became a 16,383-level index (38 s).
-    "shifted.csv": (b"a,b\n" + b',"' * 32768 + b"\n", "has more fields in its first data row"),
+    "shifted.csv": (lambda: b"a,b\n" + b',"' * 32768 + b"\n", "has more fields in its first data row"),
+    # L4: a gzip bomb (here 256 KB of gzip, 256 MiB of NUL bytes) was decompressed up to 1 GiB before its refusal.
+    "bomb.csv.gz": (lambda: zero_bomb(256 * MB), "once decompressed it runs for more than"),
 }
 
 
@@ -308,7 +319,7 @@ HOSTILE_UPLOADS = {
 def test_a_hostile_upload_never_stalls_the_server(server, browser, tmp_path, name):
     content, message = HOSTILE_UPLOADS[name]
     hostile = tmp_path / name
-    hostile.write_bytes(content)
+    hostile.write_bytes(content())
     base, _ = server
     context, page, log = new_page(browser)
     open_app(page, base)
