@@ -85,7 +85,7 @@ st.caption(f"Each subgroup is compared with the {ref_text}; distance: {text.DIST
            f"perfect value {perfect}."
            + (f" Intervals: {text.level_text(level)}, bootstrap with {intervals.n_boot:,} resamples (seed 0)"
               + (f", {text.ADJUST_LABELS[intervals.adjust]}-adjusted per table" if intervals.adjust else "")
-              + "." + coverage.note(coverage.rate_prefixes(metrics, distance, reduction, intervals.adjust))
+              + "." + coverage.note(coverage.rate_prefixes(metrics, distance, reduction, intervals.adjust, reference))
               if level is not None else ""))
 
 st.subheader("Policy")

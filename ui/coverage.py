@@ -41,13 +41,24 @@ def comparisons(label: str, adjust: str | None) -> list[str]:
     return [f"{label}, per comparison"] if adjust is None else [f"{ADJUSTED[adjust]}: {label}, "]
 
 
-def rate_prefixes(rates, distance: str, reduction: str, adjust: str | None = None) -> list[str]:
+# How the benchmark names a comparison against each reference ('rest' is its default, unnamed; a subgroup chosen by
+# name was measured with the largest one).
+AGAINST = {"rest": "", "overall": " vs all rows", "pairwise": ", pairwise", None: " vs the largest subgroup"}
+
+
+def rate_prefixes(rates, distance: str, reduction: str, adjust: str | None = None, reference="rest") -> list[str]:
     """The measured quantities of the Rate disparities page at these settings (`rates`: RATE_NAMES; `adjust`: the
     sidebar's multiple-comparison adjustment, which changes the comparison tables' intervals, not the reduced
-    values')."""
+    values'; `reference`: 'rest', 'overall', 'pairwise' or a named subgroup, ``fc.named_reference``)."""
+    import fairness_core as fc
+
+    against = AGAINST[fc.reference_keyword(reference)]
     names = [SHORT[r] for r in rates] + ["equalized odds"]
-    return ([f"{n} {distance}, {reduction}" for n in names]
-            + [prefix for n in names for prefix in comparisons(f"{n} {distance}", adjust)]
+    if against:   # (the adjusted tables were measured against the rest)
+        compared = [f"{n} {distance}{against}, per comparison" for n in names]
+    else:
+        compared = [prefix for n in names for prefix in comparisons(f"{n} {distance}", adjust)]
+    return ([f"{n} {distance}{against}, {reduction}" for n in names] + compared
             + [f"{SHORT[r]} per subgroup" for r in rates]
             + ["two-group Theil index vs rest", "p% score", "equal opportunity score"])
 

@@ -132,13 +132,23 @@ def available_memory() -> int | None:
     return min(free) if free else None
 
 
-def memory_problem(name: str, size: int) -> str | None:
-    """Why a file of `size` bytes would not fit in the memory available (the message), or None if it would."""
+def memory_problem(name: str, size: int, content=None) -> str | None:
+    """Why a file of `size` bytes would not fit in the memory available (the message), or None if it would.
+
+    `content` (bytes or a buffer, optional): the file itself; a gzip file counts its decompressed size as its gzip
+    trailer states it (the last member's size modulo 2**32, at most ``fc.read_table``'s 1 GiB when it is read), so
+    that a small gzip of a large CSV is refused up front as the CSV would be.
+    """
     kind = "parquet" if name.lower().endswith(".parquet") else "csv"
+    shown = size_text(size)
+    if content is not None and len(content) >= 18 and bytes(content[:2]) == b"\x1f\x8b":
+        stated = int.from_bytes(bytes(content[-4:]), "little")
+        if stated > size:
+            size, shown = stated, f"{shown}, {size_text(stated)} decompressed"
     free = available_memory()
     if free is None or size * MEMORY_FACTOR[kind] <= free:
         return None
-    return MEMORY_MESSAGE.format(name=name, size=size_text(size), free=size_text(max(free, 0)),
+    return MEMORY_MESSAGE.format(name=name, size=shown, free=size_text(max(free, 0)),
                                  kind="Parquet" if kind == "parquet" else "CSV", factor=MEMORY_FACTOR[kind])
 
 
@@ -150,7 +160,7 @@ def load_upload(uploaded, stage) -> None:
     that cannot be read, does not fit in memory, or runs out of memory.
     """
     name, size = uploaded.name, uploaded.size
-    problem = memory_problem(name, size)
+    problem = memory_problem(name, size, uploaded.getbuffer())
     if problem:
         raise ValueError(problem)
     step = "reading"

@@ -11,6 +11,7 @@ import sys
 
 from streamlit.testing.v1 import AppTest
 
+import fairness_core as fc
 from tests.app.helpers import ROOT, unescape, widget
 from ui import coverage
 
@@ -95,6 +96,12 @@ def test_every_name_a_page_asks_for_is_a_measured_quantity():
     asked += ["ECE per subgroup", "ECE debiased diff, max", "ECE ratio, max", "base rate diff, max", "smoothed EDF",
               "difference between models: ECE", "difference between models: BNSP AUC", "correlation score",
               "consistency"]
+    for reference in ("overall", "pairwise", fc.named_reference("any subgroup")):
+        # measured against these references: the selection rate, FPR and FNR (pairwise: the FPR difference)
+        rates = ["false_positive_rate"] if reference == "pairwise" else ["selection_rate", "false_positive_rate",
+                                                                          "false_negative_rate"]
+        for rate in rates:
+            asked += coverage.rate_prefixes([rate], "diff", "max", None, reference)[::2][:2]   # its max, per comparison
     for prefix in asked:
         assert any(q.startswith(prefix) for q in quantities), prefix
     # An adjusted table's note reads the adjusted rows, not the per-comparison ones it replaces.

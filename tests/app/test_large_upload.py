@@ -2,6 +2,7 @@
 right numbers (times are measured by benchmarks/, never asserted); a file too large for the memory left gets
 a message, not a crash; the configuration allows 1 GB uploads and shows Streamlit's running indicator."""
 
+import gzip
 import tomllib
 
 import numpy as np
@@ -113,3 +114,22 @@ def test_available_memory_reads_the_system():
     assert data.memory_problem("small.csv", 10) is None
     assert data.size_text(512) == "512 bytes" and data.size_text(42_100_000) == "42.1 MB"
     assert np.isclose(float(data.size_text(1.5e9).split()[0]), 1.5)
+
+
+def test_a_gzip_counts_its_decompressed_size_against_the_memory_left(monkeypatch):
+    # A small gzip of a large CSV takes the CSV's memory once read: its trailer states the decompressed size.
+    plain = csv_bytes(scored_table(3000))
+    payload = gzip.compress(plain)
+    free = len(payload) * data.MEMORY_FACTOR["csv"] * 2   # room for the compressed file, not for the CSV
+    assert len(plain) * data.MEMORY_FACTOR["csv"] > free
+    monkeypatch.setattr(data, "available_memory", lambda: free)
+    at = upload("huge.csv.gz", payload)
+    expected = data.MEMORY_MESSAGE.format(
+        name="huge.csv.gz", size=f"{data.size_text(len(payload))}, {data.size_text(len(plain))} decompressed",
+        free=data.size_text(free), kind="CSV", factor=data.MEMORY_FACTOR["csv"])
+    assert [e.value for e in at.error] == [text.md(expected)]
+    assert not metrics(at)
+    # ... while the same gzip with room for its CSV is read.
+    monkeypatch.setattr(data, "available_memory", lambda: len(plain) * data.MEMORY_FACTOR["csv"] * 2)
+    at = upload("huge.csv.gz", payload)
+    assert not at.error and metrics(at)["Rows in file"] == "3,000"
