@@ -406,6 +406,17 @@ def distance(a, b, measure: str) -> float:
     return float(fc.distance(np.asarray([a]), np.asarray([b]), measure)[0])
 
 
+def equalized_odds_truth(truth: "Truth", subgroups, measure: str) -> np.ndarray:
+    """True equalized odds of each subgroup against the rest: the larger of its TPR and FPR distances."""
+    return np.array([max(distance(*truth.pair(s, lambda p, r=r: p.rate(r)), measure)
+                         for r in ("true_positive_rate", "false_positive_rate")) for s in subgroups])
+
+
+def ece_ratio_truth(a, b) -> np.ndarray:
+    """True ECE ratios of pairs (a, b); both 0: undefined (left out), not the 1 the library gives two zero counts."""
+    return np.array([np.nan if x == y == 0 else distance(x, y, "ratio") for x, y in zip(a, b)])
+
+
 def reduce_true(values, used, reduction: str) -> float:
     v = np.asarray(values, dtype=np.float64)[np.asarray(used, dtype=bool)]
     if not len(v):
@@ -577,12 +588,7 @@ def fam_scores(data, truth: Truth, c: Collector, n_boot, margin):
     section = "Equalized odds, p% and equal opportunity scores"
     for measure in ("diff", "ratio"):
         res = counts.equalized_odds(distance_measure=measure, reduction="max", **boot)
-        true = []
-        for s in res.table["subgroup"]:
-            tpr = distance(*truth.pair(s, lambda p: p.rate("true_positive_rate")), measure)
-            fpr = distance(*truth.pair(s, lambda p: p.rate("false_positive_rate")), measure)
-            true.append(max(tpr, fpr))
-        true = np.array(true)
+        true = equalized_odds_truth(truth, res.table["subgroup"], measure)
         _disparity_rows(c, section, f"equalized odds {measure}", res, true, [("max", res)] + _mean(
             measure, lambda: counts.equalized_odds(distance_measure=measure, reduction="mean", **boot)))
         if measure == "diff":
@@ -665,8 +671,7 @@ def fam_calibration(data, truth: Truth, c: Collector, n_boot, margin):
     if res.verdict is not None:
         c.verdict(res.rule, res.disparity, reduce_true(true, _used(table), "max"), margin)
     ratio = counts.disparity(distance_measure="ratio", reduction="max", **boot)
-    # Both true ECEs 0: the ratio of the two is undefined (left out), not the 1 the library gives two zero counts.
-    true = np.array([np.nan if x == y == 0 else distance(x, y, "ratio") for x, y in zip(a, b)])
+    true = ece_ratio_truth(a, b)
     _disparity_rows(c, section, "ECE ratio", ratio.disparity, true, [("max", ratio.disparity)])
 
 
@@ -800,9 +805,8 @@ def fam_adjusted(data, truth: Truth, c: Collector, n_boot, margin):
                                    [distance(x, y, measure) for x, y in zip(a, b)])
             for measure in ("diff", "ratio"):
                 res = counts.equalized_odds(distance_measure=measure, reduction="max", adjust=adjust, **boot)
-                true = [max(distance(*truth.pair(s, lambda p, r=r: p.rate(r)), measure)
-                            for r in ("true_positive_rate", "false_positive_rate")) for s in res.table["subgroup"]]
-                _adjusted_rows(c, section, f"equalized odds {measure}", adjust, res.table, true)
+                _adjusted_rows(c, section, f"equalized odds {measure}", adjust, res.table,
+                               equalized_odds_truth(truth, res.table["subgroup"], measure))
                 res = fc.dataset_statistical_parity(data["y"], data["groups"], distance_measure=measure,
                                                     reduction="max", adjust=adjust, **boot)
                 a, b = _subgroup_truth(res.table, truth, lambda p: p.base_rate)
@@ -816,8 +820,7 @@ def fam_adjusted(data, truth: Truth, c: Collector, n_boot, margin):
                 if measure == "diff":
                     label, true = f"ECE {'debiased ' if getattr(res, 'debiased', False) else ''}diff", np.abs(a - b)
                 else:
-                    label = "ECE ratio"
-                    true = np.array([np.nan if x == y == 0 else distance(x, y, "ratio") for x, y in zip(a, b)])
+                    label, true = "ECE ratio", ece_ratio_truth(a, b)
                 _adjusted_rows(c, section, label, adjust, table, true)
 
 

@@ -14,6 +14,8 @@ from pathlib import Path
 
 import pandas as pd
 
+import fairness_core as fc
+
 BAND = (93.0, 97.0)   # % : what a nominal 95 % interval must cover (ARCHITECTURE §5.6)
 MEASURED = json.loads(Path(__file__).with_name("measured_coverage.json").read_text(encoding="utf-8"))
 ANCHOR = "coverage"   # the Metric definitions page's section
@@ -50,8 +52,6 @@ def rate_prefixes(rates, distance: str, reduction: str, adjust: str | None = Non
     """The measured quantities of the Rate disparities page at these settings (`rates`: RATE_NAMES; `adjust`: the
     sidebar's multiple-comparison adjustment, which changes the comparison tables' intervals, not the reduced
     values'; `reference`: 'rest', 'overall', 'pairwise' or a named subgroup, ``fc.named_reference``)."""
-    import fairness_core as fc
-
     against = AGAINST[fc.reference_keyword(reference)]
     names = [SHORT[r] for r in rates] + ["equalized odds"]
     if against:   # (the adjusted tables were measured against the rest)
