@@ -23,7 +23,7 @@ run: $(VENV)/.run-deps
 	$(BIN)/streamlit run app.py --server.port $(PORT)
 
 test: $(VENV)/.test-deps
-	$(BIN)/python -m pytest -n auto --dist loadgroup --durations=15
+	$(BIN)/python -m pytest -n auto --dist loadgroup --durations=25
 
 samples: $(VENV)/.run-deps
 	$(BIN)/python sample_data/make_samples.py

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from hypothesis import settings as hypothesis_settings
 
-from tests.support import SHARED_DATA, require_file
+from tests.support import ROOT, SHARED_DATA, require_file
 
 # Property tests (hypothesis): in CI (.ci/run sets CI) the same examples every run (derandomized, no example
 # database); elsewhere random exploration. A test's own @settings (max_examples, deadline) still applies.
@@ -37,10 +37,40 @@ ADULT_COLUMNS = ["age", "workclass", "fnlwgt", "education", "education-num", "ma
                  "income"]
 
 
+FIXTURE_CACHE = ROOT / "test-artifacts" / "fixture-cache"
+
+
+def cached_file(name: str, build) -> Path:
+    """The file `FIXTURE_CACHE / name`, written by ``build(path)`` when missing: computed once per machine and
+    shared by every xdist worker (an exclusive lock while one worker builds it; the others then read it). The
+    name carries everything the content depends on (seed, library versions), so a stale file is never read;
+    ``make clean`` removes the cache."""
+    import fcntl
+
+    FIXTURE_CACHE.mkdir(parents=True, exist_ok=True)
+    path = FIXTURE_CACHE / name
+    with open(FIXTURE_CACHE / f"{name}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not path.exists():
+            partial = path.with_suffix(path.suffix + ".partial")
+            build(partial)
+            partial.replace(path)
+    return path
+
+
 @pytest.fixture(scope="session")
-def adult_two_models_csv(tmp_path_factory) -> Path:
+def adult_two_models_csv() -> Path:
     """UCI Adult's test set scored by two models trained on its training set, as a newcomer's file would be:
-    columns y_true, p_hgb, p_logreg, sex, race, age (16,281 rows). Seeded: the same file every run."""
+    columns y_true, p_hgb, p_logreg, sex, race, age (16,281 rows). Seeded: the same file every run, trained once
+    per machine (:func:`cached_file`, keyed by the seed and scikit-learn's version)."""
+    import sklearn
+
+    seed = 0
+    return cached_file(f"adult_two_models-seed{seed}-sklearn{sklearn.__version__}.csv",
+                       lambda path: _train_adult_two_models(seed).to_csv(path, index=False))
+
+
+def _train_adult_two_models(seed: int):
     import pandas as pd
     from sklearn.ensemble import HistGradientBoostingClassifier
     from sklearn.linear_model import LogisticRegression
@@ -59,15 +89,12 @@ def adult_two_models_csv(tmp_path_factory) -> Path:
     both = pd.get_dummies(pd.concat([train, test])[numeric + categorical], columns=categorical, dtype=float)
     x_train, x_test = both.iloc[:len(train)], both.iloc[len(train):]
     y_train = (train["income"] == ">50K").astype(int)
-    hgb = HistGradientBoostingClassifier(random_state=0).fit(x_train, y_train)
+    hgb = HistGradientBoostingClassifier(random_state=seed).fit(x_train, y_train)
     logreg = make_pipeline(StandardScaler(), LogisticRegression(max_iter=2000)).fit(x_train, y_train)
-    out = pd.DataFrame({"y_true": (test["income"] == ">50K").astype(int),
-                        "p_hgb": hgb.predict_proba(x_test)[:, 1].round(4),
-                        "p_logreg": logreg.predict_proba(x_test)[:, 1].round(4),
-                        "sex": test["sex"], "race": test["race"], "age": test["age"]})
-    path = tmp_path_factory.mktemp("adult") / "adult_two_models.csv"
-    out.to_csv(path, index=False)
-    return path
+    return pd.DataFrame({"y_true": (test["income"] == ">50K").astype(int),
+                         "p_hgb": hgb.predict_proba(x_test)[:, 1].round(4),
+                         "p_logreg": logreg.predict_proba(x_test)[:, 1].round(4),
+                         "sex": test["sex"], "race": test["race"], "age": test["age"]})
 
 
 def pytest_collection_modifyitems(items):
