@@ -45,7 +45,7 @@ from . import streamlit_internals
 MEMO_KEY = "memo:"
 # Bytes of memoized results one session keeps. Measured after every page of an upload mapped with two scores,
 # a predicted label and race x sex (8 subgroups): 86 MB at 10^6 rows; at the largest table the app accepts
-# (ui.data.MAX_CELLS, 2*10^7 cells) 280 MB for 3.3*10^6 rows of 6 columns, 360 MB for 6.7*10^6 rows of 3
+# (ui.loading.MAX_CELLS, 2*10^7 cells) 280 MB for 3.3*10^6 rows of 6 columns, 360 MB for 6.7*10^6 rows of 3
 # (one score, race only): a page's working set always fits, so no page evicts what it needs itself.
 MAX_BYTES = 512 * 2 ** 20
 SWEEP_SECONDS = 30.0  # how often the server looks for ended sessions (at most half the disconnected TTL)
