@@ -6,8 +6,8 @@ import streamlit as st
 import fairness_core as fc
 from fairness_core import plotting
 from ui import (
-    analysis, captions, compare, computations, controls, coverage, escape, formats, labels, page_frame, progress,
-    summaries,
+    analysis, captions, compare, comparison_table, computations, controls, coverage, escape, formats, labels,
+    page_frame, progress, summaries,
 )
 from ui.definitions import definition_link
 
@@ -152,13 +152,10 @@ if "ece_expected" in errors:
 shown_errors = controls.in_order(errors, order)
 st.dataframe(shown_errors, hide_index=True, column_config=formats.column_config(errors.columns))
 st.subheader("ECE comparisons")
-if labels.reference_mode(reference) == "pairwise":
-    st.plotly_chart(plotting.pairwise_heatmap(
-        result.table, distance_measure=distance, value_label="ECE", order=order, level=level,
-        label=f"ECE {labels.DISTANCE_LABELS[distance]}", title="ECE disparity: every pair of subgroups"),
-        width="stretch")
-comparisons = controls.by_value(result.table)
-st.dataframe(comparisons, hide_index=True, column_config=formats.column_config(comparisons.columns))
+comparison_table.draw(
+    result.table, pairwise=labels.reference_mode(reference) == "pairwise", order=order, level=level,
+    title="ECE disparity: every pair of subgroups", distance_measure=distance, value_label="ECE",
+    label=f"ECE {labels.DISTANCE_LABELS[distance]}")
 
 # Every mapped score column's ECE disparity and verdict side by side, and the ECE differences from a baseline
 # model (shown when two or more are mapped).

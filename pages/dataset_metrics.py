@@ -8,8 +8,8 @@ import streamlit as st
 import fairness_core as fc
 from fairness_core import plotting
 from ui import (
-    analysis, captions, computations, controls, coverage, escape, formats, labels, loading, page_frame, profiling,
-    progress, review_config, state, summaries,
+    analysis, captions, comparison_table, computations, controls, coverage, escape, formats, labels, loading,
+    page_frame, profiling, progress, review_config, state, summaries,
 )
 from ui.definitions import definition_link
 
@@ -86,13 +86,9 @@ with tab1:
     shown_rates = controls.in_order(rates, order)
     st.dataframe(shown_rates, hide_index=True, column_config=formats.column_config(rates.columns))
 with tab2:
-    if pairwise:
-        st.plotly_chart(plotting.pairwise_heatmap(
-            parity.table, distance_measure=distance, value_label="base rate", order=order, level=level,
-            label=f"Base-rate {labels.DISTANCE_LABELS[distance]}", title="Base rates: every pair of subgroups"),
-            width="stretch")
-    comparisons = controls.by_value(parity.table)
-    st.dataframe(comparisons, hide_index=True, column_config=formats.column_config(comparisons.columns))
+    comparison_table.draw(
+        parity.table, pairwise=pairwise, order=order, level=level, title="Base rates: every pair of subgroups",
+        distance_measure=distance, value_label="base rate", label=f"Base-rate {labels.DISTANCE_LABELS[distance]}")
 
 # 2. Smoothed EDF ---------------------------------------------------------------------------------
 st.subheader("Smoothed empirical differential fairness")

@@ -5,8 +5,8 @@ import streamlit as st
 
 from fairness_core import plotting, summarize_verdicts
 from ui import (
-    analysis, captions, compare, computations, controls, coverage, escape, formats, labels, page_frame, profiling,
-    progress, state, summaries,
+    analysis, captions, compare, comparison_table, computations, controls, coverage, escape, formats, labels,
+    page_frame, profiling, progress, state, summaries,
 )
 from ui import threshold as threshold_sections
 from ui.definitions import RATE_KEYS, definition_link
@@ -127,31 +127,23 @@ st.subheader("Disparities")
 tabs = st.tabs([labels.RATE_LABELS[m] for m in metrics] + ["Equalized odds", "Theil index"])
 for tab, m in zip(tabs, metrics):
     with tab:
-        if pairwise:
-            st.plotly_chart(plotting.pairwise_heatmap(
-                comparisons[m], distance_measure=distance, value_label=labels.RATE_LABELS[m].lower(), order=order,
-                title=f"{labels.RATE_LABELS[m]}: every pair of subgroups", level=level), width="stretch")
-        table = controls.by_value(comparisons[m])
-        st.dataframe(table, hide_index=True, column_config=formats.column_config(table.columns))
+        comparison_table.draw(
+            comparisons[m], pairwise=pairwise, order=order, level=level,
+            title=f"{labels.RATE_LABELS[m]}: every pair of subgroups", distance_measure=distance,
+            value_label=labels.RATE_LABELS[m].lower())
 with tabs[-2]:
-    if pairwise:
-        st.plotly_chart(plotting.pairwise_heatmap(
-            odds.table, distance_measure=distance, order=order, title="Equalized odds: every pair of subgroups",
-            label=f"Equalized odds ({labels.DISTANCE_LABELS[distance]})", level=level), width="stretch")
-    table = controls.by_value(odds.table)
-    st.dataframe(table, hide_index=True, column_config=formats.column_config(table.columns))
+    comparison_table.draw(
+        odds.table, pairwise=pairwise, order=order, level=level, title="Equalized odds: every pair of subgroups",
+        distance_measure=distance, label=f"Equalized odds ({labels.DISTANCE_LABELS[distance]})")
 with tabs[-1]:
     st.caption("Subgroup and reference values are mean benefits; the disparity is the between-group Theil "
                "index of the two groups (0 when their mean benefits are equal)."
                + (" Its interval is the bootstrap percentile interval of the index; since the index is never "
                   "below 0, whether the interval excludes parity is tested on the difference of the two mean "
                   "benefits." if level is not None else ""))
-    if pairwise:
-        st.plotly_chart(plotting.pairwise_heatmap(
-            theil.table, value_label="mean benefit", order=order, label="Between-group Theil index",
-            title="Theil index: every pair of subgroups", level=level), width="stretch")
-    table = controls.by_value(theil.table)
-    st.dataframe(table, hide_index=True, column_config=formats.column_config(table.columns))
+    comparison_table.draw(
+        theil.table, pairwise=pairwise, order=order, level=level, title="Theil index: every pair of subgroups",
+        value_label="mean benefit", label="Between-group Theil index")
 
 # Confusion matrix, accuracy, precision, recall, F1 and selection rate at the same predictions.
 threshold_sections.performance_section(token, mapping_key, source, threshold, counts, order, intervals)
