@@ -35,13 +35,15 @@ def parameters(func) -> list[str]:
 def test_the_running_session_is_found_by_its_script_run_context():
     assert "suppress_warning" in parameters(get_script_run_ctx)
     assert "session_id" in {f.name for f in dataclasses.fields(ScriptRunContext)}
-    assert get_script_run_ctx(suppress_warning=True) is None and streamlit_internals.session_id() is None
+    ctx = get_script_run_ctx(suppress_warning=True)
+    assert streamlit_internals.session_id() == (None if ctx is None else ctx.session_id)
 
 
 def test_the_runtime_answers_what_the_sweep_asks_of_it():
     assert callable(runtime.exists) and callable(runtime.get_instance) and parameters(runtime.get_instance) == []
-    assert parameters(Runtime.exists) == [] and not runtime.exists()  # no server in the test process
-    assert streamlit_internals.server_runtime() is None and streamlit_internals.app_session("x") is None
+    assert parameters(Runtime.exists) == []
+    if not runtime.exists():  # no server in this test process (as in the suite): nothing to ask
+        assert streamlit_internals.server_runtime() is None and streamlit_internals.app_session("x") is None
     for method in ("get_app_session", "is_active_session", "close_session"):
         assert parameters(getattr(Runtime, method)) == ["session_id"], method
     assert isinstance(inspect.getattr_static(Runtime, "uploaded_file_mgr"), property)
