@@ -5,17 +5,20 @@ import streamlit as st
 
 import fairness_core as fc
 from fairness_core import plotting
-from ui import compare, controls, coverage, data, progress, summaries, text
+from ui import (
+    analysis, captions, compare, comparison_table, computations, controls, coverage, escape, formats, labels,
+    page_frame, progress, summaries,
+)
 from ui.definitions import definition_link
 
-controls.frame()
+page_frame.draw()
 st.title("Calibration")
-token, mapping_key, scored = data.current()
-score = data.current_score("predicted probabilities")
+token, mapping_key, scored = analysis.current()
+score = analysis.current_score("predicted probabilities")
 
 low, high, _ = scored.score_ranges[score]
 if low < 0 or high > 1:
-    st.warning(f"Calibration needs predicted probabilities in [0, 1], but {text.md(score)} ranges from {low:g} "
+    st.warning(f"Calibration needs predicted probabilities in [0, 1], but {escape.md(score)} ranges from {low:g} "
                f"to {high:g}. A risk score on another scale (such as 1-10 deciles) is not a probability, "
                "so its calibration cannot be assessed. Choose a probability column under Model in the sidebar, "
                "or use the Subgroup AUCs and Rate disparities pages for this score.")
@@ -24,12 +27,12 @@ if low < 0 or high > 1:
 # Controls ----------------------------------------------------------------------------------
 c1, c2, c3 = st.columns(3)
 with c1:
-    n_bins = controls.kept(st.slider, text.N_BINS, "cal:n_bins", summaries.DEFAULTS["cal:n_bins"],
+    n_bins = controls.kept(st.slider, labels.N_BINS, "cal:n_bins", summaries.DEFAULTS["cal:n_bins"],
                            min_value=fc.CONFIG_BOUNDS["cal_n_bins"][0],
-                           max_value=fc.CONFIG_BOUNDS["cal_n_bins"][1], help=text.HELP[text.N_BINS])
+                           max_value=fc.CONFIG_BOUNDS["cal_n_bins"][1], help=labels.HELP[labels.N_BINS])
 with c2:
-    strategy = controls.kept(st.selectbox, text.STRATEGY, "cal:strategy", summaries.DEFAULTS["cal:strategy"],
-                             options=["uniform", "quantile"], help=text.HELP[text.STRATEGY])
+    strategy = controls.kept(st.selectbox, labels.STRATEGY, "cal:strategy", summaries.DEFAULTS["cal:strategy"],
+                             options=["uniform", "quantile"], help=labels.HELP[labels.STRATEGY])
 with c3:
     min_per_group = controls.kept(st.number_input, "Minimum rows per side", "cal:min_per_group",
                                   summaries.DEFAULTS["cal:min_per_group"], min_value=1,
@@ -72,34 +75,34 @@ errors = result.errors
 # Rendering -----------------------------------------------------------------------------------
 st.subheader("Findings")
 if section.findings:
-    st.markdown("\n".join(f"- {text.md(s)}" for s in section.findings))
+    st.markdown("\n".join(f"- {escape.md(s)}" for s in section.findings))
 else:
     st.caption("No comparison could be assessed: every one is undefined or left out as small.")
 
 m1, m2 = st.columns([1, 2])
-m1.metric(f"ECE disparity ({reduction})", text.num(result.value),
-          help=f"{text.DISTANCE_LABELS[distance].capitalize()} of expected calibration errors"
+m1.metric(f"ECE disparity ({reduction})", formats.num(result.value),
+          help=f"{labels.DISTANCE_LABELS[distance].capitalize()} of expected calibration errors"
                + (", each less the ECE a perfectly calibrated model shows at the same size and bins "
                   "(bias-corrected)" if result.debiased else " (plug-in)") + "; perfect value "
                f"{'0' if distance == 'diff' else '1'}. Over {result.disparity.n_used} comparisons; "
                f"{result.disparity.n_small_excluded} with a small subgroup and {result.disparity.n_undefined} "
                "undefined left out. " + definition_link("calibration-disparity"))
-m1.caption(text.disparity_caption(result.disparity, None))
+m1.caption(captions.disparity_caption(result.disparity, None))
 with m2:
     if result.verdict is not None:
-        st.markdown(text.verdict_markdown(result.verdict))
+        st.markdown(captions.verdict_markdown(result.verdict))
     else:
         st.markdown(":gray-badge[No rule] No policy bound applies to a ratio of ECEs by default (the 0.1 "
                     "calibration rule bounds a difference of ECEs). Enter a maximum ratio above to assess it.")
-    st.info(text.md(result.interpretation))
-ref_text = text.reference_text(reference)
+    st.info(escape.md(result.interpretation))
+ref_text = labels.reference_text(reference)
 compared = "ECE debiased diff" if distance == "diff" else "ECE ratio"   # the measured rows (ui.coverage)
-st.caption(f"Each subgroup's ECE is compared with the {ref_text}; distance: {text.DISTANCE_LABELS[distance]}. "
-           f"Score column: {text.md(score)}; {int(n_bins)} {strategy} bins."
-           + (f" Intervals: {text.level_text(level)}; Wilson's for each bin's fraction of positives, and a "
+st.caption(f"Each subgroup's ECE is compared with the {ref_text}; distance: {labels.DISTANCE_LABELS[distance]}. "
+           f"Score column: {escape.md(score)}; {int(n_bins)} {strategy} bins."
+           + (f" Intervals: {formats.level_text(level)}; Wilson's for each bin's fraction of positives, and a "
               f"bootstrap with {intervals.n_boot:,} resamples (seed 0, stratified by subgroup) for ECE, MCE, "
               "Brier and the disparities"
-              + (f", {text.ADJUST_LABELS[intervals.adjust]}-adjusted" if intervals.adjust else "") + "."
+              + (f", {labels.ADJUST_LABELS[intervals.adjust]}-adjusted" if intervals.adjust else "") + "."
               + coverage.note(["ECE per subgroup", "MCE per subgroup", "Brier score per subgroup", "ECE of the rest",
                                "reliability diagram", f"{compared}, {reduction}",
                                *coverage.comparisons(compared, intervals.adjust)])
@@ -119,7 +122,7 @@ def reliability_diagram(reliability, errors, names: list, key: tuple, score: str
     shown = controls.kept(st.multiselect, "Subgroups shown", f"cal:shown:{key[1]}", default_shown, options=names)
     if order is not None:  # drawn (and listed in the legend) worst first
         shown = [n for n in order if n in shown] + [n for n in shown if n not in order]
-    st.plotly_chart(data.chart("reliability", (*key, tuple(shown)), lambda: plotting.reliability_chart(
+    st.plotly_chart(computations.chart("reliability", (*key, tuple(shown)), lambda: plotting.reliability_chart(
         reliability, subgroups=shown, colors=plotting.subgroup_colors(names), title=f"Reliability diagram, {score}",
         small=errors, level=level)), width="stretch")
 
@@ -130,10 +133,10 @@ reliability_diagram(reliability, errors, list(scored.subgroups.names),
                     (token, mapping_key, score, int(n_bins), strategy, int(min_per_group), include_small, level,
                      intervals.n_boot, intervals.adjust), score, level, order)
 
-reference_label = text.reference_legend(reference)
+reference_label = labels.reference_legend(reference)
 bound_label = None if result.rule is None else f"Policy bound {result.rule.bound:g}"
 st.plotly_chart(plotting.calibration_error_chart(
-    errors, None if text.reference_mode(reference) == "pairwise" else result.table, distance_measure=distance,
+    errors, None if labels.reference_mode(reference) == "pairwise" else result.table, distance_measure=distance,
     bound=None if result.rule is None else result.rule.bound, bound_label=bound_label,
     reference_label=reference_label, title="Calibration error per subgroup", level=level, order=order),
     width="stretch")
@@ -147,15 +150,12 @@ if "ece_expected" in errors:
                "below: no more than chance). The verdict, the stars and the findings compare the bias-corrected "
                "ECEs." if result.debiased else "")
 shown_errors = controls.in_order(errors, order)
-st.dataframe(shown_errors, hide_index=True, column_config=text.column_config(errors.columns))
+st.dataframe(shown_errors, hide_index=True, column_config=formats.column_config(errors.columns))
 st.subheader("ECE comparisons")
-if text.reference_mode(reference) == "pairwise":
-    st.plotly_chart(plotting.pairwise_heatmap(
-        result.table, distance_measure=distance, value_label="ECE", order=order, level=level,
-        label=f"ECE {text.DISTANCE_LABELS[distance]}", title="ECE disparity: every pair of subgroups"),
-        width="stretch")
-comparisons = controls.by_value(result.table)
-st.dataframe(comparisons, hide_index=True, column_config=text.column_config(comparisons.columns))
+comparison_table.draw(
+    result.table, pairwise=labels.reference_mode(reference) == "pairwise", order=order, level=level,
+    title="ECE disparity: every pair of subgroups", distance_measure=distance, value_label="ECE",
+    label=f"ECE {labels.DISTANCE_LABELS[distance]}")
 
 # Every mapped score column's ECE disparity and verdict side by side, and the ECE differences from a baseline
 # model (shown when two or more are mapped).

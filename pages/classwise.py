@@ -4,12 +4,14 @@ with intervals and the findings in plain words."""
 import streamlit as st
 
 from fairness_core import plotting
-from ui import controls, coverage, data, progress, state, summaries, text
+from ui import (
+    analysis, captions, computations, controls, coverage, escape, formats, page_frame, progress, state, summaries,
+)
 from ui.definitions import definition_link
 
-controls.frame()
+page_frame.draw()
 st.title("Class-wise bias")
-token, mapping_key, scored = data.current()
+token, mapping_key, scored = analysis.current()
 chosen = controls.predictions(scored, st.session_state[state.MODEL], allow_score=len(scored.class_names) == 2)
 if chosen is None:
     st.info("This page compares the true class of each row with its predicted class. Map a **Predicted label "
@@ -18,7 +20,7 @@ if chosen is None:
     st.stop()
 source, threshold = chosen
 with progress.stage("Counting true against predicted classes per subgroup ..."):
-    counts = data.class_counts(token, mapping_key, source or "given", threshold, scored)
+    counts = computations.class_counts(token, mapping_key, source or "given", threshold, scored)
 if not ((counts.overall.sum(axis=1) > 0) & (counts.overall.sum(axis=0) > 0)).any():
     st.warning("No predicted class is among the label's classes, so every prediction counts as wrong. Check that "
                "the predicted label column uses the label's values.")
@@ -70,20 +72,20 @@ try:
                                               include_small=include_small, intervals=intervals)
         result = section.extra["result"]
 except ValueError as exc:
-    st.error(text.md(str(exc)))
+    st.error(escape.md(str(exc)))
     st.stop()
 
 # Rendering -----------------------------------------------------------------------------------
 st.subheader("Findings")
-st.markdown("\n".join(f"- {text.md(s)}" for s in section.findings))
+st.markdown("\n".join(f"- {escape.md(s)}" for s in section.findings))
 
 used = result.per_class["value"].notna()
 m1, m2 = st.columns(2)
-m1.metric("Unweighted average bias", text.num(result.value),
+m1.metric("Unweighted average bias", formats.num(result.value),
           help="The mean over classes (each class weighing the same) of the per-class "
                f"{summaries.CLASSWISE_REDUCTIONS[reduction]} of the {METRIC_LABELS[metric]}; perfect 0. "
                + definition_link("uab"))
-m1.caption(text.classwise_caption(result))
+m1.caption(captions.classwise_caption(result))
 m2.metric("Classes used", f"{int(used.sum())} of {len(result.per_class)}",
           help="A class is skipped when fewer than two subgroups have a defined score for it.")
 m2.caption(f"{len(result.subgroups)} subgroups take part" + (
@@ -92,14 +94,14 @@ m2.caption(f"{len(result.subgroups)} subgroups take part" + (
 if reduction == "std":
     what = f"standard deviation of the subgroups' {METRIC_LABELS[metric]}"
 elif reduction == "absolute_difference":
-    what = (f"absolute difference of the {METRIC_LABELS[metric]} of {text.md(order[0])} and {text.md(order[1])} "
+    what = (f"absolute difference of the {METRIC_LABELS[metric]} of {escape.md(order[0])} and {escape.md(order[1])} "
             "(shown: absolute, so differences of opposite sign in different classes cannot cancel)")
 else:
-    what = (f"signed difference of the {METRIC_LABELS[metric]}, {text.md(order[0])} minus {text.md(order[1])} "
+    what = (f"signed difference of the {METRIC_LABELS[metric]}, {escape.md(order[0])} minus {escape.md(order[1])} "
             "(shown: signed, so differences of opposite sign in different classes cancel; choose absolute to see "
             "their size)")
 st.caption(f"Per class: the {what}; then the unweighted mean over classes. Perfect value 0."
-           + (f" Intervals: {text.level_text(level)}; Wilson intervals for recall and precision, and for the "
+           + (f" Intervals: {formats.level_text(level)}; Wilson intervals for recall and precision, and for the "
               f"F-score and every reduced value a bootstrap of the confusion cells stratified by subgroup with "
               f"{intervals.n_boot:,} resamples (seed 0)."
               + coverage.note(coverage.classwise_prefixes(metric, reduction))
@@ -116,8 +118,8 @@ st.subheader("Per class")
 per_class = result.per_class
 if subgroup_order is not None:
     per_class = per_class.loc[per_class["value"].abs().sort_values(ascending=False, kind="stable").index]
-st.dataframe(per_class, hide_index=True, column_config=text.column_config(per_class.columns))
+st.dataframe(per_class, hide_index=True, column_config=formats.column_config(per_class.columns))
 st.subheader("Per subgroup and class")
 shown = controls.in_order(result.table, subgroup_order)
 shown = shown.drop(columns=[c for c in ("score", "score_ci_low", "score_ci_high") if c in shown])
-st.dataframe(shown, hide_index=True, column_config=text.column_config(shown.columns))
+st.dataframe(shown, hide_index=True, column_config=formats.column_config(shown.columns))

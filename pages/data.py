@@ -6,7 +6,10 @@ import pandas as pd
 import streamlit as st
 
 import fairness_core as fc
-from ui import controls, data, local, progress, review, state, text
+from ui import (
+    analysis, captions, computations, controls, escape, formats, labels, loading, local, page_frame, profiling,
+    progress, review_restore, review_url, state,
+)
 
 LOCAL_KINDS = {"files": "Parquet or CSV files", "duckdb": "A DuckDB table"}
 ROWS_ANALYSED = {"counts": "Every row (counted where it lies)", "sample": f"A random sample of {local.SAMPLE_ROWS:,} rows"}
@@ -19,7 +22,7 @@ def _local_source() -> local.LocalSource:
     or stop the page saying what to give or what is wrong."""
     kind = controls.kept(st.radio, "Read", "local:kind", "files", options=list(LOCAL_KINDS),
                          format_func=LOCAL_KINDS.get, horizontal=True)
-    st.caption("Paths are relative to " + " or ".join(text.md(r) for r in local.roots())
+    st.caption("Paths are relative to " + " or ".join(escape.md(r) for r in local.roots())
                + " (the directories this server may read).")
     try:
         if kind == "files":
@@ -40,7 +43,7 @@ def _local_source() -> local.LocalSource:
         table = controls.kept(st.selectbox, "Table or view", f"local:table:{real}", tables[0], options=tables)
         return local.LocalSource.from_table(real, table)
     except ValueError as exc:
-        st.error(text.md(str(exc)))
+        st.error(escape.md(str(exc)))
         st.stop()
 
 
@@ -51,32 +54,32 @@ def _file_line() -> str:
     if local_source is not None:
         files = f"{len(local_source.files):,} file{'s' if len(local_source.files) != 1 else ''}, " \
             if local_source.files else ""
-        rows = ("every row counted by DuckDB where it lies" if data.counted()
+        rows = ("every row counted by DuckDB where it lies" if analysis.counted()
                 else f"a random sample of {len(frame_):,} rows in memory")
-        return (f"{text.md(local_source.label)}: {files}{data.size_text(local_source.n_bytes)} on disk, "
+        return (f"{escape.md(local_source.label)}: {files}{loading.size_text(local_source.n_bytes)} on disk, "
                 f"{frame_.shape[1]:,} columns; {rows}")
     if token_.startswith("sample:"):
-        n_bytes = (data.SAMPLE_DIR / data.SAMPLES[token_.removeprefix("sample:")]["file"]).stat().st_size
+        n_bytes = (loading.SAMPLE_DIR / loading.SAMPLES[token_.removeprefix("sample:")]["file"]).stat().st_size
     else:
         n_bytes = st.session_state[state.DATASET_BYTES]
-    size = f", {data.size_text(n_bytes)}" if n_bytes is not None else ""
-    name = text.md(st.session_state[state.DATASET_NAME])
+    size = f", {loading.size_text(n_bytes)}" if n_bytes is not None else ""
+    name = escape.md(st.session_state[state.DATASET_NAME])
     return f"{name}: {len(frame_):,} rows, {frame_.shape[1]:,} columns{size}"
 
 
-controls.frame()
+page_frame.draw()
 st.title("Data")
 
 # 1. Source -------------------------------------------------------------------------------
 st.subheader("Load data")
 local_ready = bool(local.roots()) and not local.missing_packages()   # the server allows it and can read
-sources = [*data.SAMPLES, "upload", *(["local"] if local_ready else [])]
+sources = [*loading.SAMPLES, "upload", *(["local"] if local_ready else [])]
 current_token = st.session_state[state.DATASET_TOKEN] or ""
 current_source = ("local" if st.session_state[state.LOCAL_SOURCE] is not None else
-                  "upload" if current_token.startswith("upload:") else data.DEFAULT_SAMPLE)
+                  "upload" if current_token.startswith("upload:") else loading.DEFAULT_SAMPLE)
 source = controls.kept(
     st.radio, "Source", "data:source", current_source, options=sources,
-    format_func=lambda k: data.SAMPLES[k]["title"] if k in data.SAMPLES else
+    format_func=lambda k: loading.SAMPLES[k]["title"] if k in loading.SAMPLES else
     {"upload": "Upload a file", "local": "Data on this machine"}[k], horizontal=True)
 if local.roots() and local.missing_packages():
     st.caption(f"Data on this machine is configured but needs {' and '.join(local.missing_packages())}: "
@@ -92,25 +95,25 @@ if source == "upload" and loaded and not st.session_state[state.REPLACING]:
             st.session_state[state.REPLACING] = True
             st.rerun()
 elif source == "upload":
-    uploaded = st.file_uploader(text.UPLOAD, type=["csv", "tsv", "txt", "parquet", "gz"],
-                                help=text.HELP[text.UPLOAD])
+    uploaded = st.file_uploader(labels.UPLOAD, type=["csv", "tsv", "txt", "parquet", "gz"],
+                                help=labels.HELP[labels.UPLOAD])
     failed = st.session_state[state.FAILED_UPLOAD]
     if uploaded is not None and failed is not None and uploaded.file_id == failed[0]:
-        st.error(text.md(failed[2]))  # a file that could not be loaded is not read again on every rerun
+        st.error(escape.md(failed[2]))  # a file that could not be loaded is not read again on every rerun
         st.stop()
     # A file is read once per upload (its id), not on every rerun of this page.
     if uploaded is not None and uploaded.file_id != st.session_state[state.UPLOAD_ID]:
-        with st.status(f"Loading {text.md(uploaded.name)} ...") as status:
+        with st.status(f"Loading {escape.md(uploaded.name)} ...") as status:
             try:
-                data.load_upload(uploaded, lambda label: status.update(label=text.md(label)))
+                loading.load_upload(uploaded, lambda label: status.update(label=escape.md(label)))
                 problem = None
             except ValueError as exc:
                 problem = str(exc)
-                status.update(label=f"Could not load {text.md(uploaded.name)}", state="error")
+                status.update(label=f"Could not load {escape.md(uploaded.name)}", state="error")
         if problem:
             # The previous file's results must not stay on the other pages as if they were this file's.
-            data.forget_dataset(uploaded.file_id, uploaded.name, problem)
-            st.error(text.md(problem))
+            loading.forget_dataset(uploaded.file_id, uploaded.name, problem)
+            st.error(escape.md(problem))
             st.stop()
         st.session_state[state.UPLOAD_ID] = uploaded.file_id
         st.session_state[state.DATASET_BYTES] = uploaded.size
@@ -118,10 +121,10 @@ elif source == "upload":
         st.rerun()  # redraw the sidebar for the new dataset
     elif not loaded:
         if failed is not None:
-            st.error(f"The last upload, {text.md(failed[1])}, could not be loaded: {text.md(failed[2])}")
+            st.error(f"The last upload, {escape.md(failed[1])}, could not be loaded: {escape.md(failed[2])}")
         st.info("Choose a CSV or Parquet file to analyse, or pick a sample above.")
         st.stop()
-    elif st.button(f"Keep {text.md(st.session_state[state.DATASET_NAME])}"):
+    elif st.button(f"Keep {escape.md(st.session_state[state.DATASET_NAME])}"):
         st.session_state[state.REPLACING] = False
         st.rerun()
 elif source == "local":
@@ -140,84 +143,84 @@ elif source == "local":
              "in-memory AUCs, but the count table grows with the distinct scores.")
     if (chosen_source != st.session_state[state.LOCAL_SOURCE] or rows_analysed != st.session_state[state.LOCAL_ROWS]
             or not current_token.startswith("local")):
-        with st.status(f"Reading {text.md(chosen_source.label)} ...") as status:
+        with st.status(f"Reading {escape.md(chosen_source.label)} ...") as status:
             try:
-                data.load_local(chosen_source, rows_analysed)
+                loading.load_local(chosen_source, rows_analysed)
                 problem = None
             except ValueError as exc:
                 problem = str(exc)
-                status.update(label=f"Could not read {text.md(chosen_source.label)}", state="error")
+                status.update(label=f"Could not read {escape.md(chosen_source.label)}", state="error")
         if problem:
-            st.error(text.md(problem))
+            st.error(escape.md(problem))
             st.stop()
         st.rerun()  # redraw the sidebar for the new dataset
 elif current_token != "sample:" + source:
-    data.load_sample(source)
+    loading.load_sample(source)
     st.rerun()  # redraw the sidebar for the new dataset
 
 frame: pd.DataFrame = st.session_state[state.FRAME]
 token = st.session_state[state.DATASET_TOKEN]
 if source != "upload" or st.session_state[state.REPLACING]:
     st.caption(_file_line())
-if data.counted():
+if analysis.counted():
     st.caption("Every row counted where it lies: every page reads the count tables (intervals from counts per "
                "membership pattern); slices, the correlation score, consistency and the side-by-side model "
                "comparison need the rows, so for those analyse a random sample.")
 for note in frame.attrs.get("notes", []):
-    st.info(text.md(note))
-as_text = data.numbers_as_text(token, frame)
+    st.info(escape.md(note))
+as_text = profiling.numbers_as_text(token, frame)
 if as_text:
-    st.info(data.NOT_SCORES_MESSAGE.format(reasons="; ".join(f"{text.md(repr(c))} {text.md(r)}"
+    st.info(profiling.NOT_SCORES_MESSAGE.format(reasons="; ".join(f"{escape.md(repr(c))} {escape.md(r)}"
                                                               for c, r in as_text.items())))
-review.restore_section()
+review_restore.restore_section()
 
 # 2. Column mapping -------------------------------------------------------------------------
 st.subheader("Map the columns")
-profile = data.column_profile(token, frame)
+profile = profiling.column_profile(token, frame)
 columns = profile["column"].tolist()
-numeric = data.numeric_columns(token, frame)
-seed = st.session_state[state.MAPPING] or data.guess_mapping(frame, profile)
+numeric = profiling.numeric_columns(token, frame)
+seed = st.session_state[state.MAPPING] or profiling.guess_mapping(frame, profile)
 key = f"map:{token}:"
 
 c1, c2 = st.columns(2)
 with c1:
-    label = controls.kept(st.selectbox, text.LABEL_COLUMN, key + "label", seed.label, options=columns,
+    label = controls.kept(st.selectbox, labels.LABEL_COLUMN, key + "label", seed.label, options=columns,
                           help="The true outcome: two values, or more with Keep all classes.")
-    values = data.label_values(frame, label)
-    positive_default = seed.positive_label if label == seed.label else data.guess_positive(values)
-    positive = controls.kept(st.selectbox, text.POSITIVE_LABEL, key + "positive:" + label,
-                             positive_default if positive_default in values else data.guess_positive(values),
+    values = profiling.label_values(frame, label)
+    positive_default = seed.positive_label if label == seed.label else profiling.guess_positive(values)
+    positive = controls.kept(st.selectbox, labels.POSITIVE_LABEL, key + "positive:" + label,
+                             positive_default if positive_default in values else profiling.guess_positive(values),
                              options=values, format_func=str,
                              help="The label value the score predicts (the event): a high score means this value.")
     guessed, why = fc.guess_outcome(label, positive)
     seeded = seed.positive_outcome if (label, positive) == (seed.label, seed.positive_label) else guessed
-    outcome = controls.kept(st.radio, text.OUTCOME, key + f"outcome:{label}:{positive}", seeded,
+    outcome = controls.kept(st.radio, labels.OUTCOME, key + f"outcome:{label}:{positive}", seeded,
                             options=["favourable", "adverse"], horizontal=True,
                             format_func=lambda o: {"favourable": "Favourable (e.g. approve, hire)",
                                                    "adverse": "Adverse (e.g. deny, flag)"}[o],
-                            help=text.HELP[text.OUTCOME])
-    counted = data.counted()   # every row counted where it lies
-    all_classes = controls.kept(st.checkbox, text.KEEP_ALL_CLASSES, key + "all_classes:" + label,
-                                seed.all_classes or len(values) > 2, help=text.HELP[text.KEEP_ALL_CLASSES])
-    scores = controls.kept(st.multiselect, text.SCORE_COLUMN, key + "scores", list(seed.scores),
+                            help=labels.HELP[labels.OUTCOME])
+    counted = analysis.counted()   # every row counted where it lies
+    all_classes = controls.kept(st.checkbox, labels.KEEP_ALL_CLASSES, key + "all_classes:" + label,
+                                seed.all_classes or len(values) > 2, help=labels.HELP[labels.KEEP_ALL_CLASSES])
+    scores = controls.kept(st.multiselect, labels.SCORE_COLUMN, key + "scores", list(seed.scores),
                            options=[c for c in numeric if c != label],
                            help="One or more numeric model scores (any scale). Pick the one to analyse "
                                 "in the sidebar.")
-    max_classes = data.MAX_SLICE_VALUES if all_classes else 2
+    max_classes = profiling.MAX_SLICE_VALUES if all_classes else 2
     candidates = profile.loc[(profile["n_unique"] <= max_classes) & (profile["column"] != label), "column"].tolist()
     # None, not a text, means "no predicted label": a column may well be named "(none)".
     predicted = controls.kept(
-        st.selectbox, text.PREDICTED_COLUMN, key + "predicted", seed.predicted_label, options=[None, *candidates],
-        format_func=lambda c: text.NO_PREDICTED if c is None else str(c),
+        st.selectbox, labels.PREDICTED_COLUMN, key + "predicted", seed.predicted_label, options=[None, *candidates],
+        format_func=lambda c: labels.NO_PREDICTED if c is None else str(c),
         help="Optional: the model's given decisions, used on the Rate disparities page instead of a threshold and "
              "on the Class-wise bias page.")
 with c2:
     others = [c for c in columns if c not in (label, *scores)]
-    protected = controls.kept(st.multiselect, text.PROTECTED, key + "protected", list(seed.protected),
+    protected = controls.kept(st.multiselect, labels.PROTECTED, key + "protected", list(seed.protected),
                               options=others,
                               help="Categorical attributes such as race or sex. Numeric ones with many "
                                    "values are cut into quantile bins (see Subgroups in the sidebar).")
-    identities = controls.kept(st.multiselect, text.IDENTITY, key + "identities", list(seed.indicators),
+    identities = controls.kept(st.multiselect, labels.IDENTITY, key + "identities", list(seed.indicators),
                                options=[c for c in numeric if c in others and c not in protected],
                                help="Indicator columns (0/1 or a share): a row belongs to the subgroup when "
                                     "the value is at least 0.5. Subgroups may overlap.")
@@ -234,25 +237,25 @@ mapping = fc.ColumnMapping(
 try:
     with progress.stage("Counting every row with DuckDB ..." if counted else
                         "Validating the mapping and building the subgroups ..."):
-        mapping_key, scored = data.analyse(mapping)
+        mapping_key, scored = analysis.analyse(mapping)
 except ValueError as exc:
-    empty = data.empty_slice()
+    empty = analysis.empty_slice()
     if empty:  # the mapping is not at fault: keep it, so the other pages say what is wrong with the slice
         st.session_state[state.MAPPING] = mapping
         st.warning(empty)
         st.stop()
     st.session_state[state.MAPPING] = None
-    guess = data.first_guess(token, frame)
+    guess = profiling.first_guess(token, frame)
     options = st.session_state[state.SUBGROUP_OPTIONS]
     untouched = guess.mapping is not None and mapping == replace(guess.mapping, **options)
     if untouched and guess.missing:  # the first screen after an upload: say what to choose, not an error
         st.info(" ".join(guess.missing) + " The mapping above is a first guess from the column names; complete it.")
     else:
-        st.error(text.md(str(exc)))
+        st.error(escape.md(str(exc)))
     st.stop()
 previous = st.session_state[state.MAPPING]
 st.session_state[state.MAPPING] = mapping
-review.sync_url()  # the frame wrote the URL before this page's mapping was known
+review_url.sync_url()  # the frame wrote the URL before this page's mapping was known
 if previous is None or previous.scores != mapping.scores:
     st.rerun()  # the sidebar's Model picker offers the mapped score columns
 
@@ -260,29 +263,29 @@ if previous is None or previous.scores != mapping.scores:
 st.subheader("What will be analysed")
 current_slice = st.session_state[state.SLICE]
 if current_slice.conditions:
-    st.info(f"Slice: {text.md(current_slice.describe())}. {len(frame) - scored.n_input:,} of the file's "
+    st.info(f"Slice: {escape.md(current_slice.describe())}. {len(frame) - scored.n_input:,} of the file's "
             f"{len(frame):,} rows are outside it and left out of every page (change it under Slice in the sidebar).")
-st.markdown(text.outcome_sentence(label, positive, outcome, why if outcome == guessed == "adverse" else ""))
+st.markdown(captions.outcome_sentence(label, positive, outcome, why if outcome == guessed == "adverse" else ""))
 m1, m2, m3, m4 = st.columns(4)
 m1.metric("Rows in slice" if current_slice.conditions else "Rows in file", f"{scored.n_input:,}")
 m2.metric("Rows used", f"{scored.n_rows:,}")
 m3.metric("Rows excluded", f"{scored.n_input - scored.n_rows:,}")
-m4.metric("Base rate (share positive)", text.num(scored.base_rate, 3))
-m4.caption(text.base_rate_caption(scored, controls.intervals().ci))
+m4.metric("Base rate (share positive)", formats.num(scored.base_rate, 3))
+m4.caption(captions.base_rate_caption(scored, controls.intervals().ci))
 if len(scored.exclusions):
     st.warning("Some rows are left out of every page. Each is counted once, under its first reason:")
-    st.dataframe(scored.exclusions, hide_index=True, column_config=text.column_config(scored.exclusions.columns))
+    st.dataframe(scored.exclusions, hide_index=True, column_config=formats.column_config(scored.exclusions.columns))
 
-groups = data.subgroup_table(token, mapping_key, scored)
+groups = computations.subgroup_table(token, mapping_key, scored)
 n_small = int(groups["small"].sum())
 if mapping.all_classes:
-    classes = data.class_sizes(scored)
-    st.markdown(f"**{len(classes)} classes** in {text.md(label)}: " + ", ".join(
-        f"{text.md(c)} ({n:,})" for c, n in classes.items())
-        + f". Binary metrics use {text.md(positive)} against the rest.")
-st.markdown(f"**{len(groups)} subgroups**. " + data.small_rows(token, mapping_key, scored)
+    classes = analysis.class_sizes(scored)
+    st.markdown(f"**{len(classes)} classes** in {escape.md(label)}: " + ", ".join(
+        f"{escape.md(c)} ({n:,})" for c, n in classes.items())
+        + f". Binary metrics use {escape.md(positive)} against the rest.")
+st.markdown(f"**{len(groups)} subgroups**. " + computations.small_rows(token, mapping_key, scored)
             + (" Small subgroups are listed everywhere, flagged *small*." if n_small else ""))
-st.dataframe(groups, hide_index=True, column_config=text.column_config(groups.columns))
+st.dataframe(groups, hide_index=True, column_config=formats.column_config(groups.columns))
 
 if scored.scores:
     rows = []

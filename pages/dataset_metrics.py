@@ -7,15 +7,18 @@ import streamlit as st
 
 import fairness_core as fc
 from fairness_core import plotting
-from ui import controls, coverage, data, progress, review, state, summaries, text
+from ui import (
+    analysis, captions, comparison_table, computations, controls, coverage, escape, formats, labels, loading,
+    page_frame, profiling, progress, review_config, state, summaries,
+)
 from ui.definitions import definition_link
 
-controls.frame()
+page_frame.draw()
 st.title("Dataset metrics")
 st.info("These numbers describe the **labels in the data, not a model**: no score or prediction enters them. "
         "A disparity here means the recorded outcome itself differs between subgroups, which a model trained on "
         "these labels can learn and repeat, and which may reflect how the labels were produced.")
-token, mapping_key, scored = data.current()
+token, mapping_key, scored = analysis.current()
 include_small = controls.include_small()
 intervals = controls.intervals()
 level = intervals.ci
@@ -29,67 +32,63 @@ with progress.computing("base rates", level):
                                         reference=reference, include_small=include_small,
                                         max_difference=max_difference, intervals=intervals)
     parity = section.extra["parity"]
-    rates = data.base_rates(token, mapping_key, scored, level)
+    rates = computations.base_rates(token, mapping_key, scored, level)
 
 st.subheader("Findings")
 if section.findings:
-    st.markdown("\n".join(f"- {text.md(s)}" for s in section.findings))
+    st.markdown("\n".join(f"- {escape.md(s)}" for s in section.findings))
 else:
     st.caption("No comparison of base rates could be assessed: every one is undefined or left out as small.")
 
 # 1. Base rates -------------------------------------------------------------------------------
 st.subheader("Base rates (dataset statistical parity)")
 perfect = "0" if distance == "diff" else "1"
-st.metric(f"Base-rate disparity ({reduction})", text.num(parity.value),
+st.metric(f"Base-rate disparity ({reduction})", formats.num(parity.value),
           help=f"Perfect value {perfect}. Over {parity.n_used} comparisons; {parity.n_small_excluded} with a small "
                f"subgroup and {parity.n_undefined} undefined left out. " + definition_link("base-rate"))
 # The labels' selection rate is their base rate; the shared caption names it as a selection rate.
-st.caption(text.disparity_caption(parity, "selection_rate").replace("selection rate", "base rate"))
-ref_text = text.reference_text(reference)
+st.caption(captions.disparity_caption(parity, "selection_rate").replace("selection rate", "base rate"))
+ref_text = labels.reference_text(reference)
 st.caption(f"Share of positive labels in each subgroup, compared with the {ref_text}; distance: "
-           f"{text.DISTANCE_LABELS[distance]}; overall base rate {text.num(scored.base_rate, 3)}."
-           + (f" Intervals: {text.level_text(level)}; Wilson intervals for base rates, and for disparities a "
+           f"{labels.DISTANCE_LABELS[distance]}; overall base rate {formats.num(scored.base_rate, 3)}."
+           + (f" Intervals: {formats.level_text(level)}; Wilson intervals for base rates, and for disparities a "
               f"bootstrap of the label counts stratified by subgroup with {intervals.n_boot:,} resamples (seed 0)"
-              + (f", {text.ADJUST_LABELS[intervals.adjust]}-adjusted" if intervals.adjust else "") + "."
+              + (f", {labels.ADJUST_LABELS[intervals.adjust]}-adjusted" if intervals.adjust else "") + "."
               + coverage.note([f"base rate {distance}, {reduction}", "base rate per subgroup",
                                *coverage.comparisons(f"base rate {distance}", intervals.adjust)])
               if level is not None else ""))
 
 if distance == "diff":
-    controls.kept(st.number_input, text.MAX_DIFFERENCE, "dataset:max_difference",
+    controls.kept(st.number_input, labels.MAX_DIFFERENCE, "dataset:max_difference",
                   summaries.DEFAULTS["dataset:max_difference"], min_value=0.0, max_value=1.0, step=0.01, format="%.3f",
                   help="Policy bound for the difference |a - b| of base rates (in [0, 1]): the largest difference "
                        "must be at most this value.")
 for verdict in section.verdicts:
-    st.markdown(text.verdict_markdown(verdict))
+    st.markdown(captions.verdict_markdown(verdict))
 st.caption(f"The rule is assessed on the largest base-rate disparity (max) against the {ref_text}, whatever the "
            "Reduction above" + ("; ratio distance: the band [0.8, 1.25]" if distance == "ratio" else "") + ". "
            + ("It passes when its whole interval meets the bound, fails when the whole interval breaks it, and is "
               "inconclusive when the interval straddles the bound." if level is not None else
               "Intervals are off, so the verdict rests on the point estimate alone."))
 
-reference_label = text.reference_legend(reference)
-pairwise = text.reference_mode(reference) == "pairwise"
+reference_label = labels.reference_legend(reference)
+pairwise = labels.reference_mode(reference) == "pairwise"
 # Worst first: each subgroup's base-rate disparity against the reference (pairwise: its largest), largest first.
 order = controls.disparity_order([parity.table], list(rates["subgroup"]), pairwise=pairwise)
 st.plotly_chart(plotting.rate_chart(rates, ["base_rate"], None if pairwise else {"base_rate": parity.table},
                                     reference_label=reference_label, labels={"base_rate": "Base rate"}, level=level,
                                     order=order),
                 width="stretch")
-st.caption(controls.order_caption(f"the base rate's distance ({text.DISTANCE_LABELS[distance]}) from the {ref_text}"
+st.caption(controls.order_caption(f"the base rate's distance ({labels.DISTANCE_LABELS[distance]}) from the {ref_text}"
                                   + (" (the largest over its pairs)" if pairwise else "") + ", largest first"))
 tab1, tab2 = st.tabs(["Base rates", "Disparities"])
 with tab1:
     shown_rates = controls.in_order(rates, order)
-    st.dataframe(shown_rates, hide_index=True, column_config=text.column_config(rates.columns))
+    st.dataframe(shown_rates, hide_index=True, column_config=formats.column_config(rates.columns))
 with tab2:
-    if pairwise:
-        st.plotly_chart(plotting.pairwise_heatmap(
-            parity.table, distance_measure=distance, value_label="base rate", order=order, level=level,
-            label=f"Base-rate {text.DISTANCE_LABELS[distance]}", title="Base rates: every pair of subgroups"),
-            width="stretch")
-    comparisons = controls.by_value(parity.table)
-    st.dataframe(comparisons, hide_index=True, column_config=text.column_config(comparisons.columns))
+    comparison_table.draw(
+        parity.table, pairwise=pairwise, order=order, level=level, title="Base rates: every pair of subgroups",
+        distance_measure=distance, value_label="base rate", label=f"Base-rate {labels.DISTANCE_LABELS[distance]}")
 
 # 2. Smoothed EDF ---------------------------------------------------------------------------------
 st.subheader("Smoothed empirical differential fairness")
@@ -99,35 +98,35 @@ concentration = controls.kept(st.number_input, "Concentration", "dataset:concent
                                    "(Foulds et al. 2020); larger values pull small subgroups towards 1/2.")
 try:
     with progress.computing("the smoothed EDF", level):
-        edf = data.smoothed_edf(token, mapping_key, float(concentration), bool(include_small), scored, level,
+        edf = computations.smoothed_edf(token, mapping_key, float(concentration), bool(include_small), scored, level,
                                 intervals.n_boot)
 except ValueError as exc:  # overlapping subgroups (identity columns): the EDF compares disjoint ones
     edf = None
-    st.info(text.md(str(exc)))
+    st.info(escape.md(str(exc)))
 if edf is not None:
     e1, e2 = st.columns(2)
-    e1.metric("Smoothed EDF (ε)", text.num(edf.value),
+    e1.metric("Smoothed EDF (ε)", formats.num(edf.value),
               help="The largest |ln s_i(y) - ln s_j(y)| over pairs of subgroups and both outcomes; perfect 0. "
                    + definition_link("smoothed-edf"))
-    e1.caption(text.edf_caption(edf))
+    e1.caption(captions.edf_caption(edf))
     if edf.pair is not None:
         outcome = "positive" if edf.outcome == 1 else "negative"
         # Text, not a tile: two intersection names can be far wider than a tile, and text wraps.
-        e2.markdown(f"**Attained by**  \n{text.md(edf.pair[0])} vs {text.md(edf.pair[1])}",
+        e2.markdown(f"**Attained by**  \n{escape.md(edf.pair[0])} vs {escape.md(edf.pair[1])}",
                     help=f"The pair whose smoothed rates of a {outcome} label differ most.")
         factor = f"{math.exp(edf.value):.2f}"
         if level is not None and not math.isnan(edf.ci_low):
             factor += f" (interval {math.exp(edf.ci_low):.2f}–{math.exp(edf.ci_high):.2f})"
         st.caption(f"The smoothed rate of a {outcome} label is {factor} "
-                   f"times higher for {text.md(edf.pair[0])} than for {text.md(edf.pair[1])} (e^ε)."
+                   f"times higher for {escape.md(edf.pair[0])} than for {escape.md(edf.pair[1])} (e^ε)."
                    + (" Intervals: a bootstrap of each subgroup's label counts (subgroup sizes fixed) with "
                       f"{intervals.n_boot:,} resamples (seed 0)." + coverage.note(["smoothed EDF"])
                       if level is not None else ""))
     else:
-        e2.markdown("**Attained by**  \nn/a", help=text.md(edf.reason))
-        st.caption(text.md(edf.reason))
+        e2.markdown("**Attained by**  \nn/a", help=escape.md(edf.reason))
+        st.caption(escape.md(edf.reason))
     edf_table = controls.in_order(edf.table, order)  # in the base rates' order
-    st.dataframe(edf_table, hide_index=True, column_config=text.column_config(edf.table.columns))
+    st.dataframe(edf_table, hide_index=True, column_config=formats.column_config(edf.table.columns))
 
 # 3. Consistency ----------------------------------------------------------------------------------
 
@@ -137,14 +136,14 @@ def consistency_section(token: str, mapping_key: str, scored, level) -> None:
     """Consistency and its options: a change of features, k or sample reruns only this section.
 
     The nearest-neighbour search is the one slow step of the page, so on more rows than
-    ``data.CONSISTENCY_SAMPLE`` it runs when asked (a button), on a seeded sample of that many rows
+    ``loading.CONSISTENCY_SAMPLE`` it runs when asked (a button), on a seeded sample of that many rows
     (their neighbours searched among all rows) with its standard error; every row on request.
     """
     st.subheader("Consistency (similar rows, similar labels)")
-    if data.needs_rows("Consistency (a nearest-neighbour search over the rows)"):
+    if analysis.needs_rows("Consistency (a nearest-neighbour search over the rows)"):
         return
-    numeric = data.numeric_columns(token, st.session_state[state.FRAME])
-    default_features = data.feature_columns(token, st.session_state[state.FRAME], scored.mapping)[:8]
+    numeric = profiling.numeric_columns(token, st.session_state[state.FRAME])
+    default_features = profiling.feature_columns(token, st.session_state[state.FRAME], scored.mapping)[:8]
     c1, c2, c3 = st.columns([3, 1, 1])
     with c1:
         features = controls.kept(st.multiselect, "Features", f"dataset:features:{token}", default_features,
@@ -156,21 +155,21 @@ def consistency_section(token: str, mapping_key: str, scored, level) -> None:
                                     min_value=fc.CONFIG_BOUNDS["consistency_neighbors"][0],
                                     max_value=fc.CONFIG_BOUNDS["consistency_neighbors"][1], step=1,
                                     help="How many nearest neighbours each row is compared with (itself excluded).")
-    small = scored.n_rows <= data.CONSISTENCY_SAMPLE
+    small = scored.n_rows <= loading.CONSISTENCY_SAMPLE
     with c3:
         every_row = controls.kept(st.checkbox, "Every row", "dataset:consistency_all", False, disabled=small,
                                   help=f"Count the neighbours of every row instead of a random sample of "
-                                       f"{data.CONSISTENCY_SAMPLE:,} rows (seed 0). On a million rows this takes "
+                                       f"{loading.CONSISTENCY_SAMPLE:,} rows (seed 0). On a million rows this takes "
                                        "ten seconds or more rather than about one; the sample's standard error "
                                        "is shown beside its estimate.")
     if not features:
         st.info("Choose one or more numeric feature columns to measure consistency.")
         return
-    sample_size = None if small or every_row else data.CONSISTENCY_SAMPLE
+    sample_size = None if small or every_row else loading.CONSISTENCY_SAMPLE
     args = (token, mapping_key, tuple(features), int(n_neighbors), sample_size, scored)
-    result = data.consistency.peek(*args)
-    run = review.consistency_run(token, mapping_key, features, n_neighbors, sample_size)
-    asked = controls.setting(review.CONSISTENCY_RUN, None) == run  # computed before, or a restored review's
+    result = computations.consistency.peek(*args)
+    run = review_config.consistency_run(token, mapping_key, features, n_neighbors, sample_size)
+    asked = controls.setting(review_config.CONSISTENCY_RUN, None) == run  # computed before, or a restored review's
     if result is None and not small and not asked:
         prompt = st.empty()
         with prompt.container():
@@ -185,25 +184,25 @@ def consistency_section(token: str, mapping_key: str, scored, level) -> None:
         try:
             counted = f"{scored.n_rows:,}" if sample_size is None else f"{sample_size:,} sampled"
             with progress.stage(f"Finding the {int(n_neighbors)} nearest neighbours of {counted} rows ..."):
-                result = data.consistency(*args)
+                result = computations.consistency(*args)
         except (ValueError, TypeError) as exc:
-            st.error(text.md(str(exc)))
+            st.error(escape.md(str(exc)))
             return
-    st.session_state[state.KEEP_PREFIX + review.CONSISTENCY_RUN] = run  # the review (Overview, Export) includes it
+    st.session_state[state.KEEP_PREFIX + review_config.CONSISTENCY_RUN] = run  # the review (Overview, Export) includes it
     k1, k2 = st.columns(2)
-    k1.metric("Share of differing neighbours", text.num(result.value),
+    k1.metric("Share of differing neighbours", formats.num(result.value),
               help="The mean over rows of the share of its k nearest neighbours whose label differs (seed 004's "
                    "consistency); perfect 0. " + definition_link("consistency"))
-    k2.metric("Consistency (Zemel et al.)", text.num(result.zemel_consistency),
+    k2.metric("Consistency (Zemel et al.)", formats.num(result.zemel_consistency),
               help="1 minus the share of differing neighbours; perfect 1. " + definition_link("consistency"))
     if result.n_sampled < result.n_rows:
-        k1.caption(f"Standard error {text.num(result.std_error)} (a random sample of {result.n_sampled:,} of "
+        k1.caption(f"Standard error {formats.num(result.std_error)} (a random sample of {result.n_sampled:,} of "
                    f"{result.n_rows:,} rows, seed 0): the value over every row lies within about "
-                   f"±{text.num(1.96 * result.std_error)} of this estimate (95 %)."
+                   f"±{formats.num(1.96 * result.std_error)} of this estimate (95 %)."
                    + coverage.note(["consistency"]))
     note = f" {result.n_excluded:,} rows with a missing feature value are left out." if result.n_excluded else ""
     st.caption(f"{result.n_rows:,} rows, k = {result.n_neighbors}, features: "
-               f"{text.md(', '.join(result.features))}.{note}"
+               f"{escape.md(', '.join(result.features))}.{note}"
                + (" No bootstrap interval is computed for consistency." if level is not None else ""))
 
 

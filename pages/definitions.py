@@ -6,10 +6,10 @@ lays it out. No user data is shown.
 
 import streamlit as st
 
-from ui import controls, coverage, text
+from ui import coverage, escape, page_frame
 from ui import definitions as defs
 
-controls.frame(context=False)
+page_frame.draw(context=False)
 st.title("Metric definitions")
 st.caption("Every metric the dashboard computes: its formula, its perfect value, what a disparity in it means "
            "for the people affected, where it comes from, and where this implementation departs from the "
@@ -97,7 +97,7 @@ st.markdown(
 st.dataframe(coverage.table(), hide_index=True,
              column_config={s: st.column_config.NumberColumn(s, format="%.1f %%")
                             for s in coverage.MEASURED["settings"]})
-st.caption(f"Coverage in % of the nominal 95 % intervals per setting. {text.md(coverage.MEASURED['run'])} "
+st.caption(f"Coverage in % of the nominal 95 % intervals per setting. {escape.md(coverage.MEASURED['run'])} "
            "Reproduce with `python benchmarks/coverage.py --out docs/coverage.md --json ui/measured_coverage.json` "
            "(about 45 minutes on two idle cores); `docs/coverage.md` has every quantity, the misses above and below, and the error rates "
            "of every policy rule.")

@@ -4,11 +4,14 @@ linking to its page. Computed with each page's current settings (or its defaults
 import streamlit as st
 
 from fairness_core import summarize_verdicts
-from ui import compare, controls, data, progress, review, state, summaries, text
+from ui import (
+    analysis, captions, compare, computations, controls, escape, formats, labels, page_frame, progress,
+    review_export, state, summaries,
+)
 
-controls.frame()
+page_frame.draw()
 st.title("Overview")
-token, mapping_key, scored = data.current()
+token, mapping_key, scored = analysis.current()
 score = st.session_state[state.MODEL]
 intervals = controls.intervals()
 setting = controls.setting
@@ -21,10 +24,10 @@ m[0].metric("Rows analysed", f"{scored.n_rows:,}")
 m[1].metric("Rows excluded", f"{scored.n_input - scored.n_rows:,}",
             help="Rows left out of every page (missing or invalid label, score or attribute); the Data page "
                  "lists them by reason.")
-m[2].metric("Base rate (share positive)", text.num(scored.base_rate, 3))
-m[2].caption(text.base_rate_caption(scored, controls.intervals().ci))
+m[2].metric("Base rate (share positive)", formats.num(scored.base_rate, 3))
+m[2].caption(captions.base_rate_caption(scored, controls.intervals().ci))
 m[3].metric("Subgroups", f"{len(scored.subgroups.names):,}")
-st.caption(data.small_rows(token, mapping_key, scored))
+st.caption(computations.small_rows(token, mapping_key, scored))
 st.page_link("pages/data.py", label="Data: columns, exclusions and subgroups", icon=":material/table:")
 
 # 2. Every page's findings and verdicts ---------------------------------------------------------
@@ -44,9 +47,9 @@ with progress.computing("every page's findings and verdicts", intervals.ci):
         source, threshold = chosen
         source = source or "given"
         distance, _, reference = controls.disparity_settings(scored.subgroups, "rates")
-        metrics = [m for m in setting("rates:metrics", summaries.DEFAULTS["rates:metrics"]) if m in text.RATE_LABELS]
+        metrics = [m for m in setting("rates:metrics", summaries.DEFAULTS["rates:metrics"]) if m in labels.RATE_LABELS]
         sections.append(summaries.rate_section(
-            token, mapping_key, data.confusion(token, mapping_key, source, threshold, scored), source=source,
+            token, mapping_key, computations.confusion(token, mapping_key, source, threshold, scored), source=source,
             threshold=threshold, metrics=metrics or summaries.DEFAULTS["rates:metrics"], distance=distance,
             reference=reference, include_small=include_small, intervals=intervals,
             max_difference=float(setting("rates:max_difference", summaries.DEFAULTS["rates:max_difference"])),
@@ -77,12 +80,12 @@ with progress.computing("every page's findings and verdicts", intervals.ci):
                 reduction, setting("classwise:difference", summaries.DEFAULTS["classwise:difference"]))
         try:
             sections.append(summaries.classwise_section(
-                token, mapping_key, data.class_counts(token, mapping_key, source, threshold, scored), source=source,
+                token, mapping_key, computations.class_counts(token, mapping_key, source, threshold, scored), source=source,
                 threshold=threshold, metric=setting("classwise:metric", summaries.DEFAULTS["classwise:metric"]),
                 reduction=reduction, order=order, include_small=include_small,
                 intervals=intervals))
         except ValueError as exc:
-            skipped.append(f"Class-wise bias ({text.md(exc)})")
+            skipped.append(f"Class-wise bias ({escape.md(exc)})")
     else:
         skipped.append("Class-wise bias (no predicted label is mapped)")
     distance, reduction, reference = controls.disparity_settings(scored.subgroups, "dataset")
@@ -99,7 +102,7 @@ label_sections = [s for s in sections if s.page == "pages/dataset_metrics.py"]
 verdicts = [v for s in model_sections for v in s.verdicts]
 if verdicts:
     tally = summarize_verdicts(verdicts).attrs["counts"]
-    st.markdown("**" + ", ".join(f"{n} {text.STATUS_WORDS[status]}" for status, n in tally.items() if n)
+    st.markdown("**" + ", ".join(f"{n} {labels.STATUS_WORDS[status]}" for status, n in tally.items() if n)
                 + f"** across the model's {len(verdicts)} rule{'s' if len(verdicts) != 1 else ''}."
                 + (" A rule is inconclusive when its interval straddles the bound, and not assessable when every "
                    "comparison was left out as small or undefined." if intervals.ci is not None
@@ -108,7 +111,7 @@ if verdicts:
         if section.verdicts:
             st.page_link(section.page, label=section.title, icon=":material/policy:")
             for verdict in section.verdicts:
-                st.markdown(text.verdict_markdown(verdict))
+                st.markdown(captions.verdict_markdown(verdict))
 else:
     st.caption("No policy rule applies to the current data and settings.")
 for section in label_sections:
@@ -117,7 +120,7 @@ for section in label_sections:
                     "above.")
         st.page_link(section.page, label=section.title, icon=":material/policy:")
         for verdict in section.verdicts:
-            st.markdown(text.verdict_markdown(verdict))
+            st.markdown(captions.verdict_markdown(verdict))
 
 st.subheader("Findings")
 if intervals.ci is None:
@@ -126,7 +129,7 @@ if intervals.ci is None:
 for section in sections:
     st.page_link(section.page, label=section.title, icon=":material/arrow_forward:")
     if section.findings:
-        st.markdown("\n".join(f"- {text.md(s)}" for s in section.findings))
+        st.markdown("\n".join(f"- {escape.md(s)}" for s in section.findings))
     elif section.note:
         st.caption(section.note)
     else:
@@ -140,4 +143,4 @@ if skipped:
 compare.overview_section(token, mapping_key, scored, intervals=intervals, include_small=include_small)
 
 # 4. A record of the review: the report, the review's JSON, every table as CSV, the configuration -----------------
-review.export_section()
+review_export.export_section()

@@ -4,23 +4,26 @@ with intervals, the findings in plain words and the verdicts of the policy rules
 import streamlit as st
 
 from fairness_core import plotting, summarize_verdicts
-from ui import compare, controls, coverage, data, progress, state, summaries, text
+from ui import (
+    analysis, captions, compare, comparison_table, computations, controls, coverage, escape, formats, labels,
+    page_frame, profiling, progress, state, summaries,
+)
 from ui import threshold as threshold_sections
 from ui.definitions import RATE_KEYS, definition_link
 
-controls.frame()
+page_frame.draw()
 st.title("Rate disparities")
-token, mapping_key, scored = data.current()
+token, mapping_key, scored = analysis.current()
 score = st.session_state[state.MODEL]
 
 # Controls ----------------------------------------------------------------------------------
 source, threshold = controls.predictions(scored, score)
 source = source or "given"
 with progress.stage("Counting predictions per subgroup ..."):
-    counts = data.confusion(token, mapping_key, source, threshold, scored)
+    counts = computations.confusion(token, mapping_key, source, threshold, scored)
 
 metrics = controls.kept(st.multiselect, "Rates", "rates:metrics", summaries.DEFAULTS["rates:metrics"],
-                        options=list(text.RATE_LABELS), format_func=text.RATE_LABELS.get)
+                        options=list(labels.RATE_LABELS), format_func=labels.RATE_LABELS.get)
 distance, reduction, reference = controls.disparity_controls(scored.subgroups, "rates")
 include_small = controls.include_small()
 intervals = controls.intervals()
@@ -32,14 +35,14 @@ if not metrics:
 
 def disparity(metric: str, dist: str = distance, red: str = reduction):
     """A reduced disparity of the cached counts, with intervals when they are on (cached)."""
-    return data.disparity(token, mapping_key, source, threshold, metric, dist, red, reference, include_small, level,
+    return computations.disparity(token, mapping_key, source, threshold, metric, dist, red, reference, include_small, level,
                           intervals.n_boot, intervals.adjust, counts)
 
 
 # Computation (post-aggregation only: the counts above are cached) -------------------------
 with progress.computing("rate disparities", level):
     rates = counts.table(ci=level)
-    results = {m: disparity(text.RATE_TO_METRIC[m]) for m in metrics}
+    results = {m: disparity(labels.RATE_TO_METRIC[m]) for m in metrics}
     comparisons = {m: s.table for m, s in results.items()}
     odds = disparity("equalized_odds")
     # The bound's widget is drawn under Policy below; its current value is read here.
@@ -49,7 +52,7 @@ with progress.computing("rate disparities", level):
                                      intervals=intervals, max_difference=max_difference,
                                      mapping=scored.mapping)
 with progress.computing("the Theil index", level):
-    theil = data.theil(token, mapping_key, source, threshold, reference, reduction, include_small, level,
+    theil = computations.theil(token, mapping_key, source, threshold, reference, reduction, include_small, level,
                        intervals.n_boot, intervals.adjust, scored.mapping.positive_outcome, counts)
 
 p_percent, opportunity = section.extra["p_percent"], section.extra["opportunity"]
@@ -57,7 +60,7 @@ p_percent, opportunity = section.extra["p_percent"], section.extra["opportunity"
 # Rendering -----------------------------------------------------------------------------------
 st.subheader("Findings")
 if section.findings:
-    st.markdown("\n".join(f"- {text.md(s)}" for s in section.findings))
+    st.markdown("\n".join(f"- {escape.md(s)}" for s in section.findings))
 else:
     st.caption("No comparison could be assessed: every one is undefined or left out as small.")
 
@@ -65,37 +68,37 @@ perfect = "0" if distance == "diff" else "1"
 cols = st.columns(len(metrics) + 2)
 for col, m in zip(cols, metrics):
     s = results[m]
-    col.metric(f"{text.RATE_LABELS[m]} disparity ({reduction})", text.num(s.value),
+    col.metric(f"{labels.RATE_LABELS[m]} disparity ({reduction})", formats.num(s.value),
                help=f"Perfect value {perfect}. Over {s.n_used} comparisons; {s.n_small_excluded} with a small "
                     f"subgroup, {s.n_undefined} undefined and {s.n_infinite} infinite "
                     f"{'left out' if reduction == 'mean' else 'among them'}. "
                     + definition_link(RATE_KEYS[m]))
-    col.caption(text.disparity_caption(s, m))
-cols[-2].metric(f"Equalized odds ({reduction})", text.num(odds.value),
+    col.caption(captions.disparity_caption(s, m))
+cols[-2].metric(f"Equalized odds ({reduction})", formats.num(odds.value),
                 help="Per comparison the larger of the TPR and FPR disparities, then reduced. "
                      + definition_link("equalized-odds"))
-cols[-2].caption(text.disparity_caption(odds, None))
-cols[-1].metric(f"Theil index ({reduction})", text.num(theil.value),
+cols[-2].caption(captions.disparity_caption(odds, None))
+cols[-1].metric(f"Theil index ({reduction})", formats.num(theil.value),
                 help="Per comparison the between-group Theil index of the subgroup and its reference (benefit "
                      "b = prediction - label + 1); perfect 0. It has no distance option. "
                      + definition_link("theil-disparity"))
-cols[-1].caption(text.disparity_caption(theil, None))
-ref_text = text.reference_text(reference)
-st.caption(f"Each subgroup is compared with the {ref_text}; distance: {text.DISTANCE_LABELS[distance]}; "
+cols[-1].caption(captions.disparity_caption(theil, None))
+ref_text = labels.reference_text(reference)
+st.caption(f"Each subgroup is compared with the {ref_text}; distance: {labels.DISTANCE_LABELS[distance]}; "
            f"perfect value {perfect}."
-           + (f" Intervals: {text.level_text(level)}, bootstrap with {intervals.n_boot:,} resamples (seed 0)"
-              + (f", {text.ADJUST_LABELS[intervals.adjust]}-adjusted per table" if intervals.adjust else "")
+           + (f" Intervals: {formats.level_text(level)}, bootstrap with {intervals.n_boot:,} resamples (seed 0)"
+              + (f", {labels.ADJUST_LABELS[intervals.adjust]}-adjusted per table" if intervals.adjust else "")
               + "." + coverage.note(coverage.rate_prefixes(metrics, distance, reduction, intervals.adjust, reference))
               if level is not None else ""))
 
 st.subheader("Policy")
 if distance == "diff":
-    bound = float(controls.kept(st.number_input, text.MAX_DIFFERENCE, "rates:max_difference",
+    bound = float(controls.kept(st.number_input, labels.MAX_DIFFERENCE, "rates:max_difference",
                                 summaries.DEFAULTS["rates:max_difference"], min_value=0.0,
-                                max_value=1.0, step=0.01, format="%.3f", help=text.HELP[text.MAX_DIFFERENCE]))
+                                max_value=1.0, step=0.01, format="%.3f", help=labels.HELP[labels.MAX_DIFFERENCE]))
 verdicts = section.verdicts
 tally = summarize_verdicts(verdicts).attrs["counts"]
-st.caption("Verdicts: " + ", ".join(f"{n} {text.STATUS_WORDS[status]}" for status, n in tally.items() if n) + ". The disparity rules "
+st.caption("Verdicts: " + ", ".join(f"{n} {labels.STATUS_WORDS[status]}" for status, n in tally.items() if n) + ". The disparity rules "
            f"are assessed on the largest disparity (max) against the {ref_text}, whatever the Reduction above"
            + ("; ratio rules only, since Distance is ratio" if distance == "ratio" else
               "; the ratio band [0.8, 1.25] applies when Distance is ratio") + ". "
@@ -103,73 +106,65 @@ st.caption("Verdicts: " + ", ".join(f"{n} {text.STATUS_WORDS[status]}" for statu
               "is inconclusive when the interval straddles the bound." if level is not None else
               "Intervals are off, so each verdict rests on the point estimate alone."))
 for verdict in verdicts:
-    st.markdown(text.verdict_markdown(verdict))
+    st.markdown(captions.verdict_markdown(verdict))
 
-pairwise = text.reference_mode(reference) == "pairwise"
+pairwise = labels.reference_mode(reference) == "pairwise"
 order = controls.disparity_order(list(comparisons.values()), list(rates["subgroup"]), pairwise=pairwise)
-reference_label = text.reference_legend(reference)
+reference_label = labels.reference_legend(reference)
 fig = plotting.rate_chart(rates, metrics, None if pairwise else comparisons,
                           reference_label=reference_label, title="Rates per subgroup", level=level, order=order)
 st.plotly_chart(fig, width="stretch")
-st.caption(controls.order_caption(f"the largest disparity ({text.DISTANCE_LABELS[distance]}) of the subgroup over "
+st.caption(controls.order_caption(f"the largest disparity ({labels.DISTANCE_LABELS[distance]}) of the subgroup over "
                                   f"the rates chosen, against the {ref_text}, largest first"
-                                  + (" (a named reference itself last)" if text.reference_mode(reference) == "named"
+                                  + (" (a named reference itself last)" if labels.reference_mode(reference) == "named"
                                      else "")))
 
 st.subheader("Rates per subgroup")
 shown_rates = controls.in_order(rates, order)
-st.dataframe(shown_rates, hide_index=True, column_config=text.column_config(rates.columns))
+st.dataframe(shown_rates, hide_index=True, column_config=formats.column_config(rates.columns))
 
 st.subheader("Disparities")
-tabs = st.tabs([text.RATE_LABELS[m] for m in metrics] + ["Equalized odds", "Theil index"])
+tabs = st.tabs([labels.RATE_LABELS[m] for m in metrics] + ["Equalized odds", "Theil index"])
 for tab, m in zip(tabs, metrics):
     with tab:
-        if pairwise:
-            st.plotly_chart(plotting.pairwise_heatmap(
-                comparisons[m], distance_measure=distance, value_label=text.RATE_LABELS[m].lower(), order=order,
-                title=f"{text.RATE_LABELS[m]}: every pair of subgroups", level=level), width="stretch")
-        table = controls.by_value(comparisons[m])
-        st.dataframe(table, hide_index=True, column_config=text.column_config(table.columns))
+        comparison_table.draw(
+            comparisons[m], pairwise=pairwise, order=order, level=level,
+            title=f"{labels.RATE_LABELS[m]}: every pair of subgroups", distance_measure=distance,
+            value_label=labels.RATE_LABELS[m].lower())
 with tabs[-2]:
-    if pairwise:
-        st.plotly_chart(plotting.pairwise_heatmap(
-            odds.table, distance_measure=distance, order=order, title="Equalized odds: every pair of subgroups",
-            label=f"Equalized odds ({text.DISTANCE_LABELS[distance]})", level=level), width="stretch")
-    table = controls.by_value(odds.table)
-    st.dataframe(table, hide_index=True, column_config=text.column_config(table.columns))
+    comparison_table.draw(
+        odds.table, pairwise=pairwise, order=order, level=level, title="Equalized odds: every pair of subgroups",
+        distance_measure=distance, label=f"Equalized odds ({labels.DISTANCE_LABELS[distance]})")
 with tabs[-1]:
     st.caption("Subgroup and reference values are mean benefits; the disparity is the between-group Theil "
                "index of the two groups (0 when their mean benefits are equal)."
                + (" Its interval is the bootstrap percentile interval of the index; since the index is never "
                   "below 0, whether the interval excludes parity is tested on the difference of the two mean "
                   "benefits." if level is not None else ""))
-    if pairwise:
-        st.plotly_chart(plotting.pairwise_heatmap(
-            theil.table, value_label="mean benefit", order=order, label="Between-group Theil index",
-            title="Theil index: every pair of subgroups", level=level), width="stretch")
-    table = controls.by_value(theil.table)
-    st.dataframe(table, hide_index=True, column_config=text.column_config(table.columns))
+    comparison_table.draw(
+        theil.table, pairwise=pairwise, order=order, level=level, title="Theil index: every pair of subgroups",
+        value_label="mean benefit", label="Between-group Theil index")
 
 # Confusion matrix, accuracy, precision, recall, F1 and selection rate at the same predictions.
 threshold_sections.performance_section(token, mapping_key, source, threshold, counts, order, intervals)
 
 st.subheader("Inequality of benefits (Theil index)")
 with progress.computing("the Theil indices", level):
-    individual, between = data.theil_indices(token, mapping_key, source, threshold, level, intervals.n_boot,
+    individual, between = computations.theil_indices(token, mapping_key, source, threshold, level, intervals.n_boot,
                                              scored.mapping.positive_outcome, counts)
 
 t1, t2 = st.columns(2)
-t1.metric("Individual Theil index", text.num(float(individual)),
+t1.metric("Individual Theil index", formats.num(float(individual)),
           help="Inequality of the benefit b = prediction - label + 1 over all rows (Speicher et al. 2018); "
                "0 when every row gets the same benefit. " + definition_link("theil-individual"))
 if level is not None:
-    t1.caption(text.theil_caption(individual))
+    t1.caption(captions.theil_caption(individual))
 if between is not None:
-    t2.metric("Between-group Theil index", text.num(float(between)),
+    t2.metric("Between-group Theil index", formats.num(float(between)),
               help="The part of the inequality that lies between subgroups: each row's benefit replaced by its "
                    "subgroup's mean. " + definition_link("theil-between"))
     if level is not None:
-        t2.caption(text.theil_caption(between))
+        t2.caption(captions.theil_caption(between))
 else:
     t2.metric("Between-group Theil index", "n/a",
               help="Needs subgroups that do not overlap (intersected protected attributes, no identity columns). "
@@ -182,10 +177,10 @@ st.caption("Each subgroup against the rest of the population: min(a / b, b / a) 
 s1, s2 = st.columns(2)
 for col, label, result, key in ((s1, "p% score (min)", p_percent, "p-percent"),
                                 (s2, "Equal opportunity score (min)", opportunity, "equal-opportunity")):
-    col.metric(label, text.num(result.value),
+    col.metric(label, formats.num(result.value),
                help=f"Minimum over {result.n_used} subgroups; {result.n_small_excluded} small and "
                     f"{result.n_undefined} undefined left out. " + definition_link(key))
-    col.caption(text.ratio_score_caption(result, level))
+    col.caption(captions.ratio_score_caption(result, level))
 ratio_tables = {"p% score": p_percent.table, "Equal opportunity score": opportunity.table}
 # Worst first: each subgroup's lower score of the two, lowest first.
 both = p_percent.table[["subgroup", "score"]].merge(opportunity.table[["subgroup", "score"]], on="subgroup",
@@ -194,14 +189,14 @@ ratio_order = controls.ranked(list(both["subgroup"]), both[["score_x", "score_y"
                               descending=False)
 # Each subgroup against the rest, whatever the Reference, Distance and Reduction above: those do not redraw it.
 ratio_key = (token, mapping_key, source, threshold, include_small, level, intervals.n_boot, tuple(ratio_order or ()))
-st.plotly_chart(data.chart("ratio_scores", ratio_key, lambda: plotting.ratio_score_chart(
+st.plotly_chart(computations.chart("ratio_scores", ratio_key, lambda: plotting.ratio_score_chart(
     ratio_tables, threshold=summaries.DEFAULT_RULES["four_fifths"].bound, title="Each subgroup against the rest",
     level=level, order=ratio_order)), width="stretch")
 st.caption(controls.order_caption("the lower of its p% and equal opportunity scores, lowest first"))
 for tab, (name, table) in zip(st.tabs(list(ratio_tables)), ratio_tables.items()):
     with tab:
         table = controls.by_value(table, "score", descending=False)
-        st.dataframe(table, hide_index=True, column_config=text.column_config(table.columns))
+        st.dataframe(table, hide_index=True, column_config=formats.column_config(table.columns))
 
 # Each selected rate across thresholds, a slider for the threshold, per-subgroup thresholds (score predictions only).
 threshold_sections.explorer_section(token, mapping_key, scored, source, threshold, metrics, distance=distance,
@@ -213,29 +208,29 @@ threshold_sections.explorer_section(token, mapping_key, scored, source, threshol
 def correlation_section(token: str, mapping_key: str, scored, source: str, threshold, level) -> None:
     """The correlation score and its column picker: a new column reruns only this section."""
     st.subheader("Correlation score")
-    if data.needs_rows("The correlation score"):
+    if analysis.needs_rows("The correlation score"):
         return
     mapping = scored.mapping
-    numeric = data.numeric_columns(token, st.session_state[state.FRAME])
+    numeric = profiling.numeric_columns(token, st.session_state[state.FRAME])
     candidates = [c for c in numeric if c not in (mapping.label, *mapping.scores, mapping.predicted_label)]
     if not candidates:
         st.caption("The data have no numeric column to correlate the predictions with.")
         return
     preferred = ([c for c in (*mapping.protected, *mapping.indicators) if c in candidates]
-                 + data.feature_columns(token, st.session_state[state.FRAME], mapping) + candidates)
+                 + profiling.feature_columns(token, st.session_state[state.FRAME], mapping) + candidates)
     column = controls.kept(st.selectbox, "Correlate predictions with", "rates:correlation_column", preferred[0],
                            options=candidates, help="A numeric column, such as age: the score is -|Pearson r| "
                                                     "between the predicted labels and it (seed 003); 0 is best, -1 "
                                                     "the worst.")
-    with progress.computing(f"the correlation with {text.md(column)}", level):
-        value, n_missing = data.correlation(token, mapping_key, source, threshold, column, scored, level=level)
-    st.metric(f"Correlation score ({text.md(column)})", text.num(float(value)),
+    with progress.computing(f"the correlation with {escape.md(column)}", level):
+        value, n_missing = computations.correlation(token, mapping_key, source, threshold, column, scored, level=level)
+    st.metric(f"Correlation score ({escape.md(column)})", formats.num(float(value)),
               help="-|Pearson r| between the predicted labels (1 = positive) and the column; 0 means no linear "
                    "association. Undefined when either is constant. " + definition_link("correlation"))
     if level is not None:
-        st.caption(text.correlation_caption(value) + "." + coverage.note(["correlation score"]))
+        st.caption(captions.correlation_caption(value) + "." + coverage.note(["correlation score"]))
     if n_missing:
-        st.caption(f"{n_missing:,} rows with a missing or infinite {text.md(column)} are left out of this score.")
+        st.caption(f"{n_missing:,} rows with a missing or infinite {escape.md(column)} are left out of this score.")
 
 
 correlation_section(token, mapping_key, scored, source, threshold, level)

@@ -5,23 +5,26 @@ import streamlit as st
 
 import fairness_core as fc
 from fairness_core import plotting
-from ui import compare, controls, coverage, data, progress, summaries, text
+from ui import (
+    analysis, captions, compare, computations, controls, coverage, escape, formats, labels, page_frame, progress,
+    summaries,
+)
 from ui.definitions import definition_link
 
-controls.frame()
+page_frame.draw()
 st.title("Subgroup AUCs")
-token, mapping_key, scored = data.current()
-score = data.current_score("any scale")
+token, mapping_key, scored = analysis.current()
+score = analysis.current_score("any scale")
 
 c1, c2 = st.columns(2)
 with c1:
-    p = controls.kept(st.number_input, text.POWER_P, "auc:p", summaries.DEFAULTS["auc:p"], min_value=float(fc.CONFIG_BOUNDS["auc_p"][0]),
+    p = controls.kept(st.number_input, labels.POWER_P, "auc:p", summaries.DEFAULTS["auc:p"], min_value=float(fc.CONFIG_BOUNDS["auc_p"][0]),
                       max_value=float(fc.CONFIG_BOUNDS["auc_p"][1]), step=1.0,
-                      help=text.HELP[text.POWER_P])
+                      help=labels.HELP[labels.POWER_P])
 with c2:
-    weight = controls.kept(st.slider, text.OVERALL_WEIGHT, "auc:weight", summaries.DEFAULTS["auc:weight"],
+    weight = controls.kept(st.slider, labels.OVERALL_WEIGHT, "auc:weight", summaries.DEFAULTS["auc:weight"],
                            min_value=0.0, max_value=1.0,
-                           step=0.05, help=text.HELP[text.OVERALL_WEIGHT])
+                           step=0.05, help=labels.HELP[labels.OVERALL_WEIGHT])
 include_small = controls.include_small()
 intervals = controls.intervals()
 level = intervals.ci
@@ -36,36 +39,36 @@ table, result = section.extra["table"], section.extra["result"]
 
 warning = fc.direction_warning(result.overall_auc, scored.mapping.label, scored.mapping.positive_label)
 if warning:
-    st.warning(text.md(warning))
+    st.warning(escape.md(warning))
 if level is not None:
     st.subheader("Findings")
-    st.markdown("\n".join(f"- {text.md(s)}" for s in section.findings if s != warning))
+    st.markdown("\n".join(f"- {escape.md(s)}" for s in section.findings if s != warning))
 
 m = st.columns(5)
-m[0].metric("Bias AUC score", text.num(result.value),
+m[0].metric("Bias AUC score", formats.num(result.value),
             help="w x overall AUC + (1 - w) x mean of the three power means. " + definition_link("bias-auc-score"))
-m[1].metric("Overall AUC", text.num(result.overall_auc),
+m[1].metric("Overall AUC", formats.num(result.overall_auc),
             help="The AUC of all rows analysed, as defined for a subgroup. " + definition_link("subgroup-auc"))
 power = f"Power mean over subgroups (p = {p:g}) of the"
-m[2].metric("Power mean: subgroup", text.num(result.subgroup_power_mean), help=f"{power} subgroup AUCs. " + definition_link("power-mean"))
-m[3].metric("Power mean: BPSN", text.num(result.bpsn_power_mean), help=f"{power} BPSN AUCs. " + definition_link("power-mean"))
-m[4].metric("Power mean: BNSP", text.num(result.bnsp_power_mean), help=f"{power} BNSP AUCs. " + definition_link("power-mean"))
+m[2].metric("Power mean: subgroup", formats.num(result.subgroup_power_mean), help=f"{power} subgroup AUCs. " + definition_link("power-mean"))
+m[3].metric("Power mean: BPSN", formats.num(result.bpsn_power_mean), help=f"{power} BPSN AUCs. " + definition_link("power-mean"))
+m[4].metric("Power mean: BNSP", formats.num(result.bnsp_power_mean), help=f"{power} BNSP AUCs. " + definition_link("power-mean"))
 if level is not None:
-    m[0].caption(text.bias_auc_caption(result, level))
-    m[1].caption(text.overall_auc_caption(table, level))
+    m[0].caption(captions.bias_auc_caption(result, level))
+    m[1].caption(captions.overall_auc_caption(table, level))
 for col, column in zip(m[2:], ("subgroup_auc", "bpsn_auc", "bnsp_auc")):
-    col.caption(text.power_mean_caption(result, table, column, include_small, level))
+    col.caption(captions.power_mean_caption(result, table, column, include_small, level))
 undefined = ", ".join(f"{n} {c.replace('_', ' ').replace('auc', 'AUC')}" for c, n in result.n_undefined.items() if n)
 st.caption(
-    f"Score column: {text.md(score)}. Power means over {result.n_used} subgroups"
+    f"Score column: {escape.md(score)}. Power means over {result.n_used} subgroups"
     + (f"; small subgroups left out: {result.n_small_excluded}" if result.n_small_excluded else "")
     + (f"; left out as undefined: {undefined}" if undefined else "") + "."
-    + (f" Intervals: {text.level_text(level)}; DeLong's for each AUC."
+    + (f" Intervals: {formats.level_text(level)}; DeLong's for each AUC."
        + coverage.note(["subgroup AUC", "BPSN AUC", "BNSP AUC", "overall AUC", "power mean", "bias AUC score"])
        if level is not None else ""))
 bounds = [c for c in table.columns if c.endswith("max_binning_error")]
 if bounds and float(table[bounds].max().max()) > 0:   # AUCs from binned score levels (data counted where it lies)
-    st.caption(text.binned_auc_caption(float(table[bounds].max().max())))
+    st.caption(captions.binned_auc_caption(float(table[bounds].max().max())))
 
 st.subheader("Policy")
 c1, c2 = st.columns([1, 2])
@@ -78,7 +81,7 @@ with c2:
                   min_value=0.0, max_value=1.0,
                   step=0.01, format="%.3f", disabled=not on)
 for verdict in section.verdicts:
-    st.markdown(text.verdict_markdown(verdict))
+    st.markdown(captions.verdict_markdown(verdict))
 if not section.verdicts:
     st.caption("No rule is set for this page.")
 
@@ -103,11 +106,11 @@ def auc_chart():
 
 # The chart shows the AUCs, not the power means: p and the weight do not redraw it.
 chart_key = (token, mapping_key, score, level, intervals.n_boot, min_score, full_range, tuple(order or ()))
-st.plotly_chart(data.chart("auc", chart_key, auc_chart), width="stretch")
+st.plotly_chart(computations.chart("auc", chart_key, auc_chart), width="stretch")
 st.caption(controls.order_caption("the lowest of its subgroup, BPSN and BNSP AUCs, lowest first (undefined last)"))
 shown = controls.in_order(table, order).copy()
 shown.attrs = {}  # the bootstrap replicates in attrs are not for display (and not JSON)
-st.dataframe(shown, hide_index=True, column_config=text.column_config(shown.columns))
+st.dataframe(shown, hide_index=True, column_config=formats.column_config(shown.columns))
 
 compare.auc_section(token, mapping_key, scored, p=float(p), weight=float(weight), include_small=include_small,
                     intervals=intervals, min_score=min_score, order=order)

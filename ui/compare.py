@@ -2,7 +2,7 @@
 
 One function per page draws that page's "Compare models" section, below a toggle shown only when at
 least two score columns are mapped (one toggle, kept across pages). Every number comes from the
-memoized computations of :mod:`ui.data` and :mod:`ui.summaries`, called per score column with the
+memoized computations of :mod:`ui.computations` and :mod:`ui.summaries`, called per score column with the
 page's own settings, so a model's column here shows what its page shows when that model is picked
 under Model; the tables assembled from them are memoized too (keys: token, mapping key, the models'
 thresholds and the options). Each model's threshold is its kept ``threshold:<score>`` value (the
@@ -20,7 +20,7 @@ import streamlit as st
 import fairness_core as fc
 from fairness_core import plotting
 
-from . import controls, coverage, data, progress, state, summaries, text
+from . import analysis, computations, controls, coverage, escape, formats, labels, progress, state, summaries
 from .memo import memo
 
 TOGGLE = "Compare models"
@@ -51,7 +51,7 @@ def shown(scored: fc.ScoredData) -> bool:
     """
     if len(scored.scores) < 2:
         return False
-    if data.needs_rows("Comparing models (paired intervals and differences)"):
+    if analysis.needs_rows("Comparing models (paired intervals and differences)"):
         return False
     return bool(controls.kept(st.toggle, TOGGLE, ON_KEY, False, help=HELP))
 
@@ -59,7 +59,7 @@ def shown(scored: fc.ScoredData) -> bool:
 def thresholds(token: str, mapping_key: str, scored: fc.ScoredData) -> tuple:
     """``((score, threshold), ...)`` for every mapped score column, in mapping order: each one's own kept
     decision threshold (set on the Rate disparities page while it is the Model), else its default."""
-    return tuple((score, float(controls.setting(f"threshold:{score}", data.default_threshold(scored, score))))
+    return tuple((score, float(controls.setting(f"threshold:{score}", analysis.default_threshold(scored, score))))
                  for score in scored.scores)
 
 
@@ -74,36 +74,36 @@ def threshold_inputs(token: str, mapping_key: str, scored: fc.ScoredData) -> Non
     columns = st.columns(min(4, len(scored.scores)))
     for i, score in enumerate(scored.scores):
         name, key = f"threshold:{score}", f"w:compare:threshold:{score}"
-        st.session_state[key] = float(controls.setting(name, data.default_threshold(scored, score)))
+        st.session_state[key] = float(controls.setting(name, analysis.default_threshold(scored, score)))
 
         def changed(name: str = name, key: str = key) -> None:
             st.session_state["w:" + name] = st.session_state[state.KEEP_PREFIX + name] = float(st.session_state[key])
 
-        columns[i % 4].number_input(f"Threshold of {text.md(score)}", key=key, format="%g", on_change=changed,
+        columns[i % 4].number_input(f"Threshold of {escape.md(score)}", key=key, format="%g", on_change=changed,
                                     step=1.0 if scored.score_ranges[score][2] else 0.01,
-                                    help=text.HELP[text.THRESHOLD] + " The same value as the Decision threshold "
+                                    help=labels.HELP[labels.THRESHOLD] + " The same value as the Decision threshold "
                                          "at the top of the page while this model is picked under Model.")
 
 
 def cell(value: float, low: float = float("nan"), high: float = float("nan")) -> str:
-    """'0.1234 [0.1000, 0.1500]': a value and its interval (when both ends are defined), as ui.text.num writes them.
+    """'0.1234 [0.1000, 0.1500]': a value and its interval (when both ends are defined), as ui.formats.num writes them.
 
     A comma, not a dash, between the ends: differences have negative ends ('-0.06 [-0.09, -0.03]')."""
-    out = text.num(value)
+    out = formats.num(value)
     if not (low is None or high is None or math.isnan(low) or math.isnan(high)):
-        out += f" [{text.num(low)}, {text.num(high)}]"
+        out += f" [{formats.num(low)}, {formats.num(high)}]"
     return out
 
 
 def verdict_cell(verdict) -> str:
     """'Pass: 0.0812 [0.0511, 0.1104]': a verdict's status and the value it assessed."""
-    return f"{text.STATUS_BADGES[verdict.status][0]}: {cell(verdict.value, verdict.ci_low, verdict.ci_high)}"
+    return f"{labels.STATUS_BADGES[verdict.status][0]}: {cell(verdict.value, verdict.ci_low, verdict.ci_high)}"
 
 
 def _interval_note(intervals) -> str:
     if intervals.ci is None:
         return "Intervals are off (sidebar, Intervals): values and verdicts rest on point estimates."
-    return (f"In brackets: {text.level_text(intervals.ci)} intervals (bootstrap with {intervals.n_boot:,} "
+    return (f"In brackets: {formats.level_text(intervals.ci)} intervals (bootstrap with {intervals.n_boot:,} "
             "resamples, seed 0).")
 
 
@@ -116,7 +116,7 @@ def _frame(rows: dict, models: list) -> pd.DataFrame:
 
 # Subgroup AUCs -----------------------------------------------------------------------------------------------
 
-@memo(data.SMALL, ignore=("scored",))
+@memo(analysis.SMALL, ignore=("scored",))
 def auc_models(token: str, mapping_key: str, scored: fc.ScoredData, *, p: float, weight: float, include_small: bool,
                intervals, min_score: float | None) -> tuple:
     """(AUC tables by model, per-model table of the overall AUC, power means and bias AUC score) at p and
@@ -139,7 +139,7 @@ def auc_models(token: str, mapping_key: str, scored: fc.ScoredData, *, p: float,
                 row[column.replace("_auc", "_power_mean") + "_ci_high"] = high
             row["bias_auc_score_ci_low"], row["bias_auc_score_ci_high"] = result.ci_low, result.ci_high
         if section.verdicts:
-            row["verdict"] = text.STATUS_BADGES[section.verdicts[0].status][0]
+            row["verdict"] = labels.STATUS_BADGES[section.verdicts[0].status][0]
         rows.append(row)
     summary = pd.DataFrame(rows)
     ordered = ["model"] + [c for base in ("overall_auc", "subgroup_power_mean", "bpsn_power_mean", "bnsp_power_mean",
@@ -182,7 +182,7 @@ def auc_section(token: str, mapping_key: str, scored: fc.ScoredData, *, p: float
     key = (token, mapping_key, tuple(models), intervals.ci, intervals.n_boot, tuple(order or ()))
     for tab, (column, label) in zip(st.tabs(list(AUC_TYPES.values())), AUC_TYPES.items()):
         with tab:
-            st.plotly_chart(data.chart("model_auc_heatmap", (*key, column), lambda column=column, label=label:
+            st.plotly_chart(computations.chart("model_auc_heatmap", (*key, column), lambda column=column, label=label:
                                        plotting.model_auc_heatmap(tables, column, order=order,
                                                                   title=f"{label} per subgroup and model")),
                             width="stretch")
@@ -190,7 +190,7 @@ def auc_section(token: str, mapping_key: str, scored: fc.ScoredData, *, p: float
                + ("worst first by the model picked under Model." if order is not None else "in name order."))
     st.dataframe(summary, hide_index=True, column_config=_number_config(summary.columns, AUC_SUMMARY_LABELS))
     st.caption(f"Power means with p = {float(p):g}; bias AUC score with overall weight {float(weight):g}"
-               + (f"; intervals {text.level_text(intervals.ci)}: DeLong's for the overall AUC, a bootstrap "
+               + (f"; intervals {formats.level_text(intervals.ci)}: DeLong's for the overall AUC, a bootstrap "
                   f"({intervals.n_boot:,} resamples, seed 0) for the power means and the score." if intervals.ci
                   is not None else "; intervals are off.")
                + (f" Minimum bias AUC score: {float(min_score):g}." if min_score is not None else ""))
@@ -228,13 +228,13 @@ def in_page_order(table: pd.DataFrame, baseline: str, order: tuple) -> pd.DataFr
     return out
 
 
-@memo(data.SMALL, ignore=("scored",))
+@memo(analysis.SMALL, ignore=("scored",))
 def auc_differences(token: str, mapping_key: str, scored: fc.ScoredData, *, baseline: str, level: float | None,
                     order: tuple) -> pd.DataFrame:
     """Every other model's overall, subgroup, BPSN and BNSP AUCs and their differences from `baseline`'s with
-    DeLong's paired intervals (``fc.compare_model_aucs``, memoized in :func:`ui.data.model_auc_differences`), in
+    DeLong's paired intervals (``fc.compare_model_aucs``, memoized in :func:`ui.computations.model_auc_differences`), in
     the page's subgroup `order`, each AUC type in words; ``attrs``: the baseline and the level."""
-    table = data.model_auc_differences(token, mapping_key, baseline, level, scored)
+    table = computations.model_auc_differences(token, mapping_key, baseline, level, scored)
     columns = [c for c in ("model", "subgroup", "auc", "n_positive", "n_negative", "value", "baseline_value",
                            "difference", "difference_ci_low", "difference_ci_high", "p_value", "excludes_zero", "note")
                if c in table]
@@ -254,17 +254,17 @@ def difference_notes(differences: pd.DataFrame, baseline: str, level: float | No
         st.caption("Difference: model - baseline. Intervals are off (sidebar, Intervals), so no difference can be "
                    "said to exclude 0.")
         return
-    st.caption(f"Difference: model - baseline, with its {text.level_text(level)} interval: {method}."
+    st.caption(f"Difference: model - baseline, with its {formats.level_text(level)} interval: {method}."
                + coverage.note(measured))
     excluding = differences[differences["excludes_zero"].fillna(False).astype(bool)]
     if not len(excluding):
-        st.markdown(f"No difference from {text.md(baseline)} has an interval that excludes 0.")
+        st.markdown(f"No difference from {escape.md(baseline)} has an interval that excludes 0.")
         return
     largest = excluding.iloc[np.argsort(-excluding["difference"].abs().to_numpy(), kind="stable")]
     more = len(largest) - LISTED
     st.markdown(f"{len(excluding):,} of {len(differences):,} differences have an interval that excludes 0"
                 + (f"; the {LISTED} largest:\n" if more > 0 else ":\n") + "\n".join(
-                    f"- {text.md(r.model)} - {text.md(baseline)}: {text.md(describe(r))} "
+                    f"- {escape.md(r.model)} - {escape.md(baseline)}: {escape.md(describe(r))} "
                     f"{cell(r.difference, r.difference_ci_low, r.difference_ci_high)}"
                     for r in largest.head(LISTED).itertuples())
                 + (f"\n\nand {more:,} more (in the table)." if more > 0 else ""))
@@ -280,17 +280,17 @@ def quantity_label(quantity: str, reduction: str) -> str:
         return f"Equalized odds ({reduction})"
     if quantity in ("accuracy", "selection_rate"):  # over all rows (a selection-rate disparity is statistical_parity)
         return quantity.replace("_", " ").capitalize() + " (all rows)"
-    rate = next(r for r, m in text.RATE_TO_METRIC.items() if m == quantity)
-    return f"{text.RATE_LABELS[rate]} disparity ({reduction})"
+    rate = next(r for r, m in labels.RATE_TO_METRIC.items() if m == quantity)
+    return f"{labels.RATE_LABELS[rate]} disparity ({reduction})"
 
 
 def rate_quantities(metrics) -> tuple:
     """The compare_models quantities of the Rate disparities page's selected rates (page keys, e.g.
     'selection_rate'), then equalized odds and the two ratio scores, as the page shows them."""
-    return tuple(text.RATE_TO_METRIC[m] for m in metrics) + ("equalized_odds", *SCORES)
+    return tuple(labels.RATE_TO_METRIC[m] for m in metrics) + ("equalized_odds", *SCORES)
 
 
-@memo(data.SMALL, ignore=("scored",))
+@memo(analysis.SMALL, ignore=("scored",))
 def rate_models(token: str, mapping_key: str, scored: fc.ScoredData, *, thresholds: tuple, metrics: tuple,
                 distance: str, reduction: str, reference: str, include_small: bool, intervals,
                 max_difference: float) -> pd.DataFrame:
@@ -302,12 +302,12 @@ def rate_models(token: str, mapping_key: str, scored: fc.ScoredData, *, threshol
     rows: dict = {"Decision threshold": [f">= {t:g}" for _, t in thresholds]}
     rules: dict = {}
     for j, (score, threshold) in enumerate(thresholds):
-        counts = data.confusion(token, mapping_key, score, threshold, scored)
+        counts = computations.confusion(token, mapping_key, score, threshold, scored)
         section = summaries.rate_section(token, mapping_key, counts, source=score, threshold=threshold,
                                          metrics=list(metrics), distance=distance, reference=reference,
                                          include_small=include_small, intervals=intervals,
                                          max_difference=max_difference, mapping=scored.mapping)
-        results = {q: data.disparity(token, mapping_key, score, threshold, q, distance, reduction, reference,
+        results = {q: computations.disparity(token, mapping_key, score, threshold, q, distance, reduction, reference,
                                      include_small, level, n_boot, adjust, counts)
                    for q in rate_quantities(metrics)[:-len(SCORES)]}
         results |= {"p_percent_score": section.extra["p_percent"],
@@ -320,13 +320,13 @@ def rate_models(token: str, mapping_key: str, scored: fc.ScoredData, *, threshol
     return _frame(rows | rules, models)
 
 
-@memo(data.SMALL, ignore=("scored",))
+@memo(analysis.SMALL, ignore=("scored",))
 def rate_differences(token: str, mapping_key: str, scored: fc.ScoredData, *, thresholds: tuple, baseline: str,
                      metrics: tuple, distance: str, reduction: str, reference: str, include_small: bool,
                      intervals) -> pd.DataFrame:
     """compare_models of every model against `baseline` (paired bootstrap, seed 0), the baseline's own rows left
     out and each quantity in words (``attrs``: the baseline and the level)."""
-    table = data.model_comparison(token, mapping_key, thresholds, baseline, rate_quantities(metrics), distance,
+    table = computations.model_comparison(token, mapping_key, thresholds, baseline, rate_quantities(metrics), distance,
                                   reduction, reference, include_small, intervals.ci, intervals.n_boot, scored)
     out = table[table["model"] != baseline].reset_index(drop=True)
     out["quantity"] = [quantity_label(q, reduction) for q in out["quantity"]]
@@ -349,9 +349,9 @@ def rate_section(token: str, mapping_key: str, scored: fc.ScoredData, *, metrics
     with progress.computing("the disparities of every model", intervals.ci):
         side = rate_models(token, mapping_key, scored, thresholds=chosen, max_difference=float(max_difference),
                            **options)
-    ref_text = text.reference_text(reference)
+    ref_text = labels.reference_text(reference)
     st.caption("Each model at its own decision threshold (the boxes above; the current Model's is the Decision "
-               f"threshold at the top of the page). Against the {ref_text}, distance {text.DISTANCE_LABELS[distance]}, reduction {reduction}; "
+               f"threshold at the top of the page). Against the {ref_text}, distance {labels.DISTANCE_LABELS[distance]}, reduction {reduction}; "
                "the rules as under Policy above (assessed on the largest disparity). " + _interval_note(intervals))
     st.dataframe(side, height="content")
     baseline = pick_baseline(models)
@@ -362,21 +362,21 @@ def rate_section(token: str, mapping_key: str, scored: fc.ScoredData, *, metrics
         st.caption("Difference: model - baseline. Intervals are off (sidebar, Intervals), so no difference can be "
                    "said to exclude 0.")
         return
-    st.caption(f"Difference: model - baseline, with its {text.level_text(intervals.ci)} interval from a paired "
+    st.caption(f"Difference: model - baseline, with its {formats.level_text(intervals.ci)} interval from a paired "
                f"bootstrap ({intervals.n_boot:,} resamples of the rows, stratified by subgroup, seed 0): both models "
                "are recomputed on the same resampled rows." + coverage.note(["difference between models"]))
     excluding = differences[differences["excludes_zero"].fillna(False).astype(bool)]
     if len(excluding):
         st.markdown("Differences whose interval excludes 0:\n" + "\n".join(
-            f"- {text.md(r.model)} - {text.md(baseline)}: {text.md(r.quantity)} "
+            f"- {escape.md(r.model)} - {escape.md(baseline)}: {escape.md(r.quantity)} "
             f"{cell(r.difference, r.difference_ci_low, r.difference_ci_high)}" for r in excluding.itertuples()))
     else:
-        st.markdown(f"No difference from {text.md(baseline)} has an interval that excludes 0.")
+        st.markdown(f"No difference from {escape.md(baseline)} has an interval that excludes 0.")
 
 
 # Calibration ---------------------------------------------------------------------------------------------------
 
-@memo(data.SMALL, ignore=("scored",))
+@memo(analysis.SMALL, ignore=("scored",))
 def calibration_models(token: str, mapping_key: str, scored: fc.ScoredData, *, n_bins: int, strategy: str,
                        min_per_group: int, distance: str, reduction: str, reference: str, include_small: bool,
                        threshold: float | None, intervals) -> pd.DataFrame:
@@ -416,14 +416,14 @@ def calibration_section(token: str, mapping_key: str, scored: fc.ScoredData, *, 
                                   reference=reference, include_small=include_small, threshold=threshold,
                                   intervals=intervals)
     st.dataframe(side)
-    ref_text = text.reference_text(reference)
-    st.caption(f"ECE of each subgroup against the {ref_text}, distance {text.DISTANCE_LABELS[distance]}, "
+    ref_text = labels.reference_text(reference)
+    st.caption(f"ECE of each subgroup against the {ref_text}, distance {labels.DISTANCE_LABELS[distance]}, "
                f"{int(n_bins)} {strategy} bins, as above; calibration needs no threshold. Only scores in [0, 1] "
                "are probabilities whose calibration can be assessed. " + _interval_note(intervals))
     baseline = pick_baseline(list(scored.scores))
     models = probability_columns(token, mapping_key, scored)
     if baseline not in models or len(models) < 2:
-        st.caption(f"No ECE differences: the baseline model {text.md(baseline)} is not a probability (pick one that "
+        st.caption(f"No ECE differences: the baseline model {escape.md(baseline)} is not a probability (pick one that "
                    "is)." if baseline not in models else
                    "No ECE differences: only the baseline model is a probability.")
         return
@@ -442,20 +442,20 @@ def calibration_section(token: str, mapping_key: str, scored: fc.ScoredData, *, 
                      measured=["difference between models: ECE"])
 
 
-@memo(data.SMALL, ignore=("scored",))
+@memo(analysis.SMALL, ignore=("scored",))
 def probability_columns(token: str, mapping_key: str, scored: fc.ScoredData) -> tuple:
     """The score columns whose values all lie in [0, 1] (probabilities), in mapping order."""
     return tuple(s for s, (low, high, _) in scored.score_ranges.items() if low >= 0 and high <= 1)
 
 
-@memo(data.SMALL, ignore=("scored",))
+@memo(analysis.SMALL, ignore=("scored",))
 def calibration_differences(token: str, mapping_key: str, scored: fc.ScoredData, *, models: tuple, baseline: str,
                             n_bins: int, strategy: str, min_per_group: int, level: float | None, n_boot: int,
                             order: tuple) -> pd.DataFrame:
     """Every other probability column's ECE of all rows and of each subgroup (in the page's `order`) and its
     difference from `baseline`'s with a paired bootstrap interval (``fc.compare_model_calibration``, memoized in
-    :func:`ui.data.model_calibration_differences`); ``attrs``: the baseline and the options."""
-    table = data.model_calibration_differences(token, mapping_key, models, baseline, n_bins, strategy, min_per_group,
+    :func:`ui.computations.model_calibration_differences`); ``attrs``: the baseline and the options."""
+    table = computations.model_calibration_differences(token, mapping_key, models, baseline, n_bins, strategy, min_per_group,
                                                level, n_boot, scored)
     out = in_page_order(table, baseline, order).drop(columns=["small"])
     out.attrs = dict(table.attrs)
@@ -464,7 +464,7 @@ def calibration_differences(token: str, mapping_key: str, scored: fc.ScoredData,
 
 # Overview ------------------------------------------------------------------------------------------------------
 
-@memo(data.SMALL, ignore=("scored",))
+@memo(analysis.SMALL, ignore=("scored",))
 def overview_models(token: str, mapping_key: str, scored: fc.ScoredData, *, thresholds: tuple, metrics: tuple,
                     distance: str, reduction: str, reference: str, include_small: bool, intervals) -> pd.DataFrame:
     """One row per model at its own threshold: overall AUC, the "All rows" accuracy, precision and recall of
@@ -473,16 +473,16 @@ def overview_models(token: str, mapping_key: str, scored: fc.ScoredData, *, thre
     level, n_boot, adjust = intervals.ci, intervals.n_boot, intervals.adjust
     rows = []
     for score, threshold in thresholds:
-        counts = data.confusion(token, mapping_key, score, threshold, scored)
-        overall = data.performance(token, mapping_key, score, threshold, level, n_boot, counts).iloc[0]
+        counts = computations.confusion(token, mapping_key, score, threshold, scored)
+        overall = computations.performance(token, mapping_key, score, threshold, level, n_boot, counts).iloc[0]
         row = {"model": score, "threshold": threshold,
-               "auc": float(data.auc_table(token, mapping_key, score, scored).attrs["overall_auc"])}
+               "auc": float(computations.auc_table(token, mapping_key, score, scored).attrs["overall_auc"])}
         for name in ("accuracy", "precision", "recall"):
             row[name] = float(overall[name])
             if level is not None:
                 row[f"{name}_ci_low"], row[f"{name}_ci_high"] = (float(overall[f"{name}_ci_low"]),
                                                                  float(overall[f"{name}_ci_high"]))
-        results = {m: data.disparity(token, mapping_key, score, threshold, text.RATE_TO_METRIC[m], distance,
+        results = {m: computations.disparity(token, mapping_key, score, threshold, labels.RATE_TO_METRIC[m], distance,
                                      reduction, reference, include_small, level, n_boot, adjust, counts)
                    for m in metrics}
         defined = {m: r for m, r in results.items() if not math.isnan(r.value)}
@@ -491,7 +491,7 @@ def overview_models(token: str, mapping_key: str, scored: fc.ScoredData, *, thre
         if level is not None:
             row["disparity_ci_low"] = defined[worst].ci_low if worst else np.nan
             row["disparity_ci_high"] = defined[worst].ci_high if worst else np.nan
-        row["rate"] = text.RATE_LABELS[worst] if worst else "undefined"
+        row["rate"] = labels.RATE_LABELS[worst] if worst else "undefined"
         rows.append(row)
     return pd.DataFrame(rows)
 
@@ -508,7 +508,7 @@ def overview_section(token: str, mapping_key: str, scored: fc.ScoredData, *, int
         return
     st.subheader("Compare models")
     metrics = [m for m in controls.setting("rates:metrics", summaries.DEFAULTS["rates:metrics"])
-               if m in text.RATE_LABELS] or summaries.DEFAULTS["rates:metrics"]
+               if m in labels.RATE_LABELS] or summaries.DEFAULTS["rates:metrics"]
     distance, reduction, reference = controls.disparity_settings(scored.subgroups, "rates")
     chosen = thresholds(token, mapping_key, scored)
     with progress.computing("the performance and disparities of every model", intervals.ci):
@@ -518,17 +518,17 @@ def overview_section(token: str, mapping_key: str, scored: fc.ScoredData, *, int
     bound = None
     if distance == "diff" and reduction == "max":
         bound = float(controls.setting("rates:max_difference", summaries.DEFAULTS["rates:max_difference"]))
-    y_label = f"Worst disparity ({text.DISTANCE_LABELS[distance]}, {reduction})"
+    y_label = f"Worst disparity ({labels.DISTANCE_LABELS[distance]}, {reduction})"
     key = (token, mapping_key, chosen, tuple(metrics), distance, reduction, reference, include_small, intervals, bound)
-    st.plotly_chart(data.chart("tradeoff", key, lambda: plotting.tradeoff_chart(
+    st.plotly_chart(computations.chart("tradeoff", key, lambda: plotting.tradeoff_chart(
         points, x="accuracy", y="disparity", x_label="Accuracy (all rows)", y_label=y_label, bound=bound,
         title="Accuracy against worst disparity, each model at its own threshold")), width="stretch")
     st.dataframe(points, hide_index=True, column_config=_number_config(points.columns, OVERVIEW_LABELS))
-    ref_text = text.reference_text(reference)
+    ref_text = labels.reference_text(reference)
     st.caption("Performance from the confusion counts of all rows at each model's threshold"
                + (" (Wilson intervals)" if intervals.ci is not None else "") + "; "
                f"worst disparity: the largest {reduction} disparity over the rates chosen on Rate disparities ("
-               + ", ".join(text.RATE_LABELS[m] for m in metrics) + f") against the {ref_text}"
+               + ", ".join(labels.RATE_LABELS[m] for m in metrics) + f") against the {ref_text}"
                + (", with its interval. " if intervals.ci is not None else ". ")
                + ("The line is the policy bound on a difference. " if bound is not None else "")
                + ("Intervals are off." if intervals.ci is None else ""))

@@ -6,7 +6,7 @@ import streamlit as st
 
 import fairness_core as fc
 
-from . import state, text
+from . import analysis, escape, state
 
 
 def context_text(dataset: str | None, model: str | None, current_slice: fc.Slice | None, n_rows: int | None,
@@ -25,10 +25,10 @@ def context_text(dataset: str | None, model: str | None, current_slice: fc.Slice
         Rows in the slice, and in the dataset (None: not known yet, for data counted where it lies
         before its mapping validates).
     """
-    parts = [text.md(dataset) if dataset else "no dataset",
-             f"model {text.md(model)}" if model else "no score column mapped"]
+    parts = [escape.md(dataset) if dataset else "no dataset",
+             f"model {escape.md(model)}" if model else "no score column mapped"]
     if current_slice is not None and current_slice.conditions:
-        parts.append(f"slice: {text.md(current_slice.describe())} ({n_rows:,} of {n_total:,} rows)")
+        parts.append(f"slice: {escape.md(current_slice.describe())} ({n_rows:,} of {n_total:,} rows)")
     elif n_total is None:
         parts.append("slice: all rows")
     else:
@@ -37,23 +37,22 @@ def context_text(dataset: str | None, model: str | None, current_slice: fc.Slice
 
 
 def show() -> None:
-    """Write the context line (a caption) for the current session; called by ``ui.controls.frame``."""
-    from . import data  # late import, as in ui.controls
+    """Write the context line (a caption) for the current session; called by ``ui.page_frame.draw``."""
 
     frame, token = st.session_state[state.FRAME], st.session_state[state.DATASET_TOKEN]
     if frame is None:
         return
-    if data.counted():   # data on this machine: the rows are counted where they lie, with no slice
+    if analysis.counted():   # data on this machine: the rows are counted where they lie, with no slice
         mapping = st.session_state[state.MAPPING]
         try:
-            n_total = data.analyse(mapping)[1].n_input if mapping is not None else None
+            n_total = analysis.analyse(mapping)[1].n_input if mapping is not None else None
         except ValueError:
             n_total = None
         st.caption(context_text(st.session_state[state.DATASET_NAME], st.session_state[state.MODEL], None, n_total,
                                 n_total))
         return
     current = st.session_state.get(state.SLICE)
-    n_rows = (int(data.slice_mask(token, repr(current), frame, current).sum())
+    n_rows = (int(analysis.slice_mask(token, repr(current), frame, current).sum())
               if current is not None and current.conditions else len(frame))
     st.caption(context_text(st.session_state[state.DATASET_NAME], st.session_state[state.MODEL], current, n_rows,
                             len(frame)))

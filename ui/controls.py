@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any, Callable, Sequence
 
 import numpy as np
@@ -12,10 +12,8 @@ import streamlit as st
 
 import fairness_core as fc
 
-from . import context_line, progress, state, text
-
-
-ORDER_LABELS = {"worst": "worst first", "name": "by name"}
+from . import analysis, escape, labels, state
+from .summaries import DEFAULTS
 
 
 @dataclass(frozen=True)
@@ -33,7 +31,7 @@ class IntervalOptions:
     adjust : {None, 'bonferroni', 'holm', 'fdr_bh'}
         Multiple-comparison adjustment.
 
-    The bootstrap seed is fixed at 0 (in ``ui.data``), so the same data and options give the same
+    The bootstrap seed is fixed at 0 (in ``ui.computations``), so the same data and options give the same
     intervals.
     """
 
@@ -103,7 +101,7 @@ def two_largest(subgroups: fc.Subgroups) -> tuple[str, str]:
 def disparity_settings(subgroups: fc.Subgroups, page: str, *, default_reduction: str = "max"):
     """(distance, reduction, reference) as :func:`disparity_controls` on `page` last returned them."""
     reference = setting(f"{page}:reference", "rest")
-    if reference not in text.REFERENCE_LABELS:
+    if reference not in labels.REFERENCE_LABELS:
         reference = "rest"
     if reference == "named":
         names, default = list(subgroups.names), largest(subgroups)
@@ -113,15 +111,13 @@ def disparity_settings(subgroups: fc.Subgroups, page: str, *, default_reduction:
 
 def prediction_settings(scored: fc.ScoredData, score: str | None, *, allow_score: bool = True):
     """(score, threshold), (None, None) or None, as :func:`predictions` last returned them."""
-    from . import data
-
     sources = _prediction_sources(scored, score, allow_score)
     if not sources:
         return None
     source = _offered(setting("predictions:source", sources[0]), sources, sources[0])
     if source == "given":
         return None, None
-    return score, float(setting(f"threshold:{score}", data.default_threshold(scored, score)))
+    return score, float(setting(f"threshold:{score}", analysis.default_threshold(scored, score)))
 
 
 def _prediction_sources(scored: fc.ScoredData, score: str | None, allow_score: bool) -> list:
@@ -175,19 +171,19 @@ def disparity_controls(subgroups: fc.Subgroups, page: str, *, default_reduction:
     """
     c1, c2, c3 = st.columns(3)
     with c1:
-        distance = kept(st.selectbox, text.DISTANCE, f"{page}:distance", "diff", options=["diff", "ratio"],
-                        format_func=text.DISTANCE_LABELS.get, help=text.HELP[text.DISTANCE])
+        distance = kept(st.selectbox, labels.DISTANCE, f"{page}:distance", "diff", options=["diff", "ratio"],
+                        format_func=labels.DISTANCE_LABELS.get, help=labels.HELP[labels.DISTANCE])
     with c2:
-        reduction = kept(st.selectbox, text.REDUCTION, f"{page}:reduction", default_reduction,
-                         options=["max", "mean"], help=text.HELP[text.REDUCTION])
+        reduction = kept(st.selectbox, labels.REDUCTION, f"{page}:reduction", default_reduction,
+                         options=["max", "mean"], help=labels.HELP[labels.REDUCTION])
     with c3:
-        choice = kept(st.selectbox, text.REFERENCE, f"{page}:reference", "rest",
-                      options=list(text.REFERENCE_LABELS), format_func=text.REFERENCE_LABELS.get,
-                      help=text.HELP[text.REFERENCE])
+        choice = kept(st.selectbox, labels.REFERENCE, f"{page}:reference", "rest",
+                      options=list(labels.REFERENCE_LABELS), format_func=labels.REFERENCE_LABELS.get,
+                      help=labels.HELP[labels.REFERENCE])
         reference = choice
         if choice == "named":
             reference = fc.named_reference(kept(
-                st.selectbox, text.REFERENCE_GROUP, f"{page}:reference_group", largest(subgroups),
+                st.selectbox, labels.REFERENCE_GROUP, f"{page}:reference_group", largest(subgroups),
                 options=list(subgroups.names),
                 help="Default: the largest subgroup (most rows), the usual choice of a reference group."))
     return distance, reduction, reference
@@ -200,21 +196,19 @@ def predictions(scored: fc.ScoredData, score: str | None, *, allow_score: bool =
     predictions. Returns ``(score, threshold)`` for a thresholded score, ``(None, None)`` for the
     given column, or None when neither is available.
     """
-    from . import data
-
     sources = _prediction_sources(scored, score, allow_score)
     if not sources:
         return None
     source = kept(
         st.radio, "Predictions from", "predictions:source", sources[0], options=sources, horizontal=True,
-        format_func=lambda s: text.md(f"{score} >= threshold" if s.startswith("score:")
+        format_func=lambda s: escape.md(f"{score} >= threshold" if s.startswith("score:")
                                       else f"the predicted label column ({scored.mapping.predicted_label})"))
     if source == "given":
         return None, None
     lo, hi, integer = scored.score_ranges[score]
-    threshold = kept(st.number_input, text.THRESHOLD, f"threshold:{score}", data.default_threshold(scored, score),
-                     step=1.0 if integer else 0.01, format="%g", help=text.HELP[text.THRESHOLD])
-    st.caption(text.md(f"{score} ranges from {lo:g} to {hi:g}; predicted positive = {score} >= {threshold:g}."))
+    threshold = kept(st.number_input, labels.THRESHOLD, f"threshold:{score}", analysis.default_threshold(scored, score),
+                     step=1.0 if integer else 0.01, format="%g", help=labels.HELP[labels.THRESHOLD])
+    st.caption(escape.md(f"{score} ranges from {lo:g} to {hi:g}; predicted positive = {score} >= {threshold:g}."))
     return score, float(threshold)
 
 
@@ -228,11 +222,9 @@ def threshold_slider(scored: fc.ScoredData, score: str, label: str = "Move the t
     rounded outwards to its step (1 for integer scores, else a power of ten near 1/100 of the range).
     Returns the threshold, or None (no slider) when the score is constant.
     """
-    from . import data
-
     name, slider_key = f"threshold:{score}", f"w:slider:threshold:{score}"
     lo, hi, integer = scored.score_ranges[score]
-    current = float(setting(name, data.default_threshold(scored, score)))
+    current = float(setting(name, analysis.default_threshold(scored, score)))
     if hi <= lo:
         return None
     step = 1.0 if integer else float(10.0 ** round(np.log10((hi - lo) / 100)))
@@ -246,22 +238,18 @@ def threshold_slider(scored: fc.ScoredData, score: str, label: str = "Move the t
         st.session_state["w:" + name] = st.session_state[state.KEEP_PREFIX + name] = value
 
     st.slider(label, min_value=lo, max_value=hi, step=step, key=slider_key, on_change=moved, format="%g",
-              help=f"The same threshold as the {text.THRESHOLD} box at the top of the page: moving one moves the "
+              help=f"The same threshold as the {labels.THRESHOLD} box at the top of the page: moving one moves the "
                    "other.")
     return current
 
 
 def include_small() -> bool:
     """Whether small subgroups enter the summaries: the one sidebar option (Subgroups box) every page uses."""
-    from .summaries import DEFAULTS  # late import: summaries imports data
-
     return bool(setting("subgroups:include_small", DEFAULTS["include_small"]))
 
 
 def worst_first() -> bool:
     """Whether pages order subgroups worst first (the sidebar's "Order subgroups"), else by name."""
-    from .summaries import DEFAULTS
-
     return setting("subgroups:order", DEFAULTS["order"]) == "worst"
 
 
@@ -309,161 +297,6 @@ def by_value(table, column: str = "disparity", *, descending: bool = True):
 def order_caption(worst: str) -> str:
     """The caption that says how subgroups are ordered; `worst` says what "worst" means on the page."""
     if worst_first():
-        return (f"Subgroups are ordered worst first: {worst}. Sidebar, Subgroups, **{text.ORDER_SUBGROUPS}** "
+        return (f"Subgroups are ordered worst first: {worst}. Sidebar, Subgroups, **{labels.ORDER_SUBGROUPS}** "
                 "switches to name order.")
-    return f"Subgroups are in name order (sidebar, Subgroups, **{text.ORDER_SUBGROUPS}**: worst first)."
-
-
-def frame(context: bool = True) -> None:
-    """Shared state and sidebar, drawn at the top of every page.
-
-    Initialises the session keys, applies a saved review's settings (``ui.review.start``: a restore,
-    or a link's settings, which first ask for their data file), opens the default sample on first
-    use, and draws the sidebar:
-    the dataset name, the "Model" picker (the score column every analysis page uses), the
-    subgroup options (intersections, bins for numeric attributes, minimum size) and the slice. With
-    `context` (every page that shows the data) it then writes the settings into the URL
-    (``ui.review.sync_url``) and starts the page with one line naming the dataset, model and slice
-    it shows (``ui.context_line``). The Metric definitions page has neither: its URL keeps its
-    ``#anchor``, which a rewrite of the query string would drop.
-    """
-    from . import data, review  # late import: data imports fairness_core and reads sample files
-
-    state.init()
-    review.start()  # a restored review's settings; a link's settings (stops here while they wait for their file)
-    if st.session_state[state.FRAME] is None and st.session_state[state.FAILED_UPLOAD] is None:
-        data.load_sample(data.DEFAULT_SAMPLE)
-    if st.session_state[state.FRAME] is None:  # a failed upload cleared the data (ui.data.forget_dataset)
-        with st.sidebar:
-            st.caption("Dataset")
-            st.text("none")
-        return
-    with st.sidebar:
-        st.caption("Dataset")
-        st.text(st.session_state[state.DATASET_NAME] or "none")
-        mapping = st.session_state[state.MAPPING]
-        scores = list(mapping.scores) if mapping is not None else []
-        st.session_state[state.MODEL] = kept(
-            st.selectbox, text.MODEL, "model", scores[0], options=scores,
-            help="The score column analysed on the Subgroup AUCs, Rate disparities and Calibration pages.",
-        ) if scores else None
-        subgroups_box = _subgroup_options()
-        _interval_options()
-        _slice_picker()
-        with subgroups_box:
-            _small_rows_caption()
-    if context:
-        review.sync_url()  # the settings (never the data) in the URL, so reload and a shared link reopen this view
-        context_line.show()
-
-
-def _subgroup_options():
-    """Sidebar: intersections, bins and minimum size, applied to the current mapping on every page.
-
-    Returns the expander, so that :func:`_small_rows_caption` can be written into it once the
-    slice is known.
-    """
-    box = st.expander("Subgroups")
-    with box:
-        options = {
-            "intersect": bool(kept(st.checkbox, text.INTERSECT, "subgroups:intersect", True,
-                                   help=text.HELP[text.INTERSECT])),
-            "n_bins": int(kept(st.number_input, text.ATTRIBUTE_BINS, "subgroups:n_bins", 4,
-                               min_value=fc.CONFIG_BOUNDS["n_bins"][0], max_value=fc.CONFIG_BOUNDS["n_bins"][1], step=1, help=text.HELP[text.ATTRIBUTE_BINS])),
-            "min_size": int(kept(st.number_input, text.MIN_SIZE, "subgroups:min_size", 30, min_value=1, step=1,
-                                 help=text.HELP[text.MIN_SIZE])),
-        }
-        _display_options()
-    st.session_state[state.SUBGROUP_OPTIONS] = options
-    mapping = st.session_state[state.MAPPING]
-    if mapping is not None and any(getattr(mapping, k) != v for k, v in options.items()):
-        st.session_state[state.MAPPING] = replace(mapping, **options)
-    return box
-
-
-def _display_options() -> None:
-    """Sidebar, Subgroups box: whether small subgroups enter the summaries, and the order of subgroups,
-    both applied on every page (and the Overview)."""
-    from .summaries import DEFAULTS
-
-    kept(st.checkbox, text.INCLUDE_SMALL, "subgroups:include_small", DEFAULTS["include_small"],
-         help="Subgroups smaller than the minimum size are always listed, flagged 'small'; by default they are "
-              "left out of power means and reductions. Applies to every page and the Overview.")
-    kept(st.radio, text.ORDER_SUBGROUPS, "subgroups:order", DEFAULTS["order"], options=["worst", "name"],
-         format_func=ORDER_LABELS.get, horizontal=True,
-         help="Worst first: every chart and table lists first the subgroup the page's measure judges worst "
-              "(each page's caption says what that is). By name: the subgroups' own order.")
-
-
-def _small_rows_caption() -> None:
-    """How many subgroups are below the minimum size and how many rows they hold (many tiny
-    intersections can hold much of the data, all of it left out of the summaries)."""
-    from . import data
-
-    mapping = st.session_state[state.MAPPING]
-    if mapping is None:
-        return
-    try:
-        with progress.stage("Validating the rows and building the subgroups ..."):
-            key, scored = data.analyse(mapping)
-    except ValueError:
-        return  # the page itself says what is wrong with the mapping
-    st.caption(data.small_rows(st.session_state[state.DATASET_TOKEN], key, scored))
-
-
-def _interval_options() -> None:
-    """Sidebar: whether to show intervals, their level, the bootstrap size and the multiple-comparison adjustment.
-
-    For data counted where it lies, a caption says what intervals cost there (the engine counts their atoms)."""
-    from . import data
-
-    with st.expander("Intervals"):
-        if data.counted():
-            st.caption(text.COUNTED_INTERVALS)
-        show = bool(kept(st.checkbox, text.SHOW_INTERVALS, "intervals:show", True, help=text.HELP[text.SHOW_INTERVALS]))
-        level = kept(st.selectbox, text.CONFIDENCE_LEVEL, "intervals:level", 0.95, options=list(text.LEVELS),
-                     format_func=text.level_text, disabled=not show, help=text.HELP[text.CONFIDENCE_LEVEL])
-        n_boot = kept(st.selectbox, text.N_BOOT, "intervals:n_boot", 1000, options=list(text.N_BOOTS),
-                      format_func="{:,}".format, disabled=not show, help=text.HELP[text.N_BOOT])
-        adjust = kept(st.selectbox, text.ADJUST, "intervals:adjust", "none", options=list(text.ADJUSTMENTS),
-                      format_func=text.ADJUST_LABELS.get, disabled=not show, help=text.HELP[text.ADJUST])
-    st.session_state[state.INTERVALS] = IntervalOptions(show=show, level=float(level), n_boot=int(n_boot),
-                                                        adjust=text.ADJUSTMENTS[adjust])
-
-
-def _slice_picker() -> None:
-    """Sidebar: the slice of rows every page analyses, and its size."""
-    from . import data
-
-    if data.counted():
-        with st.expander("Slice"):
-            st.caption(text.COUNTED_SLICE)
-        st.session_state[state.SLICE] = fc.Slice()
-        return
-    frame_, token = st.session_state[state.FRAME], st.session_state[state.DATASET_TOKEN]
-    profile = data.column_profile(token, frame_)
-    offered = profile.loc[profile["numeric"] | (profile["n_unique"] <= data.MAX_SLICE_VALUES), "column"].tolist()
-    conditions = []
-    with st.expander("Slice", expanded=bool(st.session_state.get(state.KEEP_PREFIX + f"slice:{token}:columns"))):
-        columns = kept(st.multiselect, text.SLICE_BY, f"slice:{token}:columns", [], options=offered,
-                       help=text.HELP[text.SLICE_BY])
-        for col in columns:
-            values = data.slice_values(token, col, frame_)
-            if isinstance(values, tuple):  # numeric range
-                lo, hi = values
-                low, high = kept(st.slider, text.md(col), f"slice:{token}:{col}:range", (lo, hi), min_value=lo,
-                                 max_value=hi)
-                conditions.append(fc.Condition(col, low=float(low), high=float(high)))
-            else:
-                chosen = kept(st.multiselect, text.md(col), f"slice:{token}:{col}:values", values, options=values)
-                if chosen:
-                    conditions.append(fc.Condition(col, values=tuple(chosen)))
-                else:
-                    st.warning(f"Choose at least one value of {text.md(col)}; until then it does not restrict the rows.")
-    current = fc.Slice(tuple(conditions))
-    st.session_state[state.SLICE] = current
-    n_rows = int(data.slice_mask(token, repr(current), frame_, current).sum())
-    if current.conditions:
-        st.caption(f"**Slice:** {text.md(current.describe())} — {n_rows:,} of {len(frame_):,} rows")
-    else:
-        st.caption(f"All {len(frame_):,} rows (no slice)")
+    return f"Subgroups are in name order (sidebar, Subgroups, **{labels.ORDER_SUBGROUPS}**: worst first)."

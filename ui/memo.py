@@ -37,19 +37,19 @@ from typing import Callable
 import numpy as np
 import pandas as pd
 import streamlit as st
-from streamlit.logger import get_logger
-from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 import fairness_core as fc
+
+from . import streamlit_internals
 
 MEMO_KEY = "memo:"
 # Bytes of memoized results one session keeps. Measured after every page of an upload mapped with two scores,
 # a predicted label and race x sex (8 subgroups): 86 MB at 10^6 rows; at the largest table the app accepts
-# (ui.data.MAX_CELLS, 2*10^7 cells) 280 MB for 3.3*10^6 rows of 6 columns, 360 MB for 6.7*10^6 rows of 3
+# (ui.loading.MAX_CELLS, 2*10^7 cells) 280 MB for 3.3*10^6 rows of 6 columns, 360 MB for 6.7*10^6 rows of 3
 # (one score, race only): a page's working set always fits, so no page evicts what it needs itself.
 MAX_BYTES = 512 * 2 ** 20
 SWEEP_SECONDS = 30.0  # how often the server looks for ended sessions (at most half the disconnected TTL)
-_LOGGER = get_logger(__name__)  # Streamlit's handler and level (server.logger.level; info by default)
+_LOGGER = streamlit_internals.logger(__name__)  # Streamlit's handler and level (info by default)
 _LARGE_LIST = 10_000  # a list or tuple longer than this is measured from a sample of its items
 _NOT_DATA = (bool, int, float, complex, type, types.ModuleType, types.FunctionType, types.MethodType,
              types.BuiltinFunctionType)
@@ -298,17 +298,15 @@ _SESSIONS_LOCK = threading.Lock()
 
 def session_memo() -> SessionMemo | None:
     """The current session's memo (made on first use), or None outside a Streamlit session."""
-    ctx = get_script_run_ctx(suppress_warning=True)
-    if ctx is None:
+    session_id = streamlit_internals.session_id()
+    if session_id is None:
         return None
     store = st.session_state.get(MEMO_KEY)
     if store is None:
         store = st.session_state[MEMO_KEY] = SessionMemo()
-        from streamlit import runtime
-
-        app_session = runtime.get_instance().get_app_session(ctx.session_id) if runtime.exists() else None
+        app_session = streamlit_internals.app_session(session_id)
         with _SESSIONS_LOCK:
-            _SESSIONS[ctx.session_id] = _Session(weakref.ref(store), app_session and weakref.ref(app_session))
+            _SESSIONS[session_id] = _Session(weakref.ref(store), app_session and weakref.ref(app_session))
     return store
 
 
@@ -343,7 +341,7 @@ def release_ended_sessions(runtime, ttl: float, now: float | None = None) -> lis
         sessions = list(_SESSIONS.items())
     ended = []
     for session_id, session in sessions:
-        if runtime.is_active_session(session_id):
+        if streamlit_internals.is_connected(runtime, session_id):
             session.idle_since = None
         elif session.idle_since is None:
             session.idle_since = now
@@ -364,29 +362,19 @@ def _release(runtime, session_id: str, session: _Session) -> None:
     if store is not None:
         store.clear()
     app_session = session.app_session() if session.app_session is not None else None
-    if app_session is not None:
-        app_session.session_state.clear()
-        app_session.shutdown()
-    runtime.uploaded_file_mgr.remove_session_files(session_id)
-    runtime.close_session(session_id)
-    # A session whose TTL ran out is no longer found by close_session, but Streamlit's store keeps it (and every
-    # object its page scripts' widgets still refer to) until its TTL cache is next written or asked its length.
-    cache = getattr(getattr(getattr(runtime, "_session_mgr", None), "_session_storage", None), "_cache", None)
-    if cache is not None:
-        len(cache)
+    streamlit_internals.end_session(runtime, session_id, app_session)
     _LOGGER.info("Released the ended session %s: %.1f MB of memoized results, its state and its uploaded files",
                  session_id, held / 1e6)
 
 
 async def sweep_ended_sessions() -> None:
     """Run :func:`release_ended_sessions` every ``SWEEP_SECONDS`` (at most half the disconnected TTL), forever."""
-    from streamlit import config, runtime
-
-    ttl = float(config.get_option("server.disconnectedSessionTTL"))
+    ttl = float(st.get_option("server.disconnectedSessionTTL"))
     interval = max(0.5, min(SWEEP_SECONDS, ttl / 2))
     while True:
         await asyncio.sleep(interval)
-        if runtime.exists() and release_ended_sessions(runtime.get_instance(), ttl):
+        server = streamlit_internals.server_runtime()
+        if server is not None and release_ended_sessions(server, ttl):
             return_freed_memory()
 
 

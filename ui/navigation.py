@@ -21,9 +21,8 @@ from contextlib import asynccontextmanager
 from typing import AsyncIterator
 
 import streamlit as st
-from streamlit.runtime.pages_manager import PagesManager
 
-from . import memo
+from . import memo, streamlit_internals
 
 # (script path relative to app.py, title); the first is the default page.
 PAGES: tuple[tuple[str, str], ...] = (
@@ -81,7 +80,7 @@ async def server_lifespan(app) -> AsyncIterator[None]:
     app : streamlit.App
         The app being served (unused).
     """
-    PagesManager.uses_pages_directory = False
+    streamlit_internals.use_navigation_pages()
     sweep = asyncio.create_task(memo.sweep_ended_sessions(), name="release ended sessions")
     try:
         yield

@@ -48,6 +48,6 @@ DEFAULTS = {
 
 
 def init() -> None:
-    """Set every key to its default if absent (called at the top of every page by ui.controls.frame)."""
+    """Set every key to its default if absent (called at the top of every page by ui.page_frame.draw)."""
     for key, value in DEFAULTS.items():
         st.session_state.setdefault(key, value)

@@ -1,7 +1,7 @@
 """Findings and policy verdicts of each metric page, in one place for the page and the Overview.
 
 Each ``*_section`` function takes the page's settings (from its widgets on the page itself, from
-:func:`ui.controls.setting` on the Overview) and the cached computations of :mod:`ui.data`, asks
+:func:`ui.controls.setting` on the Overview) and the cached computations of :mod:`ui.computations`, asks
 fairness_core's conclusions function of that page (``fc.rate_conclusions`` and the others, which the
 report and the command line call too) for its findings and verdicts, and returns a :class:`Section`
 with the settings in words. No rule or finding is built here. Sections
@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 import fairness_core as fc
 
-from . import data, text
+from . import analysis, computations, escape, formats, labels
 from .memo import memo
 
 DEFAULT_RULES = {rule.name: rule for rule in fc.DEFAULT_RULES}
@@ -87,11 +87,11 @@ class Section:
 def _interval_words(intervals) -> str:
     if intervals.ci is None:
         return "intervals off"
-    words = f"{text.level_text(intervals.ci)} intervals, {intervals.n_boot:,} resamples"
-    return words + (f", {text.ADJUST_LABELS[intervals.adjust]}-adjusted" if intervals.adjust else "")
+    words = f"{formats.level_text(intervals.ci)} intervals, {intervals.n_boot:,} resamples"
+    return words + (f", {labels.ADJUST_LABELS[intervals.adjust]}-adjusted" if intervals.adjust else "")
 
 
-@memo(data.SMALL, ignore=("scored", "counts"))
+@memo(analysis.SMALL, ignore=("scored", "counts"))
 def auc_section(token: str, mapping_key: str, scored: fc.ScoredData, score: str, *, p: float, weight: float,
                 include_small: bool, intervals, min_score: float | None) -> Section:
     """Subgroup AUCs: the AUCs below the overall AUC, and the minimum bias AUC score rule when one is set.
@@ -99,17 +99,17 @@ def auc_section(token: str, mapping_key: str, scored: fc.ScoredData, score: str,
     Returns the Section with ``extra = {"table": AUC table, "result": BiasAucResult}`` for the page.
     """
     level = intervals.ci
-    table = (data.auc_table(token, mapping_key, score, scored) if level is None
-             else data.auc_intervals(token, mapping_key, score, level, intervals.n_boot, scored))
+    table = (computations.auc_table(token, mapping_key, score, scored) if level is None
+             else computations.auc_intervals(token, mapping_key, score, level, intervals.n_boot, scored))
     concluded = fc.auc_conclusions(table, scored.mapping, p=float(p), overall_weight=float(weight),
                                    include_small=include_small, ci=level, min_score=min_score)
     result, findings, verdicts = concluded.results["bias_auc"], concluded.findings, concluded.verdicts
-    settings = f"score {text.md(score)}, power mean p = {p:g}, overall weight {weight:g}, {_interval_words(intervals)}"
+    settings = f"score {escape.md(score)}, power mean p = {p:g}, overall weight {weight:g}, {_interval_words(intervals)}"
     return Section("Subgroup AUCs", "pages/subgroup_aucs.py", findings, verdicts, settings,
                    extra={"table": table, "result": result})
 
 
-@memo(data.SMALL, ignore=("scored", "counts"))
+@memo(analysis.SMALL, ignore=("scored", "counts"))
 def rate_section(token: str, mapping_key: str, counts: fc.ConfusionCounts, *, source: str, threshold: float | None,
                  metrics: list, distance: str, reference: str, include_small: bool, intervals,
                  max_difference: float, mapping: fc.ColumnMapping) -> Section:
@@ -123,7 +123,7 @@ def rate_section(token: str, mapping_key: str, counts: fc.ConfusionCounts, *, so
     level, n_boot, adjust = intervals.ci, intervals.n_boot, intervals.adjust
 
     def disparity(metric: str, dist: str, red: str):
-        return data.disparity(token, mapping_key, source, threshold, metric, dist, red, reference, include_small,
+        return computations.disparity(token, mapping_key, source, threshold, metric, dist, red, reference, include_small,
                               level, n_boot, adjust, counts)
 
     concluded = fc.rate_conclusions(counts, mapping, rate_metrics=metrics,
@@ -133,15 +133,15 @@ def rate_section(token: str, mapping_key: str, counts: fc.ConfusionCounts, *, so
     findings, verdicts = concluded.findings, concluded.verdicts
     p_percent, opportunity = concluded.results["p_percent"], concluded.results["equal_opportunity"]
     predictions = ("the predicted label column" if threshold is None
-                   else f"{text.md(source)} >= {threshold:g}")
-    ref = text.reference_text(reference)
-    settings = (f"predictions from {predictions}, rates {', '.join(text.RATE_LABELS[m] for m in metrics)}, "
-                f"against the {ref}, distance {text.DISTANCE_LABELS[distance]}, {_interval_words(intervals)}")
+                   else f"{escape.md(source)} >= {threshold:g}")
+    ref = labels.reference_text(reference)
+    settings = (f"predictions from {predictions}, rates {', '.join(labels.RATE_LABELS[m] for m in metrics)}, "
+                f"against the {ref}, distance {labels.DISTANCE_LABELS[distance]}, {_interval_words(intervals)}")
     return Section("Rate disparities", "pages/rate_disparities.py", findings, verdicts, settings,
                    extra={"p_percent": p_percent, "opportunity": opportunity})
 
 
-@memo(data.SMALL, ignore=("scored", "counts"))
+@memo(analysis.SMALL, ignore=("scored", "counts"))
 def calibration_section(token: str, mapping_key: str, scored: fc.ScoredData, score: str, *, n_bins: int,
                         strategy: str, min_per_group: int, distance: str, reduction: str, reference: str,
                         include_small: bool, threshold: float | None, intervals) -> Section:
@@ -155,25 +155,25 @@ def calibration_section(token: str, mapping_key: str, scored: fc.ScoredData, sco
     low, high, _ = scored.score_ranges[score]
     title, page = "Calibration", "pages/calibration.py"
     if low < 0 or high > 1:
-        return Section(title, page, note=f"Not assessed: {text.md(score)} ranges from {low:g} to "
+        return Section(title, page, note=f"Not assessed: {escape.md(score)} ranges from {low:g} to "
                                          f"{high:g}, so it is not a probability.")
     try:
-        counts = data.calibration(token, mapping_key, score, int(n_bins), strategy, scored)
+        counts = computations.calibration(token, mapping_key, score, int(n_bins), strategy, scored)
     except ValueError as exc:   # e.g. quantile bins of more distinct scores than an engine reads
-        return Section(title, page, note=f"Not assessed: {text.md(exc)}")
+        return Section(title, page, note=f"Not assessed: {escape.md(exc)}")
     concluded = fc.calibration_conclusions(counts, threshold=None if threshold is None else float(threshold),
                                            min_per_group=int(min_per_group), distance_measure=distance,
                                            reduction=reduction, reference=reference, include_small=include_small,
                                            ci=intervals.ci, n_boot=intervals.n_boot, adjust=intervals.adjust)
     findings, result = concluded.findings, concluded.results["calibration"]
-    ref = text.reference_text(reference)
-    settings = (f"score {text.md(score)}, {int(n_bins)} {strategy} bins, against the {ref}, distance "
-                f"{text.DISTANCE_LABELS[distance]}, {_interval_words(intervals)}")
+    ref = labels.reference_text(reference)
+    settings = (f"score {escape.md(score)}, {int(n_bins)} {strategy} bins, against the {ref}, distance "
+                f"{labels.DISTANCE_LABELS[distance]}, {_interval_words(intervals)}")
     return Section(title, page, findings, concluded.verdicts, settings,
                    extra={"counts": counts, "result": result})
 
 
-@memo(data.SMALL, ignore=("scored", "counts"))
+@memo(analysis.SMALL, ignore=("scored", "counts"))
 def dataset_section(token: str, mapping_key: str, scored: fc.ScoredData, *, distance: str, reduction: str,
                     reference: str, include_small: bool, max_difference: float, intervals) -> Section:
     """Dataset metrics: the base-rate comparisons whose interval excludes parity, and the verdict on the
@@ -181,20 +181,20 @@ def dataset_section(token: str, mapping_key: str, scored: fc.ScoredData, *, dist
 
     ``extra = {"counts": label ConfusionCounts, "parity": DisparityResult}`` (at `reduction`).
     """
-    counts = data.label_counts(token, mapping_key, scored)
+    counts = computations.label_counts(token, mapping_key, scored)
 
     concluded = fc.dataset_conclusions(counts, distance_measure=distance, reduction=reduction, reference=reference,
                                        include_small=include_small, max_difference=float(max_difference),
                                        ci=intervals.ci, n_boot=intervals.n_boot, adjust=intervals.adjust)
     parity = concluded.results["parity"]
-    ref = text.reference_text(reference)
-    settings = (f"labels only, against the {ref}, distance {text.DISTANCE_LABELS[distance]}, "
+    ref = labels.reference_text(reference)
+    settings = (f"labels only, against the {ref}, distance {labels.DISTANCE_LABELS[distance]}, "
                 f"{_interval_words(intervals)}")
     return Section("Dataset metrics", "pages/dataset_metrics.py", concluded.findings, concluded.verdicts, settings,
                    extra={"counts": counts, "parity": parity})
 
 
-@memo(data.SMALL, ignore=("scored", "counts"))
+@memo(analysis.SMALL, ignore=("scored", "counts"))
 def classwise_section(token: str, mapping_key: str, counts, *, source: str, threshold: float | None, metric: str,
                       reduction: str, order: tuple | None, include_small: bool, intervals) -> Section:
     """Class-wise bias: the classes whose scores differ most between subgroups (no policy rule applies to
@@ -206,9 +206,9 @@ def classwise_section(token: str, mapping_key: str, counts, *, source: str, thre
                                          include_small=include_small, ci=intervals.ci, n_boot=intervals.n_boot)
     result = concluded.results["classwise"]
     predictions = ("the predicted label column" if threshold is None
-                   else f"{text.md(source)} >= {threshold:g}")
+                   else f"{escape.md(source)} >= {threshold:g}")
     settings = (f"predictions from {predictions}, {metric}, reduced by the {CLASSWISE_REDUCTIONS[reduction]}"
-                + ("" if order is None else f" ({text.md(order[0])}, {text.md(order[1])})")
+                + ("" if order is None else f" ({escape.md(order[0])}, {escape.md(order[1])})")
                 + f", {_interval_words(intervals)}")
     return Section("Class-wise bias", "pages/classwise.py", concluded.findings, (), settings,
                    extra={"result": result})

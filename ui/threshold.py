@@ -1,6 +1,6 @@
 """The Rate disparities page's sections on the decision threshold: performance at the threshold, the
 threshold explorer (each rate across thresholds, the band where a rule holds, a slider) and
-per-subgroup thresholds. Every number comes from ``ui.data`` (memoized from the score's sorted
+per-subgroup thresholds. Every number comes from ``ui.computations`` (memoized from the score's sorted
 ``ThresholdCounts``): a new threshold counts one threshold, never the explorer's grid again."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import streamlit as st
 import fairness_core as fc
 from fairness_core import plotting
 
-from . import controls, data, progress, state, text
+from . import computations, controls, escape, formats, labels, progress, state
 from .definitions import definition_link
 
 PERFORMANCE_TILES = {
@@ -32,24 +32,24 @@ def performance_section(token: str, mapping_key: str, source: str, threshold: fl
     level = intervals.ci
     st.subheader("Performance at the threshold")
     with progress.computing("performance", level):
-        table = data.performance(token, mapping_key, source, threshold, level, intervals.n_boot, counts)
+        table = computations.performance(token, mapping_key, source, threshold, level, intervals.n_boot, counts)
     overall = table.iloc[0]
     for col, (name, (label, help_text)) in zip(st.columns(len(PERFORMANCE_TILES)), PERFORMANCE_TILES.items()):
-        col.metric(label, text.num(float(overall[name])), help=f"{help_text} {definition_link('performance')}")
+        col.metric(label, formats.num(float(overall[name])), help=f"{help_text} {definition_link('performance')}")
         if level is not None:
-            col.caption(text.ci_text(float(overall[f"{name}_ci_low"]), float(overall[f"{name}_ci_high"]), level)
+            col.caption(formats.ci_text(float(overall[f"{name}_ci_low"]), float(overall[f"{name}_ci_high"]), level)
                         + (" (bootstrap)" if name == "f1" else " (Wilson)"))
         elif overall["note"] and pd.isna(overall[name]):
-            col.caption(text.md(overall["note"]))
+            col.caption(escape.md(overall["note"]))
     what = (f"the predictions {source} >= {threshold:g}" if threshold is not None
             else "the given predicted labels")
-    st.caption(text.md(f"All rows, at {what}.") + " The table gives the confusion matrix and each measure per "
+    st.caption(escape.md(f"All rows, at {what}.") + " The table gives the confusion matrix and each measure per "
                "subgroup" + (", in the order of the rates above" if order is not None else "")
                + "; a measure whose denominator is 0 is undefined, with the reason in its note."
-               + (f" Intervals: {text.level_text(level)}, Wilson for proportions, a bootstrap (seed 0) for F1."
+               + (f" Intervals: {formats.level_text(level)}, Wilson for proportions, a bootstrap (seed 0) for F1."
                   if level is not None else ""))
     shown = pd.concat([table.iloc[:1], controls.in_order(table.iloc[1:], order)]).drop(columns="scope")
-    st.dataframe(shown, hide_index=True, column_config=text.column_config(shown.columns))
+    st.dataframe(shown, hide_index=True, column_config=formats.column_config(shown.columns))
 
 
 def explorer_section(token: str, mapping_key: str, scored: fc.ScoredData, score: str | None,
@@ -63,7 +63,7 @@ def explorer_section(token: str, mapping_key: str, scored: fc.ScoredData, score:
                    + ("choose **Predictions from** the score at a threshold at the top of the page."
                       if scored.mapping.scores else "map a score column on the Data page."))
         return
-    tc = data.threshold_counts(token, mapping_key, score, scored)
+    tc = computations.threshold_counts(token, mapping_key, score, scored)
     rules = {r.name: r for r in (*fc.rate_rules(metrics, distance, max_difference),
                                  *(r for r in fc.DEFAULT_RULES if r.name in EXPLORER_DEFAULT_RULES))}
     c1, c2 = st.columns(2)
@@ -76,12 +76,12 @@ def explorer_section(token: str, mapping_key: str, scored: fc.ScoredData, score:
             help="The band of thresholds where the rule's bound is met by the point estimate (no intervals), against "
                  "the reference chosen above.")]
     with progress.stage("Following the rates across thresholds ..."):
-        curves = data.explorer_curves(token, mapping_key, score, threshold, data.EXPLORER_POINTS, tc)
-        band = data.explorer_band(token, mapping_key, score, threshold, data.EXPLORER_POINTS, rule, reference,
+        curves = computations.explorer_curves(token, mapping_key, score, threshold, computations.EXPLORER_POINTS, tc)
+        band = computations.explorer_band(token, mapping_key, score, threshold, computations.EXPLORER_POINTS, rule, reference,
                                   include_small, tc)
     at_threshold = band.loc[band["threshold"] == threshold, "holds"]
     ref_text = ("rest of the population" if rule.metric in ("p_percent_score", "equal_opportunity_score")
-                else text.reference_text(reference))
+                else labels.reference_text(reference))
     n_grid = band["threshold"].nunique()
     if len(at_threshold):
         grid_text = f"{n_grid:,} thresholds over the range of {score}, the chosen {threshold:g} among them"
@@ -91,15 +91,15 @@ def explorer_section(token: str, mapping_key: str, scored: fc.ScoredData, score:
         grid_text = (f"{n_grid:,} bin edges over the range of {score}; the chosen {threshold:g} lies inside a bin, so "
                      "its own rates are those above, counted again by DuckDB")
         at_text = ". The Policy verdicts above assess the chosen threshold."
-    st.caption(text.md(f"Each line is a subgroup's rate at every threshold ({grid_text}); the black line is all "
+    st.caption(escape.md(f"Each line is a subgroup's rate at every threshold ({grid_text}); the black line is all "
                        "rows. ")
-               + f"Shaded: thresholds where **{text.md(rule.label)}** holds on the point estimates, against the "
+               + f"Shaded: thresholds where **{escape.md(rule.label)}** holds on the point estimates, against the "
                f"{ref_text}" + at_text)
     for metric in metrics:
         key = (token, mapping_key, score, threshold, metric, rule, reference, include_small, tuple(order or ()))
-        st.plotly_chart(data.chart("threshold", key, lambda m=metric: plotting.threshold_chart(
+        st.plotly_chart(computations.chart("threshold", key, lambda m=metric: plotting.threshold_chart(
             curves, m, threshold=threshold, band=band, band_label=f"{rule.label} holds",
-            title=f"{text.RATE_LABELS[m]} across thresholds", order=order)), width="stretch")
+            title=f"{labels.RATE_LABELS[m]} across thresholds", order=order)), width="stretch")
     st.caption(controls.order_caption("the order of the rates above (the subgroup's largest disparity at the chosen "
                                       "threshold first); all rows last"))
     per_subgroup_thresholds(token, mapping_key, score, threshold, tc, metrics, distance, reduction, reference,
@@ -123,21 +123,21 @@ def per_subgroup_thresholds(token: str, mapping_key: str, score: str, threshold:
     names = list(tc.names) if order is None else [n for n in order if n in tc.names]
     step = 1.0 if bool(np.all(np.mod(tc.levels, 1) == 0)) else 0.01
     chosen = _subgroup_threshold_inputs(token, score, threshold, names, step)
-    unread = [t for t in (threshold, *dict(chosen).values()) if not data.reads(tc, t)]
+    unread = [t for t in (threshold, *dict(chosen).values()) if not computations.reads(tc, t)]
     if unread:   # binned AUC counts read bin edges only
-        st.info(text.md(f"The threshold {unread[0]:g} lies inside a score bin of the count tables, which cannot say "
+        st.info(escape.md(f"The threshold {unread[0]:g} lies inside a score bin of the count tables, which cannot say "
                         "which of its rows reach it. ") + "Choose **AUC score levels: Exact** on the Data page "
                 "for per-subgroup thresholds on every row counted where it lies, or analyse a random sample.")
         return
     with progress.stage("Counting per-subgroup predictions ..."):
-        table, disparities = data.per_subgroup_effect(token, mapping_key, score, threshold, chosen, tuple(metrics),
+        table, disparities = computations.per_subgroup_effect(token, mapping_key, score, threshold, chosen, tuple(metrics),
                                                       distance, reduction, reference, include_small, tc)
     table = pd.concat([table.iloc[:1], controls.in_order(table.iloc[1:], names)])
     st.markdown(_effect_sentence(table, disparities, threshold, distance, reduction, reference))
     table = table.assign(threshold=["" if pd.isna(t) else f"{t:g}" for t in table["threshold"]])
     config = {"subgroup": "Subgroup", "threshold": "Own threshold"}
     for name in (*metrics, "accuracy"):
-        label = text.RATE_LABELS.get(name, "Accuracy")
+        label = labels.RATE_LABELS.get(name, "Accuracy")
         for side, word in (("single", f"at {threshold:g}"), ("own", "own")):
             config[f"{name}_{side}"] = st.column_config.NumberColumn(f"{label} ({word})", format="%.4g")
     st.dataframe(table, hide_index=True, column_config=config)
@@ -162,7 +162,7 @@ def _subgroup_threshold_inputs(token: str, score: str, threshold: float, names: 
     for i, name in enumerate(names):
         key = f"w:subgroup_threshold:{token}:{score}:{name}"
         st.session_state[key] = float(chosen.get(name, threshold))
-        columns[i % 4].number_input(text.md(name), key=key, step=step, format="%g", on_change=set_one,
+        columns[i % 4].number_input(escape.md(name), key=key, step=step, format="%g", on_change=set_one,
                                     args=(name, key))
     st.button("Reset to the single threshold", on_click=reset, disabled=not chosen)
     return tuple((name, float(chosen.get(name, threshold))) for name in names)
@@ -172,9 +172,9 @@ def _effect_sentence(table: pd.DataFrame, disparities: dict, threshold: float, d
                      reference: str) -> str:
     """One sentence: overall accuracy and each rate's disparity with per-subgroup thresholds against the single one."""
     overall = table.iloc[0]
-    ref = text.reference_text(reference)
-    changes = "; ".join(f"the {text.RATE_LABELS[m].lower()} disparity goes from {text.num(single)} to {text.num(own)}"
+    ref = labels.reference_text(reference)
+    changes = "; ".join(f"the {labels.RATE_LABELS[m].lower()} disparity goes from {formats.num(single)} to {formats.num(own)}"
                         for m, (single, own) in disparities.items())
-    return (f"With these thresholds, overall accuracy is **{text.num(float(overall['accuracy_own']))}** "
-            f"({text.num(float(overall['accuracy_single']))} at the single threshold {threshold:g})"
-            + (f"; {changes} ({reduction}, {text.DISTANCE_LABELS[distance]}, against the {ref})." if changes else "."))
+    return (f"With these thresholds, overall accuracy is **{formats.num(float(overall['accuracy_own']))}** "
+            f"({formats.num(float(overall['accuracy_single']))} at the single threshold {threshold:g})"
+            + (f"; {changes} ({reduction}, {labels.DISTANCE_LABELS[distance]}, against the {ref})." if changes else "."))

@@ -11,7 +11,7 @@ import pytest
 import fairness_core as fc
 from tests.app.helpers import CI, figures, tile, widget
 from ui import text
-from ui.data import SAMPLE_DIR, SAMPLES
+from ui.loading import SAMPLE_DIR, SAMPLES
 
 PAGE = "pages/calibration.py"
 TILE = "ECE disparity (max)"

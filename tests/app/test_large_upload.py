@@ -11,7 +11,7 @@ from sklearn.metrics import roc_auc_score
 from streamlit.testing.v1 import AppTest
 
 from tests.app.helpers import PAGES, ROOT, csv_bytes, metrics, scored_table, widget
-from ui import data, text
+from ui import loading as data, text
 
 N_ROWS = 1_000_000
 

@@ -7,7 +7,7 @@ from streamlit.testing.v1 import AppTest
 
 from fairness_core._io import TOO_MANY_CELLS_MESSAGE
 from tests.app.helpers import PAGES, ROOT, csv_bytes, scored_table, widget
-from ui import data, memo, state, text
+from ui import loading as data, memo, state, text
 
 MB = 2 ** 20
 

@@ -12,7 +12,7 @@ from streamlit.testing.v1 import AppTest
 import fairness_core as fc
 from tests.app.helpers import ROOT, figures, metrics, start, widget
 from tests.app.review_helpers import downloads, prepare, restore  # noqa: F401
-from ui import review as ui_review
+from ui import review_url as ui_review
 from ui import text
 
 CREDIT = pd.read_csv(ROOT / "sample_data" / "credit_decisions.csv")

@@ -9,7 +9,7 @@ import re
 
 import pytest
 
-from ui.text import ZWJ, md
+from ui.escape import ZWJ, md
 
 
 @pytest.mark.parametrize("raw, escaped", [

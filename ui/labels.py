@@ -1,0 +1,166 @@
+"""The words of the interface: widget labels and their help, option labels, column headers, the references in
+words. Tests and documentation find a widget by its label here."""
+
+from __future__ import annotations
+
+from fairness_core import reference_keyword
+from fairness_core.plotting import RATE_LABELS
+
+from . import escape
+
+# Widget labels named by the issue, so documentation and tests can find them.
+LABEL_COLUMN = "Label column"
+POSITIVE_LABEL = "Positive label"
+OUTCOME = "For the person, a positive prediction is"
+SCORE_COLUMN = "Score column"
+PREDICTED_COLUMN = "Predicted label column"
+PROTECTED = "Protected attributes"
+IDENTITY = "Identity columns"
+THRESHOLD = "Decision threshold"
+POWER_P = "Power mean p"
+OVERALL_WEIGHT = "Overall AUC weight"
+N_BINS = "Number of bins"
+STRATEGY = "Binning strategy"
+DISTANCE = "Distance"
+REDUCTION = "Reduction"
+REFERENCE = "Reference"
+REFERENCE_GROUP = "Reference subgroup"
+MODEL = "Model"
+INCLUDE_SMALL = "Include small subgroups in summaries"
+ORDER_SUBGROUPS = "Order subgroups"
+NO_PREDICTED = "(no predicted label)"  # the option for None, never compared with a column name
+INTERSECT = "Intersect protected attributes"
+ATTRIBUTE_BINS = "Bins for numeric attributes"
+MIN_SIZE = "Minimum subgroup size"
+SLICE_BY = "Slice by"
+KEEP_ALL_CLASSES = "Keep all classes"
+SHOW_INTERVALS = "Show intervals"
+CONFIDENCE_LEVEL = "Confidence level"
+N_BOOT = "Bootstrap replicates"
+ADJUST = "Multiple comparisons"
+MAX_DIFFERENCE = "Maximum difference"
+UPLOAD = "Upload a CSV or Parquet file"
+COUNTED_INTERVALS = ("Data counted where it lies: the bootstrap resamples counts per membership pattern, which "
+                     "DuckDB counts with one more pass over the rows per table and per threshold.")
+COUNTED_SLICE = ("Not available for data on this machine counted where it lies: every row is counted. To analyse a "
+                 "part, point the source at the files of that part, or analyse a random sample (Data page).")
+LEVELS = (0.90, 0.95, 0.99)
+N_BOOTS = (200, 500, 1000, 2000)
+# "Multiple comparisons" choice -> fairness_core's `adjust` option.
+ADJUSTMENTS = {"none": None, "bonferroni": "bonferroni", "holm": "holm", "fdr_bh": "fdr_bh"}
+ADJUST_LABELS = {"none": "None", "bonferroni": "Bonferroni", "holm": "Holm", "fdr_bh": "Benjamini–Hochberg"}
+STATUS_BADGES = {"pass": ("Pass", "green"), "fail": ("Fail", "red"), "inconclusive": ("Inconclusive", "orange"),
+                 "not_assessable": ("Not assessable", "gray")}
+STATUS_WORDS = {"pass": "pass", "fail": "fail", "inconclusive": "inconclusive", "not_assessable": "not assessable"}
+DISTANCE_LABELS = {"diff": "difference |a - b|", "ratio": "ratio (larger / smaller)"}
+REDUCTION_LABELS = {"max": "max", "mean": "mean"}
+REFERENCE_LABELS = {
+    "rest": "rest of the population",
+    "overall": "whole population",
+    "pairwise": "every other subgroup (pairwise)",
+    "named": "a chosen subgroup",
+}
+# Rate name in group_rates -> metric name of rate_disparity.
+RATE_TO_METRIC = {"selection_rate": "statistical_parity", **{k: k for k in RATE_LABELS if k != "selection_rate"}}
+HELP = {
+    OUTCOME: "Whether the event the score predicts is good or bad for the person it is about. Adverse (deny, "
+             "default, reject, flag as high risk, remove as toxic): the four-fifths rule and the p% score compare "
+             "the rates of the favourable prediction, the equal opportunity score its rate among people whose "
+             "true label is favourable, and the Theil index counts a favourable prediction as the benefit. The "
+             "score keeps its meaning: AUCs and calibration do not change.",
+    UPLOAD: "One row per prediction: the true label, model score(s) and/or a predicted label, and protected "
+            "attributes. Files up to 1 GB. **Parquet is recommended** for large files: it is several times smaller "
+            "than the same CSV and faster to read, and keeps each column's type. Nothing is stored after your "
+            "session.",
+    POWER_P: "Exponent of the power mean over subgroups. Negative values stress the worst subgroups "
+             "(-5 in the Jigsaw competition); 1 is the plain mean; 0 the geometric mean.",
+    OVERALL_WEIGHT: "Weight of the overall AUC in the bias AUC score; the rest goes to the mean of the "
+                    "three power means.",
+    THRESHOLD: "A row is predicted positive when its score is at least this value (on the score's own scale).",
+    DISTANCE: "How a subgroup's rate a is compared with the reference rate b: |a - b| (perfect 0) or "
+              "max(a, b) / min(a, b) (perfect 1).",
+    REDUCTION: "How the per-subgroup disparities are summarised: the largest, or the mean. Small subgroups "
+               "and undefined values are left out and counted.",
+    REFERENCE: "What each subgroup is compared with.",
+    N_BINS: "Number of probability bins for the reliability diagrams and ECE.",
+    STRATEGY: "uniform: equal-width bins over [0, 1]; quantile: bins holding equal numbers of rows.",
+    INTERSECT: "On: one subgroup per observed combination of the protected attributes (e.g. race and sex). "
+               "Off: each value of each attribute is its own subgroup.",
+    ATTRIBUTE_BINS: "A numeric protected attribute with more than 10 distinct values is cut into this many "
+                    "quantile bins, named by their ranges.",
+    MIN_SIZE: "Smaller subgroups stay in every table, flagged 'small', and are left out of summaries.",
+    SLICE_BY: "Restrict every page to a slice of the rows: choose columns, then the values (or the range) "
+              "to keep. All conditions must hold.",
+    KEEP_ALL_CLASSES: "For a label with more than two classes: binary metrics compare the positive label with "
+                      "all other classes; the Class-wise bias page uses every class.",
+    SHOW_INTERVALS: "Confidence intervals on every figure, table and chart of every page: Wilson intervals for "
+                    "rates and shares, DeLong intervals for AUCs, Fisher's z for the correlation score, and a "
+                    "bootstrap of the counts (stratified by subgroup) for disparities, power means, calibration "
+                    "errors, the Theil index, class-wise and dataset metrics. The bootstrap uses the fixed seed 0, "
+                    "so the same data and options always give the same intervals.",
+    CONFIDENCE_LEVEL: "Coverage of every interval shown.",
+    N_BOOT: "Bootstrap resamples for the intervals of disparities and other composite figures; more resamples "
+            "give steadier interval ends and take longer. Seed 0: the same data and options give the same "
+            "intervals.",
+    ADJUST: "With many subgroups, some intervals exclude parity by chance. Bonferroni and Holm widen the "
+            "intervals of each table (and adjust its parity marks) so that the chance of any false mark stays "
+            "below 1 - level; Benjamini-Hochberg controls the share of false marks instead.",
+    MAX_DIFFERENCE: "Policy bound for a difference |a - b| of rates (in [0, 1]): each selected rate's largest "
+                    "difference, and equalized odds, must be at most this value.",
+}
+# Column headers for every table the pages show (snake_case names from fairness_core).
+COLUMN_LABELS = {
+    "subgroup": "Subgroup", "size": "Rows", "share": "Share", "n_positive": "Positives",
+    "n_negative": "Negatives", "n_background_positive": "Background positives",
+    "n_background_negative": "Background negatives", "small": "Small", "note": "Note",
+    "tp": "TP", "fp": "FP", "tn": "TN", "fn": "FN", **RATE_LABELS,
+    "subgroup_auc": "Subgroup AUC", "bpsn_auc": "BPSN AUC", "bnsp_auc": "BNSP AUC",
+    "reference": "Compared with", "reference_size": "Reference rows", "subgroup_value": "Subgroup value",
+    "reference_value": "Reference value", "disparity": "Disparity", "tpr_disparity": "TPR disparity",
+    "fpr_disparity": "FPR disparity", "passes": "Passes", "verdict": "Verdict", "ece": "ECE", "mce": "MCE",
+    "brier_score": "Brier score", "ece_expected": "ECE if calibrated", "ece_debiased": "ECE, bias-corrected",
+    "subgroup_expected": "Subgroup ECE if calibrated", "reference_expected": "Reference ECE if calibrated",
+    "reason": "Reason", "rows": "Rows", "score": "Score",
+    "class": "Class", "n_true": "True rows", "n_predicted": "Predicted rows", "recall": "Recall",
+    "precision": "Precision", "fscore": "F-score", "value": "Value", "n_subgroups": "Subgroups",
+    "base_rate": "Base rate", "smoothed_positive_rate": "Smoothed positive rate",
+    "smoothed_negative_rate": "Smoothed negative rate", "used": "Used",
+    "numerator": "Numerator", "denominator": "Denominator", "reference_numerator": "Reference numerator",
+    "reference_denominator": "Reference denominator", "small_reason": "Why small", "p_value": "p-value",
+    "excludes_parity": "Interval excludes parity", "n_boot_undefined": "Undefined resamples",
+    "accuracy": "Accuracy", "f1": "F1", "subgroup_auc_max_binning_error": "Subgroup AUC: max binning error",
+    "bpsn_auc_max_binning_error": "BPSN AUC: max binning error",
+    "bnsp_auc_max_binning_error": "BNSP AUC: max binning error",
+}
+
+
+def reference_mode(reference) -> str:
+    """'rest', 'overall' or 'pairwise' for those keywords (plain strings); 'named' for a subgroup, which
+    the pages pass as ``fc.named_reference(name)`` so that a subgroup called "rest" is never the keyword."""
+    return reference_keyword(reference) or "named"
+
+
+def reference_text(reference) -> str:
+    """The reference in words (Markdown-safe): 'rest of the population', ..., or 'subgroup <name>'."""
+    mode = reference_mode(reference)
+    return REFERENCE_LABELS[mode] if mode != "named" else f"subgroup {escape.md(str(reference))}"
+
+
+def reference_legend(reference) -> str:
+    """The legend text of a chart's reference markers.
+
+    Parameters
+    ----------
+    reference : str or fairness_core.NamedReference
+        The keyword ``'rest'``, ``'overall'`` or ``'pairwise'`` (plain strings), or a subgroup as
+        ``fc.named_reference(name)``.
+
+    Returns
+    -------
+    str
+        'Rest of population', 'Whole population', or 'Reference: <name>' for a named subgroup, even
+        one called "rest" (a named reference equals the keyword's string, so it is told apart by
+        its type, never by value). Plain text: the chart escapes it with ``plotting.plot_text``.
+    """
+    mode = reference_mode(reference)
+    return {"rest": "Rest of population", "overall": "Whole population"}.get(mode, f"Reference: {reference}")

@@ -1,0 +1,77 @@
+"""Restoring a saved review on the Data page: a configuration file, a review's JSON export or its HTML report,
+read and applied to the loaded data (``ui.review_config.request``)."""
+
+from __future__ import annotations
+
+import json
+
+import streamlit as st
+
+import fairness_core as fc
+
+from . import escape, review_config, state
+
+RESTORED = "review:restored_file"  # file_id of the configuration last uploaded on the Data page
+RESTORE_OPEN = "review:restore_open"  # bool: the Data page's "Restore a saved review" expander is open
+MAX_FILE = 100_000_000             # bytes of an uploaded configuration or report read at most
+_CONFIG_OPEN = '<script type="application/json" id="review-config">'   # the report's embedded configuration
+_CONFIG_CLOSE = "</script>"
+
+
+def read_config(raw: bytes) -> fc.ReviewConfig:
+    """The configuration in an uploaded file: a configuration JSON, a review's JSON export, or an HTML report.
+
+    Raises
+    ------
+    ValueError
+        With a message to show, when the file holds no valid configuration.
+    """
+    if len(raw) > MAX_FILE:
+        raise ValueError(review_config.unreadable(f"the file is larger than {MAX_FILE // 1_000_000} MB"))
+    content = raw.decode("utf-8", errors="replace")
+    if content.lstrip()[:1] != "{":  # an HTML report: its embedded configuration
+        # Two str.find calls, linear in the file (a lazy regex is quadratic on many opening tags without a close).
+        start = content.find(_CONFIG_OPEN)
+        end = content.find(_CONFIG_CLOSE, start + len(_CONFIG_OPEN)) if start >= 0 else -1
+        if end < 0:
+            raise ValueError(review_config.unreadable("the file is neither a configuration (JSON) nor a review's HTML report"))
+        start = content.rfind(_CONFIG_OPEN, start, end)   # the opening tag this close belongs to
+        content = content[start + len(_CONFIG_OPEN):end]
+    try:
+        parsed = json.loads(content)
+    except ValueError as exc:
+        raise ValueError(review_config.unreadable(f"not JSON ({exc})")) from None
+    except RecursionError:
+        raise ValueError(review_config.unreadable("its JSON is nested too deeply")) from None
+    if isinstance(parsed, dict) and isinstance(parsed.get("context"), dict) and "configuration" in parsed["context"]:
+        parsed = parsed["context"]["configuration"]  # a review's JSON export
+    return fc.ReviewConfig.from_dict(parsed)
+
+
+def restore_section() -> None:
+    """Data page: upload a saved configuration (or a report) to restore its view on the loaded data."""
+    box = st.expander("Restore a saved review", key=RESTORE_OPEN, on_change="rerun")
+    if not box.open:  # drawn only when open: no second file input on the page until then
+        return
+    with box:
+        st.caption("A configuration saved from the Overview (Export this review), a review's JSON or its HTML "
+                   "report, made with this data file: its mapping, slice, thresholds and every option are restored "
+                   "on every page.")
+        uploaded = st.file_uploader("Saved configuration or report", type=["json", "html", "htm"],
+                                    key="review:restore")
+        if uploaded is None or uploaded.file_id == st.session_state.get(RESTORED):
+            return
+        try:
+            config = read_config(uploaded.getvalue())
+        except ValueError as exc:
+            st.error(escape.md(str(exc)))
+            return
+        problem = review_config.missing_columns(config, st.session_state[state.FRAME])
+        if problem:
+            st.error(problem)
+            return
+        st.session_state[RESTORED] = uploaded.file_id
+        notes = review_config.unsupported(config)
+        review_config.request(config, " ".join(([review_config.OTHER_FILE] if review_config.other_file(config) else [])
+                                 + ([("Not offered here, so the default is used: " + "; ".join(notes) + ".")]
+                                    if notes else [])))
