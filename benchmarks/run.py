@@ -1004,7 +1004,7 @@ def child_app(path: str, repeats: int, quick: bool) -> dict:
     os.environ.setdefault("STREAMLIT_CLIENT_SHOW_ERROR_DETAILS", "full")
     for name in ("streamlit.runtime.scriptrunner_utils.script_run_context", "streamlit.runtime.caching.cache_data_api"):
         logging.getLogger(name).setLevel(logging.ERROR)
-    from ui import state, text
+    from ui import labels, state
 
     data = Path(path).read_bytes()
     steps: dict[str, list] = {}
@@ -1045,9 +1045,9 @@ def child_app(path: str, repeats: int, quick: bool) -> dict:
         step("choose Upload", at, set_value("radio", "Source", "upload"))
         step("upload and parse the CSV", at, lambda at: at.file_uploader[0].set_value(
             (Path(path).name, data, "text/csv")))
-        step("map the score columns", at, set_value("multiselect", text.SCORE_COLUMN, list(SCORES)))
-        step("add a protected attribute (race, sex)", at, set_value("multiselect", text.PROTECTED, ["race", "sex"]))
-        step("map the predicted label column", at, set_value("selectbox", text.PREDICTED_COLUMN, "pred"))
+        step("map the score columns", at, set_value("multiselect", labels.SCORE_COLUMN, list(SCORES)))
+        step("add a protected attribute (race, sex)", at, set_value("multiselect", labels.PROTECTED, ["race", "sex"]))
+        step("map the predicted label column", at, set_value("selectbox", labels.PREDICTED_COLUMN, "pred"))
         frame, mapping = at.session_state[state.FRAME], at.session_state[state.MAPPING]
         loaded.update(rows=None if frame is None else len(frame),
                       protected=None if mapping is None else list(mapping.protected),
@@ -1065,20 +1065,20 @@ def child_app(path: str, repeats: int, quick: bool) -> dict:
         for name in PAGES:
             step(f"first run: {name}", at, page(name))
         step(f"first run: {OVERVIEW} (after every other page)", at, page(OVERVIEW))
-        step("Rate disparities: threshold change", at, on(RATE_PAGE, "number_input", text.THRESHOLD, 0.6))
+        step("Rate disparities: threshold change", at, on(RATE_PAGE, "number_input", labels.THRESHOLD, 0.6))
         if not quick:
-            step("Rate disparities: distance change", at, set_value("selectbox", text.DISTANCE, "ratio"))
-            step("Rate disparities: reduction change", at, set_value("selectbox", text.REDUCTION, "mean"))
-            step("Rate disparities: reference change", at, set_value("selectbox", text.REFERENCE, "overall"))
-            step("Subgroup AUCs: p change", at, on("pages/subgroup_aucs.py", "number_input", text.POWER_P, -2.0))
-            step("Calibration: n_bins change", at, on("pages/calibration.py", "slider", text.N_BINS, 20))
+            step("Rate disparities: distance change", at, set_value("selectbox", labels.DISTANCE, "ratio"))
+            step("Rate disparities: reduction change", at, set_value("selectbox", labels.REDUCTION, "mean"))
+            step("Rate disparities: reference change", at, set_value("selectbox", labels.REFERENCE, "overall"))
+            step("Subgroup AUCs: p change", at, on("pages/subgroup_aucs.py", "number_input", labels.POWER_P, -2.0))
+            step("Calibration: n_bins change", at, on("pages/calibration.py", "slider", labels.N_BINS, 20))
             at.switch_page("pages/dataset_metrics.py").run()
             if any(b.label == CONSISTENCY_BUTTON for b in at.button):  # the page runs kNN when asked
                 step("Dataset metrics: Compute consistency (button)", at,
                      lambda at: _widget(at, "button", CONSISTENCY_BUTTON).click())
             step("Dataset metrics: k change", at, set_value("number_input", "Neighbours (k)", 6))
-            step("sidebar: minimum subgroup size change", at, set_value("number_input", text.MIN_SIZE, 50))
-            step("sidebar: slice by sex (choose the column)", at, set_value("multiselect", text.SLICE_BY, ["sex"]))
+            step("sidebar: minimum subgroup size change", at, set_value("number_input", labels.MIN_SIZE, 50))
+            step("sidebar: slice by sex (choose the column)", at, set_value("multiselect", labels.SLICE_BY, ["sex"]))
             step("sidebar: slice keeps Female only", at, set_value("multiselect", "sex", ["Female"]))
         # Session 2: the Overview straight after the Data page, as its place in the navigation suggests.
         at = open_upload()

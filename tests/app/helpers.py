@@ -26,15 +26,15 @@ def interval(caption: str) -> tuple[float, float, float]:
 
 
 def unescape(markdown: str) -> str:
-    """Markdown text as the reader sees it: ui.text.md's backslash escapes and zero-width joiners removed."""
+    """Markdown text as the reader sees it: ui.escape.md's backslash escapes and zero-width joiners removed."""
     return re.sub(r"\\(.)", r"\1", markdown).replace("\u200d", "")
 
 
 def as_shown(value: float) -> float:
-    """`value` as the app writes it (ui.text.num: 4 significant digits), read back as a number."""
-    from ui import text
+    """`value` as the app writes it (ui.formats.num: 4 significant digits), read back as a number."""
+    from ui import formats
 
-    return float(text.num(value))
+    return float(formats.num(value))
 
 
 def tile(app, label: str) -> tuple[str, list[str]]:

@@ -11,7 +11,7 @@ from streamlit.config import ShowErrorDetailsConfigOptions
 
 from fairness_core._io import NESTED_NOTE, REPEATED_NAMES_MESSAGE
 from tests.app.helpers import PAGES, ROOT, metrics, widget
-from ui import data, text
+from ui import profiling, escape, labels
 
 N = 300
 
@@ -42,8 +42,8 @@ def test_every_line_ending_loads_the_same_data(app, ending):
     assert not app.exception and not app.error
     assert metrics(app)["Rows in file"] == f"{N:,}"
     assert metrics(app)["Rows used"] == f"{N:,}"
-    assert widget(app, "selectbox", text.LABEL_COLUMN).value == "label"
-    assert widget(app, "multiselect", text.SCORE_COLUMN).value == ["score"]
+    assert widget(app, "selectbox", labels.LABEL_COLUMN).value == "label"
+    assert widget(app, "multiselect", labels.SCORE_COLUMN).value == ["score"]
     assert list(app.dataframe[0].value["subgroup"]) == ["A", "B", "C"]
     assert_every_page_renders(app)
 
@@ -55,7 +55,7 @@ def test_pathological_quote_comma_upload_is_refused_at_once(app):
     elapsed = time.perf_counter() - start
     assert not app.exception
     assert [e.value for e in app.error] == [  # escaped: the message holds the file name and a column name
-        text.md(REPEATED_NAMES_MESSAGE.format(name="stall.csv", count=16_383, example=","))]
+        escape.md(REPEATED_NAMES_MESSAGE.format(name="stall.csv", count=16_383, example=","))]
     assert elapsed < 5  # generous: milliseconds of parsing plus two AppTest reruns
 
 
@@ -80,14 +80,14 @@ def nested_parquet() -> bytes:
 def test_parquet_with_nested_columns_loads_maps_and_renders(app):
     upload(app, "nested.parquet", nested_parquet(), "application/octet-stream")
     assert not app.exception and not app.error
-    assert [i.value for i in app.info] == [text.md(NESTED_NOTE.format(columns="'tags', 'info', 'attrs'"))]
+    assert [i.value for i in app.info] == [escape.md(NESTED_NOTE.format(columns="'tags', 'info', 'attrs'"))]
     assert metrics(app)["Rows used"] == f"{N:,}"
-    assert widget(app, "multiselect", text.PROTECTED).value == ["race"]
+    assert widget(app, "multiselect", labels.PROTECTED).value == ["race"]
     # a nested column (now text) can itself be chosen as an attribute
-    widget(app, "multiselect", text.PROTECTED).set_value(["race", "tags"]).run()
+    widget(app, "multiselect", labels.PROTECTED).set_value(["race", "tags"]).run()
     assert not app.exception and not app.error
     assert '["x", "y"]' in " ".join(app.dataframe[0].value["subgroup"])
-    widget(app, "multiselect", text.PROTECTED).set_value(["race"]).run()
+    widget(app, "multiselect", labels.PROTECTED).set_value(["race"]).run()
     assert_every_page_renders(app)
 
 
@@ -98,7 +98,7 @@ def test_column_profile_counts_unhashable_values_by_their_text():
         "arrays": pd.Series([np.array([1, 2]), np.array([1, 2]), None, np.array([0])], dtype=object),
         "y": [0, 1, 0, 1],
     })
-    profile = data.column_profile.__wrapped__("t", frame).set_index("column")
+    profile = profiling.column_profile.__wrapped__("t", frame).set_index("column")
     assert profile["n_unique"].to_dict() == {"lists": 2, "dicts": 2, "arrays": 2, "y": 2}
     assert profile["n_missing"].to_dict() == {"lists": 1, "dicts": 0, "arrays": 1, "y": 0}
 

@@ -26,7 +26,7 @@ from tests.app.helpers import metrics, start, widget
 from tests.fairness_core.test_bad_input_catalogue import (GROUPS, LABEL, LONG_FIRST_ROW, N, PLAIN, SCORES,
                                                           formula_cells, gzip_bomb, hostile_review, mixed_encoding,
                                                           parquet, table_text, workbook)
-from ui import data, text
+from ui import analysis, escape, formats, labels, loading, profiling
 
 
 @pytest.fixture(scope="module")
@@ -76,7 +76,7 @@ REFUSED = [
 @pytest.mark.parametrize("name, payload, message", REFUSED, ids=[r[0] for r in REFUSED])
 def test_refused_files_show_the_message(app, name, payload, message):
     load(app, name, payload)
-    assert errors(app) == [text.md(message.format(name=name))]
+    assert errors(app) == [escape.md(message.format(name=name))]
     assert not metrics(app)
 
 
@@ -87,15 +87,15 @@ def test_a_failed_upload_clears_the_previous_results_on_every_page(app):
     assert metrics(app)["Rows analysed"] == f"{N:,}"
     load(app, "broken.csv", b"")
     message = fio.EMPTY_MESSAGE.format(name="broken.csv")
-    assert errors(app) == [text.md(message)]
+    assert errors(app) == [escape.md(message)]
     for page in ("pages/overview.py", "pages/subgroup_aucs.py", "pages/rate_disparities.py"):
         app.switch_page(page).run()
         assert not app.exception and not metrics(app) and not app.dataframe, page   # nothing of good.csv
-        assert [w.value for w in app.warning] == [data.FAILED_UPLOAD_MESSAGE.format(name=text.md("broken.csv"))]
+        assert [w.value for w in app.warning] == [analysis.FAILED_UPLOAD_MESSAGE.format(name=escape.md("broken.csv"))]
         assert app.sidebar.text[0].value == "none"
     # back on the Data page (the uploader is empty again): the reason, and what to do
     app.switch_page("pages/data.py").run()
-    assert errors(app) == [f"The last upload, {text.md('broken.csv')}, could not be loaded: {text.md(message)}"]
+    assert errors(app) == [f"The last upload, {escape.md('broken.csv')}, could not be loaded: {escape.md(message)}"]
     # a sample loads again, and the pages show it
     widget(app, "radio", "Source").set_value("credit").run()
     app.switch_page("pages/overview.py").run()
@@ -105,7 +105,7 @@ def test_a_failed_upload_clears_the_previous_results_on_every_page(app):
 # Files read with a documented correction ----------------------------------------------------------------
 
 def note_of(template: str, **values) -> str:
-    return text.md(template.format(**values))
+    return escape.md(template.format(**values))
 
 
 READ = [
@@ -129,9 +129,9 @@ def test_read_with_the_documented_correction(app, name, payload, notes, rows):
     assert not errors(app)
     assert infos(app) == [note_of(n, name=name) for n in notes]
     assert metrics(app)["Rows in file"] == f"{rows:,}" and metrics(app)["Rows used"] == f"{rows:,}"
-    assert widget(app, "selectbox", text.LABEL_COLUMN).value == "label"
-    assert widget(app, "multiselect", text.SCORE_COLUMN).value == ["score"]
-    assert widget(app, "multiselect", text.PROTECTED).value == ["race"]
+    assert widget(app, "selectbox", labels.LABEL_COLUMN).value == "label"
+    assert widget(app, "multiselect", labels.SCORE_COLUMN).value == ["score"]
+    assert widget(app, "multiselect", labels.PROTECTED).value == ["race"]
     assert len(app.dataframe[0].value) == 3   # three subgroups
 
 
@@ -147,12 +147,12 @@ def test_numbers_written_as_text_say_why_they_are_no_score(app):
                          score_pct=[f"{round(s * 100)} %" for s in SCORES],
                          score_k=[f"{1000 + s:,.2f}" for s in SCORES])
     load(app, "text_numbers.csv", frame.to_csv(index=False).encode())
-    reasons = "; ".join(text.md(f"{c!r} {r}") for c, r in [
+    reasons = "; ".join(escape.md(f"{c!r} {r}") for c, r in [
         ("score_dc", "holds numbers written with a decimal comma (for example '0,05')"),
         ("score_pct", "holds percentages written with a % sign (for example '5 %')"),
         ("score_k", "holds numbers written with thousands separators (for example '1,000.05')")])
-    assert infos(app) == [data.NOT_SCORES_MESSAGE.format(reasons=reasons)]
-    assert widget(app, "multiselect", text.SCORE_COLUMN).options == ["score"]
+    assert infos(app) == [profiling.NOT_SCORES_MESSAGE.format(reasons=reasons)]
+    assert widget(app, "multiselect", labels.SCORE_COLUMN).options == ["score"]
 
 
 def test_no_header_blank_and_long_names_are_noted(app):
@@ -162,7 +162,7 @@ def test_no_header_blank_and_long_names_are_noted(app):
     long_name = "protected_" + "x" * 5000
     load(app, "names.csv", PLAIN.rename(columns={"race": long_name}).assign(**{"": 1}).to_csv(index=False).encode())
     assert infos(app)[0] == note_of(fio.BLANK_NAMES_NOTE, columns="'Unnamed: 3'")
-    widget(app, "multiselect", text.PROTECTED).set_value([long_name]).run()
+    widget(app, "multiselect", labels.PROTECTED).set_value([long_name]).run()
     assert not app.exception and not errors(app) and len(app.dataframe[0].value) == 3
 
 
@@ -170,7 +170,7 @@ def test_five_thousand_columns(app):
     wide = pd.concat([PLAIN, pd.DataFrame(np.ones((N, 4997)), columns=[f"f{i}" for i in range(4997)])], axis=1)
     load(app, "wide.csv", wide.to_csv(index=False).encode())
     assert not errors(app) and metrics(app)["Rows used"] == f"{N:,}"
-    assert widget(app, "multiselect", text.SCORE_COLUMN).value == ["score"]
+    assert widget(app, "multiselect", labels.SCORE_COLUMN).value == ["score"]
 
 
 # Labels, scores and attributes ---------------------------------------------------------------------------
@@ -178,14 +178,14 @@ def test_five_thousand_columns(app):
 def test_label_problems(app):
     load(app, "labels.csv", PLAIN.assign(one=1, three=[i % 3 for i in range(N)],
                                          spelled=["yes", "Yes", "YES", "no"] * (N // 4)).to_csv(index=False).encode())
-    label = widget(app, "selectbox", text.LABEL_COLUMN)
+    label = widget(app, "selectbox", labels.LABEL_COLUMN)
     label.set_value("one").run()
-    assert errors(app) == [text.md(LABEL_TOO_FEW.format(col="one", n=1, values="1"))]
-    widget(app, "selectbox", text.LABEL_COLUMN).set_value("spelled").run()
-    widget(app, "checkbox", text.KEEP_ALL_CLASSES).uncheck().run()
-    assert errors(app) == [text.md(LABEL_VALUES.format(col="spelled", n=4, values="'yes', 'Yes', 'YES', 'no'"))]
-    widget(app, "selectbox", text.LABEL_COLUMN).set_value("three").run()
-    widget(app, "checkbox", text.KEEP_ALL_CLASSES).check().run()
+    assert errors(app) == [escape.md(LABEL_TOO_FEW.format(col="one", n=1, values="1"))]
+    widget(app, "selectbox", labels.LABEL_COLUMN).set_value("spelled").run()
+    widget(app, "checkbox", labels.KEEP_ALL_CLASSES).uncheck().run()
+    assert errors(app) == [escape.md(LABEL_VALUES.format(col="spelled", n=4, values="'yes', 'Yes', 'YES', 'no'"))]
+    widget(app, "selectbox", labels.LABEL_COLUMN).set_value("three").run()
+    widget(app, "checkbox", labels.KEEP_ALL_CLASSES).check().run()
     assert not errors(app)
     assert any(m.value.startswith("**3 classes** in three: 0 (20), 1 (20), 2 (20)") for m in app.markdown)
 
@@ -215,15 +215,15 @@ def test_nullable_parquet_columns(app):
 
 def test_constant_and_huge_scores_render_every_analysis_page(app):
     load(app, "odd_scores.csv", PLAIN.assign(constant=0.3, huge=np.array(SCORES) * 1.7e308).to_csv(index=False).encode())
-    widget(app, "multiselect", text.SCORE_COLUMN).set_value(["constant", "huge"]).run()
+    widget(app, "multiselect", labels.SCORE_COLUMN).set_value(["constant", "huge"]).run()
     assert not errors(app)
     from sklearn.metrics import roc_auc_score
 
     for model, auc in (("constant", 0.5), ("huge", roc_auc_score(LABEL, SCORES))):
-        widget(app, "selectbox", text.MODEL).set_value(model).run()
+        widget(app, "selectbox", labels.MODEL).set_value(model).run()
         app.switch_page("pages/subgroup_aucs.py").run()
         assert not app.exception and not errors(app), model
-        assert metrics(app)["Overall AUC"] == text.num(auc)
+        assert metrics(app)["Overall AUC"] == formats.num(auc)
         app.switch_page("pages/rate_disparities.py").run()
         assert not app.exception and not errors(app), model
         assert app.dataframe[0].value["size"].sum() == N
@@ -249,15 +249,15 @@ def test_attribute_problems(app):
     frame.loc[: n // 2, "race"] = "A"   # (half missing)
     frame["nothing"] = np.nan
     load(app, "ids.csv", frame.to_csv(index=False).encode())
-    protected = widget(app, "multiselect", text.PROTECTED)
+    protected = widget(app, "multiselect", labels.PROTECTED)
     protected.set_value(["user_id"]).run()
-    assert errors(app) == [text.md(TOO_MANY_MESSAGE.format(n=n, max=200))]
-    widget(app, "multiselect", text.PROTECTED).set_value(["weight"]).run()   # floats: four quantile bins
+    assert errors(app) == [escape.md(TOO_MANY_MESSAGE.format(n=n, max=200))]
+    widget(app, "multiselect", labels.PROTECTED).set_value(["weight"]).run()   # floats: four quantile bins
     assert not errors(app) and app.dataframe[0].value["size"].tolist() == [n // 4] * 4
-    widget(app, "multiselect", text.PROTECTED).set_value(["nothing"]).run()  # all missing: one subgroup
+    widget(app, "multiselect", labels.PROTECTED).set_value(["nothing"]).run()  # all missing: one subgroup
     assert app.dataframe[0].value["subgroup"].tolist() == ["(missing)"]
     app.switch_page("pages/overview.py").run()
-    assert [w.value for w in app.warning][0].startswith(f"Only one subgroup ({text.md('(missing)')}) is in")
+    assert [w.value for w in app.warning][0].startswith(f"Only one subgroup ({escape.md('(missing)')}) is in")
 
 
 def test_subgroups_without_positives_or_negatives(app):
@@ -275,8 +275,8 @@ def test_a_single_row(app):
     assert not errors(app)
     assert infos(app) == [" ".join([MISSING_LABEL, MISSING_OUTPUT])
                           + " The mapping above is a first guess from the column names; complete it."]
-    widget(app, "multiselect", text.SCORE_COLUMN).set_value(["score"]).run()
-    assert errors(app) == [text.md(LABEL_TOO_FEW.format(col="label", n=1, values="1"))]
+    widget(app, "multiselect", labels.SCORE_COLUMN).set_value(["score"]).run()
+    assert errors(app) == [escape.md(LABEL_TOO_FEW.format(col="label", n=1, values="1"))]
 
 
 def test_parquet_decimal_datetime_and_categorical_columns(app):
@@ -289,8 +289,8 @@ def test_parquet_decimal_datetime_and_categorical_columns(app):
                       race=pa.array(pd.Categorical(GROUPS)))
     load(app, "types.parquet", payload)
     assert infos(app) == [note_of(fio.DECIMAL_TYPE_NOTE, columns="'score'")]
-    assert widget(app, "multiselect", text.SCORE_COLUMN).value == ["score"]
-    widget(app, "multiselect", text.PROTECTED).set_value(["race", "day"]).run()
+    assert widget(app, "multiselect", labels.SCORE_COLUMN).value == ["score"]
+    widget(app, "multiselect", labels.PROTECTED).set_value(["race", "day"]).run()
     assert not errors(app) and len(app.dataframe[0].value) == 9   # 3 x 3 observed combinations
 
 
@@ -308,7 +308,7 @@ def test_a_zero_row_slice_says_so_on_every_page(app):
     widget(app, "multiselect", "label").set_value(["1"]).run()
     widget(app, "multiselect", "score").set_value(["0.05"]).run()   # every score 0.05 has label 0: no row
     described = st_slice_text()
-    message = data.EMPTY_SLICE_MESSAGE.format(slice=text.md(described), n=N)
+    message = analysis.EMPTY_SLICE_MESSAGE.format(slice=escape.md(described), n=N)
     assert [w.value for w in app.warning] == [message] and not errors(app)
     for page in ("pages/overview.py", "pages/calibration.py"):
         app.switch_page(page).run()
@@ -322,10 +322,10 @@ def test_a_zero_row_slice_says_so_on_every_page(app):
 
 def test_a_column_named_none_can_be_the_predicted_label(app):
     load(app, "none.csv", PLAIN.assign(**{"(none)": (np.array(SCORES) < 0.3).astype(int)}).to_csv(index=False).encode())
-    predicted = widget(app, "selectbox", text.PREDICTED_COLUMN)
-    assert predicted.value is None and predicted.options == [text.NO_PREDICTED, "(none)"]
+    predicted = widget(app, "selectbox", labels.PREDICTED_COLUMN)
+    assert predicted.value is None and predicted.options == [labels.NO_PREDICTED, "(none)"]
     predicted.set_value("(none)").run()
-    assert widget(app, "selectbox", text.PREDICTED_COLUMN).value == "(none)"
+    assert widget(app, "selectbox", labels.PREDICTED_COLUMN).value == "(none)"
     assert not errors(app)
     # the given predictions are used: their selection rates, not a threshold's
     app.switch_page("pages/rate_disparities.py").run()
@@ -458,7 +458,7 @@ def test_view_entries_of_the_wrong_type_fall_back_on_every_page():
     from tests.app.review_helpers import restore
 
     at = start()   # the bundled credit sample
-    base = fc.ReviewConfig(mapping=data.SAMPLES["credit"]["mapping"]).to_dict()
+    base = fc.ReviewConfig(mapping=loading.SAMPLES["credit"]["mapping"]).to_dict()
     base["view"] = {"subgroups:order": 5, "auc:full_range": "yes", "intervals:show": "on", "subgroups:min_size": -3,
                     "subgroups:n_bins": "many", "auc:p": "x", "cal:ratio_threshold": "bogus",
                     "rates:metrics": "false_positive_rate", "cal:n_bins": 10 ** 6}
@@ -474,7 +474,7 @@ def test_restoring_the_review_of_another_file_says_so():
     from tests.app.review_helpers import restore
 
     at = start()
-    config = fc.ReviewConfig(mapping=data.SAMPLES["credit"]["mapping"],
+    config = fc.ReviewConfig(mapping=loading.SAMPLES["credit"]["mapping"],
                              view={"source": {"name": "other.csv", "sha256": "0" * 64}}).to_json().encode()
     restore(at, "other.json", config)
     assert not at.exception

@@ -12,7 +12,7 @@ import pytest
 from fairness_core.plotting import plot_text
 from tests.app.helpers import ROOT, figures, widget
 from tests.app.test_intervals_ui import verdicts
-from ui import text
+from ui import labels
 
 CREDIT = pd.read_csv(ROOT / "sample_data" / "credit_decisions.csv")
 RATES, CALIBRATION, DATASET, AUC = ("pages/rate_disparities.py", "pages/calibration.py", "pages/dataset_metrics.py",
@@ -88,7 +88,7 @@ def test_pairwise_heatmap_on_calibration_and_dataset_metrics(app, page):
 
 def test_subgroups_worst_first_or_by_name_in_charts_and_tables(app):
     app.switch_page(RATES).run()
-    assert widget(app, "radio", text.ORDER_SUBGROUPS).value == "worst"
+    assert widget(app, "radio", labels.ORDER_SUBGROUPS).value == "worst"
     fpr, fnr = app.dataframe[1].value, app.dataframe[2].value  # comparisons with the rest
     worst = pd.concat([fpr, fnr]).groupby("subgroup")["disparity"].max().sort_values(ascending=False)
     expected = list(worst.index)
@@ -96,14 +96,14 @@ def test_subgroups_worst_first_or_by_name_in_charts_and_tables(app):
     assert figures(app)[0]["data"][0]["y"] == [plot_text(n) for n in expected]  # the rate chart, top first
     assert list(fpr["disparity"]) == sorted(fpr["disparity"], reverse=True)
     assert any(c.value.startswith("Subgroups are ordered worst first: the largest disparity") for c in app.caption)
-    widget(app, "radio", text.ORDER_SUBGROUPS).set_value("name").run()
+    widget(app, "radio", labels.ORDER_SUBGROUPS).set_value("name").run()
     names = sorted(CREDIT["ethnicity"].unique())
     assert list(app.dataframe[0].value["subgroup"]) == names
     assert figures(app)[0]["data"][0]["y"] == names
     # the option is shared: the AUC page is in name order too, then lowest AUC first
     app.switch_page(AUC).run()
     assert list(app.dataframe[0].value["subgroup"]) == names
-    widget(app, "radio", text.ORDER_SUBGROUPS).set_value("worst").run()
+    widget(app, "radio", labels.ORDER_SUBGROUPS).set_value("worst").run()
     table = app.dataframe[0].value
     lowest = table[["subgroup_auc", "bpsn_auc", "bnsp_auc"]].min(axis=1).to_numpy()
     assert np.all(np.diff(lowest) >= 0) and list(table["subgroup"]) != names
@@ -114,7 +114,7 @@ def test_rate_chart_keeps_each_subgroup_colour_in_either_order(app):
     app.switch_page(RATES).run()
     bars = figures(app)[0]["data"][0]
     worst = dict(zip(bars["y"], bars["marker"]["color"]))
-    widget(app, "radio", text.ORDER_SUBGROUPS).set_value("name").run()
+    widget(app, "radio", labels.ORDER_SUBGROUPS).set_value("name").run()
     bars = figures(app)[0]["data"][0]
     assert dict(zip(bars["y"], bars["marker"]["color"])) == worst and len(set(worst.values())) == len(worst)
 
@@ -164,22 +164,22 @@ def test_include_small_is_one_sidebar_option_for_every_page_and_the_overview(app
     app.switch_page(AUC).run()
     caption = next(c.value for c in app.caption if c.value.startswith("Score column"))
     assert "small subgroups left out: 1" in caption
-    assert [w.label for w in app.checkbox].count(text.INCLUDE_SMALL) == 1
-    widget(app, "checkbox", text.INCLUDE_SMALL).set_value(True).run()
+    assert [w.label for w in app.checkbox].count(labels.INCLUDE_SMALL) == 1
+    widget(app, "checkbox", labels.INCLUDE_SMALL).set_value(True).run()
     caption = next(c.value for c in app.caption if c.value.startswith("Score column"))
     assert "small subgroups left out" not in caption
     # the same option on the next page, and the Overview's verdicts follow it
     app.switch_page(RATES).run()
-    assert widget(app, "checkbox", text.INCLUDE_SMALL).value is True
+    assert widget(app, "checkbox", labels.INCLUDE_SMALL).value is True
     assert " 0 with a small subgroup" in small_tile_help(app)
     with_small = verdicts(app)
     app.switch_page("pages/overview.py").run()
     assert not app.exception
     assert {k: v for k, v in verdicts(app).items() if k in with_small} == with_small
-    widget(app, "checkbox", text.INCLUDE_SMALL).set_value(False).run()  # changed on the Overview's sidebar
+    widget(app, "checkbox", labels.INCLUDE_SMALL).set_value(False).run()  # changed on the Overview's sidebar
     overview_without = verdicts(app)
     app.switch_page(RATES).run()
-    assert widget(app, "checkbox", text.INCLUDE_SMALL).value is False
+    assert widget(app, "checkbox", labels.INCLUDE_SMALL).value is False
     assert " 0 with a small subgroup" not in small_tile_help(app)
     without_small = verdicts(app)
     assert without_small != with_small  # the option changes the verdicts on this data ...

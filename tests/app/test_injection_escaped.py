@@ -2,7 +2,7 @@
 
 Every text field Streamlit renders as Markdown (bodies of markdown, captions, alerts and toasts;
 labels, values, deltas and help of tiles and widgets; radio options; expander and tab labels)
-must hold the data text only as ``ui.text.md`` writes it, and every string of every Plotly figure
+must hold the data text only as ``ui.escape.md`` writes it, and every string of every Plotly figure
 only as ``plotting.plot_text`` writes it. The browser test (tests/browser/test_injection_browser.py)
 checks what Chromium then renders and fetches.
 """
@@ -19,7 +19,7 @@ from fairness_core.plotting import plot_text
 from tests import hostile_data as hostile
 from tests.app.helpers import PAGES, start, widget
 from tests.support import ROOT
-from ui import text
+from ui import escape, labels
 
 # Element types whose strings are shown as plain text, or are data rather than text to render.
 PLAIN = {"text", "code", "json", "plotly_chart", "arrow_data_frame", "arrow_table", "exception"}
@@ -105,7 +105,7 @@ def test_every_page_sends_data_text_escaped(hostile_app):
     everything = "\n".join(shown)
     # The data text is there, as md writes it: the file name (context line), subgroups, columns, classes.
     for value in (hostile.FILE_NAME, hostile.LATEX, hostile.IMAGE, hostile.URL, hostile.SCORE, hostile.POSITIVE):
-        assert text.md(value) in everything, f"{value!r} is not shown (escaped) on any page"
+        assert escape.md(value) in everything, f"{value!r} is not shown (escaped) on any page"
     # Tables show subgroup names exactly as in the file (no apostrophe): their verbatim CSV download and
     # clipboard copy are switched off instead (client.disableDataExport; the browser test checks the toolbar).
     app.switch_page("pages/data.py").run()
@@ -122,7 +122,7 @@ def test_named_reference_legend_and_error_message_are_escaped(hostile_app):
     assert_escaped(app, "rate disparities, named reference")
     names = {trace.get("name") for trace in json.loads(app.get("plotly_chart")[0].proto.spec)["data"]}
     assert plot_text("Reference: " + hostile.LINK) in names
-    assert any(f"against the subgroup {text.md(hostile.LINK)}" in c.value for c in app.caption)
+    assert any(f"against the subgroup {escape.md(hostile.LINK)}" in c.value for c in app.caption)
     widget(app, "selectbox", "Reference").set_value("rest").run()
 
     # A mapping error that names a column: shown through md, never raw.
@@ -131,7 +131,7 @@ def test_named_reference_legend_and_error_message_are_escaped(hostile_app):
     widget(app, "checkbox", "Keep all classes").set_value(False).run()
     assert len(app.error) == 1, "a score as a two-class label is refused"
     assert_escaped(app, "data, refused mapping")
-    assert app.error[0].value.startswith(f"The label column '{text.md(hostile.SCORE_2)}' must have exactly two values")
+    assert app.error[0].value.startswith(f"The label column '{escape.md(hostile.SCORE_2)}' must have exactly two values")
     widget(app, "selectbox", "Label column").set_value(hostile.LABEL).run()
     assert not app.error
 
@@ -139,9 +139,9 @@ def test_named_reference_legend_and_error_message_are_escaped(hostile_app):
 def test_reference_legend_tells_a_subgroup_called_rest_from_the_keyword():
     import fairness_core as fc
 
-    assert text.reference_legend("rest") == "Rest of population"
-    assert text.reference_legend("overall") == "Whole population"
-    assert text.reference_legend(fc.named_reference("rest")) == "Reference: rest"
+    assert labels.reference_legend("rest") == "Rest of population"
+    assert labels.reference_legend("overall") == "Whole population"
+    assert labels.reference_legend(fc.named_reference("rest")) == "Reference: rest"
 
 
 def test_config_hides_the_verbatim_table_download_and_error_details():

@@ -15,7 +15,7 @@ from sklearn.metrics import roc_auc_score
 
 import fairness_core as fc
 from tests.app.helpers import CI, as_shown, figures, interval, metrics, tile, unescape, widget
-from ui import text
+from ui import escape, formats
 
 RATE_PAGE, AUC_PAGE = "pages/rate_disparities.py", "pages/subgroup_aucs.py"
 
@@ -145,7 +145,7 @@ def test_fpr_tile_shows_the_library_interval_and_names_the_worst_subgroup(app, c
         ratios[race] = (max(a, b) / min(a, b), n_neg)
     worst = max(ratios, key=lambda r: ratios[r][0])
     value, captions = tile(app, "False positive rate disparity (max)")
-    assert value == f"{text.num(ratios[worst][0])}" == "2.271"
+    assert value == f"{formats.num(ratios[worst][0])}" == "2.271"
     assert worst == "Other" and captions[0].startswith(f"Other vs rest ({ratios[worst][1]:,} actual negatives)")
 
     _, _, _, counts = compas_counts(frame)
@@ -157,7 +157,7 @@ def test_fpr_tile_shows_the_library_interval_and_names_the_worst_subgroup(app, c
         value, captions = tile(app, "False positive rate disparity (max)")
         shown = interval(captions[0])
         assert shown == (level, as_shown(result.ci_low), as_shown(result.ci_high))
-        assert f"{text.level_text(level)} CI {text.num(result.ci_low)}–{text.num(result.ci_high)}" in captions[0]
+        assert f"{formats.level_text(level)} CI {formats.num(result.ci_low)}–{formats.num(result.ci_high)}" in captions[0]
         if level == 0.95:
             at_95 = shown
             assert shown[1:] == (1.808, 3.441)   # the comparisons' intervals at the Bonferroni level, joined
@@ -197,7 +197,7 @@ def test_findings_panel_names_african_american_and_the_false_positive_rate(app, 
     mapping = fc.ColumnMapping(label="two_year_recid", positive_label=1, positive_outcome="adverse")   # guessed
     expected = fc.rate_findings(counts, ["false_positive_rate", "false_negative_rate"], reference="rest", ci=0.95,
                                 n_boot=1000, random_state=0, limit=3, **fc.outcome_words(mapping))
-    assert panel.split("\n")[: len(expected)] == [f"- {text.md(f.sentence)}" for f in expected]
+    assert panel.split("\n")[: len(expected)] == [f"- {escape.md(f.sentence)}" for f in expected]
     # ... and the driving comparison of each max
     assert any(b.startswith("The largest false positive rate ratio, 2.27 (95 % interval 1.81–3.44), is Other")
                for b in bullets)
@@ -293,7 +293,7 @@ def test_a_zero_rate_is_named_with_its_count_under_ratio(app):
     for g in ("A", "B"):
         a, b = neg.loc[neg["group"] == g, "flagged"].mean(), neg.loc[neg["group"] != g, "flagged"].mean()
         finite.append(max(a, b) / min(a, b))
-    assert value == f"{text.num(np.mean(finite))}"
+    assert value == f"{formats.num(np.mean(finite))}"
     caption = unescape(captions[0])
     assert caption.startswith("Mean of 2 comparisons")
     assert "1 infinite left out: C has a false positive rate of 0 (0 of 69 actual negatives)" in caption
@@ -308,7 +308,7 @@ def test_subgroup_auc_page_intervals_worst_subgroups_and_findings(app, compas_cs
     score = frame["decile_score"].to_numpy()
     overall = roc_auc_score(y, score)
     value, captions = tile(app, "Overall AUC")
-    assert value == f"{text.num(overall)}"
+    assert value == f"{formats.num(overall)}"
     groups = fc.Subgroups.from_attributes(frame, ["race"], intersect=True, min_size=30)
     table = fc.bias_auc_table(y, score, groups, ci=0.95, n_boot=1000, random_state=0)
     low, high = table.attrs["overall_auc_ci"]
@@ -316,7 +316,7 @@ def test_subgroup_auc_page_intervals_worst_subgroups_and_findings(app, compas_cs
     assert low < overall < high
     summary = fc.summarize_bias_auc(table)
     value, captions = tile(app, "Bias AUC score")
-    assert value == f"{text.num(summary.value)}"
+    assert value == f"{formats.num(summary.value)}"
     assert interval(captions[0]) == (0.95, as_shown(summary.ci_low), as_shown(summary.ci_high))
 
     # The table and chart carry DeLong intervals.
@@ -342,7 +342,7 @@ def test_subgroup_auc_page_intervals_worst_subgroups_and_findings(app, compas_cs
         lowest = min(aucs, key=lambda r: aucs[r][column])
         _, captions = tile(app, label)
         caption = unescape(captions[0])
-        assert f"Lowest: {lowest} {text.num(aucs[lowest][column])} ({aucs[lowest]['size']:,} rows" in caption
+        assert f"Lowest: {lowest} {formats.num(aucs[lowest][column])} ({aucs[lowest]['size']:,} rows" in caption
         pm_low, pm_high = summary.power_mean_ci[column]
         assert interval(caption) == (0.95, as_shown(pm_low), as_shown(pm_high))
     assert min(aucs, key=lambda r: aucs[r]["bpsn_auc"]) == "African-American"

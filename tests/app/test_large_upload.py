@@ -11,7 +11,7 @@ from sklearn.metrics import roc_auc_score
 from streamlit.testing.v1 import AppTest
 
 from tests.app.helpers import PAGES, ROOT, csv_bytes, metrics, scored_table, widget
-from ui import loading as data, text
+from ui import loading as data, escape, formats, labels
 
 N_ROWS = 1_000_000
 
@@ -38,12 +38,12 @@ def test_million_row_upload_visits_every_page(big):
     assert not at.error, [e.value for e in at.error]
     shown = metrics(at)
     assert (shown["Rows in file"], shown["Rows used"], shown["Rows excluded"]) == ("1,000,000", "1,000,000", "0")
-    assert shown["Base rate (share positive)"] == text.num(frame["label"].mean(), 3)
+    assert shown["Base rate (share positive)"] == formats.num(frame["label"].mean(), 3)
     # the guess: label, the first score column and race; then race x sex, both scores and the given predictions
-    assert widget(at, "selectbox", text.LABEL_COLUMN).value == "label"
-    widget(at, "multiselect", text.PROTECTED).set_value(["race", "sex"]).run()
-    widget(at, "multiselect", text.SCORE_COLUMN).set_value(["score_a", "score_b"]).run()
-    widget(at, "selectbox", text.PREDICTED_COLUMN).set_value("approved").run()
+    assert widget(at, "selectbox", labels.LABEL_COLUMN).value == "label"
+    widget(at, "multiselect", labels.PROTECTED).set_value(["race", "sex"]).run()
+    widget(at, "multiselect", labels.SCORE_COLUMN).set_value(["score_a", "score_b"]).run()
+    widget(at, "selectbox", labels.PREDICTED_COLUMN).set_value("approved").run()
     assert not at.exception and not at.error
     groups = at.dataframe[0].value
     sizes = frame.groupby(["race", "sex"]).size()
@@ -58,7 +58,7 @@ def test_million_row_upload_visits_every_page(big):
         if page == "pages/overview.py":
             assert shown["Rows analysed"] == "1,000,000" and shown["Subgroups"] == "8"
         elif page == "pages/subgroup_aucs.py":
-            assert shown["Overall AUC"] == text.num(roc_auc_score(frame["label"], frame["score_a"]))
+            assert shown["Overall AUC"] == formats.num(roc_auc_score(frame["label"], frame["score_a"]))
         elif page == "pages/rate_disparities.py":
             rates = at.dataframe[0].value
             assert rates["size"].sum() == N_ROWS
@@ -86,7 +86,7 @@ def test_a_file_too_large_for_the_memory_left_gets_a_message(monkeypatch):
     at = upload("huge.csv", payload)
     expected = data.MEMORY_MESSAGE.format(name="huge.csv", size=data.size_text(len(payload)), free="1.0 KB",
                                           kind="CSV", factor=data.MEMORY_FACTOR["csv"])
-    assert [e.value for e in at.error] == [text.md(expected)]  # escaped: it holds the file name
+    assert [e.value for e in at.error] == [escape.md(expected)]  # escaped: it holds the file name
     assert not metrics(at)  # nothing was loaded: the page stops at the message
 
 
@@ -97,7 +97,7 @@ def test_running_out_of_memory_while_parsing_gets_a_message(monkeypatch):
     monkeypatch.setattr(data.fc, "read_table", out_of_memory)
     payload = csv_bytes(scored_table(300))
     at = upload("big.csv", payload)
-    assert [e.value for e in at.error] == [text.md(data.OUT_OF_MEMORY_MESSAGE.format(
+    assert [e.value for e in at.error] == [escape.md(data.OUT_OF_MEMORY_MESSAGE.format(
         step="reading", name="big.csv", size=data.size_text(len(payload))))]
 
 
@@ -105,7 +105,7 @@ def test_upload_limit_and_running_indicator_are_configured():
     config = tomllib.loads((ROOT / ".streamlit" / "config.toml").read_text())
     assert config["server"]["maxUploadSize"] == 1024  # megabytes
     assert config["client"]["toolbarMode"] == "viewer"  # "minimal" hides Streamlit's running indicator
-    assert "Parquet is recommended" in text.HELP[text.UPLOAD]
+    assert "Parquet is recommended" in labels.HELP[labels.UPLOAD]
 
 
 def test_available_memory_reads_the_system():
@@ -127,7 +127,7 @@ def test_a_gzip_counts_its_decompressed_size_against_the_memory_left(monkeypatch
     expected = data.MEMORY_MESSAGE.format(
         name="huge.csv.gz", size=f"{data.size_text(len(payload))}, {data.size_text(len(plain))} decompressed",
         free=data.size_text(free), kind="CSV", factor=data.MEMORY_FACTOR["csv"])
-    assert [e.value for e in at.error] == [text.md(expected)]
+    assert [e.value for e in at.error] == [escape.md(expected)]
     assert not metrics(at)
     # ... while the same gzip with room for its CSV is read.
     monkeypatch.setattr(data, "available_memory", lambda: len(plain) * data.MEMORY_FACTOR["csv"] * 2)

@@ -4,7 +4,7 @@ again, and every page starts with one line naming the dataset, model and slice."
 import pandas as pd
 
 from tests.app.helpers import PAGES, csv_bytes, scored_table, widget
-from ui import text
+from ui import labels
 
 FRAME = scored_table(400)
 PAYLOAD = csv_bytes(FRAME)
@@ -58,8 +58,8 @@ def test_a_sample_shows_its_file_size(app):
 
 def test_every_page_names_dataset_model_and_slice(app):
     upload(app, "scores.csv", PAYLOAD)
-    widget(app, "multiselect", text.SCORE_COLUMN).set_value(["score_a", "score_b"]).run()
-    widget(app, "selectbox", text.MODEL).set_value("score_b").run()
+    widget(app, "multiselect", labels.SCORE_COLUMN).set_value(["score_a", "score_b"]).run()
+    widget(app, "selectbox", labels.MODEL).set_value("score_b").run()
     for page in PAGES:
         app.switch_page(page).run()
         assert not app.exception, (page, app.exception)
@@ -70,7 +70,7 @@ def test_every_page_names_dataset_model_and_slice(app):
             assert first == r"scores\.csv · model score\_b · slice: all 400 rows", (page, first)
 
     app.switch_page("pages/rate_disparities.py").run()
-    widget(app, "multiselect", text.SLICE_BY).set_value(["sex"]).run()
+    widget(app, "multiselect", labels.SLICE_BY).set_value(["sex"]).run()
     widget(app, "multiselect", "sex").set_value(["Female"]).run()
     n_female = int((FRAME["sex"] == "Female").sum())
     assert app.caption[0].value == (r"scores\.csv · model score\_b · slice: sex in \{Female\} "
@@ -80,7 +80,7 @@ def test_every_page_names_dataset_model_and_slice(app):
 def test_context_line_without_a_score_column(app):
     frame = pd.DataFrame({"label": [0, 1] * 50, "decision": [1, 0, 0, 1] * 25, "group": ["a", "b", "c", "d"] * 25})
     upload(app, "decisions.csv", csv_bytes(frame))
-    widget(app, "multiselect", text.SCORE_COLUMN).set_value([]).run()
-    widget(app, "selectbox", text.PREDICTED_COLUMN).set_value("decision").run()
-    widget(app, "multiselect", text.PROTECTED).set_value(["group"]).run()
+    widget(app, "multiselect", labels.SCORE_COLUMN).set_value([]).run()
+    widget(app, "selectbox", labels.PREDICTED_COLUMN).set_value("decision").run()
+    widget(app, "multiselect", labels.PROTECTED).set_value(["group"]).run()
     assert app.caption[0].value == r"decisions\.csv · no score column mapped · slice: all 100 rows"

@@ -12,7 +12,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from tests.app.helpers import PAGES, ROOT, figures, metrics, scored_table, widget
-from ui import local, text
+from ui import local, formats, labels
 
 N_ROWS = 1_000_000
 FILES = "Parquet or CSV files: a path, a folder or a glob"
@@ -55,9 +55,9 @@ def _opened(monkeypatch, root, name: str, source: str) -> AppTest:
 
 
 def _map(at: AppTest, protected=("race", "sex")) -> None:
-    widget(at, "selectbox", text.LABEL_COLUMN).set_value("label").run()
-    widget(at, "multiselect", text.PROTECTED).set_value(list(protected)).run()
-    widget(at, "multiselect", text.SCORE_COLUMN).set_value(["score_a", "score_b"]).run()
+    widget(at, "selectbox", labels.LABEL_COLUMN).set_value("label").run()
+    widget(at, "multiselect", labels.PROTECTED).set_value(list(protected)).run()
+    widget(at, "multiselect", labels.SCORE_COLUMN).set_value(["score_a", "score_b"]).run()
     assert not at.exception and not at.error, [e.value for e in at.error]
 
 
@@ -125,9 +125,9 @@ def test_local_parquet_folder_equals_an_upload_on_every_page(folder, monkeypatch
     assert not counted.exception and not counted.error, [e.value for e in counted.error]
     assert any("4 files" in c.value and "every row counted by DuckDB" in c.value for c in counted.caption)
     _map(counted, ("race", "sex", "age"))   # age: a numeric attribute cut into quantile bins by the engine
-    assert widget(counted, "selectbox", text.PREDICTED_COLUMN).value == "approved"   # the guess, counted too
+    assert widget(counted, "selectbox", labels.PREDICTED_COLUMN).value == "approved"   # the guess, counted too
     assert any(name.startswith("race=Asian, sex=Female, age=[18, ") for name in counted.dataframe[0].value["subgroup"])
-    widget(counted, "checkbox", text.SHOW_INTERVALS).set_value(False).run()   # intervals: the test below
+    widget(counted, "checkbox", labels.SHOW_INTERVALS).set_value(False).run()   # intervals: the test below
     counted.session_state["keep:cal:strategy"] = "quantile"   # found by the engine from the distinct scores
     counted.session_state["keep:rates:per_subgroup"] = True   # the per-subgroup thresholds' table too
     local_pages = _visit(counted)
@@ -138,7 +138,7 @@ def test_local_parquet_folder_equals_an_upload_on_every_page(folder, monkeypatch
     frame.to_parquet(buffer, index=False)
     upload.file_uploader[0].set_value(("rows.parquet", buffer.getvalue(), "application/octet-stream")).run()
     _map(upload, ("race", "sex", "age"))
-    widget(upload, "checkbox", text.SHOW_INTERVALS).set_value(False).run()   # intervals: the test below
+    widget(upload, "checkbox", labels.SHOW_INTERVALS).set_value(False).run()   # intervals: the test below
     upload.session_state["keep:rates:per_subgroup"] = True
     upload.session_state["keep:cal:strategy"] = "quantile"
     upload_pages = _visit(upload)
@@ -203,9 +203,9 @@ def test_intervals_of_data_counted_where_it_lies_equal_an_upload_s(monkeypatch, 
     for source in ("local", "upload"):
         at = _opened(monkeypatch, tmp_path, "rows.parquet", source)
         _map(at, ("race",))
-        widget(at, "multiselect", text.IDENTITY).set_value(["young", "renter"]).run()
+        widget(at, "multiselect", labels.IDENTITY).set_value(["young", "renter"]).run()
         assert not at.exception and not at.error, [e.value for e in at.error]
-        assert widget(at, "checkbox", text.SHOW_INTERVALS).value
+        assert widget(at, "checkbox", labels.SHOW_INTERVALS).value
         shown.append(_visit(at))
     counted, upload = shown
     for page in PAGES:
@@ -325,7 +325,7 @@ def test_a_duckdb_table_is_counted_and_its_views_cannot_read_other_files(monkeyp
     _map(at)
     shown = metrics(at)
     assert shown["Rows in file"] == "20,000"
-    assert shown["Base rate (share positive)"] == text.num(rows["label"].mean(), 3)
+    assert shown["Base rate (share positive)"] == formats.num(rows["label"].mean(), 3)
     groups = at.dataframe[0].value
     assert sorted(groups["size"]) == sorted(rows.groupby(["race", "sex"]).size())
     # the export of a review counted where the data lies
@@ -351,11 +351,11 @@ def test_a_multi_class_label_counted_where_it_lies_equals_an_upload(monkeypatch,
     shown = []
     for source in ("local", "upload"):
         at = _opened(monkeypatch, tmp_path, "grades.parquet", source)
-        widget(at, "selectbox", text.LABEL_COLUMN).set_value("grade").run()
-        widget(at, "selectbox", text.POSITIVE_LABEL).set_value("A").run()
-        widget(at, "checkbox", text.KEEP_ALL_CLASSES).set_value(True).run()
-        widget(at, "selectbox", text.PREDICTED_COLUMN).set_value("grade_hat").run()
-        widget(at, "multiselect", text.PROTECTED).set_value(["race", "sex"]).run()
+        widget(at, "selectbox", labels.LABEL_COLUMN).set_value("grade").run()
+        widget(at, "selectbox", labels.POSITIVE_LABEL).set_value("A").run()
+        widget(at, "checkbox", labels.KEEP_ALL_CLASSES).set_value(True).run()
+        widget(at, "selectbox", labels.PREDICTED_COLUMN).set_value("grade_hat").run()
+        widget(at, "multiselect", labels.PROTECTED).set_value(["race", "sex"]).run()
         assert not at.exception and not at.error, [e.value for e in at.error]
         markdown = [m.value for m in at.markdown if "classes" in m.value]
         shown.append((markdown, _visit_one(at, "pages/classwise.py"), _visit_one(at, "pages/overview.py")))

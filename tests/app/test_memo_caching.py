@@ -8,7 +8,7 @@ from streamlit.testing.v1 import AppTest
 
 import fairness_core as fc
 from tests.app.helpers import ROOT, metrics, widget
-from ui import data, memo
+from ui import analysis, computations, memo
 
 
 @pytest.fixture
@@ -92,7 +92,7 @@ def test_memo_is_bounded_and_runs_plainly_outside_a_session():
 
     assert square(3) == square(3) == 9 and runs[3] == 2  # no session here: no memo
     assert square.peek(3) is None
-    assert data.scored_rows.__wrapped__ is not None and data.consistency.peek is not None
+    assert analysis.scored_rows.__wrapped__ is not None and computations.consistency.peek is not None
 
 
 def test_memo_keeps_the_most_recent_entries_of_a_session():

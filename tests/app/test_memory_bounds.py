@@ -7,7 +7,7 @@ from streamlit.testing.v1 import AppTest
 
 from fairness_core._io import TOO_MANY_CELLS_MESSAGE
 from tests.app.helpers import PAGES, ROOT, csv_bytes, scored_table, widget
-from ui import loading as data, memo, state, text
+from ui import loading as data, memo, state, escape, labels
 
 MB = 2 ** 20
 
@@ -60,7 +60,7 @@ def test_every_page_renders_within_a_small_byte_budget(monkeypatch):
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
     at.run()
     upload(at, "budget.csv", csv_bytes(scored_table(30_000)))
-    widget(at, "multiselect", text.PROTECTED).set_value(["race", "sex"]).run()
+    widget(at, "multiselect", labels.PROTECTED).set_value(["race", "sex"]).run()
     store = at.session_state[memo.MEMO_KEY]
     assert store.max_bytes == 4 * MB
     largest = 0
@@ -163,7 +163,7 @@ def test_a_file_over_the_cell_maximum_gets_the_message_and_nothing_is_kept(monke
     assert not at.exception
     expected = TOO_MANY_CELLS_MESSAGE.format(name="too_big.csv", rows="more than 1,000", columns=8, limit=8_000,
                                              max_rows=1_000)
-    assert [e.value for e in at.error] == [text.md(expected)]
+    assert [e.value for e in at.error] == [escape.md(expected)]
     # nothing of the refused file is kept: not as the dataset, not in the memo
     assert at.session_state[state.DATASET_TOKEN] != data.token_of(refused)
     assert at.session_state[state.DATASET_NAME] != "too_big.csv"

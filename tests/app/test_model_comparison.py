@@ -12,7 +12,7 @@ import pytest
 
 import fairness_core as fc
 from tests.app.helpers import csv_bytes, figures, metrics, scored_table, tile, unescape, widget
-from ui import compare, text
+from ui import compare, formats, labels
 
 AUC_PAGE, RATE_PAGE = "pages/subgroup_aucs.py", "pages/rate_disparities.py"
 CAL_PAGE, OVERVIEW = "pages/calibration.py", "pages/overview.py"
@@ -47,7 +47,7 @@ def madlibs(app, madlibs_csv):
     widget(app, "multiselect", "Identity columns").set_value(identities).run()
     assert not app.exception and not app.error
     assert metrics(app)["Rows used"] == "30,240"
-    assert widget(app, "radio", text.OUTCOME).value == "adverse"   # guessed: "toxicity" reads like a harm
+    assert widget(app, "radio", labels.OUTCOME).value == "adverse"   # guessed: "toxicity" reads like a harm
     mapping = fc.ColumnMapping(label="toxicity", positive_label="toxic", scores=tuple(MODELS),
                                indicators=tuple(identities), positive_outcome="adverse")
     return app, frame, fc.ScoredData.from_frame(frame, mapping)
@@ -119,8 +119,8 @@ def test_auc_heatmaps_and_table_on_madlibs(madlibs):
                                  "bias_auc_score"]],
              [result.overall_auc, result.subgroup_power_mean, result.bpsn_power_mean, result.bnsp_power_mean,
               result.value])
-        assert tiles["Bias AUC score"] == text.num(summary.loc[model, "bias_auc_score"])
-        assert tiles["Power mean: BPSN"] == text.num(summary.loc[model, "bpsn_power_mean"])
+        assert tiles["Bias AUC score"] == formats.num(summary.loc[model, "bias_auc_score"])
+        assert tiles["Power mean: BPSN"] == formats.num(summary.loc[model, "bpsn_power_mean"])
     # the page's p changes the power means of every model
     widget(app, "number_input", "Power mean p").set_value(1.0).run()
     summary = table_with(app, "model", "bias_auc_score").set_index("model")
@@ -173,8 +173,8 @@ def test_rate_comparison_each_model_at_its_own_threshold(madlibs):
         for q, row in zip(quantities, shown.itertuples()):  # the values are each model's side-by-side value
             label = compare.quantity_label(q, "max")
             assert row.quantity == label
-            assert side.loc[label, other].split(" [")[0] == text.num(row.value)
-            assert side.loc[label, baseline].split(" [")[0] == text.num(row.baseline_value)
+            assert side.loc[label, other].split(" [")[0] == formats.num(row.value)
+            assert side.loc[label, baseline].split(" [")[0] == formats.num(row.baseline_value)
         excluding = shown[shown["excludes_zero"].fillna(False).astype(bool)]
         sentence = next(md.value for md in app.markdown if "excludes 0" in md.value or "excludes 0" in
                         unescape(md.value))

@@ -8,14 +8,14 @@ import pandas as pd
 import pytest
 
 from tests.app.helpers import ROOT, figures, metrics, widget
-from ui import text
+from ui import formats
 
 CREDIT = pd.read_csv(ROOT / "sample_data" / "credit_decisions.csv")
 
 
 def num(value: float) -> str:
     """The app's display of a metric value (4 significant digits; the format is tested in tests/ui)."""
-    return text.num(value)
+    return formats.num(value)
 
 
 def test_rate_page_shows_theil_and_ratio_scores_that_match_pandas(app):

@@ -17,7 +17,7 @@ import fairness_core as fc
 from fairness_core.__main__ import main as cli
 from tests.app.helpers import ROOT, widget
 from tests.app.review_helpers import downloads, prepare  # noqa: F401
-from ui import text
+from ui import captions, escape
 
 CREDIT_PATH = ROOT / "sample_data" / "credit_decisions.csv"
 CREDIT = pd.read_csv(CREDIT_PATH)
@@ -45,7 +45,7 @@ def block_of(shown: list, expected: list) -> int:
 
 
 def rendered(findings) -> list[str]:
-    return [f"- {text.md(s)}" for s in findings]
+    return [f"- {escape.md(s)}" for s in findings]
 
 
 def _classwise_mapping(app) -> None:
@@ -97,7 +97,7 @@ def test_page_overview_exports_and_command_line_agree(app, downloads, tmp_path, 
     if page == "pages/classwise.py":
         assert not verdicts   # no policy rule applies to the unweighted average bias (own[1]: the rate rules)
     else:
-        block_of(verdicts, [text.verdict_markdown(v) for v in own[1]])
+        block_of(verdicts, [captions.verdict_markdown(v) for v in own[1]])
 
     # The app's exports: the review's JSON holds the same sentences, the HTML report prints them.
     exported = json.loads(downloads.ending("review.json"))

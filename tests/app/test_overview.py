@@ -5,7 +5,7 @@ import fairness_core as fc
 from tests.app.helpers import metrics, widget
 from tests.app.test_intervals_ui import (AUC_PAGE, RATE_PAGE, compas_counts, findings, load_compas, unescape,
                                          verdicts)
-from ui import text
+from ui import captions
 
 OVERVIEW = "pages/overview.py"
 
@@ -37,7 +37,7 @@ def test_overview_on_compas_shows_the_rate_page_verdicts_and_findings(app, compa
     parity = fc.dataset_statistical_parity(frame["two_year_recid"], labels, reduction="max", ci=0.95)
     expected = fc.evaluate_result(fc.Rule(metric="dataset_statistical_parity", distance_measure="diff", bound=0.1),
                                   parity)
-    assert text.verdict_markdown(expected) in [md.value for md in app.markdown]
+    assert captions.verdict_markdown(expected) in [md.value for md in app.markdown]
     assert set(shown_verdicts) == set(rate_verdicts) | {"Base rate disparity of the labels (difference)"}
     assert {"Data: columns, exclusions and subgroups", "Subgroup AUCs", "Rate disparities"} <= set(page_links(app))
     # The findings of both pages; the rate findings name African-American and the false positive rate.
@@ -73,7 +73,7 @@ def test_overview_follows_each_page_settings(app, compas_csv):
                               random_state=0)
     result = fc.summarize_bias_auc(table, p=-5.0, overall_weight=0.25)
     expected = fc.evaluate_result(fc.Rule(metric="bias_auc_score", bound=0.6), result)
-    assert [text.verdict_markdown(expected)] == [md.value for md in app.markdown if md.value.startswith(":")
+    assert [captions.verdict_markdown(expected)] == [md.value for md in app.markdown if md.value.startswith(":")
                                                  and "bias auc score" in md.value.lower()]
     assert expected.status == ("pass" if result.ci_low >= 0.6 else "inconclusive")
     app.switch_page(OVERVIEW).run()

@@ -13,7 +13,7 @@ import fairness_core as fc
 from tests.app.helpers import ROOT, figures, metrics, start, widget
 from tests.app.review_helpers import downloads, prepare, restore  # noqa: F401
 from ui import review_url as ui_review
-from ui import text
+from ui import escape, formats, labels
 
 CREDIT = pd.read_csv(ROOT / "sample_data" / "credit_decisions.csv")
 RATES = "pages/rate_disparities.py"
@@ -40,7 +40,7 @@ def saved(app, downloads) -> tuple[fc.ReviewConfig, dict]:
 
 
 def test_classwise_and_consistency_in_the_review_equal_the_pages(app, downloads):
-    widget(app, "checkbox", text.SHOW_INTERVALS).set_value(False).run()
+    widget(app, "checkbox", labels.SHOW_INTERVALS).set_value(False).run()
     widget(app, "selectbox", "Label column").set_value("repayment_status").run()
     widget(app, "selectbox", "Positive label").set_value("default").run()
     widget(app, "selectbox", "Predicted label column").set_value("predicted_status").run()
@@ -60,7 +60,7 @@ def test_classwise_and_consistency_in_the_review_equal_the_pages(app, downloads)
     assert config.classwise_subgroups == ("Female", "Male") and config.consistency_features == ()
     assert exported["dataset"]["consistency"] is None  # the Dataset metrics page has not computed it
     model = next(m for m in exported["models"] if m["name"] == "predicted_status")
-    assert text.num(model["headline"]["unweighted_average_bias"]) == shown_value
+    assert formats.num(model["headline"]["unweighted_average_bias"]) == shown_value
     same_rows(per_class, exported_table(exported, "predicted_status.classwise_per_class"), ["class"])
     same_rows(by_class, exported_table(exported, "predicted_status.classwise"), ["subgroup", "class"])
     review = fc.build_review(CREDIT, config)  # the same numbers from the configuration alone
@@ -83,13 +83,13 @@ def test_classwise_and_consistency_in_the_review_equal_the_pages(app, downloads)
     assert config.consistency_features == tuple(features) and config.consistency_neighbors == 5
     assert config.consistency_sample == 20_000  # the app's sample; every one of 6,000 rows is counted
     table = exported_table(exported, "consistency")
-    assert text.num(exported["dataset"]["consistency"]) == shown and table["n_sampled"].iloc[0] == 6000
+    assert formats.num(exported["dataset"]["consistency"]) == shown and table["n_sampled"].iloc[0] == 6000
     expected = fc.consistency(CREDIT[features], (CREDIT["repayment_status"] == "default").to_numpy(), n_neighbors=5)
     assert exported["dataset"]["consistency"] == expected.value
 
 
 def test_per_subgroup_thresholds_in_the_review_a_restore_and_a_link(app, downloads):
-    widget(app, "checkbox", text.SHOW_INTERVALS).set_value(False).run()
+    widget(app, "checkbox", labels.SHOW_INTERVALS).set_value(False).run()
     app.switch_page(RATES).run()
     widget(app, "number_input", "Decision threshold").set_value(0.55).run()
     widget(app, "toggle", "Per-subgroup thresholds").set_value(True).run()
@@ -136,10 +136,10 @@ def test_each_model_has_a_threshold_box_in_the_comparison(app):
     widget(app, "toggle", "Compare models").set_value(True).run()
 
     def box(score: str):
-        return widget(app, "number_input", f"Threshold of {text.md(score)}")
+        return widget(app, "number_input", f"Threshold of {escape.md(score)}")
 
     def top():
-        return widget(app, "number_input", text.THRESHOLD)
+        return widget(app, "number_input", labels.THRESHOLD)
 
     def side() -> list:
         table = next(d.value for d in app.dataframe if d.value.index.name == "Quantity")
@@ -152,7 +152,7 @@ def test_each_model_has_a_threshold_box_in_the_comparison(app):
     assert top().value == 0.4 and box("score_boosting").value == 0.7 and side() == [">= 0.4", ">= 0.7"]
     top().set_value(0.45).run()  # the page's box moves the current model's box in the comparison
     assert box("score_logistic").value == 0.45 and box("score_boosting").value == 0.7
-    widget(app, "selectbox", text.MODEL).set_value("score_boosting").run()
+    widget(app, "selectbox", labels.MODEL).set_value("score_boosting").run()
     assert top().value == 0.7 and box("score_logistic").value == 0.45 and side() == [">= 0.45", ">= 0.7"]
     assert not app.exception
 
@@ -168,5 +168,5 @@ def test_explorer_legend_follows_the_page_order(app):
     rates = app.dataframe[0].value  # the rates table, in the page's order (worst first)
     assert list(rates["subgroup"]) != sorted(names)  # the case where the orders differ
     assert legend() == [*rates["subgroup"], "All rows"]
-    widget(app, "radio", text.ORDER_SUBGROUPS).set_value("name").run()
+    widget(app, "radio", labels.ORDER_SUBGROUPS).set_value("name").run()
     assert legend() == [*sorted(names), "All rows"]

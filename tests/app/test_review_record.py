@@ -15,7 +15,7 @@ from streamlit.testing.v1 import AppTest
 import fairness_core as fc
 from tests.app.helpers import ROOT, csv_bytes, scored_table, start, widget
 from tests.app.review_helpers import downloads, fpr_table, map_compas, prepare, restore, sha256, upload  # noqa: F401
-from ui import review as ui_review
+from ui import review_restore, review_url
 
 FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 
@@ -81,7 +81,7 @@ def test_exports_hold_the_numbers_the_pages_show(app, compas_csv, downloads):
     np.testing.assert_allclose(back["subgroup_value"], table["subgroup_value"], rtol=1e-15)
 
     html = downloads.ending("review.html").decode()
-    assert ui_review.read_config(html.encode()) == config  # the report carries the configuration
+    assert review_restore.read_config(html.encode()) == config  # the report carries the configuration
 
 
 def test_restore_a_saved_configuration(app, compas_csv, downloads):
@@ -128,7 +128,7 @@ def test_a_link_asks_for_its_file_then_reopens_the_view(app, compas_csv):
     param = app.query_params["review"]
     param = param[0] if isinstance(param, list) else param
     assert len(param) < 1000  # a URL that can be shared
-    assert ui_review.decode(param).thresholds == (("decile_score", 5.0),)
+    assert review_url.decode(param).thresholds == (("decile_score", 5.0),)
 
     # A reload (a new session) of the Rate disparities page with the link's settings.
     link = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
@@ -204,12 +204,12 @@ def test_every_download_neutralises_formula_cells(downloads):
 def test_encoded_settings_refuse_damage_and_bombs():
     config = fc.ReviewConfig(mapping=fc.ColumnMapping(label="y", positive_label=1, scores=("s",), protected=("g",)),
                              thresholds=(("s", 0.3),), view={"subgroups:order": "name"})
-    assert ui_review.decode(ui_review.encode(config)) == config
+    assert review_url.decode(review_url.encode(config)) == config
     for damaged in ("", "%%%", "eJw", "A" * 9000):
         with pytest.raises(ValueError, match="The saved settings cannot be read|configuration is not valid"):
-            ui_review.decode(damaged)
+            review_url.decode(damaged)
     import base64
     import zlib
     bomb = base64.urlsafe_b64encode(zlib.compress(b"{" + b" " * 1_000_000 + b"}", 9)).decode().rstrip("=")
     with pytest.raises(ValueError, match="more than 200,000 bytes"):
-        ui_review.decode(bomb)
+        review_url.decode(bomb)

@@ -401,7 +401,7 @@ def test_five_sessions_on_large_files_render_every_page_within_the_memory_bound(
 
 def test_a_refused_large_upload_is_given_back_when_its_session_ends(warm_server, browser, tmp_path):
     # L5 of issue 20: after a refused 1 GB upload the server kept about 1 GB more than before for minutes after the
-    # session ended. At a smaller scale: a 60 MB CSV of 21 million cells, over ui.data.MAX_CELLS, refused once its
+    # session ended. At a smaller scale: a 60 MB CSV of 21 million cells, over ui.loading.MAX_CELLS, refused once its
     # first 20 million are parsed. Once the browser has been closed for the TTL, the sweep releases the session, its
     # uploaded bytes and what the refusal allocated, and gives the memory back to the system.
     base, pid = warm_server

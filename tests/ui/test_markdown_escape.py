@@ -1,4 +1,4 @@
-"""ui.text.md: what it writes for each construct Streamlit's Markdown would act on.
+"""ui.escape.md: what it writes for each construct Streamlit's Markdown would act on.
 
 What Chromium then renders is checked by tests/browser/test_injection_browser.py; these pin the text.
 """

@@ -1,11 +1,11 @@
-"""ui.text.num and ci_text: numbers by magnitude (significant digits), never 0.0000 for a nonzero value."""
+"""ui.formats.num and ci_text: numbers by magnitude (significant digits), never 0.0000 for a nonzero value."""
 
 import math
 
 import numpy as np
 import pytest
 
-from ui import text
+from ui import formats
 
 
 @pytest.mark.parametrize("value, expected", [
@@ -25,39 +25,39 @@ from ui import text
     (3, "3.000"),
 ])
 def test_values_keep_four_significant_digits(value, expected):
-    assert text.num(value) == expected
+    assert formats.num(value) == expected
 
 
 def test_no_nonzero_value_reads_as_zero():
     for exponent in range(-12, 4):
         for mantissa in (1.0, 4.9999, 9.99996):
             value = mantissa * 10.0 ** exponent
-            shown = text.num(value)
+            shown = formats.num(value)
             assert float(shown.replace(",", "")) != 0, (value, shown)
             assert math.isclose(float(shown.replace(",", "")), value, rel_tol=6e-4), (value, shown)
 
 
 def test_fewer_digits_on_request():
-    assert text.num(0.448468, 3) == "0.448"
-    assert text.num(2.3456e-5, 2) == "2.3e-5"
+    assert formats.num(0.448468, 3) == "0.448"
+    assert formats.num(2.3456e-5, 2) == "2.3e-5"
 
 
 def test_undefined_and_infinite_values_are_named():
-    assert text.num(math.nan) == "undefined"
-    assert text.num(np.float64("nan")) == "undefined"
-    assert text.num(None) == "undefined"
-    assert text.num(math.inf) == "∞"
-    assert text.num(-math.inf) == "-∞"
+    assert formats.num(math.nan) == "undefined"
+    assert formats.num(np.float64("nan")) == "undefined"
+    assert formats.num(None) == "undefined"
+    assert formats.num(math.inf) == "∞"
+    assert formats.num(-math.inf) == "-∞"
 
 
 def test_intervals_use_the_same_format():
-    assert text.ci_text(1.92418, 3.17461, 0.95) == "95 % CI 1.924–3.175"
-    assert text.ci_text(1.2e-5, 0.0031, 0.9) == "90 % CI 1.200e-5–0.003100"
-    assert text.ci_text(math.nan, 0.2, 0.99) == "99 % CI undefined"
+    assert formats.ci_text(1.92418, 3.17461, 0.95) == "95 % CI 1.924–3.175"
+    assert formats.ci_text(1.2e-5, 0.0031, 0.9) == "90 % CI 1.200e-5–0.003100"
+    assert formats.ci_text(math.nan, 0.2, 0.99) == "99 % CI undefined"
 
 
 def test_tables_show_four_significant_digits():
-    config = text.column_config(["disparity", "disparity_ci_low", "p_value", "size"])
+    config = formats.column_config(["disparity", "disparity_ci_low", "p_value", "size"])
     for column in ("disparity", "disparity_ci_low", "p_value"):
         assert config[column]["type_config"]["format"] == "%.4g", column
     assert config["size"] == "Rows"

@@ -5,23 +5,23 @@ import math
 import pandas as pd
 
 import fairness_core as fc
-from ui import data, text
+from ui import loading, profiling, escape, formats
 
 
 def test_numbers_say_undefined_and_infinity():
-    assert text.num(0.448468) == "0.4485"
-    assert text.num(math.nan) == "undefined"
-    assert text.num(math.inf) == "∞"
+    assert formats.num(0.448468) == "0.4485"
+    assert formats.num(math.nan) == "undefined"
+    assert formats.num(math.inf) == "∞"
 
 
 def test_markdown_escaping_shows_data_text_literally():
-    assert text.md("**bold** <b>x</b>") == r"\*\*bold\*\* \<b\>x\</b\>"
+    assert escape.md("**bold** <b>x</b>") == r"\*\*bold\*\* \<b\>x\</b\>"
 
 
 def test_guess_mapping_on_compas(compas_csv):
     frame = fc.read_table(compas_csv)
-    profile = data.column_profile.__wrapped__("t", frame)
-    mapping = data.guess_mapping(frame, profile)
+    profile = profiling.column_profile.__wrapped__("t", frame)
+    mapping = profiling.guess_mapping(frame, profile)
     assert mapping.label == "two_year_recid"
     assert mapping.positive_label == 1
     assert mapping.scores == ("decile_score", "v_decile_score")
@@ -29,15 +29,15 @@ def test_guess_mapping_on_compas(compas_csv):
 
 
 def test_guess_positive_prefers_conventional_values():
-    assert data.guess_positive(["nontoxic", "toxic"]) == "toxic"
-    assert data.guess_positive([0, 1]) == 1
-    assert data.guess_positive([False, True]) is True
-    assert data.guess_positive(["A", "B"]) == "B"
+    assert profiling.guess_positive(["nontoxic", "toxic"]) == "toxic"
+    assert profiling.guess_positive([0, 1]) == 1
+    assert profiling.guess_positive([False, True]) is True
+    assert profiling.guess_positive(["A", "B"]) == "B"
 
 
 def test_sample_mappings_validate():
-    for key, sample in data.SAMPLES.items():
-        frame = fc.read_table(data.SAMPLE_DIR / sample["file"])
+    for key, sample in loading.SAMPLES.items():
+        frame = fc.read_table(loading.SAMPLE_DIR / sample["file"])
         scored = fc.ScoredData.from_frame(frame, sample["mapping"])
         assert scored.n_rows == len(frame) - int(scored.exclusions["rows"].sum())
         assert len(scored.subgroups.names) >= 5, key
@@ -45,10 +45,10 @@ def test_sample_mappings_validate():
 
 def test_label_values_are_sorted_and_exclude_missing():
     frame = pd.DataFrame({"y": ["b", None, "a", "b"]})
-    assert data.label_values(frame, "y") == ["a", "b"]
+    assert profiling.label_values(frame, "y") == ["a", "b"]
 
 
 def test_guess_mapping_on_madlibs(madlibs_csv):
     frame = fc.read_table(madlibs_csv)
-    mapping = data.guess_mapping(frame, data.column_profile.__wrapped__("t", frame))
+    mapping = profiling.guess_mapping(frame, profiling.column_profile.__wrapped__("t", frame))
     assert (mapping.label, mapping.positive_label, mapping.scores) == ("toxicity", "toxic", ("TOXICITY@1", "TOXICITY@6"))

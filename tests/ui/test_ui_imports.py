@@ -8,8 +8,6 @@ from pathlib import Path
 from tests.support import ROOT
 
 UI = ROOT / "ui"
-# Namespaces of the concept modules' names, kept only for the test suite's bodies (``text.num``, ``data.SAMPLES``).
-TEST_NAMESPACES = {"ui.data", "ui.text", "ui.review"}
 INTERNALS = "ui.streamlit_internals"
 # What only ui.streamlit_internals may touch: Streamlit's internal modules, and its internal names and attributes.
 INTERNAL_MODULES = ("streamlit.runtime", "streamlit.logger", "streamlit.web", "streamlit.elements",
@@ -115,12 +113,6 @@ def test_only_streamlit_internals_touches_streamlits_internals():
             if (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "st"
                     and node.attr.startswith("_")):
                 found.append(f"{path.relative_to(ROOT)}:{node.lineno} uses st.{node.attr}")
-    assert found == []
-
-
-def test_the_app_never_imports_the_tests_namespaces():
-    found = [f"{path.relative_to(ROOT)}:{line} {name}" for path in app_files() for name, line in imports(path)
-             if name in TEST_NAMESPACES and module_name(path) not in TEST_NAMESPACES]
     assert found == []
 
 
