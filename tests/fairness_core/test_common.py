@@ -7,7 +7,7 @@ then checked for:
 
 - row-order invariance (estimates and, with ``ci=``, the seeded intervals);
 - binary labels given as integers, floats or booleans; and where the API takes a positive label, labels as
-  strings, numbers or booleans with that label named;
+  strings, numbers or booleans with that label named; multi-class labels as strings or numbers;
 - inputs as lists, numpy arrays or pandas objects (with an index that is neither 0..n-1 nor in row order);
 - relabelled subgroups: the same values under the new names;
 - intervals with ``ci=``: present, and finite low <= estimate <= high wherever the estimate is defined;
@@ -351,6 +351,28 @@ def test_positive_label_as_string_number_or_boolean(metric):
     # the other label named as the favourable one: the same as the labels flipped
     flipped = {**DATA, "y_true": 1 - DATA["y_true"], "y_pred": 1 - DATA["y_pred"]}
     assert_same(run(metric, DATA, positive_target=0), run(metric, flipped), what=f"{metric.name} flipped")
+
+
+@pytest.mark.parametrize("codes", [{"x": 0, "y": 1, "z": 2}, {"x": 2.5, "y": -1.0, "z": 0.0},
+                                   {"x": "z", "y": "x", "z": "y"}], ids=["int", "float", "permuted-str"])
+@pytest.mark.parametrize("metric", cases("class_labels", [m for m in REGISTRY if "truth" in m.roles]))
+def test_class_labels_as_strings_or_numbers(metric, codes):
+    """Multi-class labels: recoded classes give the same values under the new class names."""
+    data = {**DATA, "truth": np.array([codes[v] for v in DATA["truth"]]),
+            "prediction": np.array([codes[v] for v in DATA["prediction"]])}
+    got, want = parts(run(metric, data)), parts(run(metric, DATA))
+    back = {str(new): old for old, new in codes.items()}
+    for key, table in got.items():
+        if isinstance(table, pd.DataFrame) and "class" in table:
+            table = table.assign(**{"class": table["class"].map(lambda v: back[str(v)])})
+            keys = [c for c in ("subgroup", "class") if c in table]
+            got[key] = table.sort_values(keys).reset_index(drop=True)
+            want[key] = want[key].sort_values(keys).reset_index(drop=True)
+    for key in want:
+        if isinstance(want[key], pd.DataFrame):
+            pd.testing.assert_frame_equal(got[key], want[key], check_dtype=False, rtol=1e-9, atol=TOL, obj=key)
+        else:
+            assert got[key] == pytest.approx(want[key], rel=1e-9, abs=TOL, nan_ok=True), key
 
 
 @pytest.mark.parametrize("kind", ["list", "pandas"])

@@ -7,7 +7,7 @@ Added here: row-order invariance of rates, disparities and calibration; AUCs in 
 strictly monotone transform of the scores; perfect predictions give no disparity on every error rate and
 with the ratio distance; summarize_bias_auc's power means between the min and max of their AUCs for every
 p; and random small tables, mappings, files and options raise nothing but ValueError or TypeError with a
-message. Examples are bounded (max_examples) and, in CI, derandomized (tests/conftest.py).
+message, raised by one of fairness_core's own raise statements (not a numpy or pandas error from inside). Examples are bounded (max_examples) and, in CI, derandomized (tests/conftest.py).
 """
 
 from __future__ import annotations
