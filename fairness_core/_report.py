@@ -13,6 +13,7 @@ import html
 import json
 import math
 
+import numpy as np
 import pandas as pd
 
 from ._compare import keyword
@@ -285,10 +286,10 @@ def _table(frame: pd.DataFrame, empty: str = "None.") -> dict:
 def _cell_text(value) -> str:
     if value is None or value is pd.NA or value is pd.NaT:
         return ""
-    if isinstance(value, (bool, float)) or hasattr(value, "dtype"):   # Python and numpy scalars
-        if isinstance(value, (float,)) or getattr(getattr(value, "dtype", None), "kind", "") == "f":
-            return "" if math.isnan(value) else f"{value:.6g}"
-        return str(value.item() if hasattr(value, "item") else value)
+    if isinstance(value, np.generic):   # numpy scalars as the Python numbers they hold
+        value = value.item()
+    if isinstance(value, float):
+        return "" if math.isnan(value) else f"{value:.6g}"
     text = str(value)
     for char, shown in (("\t", "\\t"), ("\r", "\\r"), ("\n", "\\n")):   # as pandas prints them
         text = text.replace(char, shown)
