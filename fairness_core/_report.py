@@ -9,6 +9,7 @@ that plotly itself makes for a figure, which the template passes with ``|safe``.
 from __future__ import annotations
 
 import base64
+import functools
 import html
 import json
 import math
@@ -22,34 +23,33 @@ from ._export import neutralize_formulas
 CONFIG_ELEMENT_ID = "review-config"
 REVIEW_ELEMENT_ID = "review-json"
 TEMPLATE = "report.html.j2"
-_ENVIRONMENT = []   # the Jinja2 environment, made on first use (jinja2 is imported only to render a report)
 
 
+@functools.lru_cache(maxsize=None)
 def _environment():
-    """The report's Jinja2 environment: templates from ``fairness_core/templates``, autoescape on."""
-    if not _ENVIRONMENT:
-        import jinja2
-        from markupsafe import Markup
+    """The report's Jinja2 environment (made on first use: jinja2 is imported only to render a report):
+    templates from ``fairness_core/templates``, autoescape on."""
+    import jinja2
+    from markupsafe import Markup
 
-        def escaped(value):
-            # Autoescape, in the entities the report has always used (html.escape: &#x27; and &quot;); markup
-            # (plotly's, tojson's) passes as it is. Jinja applies this to every {{ }} before its own escape.
-            if hasattr(value, "__html__"):
-                return value
-            return Markup(html.escape(str(value), quote=True))
+    def escaped(value):
+        # Autoescape, in the entities the report has always used (html.escape: &#x27; and &quot;); markup
+        # (plotly's, tojson's) passes as it is. Jinja applies this to every {{ }} before its own escape.
+        if hasattr(value, "__html__"):
+            return value
+        return Markup(html.escape(str(value), quote=True))
 
-        def text(value):
-            # A table cell or header, escaped as pandas' to_html escaped it (a text node needs only &, < and >).
-            return Markup(str(value).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;"))
+    def text(value):
+        # A table cell or header, escaped as pandas' to_html escaped it (a text node needs only &, < and >).
+        return Markup(str(value).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;"))
 
-        env = jinja2.Environment(loader=jinja2.PackageLoader("fairness_core", "templates"), autoescape=True,
-                                 finalize=escaped, trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True,
-                                 undefined=jinja2.StrictUndefined)
-        env.filters["text"] = text
-        # tojson writes the embedded JSON as the review writes it (key order kept, one space of indent)
-        env.policies["json.dumps_kwargs"] = {"sort_keys": False, "indent": 1, "ensure_ascii": False}
-        _ENVIRONMENT.append(env)
-    return _ENVIRONMENT[0]
+    env = jinja2.Environment(loader=jinja2.PackageLoader("fairness_core", "templates"), autoescape=True,
+                             finalize=escaped, trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True,
+                             undefined=jinja2.StrictUndefined)
+    env.filters["text"] = text
+    # tojson writes the embedded JSON as the review writes it (key order kept, one space of indent)
+    env.policies["json.dumps_kwargs"] = {"sort_keys": False, "indent": 1, "ensure_ascii": False}
+    return env
 
 
 def render_report(review) -> str:
@@ -72,7 +72,6 @@ def render_report(review) -> str:
         The HTML text.
     """
     import plotly.io as pio
-    from markupsafe import Markup
 
     from . import plotting
 
@@ -84,7 +83,7 @@ def render_report(review) -> str:
         out = pio.to_html(fig, full_html=False, include_plotlyjs=first[0], config={"displaylogo": False,
                                                                                      "responsive": True})
         first[0] = False
-        return {"kind": "figure", "plotly_html": Markup(out)}   # plotly's own markup: the template's one |safe
+        return {"kind": "figure", "plotly_html": out}   # plotly's own markup: the template's one |safe
 
     blocks = [_h1(f"Fairness review: {review.source.get('name', 'data')}"), _meta(review),
               _h2("Policy verdicts", first=True)]
