@@ -362,6 +362,7 @@ def test_per_subgroup_errors_match_literal_and_sklearn(random_probs, strategy):
     y, s, g = random_probs
     errors = fc.calibration_errors(y, s, g, n_bins=10, strategy=strategy)
     edges = exact_edges(10) if strategy == "uniform" else np.quantile(s, np.linspace(0, 1, 11))
+    assert errors["subgroup"].tolist() == ["a", "b", "c"]   # every subgroup is checked below, none is missing
     for _, row in errors.iterrows():
         mask = g == row["subgroup"]
         assert row["size"] == mask.sum() and row["n_positive"] == y[mask].sum()

@@ -134,6 +134,7 @@ def test_rest_reference_values_match_the_literal_ece(three_groups):
     y, p, g = three_groups
     table = fc.calibration_disparity(y, p, g, reduction=None, ci=0.95, n_boot=200)
     edges = np.arange(11) / 10
+    assert table["subgroup"].tolist() == ["a", "b", "c"] and set(table["reference"]) == {"rest"}
     for _, row in table.iterrows():
         mask = g == row["subgroup"]
         assert row["subgroup_value"] == pytest.approx(literal_errors(y[mask][None], p[mask][None], edges)[0, 0],

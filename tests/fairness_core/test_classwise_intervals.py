@@ -196,6 +196,8 @@ def test_point_estimates_are_unchanged_by_intervals(small_case, metric, reductio
 def test_recall_and_precision_intervals_are_wilson(small_case, level):
     truth, prediction, groups = small_case
     table = fc.class_counts(truth, prediction, groups).table(ci=level)
+    # every (subgroup, class) pair is a row, so every interval below is checked
+    assert sorted(zip(table["subgroup"], table["class"])) == [(g, c) for g in "xyz" for c in "abc"]
     for _, row in table.iterrows():
         for metric, den in (("recall", "n_true"), ("precision", "n_predicted")):
             if row[den] == 0:

@@ -103,6 +103,7 @@ def test_smoothed_rate_intervals_are_binomial_quantiles(labels_case):
     level, concentration = 0.95, 1.0
     alpha = concentration / 2
     table = fc.smoothed_edf(y, g, concentration=concentration, ci=level, n_boot=4000).table
+    assert table["subgroup"].tolist() == ["a", "b", "c", "d"] and table["size"].tolist() == [300, 120, 40, 12]
     for _, row in table.iterrows():
         n, k = row["size"], row["n_positive"]
         step = 1 / (n + 2 * alpha)

@@ -7,10 +7,14 @@ Added here: row-order invariance of rates, disparities and calibration; AUCs in 
 strictly monotone transform of the scores; perfect predictions give no disparity on every error rate and
 with the ratio distance; summarize_bias_auc's power means between the min and max of their AUCs for every
 p; and random small tables, mappings, files and options raise nothing but ValueError or TypeError with a
-message. Examples are bounded (max_examples) and, in CI, derandomized (tests/conftest.py).
+message, raised by one of fairness_core's own raise statements (not a numpy or pandas error from inside). Examples are bounded (max_examples) and, in CI, derandomized (tests/conftest.py).
 """
 
 from __future__ import annotations
+
+import ast
+import functools
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -178,12 +182,45 @@ def tables(draw):
     return pd.DataFrame(columns)
 
 
+@functools.lru_cache(maxsize=None)
+def _raise_spans(filename: str) -> tuple:
+    """The (first line, last line) of every ``raise`` statement in a source file."""
+    tree = ast.parse(Path(filename).read_text(encoding="utf-8"))
+    return tuple((node.lineno, node.end_lineno) for node in ast.walk(tree) if isinstance(node, ast.Raise))
+
+
+def raise_site(exc: BaseException) -> str | None:
+    """Where `exc` was raised, when that is a ``raise`` statement of fairness_core's own code (else None).
+
+    The innermost frame of the traceback is where the exception was created: a numpy, pandas or scipy
+    function that fails inside a fairness_core call leaves its own frame there (so it is not documented), and
+    an error raised in C by a builtin called from fairness_core (``float('x')``) leaves fairness_core's frame
+    on a line that is not a raise statement.
+    """
+    tb = exc.__traceback__
+    while tb is not None and tb.tb_next is not None:
+        tb = tb.tb_next
+    if tb is None:
+        return None
+    module = tb.tb_frame.f_globals.get("__name__", "")
+    if module.split(".")[0] != "fairness_core":
+        return None
+    line = tb.tb_lineno
+    if not any(first <= line <= last for first, last in _raise_spans(tb.tb_frame.f_code.co_filename)):
+        return None
+    return f"{module}:{line}"
+
+
 def documented(call):
-    """Run `call`; an exception must be a ValueError or TypeError with a message. Returns the result or None."""
+    """Run `call`; an exception must be a ValueError or TypeError with a message, raised by one of
+    fairness_core's own ``raise`` statements (its checks and message templates), not by numpy, pandas or a
+    builtin deep inside. Returns the result or None."""
     try:
         return call()
     except (ValueError, TypeError) as exc:
         assert str(exc).strip(), f"{type(exc).__name__} without a message"
+        if raise_site(exc) is None:
+            raise AssertionError(f"{type(exc).__name__} not raised by fairness_core's own checks: {exc}") from exc
         return None
 
 
@@ -250,3 +287,14 @@ def test_random_files_are_read_or_refused_with_a_message(payload):
     frame = documented(lambda: fc.read_table(payload, name="random.csv"))
     if frame is not None:
         assert len(frame) > 0
+
+
+def test_documented_accepts_only_fairness_cores_own_errors():
+    y, p, g = np.array([0, 1, 1, 0]), np.array([0, 1, 0, 0]), np.array(["a", "a", "b", "b"])
+    assert documented(lambda: fc.rate_disparity(y, p, g, metric="no such rate")) is None   # _checks' template
+    with pytest.raises(AssertionError, match="not raised by fairness_core"):
+        documented(lambda: np.asarray(["a"]).astype(float))   # numpy's own error
+    with pytest.raises(AssertionError, match="not raised by fairness_core"):
+        documented(lambda: int("x"))   # a builtin's error, raised in C
+    with pytest.raises(AssertionError, match="not raised by fairness_core"):
+        documented(lambda: pd.Series(["x"]).astype(float))   # pandas' own error
