@@ -173,12 +173,13 @@ def test_pathological_quote_comma_upload_is_handled_quickly():
     # seconds making those names unique (quadratic), so the file is refused before pandas sees it.
     data = b'",' * 32768
     assert len(data) == 64 * 1024
-    start = time.perf_counter()
+    start = time.process_time()
     assert _guess_delimiter(data, "utf-8") == ","
     message = REPEATED_NAMES_MESSAGE.format(name="upload", count=16_383, example=",")
     with pytest.raises(ValueError, match=re.escape(message)):
         fc.read_table(data)
-    assert time.perf_counter() - start < 5  # generous: it takes milliseconds; the stall was a minute
+    # CPU seconds, not wall-clock (a busy machine cannot fail it): milliseconds here; the stall was a minute of CPU
+    assert time.process_time() - start < 5
 
 
 def test_many_repeated_header_names_are_refused_before_pandas_sees_them():
@@ -199,10 +200,10 @@ def test_many_repeated_header_names_are_refused_before_pandas_sees_them():
 @pytest.mark.parametrize("unit", [b'",', b'"\t', b'";', b'"|', b'"",', b',"'])
 def test_pathological_quote_runs_over_several_lines_are_handled_quickly(unit):
     data = b"\n".join([unit * 4000] * 16)
-    start = time.perf_counter()
+    start = time.process_time()
     with contextlib.suppress(ValueError):  # read, or refused with our message: either is fine here
         fc.read_table(data)
-    assert time.perf_counter() - start < 5
+    assert time.process_time() - start < 5  # CPU seconds: a busy machine cannot fail it
 
 
 def test_delimiter_guess_examines_a_bounded_sample():
