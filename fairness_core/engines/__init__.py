@@ -23,15 +23,15 @@ from typing import Any, Callable, Optional, Union
 import numpy as np
 import pandas as pd
 
-from .._auc_counts import AucCounts, bin_edges_of, uniform_score_bins
-from .._auc_boot import _merged_levels
-from .._bootstrap import Atoms
-from .._counts import (SUB_BINS, CalibrationAtoms, CalibrationCounts, ClassCounts, ConfusionCounts, over_patterns,
+from .._metrics.auc_counts import AucCounts, bin_edges_of, uniform_score_bins
+from .._stats.auc_bootstrap import _merged_levels
+from .._stats.bootstrap import Atoms
+from .._counts.tables import (SUB_BINS, CalibrationAtoms, CalibrationCounts, ClassCounts, ConfusionCounts, over_patterns,
                        uniform_edges)
-from .._scored_data import (LABEL_ALIKE, LABEL_TOO_FEW, LABEL_VALUES, MAX_SUBGROUPS, MISSING_SCORE, NO_ROWS_LEFT,
-                            POSITIVE_MISSING, PREDICTED_VALUES, ColumnMapping, _as_text, _check_roles,
-                            _predicted_positive, _same, _show)
-from .._subgroups import INDICATOR_RANGE_MESSAGE, Subgroups, quantile_edges_from_counts, quantiles_from_counts
+from .._counts.scored_data import (LABEL_ALIKE, LABEL_TOO_FEW, LABEL_VALUES, MAX_SUBGROUPS, MISSING_SCORE,
+    NO_ROWS_LEFT, POSITIVE_MISSING, PREDICTED_VALUES, ColumnMapping, _as_text, _check_roles, _predicted_positive,
+    _same, _show)
+from .._subgroups.subgroups import INDICATOR_RANGE_MESSAGE, Subgroups, quantile_edges_from_counts, quantiles_from_counts
 from . import _sql
 
 __all__ = ["ScoredCounts", "scored_counts", "preview", "read_source", "ENGINES"]
@@ -291,7 +291,7 @@ class ScoredCounts:
         Their selection rate is the base rate, as ``confusion_counts(y_true, y_true, subgroups)``
         in memory (dataset statistical parity, base rates); with :attr:`atoms`, atoms included.
         """
-        from .._review_engine import _label_counts
+        from .._review.from_counts import _label_counts
 
         if self.labels is not None:
             return self.labels
@@ -1012,7 +1012,7 @@ class _Keys:
                                                   max_subgroups=MAX_SUBGROUPS - len(m.indicators))
         self.names = (list(self.prot.names) if self.prot is not None else []) + list(m.indicators)
         if len(self.names) > MAX_SUBGROUPS:
-            from .._subgroups import TOO_MANY_MESSAGE
+            from .._subgroups.subgroups import TOO_MANY_MESSAGE
             raise ValueError(TOO_MANY_MESSAGE.format(n=len(self.names), max=MAX_SUBGROUPS))
         self.disjoint = self.prot is not None and self.prot.codes is not None and not m.indicators
 

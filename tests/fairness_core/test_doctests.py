@@ -5,9 +5,9 @@ import importlib
 
 import pytest
 
-MODULES = ["_auc", "_calibration", "_compare", "_counts", "_slices", "_classwise", "_dataset", "_theil", "_ratio_scores",
-           "_scorer", "_intervals", "_delong", "_policy", "_findings", "_explorer", "_performance", "_export",
-           "_subgroup_thresholds"]  # the modules whose docstrings hold examples
+MODULES = ["_metrics.auc", "_metrics.calibration", "_disparity.compare", "_counts.tables", "_subgroups.slices", "_metrics.classwise", "_metrics.dataset", "_metrics.theil", "_metrics.ratio_scores",
+           "_integrations.sklearn_scorer", "_stats.intervals", "_stats.delong", "_policy.rules", "_review.findings", "_metrics.explorer", "_metrics.performance", "_review.export",
+           "_metrics.subgroup_thresholds"]  # the modules whose docstrings hold examples
 
 
 @pytest.mark.parametrize("name", MODULES)

@@ -12,7 +12,7 @@ import pandas as pd
 import pytest
 
 import fairness_core as fc
-from fairness_core._findings import (
+from fairness_core._review.findings import (
     COUNTS_MESSAGE,
     LIMIT_MESSAGE,
     RESULT_MESSAGE,
@@ -341,7 +341,7 @@ def test_bad_input(compas_counts):
 
 
 def test_docstring_examples():
-    module = importlib.import_module("fairness_core._findings")
+    module = importlib.import_module("fairness_core._review.findings")
     result = doctest.testmod(module, optionflags=doctest.NORMALIZE_WHITESPACE)
     assert result.attempted > 0 and result.failed == 0
 

@@ -1,4 +1,4 @@
-"""Policy rules and verdicts (fairness_core._policy): constructed cases for every status, the units guard, JSON."""
+"""Policy rules and verdicts (fairness_core._policy.rules): constructed cases for every status, the units guard, JSON."""
 
 from __future__ import annotations
 
@@ -12,8 +12,8 @@ import pandas as pd
 import pytest
 
 import fairness_core as fc
-from fairness_core._checks import OPTION_MESSAGE
-from fairness_core._policy import (
+from fairness_core._data.checks import OPTION_MESSAGE
+from fairness_core._policy.rules import (
     BOUND_RANGE_MESSAGE,
     DEFAULT_RULES,
     DICT_TYPE_MESSAGE,
@@ -419,7 +419,7 @@ def test_verdict_and_rule_are_frozen():
 def test_docstring_examples():
     import doctest
 
-    import fairness_core._policy as module
+    import fairness_core._policy.rules as module
 
     result = doctest.testmod(module, optionflags=doctest.NORMALIZE_WHITESPACE)
     assert result.attempted > 0 and result.failed == 0
