@@ -17,17 +17,11 @@ from ._metrics.auc import (
     subgroup_auc,
     summarize_bias_auc,
 )
-from ._counts.tables import (
-    DENOMINATOR_NAMES,
-    CalibrationCounts,
-    ClassCounts,
-    ConfusionCounts,
-    ThresholdCounts,
-    calibration_counts,
-    class_counts,
-    confusion_counts,
-    threshold_counts,
-)
+from ._counts.calibration import CalibrationCounts, calibration_counts
+from ._counts.classes import ClassCounts, class_counts
+from ._counts.confusion import ConfusionCounts, confusion_counts
+from ._counts.rates import DENOMINATOR_NAMES
+from ._counts.thresholds import ThresholdCounts, threshold_counts
 from ._metrics.calibration import (
     CalibrationDisparityResult,
     calibration_disparity,

@@ -12,7 +12,7 @@ import pandas as pd
 
 from .._data.columns import ColumnMapping
 from .._subgroups.subgroups import Subgroups, text_codes
-from .tables import ClassCounts, class_counts
+from .classes import ClassCounts, class_counts
 
 
 MAX_SUBGROUPS = 200

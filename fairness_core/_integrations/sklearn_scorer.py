@@ -14,7 +14,7 @@ from typing import Any, Optional
 import numpy as np
 import pandas as pd
 
-from .._counts.tables import confusion_counts
+from .._counts.confusion import confusion_counts
 from .._metrics.auc import bias_auc_score
 from .._metrics.calibration import calibration_disparity
 from .._metrics.classwise import unweighted_average_bias

@@ -237,7 +237,7 @@ class AucCounts:
 
     def _first(self, thresholds, func: str) -> np.ndarray:
         """Per threshold, the first level at or above it (its rows are predicted positive)."""
-        from .._counts.tables import _check_thresholds
+        from .._counts.thresholds import _check_thresholds
 
         t = np.asarray(thresholds, dtype=np.float64).reshape(-1)
         _check_thresholds(t, func)
@@ -293,7 +293,7 @@ class AucCounts:
         ValueError
             For a NaN threshold, or one inside a bin of binned levels (``EDGE_MESSAGE``).
         """
-        from .._counts.tables import ConfusionCounts
+        from .._counts.confusion import ConfusionCounts
 
         member, background, overall = self._split(self._first([threshold], "AucCounts.confusion_at"))
         return ConfusionCounts(list(self.names), member[0], background[0], overall[0], self.min_size,
@@ -335,7 +335,8 @@ class AucCounts:
         ValueError
             As ``ThresholdCounts.at_each``, or for a threshold the counts do not read (:meth:`reads`).
         """
-        from .._counts.tables import ConfusionCounts, subgroup_thresholds
+        from .._counts.confusion import ConfusionCounts
+        from .._counts.thresholds import subgroup_thresholds
 
         values = subgroup_thresholds(list(self.names), self.disjoint, thresholds, "AucCounts.at_each")
         member, _, _ = self._split(self._first(values, "AucCounts.at_each"))

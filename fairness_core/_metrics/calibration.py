@@ -26,8 +26,9 @@ import pandas as pd
 from .._disparity.calibration_errors import (THRESHOLD_MESSAGE, CalibrationDisparityResult, _errors,  # noqa: F401
                                   calibration_rule)
 from .._data.checks import as_binary
-from .._counts.tables import (CALIBRATION_NO_ATOMS_MESSAGE as NO_ATOMS_MESSAGE, SUB_BINS, CalibrationAtoms,  # noqa: F401
-                      CalibrationCounts, Strategy, calibration_counts)
+from .._counts.binning import SUB_BINS, Strategy
+from .._counts.calibration import (CALIBRATION_NO_ATOMS_MESSAGE as NO_ATOMS_MESSAGE, CalibrationAtoms,
+    CalibrationCounts, calibration_counts)
 from .._stats.intervals import check_ci
 
 

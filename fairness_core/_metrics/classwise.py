@@ -21,9 +21,9 @@ from .._disparity.average_bias import (CALLABLE_CI_MESSAGE, DIFFERENCE_MESSAGE, 
                             UnweightedAverageBiasResult, check_reduction, reduce_scores, unweighted_average_bias_of)
 from .._stats.bootstrap import check_boot_options
 from .._data.checks import check_int, check_option
-from .._counts.tables import (CLASS_LENGTH_MESSAGE as LENGTH_MESSAGE, CLASS_NO_ATOMS_MESSAGE as NO_ATOMS_MESSAGE,  # noqa: F401
-                      LABELS_DUPLICATE_MESSAGE, LABELS_TYPE_MESSAGE, SUBGROUPS_UNKNOWN_MESSAGE, ClassCounts, _encode,
-                      _Rows, class_counts)
+from .._counts.classes import CLASS_NO_ATOMS_MESSAGE as NO_ATOMS_MESSAGE, ClassCounts, class_counts
+from .._counts.rows import (CLASS_LENGTH_MESSAGE as LENGTH_MESSAGE, LABELS_DUPLICATE_MESSAGE, LABELS_TYPE_MESSAGE,
+    SUBGROUPS_UNKNOWN_MESSAGE, _encode, _Rows)
 
 METRIC_TYPE_MESSAGE = (
     "The 'metric' parameter of {func} must be 'recall', 'precision', 'fscore' or a callable "

@@ -18,7 +18,7 @@ import pandas as pd
 from .._data.checks import as_binary, check_int, check_length
 from .._stats.bootstrap import Atoms, check_boot_options, percentile_interval, replicate_stat
 from .._stats.intervals import check_ci, wilson_interval
-from .._counts.tables import CONFUSION_NO_ATOMS_MESSAGE, ConfusionCounts
+from .._counts.confusion import CONFUSION_NO_ATOMS_MESSAGE, ConfusionCounts
 from .._subgroups.subgroups import as_subgroups
 
 X_TYPE_MESSAGE = (

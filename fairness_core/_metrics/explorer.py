@@ -17,7 +17,8 @@ import pandas as pd
 
 from .._data.checks import check_option
 from .._disparity.compare import check_reference, comparison_index, compared_values, distance, ratio_rule
-from .._counts.tables import DISPARITY_METRICS, RATE_NAMES, ThresholdCounts, _fraction, _rate
+from .._counts.rates import DISPARITY_METRICS, RATE_NAMES, _fraction, _rate
+from .._counts.thresholds import ThresholdCounts
 
 CURVE_METRICS = RATE_NAMES
 # Metrics whose reduced value can be followed across thresholds (and bounded by a rule there).

@@ -6,7 +6,8 @@ import numpy as np
 import pandas as pd
 
 from .._stats.bootstrap import check_boot_options, percentile_interval, replicate_stat
-from .._counts.tables import FN, FP, RATES, TN, TP, ConfusionCounts
+from .._counts.confusion import ConfusionCounts
+from .._counts.rates import FN, FP, RATES, TN, TP
 from .._stats.intervals import wilson_interval
 
 OVERALL = "All rows"

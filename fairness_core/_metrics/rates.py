@@ -14,8 +14,8 @@ import numpy as np
 import pandas as pd
 
 # Re-exported here too (``_findings`` and the tests import them from this module).
-from .._counts.tables import (DENOMINATOR_NAMES, DISPARITY_METRICS, RATE_NAMES, RATES, ConfusionCounts,  # noqa: F401
-                      Metric, _rate, confusion_counts)
+from .._counts.confusion import ConfusionCounts, confusion_counts
+from .._counts.rates import DENOMINATOR_NAMES, DISPARITY_METRICS, RATE_NAMES, RATES, Metric, _rate
 from .._stats.intervals import check_ci
 
 

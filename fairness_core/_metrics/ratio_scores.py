@@ -18,7 +18,7 @@ import pandas as pd
 
 # RatioScoresResult and the notes are re-exported here (the tests import them from this module).
 from .._disparity.compare import BOTH_ZERO_NOTE, ONE_ZERO_NOTE, RatioScoresResult, join_notes, ratio_rule  # noqa: F401
-from .._counts.tables import FN, TP, _rate
+from .._counts.rates import FN, TP, _rate
 from .._stats.intervals import check_ci
 
 SENSITIVE_MESSAGE = (

@@ -8,12 +8,12 @@ from typing import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from .._counts.tables import DISPARITY_METRICS, RATE_NAMES, ThresholdCounts
+from .._counts.rates import RATE_NAMES, RATE_TO_METRIC
+from .._counts.thresholds import ThresholdCounts
 from .performance import performance_table
 from .._data.checks import check_option
 
 # A rate's metric name as ConfusionCounts.disparity knows it (the selection rate's is "statistical_parity").
-_METRIC = {rate: metric for metric, rate in DISPARITY_METRICS.items()}
 
 
 @dataclass(frozen=True)
@@ -98,11 +98,11 @@ def subgroup_threshold_effect(counts: ThresholdCounts, threshold: float, thresho
     rates = {side: c.table() for side, c in sides.items()}
     for metric in metrics:
         for side, c in sides.items():
-            overall = c.comparison(_METRIC[metric], reference="overall")["reference_value"].iloc[0]
+            overall = c.comparison(RATE_TO_METRIC[metric], reference="overall")["reference_value"].iloc[0]
             table[f"{metric}_{side}"] = np.concatenate([[float(overall)], rates[side][metric].to_numpy(np.float64)])
     for side, c in sides.items():
         table[f"accuracy_{side}"] = performance_table(c)["accuracy"].to_numpy()
     disparities = pd.DataFrame({"rate": list(metrics), **{side: [
-        float(c.disparity(_METRIC[m], distance_measure=distance_measure, reduction=reduction, reference=reference,
+        float(c.disparity(RATE_TO_METRIC[m], distance_measure=distance_measure, reduction=reduction, reference=reference,
                           include_small=include_small).value) for m in metrics] for side, c in sides.items()}})
     return SubgroupThresholdEffect(threshold=float(threshold), thresholds=own_t, table=table, disparities=disparities)

@@ -13,7 +13,7 @@ import numpy as np
 
 from .._stats.bootstrap import Atoms
 from .._data.checks import as_binary, check_length
-from .._counts.tables import ConfusionCounts
+from .._counts.confusion import ConfusionCounts
 # Re-exported here too (the tests and ``_scorer`` import them from this module).
 from .._disparity.inequality import (DISTANCE_MESSAGE, OVERLAP_MESSAGE, ZERO_MEAN_NOTE, TheilResult,  # noqa: F401
                           check_distance_measure, individual_theil_of, theil_of_counts,

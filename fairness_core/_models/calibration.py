@@ -19,7 +19,9 @@ import pandas as pd
 from .._stats.bootstrap import Atoms, check_boot_options, percentile_interval
 from .._disparity.calibration_errors import _errors
 from .._data.checks import as_binary, as_probabilities, check_int, check_option, model_columns
-from .._counts.tables import STRATEGIES, CalibrationCounts, bin_edges, bin_index, over_patterns
+from .._counts.binning import STRATEGIES, bin_edges, bin_index
+from .._counts.calibration import CalibrationCounts
+from .._counts.patterns import over_patterns
 from .aucs import check_models
 from .._subgroups.subgroups import as_subgroups
 

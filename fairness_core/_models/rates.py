@@ -10,7 +10,7 @@ import pandas as pd
 from .._stats.bootstrap import Atoms, check_boot_options, percentile_interval
 from .._data.checks import as_binary, check_option, model_columns
 from .._disparity.compare import check_reference
-from .._counts.tables import ConfusionCounts, confusion_counts
+from .._counts.confusion import ConfusionCounts, confusion_counts
 from .._metrics.explorer import reduced_values
 from .._subgroups.subgroups import as_subgroups
 

@@ -15,14 +15,13 @@ from typing import Callable, Mapping, Optional
 
 from .._metrics.auc import summarize_bias_auc
 from .._metrics.classwise import classwise_findings
-from .._counts.tables import RATE_NAMES
+from .._counts.rates import RATE_NAMES, RATE_TO_METRIC
 from .findings import (auc_findings, direction_warning, disparity_findings, outcome_words, rate_findings,
                         reduction_finding)
 from .._policy.rules import DEFAULT_RULES, Rule, evaluate_result
 
 _RULES = {rule.name: rule for rule in DEFAULT_RULES}
 # A rate's name as rate_disparity knows it (the selection rate's disparity is "statistical parity").
-RATE_METRIC = {rate: ("statistical_parity" if rate == "selection_rate" else rate) for rate in RATE_NAMES}
 
 
 @dataclass(frozen=True)
@@ -64,7 +63,7 @@ def rate_rules(metrics, distance: str, max_difference: float) -> list:
     if distance == "ratio":
         return [r for r in DEFAULT_RULES if r.distance_measure == "ratio"]
     return [Rule(metric=m, distance_measure="diff", bound=float(max_difference))
-            for m in [RATE_METRIC[r] for r in metrics] + ["equalized_odds"]]
+            for m in [RATE_TO_METRIC[r] for r in metrics] + ["equalized_odds"]]
 
 
 def dataset_rule(distance: str, max_difference: float) -> Rule:
@@ -196,7 +195,7 @@ def rate_conclusions(counts, mapping, *, rate_metrics=("false_positive_rate", "f
                       include_small=include_small, adjust=adjust, **boot)
             return counts.equalized_odds(**kw) if metric == "equalized_odds" else counts.disparity(metric, **kw)
 
-    metrics = [RATE_METRIC[r] for r in rate_metrics]
+    metrics = [RATE_TO_METRIC[r] for r in rate_metrics]
     words = outcome_words(mapping)   # a denial is never called "positive"
     top = rate_findings(counts, metrics, reference=reference, include_small=include_small, adjust=adjust, limit=3,
                         **boot, **words) if metrics else []

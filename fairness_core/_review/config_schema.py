@@ -16,7 +16,7 @@ import numbers
 from typing import Any
 
 from .._disparity.compare import ADJUSTMENTS, DISTANCES
-from .._counts.tables import RATE_NAMES
+from .._counts.rates import RATE_NAMES
 
 # Bounds of the numbers that size a computation (the dashboard's widgets use the same).
 CAL_BINS = (2, 50)            # calibration bins: cost grows with bins x subgroups x resamples

@@ -15,7 +15,7 @@ from typing import Optional
 
 import numpy as np
 
-from .._counts.tables import ConfusionCounts
+from .._counts.confusion import ConfusionCounts, base_rate_counts
 from .._metrics.dataset import smoothed_edf_from_counts
 from .conclusions import dataset_conclusions
 from .._stats.intervals import wilson_interval
@@ -87,7 +87,7 @@ def build_review_from_counts(counts, config: ReviewConfig, *, source: Optional[d
     first = dataclasses.replace(counts.confusion[counts.mapping.scores[0]] if counts.mapping.scores else counts.given,
                                 min_size=min_size)
     label_counts = (dataclasses.replace(counts.label_counts(), min_size=min_size) if counts.atoms
-                    else _label_counts(first))   # min_size: the configuration's
+                    else base_rate_counts(first))   # min_size: the configuration's
     dataset = dataset_conclusions(label_counts, **dataset_options(config))
     n_pos, n = float(first.overall[2] + first.overall[3]), float(first.overall.sum())
     low, high = wilson_interval(int(n_pos), int(n), config.ci if config.ci is not None else 0.95)
@@ -114,15 +114,3 @@ def build_review_from_counts(counts, config: ReviewConfig, *, source: Optional[d
 def _calibration_note(counts, score: str) -> str:
     note = counts.calibration_notes.get(score, "")
     return f"Not assessed: {note}" if note else ""
-
-
-def _label_counts(confusion: ConfusionCounts) -> ConfusionCounts:
-    """The confusion counts of the labels against themselves (TN = negatives, TP = positives): base rates."""
-    def of(cells: np.ndarray) -> np.ndarray:
-        out = np.zeros_like(cells)
-        out[..., 0] = cells[..., 0] + cells[..., 1]
-        out[..., 3] = cells[..., 2] + cells[..., 3]
-        return out
-
-    return ConfusionCounts(list(confusion.names), of(confusion.member), of(confusion.background),
-                           of(confusion.overall), confusion.min_size, disjoint=confusion.disjoint)

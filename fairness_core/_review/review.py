@@ -24,10 +24,13 @@ from .._metrics.auc import BiasAucResult, bias_auc_table
 from .._metrics.calibration import CalibrationDisparityResult
 from .._disparity.compare import NamedReference, named_reference
 from .config_schema import problems
-from .._counts.tables import calibration_counts, confusion_counts, threshold_counts
+from .._counts.calibration import calibration_counts
+from .._counts.confusion import confusion_counts
+from .._counts.thresholds import threshold_counts
 from .._metrics.dataset import consistency, smoothed_edf
 from .export import _json_cell, table_data
-from .conclusions import (RATE_METRIC, auc_conclusions, calibration_conclusions, classwise_conclusions,
+from .._counts.rates import RATE_TO_METRIC
+from .conclusions import (auc_conclusions, calibration_conclusions, classwise_conclusions,
                            dataset_conclusions, rate_conclusions)
 from .._stats.intervals import wilson_interval
 from .._models.aucs import compare_model_aucs
@@ -593,7 +596,7 @@ def _differences(scored: ScoredData, config: ReviewConfig) -> dict:
     groups, y, level = scored.subgroups, scored.y_true, config.ci
     boot = dict(ci=level, n_boot=config.n_boot, random_state=0)
     predictions = {s: v >= config.threshold_of(s, v) for s, v in scored.scores.items()}
-    quantities = [RATE_METRIC[r] for r in config.rate_metrics] + ["equalized_odds", "p_percent_score",
+    quantities = [RATE_TO_METRIC[r] for r in config.rate_metrics] + ["equalized_odds", "p_percent_score",
                                                                   "equal_opportunity_score"]
     out = {"rates": compare_models(y, predictions, groups, baseline=config.baseline, quantities=quantities,
                                    distance_measure=config.rate_distance, reduction=config.rate_reduction,
@@ -728,7 +731,7 @@ def _rate_review(counts, name: str, kind: str, threshold: Optional[float], confi
         return counts.equalized_odds(**args) if metric == "equalized_odds" else counts.disparity(metric, **args)
 
     rates = {m: disparity(m, config.rate_distance, config.rate_reduction)
-             for m in [RATE_METRIC[r] for r in config.rate_metrics] + ["equalized_odds"]}
+             for m in [RATE_TO_METRIC[r] for r in config.rate_metrics] + ["equalized_odds"]}
     # The Theil benefit reads the favourable outcome (§5.0); the Theil index has no distance.
     rates["theil_index"] = counts.favourable(config.mapping.positive_outcome).theil_index(
         reduction=config.rate_reduction, **kw)

@@ -26,8 +26,11 @@ import pandas as pd
 from .._metrics.auc_counts import AucCounts, bin_edges_of, uniform_score_bins
 from .._stats.auc_bootstrap import _merged_levels
 from .._stats.bootstrap import Atoms
-from .._counts.tables import (SUB_BINS, CalibrationAtoms, CalibrationCounts, ClassCounts, ConfusionCounts, over_patterns,
-                       uniform_edges)
+from .._counts.binning import SUB_BINS, uniform_edges
+from .._counts.calibration import CalibrationAtoms, CalibrationCounts
+from .._counts.classes import ClassCounts
+from .._counts.confusion import ConfusionCounts, base_rate_counts
+from .._counts.patterns import over_patterns
 from .._counts.scored_data import (LABEL_ALIKE, LABEL_TOO_FEW, LABEL_VALUES, MAX_SUBGROUPS, MISSING_SCORE,
     NO_ROWS_LEFT, POSITIVE_MISSING, PREDICTED_VALUES, ColumnMapping, _as_text, _check_roles, _predicted_positive,
     _same, _show)
@@ -291,11 +294,10 @@ class ScoredCounts:
         Their selection rate is the base rate, as ``confusion_counts(y_true, y_true, subgroups)``
         in memory (dataset statistical parity, base rates); with :attr:`atoms`, atoms included.
         """
-        from .._review.from_counts import _label_counts
-
+        
         if self.labels is not None:
             return self.labels
-        return _label_counts(self.confusion[self.mapping.scores[0]] if self.mapping.scores else self.given)
+        return base_rate_counts(self.confusion[self.mapping.scores[0]] if self.mapping.scores else self.given)
 
 
 def scored_counts(source: Any, mapping: ColumnMapping, *, threshold: float = 0.5, n_bins: int = 10,

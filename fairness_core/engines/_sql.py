@@ -327,7 +327,7 @@ def sub_bin(cal_edges: np.ndarray, sub_bins: int) -> str:
     """The calibration sub-bin of ``__fc_p`` in its bin ``__fc_cal`` (``_counts.sub_bin_index``): how many of the
     bin's inner part edges (``_counts.sub_bin_edges``, written as exact literals) the score reaches, so every
     engine puts a score on a part's edge in the same part as numpy does (0 in a bin of no width)."""
-    from .._counts.tables import sub_bin_edges
+    from .._counts.binning import sub_bin_edges
 
     inner = sub_bin_edges(np.asarray(cal_edges, dtype=np.float64))
     if inner.shape[1] != sub_bins - 1:

@@ -605,7 +605,7 @@ def test_scores_on_the_edges_of_calibration_sub_bins_fall_in_the_in_memory_parts
 
 
 def test_a_score_on_a_sub_bin_edge_is_in_the_part_it_starts():
-    from fairness_core._counts.tables import SUB_BINS, sub_bin_edges, sub_bin_index
+    from fairness_core._counts.binning import SUB_BINS, sub_bin_edges, sub_bin_index
 
     edges = np.arange(11) / 10
     inner = sub_bin_edges(edges)

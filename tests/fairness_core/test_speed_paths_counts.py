@@ -25,7 +25,7 @@ import fairness_core as fc
 from tests.fairness_core.test_layers import module_names
 from fairness_core._data.checks import BINARY_MESSAGE, as_binary
 from fairness_core._disparity.compare import reduce_columns
-from fairness_core._counts.tables import bin_index, uniform_edges
+from fairness_core._counts.binning import bin_index, uniform_edges
 
 PACKAGE = Path(fc.__file__).resolve().parent
 TOL = 1e-12
@@ -99,13 +99,13 @@ def test_every_module_imports_alone_in_a_fresh_interpreter():
 
 
 def test_the_count_tables_are_the_same_objects_everywhere():
-    from fairness_core._counts import tables as _counts
+    from fairness_core._counts import calibration, classes, confusion, thresholds
     from fairness_core._metrics import calibration as _calibration, classwise as _classwise, rates as _rates
 
-    assert fc.ConfusionCounts is _counts.ConfusionCounts is _rates.ConfusionCounts
-    assert fc.CalibrationCounts is _counts.CalibrationCounts is _calibration.CalibrationCounts
-    assert fc.ClassCounts is _counts.ClassCounts is _classwise.ClassCounts
-    assert fc.ThresholdCounts is _counts.ThresholdCounts
+    assert fc.ConfusionCounts is confusion.ConfusionCounts is _rates.ConfusionCounts
+    assert fc.CalibrationCounts is calibration.CalibrationCounts is _calibration.CalibrationCounts
+    assert fc.ClassCounts is classes.ClassCounts is _classwise.ClassCounts
+    assert fc.ThresholdCounts is thresholds.ThresholdCounts
 
 
 # --------------------------------------------------------------------------------------------
@@ -183,7 +183,7 @@ def test_counts_at_many_thresholds_are_the_counts_at_each(data):
 
 
 def test_sums_over_patterns_in_blocks_equal_masked_sums(monkeypatch, data):
-    from fairness_core._counts import tables as _counts
+    from fairness_core._counts import patterns as _counts
 
     rng = np.random.default_rng(0)
     masks, values = rng.random((1000, 7)) < 0.3, rng.integers(0, 50, (1000, 3, 2)).astype(float)
@@ -258,7 +258,7 @@ def test_the_comparison_table_is_the_compare_table_with_the_rate_columns(data, k
     y, pred = data["y"].to_numpy(), (data["score"].to_numpy() >= 0.6).astype(int)
     counts = fc.confusion_counts(y, pred, _groups(data)[kind])
     from fairness_core._disparity.compare import TABLE_COLUMNS, compare
-    from fairness_core._counts.tables import _fraction, _rate
+    from fairness_core._counts.rates import _fraction, _rate
 
     for metric, rate in (("false_positive_rate", "false_positive_rate"), ("statistical_parity", "selection_rate")):
         for reference in ("rest", "overall", "pairwise", counts.names[1]):
