@@ -72,8 +72,10 @@ from ._data.columns import ColumnMapping
 from ._data.mapping_guess import MappingGuess, guess_mapping, guess_outcome, guess_positive, numbers_as_text
 from ._stats.intervals import wilson_interval
 from ._stats.delong import auc_interval, delong_variance
-from ._policy.rules import (DEFAULT_RULES, Rule, Verdict, evaluate, evaluate_result, rules_from_json, rules_to_json,
-                      summarize_verdicts)
+from ._policy.defaults import DEFAULT_RULES
+from ._policy.rules import Rule
+from ._policy.rules_json import rules_from_json, rules_to_json
+from ._policy.verdicts import Verdict, evaluate, evaluate_result, summarize_verdicts
 from ._metrics.explorer import disparity_curve, explorer_thresholds, rule_band, threshold_curves
 from ._metrics.auc_counts import AucCounts, auc_counts
 from ._metrics.subgroup_thresholds import SubgroupThresholdEffect, subgroup_threshold_effect

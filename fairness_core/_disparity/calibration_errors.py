@@ -20,7 +20,9 @@ from .._stats.bootstrap import check_boot_options, percentile_interval, replicat
 from .._data.checks import check_int, check_option
 from .compare import (DISTANCES, DisparityResult, add_intervals, bootstrap_comparison, check_reference,
                        comparison_columns, comparison_index, compared_values, reduce_disparities, reduced_interval)
-from .._policy.rules import BOUND_RTOL, DEFAULT_RULES, Rule, Verdict, evaluate, evaluate_result
+from .._policy.defaults import DEFAULT_RULES
+from .._policy.rules import BOUND_RTOL, Rule
+from .._policy.verdicts import Verdict, evaluate, evaluate_result
 
 ERROR_COLUMNS = ("ece", "mce", "brier_score")
 # The default calibration rule (seed 001's 0.1): a bound on a *difference* of ECEs.

@@ -18,7 +18,9 @@ from .._metrics.classwise import classwise_findings
 from .._counts.rates import RATE_NAMES, RATE_TO_METRIC
 from .findings import (auc_findings, direction_warning, disparity_findings, outcome_words, rate_findings,
                         reduction_finding)
-from .._policy.rules import DEFAULT_RULES, Rule, evaluate_result
+from .._policy.defaults import DEFAULT_RULES
+from .._policy.rules import Rule
+from .._policy.verdicts import evaluate_result
 
 _RULES = {rule.name: rule for rule in DEFAULT_RULES}
 # A rate's name as rate_disparity knows it (the selection rate's disparity is "statistical parity").
