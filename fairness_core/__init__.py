@@ -90,8 +90,10 @@ from ._review.review import ModelReview, Review, ReviewConfig, build_review, def
 from ._review.from_counts import build_review_from_counts
 from ._review.config_schema import CONFIG_BOUNDS
 from ._review.export import export_name, neutralize_formulas, table_from_json, table_to_csv, table_to_json
-from ._review.findings import (Finding, auc_findings, direction_warning, disparity_findings, findings_table,
-                        outcome_words, rate_findings, reduction_finding)
+from ._review.auc_findings import auc_findings, direction_warning, outcome_words
+from ._review.finding import Finding, findings_table
+from ._review.findings import rate_findings
+from ._review.result_findings import disparity_findings, reduction_finding
 from ._subgroups.slices import Condition, Slice, subset_score
 from ._subgroups.subgroups import MISSING, Subgroups
 

@@ -16,8 +16,9 @@ from typing import Callable, Mapping, Optional
 from .._metrics.auc import summarize_bias_auc
 from .._metrics.classwise import classwise_findings
 from .._counts.rates import RATE_NAMES, RATE_TO_METRIC
-from .findings import (auc_findings, direction_warning, disparity_findings, outcome_words, rate_findings,
-                        reduction_finding)
+from .auc_findings import auc_findings, direction_warning, outcome_words
+from .findings import rate_findings
+from .result_findings import disparity_findings, reduction_finding
 from .._policy.defaults import DEFAULT_RULES
 from .._policy.rules import Rule
 from .._policy.verdicts import evaluate_result
