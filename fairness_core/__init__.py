@@ -57,16 +57,9 @@ from ._metrics.ratio_scores import (
 )
 from ._integrations.sklearn_scorer import FairnessScorer, make_fairness_scorer
 from ._metrics.classwise import UnweightedAverageBiasResult, classwise_findings, unweighted_average_bias
-from ._metrics.dataset import (
-    ConsistencyResult,
-    SmoothedEdfResult,
-    base_rates,
-    base_rates_from_counts,
-    consistency,
-    dataset_statistical_parity,
-    smoothed_edf,
-    smoothed_edf_from_counts,
-)
+from ._metrics.consistency import ConsistencyResult, consistency
+from ._metrics.dataset import base_rates, base_rates_from_counts, dataset_statistical_parity
+from ._metrics.smoothed_edf import SmoothedEdfResult, smoothed_edf, smoothed_edf_from_counts
 from ._counts.scored_data import ScoredData
 from ._data.columns import ColumnMapping
 from ._data.mapping_guess import MappingGuess, guess_mapping, guess_outcome, guess_positive, numbers_as_text

@@ -18,7 +18,8 @@ from .._counts.confusion import confusion_counts
 from .._metrics.auc import bias_auc_score
 from .._metrics.calibration import calibration_disparity
 from .._metrics.classwise import unweighted_average_bias
-from .._metrics.dataset import dataset_statistical_parity, smoothed_edf
+from .._metrics.dataset import dataset_statistical_parity
+from .._metrics.smoothed_edf import smoothed_edf
 from .._metrics.rates import equalized_odds, rate_disparity
 from .._metrics.ratio_scores import correlation_score, equal_opportunity_score, p_percent_score
 from .._metrics.theil import theil_index

@@ -16,7 +16,7 @@ from typing import Optional
 import numpy as np
 
 from .._counts.confusion import ConfusionCounts, base_rate_counts
-from .._metrics.dataset import smoothed_edf_from_counts
+from .._metrics.smoothed_edf import smoothed_edf_from_counts
 from .conclusions import dataset_conclusions
 from .._stats.intervals import wilson_interval
 from .review import (Review, ReviewConfig, _rate_review, dataset_options, threshold_for_range,

@@ -27,7 +27,8 @@ from .config_schema import problems
 from .._counts.calibration import calibration_counts
 from .._counts.confusion import confusion_counts
 from .._counts.thresholds import threshold_counts
-from .._metrics.dataset import consistency, smoothed_edf
+from .._metrics.consistency import consistency
+from .._metrics.smoothed_edf import smoothed_edf
 from .export import _json_cell, table_data
 from .._counts.rates import RATE_TO_METRIC
 from .conclusions import (auc_conclusions, calibration_conclusions, classwise_conclusions,

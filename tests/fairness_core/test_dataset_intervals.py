@@ -18,7 +18,7 @@ from statsmodels.stats.proportion import confint_proportions_2indep, proportion_
 
 import fairness_core as fc
 from fairness_core._stats.bootstrap import N_BOOT_MESSAGE, SEED_MESSAGE
-from fairness_core._metrics.dataset import EDF_OVERLAP_MESSAGE
+from fairness_core._metrics.smoothed_edf import EDF_OVERLAP_MESSAGE
 from fairness_core._stats.intervals import CI_MESSAGE
 
 TOL = 1e-12
