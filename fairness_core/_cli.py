@@ -223,7 +223,8 @@ def _engine_review(args):
     """The review of DATA (a path or glob, or with ``--table`` a DuckDB database file) from the counts computed by
     ``--engine``."""
     from ._review.from_counts import build_review_from_counts
-    from .engines import preview, read_source, scored_counts
+    from .engines._scored_counts import preview, scored_counts
+    from .engines._sources import read_source
 
     text = "10000" if args.auc_bins is None else args.auc_bins
     bins = text if text == "exact" else int(text) if text.isascii() and text.isdigit() else None

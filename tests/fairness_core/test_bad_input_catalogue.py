@@ -638,7 +638,8 @@ def test_no_cell_of_an_exported_csv_starts_a_formula_context_lines_included(tmp_
 
 def test_exact_auc_levels_are_bounded_by_default(tmp_path):
     # M8: 10^7 distinct scores took 7.5 GB; scored_counts now refuses more than 2,000,000 unless told otherwise.
-    from fairness_core.engines import TOO_MANY_LEVELS, scored_counts
+    from fairness_core.engines import scored_counts
+    from fairness_core.engines._scored_counts import TOO_MANY_LEVELS
 
     path = many_levels(tmp_path)
     mapping = fc.ColumnMapping(label="y", positive_label=1, scores=("p",), protected=("g",))

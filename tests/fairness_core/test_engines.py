@@ -455,7 +455,7 @@ def test_numeric_protected_attributes_are_cut_into_the_in_memory_quantile_bins(t
 
 
 def test_a_numeric_attribute_with_too_many_values_to_read_is_refused(tmp_path, monkeypatch):
-    import fairness_core.engines as engines
+    import fairness_core.engines._scored_counts as engines
 
     frame = _frame(3000)
     frame["score_id"] = np.arange(3000) % 1000

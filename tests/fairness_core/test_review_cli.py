@@ -293,7 +293,7 @@ def test_cli_flags_that_would_be_ignored_or_cannot_apply_are_refused(tmp_path, c
 
 def test_cli_exact_auc_levels_are_bounded(tmp_path, capsys):
     # M8: 10^7 distinct scores took 7.5 GB through --engine duckdb --auc-bins exact; the app refuses them at once.
-    from fairness_core.engines import TOO_MANY_LEVELS
+    from fairness_core.engines._scored_counts import TOO_MANY_LEVELS
     from tests.fairness_core.test_bad_input_catalogue import many_levels
 
     path = many_levels(tmp_path)
