@@ -18,6 +18,7 @@ import pandas as pd
 
 from .._stats.bootstrap import percentile_interval
 from .._data.checks import check_option
+from .._stats.result import ValueResult
 
 METRICS = ("recall", "precision", "fscore")
 REDUCTIONS = ("std", "difference", "absolute_difference")
@@ -39,7 +40,7 @@ DIFFERENCE_MESSAGE = (
 
 
 @dataclass(frozen=True)
-class UnweightedAverageBiasResult:
+class UnweightedAverageBiasResult(ValueResult):
     """Unweighted average bias with its per-class spreads and the per-subgroup scores behind them.
 
     Attributes
@@ -98,9 +99,6 @@ class UnweightedAverageBiasResult:
     level: Optional[float] = None
     n_boot: int = 0
     n_boot_undefined: int = 0
-
-    def __float__(self) -> float:
-        return float(self.value)
 
 
 def _name(obj: Any) -> str:

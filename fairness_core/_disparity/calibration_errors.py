@@ -23,6 +23,7 @@ from .compare import (DISTANCES, DisparityResult, add_intervals, bootstrap_compa
 from .._policy.defaults import DEFAULT_RULES
 from .._policy.rules import BOUND_RTOL, Rule
 from .._policy.verdicts import Verdict, evaluate, evaluate_result
+from .._stats.result import ValueResult
 
 ERROR_COLUMNS = ("ece", "mce", "brier_score")
 # The default calibration rule (seed 001's 0.1): a bound on a *difference* of ECEs.
@@ -429,7 +430,7 @@ def _interpret(result: DisparityResult, verdict: Optional[Verdict], min_per_grou
 
 
 @dataclass(frozen=True)
-class CalibrationDisparityResult:
+class CalibrationDisparityResult(ValueResult):
     """ECE disparity with its policy verdict, its interval and the per-subgroup errors.
 
     Attributes
@@ -500,6 +501,3 @@ class CalibrationDisparityResult:
     def distance_measure(self) -> str:
         """'diff' or 'ratio': the units of ``value`` and ``threshold``."""
         return self.disparity.distance_measure
-
-    def __float__(self) -> float:
-        return float(self.value)

@@ -18,6 +18,7 @@ import numpy as np
 import pandas as pd
 
 from .._data.checks import check_option
+from .._stats.result import ValueResult
 
 Distance = Literal["diff", "ratio"]
 DISTANCES = ("diff", "ratio")
@@ -125,7 +126,7 @@ def distance(a: np.ndarray, b: np.ndarray, measure: Distance) -> np.ndarray:
 
 
 @dataclass(frozen=True)
-class DisparityResult:
+class DisparityResult(ValueResult):
     """A reduced disparity and the comparisons behind it.
 
     Attributes
@@ -177,9 +178,6 @@ class DisparityResult:
     n_boot: int = 0
     n_boot_undefined: int = 0
     adjust: str | None = None
-
-    def __float__(self) -> float:
-        return float(self.value)
 
 
 def check_reference(reference: str, names: list[str], func: str) -> str:
@@ -610,7 +608,7 @@ ONE_ZERO_NOTE = "the {rate} is 0 in one group only"
 
 
 @dataclass(frozen=True)
-class RatioScoresResult:
+class RatioScoresResult(ValueResult):
     """Ratio scores of every subgroup against the rest, and their minimum.
 
     Attributes
@@ -652,9 +650,6 @@ class RatioScoresResult:
     level: Optional[float] = None
     n_boot: int = 0
     n_boot_undefined: int = 0
-
-    def __float__(self) -> float:
-        return float(self.value)
 
 
 def ratio_rule(a, b, rate: str) -> tuple[np.ndarray, np.ndarray]:

@@ -32,6 +32,7 @@ from .._stats.bootstrap import check_boot_options, percentile_interval, replicat
 from .._data.checks import check_option
 from .compare import (TABLE_COLUMNS, check_reference, comparison_columns, compared_values, finish_disparity,
                        reduce_disparities)
+from .._stats.result import ValueResult
 
 # Benefit of the confusion cells in the order of the count tables (TN, FP, FN, TP).
 CELL_BENEFIT = np.array([1.0, 2.0, 0.0, 1.0])
@@ -53,7 +54,7 @@ ZERO_MEAN_NOTE = "Theil index undefined: the mean benefit is 0 (every row is a f
 
 
 @dataclass(frozen=True)
-class TheilResult:
+class TheilResult(ValueResult):
     """A Theil index over all rows or between subgroups, with its bootstrap interval.
 
     Returned by :func:`individual_theil_index` and :func:`between_group_theil_index` (and the
@@ -85,9 +86,6 @@ class TheilResult:
     n_boot: int
     n_boot_undefined: int
     note: str = ""
-
-    def __float__(self) -> float:
-        return float(self.value)
 
 
 def _means(counts: np.ndarray) -> np.ndarray:

@@ -26,6 +26,7 @@ from .._stats.auc_bootstrap import AUC_COLUMNS, auc_replicates, power_means
 from .._stats.bootstrap import check_boot_options
 from .._stats.delong import auc_interval, interval_of, placement_variance
 from .._subgroups.subgroups import as_subgroups
+from .._stats.result import ValueResult
 
 NO_POSITIVES = "no positive examples"
 NO_NEGATIVES = "no negative examples"
@@ -656,7 +657,7 @@ def auc_frame(names: list, n: np.ndarray, aucs: np.ndarray, min_size: int, inter
 
 
 @dataclass(frozen=True)
-class BiasAucResult:
+class BiasAucResult(ValueResult):
     """The bias AUC score and its parts.
 
     Attributes
@@ -707,9 +708,6 @@ class BiasAucResult:
     level: float | None = None
     n_boot: int = 0
     n_boot_undefined: int = 0
-
-    def __float__(self) -> float:
-        return float(self.value)
 
 
 def summarize_bias_auc(table: pd.DataFrame, *, p: float = -5.0, overall_weight: float = 0.25,

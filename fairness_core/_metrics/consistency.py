@@ -9,6 +9,7 @@ import numpy as np
 import pandas as pd
 
 from .._data.checks import as_binary, check_int, check_length
+from .._stats.result import ValueResult
 
 
 X_TYPE_MESSAGE = (
@@ -34,7 +35,7 @@ TIE_RTOL = 1e-9
 
 
 @dataclass(frozen=True)
-class ConsistencyResult:
+class ConsistencyResult(ValueResult):
     """Consistency of the labels among nearest neighbours.
 
     Attributes
@@ -68,9 +69,6 @@ class ConsistencyResult:
     features: tuple
     n_sampled: int = 0
     std_error: float = 0.0
-
-    def __float__(self) -> float:
-        return float(self.value)
 
 
 def _features(X) -> tuple[np.ndarray, tuple]:

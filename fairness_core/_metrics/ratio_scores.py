@@ -20,6 +20,7 @@ import pandas as pd
 from .._disparity.compare import BOTH_ZERO_NOTE, ONE_ZERO_NOTE, RatioScoresResult, join_notes, ratio_rule  # noqa: F401
 from .._counts.rates import FN, TP, _rate
 from .._stats.intervals import check_ci
+from .._stats.result import ValueResult
 
 SENSITIVE_MESSAGE = (
     "The 'sensitive' parameter of {func} must be a binary attribute holding only 0 and 1 (or False "
@@ -45,7 +46,7 @@ CORRELATION_VALUE_MESSAGE = (
 
 
 @dataclass(frozen=True)
-class RatioScoreResult:
+class RatioScoreResult(ValueResult):
     """A ratio score of two groups (p% or equal opportunity score) and the rates behind it.
 
     Attributes
@@ -72,9 +73,6 @@ class RatioScoreResult:
     size_0: int
     size_1: int
     note: str
-
-    def __float__(self) -> float:
-        return float(self.value)
 
 
 def _binary_sensitive(sensitive, n: int, func: str, rate: str, other: str) -> np.ndarray:
@@ -236,7 +234,7 @@ def _numeric(values, param: str) -> np.ndarray:
 
 
 @dataclass(frozen=True)
-class CorrelationScoreResult:
+class CorrelationScoreResult(ValueResult):
     """A correlation score -|r| with Fisher's z interval, from :func:`correlation_score` with ``ci``.
 
     Attributes
@@ -266,9 +264,6 @@ class CorrelationScoreResult:
     ci_high: float
     level: float
     n: int
-
-    def __float__(self) -> float:
-        return float(self.value)
 
 
 def score_interval(r_low, r_high) -> tuple[np.ndarray, np.ndarray]:

@@ -12,6 +12,7 @@ from .._counts.confusion import CONFUSION_NO_ATOMS_MESSAGE
 from .._data.checks import as_binary
 from .._stats.bootstrap import Atoms, check_boot_options, percentile_interval, replicate_stat
 from .._subgroups.subgroups import as_subgroups
+from .._stats.result import ValueResult
 
 
 EDF_OVERLAP_COUNTS_MESSAGE = (
@@ -43,7 +44,7 @@ CONCENTRATION_MESSAGE = (
 
 
 @dataclass(frozen=True)
-class SmoothedEdfResult:
+class SmoothedEdfResult(ValueResult):
     """Smoothed empirical differential fairness (EDF) of the labels, and the pair that attains it.
 
     Attributes
@@ -89,9 +90,6 @@ class SmoothedEdfResult:
     level: Optional[float] = None
     n_boot: int = 0
     n_boot_undefined: int = 0
-
-    def __float__(self) -> float:
-        return float(self.value)
 
 
 def _smoothed(member: np.ndarray, alpha: float) -> np.ndarray:
