@@ -79,7 +79,9 @@ from ._models.aucs import compare_model_aucs
 from ._models.calibration import compare_model_calibration
 from ._review.conclusions import (Conclusions, auc_conclusions, calibration_conclusions, classwise_conclusions,
                            dataset_conclusions, dataset_rule, no_auc_finding, rate_conclusions, rate_rules)
-from ._review.review import ModelReview, Review, ReviewConfig, build_review, default_threshold, threshold_for_range
+from ._review.config import ReviewConfig, default_threshold, threshold_for_range
+from ._review.records import ModelReview, Review
+from ._review.review import build_review
 from ._review.from_counts import build_review_from_counts
 from ._review.config_schema import CONFIG_BOUNDS
 from ._review.export import export_name, neutralize_formulas, table_from_json, table_to_csv, table_to_json
@@ -88,7 +90,8 @@ from ._review.finding import Finding, findings_table
 from ._review.findings import rate_findings
 from ._review.result_findings import disparity_findings, reduction_finding
 from ._subgroups.slices import Condition, Slice, subset_score
-from ._subgroups.subgroups import MISSING, Subgroups
+from ._subgroups.patterns import MISSING
+from ._subgroups.subgroups import Subgroups
 
 _data_names = ["read_table", "ColumnMapping", "ScoredData", "guess_mapping", "guess_positive", "guess_outcome", "MappingGuess", "Subgroups", "MISSING",
                "numbers_as_text",

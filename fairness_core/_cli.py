@@ -103,7 +103,7 @@ def _config(args, frame):
     import dataclasses
 
     from ._data.mapping_guess import guess_outcome, guess_positive
-    from ._review.review import ReviewConfig
+    from ._review.config import ReviewConfig
     from ._data.columns import ColumnMapping
 
     base = ReviewConfig.from_json(_config_text(args.config)) if args.config else None

@@ -13,7 +13,7 @@ from .._disparity.average_bias import (CALLABLE_CI_MESSAGE, METRICS, UnweightedA
     unweighted_average_bias_of)
 from .._stats.bootstrap import Atoms, check_boot_options, percentile_interval, replicate_stat
 from .._stats.intervals import wilson_interval
-from .._subgroups.subgroups import _value_label
+from .._subgroups.patterns import _value_label
 from .rows import SUBGROUPS_DUPLICATE_MESSAGE, SUBGROUPS_TYPE_MESSAGE, SUBGROUPS_UNKNOWN_MESSAGE, _Rows, _encode
 
 

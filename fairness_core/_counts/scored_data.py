@@ -11,7 +11,8 @@ import numpy as np
 import pandas as pd
 
 from .._data.columns import ColumnMapping
-from .._subgroups.subgroups import Subgroups, text_codes
+from .._subgroups.patterns import text_codes
+from .._subgroups.subgroups import Subgroups
 from .classes import ClassCounts, class_counts
 
 

@@ -1,3 +1,4 @@
+# More than 500 lines: one concept (read_table's formats and limits); tests patch its module-level limits and readers.
 """Reading scored data: CSV (delimiter and encoding detected) and Parquet, into a DataFrame."""
 
 from __future__ import annotations

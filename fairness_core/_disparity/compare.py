@@ -1,3 +1,4 @@
+# More than 500 lines: one concept (comparisons of per-subgroup values: distances, references, reductions, their intervals).
 """Disparities: compare each subgroup's value with a reference value, then reduce (§5.2).
 
 Shared by every disparity metric (rates, equalized odds, calibration): a metric supplies, per

@@ -1,3 +1,4 @@
+# More than 500 lines: one concept (AUCs from ranked scores: subgroup, BPSN, BNSP, their table and the bias AUC score); tests patch its block size.
 """Bias-aware AUCs (subgroup, BPSN, BNSP), the power mean and the bias AUC score (seed 000).
 
 Every AUC is counted from one sort of the score column (``np.argsort``): each row gets its tie

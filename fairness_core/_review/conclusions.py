@@ -15,7 +15,7 @@ from typing import Callable, Mapping, Optional
 
 from .._metrics.auc import summarize_bias_auc
 from .._metrics.classwise import classwise_findings
-from .._counts.rates import RATE_NAMES, RATE_TO_METRIC
+from .._counts.rates import RATE_TO_METRIC
 from .auc_findings import auc_findings, direction_warning, outcome_words
 from .findings import rate_findings
 from .result_findings import disparity_findings, reduction_finding

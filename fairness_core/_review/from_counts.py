@@ -15,12 +15,13 @@ from typing import Optional
 
 import numpy as np
 
-from .._counts.confusion import ConfusionCounts, base_rate_counts
+from .._counts.confusion import base_rate_counts
 from .._metrics.smoothed_edf import smoothed_edf_from_counts
 from .conclusions import dataset_conclusions
 from .._stats.intervals import wilson_interval
-from .review import (Review, ReviewConfig, _rate_review, dataset_options, threshold_for_range,
-                      with_aucs_and_calibration, with_classwise)
+from .config import ReviewConfig, dataset_options, threshold_for_range
+from .records import Review
+from .review import _rate_review, with_aucs_and_calibration, with_classwise
 
 NOT_COMPUTED = ("kNN consistency", "per-subgroup thresholds", "differences between models")
 NO_ATOMS = "confidence intervals (the counts hold no atoms: ScoredCounts.with_atoms)"

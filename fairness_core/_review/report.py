@@ -162,7 +162,7 @@ _CLASS_REDUCTIONS = {"std": "the standard deviation across subgroups", "differen
 
 
 def _consistency(result) -> list:
-    from .review import consistency_table
+    from .records import consistency_table
 
     counted = (f"every one of the {result.n_rows:,} rows" if result.n_sampled >= result.n_rows else
                f"a random sample of {result.n_sampled:,} of the {result.n_rows:,} rows (seed 0), standard error "

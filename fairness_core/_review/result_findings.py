@@ -12,7 +12,7 @@ import numpy as np
 from .._disparity.compare import DisparityResult, distance
 from .._metrics.rates import DISPARITY_METRICS
 from .finding import Finding
-from .findings import LIMIT_MESSAGE, RESULT_MESSAGE, RESULT_METRIC_MESSAGE, _record, rate_findings
+from .findings import LIMIT_MESSAGE, RESULT_MESSAGE, RESULT_METRIC_MESSAGE, _record
 from .sentences import (_Texts, _adjust_text, _int, _interval_text, _level_text, _pct, _points, _rate_text,
     _ratio_text, _reference_name, _zero_side)
 

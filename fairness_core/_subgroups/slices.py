@@ -14,7 +14,8 @@ from typing import Any, Callable, Optional
 import numpy as np
 import pandas as pd
 
-from .subgroups import Subgroups, _codes, text_codes
+from .patterns import text_codes
+from .subgroups import Subgroups, _codes
 
 CONDITION_MESSAGE = (
     "A slice condition on {column!r} needs either values (a categorical condition) or a low and a "

@@ -15,7 +15,8 @@ from .._counts.confusion import ConfusionCounts
 from .._counts.scored_data import (LABEL_ALIKE, LABEL_TOO_FEW, LABEL_VALUES, MISSING_SCORE, NO_ROWS_LEFT,
     POSITIVE_MISSING, PREDICTED_VALUES, ColumnMapping, _as_text, _check_roles, _predicted_positive, _same, _show)
 from .._metrics.auc_counts import bin_edges_of, uniform_score_bins
-from .._subgroups.subgroups import INDICATOR_RANGE_MESSAGE, quantile_edges_from_counts, quantiles_from_counts
+from .._subgroups.binning import quantile_edges_from_counts, quantiles_from_counts
+from .._subgroups.subgroups import INDICATOR_RANGE_MESSAGE
 from ._atoms import _AtomQueries, _assemble, _calibration, _class_counts, _given_counts
 from ._result import ScoredCounts
 from ._runners import _plain, _runner, _with_bins

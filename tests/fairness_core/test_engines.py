@@ -448,7 +448,7 @@ def test_numeric_protected_attributes_are_cut_into_the_in_memory_quantile_bins(t
         if protected == ("age",):   # the infinities widen the outer bins, the missing ages are their own subgroup
             assert rows.subgroups.names[0].startswith("[-inf, ") and rows.subgroups.names[3].endswith(", inf]")
             assert rows.subgroups.names[4] == "(missing)"
-    edges = fc._subgroups.subgroups.quantile_edges_from_counts([3.0, 1.0, 2.0, np.nan, np.inf], [2, 5, 1, 4, 1], 4)
+    edges = fc._subgroups.binning.quantile_edges_from_counts([3.0, 1.0, 2.0, np.nan, np.inf], [2, 5, 1, 4, 1], 4)
     values = np.array([3.0] * 2 + [1.0] * 5 + [2.0])
     np.testing.assert_array_equal(edges, np.concatenate([np.unique(np.quantile(values, np.linspace(0, 1, 5)))[:-1],
                                                          [np.inf]]))

@@ -140,7 +140,6 @@ def test_imports_run_from_higher_layers_to_lower_ones():
     assert wrong == []
 
 
-@pytest.mark.xfail(reason="splitting the long modules is under way", strict=False)
 @pytest.mark.parametrize("module", module_names())
 def test_module_is_short_or_says_why_not(module):
     lines = _path_of(module).read_text(encoding="utf-8").splitlines()
