@@ -373,8 +373,8 @@ class ConfusionCounts:
 
 
 def _sides(columns: dict, distance_measure: str):
-    """``sides(levels)`` of ``_compare.add_intervals`` for a rate's comparison columns: the MOVER interval of each
-    comparison's disparity from the Wilson intervals of its two rates (``_intervals.mover_disparity``)."""
+    """``sides(levels)`` of ``_disparity.compare.add_intervals`` for a rate's comparison columns: the MOVER interval of each
+    comparison's disparity from the Wilson intervals of its two rates (``_stats.intervals.mover_disparity``)."""
     counts = [np.asarray(columns[c], dtype=np.float64)
               for c in ("numerator", "denominator", "reference_numerator", "reference_denominator")]
     return lambda levels: mover_disparity(*counts, levels, distance_measure)

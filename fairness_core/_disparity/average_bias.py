@@ -4,7 +4,7 @@ Every function here reads a ``ClassCounts`` (per-subgroup K x K confusion matric
 rows: per-class recall, precision or F-score per subgroup, their reduction across the subgroups
 taking part (std, or the signed or absolute difference of two), and the unweighted mean over
 classes, with bootstrap intervals from the class counts' atoms. ``ClassCounts.unweighted_average_bias`` calls them; the public
-function that takes rows (and a metric callable, which needs the rows) is in :mod:`._classwise`.
+function that takes rows (and a metric callable, which needs the rows) is in :mod:`fairness_core._metrics.classwise`.
 This module never imports the count tables' module (no import cycle).
 """
 
@@ -300,7 +300,7 @@ def _joined_interval(samples: np.ndarray, estimate: np.ndarray, level: float, re
     1 - (1 - level) / K; the mean's interval is [mean of lows, mean of highs]: if every class's
     interval holds its truth, which happens with probability at least `level`, so does this one,
     and its lower end is 0 when no class's spread is distinguishable from 0 (the reduced
-    disparities' construction, ``_compare.reduced_interval``). A percentile interval of resampled
+    disparities' construction, ``_disparity.compare.reduced_interval``). A percentile interval of resampled
     means of spreads never holds a true value of 0.
     """
     used = ~np.isnan(values)

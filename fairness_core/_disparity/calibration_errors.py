@@ -5,7 +5,7 @@ Every function here reads a ``CalibrationCounts`` (per-(subgroup, bin) count, su
 y_true and sum of squared errors) and never the rows: ECE = sum_b |sum_y_b - sum_p_b| / n, MCE the
 largest per-bin gap, Brier = sum of squared errors / n. ``CalibrationCounts.error_table`` and
 ``.disparity`` call these functions; the public functions that take rows are in
-:mod:`._calibration`. This module never imports the count tables' module (no import cycle).
+:mod:`fairness_core._metrics.calibration`. This module never imports the count tables' module (no import cycle).
 """
 
 from __future__ import annotations

@@ -8,10 +8,10 @@ cell benefits v = (1, 2, 0, 1), n = sum(c), mu = (c . v) / n and
     T = (1 / n) * sum over cells of c * (v / mu) * ln(v / mu),   with 0 * ln 0 = 0.
 
 This module is what ``ConfusionCounts.theil_index`` (and the individual and between-group
-methods) call; the public functions that take rows are in :mod:`._theil`. It never imports the
+methods) call; the public functions that take rows are in :mod:`fairness_core._metrics.theil`. It never imports the
 count tables' module, so the two stay free of an import cycle.
 
-Intervals (``ci=``) come from the stratified multinomial bootstrap of ``_bootstrap``: the
+Intervals (``ci=``) come from the stratified multinomial bootstrap of ``_stats.bootstrap``: the
 confusion counts of every membership pattern are redrawn (subgroup sizes stay fixed), and every
 Theil index is recomputed from the redrawn counts with a leading replicate axis. A Theil index is
 never below 0, so its interval cannot straddle parity; whether a comparison *excludes parity* is
@@ -174,7 +174,7 @@ def theil_comparison(counts, reference: str = "rest", func: str = "theil_index")
 def theil_replicates(atoms, names: list, reference: str, table: pd.DataFrame, n_boot: int, rng):
     """Bootstrap replicates of every comparison of a Theil comparison table.
 
-    ``_compare.bootstrap_comparison`` derives a disparity from the two compared values alone; the
+    ``_disparity.compare.bootstrap_comparison`` derives a disparity from the two compared values alone; the
     two-group Theil index also needs the two group sizes, so this evaluates the same pieces
     (``replicate_stat`` over the atoms, ``compared_values`` for the row order) with its own statistic.
 

@@ -536,7 +536,7 @@ def bias_auc_table(y_true, y_score, subgroups, *, ci=None, n_boot: int = 1000, r
     n_boot : int >= 100, default=1000
         With `ci`: bootstrap replicates of every AUC, kept in ``attrs["replicates"]`` so that
         :func:`summarize_bias_auc` gives intervals of the power means and the bias AUC score for
-        any p and weight without recomputing (see ``_auc_boot``: stratified multinomial over
+        any p and weight without recomputing (see ``_stats.auc_bootstrap``: stratified multinomial over
         (membership pattern, label, score level) counts, levels merged into at most 256 groups,
         replicates centred on the exact AUCs).
     random_state : int, numpy Generator or None, default=0

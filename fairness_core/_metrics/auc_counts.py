@@ -5,7 +5,7 @@ with P[t], N[t] the positives and negatives at level t (levels in increasing sco
 
     AUC(P, N) = sum_t P[t] (N[< t] + N[t] / 2) / (|P| |N|)
 
-(``_auc._twice_u``). A level is either one distinct score (``edges=None``: exact, equal to
+(``_metrics.auc._twice_u``). A level is either one distinct score (``edges=None``: exact, equal to
 ``bias_auc_table``) or one bin of B monotone bins (``edges`` of shape (B + 1,)), which is what an
 engine that cannot keep every distinct score returns (``fairness_core.engines``). Binning only
 turns pairs of a positive and a negative in the same bin into ties, so
@@ -105,7 +105,7 @@ class AucCounts:
     patterns : (Atoms, int) or None
         What the bootstrap resamples: the counts per (row membership pattern, merged level group,
         label), with the patterns' subgroup masks, and the number of level groups (adjacent levels
-        merged into at most 256 groups of about equal rows, ``_auc_boot.level_atoms``). Set by
+        merged into at most 256 groups of about equal rows, ``_stats.auc_bootstrap.level_atoms``). Set by
         :func:`auc_counts` and by an engine asked for intervals; None: no bootstrap intervals.
     """
 

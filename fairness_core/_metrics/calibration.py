@@ -2,8 +2,8 @@
 
 Sufficient statistic: for every subgroup, its background and all rows, and for every bin, the
 row count, the sum of predicted probabilities, the sum of labels and the sum of squared errors,
-held by :class:`CalibrationCounts` in :mod:`._counts` (one bin index per row, one crosstab). The
-errors and the ECE disparity are computed from it in :mod:`._calibration_errors`. The functions
+held by :class:`CalibrationCounts` in :mod:`fairness_core._counts` (one bin index per row, one crosstab). The
+errors and the ECE disparity are computed from it in :mod:`fairness_core._disparity.calibration_errors`. The functions
 here validate the rows, count once and call the table's methods. ECE = sum_b |sum_y_b - sum_p_b| / n,
 which equals sum_b (n_b / n) * |fraction_positive_b - mean_predicted_b|.
 
@@ -209,7 +209,7 @@ def calibration_disparity(y_true, y_prob, subgroups, *, n_bins: int = 10, strate
     upwards (roughly by sqrt(bins / n): every bin's |gap| grows with its noise), so by default a
     difference compares *bias-corrected* ECEs: each ECE minus its expected value under perfect
     calibration, E0 = the ECE the same rows are expected to show when each is positive with its
-    own score (per bin, the binomial's mean absolute deviation; ``_calibration_errors.expected_ece``),
+    own score (per bin, the binomial's mean absolute deviation; ``_disparity.calibration_errors.expected_ece``),
     so a perfectly calibrated model does not fail because a group is small. With ``debias=False`` (and always
     for ``"ratio"``, whose corrected values can be <= 0) the comparison is seed 001's plug-in
     one: for two groups exactly |ECE_A - ECE_B|. The comparisons are reduced, and the reduced

@@ -1,9 +1,9 @@
 """Class-wise bias from rows: per-class recall, precision and F-score per subgroup, and their spread (§5.4).
 
 The sufficient statistic is a K x K confusion matrix (true class x predicted class) for every
-subgroup, :class:`ClassCounts` in :mod:`._counts`, taken with one count of the cell ``t * K + p``
+subgroup, :class:`ClassCounts` in :mod:`fairness_core._counts`, taken with one count of the cell ``t * K + p``
 per membership pattern. Every per-class score, every choice of subgroups and every reduction is
-computed from it (the reduction in :mod:`._average_bias`); only a user-supplied metric callable
+computed from it (the reduction in :mod:`fairness_core._disparity.average_bias`); only a user-supplied metric callable
 needs the rows again, which is why :func:`unweighted_average_bias` lives here. Intervals resample
 the same counts: a stratified multinomial bootstrap per membership pattern (``_bootstrap.Atoms``),
 every replicate scored and reduced as arrays.

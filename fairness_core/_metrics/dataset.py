@@ -3,7 +3,7 @@
 Base rates and the smoothed EDF need only the count of rows and of positive labels per subgroup
 (one crosstab), and their bootstrap intervals resample those counts within each membership pattern;
 dataset statistical parity is the selection-rate disparity of the labels against themselves (one code
-path with :mod:`._rates`, intervals included). Consistency needs the features, and uses
+path with :mod:`fairness_core._metrics.rates`, intervals included). Consistency needs the features, and uses
 SciPy's k-d tree (scikit-learn's ball tree above 15 features) for the nearest neighbours.
 """
 

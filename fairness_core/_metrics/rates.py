@@ -1,7 +1,7 @@
 """Rates per subgroup, their disparities and equalized odds, from rows (§5.2).
 
 The sufficient statistic is the confusion matrix (TN, FP, FN, TP) of every subgroup, of its
-background and of all rows, held by :class:`ConfusionCounts` in :mod:`._counts` (one bincount).
+background and of all rows, held by :class:`ConfusionCounts` in :mod:`fairness_core._counts` (one bincount).
 The functions here validate the rows, count once and call the table's methods; every rate,
 disparity, reference and reduction is computed from the counts.
 """
@@ -13,7 +13,7 @@ from typing import Optional
 import numpy as np
 import pandas as pd
 
-# Re-exported here too (``_findings`` and the tests import them from this module).
+# Re-exported here too (``_review.findings`` and the tests import them from this module).
 from .._counts.confusion import ConfusionCounts, confusion_counts
 from .._counts.rates import DENOMINATOR_NAMES, DISPARITY_METRICS, RATE_NAMES, RATES, Metric, _rate
 from .._stats.intervals import check_ci
@@ -109,7 +109,7 @@ def rate_disparity(y_true, y_pred, subgroups, *, metric: Metric, distance_measur
         Seed of the bootstrap: the same seed gives the same intervals.
     adjust : {None, 'bonferroni', 'holm', 'fdr_bh'}, default=None
         Multiple-comparison adjustment of the per-comparison intervals and ``excludes_parity``
-        (see ``_compare.add_intervals``); the number of comparisons is in ``table.attrs``.
+        (see ``_disparity.compare.add_intervals``); the number of comparisons is in ``table.attrs``.
 
     Returns
     -------

@@ -2,9 +2,9 @@
 
 Higher is better for all three. The two ratio scores compare a rate in two groups as
 min(r1 / r0, r0 / r1), so 1 is parity and 0 means one group never gets the outcome; they are
-computed from confusion counts per group (one bincount), like every rate in :mod:`._rates`. Every
-subgroup's score against the rest is ``ConfusionCounts.ratio_scores`` (:mod:`._counts`), whose rule
-``ratio_rule`` and result ``RatioScoresResult`` are in :mod:`._compare`.
+computed from confusion counts per group (one bincount), like every rate in :mod:`fairness_core._metrics.rates`. Every
+subgroup's score against the rest is ``ConfusionCounts.ratio_scores`` (:mod:`fairness_core._counts`), whose rule
+``ratio_rule`` and result ``RatioScoresResult`` are in :mod:`fairness_core._disparity.compare`.
 The correlation score's interval (``ci=``) is Fisher's z interval of Pearson's r mapped through
 r -> -|r|; no bootstrap is needed.
 """

@@ -1,8 +1,8 @@
 """Theil indices of the benefit b = y_pred - y_true + 1 (Speicher et al. 2018), from rows (§5.2).
 
 The functions here validate the rows, count the confusion cells once (:class:`ConfusionCounts`
-in :mod:`._counts`) and call the table's methods; the indices themselves are computed from the
-counts in :mod:`._inequality`, which also holds :class:`TheilResult`.
+in :mod:`fairness_core._counts`) and call the table's methods; the indices themselves are computed from the
+counts in :mod:`fairness_core._disparity.inequality`, which also holds :class:`TheilResult`.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ import numpy as np
 from .._stats.bootstrap import Atoms
 from .._data.checks import as_binary, check_length
 from .._counts.confusion import ConfusionCounts
-# Re-exported here too (the tests and ``_scorer`` import them from this module).
+# Re-exported here too (the tests and ``_integrations.sklearn_scorer`` import them from this module).
 from .._disparity.inequality import (DISTANCE_MESSAGE, OVERLAP_MESSAGE, ZERO_MEAN_NOTE, TheilResult,  # noqa: F401
                           check_distance_measure, individual_theil_of, theil_of_counts,
                           theil_replicates)

@@ -79,7 +79,7 @@ def _check_metrics(metrics) -> tuple[str, ...]:
 def _signed_interval(counts: ConfusionCounts, rate: str, reference: str, n_boot: int, seed: int,
                      level: float, func: str, table: pd.DataFrame) -> np.ndarray:
     """Interval of the signed difference a - b, shape (2, n_comparisons): the percentile interval joined with the
-    MOVER interval of the two rates (as the comparison table's, ``_compare.add_intervals``).
+    MOVER interval of the two rates (as the comparison table's, ``_disparity.compare.add_intervals``).
 
     Drawn with the same seed as the disparity calls, so the replicates are the same ones.
     """

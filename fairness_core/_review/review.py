@@ -4,7 +4,7 @@
 (``python -m fairness_core``): the same configuration gives the same tables, findings and
 verdicts wherever it runs. It calls the public metric functions with the options of
 :class:`ReviewConfig`, whose defaults are the dashboard's defaults; the policy rules each page
-applies, and each page's findings and verdicts, are built in one place (``_conclusions``).
+applies, and each page's findings and verdicts, are built in one place (``_review.conclusions``).
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 and the MOVER interval of a disparity of two proportions built from their Wilson intervals.
 
 Composite numbers (power means, disparities, ECE, ...) get bootstrap intervals instead; see
-``_bootstrap.py``. DeLong intervals of AUCs are in ``_delong.py``.
+``_stats.bootstrap``. DeLong intervals of AUCs are in ``_stats.delong``.
 """
 
 from __future__ import annotations

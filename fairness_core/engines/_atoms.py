@@ -111,7 +111,7 @@ class _AtomQueries:
         return self._confusion(None, ["__fc_given"], lambda f: 2 * self._y(f) + f["__fc_c0"].to_numpy(dtype=np.int64))
 
     def auc(self, score: str, counts: AucCounts) -> AucCounts:
-        """`counts` with its ``patterns``: per pattern, label and group of merged levels (``_auc_boot``)."""
+        """`counts` with its ``patterns``: per pattern, label and group of merged levels (``_stats.auc_bootstrap``)."""
         group = _merged_levels(counts.overall.sum(axis=0))
         n_merged = int(group[-1]) + 1 if len(group) else 0
         starts = np.flatnonzero(np.diff(group)) + 1   # the first level of each group but the first

@@ -87,7 +87,7 @@ class ScoredCounts:
         """The same counts with the atoms of the bootstrap: what ``ci=`` needs on every table.
 
         The bootstrap of ``fairness_core`` resamples counts per (row membership pattern, cell), never
-        rows (``_bootstrap``). The engine counts them with one more GROUP BY per table, over the
+        rows (``_stats.bootstrap``). The engine counts them with one more GROUP BY per table, over the
         protected values and each identity column's membership instead of per-subgroup sums: the
         confusion counts at ``threshold``, the labels, the predicted label column (and its class-wise
         counts), the AUC counts
