@@ -5,9 +5,9 @@ Figure builders live in :mod:`fairness_core.plotting` (Plotly, imported only whe
 See ARCHITECTURE.md §5 for the contract each name follows.
 """
 
-__version__ = "0.5.0"
+from ._version import __version__
 
-from ._auc import (
+from ._metrics.auc import (
     BiasAucResult,
     bias_auc_score,
     bias_auc_table,
@@ -17,18 +17,12 @@ from ._auc import (
     subgroup_auc,
     summarize_bias_auc,
 )
-from ._counts import (
-    DENOMINATOR_NAMES,
-    CalibrationCounts,
-    ClassCounts,
-    ConfusionCounts,
-    ThresholdCounts,
-    calibration_counts,
-    class_counts,
-    confusion_counts,
-    threshold_counts,
-)
-from ._calibration import (
+from ._counts.calibration import CalibrationCounts, calibration_counts
+from ._counts.classes import ClassCounts, class_counts
+from ._counts.confusion import ConfusionCounts, confusion_counts
+from ._counts.rates import DENOMINATOR_NAMES
+from ._counts.thresholds import ThresholdCounts, threshold_counts
+from ._metrics.calibration import (
     CalibrationDisparityResult,
     calibration_disparity,
     calibration_errors,
@@ -37,10 +31,10 @@ from ._calibration import (
     maximum_calibration_error,
     reliability_diagram,
 )
-from ._compare import DisparityResult, NamedReference, distance, named_reference, reduce_disparities
-from ._compare import keyword as reference_keyword
-from ._io import read_table
-from ._rates import (
+from ._disparity.compare import DisparityResult, NamedReference, distance, named_reference, reduce_disparities
+from ._disparity.compare import keyword as reference_keyword
+from ._data.reading import read_table
+from ._metrics.rates import (
     equalized_odds,
     error_rate_disparity,
     false_discovery_rate_disparity,
@@ -52,8 +46,8 @@ from ._rates import (
     rate_disparity,
     true_positive_rate_disparity,
 )
-from ._theil import TheilResult, between_group_theil_index, individual_theil_index, theil_index
-from ._ratio_scores import (
+from ._metrics.theil import TheilResult, between_group_theil_index, individual_theil_index, theil_index
+from ._metrics.ratio_scores import (
     CorrelationScoreResult,
     RatioScoreResult,
     RatioScoresResult,
@@ -61,42 +55,43 @@ from ._ratio_scores import (
     equal_opportunity_score,
     p_percent_score,
 )
-from ._scorer import FairnessScorer, make_fairness_scorer
-from ._classwise import UnweightedAverageBiasResult, classwise_findings, unweighted_average_bias
-from ._dataset import (
-    ConsistencyResult,
-    SmoothedEdfResult,
-    base_rates,
-    base_rates_from_counts,
-    consistency,
-    dataset_statistical_parity,
-    smoothed_edf,
-    smoothed_edf_from_counts,
-)
-from ._scored_data import ColumnMapping, ScoredData
-from ._mapping import MappingGuess, guess_mapping, guess_outcome, guess_positive, numbers_as_text
-from ._intervals import wilson_interval
-from ._delong import auc_interval, delong_variance
-from ._policy import (DEFAULT_RULES, Rule, Verdict, evaluate, evaluate_result, rules_from_json, rules_to_json,
-                      summarize_verdicts)
-from ._explorer import disparity_curve, explorer_thresholds, rule_band, threshold_curves
-from ._auc_counts import AucCounts, auc_counts
-from ._subgroup_thresholds import SubgroupThresholdEffect, subgroup_threshold_effect
-from ._performance import performance_table
-from ._report import render_report
-from ._models import compare_models
-from ._model_aucs import compare_model_aucs
-from ._model_calibration import compare_model_calibration
-from ._conclusions import (Conclusions, auc_conclusions, calibration_conclusions, classwise_conclusions,
+from ._integrations.sklearn_scorer import FairnessScorer, make_fairness_scorer
+from ._metrics.classwise import UnweightedAverageBiasResult, classwise_findings, unweighted_average_bias
+from ._metrics.consistency import ConsistencyResult, consistency
+from ._metrics.dataset import base_rates, base_rates_from_counts, dataset_statistical_parity
+from ._metrics.smoothed_edf import SmoothedEdfResult, smoothed_edf, smoothed_edf_from_counts
+from ._counts.scored_data import ScoredData
+from ._data.columns import ColumnMapping
+from ._data.mapping_guess import MappingGuess, guess_mapping, guess_outcome, guess_positive, numbers_as_text
+from ._stats.intervals import wilson_interval
+from ._stats.delong import auc_interval, delong_variance
+from ._policy.defaults import DEFAULT_RULES
+from ._policy.rules import Rule
+from ._policy.rules_json import rules_from_json, rules_to_json
+from ._policy.verdicts import Verdict, evaluate, evaluate_result, summarize_verdicts
+from ._metrics.explorer import disparity_curve, explorer_thresholds, rule_band, threshold_curves
+from ._metrics.auc_counts import AucCounts, auc_counts
+from ._metrics.subgroup_thresholds import SubgroupThresholdEffect, subgroup_threshold_effect
+from ._metrics.performance import performance_table
+from ._review.report import render_report
+from ._models.rates import compare_models
+from ._models.aucs import compare_model_aucs
+from ._models.calibration import compare_model_calibration
+from ._review.conclusions import (Conclusions, auc_conclusions, calibration_conclusions, classwise_conclusions,
                            dataset_conclusions, dataset_rule, no_auc_finding, rate_conclusions, rate_rules)
-from ._review import ModelReview, Review, ReviewConfig, build_review, default_threshold, threshold_for_range
-from ._review_engine import build_review_from_counts
-from ._config_schema import CONFIG_BOUNDS
-from ._export import export_name, neutralize_formulas, table_from_json, table_to_csv, table_to_json
-from ._findings import (Finding, auc_findings, direction_warning, disparity_findings, findings_table,
-                        outcome_words, rate_findings, reduction_finding)
-from ._slices import Condition, Slice, subset_score
-from ._subgroups import MISSING, Subgroups
+from ._review.config import ReviewConfig, default_threshold, threshold_for_range
+from ._review.records import ModelReview, Review
+from ._review.review import build_review
+from ._review.from_counts import build_review_from_counts
+from ._review.config_schema import CONFIG_BOUNDS
+from ._review.export import export_name, neutralize_formulas, table_from_json, table_to_csv, table_to_json
+from ._review.auc_findings import auc_findings, direction_warning, outcome_words
+from ._review.finding import Finding, findings_table
+from ._review.findings import rate_findings
+from ._review.result_findings import disparity_findings, reduction_finding
+from ._subgroups.slices import Condition, Slice, subset_score
+from ._subgroups.patterns import MISSING
+from ._subgroups.subgroups import Subgroups
 
 _data_names = ["read_table", "ColumnMapping", "ScoredData", "guess_mapping", "guess_positive", "guess_outcome", "MappingGuess", "Subgroups", "MISSING",
                "numbers_as_text",

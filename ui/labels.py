@@ -3,6 +3,7 @@ words. Tests and documentation find a widget by its label here."""
 
 from __future__ import annotations
 
+import fairness_core as fc
 from fairness_core import reference_keyword
 from fairness_core.plotting import RATE_LABELS
 
@@ -60,8 +61,8 @@ REFERENCE_LABELS = {
     "pairwise": "every other subgroup (pairwise)",
     "named": "a chosen subgroup",
 }
-# Rate name in group_rates -> metric name of rate_disparity.
-RATE_TO_METRIC = {"selection_rate": "statistical_parity", **{k: k for k in RATE_LABELS if k != "selection_rate"}}
+# Rate name in group_rates -> metric name of rate_disparity (fairness_core's one map).
+RATE_TO_METRIC = fc.ConfusionCounts.RATE_TO_METRIC
 HELP = {
     OUTCOME: "Whether the event the score predicts is good or bad for the person it is about. Adverse (deny, "
              "default, reject, flag as high risk, remove as toxic): the four-fifths rule and the p% score compare "

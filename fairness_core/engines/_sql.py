@@ -175,7 +175,7 @@ def counts_query(plan: Plan, score: str, *, threshold: Optional[float], cal_edge
         Calibration bin edges; the bin is ``searchsorted(edges[1:-1], score, side="right")`` as in
         memory. None: no calibration bin and no sums of scores (scores outside [0, 1]).
     bins : (low, step, n_bins) or None
-        Uniform score bins of ``_auc_counts.score_bin``; None keeps each distinct score as its level.
+        Uniform score bins of ``_metrics.auc_counts.score_bin``; None keeps each distinct score as its level.
     with_missing : sequence of bool, one per identity column
         Whether the column has missing values among the kept rows (only then are they counted).
     by_level : bool, default=True
@@ -221,7 +221,7 @@ def counts_query(plan: Plan, score: str, *, threshold: Optional[float], cal_edge
 
 def _level(ctes: list, bins: Optional[tuple]) -> tuple[str, str]:
     """(level expression, last CTE) of the kept rows' scores ``__fc_p``: the score itself (exact levels), or its
-    uniform bin (``_auc_counts.score_bin``: a floor, then one step down or up where rounding put it off),
+    uniform bin (``_metrics.auc_counts.score_bin``: a floor, then one step down or up where rounding put it off),
     appending the CTEs that needs to `ctes`."""
     if bins is None:
         return "__fc_p", "__fc_kept"
@@ -324,10 +324,10 @@ def pattern_count_query(plan: Plan, with_missing: Sequence[bool] = ()) -> str:
 
 
 def sub_bin(cal_edges: np.ndarray, sub_bins: int) -> str:
-    """The calibration sub-bin of ``__fc_p`` in its bin ``__fc_cal`` (``_counts.sub_bin_index``): how many of the
-    bin's inner part edges (``_counts.sub_bin_edges``, written as exact literals) the score reaches, so every
+    """The calibration sub-bin of ``__fc_p`` in its bin ``__fc_cal`` (``_counts.binning.sub_bin_index``): how many of the
+    bin's inner part edges (``_counts.binning.sub_bin_edges``, written as exact literals) the score reaches, so every
     engine puts a score on a part's edge in the same part as numpy does (0 in a bin of no width)."""
-    from .._counts import sub_bin_edges
+    from .._counts.binning import sub_bin_edges
 
     inner = sub_bin_edges(np.asarray(cal_edges, dtype=np.float64))
     if inner.shape[1] != sub_bins - 1:

@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 from streamlit.config import ShowErrorDetailsConfigOptions
 
-from fairness_core._io import NESTED_NOTE, REPEATED_NAMES_MESSAGE
+from fairness_core._data.reading import NESTED_NOTE, REPEATED_NAMES_MESSAGE
 from tests.app.helpers import PAGES, ROOT, metrics, widget
 from ui import profiling, escape, labels
 

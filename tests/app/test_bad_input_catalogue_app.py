@@ -18,10 +18,10 @@ import pandas as pd
 import pytest
 
 import fairness_core as fc
-import fairness_core._io as fio
-from fairness_core._mapping import MISSING_LABEL, MISSING_OUTPUT
-from fairness_core._scored_data import LABEL_TOO_FEW, LABEL_VALUES
-from fairness_core._subgroups import TOO_MANY_MESSAGE
+import fairness_core._data.reading as fio
+from fairness_core._data.mapping_guess import MISSING_LABEL, MISSING_OUTPUT
+from fairness_core._counts.scored_data import LABEL_TOO_FEW, LABEL_VALUES
+from fairness_core._subgroups.subgroups import TOO_MANY_MESSAGE
 from tests.app.helpers import metrics, start, widget
 from tests.fairness_core.test_bad_input_catalogue import (GROUPS, LABEL, LONG_FIRST_ROW, N, PLAIN, SCORES,
                                                           formula_cells, gzip_bomb, hostile_review, mixed_encoding,

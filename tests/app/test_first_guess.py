@@ -4,7 +4,7 @@ role, what to choose (issue 10, item 1), and is never an error."""
 import numpy as np
 import pandas as pd
 
-from fairness_core._mapping import MISSING_GROUPS, MISSING_OUTPUT
+from fairness_core._data.mapping_guess import MISSING_GROUPS, MISSING_OUTPUT
 from tests.app.helpers import metrics, widget
 from tests.app.test_intervals_ui import upload
 

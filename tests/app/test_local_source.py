@@ -369,7 +369,7 @@ def test_a_multi_class_label_counted_where_it_lies_equals_an_upload(monkeypatch,
 
 
 def test_quantile_bins_of_too_many_distinct_scores_get_a_message(folder, monkeypatch):
-    import fairness_core.engines as engines
+    import fairness_core.engines._scored_counts as engines
 
     root, _ = folder
     monkeypatch.setattr(engines, "MAX_HISTOGRAM", 100)

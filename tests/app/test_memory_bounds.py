@@ -5,7 +5,7 @@ import numpy as np
 import pandas as pd
 from streamlit.testing.v1 import AppTest
 
-from fairness_core._io import TOO_MANY_CELLS_MESSAGE
+from fairness_core._data.reading import TOO_MANY_CELLS_MESSAGE
 from tests.app.helpers import PAGES, ROOT, csv_bytes, scored_table, widget
 from ui import loading as data, memo, state, escape, labels
 

@@ -14,7 +14,7 @@ import pandas as pd
 import pytest
 
 import fairness_core as fc
-from fairness_core.__main__ import main as cli
+from fairness_core._cli import main as cli
 from tests.app.helpers import ROOT, widget
 from tests.app.review_helpers import downloads, prepare  # noqa: F401
 from ui import captions, escape

@@ -20,7 +20,7 @@ import pandas as pd
 import pytest
 from playwright.sync_api import Page, expect
 
-from fairness_core._io import REPEATED_NAMES_MESSAGE
+from fairness_core._data.reading import REPEATED_NAMES_MESSAGE
 from tests.browser.conftest import ARTIFACTS, CHROMIUM, ConsoleLog, _tail, serve_app
 from tests.browser.test_app_browser import (EXCEPTION, PLOT, assert_no_exception, chips, go_to, open_app, screenshot,
                                             settle, wait_for_plot)

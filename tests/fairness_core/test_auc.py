@@ -10,7 +10,7 @@ import pytest
 from sklearn.metrics import roc_auc_score
 
 import fairness_core as fc
-from fairness_core._auc import NO_NEGATIVES
+from fairness_core._metrics.auc import NO_NEGATIVES
 
 TOL = 1e-9
 

@@ -6,8 +6,8 @@ import pytest
 from sklearn.metrics import roc_auc_score
 
 import fairness_core as fc
-from fairness_core._auc_counts import auc_counts, bin_edges_of, score_bin, uniform_score_bins
-from fairness_core._subgroups import Subgroups
+from fairness_core._metrics.auc_counts import auc_counts, bin_edges_of, score_bin, uniform_score_bins
+from fairness_core._subgroups.subgroups import Subgroups
 
 AUCS = ["subgroup_auc", "bpsn_auc", "bnsp_auc"]
 

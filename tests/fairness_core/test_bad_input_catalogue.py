@@ -23,9 +23,9 @@ import pandas as pd
 import pytest
 
 import fairness_core as fc
-import fairness_core._io as fio
-from fairness_core._scored_data import LABEL_TOO_FEW, LABEL_VALUES, SCORE_TYPE
-from fairness_core._subgroups import TOO_MANY_MESSAGE
+import fairness_core._data.reading as fio
+from fairness_core._counts.scored_data import LABEL_TOO_FEW, LABEL_VALUES, SCORE_TYPE
+from fairness_core._subgroups.subgroups import TOO_MANY_MESSAGE
 
 N = 60
 LABEL = [i % 2 for i in range(N)]
@@ -638,7 +638,8 @@ def test_no_cell_of_an_exported_csv_starts_a_formula_context_lines_included(tmp_
 
 def test_exact_auc_levels_are_bounded_by_default(tmp_path):
     # M8: 10^7 distinct scores took 7.5 GB; scored_counts now refuses more than 2,000,000 unless told otherwise.
-    from fairness_core.engines import TOO_MANY_LEVELS, scored_counts
+    from fairness_core.engines import scored_counts
+    from fairness_core.engines._scored_counts import TOO_MANY_LEVELS
 
     path = many_levels(tmp_path)
     mapping = fc.ColumnMapping(label="y", positive_label=1, scores=("p",), protected=("g",))
@@ -695,7 +696,7 @@ def test_an_indicator_threshold_that_is_not_a_finite_number_is_refused(threshold
 
 
 def test_complex_scores_are_refused_not_cut_to_their_real_part():
-    from fairness_core._scored_data import SCORE_COMPLEX
+    from fairness_core._counts.scored_data import SCORE_COMPLEX
 
     frame = PLAIN.assign(score=np.array(SCORES) + 1j)
     assert refused(frame) == SCORE_COMPLEX.format(col="score", dtype="complex128")

@@ -10,9 +10,9 @@ from hypothesis import strategies as st
 from scipy.stats import norm
 
 import fairness_core as fc
-from fairness_core._auc_boot import power_means
-from fairness_core._bootstrap import N_BOOT_MESSAGE, Atoms, percentile_interval
-from fairness_core._compare import signed_distance
+from fairness_core._stats.auc_bootstrap import power_means
+from fairness_core._stats.bootstrap import N_BOOT_MESSAGE, Atoms, percentile_interval
+from fairness_core._disparity.compare import signed_distance
 
 
 def _frame(seed: int, n: int = 400):
@@ -52,7 +52,7 @@ def test_resampling_keeps_every_pattern_size_and_matches_the_multinomial_varianc
 
 
 def test_large_tables_are_drawn_in_parallel_blocks_that_do_not_depend_on_the_machine(monkeypatch):
-    from fairness_core import _bootstrap
+    from fairness_core._stats import bootstrap as _bootstrap
 
     rng = np.random.default_rng(5)
     atoms = Atoms(rng.integers(0, 50, size=(6, 40)).astype(np.float64), np.eye(6, dtype=bool), ~np.eye(6, dtype=bool))
@@ -259,7 +259,7 @@ def test_power_mean_defects_of_the_literal_formula():
 
 
 def test_pattern_sums_of_the_auc_bootstrap_equal_the_einsum_exactly():
-    from fairness_core._auc_boot import _over_patterns
+    from fairness_core._stats.auc_bootstrap import _over_patterns
 
     rng = np.random.default_rng(9)
     counts = rng.integers(0, 1000, size=(3, 40, 16, 2)).astype(np.float64)

@@ -13,8 +13,8 @@ from sklearn.metrics import brier_score_loss
 from statsmodels.stats.proportion import proportion_confint
 
 import fairness_core as fc
-from fairness_core._checks import INT_MESSAGE, OPTION_MESSAGE, PROBABILITY_MESSAGE
-from fairness_core._intervals import CI_MESSAGE
+from fairness_core._data.checks import INT_MESSAGE, OPTION_MESSAGE, PROBABILITY_MESSAGE
+from fairness_core._stats.intervals import CI_MESSAGE
 
 TOL = 1e-12
 OLD_COLUMNS = ["subgroup", "bin", "bin_lower", "bin_upper", "count", "mean_predicted", "fraction_positive"]

@@ -16,9 +16,10 @@ import pandas as pd
 import pytest
 
 import fairness_core as fc
-from fairness_core._calibration import (NO_ATOMS_MESSAGE, SUB_BINS, THRESHOLD_MESSAGE, CalibrationAtoms,
+from fairness_core._metrics.calibration import (NO_ATOMS_MESSAGE, SUB_BINS, THRESHOLD_MESSAGE, CalibrationAtoms,
                                         calibration_rule)
-from fairness_core._policy import DEFAULT_RULES, UNITS_MESSAGE, evaluate_result
+from fairness_core._policy.defaults import DEFAULT_RULES
+from fairness_core._policy.verdicts import UNITS_MESSAGE, evaluate_result
 
 TOL = 1e-12
 ERRORS = ("ece", "mce", "brier_score")

@@ -17,8 +17,8 @@ import pytest
 from sklearn.metrics import confusion_matrix, f1_score, precision_score, recall_score
 
 import fairness_core as fc
-from fairness_core._checks import OPTION_MESSAGE
-from fairness_core._classwise import (
+from fairness_core._data.checks import OPTION_MESSAGE
+from fairness_core._metrics.classwise import (
     DIFFERENCE_MESSAGE,
     LABELS_DUPLICATE_MESSAGE,
     LABELS_TYPE_MESSAGE,

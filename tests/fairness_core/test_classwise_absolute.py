@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 import fairness_core as fc
-from fairness_core._average_bias import DIFFERENCE_MESSAGE
+from fairness_core._disparity.average_bias import DIFFERENCE_MESSAGE
 
 # Two subgroups of 10 rows, classes a and b (5 true rows of each per subgroup).
 # x: recall of a = 4/5 = 0.8, recall of b = 2/5 = 0.4;  y: recall of a = 2/5 = 0.4, recall of b = 4/5 = 0.8.

@@ -18,9 +18,9 @@ import pytest
 from statsmodels.stats.proportion import proportion_confint
 
 import fairness_core as fc
-from fairness_core._bootstrap import N_BOOT_MESSAGE
-from fairness_core._classwise import CALLABLE_CI_MESSAGE, NO_ATOMS_MESSAGE, ClassCounts
-from fairness_core._intervals import CI_MESSAGE
+from fairness_core._stats.bootstrap import N_BOOT_MESSAGE
+from fairness_core._metrics.classwise import CALLABLE_CI_MESSAGE, NO_ATOMS_MESSAGE, ClassCounts
+from fairness_core._stats.intervals import CI_MESSAGE
 
 TOL = 1e-12
 # Two independent bootstraps of 4,000 replicates: their interval ends differ by Monte Carlo error only

@@ -158,11 +158,8 @@ NOT_METRICS = {
 }
 
 # Known failures of an invariance, reported (not hidden): (test name, metric name) -> reason.
-_EMPTY_CALIBRATION = ("no rows: numpy's 'cannot reshape array of size 0' from CalibrationAtoms._count "
-                      "(fairness_core/_counts.py), not a message of fairness_core's own")
-KNOWN_FAILURES: dict = {("empty_input", name): _EMPTY_CALIBRATION
-                        for name in ("reliability_diagram", "expected_calibration_error", "maximum_calibration_error",
-                                     "calibration_errors", "calibration_disparity")}
+# (test, metric name) -> why that metric is known to fail that check: marked xfail(strict=True), so a fix removes it.
+KNOWN_FAILURES: dict = {}
 
 
 def cases(test: str, metrics=None):

@@ -25,9 +25,9 @@ def two_models():
                                                             ("diff", "mean", "a")])
 def test_values_equal_the_single_model_functions(two_models, distance, reduction, reference):
     y, preds, groups = two_models
-    out = fc.compare_models(y, preds, groups, baseline="base", quantities=fc._models.QUANTITIES,
+    out = fc.compare_models(y, preds, groups, baseline="base", quantities=fc._models.rates.QUANTITIES,
                             distance_measure=distance, reduction=reduction, reference=reference, ci=None)
-    assert len(out) == 2 * len(fc._models.QUANTITIES) and "difference_ci_low" not in out
+    assert len(out) == 2 * len(fc._models.rates.QUANTITIES) and "difference_ci_low" not in out
     for row in out.itertuples():
         counts = fc.confusion_counts(y, preds[row.model], groups)
         kw = dict(distance_measure=distance, reduction=reduction, reference=reference)

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 import fairness_core as fc
-from fairness_core._dataset import _distinct_rows
+from fairness_core._metrics.consistency import _distinct_rows
 
 
 def clustered(n, seed=0):

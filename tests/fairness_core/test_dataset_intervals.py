@@ -17,9 +17,9 @@ from scipy.stats import binom
 from statsmodels.stats.proportion import confint_proportions_2indep, proportion_confint
 
 import fairness_core as fc
-from fairness_core._bootstrap import N_BOOT_MESSAGE, SEED_MESSAGE
-from fairness_core._dataset import EDF_OVERLAP_MESSAGE
-from fairness_core._intervals import CI_MESSAGE
+from fairness_core._stats.bootstrap import N_BOOT_MESSAGE, SEED_MESSAGE
+from fairness_core._metrics.smoothed_edf import EDF_OVERLAP_MESSAGE
+from fairness_core._stats.intervals import CI_MESSAGE
 
 TOL = 1e-12
 

@@ -21,17 +21,12 @@ from sklearn.neighbors import NearestNeighbors
 from statsmodels.stats.proportion import proportion_confint
 
 import fairness_core as fc
-from fairness_core._checks import BINARY_MESSAGE, INT_MESSAGE
-from fairness_core._compare import REFERENCE_MESSAGE
-from fairness_core._dataset import (
-    CONCENTRATION_MESSAGE,
-    CONCENTRATION_TYPE_MESSAGE,
-    EDF_OVERLAP_MESSAGE,
-    NEIGHBORS_MESSAGE,
-    TIE_RTOL,
-    X_TYPE_MESSAGE,
-)
-from fairness_core._intervals import CI_MESSAGE
+from fairness_core._data.checks import BINARY_MESSAGE, INT_MESSAGE
+from fairness_core._disparity.compare import REFERENCE_MESSAGE
+from fairness_core._metrics.consistency import NEIGHBORS_MESSAGE, TIE_RTOL, X_TYPE_MESSAGE
+from fairness_core._metrics.smoothed_edf import (CONCENTRATION_MESSAGE, CONCENTRATION_TYPE_MESSAGE,
+    EDF_OVERLAP_MESSAGE)
+from fairness_core._stats.intervals import CI_MESSAGE
 
 TOL = 1e-12
 LAW_FILE = "law_school/law_data.csv"

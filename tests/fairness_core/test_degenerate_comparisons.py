@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from statsmodels.stats.proportion import confint_proportions_2indep
 
 import fairness_core as fc
-from fairness_core._intervals import mover_disparity
+from fairness_core._stats.intervals import mover_disparity
 
 
 def tiny_case(n: int = 4000, seed: int = 0):
@@ -77,7 +77,7 @@ def test_the_ratio_interval_covers_in_simulation_both_sides_missing():
     rng = np.random.default_rng(7)
     p1, n1, p2, n2, draws = 0.2, 40, 0.3, 600, 2000
     k1, k2 = rng.binomial(n1, p1, draws), rng.binomial(n2, p2, draws)
-    from fairness_core._intervals import mover_interval
+    from fairness_core._stats.intervals import mover_interval
     low, high = mover_interval(k1, np.full(draws, n1), k2, np.full(draws, n2), 0.95, "ratio")
     truth = p1 / p2
     above, below = np.mean(low > truth), np.mean(high < truth)

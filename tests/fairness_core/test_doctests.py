@@ -5,9 +5,9 @@ import importlib
 
 import pytest
 
-MODULES = ["_auc", "_calibration", "_compare", "_counts", "_slices", "_classwise", "_dataset", "_theil", "_ratio_scores",
-           "_scorer", "_intervals", "_delong", "_policy", "_findings", "_explorer", "_performance", "_export",
-           "_subgroup_thresholds"]  # the modules whose docstrings hold examples
+MODULES = ["_metrics.auc", "_metrics.calibration", "_disparity.compare", "_counts.classes", "_counts.thresholds", "_subgroups.slices", "_metrics.classwise", "_metrics.dataset", "_metrics.consistency", "_metrics.smoothed_edf", "_metrics.theil", "_metrics.ratio_scores",
+           "_integrations.sklearn_scorer", "_stats.intervals", "_stats.delong", "_policy.rules", "_policy.rules_json", "_policy.verdicts", "_review.findings", "_review.finding", "_review.result_findings", "_review.auc_findings", "_metrics.explorer", "_metrics.performance", "_review.export",
+           "_metrics.subgroup_thresholds"]  # the modules whose docstrings hold examples
 
 
 @pytest.mark.parametrize("name", MODULES)

@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 
 import fairness_core as fc
-from fairness_core import engines
+from fairness_core.engines import _sources as engines
 from fairness_core.engines import preview, scored_counts
 
 MAPPING = fc.ColumnMapping(label="y", positive_label=1, scores=("score",), protected=("race", "sex"), min_size=1)

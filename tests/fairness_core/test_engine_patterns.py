@@ -12,7 +12,8 @@ import pandas as pd
 import pytest
 
 import fairness_core as fc
-from fairness_core.engines import TOO_MANY_PATTERNS, scored_counts
+from fairness_core.engines import scored_counts
+from fairness_core.engines._limits import TOO_MANY_PATTERNS
 
 pytest.importorskip("duckdb")
 

@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 
 import fairness_core as fc
-from fairness_core._auc_counts import auc_counts
+from fairness_core._metrics.auc_counts import auc_counts
 from fairness_core.engines import scored_counts
 
 N = 100_000
@@ -275,7 +275,7 @@ def test_a_review_from_engine_counts_equals_the_in_memory_review(logs, ci):
 
 
 def test_the_command_line_writes_the_report_from_a_parquet_glob_with_duckdb(logs, tmp_path):
-    from fairness_core.__main__ import main
+    from fairness_core._cli import main
 
     frame, glob, scored = logs
     out = tmp_path / "review.html"
@@ -453,14 +453,14 @@ def test_numeric_protected_attributes_are_cut_into_the_in_memory_quantile_bins(t
         if protected == ("age",):   # the infinities widen the outer bins, the missing ages are their own subgroup
             assert rows.subgroups.names[0].startswith("[-inf, ") and rows.subgroups.names[3].endswith(", inf]")
             assert rows.subgroups.names[4] == "(missing)"
-    edges = fc._subgroups.quantile_edges_from_counts([3.0, 1.0, 2.0, np.nan, np.inf], [2, 5, 1, 4, 1], 4)
+    edges = fc._subgroups.binning.quantile_edges_from_counts([3.0, 1.0, 2.0, np.nan, np.inf], [2, 5, 1, 4, 1], 4)
     values = np.array([3.0] * 2 + [1.0] * 5 + [2.0])
     np.testing.assert_array_equal(edges, np.concatenate([np.unique(np.quantile(values, np.linspace(0, 1, 5)))[:-1],
                                                          [np.inf]]))
 
 
 def test_a_numeric_attribute_with_too_many_values_to_read_is_refused(tmp_path, monkeypatch):
-    import fairness_core.engines as engines
+    import fairness_core.engines._scored_counts as engines
 
     frame = _frame(3000)
     frame["score_id"] = np.arange(3000) % 1000
@@ -610,7 +610,7 @@ def test_scores_on_the_edges_of_calibration_sub_bins_fall_in_the_in_memory_parts
 
 
 def test_a_score_on_a_sub_bin_edge_is_in_the_part_it_starts():
-    from fairness_core._counts import SUB_BINS, sub_bin_edges, sub_bin_index
+    from fairness_core._counts.binning import SUB_BINS, sub_bin_edges, sub_bin_index
 
     edges = np.arange(11) / 10
     inner = sub_bin_edges(edges)

@@ -8,7 +8,7 @@ import pytest
 from sklearn.metrics import confusion_matrix
 
 import fairness_core as fc
-from fairness_core._counts import RATE_NAMES
+from fairness_core._counts.rates import RATE_NAMES
 
 
 @pytest.fixture(scope="module")

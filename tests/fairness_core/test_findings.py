@@ -12,15 +12,9 @@ import pandas as pd
 import pytest
 
 import fairness_core as fc
-from fairness_core._findings import (
-    COUNTS_MESSAGE,
-    LIMIT_MESSAGE,
-    RESULT_MESSAGE,
-    Finding,
-    findings_table,
-    rate_findings,
-    reduction_finding,
-)
+from fairness_core._review.finding import Finding, findings_table
+from fairness_core._review.findings import COUNTS_MESSAGE, LIMIT_MESSAGE, RESULT_MESSAGE, rate_findings
+from fairness_core._review.result_findings import reduction_finding
 
 COMPAS_TEXTS = dict(positive_text="flagged high risk", positive_outcome_text="reoffended",
                     negative_outcome_text="did not reoffend")
@@ -341,7 +335,7 @@ def test_bad_input(compas_counts):
 
 
 def test_docstring_examples():
-    module = importlib.import_module("fairness_core._findings")
+    module = importlib.import_module("fairness_core._review.findings")
     result = doctest.testmod(module, optionflags=doctest.NORMALIZE_WHITESPACE)
     assert result.attempted > 0 and result.failed == 0
 

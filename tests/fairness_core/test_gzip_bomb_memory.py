@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-import fairness_core._io as fio
+import fairness_core._data.reading as fio
 
 ROOT = Path(__file__).resolve().parents[2]
 MARGIN = 768 << 20

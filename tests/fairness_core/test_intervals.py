@@ -19,11 +19,11 @@ from scipy.stats import norm, rankdata
 from statsmodels.stats.proportion import proportion_confint
 
 import fairness_core as fc
-from fairness_core import _delong, _intervals
-from fairness_core._auc import _Ranked, bias_auc_table
-from fairness_core._delong import LEVEL_MESSAGE, auc_interval, delong_variance
-from fairness_core._intervals import CI_MESSAGE, wilson_interval
-from fairness_core._rates import RATES, RATE_NAMES, ConfusionCounts
+from fairness_core._stats import delong as _delong, intervals as _intervals
+from fairness_core._metrics.auc import _Ranked, bias_auc_table
+from fairness_core._stats.delong import LEVEL_MESSAGE, auc_interval, delong_variance
+from fairness_core._stats.intervals import CI_MESSAGE, wilson_interval
+from fairness_core._metrics.rates import RATES, RATE_NAMES, ConfusionCounts
 
 TOL = 1e-12
 LEVELS = [0.8, 0.9, 0.95, 0.99]

@@ -13,7 +13,7 @@ import pandas as pd
 import pytest
 
 import fairness_core as fc
-from fairness_core._io import (DUPLICATE_NOTE, EMPTY_MESSAGE, MAX_REPEATED_NAMES, NESTED_NOTE, NO_ROWS_MESSAGE,
+from fairness_core._data.reading import (DUPLICATE_NOTE, EMPTY_MESSAGE, MAX_REPEATED_NAMES, NESTED_NOTE, NO_ROWS_MESSAGE,
                                REPEATED_NAMES_MESSAGE, SNIFF_BYTES, SNIFF_LINES, UNREADABLE_MESSAGE,
                                _guess_delimiter)
 
@@ -342,7 +342,7 @@ def test_large_csv_read_by_pyarrow_equals_pandas():
 
 
 def test_utf8_check_reads_in_chunks_across_character_boundaries(monkeypatch):
-    import fairness_core._io as io_module
+    import fairness_core._data.reading as io_module
 
     monkeypatch.setattr(io_module, "DECODE_CHUNK", 7)  # cuts the two-byte é and three-byte € apart
     text = "city,note\nBesançon,5 €\nOrléans,“ok”\n"
@@ -355,6 +355,6 @@ def test_utf8_check_reads_in_chunks_across_character_boundaries(monkeypatch):
 def test_na_values_are_pandas_defaults():
     from pandas._libs.parsers import STR_NA_VALUES
 
-    from fairness_core._io import NA_VALUES
+    from fairness_core._data.reading import NA_VALUES
 
     assert set(NA_VALUES) == STR_NA_VALUES

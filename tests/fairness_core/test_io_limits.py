@@ -8,8 +8,8 @@ import pandas as pd
 import pytest
 
 import fairness_core as fc
-from fairness_core import _io
-from fairness_core._io import TOO_MANY_CELLS_MESSAGE
+from fairness_core._data import reading as _io
+from fairness_core._data.reading import TOO_MANY_CELLS_MESSAGE
 
 
 def table(n_rows: int) -> pd.DataFrame:

@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 
 import fairness_core as fc
-from fairness_core._mapping import (MISSING_GROUPS, MISSING_LABEL, MISSING_OUTPUT, MappingGuess, guess_mapping,
+from fairness_core._data.mapping_guess import (MISSING_GROUPS, MISSING_LABEL, MISSING_OUTPUT, MappingGuess, guess_mapping,
                                     guess_positive, words)
 from tests.support import ROOT
 

@@ -9,7 +9,7 @@ from scipy.stats import norm, rankdata
 from sklearn.metrics import roc_auc_score
 
 import fairness_core as fc
-from fairness_core import _model_aucs
+from fairness_core._models import aucs as _model_aucs
 
 KINDS = ("subgroup_auc", "bpsn_auc", "bnsp_auc")
 

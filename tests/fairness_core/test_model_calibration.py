@@ -7,8 +7,8 @@ import pandas as pd
 import pytest
 
 import fairness_core as fc
-from fairness_core import _model_calibration
-from fairness_core._counts import bin_edges, bin_index
+from fairness_core._models import calibration as _model_calibration
+from fairness_core._counts.binning import bin_edges, bin_index
 
 
 def _data(n, seed):

@@ -1,4 +1,4 @@
-"""Policy rules and verdicts (fairness_core._policy): constructed cases for every status, the units guard, JSON."""
+"""Policy rules and verdicts (fairness_core._policy.rules): constructed cases for every status, the units guard, JSON."""
 
 from __future__ import annotations
 
@@ -12,46 +12,17 @@ import pandas as pd
 import pytest
 
 import fairness_core as fc
-from fairness_core._checks import OPTION_MESSAGE
-from fairness_core._policy import (
-    BOUND_RANGE_MESSAGE,
-    DEFAULT_RULES,
-    DICT_TYPE_MESSAGE,
-    DIRECTION_MESSAGE,
-    DISTANCE_NONE_MESSAGE,
-    DISTANCE_REQUIRED_MESSAGE,
-    DUPLICATE_NAME_MESSAGE,
-    FIELD_OPTION_MESSAGE,
-    FIELD_TYPE_MESSAGE,
-    INFINITE_RATIO_NOTE,
-    INFINITE_REASON,
-    INTERVAL_ORDER_MESSAGE,
-    JSON_LIST_MESSAGE,
-    JSON_MESSAGE,
-    LEVEL_MESSAGE,
-    METRICS,
-    MISSING_FIELDS_MESSAGE,
-    NAME_MESSAGE,
-    NO_INTERVAL_NOTE,
-    RATIO_BOUND_MESSAGE,
-    RATIO_WITHIN_MESSAGE,
-    RESULT_VALUE_MESSAGE,
-    RULE_ITEM_MESSAGE,
-    RULES_TYPE_MESSAGE,
-    STATUSES,
-    SUMMARY_COLUMNS,
-    UNDEFINED_NOTE,
-    UNITS_MESSAGE,
-    UNKNOWN_FIELDS_MESSAGE,
-    VALUE_TYPE_MESSAGE,
-    Rule,
-    Verdict,
-    evaluate,
-    evaluate_result,
-    rules_from_json,
-    rules_to_json,
-    summarize_verdicts,
-)
+from fairness_core._data.checks import OPTION_MESSAGE
+from fairness_core._policy.defaults import DEFAULT_RULES
+from fairness_core._policy.rules import (BOUND_RANGE_MESSAGE, DICT_TYPE_MESSAGE, DIRECTION_MESSAGE,
+    DISTANCE_NONE_MESSAGE, DISTANCE_REQUIRED_MESSAGE, DUPLICATE_NAME_MESSAGE, FIELD_OPTION_MESSAGE,
+    FIELD_TYPE_MESSAGE, METRICS, MISSING_FIELDS_MESSAGE, NAME_MESSAGE, RATIO_BOUND_MESSAGE, RATIO_WITHIN_MESSAGE,
+    RULES_TYPE_MESSAGE, STATUSES, UNKNOWN_FIELDS_MESSAGE, Rule)
+from fairness_core._policy.rules_json import (JSON_LIST_MESSAGE, JSON_MESSAGE, RULE_ITEM_MESSAGE, rules_from_json,
+    rules_to_json)
+from fairness_core._policy.verdicts import (INFINITE_RATIO_NOTE, INFINITE_REASON, INTERVAL_ORDER_MESSAGE,
+    LEVEL_MESSAGE, NO_INTERVAL_NOTE, RESULT_VALUE_MESSAGE, SUMMARY_COLUMNS, UNDEFINED_NOTE, UNITS_MESSAGE,
+    VALUE_TYPE_MESSAGE, Verdict, evaluate, evaluate_result, summarize_verdicts)
 
 NAN, INF = float("nan"), float("inf")
 RULES = {r.name: r for r in DEFAULT_RULES}
@@ -419,7 +390,7 @@ def test_verdict_and_rule_are_frozen():
 def test_docstring_examples():
     import doctest
 
-    import fairness_core._policy as module
+    import fairness_core._policy.rules as module
 
     result = doctest.testmod(module, optionflags=doctest.NORMALIZE_WHITESPACE)
     assert result.attempted > 0 and result.failed == 0

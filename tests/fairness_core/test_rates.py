@@ -11,8 +11,8 @@ import pytest
 from sklearn.metrics import confusion_matrix
 
 import fairness_core as fc
-from fairness_core._checks import OPTION_MESSAGE
-from fairness_core._compare import REFERENCE_MESSAGE
+from fairness_core._data.checks import OPTION_MESSAGE
+from fairness_core._disparity.compare import REFERENCE_MESSAGE
 
 TOL = 1e-12
 RATE_COLUMNS = ["selection_rate", "true_positive_rate", "false_positive_rate", "false_negative_rate",

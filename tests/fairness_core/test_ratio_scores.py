@@ -12,7 +12,7 @@ import pytest
 from scipy.stats import pearsonr
 
 import fairness_core as fc
-from fairness_core._ratio_scores import (
+from fairness_core._metrics.ratio_scores import (
     BOTH_ZERO_NOTE,
     CORRELATION_TYPE_MESSAGE,
     ONE_ZERO_NOTE,

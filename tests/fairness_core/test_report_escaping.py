@@ -97,7 +97,7 @@ def test_hostile_names_are_shown_as_text_and_no_template_expression_is_evaluated
 def test_jinja2_is_imported_only_to_render_a_report():
     """fairness_core keeps heavy imports lazy: the report module imports jinja2 inside a function, never at its top
     (read from its source, so that no other test's imports can hide it)."""
-    import fairness_core._report as report
+    import fairness_core._review.report as report
 
     tree = ast.parse(inspect.getsource(report))
     top = [alias.name for node in tree.body if isinstance(node, (ast.Import, ast.ImportFrom))

@@ -181,7 +181,7 @@ def _refused(done: subprocess.CompletedProcess) -> str:
 def _refused_here(capsys, *args: str) -> str:
     """:func:`_refused` of ``main(args)`` run in this process (the same exit status and stderr, without the start-up
     time of a new interpreter)."""
-    from fairness_core.__main__ import main
+    from fairness_core._cli import main
 
     capsys.readouterr()
     try:
@@ -253,7 +253,7 @@ def test_cli_configuration_file_that_cannot_be_read_is_bad_input(tmp_path, capsy
 
 def test_cli_rows_longer_than_the_header_are_refused(tmp_path, capsys):
     # M6: read shifted (column y held the scores) without a message; 64 KB of ',"' took 38 s.
-    from fairness_core._io import LONG_ROWS_MESSAGE
+    from fairness_core._data.reading import LONG_ROWS_MESSAGE
     from tests.fairness_core.test_bad_input_catalogue import LONG_FIRST_ROW, STALL
 
     for name, data, fields in (("shifted.csv", LONG_FIRST_ROW, 3), ("stall.csv", STALL, 16_385)):
@@ -293,7 +293,7 @@ def test_cli_flags_that_would_be_ignored_or_cannot_apply_are_refused(tmp_path, c
 
 def test_cli_exact_auc_levels_are_bounded(tmp_path, capsys):
     # M8: 10^7 distinct scores took 7.5 GB through --engine duckdb --auc-bins exact; the app refuses them at once.
-    from fairness_core.engines import TOO_MANY_LEVELS
+    from fairness_core.engines._scored_counts import TOO_MANY_LEVELS
     from tests.fairness_core.test_bad_input_catalogue import many_levels
 
     path = many_levels(tmp_path)

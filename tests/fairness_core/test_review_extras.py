@@ -12,7 +12,7 @@ import pytest
 
 import fairness_core as fc
 from fairness_core import plotting
-from fairness_core.__main__ import main
+from fairness_core._cli import main
 from tests.support import ROOT
 
 CREDIT_FILE = ROOT / "sample_data" / "credit_decisions.csv"

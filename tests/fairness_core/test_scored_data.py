@@ -9,18 +9,8 @@ import pandas as pd
 import pytest
 
 import fairness_core as fc
-from fairness_core._scored_data import (
-    LABEL_VALUES,
-    LABEL_TOO_FEW,
-    MISSING_COLUMN,
-    NO_GROUPS,
-    NO_MODEL,
-    NO_ROWS_LEFT,
-    POSITIVE_MISSING,
-    PREDICTED_POSITIVE,
-    ROLE_CLASH,
-    SCORE_TYPE,
-)
+from fairness_core._counts.scored_data import (LABEL_VALUES, LABEL_TOO_FEW, MISSING_COLUMN, NO_GROUPS, NO_MODEL,
+    NO_ROWS_LEFT, POSITIVE_MISSING, PREDICTED_POSITIVE, ROLE_CLASH, SCORE_TYPE)
 
 
 @pytest.fixture
@@ -254,7 +244,7 @@ def test_mapping_is_hashable():
 
 
 def test_too_many_subgroups_is_refused_before_masks_are_built():
-    from fairness_core._subgroups import TOO_MANY_MESSAGE
+    from fairness_core._subgroups.subgroups import TOO_MANY_MESSAGE
 
     frame = pd.DataFrame({"y": [0, 1] * 250, "s": np.linspace(0, 1, 500), "id": [f"p{i}" for i in range(500)]})
     mapping = fc.ColumnMapping(label="y", positive_label=1, scores=("s",), protected=("id",))

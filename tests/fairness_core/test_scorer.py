@@ -15,7 +15,7 @@ from sklearn.svm import LinearSVC
 from sklearn.tree import DecisionTreeClassifier
 
 import fairness_core as fc
-from fairness_core._scorer import (
+from fairness_core._integrations.sklearn_scorer import (
     BOTH_MESSAGE,
     METRIC_MESSAGE,
     ONE_COLUMN_MESSAGE,

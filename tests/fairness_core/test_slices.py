@@ -10,7 +10,7 @@ import pytest
 from sklearn.metrics import accuracy_score, recall_score
 
 import fairness_core as fc
-from fairness_core._slices import CONDITION_MESSAGE, EMPTY_SLICE_WARNING, MASK_MESSAGE, RANGE_TYPE_MESSAGE
+from fairness_core._subgroups.slices import CONDITION_MESSAGE, EMPTY_SLICE_WARNING, MASK_MESSAGE, RANGE_TYPE_MESSAGE
 
 FRAME = pd.DataFrame({
     "region": ["N", "S", "N", None, "E", "S"],

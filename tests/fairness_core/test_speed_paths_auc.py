@@ -21,11 +21,12 @@ from sklearn.metrics import roc_auc_score
 
 import fairness_core as fc
 from fairness_core import MISSING, Subgroups
-from fairness_core import _auc, _subgroups
-from fairness_core._auc import _Ranked
-from fairness_core._auc_boot import auc_replicates
-from fairness_core._bootstrap import Atoms
-from fairness_core._delong import auc_interval
+from fairness_core._metrics import auc as _auc
+from fairness_core._subgroups import subgroups as _subgroups
+from fairness_core._metrics.auc import _Ranked
+from fairness_core._stats.auc_bootstrap import auc_replicates
+from fairness_core._stats.bootstrap import Atoms
+from fairness_core._stats.delong import auc_interval
 
 AUC_COLUMNS = ["subgroup_auc", "bpsn_auc", "bnsp_auc"]
 

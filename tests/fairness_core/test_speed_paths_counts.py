@@ -1,6 +1,6 @@
 """The fast paths of the count tables (issue 8) give what the plain computations give.
 
-- one home for the count tables: every module imports alone, and no import cycle exists;
+- one home for the count tables: every module imports alone (no cycle: test_layers.py);
 - ``ThresholdCounts``: the confusion counts at any threshold equal ``confusion_counts(y, s >= t, g)``;
 - comparisons and reductions built from arrays equal the DataFrame computations they replace;
 - calibration counts from one bin index per row equal per-subgroup masked sums;
@@ -10,7 +10,6 @@
 
 from __future__ import annotations
 
-import ast
 import json
 import os
 import subprocess
@@ -23,9 +22,10 @@ import pytest
 from sklearn.calibration import calibration_curve
 
 import fairness_core as fc
-from fairness_core._checks import BINARY_MESSAGE, as_binary
-from fairness_core._compare import reduce_columns
-from fairness_core._counts import bin_index, uniform_edges
+from tests.fairness_core.test_layers import module_names
+from fairness_core._data.checks import BINARY_MESSAGE, as_binary
+from fairness_core._disparity.compare import reduce_columns
+from fairness_core._counts.binning import bin_index, uniform_edges
 
 PACKAGE = Path(fc.__file__).resolve().parent
 TOL = 1e-12
@@ -64,53 +64,9 @@ def _groups(frame):
 
 
 # --------------------------------------------------------------------------------------------
-# One home for the count tables: no import cycle
+# One home for the count tables: every module imports alone (the import graph, its cycles and
+# layers are checked in test_layers.py)
 # --------------------------------------------------------------------------------------------
-
-
-def _import_graph() -> dict:
-    """Module -> the fairness_core modules it imports with ``from .x import`` (anywhere in the file)."""
-    graph = {}
-    for path in sorted(PACKAGE.glob("_*.py")):
-        if path.name == "__init__.py":
-            continue
-        deps = set()
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            if isinstance(node, ast.ImportFrom) and node.level == 1:
-                deps.update([node.module.split(".")[0]] if node.module else [a.name for a in node.names])
-        graph[path.stem] = deps
-    return graph
-
-
-def test_no_module_of_fairness_core_imports_back_one_that_imports_it():
-    graph = _import_graph()
-    assert {"_counts", "_rates", "_theil", "_ratio_scores", "_calibration", "_classwise"} <= set(graph)
-    state, cycles = {}, []
-
-    def visit(node, path):
-        state[node] = "open"
-        for dep in sorted(graph.get(node, ())):
-            if dep not in graph:
-                continue
-            if state.get(dep) == "open":
-                cycles.append(path[path.index(dep):] + [dep])
-            elif dep not in state:
-                visit(dep, path + [dep])
-        state[node] = "done"
-
-    for module in graph:
-        if module not in state:
-            visit(module, [module])
-    assert cycles == [], f"import cycles: {cycles}"
-
-
-def test_the_metric_modules_count_through_the_count_tables_module():
-    graph = _import_graph()
-    for module in ("_rates", "_theil", "_ratio_scores", "_calibration", "_classwise", "_dataset"):
-        assert "_counts" in graph[module], module
-    # What the tables' methods compute with never imports a module that counts rows.
-    for module in ("_compare", "_inequality", "_calibration_errors", "_average_bias"):
-        assert not graph[module] & {"_counts", "_rates", "_theil", "_ratio_scores", "_calibration", "_classwise"}
 
 
 # Each module is imported on its own, without the package __init__ (which imports everything and
@@ -134,7 +90,7 @@ print(json.dumps(failed))
 
 
 def test_every_module_imports_alone_in_a_fresh_interpreter():
-    names = sorted(_import_graph())
+    names = sorted(name.split(".", 1)[1] for name in module_names() if "." in name)
     env = dict(os.environ, PYTHONPATH=str(PACKAGE.parent))
     proc = subprocess.run([sys.executable, "-W", "error", "-c", IMPORT_ALONE, str(PACKAGE), json.dumps(names)],
                           capture_output=True, text=True, timeout=300, env=env, check=False)
@@ -143,12 +99,13 @@ def test_every_module_imports_alone_in_a_fresh_interpreter():
 
 
 def test_the_count_tables_are_the_same_objects_everywhere():
-    from fairness_core import _calibration, _classwise, _counts, _rates
+    from fairness_core._counts import calibration, classes, confusion, thresholds
+    from fairness_core._metrics import calibration as _calibration, classwise as _classwise, rates as _rates
 
-    assert fc.ConfusionCounts is _counts.ConfusionCounts is _rates.ConfusionCounts
-    assert fc.CalibrationCounts is _counts.CalibrationCounts is _calibration.CalibrationCounts
-    assert fc.ClassCounts is _counts.ClassCounts is _classwise.ClassCounts
-    assert fc.ThresholdCounts is _counts.ThresholdCounts
+    assert fc.ConfusionCounts is confusion.ConfusionCounts is _rates.ConfusionCounts
+    assert fc.CalibrationCounts is calibration.CalibrationCounts is _calibration.CalibrationCounts
+    assert fc.ClassCounts is classes.ClassCounts is _classwise.ClassCounts
+    assert fc.ThresholdCounts is thresholds.ThresholdCounts
 
 
 # --------------------------------------------------------------------------------------------
@@ -226,7 +183,7 @@ def test_counts_at_many_thresholds_are_the_counts_at_each(data):
 
 
 def test_sums_over_patterns_in_blocks_equal_masked_sums(monkeypatch, data):
-    from fairness_core import _counts
+    from fairness_core._counts import patterns as _counts
 
     rng = np.random.default_rng(0)
     masks, values = rng.random((1000, 7)) < 0.3, rng.integers(0, 50, (1000, 3, 2)).astype(float)
@@ -300,8 +257,8 @@ def test_reductions_from_arrays_equal_the_dataframe_reductions(seed):
 def test_the_comparison_table_is_the_compare_table_with_the_rate_columns(data, kind):
     y, pred = data["y"].to_numpy(), (data["score"].to_numpy() >= 0.6).astype(int)
     counts = fc.confusion_counts(y, pred, _groups(data)[kind])
-    from fairness_core._compare import TABLE_COLUMNS, compare
-    from fairness_core._counts import _fraction, _rate
+    from fairness_core._disparity.compare import TABLE_COLUMNS, compare
+    from fairness_core._counts.rates import _fraction, _rate
 
     for metric, rate in (("false_positive_rate", "false_positive_rate"), ("statistical_parity", "selection_rate")):
         for reference in ("rest", "overall", "pairwise", counts.names[1]):

@@ -10,7 +10,7 @@ import pytest
 
 import fairness_core as fc
 from fairness_core import MISSING, Subgroups
-from fairness_core._subgroups import COLUMN_MESSAGE, INDICATOR_TYPE_MESSAGE, NO_COLUMNS_MESSAGE
+from fairness_core._subgroups.subgroups import COLUMN_MESSAGE, INDICATOR_TYPE_MESSAGE, NO_COLUMNS_MESSAGE
 
 
 @pytest.fixture

@@ -10,8 +10,8 @@ import pandas as pd
 import pytest
 
 import fairness_core as fc
-from fairness_core._checks import OPTION_MESSAGE
-from fairness_core._theil import DISTANCE_MESSAGE, OVERLAP_MESSAGE, ZERO_MEAN_NOTE
+from fairness_core._data.checks import OPTION_MESSAGE
+from fairness_core._metrics.theil import DISTANCE_MESSAGE, OVERLAP_MESSAGE, ZERO_MEAN_NOTE
 
 TOL = 1e-12
 TABLE_COLUMNS = ["subgroup", "reference", "size", "reference_size", "subgroup_value", "reference_value",

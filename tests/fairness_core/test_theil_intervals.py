@@ -15,7 +15,7 @@ import pytest
 from scipy.stats import ks_2samp, norm
 
 import fairness_core as fc
-from fairness_core._theil import theil_replicates
+from fairness_core._metrics.theil import theil_replicates
 
 TOL = 1e-12
 BENEFIT = np.array([1.0, 2.0, 0.0, 1.0])  # cells TN, FP, FN, TP

@@ -1,0 +1,334 @@
+"""Command line: ``python -m fairness_core report|metrics DATA ...`` (see ``--help``).
+
+Exit status: 0 when every policy verdict of the models passes, 1 when one fails (with ``--strict``
+also when one is inconclusive or not assessable; the rules about the labels only with
+``--gate-labels``), 2 for bad input or usage, 3 for an internal error. The review comes from
+:func:`fairness_core.build_review`, the builder behind the app's exports.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import sys
+from pathlib import Path
+
+# Distinct scores that --auc-bins exact may bring into memory (as the app's ui.local.MAX_EXACT_LEVELS): more are
+# refused with a message after one counting query, before any table of levels is built.
+MAX_EXACT_LEVELS = 2_000_000
+DUCKDB_MAGIC = b"DUCK"   # bytes 8-11 of a DuckDB database file
+
+EXAMPLES = """examples:
+  python -m fairness_core report compas.csv --label two_year_recid --score decile_score \\
+      --protected race --threshold 5 --out compas-review.html
+  python -m fairness_core metrics jigsaw.csv --label toxicity --positive 1 --score TOXICITY@1 \\
+      --score TOXICITY@6 --identity gay --identity muslim --json
+  python -m fairness_core metrics compas.csv --config review-config.json --strict --out review.json
+  python -m fairness_core report 'logs/*.parquet' --engine duckdb --auc-bins 10000 --label y --positive 1 \\
+      --score score --protected race --protected sex --out logs-review.html
+  python -m fairness_core metrics warehouse.duckdb --table predictions --engine duckdb --label y --score p \\
+      --protected region --out review.json
+
+exit status: 0 every policy rule passes, 1 a rule fails (--strict: or is inconclusive), 2 bad input or usage,
+  3 an internal error
+"""
+
+
+class _Parser(argparse.ArgumentParser):
+    """An argument parser whose usage errors are one line on stderr (exit status 2), as every other bad input."""
+
+    def error(self, message: str):
+        self.exit(2, f"error: {message} (see {self.prog} --help)\n")
+
+
+def parser() -> argparse.ArgumentParser:
+    """The argument parser of ``python -m fairness_core``."""
+    main = _Parser(
+        prog="python -m fairness_core", formatter_class=argparse.RawDescriptionHelpFormatter, epilog=EXAMPLES,
+        description="Assess a model's scored data for disparities between subgroups: the same review as the "
+                    "fairness dashboard, as an HTML report or JSON, with an exit status that can gate a release.")
+    commands = main.add_subparsers(dest="command", required=True, metavar="{report,metrics}")
+    for name, text in (("report", "write the self-contained HTML report (charts work offline)"),
+                       ("metrics", "write every table, finding and verdict as JSON")):
+        sub = commands.add_parser(name, help=text, description=text, epilog=EXAMPLES,
+                                  formatter_class=argparse.RawDescriptionHelpFormatter)
+        sub.add_argument("data", metavar="DATA",
+                         help="a CSV or Parquet file of scored rows (with --engine: a path or glob, e.g. 'logs/*.parquet')")
+        sub.add_argument("--label", help="the true label column")
+        sub.add_argument("--positive", metavar="VALUE",
+                         help="the label value that counts as positive (default: guessed, e.g. 1, yes, >50K)")
+        sub.add_argument("--score", action="append", default=[], metavar="COL",
+                         help="a model score column (repeat for several models)")
+        sub.add_argument("--predicted", metavar="COL", help="a column of given predicted labels")
+        sub.add_argument("--protected", action="append", default=[], metavar="COL",
+                         help="a protected attribute column (repeat; values are intersected)")
+        sub.add_argument("--identity", action="append", default=[], metavar="COL",
+                         help="an identity indicator column, 0/1 or a share (repeat; subgroups may overlap)")
+        sub.add_argument("--threshold", action="append", default=[], metavar="X or COL=X",
+                         help="decision threshold (predictions: score >= X) for every score, or COL=X for one "
+                              "(default: 0.5 for probabilities, else the middle of the range)")
+        sub.add_argument("--min-size", type=int, metavar="N", help="subgroups with fewer rows are small (default 30)")
+        sub.add_argument("--config", metavar="FILE",
+                         help="a review configuration saved from the app (JSON); flags given override it")
+        sub.add_argument("--no-intervals", action="store_true", help="compute no confidence intervals (faster)")
+        sub.add_argument("--strict", action="store_true",
+                         help="exit 1 also when a verdict is inconclusive or not assessable")
+        sub.add_argument("--gate-labels", action="store_true",
+                         help="let the rules about the labels (base-rate disparity: a property of the data, which "
+                              "no model can change) decide the exit status too; by default they are reported only")
+        sub.add_argument("--outcome", choices=["favourable", "adverse"],
+                         help="whether a positive prediction is favourable or adverse for the person (deny, "
+                              "default, flag as high risk: adverse); the four-fifths rule, the p%% and equal "
+                              "opportunity scores and the Theil index compare the favourable prediction (default: "
+                              "guessed from the label's name and positive value, and said on stderr)")
+        sub.add_argument("--engine", choices=["duckdb", "spark", "polars"],
+                         help="compute the counts where the data lives instead of loading it: DuckDB (out of core), "
+                              "Spark (the active session, or local) or polars (streaming); intervals from the counts' "
+                              "atoms (one more pass per table), no consistency")
+        sub.add_argument("--table", metavar="NAME",
+                         help="with --engine duckdb: DATA is a DuckDB database file (opened read-only) and NAME a "
+                              "table or view in it")
+        sub.add_argument("--auc-bins", metavar="N or exact",
+                         help="with --engine: score bins of the AUCs (each AUC within its reported max_binning_error "
+                              f"of the exact one), at most {MAX_EXACT_LEVELS:,}, or 'exact' (at most that many "
+                              "distinct scores per score column; default 10000)")
+        sub.add_argument("--out", metavar="FILE", required=name == "report",
+                         help="where to write" + (" the HTML report" if name == "report" else " (default: stdout)"))
+        if name == "metrics":
+            sub.add_argument("--json", action="store_true", help="JSON output (the default and only format)")
+    return main
+
+
+def _config(args, frame):
+    import dataclasses
+
+    from ._data.mapping_guess import guess_outcome, guess_positive
+    from ._review.config import ReviewConfig
+    from ._data.columns import ColumnMapping
+
+    base = ReviewConfig.from_json(_config_text(args.config)) if args.config else None
+    mapping = base.mapping if base is not None else None
+    label = args.label or (mapping.label if mapping else None)
+    if label is None:
+        raise ValueError("Give the label column with --label (or a --config that has one).")
+    if label not in frame.columns:
+        raise ValueError(f"The label column {label!r} is not in the data. Columns: {', '.join(map(str, frame.columns))}.")
+    values = sorted(frame[label].dropna().unique().tolist(), key=str)
+    if args.positive is not None:
+        matches = [v for v in values if str(v) == args.positive]
+        if not matches:
+            raise ValueError(f"The positive value {args.positive!r} does not occur in {label!r}; its values: "
+                             f"{', '.join(map(str, values[:20]))}.")
+        positive = matches[0]
+    elif mapping is not None and args.label is None:
+        positive = mapping.positive_label
+    else:
+        positive = guess_positive(values)
+    if args.outcome is not None:
+        outcome = args.outcome
+    elif mapping is not None and args.label is None and args.positive is None:
+        outcome = mapping.positive_outcome
+    else:
+        outcome, why = guess_outcome(label, positive)
+        if why:
+            print(f"note: a positive prediction ({label} = {positive}) is taken as adverse for the person, because "
+                  f"{why}; give --outcome favourable if it is not.", file=sys.stderr)
+    fields = dict(label=label, positive_label=positive, positive_outcome=outcome)
+    for flag, key in (("score", "scores"), ("protected", "protected"), ("identity", "indicators")):
+        if getattr(args, flag):
+            fields[key] = tuple(getattr(args, flag))
+    if args.predicted:
+        fields["predicted_label"] = args.predicted
+    if args.min_size is not None:
+        fields["min_size"] = args.min_size
+    mapping = dataclasses.replace(mapping, **fields) if mapping is not None else ColumnMapping(**fields)
+    thresholds = dict(base.thresholds) if base is not None else {}
+    for item in args.threshold:
+        column, _, value = item.rpartition("=")
+        try:
+            number = float(value)
+        except ValueError:
+            raise ValueError(f"--threshold {item!r}: expected a number X or COL=X.") from None
+        if not math.isfinite(number):
+            raise ValueError(f"--threshold {item!r}: expected a finite number X or COL=X (predictions are score >= X).")
+        if not mapping.scores:
+            raise ValueError(f"--threshold {item!r} applies to score columns, and none is given: add --score COL.")
+        if column and column not in mapping.scores:
+            raise ValueError(f"--threshold {item!r}: {column!r} is not a score column (scores: "
+                             f"{', '.join(map(repr, mapping.scores))}). Tip: give COL=X for a column named with "
+                             "--score, or X alone for every score.")
+        for score in ([column] if column else mapping.scores):
+            thresholds[score] = number
+    config = base if base is not None else ReviewConfig(mapping=mapping)
+    config = dataclasses.replace(config, mapping=mapping, thresholds=tuple(thresholds.items()))
+    if args.no_intervals:
+        config = dataclasses.replace(config, ci=None)
+    return config
+
+
+def _config_text(path: str) -> str:
+    """The text of the ``--config`` file; ValueError saying what is wrong when it cannot be read."""
+    try:
+        return Path(path).read_text(encoding="utf-8")
+    except UnicodeDecodeError:
+        raise ValueError(f"--config {path!r} is not UTF-8 text. Tip: give a review configuration saved from the "
+                         "app (JSON).") from None
+    except OSError as exc:
+        raise ValueError(f"--config {path!r} cannot be read: {exc.strerror or exc}.") from None
+
+
+def _check_usage(args) -> None:
+    """Refuse, before any data is read, flags that would be ignored or could not be honoured (ValueError)."""
+    if args.table is not None and args.engine != "duckdb":
+        raise ValueError("--table NAME reads a table of a DuckDB database file: use it with --engine duckdb.")
+    if args.auc_bins is not None and not args.engine:
+        raise ValueError("--auc-bins sets the score bins of counts computed by an engine: use it with --engine "
+                         "(without one, every AUC is exact).")
+    if args.out is not None and not args.out.strip():
+        raise ValueError("--out needs a file name, e.g. --out review.html.")
+    if args.out:
+        out = Path(args.out)
+        if out.is_dir():
+            raise ValueError(f"--out {args.out!r} is a directory. Tip: give a file name in it, e.g. "
+                             f"{str(out / ('review.html' if args.command == 'report' else 'review.json'))!r}.")
+        if not out.parent.is_dir():
+            raise ValueError(f"--out {args.out!r}: the directory {str(out.parent)!r} does not exist. Tip: create it "
+                             "first, or give a path in an existing directory.")
+
+
+def _write(args, text: str) -> None:
+    """Write the output to ``--out`` (or stdout); ValueError saying why when it cannot be written."""
+    try:
+        if args.out:
+            Path(args.out).write_text(text, encoding="utf-8")
+        else:
+            sys.stdout.write(text + "\n")
+            sys.stdout.flush()
+    except OSError as exc:
+        where = repr(args.out) if args.out else "standard output"
+        raise ValueError(f"could not write {where}: {exc.strerror or exc}. Tip: check the path and the free "
+                         "disk space.") from None
+
+
+def _is_duckdb_file(path: Path) -> bool:
+    """Whether `path` is a DuckDB database file (its magic bytes), without opening it as one."""
+    try:
+        with open(path, "rb") as fh:
+            return fh.read(12)[8:12] == DUCKDB_MAGIC
+    except OSError:
+        return False
+
+
+def _engine_review(args):
+    """The review of DATA (a path or glob, or with ``--table`` a DuckDB database file) from the counts computed by
+    ``--engine``."""
+    from ._review.from_counts import build_review_from_counts
+    from .engines._scored_counts import preview, scored_counts
+    from .engines._sources import read_source
+
+    text = "10000" if args.auc_bins is None else args.auc_bins
+    bins = text if text == "exact" else int(text) if text.isascii() and text.isdigit() else None
+    if bins is None or (bins != "exact" and not 2 <= bins <= MAX_EXACT_LEVELS):
+        raise ValueError(f"--auc-bins {text!r}: expected a whole number of bins from 2 to {MAX_EXACT_LEVELS:,}, or "
+                         "'exact'. Tip: 10000 (the default) keeps each AUC within its reported max_binning_error.")
+    connection = None
+    if args.table is not None:   # a table of a DuckDB database file
+        if not Path(args.data).is_file():
+            raise ValueError(f"{args.data!r} is not a file. Tip: give the DuckDB database file, then --table NAME.")
+        if not _is_duckdb_file(Path(args.data)):
+            raise ValueError(f"{args.data!r} is not a DuckDB database file, which --table NAME reads a table of. "
+                             "Tip: to read a CSV or Parquet file, leave out --table.")
+        import duckdb
+
+        connection = duckdb.connect(args.data, read_only=True)
+        source = args.table
+    else:
+        source = read_source(args.data, args.engine)
+    config = _config(args, preview(source, engine=args.engine, connection=connection))
+    thresholds = dict(config.thresholds)
+    counts = scored_counts(source, config.mapping, threshold=next(iter(thresholds.values()), 0.5),
+                           n_bins=int(config.cal_n_bins), strategy=config.cal_strategy, auc_bins=bins,
+                           engine=args.engine, connection=connection, max_levels=MAX_EXACT_LEVELS)
+    name = args.data if args.table is None else f"{Path(args.data).name}: {args.table}"
+    if config.ci is not None:   # intervals: the bootstrap's atoms, one more GROUP BY per table
+        counts = counts.with_atoms()
+    return build_review_from_counts(counts, config, source={"name": name})
+
+
+def _engine_error(exc: Exception) -> bool:
+    """Whether `exc` was raised by an engine's package (DuckDB, polars, pyspark, ibis, sqlglot)."""
+    return type(exc).__module__.split(".")[0].lstrip("_") in ("duckdb", "polars", "pyspark", "ibis", "sqlglot")
+
+
+def main(argv=None) -> int:
+    """Run the command line; returns the exit status.
+
+    Parameters
+    ----------
+    argv : list of str or None
+        The arguments after ``python -m fairness_core`` (None: ``sys.argv[1:]``).
+
+    Returns
+    -------
+    int
+        0 when every policy verdict of the models passes; 1 when one fails (with ``--strict`` also
+        when one is inconclusive or not assessable; the rules about the labels only with
+        ``--gate-labels``); 2 for bad input or usage (a flag that would be ignored, a file that cannot be read, a configuration outside its schema, an output that cannot be written,
+        too little memory), said in one line on stderr; 3 for an internal error (a defect of ours,
+        never mistaken for a failing rule), with its traceback.
+    """
+    args = parser().parse_args(argv)   # usage errors exit 2 here, in one line
+    from ._data.reading import read_table
+    from ._review.review import build_review
+
+    path = Path(args.data)
+    try:
+        _check_usage(args)
+        if args.engine:
+            review = _engine_review(args)
+        else:
+            data = path.read_bytes()
+            frame = read_table(data, name=path.name)
+            review = build_review(frame, _config(args, frame), source={"name": path.name}, data=data)
+        if args.command == "report":
+            from ._review.report import render_report
+
+            _write(args, render_report(review))
+        else:
+            _write(args, review.to_json())
+    except (OSError, ValueError, ImportError) as exc:
+        print(f"error: {_one_line(str(exc))}", file=sys.stderr)
+        return 2
+    except MemoryError:
+        tip = "review a sample of the rows" if args.engine else "--engine duckdb computes the counts out of core"
+        print(f"error: not enough memory to review {args.data!r}. Tip: {tip}.", file=sys.stderr)
+        return 2
+    except Exception as exc:  # an engine's own error is bad input (a file it cannot read, an unknown table)
+        if _engine_error(exc):
+            print(f"error: {args.engine} could not read {args.data!r}: {_one_line(str(exc).strip().splitlines()[0])}",
+                  file=sys.stderr)
+            return 2
+        # anything else is a defect of ours, not of the input: never mistaken for a failing rule (1)
+        import traceback
+
+        traceback.print_exc()
+        print("internal error: please report it with the command that caused it", file=sys.stderr)
+        return 3
+    status = review.exit_status(strict=args.strict, labels=args.gate_labels)
+    model = [v for m in review.models for v in m.verdicts]
+
+    def tally(verdicts) -> str:
+        counts = {}
+        for v in verdicts:
+            counts[v.status] = counts.get(v.status, 0) + 1
+        return ", ".join(f"{n} {s.replace('_', ' ')}" for s, n in counts.items()) or "none"
+
+    print(f"verdicts: model {tally(model)}; labels {tally(review.dataset_verdicts)}"
+          + ("" if args.gate_labels else " (reported, not gating)") + f"; exit status {status}", file=sys.stderr)
+    return status
+
+
+def _one_line(text: str) -> str:
+    """`text` on one line (line breaks as spaces), as every message on stderr is."""
+    return " ".join(text.split())
+

@@ -1,0 +1,417 @@
+"""ConfusionCounts: TN, FP, FN, TP of every subgroup, its background and all rows, with the seven rates,
+their comparisons and disparities, equalized odds, and the Theil indices and ratio scores of the same cells.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from typing import ClassVar, Optional
+
+import numpy as np
+import pandas as pd
+
+from .._data.checks import as_binary, check_length, check_option
+from .._disparity.compare import (RatioScoresResult, bootstrap_comparison, check_reference, compared_values,
+    comparison_columns, comparison_index, finish_disparity, join_notes, ratio_rule, reduce_columns)
+from .._disparity.inequality import between_group_theil_of, individual_theil_of, theil_disparity
+from .._stats.bootstrap import Atoms, check_boot_options
+from .._stats.intervals import check_ci, mover_disparity, wilson_interval
+from .._subgroups.subgroups import as_subgroups
+from .patterns import over_patterns
+from .rates import DISPARITY_METRICS, FN, FP, RATE_NAMES, RATE_TO_METRIC, RATIO_RATES, TN, TP, _few_text, _fraction, _rate
+
+
+PER_SUBGROUP_MESSAGE = ("Per-subgroup thresholds need subgroups that do not overlap and cover every row "
+                        "(intersected protected attributes, no identity indicator columns), so that each row has "
+                        "exactly one threshold.")
+CONFUSION_NO_ATOMS_MESSAGE = (
+    "{func} cannot compute intervals from ConfusionCounts built by hand: the bootstrap needs the "
+    "counts per membership pattern. Tip: build them with confusion_counts(y_true, y_pred, subgroups)."
+)
+
+
+@dataclass(frozen=True)
+class ConfusionCounts:
+    """Confusion counts of every subgroup, its background and all rows.
+
+    Attributes
+    ----------
+    names : list of str
+    member : ndarray of shape (n_subgroups, 4)
+        TN, FP, FN, TP of each subgroup's rows.
+    background : ndarray of shape (n_subgroups, 4)
+        The same on each subgroup's background (the rest of the population).
+    overall : ndarray of shape (4,)
+        The same on all rows.
+    min_size : int
+        Subgroups with fewer rows are flagged small.
+    disjoint : bool, default=False
+        True when the subgroups are disjoint and cover every row (``Subgroups.codes`` is set:
+        attribute values or their intersections); needed by :meth:`between_group_theil_index`.
+    atoms : _bootstrap.Atoms or None
+        Counts per (membership pattern, cell): what the bootstrap resamples (set by
+        :meth:`compute`; counts built by hand have none and cannot give intervals).
+    RATE_TO_METRIC : dict of str to str
+        Class attribute: each rate's name (``group_rates`` columns) -> the name of its disparity metric
+        (:meth:`disparity`'s ``metric``; the selection rate's is ``"statistical_parity"``).
+    """
+
+    RATE_TO_METRIC: ClassVar[dict] = RATE_TO_METRIC
+    names: list
+    member: np.ndarray
+    background: np.ndarray
+    overall: np.ndarray
+    min_size: int
+    disjoint: bool = False
+    atoms: object = field(default=None, repr=False, compare=False)
+
+    @classmethod
+    def compute(cls, y_true, y_pred, subgroups, *, func: str = "confusion_counts") -> "ConfusionCounts":
+        """Count TN, FP, FN, TP per subgroup; see :func:`confusion_counts`."""
+        y = as_binary(y_true, "y_true", func)
+        p = as_binary(y_pred, "y_pred", func)
+        check_length(p, len(y), "y_pred", func)
+        groups = as_subgroups(subgroups, len(y), func)
+        cell = (2 * y + p).astype(np.intp)
+        # One bincount over (membership pattern, cell); every table is a sum of these atoms.
+        return cls.of_atoms(list(groups.names), Atoms.of(groups, cell, 4), groups.min_size,
+                            disjoint=groups.codes is not None)
+
+    @classmethod
+    def of_atoms(cls, names: list, atoms: Atoms, min_size: int, *, disjoint: bool = False) -> "ConfusionCounts":
+        """The tables of counts per (membership pattern, cell ``2 * label + prediction``), atoms kept.
+
+        member = member_masks.T @ atoms, background = background_masks.T @ atoms, overall = the atoms'
+        column sums (exact: sums of integer counts).
+        """
+        member, background = (over_patterns(masks, atoms.counts) for masks in (atoms.member, atoms.background))
+        return cls(list(names), member, background, atoms.counts.sum(axis=0), min_size, disjoint=disjoint,
+                   atoms=atoms)
+
+    @property
+    def sizes(self) -> np.ndarray:
+        """Rows per subgroup."""
+        return self.member.sum(axis=1)
+
+    @property
+    def small(self) -> np.ndarray:
+        """Flag per subgroup: fewer rows than ``min_size``."""
+        return self.sizes < self.min_size
+
+    def favourable(self, positive_outcome: str = "favourable") -> "ConfusionCounts":
+        """The counts with the favourable outcome as "positive" (ARCHITECTURE §5.0).
+
+        For ``'favourable'`` the counts themselves. For ``'adverse'`` (a positive prediction harms
+        the person: deny, default, reject, ...) labels and predictions are both swapped (TN <-> TP,
+        FP <-> FN, atoms included): the selection rate becomes the rate of the favourable
+        prediction, the true positive rate the favourable prediction's rate among people whose
+        true label is favourable (1 - FPR of the event), and the Theil benefit ŷ - y + 1 counts a
+        favourable prediction as the benefit. The four-fifths rule, the p% and equal opportunity
+        scores and the Theil indices read these.
+
+        Parameters
+        ----------
+        positive_outcome : {'favourable', 'adverse'}
+
+        Returns
+        -------
+        ConfusionCounts
+        """
+        check_option(positive_outcome, ("favourable", "adverse"), "positive_outcome", "ConfusionCounts.favourable")
+        if positive_outcome == "favourable":
+            return self
+        atoms = None if self.atoms is None else Atoms(self.atoms.counts[:, ::-1].copy(), self.atoms.member,
+                                                      self.atoms.background)
+        return dataclasses.replace(self, member=self.member[..., ::-1].copy(),
+                                   background=self.background[..., ::-1].copy(),
+                                   overall=self.overall[..., ::-1].copy(), atoms=atoms)
+
+    def table(self, ci=None) -> pd.DataFrame:
+        """Per-subgroup counts and every rate, with Wilson intervals when `ci` is a level.
+
+        Parameters
+        ----------
+        ci : float in (0, 1) or None, default=None
+            Confidence level of Wilson's score interval (Wilson 1927) of each rate, computed
+            from the rate's numerator and denominator counts; None adds no interval columns.
+
+        Returns
+        -------
+        DataFrame
+            One row per subgroup; the columns of :func:`group_rates` (with `ci`, each rate
+            followed by ``<rate>_ci_low, <rate>_ci_high``; NaN where the denominator is 0).
+
+        Raises
+        ------
+        ValueError
+            If `ci` is not None or a number strictly between 0 and 1 (``CI_MESSAGE``).
+        """
+        level = check_ci(ci, "ConfusionCounts.table")
+        m = self.member
+        out = pd.DataFrame({
+            "subgroup": self.names,
+            "size": self.sizes.astype(np.int64),
+            "n_positive": (m[:, TP] + m[:, FN]).astype(np.int64),
+            "n_negative": (m[:, TN] + m[:, FP]).astype(np.int64),
+            "small": self.small,
+            "tp": m[:, TP].astype(np.int64), "fp": m[:, FP].astype(np.int64),
+            "tn": m[:, TN].astype(np.int64), "fn": m[:, FN].astype(np.int64),
+        })
+        notes = []
+        for name in RATE_NAMES:
+            out[name], note = _rate(m, name)
+            notes.append(note)
+            if level is not None:
+                out[f"{name}_ci_low"], out[f"{name}_ci_high"] = wilson_interval(*_fraction(m, name), level)
+        out["note"] = ["; ".join(n for n in row if n) for row in zip(*notes)] if notes else ""
+        return out
+
+    def comparison(self, metric: str, *, distance_measure: str = "diff", reference: str = "rest",
+                   func: str = "rate_disparity") -> pd.DataFrame:
+        """The comparison table of one rate against the reference (no reduction)."""
+        return pd.DataFrame(self._comparison_columns(metric, distance_measure, reference, func))
+
+    def _comparison_columns(self, metric: str, distance_measure: str, reference: str, func: str) -> dict:
+        """The columns of :meth:`comparison` as arrays (the table is built once, by the caller)."""
+        check_option(metric, list(DISPARITY_METRICS), "metric", func)
+        check_reference(reference, self.names, func)
+        rate = DISPARITY_METRICS[metric]
+        values, notes = _rate(self.member, rate)
+        rest, rest_notes = _rate(self.background, rate)
+        overall, _ = _rate(self.overall, rate)
+        num, den = _fraction(self.member, rate)
+        small, reasons = self._small_for(den, rate)
+        columns = comparison_columns(self.names, self.sizes.astype(np.int64), values, rest,
+                                     self.background.sum(axis=1).astype(np.int64), float(overall),
+                                     int(self.overall.sum()), small, distance_measure=distance_measure,
+                                     reference=reference, func=func, notes=notes, rest_notes=rest_notes)
+        # The reliability of a rate rests on its denominator: record both sides' counts.
+        rest_num, rest_den = _fraction(self.background, rate)
+        all_num, all_den = _fraction(self.overall, rate)
+        sub_num, ref_num = compared_values(num, rest_num, all_num, reference, self.names)
+        sub_den, ref_den = compared_values(den, rest_den, all_den, reference, self.names)
+        i, j = comparison_index(reference, self.names)
+        ref_small = np.zeros(len(i), bool) if j is None else small[j]
+        ref_reason = np.full(len(i), "", dtype=object) if j is None else reasons[j]
+        ref_den = np.asarray(ref_den).astype(np.int64)
+        ref_few = (ref_den > 0) & (ref_den < self.min_size)  # 0: undefined, not small
+        out = {}
+        for name, values in columns.items():
+            if name == "subgroup_value":
+                out.update({"numerator": np.asarray(sub_num).astype(np.int64),
+                            "denominator": np.asarray(sub_den).astype(np.int64),
+                            "reference_numerator": np.asarray(ref_num).astype(np.int64),
+                            "reference_denominator": ref_den})
+            out[name] = values
+        out["small"] = small[i] | ref_small | ref_few
+        out["small_reason"] = [
+            "; ".join(p for p in (r, (f"{q}: {rr}" if rr else ""),
+                                  (_few_text(int(d), rate, self.min_size, f"{q}: ") if few and not rr else "")) if p)
+            for r, q, rr, few, d in zip(reasons[i], columns["reference"], ref_reason, ref_few, ref_den)]
+        return out
+
+    def _small_for(self, den: np.ndarray, rate: str) -> tuple[np.ndarray, np.ndarray]:
+        """Per subgroup: small (too few rows, or too few in the rate's denominator) and the reason."""
+        sizes = self.sizes
+        reasons = np.array([
+            (f"{int(n):,} rows < minimum {self.min_size}" if n < self.min_size
+             else _few_text(int(d), rate, self.min_size) if 0 < d < self.min_size else "")
+            for n, d in zip(sizes, den)], dtype=object)
+        # A zero denominator makes the rate undefined (NaN with a note), which is not "small".
+        return (sizes < self.min_size) | ((den > 0) & (den < self.min_size)), reasons
+
+    def disparity(self, metric: str, *, distance_measure: str = "diff", reduction: Optional[str] = "mean",
+                  reference: str = "rest", include_small: bool = False, ci=None, n_boot: int = 1000,
+                  random_state=0, adjust: Optional[str] = None, func: str = "rate_disparity"):
+        """Disparity of one rate; see :func:`rate_disparity`."""
+        check_option(reduction, ("max", "mean", None), "reduction", func)
+        level, n_boot, rng = check_boot_options(ci, n_boot, random_state, func)
+        columns = self._comparison_columns(metric, distance_measure, reference, func)
+        table = pd.DataFrame(columns)
+        if level is None:
+            return table if reduction is None else reduce_columns(
+                table, columns, reduction, distance_measure=distance_measure, reference=reference,
+                include_small=include_small, func=func)
+        rate = DISPARITY_METRICS[metric]
+        table = self._value_intervals(table, rate, level)
+        signed, disparity = bootstrap_comparison(
+            self._atoms(func), self.names, reference, lambda m, b, o: tuple(_rate(x, rate)[0] for x in (m, b, o)),
+            distance_measure=distance_measure, n_boot=n_boot, rng=rng)
+        return finish_disparity(table, signed, disparity, distance_measure=distance_measure, reduction=reduction,
+                                reference=reference, include_small=include_small, level=level, n_boot=n_boot,
+                                adjust=adjust, func=func, sides=_sides(columns, distance_measure))
+
+    def _atoms(self, func: str):
+        if self.atoms is None:
+            raise ValueError(CONFUSION_NO_ATOMS_MESSAGE.format(func=func))
+        return self.atoms
+
+    def _value_intervals(self, table: pd.DataFrame, rate: str, level: float) -> pd.DataFrame:
+        """Wilson intervals of the subgroup and reference rates, beside their values."""
+        table = table.copy()
+        for side, num, den in (("subgroup_value", "numerator", "denominator"),
+                               ("reference_value", "reference_numerator", "reference_denominator")):
+            low, high = wilson_interval(table[num].to_numpy(), table[den].to_numpy(), level)
+            at = table.columns.get_loc(side) + 1
+            table.insert(at, f"{side}_ci_low", low)
+            table.insert(at + 1, f"{side}_ci_high", high)
+        return table
+
+    def equalized_odds(self, *, distance_measure: str = "diff", reduction: Optional[str] = "mean",
+                       reference: str = "rest", include_small: bool = False, ci=None, n_boot: int = 1000,
+                       random_state=0, adjust: Optional[str] = None):
+        """Equalized odds; see :func:`equalized_odds`."""
+        func = "equalized_odds"
+        check_option(reduction, ("max", "mean", None), "reduction", func)
+        level, n_boot, rng = check_boot_options(ci, n_boot, random_state, func)
+        tpr = self._comparison_columns("true_positive_rate", distance_measure, reference, func)
+        fpr = self._comparison_columns("false_positive_rate", distance_measure, reference, func)
+        columns = {
+            **{name: tpr[name] for name in ("subgroup", "reference", "size", "reference_size")},
+            "tpr_disparity": tpr["disparity"], "fpr_disparity": fpr["disparity"],
+            "disparity": np.fmax(tpr["disparity"], fpr["disparity"]), "small": tpr["small"] | fpr["small"],
+            "note": ["; ".join(n for n in pair if n) for pair in zip(tpr["note"], fpr["note"])],
+            "small_reason": ["; ".join(dict.fromkeys(n for n in pair if n))
+                             for pair in zip(tpr["small_reason"], fpr["small_reason"])]}
+        table = pd.DataFrame(columns)
+        if level is None:
+            return table if reduction is None else reduce_columns(
+                table, columns, reduction, distance_measure=distance_measure, reference=reference,
+                include_small=include_small, func=func)
+        tpr_sides, fpr_sides = _sides(tpr, distance_measure), _sides(fpr, distance_measure)
+        # TPR and FPR from the same replicates (resampled jointly): axis 1 of every array is the rate.
+        signed, disparity = bootstrap_comparison(
+            self._atoms(func), self.names, reference,
+            lambda m, b, o: tuple(np.stack([_rate(x, "true_positive_rate")[0], _rate(x, "false_positive_rate")[0]],
+                                           axis=1) for x in (m, b, o)),
+            distance_measure=distance_measure, n_boot=n_boot, rng=rng)
+        # Per replicate, the comparison's disparity is the larger one, and its sign that one's sign.
+        tpr, fpr = disparity[:, 0], disparity[:, 1]
+        tpr_larger = np.nan_to_num(tpr, nan=-np.inf) >= np.nan_to_num(fpr, nan=-np.inf)
+        signed = np.where(tpr_larger, signed[:, 0], signed[:, 1])
+        disparity = np.fmax(tpr, fpr)
+        def sides(levels):   # the larger of the two rates' disparities, end by end
+            (t_low, t_high), (f_low, f_high) = tpr_sides(levels), fpr_sides(levels)
+            return np.fmax(t_low, f_low), np.fmax(t_high, f_high)
+
+        return finish_disparity(table, signed, disparity, distance_measure=distance_measure, reduction=reduction,
+                                reference=reference, include_small=include_small, level=level, n_boot=n_boot,
+                                adjust=adjust, func=func, sides=sides)
+
+    def theil_index(self, *, reduction: Optional[str] = "mean", reference: str = "rest",
+                    include_small: bool = False, ci=None, n_boot: int = 1000, random_state=0,
+                    adjust: Optional[str] = None):
+        """Two-group Theil index of each subgroup against its reference; see :func:`theil_index`."""
+        return theil_disparity(self, reduction=reduction, reference=reference, include_small=include_small,
+                               ci=ci, n_boot=n_boot, random_state=random_state, adjust=adjust)
+
+    def individual_theil_index(self, *, ci=None, n_boot: int = 1000, random_state=0):
+        """Theil index of the benefit over all rows; see :func:`individual_theil_index`.
+
+        A float, or with `ci` a ``TheilResult`` whose interval comes from the bootstrap that
+        redraws the confusion cells of every membership pattern (pattern sizes fixed).
+        """
+        return individual_theil_of(self, ci=ci, n_boot=n_boot, random_state=random_state)
+
+    def between_group_theil_index(self, *, ci=None, n_boot: int = 1000, random_state=0):
+        """Theil index of the subgroups' mean benefits; see :func:`between_group_theil_index`.
+
+        A float, or with `ci` a ``TheilResult``. Raises ValueError unless the subgroups are
+        disjoint and cover every row (``disjoint``).
+        """
+        return between_group_theil_of(self, ci=ci, n_boot=n_boot, random_state=random_state)
+
+    def ratio_scores(self, rate: str, *, include_small: bool = False, ci=None, n_boot: int = 1000,
+                     random_state=0):
+        """Each subgroup's rate against its background as min(a/b, b/a), and the minimum.
+
+        See :func:`p_percent_score` (``rate="selection_rate"``) and
+        :func:`equal_opportunity_score` (``rate="true_positive_rate"``) for the rule; the result
+        is a :class:`RatioScoresResult`. With `ci`, bootstrap intervals as in :meth:`disparity`
+        (the score is the inverse of the ratio disparity against the rest).
+        """
+        check_option(rate, RATIO_RATES, "rate", "ConfusionCounts.ratio_scores")
+        metric = "statistical_parity" if rate == "selection_rate" else rate
+        ratio = self.disparity(metric, distance_measure="ratio", reference="rest",
+                               reduction=None if ci is None else "max", include_small=include_small, ci=ci,
+                               n_boot=n_boot, random_state=random_state, func="ConfusionCounts.ratio_scores")
+        ratio_table = ratio if ci is None else ratio.table
+        a, a_notes = _rate(self.member, rate)
+        b, b_notes = _rate(self.background, rate)
+        score, notes = ratio_rule(a, b, rate)
+        table = pd.DataFrame({
+            "subgroup": list(self.names),
+            "size": self.sizes.astype(np.int64),
+            "reference_size": self.background.sum(axis=1).astype(np.int64),
+            "subgroup_value": a,
+            "reference_value": b,
+            "score": score,
+            "small": ratio_table["small"].to_numpy(dtype=bool),
+            "note": [join_notes(x, f"rest: {y}" if y else "", z) for x, y, z in zip(a_notes, b_notes, notes)],
+            "small_reason": ratio_table["small_reason"].to_numpy(dtype=object),
+        })
+        extra = {}
+        if ci is not None:
+            with np.errstate(divide="ignore"):
+                low = 1.0 / ratio_table["disparity_ci_high"].to_numpy(dtype=np.float64)
+                high = 1.0 / ratio_table["disparity_ci_low"].to_numpy(dtype=np.float64)
+            at = table.columns.get_loc("score") + 1
+            table.insert(at, "score_ci_low", low)
+            table.insert(at + 1, "score_ci_high", high)
+            table.insert(at + 2, "excludes_parity", ratio_table["excludes_parity"].to_numpy())
+            table.attrs.update(ratio_table.attrs)
+            with np.errstate(divide="ignore"):
+                extra = dict(ci_low=1.0 / ratio.ci_high, ci_high=1.0 / ratio.ci_low, level=ratio.level,
+                             n_boot=ratio.n_boot, n_boot_undefined=ratio.n_boot_undefined)
+        used = table if include_small else table[~table["small"]]
+        defined = used[used["score"].notna()]
+        if defined.empty:
+            value, worst = float("nan"), None
+        else:
+            row = defined.loc[defined["score"].idxmin()]
+            value, worst = float(row["score"]), row["subgroup"]
+        return RatioScoresResult(value=value, rate=rate, table=table, worst=worst, n_used=len(defined),
+                                 n_undefined=len(used) - len(defined), n_small_excluded=len(table) - len(used),
+                                 **extra)
+
+
+def _sides(columns: dict, distance_measure: str):
+    """``sides(levels)`` of ``_disparity.compare.add_intervals`` for a rate's comparison columns: the MOVER interval of each
+    comparison's disparity from the Wilson intervals of its two rates (``_stats.intervals.mover_disparity``)."""
+    counts = [np.asarray(columns[c], dtype=np.float64)
+              for c in ("numerator", "denominator", "reference_numerator", "reference_denominator")]
+    return lambda levels: mover_disparity(*counts, levels, distance_measure)
+
+
+def confusion_counts(y_true, y_pred, subgroups) -> ConfusionCounts:
+    """Confusion counts (TN, FP, FN, TP) of every subgroup, its background and all rows.
+
+    The sufficient statistic of every rate and rate disparity: compute it once per threshold,
+    then call ``.table()``, ``.disparity(...)`` or ``.equalized_odds(...)`` with any options.
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n_samples,)
+        Binary labels, 0 or 1.
+    y_pred : array-like of shape (n_samples,)
+        Binary predictions, 0 or 1.
+    subgroups : Subgroups, or DataFrame / Series / array of protected attributes
+
+    Returns
+    -------
+    ConfusionCounts
+    """
+    return ConfusionCounts.compute(y_true, y_pred, subgroups)
+
+
+def base_rate_counts(confusion: ConfusionCounts) -> ConfusionCounts:
+    """The confusion counts of the labels against themselves (TN = negatives, TP = positives): base rates."""
+    def of(cells: np.ndarray) -> np.ndarray:
+        out = np.zeros_like(cells)
+        out[..., 0] = cells[..., 0] + cells[..., 1]
+        out[..., 3] = cells[..., 2] + cells[..., 3]
+        return out
+
+    return ConfusionCounts(list(confusion.names), of(confusion.member), of(confusion.background),
+                           of(confusion.overall), confusion.min_size, disjoint=confusion.disjoint)

@@ -1,0 +1,124 @@
+"""Performance at a decision threshold, per subgroup and over all rows: what a disparity costs or buys."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from .._stats.bootstrap import check_boot_options, percentile_interval, replicate_stat
+from .._counts.confusion import ConfusionCounts
+from .._counts.rates import FN, FP, RATES, TN, TP
+from .._stats.intervals import wilson_interval
+
+OVERALL = "All rows"
+COUNTS_MESSAGE = ("performance_table needs ConfusionCounts from confusion_counts(y_true, y_pred, subgroups) or "
+                  "threshold_counts(...).at(threshold); got {got}.")
+# name: (numerator cells, denominator cells, note when the denominator is 0); F1 is apart. Recall is the
+# true positive rate and the selection rate the one of the rates table (one definition of each).
+PROPORTIONS = {
+    "accuracy": ((TN, TP), (TN, FP, FN, TP), "no rows"),
+    "precision": ((TP,), (TP, FP), "no predicted positives (TP + FP = 0)"),
+    "recall": RATES["true_positive_rate"],
+    "selection_rate": RATES["selection_rate"],
+}
+PERFORMANCE_METRICS = ("accuracy", "precision", "recall", "f1", "selection_rate")
+_F1_NOTE = "no positive examples and no predicted positives (2 TP + FP + FN = 0)"
+
+
+def performance_table(counts: ConfusionCounts, *, ci=None, n_boot: int = 1000, random_state=0) -> pd.DataFrame:
+    """Confusion matrix, accuracy, precision, recall, F1 and selection rate of all rows and of each subgroup.
+
+    From the confusion counts (TN, FP, FN, TP) of a group's rows:
+
+        accuracy = (TP + TN) / n,   precision = TP / (TP + FP),   recall = TP / (TP + FN),
+        F1 = 2 TP / (2 TP + FP + FN),   selection rate = (TP + FP) / n.
+
+    A value whose denominator is 0 is NaN, with the reason in ``note`` (never a silent 0 or 1).
+
+    Parameters
+    ----------
+    counts : ConfusionCounts
+        From :func:`confusion_counts`, or ``threshold_counts(...).at(threshold)`` for the
+        predictions ``score >= threshold``.
+    ci : float in (0, 1) or None, default=None
+        Confidence level. Accuracy, precision, recall and selection rate get Wilson score
+        intervals (Wilson 1927) from their numerator and denominator; F1, which is not a
+        proportion of rows, a percentile interval from the stratified bootstrap of the confusion
+        counts (as the rate disparities; needs the counts' atoms).
+    n_boot : int >= 100, default=1000
+        Bootstrap replicates for the F1 interval.
+    random_state : None, int >= 0 or numpy Generator, default=0
+
+    Returns
+    -------
+    DataFrame
+        One row for all rows (``subgroup`` "All rows", ``scope`` 'overall'), then one per subgroup
+        (``scope`` 'subgroup'); columns ``subgroup, scope, size, small, tn, fp, fn, tp, accuracy,
+        precision, recall, f1, selection_rate`` (with `ci`, each metric followed by
+        ``<metric>_ci_low, <metric>_ci_high``; the level in ``attrs["ci"]``) and ``note``.
+
+    Raises
+    ------
+    ValueError
+        For counts that are not ConfusionCounts (``COUNTS_MESSAGE``), a bad `ci`, `n_boot` or
+        `random_state`, or intervals asked of counts built by hand.
+
+    References
+    ----------
+    Van Rijsbergen, C. J. (1979), "Information Retrieval", 2nd ed. (the F-measure).
+    Wilson, E. B. (1927), "Probable inference, the law of succession, and statistical
+    inference", JASA 22 (158).
+
+    Examples
+    --------
+    >>> import fairness_core as fc
+    >>> counts = fc.confusion_counts([0, 1, 1, 0, 1], [0, 1, 0, 1, 1], ["a", "a", "a", "b", "b"])
+    >>> performance_table(counts)[["subgroup", "accuracy", "precision", "recall", "f1"]].values.tolist()
+    [['All rows', 0.6, 0.6666666666666666, 0.6666666666666666, 0.6666666666666666], ['a', 0.6666666666666666, 1.0, 0.5, 0.6666666666666666], ['b', 0.5, 0.5, 1.0, 0.6666666666666666]]
+    """
+    func = "performance_table"
+    if not isinstance(counts, ConfusionCounts):
+        raise ValueError(COUNTS_MESSAGE.format(got=type(counts).__name__))
+    level, n_boot, rng = check_boot_options(ci, n_boot, random_state, func)
+    m = np.vstack([counts.overall[None, :], counts.member]).astype(np.float64)   # (k + 1, 4)
+    k = len(counts.names)
+    out = pd.DataFrame({
+        "subgroup": [OVERALL, *counts.names],
+        "scope": ["overall"] + ["subgroup"] * k,
+        "size": m.sum(axis=1).astype(np.int64),
+        "small": np.concatenate([[False], counts.small]),
+        **{name: m[:, cell].astype(np.int64) for name, cell in (("tn", TN), ("fp", FP), ("fn", FN), ("tp", TP))},
+    })
+    notes = []
+    for name in PERFORMANCE_METRICS:
+        if name == "f1":
+            num, den, why = 2 * m[:, TP], 2 * m[:, TP] + m[:, FP] + m[:, FN], _F1_NOTE
+        else:
+            cells, den_cells, why = PROPORTIONS[name]
+            num, den = m[:, list(cells)].sum(axis=1), m[:, list(den_cells)].sum(axis=1)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            out[name] = np.where(den > 0, num / np.where(den > 0, den, 1.0), np.nan)
+        notes.append(np.where(den > 0, "", f"{name.replace('_', ' ')} undefined: {why}"))
+        if level is not None:
+            if name == "f1":
+                low, high = _f1_interval(counts, level, n_boot, rng, func)
+            else:
+                low, high = wilson_interval(num, den, level)
+            out[f"{name}_ci_low"], out[f"{name}_ci_high"] = low, high
+    out["note"] = ["; ".join(dict.fromkeys(n for n in row if n)) for row in zip(*notes)]
+    if level is not None:
+        out.attrs["ci"] = level
+    return out
+
+
+def _f1_interval(counts: ConfusionCounts, level: float, n_boot: int, rng, func: str):
+    """Percentile interval of F1 for all rows and each subgroup, from the stratified bootstrap of the counts."""
+    def stat(member, background, overall):
+        c = np.concatenate([overall[:, None, :], member], axis=1)   # (B, k + 1, 4)
+        den = 2 * c[..., TP] + c[..., FP] + c[..., FN]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return np.where(den > 0, 2 * c[..., TP] / np.where(den > 0, den, 1.0), np.nan)
+
+    samples = replicate_stat(counts._atoms(func), stat, n_boot, rng)
+    low, high, _ = percentile_interval(samples, level)
+    return low, high

@@ -1,0 +1,35 @@
+"""The default policy: DEFAULT_RULES, one rule per metric the review assesses."""
+
+from __future__ import annotations
+
+from .rules import Rule
+
+
+DEFAULT_RULES: tuple[Rule, ...] = (
+    Rule(name="four_fifths", metric="p_percent_score", bound=0.8, direction="min",
+         label="Four-fifths rule: p% score >= 0.8"),
+    Rule(name="equal_opportunity", metric="equal_opportunity_score", bound=0.8, direction="min",
+         label="Four-fifths rule on true positive rates: equal opportunity score >= 0.8"),
+    Rule.ratio_within("statistical_parity", low=0.8, high=1.25, name="selection_rate_ratio",
+                      label="Selection rate band: ratio within [0.8, 1.25]"),
+    Rule.ratio_within("true_positive_rate", low=0.8, high=1.25, name="true_positive_rate_ratio",
+                      label="True positive rate band: ratio within [0.8, 1.25]"),
+    Rule.ratio_within("false_positive_rate", low=0.8, high=1.25, name="false_positive_rate_ratio",
+                      label="False positive rate band: ratio within [0.8, 1.25]"),
+    Rule(name="calibration_diff", metric="calibration_disparity", distance_measure="diff", bound=0.1,
+         direction="max", label="Calibration: difference in ECE <= 0.1"),
+)
+"""The rules the dashboard starts with (a tuple; ``list(DEFAULT_RULES)`` to edit).
+
+1. ``four_fifths``: p% score >= 0.8, the four-fifths rule of the EEOC Uniform Guidelines on
+   Employee Selection Procedures, 29 CFR 1607.4(D).
+2. ``equal_opportunity``: equal opportunity score >= 0.8, the same rule on true positive rates.
+3. ``selection_rate_ratio``, ``true_positive_rate_ratio``, ``false_positive_rate_ratio``: the ratio
+   disparity of the selection rate, TPR and FPR within [0.8, 1.25], i.e. <= 1.25 (Aequitas's
+   default band, Saleiro et al. 2018, arXiv:1811.05577).
+4. ``calibration_diff``: calibration disparity (difference in ECE) <= 0.1, the default threshold
+   of seed 001 (ExFairness.Metrics.Calibration).
+
+There is no default rule on the bias AUC score: no source sets a level; add one with
+``Rule(metric="bias_auc_score", bound=...)``.
+"""

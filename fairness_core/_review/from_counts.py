@@ -1,0 +1,117 @@
+"""A review from count tables computed where the data lives (``fairness_core.engines.ScoredCounts``).
+
+The same :class:`Review` as :func:`build_review`, from the counts alone: every per-model part goes
+through the builders ``build_review`` uses (``_rate_review``, ``with_aucs_and_calibration``). What
+needs the rows is left out and said so in ``Review.source["not_computed"]``: kNN consistency,
+per-subgroup thresholds, differences between models and the slice, and bootstrap intervals unless
+the counts hold their atoms (``ScoredCounts.with_atoms``).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime as _dt
+from typing import Optional
+
+import numpy as np
+
+from .._counts.confusion import base_rate_counts
+from .._metrics.smoothed_edf import smoothed_edf_from_counts
+from .conclusions import dataset_conclusions
+from .._stats.intervals import wilson_interval
+from .config import ReviewConfig, dataset_options, threshold_for_range
+from .records import Review
+from .review import _rate_review, with_aucs_and_calibration, with_classwise
+
+NOT_COMPUTED = ("kNN consistency", "per-subgroup thresholds", "differences between models")
+NO_ATOMS = "confidence intervals (the counts hold no atoms: ScoredCounts.with_atoms)"
+
+
+def build_review_from_counts(counts, config: ReviewConfig, *, source: Optional[dict] = None) -> Review:
+    """The review of `config` from an engine's count tables, with intervals when they hold their atoms.
+
+    The configuration's minimum subgroup size and calibration bins apply (the engine counts the
+    bins again when they are not the counts' own).
+
+    Parameters
+    ----------
+    counts : fairness_core.engines.ScoredCounts
+        From ``scored_counts(source, config.mapping, ...)``; a model whose configured threshold
+        differs from ``counts.threshold`` is counted again at its own (``ScoredCounts.confusion_at``).
+    config : ReviewConfig
+        Its mapping must be ``counts.mapping``; ``ci`` applies when the counts hold their atoms
+        (``counts.atoms``: the same intervals as :func:`build_review` with the same seed) and is
+        ignored otherwise; a slice is refused.
+    source : dict, optional
+        Facts about the input recorded in the review (e.g. ``{"name": "logs/*.parquet"}``).
+
+    Returns
+    -------
+    Review
+        ``source`` also holds ``engine`` and ``not_computed`` (what needs the rows).
+
+    Raises
+    ------
+    ValueError
+        If the configuration has a slice, or its mapping (but for the minimum subgroup size) is not
+        the one the counts were computed for.
+    """
+    from .._version import __version__
+
+    if config.slice.conditions:
+        raise ValueError("A slice needs the rows: filter the data where it lives (e.g. a view) instead.")
+    min_size = config.mapping.min_size
+    if dataclasses.replace(config.mapping, min_size=counts.mapping.min_size) != counts.mapping:
+        raise ValueError("The configuration's column mapping is not the one the counts were computed for.")
+    if not counts.atoms:
+        config = dataclasses.replace(config, ci=None)
+    boot = dict(ci=config.ci, n_boot=config.n_boot, random_state=0)
+    models = []
+    for score in counts.mapping.scores:
+        threshold = float(dict(config.thresholds).get(score, threshold_for_range(*counts.score_ranges[score])))
+        confusion = (counts.confusion[score] if threshold == counts.threshold
+                     else counts.confusion_at(score, threshold))
+        review = _rate_review(dataclasses.replace(confusion, min_size=min_size), score, "score", threshold, config)
+        calibration = counts.calibration_at(score, int(config.cal_n_bins), config.cal_strategy)
+        table = counts.auc[score].table(config.ci, n_boot=config.n_boot, random_state=0)
+        models.append(with_aucs_and_calibration(
+            review, table.assign(small=table["size"] < min_size),
+            None if calibration is None else dataclasses.replace(calibration, min_size=min_size),
+            _calibration_note(counts, score), config))
+    if counts.given is not None:   # the predicted label column, as build_review reviews it
+        given = dataclasses.replace(counts.given, min_size=min_size)
+        sizes = given.member.sum(axis=1)
+        models.append(with_classwise(
+            _rate_review(given, counts.mapping.predicted_label, "predictions", None, config), config,
+            counts.n_classes, list(given.names), sizes,
+            lambda: dataclasses.replace(counts.classes, min_size=min_size)))
+    first = dataclasses.replace(counts.confusion[counts.mapping.scores[0]] if counts.mapping.scores else counts.given,
+                                min_size=min_size)
+    label_counts = (dataclasses.replace(counts.label_counts(), min_size=min_size) if counts.atoms
+                    else base_rate_counts(first))   # min_size: the configuration's
+    dataset = dataset_conclusions(label_counts, **dataset_options(config))
+    n_pos, n = float(first.overall[2] + first.overall[3]), float(first.overall.sum())
+    low, high = wilson_interval(int(n_pos), int(n), config.ci if config.ci is not None else 0.95)
+    sizes = first.member.sum(axis=1)
+    positives = first.member[:, 2] + first.member[:, 3]
+    import pandas as pd
+
+    subgroups = pd.DataFrame({"subgroup": first.names, "size": sizes.astype(np.int64), "share": sizes / max(n, 1),
+                              "n_positive": positives.astype(np.int64),
+                              "n_negative": (sizes - positives).astype(np.int64), "small": sizes < first.min_size})
+    info = dict(source or {}) | {"engine": counts.engine, "rows_input": counts.n_input, "rows_in_slice": counts.n_input,
+                                 "rows_used": counts.n_rows, "slice": "all rows",
+                                 "not_computed": list(NOT_COMPUTED) + ([] if counts.atoms else [NO_ATOMS])}
+    return Review(
+        config=config, source=info, exclusions=counts.exclusions, subgroups=subgroups,
+        base_rate=(n_pos / n, float(low), float(high)), dataset_parity=dataset.results["parity"],
+        dataset_findings=dataset.findings, dataset_verdicts=dataset.verdicts,
+        edf=(smoothed_edf_from_counts(label_counts, concentration=float(config.dataset_concentration),
+                                      include_small=config.include_small, **boot) if label_counts.disjoint else None),
+        models=tuple(models), created=_dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
+        version=__version__)
+
+
+def _calibration_note(counts, score: str) -> str:
+    note = counts.calibration_notes.get(score, "")
+    return f"Not assessed: {note}" if note else ""

@@ -1,0 +1,228 @@
+"""Review and ModelReview: the results, conclusions and verdicts a review holds, and their exports."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any, Optional
+
+import pandas as pd
+
+from .._metrics.auc import BiasAucResult
+from .._metrics.calibration import CalibrationDisparityResult
+from .config import ReviewConfig
+from .export import _json_cell, table_data
+
+
+@dataclass(frozen=True)
+class ModelReview:
+    """The review of one model: a score column at its threshold, or the predicted-label column.
+
+    Attributes
+    ----------
+    name : str
+        The column.
+    kind : {'score', 'predictions'}
+    threshold : float or None
+        None for given predictions.
+    performance : DataFrame
+        :func:`performance_table` at the threshold (all rows first).
+    rate_table : DataFrame
+        Every rate of every subgroup (``ConfusionCounts.table``, with Wilson intervals).
+    rates : dict of str to DisparityResult
+        Per assessed rate (``rate_metrics``), ``'equalized_odds'`` and ``'theil_index'`` (the
+        two-group Theil index of each comparison): the disparity at the configured distance,
+        reduction and reference; its ``table`` holds every comparison.
+    p_percent, equal_opportunity : RatioScoresResult
+    auc_table : DataFrame or None
+        Subgroup, BPSN and BNSP AUCs (scores only).
+    bias_auc : BiasAucResult or None
+    calibration : CalibrationDisparityResult or None
+        None for predictions, or a score that is not a probability (see `calibration_note`).
+    reliability : DataFrame or None
+    calibration_note : str
+    findings : tuple of str
+    verdicts : tuple of Verdict
+    classwise : UnweightedAverageBiasResult or None
+        Class-wise bias of the predicted label column of a multi-class label (see
+        ``ReviewConfig.classwise_metric``); None otherwise.
+    subgroup_thresholds : SubgroupThresholdEffect or None
+        Every assessed rate and accuracy at the configured per-subgroup thresholds beside the
+        single threshold (``ReviewConfig.subgroup_thresholds``); None when none are configured.
+    """
+
+    name: str
+    kind: str
+    threshold: Optional[float]
+    performance: pd.DataFrame
+    rate_table: pd.DataFrame
+    rates: dict
+    p_percent: Any
+    equal_opportunity: Any
+    auc_table: Optional[pd.DataFrame] = None
+    bias_auc: Optional[BiasAucResult] = None
+    calibration: Optional[CalibrationDisparityResult] = None
+    reliability: Optional[pd.DataFrame] = None
+    calibration_note: str = ""
+    findings: tuple = ()
+    verdicts: tuple = ()
+    classwise: Any = None
+    subgroup_thresholds: Any = None
+
+
+@dataclass(frozen=True)
+class Review:
+    """Everything a review shows, built by :func:`build_review`.
+
+    Attributes
+    ----------
+    config : ReviewConfig
+    source : dict
+        ``name``, ``sha256`` and ``bytes`` of the input when known, ``rows_input``, ``rows_used``.
+    exclusions : DataFrame
+        Rows left out and why (``reason, rows``).
+    subgroups : DataFrame
+        Each subgroup's size and whether it is small.
+    base_rate : tuple of float
+        (base rate, ci_low, ci_high) of the label over the rows used (Wilson interval).
+    dataset_parity : DisparityResult
+        Base-rate disparity (dataset statistical parity) at the configured options.
+    dataset_findings : tuple of str
+    dataset_verdicts : tuple of Verdict
+    edf : SmoothedEdfResult or None
+        Smoothed empirical differential fairness of the labels (None when the subgroups overlap).
+    models : tuple of ModelReview
+    consistency : ConsistencyResult or None
+        kNN consistency of the labels when ``ReviewConfig.consistency_features`` are set.
+    differences : dict of str to DataFrame
+        With a configured baseline and two or more scores: ``'rates'`` (:func:`compare_models`),
+        ``'aucs'`` (:func:`compare_model_aucs`) and, with two or more probability columns
+        including the baseline, ``'calibration'`` (:func:`compare_model_calibration`); else empty.
+    created : str
+        UTC time, ISO 8601.
+    version : str
+        The software version.
+    """
+
+    config: ReviewConfig
+    source: dict
+    exclusions: pd.DataFrame
+    subgroups: pd.DataFrame
+    base_rate: tuple
+    dataset_parity: Any
+    dataset_findings: tuple
+    dataset_verdicts: tuple
+    edf: Any
+    models: tuple
+    created: str
+    version: str
+    consistency: Any = None
+    differences: dict = field(default_factory=dict)
+
+    @property
+    def verdicts(self) -> list:
+        """Every verdict: the dataset's, then each model's."""
+        return list(self.dataset_verdicts) + [v for m in self.models for v in m.verdicts]
+
+    def exit_status(self, strict: bool = False, labels: bool = False) -> int:
+        """0 when no verdict of the models fails, 1 when one does.
+
+        Parameters
+        ----------
+        strict : bool, default=False
+            Inconclusive and not assessable verdicts fail too.
+        labels : bool, default=False
+            Judge the rules about the labels (``dataset_verdicts``: properties of the data, which no
+            model can change) too; by default they are reported, never gating.
+
+        Returns
+        -------
+        int
+        """
+        bad = {"fail", "inconclusive", "not_assessable"} if strict else {"fail"}
+        judged = self.verdicts if labels else [v for m in self.models for v in m.verdicts]
+        return int(any(v.status in bad for v in judged))
+
+    def context(self) -> dict:
+        """What every exported table carries: source, configuration, time and version."""
+        return {"source": self.source, "configuration": self.config.to_dict(), "created": self.created,
+                "software": f"fairness_core {self.version}"}
+
+    def tables(self) -> dict:
+        """Every table of the review, by a file-name-safe key: ``subgroups``, ``exclusions``,
+        ``dataset_parity`` and per model ``<model>.performance``, ``<model>.rates``, ``<model>.<metric>``,
+        ``<model>.p_percent``, ``<model>.equal_opportunity``, ``<model>.aucs``,
+        ``<model>.calibration_errors``, ``<model>.reliability``; when configured, ``smoothed_edf``,
+        ``consistency``, ``<model>.classwise`` and ``<model>.classwise_per_class`` (class-wise bias),
+        ``<model>.subgroup_thresholds`` and ``<model>.subgroup_threshold_disparities``."""
+        out = {"subgroups": self.subgroups, "exclusions": self.exclusions,
+               "dataset_parity": self.dataset_parity.table}
+        if self.edf is not None:
+            out["smoothed_edf"] = self.edf.table
+        if self.consistency is not None:
+            out["consistency"] = consistency_table(self.consistency)
+        for m in self.models:
+            out[f"{m.name}.performance"] = m.performance
+            out[f"{m.name}.rates"] = m.rate_table
+            out.update({f"{m.name}.{metric}": result.table for metric, result in m.rates.items()})
+            out[f"{m.name}.p_percent"] = m.p_percent.table
+            out[f"{m.name}.equal_opportunity"] = m.equal_opportunity.table
+            if m.auc_table is not None:
+                out[f"{m.name}.aucs"] = m.auc_table
+            if m.calibration is not None:
+                out[f"{m.name}.calibration_errors"] = m.calibration.errors
+                out[f"{m.name}.reliability"] = m.reliability
+            if m.classwise is not None:
+                out[f"{m.name}.classwise"] = m.classwise.table
+                out[f"{m.name}.classwise_per_class"] = m.classwise.per_class
+            if m.subgroup_thresholds is not None:
+                out[f"{m.name}.subgroup_thresholds"] = m.subgroup_thresholds.table
+                out[f"{m.name}.subgroup_threshold_disparities"] = m.subgroup_thresholds.disparities
+        for kind, table in self.differences.items():     # differences from the baseline, under its name
+            out[f"{self.config.baseline}.{kind.removesuffix('s')}_differences"] = table
+        return out
+
+    def to_dict(self) -> dict:
+        """The review as JSON-ready data: context, findings, verdicts, headline values and every table."""
+        def verdicts(items):
+            return [{"rule": v.rule.to_dict(), "value": _json_cell(v.value), "ci_low": _json_cell(v.ci_low),
+                     "ci_high": _json_cell(v.ci_high), "status": v.status, "sentence": v.sentence,
+                     "note": v.note} for v in items]
+
+        models = []
+        for m in self.models:
+            headline = {metric: _json_cell(r.value) for metric, r in m.rates.items()}
+            headline |= {"p_percent_score": _json_cell(m.p_percent.value),
+                         "equal_opportunity_score": _json_cell(m.equal_opportunity.value)}
+            if m.bias_auc is not None:
+                headline |= {"bias_auc_score": _json_cell(m.bias_auc.value),
+                             "overall_auc": _json_cell(m.bias_auc.overall_auc)}
+            if m.calibration is not None:
+                headline["calibration_disparity"] = _json_cell(m.calibration.value)
+            if m.classwise is not None:
+                headline["unweighted_average_bias"] = _json_cell(m.classwise.value)
+            models.append({"name": m.name, "kind": m.kind, "threshold": m.threshold, "headline": headline,
+                           "findings": list(m.findings), "verdicts": verdicts(m.verdicts),
+                           "calibration_note": m.calibration_note})
+        return {"context": self.context(),
+                "base_rate": [_json_cell(v) for v in self.base_rate],
+                "dataset": {"findings": list(self.dataset_findings), "verdicts": verdicts(self.dataset_verdicts),
+                            "parity": _json_cell(self.dataset_parity.value),
+                            "smoothed_edf": None if self.edf is None else _json_cell(self.edf.value),
+                            "consistency": None if self.consistency is None else _json_cell(self.consistency.value)},
+                "models": models,
+                "exit_status": self.exit_status(),
+                "tables": {name: table_data(frame) for name, frame in self.tables().items()}}
+
+    def to_json(self) -> str:
+        """:meth:`to_dict` as JSON text (NaN is null, infinity the string "inf")."""
+        return json.dumps(self.to_dict(), indent=1, ensure_ascii=False, allow_nan=False)
+
+
+def consistency_table(result) -> pd.DataFrame:
+    """A :class:`ConsistencyResult` as a one-row table: ``value, zemel_consistency, std_error, n_neighbors,
+    n_rows, n_sampled, n_excluded, features`` (the features joined by ', ')."""
+    return pd.DataFrame([{"value": result.value, "zemel_consistency": result.zemel_consistency,
+                          "std_error": result.std_error, "n_neighbors": result.n_neighbors, "n_rows": result.n_rows,
+                          "n_sampled": result.n_sampled, "n_excluded": result.n_excluded,
+                          "features": ", ".join(result.features)}])

@@ -1,0 +1,300 @@
+"""The review as one self-contained HTML file: opens offline, prints cleanly, carries its configuration.
+
+The markup is in Jinja2 templates (``fairness_core/templates/report.html.j2`` and its ``report.css``), rendered
+with autoescape on: this module hands the template text and numbers, never markup, so no data text (a subgroup
+or column name, a file name, a finding's sentence) can reach the page unescaped. The one exception is the HTML
+that plotly itself makes for a figure, which the template passes with ``|safe``.
+"""
+
+from __future__ import annotations
+
+import base64
+import functools
+import html
+import json
+import math
+
+import numpy as np
+import pandas as pd
+
+from .._disparity.compare import keyword
+from .export import neutralize_formulas
+
+CONFIG_ELEMENT_ID = "review-config"
+REVIEW_ELEMENT_ID = "review-json"
+TEMPLATE = "report.html.j2"
+
+
+@functools.lru_cache(maxsize=None)
+def _environment():
+    """The report's Jinja2 environment (made on first use: jinja2 is imported only to render a report):
+    templates from ``fairness_core/templates``, autoescape on."""
+    import jinja2
+    from markupsafe import Markup
+
+    def escaped(value):
+        # Autoescape, in the entities the report has always used (html.escape: &#x27; and &quot;); markup
+        # (plotly's, tojson's) passes as it is. Jinja applies this to every {{ }} before its own escape.
+        if hasattr(value, "__html__"):
+            return value
+        return Markup(html.escape(str(value), quote=True))
+
+    def text(value):
+        # A table cell or header, escaped as pandas' to_html escaped it (a text node needs only &, < and >).
+        return Markup(str(value).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;"))
+
+    env = jinja2.Environment(loader=jinja2.PackageLoader("fairness_core", "templates"), autoescape=True,
+                             finalize=escaped, trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True,
+                             undefined=jinja2.StrictUndefined)
+    env.filters["text"] = text
+    # tojson writes the embedded JSON as the review writes it (key order kept, one space of indent)
+    env.policies["json.dumps_kwargs"] = {"sort_keys": False, "indent": 1, "ensure_ascii": False}
+    return env
+
+
+def render_report(review) -> str:
+    """The review as a self-contained HTML document.
+
+    Charts are interactive Plotly figures with plotly.js embedded once (no network needed);
+    tables are plain HTML (every column, wrapped, so printing cuts none); all data text is
+    escaped (Jinja2 templates with autoescape). The review's configuration is embedded as JSON (element id
+    ``review-config``, and a download link) so that it can be uploaded to the app with the same data to
+    restore the view, and the whole review's JSON (``review-json``) holds every number.
+
+    Parameters
+    ----------
+    review : Review
+        From :func:`build_review`.
+
+    Returns
+    -------
+    str
+        The HTML text.
+    """
+    import plotly.io as pio
+
+    from .. import plotting
+
+    level = review.config.ci
+    first = [True]
+
+    def figure(fig) -> dict:
+        fig.update_layout(width=None, height=max(int(fig.layout.height or 420), 380))
+        out = pio.to_html(fig, full_html=False, include_plotlyjs=first[0], config={"displaylogo": False,
+                                                                                     "responsive": True})
+        first[0] = False
+        return {"kind": "figure", "plotly_html": out}   # plotly's own markup: the template's one |safe
+
+    blocks = [_h1(f"Fairness review: {review.source.get('name', 'data')}"), _meta(review),
+              _h2("Policy verdicts", first=True)]
+    for model in review.models:   # each model's rules under its name; the labels' rules apart, never the model's
+        if model.verdicts:
+            blocks += [_h3(model.name), _verdicts(model.verdicts)]
+    if review.dataset_verdicts:
+        blocks += [_h3("Rules about the labels (properties of the data, not of a model)"),
+                   _verdicts(review.dataset_verdicts)]
+    blocks += [_h2("The data"),
+               _p(f"Base rate (share of positive labels): {review.base_rate[0]:.4g}"
+                  + ("" if level is None else f" ({level * 100:g} % interval {review.base_rate[1]:.4g}–"
+                                                 f"{review.base_rate[2]:.4g})")),
+               _h3("Subgroups"), _table(review.subgroups), _h3("Rows left out"),
+               _table(review.exclusions, "No row was left out."),
+               _h3("Base-rate disparity"), _findings(review.dataset_findings), _table(review.dataset_parity.table)]
+    if review.edf is not None:
+        blocks += [_h3(f"Smoothed empirical differential fairness: {review.edf.value:.4g}"), _table(review.edf.table)]
+    if review.consistency is not None:
+        blocks += _consistency(review.consistency)
+    for model in review.models:
+        title = (f"Model {model.name}" + ("" if model.threshold is None else f" at threshold {model.threshold:g}")
+                 if model.kind == "score" else f"Given predictions ({model.name})")
+        blocks += [_h2(title), _findings(model.findings), _verdicts(model.verdicts),
+                   _h3("Performance at the threshold"), _table(model.performance)]
+        if model.auc_table is not None:
+            table = model.auc_table.copy()
+            table.attrs = {k: v for k, v in model.auc_table.attrs.items() if k == "ci"}
+            blocks += [_h3("Subgroup AUCs"),
+                       _p(f"Bias AUC score {model.bias_auc.value:.4g}; overall AUC {model.bias_auc.overall_auc:.4g}."),
+                       figure(plotting.auc_chart(table, title=f"AUCs per subgroup, {model.name}", level=level)),
+                       _table(table)]
+        assessed = [m for m in model.rates if m not in ("equalized_odds", "theil_index")]
+        metrics = [m if m != "statistical_parity" else "selection_rate" for m in assessed]
+        pairwise = keyword(review.config.rate_reference) == "pairwise"
+        references = None if pairwise else {
+            rate: model.rates[metric].table for rate, metric in zip(metrics, assessed)}
+        blocks += [_h3("Rates per subgroup"),
+                   figure(plotting.rate_chart(model.rate_table, metrics, references, title="Rates per subgroup",
+                                              level=level)), _table(model.rate_table)]
+        for metric, result in model.rates.items():
+            blocks += [_h3(f"{metric.replace('_', ' ').capitalize()} disparity ({result.reduction}, "
+                           f"{result.distance_measure}, against {result.reference}): {result.value:.4g}"),
+                       _table(result.table)]
+        ratio_tables = {"p% score": model.p_percent.table, "Equal opportunity score": model.equal_opportunity.table}
+        blocks += [_h3("p% and equal opportunity scores"),
+                   figure(plotting.ratio_score_chart(ratio_tables, title="Each subgroup against the rest",
+                                                     level=level))]
+        blocks += [_table(t) for t in ratio_tables.values()]
+        if model.calibration is not None:
+            result = model.calibration
+            blocks += [_h3("Calibration"),
+                       figure(plotting.reliability_chart(model.reliability, title=f"Reliability diagram, {model.name}",
+                                                         small=result.errors, level=level)),
+                       figure(plotting.calibration_error_chart(
+                           result.errors, None if keyword(review.config.cal_reference) == "pairwise" else result.table,
+                           distance_measure=result.distance_measure, level=level,
+                           title="Calibration error per subgroup")),
+                       _table(result.errors), _table(result.table)]
+        elif model.calibration_note:
+            blocks += [_h3("Calibration"), _p(model.calibration_note)]
+        if model.subgroup_thresholds is not None:
+            blocks += _subgroup_thresholds(model.subgroup_thresholds, review.config)
+        if model.classwise is not None:
+            blocks += _classwise(model.classwise, level, figure)
+    if review.differences:
+        blocks += [_h2(f"Differences from the baseline model {review.config.baseline}"),
+                   _p("Each model minus the baseline, with paired intervals (both models score the same rows): a "
+                      "paired bootstrap for the rate disparities and the ECE, DeLong's covariance of correlated "
+                      "AUCs for the AUCs.")]
+        titles = {"rates": "Rate disparities and ratio scores", "aucs": "AUCs",
+                  "calibration": "Expected calibration error"}
+        for kind, table in review.differences.items():
+            blocks += [_h3(titles[kind]), _table(table)]
+    config = review.config.to_json()
+    link = "data:application/json;base64," + base64.b64encode(config.encode("utf-8")).decode("ascii")
+    blocks += [_h2("Configuration"),
+               _p("Upload this file with the same data in the dashboard (Data page) to restore this view."),
+               {"kind": "download", "filename": "review-config.json", "href": link,
+                "text": "Download the configuration"},
+               {"kind": "pre", "text": config},
+               _json_script(CONFIG_ELEMENT_ID, config), _json_script(REVIEW_ELEMENT_ID, review.to_json())]
+    template = _environment().get_template(TEMPLATE)
+    return template.render(title=f"Fairness review: {review.source.get('name', 'data')}",
+                           blocks=[b for b in blocks if b is not None])
+
+
+_REFERENCES = {"rest": "the rest of the population", "overall": "the whole population",
+               "pairwise": "every other subgroup"}
+_CLASS_METRICS = {"recall": "Recall", "precision": "Precision", "fscore": "F-score"}
+_CLASS_REDUCTIONS = {"std": "the standard deviation across subgroups", "difference": "the signed difference first - second",
+                     "absolute_difference": "the absolute difference |first - second|"}
+
+
+def _consistency(result) -> list:
+    from .records import consistency_table
+
+    counted = (f"every one of the {result.n_rows:,} rows" if result.n_sampled >= result.n_rows else
+               f"a random sample of {result.n_sampled:,} of the {result.n_rows:,} rows (seed 0), standard error "
+               f"{result.std_error:.4g}")
+    return [_h3("Consistency (similar rows, similar labels)"),
+            _p(f"Share of differing neighbours {result.value:.4g} (perfect 0); consistency (Zemel et al.) "
+               f"{result.zemel_consistency:.4g}. The {result.n_neighbors} nearest neighbours of {counted}, on the "
+               f"standardised features {', '.join(result.features)}"
+               + (f"; {result.n_excluded:,} rows with a missing feature value left out." if result.n_excluded else ".")),
+            _table(consistency_table(result))]
+
+
+def _subgroup_thresholds(effect, config) -> list:
+    overall = effect.table.iloc[0]
+    changes = "; ".join(f"the {rate.replace('_', ' ')} disparity goes from {single:.4g} to {own:.4g}"
+                        for rate, single, own in effect.disparities.itertuples(index=False))
+    sentence = (f"With these thresholds, overall accuracy is {overall['accuracy_own']:.4g} "
+                f"({overall['accuracy_single']:.4g} at the single threshold {effect.threshold:g})"
+                + (f"; {changes} ({config.rate_reduction}, {config.rate_distance}, against "
+                   f"{_REFERENCES.get(keyword(config.rate_reference), f'subgroup {config.rate_reference}')})."
+                   if changes else "."))
+    return [_h3("Per-subgroup thresholds"), _p(sentence), _table(effect.table), _table(effect.disparities)]
+
+
+def _classwise(result, level, figure) -> list:
+    from .. import plotting
+
+    metric = _CLASS_METRICS.get(result.metric, result.metric)
+    what = _CLASS_REDUCTIONS.get(result.reduction, result.reduction)
+    pair = f" ({', '.join(result.subgroups)})" if result.reduction != "std" else ""
+    value = (f"{result.value:.4g}" + ("" if level is None or math.isnan(result.ci_low)
+                                      else f" ({level * 100:g} % interval {result.ci_low:.4g}–{result.ci_high:.4g})"))
+    return [_h3(f"Class-wise bias: unweighted average bias {value}"),
+            _p(f"Per class: {what}{pair} of the subgroups' {metric}; then the unweighted mean over the "
+               f"{result.n_classes_used} classes used. Perfect value 0." + (f" {result.reason}" if result.reason else "")),
+            figure(plotting.classwise_chart(result.table, result.metric, level=level,
+                                            title=f"{metric} per class and subgroup")),
+            _table(result.per_class), _table(result.table)]
+
+
+# Blocks: what the template lays out, in document order. Each holds text and numbers, never markup.
+
+def _h1(text) -> dict:
+    return {"kind": "h1", "text": str(text)}
+
+
+def _h2(text, first: bool = False) -> dict:
+    return {"kind": "h2", "text": str(text), "first": first}
+
+
+def _h3(text) -> dict:
+    return {"kind": "h3", "text": str(text)}
+
+
+def _p(text) -> dict:
+    return {"kind": "p", "text": str(text)}
+
+
+def _meta(review) -> dict:
+    source, mapping = review.source, review.config.mapping
+    rows = [("Data", source.get("name", "")), ("SHA-256", source.get("sha256", "not recorded")),
+            ("Rows", f"{source.get('rows_used', 0):,} analysed of {source.get('rows_input', 0):,} "
+                     f"(slice: {source.get('slice', 'all rows')})"),
+            ("Label", f"{mapping.label} (positive: {mapping.positive_label})"),
+            ("Models", ", ".join(list(mapping.scores) + ([mapping.predicted_label] if mapping.predicted_label else []))),
+            ("Subgroups", ", ".join(list(mapping.protected) + list(mapping.indicators))
+             + f"; minimum size {mapping.min_size}"),
+            ("Intervals", "off" if review.config.ci is None else f"{review.config.ci * 100:g} %, "
+                                                                   f"{review.config.n_boot:,} resamples, seed 0"),
+            ("Created", f"{review.created} by fairness_core {review.version}")]
+    if source.get("engine"):
+        rows.insert(3, ("Computed by", f"{source['engine']}, from count tables (the rows never left it); "
+                                       f"not computed: {', '.join(source.get('not_computed', []))}"))
+    return {"kind": "meta", "rows": rows}
+
+
+def _verdicts(verdicts):
+    if not verdicts:
+        return None
+    items = [{"status": v.status, "label": v.status.replace("_", " "), "sentence": v.sentence,
+              "note": v.note if v.note and v.note not in v.sentence else ""}   # a sentence may already end with its note
+             for v in verdicts]
+    return {"kind": "verdicts", "entries": items}
+
+
+def _findings(findings):
+    if not findings:
+        return None
+    return {"kind": "findings", "entries": [str(f) for f in findings]}
+
+
+def _table(frame: pd.DataFrame, empty: str = "None.") -> dict:
+    """A table block: the column names and every cell as the text pandas' to_html shows (floats to 6
+    significant digits, missing values empty), after neutralizing spreadsheet formulas."""
+    if frame.empty:
+        return {"kind": "table", "columns": [], "rows": [], "empty": empty}
+    shown = neutralize_formulas(frame.reset_index(drop=True))
+    columns = [_cell_text(c) for c in shown.columns]
+    rows = [[_cell_text(v) for v in row] for row in shown.itertuples(index=False, name=None)]
+    return {"kind": "table", "columns": columns, "rows": rows, "empty": empty}
+
+
+def _cell_text(value) -> str:
+    if value is None or value is pd.NA or value is pd.NaT:
+        return ""
+    if isinstance(value, np.generic):   # numpy scalars as the Python numbers they hold
+        value = value.item()
+    if isinstance(value, float):
+        return "" if math.isnan(value) else f"{value:.6g}"
+    text = str(value)
+    for char, shown in (("\t", "\\t"), ("\r", "\\r"), ("\n", "\\n")):   # as pandas prints them
+        text = text.replace(char, shown)
+    return text.strip()
+
+
+def _json_script(element_id: str, text: str) -> dict:
+    # The template's tojson writes it with JSON unicode escapes for <, > and &: valid JSON, no markup.
+    return {"kind": "json", "element_id": element_id, "data": json.loads(text)}

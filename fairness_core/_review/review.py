@@ -1,0 +1,263 @@
+"""A model review: every number, finding and policy verdict of the dashboard's pages from one configuration.
+
+:func:`build_review` is the one builder behind the app's exports and the command line
+(``python -m fairness_core``): the same configuration gives the same tables, findings and
+verdicts wherever it runs. It calls the public metric functions with the options of
+:class:`ReviewConfig`, whose defaults are the dashboard's defaults; the policy rules each page
+applies, and each page's findings and verdicts, are built in one place (``_review.conclusions``).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime as _dt
+import hashlib
+from functools import lru_cache
+from typing import Callable, Optional
+
+import numpy as np
+import pandas as pd
+
+from .._counts.calibration import calibration_counts
+from .._counts.confusion import confusion_counts
+from .._counts.rates import RATE_TO_METRIC
+from .._counts.scored_data import ScoredData
+from .._counts.thresholds import threshold_counts
+from .._metrics.auc import bias_auc_table
+from .._metrics.consistency import consistency
+from .._metrics.performance import performance_table
+from .._metrics.smoothed_edf import smoothed_edf
+from .._metrics.subgroup_thresholds import subgroup_threshold_effect
+from .._models.aucs import compare_model_aucs
+from .._models.calibration import compare_model_calibration
+from .._models.rates import compare_models
+from .._stats.intervals import wilson_interval
+from .conclusions import (auc_conclusions, calibration_conclusions, classwise_conclusions, dataset_conclusions,
+    rate_conclusions)
+from .config import ReviewConfig, calibration_options, dataset_options, rate_options
+from .records import ModelReview, Review
+
+
+def build_review(frame: pd.DataFrame, config: ReviewConfig, *, source: Optional[dict] = None,
+                 data: Optional[bytes] = None) -> Review:
+    """Compute a whole review of `frame` under `config`: every page's numbers, findings and verdicts.
+
+    Per score column: the subgroup, BPSN and BNSP AUCs with the bias AUC score, the rates at its
+    threshold (performance, each assessed rate's disparity, equalized odds, p% and equal
+    opportunity scores) and, for a probability, calibration; the predicted-label column, if
+    mapped, gets the rate part, and for a label with more than two classes class-wise bias. A score
+    with ``subgroup_thresholds`` gets the per-subgroup thresholds table. Then the base-rate
+    disparity and smoothed EDF of the labels, and their kNN consistency when
+    ``consistency_features`` are set (on ``consistency_sample`` rows). With a ``baseline`` and two
+    or more scores, every other score's differences from it with paired intervals
+    (``Review.differences``). Intervals and samples use seed 0, so a review is reproducible.
+
+    Parameters
+    ----------
+    frame : DataFrame
+        The table as loaded (before the slice).
+    config : ReviewConfig
+    source : dict, optional
+        Facts about the input recorded in the review (e.g. ``{"name": "compas.csv"}``).
+    data : bytes, optional
+        The input file's bytes, for its SHA-256 and size.
+
+    Returns
+    -------
+    Review
+
+    Raises
+    ------
+    ValueError
+        As :meth:`ScoredData.from_frame` for a mapping that does not fit the data (each message
+        says what to do), when the slice leaves no row, when the baseline is not a mapped score, or
+        for class-wise, per-subgroup threshold or consistency options that do not fit the data (e.g.
+        a feature column that is missing or not numeric).
+    """
+    from .._version import __version__
+
+    level, n_boot = config.ci, config.n_boot
+    sliced = frame if not config.slice.conditions else frame.loc[config.slice.mask(frame)].reset_index(drop=True)
+    scored = ScoredData.from_frame(sliced, config.mapping)
+    groups, y = scored.subgroups, scored.y_true
+    info = dict(source or {})
+    if data is not None:
+        info |= {"sha256": hashlib.sha256(data).hexdigest(), "bytes": len(data)}
+    info |= {"rows_input": int(len(frame)), "rows_in_slice": int(len(sliced)), "rows_used": int(len(y)),
+             "slice": config.slice.describe()}
+    boot = dict(ci=level, n_boot=n_boot, random_state=0)
+
+    unknown = [score for score, _ in config.subgroup_thresholds if score not in scored.scores]
+    if unknown:
+        raise ValueError(f"Per-subgroup thresholds are given for {unknown}, which are not mapped score columns "
+                         f"({list(scored.scores)}).")
+    models = [_score_review(scored, score, config) for score in scored.scores]
+    if scored.predicted is not None:
+        counts = confusion_counts(y, scored.y_pred(), groups)
+        models.append(with_classwise(
+            _rate_review(counts, config.mapping.predicted_label, "predictions", None, config), config,
+            len(scored.class_names), scored.subgroups.names, scored.subgroups.sizes, scored.class_counts))
+
+    label_counts = confusion_counts(y, y, groups)
+    dataset = dataset_conclusions(label_counts, **dataset_options(config))
+    n_pos = int(np.asarray(y).sum())
+    low, high = wilson_interval(n_pos, len(y), level if level is not None else 0.95)
+    return Review(
+        config=config, source=info, exclusions=scored.exclusions, subgroups=scored.subgroup_table(),
+        base_rate=(n_pos / len(y), float(low), float(high)), dataset_parity=dataset.results["parity"],
+        dataset_findings=dataset.findings, dataset_verdicts=dataset.verdicts,
+        edf=(smoothed_edf(y, groups, concentration=float(config.dataset_concentration),
+                          include_small=config.include_small, **boot) if groups.codes is not None else None),
+        models=tuple(models), created=_dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
+        version=__version__, consistency=_consistency(sliced, scored, config),
+        differences=_differences(scored, config))
+
+
+def _differences(scored: ScoredData, config: ReviewConfig) -> dict:
+    """Each score's differences from the configured baseline score, with paired intervals (seed 0): rate
+    disparities, equalized odds and the ratio scores at each threshold, the AUCs, and for probabilities the ECEs."""
+    if config.baseline is None:
+        return {}
+    if config.baseline not in scored.scores:
+        raise ValueError(f"The baseline model {config.baseline!r} is not a mapped score column "
+                         f"({list(scored.scores)}).")
+    if len(scored.scores) < 2:
+        return {}
+    groups, y, level = scored.subgroups, scored.y_true, config.ci
+    boot = dict(ci=level, n_boot=config.n_boot, random_state=0)
+    predictions = {s: v >= config.threshold_of(s, v) for s, v in scored.scores.items()}
+    quantities = [RATE_TO_METRIC[r] for r in config.rate_metrics] + ["equalized_odds", "p_percent_score",
+                                                                  "equal_opportunity_score"]
+    out = {"rates": compare_models(y, predictions, groups, baseline=config.baseline, quantities=quantities,
+                                   distance_measure=config.rate_distance, reduction=config.rate_reduction,
+                                   reference=config.rate_reference, include_small=config.include_small,
+                                   positive_outcome=config.mapping.positive_outcome, **boot),
+           "aucs": compare_model_aucs(y, scored.scores, groups, baseline=config.baseline, ci=level)}
+    probabilities = {s: v for s, v in scored.scores.items() if v.min() >= 0 and v.max() <= 1}
+    if config.baseline in probabilities and len(probabilities) >= 2:
+        out["calibration"] = compare_model_calibration(
+            y, probabilities, groups, baseline=config.baseline, n_bins=int(config.cal_n_bins),
+            strategy=config.cal_strategy, min_per_group=int(config.cal_min_per_group), **boot)
+    return out
+
+
+def _score_review(scored: ScoredData, score: str, config: ReviewConfig) -> ModelReview:
+    values = scored.scores[score]
+    groups, y = scored.subgroups, scored.y_true
+    threshold = config.threshold_of(score, values)
+    tc = threshold_counts(y, values, groups)
+    review = _rate_review(tc.at(threshold), score, "score", threshold, config)
+    own = dict(config.subgroup_thresholds).get(score)
+    if own is not None:
+        if not tc.disjoint:
+            raise ValueError(f"Per-subgroup thresholds (given for {score!r}) need subgroups that do not overlap and "
+                             "cover every row: intersected protected attributes, no identity columns.")
+        review = dataclasses.replace(review, subgroup_thresholds=subgroup_threshold_effect(
+            tc, threshold, dict(own), config.rate_metrics, distance_measure=config.rate_distance,
+            reduction=config.rate_reduction, reference=config.rate_reference, include_small=config.include_small))
+    table = bias_auc_table(y, values, groups, ci=config.ci, n_boot=config.n_boot, random_state=0)
+    counts = note = None
+    if values.min() < 0 or values.max() > 1:
+        note = f"Not assessed: {score} ranges from {values.min():g} to {values.max():g}, so it is not a probability."
+    else:
+        counts = calibration_counts(y, values, groups, n_bins=int(config.cal_n_bins), strategy=config.cal_strategy)
+    return with_aucs_and_calibration(review, table, counts, note or "", config)
+
+
+def with_aucs_and_calibration(review: ModelReview, table: pd.DataFrame, counts, note: str,
+                              config: ReviewConfig) -> ModelReview:
+    """A score's review completed with its AUC table, bias AUC score and calibration, findings and verdicts.
+
+    The one place both builders (rows in memory, :func:`build_review`; counts from an engine,
+    ``build_review_from_counts``) turn an AUC table and calibration counts into the review's parts.
+
+    Parameters
+    ----------
+    review : ModelReview
+        The rate part (:func:`_rate_review`).
+    table : DataFrame
+        The per-subgroup AUC table (``bias_auc_table`` or ``AucCounts.table``).
+    counts : CalibrationCounts or None
+        None when the score is not a probability (`note` says why).
+    note : str
+    config : ReviewConfig
+
+    Returns
+    -------
+    ModelReview
+    """
+    aucs = auc_conclusions(table, config.mapping, p=float(config.auc_p), overall_weight=float(config.auc_weight),
+                           include_small=config.include_small, ci=config.ci, min_score=config.auc_min_score)
+    bias, findings, verdicts = aucs.results["bias_auc"], list(aucs.findings), list(aucs.verdicts)
+    calibration = reliability = None
+    if counts is not None:
+        cal = calibration_conclusions(counts, **calibration_options(config))
+        calibration, reliability = cal.results["calibration"], counts.reliability_table(ci=config.ci)
+        findings += cal.findings
+        verdicts += cal.verdicts
+    return dataclasses.replace(review, auc_table=table, bias_auc=bias, calibration=calibration,
+                               reliability=reliability, calibration_note=note,
+                               findings=tuple(findings) + review.findings, verdicts=tuple(verdicts) + review.verdicts)
+
+
+def _consistency(sliced: pd.DataFrame, scored: ScoredData, config: ReviewConfig):
+    """kNN consistency of the labels on the configured features (rows of the analysis), or None."""
+    features = list(config.consistency_features)
+    if not features:
+        return None
+    missing = [c for c in features if c not in sliced.columns]
+    if missing:
+        raise ValueError(f"The consistency features {missing} are not columns of the data.")
+    try:
+        return consistency(sliced[features].iloc[scored.rows], scored.y_true,
+                           n_neighbors=int(config.consistency_neighbors),
+                           sample_size=None if config.consistency_sample is None else int(config.consistency_sample),
+                           random_state=0)
+    except TypeError as exc:   # a feature that is not numeric: bad input, not a defect
+        raise ValueError(str(exc)) from None
+
+
+def with_classwise(review: ModelReview, config: ReviewConfig, n_classes: int, names: list, sizes,
+                   class_counts: Callable) -> ModelReview:
+    """`review` (of the predicted label column) with class-wise bias when the label has more than two classes.
+
+    `names` and `sizes` are the subgroups' (the default pair of a difference: the two largest);
+    `class_counts()` gives the ClassCounts, asked for only when there are more than two classes. The
+    one place both review builders (rows, :func:`build_review`; counts, ``build_review_from_counts``)
+    add class-wise bias.
+    """
+    if n_classes <= 2:
+        return review
+    pair = None
+    if config.classwise_reduction in ("difference", "absolute_difference"):
+        pair = list(config.classwise_subgroups)
+        if not pair:   # the two largest subgroups, largest first (stable on ties), as the app's default
+            order = np.argsort(-np.asarray(sizes), kind="stable")
+            pair = [names[int(i)] for i in (order[0], order[min(1, len(order) - 1)])]
+    classwise = classwise_conclusions(class_counts(), metric=config.classwise_metric,
+                                      reduction=config.classwise_reduction, subgroups=pair,
+                                      include_small=config.include_small, ci=config.ci, n_boot=config.n_boot)
+    return dataclasses.replace(review, classwise=classwise.results["classwise"],
+                               findings=review.findings + classwise.findings)
+
+
+def _rate_review(counts, name: str, kind: str, threshold: Optional[float], config: ReviewConfig) -> ModelReview:
+    boot = dict(ci=config.ci, n_boot=config.n_boot, random_state=0)
+    kw = dict(reference=config.rate_reference, include_small=config.include_small, adjust=config.adjust, **boot)
+
+    @lru_cache(maxsize=None)
+    def disparity(metric: str, distance: str, reduction: str):
+        """A reduced rate disparity (or equalized odds), computed once for the table and the conclusions."""
+        args = kw | {"distance_measure": distance, "reduction": reduction}
+        return counts.equalized_odds(**args) if metric == "equalized_odds" else counts.disparity(metric, **args)
+
+    rates = {m: disparity(m, config.rate_distance, config.rate_reduction)
+             for m in [RATE_TO_METRIC[r] for r in config.rate_metrics] + ["equalized_odds"]}
+    # The Theil benefit reads the favourable outcome (§5.0); the Theil index has no distance.
+    rates["theil_index"] = counts.favourable(config.mapping.positive_outcome).theil_index(
+        reduction=config.rate_reduction, **kw)
+    rate = rate_conclusions(counts, config.mapping, disparity=disparity, **rate_options(config))
+    return ModelReview(name=name, kind=kind, threshold=threshold, performance=performance_table(counts, **boot),
+                       rate_table=counts.table(ci=config.ci), rates=rates, p_percent=rate.results["p_percent"],
+                       equal_opportunity=rate.results["equal_opportunity"], findings=rate.findings,
+                       verdicts=rate.verdicts)

@@ -1,0 +1,248 @@
+"""ScoredCounts: the count tables of a source under a column mapping, as the in-memory library uses them."""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from typing import Callable, Optional
+
+import numpy as np
+import pandas as pd
+
+from .._counts.calibration import CalibrationCounts
+from .._counts.classes import ClassCounts
+from .._counts.confusion import ConfusionCounts, base_rate_counts
+from .._counts.scored_data import ColumnMapping, _as_text
+from .._stats.bootstrap import Atoms
+from ._atoms import _AtomQueries
+from ._limits import MAX_PATTERNS, TOO_MANY_PATTERNS
+
+
+@dataclass(frozen=True, eq=False)
+class ScoredCounts:
+    """The count tables of a mapped source, per score column, with the rows excluded and why.
+
+    Attributes
+    ----------
+    mapping : ColumnMapping
+    n_input : int
+        Rows in the source.
+    n_rows : int
+        Rows kept (no missing label or score).
+    exclusions : DataFrame
+        Columns ``reason, rows``: the rows left out, counted by the first reason that applies, with
+        the texts of ``ScoredData.exclusions``.
+    threshold : float
+        Decision threshold of ``confusion`` (``score >= threshold`` predicts positive).
+    confusion : dict of str -> ConfusionCounts
+        Per score column, at `threshold`.
+    auc : dict of str -> AucCounts
+        Per score column: exact levels or bins (see `auc_bins` of :func:`scored_counts`).
+    calibration : dict of str -> CalibrationCounts or None
+        Per score column (uniform bins); None when the scores leave [0, 1] (see ``calibration_notes``).
+    calibration_notes : dict of str -> str
+        Why a score column has no calibration counts ('' when it has).
+    engine : str
+    score_ranges : dict of str -> (float, float, bool)
+        Per score column over the kept rows: smallest and largest score, and whether every score is a
+        whole number (what ``default_threshold`` needs).
+    label_values : tuple
+        The label's two values as the source holds them.
+    given : ConfusionCounts or None
+        The confusion counts of the predicted label column, when one is mapped.
+    classes : ClassCounts or None
+        With ``all_classes`` and a predicted label column: true against predicted class per
+        subgroup, every class (``ScoredData.class_counts()``).
+    class_sizes : dict of str -> int
+        With ``all_classes``: kept rows per class (the label's values as text).
+    atoms : bool
+        True when every table holds the atoms its bootstrap resamples (see :meth:`with_atoms`), so
+        the library's intervals (``ci=``) work on it as on rows in memory.
+    labels : ConfusionCounts or None
+        With `atoms`: the labels counted against themselves, atoms included (:meth:`label_counts`).
+    """
+
+    mapping: ColumnMapping
+    n_input: int
+    n_rows: int
+    exclusions: pd.DataFrame
+    threshold: float
+    confusion: dict
+    auc: dict
+    calibration: dict
+    calibration_notes: dict
+    engine: str
+    score_ranges: dict = field(default_factory=dict)
+    _requery: Optional[Callable] = field(default=None, repr=False)
+    _recalibrate: Optional[Callable] = field(default=None, repr=False)
+    label_values: tuple = ()
+    given: Optional[ConfusionCounts] = None
+    classes: Optional[ClassCounts] = None
+    class_sizes: dict = field(default_factory=dict)
+    atoms: bool = False
+    labels: Optional[ConfusionCounts] = None
+    _atom_queries: Optional["_AtomQueries"] = field(default=None, repr=False)
+
+    def with_atoms(self, max_patterns: Optional[int] = MAX_PATTERNS) -> "ScoredCounts":
+        """The same counts with the atoms of the bootstrap: what ``ci=`` needs on every table.
+
+        The bootstrap of ``fairness_core`` resamples counts per (row membership pattern, cell), never
+        rows (``_stats.bootstrap``). The engine counts them with one more GROUP BY per table, over the
+        protected values and each identity column's membership instead of per-subgroup sums: the
+        confusion counts at ``threshold``, the labels, the predicted label column (and its class-wise
+        counts), the AUC counts
+        (score levels merged into at most 256 groups of about equal rows, as in memory) and the
+        calibration counts (each bin in sub-bins, as in memory). Patterns are numbered as
+        ``Subgroups.patterns`` numbers them, so a seed gives the in-memory library's intervals.
+        Afterwards :meth:`confusion_at` and :meth:`calibration_at` count atoms too (one scan each).
+
+        Parameters
+        ----------
+        max_patterns : int or None, default=MAX_PATTERNS
+            Refuse rows with more membership patterns than this, before any pattern is read: the engine
+            counts the distinct membership keys (``_sql.pattern_count_query``, one number; at least the
+            patterns, and equal to them but where two keys give one pattern):
+            the bootstrap's work grows with patterns x cells x replicates (many independent identity
+            columns can give tens of thousands of patterns). None: no bound.
+
+        Returns
+        -------
+        ScoredCounts
+            With ``atoms=True``: equal counts (calibration sums up to summation order), and the
+            atoms in ``ConfusionCounts.atoms``, ``CalibrationCounts.atoms`` and ``AucCounts.patterns``.
+
+        Raises
+        ------
+        ValueError
+            If this result has no engine to query again, or with more than `max_patterns` patterns
+            (``TOO_MANY_PATTERNS``).
+        """
+        if self.atoms:
+            return self
+        q = self._atom_queries
+        if q is None:
+            raise ValueError("ScoredCounts.with_atoms: this result has no engine to query again.")
+        if max_patterns is not None:   # one number counted where the data lies, before any pattern is read
+            n_patterns = q.n_patterns()
+            if n_patterns > max_patterns:
+                raise ValueError(TOO_MANY_PATTERNS.format(n=n_patterns, max=max_patterns))
+        labels = q.labels()
+        return dataclasses.replace(
+            self, atoms=True, labels=labels, given=None if self.given is None else q.given(),
+            classes=None if self.classes is None else q.classes(),
+            confusion={s: q.confusion(s, self.threshold) for s in self.confusion},
+            auc={s: q.auc(s, counts) for s, counts in self.auc.items()},
+            calibration={s: None if c is None else q.calibration(s, c.edges, c.strategy)
+                         for s, c in self.calibration.items()})
+
+    def confusion_at(self, score: str, threshold: float) -> ConfusionCounts:
+        """The confusion counts of `score` at another threshold.
+
+        Read off the AUC counts when they can answer exactly (exact levels, or a threshold on a bin
+        edge); otherwise the engine runs the counts query of that score again. With :attr:`atoms`, the
+        engine counts the atoms at this threshold (one GROUP BY).
+
+        Raises
+        ------
+        KeyError
+            If `score` is not a mapped score column.
+        ValueError
+            For a NaN threshold.
+        """
+        counts = self.auc[score]
+        if np.isnan(float(threshold)):
+            raise ValueError("ScoredCounts.confusion_at: the threshold is NaN. Tip: choose a number.")
+        if self.atoms:   # the atoms of the bootstrap at this threshold: one GROUP BY of the patterns
+            return self.confusion[score] if float(threshold) == self.threshold else \
+                self._atom_queries.confusion(score, float(threshold))
+        if counts.exact or float(threshold) in counts.edges[:-1] or not (
+                counts.edges[0] < float(threshold) <= counts.edges[-1]):
+            return counts.confusion_at(threshold)
+        if self._requery is None:
+            raise ValueError("ScoredCounts.confusion_at: this result has no engine to query again.")
+        return self._requery(score, float(threshold))
+
+    def calibration_at(self, score: str, n_bins: int, strategy: str = "uniform") -> Optional[CalibrationCounts]:
+        """The calibration counts of `score` with `n_bins` uniform bins over [0, 1], or quantile bins.
+
+        The counts already computed when `n_bins` and `strategy` are theirs; otherwise the engine
+        runs the calibration query of that score again (one GROUP BY over the source; quantile bins
+        first read the score's distinct values and counts, as for ``strategy`` of :func:`scored_counts`).
+
+        Returns
+        -------
+        CalibrationCounts or None
+            None when the score leaves [0, 1] (``calibration_notes`` says why).
+
+        Raises
+        ------
+        KeyError
+            If `score` is not a mapped score column.
+        ValueError
+            For `n_bins` not an integer >= 1, an unknown strategy, too many distinct scores for quantile
+            bins, or a result with no engine to query again.
+        """
+        counts = self.calibration[score]
+        if isinstance(n_bins, bool) or not isinstance(n_bins, (int, np.integer)) or n_bins < 1:
+            raise ValueError(f"ScoredCounts.calibration_at: n_bins must be an integer >= 1. Got {n_bins!r} instead.")
+        if strategy not in ("uniform", "quantile"):
+            raise ValueError(f"ScoredCounts.calibration_at: strategy must be 'uniform' or 'quantile'. Got {strategy!r}.")
+        if counts is None or (len(counts.edges) == int(n_bins) + 1 and counts.strategy == strategy):
+            return counts
+        if self._recalibrate is None:
+            raise ValueError("ScoredCounts.calibration_at: this result has no engine to query again.")
+        return self._recalibrate(score, int(n_bins), strategy, self.atoms)
+
+    @property
+    def class_names(self) -> list:
+        """The label's values as text, sorted (``ScoredData.class_names``)."""
+        return sorted(str(t) for t in _as_text(list(self.label_values)))
+
+    @property
+    def n_classes(self) -> int:
+        """Classes of the label."""
+        return len(self.label_values)
+
+    def class_counts_at(self, score: Optional[str] = None, threshold: Optional[float] = None) -> ClassCounts:
+        """The class-wise counts of `score` at `threshold` (None: of the predicted label column): true against
+        predicted class per subgroup.
+
+        Equal to ``ScoredData.class_counts(score, threshold)`` on the same rows: the two classes are
+        the label's values as text, sorted, and ``score >= threshold`` (or the predicted label's
+        positive value) predicts the positive one. With :attr:`atoms`, atoms included.
+
+        Raises
+        ------
+        ValueError
+            For ``score=None`` without a predicted label column.
+        """
+        if score is None and self.given is None:
+            raise ValueError("No predicted label column is mapped; choose a score column and a threshold.")
+        if score is None and self.classes is not None:
+            return self.classes
+        if len(self.label_values) != 2:
+            raise ValueError(f"A score can only predict a label with two classes; this label has "
+                             f"{len(self.label_values)}. Tip: map a predicted label column for a multi-class label.")
+        c = self.given if score is None else self.confusion_at(score, threshold)
+        labels = self.class_names
+        positive = str(_as_text([self.mapping.positive_label])[0])
+        # (true, predicted) of the sorted classes from TN, FP, FN, TP: positive second -> as is.
+        order = [0, 1, 2, 3] if labels[1] == positive else [3, 2, 1, 0]
+
+        def matrices(table: np.ndarray) -> np.ndarray:
+            return np.asarray(table, dtype=np.float64)[..., order].reshape(*np.shape(table)[:-1], 2, 2)
+
+        atoms = None if c.atoms is None else Atoms(c.atoms.counts[:, order], c.atoms.member, c.atoms.background)
+        return ClassCounts(list(c.names), labels, matrices(c.member), matrices(c.overall),
+                           np.zeros(len(c.names)), 0, c.min_size, atoms=atoms)
+
+    def label_counts(self) -> ConfusionCounts:
+        """The labels counted against themselves per subgroup (TN = negatives, TP = positives, no FP or FN).
+
+        Their selection rate is the base rate, as ``confusion_counts(y_true, y_true, subgroups)``
+        in memory (dataset statistical parity, base rates); with :attr:`atoms`, atoms included.
+        """
+        
+        if self.labels is not None:
+            return self.labels
+        return base_rate_counts(self.confusion[self.mapping.scores[0]] if self.mapping.scores else self.given)

@@ -1,0 +1,293 @@
+"""scored_counts and preview: the count tables of a source computed by its engine (limits, messages, assembly)."""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any, Optional, Union
+
+import numpy as np
+import pandas as pd
+
+from . import _sql
+from .._counts.binning import uniform_edges
+from .._counts.calibration import CalibrationCounts
+from .._counts.confusion import ConfusionCounts
+from .._counts.scored_data import (LABEL_ALIKE, LABEL_TOO_FEW, LABEL_VALUES, MISSING_SCORE, NO_ROWS_LEFT,
+    POSITIVE_MISSING, PREDICTED_VALUES, ColumnMapping, _as_text, _check_roles, _predicted_positive, _same, _show)
+from .._metrics.auc_counts import bin_edges_of, uniform_score_bins
+from .._subgroups.binning import quantile_edges_from_counts, quantiles_from_counts
+from .._subgroups.subgroups import INDICATOR_RANGE_MESSAGE
+from ._atoms import _AtomQueries, _assemble, _calibration, _class_counts, _given_counts
+from ._result import ScoredCounts
+from ._runners import _plain, _runner, _with_bins
+
+
+MAX_CATEGORIES = 10          # a numeric protected attribute with more values is cut into quantile bins (as in memory)
+MAX_HISTOGRAM = 5_000_000    # distinct values of such a column the engine may return to find its quantiles
+TOO_MANY_LEVELS = (
+    "Exact AUC levels of {col!r} would keep each of its {n:,} distinct scores (more than {max:,}), a table nearly "
+    "as large as the data. Tip: use score bins (auc_bins=10000: each AUC within its reported max binning error)."
+)
+QUANTILE_SCORES = (
+    "Quantile calibration bins of {col!r} need its distinct scores, and it has {n:,}, more than scored_counts "
+    "reads. Tip: choose uniform bins."
+)
+BINNED_PROTECTED = (
+    "The protected attribute {col!r} is numeric with {n:,} distinct values, more than scored_counts reads to find "
+    "its quantile bins. Tip: bin it where the data lives (e.g. a view with a CASE expression) or choose a "
+    "categorical column."
+)
+
+
+def scored_counts(source: Any, mapping: ColumnMapping, *, threshold: float = 0.5, n_bins: int = 10,
+                  strategy: str = "uniform", auc_bins: Union[int, str] = 10_000, engine: Optional[str] = None,
+                  connection: Any = None, memory_limit: Optional[str] = None,
+                  max_levels: Optional[int] = 2_000_000) -> ScoredCounts:
+    """Compute every count table of `mapping` where the data lives.
+
+    Parameters
+    ----------
+    source : str, os.PathLike, DuckDB relation, table name, pyspark DataFrame, polars LazyFrame or ibis table
+        A Parquet or CSV file, directory-free glob (``"logs/*.parquet"``) or a list of such paths
+        (read by DuckDB out of core, or with ``engine="polars"`` by polars' streaming engine); a
+        ``duckdb.DuckDBPyRelation``; a table or view name in `connection` (a
+        ``duckdb.DuckDBPyConnection``); a ``pyspark.sql.DataFrame`` (computed by its Spark session,
+        e.g. on a cluster); a ``polars.LazyFrame`` / ``DataFrame``; or an ibis table (computed by
+        its backend: any SQL database ibis reaches, e.g. PostgreSQL, Snowflake, BigQuery, SQLite).
+    mapping : ColumnMapping
+        As in memory: label and positive label, score columns, protected attributes (categorical, or
+        numeric ones cut into quantile bins), identity columns, a predicted label column (its
+        confusion counts are ``given``) and ``all_classes`` (binary metrics on the positive class
+        against the rest; with a predicted label column the class-wise counts are ``classes``).
+    threshold : float, default=0.5
+        Decision threshold of the confusion counts.
+    n_bins : int >= 1, default=10
+        Calibration bins.
+    strategy : {"uniform", "quantile"}, default="uniform"
+        Calibration binning: equal bins over [0, 1], or quantiles of the kept rows' scores (found
+        from the score's distinct values and counts, at most ``MAX_HISTOGRAM`` of them, with
+        numpy's own interpolation, so the edges are the in-memory ones).
+    auc_bins : int >= 2 or "exact", default=10000
+        Score levels of the AUC counts: B equal bins between the smallest and largest score (each
+        AUC then within its ``max_binning_error`` of the exact value; the count table is at most
+        rows(keys) x 2 x B), or "exact" (one level per distinct score: equal to the in-memory AUCs,
+        but the result grows with the distinct scores).
+    engine : {"duckdb", "spark", "polars", "ibis"} or None
+        None picks Spark for a pyspark DataFrame, polars for a polars frame, ibis for an ibis table
+        and DuckDB otherwise. The same SQL runs on each: DuckDB's dialect as written, transpiled by
+        SQLGlot for Spark and for an ibis table's backend, and as written by polars' SQL context.
+    connection : duckdb.DuckDBPyConnection or None
+        DuckDB connection to use (a table name needs one); None opens an in-memory database.
+    memory_limit : str or None
+        DuckDB's ``memory_limit`` for a connection opened here, e.g. ``"2GB"`` (DuckDB spills to
+        disk beyond it).
+    max_levels : int or None, default=2000000
+        With ``auc_bins="exact"``: refuse a score column with more distinct values than this
+        (counted first, one more scan; ``TOO_MANY_LEVELS``), whose exact levels would bring a table
+        as large as the data back into memory (10⁷ distinct scores took 7.5 GB). None: no check.
+
+    Returns
+    -------
+    ScoredCounts
+
+    Raises
+    ------
+    ValueError
+        For a missing column, a label without two values, a positive label that does not occur,
+        identity values outside [0, 1], no rows left, too many subgroups, more distinct scores than
+        `max_levels` with exact levels, an unsupported option, or a source that cannot be read.
+        Messages follow ``ScoredData.from_frame``'s.
+    ImportError
+        If the engine's package (duckdb, pyspark) or sqlglot is not installed.
+
+    Notes
+    -----
+    Exclusions are counted as ``ScoredData`` counts them: a missing label first, then a missing or
+    infinite value in each score column in mapping order. An identity value that is missing, NaN
+    or infinite leaves the row out of that subgroup and its background. Every count equals the
+    in-memory library's on the same rows (sums of scores up to floating-point summation order).
+    """
+    func = "scored_counts"
+    m = mapping
+    if strategy not in ("uniform", "quantile"):
+        raise ValueError(f"The 'strategy' parameter of {func} must be 'uniform' or 'quantile'. Got {strategy!r} instead.")
+    if not isinstance(auc_bins, str) and (isinstance(auc_bins, bool) or not isinstance(auc_bins, (int, np.integer))
+                                          or auc_bins < 2):
+        raise ValueError(f'The \'auc_bins\' parameter of {func} must be "exact" or an integer >= 2. Got {auc_bins!r} instead.')
+    if isinstance(auc_bins, str) and auc_bins != "exact":
+        raise ValueError(f'The \'auc_bins\' parameter of {func} must be "exact" or an integer >= 2. Got {auc_bins!r} instead.')
+    run, columns, name = _runner(source, engine, connection, memory_limit)
+    _check_roles(pd.DataFrame(columns=columns), m)   # ScoredData's checks: missing columns, clashes, no model
+
+    labels = run(_sql.label_query(m.label))
+    counts = {v: int(n) for v, n in zip(labels["v"], labels["n"]) if not pd.isna(v)}
+    values = list(counts)
+    if len(values) < 2:
+        raise ValueError(LABEL_TOO_FEW.format(col=m.label, n=len(values), values=_show(values)))
+    if len(values) != 2 and not m.all_classes:
+        raise ValueError(LABEL_VALUES.format(col=m.label, n=len(values), values=_show(values)))
+    if len({str(v) for v in values}) < 2:
+        raise ValueError(LABEL_ALIKE.format(col=m.label, values=_show(values)))
+    matches = [v for v in values if _same(v, m.positive_label)]
+    if not matches:
+        raise ValueError(POSITIVE_MISSING.format(value=m.positive_label, col=m.label, values=_show(values)))
+
+    predicted_positive = None
+    if m.predicted_label is not None:   # its values and positive one, found as ScoredData finds them
+        col = m.predicted_label
+        given_values = [v for v in run(_sql.label_query(col))["v"] if not pd.isna(v)]
+        if m.all_classes:   # the predicted class that is the label's positive one, if it occurs
+            predicted_positive = next((v for v in given_values if _same(v, matches[0])), None)
+        elif len(given_values) > 2:
+            raise ValueError(PREDICTED_VALUES.format(col=col, n=len(given_values), values=_show(given_values)))
+        else:
+            predicted_positive = _predicted_positive(given_values, m.positive_label, col)
+    plan = _sql.Plan(m.label, _plain(matches[0]), tuple(m.scores), tuple(m.protected), tuple(m.indicators),
+                     float(m.indicator_threshold), m.predicted_label,
+                     None if predicted_positive is None else _plain(predicted_positive))
+    preview = run(f"SELECT {', '.join(_sql.ident(c) for c in m.protected)} FROM {_sql.SOURCE} LIMIT 1000") \
+        if m.protected else pd.DataFrame()
+    numeric = [c for c in m.protected if pd.api.types.is_numeric_dtype(preview[c])
+               and not pd.api.types.is_bool_dtype(preview[c])]
+    profile = run(_sql.profile_query(plan, numeric))
+    reasons = dict(zip(profile["reason"].astype(int), profile["n"].astype(np.int64)))
+    n_input, n_rows = int(sum(reasons.values())), int(reasons.get(0, 0))
+    texts = ["missing label"] + [MISSING_SCORE.format(col=s) for s in m.scores] + (
+        [f"missing predicted label in {m.predicted_label!r}"] if m.predicted_label is not None else [])
+    left_out = pd.Series({texts[r - 1]: n for r, n in reasons.items() if r}, dtype=np.int64).sort_values(ascending=False)
+    exclusions = pd.DataFrame({"reason": left_out.index.astype(str), "rows": left_out.to_numpy()})
+    if n_rows == 0:
+        raise ValueError(NO_ROWS_LEFT.format(reasons=", ".join(
+            f"{n:,} rows with {r}" for r, n in zip(exclusions["reason"], exclusions["rows"]))))
+    kept = profile[profile["reason"].astype(int) == 0].iloc[0]
+    for i, c in enumerate(m.indicators):
+        low, high = kept[f"id_min_{i}"], kept[f"id_max_{i}"]
+        low, high = (0.0 if pd.isna(low) else float(low)), (0.0 if pd.isna(high) else float(high))
+        if low < 0 or high > 1:
+            raise ValueError(INDICATOR_RANGE_MESSAGE.format(col=c, low=low, high=high))
+    binned = {}   # numeric protected attributes with many values: quantile bins, edges from their histograms
+    for i, c in enumerate(numeric):
+        if int(kept[f"distinct_{i}"]) > MAX_CATEGORIES:
+            histogram = run(_sql.histogram_query(plan, c))
+            if len(histogram) > MAX_HISTOGRAM:
+                raise ValueError(BINNED_PROTECTED.format(col=c, n=len(histogram)))
+            binned[c] = quantile_edges_from_counts(histogram["v"], histogram["n"], m.n_bins)
+    if binned:
+        plan = dataclasses.replace(plan, binned=tuple((c, tuple(map(float, e))) for c, e in binned.items()))
+        run = _with_bins(run, binned)
+
+    with_missing = [int(kept[f"id_missing_{i}"] or 0) > 0 for i in range(len(m.indicators))]
+    if auc_bins == "exact" and max_levels is not None:
+        for score in m.scores:
+            n_levels = int(run(_sql.distinct_query(plan, score))["n"].iloc[0])
+            if n_levels > max_levels:
+                raise ValueError(TOO_MANY_LEVELS.format(col=score, n=n_levels, max=max_levels))
+
+    def query(score: str, t: float):
+        i = m.scores.index(score)
+        low, high = float(kept[f"score_min_{i}"]), float(kept[f"score_max_{i}"])
+        in_unit = 0.0 <= low and high <= 1.0
+        bins = None
+        if auc_bins != "exact":
+            start, step = uniform_score_bins(low, high, int(auc_bins))
+            bins = (start, step, int(auc_bins), bin_edges_of(start, step, int(auc_bins), high))
+        cal_edges = calibration_edges(score, int(n_bins), strategy) if in_unit else None
+        frame = run(_sql.counts_query(plan, score, threshold=t, cal_edges=None,
+                                      bins=None if bins is None else bins[:3], with_missing=with_missing))
+        cal_frame = None if cal_edges is None else run(_sql.counts_query(
+            plan, score, threshold=None, cal_edges=cal_edges, bins=None, with_missing=with_missing, by_level=False))
+        return frame, cal_frame, bins, cal_edges, (low, high)
+
+    def requery(score: str, t: float) -> ConfusionCounts:
+        """Counts at a threshold inside bin b: those at the edge above it, plus the rows t <= score < edge."""
+        counts = auc[score]
+        b = min(int(np.searchsorted(counts.edges, t, side="right")) - 1, len(counts.levels) - 1)   # the last bin is closed
+        last = b == len(counts.levels) - 1
+        base = counts.confusion_at(np.inf if last else counts.edges[b + 1])
+        band = run(_sql.band_query(plan, score, low=t, high=None if last else float(counts.edges[b + 1]),
+                                   with_missing=with_missing))
+        member, background, overall = (np.array(a, dtype=np.float64) for a in (base.member, base.background,
+                                                                                base.overall))
+        if len(band):
+            moved = keys[score].tables(band, band["__fc_y"].to_numpy(dtype=np.int64), 2,
+                                       {"n": band["__fc_n"].to_numpy(dtype=np.float64)})
+            for total, delta in zip((member, background, overall), (d["n"] for d in moved)):
+                total[..., [0, 2]] -= delta   # TN, FN of the rows that now reach the threshold ...
+                total[..., [1, 3]] += delta   # ... become FP, TP
+        return ConfusionCounts(list(base.names), member, background, overall, base.min_size, disjoint=base.disjoint)
+
+    score_histograms = {}
+
+    def calibration_edges(score: str, nb: int, how: str) -> np.ndarray:
+        """Uniform edges, or numpy's quantiles of the kept rows' scores from their distinct values and counts."""
+        if how == "uniform":
+            return uniform_edges(nb)
+        if score not in score_histograms:
+            histogram = run(_sql.histogram_query(plan, score))
+            if len(histogram) > MAX_HISTOGRAM:
+                raise ValueError(QUANTILE_SCORES.format(col=score, n=len(histogram)))
+            score_histograms[score] = histogram
+        histogram = score_histograms[score]
+        return quantiles_from_counts(histogram["v"], histogram["n"], np.linspace(0.0, 1.0, nb + 1))
+
+    def recalibrate(score: str, nb: int, how: str = "uniform", atoms: bool = False) -> CalibrationCounts:
+        cal_edges = calibration_edges(score, nb, how)
+        if atoms:
+            return atom_queries.calibration(score, cal_edges, how)
+        cal_frame = run(_sql.counts_query(plan, score, threshold=None, cal_edges=cal_edges, bins=None,
+                                          with_missing=with_missing, by_level=False))
+        return _calibration(cal_frame, keys[score], cal_edges, how)
+
+    atom_queries = _AtomQueries(run, plan, m, binned, with_missing, None if auc_bins == "exact" else int(auc_bins),
+                                {s: (float(kept[f"score_min_{i}"]), float(kept[f"score_max_{i}"]))
+                                 for i, s in enumerate(m.scores)})
+    keys, confusion, auc, calibration, notes = {}, {}, {}, {}, {}
+    for score in m.scores:
+        frame, cal_frame, bins, cal_edges, (low, high) = query(score, float(threshold))
+        keys[score], confusion[score], auc[score] = _assemble(frame, m, bins, binned)
+        calibration[score] = None if cal_frame is None else _calibration(cal_frame, keys[score], cal_edges, strategy)
+        notes[score] = "" if cal_edges is not None else (
+            f"{score!r} ranges over [{low:g}, {high:g}], outside [0, 1]: calibration needs probabilities.")
+    ranges = {s: (float(kept[f"score_min_{i}"]), float(kept[f"score_max_{i}"]),
+                  int(kept[f"score_fractional_{i}"] or 0) == 0) for i, s in enumerate(m.scores)}
+    given = _given_counts(run(_sql.given_query(plan, with_missing)), m, binned) \
+        if m.predicted_label is not None else None
+    classes = _class_counts(run(_sql.classes_query(plan, with_missing)), m, binned) \
+        if m.all_classes and m.predicted_label is not None else None
+    class_sizes = {}
+    if m.all_classes:
+        sizes = run(_sql.kept_label_query(plan))
+        class_sizes = dict(zip((str(t) for t in _as_text(sizes["v"].tolist())), sizes["n"].astype(int).tolist()))
+    return ScoredCounts(m, n_input, n_rows, exclusions, float(threshold), confusion, auc, calibration, notes,
+                        name, ranges, requery, recalibrate, tuple(_plain(v) for v in values), given, classes,
+                        class_sizes, _atom_queries=atom_queries)
+
+
+def preview(source: Any, n: int = 10_000, *, engine: Optional[str] = None, connection: Any = None,
+            sample: bool = False) -> pd.DataFrame:
+    """The first `n` rows of `source`, or a random sample of `n` rows, as a DataFrame (never the whole source).
+
+    Parameters
+    ----------
+    source, engine, connection
+        As :func:`scored_counts`.
+    n : int, default=10000
+    sample : bool, default=False
+        A seeded random sample (DuckDB's reservoir sample with seed 0, so the same rows each time)
+        instead of the first rows; DuckDB only.
+
+    Returns
+    -------
+    DataFrame of at most `n` rows
+
+    Raises
+    ------
+    ValueError
+        For ``sample=True`` with Spark.
+    """
+    run, _, name = _runner(source, engine, connection, None)
+    if not sample:
+        return run(f"SELECT * FROM {_sql.SOURCE} LIMIT {int(n)}")
+    if name != "duckdb":
+        raise ValueError("preview(sample=True) draws its sample with DuckDB. Tip: use DataFrame.sample on Spark.")
+    return run(f"SELECT * FROM {_sql.SOURCE} USING SAMPLE reservoir({int(n)} ROWS) REPEATABLE (0)")
