@@ -7,13 +7,15 @@ from pathlib import Path
 import pytest
 from hypothesis import settings as hypothesis_settings
 
-from tests.support import ROOT, SHARED_DATA, require_file
+from tests.support import ROOT, SHARED_DATA, hypothesis_profile, require_file
 
 # Property tests (hypothesis): in CI (.ci/run sets CI) the same examples every run (derandomized, no example
-# database); elsewhere random exploration. A test's own @settings (max_examples, deadline) still applies.
+# database) and half as many (tests.support.examples); elsewhere random exploration; HYPOTHESIS_PROFILE=thorough
+# for ten times as many examples, by hand. A test's own @settings(deadline=...) still applies.
 hypothesis_settings.register_profile("ci", derandomize=True, database=None, print_blob=True)
 hypothesis_settings.register_profile("dev")
-hypothesis_settings.load_profile("ci" if os.environ.get("CI") else os.environ.get("HYPOTHESIS_PROFILE", "dev"))
+hypothesis_settings.register_profile("thorough")
+hypothesis_settings.load_profile(hypothesis_profile())
 
 # AppTest runs scripts without a browser session; Streamlit logs this once per widget call.
 logging.getLogger("streamlit.runtime.scriptrunner_utils.script_run_context").setLevel(logging.ERROR)
@@ -40,19 +42,20 @@ ADULT_COLUMNS = ["age", "workclass", "fnlwgt", "education", "education-num", "ma
 FIXTURE_CACHE = ROOT / "test-artifacts" / "fixture-cache"
 
 
-def cached_file(name: str, build) -> Path:
-    """The file `FIXTURE_CACHE / name`, written by ``build(path)`` when missing: computed once per machine and
-    shared by every xdist worker (an exclusive lock while one worker builds it; the others then read it). The
-    name carries everything the content depends on (seed, library versions), so a stale file is never read;
-    ``make clean`` removes the cache."""
+def cached_file(key: str, name: str, build) -> Path:
+    """The file `FIXTURE_CACHE / key / name`, written by ``build(path)`` when missing: computed once per machine and
+    shared by every xdist worker (an exclusive lock while one worker builds it; the others then read it). The key
+    carries everything the content depends on (seed, library versions), so a stale file is never read, and the
+    file keeps its own name (the app shows it); ``make clean`` removes the cache."""
     import fcntl
 
-    FIXTURE_CACHE.mkdir(parents=True, exist_ok=True)
-    path = FIXTURE_CACHE / name
-    with open(FIXTURE_CACHE / f"{name}.lock", "w") as lock:
+    folder = FIXTURE_CACHE / key
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / name
+    with open(folder / ".lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         if not path.exists():
-            partial = path.with_suffix(path.suffix + ".partial")
+            partial = folder / (name + ".partial")
             build(partial)
             partial.replace(path)
     return path
@@ -66,7 +69,7 @@ def adult_two_models_csv() -> Path:
     import sklearn
 
     seed = 0
-    return cached_file(f"adult_two_models-seed{seed}-sklearn{sklearn.__version__}.csv",
+    return cached_file(f"adult-seed{seed}-sklearn{sklearn.__version__}", "adult_two_models.csv",
                        lambda path: _train_adult_two_models(seed).to_csv(path, index=False))
 
 

@@ -22,3 +22,20 @@ def require_file(path: Path) -> Path:
         fail_or_skip(f"Real dataset {path} is missing. The tests read the shared datasets from "
                      "../shared/data beside the project root; see ../shared/data/README.md.")
     return path
+
+
+# Hypothesis profiles (loaded in tests/conftest.py): "ci" when the environment variable CI is set (.ci/run), else
+# HYPOTHESIS_PROFILE ("dev" by default; "thorough" for a long run by hand).
+EXAMPLES_SCALE = {"ci": 0.5, "dev": 1.0, "thorough": 10.0}
+
+
+def hypothesis_profile() -> str:
+    """The name of the hypothesis profile this run loads: "ci" under CI, else $HYPOTHESIS_PROFILE or "dev"."""
+    return "ci" if os.environ.get("CI") else os.environ.get("HYPOTHESIS_PROFILE", "dev")
+
+
+def examples(n: int) -> int:
+    """`max_examples` of a property test written with `n` examples for a developer's run: half of them (at least
+    10) in CI's derandomized profile, sized for make test's budget; ten times as many under
+    ``HYPOTHESIS_PROFILE=thorough``."""
+    return max(10, round(n * EXAMPLES_SCALE.get(hypothesis_profile(), 1.0)))

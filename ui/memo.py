@@ -363,8 +363,10 @@ def _release(runtime, session_id: str, session: _Session) -> None:
         store.clear()
     app_session = session.app_session() if session.app_session is not None else None
     streamlit_internals.end_session(runtime, session_id, app_session)
-    _LOGGER.info("Released the ended session %s: %.1f MB of memoized results, its state and its uploaded files",
-                 session_id, held / 1e6)
+    with _SESSIONS_LOCK:
+        left = len(_SESSIONS)
+    _LOGGER.info("Released the ended session %s: %.1f MB of memoized results, its state and its uploaded files "
+                 "(%d sessions left)", session_id, held / 1e6, left)
 
 
 async def sweep_ended_sessions() -> None:

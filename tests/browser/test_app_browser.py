@@ -1,7 +1,9 @@
 """The real app in Chromium: upload COMPAS, map its columns, visit every page, see charts, no console errors.
 
 Numbers are checked in the AppTest suite; here the browser checks rendering, navigation, the upload
-path, the BaseWeb/react-aria widgets and the browser console.
+path, the BaseWeb/react-aria widgets and the browser console. COMPAS is uploaded and mapped once: its one
+session also checks the error bars and stars, the Overview, and that no text is cut off on any page.
+Also the shared helpers of the browser tests (settle, choose, go_to, upload, screenshot, every_page_cut).
 """
 
 from __future__ import annotations
@@ -14,6 +16,8 @@ from pathlib import Path
 import pandas as pd
 import pytest
 from playwright.sync_api import Page, expect
+
+from ui.navigation import TITLES
 
 pytestmark = pytest.mark.browser
 
@@ -177,6 +181,50 @@ def upload_compas(page: Page, compas_csv) -> None:
     choose_exactly(page, "Protected attributes", ["race"])
 
 
+# Text that can be cut: tiles, widget labels and values, headings, tabs, expanders, captions, navigation.
+TRUNCATED = """() => {
+  const selectors = ['[data-testid="stMetricLabel"]', '[data-testid="stMetricValue"]', '[data-testid="stWidgetLabel"]',
+    '[data-testid="stHeading"]', 'button[role="tab"]', '[data-testid="stExpander"] summary',
+    '[data-testid="stCaptionContainer"]', '[data-testid="stSidebarNav"] a', 'input[role="combobox"]',
+    '[data-testid="stMarkdownContainer"]', '[data-testid="stPageLink"]', '[data-testid="stAlertContainer"]'];
+  const out = [];
+  const seen = new Set();
+  for (const selector of selectors) {
+    for (const root of document.querySelectorAll(selector)) {
+      for (const el of [root, ...root.querySelectorAll('*')]) {
+        if (seen.has(el) || !el.getClientRects().length) continue;
+        if (el.closest('.katex-mathml')) continue;  // KaTeX's MathML copy for screen readers, visually hidden
+        seen.add(el);
+        const style = getComputedStyle(el);
+        const hides = ['hidden', 'clip'].includes(style.overflowX) || style.textOverflow === 'ellipsis'
+          || el.tagName === 'INPUT';
+        if (hides && el.scrollWidth > el.clientWidth + 1) {
+          out.push(`${selector}: "${(el.value || el.textContent || '').trim().slice(0, 80)}" `
+                   + `(${el.scrollWidth} > ${el.clientWidth} px)`);
+        }
+      }
+    }
+  }
+  return out;
+}"""
+
+
+def every_page_cut(page: Page, name: str, screenshot_dir) -> dict:
+    """Visit every page through the navigation; a screenshot of each; {page title: texts cut off} (TRUNCATED)."""
+    found = {}
+    for title in TITLES:
+        go_to(page, title)
+        if page.locator(".js-plotly-plot").count():
+            expect(page.locator(".js-plotly-plot").first).to_be_visible()
+        page.wait_for_timeout(300)
+        assert_no_exception(page)
+        screenshot(page, screenshot_dir / f"readable_{name}_{title.lower().replace(' ', '_')}.png")
+        cut = page.evaluate(TRUNCATED)
+        if cut:
+            found[title] = cut
+    return found
+
+
 # Tests -----------------------------------------------------------------------------------------
 
 def test_compas_upload_mapping_and_every_page(compas_csv, app_page, app_url, screenshot_dir):
@@ -230,6 +278,33 @@ def test_compas_upload_mapping_and_every_page(compas_csv, app_page, app_url, scr
     assert chips(page, "Score column") == ["decile_score"]
     assert chips(page, "Protected attributes") == ["race"]
     assert_no_exception(page)
+
+    # Rate disparities at threshold 5 (kept from above): error bars on both per-subgroup charts, and stars on
+    # the disparities whose interval excludes parity.
+    go_to(page, "Rate disparities")
+    expect(page.get_by_text(re.compile(r"predicted positive = decile_score (>=|≥) 5\."))).to_be_visible()
+    wait_for_plot(page)
+    plots = page.locator(PLOT).filter(has_not=page.locator(".gtitle", has_text="across thresholds"))
+    counts = [plots.nth(i).locator("path.xerror, path.yerror").count() for i in range(plots.count())]
+    assert len(counts) == 2 and all(n > 0 for n in counts), counts
+    expect(page.locator(PLOT).first.get_by_text("Disparity interval excludes parity")).to_be_visible()
+
+    # The Overview a stakeholder sees first.
+    go_to(page, "Overview")
+    expect(page.get_by_role("heading", name="Policy verdicts")).to_be_visible()
+    main = page.get_by_test_id("stMain")
+    # two_year_recid reads like a harm, so the outcome is guessed adverse and the findings use the label's words.
+    expect(main.get_by_text(re.compile(r"People in African-American who actually had two_year_recid ≠ 1 were "
+                                       r"predicted two_year_recid = 1 at 2\.04× the rate of everyone else")).first
+           ).to_be_visible()
+    expect(main.get_by_role("link", name="Rate disparities")).to_have_count(2)  # verdicts and findings
+    expect(main.get_by_text(re.compile(r"1 of 6 subgroups are smaller than 30 rows"))).to_be_visible()
+    assert_no_exception(page)
+    screenshot(page, screenshot_dir / "overview.png")
+
+    # Every page readable at 1,400 px: no label, tile, header, tab or value cut off.
+    cut = every_page_cut(page, "compas", screenshot_dir)
+    assert not cut, "Text cut off:\n" + "\n".join(f"{k}: {v}" for k, v in cut.items())
 
     console.assert_clean()
 

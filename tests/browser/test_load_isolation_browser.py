@@ -41,6 +41,13 @@ RSS_BOUND = 640 * MB
 WAIT = 60_000  # ms: five sessions share two cores
 LOG = ARTIFACTS / "streamlit-load-server.log"
 RELEASED = "Released the ended session"  # the server's log line for each session the sweep releases (ui.memo)
+ALL_RELEASED = re.compile(RELEASED + r" .*\(0 sessions left\)")  # ... when it was the last session the server held
+
+
+def all_released_after(offset: int) -> bool:
+    """Whether the server logged, after its log's first `offset` characters, the release of its last session: every
+    session closed by then (this test's and any earlier test's still within its TTL) has been released."""
+    return bool(ALL_RELEASED.search(LOG.read_text(errors="replace")[offset:]))
 # What each page shows once rendered: a chart, else a table; the Overview its tiles; the definitions their sections.
 CONTENT = {"Data": "[data-testid='stDataFrame']", "Overview": "[data-testid='stMetric']", "Subgroup AUCs": PLOT,
            "Rate disparities": PLOT, "Calibration": PLOT, "Class-wise bias": PLOT, "Dataset metrics": PLOT,
@@ -377,9 +384,10 @@ def test_five_sessions_on_large_files_render_every_page_within_the_memory_bound(
         elapsed = time.monotonic() - started
         settled = rss(pid)
     screenshot(sessions[0][1], screenshot_dir / f"load_five_sessions_{navigation.slug(visits(0)[-1])}.png")
-    releases = LOG.read_text(errors="replace").count(RELEASED)  # the earlier tests' sessions: released by now
     for context, _, log in sessions:
         log.assert_clean()
+    closed = len(LOG.read_text(errors="replace"))  # the five are still open: a release logged from here is later
+    for context, _, _ in sessions:
         context.close()
     print(f"\nfive sessions, 10^5 rows each, {1 + len(visits(0))} pages each, in {elapsed:.0f} s; server RSS "
           f"{baseline / MB:.0f} MiB before, peak {peak.peak / MB:.0f} MiB, {settled / MB:.0f} MiB after the last page")
@@ -389,9 +397,9 @@ def test_five_sessions_on_large_files_render_every_page_within_the_memory_bound(
     # line), and memory goes back to the system (measured: about half of what the five took; the rest stays with
     # the allocators and Streamlit's own caches; without the release, a fifth).
     deadline = time.monotonic() + 4 * TTL
-    while LOG.read_text(errors="replace").count(RELEASED) < releases + N_CONTEXTS and time.monotonic() < deadline:
+    while not all_released_after(closed) and time.monotonic() < deadline:
         time.sleep(0.5)
-    assert LOG.read_text(errors="replace").count(RELEASED) >= releases + N_CONTEXTS, _tail(LOG)
+    assert all_released_after(closed), _tail(LOG)
     released = released_rss(pid, settled - (settled - baseline) // 4)
     print(f"{released / MB:.0f} MiB once the five browsers had been closed for the TTL ({TTL} s) and a sweep")
     assert released <= settled - (settled - baseline) // 4, (
@@ -407,7 +415,6 @@ def test_a_refused_large_upload_is_given_back_when_its_session_ends(warm_server,
     base, pid = warm_server
     refused = tmp_path / "refused.csv"
     refused.write_bytes(b"label,score,group\n" + b"1,0.5,A\n0,0.25,B\n" * 3_500_000)
-    releases = LOG.read_text(errors="replace").count(RELEASED)
     baseline = rss(pid)
     context, page, log = new_page(browser)
     open_app(page, base)
@@ -417,11 +424,12 @@ def test_a_refused_large_upload_is_given_back_when_its_session_ends(warm_server,
             timeout=WAIT)
     expect(page.locator(EXCEPTION)).to_have_count(0)
     log.assert_clean()
+    closed = len(LOG.read_text(errors="replace"))
     context.close()
     deadline = time.monotonic() + 4 * TTL
-    while LOG.read_text(errors="replace").count(RELEASED) <= releases and time.monotonic() < deadline:
+    while not all_released_after(closed) and time.monotonic() < deadline:
         time.sleep(0.5)
-    assert LOG.read_text(errors="replace").count(RELEASED) > releases, _tail(LOG)
+    assert all_released_after(closed), _tail(LOG)
     # Measured here: 287 MiB before, a peak of 858 MiB, 398 MiB once released (four fifths given back; what stays is
     # the allocators' and pyarrow's pools and the modules the refusal imported). Bound: two thirds given back.
     kept = baseline + (peak.peak - baseline) // 3

@@ -26,6 +26,7 @@ import fairness_core as fc
 import fairness_core._data.reading as fio
 from fairness_core._counts.scored_data import LABEL_TOO_FEW, LABEL_VALUES, SCORE_TYPE
 from fairness_core._subgroups.subgroups import TOO_MANY_MESSAGE
+from tests.support import examples
 
 N = 60
 LABEL = [i % 2 for i in range(N)]
@@ -520,7 +521,7 @@ def configuration_like():
 def test_any_json_configuration_restores_or_is_refused_with_a_message():
     from hypothesis import given, settings
 
-    @settings(max_examples=400, deadline=None)
+    @settings(max_examples=examples(400), deadline=None)
     @given(configuration_like())
     def check(data):
         try:

@@ -13,6 +13,7 @@ import fairness_core as fc
 from fairness_core._stats.auc_bootstrap import power_means
 from fairness_core._stats.bootstrap import N_BOOT_MESSAGE, Atoms, percentile_interval
 from fairness_core._disparity.compare import signed_distance
+from tests.support import examples
 
 
 def _frame(seed: int, n: int = 400):
@@ -243,7 +244,7 @@ def test_bias_auc_interval_follows_p_without_recomputing():
                                atol=0.01)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(values=st.lists(st.floats(0, 1), min_size=1, max_size=12),
        p=st.sampled_from([1e-15, -1e-15, 1000.0, -1000.0, np.inf, -np.inf, -5.0, 0.0, 1.0, 2.5]))
 def test_power_mean_lies_between_min_and_max(values, p):

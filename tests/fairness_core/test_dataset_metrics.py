@@ -27,6 +27,7 @@ from fairness_core._metrics.consistency import NEIGHBORS_MESSAGE, TIE_RTOL, X_TY
 from fairness_core._metrics.smoothed_edf import (CONCENTRATION_MESSAGE, CONCENTRATION_TYPE_MESSAGE,
     EDF_OVERLAP_MESSAGE)
 from fairness_core._stats.intervals import CI_MESSAGE
+from tests.support import examples
 
 TOL = 1e-12
 LAW_FILE = "law_school/law_data.csv"
@@ -392,7 +393,7 @@ def repeated_rows(draw):
     return X, y, k, perm
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(case=repeated_rows())
 def test_consistency_is_invariant_to_row_order_with_repeated_rows(case):
     X, y, k, perm = case

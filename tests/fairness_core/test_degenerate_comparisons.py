@@ -13,6 +13,7 @@ from statsmodels.stats.proportion import confint_proportions_2indep
 
 import fairness_core as fc
 from fairness_core._stats.intervals import mover_disparity
+from tests.support import examples
 
 
 def tiny_case(n: int = 4000, seed: int = 0):
@@ -84,7 +85,7 @@ def test_the_ratio_interval_covers_in_simulation_both_sides_missing():
     assert 0.93 <= 1 - above - below <= 0.975 and above > 0.005 and below > 0.005, (above, below)
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(seed=st.integers(0, 10 ** 6), n=st.integers(40, 400), k=st.integers(2, 6),
        adjust=st.sampled_from([None, "bonferroni", "holm", "fdr_bh"]),
        distance=st.sampled_from(["diff", "ratio"]), reference=st.sampled_from(["rest", "overall", "pairwise"]))

@@ -24,6 +24,7 @@ from fairness_core._metrics.auc import _Ranked, bias_auc_table
 from fairness_core._stats.delong import LEVEL_MESSAGE, auc_interval, delong_variance
 from fairness_core._stats.intervals import CI_MESSAGE, wilson_interval
 from fairness_core._metrics.rates import RATES, RATE_NAMES, ConfusionCounts
+from tests.support import examples
 
 TOL = 1e-12
 LEVELS = [0.8, 0.9, 0.95, 0.99]
@@ -276,7 +277,7 @@ def test_bias_auc_table_notes_a_fallback_interval():
 # --------------------------------------------------------------------------------------------
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(n=st.integers(1, 500), data=st.data(), factor=st.integers(2, 20),
        level=st.sampled_from([0.8, 0.9, 0.95, 0.99]))
 def test_wilson_interval_never_widens_with_a_larger_sample_at_the_same_proportion(n, data, factor, level):
@@ -291,7 +292,7 @@ def test_wilson_interval_never_widens_with_a_larger_sample_at_the_same_proportio
     assert 0.0 <= low2 <= factor * k / (factor * n) <= high2 <= 1.0
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(pos=st.lists(st.integers(0, 6), min_size=1, max_size=8), data=st.data(),
        level=st.sampled_from([0.8, 0.9, 0.95, 0.99]))
 def test_auc_interval_contains_the_estimate(pos, data, level):

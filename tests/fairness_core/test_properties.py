@@ -9,8 +9,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import fairness_core as fc
+from tests.support import examples
 
-SETTINGS = settings(max_examples=50, deadline=None)
+SETTINGS = settings(max_examples=examples(50), deadline=None)
 GROUP_NAMES = ["a", "b", "c"]
 METRICS = ["statistical_parity", "true_positive_rate", "false_positive_rate", "false_negative_rate",
            "false_omission_rate", "false_discovery_rate", "error_rate"]

@@ -24,8 +24,9 @@ from hypothesis import strategies as st
 
 import fairness_core as fc
 from tests.fairness_core.test_properties import METRICS, REFERENCES, labelled
+from tests.support import examples
 
-SETTINGS = settings(max_examples=40, deadline=None)
+SETTINGS = settings(max_examples=examples(40), deadline=None)
 ERROR_METRICS = ["false_negative_rate", "false_omission_rate", "false_discovery_rate", "error_rate"]
 TRANSFORMS = {
     "affine": lambda s: 3.0 * s - 7.0,
@@ -130,7 +131,7 @@ def test_perfect_predictions_give_no_disparity_on_any_error_rate(data, metric, r
 auc_values = st.one_of(st.floats(0.0, 1.0, allow_nan=False), st.just(0.0), st.just(1.0), st.just(np.nan))
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(aucs=st.lists(st.tuples(auc_values, auc_values, auc_values), min_size=1, max_size=8),
        p=st.one_of(st.sampled_from(EXTREME_P), st.floats(-1e6, 1e6, allow_nan=False)),
        weight=st.floats(0.0, 1.0))
@@ -224,7 +225,7 @@ def documented(call):
         return None
 
 
-@settings(max_examples=120, deadline=None)
+@settings(max_examples=examples(120), deadline=None)
 @given(frame=tables(), positive=cells, scores=st.sampled_from([(), ("s",), ("s", "h")]),
        predicted=st.sampled_from([None, "p"]), protected=st.sampled_from([(), ("g",), ("g", "h")]),
        indicators=st.sampled_from([(), ("h",)]), intersect=st.booleans(), all_classes=st.booleans(),
@@ -256,7 +257,7 @@ def test_random_tables_and_mappings_raise_only_documented_errors(frame, positive
                 documented(lambda: counts.disparity(metric, reference="pairwise", reduction="max"))
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(data=labelled(), metric=st.one_of(st.sampled_from(METRICS), st.text(max_size=6)),
        distance=st.one_of(st.sampled_from(["diff", "ratio"]), st.text(max_size=4)),
        reduction=st.one_of(st.sampled_from([None, "max", "mean", "min", "median"]), st.text(max_size=4)),
@@ -276,7 +277,7 @@ def test_random_options_raise_only_documented_errors(data, metric, distance, red
     documented(lambda: fc.power_mean(table["subgroup_auc"], p))
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(payload=st.one_of(
     st.binary(max_size=300),
     st.lists(st.lists(st.sampled_from(["a", "1", "0.5", "", '"', '"x,y"', "é", "0,5", "\r", "PAR1"]), max_size=5),

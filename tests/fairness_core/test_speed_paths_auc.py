@@ -27,6 +27,7 @@ from fairness_core._metrics.auc import _Ranked
 from fairness_core._stats.auc_bootstrap import auc_replicates
 from fairness_core._stats.bootstrap import Atoms
 from fairness_core._stats.delong import auc_interval
+from tests.support import examples
 
 AUC_COLUMNS = ["subgroup_auc", "bpsn_auc", "bnsp_auc"]
 
@@ -398,7 +399,7 @@ def test_ranked_levels_equal_np_unique():
     np.testing.assert_array_equal(np.diff(ranked.below), np.bincount(inverse))
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(data=st.data())
 def test_auc_family_property(data):
     n = data.draw(st.integers(1, 40))
