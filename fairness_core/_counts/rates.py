@@ -46,7 +46,8 @@ def _rate(counts: np.ndarray, name: str) -> tuple[np.ndarray, np.ndarray]:
     why = RATES[name][2]
     with np.errstate(divide="ignore", invalid="ignore"):
         values = np.where(den > 0, num / np.where(den > 0, den, 1), np.nan)
-    notes = np.where(den > 0, "", f"{name.replace('_', ' ')} undefined: {why}").astype(object)
+    notes = np.full(np.shape(den), "", dtype=object)  # object from the start: no string array copied
+    notes[~(den > 0)] = f"{name.replace('_', ' ')} undefined: {why}"
     return values, notes
 
 
