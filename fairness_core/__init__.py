@@ -77,6 +77,7 @@ from ._review.report import render_report
 from ._models.rates import compare_models
 from ._models.aucs import compare_model_aucs
 from ._models.calibration import compare_model_calibration
+from ._review.bottom_line import bottom_line, plain_name as rule_plain_name, who as result_subject
 from ._review.conclusions import (Conclusions, auc_conclusions, calibration_conclusions, classwise_conclusions,
                            dataset_conclusions, dataset_rule, no_auc_finding, rate_conclusions, rate_rules)
 from ._review.config import ReviewConfig, default_threshold, threshold_for_range
@@ -125,7 +126,8 @@ _policy_names = ["Rule", "Verdict", "DEFAULT_RULES", "evaluate", "evaluate_resul
                  "rules_to_json", "rules_from_json"]
 _review_names = ["compare_models", "compare_model_aucs", "compare_model_calibration", "render_report", "ReviewConfig", "Review", "ModelReview", "build_review", "build_review_from_counts", "default_threshold", "threshold_for_range", "rate_rules",
                  "dataset_rule", "no_auc_finding", "CONFIG_BOUNDS", "Conclusions", "auc_conclusions",
-                 "rate_conclusions", "calibration_conclusions", "dataset_conclusions", "classwise_conclusions"]
+                 "rate_conclusions", "calibration_conclusions", "dataset_conclusions", "classwise_conclusions",
+                 "bottom_line", "rule_plain_name", "result_subject"]
 _export_names = ["neutralize_formulas", "table_to_csv", "table_to_json", "table_from_json", "export_name"]
 _threshold_names = ["performance_table", "explorer_thresholds", "threshold_curves", "disparity_curve", "rule_band",
                     "subgroup_threshold_effect", "SubgroupThresholdEffect"]

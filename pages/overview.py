@@ -1,12 +1,13 @@
-"""Overview: the data in brief, every policy verdict and the findings of every metric page, each
-linking to its page. Computed with each page's current settings (or its defaults before it was opened)."""
+"""Overview: a one-screen answer (the bottom line in plain sentences and a scorecard of every rule), then the data
+in brief, every policy verdict and the findings of every metric page (collapsed), each linking to its page. Computed
+with each page's current settings (or its defaults before it was opened)."""
 
 import streamlit as st
 
-from fairness_core import summarize_verdicts
+from fairness_core import bottom_line, plotting, rule_plain_name, summarize_verdicts
 from ui import (
-    analysis, captions, compare, computations, controls, escape, formats, labels, page_frame, progress,
-    review_export, state, summaries,
+    analysis, captions, computations, controls, escape, formats, labels, page_frame, progress,
+    review_export, state, summaries, tradeoff,
 )
 
 page_frame.draw()
@@ -17,20 +18,7 @@ intervals = controls.intervals()
 setting = controls.setting
 include_small = controls.include_small()  # the sidebar's one option, as on every page
 
-# 1. The data in brief ------------------------------------------------------------------------
-st.subheader("Data")
-m = st.columns(4)
-m[0].metric("Rows analysed", f"{scored.n_rows:,}")
-m[1].metric("Rows excluded", f"{scored.n_input - scored.n_rows:,}",
-            help="Rows left out of every page (missing or invalid label, score or attribute); the Data page "
-                 "lists them by reason.")
-m[2].metric("Base rate (share positive)", formats.num(scored.base_rate, 3))
-m[2].caption(captions.base_rate_caption(scored, controls.intervals().ci))
-m[3].metric("Subgroups", f"{len(scored.subgroups.names):,}")
-st.caption(computations.small_rows(token, mapping_key, scored))
-st.page_link("pages/data.py", label="Data: columns, exclusions and subgroups", icon=":material/table:")
-
-# 2. Every page's findings and verdicts ---------------------------------------------------------
+# 1. Every page's findings and verdicts ---------------------------------------------------------
 sections, skipped = [], []
 with progress.computing("every page's findings and verdicts", intervals.ci):
     if score:
@@ -95,52 +83,91 @@ with progress.computing("every page's findings and verdicts", intervals.ci):
         max_difference=float(setting("dataset:max_difference", summaries.DEFAULTS["dataset:max_difference"])),
         intervals=intervals))
 
-st.subheader("Policy verdicts")
-# The model's rules are counted; the rules about the labels (Dataset metrics) are properties of the data, listed apart.
 model_sections = [s for s in sections if s.page != "pages/dataset_metrics.py"]
 label_sections = [s for s in sections if s.page == "pages/dataset_metrics.py"]
 verdicts = [v for s in model_sections for v in s.verdicts]
+subjects = [w for s in model_sections for w in (s.subjects or ("",) * len(s.verdicts))]
+label_verdicts = [v for s in label_sections for v in s.verdicts]
+label_subjects = [w for s in label_sections for w in (s.subjects or ("",) * len(s.verdicts))]
+
+# 2. The bottom line and the scorecard: the answer, above the fold -------------------------------------------
+model_name = score or "the predicted label"
+st.subheader(f"Bottom line: {escape.md(model_name)}")
+line = bottom_line(verdicts, subjects, label_verdicts, label_subjects, intervals=intervals.ci is not None)
 if verdicts:
-    tally = summarize_verdicts(verdicts).attrs["counts"]
-    st.markdown("**" + ", ".join(f"{n} {labels.STATUS_WORDS[status]}" for status, n in tally.items() if n)
-                + f"** across the model's {len(verdicts)} rule{'s' if len(verdicts) != 1 else ''}."
-                + (" A rule is inconclusive when its interval straddles the bound, and not assessable when every "
-                   "comparison was left out as small or undefined." if intervals.ci is not None
-                   else " Intervals are off, so each verdict rests on the point estimate alone."))
-    for section in model_sections:
+    st.markdown("\n\n".join(escape.md(sentence) for sentence in line))
+    key = (token, mapping_key, score, tuple((v.rule, v.value, v.ci_low, v.ci_high, v.status) for v in verdicts))
+    st.plotly_chart(computations.chart("scorecard", key, lambda: plotting.scorecard_chart(
+        verdicts, [rule_plain_name(v.rule) for v in verdicts], details=subjects)),
+        width="stretch", config={"displayModeBar": False})
+    st.caption("Each row is a rule: the dot is the estimate"
+               + (f", the bar its {formats.level_text(intervals.ci)} interval" if intervals.ci is not None else "")
+               + "; the green band is where the rule passes, the dashed line its bound. Hover a row for the "
+                 "rule's technical name and its verdict in full.")
+else:
+    st.markdown(escape.md(line[0]) if line else "No policy rule applies to the current data and settings.")
+if label_verdicts:
+    st.markdown("**About the labels** (a property of the data, not of the model; not counted above)")
+    for verdict in label_verdicts:
+        st.markdown(captions.verdict_markdown(verdict))
+
+# 3. The data in brief ------------------------------------------------------------------------------------------
+st.subheader("Data")
+m = st.columns(4)
+m[0].metric("Rows analysed", f"{scored.n_rows:,}")
+m[1].metric("Rows excluded", f"{scored.n_input - scored.n_rows:,}",
+            help="Rows left out of every page (missing or invalid label, score or attribute); the Data page "
+                 "lists them by reason.")
+m[2].metric("Base rate (share positive)", formats.num(scored.base_rate, 3))
+m[2].caption(captions.base_rate_caption(scored, controls.intervals().ci))
+m[3].metric("Subgroups", f"{len(scored.subgroups.names):,}")
+st.caption(computations.small_rows(token, mapping_key, scored))
+st.page_link("pages/data.py", label="Data: columns, exclusions and subgroups", icon=":material/table:")
+
+# 4. The details, collapsed: every verdict in full and every page's findings ------------------------------------
+with st.expander("Policy verdicts in full", icon=":material/policy:"):
+    # The model's rules are counted; the rules about the labels (Dataset metrics) are properties of the data, apart.
+    if verdicts:
+        tally = summarize_verdicts(verdicts).attrs["counts"]
+        st.markdown("**" + ", ".join(f"{n} {labels.STATUS_WORDS[status]}" for status, n in tally.items() if n)
+                    + f"** across the model's {len(verdicts)} rule{'s' if len(verdicts) != 1 else ''}."
+                    + (" A rule is inconclusive when its interval straddles the bound, and not assessable when every "
+                       "comparison was left out as small or undefined." if intervals.ci is not None
+                       else " Intervals are off, so each verdict rests on the point estimate alone."))
+        for section in model_sections:
+            if section.verdicts:
+                st.page_link(section.page, label=section.title, icon=":material/policy:")
+                for verdict in section.verdicts:
+                    st.markdown(captions.verdict_markdown(verdict))
+    else:
+        st.caption("No policy rule applies to the current data and settings.")
+    for section in label_sections:
         if section.verdicts:
+            st.markdown("**Rules about the labels**: properties of the data, not of the model; they are not counted "
+                        "above.")
             st.page_link(section.page, label=section.title, icon=":material/policy:")
             for verdict in section.verdicts:
                 st.markdown(captions.verdict_markdown(verdict))
-else:
-    st.caption("No policy rule applies to the current data and settings.")
-for section in label_sections:
-    if section.verdicts:
-        st.markdown("**Rules about the labels**: properties of the data, not of the model; they are not counted "
-                    "above.")
-        st.page_link(section.page, label=section.title, icon=":material/policy:")
-        for verdict in section.verdicts:
-            st.markdown(captions.verdict_markdown(verdict))
 
-st.subheader("Findings")
-if intervals.ci is None:
-    st.info("Intervals are off (sidebar, Intervals), so no finding can say which differences are larger than "
-            "chance. The findings below rest on point estimates alone.")
-for section in sections:
-    st.page_link(section.page, label=section.title, icon=":material/arrow_forward:")
-    if section.findings:
-        st.markdown("\n".join(f"- {escape.md(s)}" for s in section.findings))
-    elif section.note:
-        st.caption(section.note)
-    else:
-        st.caption("Nothing to report with these settings.")
-    if section.settings:
-        st.caption(f"Settings: {section.settings}. Change them on the page.")
-if skipped:
-    st.caption("Not assessed: " + "; ".join(skipped) + ".")
+with st.expander("Findings of every page", icon=":material/search:"):
+    if intervals.ci is None:
+        st.info("Intervals are off (sidebar, Intervals), so no finding can say which differences are larger than "
+                "chance. The findings below rest on point estimates alone.")
+    for section in sections:
+        st.page_link(section.page, label=section.title, icon=":material/arrow_forward:")
+        if section.findings:
+            st.markdown("\n".join(f"- {escape.md(s)}" for s in section.findings))
+        elif section.note:
+            st.caption(section.note)
+        else:
+            st.caption("Nothing to report with these settings.")
+        if section.settings:
+            st.caption(f"Settings: {section.settings}. Change them on the page.")
+    if skipped:
+        st.caption("Not assessed: " + "; ".join(skipped) + ".")
 
-# 3. Every mapped model's performance against its worst disparity (shown when two or more are mapped) ------------
-compare.overview_section(token, mapping_key, scored, intervals=intervals, include_small=include_small)
+# 5. Every mapped model's performance against its worst disparity (shown when two or more are mapped) ------------
+tradeoff.overview_section(token, mapping_key, scored, intervals=intervals, include_small=include_small)
 
-# 4. A record of the review: the report, the review's JSON, every table as CSV, the configuration -----------------
+# 6. A record of the review: the report, the review's JSON, every table as CSV, the configuration -----------------
 review_export.export_section()

@@ -153,7 +153,7 @@ AUC_SUMMARY_LABELS = {"model": "Model", "overall_auc": "Overall AUC", "subgroup_
                       "bias_auc_score": "Bias AUC score", "verdict": "Minimum bias AUC score"}
 
 
-def _number_config(columns, labels: dict) -> dict:
+def number_config(columns, labels: dict) -> dict:
     """column_config: `labels` for headers, numbers to 4 significant digits, '<base>: CI low/high' for intervals."""
     config = {}
     for col in columns:
@@ -188,7 +188,7 @@ def auc_section(token: str, mapping_key: str, scored: fc.ScoredData, *, p: float
                             width="stretch")
     st.caption("Subgroups top to bottom as in the chart above: "
                + ("worst first by the model picked under Model." if order is not None else "in name order."))
-    st.dataframe(summary, hide_index=True, column_config=_number_config(summary.columns, AUC_SUMMARY_LABELS))
+    st.dataframe(summary, hide_index=True, column_config=number_config(summary.columns, AUC_SUMMARY_LABELS))
     st.caption(f"Power means with p = {float(p):g}; bias AUC score with overall weight {float(weight):g}"
                + (f"; intervals {formats.level_text(intervals.ci)}: DeLong's for the overall AUC, a bootstrap "
                   f"({intervals.n_boot:,} resamples, seed 0) for the power means and the score." if intervals.ci
@@ -198,7 +198,7 @@ def auc_section(token: str, mapping_key: str, scored: fc.ScoredData, *, p: float
     with progress.computing("the AUC differences from the baseline", intervals.ci):
         differences = auc_differences(token, mapping_key, scored, baseline=baseline, level=intervals.ci,
                                       order=tuple(order or ()))
-    st.dataframe(differences, hide_index=True, column_config=_number_config(differences.columns,
+    st.dataframe(differences, hide_index=True, column_config=number_config(differences.columns,
                                                                            AUC_DIFFERENCE_COLUMNS))
     method = ("DeLong's paired variance of two AUCs on the same rows (DeLong, DeLong & Clarke-Pearson 1988), as a "
               "Wald interval; the p-value tests equal AUCs")
@@ -357,7 +357,7 @@ def rate_section(token: str, mapping_key: str, scored: fc.ScoredData, *, metrics
     baseline = pick_baseline(models)
     with progress.computing("the differences from the baseline", intervals.ci):
         differences = rate_differences(token, mapping_key, scored, thresholds=chosen, baseline=baseline, **options)
-    st.dataframe(differences, hide_index=True, column_config=_number_config(differences.columns, DIFFERENCE_COLUMNS))
+    st.dataframe(differences, hide_index=True, column_config=number_config(differences.columns, DIFFERENCE_COLUMNS))
     if intervals.ci is None:
         st.caption("Difference: model - baseline. Intervals are off (sidebar, Intervals), so no difference can be "
                    "said to exclude 0.")
@@ -431,7 +431,7 @@ def calibration_section(token: str, mapping_key: str, scored: fc.ScoredData, *, 
         differences = calibration_differences(token, mapping_key, scored, models=models, baseline=baseline,
                                               n_bins=int(n_bins), strategy=strategy, min_per_group=int(min_per_group),
                                               level=intervals.ci, n_boot=intervals.n_boot, order=tuple(order or ()))
-    st.dataframe(differences, hide_index=True, column_config=_number_config(differences.columns,
+    st.dataframe(differences, hide_index=True, column_config=number_config(differences.columns,
                                                                            AUC_DIFFERENCE_COLUMNS))
     left_out = [m for m in scored.scores if m not in models]
     method = (f"a paired bootstrap ({intervals.n_boot:,} resamples of the rows, stratified by subgroup, seed 0) that "
@@ -460,77 +460,3 @@ def calibration_differences(token: str, mapping_key: str, scored: fc.ScoredData,
     out = in_page_order(table, baseline, order).drop(columns=["small"])
     out.attrs = dict(table.attrs)
     return out
-
-
-# Overview ------------------------------------------------------------------------------------------------------
-
-@memo(analysis.SMALL, ignore=("scored",))
-def overview_models(token: str, mapping_key: str, scored: fc.ScoredData, *, thresholds: tuple, metrics: tuple,
-                    distance: str, reduction: str, reference: str, include_small: bool, intervals) -> pd.DataFrame:
-    """One row per model at its own threshold: overall AUC, the "All rows" accuracy, precision and recall of
-    ``fc.performance_table`` (with Wilson intervals), and its worst disparity: the largest over the Rate
-    disparities page's `metrics` of the reduced disparity (with that result's interval) and the rate it is of."""
-    level, n_boot, adjust = intervals.ci, intervals.n_boot, intervals.adjust
-    rows = []
-    for score, threshold in thresholds:
-        counts = computations.confusion(token, mapping_key, score, threshold, scored)
-        overall = computations.performance(token, mapping_key, score, threshold, level, n_boot, counts).iloc[0]
-        row = {"model": score, "threshold": threshold,
-               "auc": float(computations.auc_table(token, mapping_key, score, scored).attrs["overall_auc"])}
-        for name in ("accuracy", "precision", "recall"):
-            row[name] = float(overall[name])
-            if level is not None:
-                row[f"{name}_ci_low"], row[f"{name}_ci_high"] = (float(overall[f"{name}_ci_low"]),
-                                                                 float(overall[f"{name}_ci_high"]))
-        results = {m: computations.disparity(token, mapping_key, score, threshold, labels.RATE_TO_METRIC[m], distance,
-                                     reduction, reference, include_small, level, n_boot, adjust, counts)
-                   for m in metrics}
-        defined = {m: r for m, r in results.items() if not math.isnan(r.value)}
-        worst = max(defined, key=lambda m: defined[m].value) if defined else None
-        row["disparity"] = defined[worst].value if worst else np.nan
-        if level is not None:
-            row["disparity_ci_low"] = defined[worst].ci_low if worst else np.nan
-            row["disparity_ci_high"] = defined[worst].ci_high if worst else np.nan
-        row["rate"] = labels.RATE_LABELS[worst] if worst else "undefined"
-        rows.append(row)
-    return pd.DataFrame(rows)
-
-
-OVERVIEW_LABELS = {"model": "Model", "threshold": "Threshold", "auc": "Overall AUC", "accuracy": "Accuracy",
-                   "precision": "Precision", "recall": "Recall", "disparity": "Worst disparity",
-                   "rate": "Worst disparity is of"}
-
-
-def overview_section(token: str, mapping_key: str, scored: fc.ScoredData, *, intervals, include_small: bool) -> None:
-    """Overview page: every model's overall performance at its own threshold against its worst rate disparity
-    (the Rate disparities page's rates, distance, reduction and reference), as a scatter and a table."""
-    if not shown(scored):
-        return
-    st.subheader("Compare models")
-    metrics = [m for m in controls.setting("rates:metrics", summaries.DEFAULTS["rates:metrics"])
-               if m in labels.RATE_LABELS] or summaries.DEFAULTS["rates:metrics"]
-    distance, reduction, reference = controls.disparity_settings(scored.subgroups, "rates")
-    chosen = thresholds(token, mapping_key, scored)
-    with progress.computing("the performance and disparities of every model", intervals.ci):
-        points = overview_models(token, mapping_key, scored, thresholds=chosen, metrics=tuple(metrics),
-                                 distance=distance, reduction=reduction, reference=reference,
-                                 include_small=include_small, intervals=intervals)
-    bound = None
-    if distance == "diff" and reduction == "max":
-        bound = float(controls.setting("rates:max_difference", summaries.DEFAULTS["rates:max_difference"]))
-    y_label = f"Worst disparity ({labels.DISTANCE_LABELS[distance]}, {reduction})"
-    key = (token, mapping_key, chosen, tuple(metrics), distance, reduction, reference, include_small, intervals, bound)
-    st.plotly_chart(computations.chart("tradeoff", key, lambda: plotting.tradeoff_chart(
-        points, x="accuracy", y="disparity", x_label="Accuracy (all rows)", y_label=y_label, bound=bound,
-        title="Accuracy against worst disparity, each model at its own threshold")), width="stretch")
-    st.dataframe(points, hide_index=True, column_config=_number_config(points.columns, OVERVIEW_LABELS))
-    ref_text = labels.reference_text(reference)
-    st.caption("Performance from the confusion counts of all rows at each model's threshold"
-               + (" (Wilson intervals)" if intervals.ci is not None else "") + "; "
-               f"worst disparity: the largest {reduction} disparity over the rates chosen on Rate disparities ("
-               + ", ".join(labels.RATE_LABELS[m] for m in metrics) + f") against the {ref_text}"
-               + (", with its interval. " if intervals.ci is not None else ". ")
-               + ("The line is the policy bound on a difference. " if bound is not None else "")
-               + ("Intervals are off." if intervals.ci is None else ""))
-    st.page_link("pages/rate_disparities.py", label="Rate disparities: each model's disparities and differences",
-                 icon=":material/arrow_forward:")

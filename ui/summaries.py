@@ -73,6 +73,10 @@ class Section:
         The settings the section was computed with, in words (Markdown-safe).
     note : str
         Why nothing could be assessed, when that is so (Markdown-safe); '' otherwise.
+    extra : dict
+        The results the page draws (each function lists its keys).
+    subjects : tuple of str
+        For each verdict, whom its value is about (plain text; ``fairness_core.Conclusions.subjects``).
     """
 
     title: str
@@ -82,6 +86,7 @@ class Section:
     settings: str = ""
     note: str = ""
     extra: dict = field(default_factory=dict, compare=False)
+    subjects: tuple = ()
 
 
 def _interval_words(intervals) -> str:
@@ -106,7 +111,7 @@ def auc_section(token: str, mapping_key: str, scored: fc.ScoredData, score: str,
     result, findings, verdicts = concluded.results["bias_auc"], concluded.findings, concluded.verdicts
     settings = f"score {escape.md(score)}, power mean p = {p:g}, overall weight {weight:g}, {_interval_words(intervals)}"
     return Section("Subgroup AUCs", "pages/subgroup_aucs.py", findings, verdicts, settings,
-                   extra={"table": table, "result": result})
+                   extra={"table": table, "result": result}, subjects=concluded.subjects)
 
 
 @memo(analysis.SMALL, ignore=("scored", "counts"))
@@ -138,7 +143,7 @@ def rate_section(token: str, mapping_key: str, counts: fc.ConfusionCounts, *, so
     settings = (f"predictions from {predictions}, rates {', '.join(labels.RATE_LABELS[m] for m in metrics)}, "
                 f"against the {ref}, distance {labels.DISTANCE_LABELS[distance]}, {_interval_words(intervals)}")
     return Section("Rate disparities", "pages/rate_disparities.py", findings, verdicts, settings,
-                   extra={"p_percent": p_percent, "opportunity": opportunity})
+                   extra={"p_percent": p_percent, "opportunity": opportunity}, subjects=concluded.subjects)
 
 
 @memo(analysis.SMALL, ignore=("scored", "counts"))
@@ -170,7 +175,7 @@ def calibration_section(token: str, mapping_key: str, scored: fc.ScoredData, sco
     settings = (f"score {escape.md(score)}, {int(n_bins)} {strategy} bins, against the {ref}, distance "
                 f"{labels.DISTANCE_LABELS[distance]}, {_interval_words(intervals)}")
     return Section(title, page, findings, concluded.verdicts, settings,
-                   extra={"counts": counts, "result": result})
+                   extra={"counts": counts, "result": result}, subjects=concluded.subjects)
 
 
 @memo(analysis.SMALL, ignore=("scored", "counts"))
@@ -191,7 +196,7 @@ def dataset_section(token: str, mapping_key: str, scored: fc.ScoredData, *, dist
     settings = (f"labels only, against the {ref}, distance {labels.DISTANCE_LABELS[distance]}, "
                 f"{_interval_words(intervals)}")
     return Section("Dataset metrics", "pages/dataset_metrics.py", concluded.findings, concluded.verdicts, settings,
-                   extra={"counts": counts, "parity": parity})
+                   extra={"counts": counts, "parity": parity}, subjects=concluded.subjects)
 
 
 @memo(analysis.SMALL, ignore=("scored", "counts"))

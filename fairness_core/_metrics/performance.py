@@ -21,8 +21,40 @@ PROPORTIONS = {
     "recall": RATES["true_positive_rate"],
     "selection_rate": RATES["selection_rate"],
 }
-PERFORMANCE_METRICS = ("accuracy", "precision", "recall", "f1", "selection_rate")
+PERFORMANCE_METRICS = ("accuracy", "precision", "recall", "f1", "selection_rate", "balanced_accuracy")
 _F1_NOTE = "no positive examples and no predicted positives (2 TP + FP + FN = 0)"
+_BALANCED_NOTE = "no positive or no negative examples (TP + FN = 0 or TN + FP = 0)"
+
+
+def balanced_accuracy_interval(tp, fn, tn, fp, level: float) -> tuple[np.ndarray, np.ndarray]:
+    """MOVER interval of the balanced accuracy (TPR + TNR) / 2 from the Wilson intervals of its two rates.
+
+    The true positive rate r = TP / (TP + FN) and the true negative rate s = TN / (TN + FP) are
+    proportions of disjoint rows (the positives and the negatives), so the method of variance
+    estimates recovery for a sum of independent proportions (Newcombe 1998; Zou & Donner 2008)
+    combines their Wilson intervals [l_r, u_r], [l_s, u_s]:
+
+        [(r + s - sqrt((r - l_r)² + (s - l_s)²)) / 2,  (r + s + sqrt((u_r - r)² + (u_s - s)²)) / 2].
+
+    Parameters
+    ----------
+    tp, fn, tn, fp : array-like of shape (m,)
+        Confusion counts.
+    level : float in (0, 1)
+
+    Returns
+    -------
+    low, high : ndarray of shape (m,)
+        In [0, 1]; NaN where there is no positive or no negative example.
+    """
+    tp, fn, tn, fp = (np.asarray(x, dtype=np.float64) for x in (tp, fn, tn, fp))
+    r_low, r_high = wilson_interval(tp, tp + fn, level)
+    s_low, s_high = wilson_interval(tn, tn + fp, level)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        r, s = tp / (tp + fn), tn / (tn + fp)
+        low = (r + s - np.sqrt((r - r_low) ** 2 + (s - s_low) ** 2)) / 2
+        high = (r + s + np.sqrt((r_high - r) ** 2 + (s_high - s) ** 2)) / 2
+    return np.clip(low, 0.0, 1.0), np.clip(high, 0.0, 1.0)
 
 
 def performance_table(counts: ConfusionCounts, *, ci=None, n_boot: int = 1000, random_state=0) -> pd.DataFrame:
@@ -31,7 +63,12 @@ def performance_table(counts: ConfusionCounts, *, ci=None, n_boot: int = 1000, r
     From the confusion counts (TN, FP, FN, TP) of a group's rows:
 
         accuracy = (TP + TN) / n,   precision = TP / (TP + FP),   recall = TP / (TP + FN),
-        F1 = 2 TP / (2 TP + FP + FN),   selection rate = (TP + FP) / n.
+        F1 = 2 TP / (2 TP + FP + FN),   selection rate = (TP + FP) / n,
+        balanced accuracy = (TP / (TP + FN) + TN / (TN + FP)) / 2.
+
+    Balanced accuracy is the mean of the true positive and true negative rates: a model that
+    predicts one class for everyone scores 0.5 whatever the base rate, where its accuracy would be
+    the share of that class.
 
     A value whose denominator is 0 is NaN, with the reason in ``note`` (never a silent 0 or 1).
 
@@ -42,9 +79,10 @@ def performance_table(counts: ConfusionCounts, *, ci=None, n_boot: int = 1000, r
         predictions ``score >= threshold``.
     ci : float in (0, 1) or None, default=None
         Confidence level. Accuracy, precision, recall and selection rate get Wilson score
-        intervals (Wilson 1927) from their numerator and denominator; F1, which is not a
-        proportion of rows, a percentile interval from the stratified bootstrap of the confusion
-        counts (as the rate disparities; needs the counts' atoms).
+        intervals (Wilson 1927) from their numerator and denominator; balanced accuracy the MOVER
+        interval of :func:`balanced_accuracy_interval`; F1, which is not a proportion of rows, a
+        percentile interval from the stratified bootstrap of the confusion counts (as the rate
+        disparities; needs the counts' atoms).
     n_boot : int >= 100, default=1000
         Bootstrap replicates for the F1 interval.
     random_state : None, int >= 0 or numpy Generator, default=0
@@ -54,7 +92,7 @@ def performance_table(counts: ConfusionCounts, *, ci=None, n_boot: int = 1000, r
     DataFrame
         One row for all rows (``subgroup`` "All rows", ``scope`` 'overall'), then one per subgroup
         (``scope`` 'subgroup'); columns ``subgroup, scope, size, small, tn, fp, fn, tp, accuracy,
-        precision, recall, f1, selection_rate`` (with `ci`, each metric followed by
+        precision, recall, f1, selection_rate, balanced_accuracy`` (with `ci`, each metric followed by
         ``<metric>_ci_low, <metric>_ci_high``; the level in ``attrs["ci"]``) and ``note``.
 
     Raises
@@ -93,6 +131,9 @@ def performance_table(counts: ConfusionCounts, *, ci=None, n_boot: int = 1000, r
     for name in PERFORMANCE_METRICS:
         if name == "f1":
             num, den, why = 2 * m[:, TP], 2 * m[:, TP] + m[:, FP] + m[:, FN], _F1_NOTE
+        elif name == "balanced_accuracy":   # (TPR + TNR) / 2 = num / den with den = 2 P N
+            pos, neg = m[:, TP] + m[:, FN], m[:, TN] + m[:, FP]
+            num, den, why = m[:, TP] * neg + m[:, TN] * pos, 2 * pos * neg, _BALANCED_NOTE
         else:
             cells, den_cells, why = PROPORTIONS[name]
             num, den = m[:, list(cells)].sum(axis=1), m[:, list(den_cells)].sum(axis=1)
@@ -102,6 +143,8 @@ def performance_table(counts: ConfusionCounts, *, ci=None, n_boot: int = 1000, r
         if level is not None:
             if name == "f1":
                 low, high = _f1_interval(counts, level, n_boot, rng, func)
+            elif name == "balanced_accuracy":
+                low, high = balanced_accuracy_interval(m[:, TP], m[:, FN], m[:, TN], m[:, FP], level)
             else:
                 low, high = wilson_interval(num, den, level)
             out[f"{name}_ci_low"], out[f"{name}_ci_high"] = low, high

@@ -16,6 +16,7 @@ from typing import Callable, Mapping, Optional
 from .._metrics.auc import summarize_bias_auc
 from .._metrics.classwise import classwise_findings
 from .._counts.rates import RATE_TO_METRIC
+from .bottom_line import who
 from .auc_findings import auc_findings, direction_warning, outcome_words
 from .findings import rate_findings
 from .result_findings import disparity_findings, reduction_finding
@@ -40,11 +41,16 @@ class Conclusions:
     results : dict
         The computed results the findings and verdicts were read from, by name (each function
         lists its keys), so a page can show them without computing them again.
+    subjects : tuple of str
+        For each verdict, whom its value is about (:func:`result_subject`, e.g. "Group C against
+        everyone else"); '' where the value names no subgroup (a bias AUC score). Empty when
+        there is no verdict.
     """
 
     findings: tuple = ()
     verdicts: tuple = ()
     results: Mapping = field(default_factory=dict, compare=False)
+    subjects: tuple = ()
 
 
 def rate_rules(metrics, distance: str, max_difference: float) -> list:
@@ -141,7 +147,8 @@ def auc_conclusions(table, mapping, *, p: float = -5.0, overall_weight: float = 
     warning = direction_warning(bias.overall_auc, mapping.label, mapping.positive_label)
     verdicts = () if min_score is None else (
         evaluate_result(Rule(metric="bias_auc_score", bound=float(min_score)), bias),)
-    return Conclusions(tuple(([warning] if warning else []) + findings), verdicts, {"bias_auc": bias})
+    return Conclusions(tuple(([warning] if warning else []) + findings), verdicts, {"bias_auc": bias},
+                       ("",) * len(verdicts))
 
 
 def rate_conclusions(counts, mapping, *, rate_metrics=("false_positive_rate", "false_negative_rate"),
@@ -213,8 +220,9 @@ def rate_conclusions(counts, mapping, *, rate_metrics=("false_positive_rate", "f
                 evaluate_result(_RULES["equal_opportunity"], opportunity)]
     verdicts += [evaluate_result(rule, largest[rule.metric, rule.distance_measure]) for rule in rules]
     findings = tuple(f.sentence for f in top) + tuple(f.sentence for f in drivers if f is not None)
+    subjects = (who(p_percent), who(opportunity)) + tuple(who(largest[r.metric, r.distance_measure]) for r in rules)
     return Conclusions(findings, tuple(verdicts),
-                       {"p_percent": p_percent, "equal_opportunity": opportunity, "max": largest})
+                       {"p_percent": p_percent, "equal_opportunity": opportunity, "max": largest}, subjects)
 
 
 def calibration_conclusions(counts, *, threshold: Optional[float] = None, min_per_group: int = 5,
@@ -253,7 +261,8 @@ def calibration_conclusions(counts, *, threshold: Optional[float] = None, min_pe
                               include_small=include_small, ci=ci, n_boot=n_boot, random_state=random_state,
                               adjust=adjust)
     findings = tuple(f.sentence for f in disparity_findings(result.disparity, "expected calibration error"))
-    return Conclusions(findings, () if result.verdict is None else (result.verdict,), {"calibration": result})
+    verdicts = () if result.verdict is None else (result.verdict,)
+    return Conclusions(findings, verdicts, {"calibration": result}, (who(result),) * len(verdicts))
 
 
 def dataset_conclusions(label_counts, *, distance_measure: str = "diff", reduction: str = "max",
@@ -293,7 +302,7 @@ def dataset_conclusions(label_counts, *, distance_measure: str = "diff", reducti
     largest = parity if reduction == "max" else parity_of("max")
     findings = tuple(f.sentence for f in disparity_findings(parity, "base rate", percent=True))
     verdict = evaluate_result(dataset_rule(distance_measure, max_difference), largest)
-    return Conclusions(findings, (verdict,), {"parity": parity, "parity_max": largest})
+    return Conclusions(findings, (verdict,), {"parity": parity, "parity_max": largest}, (who(largest),))
 
 
 def classwise_conclusions(class_counts, *, metric: str = "fscore", reduction: str = "std", subgroups=None,

@@ -163,6 +163,21 @@ def model_auc_heatmap(tables: Mapping[str, pd.DataFrame], column: str = "subgrou
     return fig
 
 
+LABEL_POSITIONS = ("top right", "bottom right", "top left", "bottom left", "middle right", "middle left")
+
+
+def _label_positions(points: pd.DataFrame, x: str, y: str) -> list:
+    """A text position per point: points within 5 % of the axes' spans of an earlier one get the next free side."""
+    xs, ys = (points[c].to_numpy(dtype=np.float64) for c in (x, y))
+    spans = [max(np.nanmax(v) - np.nanmin(v), 1e-9) if np.isfinite(v).any() else 1.0 for v in (xs, ys)]
+    out = []
+    for i in range(len(points)):
+        near = [out[j] for j in range(i) if abs(xs[i] - xs[j]) <= 0.05 * spans[0] + 1e-12
+                and abs(ys[i] - ys[j]) <= 0.05 * spans[1] + 1e-12]
+        out.append(next((p for p in LABEL_POSITIONS if p not in near), LABEL_POSITIONS[i % len(LABEL_POSITIONS)]))
+    return out
+
+
 def tradeoff_chart(points: pd.DataFrame, *, x: str = "performance", y: str = "disparity", x_label: str = "Accuracy",
                    y_label: str = "Worst disparity", title: str | None = None, bound: float | None = None):
     """Performance against disparity, one point per model, with the points' intervals when given.
@@ -187,8 +202,10 @@ def tradeoff_chart(points: pd.DataFrame, *, x: str = "performance", y: str = "di
 
     colors = subgroup_colors(list(points["model"]))
     fig = go.Figure()
-    for row in points.itertuples(index=False):
-        data = row._asdict()
+    # Labels of points that sit close together go to different sides, so that no two overlap.
+    positions = _label_positions(points, x, y)
+    for (_, row), position in zip(points.iterrows(), positions):
+        data = row.to_dict()
         err = {}
         for axis, col in (("x", x), ("y", y)):
             low, high = data.get(f"{col}_ci_low"), data.get(f"{col}_ci_high")
@@ -196,18 +213,23 @@ def tradeoff_chart(points: pd.DataFrame, *, x: str = "performance", y: str = "di
                 err[f"error_{axis}"] = dict(type="data", symmetric=False, array=[high - data[col]],
                                             arrayminus=[data[col] - low], color="#444444")
         fig.add_trace(go.Scatter(
-            x=[data[x]], y=[data[y]], mode="markers+text", text=[plot_text(data["model"])], textposition="middle right",
+            x=[data[x]], y=[data[y]], mode="markers+text", text=[plot_text(data["model"])], textposition=position,
             marker=dict(size=14, color=colors[data["model"]]), name=plot_text(data["model"]),
             hovertext=[_hover(f"<b>{plot_text(data['model'])}</b>", f"{plot_text(x_label)} {data[x]:.4g}",
                               f"{plot_text(y_label)} {data[y]:.4g}")],
             hovertemplate="%{hovertext}<extra></extra>", **err))
     if bound is not None:
         add_rule_line(fig, float(bound), f"bound {bound:g}", axis="y", color=RULE_COLOR)
-    xs = points[x].to_numpy(dtype=np.float64)
-    xs = xs[np.isfinite(xs)]
-    if len(xs):   # room on both sides for the points' labels
-        pad = max(0.15 * (xs.max() - xs.min()), 0.01)
-        fig.update_xaxes(range=[xs.min() - pad, xs.max() + 2 * pad])
+    # Axes that hold every point, its whole interval (and the bound), with room for the labels.
+    for axis, col, extra in (("x", x, ()), ("y", y, () if bound is None else (float(bound),))):
+        ends = [points[c].to_numpy(dtype=np.float64) for c in (col, f"{col}_ci_low", f"{col}_ci_high")
+                if c in points.columns]
+        values = np.concatenate(ends + [np.asarray(extra, dtype=np.float64)]) if ends else np.array([])
+        values = values[np.isfinite(values)]
+        if len(values):
+            pad = max(0.12 * (values.max() - values.min()), 0.01)
+            span = [values.min() - pad, values.max() + (2 * pad if axis == "x" else pad)]
+            (fig.update_xaxes if axis == "x" else fig.update_yaxes)(range=span)
     fig.update_layout(title=_title(title), xaxis_title=plot_text(x_label), yaxis_title=plot_text(y_label),
                       showlegend=False, margin=dict(t=60))
     return fig

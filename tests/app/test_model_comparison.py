@@ -9,6 +9,7 @@ from collections import Counter
 import numpy as np
 import pandas as pd
 import pytest
+from sklearn.metrics import balanced_accuracy_score, roc_auc_score
 
 import fairness_core as fc
 from tests.app.helpers import csv_bytes, figures, metrics, scored_table, tile, unescape, widget
@@ -186,6 +187,11 @@ def test_rate_comparison_each_model_at_its_own_threshold(madlibs):
             assert unescape(sentence) == f"No difference from {baseline} has an interval that excludes 0."
 
 
+def tradeoff_charts(app) -> list:
+    """The Overview's trade-off scatter (not its scorecard, whose rows are scatters too)."""
+    return [f for f in figures(app) if "against worst disparity" in f["layout"].get("title", {}).get("text", "")]
+
+
 def test_overview_tradeoff_one_point_per_model(madlibs):
     app, frame, sd = madlibs
     app.switch_page(RATE_PAGE).run()
@@ -193,26 +199,40 @@ def test_overview_tradeoff_one_point_per_model(madlibs):
     widget(app, "number_input", "Decision threshold").set_value(0.3).run()
     app.switch_page(OVERVIEW).run()
     compare_on(app)
-    chart = [f for f in figures(app) if f["data"] and f["data"][0]["type"] == "scatter"]
+    chart = tradeoff_charts(app)
     assert len(chart) == 1
     traces = chart[0]["data"]
     assert [t["name"] for t in traces] == MODELS
-    points = table_with(app, "model", "accuracy", "disparity").set_index("model")
+    # Balanced accuracy by default (a model denying everyone scores 0.5 on it, not the share of negatives)
+    assert widget(app, "radio", "Performance measure").value == "balanced_accuracy"
+    points = table_with(app, "model", "balanced_accuracy", "accuracy", "disparity").set_index("model")
+    aucs = {}
     for trace, (model, threshold) in zip(traces, (("TOXICITY@1", 0.5), ("TOXICITY@6", 0.3))):
         counts = fc.confusion_counts(sd.y_true, sd.scores[model] >= threshold, sd.subgroups)
         overall = fc.performance_table(counts).iloc[0]
         worst = max(counts.disparity(m, reduction="max").value for m in ("false_positive_rate", "false_negative_rate"))
-        same([trace["x"][0], trace["y"][0]], [overall["accuracy"], worst])
-        same(points.loc[model, ["threshold", "accuracy", "precision", "recall", "disparity"]],
-             [threshold, overall["accuracy"], overall["precision"], overall["recall"], worst])
-        same(points.loc[model, "auc"], fc.bias_auc_table(sd.y_true, sd.scores[model], sd.subgroups)
-             .attrs["overall_auc"])
+        balanced = balanced_accuracy_score(sd.y_true, sd.scores[model] >= threshold)
+        same([trace["x"][0], trace["y"][0]], [balanced, worst])
+        same(points.loc[model, ["threshold", "balanced_accuracy", "accuracy", "precision", "recall", "disparity"]],
+             [threshold, balanced, overall["accuracy"], overall["precision"], overall["recall"], worst])
+        aucs[model] = roc_auc_score(sd.y_true, sd.scores[model])
+        same(points.loc[model, "auc"], aucs[model])
         assert trace["error_x"]["array"][0] > 0 and trace["error_y"]["array"][0] > 0  # intervals drawn
+        # the axes hold each point's whole interval
+        x_range, y_range = chart[0]["layout"]["xaxis"]["range"], chart[0]["layout"]["yaxis"]["range"]
+        assert x_range[0] <= trace["x"][0] - trace["error_x"]["arrayminus"][0]
+        assert trace["x"][0] + trace["error_x"]["array"][0] <= x_range[1]
+        assert y_range[0] <= trace["y"][0] - trace["error_y"]["arrayminus"][0]
+        assert trace["y"][0] + trace["error_y"]["array"][0] <= y_range[1]
+    widget(app, "radio", "Performance measure").set_value("auc").run()
+    chart = tradeoff_charts(app)
+    same([t["x"][0] for t in chart[0]["data"]], [aucs[m] for m in MODELS])
+    assert chart[0]["layout"]["xaxis"]["title"]["text"].startswith("Overall AUC")
     # the Overview's own sections are unchanged by the comparison: the same verdicts with it off and on
     on = [md.value for md in app.markdown if md.value.startswith(":")]
     widget(app, "toggle", "Compare models").set_value(False).run()
     assert [md.value for md in app.markdown if md.value.startswith(":")] == on
-    assert not [f for f in figures(app) if f["data"] and f["data"][0]["type"] == "scatter"]
+    assert not tradeoff_charts(app)
 
 
 def test_calibration_side_by_side_and_a_score_that_is_not_a_probability(app):
@@ -281,8 +301,8 @@ def test_controls_recompute_only_what_they_change(app, calls):
     assert not calls["threshold_counts"] and calls["compare_models"] == 1  # the Overview compares no baseline
     calls.clear()
     app.switch_page(AUC_PAGE).run()
-    # the picked model's AUC table with intervals was counted for the Overview's own section: only the other's
-    assert calls["bias_auc_table"] == 1
+    # every model's AUC table with intervals was counted for the Overview (its section and its trade-off's AUC)
+    assert calls["bias_auc_table"] == 0
     calls.clear()
     widget(app, "number_input", "Power mean p").set_value(1.0).run()
     widget(app, "slider", "Overall AUC weight").set_value(0.5).run()

@@ -1,6 +1,8 @@
 """AppTest: the Overview page lists the data in brief, every policy verdict and every page's findings,
 computed with each page's own settings and identical to what the pages show."""
 
+import json
+
 import fairness_core as fc
 from tests.app.helpers import metrics, widget
 from tests.app.test_intervals_ui import (AUC_PAGE, RATE_PAGE, compas_counts, findings, load_compas, unescape,
@@ -106,3 +108,56 @@ def test_base_rate_tiles_carry_the_wilson_interval(app, compas_csv):
         assert not app.exception
         assert expected in [c.value for c in app.caption], page
 
+
+
+# Plain names (the bottom line's) of the rules of the Rate disparities page, and the start of their technical ones.
+_TECHNICAL = {"selection-rate ratio": "Four-fifths rule:", "true-positive-rate ratio": "Four-fifths rule on true",
+              "gap in false positive rates": "False positive rate disparity",
+              "gap in false negative rates": "False negative rate disparity",
+              "gap in true or false positive rates (equalized odds)": "Equalized odds disparity"}
+
+
+def test_overview_opens_with_the_bottom_line_and_the_scorecard(app, compas_csv):
+    """Above everything else: one to three plain sentences, then one scorecard row per rule of the model."""
+    frame = load_compas(app, compas_csv)
+    app.switch_page(OVERVIEW).run()
+    assert not app.exception and not app.error
+    main = list(app.main)
+    heading = next(i for i, el in enumerate(main) if getattr(el, "type", "") == "subheader")
+    assert main[heading].value == "Bottom line: decile_score"
+    sentences = [unescape(s) for s in main[heading + 1].value.split("\n\n")]
+    assert 1 <= len(sentences) <= 3
+    shown = verdicts(app)   # the full list (collapsed below): {name: (status, sentence)}
+    model = {name: status for name, (status, _) in shown.items() if not name.startswith("Base rate")}
+    failing = [name for name, status in model.items() if status == "Fail"]
+    _, _, groups, counts = compas_counts(frame)
+    if failing:
+        assert sentences[0].startswith(f"Fails {len(failing)} of {len(model)} rules: ")
+    else:
+        assert sentences[0].startswith(("Passes every rule", "No rule fails"))
+    first = [name for name in model][0]
+    assert first.startswith("Four-fifths rule") and model[first] == "Fail"   # listed first, in full, with whom
+    p_percent = counts.favourable("adverse").ratio_scores("selection_rate", ci=None)
+    assert (f"the selection-rate ratio is {p_percent.value:.3g} for {p_percent.worst} against everyone else, below "
+            "the minimum of 0.8") in sentences[0]
+    # ... and every failing rule is named (after the first three, by name only)
+    for name in ("selection-rate ratio", "true-positive-rate ratio", "gap in false positive rates",
+                 "gap in false negative rates", "gap in true or false positive rates (equalized odds)"):
+        assert (name in sentences[0]) == any(n.startswith(_TECHNICAL[name]) for n in failing), name
+    undecided = [name for name, status in model.items() if status == "Inconclusive"]
+    if undecided:
+        assert any(s.startswith(f"{len(undecided)} rule") and "cannot be decided" in s for s in sentences[1:])
+    # COMPAS's base rates differ by race by more than 0.1: said as a property of the labels, not of the model.
+    assert sentences[-1].startswith("The labels themselves differ between subgroups: the gap in base rates of the "
+                                    "labels is ")
+    assert sentences[-1].endswith("This is a property of the data, not of the model.")
+    # The scorecard right below: one row per model rule, in the verdicts' order, coloured by verdict.
+    scorecard = next(el for el in main[heading + 2:] if getattr(el, "type", "") == "plotly_chart")
+    figure = json.loads(scorecard.proto.spec)
+    rows = [trace["y"][0] for trace in figure["data"]]
+    assert len(rows) == len(model)
+    assert rows[0] == "Selection-rate ratio" and "Gap in true or false positive rates (equalized odds)" in rows
+    colours = {"Fail": "#D55E00", "Inconclusive": "#E69F00", "Pass": "#009E73", "Not assessable": "#7F7F7F"}
+    assert [t["marker"]["color"] for t in figure["data"]] == [colours[s] for s in model.values()]
+    # The details are there, collapsed.
+    assert {"Policy verdicts in full", "Findings of every page"} <= {e.label for e in app.expander}

@@ -99,6 +99,15 @@ def go_to(page: Page, title: str) -> None:
     settle(page)
 
 
+def open_overview_details(page: Page) -> None:
+    """Open the Overview's collapsed details: every verdict in full and every page's findings."""
+    for label in ("Policy verdicts in full", "Findings of every page"):
+        box = page.get_by_test_id("stMain").get_by_test_id("stExpander").filter(has_text=label)
+        box.locator("summary").click()
+        expect(box.get_by_test_id("stExpanderDetails")).to_be_visible()
+    settle(page)
+
+
 def assert_no_exception(page: Page) -> None:
     exceptions = page.locator(EXCEPTION)
     assert exceptions.count() == 0, "Streamlit exception on the page:\n" + "\n".join(exceptions.all_inner_texts())
@@ -291,8 +300,17 @@ def test_compas_upload_mapping_and_every_page(compas_csv, app_page, app_url, scr
 
     # The Overview a stakeholder sees first.
     go_to(page, "Overview")
-    expect(page.get_by_role("heading", name="Policy verdicts")).to_be_visible()
     main = page.get_by_test_id("stMain")
+    # Above the fold at 1,400 x 1,000: the bottom line and the scorecard (one row per rule of the model).
+    bottom = main.get_by_role("heading", name="Bottom line: decile_score")
+    expect(bottom).to_be_visible()
+    expect(main.get_by_text(re.compile(r"^Fails \d of \d rules: the selection-rate ratio is"))).to_be_in_viewport()
+    scorecard = main.locator(PLOT).first
+    expect(scorecard.locator("g.trace.scatter")).to_have_count(5)
+    box = scorecard.bounding_box()
+    assert box is not None and box["y"] + box["height"] <= 1000, box
+    page.screenshot(path=str(screenshot_dir / "overview_fold.png"))   # what a reader sees first
+    open_overview_details(page)
     # two_year_recid reads like a harm, so the outcome is guessed adverse and the findings use the label's words.
     expect(main.get_by_text(re.compile(r"People in African-American who actually had two_year_recid ≠ 1 were "
                                        r"predicted two_year_recid = 1 at 2\.04× the rate of everyone else")).first

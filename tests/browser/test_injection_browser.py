@@ -18,8 +18,8 @@ from playwright.sync_api import expect
 
 from tests import hostile_data as hostile
 from tests.browser.conftest import ConsoleLog
-from tests.browser.test_app_browser import (PLOT, assert_no_exception, choose, go_to, open_app, screenshot, settle,
-                                            wait_for_plot)
+from tests.browser.test_app_browser import (PLOT, assert_no_exception, choose, go_to, open_app, open_overview_details,
+                                            screenshot, settle, wait_for_plot)
 from tests.browser.test_comparison_browser import compare_on
 from ui import navigation
 
@@ -143,7 +143,9 @@ def test_markup_in_a_file_is_shown_as_text_on_every_page_and_in_the_report(brows
 
         # Overview: its findings name subgroups; then the report.
         go_to(page, "Overview")
-        check(page, watch, app_url, "Overview", [hostile.FILE_NAME, f"score {hostile.SCORE}"])
+        open_overview_details(page)
+        check(page, watch, app_url, "Overview", [hostile.FILE_NAME, f"Bottom line: {hostile.SCORE}",
+                                                 f"score {hostile.SCORE}"])
         page.get_by_role("button", name="Prepare the report").click()
         download_button = page.get_by_role("button", name="Report (HTML)")
         expect(download_button).to_be_visible(timeout=60_000)

@@ -142,6 +142,8 @@ NOT_METRICS = {
     "rate_conclusions": "findings and verdicts of a page", "calibration_conclusions": "findings and verdicts of a page",
     "dataset_conclusions": "findings and verdicts of a page",
     "classwise_conclusions": "findings and verdicts of a page",
+    "bottom_line": "sentences summing up verdicts", "rule_plain_name": "words for a rule",
+    "result_subject": "words for whom a result is about",
     # thresholds and curves over a count table
     "explorer_thresholds": "candidate thresholds", "threshold_curves": "rates over thresholds of a count table",
     "disparity_curve": "a disparity over thresholds of a count table", "rule_band": "a rule over thresholds",
