@@ -6,7 +6,7 @@ import streamlit as st
 
 from fairness_core import bottom_line, plotting, rule_plain_name, summarize_verdicts
 from ui import (
-    analysis, captions, computations, controls, escape, formats, labels, page_frame, progress,
+    analysis, captions, compare, computations, controls, escape, formats, labels, page_frame, progress,
     review_export, state, summaries, tradeoff,
 )
 
@@ -19,42 +19,55 @@ setting = controls.setting
 include_small = controls.include_small()  # the sidebar's one option, as on every page
 
 # 1. Every page's findings and verdicts ---------------------------------------------------------
-sections, skipped = [], []
-with progress.computing("every page's findings and verdicts", intervals.ci):
-    if score:
-        sections.append(summaries.auc_section(
-            token, mapping_key, scored, score, p=float(setting("auc:p", summaries.DEFAULTS["auc:p"])),
+
+
+def model_sections(model: str | None) -> tuple[list, list]:
+    """The sections of `model`'s own rules (Subgroup AUCs, Rate disparities at its kept threshold, Calibration), each
+    with its page's current settings, and the pages it could not assess (text)."""
+    found, missed = [], []
+    if model:
+        found.append(summaries.auc_section(
+            token, mapping_key, scored, model, p=float(setting("auc:p", summaries.DEFAULTS["auc:p"])),
             weight=float(setting("auc:weight", summaries.DEFAULTS["auc:weight"])),
             include_small=include_small, intervals=intervals,
             min_score=(float(setting("auc:min_score", summaries.DEFAULTS["auc:min_score"]))
                        if setting("auc:min_score_on", summaries.DEFAULTS["auc:min_score_on"]) else None)))
     else:
-        skipped.append("Subgroup AUCs (no score column is mapped)")
-    chosen = controls.prediction_settings(scored, score)
+        missed.append("Subgroup AUCs (no score column is mapped)")
+    chosen = controls.prediction_settings(scored, model)
     if chosen is not None:
         source, threshold = chosen
         source = source or "given"
         distance, _, reference = controls.disparity_settings(scored.subgroups, "rates")
         metrics = [m for m in setting("rates:metrics", summaries.DEFAULTS["rates:metrics"]) if m in labels.RATE_LABELS]
-        sections.append(summaries.rate_section(
+        found.append(summaries.rate_section(
             token, mapping_key, computations.confusion(token, mapping_key, source, threshold, scored), source=source,
             threshold=threshold, metrics=metrics or summaries.DEFAULTS["rates:metrics"], distance=distance,
             reference=reference, include_small=include_small, intervals=intervals,
             max_difference=float(setting("rates:max_difference", summaries.DEFAULTS["rates:max_difference"])),
             mapping=scored.mapping))
     else:
-        skipped.append("Rate disparities (no score column or predicted label is mapped)")
-    if score:
+        missed.append("Rate disparities (no score column or predicted label is mapped)")
+    if model:
         distance, reduction, reference = controls.disparity_settings(scored.subgroups, "cal")
         threshold_name = "cal:threshold" if distance == "diff" else "cal:ratio_threshold"
         bound = setting(threshold_name, summaries.DEFAULTS[threshold_name])
-        sections.append(summaries.calibration_section(
-            token, mapping_key, scored, score, n_bins=int(setting("cal:n_bins", summaries.DEFAULTS["cal:n_bins"])),
+        found.append(summaries.calibration_section(
+            token, mapping_key, scored, model, n_bins=int(setting("cal:n_bins", summaries.DEFAULTS["cal:n_bins"])),
             strategy=setting("cal:strategy", summaries.DEFAULTS["cal:strategy"]),
             min_per_group=int(setting("cal:min_per_group", summaries.DEFAULTS["cal:min_per_group"])),
             distance=distance, reduction=reduction, reference=reference,
             include_small=include_small,
             threshold=None if bound is None else float(bound), intervals=intervals))
+    return found, missed
+
+
+# With Compare models on, every mapped model gets its own bottom line and scorecard (the sidebar's Model first).
+comparing = compare.shown(scored)
+models = [score] + ([m for m in scored.scores if m != score] if comparing else [])
+with progress.computing("every page's findings and verdicts", intervals.ci):
+    sections, skipped = model_sections(score)
+    others = {model: model_sections(model)[0] for model in models[1:]}
     chosen = controls.prediction_settings(scored, score, allow_score=len(scored.class_names) == 2)
     if chosen is not None:
         source, threshold = chosen
@@ -83,29 +96,41 @@ with progress.computing("every page's findings and verdicts", intervals.ci):
         max_difference=float(setting("dataset:max_difference", summaries.DEFAULTS["dataset:max_difference"])),
         intervals=intervals))
 
-model_sections = [s for s in sections if s.page != "pages/dataset_metrics.py"]
+own_sections = [s for s in sections if s.page != "pages/dataset_metrics.py"]
 label_sections = [s for s in sections if s.page == "pages/dataset_metrics.py"]
-verdicts = [v for s in model_sections for v in s.verdicts]
-subjects = [w for s in model_sections for w in (s.subjects or ("",) * len(s.verdicts))]
+verdicts = [v for s in own_sections for v in s.verdicts]
 label_verdicts = [v for s in label_sections for v in s.verdicts]
 label_subjects = [w for s in label_sections for w in (s.subjects or ("",) * len(s.verdicts))]
 
-# 2. The bottom line and the scorecard: the answer, above the fold -------------------------------------------
-model_name = score or "the predicted label"
-st.subheader(f"Bottom line: {escape.md(model_name)}")
-line = bottom_line(verdicts, subjects, label_verdicts, label_subjects, intervals=intervals.ci is not None)
-if verdicts:
+
+def answer(model: str | None, own: list) -> None:
+    """The bottom line of `model` (plain sentences) and its scorecard (one row per rule of the model)."""
+    rules = [v for s in own for v in s.verdicts]
+    whom = [w for s in own for w in (s.subjects or ("",) * len(s.verdicts))]
+    st.subheader(f"Bottom line: {escape.md(model or 'the predicted label')}")
+    line = bottom_line(rules, whom, label_verdicts, label_subjects, intervals=intervals.ci is not None)
+    if not rules:
+        st.markdown(escape.md(line[0]) if line else "No policy rule applies to the current data and settings.")
+        return
     st.markdown("\n\n".join(escape.md(sentence) for sentence in line))
-    key = (token, mapping_key, score, tuple((v.rule, v.value, v.ci_low, v.ci_high, v.status) for v in verdicts))
+    key = (token, mapping_key, model, tuple((v.rule, v.value, v.ci_low, v.ci_high, v.status) for v in rules))
     st.plotly_chart(computations.chart("scorecard", key, lambda: plotting.scorecard_chart(
-        verdicts, [rule_plain_name(v.rule) for v in verdicts], details=subjects)),
+        rules, [rule_plain_name(v.rule) for v in rules], details=whom)),
         width="stretch", config={"displayModeBar": False})
+
+
+# 2. The bottom line and the scorecard: the answer, above the fold (a tab per model when comparing) -------------
+if len(models) > 1:
+    for tab, model in zip(st.tabs([escape.md(m) for m in models]), models):
+        with tab:
+            answer(model, own_sections if model == score else others[model])
+else:
+    answer(score, own_sections)
+if verdicts or others:
     st.caption("Each row is a rule: the dot is the estimate"
                + (f", the bar its {formats.level_text(intervals.ci)} interval" if intervals.ci is not None else "")
                + "; the green band is where the rule passes, the dashed line its bound. Hover a row for the "
                  "rule's technical name and its verdict in full.")
-else:
-    st.markdown(escape.md(line[0]) if line else "No policy rule applies to the current data and settings.")
 if label_verdicts:
     st.markdown("**About the labels** (a property of the data, not of the model; not counted above)")
     for verdict in label_verdicts:
@@ -134,7 +159,7 @@ with st.expander("Policy verdicts in full", icon=":material/policy:"):
                     + (" A rule is inconclusive when its interval straddles the bound, and not assessable when every "
                        "comparison was left out as small or undefined." if intervals.ci is not None
                        else " Intervals are off, so each verdict rests on the point estimate alone."))
-        for section in model_sections:
+        for section in own_sections:
             if section.verdicts:
                 st.page_link(section.page, label=section.title, icon=":material/policy:")
                 for verdict in section.verdicts:
@@ -167,7 +192,8 @@ with st.expander("Findings of every page", icon=":material/search:"):
         st.caption("Not assessed: " + "; ".join(skipped) + ".")
 
 # 5. Every mapped model's performance against its worst disparity (shown when two or more are mapped) ------------
-tradeoff.overview_section(token, mapping_key, scored, intervals=intervals, include_small=include_small)
+tradeoff.overview_section(token, mapping_key, scored, intervals=intervals, include_small=include_small,
+                          comparing=comparing)
 
 # 6. A record of the review: the report, the review's JSON, every table as CSV, the configuration -----------------
 review_export.export_section()

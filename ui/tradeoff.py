@@ -66,10 +66,12 @@ OVERVIEW_LABELS = {"model": "Model", "threshold": "Threshold", "auc": "Overall A
                    "rate": "Worst disparity is of"}
 
 
-def overview_section(token: str, mapping_key: str, scored: fc.ScoredData, *, intervals, include_small: bool) -> None:
+def overview_section(token: str, mapping_key: str, scored: fc.ScoredData, *, intervals, include_small: bool,
+                     comparing: bool) -> None:
     """Overview page: every model's overall performance at its own threshold against its worst rate disparity
-    (the Rate disparities page's rates, distance, reduction and reference), as a scatter and a table."""
-    if not compare.shown(scored):
+    (the Rate disparities page's rates, distance, reduction and reference), as a scatter and a table; drawn when
+    `comparing` (the page's Compare models toggle, :func:`ui.compare.shown`, is on)."""
+    if not comparing:
         return
     st.subheader("Compare models")
     metrics = [m for m in controls.setting("rates:metrics", summaries.DEFAULTS["rates:metrics"])

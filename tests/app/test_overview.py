@@ -124,7 +124,7 @@ def test_overview_opens_with_the_bottom_line_and_the_scorecard(app, compas_csv):
     assert not app.exception and not app.error
     main = list(app.main)
     heading = next(i for i, el in enumerate(main) if getattr(el, "type", "") == "subheader")
-    assert main[heading].value == "Bottom line: decile_score"
+    assert unescape(main[heading].value) == "Bottom line: decile_score"
     sentences = [unescape(s) for s in main[heading + 1].value.split("\n\n")]
     assert 1 <= len(sentences) <= 3
     shown = verdicts(app)   # the full list (collapsed below): {name: (status, sentence)}
@@ -161,3 +161,31 @@ def test_overview_opens_with_the_bottom_line_and_the_scorecard(app, compas_csv):
     assert [t["marker"]["color"] for t in figure["data"]] == [colours[s] for s in model.values()]
     # The details are there, collapsed.
     assert {"Policy verdicts in full", "Findings of every page"} <= {e.label for e in app.expander}
+
+
+def bottom_lines(app) -> dict:
+    """{model: (its bottom line's Markdown, its scorecard's row labels)} in the order shown."""
+    main = list(app.main)
+    out = {}
+    for i, el in enumerate(main):
+        if getattr(el, "type", "") == "subheader" and el.value.startswith("Bottom line: "):
+            chart = next(c for c in main[i + 1:] if getattr(c, "type", "") == "plotly_chart")
+            out[unescape(el.value[len("Bottom line: "):])] = (main[i + 1].value,
+                                                               [t["y"][0] for t in json.loads(chart.proto.spec)["data"]])
+    return out
+
+
+def test_compare_models_gives_each_model_its_own_bottom_line_and_scorecard(app):
+    """On the credit sample (two scores): with Compare models on, a tab per model (the sidebar's Model first),
+    each the very bottom line and scorecard the Overview shows when that model is the one picked."""
+    app.switch_page(OVERVIEW).run()
+    alone = {}
+    for model in ("score_logistic", "score_boosting"):
+        widget(app, "selectbox", "Model").set_value(model).run()
+        assert not app.exception
+        alone.update(bottom_lines(app))
+    assert list(alone) == ["score_logistic", "score_boosting"] and alone["score_logistic"] != alone["score_boosting"]
+    widget(app, "toggle", "Compare models").set_value(True).run()
+    assert not app.exception and not app.error
+    assert [unescape(t.label) for t in app.tabs][:2] == ["score_boosting", "score_logistic"]   # the picked model first
+    assert bottom_lines(app) == {"score_boosting": alone["score_boosting"], "score_logistic": alone["score_logistic"]}
