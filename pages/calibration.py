@@ -95,9 +95,9 @@ with m2:
         st.markdown(":gray-badge[No rule] No policy bound applies to a ratio of ECEs by default (the 0.1 "
                     "calibration rule bounds a difference of ECEs). Enter a maximum ratio above to assess it.")
     st.info(escape.md(result.interpretation))
-ref_text = labels.reference_text(reference)
+ref_text = labels.against(reference)  # article included
 compared = "ECE debiased diff" if distance == "diff" else "ECE ratio"   # the measured rows (ui.coverage)
-st.caption(f"Each subgroup's ECE is compared with the {ref_text}; distance: {labels.DISTANCE_LABELS[distance]}. "
+st.caption(f"Each subgroup's ECE is compared with {ref_text}; distance: {labels.DISTANCE_LABELS[distance]}. "
            f"Score column: {escape.md(score)}; {int(n_bins)} {strategy} bins."
            + (f" Intervals: {formats.level_text(level)}; Wilson's for each bin's fraction of positives, and a "
               f"bootstrap with {intervals.n_boot:,} resamples (seed 0, stratified by subgroup) for ECE, MCE, "

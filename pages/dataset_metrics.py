@@ -48,8 +48,8 @@ st.metric(f"Base-rate disparity ({reduction})", formats.num(parity.value),
                f"subgroup and {parity.n_undefined} undefined left out. " + definition_link("base-rate"))
 # The labels' selection rate is their base rate; the shared caption names it as a selection rate.
 st.caption(captions.disparity_caption(parity, "selection_rate").replace("selection rate", "base rate"))
-ref_text = labels.reference_text(reference)
-st.caption(f"Share of positive labels in each subgroup, compared with the {ref_text}; distance: "
+ref_text = labels.against(reference)  # article included
+st.caption(f"Share of positive labels in each subgroup, compared with {ref_text}; distance: "
            f"{labels.DISTANCE_LABELS[distance]}; overall base rate {formats.num(scored.base_rate, 3)}."
            + (f" Intervals: {formats.level_text(level)}; Wilson intervals for base rates, and for disparities a "
               f"bootstrap of the label counts stratified by subgroup with {intervals.n_boot:,} resamples (seed 0)"
@@ -65,7 +65,7 @@ if distance == "diff":
                        "must be at most this value.")
 for verdict in section.verdicts:
     st.markdown(captions.verdict_markdown(verdict))
-st.caption(f"The rule is assessed on the largest base-rate disparity (max) against the {ref_text}, whatever the "
+st.caption(f"The rule is assessed on the largest base-rate disparity (max) against {ref_text}, whatever the "
            "Reduction above" + ("; ratio distance: the band [0.8, 1.25]" if distance == "ratio" else "") + ". "
            + ("It passes when its whole interval meets the bound, fails when the whole interval breaks it, and is "
               "inconclusive when the interval straddles the bound." if level is not None else
@@ -79,7 +79,7 @@ st.plotly_chart(plotting.rate_chart(rates, ["base_rate"], None if pairwise else 
                                     reference_label=reference_label, labels={"base_rate": "Base rate"}, level=level,
                                     order=order),
                 width="stretch")
-st.caption(controls.order_caption(f"the base rate's distance ({labels.DISTANCE_LABELS[distance]}) from the {ref_text}"
+st.caption(controls.order_caption(f"the base rate's distance ({labels.DISTANCE_LABELS[distance]}) from {ref_text}"
                                   + (" (the largest over its pairs)" if pairwise else "") + ", largest first"))
 tab1, tab2 = st.tabs(["Base rates", "Disparities"])
 with tab1:

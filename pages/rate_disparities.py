@@ -83,8 +83,8 @@ cols[-1].metric(f"Theil index ({reduction})", formats.num(theil.value),
                      "b = prediction - label + 1); perfect 0. It has no distance option. "
                      + definition_link("theil-disparity"))
 cols[-1].caption(captions.disparity_caption(theil, None))
-ref_text = labels.reference_text(reference)
-st.caption(f"Each subgroup is compared with the {ref_text}; distance: {labels.DISTANCE_LABELS[distance]}; "
+ref_text = labels.against(reference)  # article included
+st.caption(f"Each subgroup is compared with {ref_text}; distance: {labels.DISTANCE_LABELS[distance]}; "
            f"perfect value {perfect}."
            + (f" Intervals: {formats.level_text(level)}, bootstrap with {intervals.n_boot:,} resamples (seed 0)"
               + (f", {labels.ADJUST_LABELS[intervals.adjust]}-adjusted per table" if intervals.adjust else "")
@@ -99,7 +99,7 @@ if distance == "diff":
 verdicts = section.verdicts
 tally = summarize_verdicts(verdicts).attrs["counts"]
 st.caption("Verdicts: " + ", ".join(f"{n} {labels.STATUS_WORDS[status]}" for status, n in tally.items() if n) + ". The disparity rules "
-           f"are assessed on the largest disparity (max) against the {ref_text}, whatever the Reduction above"
+           f"are assessed on the largest disparity (max) against {ref_text}, whatever the Reduction above"
            + ("; ratio rules only, since Distance is ratio" if distance == "ratio" else
               "; the ratio band [0.8, 1.25] applies when Distance is ratio") + ". "
            + ("A rule passes when its whole interval meets the bound, fails when the whole interval breaks it, and "
@@ -115,7 +115,7 @@ fig = plotting.rate_chart(rates, metrics, None if pairwise else comparisons,
                           reference_label=reference_label, title="Rates per subgroup", level=level, order=order)
 st.plotly_chart(fig, width="stretch")
 st.caption(controls.order_caption(f"the largest disparity ({labels.DISTANCE_LABELS[distance]}) of the subgroup over "
-                                  f"the rates chosen, against the {ref_text}, largest first"
+                                  f"the rates chosen, against {ref_text}, largest first"
                                   + (" (a named reference itself last)" if labels.reference_mode(reference) == "named"
                                      else "")))
 

@@ -147,6 +147,29 @@ def reference_text(reference) -> str:
     return REFERENCE_LABELS[mode] if mode != "named" else f"subgroup {escape.md(str(reference))}"
 
 
+def against(reference) -> str:
+    """The reference as the object of 'compared with' or 'against' (Markdown-safe), article included.
+
+    Parameters
+    ----------
+    reference : str or fairness_core.NamedReference
+        The keyword ``'rest'``, ``'overall'`` or ``'pairwise'``, or a named subgroup.
+
+    Returns
+    -------
+    str
+        'the rest of the population', 'the whole population', 'the subgroup <name>', or 'every other
+        subgroup (pairwise)' without an article ("compared with the every other subgroup" was a defect).
+
+    Examples
+    --------
+    >>> against("pairwise"), against("rest")
+    ('every other subgroup (pairwise)', 'the rest of the population')
+    """
+    text = reference_text(reference)
+    return text if reference_mode(reference) == "pairwise" else f"the {text}"
+
+
 def reference_legend(reference) -> str:
     """The legend text of a chart's reference markers.
 

@@ -139,9 +139,9 @@ def rate_section(token: str, mapping_key: str, counts: fc.ConfusionCounts, *, so
     p_percent, opportunity = concluded.results["p_percent"], concluded.results["equal_opportunity"]
     predictions = ("the predicted label column" if threshold is None
                    else f"{escape.md(source)} >= {threshold:g}")
-    ref = labels.reference_text(reference)
+    ref = labels.against(reference)
     settings = (f"predictions from {predictions}, rates {', '.join(labels.RATE_LABELS[m] for m in metrics)}, "
-                f"against the {ref}, distance {labels.DISTANCE_LABELS[distance]}, {_interval_words(intervals)}")
+                f"against {ref}, distance {labels.DISTANCE_LABELS[distance]}, {_interval_words(intervals)}")
     return Section("Rate disparities", "pages/rate_disparities.py", findings, verdicts, settings,
                    extra={"p_percent": p_percent, "opportunity": opportunity}, subjects=concluded.subjects)
 
@@ -171,8 +171,8 @@ def calibration_section(token: str, mapping_key: str, scored: fc.ScoredData, sco
                                            reduction=reduction, reference=reference, include_small=include_small,
                                            ci=intervals.ci, n_boot=intervals.n_boot, adjust=intervals.adjust)
     findings, result = concluded.findings, concluded.results["calibration"]
-    ref = labels.reference_text(reference)
-    settings = (f"score {escape.md(score)}, {int(n_bins)} {strategy} bins, against the {ref}, distance "
+    ref = labels.against(reference)
+    settings = (f"score {escape.md(score)}, {int(n_bins)} {strategy} bins, against {ref}, distance "
                 f"{labels.DISTANCE_LABELS[distance]}, {_interval_words(intervals)}")
     return Section(title, page, findings, concluded.verdicts, settings,
                    extra={"counts": counts, "result": result}, subjects=concluded.subjects)
@@ -192,8 +192,8 @@ def dataset_section(token: str, mapping_key: str, scored: fc.ScoredData, *, dist
                                        include_small=include_small, max_difference=float(max_difference),
                                        ci=intervals.ci, n_boot=intervals.n_boot, adjust=intervals.adjust)
     parity = concluded.results["parity"]
-    ref = labels.reference_text(reference)
-    settings = (f"labels only, against the {ref}, distance {labels.DISTANCE_LABELS[distance]}, "
+    ref = labels.against(reference)
+    settings = (f"labels only, against {ref}, distance {labels.DISTANCE_LABELS[distance]}, "
                 f"{_interval_words(intervals)}")
     return Section("Dataset metrics", "pages/dataset_metrics.py", concluded.findings, concluded.verdicts, settings,
                    extra={"counts": counts, "parity": parity}, subjects=concluded.subjects)

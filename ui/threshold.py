@@ -80,8 +80,8 @@ def explorer_section(token: str, mapping_key: str, scored: fc.ScoredData, score:
         band = computations.explorer_band(token, mapping_key, score, threshold, computations.EXPLORER_POINTS, rule, reference,
                                   include_small, tc)
     at_threshold = band.loc[band["threshold"] == threshold, "holds"]
-    ref_text = ("rest of the population" if rule.metric in ("p_percent_score", "equal_opportunity_score")
-                else labels.reference_text(reference))
+    ref_text = ("the rest of the population" if rule.metric in ("p_percent_score", "equal_opportunity_score")
+                else labels.against(reference))
     n_grid = band["threshold"].nunique()
     if len(at_threshold):
         grid_text = f"{n_grid:,} thresholds over the range of {score}, the chosen {threshold:g} among them"
@@ -93,7 +93,7 @@ def explorer_section(token: str, mapping_key: str, scored: fc.ScoredData, score:
         at_text = ". The Policy verdicts above assess the chosen threshold."
     st.caption(escape.md(f"Each line is a subgroup's rate at every threshold ({grid_text}); the black line is all "
                        "rows. ")
-               + f"Shaded: thresholds where **{escape.md(rule.label)}** holds on the point estimates, against the "
+               + f"Shaded: thresholds where **{escape.md(rule.label)}** holds on the point estimates, against "
                f"{ref_text}" + at_text)
     for metric in metrics:
         key = (token, mapping_key, score, threshold, metric, rule, reference, include_small, tuple(order or ()))
@@ -172,9 +172,9 @@ def _effect_sentence(table: pd.DataFrame, disparities: dict, threshold: float, d
                      reference: str) -> str:
     """One sentence: overall accuracy and each rate's disparity with per-subgroup thresholds against the single one."""
     overall = table.iloc[0]
-    ref = labels.reference_text(reference)
+    ref = labels.against(reference)
     changes = "; ".join(f"the {labels.RATE_LABELS[m].lower()} disparity goes from {formats.num(single)} to {formats.num(own)}"
                         for m, (single, own) in disparities.items())
     return (f"With these thresholds, overall accuracy is **{formats.num(float(overall['accuracy_own']))}** "
             f"({formats.num(float(overall['accuracy_single']))} at the single threshold {threshold:g})"
-            + (f"; {changes} ({reduction}, {labels.DISTANCE_LABELS[distance]}, against the {ref})." if changes else "."))
+            + (f"; {changes} ({reduction}, {labels.DISTANCE_LABELS[distance]}, against {ref})." if changes else "."))

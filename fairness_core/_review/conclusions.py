@@ -207,9 +207,10 @@ def rate_conclusions(counts, mapping, *, rate_metrics=("false_positive_rate", "f
 
     metrics = [RATE_TO_METRIC[r] for r in rate_metrics]
     words = outcome_words(mapping)   # a denial is never called "positive"
+    side = dict(words, positive_outcome=mapping.positive_outcome)   # a pair is spoken from its disadvantaged side
     top = rate_findings(counts, metrics, reference=reference, include_small=include_small, adjust=adjust, limit=3,
-                        **boot, **words) if metrics else []
-    drivers = [reduction_finding(disparity(m, distance_measure, "max"), m, **words) for m in metrics]
+                        **boot, **side) if metrics else []
+    drivers = [reduction_finding(disparity(m, distance_measure, "max"), m, **side) for m in metrics]
     favourable = counts.favourable(mapping.positive_outcome)
     p_percent, opportunity = (favourable.ratio_scores(rate, include_small=include_small, **boot)
                               for rate in ("selection_rate", "true_positive_rate"))

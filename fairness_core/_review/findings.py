@@ -19,12 +19,12 @@ from typing import Optional
 import numpy as np
 import pandas as pd
 
-from .._disparity.compare import bootstrap_comparison, reduce_disparities
+from .._disparity.compare import bootstrap_comparison, keyword, reduce_disparities
 from .._metrics.rates import DISPARITY_METRICS, ConfusionCounts, _rate
 from .._stats.bootstrap import percentile_interval, rng_of
 from .._stats.intervals import mover_interval
 from .finding import Finding
-from .sentences import _NAN2, _WORDS, _Texts, _disparity_sentence, _int, _too_small_sentence
+from .sentences import _NAN2, _WORDS, _Texts, _disparity_sentence, _int, _too_small_sentence, higher_is_adverse
 
 
 DEFAULT_METRICS = ("false_positive_rate", "false_negative_rate", "statistical_parity")
@@ -181,11 +181,54 @@ def _record(row: pd.Series, *, kind: str, reference_mode: str, level, adjust) ->
     )
 
 
+_SIDES = (("subgroup", "reference"), ("subgroup_value", "reference_value"),
+          ("subgroup_value_ci", "reference_value_ci"), ("numerator", "reference_numerator"),
+          ("denominator", "reference_denominator"), ("size", "reference_size"))
+
+
+def _disadvantaged_first(f: dict, rate: str, positive_outcome: str, func: str) -> dict:
+    """A pairwise finding's record turned to speak about the disadvantaged subgroup of its pair.
+
+    A pair's order in the comparison table is only the order of the names; the finding's subject
+    (``subgroup``) becomes the side with the higher rate when a higher rate is adverse for the
+    people it describes (:func:`higher_is_adverse`), else the side with the lower rate. The sides'
+    fields are exchanged, the difference and its interval change sign; the ratio (max/min) and
+    everything about the pair as a whole stay. Other references are returned as they are.
+
+    Parameters
+    ----------
+    f : dict
+        The fields of a Finding (:func:`_record`).
+    rate : str
+        The rate compared (``_WORDS``).
+    positive_outcome : {'favourable', 'adverse'}
+    func : str
+        The caller, named in an error message.
+
+    Returns
+    -------
+    dict
+        `f` itself, or a copy with its sides exchanged.
+    """
+    if keyword(f["reference_mode"]) != "pairwise":
+        return f
+    a, b = f["subgroup_value"], f["reference_value"]
+    if not (a < b if higher_is_adverse(rate, positive_outcome, func) else a > b):
+        return f
+    f = dict(f)
+    for one, other in _SIDES:
+        f[one], f[other] = f[other], f[one]
+    low, high = f["difference_ci"]
+    f["difference"], f["difference_ci"] = -f["difference"], (-high, -low)
+    return f
+
+
 def rate_findings(counts, metrics=DEFAULT_METRICS, *, reference: str = "rest", ci=0.95, n_boot: int = 1000,
                   random_state=0, adjust: Optional[str] = None, include_small: bool = False, limit: int = 3,
                   positive_text: Optional[str] = None, negative_text: Optional[str] = None,
                   positive_outcome_text: Optional[str] = None,
-                  negative_outcome_text: Optional[str] = None) -> list[Finding]:
+                  negative_outcome_text: Optional[str] = None,
+                  positive_outcome: str = "favourable") -> list[Finding]:
     """The most important rate disparities, as findings with a plain-language sentence.
 
     For each metric, every comparison (each subgroup against `reference`) is computed with both
@@ -203,6 +246,15 @@ def rate_findings(counts, metrics=DEFAULT_METRICS, *, reference: str = "rest", c
     rates can be large for very few people. The list then takes each metric's strongest
     comparison (in the order of `metrics`) before any metric's second, so the few findings shown
     cover the metrics asked for; the first `limit` are returned.
+
+    With ``reference='pairwise'`` each finding speaks about the disadvantaged subgroup of its
+    pair (its ``subgroup``; the other is its ``reference``): the one with the higher rate when a
+    higher rate is adverse for the people it describes, the one with the lower rate when it is
+    favourable (`positive_outcome`; see :func:`higher_is_adverse`). Against 'rest', 'overall' or a
+    named group the subject is always the subgroup, as it is in a ``'too_small'`` finding (the
+    subgroup too small to assess). A lower rate reads as a fraction of the
+    reference's ("at 0.44× the rate of everyone else"), with the ratio's interval in that
+    orientation; the record's ``ratio`` and ``ratio_ci`` stay max/min.
 
     A small comparison is never ranked by default. If one has a large point disparity (ratio
     outside the four-fifths band [0.8, 1.25]), one finding of kind ``'too_small'`` is added
@@ -239,6 +291,9 @@ def rate_findings(counts, metrics=DEFAULT_METRICS, *, reference: str = "rest", c
     positive_outcome_text, negative_outcome_text : str, optional
         The actual outcomes after "people who", e.g. ``'reoffended'`` / ``'did not reoffend'``;
         default ``'were actually positive'`` / ``'were actually negative'``.
+    positive_outcome : {'favourable', 'adverse'}, default='favourable'
+        Whether a positive prediction is good or bad for the person (``ColumnMapping.positive_outcome``):
+        which subgroup of a pair is disadvantaged.
 
     Returns
     -------
@@ -250,7 +305,8 @@ def rate_findings(counts, metrics=DEFAULT_METRICS, *, reference: str = "rest", c
     ValueError
         For bad `counts`, `metrics`, `limit` or texts (``COUNTS_MESSAGE``, ``METRICS_MESSAGE``,
         ``LIMIT_MESSAGE``, ``TEXT_MESSAGE``), and as :meth:`ConfusionCounts.disparity` for bad
-        `reference`, `ci`, `n_boot`, `random_state` or `adjust`, or for hand-built counts with `ci`.
+        `reference`, `ci`, `n_boot`, `random_state` or `adjust`, or for hand-built counts with `ci`;
+        for a `positive_outcome` other than 'favourable' or 'adverse' (``OPTION_MESSAGE``).
 
     References
     ----------
@@ -281,6 +337,7 @@ def rate_findings(counts, metrics=DEFAULT_METRICS, *, reference: str = "rest", c
     if isinstance(limit, bool) or not isinstance(limit, (int, np.integer)) or limit < 1:
         raise ValueError(LIMIT_MESSAGE.format(got=limit))
     texts = _Texts(func, positive_text, negative_text, positive_outcome_text, negative_outcome_text)
+    higher_is_adverse("error_rate", positive_outcome, func)  # validates
     seed = _seed(random_state, func)
     from .._stats.intervals import check_ci
 
@@ -306,6 +363,7 @@ def rate_findings(counts, metrics=DEFAULT_METRICS, *, reference: str = "rest", c
     for _, row in top.iterrows():
         f = _record(row, kind="disparity", reference_mode=reference, level=level, adjust=adjust)
         rate = DISPARITY_METRICS[f["metric"]]
+        f = _disadvantaged_first(f, rate, positive_outcome, func)
         f["sentence"] = _disparity_sentence(f, rate, texts, n_comparisons[f["metric"]], counts.min_size)
         findings.append(Finding(**f))
     if not include_small:

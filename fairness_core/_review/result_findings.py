@@ -12,14 +12,15 @@ import numpy as np
 from .._disparity.compare import DisparityResult, distance
 from .._metrics.rates import DISPARITY_METRICS
 from .finding import Finding
-from .findings import LIMIT_MESSAGE, RESULT_MESSAGE, RESULT_METRIC_MESSAGE, _record
+from .findings import LIMIT_MESSAGE, RESULT_MESSAGE, RESULT_METRIC_MESSAGE, _disadvantaged_first, _record
 from .sentences import (_Texts, _adjust_text, _int, _interval_text, _level_text, _pct, _points, _rate_text,
-    _ratio_text, _reference_name, _zero_side)
+    _ratio_text, _reduced_interval_text, _reference_name, _zero_side)
 
 
 def reduction_finding(result: DisparityResult, metric: str, *, positive_text: Optional[str] = None,
                       negative_text: Optional[str] = None, positive_outcome_text: Optional[str] = None,
-                      negative_outcome_text: Optional[str] = None) -> Optional[Finding]:
+                      negative_outcome_text: Optional[str] = None,
+                      positive_outcome: str = "favourable") -> Optional[Finding]:
     """The comparison that drives a reduced rate disparity, as a finding with its sentence.
 
     For a ``"max"`` reduction: the comparison that attains it (``result.worst``), e.g. "The
@@ -39,6 +40,9 @@ def reduction_finding(result: DisparityResult, metric: str, *, positive_text: Op
         ``'selection_rate'``); it chooses the words.
     positive_text, negative_text, positive_outcome_text, negative_outcome_text : str, optional
         The words for the prediction and the outcomes; see :func:`rate_findings`.
+    positive_outcome : {'favourable', 'adverse'}, default='favourable'
+        Whether a positive prediction is good or bad for the person: for a pairwise reference,
+        the pair is named from its disadvantaged subgroup, as in :func:`rate_findings`.
 
     Returns
     -------
@@ -109,6 +113,8 @@ def reduction_finding(result: DisparityResult, metric: str, *, positive_text: Op
     what = f"{label} {'ratio' if measure == 'ratio' else 'difference'}"
     row["drives"] = f"drives the max {what}" if result.reduction == "max" else None
     f = _record(row, kind="reduction", reference_mode=mode, level=result.level, adjust=result.adjust)
+    f = _disadvantaged_first(f, rate, positive_outcome, func)
+    a, b = f["subgroup_value"], f["reference_value"]
     f.update(reduction=result.reduction, reduction_value=float(result.value),
              reduction_ci=(float(result.ci_low), float(result.ci_high)))
 
@@ -119,7 +125,7 @@ def reduction_finding(result: DisparityResult, metric: str, *, positive_text: Op
     interval = _interval_text(result.ci_low, result.ci_high, _ratio_text if measure == "ratio" else _points)
     if interval and measure != "ratio":
         interval += " points"
-    with_interval = f" ({level_txt} interval {interval})" if level_txt and interval else ""
+    with_interval = _reduced_interval_text(level_txt, interval, result.reduction, int(result.n_used))
     against = _reference_name(f["reference"], mode)
     a_txt = _rate_text(f["numerator"], f["denominator"], a)
     b_txt = _rate_text(f["reference_numerator"], f["reference_denominator"], b)
@@ -232,12 +238,17 @@ def disparity_findings(result: DisparityResult, quantity: str, *, limit: int = 3
     used = np.ones(len(table), bool) if result.n_small_excluded == 0 else ~table["small"].to_numpy(dtype=bool)
     disp = table["disparity"].to_numpy(dtype=np.float64)
 
-    def interval(low, high) -> str:
+    def interval_text(low, high) -> str:
         text = _interval_text(float(low), float(high), size_fmt if measure == "ratio" else
                               ((lambda v: _points(v)) if percent else (lambda v: f"{float(v):.3f}")))
-        if not (level_txt and text):
-            return ""
-        return f", {level_txt} interval {text}" + (" points" if percent and measure != "ratio" else "")
+        return text + (" points" if text and percent and measure != "ratio" else "") if text else ""
+
+    adjusted = _adjust_text(result.adjust, table.attrs.get("n_comparisons"))
+
+    def interval(low, high) -> str:
+        """A comparison's own interval (adjusted for multiple comparisons when it is)."""
+        text = interval_text(low, high)
+        return f", {level_txt} interval{adjusted} {text}" if level_txt and text else ""
 
     def pair(row) -> str:
         against = _reference_name(str(row["reference"]), mode)
@@ -269,7 +280,8 @@ def disparity_findings(result: DisparityResult, quantity: str, *, limit: int = 3
         else:
             at = int(np.flatnonzero(defined)[np.nanargmax(np.where(defined, disp, np.nan))])
         row = table.iloc[at]
-        reduced = interval(result.ci_low, result.ci_high)
+        reduced = _reduced_interval_text(level_txt, interval_text(result.ci_low, result.ci_high) or None,
+                                         result.reduction, int(result.n_used))
         if result.reduction == "max":
             sentence = (f"The largest {quantity} {kind_word}, {size_fmt(result.value)}{reduced}, is {pair(row)}.")
         else:

@@ -7,6 +7,7 @@ from typing import Optional
 import numpy as np
 import pandas as pd
 
+from .._data.checks import check_option
 from .._disparity.compare import keyword
 
 
@@ -26,6 +27,51 @@ _WORDS = {
     "false_discovery_rate": ("false discovery rate", " who were {pos}", "{neg_out}", "people who were {pos}"),
     "error_rate": ("error rate", "", "received a wrong prediction", "people"),
 }
+
+
+# Whether a rate counts positive predictions (selection, TPR, and the false positives of FPR and FDR) or
+# negative ones (the false negatives of FNR and FOR); the error rate counts wrong predictions of either kind.
+_COUNTS_POSITIVE = {"selection_rate": True, "true_positive_rate": True, "false_positive_rate": True,
+                    "false_discovery_rate": True, "false_negative_rate": False, "false_omission_rate": False}
+
+
+def higher_is_adverse(rate: str, positive_outcome: str = "favourable", func: str = "rate_findings") -> bool:
+    """Whether a higher `rate` is worse for the people it describes (ARCHITECTURE §5.0).
+
+    A rate of positive predictions (selection rate, true and false positive rates, false discovery
+    rate) is the rate of an adverse decision when the positive prediction is adverse (a detention),
+    and of a favourable one when it is favourable (a loan); a rate of negative predictions (false
+    negative and false omission rates) the other way round; a wrong prediction (error rate) is
+    always adverse. This is the definitions page's guide: punitive decisions look at the false
+    positive and false discovery rates, assistive ones at the false negative and false omission rates.
+
+    Parameters
+    ----------
+    rate : str
+        A rate name (``_WORDS``), e.g. ``'selection_rate'``.
+    positive_outcome : {'favourable', 'adverse'}, default='favourable'
+        Whether a positive prediction is good or bad for the person.
+    func : str
+        The caller, named in the error message.
+
+    Returns
+    -------
+    bool
+
+    Raises
+    ------
+    ValueError
+        For a `positive_outcome` other than 'favourable' or 'adverse'.
+
+    Examples
+    --------
+    >>> higher_is_adverse("selection_rate"), higher_is_adverse("false_positive_rate", "adverse")
+    (False, True)
+    """
+    check_option(positive_outcome, ("favourable", "adverse"), "positive_outcome", func)
+    if rate == "error_rate":
+        return True
+    return _COUNTS_POSITIVE[rate] == (positive_outcome == "adverse")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -87,6 +133,11 @@ def _ratio_text(r: float) -> str:
     return f"{r:,.2f}"
 
 
+def _fraction_text(r: float) -> str:
+    """A ratio below 1 ('0.44'), with two significant digits below 0.1 ('0.012')."""
+    return f"{r:.2f}" if r >= 0.1 or r == 0 else f"{r:.2g}"
+
+
 def _points(d: float) -> str:
     return f"{100.0 * d:.1f}"
 
@@ -112,6 +163,20 @@ def _adjust_text(adjust: Optional[str], n_comparisons: Optional[int]) -> str:
     return f" ({ADJUST_NAMES.get(adjust, adjust)}-adjusted for {n_comparisons} comparisons)"
 
 
+def _reduced_interval_text(level_txt: Optional[str], interval: Optional[str], reduction: str, n: int) -> str:
+    """' (95 % interval for the largest of 4 comparisons: 19.1–27.0 points)', or '' without an interval.
+
+    The interval of a max or mean joins its comparisons' intervals at the Bonferroni level, so it is
+    wider than the one comparison's own interval that a finding beside it may give: it says so.
+    """
+    if not (level_txt and interval):
+        return ""
+    if n <= 1:
+        return f" ({level_txt} interval {interval})"
+    what = "largest" if reduction == "max" else "mean"
+    return f" ({level_txt} interval for the {what} of {n:,} comparisons: {interval})"
+
+
 def _reference_name(reference: str, mode: str, *, people: bool = False) -> str:
     """How the reference reads: everyone else, the whole population, or the subgroup's name
     (``people in X`` after 'the rate of', with `people`)."""
@@ -124,7 +189,11 @@ def _reference_name(reference: str, mode: str, *, people: bool = False) -> str:
 
 def _lead(subgroup: str, reference: str, mode: str, rate: str, a: float, b: float, ratio: float,
           texts: _Texts) -> str:
-    """'People in X who did not reoffend were flagged high risk at 2.04× the rate of everyone else'."""
+    """'People in X who did not reoffend were flagged high risk at 2.04× the rate of everyone else'.
+
+    A lower rate reads as a fraction of the reference's, '... at 0.44× the rate of everyone else'
+    (`ratio` is max/min, so that is 1 / ratio), not 'at a lower rate, by a factor of 2.27'.
+    """
     _, who, what, _ = texts.words(rate)
     subject = f"People in {subgroup}{who} {what}"
     ref = _reference_name(reference, mode, people=True)
@@ -135,7 +204,7 @@ def _lead(subgroup: str, reference: str, mode: str, rate: str, a: float, b: floa
         return f"{subject} at a {side} rate than {ref}"
     if a > b:
         return f"{subject} at {_ratio_text(ratio)}× the rate of {ref}"
-    return f"{subject} at a lower rate than {ref}, by a factor of {_ratio_text(ratio)}"
+    return f"{subject} at {_fraction_text(1.0 / ratio)}× the rate of {ref}"
 
 
 def _few_text(subgroup, size, den, reference, mode, ref_den, min_size, rate, texts: _Texts) -> str:
@@ -168,7 +237,7 @@ def _details(f: dict, rate: str, texts: _Texts, n_comparisons) -> str:
     if np.isinf(f["ratio"]):
         parts[0] += "; the ratio is infinite because one rate is 0"
     if f["level"] is not None:
-        r_int = None if np.isinf(f["ratio"]) else _interval_text(*f["ratio_ci"], _ratio_text)
+        r_int = None if np.isinf(f["ratio"]) else _ratio_interval(f)
         d_int = _interval_text(*f["difference_ci"], _points)
         got = [p for p in ((f"ratio {r_int}" if r_int else None),
                            (f"difference {d_int} points" if d_int else None)) if p]
@@ -182,6 +251,14 @@ def _details(f: dict, rate: str, texts: _Texts, n_comparisons) -> str:
     if f["denominator"] >= 0 and f["reference_denominator"] >= 0:
         parts.append(f"{f['denominator']:,} vs {f['reference_denominator']:,} {people}")
     return "; ".join(parts)
+
+
+def _ratio_interval(f: dict) -> Optional[str]:
+    """The ratio's interval in the lead's orientation: a / b, so a lower rate's '0.44×' has '0.31–0.59'."""
+    low, high = f["ratio_ci"]
+    if f["subgroup_value"] >= f["reference_value"] or _isnan(low) or _isnan(high):
+        return _interval_text(low, high, _ratio_text)
+    return _interval_text(1.0 / high, 1.0 / low, _fraction_text)
 
 
 def _disparity_sentence(f: dict, rate: str, texts: _Texts, n_comparisons, min_size) -> str:

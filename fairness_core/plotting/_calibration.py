@@ -4,10 +4,38 @@ from __future__ import annotations
 
 from typing import Sequence
 
+import numpy as np
 import pandas as pd
 
 from ._common import (ERROR_COLOR, HOVER, LEVEL_MESSAGE, SMALL_OPACITY, _ci_name, _count, _error_bars, _estimate,
-                      _floats, _hover, _interval, _label, _level, _num, _small, _small_legend, _title, subgroup_colors)
+                      _floats, _hover, _interval, _label, _legend_entry, _level, _num, _small, _small_legend, _title,
+                      subgroup_colors)
+
+# A bin's marker is drawn at full weight from this many rows; below, its opacity is its share of them (floor
+# MIN_BIN_OPACITY), so a bin of 1-3 rows, whose fraction of positives is 0 or 1 by chance, reads as faint.
+FULL_WEIGHT_ROWS = 30
+MIN_BIN_OPACITY = 0.15
+FAINT_BIN_LEGEND = f"Faint point: a bin of fewer than {FULL_WEIGHT_ROWS} rows (fainter = fewer; count on hover)"
+
+
+def bin_opacity(count) -> np.ndarray:
+    """Marker opacity of reliability bins from their row counts: count / FULL_WEIGHT_ROWS in [MIN_BIN_OPACITY, 1].
+
+    Parameters
+    ----------
+    count : array-like of int
+        Rows per bin.
+
+    Returns
+    -------
+    ndarray of float
+
+    Examples
+    --------
+    >>> bin_opacity([1, 15, 30, 500]).tolist()
+    [0.15, 0.5, 1.0, 1.0]
+    """
+    return np.clip(np.asarray(count, dtype=np.float64) / FULL_WEIGHT_ROWS, MIN_BIN_OPACITY, 1.0)
 
 
 def reliability_chart(table: pd.DataFrame, *, subgroups: Sequence[str] | None = None,
@@ -39,7 +67,9 @@ def reliability_chart(table: pd.DataFrame, *, subgroups: Sequence[str] | None = 
     -------
     plotly.graph_objects.Figure
         x = "Mean predicted probability", y = "Fraction of positives"; empty bins are skipped;
-        vertical error bars when the interval columns are present; small subgroups dotted, faded
+        vertical error bars when the interval columns are present; each bin's marker faded by its
+        row count (:func:`bin_opacity`: full weight from ``FULL_WEIGHT_ROWS`` rows), with a legend
+        entry (``FAINT_BIN_LEGEND``) when a bin drawn has fewer; small subgroups dotted, faded
         and named "(small)", with a legend entry; hover shows the bin range, its row count, the
         fraction of positives with its interval and why a subgroup is small.
 
@@ -63,6 +93,7 @@ def reliability_chart(table: pd.DataFrame, *, subgroups: Sequence[str] | None = 
     fig = go.Figure()
     fig.add_trace(go.Scatter(x=[0, 1], y=[0, 1], mode="lines", name="Perfectly calibrated",
                              line={"dash": "dash", "color": "grey"}, hoverinfo="skip"))
+    faint = False
     for name in (subgroups if subgroups is not None else all_names):
         rows = table[(table["subgroup"] == name) & (table["count"] > 0)]
         is_small = name in small_of
@@ -77,10 +108,15 @@ def reliability_chart(table: pd.DataFrame, *, subgroups: Sequence[str] | None = 
         fig.add_trace(go.Scatter(
             x=mean, y=y, mode="lines+markers", name=label,
             line={"color": colors.get(name), **({"dash": "dot"} if is_small else {})},
-            marker={"size": 8, **({"symbol": "circle-open"} if is_small else {})},
+            marker={"size": 8, "opacity": bin_opacity(count).tolist(),
+                    **({"symbol": "circle-open"} if is_small else {})},
             error_y=_error_bars(y, interval, colors.get(name) or ERROR_COLOR),
             hovertext=hover, hovertemplate=HOVER, **style,
         ))
+        faint = faint or bool((count < FULL_WEIGHT_ROWS).any())
+    if faint:
+        _legend_entry(fig, FAINT_BIN_LEGEND, "faint", mode="markers",
+                      marker={"size": 8, "color": "#888888", "opacity": 0.3})
     if small_of and any(n in small_of for n in (subgroups if subgroups is not None else all_names)):
         _small_legend(fig, "line")
     fig.update_layout(

@@ -17,6 +17,7 @@ DISTANCE_MESSAGE = ("The 'distance_measure' parameter of pairwise_heatmap must b
 PAIRWISE_MESSAGE = ("pairwise_heatmap needs a pairwise comparison table (reference='pairwise', reduction=None): "
                     "columns 'subgroup', 'reference' and 'disparity'. Missing: {missing}.")
 MAX_CELL_TEXT = 15  # subgroups up to which every cell shows its value
+TITLE_ROOM = 44  # pixels of the top margin above the column labels for a title (one line, 17 px, and its padding)
 SMALL_NOTE = "(value): a small comparison (reason on hover)"
 PARITY_NOTE = "*: interval excludes parity"
 
@@ -128,11 +129,24 @@ def pairwise_heatmap(table: pd.DataFrame, *, distance_measure: str = "diff", val
     if k <= MAX_CELL_TEXT and any(notes):
         fig.add_annotation(text="; ".join(n for n in notes if n), xref="paper", yref="paper", x=0, y=-0.02,
                            xanchor="left", yanchor="top", showarrow=False, font={"color": "grey"})
-    fig.update_xaxes(type="category", side="top", tickangle=-30, showgrid=False, zeroline=False)
-    fig.update_yaxes(type="category", autorange="reversed", showgrid=False, zeroline=False)
-    fig.update_layout(title=_title(title), height=max(380, 36 * k + 220), plot_bgcolor="white",
-                      margin={"l": 10, "r": 10, "t": 60 if title is None else 110, "b": 40})
+    # The column labels sit on top, rotated: the top margin holds them (their height estimated from the longest
+    # name, generously) and, above them, the title, anchored to the top of the figure. Plotly's title automargin
+    # does not see labels on a top axis, so the margin is set here; the axis' automargin only ever widens it.
+    top = _label_room(names) + (TITLE_ROOM if title is not None else 10)
+    fig.update_xaxes(type="category", side="top", tickangle=-30, showgrid=False, zeroline=False, automargin=True)
+    fig.update_yaxes(type="category", autorange="reversed", showgrid=False, zeroline=False, automargin=True)
+    heading = None if title is None else {"text": _title(title), "yref": "container", "y": 1, "yanchor": "top",
+                                          "pad": {"t": 10}, "x": 0, "xanchor": "left"}
+    fig.update_layout(title=heading, height=max(380, 36 * k + 110 + top), plot_bgcolor="white",
+                      margin={"l": 10, "r": 10, "t": top, "b": 40})
     return fig
+
+
+def _label_room(names) -> int:
+    """Pixels the top axis' labels take, rotated by 30°: sin 30° × the longest name at 6.4 px a character (12 px
+    font; Open Sans averages under 6) plus the glyphs' height and the tick's padding."""
+    longest = max((len(str(n)) for n in names), default=0)
+    return int(np.ceil(0.5 * 6.4 * longest)) + 22
 
 
 def _sides(table: pd.DataFrame, side: str, value_label: str, ci_name: str) -> list:

@@ -154,4 +154,7 @@ def test_every_reference_draws_the_page(app, credit_counts, reference):
     # and the comparisons are drawn as a subgroup x subgroup heatmap.
     assert len([t for t in ece["data"] if t["type"] == "bar"]) == (1 if reference == "pairwise" else 2)
     assert [f["data"][0]["type"] for f in heatmap] == (["heatmap"] if reference == "pairwise" else [])
+    against = {"overall": "the whole population", "pairwise": "every other subgroup (pairwise)",
+               "named": "the subgroup Group A"}[reference]
+    assert any(f"Each subgroup's ECE is compared with {against}; distance: " in c.value for c in app.caption)
     assert len(app.dataframe[1].value) == len(expected.table)

@@ -199,7 +199,8 @@ def test_findings_panel_names_african_american_and_the_false_positive_rate(app, 
                                 n_boot=1000, random_state=0, limit=3, **fc.outcome_words(mapping))
     assert panel.split("\n")[: len(expected)] == [f"- {escape.md(f.sentence)}" for f in expected]
     # ... and the driving comparison of each max
-    assert any(b.startswith("The largest false positive rate ratio, 2.27 (95 % interval 1.81–3.44), is Other")
+    assert any(b.startswith("The largest false positive rate ratio, 2.27 (95 % interval for the largest of 4 "
+                            "comparisons: 1.81–3.44), is Other")
                for b in bullets)
     assert any(b.startswith("The largest false negative rate ratio") for b in bullets)
     # Native American (18 rows) is small: left out of every reduction, and said to be too few to assess

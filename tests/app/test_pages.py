@@ -69,6 +69,10 @@ def test_named_reference_and_pairwise(app):
     comparisons = app.dataframe[1].value
     k = len(app.dataframe[0].value)
     assert len(comparisons) == k * (k - 1) // 2
+    # the caption names the reference with its own words: no "compared with the every other subgroup"
+    captions = [c.value for c in app.caption]
+    assert any("Each subgroup is compared with every other subgroup (pairwise); distance: " in c for c in captions)
+    assert not any("the every other" in c for c in captions)
     widget(app, "selectbox", "Reference").set_value("named").run()
     widget(app, "selectbox", "Reference subgroup").set_value("Group A").run()
     comparisons = app.dataframe[1].value

@@ -259,7 +259,9 @@ def test_reduction_finding_names_what_drives_the_max(compas_counts):
     assert (f.subgroup, f.reference) == result.worst == ("Other", "rest")
     assert f.reduction_value == result.value and f.reduction_ci == (result.ci_low, result.ci_high)
     assert f.drives == "drives the max false positive rate ratio"
-    expected = (f"The largest false positive rate ratio, {result.value:.2f} (95 % interval {result.ci_low:.2f}–"
+    # The max's interval joins its comparisons' (Bonferroni): labelled, as it differs from Other's own interval.
+    expected = (f"The largest false positive rate ratio, {result.value:.2f} (95 % interval for the largest of "
+                f"{result.n_used} comparisons: {result.ci_low:.2f}–"
                 f"{result.ci_high:.2f}), is Other against everyone else (false positive rate 14.8 % vs 33.5 %; "
                 f"244 vs 3,719 people who did not reoffend).")
     assert f.sentence.startswith(expected)
@@ -270,10 +272,16 @@ def test_reduction_finding_pairwise_difference(compas_counts):
     result = compas_counts.disparity("false_negative_rate", distance_measure="diff", reduction="max",
                                      reference="pairwise", ci=0.95)
     f = reduction_finding(result, "false_negative_rate")
-    assert (f.subgroup, f.reference) == result.worst
+    # A pair is named from its disadvantaged side: with a favourable positive prediction, a higher false negative
+    # rate (more of those who reoffended... here: who had the positive outcome, denied it) is the disadvantage.
+    assert result.worst == ("African-American", "Other")
+    assert (f.subgroup, f.reference) == ("Other", "African-American")
+    assert f.subgroup_value > f.reference_value and f.difference == pytest.approx(f.subgroup_value - f.reference_value)
     assert f.sentence.startswith(f"The largest false negative rate difference, {100 * result.value:.1f} percentage "
-                                 f"points (95 % interval")
-    assert f"is {result.worst[0]} against {result.worst[1]} (" in f.sentence
+                                 f"points (95 % interval for the largest of {result.n_used} comparisons: ")
+    assert "is Other against African-American (" in f.sentence
+    adverse = reduction_finding(result, "false_negative_rate", positive_outcome="adverse")
+    assert (adverse.subgroup, adverse.reference) == result.worst
 
 
 def test_reduction_finding_of_nothing_is_none():
@@ -395,7 +403,8 @@ def test_disparity_findings_without_any_excluding_interval_says_not_distinguisha
     # A mean names the mean and the largest comparison; values with 3 decimals without percent.
     mean = counts.disparity("false_positive_rate", reduction="mean", ci=0.95)
     first = fc.disparity_findings(mean, "share")[0].sentence
-    assert first.startswith(f"The mean share difference over 2 comparisons is {mean.value:.3f}, 95 % interval ")
+    assert first.startswith(f"The mean share difference over 2 comparisons is {mean.value:.3f} (95 % interval "
+                            "for the mean of 2 comparisons: ")
     assert "the largest is a against everyone else (share 0.200 vs 0.220; 100 vs 100 people)" in first
 
 
@@ -413,3 +422,102 @@ def test_disparity_findings_without_intervals_and_bad_input():
         fc.disparity_findings(result, " ")
     with pytest.raises(ValueError, match="'limit' parameter of disparity_findings"):
         fc.disparity_findings(result, "x", limit=0)
+
+
+# --------------------------------------------------------------------------------------------
+# Pairwise findings speak about the disadvantaged subgroup; one labelled interval per number (issue 22, item 6)
+# --------------------------------------------------------------------------------------------
+
+# x: selection rate 100/200 = 50 %, false positive rate 40/100; y: 30/200 = 15 %, 10/100.
+PAIR = {"x": (60, 40, 40, 60), "y": (90, 10, 80, 20)}
+
+
+def _pair_finding(metric, positive_outcome):
+    return rate_findings(counts_of(PAIR), [metric], reference="pairwise", limit=1, positive_outcome=positive_outcome)[0]
+
+
+def test_pairwise_favourable_selection_rate_speaks_about_the_lower_rate():
+    f = _pair_finding("statistical_parity", "favourable")   # a positive prediction is good: the lower rate loses
+    assert (f.subgroup, f.reference) == ("y", "x")
+    assert (f.subgroup_value, f.reference_value) == (0.15, 0.5)
+    assert (f.numerator, f.denominator, f.reference_numerator, f.reference_denominator) == (30, 200, 100, 200)
+    assert f.difference == pytest.approx(-0.35) and f.difference_ci[1] < 0
+    assert f.ratio == pytest.approx(0.5 / 0.15)  # the record's ratio stays max / min
+    low, high = f.ratio_ci
+    assert f.sentence.startswith(
+        "People in y were predicted positive at 0.30× the rate of people in x (selection rate 15.0 % vs 50.0 %, "
+        f"a difference of -35.0 percentage points; 95 % intervals: ratio {1 / high:.2f}–{1 / low:.2f}, difference "
+        f"{100 * f.difference_ci[0]:.1f} to {100 * f.difference_ci[1]:.1f} points; 200 vs 200 people).")
+
+
+def test_pairwise_adverse_selection_rate_speaks_about_the_higher_rate():
+    f = _pair_finding("statistical_parity", "adverse")   # a positive prediction harms: the higher rate loses
+    assert (f.subgroup, f.reference, f.subgroup_value, f.reference_value) == ("x", "y", 0.5, 0.15)
+    assert f.difference == pytest.approx(0.35) and f.difference_ci[0] > 0
+    assert f.sentence.startswith("People in x were predicted positive at 3.33× the rate of people in y (selection "
+                                 "rate 50.0 % vs 15.0 %, a difference of 35.0 percentage points; 95 % intervals: "
+                                 f"ratio {f.ratio_ci[0]:.2f}–{f.ratio_ci[1]:.2f}, difference ")
+
+
+@pytest.mark.parametrize("positive_outcome, subject, lead", [
+    ("adverse", "x", "People in x who were actually negative were predicted positive at 4.00× the rate of people in y"),
+    ("favourable", "y", "People in y who were actually negative were predicted positive at 0.25× the rate of people "
+                        "in x"),
+])
+def test_pairwise_false_positive_rate_follows_the_outcome(positive_outcome, subject, lead):
+    # A false positive is a wrong detention (adverse) or a wrong approval (favourable) for the person.
+    f = _pair_finding("false_positive_rate", positive_outcome)
+    assert f.subgroup == subject and f.sentence.startswith(lead + " (false positive rate ")
+
+
+def test_pairwise_false_negative_rate_is_adverse_when_the_positive_prediction_is_favourable():
+    # x: FNR 40/100, y: 80/100. Favourable positive prediction: a false negative denies it, so y (higher) loses.
+    assert _pair_finding("false_negative_rate", "favourable").subgroup == "y"
+    assert _pair_finding("false_negative_rate", "adverse").subgroup == "x"
+
+
+def test_a_lower_rate_than_the_rest_reads_as_a_fraction_with_its_interval_turned():
+    counts = counts_of({"a": (90, 10, 50, 50), "b": (60, 40, 50, 50)})
+    f = next(f for f in rate_findings(counts, ["false_positive_rate"], limit=2) if f.subgroup == "a")
+    assert (f.reference, f.subgroup_value, f.reference_value) == ("rest", 0.1, 0.4)
+    low, high = f.ratio_ci
+    assert f.sentence.startswith("People in a who were actually negative were predicted positive at 0.25× the rate "
+                                 "of everyone else (false positive rate 10.0 % vs 40.0 %")
+    assert f"ratio {1 / high:.2f}–{1 / low:.2f}," in f.sentence and "by a factor of" not in f.sentence
+
+
+def test_a_bad_positive_outcome_is_refused():
+    with pytest.raises(ValueError, match="'positive_outcome' parameter of rate_findings"):
+        rate_findings(counts_of(PAIR), ["false_positive_rate"], positive_outcome="good")
+
+
+def test_rate_conclusions_label_the_intervals_of_one_comparison_and_of_the_max(compas_counts):
+    # COMPAS, FPR difference against the rest: the top finding and the max's driver are the same comparison
+    # (African-American, 22.8 points), whose own interval and the max's Bonferroni-joined interval differ.
+    mapping = fc.ColumnMapping(label="two_year_recid", positive_label=1, scores=("decile_score",),
+                               protected=("race",), positive_outcome="adverse")
+    concluded = fc.rate_conclusions(compas_counts, mapping, rate_metrics=("false_positive_rate",), n_boot=300)
+    top, driver = concluded.findings[0], concluded.findings[-1]
+    result = concluded.results["max"][("false_positive_rate", "diff")]
+    assert result.worst == ("African-American", "rest")
+    own = re.search(r"95 % intervals: ratio [0-9.]+–[0-9.]+, difference ([0-9.]+)–([0-9.]+) points;", top)
+    joined = re.search(r"\(95 % interval for the largest of (\d+) comparisons: ([0-9.]+)–([0-9.]+) points\), is "
+                       r"African-American against everyone else", driver)
+    assert own and joined and "22.8 percentage points" in top and "22.8 percentage points" in driver
+    assert int(joined[1]) == result.n_used == 4
+    assert (float(joined[2]), float(joined[3])) == (round(100 * result.ci_low, 1), round(100 * result.ci_high, 1))
+    assert own.groups() != joined.groups()[1:]   # two intervals for one number: each says what it is
+    # Pairwise, an adverse positive prediction: the findings speak about the group flagged more often.
+    pairwise = fc.rate_conclusions(compas_counts, mapping, rate_metrics=("false_positive_rate",), n_boot=300,
+                                   reference="pairwise")
+    assert pairwise.findings[0].startswith("People in African-American who actually had two_year_recid ≠ 1 were "
+                                           "predicted two_year_recid = 1 at 3.04× the rate of people in Other")
+
+
+def test_disparity_findings_label_adjusted_comparison_intervals_apart_from_the_max():
+    counts = counts_of({"x": (150, 50, 100, 100), "y": (100, 100, 90, 110), "w": (160, 40, 100, 100)})
+    result = counts.disparity("false_positive_rate", reduction="max", ci=0.95, adjust="holm")
+    found = fc.disparity_findings(result, "false positive rate", percent=True)
+    assert found[0].kind == "reduction" and "(95 % interval for the largest of 3 comparisons: " in found[0].sentence
+    comparisons = [f for f in found if f.kind == "disparity"]
+    assert comparisons and all("95 % interval (Holm-adjusted for 3 comparisons) " in f.sentence for f in comparisons)

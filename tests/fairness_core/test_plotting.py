@@ -323,7 +323,44 @@ def test_reliability_chart_wilson_error_bars_and_small_subgroups():
     flagged = plotting.reliability_chart(table.assign(small=table["subgroup"] == "tiny"))
     assert flagged.data[2].name == "tiny (small)" and plotting.SMALL_TEXT in flagged.data[2].hovertext[0]
     plain = plotting.reliability_chart(table.drop(columns=["fraction_positive_ci_low", "fraction_positive_ci_high"]))
-    assert all(t.error_y.array is None for t in plain.data) and len(plain.data) == 3
+    # the diagonal, two curves and the legend entry of faint (few-row) bins: tiny's bins hold 3 and 5 rows
+    assert all(t.error_y.array is None for t in plain.data) and len(plain.data) == 4
+
+
+def test_reliability_chart_fades_each_bin_by_its_rows():
+    table = pd.DataFrame({
+        "subgroup": ["x"] * 4 + ["y"] * 2, "bin": [0, 1, 2, 3, 0, 1],
+        "bin_lower": [0, 0.25, 0.5, 0.75, 0, 0.5], "bin_upper": [0.25, 0.5, 0.75, 1, 0.5, 1],
+        "count": [1, 3, 15, 400, 30, 0],
+        "mean_predicted": [0.1, 0.4, 0.6, 0.9, 0.3, np.nan], "fraction_positive": [1.0, 0.0, 0.6, 0.88, 0.3, np.nan],
+    })
+    fig = plotting.reliability_chart(table)
+    x_curve, y_curve = _visible(fig)[1:]
+    # opacity = rows / 30, at least 0.15: a bin of 1 or 3 rows is faint, 15 rows half, 30 or more full
+    assert list(x_curve.marker.opacity) == [0.15, pytest.approx(0.15), 0.5, 1.0]
+    assert list(y_curve.marker.opacity) == [1.0]   # the empty bin is not drawn
+    assert x_curve.marker.size == 8 and "count 1" in x_curve.hovertext[0] and "count 400" in x_curve.hovertext[3]
+    legend = [t for t in fig.data if t.name and t.name.startswith("Faint point")]
+    assert [t.name for t in legend] == ["Faint point: a bin of fewer than 30 rows (fainter = fewer; count on hover)"]
+    assert legend[0].showlegend and legend[0].marker.opacity < 1
+    # every bin drawn at full weight: no such legend entry
+    full = plotting.reliability_chart(table[table["subgroup"] == "y"])
+    assert not any(t.name and t.name.startswith("Faint point") for t in full.data)
+
+
+def test_pairwise_heatmap_title_sits_above_its_rotated_column_labels():
+    long = ["race=African-American, sex=Female", "race=Caucasian, sex=Male", "race=Other, sex=Female"]
+    fig = plotting.pairwise_heatmap(_pairs(long), title="False positive rate: every pair of subgroups")
+    layout = fig.layout
+    assert layout.xaxis.side == "top" and layout.xaxis.tickangle == -30 and layout.xaxis.automargin is True
+    # the title is pinned to the top of the figure, the plot area starts below the labels' height and the title's
+    assert (layout.title.yref, layout.title.y, layout.title.yanchor) == ("container", 1, "top")
+    label_height = 0.5 * 6.4 * len(long[0])   # sin 30° × the longest label's width at 6.4 px a character
+    assert len(long[0]) == 33 and layout.margin.t == int(np.ceil(label_height)) + 22 + 44 == 172
+    assert layout.height >= 36 * 3 + layout.margin.t
+    # without a title the margin holds only the labels; short names need less room
+    assert plotting.pairwise_heatmap(_pairs(long)).layout.margin.t == 172 - 44 + 10
+    assert plotting.pairwise_heatmap(_pairs(["a", "b", "c"]), title="t").layout.margin.t == 4 + 22 + 44
 
 
 def test_ratio_score_chart_draws_its_rule_with_add_rule_line_and_intervals():

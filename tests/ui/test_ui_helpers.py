@@ -52,3 +52,12 @@ def test_guess_mapping_on_madlibs(madlibs_csv):
     frame = fc.read_table(madlibs_csv)
     mapping = profiling.guess_mapping(frame, profiling.column_profile.__wrapped__("t", frame))
     assert (mapping.label, mapping.positive_label, mapping.scores) == ("toxicity", "toxic", ("TOXICITY@1", "TOXICITY@6"))
+
+
+def test_against_gives_the_reference_its_article_once():
+    from ui import labels
+
+    assert labels.against("pairwise") == "every other subgroup (pairwise)"   # never "the every other subgroup"
+    assert labels.against("rest") == "the rest of the population"
+    assert labels.against("overall") == "the whole population"
+    assert labels.against(fc.named_reference("rest")) == "the subgroup rest"
