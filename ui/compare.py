@@ -349,9 +349,9 @@ def rate_section(token: str, mapping_key: str, scored: fc.ScoredData, *, metrics
     with progress.computing("the disparities of every model", intervals.ci):
         side = rate_models(token, mapping_key, scored, thresholds=chosen, max_difference=float(max_difference),
                            **options)
-    ref_text = labels.reference_text(reference)
+    ref_text = labels.against(reference)
     st.caption("Each model at its own decision threshold (the boxes above; the current Model's is the Decision "
-               f"threshold at the top of the page). Against the {ref_text}, distance {labels.DISTANCE_LABELS[distance]}, reduction {reduction}; "
+               f"threshold at the top of the page). Against {ref_text}, distance {labels.DISTANCE_LABELS[distance]}, reduction {reduction}; "
                "the rules as under Policy above (assessed on the largest disparity). " + _interval_note(intervals))
     st.dataframe(side, height="content")
     baseline = pick_baseline(models)
@@ -416,8 +416,8 @@ def calibration_section(token: str, mapping_key: str, scored: fc.ScoredData, *, 
                                   reference=reference, include_small=include_small, threshold=threshold,
                                   intervals=intervals)
     st.dataframe(side)
-    ref_text = labels.reference_text(reference)
-    st.caption(f"ECE of each subgroup against the {ref_text}, distance {labels.DISTANCE_LABELS[distance]}, "
+    ref_text = labels.against(reference)
+    st.caption(f"ECE of each subgroup against {ref_text}, distance {labels.DISTANCE_LABELS[distance]}, "
                f"{int(n_bins)} {strategy} bins, as above; calibration needs no threshold. Only scores in [0, 1] "
                "are probabilities whose calibration can be assessed. " + _interval_note(intervals))
     baseline = pick_baseline(list(scored.scores))

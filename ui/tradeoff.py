@@ -98,12 +98,12 @@ def overview_section(token: str, mapping_key: str, scored: fc.ScoredData, *, int
         points, x=measure, y="disparity", x_label=MEASURES[measure], y_label=y_label, bound=bound,
         title=f"{name} against worst disparity, each model at its own threshold")), width="stretch")
     st.dataframe(points, hide_index=True, column_config=compare.number_config(points.columns, OVERVIEW_LABELS))
-    ref_text = labels.reference_text(reference)
+    ref_text = labels.against(reference)
     st.caption("Performance from the confusion counts of all rows at each model's threshold"
                + (" (Wilson intervals; balanced accuracy: MOVER from the Wilson intervals of the true positive and "
                   "true negative rates; AUC: DeLong)" if intervals.ci is not None else "") + "; "
                f"worst disparity: the largest {reduction} disparity over the rates chosen on Rate disparities ("
-               + ", ".join(labels.RATE_LABELS[m] for m in metrics) + f") against the {ref_text}"
+               + ", ".join(labels.RATE_LABELS[m] for m in metrics) + f") against {ref_text}"
                + (", with its interval. " if intervals.ci is not None else ". ")
                + ("The line is the policy bound on a difference. " if bound is not None else "")
                + ("Intervals are off." if intervals.ci is None else ""))
