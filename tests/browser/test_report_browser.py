@@ -186,6 +186,16 @@ def test_report_prints_on_a4_without_cut_columns(browser, compas_csv, tmp_path, 
         page.screenshot(path=str(screenshot_dir / "review_report_print_table.png"))
         page.locator(PLOT).nth(1).scroll_into_view_if_needed()
         page.screenshot(path=str(screenshot_dir / "review_report_print_chart.png"))
+        # printed from a wide window (no resize event): the charts are redrawn at the page's width, then back
+        page.emulate_media(media="screen")
+        page.set_viewport_size({"width": 1400, "height": 1000})
+        widths = "() => [...document.querySelectorAll('.js-plotly-plot .main-svg')].map(s => s.getBoundingClientRect().width)"
+        page.wait_for_function(f"() => ({widths})().every(w => w > 1000)")
+        page.evaluate("() => window.dispatchEvent(new Event('beforeprint'))")
+        page.wait_for_function(f"() => ({widths})().every(w => w <= 680)")
+        assert page.evaluate(PRINT_PROBLEMS)["clipped"] == []
+        page.evaluate("() => window.dispatchEvent(new Event('afterprint'))")
+        page.wait_for_function(f"() => ({widths})().every(w => w > 1000)")
         assert len(page.pdf(format="A4")) > 10_000
     finally:
         context.close()
