@@ -19,6 +19,7 @@ import pandas as pd
 
 from .._disparity.compare import keyword
 from .export import neutralize_formulas
+from .report_layout import fit_labels, heading_settings, split_columns, unwrapped
 
 CONFIG_ELEMENT_ID = "review-config"
 REVIEW_ELEMENT_ID = "review-json"
@@ -80,19 +81,23 @@ def render_report(review) -> str:
 
     def figure(fig) -> dict:
         fig.update_layout(width=None, height=max(int(fig.layout.height or 420), 380))
+        fit_labels(fig)   # margins that hold the subgroup labels, printed too
         out = pio.to_html(fig, full_html=False, include_plotlyjs=first[0], config={"displaylogo": False,
                                                                                      "responsive": True})
         first[0] = False
         return {"kind": "figure", "plotly_html": out}   # plotly's own markup: the template's one |safe
 
+    # With two or more models every verdict line names its model (a line is read, quoted and printed alone);
+    # with one, its heading does.
+    several = len(review.models) > 1
     blocks = [_h1(f"Fairness review: {review.source.get('name', 'data')}"), _meta(review),
               _h2("Policy verdicts", first=True)]
     for model in review.models:   # each model's rules under its name; the labels' rules apart, never the model's
         if model.verdicts:
-            blocks += [_h3(model.name), _verdicts(model.verdicts)]
+            blocks += [_h3(model.name), _verdicts(model.verdicts, model.name if several else "")]
     if review.dataset_verdicts:
         blocks += [_h3("Rules about the labels (properties of the data, not of a model)"),
-                   _verdicts(review.dataset_verdicts)]
+                   _verdicts(review.dataset_verdicts, "Labels" if several else "")]
     blocks += [_h2("The data"),
                _p(f"Base rate (share of positive labels): {review.base_rate[0]:.4g}"
                   + ("" if level is None else f" ({level * 100:g} % interval {review.base_rate[1]:.4g}–"
@@ -107,7 +112,7 @@ def render_report(review) -> str:
     for model in review.models:
         title = (f"Model {model.name}" + ("" if model.threshold is None else f" at threshold {model.threshold:g}")
                  if model.kind == "score" else f"Given predictions ({model.name})")
-        blocks += [_h2(title), _findings(model.findings), _verdicts(model.verdicts),
+        blocks += [_h2(title), _findings(model.findings), _verdicts(model.verdicts, model.name if several else ""),
                    _h3("Performance at the threshold"), _table(model.performance)]
         if model.auc_table is not None:
             table = model.auc_table.copy()
@@ -125,8 +130,10 @@ def render_report(review) -> str:
                    figure(plotting.rate_chart(model.rate_table, metrics, references, title="Rates per subgroup",
                                               level=level)), _table(model.rate_table)]
         for metric, result in model.rates.items():
-            blocks += [_h3(f"{metric.replace('_', ' ').capitalize()} disparity ({result.reduction}, "
-                           f"{result.distance_measure}, against {result.reference}): {result.value:.4g}"),
+            against = None if result.reference is None else _AGAINST.get(keyword(result.reference),
+                                                                          f"against subgroup {result.reference}")
+            blocks += [_h3(f"{metric.replace('_', ' ').capitalize()} disparity"
+                           f"{heading_settings(result.reduction, result.distance_measure, against)}: {result.value:.4g}"),
                        _table(result.table)]
         ratio_tables = {"p% score": model.p_percent.table, "Equal opportunity score": model.equal_opportunity.table}
         blocks += [_h3("p% and equal opportunity scores"),
@@ -173,6 +180,8 @@ def render_report(review) -> str:
 
 _REFERENCES = {"rest": "the rest of the population", "overall": "the whole population",
                "pairwise": "every other subgroup"}
+# How a rate disparity's heading says what each subgroup was compared with.
+_AGAINST = {"rest": "against the rest", "overall": "against the whole population", "pairwise": "between every pair"}
 _CLASS_METRICS = {"recall": "Recall", "precision": "Precision", "fscore": "F-score"}
 _CLASS_REDUCTIONS = {"std": "the standard deviation across subgroups", "difference": "the signed difference first - second",
                      "absolute_difference": "the absolute difference |first - second|"}
@@ -256,10 +265,11 @@ def _meta(review) -> dict:
     return {"kind": "meta", "rows": rows}
 
 
-def _verdicts(verdicts):
+def _verdicts(verdicts, model: str = ""):
+    """A list of verdicts; `model` (a model's name, or "Labels") starts every line when it is not empty."""
     if not verdicts:
         return None
-    items = [{"status": v.status, "label": v.status.replace("_", " "), "sentence": v.sentence,
+    items = [{"status": v.status, "label": v.status.replace("_", " "), "model": model, "sentence": v.sentence,
               "note": v.note if v.note and v.note not in v.sentence else ""}   # a sentence may already end with its note
              for v in verdicts]
     return {"kind": "verdicts", "entries": items}
@@ -275,11 +285,19 @@ def _table(frame: pd.DataFrame, empty: str = "None.") -> dict:
     """A table block: the column names and every cell as the text pandas' to_html shows (floats to 6
     significant digits, missing values empty), after neutralizing spreadsheet formulas."""
     if frame.empty:
-        return {"kind": "table", "columns": [], "rows": [], "empty": empty}
+        return {"kind": "table", "columns": [], "rows": [], "parts": [], "empty": empty}
     shown = neutralize_formulas(frame.reset_index(drop=True))
     columns = [_cell_text(c) for c in shown.columns]
     rows = [[_cell_text(v) for v in row] for row in shown.itertuples(index=False, name=None)]
-    return {"kind": "table", "columns": columns, "rows": rows, "empty": empty}
+    # A table wider than the printed page is split by columns into parts that fit it, its key columns
+    # (subgroup, reference) repeated in each: never one-character columns on A4.
+    split = split_columns(columns, rows)
+    short_header, short_cells = unwrapped(columns, rows)
+    parts = [{"columns": [columns[i] for i in part], "rows": [[row[i] for i in part] for row in rows],
+              "short_header": [short_header[i] for i in part], "short_cells": [short_cells[i] for i in part],
+              "caption": "" if len(split) == 1 else f"Part {n} of {len(split)}"}
+             for n, part in enumerate(split, 1)]
+    return {"kind": "table", "columns": columns, "rows": rows, "parts": parts, "empty": empty}
 
 
 def _cell_text(value) -> str:

@@ -18,13 +18,39 @@ from tests.browser.test_navigation_browser import _SUBPAGE_PROBE
 
 pytestmark = pytest.mark.browser
 
-# The rows of the report's table under the heading that starts with `title`, as {column: text}.
+# The rows of the report's table under the heading that starts with `title`, as {column: text}: a table wider than
+# the printed page is in parts by columns (each starting with the subgroup), joined here row by row.
 REPORT_TABLE = """title => {
   const heading = [...document.querySelectorAll('h3')].find(h => h.textContent.startsWith(title));
-  const table = heading.nextElementSibling.querySelector('table');
-  const columns = [...table.querySelectorAll('thead th')].map(th => th.textContent.trim());
-  return [...table.querySelectorAll('tbody tr')].map(tr => Object.fromEntries(
-    [...tr.querySelectorAll('td')].map((td, i) => [columns[i], td.textContent.trim()])));
+  const rows = [];
+  for (const table of heading.nextElementSibling.querySelectorAll('table')) {
+    const columns = [...table.querySelectorAll('thead th')].map(th => th.textContent.trim());
+    [...table.querySelectorAll('tbody tr')].forEach((tr, r) => Object.assign(rows[r] = rows[r] || {},
+      Object.fromEntries([...tr.querySelectorAll('td')].map((td, i) => [columns[i], td.textContent.trim()]))));
+  }
+  return rows;
+}"""
+# What does not fit the printed page: tables and charts wider than it, cells of a short word (a number, True, a
+# header such as size) cut onto two lines or overflowing, and axis labels of a chart that start left of it (cut
+# off, as "es" for "yes").
+PRINT_PROBLEMS = """() => {
+  const page = document.documentElement.clientWidth;
+  const wider = [...document.querySelectorAll('table, .js-plotly-plot')]
+    .filter(e => e.getBoundingClientRect().right > page + 1 || e.getBoundingClientRect().left < -1)
+    .map(e => e.tagName + ' ' + Math.round(e.getBoundingClientRect().width));
+  const cut = [...document.querySelectorAll('table.data td, table.data th')]   // short words: numbers, True, rest
+    .filter(c => /^\\S{1,10}$/.test(c.textContent.trim()))
+    .filter(c => { const text = document.createRange(); text.selectNodeContents(c);
+                   return c.scrollWidth > c.clientWidth + 1 || text.getClientRects().length > 1; })   // 2 lines
+    .map(c => c.textContent);
+  const clipped = [...document.querySelectorAll('.js-plotly-plot')].flatMap(plot => {
+    const left = plot.querySelector('.main-svg').getBoundingClientRect().left;
+    return [...plot.querySelectorAll('.ytick text, .xtick text')]
+      .filter(t => t.getBoundingClientRect().width > 0 && t.getBoundingClientRect().left < left - 0.5)
+      .map(t => t.textContent);
+  });
+  return {wider, cut, clipped, plots: document.querySelectorAll('.js-plotly-plot').length,
+          tables: document.querySelectorAll('table.data').length, page};
 }"""
 
 
@@ -117,27 +143,59 @@ def test_reload_asks_for_the_file_and_keeps_the_options(app_page, app_url, compa
     console.assert_clean()
 
 
-def test_report_prints_on_a4_without_cut_columns(browser, compas_csv, tmp_path):
+def test_report_prints_on_a4_without_cut_columns(browser, compas_csv, tmp_path, screenshot_dir):
+    # A two-model review (COMPAS's two scores, intervals on: the widest tables), printed on A4.
     import fairness_core as fc
 
     frame = fc.read_table(compas_csv)
     config = fc.ReviewConfig(mapping=fc.ColumnMapping(label="two_year_recid", positive_label=1,
-                                                      scores=("decile_score",), protected=("race",)),
-                             thresholds=(("decile_score", 5.0),))
+                                                      scores=("decile_score", "v_decile_score"),
+                                                      protected=("race", "sex")),
+                             thresholds=(("decile_score", 5.0), ("v_decile_score", 5.0)), n_boot=200)
     path = tmp_path / "review.html"
     path.write_text(fc.render_report(fc.build_review(frame, config, source={"name": compas_csv.name})), encoding="utf-8")
     context = browser.new_context(viewport={"width": 1400, "height": 1000}, offline=True)
     page = context.new_page()
     try:
         page.goto(path.as_uri())
-        expect(page.locator(PLOT).first).to_be_visible()
+        expect(page.locator(PLOT)).to_have_count(6)   # AUCs, rates, ratio scores of each model (deciles: no calibration)
+        expect(page.locator(PLOT).last.locator(".main-svg").first).to_be_attached()
+        on_screen = page.evaluate(PRINT_PROBLEMS)
+        assert (on_screen["wider"], on_screen["cut"], on_screen["clipped"]) == ([], [], []), on_screen
         page.emulate_media(media="print")
         page.set_viewport_size({"width": 794, "height": 1123})   # A4 at 96 dpi
-        page.wait_for_timeout(500)
-        wider = page.evaluate("""() => [...document.querySelectorAll('table, .js-plotly-plot')]
-            .filter(e => e.getBoundingClientRect().right > document.documentElement.clientWidth + 1)
-            .map(e => e.tagName)""")
-        assert wider == [], f"cut off when printed: {wider}"
+        page.wait_for_timeout(800)
+        printed = page.evaluate(PRINT_PROBLEMS)
+        assert printed["page"] <= 794 and printed["plots"] == 6
+        assert (printed["wider"], printed["cut"], printed["clipped"]) == ([], [], []), printed
+        # the disparity tables with their intervals are wider than the page: printed in parts, subgroup first
+        fpr = page.evaluate("""() => { const h = [...document.querySelectorAll('h3')]
+            .find(h => h.textContent.startsWith('False positive rate disparity'));
+            return [...h.nextElementSibling.querySelectorAll('table')].map(t => t.querySelector('th').textContent); }""")
+        assert len(fpr) >= 2 and set(fpr) == {"subgroup"}
+        assert printed["tables"] > on_screen["tables"] - 1 >= 20
+        rows = page.evaluate(REPORT_TABLE, "False positive rate disparity")   # the parts join into whole rows
+        assert {r["subgroup"] for r in rows} >= {"race=African-American, sex=Male", "race=Caucasian, sex=Female"}
+        assert all(r["reference"] == "rest" and float(r["subgroup_value_ci_low"]) <= float(r["subgroup_value"])
+                   <= float(r["subgroup_value_ci_high"]) for r in rows if r["subgroup_value"])
+        # every verdict line names its model (two models) or the labels
+        lines = page.locator("li:has(span.verdict)").all_inner_texts()
+        assert len(lines) >= 13 and all(re.search(r"^\S+ ?(decile_score|v_decile_score|Labels): ", t) for t in lines), lines
+        page.screenshot(path=str(screenshot_dir / "review_report_print_top.png"))
+        page.locator("h3", has_text="False positive rate disparity").first.scroll_into_view_if_needed()
+        page.screenshot(path=str(screenshot_dir / "review_report_print_table.png"))
+        page.locator(PLOT).nth(1).scroll_into_view_if_needed()
+        page.screenshot(path=str(screenshot_dir / "review_report_print_chart.png"))
+        # printed from a wide window (no resize event): the charts are redrawn at the page's width, then back
+        page.emulate_media(media="screen")
+        page.set_viewport_size({"width": 1400, "height": 1000})
+        widths = "() => [...document.querySelectorAll('.js-plotly-plot .main-svg')].map(s => s.getBoundingClientRect().width)"
+        page.wait_for_function(f"() => ({widths})().every(w => w > 1000)")
+        page.evaluate("() => window.dispatchEvent(new Event('beforeprint'))")
+        page.wait_for_function(f"() => ({widths})().every(w => w <= 680)")
+        assert page.evaluate(PRINT_PROBLEMS)["clipped"] == []
+        page.evaluate("() => window.dispatchEvent(new Event('afterprint'))")
+        page.wait_for_function(f"() => ({widths})().every(w => w > 1000)")
         assert len(page.pdf(format="A4")) > 10_000
     finally:
         context.close()
