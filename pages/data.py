@@ -256,8 +256,11 @@ except ValueError as exc:
 previous = st.session_state[state.MAPPING]
 st.session_state[state.MAPPING] = mapping
 review_url.sync_url()  # the frame wrote the URL before this page's mapping was known
-if previous is None or previous.scores != mapping.scores:
-    st.rerun()  # the sidebar's Model picker offers the mapped score columns
+if previous is None or repr(previous) != repr(mapping):
+    # The sidebar was drawn with the previous mapping: its Model picker must offer the mapped score columns and its
+    # Subgroups box count this mapping's subgroups, so the run starts again (once: then the mapping is unchanged;
+    # compared by repr, in which a NaN equals itself).
+    st.rerun()
 
 # 3. Summary -----------------------------------------------------------------------------
 st.subheader("What will be analysed")
