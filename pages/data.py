@@ -273,7 +273,7 @@ m1, m2, m3, m4 = st.columns(4)
 m1.metric("Rows in slice" if current_slice.conditions else "Rows in file", f"{scored.n_input:,}")
 m2.metric("Rows used", f"{scored.n_rows:,}")
 m3.metric("Rows excluded", f"{scored.n_input - scored.n_rows:,}")
-m4.metric("Base rate (share positive)", formats.num(scored.base_rate, 3))
+m4.metric("Base rate (share positive)", formats.tile(scored.base_rate))
 m4.caption(captions.base_rate_caption(scored, controls.intervals().ci))
 if len(scored.exclusions):
     st.warning("Some rows are left out of every page. Each is counted once, under its first reason:")

@@ -119,8 +119,8 @@ def test_auc_heatmaps_and_table_on_madlibs(madlibs):
                                  "bias_auc_score"]],
              [result.overall_auc, result.subgroup_power_mean, result.bpsn_power_mean, result.bnsp_power_mean,
               result.value])
-        assert tiles["Bias AUC score"] == formats.num(summary.loc[model, "bias_auc_score"])
-        assert tiles["Power mean: BPSN"] == formats.num(summary.loc[model, "bpsn_power_mean"])
+        assert tiles["Bias AUC score"] == formats.tile(summary.loc[model, "bias_auc_score"])
+        assert tiles["Power mean: BPSN"] == formats.tile(summary.loc[model, "bpsn_power_mean"])
     # the page's p changes the power means of every model
     widget(app, "number_input", "Power mean p").set_value(1.0).run()
     summary = table_with(app, "model", "bias_auc_score").set_index("model")
