@@ -81,6 +81,7 @@ source = controls.kept(
     st.radio, "Source", "data:source", current_source, options=sources,
     format_func=lambda k: loading.SAMPLES[k]["title"] if k in loading.SAMPLES else
     {"upload": "Upload a file", "local": "Data on this machine"}[k], horizontal=True)
+review_restore.waiting_notice()  # a restored review's settings waiting for their data
 if local.roots() and local.missing_packages():
     st.caption(f"Data on this machine is configured but needs {' and '.join(local.missing_packages())}: "
                f"`pip install {' '.join(local.missing_packages())}` on the server, then restart it.")
