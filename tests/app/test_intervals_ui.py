@@ -195,8 +195,10 @@ def test_findings_panel_names_african_american_and_the_false_positive_rate(app, 
     # the same sentences as the library's, escaped for Markdown
     _, _, _, counts = compas_counts(frame)
     mapping = fc.ColumnMapping(label="two_year_recid", positive_label=1, positive_outcome="adverse")   # guessed
+    # six races against the rest: more than 5 comparisons, so the app's Automatic adjustment is Holm's
     expected = fc.rate_findings(counts, ["false_positive_rate", "false_negative_rate"], reference="rest", ci=0.95,
-                                n_boot=1000, random_state=0, limit=3, **fc.outcome_words(mapping))
+                                n_boot=1000, random_state=0, adjust="holm", limit=3, **fc.outcome_words(mapping))
+    assert "95 % intervals (Holm-adjusted for 6 comparisons)" in first
     assert panel.split("\n")[: len(expected)] == [f"- {escape.md(f.sentence)}" for f in expected]
     # ... and the driving comparison of each max
     assert any(b.startswith("The largest false positive rate ratio, 2.27 (95 % interval 1.81–3.44), is Other")
