@@ -80,7 +80,7 @@ else:
     st.caption("No comparison could be assessed: every one is undefined or left out as small.")
 
 m1, m2 = st.columns([1, 2])
-m1.metric(f"ECE disparity ({reduction})", formats.num(result.value),
+m1.metric(f"ECE disparity ({reduction})", formats.tile(result.value),
           help=f"{labels.DISTANCE_LABELS[distance].capitalize()} of expected calibration errors"
                + (", each less the ECE a perfectly calibrated model shows at the same size and bins "
                   "(bias-corrected)" if result.debiased else " (plug-in)") + "; perfect value "

@@ -81,7 +81,7 @@ st.markdown("\n".join(f"- {escape.md(s)}" for s in section.findings))
 
 used = result.per_class["value"].notna()
 m1, m2 = st.columns(2)
-m1.metric("Unweighted average bias", formats.num(result.value),
+m1.metric("Unweighted average bias", formats.tile(result.value),
           help="The mean over classes (each class weighing the same) of the per-class "
                f"{summaries.CLASSWISE_REDUCTIONS[reduction]} of the {METRIC_LABELS[metric]}; perfect 0. "
                + definition_link("uab"))

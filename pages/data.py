@@ -81,6 +81,7 @@ source = controls.kept(
     st.radio, "Source", "data:source", current_source, options=sources,
     format_func=lambda k: loading.SAMPLES[k]["title"] if k in loading.SAMPLES else
     {"upload": "Upload a file", "local": "Data on this machine"}[k], horizontal=True)
+review_restore.waiting_notice()  # a restored review's settings waiting for their data
 if local.roots() and local.missing_packages():
     st.caption(f"Data on this machine is configured but needs {' and '.join(local.missing_packages())}: "
                f"`pip install {' '.join(local.missing_packages())}` on the server, then restart it.")
@@ -256,8 +257,11 @@ except ValueError as exc:
 previous = st.session_state[state.MAPPING]
 st.session_state[state.MAPPING] = mapping
 review_url.sync_url()  # the frame wrote the URL before this page's mapping was known
-if previous is None or previous.scores != mapping.scores:
-    st.rerun()  # the sidebar's Model picker offers the mapped score columns
+if previous is None or repr(previous) != repr(mapping):
+    # The sidebar was drawn with the previous mapping: its Model picker must offer the mapped score columns and its
+    # Subgroups box count this mapping's subgroups, so the run starts again (once: then the mapping is unchanged;
+    # compared by repr, in which a NaN equals itself).
+    st.rerun()
 
 # 3. Summary -----------------------------------------------------------------------------
 st.subheader("What will be analysed")
@@ -270,7 +274,7 @@ m1, m2, m3, m4 = st.columns(4)
 m1.metric("Rows in slice" if current_slice.conditions else "Rows in file", f"{scored.n_input:,}")
 m2.metric("Rows used", f"{scored.n_rows:,}")
 m3.metric("Rows excluded", f"{scored.n_input - scored.n_rows:,}")
-m4.metric("Base rate (share positive)", formats.num(scored.base_rate, 3))
+m4.metric("Base rate (share positive)", formats.tile(scored.base_rate))
 m4.caption(captions.base_rate_caption(scored, controls.intervals().ci))
 if len(scored.exclusions):
     st.warning("Some rows are left out of every page. Each is counted once, under its first reason:")

@@ -43,7 +43,7 @@ else:
 # 1. Base rates -------------------------------------------------------------------------------
 st.subheader("Base rates (dataset statistical parity)")
 perfect = "0" if distance == "diff" else "1"
-st.metric(f"Base-rate disparity ({reduction})", formats.num(parity.value),
+st.metric(f"Base-rate disparity ({reduction})", formats.tile(parity.value),
           help=f"Perfect value {perfect}. Over {parity.n_used} comparisons; {parity.n_small_excluded} with a small "
                f"subgroup and {parity.n_undefined} undefined left out. " + definition_link("base-rate"))
 # The labels' selection rate is their base rate; the shared caption names it as a selection rate.
@@ -105,7 +105,7 @@ except ValueError as exc:  # overlapping subgroups (identity columns): the EDF c
     st.info(escape.md(str(exc)))
 if edf is not None:
     e1, e2 = st.columns(2)
-    e1.metric("Smoothed EDF (ε)", formats.num(edf.value),
+    e1.metric("Smoothed EDF (ε)", formats.tile(edf.value),
               help="The largest |ln s_i(y) - ln s_j(y)| over pairs of subgroups and both outcomes; perfect 0. "
                    + definition_link("smoothed-edf"))
     e1.caption(captions.edf_caption(edf))
@@ -190,10 +190,10 @@ def consistency_section(token: str, mapping_key: str, scored, level) -> None:
             return
     st.session_state[state.KEEP_PREFIX + review_config.CONSISTENCY_RUN] = run  # the review (Overview, Export) includes it
     k1, k2 = st.columns(2)
-    k1.metric("Share of differing neighbours", formats.num(result.value),
+    k1.metric("Share of differing neighbours", formats.tile(result.value),
               help="The mean over rows of the share of its k nearest neighbours whose label differs (seed 004's "
                    "consistency); perfect 0. " + definition_link("consistency"))
-    k2.metric("Consistency (Zemel et al.)", formats.num(result.zemel_consistency),
+    k2.metric("Consistency (Zemel et al.)", formats.tile(result.zemel_consistency),
               help="1 minus the share of differing neighbours; perfect 1. " + definition_link("consistency"))
     if result.n_sampled < result.n_rows:
         k1.caption(f"Standard error {formats.num(result.std_error)} (a random sample of {result.n_sampled:,} of "

@@ -68,17 +68,17 @@ perfect = "0" if distance == "diff" else "1"
 cols = st.columns(len(metrics) + 2)
 for col, m in zip(cols, metrics):
     s = results[m]
-    col.metric(f"{labels.RATE_LABELS[m]} disparity ({reduction})", formats.num(s.value),
+    col.metric(f"{labels.RATE_LABELS[m]} disparity ({reduction})", formats.tile(s.value),
                help=f"Perfect value {perfect}. Over {s.n_used} comparisons; {s.n_small_excluded} with a small "
                     f"subgroup, {s.n_undefined} undefined and {s.n_infinite} infinite "
                     f"{'left out' if reduction == 'mean' else 'among them'}. "
                     + definition_link(RATE_KEYS[m]))
     col.caption(captions.disparity_caption(s, m))
-cols[-2].metric(f"Equalized odds ({reduction})", formats.num(odds.value),
+cols[-2].metric(f"Equalized odds ({reduction})", formats.tile(odds.value),
                 help="Per comparison the larger of the TPR and FPR disparities, then reduced. "
                      + definition_link("equalized-odds"))
 cols[-2].caption(captions.disparity_caption(odds, None))
-cols[-1].metric(f"Theil index ({reduction})", formats.num(theil.value),
+cols[-1].metric(f"Theil index ({reduction})", formats.tile(theil.value),
                 help="Per comparison the between-group Theil index of the subgroup and its reference (benefit "
                      "b = prediction - label + 1); perfect 0. It has no distance option. "
                      + definition_link("theil-disparity"))
@@ -154,13 +154,13 @@ with progress.computing("the Theil indices", level):
                                              scored.mapping.positive_outcome, counts)
 
 t1, t2 = st.columns(2)
-t1.metric("Individual Theil index", formats.num(float(individual)),
+t1.metric("Individual Theil index", formats.tile(float(individual)),
           help="Inequality of the benefit b = prediction - label + 1 over all rows (Speicher et al. 2018); "
                "0 when every row gets the same benefit. " + definition_link("theil-individual"))
 if level is not None:
     t1.caption(captions.theil_caption(individual))
 if between is not None:
-    t2.metric("Between-group Theil index", formats.num(float(between)),
+    t2.metric("Between-group Theil index", formats.tile(float(between)),
               help="The part of the inequality that lies between subgroups: each row's benefit replaced by its "
                    "subgroup's mean. " + definition_link("theil-between"))
     if level is not None:
@@ -177,7 +177,7 @@ st.caption("Each subgroup against the rest of the population: min(a / b, b / a) 
 s1, s2 = st.columns(2)
 for col, label, result, key in ((s1, "p% score (min)", p_percent, "p-percent"),
                                 (s2, "Equal opportunity score (min)", opportunity, "equal-opportunity")):
-    col.metric(label, formats.num(result.value),
+    col.metric(label, formats.tile(result.value),
                help=f"Minimum over {result.n_used} subgroups; {result.n_small_excluded} small and "
                     f"{result.n_undefined} undefined left out. " + definition_link(key))
     col.caption(captions.ratio_score_caption(result, level))
@@ -224,7 +224,7 @@ def correlation_section(token: str, mapping_key: str, scored, source: str, thres
                                                     "the worst.")
     with progress.computing(f"the correlation with {escape.md(column)}", level):
         value, n_missing = computations.correlation(token, mapping_key, source, threshold, column, scored, level=level)
-    st.metric(f"Correlation score ({escape.md(column)})", formats.num(float(value)),
+    st.metric(f"Correlation score ({escape.md(column)})", formats.tile(float(value)),
               help="-|Pearson r| between the predicted labels (1 = positive) and the column; 0 means no linear "
                    "association. Undefined when either is constant. " + definition_link("correlation"))
     if level is not None:

@@ -45,14 +45,14 @@ if level is not None:
     st.markdown("\n".join(f"- {escape.md(s)}" for s in section.findings if s != warning))
 
 m = st.columns(5)
-m[0].metric("Bias AUC score", formats.num(result.value),
+m[0].metric("Bias AUC score", formats.tile(result.value),
             help="w x overall AUC + (1 - w) x mean of the three power means. " + definition_link("bias-auc-score"))
-m[1].metric("Overall AUC", formats.num(result.overall_auc),
+m[1].metric("Overall AUC", formats.tile(result.overall_auc),
             help="The AUC of all rows analysed, as defined for a subgroup. " + definition_link("subgroup-auc"))
 power = f"Power mean over subgroups (p = {p:g}) of the"
-m[2].metric("Power mean: subgroup", formats.num(result.subgroup_power_mean), help=f"{power} subgroup AUCs. " + definition_link("power-mean"))
-m[3].metric("Power mean: BPSN", formats.num(result.bpsn_power_mean), help=f"{power} BPSN AUCs. " + definition_link("power-mean"))
-m[4].metric("Power mean: BNSP", formats.num(result.bnsp_power_mean), help=f"{power} BNSP AUCs. " + definition_link("power-mean"))
+m[2].metric("Power mean: subgroup", formats.tile(result.subgroup_power_mean), help=f"{power} subgroup AUCs. " + definition_link("power-mean"))
+m[3].metric("Power mean: BPSN", formats.tile(result.bpsn_power_mean), help=f"{power} BPSN AUCs. " + definition_link("power-mean"))
+m[4].metric("Power mean: BNSP", formats.tile(result.bnsp_power_mean), help=f"{power} BNSP AUCs. " + definition_link("power-mean"))
 if level is not None:
     m[0].caption(captions.bias_auc_caption(result, level))
     m[1].caption(captions.overall_auc_caption(table, level))

@@ -85,6 +85,61 @@ def setting(name: str, default: Any) -> Any:
     return st.session_state.get("w:" + name, st.session_state.get(state.KEEP_PREFIX + name, default))
 
 
+DISPARITY_PAGES = ("rates", "cal", "dataset")   # the pages whose disparity tables star comparisons
+
+
+def comparisons_per_table(n_subgroups: int) -> int:
+    """The most comparisons one disparity table holds at the pages' current references.
+
+    A subgroup against the rest or the whole population gives `n_subgroups` comparisons, against a named
+    reference group one fewer, every pair of subgroups ``n (n - 1) / 2``; the largest over the Rate disparities,
+    Calibration and Dataset metrics pages (the sidebar's adjustment is shared by all of them).
+
+    Parameters
+    ----------
+    n_subgroups : int
+        Subgroups of the current mapping and slice.
+
+    Returns
+    -------
+    int
+
+    Examples
+    --------
+    >>> comparisons_per_table(5)   # every page against the rest (the default)
+    5
+    """
+    per_reference = {"rest": n_subgroups, "overall": n_subgroups, "named": max(n_subgroups - 1, 0),
+                     "pairwise": n_subgroups * (n_subgroups - 1) // 2}
+    return max(per_reference.get(setting(f"{page}:reference", "rest"), n_subgroups) for page in DISPARITY_PAGES)
+
+
+def resolve_adjust(choice: str, n_comparisons: int) -> str | None:
+    """fairness_core's `adjust` for the sidebar's "Multiple comparisons" `choice`.
+
+    An explicit choice is kept as it is; ``"auto"`` (the default) is Holm's adjustment when a table holds more than
+    ``labels.AUTO_ADJUST_ABOVE`` comparisons, and none otherwise.
+
+    Parameters
+    ----------
+    choice : {'auto', 'none', 'bonferroni', 'holm', 'fdr_bh'}
+    n_comparisons : int
+        The most comparisons one table holds (:func:`comparisons_per_table`).
+
+    Returns
+    -------
+    {None, 'bonferroni', 'holm', 'fdr_bh'}
+
+    Examples
+    --------
+    >>> resolve_adjust("auto", 5), resolve_adjust("auto", 6), resolve_adjust("none", 50)
+    (None, 'holm', None)
+    """
+    if choice == "auto":
+        return "holm" if n_comparisons > labels.AUTO_ADJUST_ABOVE else None
+    return labels.ADJUSTMENTS[choice]
+
+
 def largest(subgroups: fc.Subgroups) -> str:
     """The subgroup with the most rows (the first in name order on a tie): the default named reference,
     as the majority is the usual "privileged group" choice (Aequitas)."""

@@ -1,4 +1,5 @@
-"""Number formats: metric values by magnitude (:func:`num`), levels and intervals in words, and the tables'
+"""Number formats: the tiles' one policy (:func:`tile`, also the ends of the interval beside a tile,
+:func:`ci_text`), other metric values in text by magnitude (:func:`num`), levels in words, and the tables'
 column formats (``st.dataframe``'s ``column_config``: 4 significant digits, ``"%.4g"``)."""
 
 from __future__ import annotations
@@ -39,16 +40,73 @@ def num(value: float, digits: int = 4) -> str:
     return f"{value:,.{max(digits - 1 - exponent, 0)}f}"
 
 
+TILE_DECIMALS = 3          # the tiles' fixed decimals (from 0.01 up); below, 3 significant digits
+
+
+def tile(value: float) -> str:
+    """Format the value of a tile (``st.metric``) or an end of the interval beside it: the tiles' one policy.
+
+    Every tile reads on the same grid: a value whose magnitude is 0.01 or more (rates, AUCs, disparities
+    in [0, 1], ratios, indices) has 3 decimals (0.130, 0.053, 2.271, 1,234.500); a nonzero value below 0.01
+    keeps 3 significant digits, so it never reads 0.000 (0.00526, 0.000625), in scientific notation
+    below 0.0001 (2.35e-5). The magnitude is judged after rounding to 3 significant digits, so 0.009996 is
+    0.010. 0 is "0", NaN "undefined", infinity "∞". Counts are not tiles of this kind: they are written as
+    integers ("6,000").
+
+    Parameters
+    ----------
+    value : float
+        The metric value (None or NaN for an undefined one).
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> tile(0.1302), tile(0.05263), tile(0.0006253), tile(2.27083), tile(0.0)
+    ('0.130', '0.053', '0.000625', '2.271', '0')
+    >>> tile(2.3456e-5), tile(0.009996), tile(float("nan")), tile(float("inf"))
+    ('2.35e-5', '0.010', 'undefined', '∞')
+    """
+    if undefined(value):
+        return "undefined"
+    value = float(value)
+    if math.isnan(value):
+        return "undefined"
+    if math.isinf(value):
+        return "∞" if value > 0 else "-∞"
+    if value == 0:
+        return "0"
+    mantissa, exponent = f"{value:.2e}".split("e")   # 3 significant digits, rounded first
+    exponent = int(exponent)
+    if exponent >= -2:   # |value| rounds to 0.01 or more: the fixed decimals
+        return f"{value:,.{TILE_DECIMALS}f}"
+    if exponent >= -4:   # rounds to 0.0001 or more: written in full
+        return f"{value:.{2 - exponent}f}"
+    return f"{mantissa}e{exponent}"
+
+
 def level_text(level: float) -> str:
     """'95 %' for 0.95."""
     return f"{level * 100:g} %"
 
 
-def ci_text(low: float, high: float, level: float, digits: int = 4) -> str:
-    """'95 % CI 1.861–2.253' (Markdown-safe; ends formatted by :func:`num`); 'undefined' ends when there is none."""
+def ci_text(low: float, high: float, level: float, digits: int | None = None) -> str:
+    """'95 % CI 1.861–2.253': the interval beside a tile (Markdown-safe), its ends formatted as the tile is
+    (:func:`tile`); 'undefined' when an end is.
+
+    `digits` is accepted for callers written before the tiles' policy and has no effect: every interval beside
+    a tile follows :func:`tile`.
+
+    Examples
+    --------
+    >>> ci_text(0.12034, 0.14161, 0.95), ci_text(0.0004217, 0.0123, 0.9)
+    ('95 % CI 0.120–0.142', '90 % CI 0.000422–0.012')
+    """
     if undefined(low) or undefined(high):
         return f"{level_text(level)} CI undefined"
-    return f"{level_text(level)} CI {num(low, digits)}–{num(high, digits)}"
+    return f"{level_text(level)} CI {tile(low)}–{tile(high)}"
 
 
 def undefined(value) -> bool:

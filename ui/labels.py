@@ -47,9 +47,15 @@ COUNTED_SLICE = ("Not available for data on this machine counted where it lies: 
                  "part, point the source at the files of that part, or analyse a random sample (Data page).")
 LEVELS = (0.90, 0.95, 0.99)
 N_BOOTS = (200, 500, 1000, 2000)
-# "Multiple comparisons" choice -> fairness_core's `adjust` option.
-ADJUSTMENTS = {"none": None, "bonferroni": "bonferroni", "holm": "holm", "fdr_bh": "fdr_bh"}
-ADJUST_LABELS = {"none": "None", "bonferroni": "Bonferroni", "holm": "Holm", "fdr_bh": "Benjamini–Hochberg"}
+# "Multiple comparisons" choice -> fairness_core's `adjust` option ("auto", the default, is resolved by
+# ui.controls.resolve_adjust: Holm when a table holds more than AUTO_ADJUST_ABOVE comparisons, else none).
+ADJUSTMENTS = {"auto": None, "none": None, "bonferroni": "bonferroni", "holm": "holm", "fdr_bh": "fdr_bh"}
+ADJUST_LABELS = {"auto": "Automatic", "none": "None", "bonferroni": "Bonferroni", "holm": "Holm",
+                 "fdr_bh": "Benjamini–Hochberg"}
+# Above this many comparisons in one table the automatic choice is Holm's adjustment. With 6 comparisons at 95 %
+# the chance of at least one false star is already 1 - 0.95**6 = 26 %, and it grows with every comparison; up to 5
+# each star can still be read on its own and Holm would widen the intervals for little gain.
+AUTO_ADJUST_ABOVE = 5
 STATUS_BADGES = {"pass": ("Pass", "green"), "fail": ("Fail", "red"), "inconclusive": ("Inconclusive", "orange"),
                  "not_assessable": ("Not assessable", "gray")}
 STATUS_WORDS = {"pass": "pass", "fail": "fail", "inconclusive": "inconclusive", "not_assessable": "not assessable"}
@@ -105,7 +111,9 @@ HELP = {
             "intervals.",
     ADJUST: "With many subgroups, some intervals exclude parity by chance. Bonferroni and Holm widen the "
             "intervals of each table (and adjust its parity marks) so that the chance of any false mark stays "
-            "below 1 - level; Benjamini-Hochberg controls the share of false marks instead.",
+            "below 1 - level; Benjamini-Hochberg controls the share of false marks instead. Automatic (the "
+            "default): Holm when a table compares more than 5 pairs (subgroups against the rest, the overall "
+            "rate or a reference group, or every pair of subgroups), none otherwise.",
     MAX_DIFFERENCE: "Policy bound for a difference |a - b| of rates (in [0, 1]): each selected rate's largest "
                     "difference, and equalized odds, must be at most this value.",
 }

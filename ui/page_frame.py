@@ -12,7 +12,7 @@ import fairness_core as fc
 
 from . import (
     analysis, computations, context_line, controls, escape, formats, labels, loading, profiling, progress,
-    review_config, review_url, state,
+    review_config, review_restore, review_url, state,
 )
 from .summaries import DEFAULTS
 
@@ -23,10 +23,12 @@ def draw(context: bool = True) -> None:
     """Shared state and sidebar, drawn at the top of every page.
 
     Initialises the session keys, applies a saved review's settings (``ui.review_config.apply_requested``:
-    a restore, or a link's file once uploaded; ``ui.review_url.start``: a link's settings, which first ask for
+    a restore, or a link's file once uploaded; ``ui.review_restore.apply_waiting``: a restore made before its
+    data, once data with its columns is loaded; ``ui.review_url.start``: a link's settings, which first ask for
     their data file), opens the default sample on first use, and draws the sidebar:
     the dataset name, the "Model" picker (the score column every analysis page uses), the
-    subgroup options (intersections, bins for numeric attributes, minimum size) and the slice. With
+    subgroup options (intersections, bins for numeric attributes, minimum size), the interval options (the
+    "Automatic" multiple-comparison adjustment resolved for the current subgroups) and the slice. With
     `context` (every page that shows the data) it then writes the settings into the URL
     (``ui.review_url.sync_url``) and starts the page with one line naming the dataset, model and slice
     it shows (``ui.context_line``). The Metric definitions page has neither: its URL keeps its
@@ -34,6 +36,7 @@ def draw(context: bool = True) -> None:
     """
     state.init()
     review_config.apply_requested()  # a configuration requested in the previous run (a restore, a link's file)
+    review_restore.apply_waiting()  # a configuration restored before its data, once data with its columns is loaded
     review_url.start()  # a link's settings, on a session's first run (stops here while they wait for their file)
     if st.session_state[state.FRAME] is None and st.session_state[state.FAILED_UPLOAD] is None:
         loading.load_sample(loading.DEFAULT_SAMPLE)
@@ -52,10 +55,12 @@ def draw(context: bool = True) -> None:
             help="The score column analysed on the Subgroup AUCs, Rate disparities and Calibration pages.",
         ) if scores else None
         subgroups_box = _subgroup_options()
-        _interval_options()
+        intervals_box, adjust_choice = _interval_options()
         _slice_picker()
         with subgroups_box:
-            _small_rows_caption()
+            n_subgroups = _small_rows_caption()
+        with intervals_box:
+            _resolve_adjust(adjust_choice, n_subgroups)
     if context:
         review_url.sync_url()  # the settings (never the data) in the URL, so reload and a shared link reopen this view
         context_line.show()
@@ -97,25 +102,42 @@ def _display_options() -> None:
               "(each page's caption says what that is). By name: the subgroups' own order.")
 
 
-def _small_rows_caption() -> None:
+def _small_rows_caption() -> int:
     """How many subgroups are below the minimum size and how many rows they hold (many tiny
-    intersections can hold much of the data, all of it left out of the summaries)."""
+    intersections can hold much of the data, all of it left out of the summaries).
+
+    Returns
+    -------
+    int
+        The number of subgroups (0 when the mapping does not fit the rows).
+    """
     mapping = st.session_state[state.MAPPING]
     if mapping is None:
-        return
+        return 0
     try:
         with progress.stage("Validating the rows and building the subgroups ..."):
             key, scored = analysis.analyse(mapping)
     except ValueError:
-        return  # the page itself says what is wrong with the mapping
+        return 0  # the page itself says what is wrong with the mapping
     st.caption(computations.small_rows(st.session_state[state.DATASET_TOKEN], key, scored))
+    return len(scored.subgroups.names)
 
 
-def _interval_options() -> None:
+def _interval_options():
     """Sidebar: whether to show intervals, their level, the bootstrap size and the multiple-comparison adjustment.
 
-    For data counted where it lies, a caption says what intervals cost there (the engine counts their atoms)."""
-    with st.expander("Intervals"):
+    For data counted where it lies, a caption says what intervals cost there (the engine counts their atoms).
+    The options are stored with the adjustment as chosen; :func:`_resolve_adjust` resolves "Automatic" once the
+    subgroups are known.
+
+    Returns
+    -------
+    box : the "Intervals" expander
+    adjust : str
+        The "Multiple comparisons" choice (a key of ``labels.ADJUSTMENTS``).
+    """
+    box = st.expander("Intervals")
+    with box:
         if analysis.counted():
             st.caption(labels.COUNTED_INTERVALS)
         show = bool(controls.kept(st.checkbox, labels.SHOW_INTERVALS, "intervals:show", True, help=labels.HELP[labels.SHOW_INTERVALS]))
@@ -123,10 +145,29 @@ def _interval_options() -> None:
                      format_func=formats.level_text, disabled=not show, help=labels.HELP[labels.CONFIDENCE_LEVEL])
         n_boot = controls.kept(st.selectbox, labels.N_BOOT, "intervals:n_boot", 1000, options=list(labels.N_BOOTS),
                       format_func="{:,}".format, disabled=not show, help=labels.HELP[labels.N_BOOT])
-        adjust = controls.kept(st.selectbox, labels.ADJUST, "intervals:adjust", "none", options=list(labels.ADJUSTMENTS),
+        adjust = controls.kept(st.selectbox, labels.ADJUST, "intervals:adjust", "auto", options=list(labels.ADJUSTMENTS),
                       format_func=labels.ADJUST_LABELS.get, disabled=not show, help=labels.HELP[labels.ADJUST])
     st.session_state[state.INTERVALS] = controls.IntervalOptions(show=show, level=float(level), n_boot=int(n_boot),
                                                         adjust=labels.ADJUSTMENTS[adjust])
+    return box, adjust
+
+
+def _resolve_adjust(choice: str, n_subgroups: int) -> None:
+    """Resolve the "Multiple comparisons" `choice` for the current subgroups into the session's interval options
+    (``controls.resolve_adjust``: "Automatic" is Holm above ``labels.AUTO_ADJUST_ABOVE`` comparisons per table),
+    and say under the control which adjustment the pages use and why (every page's caption names it too)."""
+    options = st.session_state[state.INTERVALS]
+    n = controls.comparisons_per_table(n_subgroups)
+    adjust = controls.resolve_adjust(choice, n)
+    st.session_state[state.INTERVALS] = replace(options, adjust=adjust)
+    if choice != "auto" or not options.show:
+        return
+    if adjust is None:
+        st.caption(f"Automatic: no adjustment, since a table compares at most {n:,} pairs "
+                   f"({labels.AUTO_ADJUST_ABOVE} or fewer).")
+    else:
+        st.caption(f"Automatic: {labels.ADJUST_LABELS[adjust]}'s adjustment, since a table compares up to {n:,} pairs "
+                   f"(more than {labels.AUTO_ADJUST_ABOVE}). Choose None to see each comparison unadjusted.")
 
 
 def _slice_picker() -> None:

@@ -81,7 +81,7 @@ def config_from_session() -> fc.ReviewConfig:
         mapping=mapping, slice=st.session_state[state.SLICE] or fc.Slice(), thresholds=thresholds,
         include_small=controls.include_small(), ci=float(setting("intervals:level", 0.95)) if show else None,
         n_boot=int(setting("intervals:n_boot", 1000)),
-        adjust=labels.ADJUSTMENTS.get(setting("intervals:adjust", "none")),
+        adjust=controls.resolve_adjust(_adjust_choice(), controls.comparisons_per_table(len(scored.subgroups.names))),
         auc_p=float(setting("auc:p", DEFAULTS["auc:p"])), auc_weight=float(setting("auc:weight", DEFAULTS["auc:weight"])),
         auc_min_score=float(setting("auc:min_score", DEFAULTS["auc:min_score"])) if min_score_on else None,
         rate_metrics=tuple(metrics or DEFAULTS["rates:metrics"]), rate_distance=rates[0], rate_reduction=rates[1],
@@ -97,6 +97,12 @@ def config_from_session() -> fc.ReviewConfig:
         dataset_concentration=float(setting("dataset:concentration", 1.0)),
         subgroup_thresholds=subgroup_thresholds, baseline=_baseline(mapping), **classwise, **consistency,
         view=((SOURCE, _source_entry()), *_view(covered, mapping_key)))
+
+
+def _adjust_choice() -> str:
+    """The sidebar's "Multiple comparisons" choice (a key of ``labels.ADJUSTMENTS``; "auto" before it is drawn)."""
+    choice = controls.setting("intervals:adjust", "auto")
+    return choice if choice in labels.ADJUSTMENTS else "auto"
 
 
 def _baseline(mapping: fc.ColumnMapping):
@@ -311,12 +317,17 @@ def unsupported(config: fc.ReviewConfig) -> list:
     return notes
 
 
-def missing_columns(config: fc.ReviewConfig, frame) -> str | None:
-    """Why `config` cannot be applied to `frame` (Markdown-safe), or None when it has every column it uses."""
+def missing_column_names(config: fc.ReviewConfig, frame) -> list:
+    """The columns `config` uses (mapping and slice) that `frame` lacks, in the order it uses them."""
     m = config.mapping
     used = [m.label, *m.scores, *([m.predicted_label] if m.predicted_label else []), *m.protected, *m.indicators,
             *(c.column for c in config.slice.conditions)]
-    missing = [c for c in dict.fromkeys(used) if c not in frame.columns]
+    return [c for c in dict.fromkeys(used) if c not in frame.columns]
+
+
+def missing_columns(config: fc.ReviewConfig, frame) -> str | None:
+    """Why `config` cannot be applied to `frame` (Markdown-safe), or None when it has every column it uses."""
+    missing = missing_column_names(config, frame)
     if not missing:
         return None
     made = dict(config.view).get(SOURCE) or {}

@@ -12,6 +12,9 @@ import fairness_core as fc
 from . import escape, review_config, state
 
 RESTORED = "review:restored_file"  # file_id of the configuration last uploaded on the Data page
+# (ReviewConfig, notice) of a restored configuration whose columns the loaded data lacks: applied by
+# apply_waiting as soon as data with those columns is loaded (as a link's settings wait for their file).
+WAITING = "review:waiting_for_data"
 RESTORE_OPEN = "review:restore_open"  # bool: the Data page's "Restore a saved review" expander is open
 MAX_FILE = 100_000_000             # bytes of an uploaded configuration or report read at most
 _CONFIG_OPEN = '<script type="application/json" id="review-config">'   # the report's embedded configuration
@@ -66,12 +69,52 @@ def restore_section() -> None:
         except ValueError as exc:
             st.error(escape.md(str(exc)))
             return
-        problem = review_config.missing_columns(config, st.session_state[state.FRAME])
-        if problem:
-            st.error(problem)
-            return
         st.session_state[RESTORED] = uploaded.file_id
         notes = review_config.unsupported(config)
+        notice = ("Not offered here, so the default is used: " + "; ".join(notes) + ".") if notes else ""
+        if review_config.missing_columns(config, st.session_state[state.FRAME]):
+            # Restored before its data: kept until a file with its columns is loaded (apply_waiting).
+            st.session_state[WAITING] = (config, notice)
+            st.rerun()
+        st.session_state.pop(WAITING, None)
         review_config.request(config, " ".join(([review_config.OTHER_FILE] if review_config.other_file(config) else [])
-                                 + ([("Not offered here, so the default is used: " + "; ".join(notes) + ".")]
-                                    if notes else [])))
+                                 + ([notice] if notice else [])))
+
+
+def apply_waiting() -> None:
+    """Apply a restored configuration that waits for its data, once the loaded data has its columns (called by
+    ``ui.page_frame.draw`` before any widget; a new upload starts a new run, so it is applied on that run)."""
+    waiting = st.session_state.get(WAITING)
+    frame = st.session_state.get(state.FRAME)
+    if waiting is None or frame is None:
+        return
+    config, notice = waiting
+    if review_config.missing_columns(config, frame) is not None:
+        return
+    del st.session_state[WAITING]
+    review_config.apply_config(config)
+    st.toast("Restored the review's settings on the data just loaded."
+             + (f" {review_config.OTHER_FILE}" if review_config.other_file(config) else "")
+             + (f" {notice}" if notice else ""))
+
+
+def waiting_notice() -> None:
+    """Data page: say that a restored configuration waits for its data (which file, which columns it lacks), with
+    a button to forget it."""
+    waiting = st.session_state.get(WAITING)
+    if waiting is None:
+        return
+    config, _ = waiting
+    made = dict(config.view).get(review_config.SOURCE) or {}
+    name = made.get("name") if isinstance(made, dict) else None
+    which = f"its data file, **{escape.md(name)}**" if isinstance(name, str) else "the data file it was made with"
+    frame = st.session_state[state.FRAME]
+    missing = review_config.missing_column_names(config, frame) if frame is not None else []
+    lacks = (f" The data loaded now lacks its column{'s' if len(missing) != 1 else ''} "
+             f"{', '.join(escape.md(c) for c in missing)}." if missing else "")
+    with st.container(border=True):
+        st.info(f"Waiting for the data: the restored review's settings are kept until {which} is loaded (choose "
+                "Upload a file above); they are then applied at once, with no second restore." + lacks)
+        if st.button("Forget the restored review", help="Keep the current settings and stop waiting for its data."):
+            del st.session_state[WAITING]
+            st.rerun()

@@ -35,7 +35,7 @@ def performance_section(token: str, mapping_key: str, source: str, threshold: fl
         table = computations.performance(token, mapping_key, source, threshold, level, intervals.n_boot, counts)
     overall = table.iloc[0]
     for col, (name, (label, help_text)) in zip(st.columns(len(PERFORMANCE_TILES)), PERFORMANCE_TILES.items()):
-        col.metric(label, formats.num(float(overall[name])), help=f"{help_text} {definition_link('performance')}")
+        col.metric(label, formats.tile(float(overall[name])), help=f"{help_text} {definition_link('performance')}")
         if level is not None:
             col.caption(formats.ci_text(float(overall[f"{name}_ci_low"]), float(overall[f"{name}_ci_high"]), level)
                         + (" (bootstrap)" if name == "f1" else " (Wilson)"))

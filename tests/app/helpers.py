@@ -15,7 +15,7 @@ CHARTS = {"pages/data.py": 0, "pages/overview.py": 1, "pages/subgroup_aucs.py": 
           "pages/classwise.py": 1, "pages/dataset_metrics.py": 1, "pages/definitions.py": 0}
 
 
-# An interval as the pages write it under a tile: "95 % CI 0.1234–0.5678".
+# An interval as the pages write it under a tile: "95 % CI 0.123–0.568" (ui.formats.ci_text).
 CI = re.compile(r"(\d+) % CI (\S+)–(\S+)")
 
 
@@ -32,10 +32,11 @@ def unescape(markdown: str) -> str:
 
 
 def as_shown(value: float) -> float:
-    """`value` as the app writes it (ui.formats.num: 4 significant digits), read back as a number."""
+    """`value` as a tile or the interval beside it shows it (ui.formats.tile: the tiles' one precision policy),
+    read back as a number."""
     from ui import formats
 
-    return float(formats.num(value))
+    return float(formats.tile(value).replace(",", ""))
 
 
 def tile(app, label: str) -> tuple[str, list[str]]:

@@ -223,7 +223,7 @@ def test_constant_and_huge_scores_render_every_analysis_page(app):
         widget(app, "selectbox", labels.MODEL).set_value(model).run()
         app.switch_page("pages/subgroup_aucs.py").run()
         assert not app.exception and not errors(app), model
-        assert metrics(app)["Overall AUC"] == formats.num(auc)
+        assert metrics(app)["Overall AUC"] == formats.tile(auc)
         app.switch_page("pages/rate_disparities.py").run()
         assert not app.exception and not errors(app), model
         assert app.dataframe[0].value["size"].sum() == N

@@ -52,14 +52,14 @@ def test_page_shows_the_interval_the_verdict_and_the_findings(app, credit_counts
     open_page(app)
     expected = credit_counts.disparity(ci=0.95, n_boot=1000, random_state=0)
     value, captions = tile(app, TILE)
-    assert value == formats.num(expected.value)
+    assert value == formats.tile(expected.value)
     # The caption names the comparison that drives the max, its size, and the interval of the max.
     worst, _ = expected.disparity.worst
     size = int(expected.table.set_index("subgroup").loc[worst, "size"])
     caption = next(c for c in captions if "CI" in c).replace("\\", "")
     assert f"{worst} vs rest ({size:,} rows)" in caption
     level, low, high = CI.search(caption).groups()
-    assert (level, low, high) == ("95", formats.num(expected.ci_low), formats.num(expected.ci_high))
+    assert (level, low, high) == ("95", formats.tile(expected.ci_low), formats.tile(expected.ci_high))
     # The verdict badge: the default rule (difference in ECE <= 0.1) on the interval.
     status = expected.verdict.status
     label, color = labels.STATUS_BADGES[status]
@@ -112,7 +112,7 @@ def test_a_ratio_is_never_judged_against_the_difference_bound(app, credit_counts
     assert not app.exception and not app.error
     expected = credit_counts.disparity(distance_measure="ratio", ci=0.95, n_boot=1000, random_state=0)
     value, _ = tile(app, TILE)
-    assert value == formats.num(expected.value) and float(value) >= 1
+    assert value == formats.tile(expected.value) and float(value) >= 1
     shown = badges(app)
     assert [(c, lab) for c, lab, _ in shown] == [("gray", "No rule")]
     assert not any("0.1" in s and "ratio" in s and "exceeds" in s for s in (i.value for i in app.info))
@@ -147,8 +147,8 @@ def test_every_reference_draws_the_page(app, credit_counts, reference):
     named = {"named": "Group A"}.get(reference, reference)
     expected = credit_counts.disparity(reference=named, ci=0.95, n_boot=1000, random_state=0)
     value, captions = tile(app, TILE)
-    assert value == formats.num(expected.value)
-    assert any(f"95 % CI {formats.num(expected.ci_low)}–{formats.num(expected.ci_high)}" in c for c in captions)
+    assert value == formats.tile(expected.value)
+    assert any(f"95 % CI {formats.tile(expected.ci_low)}–{formats.tile(expected.ci_high)}" in c for c in captions)
     reliability, ece, *heatmap = figures(app)
     # Pairwise comparisons have no single reference per subgroup: the ECE chart keeps only its first panel,
     # and the comparisons are drawn as a subgroup x subgroup heatmap.

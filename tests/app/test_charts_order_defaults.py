@@ -63,9 +63,12 @@ def test_pairwise_heatmap_cells_equal_the_pairwise_disparity_table(app):
     assert len(maps) == len(tables) == 4
     for fig, table in zip(maps, tables):
         assert_heatmap_equals_table(fig, table)
-    # hover: both sides' rates with their counts, and the disparity's interval (intervals are on by default)
+    # hover: both sides' rates with their counts, and the disparity's interval (intervals are on by default; the
+    # 10 pairs of 5 subgroups are more than 5 comparisons, so the Automatic adjustment is Holm's, whose intervals
+    # are Bonferroni's: 1 - 0.05 / 10 = 99.5 %)
     fpr = maps[0]["data"][0]
-    assert "95 % CI" in fpr["hovertext"][0][1] and " of " in fpr["hovertext"][0][1]
+    hover = fpr["hovertext"][0][1]
+    assert "99.5 % CI" in hover and "adjusted for 10 comparisons" in hover and " of " in hover
     # ... under the ratio distance as well, and without intervals
     widget(app, "selectbox", "Distance").set_value("ratio").run()
     widget(app, "checkbox", "Show intervals").set_value(False).run()

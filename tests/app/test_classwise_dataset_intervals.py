@@ -69,7 +69,7 @@ def test_dataset_page_shows_the_library_intervals_and_findings(app):
     rates = CREDIT.groupby("ethnicity")["repaid"].agg(["sum", "count"])
     rest = (rates["sum"].sum() - rates["sum"]) / (rates["count"].sum() - rates["count"])
     diffs = (rates["sum"] / rates["count"] - rest).abs()
-    assert metrics(app)["Base-rate disparity (max)"] == f"{formats.num(diffs.max())}" == f"{formats.num(parity.value)}"
+    assert metrics(app)["Base-rate disparity (max)"] == f"{formats.tile(diffs.max())}" == f"{formats.tile(parity.value)}"
     caption = unescape(caption_under(app, "Base-rate disparity (max)"))
     assert caption.startswith(f"{diffs.idxmax()} vs rest ({int(rates.loc[diffs.idxmax(), 'count']):,} rows)")
     assert interval(caption) == (0.95, as_shown(parity.ci_low), as_shown(parity.ci_high))
@@ -84,7 +84,7 @@ def test_dataset_page_shows_the_library_intervals_and_findings(app):
     assert {"disparity_ci_low", "disparity_ci_high", "excludes_parity"} <= set(tables[1].columns)
     # the smoothed EDF tile
     edf = fc.smoothed_edf(y, sub, ci=0.95, n_boot=1000, random_state=0)
-    assert metrics(app)["Smoothed EDF (ε)"] == f"{formats.num(edf.value)}"
+    assert metrics(app)["Smoothed EDF (ε)"] == f"{formats.tile(edf.value)}"
     edf_caption = caption_under(app, "Smoothed EDF (ε)")
     assert interval(edf_caption) == (0.95, as_shown(edf.ci_low), as_shown(edf.ci_high))
     assert {"smoothed_positive_rate_ci_low", "smoothed_negative_rate_ci_high"} <= set(tables[2].columns)
@@ -149,7 +149,7 @@ def test_classwise_page_binary_shows_the_library_intervals_and_findings(app):
             tp = ((t == cls) & (p == cls)).sum()
             scores.append(2 * tp / ((t == cls).sum() + (p == cls).sum()))
         per_class.append(np.std(scores))
-    assert metrics(app)["Unweighted average bias"] == f"{formats.num(np.mean(per_class))}"
+    assert metrics(app)["Unweighted average bias"] == f"{formats.tile(np.mean(per_class))}"
     caption = unescape(caption_under(app, "Unweighted average bias"))
     assert interval(caption) == (0.95, as_shown(result.ci_low), as_shown(result.ci_high))
     top = ["0", "1"][int(np.argmax(per_class))]

@@ -145,7 +145,7 @@ def test_fpr_tile_shows_the_library_interval_and_names_the_worst_subgroup(app, c
         ratios[race] = (max(a, b) / min(a, b), n_neg)
     worst = max(ratios, key=lambda r: ratios[r][0])
     value, captions = tile(app, "False positive rate disparity (max)")
-    assert value == f"{formats.num(ratios[worst][0])}" == "2.271"
+    assert value == f"{formats.tile(ratios[worst][0])}" == "2.271"
     assert worst == "Other" and captions[0].startswith(f"Other vs rest ({ratios[worst][1]:,} actual negatives)")
 
     _, _, _, counts = compas_counts(frame)
@@ -157,7 +157,7 @@ def test_fpr_tile_shows_the_library_interval_and_names_the_worst_subgroup(app, c
         value, captions = tile(app, "False positive rate disparity (max)")
         shown = interval(captions[0])
         assert shown == (level, as_shown(result.ci_low), as_shown(result.ci_high))
-        assert f"{formats.level_text(level)} CI {formats.num(result.ci_low)}–{formats.num(result.ci_high)}" in captions[0]
+        assert f"{formats.level_text(level)} CI {formats.tile(result.ci_low)}–{formats.tile(result.ci_high)}" in captions[0]
         if level == 0.95:
             at_95 = shown
             assert shown[1:] == (1.808, 3.441)   # the comparisons' intervals at the Bonferroni level, joined
@@ -195,8 +195,10 @@ def test_findings_panel_names_african_american_and_the_false_positive_rate(app, 
     # the same sentences as the library's, escaped for Markdown
     _, _, _, counts = compas_counts(frame)
     mapping = fc.ColumnMapping(label="two_year_recid", positive_label=1, positive_outcome="adverse")   # guessed
+    # six races against the rest: more than 5 comparisons, so the app's Automatic adjustment is Holm's
     expected = fc.rate_findings(counts, ["false_positive_rate", "false_negative_rate"], reference="rest", ci=0.95,
-                                n_boot=1000, random_state=0, limit=3, **fc.outcome_words(mapping))
+                                n_boot=1000, random_state=0, adjust="holm", limit=3, **fc.outcome_words(mapping))
+    assert "95 % intervals (Holm-adjusted for 6 comparisons)" in first
     assert panel.split("\n")[: len(expected)] == [f"- {escape.md(f.sentence)}" for f in expected]
     # ... and the driving comparison of each max
     assert any(b.startswith("The largest false positive rate ratio, 2.27 (95 % interval for the largest of 4 "
@@ -294,7 +296,7 @@ def test_a_zero_rate_is_named_with_its_count_under_ratio(app):
     for g in ("A", "B"):
         a, b = neg.loc[neg["group"] == g, "flagged"].mean(), neg.loc[neg["group"] != g, "flagged"].mean()
         finite.append(max(a, b) / min(a, b))
-    assert value == f"{formats.num(np.mean(finite))}"
+    assert value == f"{formats.tile(np.mean(finite))}"
     caption = unescape(captions[0])
     assert caption.startswith("Mean of 2 comparisons")
     assert "1 infinite left out: C has a false positive rate of 0 (0 of 69 actual negatives)" in caption
@@ -309,7 +311,7 @@ def test_subgroup_auc_page_intervals_worst_subgroups_and_findings(app, compas_cs
     score = frame["decile_score"].to_numpy()
     overall = roc_auc_score(y, score)
     value, captions = tile(app, "Overall AUC")
-    assert value == f"{formats.num(overall)}"
+    assert value == f"{formats.tile(overall)}"
     groups = fc.Subgroups.from_attributes(frame, ["race"], intersect=True, min_size=30)
     table = fc.bias_auc_table(y, score, groups, ci=0.95, n_boot=1000, random_state=0)
     low, high = table.attrs["overall_auc_ci"]
@@ -317,7 +319,7 @@ def test_subgroup_auc_page_intervals_worst_subgroups_and_findings(app, compas_cs
     assert low < overall < high
     summary = fc.summarize_bias_auc(table)
     value, captions = tile(app, "Bias AUC score")
-    assert value == f"{formats.num(summary.value)}"
+    assert value == f"{formats.tile(summary.value)}"
     assert interval(captions[0]) == (0.95, as_shown(summary.ci_low), as_shown(summary.ci_high))
 
     # The table and chart carry DeLong intervals.

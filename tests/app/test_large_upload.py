@@ -38,7 +38,7 @@ def test_million_row_upload_visits_every_page(big):
     assert not at.error, [e.value for e in at.error]
     shown = metrics(at)
     assert (shown["Rows in file"], shown["Rows used"], shown["Rows excluded"]) == ("1,000,000", "1,000,000", "0")
-    assert shown["Base rate (share positive)"] == formats.num(frame["label"].mean(), 3)
+    assert shown["Base rate (share positive)"] == formats.tile(frame["label"].mean())
     # the guess: label, the first score column and race; then race x sex, both scores and the given predictions
     assert widget(at, "selectbox", labels.LABEL_COLUMN).value == "label"
     widget(at, "multiselect", labels.PROTECTED).set_value(["race", "sex"]).run()
@@ -58,7 +58,7 @@ def test_million_row_upload_visits_every_page(big):
         if page == "pages/overview.py":
             assert shown["Rows analysed"] == "1,000,000" and shown["Subgroups"] == "8"
         elif page == "pages/subgroup_aucs.py":
-            assert shown["Overall AUC"] == formats.num(roc_auc_score(frame["label"], frame["score_a"]))
+            assert shown["Overall AUC"] == formats.tile(roc_auc_score(frame["label"], frame["score_a"]))
         elif page == "pages/rate_disparities.py":
             rates = at.dataframe[0].value
             assert rates["size"].sum() == N_ROWS

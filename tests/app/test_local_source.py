@@ -325,7 +325,7 @@ def test_a_duckdb_table_is_counted_and_its_views_cannot_read_other_files(monkeyp
     _map(at)
     shown = metrics(at)
     assert shown["Rows in file"] == "20,000"
-    assert shown["Base rate (share positive)"] == formats.num(rows["label"].mean(), 3)
+    assert shown["Base rate (share positive)"] == formats.tile(rows["label"].mean())
     groups = at.dataframe[0].value
     assert sorted(groups["size"]) == sorted(rows.groupby(["race", "sex"]).size())
     # the export of a review counted where the data lies

@@ -120,14 +120,21 @@ def test_auc_heatmaps_and_table_on_madlibs(madlibs):
                                  "bias_auc_score"]],
              [result.overall_auc, result.subgroup_power_mean, result.bpsn_power_mean, result.bnsp_power_mean,
               result.value])
-        assert tiles["Bias AUC score"] == formats.num(summary.loc[model, "bias_auc_score"])
-        assert tiles["Power mean: BPSN"] == formats.num(summary.loc[model, "bpsn_power_mean"])
+        assert tiles["Bias AUC score"] == formats.tile(summary.loc[model, "bias_auc_score"])
+        assert tiles["Power mean: BPSN"] == formats.tile(summary.loc[model, "bpsn_power_mean"])
     # the page's p changes the power means of every model
     widget(app, "number_input", "Power mean p").set_value(1.0).run()
     summary = table_with(app, "model", "bias_auc_score").set_index("model")
     for model in MODELS:
         table = fc.bias_auc_table(sd.y_true, sd.scores[model], sd.subgroups)
         same(summary.loc[model, "subgroup_power_mean"], fc.summarize_bias_auc(table, p=1.0).subgroup_power_mean)
+
+
+def as_tile(cell: str) -> str:
+    """The value of a side-by-side cell ('0.6707 [0.6, 0.7]', written by ui.compare.cell with ui.formats.num) as
+    a tile writes it (ui.formats.tile, the tiles' precision policy)."""
+    text = cell.split(" [")[0]
+    return text if text in ("undefined", "∞", "-∞") else formats.tile(float(text.replace(",", "")))
 
 
 def test_rate_comparison_each_model_at_its_own_threshold(madlibs):
@@ -145,9 +152,9 @@ def test_rate_comparison_each_model_at_its_own_threshold(madlibs):
     side = side_by_side(app)
     assert list(side.columns) == MODELS
     assert list(side.loc["Decision threshold"]) == [">= 0.5", ">= 0.3"]
-    for label in tiles6:  # each model's column = its own page's tile (value [interval])
-        assert side.loc[label, "TOXICITY@1"].split(" [")[0] == tiles1[label]
-        assert side.loc[label, "TOXICITY@6"].split(" [")[0] == tiles6[label]
+    for label in tiles6:  # each model's column = its own page's tile (value [interval]), at the tile's precision
+        assert as_tile(side.loc[label, "TOXICITY@1"]) == tiles1[label]
+        assert as_tile(side.loc[label, "TOXICITY@6"]) == tiles6[label]
     p1 = tile(app, "p% score (min)")[0]
     assert side.loc["p% score (min)", "TOXICITY@1"].split(" [")[0] == p1
     assert any(row.startswith("Rule: ") for row in side.index)
@@ -252,7 +259,7 @@ def test_calibration_side_by_side_and_a_score_that_is_not_a_probability(app):
                                                                                       random_state=0)
         assert side.loc["ECE disparity (max)", model] == compare.cell(result.value, result.disparity.ci_low,
                                                                        result.disparity.ci_high)
-        assert side.loc["ECE disparity (max)", model].split(" [")[0] == tiles[model]
+        assert as_tile(side.loc["ECE disparity (max)", model]) == tiles[model]
         assert side.loc["Verdict", model] == compare.verdict_cell(result.verdict)
     assert side.loc["ECE disparity (max)", "score_c"].startswith("not assessed: ranges from")
     assert "not a probability" in side.loc["ECE disparity (max)", "score_c"]

@@ -14,8 +14,8 @@ CREDIT = pd.read_csv(ROOT / "sample_data" / "credit_decisions.csv")
 
 
 def num(value: float) -> str:
-    """The app's display of a metric value (4 significant digits; the format is tested in tests/ui)."""
-    return formats.num(value)
+    """A tile's display of a metric value (ui.formats.tile, the tiles' one policy; tested in tests/ui)."""
+    return formats.tile(value)
 
 
 def test_rate_page_shows_theil_and_ratio_scores_that_match_pandas(app):

@@ -60,7 +60,7 @@ def test_classwise_and_consistency_in_the_review_equal_the_pages(app, downloads)
     assert config.classwise_subgroups == ("Female", "Male") and config.consistency_features == ()
     assert exported["dataset"]["consistency"] is None  # the Dataset metrics page has not computed it
     model = next(m for m in exported["models"] if m["name"] == "predicted_status")
-    assert formats.num(model["headline"]["unweighted_average_bias"]) == shown_value
+    assert formats.tile(model["headline"]["unweighted_average_bias"]) == shown_value
     same_rows(per_class, exported_table(exported, "predicted_status.classwise_per_class"), ["class"])
     same_rows(by_class, exported_table(exported, "predicted_status.classwise"), ["subgroup", "class"])
     review = fc.build_review(CREDIT, config)  # the same numbers from the configuration alone
@@ -83,7 +83,7 @@ def test_classwise_and_consistency_in_the_review_equal_the_pages(app, downloads)
     assert config.consistency_features == tuple(features) and config.consistency_neighbors == 5
     assert config.consistency_sample == 20_000  # the app's sample; every one of 6,000 rows is counted
     table = exported_table(exported, "consistency")
-    assert formats.num(exported["dataset"]["consistency"]) == shown and table["n_sampled"].iloc[0] == 6000
+    assert formats.tile(exported["dataset"]["consistency"]) == shown and table["n_sampled"].iloc[0] == 6000
     expected = fc.consistency(CREDIT[features], (CREDIT["repayment_status"] == "default").to_numpy(), n_neighbors=5)
     assert exported["dataset"]["consistency"] == expected.value
 

@@ -56,7 +56,7 @@ def test_theil_tiles_and_table_show_the_library_intervals(app):
     mu = (n1 * m1 + n2 * m2) / (n1 + n2)
     literal = sum(n / (n1 + n2) * (m / mu) * math.log(m / mu) for n, m in ((n1, m1), (n2, m2)))
     value, captions = tile(app, "Theil index (max)")
-    assert value == f"{formats.num(literal)}" == f"{formats.num(result.value)}"
+    assert value == f"{formats.tile(literal)}" == f"{formats.tile(result.value)}"
     assert interval(captions[0]) == rounded(result)
     assert result.ci_low <= result.value <= result.ci_high
 
@@ -79,7 +79,7 @@ def test_theil_tiles_and_table_show_the_library_intervals(app):
     between = fc.between_group_theil_index(y, pred, groups, **kw)
     for label, expected in (("Individual Theil index", individual), ("Between-group Theil index", between)):
         value, captions = tile(app, label)
-        assert value == f"{formats.num(expected.value)}"
+        assert value == f"{formats.tile(expected.value)}"
         assert interval(captions[0]) == rounded(expected)
         assert "bootstrap with 1,000 resamples (seed 0)" in captions[0]
         assert expected.ci_low <= expected.value <= expected.ci_high
@@ -96,7 +96,7 @@ def test_correlation_tile_shows_fishers_interval(app):
         half = norm.ppf(0.975) / math.sqrt(len(z) - 3)
         lo, hi = math.tanh(math.atanh(r) - half), math.tanh(math.atanh(r) + half)
         far, near = max(abs(lo), abs(hi)), (0.0 if lo <= 0 <= hi else min(abs(lo), abs(hi)))
-        assert metrics(app)[label] == f"{formats.num(-abs(r))}"
+        assert metrics(app)[label] == f"{formats.tile(-abs(r))}"
         caption = next(c for c in texts(app) if "Fisher" in c)
         assert interval(caption) == (0.95, as_shown(-far), as_shown(-near))
         assert f"{formats.num(lo)} to {formats.num(hi)}" in caption
@@ -111,7 +111,7 @@ def test_no_theil_or_correlation_interval_when_intervals_are_off(app):
         assert not any(CI.search(c) for c in captions)
     assert not any("Fisher" in t for t in texts(app))
     y, pred, groups = credit()
-    assert tile(app, "Individual Theil index")[0] == f"{formats.num(fc.individual_theil_index(y, pred))}"
+    assert tile(app, "Individual Theil index")[0] == f"{formats.tile(fc.individual_theil_index(y, pred))}"
     # At 90 %, the intervals are the library's at 90 % and nested in the 95 % ones.
     widget(app, "checkbox", "Show intervals").set_value(True).run()
     widget(app, "selectbox", "Confidence level").set_value(0.90).run()

@@ -10,6 +10,7 @@ from sklearn.metrics import accuracy_score, confusion_matrix, f1_score, precisio
 
 import fairness_core as fc
 from tests.app.helpers import ROOT, as_shown, figures, metrics, widget
+from ui import formats
 
 PAGE = "pages/rate_disparities.py"
 CREDIT = pd.read_csv(ROOT / "sample_data" / "credit_decisions.csv")
@@ -157,7 +158,7 @@ def test_slider_and_number_input_move_the_same_threshold(app):
     assert widget(app, "number_input", "Decision threshold").value == 0.65
     assert widget(app, "slider", "Move the threshold").value == 0.65
     score = CREDIT["score_logistic"].to_numpy()
-    assert metrics(app)["Accuracy"] == f"{as_shown(accuracy_score(Y, score >= 0.65)):.4f}" != before
+    assert metrics(app)["Accuracy"] == formats.tile(accuracy_score(Y, score >= 0.65)) != before
     lines = [s["x0"] for s in explorer_figures(app)["False positive rate across thresholds"]["layout"]["shapes"]
              if s["type"] == "line"]
     assert lines == [0.65]
@@ -235,7 +236,7 @@ def test_per_subgroup_thresholds_equal_thresholding_each_row_at_its_own(app):
         assert row["accuracy_own"] == pytest.approx(accuracy_score(Y[rows], own_pred[rows]), abs=1e-12)
         assert row["accuracy_single"] == pytest.approx(accuracy_score(Y[rows], single[rows]), abs=1e-12)
     sentence = next(m.value for m in app.markdown if m.value.startswith("With these thresholds"))
-    assert f"overall accuracy is **{as_shown(accuracy_score(Y, own_pred)):.4f}**" in sentence
+    assert f"overall accuracy is **{formats.num(accuracy_score(Y, own_pred))}**" in sentence
     # the rest of the page keeps the single threshold
     assert float(metrics(app)["Accuracy"]) == as_shown(accuracy_score(Y, single))
     # a subgroup never set follows the single threshold; set ones stay
