@@ -143,7 +143,7 @@ m[0].metric("Rows analysed", f"{scored.n_rows:,}")
 m[1].metric("Rows excluded", f"{scored.n_input - scored.n_rows:,}",
             help="Rows left out of every page (missing or invalid label, score or attribute); the Data page "
                  "lists them by reason.")
-m[2].metric("Base rate (share positive)", formats.num(scored.base_rate, 3))
+m[2].metric("Base rate (share positive)", formats.tile(scored.base_rate))
 m[2].caption(captions.base_rate_caption(scored, controls.intervals().ci))
 m[3].metric("Subgroups", f"{len(scored.subgroups.names):,}")
 st.caption(computations.small_rows(token, mapping_key, scored))
