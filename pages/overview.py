@@ -107,7 +107,7 @@ def answer(model: str | None, own: list) -> None:
     """The bottom line of `model` (plain sentences) and its scorecard (one row per rule of the model)."""
     rules = [v for s in own for v in s.verdicts]
     whom = [w for s in own for w in (s.subjects or ("",) * len(s.verdicts))]
-    st.subheader(f"Bottom line: {escape.md(model or 'the predicted label')}")
+    st.subheader(f"Bottom line: {escape.md(model or 'the predicted label')}", anchor=False)
     line = bottom_line(rules, whom, label_verdicts, label_subjects, intervals=intervals.ci is not None)
     if not rules:
         st.markdown(escape.md(line[0]) if line else "No policy rule applies to the current data and settings.")

@@ -1,5 +1,6 @@
 """`make run` on a fresh checkout says what it installs and shows pip's progress; `make test` stays quiet."""
 
+import os
 import shutil
 import subprocess
 from pathlib import Path
@@ -15,8 +16,10 @@ def _dry_run(tmp_path: Path, target: str) -> list[str]:
     """The commands `make -n <target>` prints in a fresh copy (no .venv), one per line."""
     for name in ("Makefile", "requirements.txt", "requirements-dev.txt"):
         shutil.copy(ROOT / name, tmp_path / name)
-    done = subprocess.run(["make", "-n", target, "PYTHON=python3"], cwd=tmp_path, capture_output=True, text=True,
-                          check=True, timeout=60)
+    # A clean environment for make's own variables: under `make test` a nested make would print its directory.
+    env = {k: v for k, v in os.environ.items() if k not in ("MAKEFLAGS", "MAKELEVEL", "MFLAGS", "MAKEOVERRIDES")}
+    done = subprocess.run(["make", "--no-print-directory", "-n", target, "PYTHON=python3"], cwd=tmp_path,
+                          capture_output=True, text=True, check=True, timeout=60, env=env)
     return done.stdout.splitlines()
 
 

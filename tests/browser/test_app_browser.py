@@ -28,7 +28,7 @@ CREDIT = pd.read_csv(Path(__file__).resolve().parents[2] / "sample_data" / "cred
 
 # Helpers ---------------------------------------------------------------------------------------
 
-def settle(page: Page, quiet_ms: int = 400, timeout_s: float = 20.0) -> None:
+def settle(page: Page, quiet_ms: int = 400, timeout_s: float = 60.0) -> None:
     """Wait until Streamlit has finished its rerun: no status widget and no stale elements for `quiet_ms`.
 
     A rerun starts a moment after the interaction (a websocket round trip), so the page must stay
