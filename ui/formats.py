@@ -72,19 +72,9 @@ def tile(value: float) -> str:
     if undefined(value):
         return "undefined"
     value = float(value)
-    if math.isnan(value):
-        return "undefined"
-    if math.isinf(value):
-        return "∞" if value > 0 else "-∞"
-    if value == 0:
-        return "0"
-    mantissa, exponent = f"{value:.2e}".split("e")   # 3 significant digits, rounded first
-    exponent = int(exponent)
-    if exponent >= -2:   # |value| rounds to 0.01 or more: the fixed decimals
-        return f"{value:,.{TILE_DECIMALS}f}"
-    if exponent >= -4:   # rounds to 0.0001 or more: written in full
-        return f"{value:.{2 - exponent}f}"
-    return f"{mantissa}e{exponent}"
+    if math.isfinite(value) and value != 0 and int(f"{value:.2e}".split("e")[1]) >= -2:
+        return f"{value:,.{TILE_DECIMALS}f}"   # |value| rounds to 0.01 or more: the fixed decimals
+    return num(value, 3)   # 3 significant digits below (scientific below 0.0001); 0, NaN and infinities as num
 
 
 def level_text(level: float) -> str:

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import math
 from typing import Sequence
 
-from ._common import ERROR_COLOR, HOVER, RULE_COLOR, _hover, _title, plot_text
+from ._common import ERROR_COLOR, HOVER, RULE_COLOR, _finite, _hover, _title, plot_text
 
 # Verdict colours (colour-blind-safe: Okabe-Ito vermillion, orange, bluish green, grey) and words.
 STATUS_STYLE = {"fail": ("#D55E00", "Fail"), "inconclusive": ("#E69F00", "Inconclusive"),
@@ -13,10 +12,6 @@ STATUS_STYLE = {"fail": ("#D55E00", "Fail"), "inconclusive": ("#E69F00", "Inconc
 PASS_FILL = "rgba(0, 158, 115, 0.12)"
 ROW_HEIGHT = 52
 NAMES_MESSAGE = "scorecard_chart needs one name per verdict: got {names} names for {verdicts} verdicts."
-
-
-def _finite(x) -> bool:
-    return x is not None and not (isinstance(x, float) and math.isnan(x)) and math.isfinite(float(x))
 
 
 def _parity(rule) -> float:
