@@ -51,46 +51,14 @@ with progress.computing("rate disparities", level):
                                      distance=distance, reference=reference, include_small=include_small,
                                      intervals=intervals, max_difference=max_difference,
                                      mapping=scored.mapping)
-with progress.computing("the Theil index", level):
-    theil = computations.theil(token, mapping_key, source, threshold, reference, reduction, include_small, level,
-                       intervals.n_boot, intervals.adjust, scored.mapping.positive_outcome, counts)
-
 p_percent, opportunity = section.extra["p_percent"], section.extra["opportunity"]
-
-# Rendering -----------------------------------------------------------------------------------
-st.subheader("Findings")
-if section.findings:
-    st.markdown("\n".join(f"- {escape.md(s)}" for s in section.findings))
-else:
-    st.caption("No comparison could be assessed: every one is undefined or left out as small.")
-
-perfect = "0" if distance == "diff" else "1"
-cols = st.columns(len(metrics) + 2)
-for col, m in zip(cols, metrics):
-    s = results[m]
-    col.metric(f"{labels.RATE_LABELS[m]} disparity ({reduction})", formats.tile(s.value),
-               help=f"Perfect value {perfect}. Over {s.n_used} comparisons; {s.n_small_excluded} with a small "
-                    f"subgroup, {s.n_undefined} undefined and {s.n_infinite} infinite "
-                    f"{'left out' if reduction == 'mean' else 'among them'}. "
-                    + definition_link(RATE_KEYS[m]))
-    col.caption(captions.disparity_caption(s, m))
-cols[-2].metric(f"Equalized odds ({reduction})", formats.tile(odds.value),
-                help="Per comparison the larger of the TPR and FPR disparities, then reduced. "
-                     + definition_link("equalized-odds"))
-cols[-2].caption(captions.disparity_caption(odds, None))
-cols[-1].metric(f"Theil index ({reduction})", formats.tile(theil.value),
-                help="Per comparison the between-group Theil index of the subgroup and its reference (benefit "
-                     "b = prediction - label + 1); perfect 0. It has no distance option. "
-                     + definition_link("theil-disparity"))
-cols[-1].caption(captions.disparity_caption(theil, None))
 ref_text = labels.against(reference)  # article included
-st.caption(f"Each subgroup is compared with {ref_text}; distance: {labels.DISTANCE_LABELS[distance]}; "
-           f"perfect value {perfect}."
-           + (f" Intervals: {formats.level_text(level)}, bootstrap with {intervals.n_boot:,} resamples (seed 0)"
-              + (f", {labels.ADJUST_LABELS[intervals.adjust]}-adjusted per table" if intervals.adjust else "")
-              + "." + coverage.note(coverage.rate_prefixes(metrics, distance, reduction, intervals.adjust, reference))
-              if level is not None else ""))
+pairwise = labels.reference_mode(reference) == "pairwise"
+order = controls.disparity_order(list(comparisons.values()), list(rates["subgroup"]), pairwise=pairwise)
+perfect = "0" if distance == "diff" else "1"
 
+# Rendering: the point first (verdicts, findings, the rates chart and the headline disparities), then the one
+# secondary section the user opened -------------------------------------------------------------------
 st.subheader("Policy")
 if distance == "diff":
     bound = float(controls.kept(st.number_input, labels.MAX_DIFFERENCE, "rates:max_difference",
@@ -98,6 +66,8 @@ if distance == "diff":
                                 max_value=1.0, step=0.01, format="%.3f", help=labels.HELP[labels.MAX_DIFFERENCE]))
 verdicts = section.verdicts
 tally = summarize_verdicts(verdicts).attrs["counts"]
+for verdict in verdicts:
+    st.markdown(captions.verdict_markdown(verdict))
 st.caption("Verdicts: " + ", ".join(f"{n} {labels.STATUS_WORDS[status]}" for status, n in tally.items() if n) + ". The disparity rules "
            f"are assessed on the largest disparity (max) against {ref_text}, whatever the Reduction above"
            + ("; ratio rules only, since Distance is ratio" if distance == "ratio" else
@@ -105,11 +75,13 @@ st.caption("Verdicts: " + ", ".join(f"{n} {labels.STATUS_WORDS[status]}" for sta
            + ("A rule passes when its whole interval meets the bound, fails when the whole interval breaks it, and "
               "is inconclusive when the interval straddles the bound." if level is not None else
               "Intervals are off, so each verdict rests on the point estimate alone."))
-for verdict in verdicts:
-    st.markdown(captions.verdict_markdown(verdict))
 
-pairwise = labels.reference_mode(reference) == "pairwise"
-order = controls.disparity_order(list(comparisons.values()), list(rates["subgroup"]), pairwise=pairwise)
+st.subheader("Findings")
+if section.findings:
+    st.markdown("\n".join(f"- {escape.md(s)}" for s in section.findings))
+else:
+    st.caption("No comparison could be assessed: every one is undefined or left out as small.")
+
 reference_label = labels.reference_legend(reference)
 fig = plotting.rate_chart(rates, metrics, None if pairwise else comparisons,
                           reference_label=reference_label, title="Rates per subgroup", level=level, order=order)
@@ -119,23 +91,76 @@ st.caption(controls.order_caption(f"the largest disparity ({labels.DISTANCE_LABE
                                   + (" (a named reference itself last)" if labels.reference_mode(reference) == "named"
                                      else "")))
 
-st.subheader("Rates per subgroup")
-shown_rates = controls.in_order(rates, order)
-st.dataframe(shown_rates, hide_index=True, column_config=formats.column_config(rates.columns))
+cols = st.columns(len(metrics) + 1)
+for col, m in zip(cols, metrics):
+    s = results[m]
+    col.metric(f"{labels.RATE_LABELS[m]} disparity ({reduction})", formats.tile(s.value),
+               help=f"Perfect value {perfect}. Over {s.n_used} comparisons; {s.n_small_excluded} with a small "
+                    f"subgroup, {s.n_undefined} undefined and {s.n_infinite} infinite "
+                    f"{'left out' if reduction == 'mean' else 'among them'}. "
+                    + definition_link(RATE_KEYS[m]))
+    col.caption(captions.disparity_caption(s, m))
+cols[-1].metric(f"Equalized odds ({reduction})", formats.tile(odds.value),
+                help="Per comparison the larger of the TPR and FPR disparities, then reduced. "
+                     + definition_link("equalized-odds"))
+cols[-1].caption(captions.disparity_caption(odds, None))
+st.caption(f"Each subgroup is compared with {ref_text}; distance: {labels.DISTANCE_LABELS[distance]}; "
+           f"perfect value {perfect}."
+           + (f" Intervals: {formats.level_text(level)}, bootstrap with {intervals.n_boot:,} resamples (seed 0)"
+              + (f", {labels.ADJUST_LABELS[intervals.adjust]}-adjusted per table" if intervals.adjust else "")
+              + "." + coverage.note(coverage.rate_prefixes(metrics, distance, reduction, intervals.adjust, reference))
+              if level is not None else ""))
 
-st.subheader("Disparities")
-tabs = st.tabs([labels.RATE_LABELS[m] for m in metrics] + ["Equalized odds", "Theil index"])
-for tab, m in zip(tabs, metrics):
-    with tab:
+
+
+# Secondary sections: the user opens one, and only that one is computed and drawn -------------------------
+def tables_section() -> None:
+    """The rates of every subgroup and, per rate, its comparisons with the reference."""
+    st.subheader("Rates per subgroup")
+    st.dataframe(controls.in_order(rates, order), hide_index=True, column_config=formats.column_config(rates.columns))
+    st.subheader("Disparities")
+    inner = st.tabs([labels.RATE_LABELS[m] for m in metrics] + ["Equalized odds"])
+    for tab, m in zip(inner, metrics):
+        with tab:
+            comparison_table.draw(
+                comparisons[m], pairwise=pairwise, order=order, level=level,
+                title=f"{labels.RATE_LABELS[m]}: every pair of subgroups", distance_measure=distance,
+                value_label=labels.RATE_LABELS[m].lower())
+    with inner[-1]:
         comparison_table.draw(
-            comparisons[m], pairwise=pairwise, order=order, level=level,
-            title=f"{labels.RATE_LABELS[m]}: every pair of subgroups", distance_measure=distance,
-            value_label=labels.RATE_LABELS[m].lower())
-with tabs[-2]:
-    comparison_table.draw(
-        odds.table, pairwise=pairwise, order=order, level=level, title="Equalized odds: every pair of subgroups",
-        distance_measure=distance, label=f"Equalized odds ({labels.DISTANCE_LABELS[distance]})")
-with tabs[-1]:
+            odds.table, pairwise=pairwise, order=order, level=level, title="Equalized odds: every pair of subgroups",
+            distance_measure=distance, label=f"Equalized odds ({labels.DISTANCE_LABELS[distance]})")
+
+
+def theil_section() -> None:
+    """The Theil index of each subgroup against the reference, and the individual and between-group indices."""
+    st.subheader("Inequality of benefits (Theil index)")
+    with progress.computing("the Theil index", level):
+        theil = computations.theil(token, mapping_key, source, threshold, reference, reduction, include_small, level,
+                                   intervals.n_boot, intervals.adjust, scored.mapping.positive_outcome, counts)
+        individual, between = computations.theil_indices(token, mapping_key, source, threshold, level,
+                                                         intervals.n_boot, scored.mapping.positive_outcome, counts)
+    t0, t1, t2 = st.columns(3)
+    t0.metric(f"Theil index ({reduction})", formats.tile(theil.value),
+              help="Per comparison the between-group Theil index of the subgroup and its reference (benefit "
+                   "b = prediction - label + 1); perfect 0. It has no distance option. "
+                   + definition_link("theil-disparity"))
+    t0.caption(captions.disparity_caption(theil, None))
+    t1.metric("Individual Theil index", formats.tile(float(individual)),
+              help="Inequality of the benefit b = prediction - label + 1 over all rows (Speicher et al. 2018); "
+                   "0 when every row gets the same benefit. " + definition_link("theil-individual"))
+    if level is not None:
+        t1.caption(captions.theil_caption(individual))
+    if between is not None:
+        t2.metric("Between-group Theil index", formats.tile(float(between)),
+                  help="The part of the inequality that lies between subgroups: each row's benefit replaced by its "
+                       "subgroup's mean. " + definition_link("theil-between"))
+        if level is not None:
+            t2.caption(captions.theil_caption(between))
+    else:
+        t2.metric("Between-group Theil index", "n/a",
+                  help="Needs subgroups that do not overlap (intersected protected attributes, no identity columns). "
+                       + definition_link("theil-between"))
     st.caption("Subgroup and reference values are mean benefits; the disparity is the between-group Theil "
                "index of the two groups (0 when their mean benefits are equal)."
                + (" Its interval is the bootstrap percentile interval of the index; since the index is never "
@@ -145,63 +170,37 @@ with tabs[-1]:
         theil.table, pairwise=pairwise, order=order, level=level, title="Theil index: every pair of subgroups",
         value_label="mean benefit", label="Between-group Theil index")
 
-# Confusion matrix, accuracy, precision, recall, F1 and selection rate at the same predictions.
-threshold_sections.performance_section(token, mapping_key, source, threshold, counts, order, intervals)
 
-st.subheader("Inequality of benefits (Theil index)")
-with progress.computing("the Theil indices", level):
-    individual, between = computations.theil_indices(token, mapping_key, source, threshold, level, intervals.n_boot,
-                                             scored.mapping.positive_outcome, counts)
-
-t1, t2 = st.columns(2)
-t1.metric("Individual Theil index", formats.tile(float(individual)),
-          help="Inequality of the benefit b = prediction - label + 1 over all rows (Speicher et al. 2018); "
-               "0 when every row gets the same benefit. " + definition_link("theil-individual"))
-if level is not None:
-    t1.caption(captions.theil_caption(individual))
-if between is not None:
-    t2.metric("Between-group Theil index", formats.tile(float(between)),
-              help="The part of the inequality that lies between subgroups: each row's benefit replaced by its "
-                   "subgroup's mean. " + definition_link("theil-between"))
-    if level is not None:
-        t2.caption(captions.theil_caption(between))
-else:
-    t2.metric("Between-group Theil index", "n/a",
-              help="Needs subgroups that do not overlap (intersected protected attributes, no identity columns). "
-                   + definition_link("theil-between"))
-
-st.subheader("p% score and equal opportunity score")
-st.caption("Each subgroup against the rest of the population: min(a / b, b / a) of the selection rates "
-           "(p% score) and of the true positive rates (equal opportunity score). 1 is parity; a p% score "
-           "below 0.8 fails the 80 % (four-fifths) rule. Small subgroups are shown but left out of the minimum.")
-s1, s2 = st.columns(2)
-for col, label, result, key in ((s1, "p% score (min)", p_percent, "p-percent"),
-                                (s2, "Equal opportunity score (min)", opportunity, "equal-opportunity")):
-    col.metric(label, formats.tile(result.value),
-               help=f"Minimum over {result.n_used} subgroups; {result.n_small_excluded} small and "
-                    f"{result.n_undefined} undefined left out. " + definition_link(key))
-    col.caption(captions.ratio_score_caption(result, level))
-ratio_tables = {"p% score": p_percent.table, "Equal opportunity score": opportunity.table}
-# Worst first: each subgroup's lower score of the two, lowest first.
-both = p_percent.table[["subgroup", "score"]].merge(opportunity.table[["subgroup", "score"]], on="subgroup",
-                                                   how="left")
-ratio_order = controls.ranked(list(both["subgroup"]), both[["score_x", "score_y"]].min(axis=1, skipna=True),
-                              descending=False)
-# Each subgroup against the rest, whatever the Reference, Distance and Reduction above: those do not redraw it.
-ratio_key = (token, mapping_key, source, threshold, include_small, level, intervals.n_boot, tuple(ratio_order or ()))
-st.plotly_chart(computations.chart("ratio_scores", ratio_key, lambda: plotting.ratio_score_chart(
-    ratio_tables, threshold=summaries.DEFAULT_RULES["four_fifths"].bound, title="Each subgroup against the rest",
-    level=level, order=ratio_order)), width="stretch")
-st.caption(controls.order_caption("the lower of its p% and equal opportunity scores, lowest first"))
-for tab, (name, table) in zip(st.tabs(list(ratio_tables)), ratio_tables.items()):
-    with tab:
-        table = controls.by_value(table, "score", descending=False)
-        st.dataframe(table, hide_index=True, column_config=formats.column_config(table.columns))
-
-# Each selected rate across thresholds, a slider for the threshold, per-subgroup thresholds (score predictions only).
-threshold_sections.explorer_section(token, mapping_key, scored, source, threshold, metrics, distance=distance,
-                                    reduction=reduction, reference=reference, include_small=include_small,
-                                    max_difference=float(max_difference), order=order)
+def ratio_scores_section() -> None:
+    """The p% and equal opportunity scores of each subgroup against the rest, their chart and tables."""
+    st.subheader("p% score and equal opportunity score")
+    st.caption("Each subgroup against the rest of the population: min(a / b, b / a) of the selection rates "
+               "(p% score) and of the true positive rates (equal opportunity score). 1 is parity; a p% score "
+               "below 0.8 fails the 80 % (four-fifths) rule. Small subgroups are shown but left out of the minimum.")
+    s1, s2 = st.columns(2)
+    for col, label, result, key in ((s1, "p% score (min)", p_percent, "p-percent"),
+                                    (s2, "Equal opportunity score (min)", opportunity, "equal-opportunity")):
+        col.metric(label, formats.tile(result.value),
+                   help=f"Minimum over {result.n_used} subgroups; {result.n_small_excluded} small and "
+                        f"{result.n_undefined} undefined left out. " + definition_link(key))
+        col.caption(captions.ratio_score_caption(result, level))
+    ratio_tables = {"p% score": p_percent.table, "Equal opportunity score": opportunity.table}
+    # Worst first: each subgroup's lower score of the two, lowest first.
+    both = p_percent.table[["subgroup", "score"]].merge(opportunity.table[["subgroup", "score"]], on="subgroup",
+                                                       how="left")
+    ratio_order = controls.ranked(list(both["subgroup"]), both[["score_x", "score_y"]].min(axis=1, skipna=True),
+                                  descending=False)
+    # Each subgroup against the rest, whatever the Reference, Distance and Reduction above: those do not redraw it.
+    ratio_key = (token, mapping_key, source, threshold, include_small, level, intervals.n_boot,
+                 tuple(ratio_order or ()))
+    st.plotly_chart(computations.chart("ratio_scores", ratio_key, lambda: plotting.ratio_score_chart(
+        ratio_tables, threshold=summaries.DEFAULT_RULES["four_fifths"].bound, title="Each subgroup against the rest",
+        level=level, order=ratio_order)), width="stretch")
+    st.caption(controls.order_caption("the lower of its p% and equal opportunity scores, lowest first"))
+    for tab, (name, table) in zip(st.tabs(list(ratio_tables)), ratio_tables.items()):
+        with tab:
+            table = controls.by_value(table, "score", descending=False)
+            st.dataframe(table, hide_index=True, column_config=formats.column_config(table.columns))
 
 
 @st.fragment
@@ -233,9 +232,26 @@ def correlation_section(token: str, mapping_key: str, scored, source: str, thres
         st.caption(f"{n_missing:,} rows with a missing or infinite {escape.md(column)} are left out of this score.")
 
 
-correlation_section(token, mapping_key, scored, source, threshold, level)
-
-# Every mapped score column side by side, each at its own threshold (shown when two or more are mapped).
-compare.rate_section(token, mapping_key, scored, metrics=metrics, distance=distance, reduction=reduction,
-                     reference=reference, include_small=include_small, intervals=intervals,
-                     max_difference=float(max_difference))
+SECTIONS = {
+    "Tables": tables_section,
+    # Confusion matrix, accuracy, precision, recall, F1 and selection rate at the same predictions.
+    "Performance at the threshold": lambda: threshold_sections.performance_section(
+        token, mapping_key, source, threshold, counts, order, intervals),
+    "Theil index": theil_section,
+    "p% scores": ratio_scores_section,
+    # Each rate across thresholds, a slider for the threshold, per-subgroup thresholds (score predictions only).
+    "Threshold explorer": lambda: threshold_sections.explorer_section(
+        token, mapping_key, scored, source, threshold, metrics, distance=distance, reduction=reduction,
+        reference=reference, include_small=include_small, max_difference=float(max_difference), order=order),
+    "Correlation": lambda: correlation_section(token, mapping_key, scored, source, threshold, level),
+    # Every mapped score column side by side, each at its own threshold (two or more mapped).
+    "Compare models": lambda: compare.rate_section(
+        token, mapping_key, scored, metrics=metrics, distance=distance, reduction=reduction, reference=reference,
+        include_small=include_small, intervals=intervals, max_difference=float(max_difference)),
+}
+if len(scored.scores) < 2:
+    del SECTIONS["Compare models"]
+for title, tab in controls.sections("rates:section", list(SECTIONS)).items():
+    with tab:
+        if tab.open:
+            SECTIONS[title]()

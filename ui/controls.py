@@ -75,6 +75,35 @@ def kept(widget: Callable, label: str, name: str, default: Any, *, options: Sequ
     return result
 
 
+def sections(name: str, titles: Sequence[str]) -> dict[str, Any]:
+    """Tabs for a page's secondary sections, of which only the open one runs, kept across pages.
+
+    The tabs track their state (``st.tabs(on_change="rerun")``), so each container's ``open`` is True
+    for the chosen tab only and a page draws (and computes) that one section: a rerun pays for one
+    section, not all of them. The choice is kept under ``keep:<name>`` like :func:`kept`'s values
+    (the first tab before any choice, or when the kept title is no longer offered).
+
+    Parameters
+    ----------
+    name : str
+        The key of the choice, e.g. ``"rates:section"``; the tabs' widget key is ``"w:" + name``.
+    titles : sequence of str
+        The tab titles, in order.
+
+    Returns
+    -------
+    dict
+        Title -> tab container (``with tabs[title]:``); ``tabs[title].open`` says whether it is shown.
+    """
+    titles = list(titles)
+    store, wkey = state.KEEP_PREFIX + name, "w:" + name
+    current = st.session_state.get(wkey, st.session_state.get(store))
+    st.session_state[wkey] = current if current in titles else titles[0]
+    tabs = st.tabs(titles, key=wkey, on_change="rerun")
+    st.session_state[store] = st.session_state[wkey]
+    return dict(zip(titles, tabs))
+
+
 def setting(name: str, default: Any) -> Any:
     """The current value of the widget `name` drawn by :func:`kept`, or `default` before it was ever drawn.
 
