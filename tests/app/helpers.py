@@ -9,10 +9,13 @@ from streamlit.testing.v1 import AppTest
 ROOT = Path(__file__).resolve().parents[2]
 PAGES = ["pages/data.py", "pages/overview.py", "pages/subgroup_aucs.py", "pages/rate_disparities.py", "pages/calibration.py",
          "pages/classwise.py", "pages/dataset_metrics.py", "pages/definitions.py"]
-# Plotly charts each page draws on the bundled samples (the Overview its scorecard; Rate disparities: 2 and the
-# explorer's two default rates).
-CHARTS = {"pages/data.py": 0, "pages/overview.py": 1, "pages/subgroup_aucs.py": 1, "pages/rate_disparities.py": 4, "pages/calibration.py": 2,
+# Plotly charts each page draws on the bundled samples with its first secondary section open (the Overview its
+# scorecard; Rate disparities its rates chart, with its tables open).
+CHARTS = {"pages/data.py": 0, "pages/overview.py": 1, "pages/subgroup_aucs.py": 1, "pages/rate_disparities.py": 1, "pages/calibration.py": 2,
           "pages/classwise.py": 1, "pages/dataset_metrics.py": 1, "pages/definitions.py": 0}
+# The key under which each page keeps its open secondary section (ui.controls.sections).
+SECTIONS = {"pages/rate_disparities.py": "rates:section", "pages/subgroup_aucs.py": "auc:section",
+            "pages/calibration.py": "cal:section", "pages/dataset_metrics.py": "dataset:section"}
 
 
 # An interval as the pages write it under a tile: "95 % CI 0.123–0.568" (ui.formats.ci_text).
@@ -104,3 +107,38 @@ def csv_bytes(frame) -> bytes:
     pa_csv.write_csv(pa.Table.from_pandas(frame, preserve_index=False), buffer,
                      write_options=pa_csv.WriteOptions(quoting_style="needed"))
     return buffer.getvalue()
+
+
+def section_titles(at: AppTest) -> list[str]:
+    """The titles of the page's secondary sections: its tabs that are not inside another tab."""
+    tabs = list(at.tabs)
+    inner = {id(t) for tab in tabs for t in tab.get("tab")}
+    return [t.label for t in tabs if id(t) not in inner]
+
+
+def each_section(at: AppTest, page: str):
+    """Show `page` and then open each of its secondary sections in turn, yielding the open section's title (None
+    for a page without sections) after each run; the page is left on its first section."""
+    at.switch_page(page).run()
+    titles = section_titles(at) if page in SECTIONS else []
+    if not titles:
+        yield None
+        return
+    open_section(at, SECTIONS[page], titles[0])
+    for title in titles:
+        if title != titles[0]:
+            open_section(at, SECTIONS[page], title)
+        yield title
+    open_section(at, SECTIONS[page], titles[0], run=False)
+
+
+def open_section(at: AppTest, name: str, title: str, *, run: bool = True) -> AppTest:
+    """Open the secondary section `title` of a page's tabs kept under `name` (e.g. "rates:section") and rerun
+    (`run`; without it, the page opens on that section when it is next shown): only the open section is computed
+    and drawn (ui.controls.sections)."""
+    at.session_state["keep:" + name] = title   # the kept choice, which the page reads when it is next shown
+    if run:   # the tabs' own state, on the page shown now
+        at.session_state["w:" + name] = title
+        at.run()
+        assert not at.exception, at.exception
+    return at

@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 
 from fairness_core.plotting import plot_text
-from tests.app.helpers import ROOT, figures, widget
+from tests.app.helpers import ROOT, figures, open_section, widget
 from tests.app.test_intervals_ui import verdicts
 from ui import labels
 
@@ -59,10 +59,15 @@ def test_pairwise_heatmap_cells_equal_the_pairwise_disparity_table(app):
     assert not app.exception and not app.error
     k = CREDIT["ethnicity"].nunique()
     maps, tables = heatmaps(app), pairwise_tables(app, k)
-    # one heatmap per pairwise table: the two rates, equalized odds and the Theil index
-    assert len(maps) == len(tables) == 4
+    # one heatmap per pairwise table: the two rates and equalized odds in the Tables, the Theil index in its section
+    assert len(maps) == len(tables) == 3
     for fig, table in zip(maps, tables):
         assert_heatmap_equals_table(fig, table)
+    open_section(app, "rates:section", "Theil index")
+    theil_maps, theil_tables = heatmaps(app), pairwise_tables(app, k)
+    assert len(theil_maps) == len(theil_tables) == 1
+    assert_heatmap_equals_table(theil_maps[0], theil_tables[0])
+    open_section(app, "rates:section", "Tables")
     # hover: both sides' rates with their counts, and the disparity's interval (intervals are on by default; the
     # 10 pairs of 5 subgroups are more than 5 comparisons, so the Automatic adjustment is Holm's, whose intervals
     # are Bonferroni's: 1 - 0.05 / 10 = 99.5 %)

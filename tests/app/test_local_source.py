@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from tests.app.helpers import PAGES, ROOT, figures, metrics, scored_table, widget
+from tests.app.helpers import PAGES, ROOT, each_section, figures, metrics, open_section, scored_table, widget
 from ui import local, formats, labels
 
 N_ROWS = 1_000_000
@@ -71,10 +71,14 @@ def _visit(at: AppTest) -> dict:
     """Per page: (tiles, tables) as shown."""
     shown = {}
     for page in PAGES:
-        at.switch_page(page).run()
-        assert not at.exception, (page, at.exception)
-        assert not at.error, (page, [e.value for e in at.error])
-        shown[page] = (metrics(at), [d.value for d in at.dataframe], figures(at))
+        tiles, tables, charts = {}, [], []
+        for section in each_section(at, page):   # every secondary section opened in turn
+            assert not at.exception, (page, section, at.exception)
+            assert not at.error, (page, section, [e.value for e in at.error])
+            tiles |= metrics(at)
+            tables += [d.value for d in at.dataframe]
+            charts += figures(at)
+        shown[page] = (tiles, tables, charts)
     return shown
 
 
@@ -153,7 +157,9 @@ def test_local_parquet_folder_equals_an_upload_on_every_page(folder, monkeypatch
             same_title = [c for c in their_charts if c["layout"].get("title") == chart["layout"].get("title")]
             assert any(_close(chart, theirs) for theirs in their_charts), (page, chart["layout"].get("title"), [
                 _differences(chart, theirs)[:5] for theirs in same_title])
-    assert len(local_pages["pages/rate_disparities.py"][2]) == 4   # rates, two explorer curves, p% scores
+    assert {c["layout"]["title"]["text"] for c in local_pages["pages/rate_disparities.py"][2]} >= {
+        "Rates per subgroup", "False positive rate across thresholds", "False negative rate across thresholds",
+        "Each subgroup against the rest"}   # rates, two explorer curves, p% scores
     # what was compared: the numbers of every page
     assert local_pages["pages/overview.py"][0]["Rows analysed"] == f"{N_ROWS:,}"
     assert local_pages["pages/subgroup_aucs.py"][0]["Overall AUC"] == upload_pages["pages/subgroup_aucs.py"][0][
@@ -236,11 +242,13 @@ def test_pages_that_need_rows_say_so_and_a_sample_works_everywhere(folder, monke
     root, _ = folder
     at = _open_local(_start(monkeypatch, root), "logs/*.parquet", auc="bins")
     _map(at)
+    open_section(at, "rates:section", "Correlation", run=False)
     at.switch_page("pages/rate_disparities.py").run()
     needs = [i.value for i in at.info if "needs the rows themselves" in i.value]
     assert any(v.startswith("The correlation score") for v in needs)
+    open_section(at, "rates:section", "Threshold explorer")
     # the explorer runs over the binned counts' edges; per-subgroup thresholds need thresholds on edges
-    assert "Threshold explorer" in [s.value for s in at.subheader] and len(at.get("plotly_chart")) >= 4
+    assert "Threshold explorer" in [s.value for s in at.subheader] and len(at.get("plotly_chart")) == 3
     assert any("lies inside a bin" in c.value for c in at.caption)
     widget(at, "toggle", "Per-subgroup thresholds").set_value(True).run()
     assert any("lies inside a score bin" in i.value.replace("\\", "") for i in at.info)
@@ -261,6 +269,9 @@ def test_pages_that_need_rows_say_so_and_a_sample_works_everywhere(folder, monke
         if page == "pages/rate_disparities.py":   # the explorer and intervals work on the sample
             assert "Threshold explorer" in [s.value for s in at.subheader]
             assert any("% CI" in c.value for c in at.caption)
+            open_section(at, "rates:section", "Correlation")   # and the correlation score
+            assert not [i.value for i in at.info if "needs the rows themselves" in i.value]
+            assert any(m.label.startswith("Correlation score") for m in at.metric)
 
 
 def test_paths_outside_the_allowed_directories_are_refused(folder, monkeypatch, tmp_path):

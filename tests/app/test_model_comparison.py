@@ -12,7 +12,7 @@ import pytest
 from sklearn.metrics import balanced_accuracy_score, roc_auc_score
 
 import fairness_core as fc
-from tests.app.helpers import csv_bytes, figures, metrics, scored_table, tile, unescape, widget
+from tests.app.helpers import csv_bytes, figures, metrics, open_section, scored_table, tile, unescape, widget
 from ui import compare, formats, labels
 
 AUC_PAGE, RATE_PAGE = "pages/subgroup_aucs.py", "pages/rate_disparities.py"
@@ -74,6 +74,8 @@ def pick_model(app, model: str) -> None:
 
 
 def compare_on(app) -> None:
+    """Turn Compare models on (on Rate disparities, in its section, opened first)."""
+    open_section(app, "rates:section", "Compare models")
     widget(app, "toggle", "Compare models").set_value(True).run()
     assert not app.exception and not app.error
 
@@ -155,8 +157,9 @@ def test_rate_comparison_each_model_at_its_own_threshold(madlibs):
     for label in tiles6:  # each model's column = its own page's tile (value [interval]), at the tile's precision
         assert as_tile(side.loc[label, "TOXICITY@1"]) == tiles1[label]
         assert as_tile(side.loc[label, "TOXICITY@6"]) == tiles6[label]
-    p1 = tile(app, "p% score (min)")[0]
+    p1 = tile(open_section(app, "rates:section", "p% scores"), "p% score (min)")[0]
     assert side.loc["p% score (min)", "TOXICITY@1"].split(" [")[0] == p1
+    open_section(app, "rates:section", "Compare models")
     assert any(row.startswith("Rule: ") for row in side.index)
     assert side.loc["Rule: Four-fifths rule: p% score >= 0.8", "TOXICITY@1"].split(":")[0] in (
         "Pass", "Fail", "Inconclusive", "Not assessable")

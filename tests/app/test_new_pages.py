@@ -7,7 +7,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from tests.app.helpers import ROOT, figures, metrics, widget
+from tests.app.helpers import ROOT, figures, metrics, open_section, widget
 from ui import formats
 
 CREDIT = pd.read_csv(ROOT / "sample_data" / "credit_decisions.csv")
@@ -19,6 +19,7 @@ def num(value: float) -> str:
 
 
 def test_rate_page_shows_theil_and_ratio_scores_that_match_pandas(app):
+    open_section(app, "rates:section", "p% scores", run=False)
     app.switch_page("pages/rate_disparities.py").run()
     assert not app.exception
     shown = metrics(app)
@@ -33,6 +34,11 @@ def test_rate_page_shows_theil_and_ratio_scores_that_match_pandas(app):
         eo_scores.append(min(a / b, b / a))
     assert shown["p% score (min)"] == num(min(p_scores))
     assert shown["Equal opportunity score (min)"] == num(min(eo_scores))
+    figs = figures(app)
+    assert len(figs) == 2  # the rates, and the ratio scores of the open section
+    line = [s for s in figs[1]["layout"]["shapes"] if s.get("x0") == 0.8]
+    assert line, "the 80 % rule line is drawn"
+    shown = metrics(open_section(app, "rates:section", "Theil index"))
     # Theil: benefit b = prediction - label + 1; per subgroup the two-group between index vs the rest
     b = approved.astype(int) - CREDIT["repaid"] + 1
     values = []
@@ -45,10 +51,6 @@ def test_rate_page_shows_theil_and_ratio_scores_that_match_pandas(app):
     mu = b.mean()
     terms = np.where(b > 0, (b / mu) * np.log(np.where(b > 0, b, 1) / mu), 0.0)
     assert shown["Individual Theil index"] == num(terms.mean())
-    figs = figures(app)
-    assert len(figs) == 4  # rates, ratio scores, and the threshold explorer's two default rates
-    line = [s for s in figs[1]["layout"]["shapes"] if s.get("x0") == 0.8]
-    assert line, "the 80 % rule line is drawn"
 
 
 def test_classwise_page_on_three_classes(app):
@@ -190,6 +192,7 @@ def test_sidebar_bins_and_minimum_size(app):
 
 
 def test_rate_page_correlation_score_matches_numpy(app):
+    open_section(app, "rates:section", "Correlation", run=False)
     app.switch_page("pages/rate_disparities.py").run()
     assert widget(app, "selectbox", "Correlate predictions with").value == "income"  # not the row id
     approved = (CREDIT["score_logistic"] >= 0.5).astype(float)

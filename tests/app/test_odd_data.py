@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 
 import fairness_core as fc
-from tests.app.helpers import csv_bytes, start, widget
+from tests.app.helpers import csv_bytes, open_section, start, widget
 from tests.app.review_helpers import upload
 
 
@@ -44,6 +44,7 @@ def test_infinite_values_in_a_numeric_column_are_left_out_of_the_correlation_and
     at = start()
     upload(at, "inf.csv", csv_bytes(frame))
     widget(at, "multiselect", "Protected attributes").set_value(["group"]).run()
+    open_section(at, "rates:section", "Correlation", run=False)
     at.switch_page("pages/rate_disparities.py").run()
     widget(at, "selectbox", "Correlate predictions with").set_value("income").run()
     assert not at.exception
@@ -52,6 +53,7 @@ def test_infinite_values_in_a_numeric_column_are_left_out_of_the_correlation_and
     at.switch_page("pages/data.py").run()
     widget(at, "multiselect", "Protected attributes").set_value(["income"]).run()
     assert not at.exception
+    open_section(at, "rates:section", "Tables", run=False)
     at.switch_page("pages/rate_disparities.py").run()
     shown = next(d.value for d in at.dataframe if "subgroup" in d.value.columns)
     assert not any("nan" in str(s) for s in shown["subgroup"])

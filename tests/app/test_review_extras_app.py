@@ -10,7 +10,7 @@ import pandas as pd
 from streamlit.testing.v1 import AppTest
 
 import fairness_core as fc
-from tests.app.helpers import ROOT, figures, metrics, start, widget
+from tests.app.helpers import ROOT, figures, metrics, open_section, start, widget
 from tests.app.review_helpers import downloads, prepare, restore  # noqa: F401
 from ui import review_url as ui_review
 from ui import escape, formats, labels
@@ -90,6 +90,7 @@ def test_classwise_and_consistency_in_the_review_equal_the_pages(app, downloads)
 
 def test_per_subgroup_thresholds_in_the_review_a_restore_and_a_link(app, downloads):
     widget(app, "checkbox", labels.SHOW_INTERVALS).set_value(False).run()
+    open_section(app, "rates:section", "Threshold explorer", run=False)
     app.switch_page(RATES).run()
     widget(app, "number_input", "Decision threshold").set_value(0.55).run()
     widget(app, "toggle", "Per-subgroup thresholds").set_value(True).run()
@@ -118,6 +119,7 @@ def test_per_subgroup_thresholds_in_the_review_a_restore_and_a_link(app, downloa
     fresh = start()  # restored from the configuration
     restore(fresh, "review-config.json", config.to_json().encode())
     assert not fresh.exception and not fresh.error
+    open_section(fresh, "rates:section", "Threshold explorer", run=False)
     fresh.switch_page(RATES).run()
     assert widget(fresh, "toggle", "Per-subgroup thresholds").value is True
     assert own_boxes(fresh) == expected_boxes
@@ -126,12 +128,14 @@ def test_per_subgroup_thresholds_in_the_review_a_restore_and_a_link(app, downloa
     link = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)  # reopened from the link (the sample)
     link.query_params["review"] = param
     link.run()
+    open_section(link, "rates:section", "Threshold explorer", run=False)
     link.switch_page(RATES).run()
     assert not link.exception
     assert own_boxes(link) == expected_boxes
 
 
 def test_each_model_has_a_threshold_box_in_the_comparison(app):
+    open_section(app, "rates:section", "Compare models", run=False)
     app.switch_page(RATES).run()
     widget(app, "toggle", "Compare models").set_value(True).run()
 
@@ -165,8 +169,9 @@ def test_explorer_legend_follows_the_page_order(app):
         chart = next(f for f in figures(app) if "across thresholds" in f["layout"]["title"]["text"])
         return [t["name"] for t in chart["data"] if t.get("name") in names | {"All rows"}]
 
-    rates = app.dataframe[0].value  # the rates table, in the page's order (worst first)
+    rates = app.dataframe[0].value  # the rates table (Tables, open first), in the page's order (worst first)
     assert list(rates["subgroup"]) != sorted(names)  # the case where the orders differ
+    open_section(app, "rates:section", "Threshold explorer")
     assert legend() == [*rates["subgroup"], "All rows"]
     widget(app, "radio", labels.ORDER_SUBGROUPS).set_value("name").run()
     assert legend() == [*sorted(names), "All rows"]

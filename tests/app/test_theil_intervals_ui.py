@@ -12,7 +12,7 @@ import pandas as pd
 from scipy.stats import norm
 
 import fairness_core as fc
-from tests.app.helpers import CI, ROOT, interval, metrics, as_shown, tile, widget
+from tests.app.helpers import CI, ROOT, interval, metrics, as_shown, open_section, tile, widget
 from ui import formats
 
 RATE_PAGE = "pages/rate_disparities.py"
@@ -40,6 +40,7 @@ def texts(app) -> list[str]:
 
 
 def test_theil_tiles_and_table_show_the_library_intervals(app):
+    open_section(app, "rates:section", "Theil index", run=False)
     app.switch_page(RATE_PAGE).run()
     assert not app.exception and not app.error
     assert widget(app, "checkbox", "Show intervals").value is True
@@ -86,6 +87,7 @@ def test_theil_tiles_and_table_show_the_library_intervals(app):
 
 
 def test_correlation_tile_shows_fishers_interval(app):
+    open_section(app, "rates:section", "Correlation", run=False)
     app.switch_page(RATE_PAGE).run()
     approved = (CREDIT["score_logistic"] >= 0.5).astype(float).to_numpy()
     for column, label in (("income", "Correlation score (income)"),
@@ -103,13 +105,16 @@ def test_correlation_tile_shows_fishers_interval(app):
 
 
 def test_no_theil_or_correlation_interval_when_intervals_are_off(app):
+    open_section(app, "rates:section", "Correlation", run=False)
     app.switch_page(RATE_PAGE).run()
     widget(app, "checkbox", "Show intervals").set_value(False).run()
     assert not app.exception and not app.error
+    assert metrics(app)["Correlation score (income)"]
+    assert not any("Fisher" in t for t in texts(app))
+    open_section(app, "rates:section", "Theil index")
     for label in ("Theil index (max)", "Individual Theil index", "Between-group Theil index"):
         _, captions = tile(app, label)
         assert not any(CI.search(c) for c in captions)
-    assert not any("Fisher" in t for t in texts(app))
     y, pred, groups = credit()
     assert tile(app, "Individual Theil index")[0] == f"{formats.tile(fc.individual_theil_index(y, pred))}"
     # At 90 %, the intervals are the library's at 90 % and nested in the 95 % ones.

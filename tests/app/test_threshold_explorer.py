@@ -9,7 +9,7 @@ import pytest
 from sklearn.metrics import accuracy_score, confusion_matrix, f1_score, precision_score, recall_score
 
 import fairness_core as fc
-from tests.app.helpers import ROOT, as_shown, figures, metrics, widget
+from tests.app.helpers import ROOT, as_shown, figures, metrics, open_section, widget
 from ui import formats
 
 PAGE = "pages/rate_disparities.py"
@@ -52,7 +52,16 @@ def table_with(at, column: str) -> pd.DataFrame:
     return found[0]
 
 
-def rates_page(app, score: str = "score_logistic"):
+EXPLORER, PERFORMANCE, TABLES = "Threshold explorer", "Performance at the threshold", "Tables"
+
+
+def section(app, title: str):
+    """Open the Rate disparities section `title` (only the open one is drawn)."""
+    return open_section(app, "rates:section", title)
+
+
+def rates_page(app, score: str = "score_logistic", opened: str = EXPLORER):
+    app.session_state["keep:rates:section"] = opened
     app.switch_page(PAGE).run()
     if widget(app, "selectbox", "Model").value != score:
         widget(app, "selectbox", "Model").set_value(score).run()
@@ -112,12 +121,12 @@ def test_band_shades_where_the_rule_holds(app):
 
 
 def test_performance_table_equals_sklearn_at_the_threshold(app):
-    rates_page(app)
+    rates_page(app, opened=TABLES)
     widget(app, "number_input", "Decision threshold").set_value(0.62).run()
     score = CREDIT["score_logistic"].to_numpy()
     pred = (score >= 0.62).astype(int)
-    table = table_with(app, "f1")
     rates = table_with(app, "false_omission_rate")
+    table = table_with(section(app, PERFORMANCE), "f1")
     assert table["subgroup"].iloc[0] == "All rows"
     assert list(table["subgroup"].iloc[1:]) == list(rates["subgroup"])  # the page's order
     for _, row in table.iterrows():
@@ -136,6 +145,7 @@ def test_performance_table_equals_sklearn_at_the_threshold(app):
 
 
 def test_performance_of_the_given_predictions_and_no_explorer(app):
+    app.session_state["keep:rates:section"] = PERFORMANCE
     app.switch_page(PAGE).run()
     widget(app, "radio", "Predictions from").set_value("given").run()
     assert not app.exception
@@ -144,6 +154,7 @@ def test_performance_of_the_given_predictions_and_no_explorer(app):
     row = table[table["subgroup"] == "Group B"].iloc[0]
     g = GROUPS == "Group B"
     assert row["f1"] == pytest.approx(f1_score(Y[g], pred[g]), abs=1e-12)
+    section(app, EXPLORER)
     assert not explorer_figures(app)
     assert not [s for s in app.slider if s.label == "Move the threshold"]
     assert any("choose **Predictions from** the score" in c.value for c in app.caption)
@@ -153,12 +164,16 @@ def test_slider_and_number_input_move_the_same_threshold(app):
     rates_page(app)
     slider = widget(app, "slider", "Move the threshold")
     assert slider.value == 0.5 and slider.min == 0.02 and slider.max == 1.0 and slider.step == 0.01
-    before = metrics(app)["Accuracy"]
     slider.set_value(0.65).run()
     assert widget(app, "number_input", "Decision threshold").value == 0.65
     assert widget(app, "slider", "Move the threshold").value == 0.65
     score = CREDIT["score_logistic"].to_numpy()
-    assert metrics(app)["Accuracy"] == formats.tile(accuracy_score(Y, score >= 0.65)) != before
+    # the slider moved the page's predictions: the headline tiles and the performance follow it
+    assert metrics(app)["False positive rate disparity (max)"] == formats.tile(
+        fc.false_positive_rate_disparity(Y, (score >= 0.65).astype(int), GROUPS, reduction="max").value)
+    assert metrics(section(app, PERFORMANCE))["Accuracy"] == formats.tile(accuracy_score(Y, score >= 0.65)) != \
+        formats.tile(accuracy_score(Y, score >= 0.5))
+    section(app, EXPLORER)
     lines = [s["x0"] for s in explorer_figures(app)["False positive rate across thresholds"]["layout"]["shapes"]
              if s["type"] == "line"]
     assert lines == [0.65]
@@ -238,7 +253,8 @@ def test_per_subgroup_thresholds_equal_thresholding_each_row_at_its_own(app):
     sentence = next(m.value for m in app.markdown if m.value.startswith("With these thresholds"))
     assert f"overall accuracy is **{formats.num(accuracy_score(Y, own_pred))}**" in sentence
     # the rest of the page keeps the single threshold
-    assert float(metrics(app)["Accuracy"]) == as_shown(accuracy_score(Y, single))
+    assert float(metrics(section(app, PERFORMANCE))["Accuracy"]) == as_shown(accuracy_score(Y, single))
+    section(app, EXPLORER)
     # a subgroup never set follows the single threshold; set ones stay
     widget(app, "number_input", "Decision threshold").set_value(0.52).run()
     shown = {w.label: w.value for w in app.number_input if w.label in NAMES}
@@ -250,6 +266,7 @@ def test_per_subgroup_thresholds_equal_thresholding_each_row_at_its_own(app):
 def test_per_subgroup_thresholds_need_disjoint_subgroups(app):
     app.switch_page("pages/data.py").run()
     widget(app, "radio", "Source").set_value("moderation").run()
+    app.session_state["keep:rates:section"] = EXPLORER
     app.switch_page(PAGE).run()
     assert not app.exception
     assert explorer_figures(app)  # the explorer works on overlapping identity columns

@@ -99,6 +99,15 @@ def go_to(page: Page, title: str) -> None:
     settle(page)
 
 
+def open_tab(page: Page, title: str) -> None:
+    """Open the page's secondary section `title` (its tab) and wait for the rerun that draws it: a closed section
+    is neither computed nor drawn."""
+    tab = page.get_by_test_id("stMain").get_by_role("tab", name=title, exact=True)
+    tab.click()
+    expect(tab).to_have_attribute("aria-selected", "true")
+    settle(page)
+
+
 def open_overview_details(page: Page) -> None:
     """Open the Overview's collapsed details: every verdict in full and every page's findings."""
     for label in ("Policy verdicts in full", "Findings of every page"):
@@ -292,6 +301,7 @@ def test_compas_upload_mapping_and_every_page(compas_csv, app_page, app_url, scr
     # the disparities whose interval excludes parity.
     go_to(page, "Rate disparities")
     expect(page.get_by_text(re.compile(r"predicted positive = decile_score (>=|≥) 5\."))).to_be_visible()
+    open_tab(page, "p% scores")
     wait_for_plot(page)
     plots = page.locator(PLOT).filter(has_not=page.locator(".gtitle", has_text="across thresholds"))
     counts = [plots.nth(i).locator("path.xerror, path.yerror").count() for i in range(plots.count())]
@@ -384,6 +394,7 @@ def test_credit_classwise_dataset_metrics_and_slice(app_page, app_url, screensho
     go_to(page, "Rate disparities")
     wait_for_plot(page)
     expect(page.get_by_test_id("stMain").get_by_text(re.compile(r"slice: ethnicity in \{Group A\}"))).to_be_visible()
+    open_tab(page, "p% scores")
     expect(page.get_by_test_id("stMetric").filter(has_text="p% score (min)")).to_be_visible()
     assert_no_exception(page)
     screenshot(page, screenshot_dir / "rate_disparities_slice.png")

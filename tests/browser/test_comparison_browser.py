@@ -12,7 +12,7 @@ import pytest
 from playwright.sync_api import expect
 
 from tests.browser.test_app_browser import (PLOT, assert_no_exception, choose, go_to, open_app, open_sidebar_section,
-                                            settle, wait_for_plot)
+                                            open_tab, settle, wait_for_plot)
 
 pytestmark = pytest.mark.browser
 
@@ -71,6 +71,7 @@ def test_madlibs_model_comparison_views(madlibs_csv, app_page, app_url, screensh
     shot_of_section(page, screenshot_dir / "compare_subgroup_aucs.png")
 
     go_to(page, "Rate disparities")
+    open_tab(page, "Compare models")   # a secondary section of the page
     show_intervals(page, True)  # the differences' paired intervals
     expect(page.get_by_role("heading", name="Compare models")).to_be_visible()  # the toggle is kept
     choose(page, "Baseline model", "TOXICITY@6")

@@ -12,7 +12,7 @@ import pytest
 from playwright.sync_api import Page
 
 from tests.browser.test_app_browser import (PLOT, assert_no_exception, choose, choose_exactly, go_to, open_app,
-                                            screenshot, wait_for_plot)
+                                            open_tab, screenshot, wait_for_plot)
 
 pytestmark = pytest.mark.browser
 
@@ -36,6 +36,8 @@ def test_every_per_subgroup_chart_has_error_bars(app_page, app_url, screenshot_d
     for title, expected in (("Subgroup AUCs", 1), ("Rate disparities", 2), ("Calibration", 2),
                             ("Dataset metrics", 1)):
         go_to(page, title)
+        if title == "Rate disparities":
+            open_tab(page, "p% scores")   # the rates chart and, in this section, the p% scores chart
         counts = charts_with_error_bars(page)
         assert len(counts) >= expected, f"{title}: {len(counts)} charts, expected at least {expected}"
         assert all(n > 0 for n in counts), f"{title}: a chart without error bars ({counts})"

@@ -13,8 +13,8 @@ from playwright.sync_api import expect
 
 from tests.app.helpers import scored_table
 from tests.browser.conftest import serve_app
-from tests.browser.test_app_browser import (assert_no_exception, choose_exactly, go_to, screenshot, settle,
-                                            wait_for_plot)
+from tests.browser.test_app_browser import (assert_no_exception, choose_exactly, go_to, open_tab, screenshot,
+                                            settle, wait_for_plot)
 from ui import local
 
 pytestmark = pytest.mark.browser
@@ -79,8 +79,10 @@ def test_a_parquet_folder_on_this_machine(browser, local_url, screenshot_dir):
 
         go_to(page, "Rate disparities")
         wait_for_plot(page)
-        expect(page.get_by_role("heading", name="Threshold explorer")).to_be_visible()
+        open_tab(page, "Correlation")
         expect(page.get_by_text("The correlation score needs the rows themselves", exact=False)).to_be_visible()
+        open_tab(page, "Threshold explorer")
+        expect(page.get_by_role("heading", name="Threshold explorer")).to_be_visible()
         assert_no_exception(page)
         screenshot(page, screenshot_dir / "local_rate_disparities.png")
         assert not errors, errors

@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import expect
 
-from tests.browser.test_app_browser import assert_no_exception, go_to, open_app, set_threshold, settle
+from tests.browser.test_app_browser import assert_no_exception, go_to, open_app, open_tab, set_threshold, settle
 from tests.browser.test_comparison_browser import compare_on, shot_of_section
 
 pytestmark = pytest.mark.browser
@@ -18,6 +18,7 @@ def test_per_model_threshold_boxes(app_page, app_url, screenshot_dir):
     page, console = app_page
     open_app(page, app_url)  # the credit sample: two score columns
     go_to(page, "Rate disparities")
+    open_tab(page, "Compare models")
     compare_on(page)
 
     def box(score: str):  # the label is Markdown (escaped), so found by its shown text
