@@ -107,12 +107,14 @@ def answer(model: str | None, own: list) -> None:
     """The bottom line of `model` (plain sentences) and its scorecard (one row per rule of the model)."""
     rules = [v for s in own for v in s.verdicts]
     whom = [w for s in own for w in (s.subjects or ("",) * len(s.verdicts))]
-    st.subheader(f"Bottom line: {escape.md(model or 'the predicted label')}", anchor=False)
+    # The model's name leads the first sentence (not a heading of its own: the answer must fit one screen).
+    lead = f"**Bottom line for {escape.md(model or 'the predicted label')}.** "
     line = bottom_line(rules, whom, label_verdicts, label_subjects, intervals=intervals.ci is not None)
     if not rules:
-        st.markdown(escape.md(line[0]) if line else "No policy rule applies to the current data and settings.")
+        st.markdown(lead + (escape.md(line[0]) if line else "No policy rule applies to the current data and "
+                                                             "settings."))
         return
-    st.markdown("\n\n".join(escape.md(sentence) for sentence in line))
+    st.markdown(lead + "\n\n".join(escape.md(sentence) for sentence in line))
     key = (token, mapping_key, model, tuple((v.rule, v.value, v.ci_low, v.ci_high, v.status) for v in rules))
     st.plotly_chart(computations.chart("scorecard", key, lambda: plotting.scorecard_chart(
         rules, [rule_plain_name(v.rule) for v in rules], details=whom)),

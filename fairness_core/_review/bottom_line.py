@@ -116,7 +116,8 @@ def bottom_line(verdicts: Sequence, whom: Optional[Sequence[str]] = None, label_
                 label_whom: Optional[Sequence[str]] = None, *, intervals: bool = True) -> tuple[str, ...]:
     """One to three plain sentences that sum up a review's verdicts.
 
-    1. What fails, for whom and by how much (or that nothing fails, and how many rules pass).
+    1. What fails, for whom and by how much: the first two failing rules in full, any others by name
+       (or that nothing fails, and how many rules pass).
     2. What could not be decided: rules whose interval straddles the bound (more data decides them)
        and rules that could not be assessed (every comparison small or undefined). Omitted when none.
     3. What is a property of the labels rather than of the model: a data rule that fails or is
@@ -167,10 +168,11 @@ def bottom_line(verdicts: Sequence, whom: Optional[Sequence[str]] = None, label_
     failed = [(v, w) for v, w in zip(verdicts, whom) if v.status == "fail"]
     point = "" if intervals else " (intervals are off: each verdict rests on its point estimate alone)"
     if failed:
-        # The first three in full; any others by name, so that the sentence stays readable.
-        rest = [_lower(plain_name(v.rule)) for v, _ in failed[3:]]
+        # The first two in full; any others by name, so that the sentence stays short enough to read at a glance
+        # (the scorecard beside it gives every rule's numbers).
+        rest = [_lower(plain_name(v.rule)) for v, _ in failed[2:]]
         sentences.append(f"Fails {len(failed)} of {n} {rules}{point}: "
-                         + "; ".join(_failure(v, w) for v, w in failed[:3])
+                         + "; ".join(_failure(v, w) for v, w in failed[:2])
                          + (f"; and the {_names(rest, 4)}" if rest else "") + ".")
     elif n:
         passed = sum(v.status == "pass" for v in verdicts)

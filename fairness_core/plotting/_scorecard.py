@@ -10,7 +10,8 @@ from ._common import ERROR_COLOR, HOVER, RULE_COLOR, _finite, _hover, _title, pl
 STATUS_STYLE = {"fail": ("#D55E00", "Fail"), "inconclusive": ("#E69F00", "Inconclusive"),
                 "pass": ("#009E73", "Pass"), "not_assessable": ("#7F7F7F", "Not assessable")}
 PASS_FILL = "rgba(0, 158, 115, 0.12)"
-ROW_HEIGHT = 52
+ROW_HEIGHT = 46
+VERDICT_WIDTH = 150   # px right of the rows for "0.123 Inconclusive"
 NAMES_MESSAGE = "scorecard_chart needs one name per verdict: got {names} names for {verdicts} verdicts."
 
 
@@ -90,16 +91,19 @@ def scorecard_chart(verdicts: Sequence, names: Sequence[str], *, details: Sequen
             lines.insert(1, plot_text(details[i - 1]))
         x = value if shown else (low + high) / 2
         fig.add_trace(go.Scatter(
-            x=[x], y=[label], mode="markers+text", text=[f"<b>{value:.3g}</b> {word}" if shown else word],
-            textposition="top center", textfont=dict(color=color, size=12),
-            marker=dict(size=13 if shown else 1, color=color, symbol="circle" if shown else "line-ew"),
+            x=[x], y=[label], mode="markers", marker=dict(size=13 if shown else 1, color=color,
+                                                          symbol="circle" if shown else "line-ew"),
             hovertext=[_hover(*lines)], hovertemplate=HOVER, showlegend=False, **err), row=i, col=1)
+        # The estimate and the verdict in a column of their own, right of the row (never over its neighbours).
+        fig.add_annotation(x=1, xref="x domain", xanchor="left", xshift=10, y=label, showarrow=False, align="left",
+                           text=f"<b>{value:.3g}</b> {word}" if shown else word,
+                           font=dict(color=color, size=12), row=i, col=1)
         # After the trace: Plotly adds shapes only to subplots that hold data.
         fig.add_vrect(x0=band[0], x1=band[1], fillcolor=PASS_FILL, line_width=0, layer="below", row=i, col=1)
         fig.add_vline(x=bound, line=dict(color=RULE_COLOR, width=1.5, dash="dash"), row=i, col=1)
         fig.update_xaxes(range=[low, high], row=i, col=1, showgrid=False, zeroline=False, ticks="outside",
                          ticklen=3, nticks=6, tickfont=dict(size=9, color="#666666"))
         fig.update_yaxes(row=i, col=1, automargin=True, tickfont=dict(size=13))
-    fig.update_layout(title=_title(title), height=ROW_HEIGHT * n + 90, margin=dict(t=50 if title else 20, b=20, r=20),
-                      plot_bgcolor="white")
+    fig.update_layout(title=_title(title), height=ROW_HEIGHT * n + (90 if title else 60),
+                      margin=dict(t=50 if title else 20, b=20, r=VERDICT_WIDTH), plot_bgcolor="white")
     return fig

@@ -2,6 +2,7 @@
 computed with each page's own settings and identical to what the pages show."""
 
 import json
+import re
 
 import fairness_core as fc
 from tests.app.helpers import metrics, widget
@@ -118,15 +119,20 @@ _TECHNICAL = {"selection-rate ratio": "Four-fifths rule:", "true-positive-rate r
               "gap in true or false positive rates (equalized odds)": "Equalized odds disparity"}
 
 
+# The bottom line's first words name the model: "**Bottom line for decile\_score.** Fails ...".
+LEAD = re.compile(r"^\*\*Bottom line for (.+?)\.\*\* ")
+
+
 def test_overview_opens_with_the_bottom_line_and_the_scorecard(app, compas_csv):
     """Above everything else: one to three plain sentences, then one scorecard row per rule of the model."""
     frame = load_compas(app, compas_csv)
     app.switch_page(OVERVIEW).run()
     assert not app.exception and not app.error
     main = list(app.main)
-    heading = next(i for i, el in enumerate(main) if getattr(el, "type", "") == "subheader")
-    assert unescape(main[heading].value) == "Bottom line: decile_score"
-    sentences = [unescape(s) for s in main[heading + 1].value.split("\n\n")]
+    heading = next(i for i, el in enumerate(main) if LEAD.match(getattr(el, "value", None) or ""))
+    assert heading == next(i for i, el in enumerate(main) if getattr(el, "type", "") == "markdown")  # first text
+    assert unescape(LEAD.match(main[heading].value).group(1)) == "decile_score"
+    sentences = [unescape(s) for s in LEAD.sub("", main[heading].value).split("\n\n")]
     assert 1 <= len(sentences) <= 3
     shown = verdicts(app)   # the full list (collapsed below): {name: (status, sentence)}
     model = {name: status for name, (status, _) in shown.items() if not name.startswith("Base rate")}
@@ -141,7 +147,7 @@ def test_overview_opens_with_the_bottom_line_and_the_scorecard(app, compas_csv):
     p_percent = counts.favourable("adverse").ratio_scores("selection_rate", ci=None)
     assert (f"the selection-rate ratio is {p_percent.value:.3g} for {p_percent.worst} against everyone else, below "
             "the minimum of 0.8") in sentences[0]
-    # ... and every failing rule is named (after the first three, by name only)
+    # ... and every failing rule is named (after the first two, by name only)
     for name in ("selection-rate ratio", "true-positive-rate ratio", "gap in false positive rates",
                  "gap in false negative rates", "gap in true or false positive rates (equalized odds)"):
         assert (name in sentences[0]) == any(n.startswith(_TECHNICAL[name]) for n in failing), name
@@ -153,7 +159,7 @@ def test_overview_opens_with_the_bottom_line_and_the_scorecard(app, compas_csv):
                                     "labels is ")
     assert sentences[-1].endswith("This is a property of the data, not of the model.")
     # The scorecard right below: one row per model rule, in the verdicts' order, coloured by verdict.
-    scorecard = next(el for el in main[heading + 2:] if getattr(el, "type", "") == "plotly_chart")
+    scorecard = next(el for el in main[heading + 1:] if getattr(el, "type", "") == "plotly_chart")
     figure = json.loads(scorecard.proto.spec)
     rows = [trace["y"][0] for trace in figure["data"]]
     assert len(rows) == len(model)
@@ -169,10 +175,11 @@ def bottom_lines(app) -> dict:
     main = list(app.main)
     out = {}
     for i, el in enumerate(main):
-        if getattr(el, "type", "") == "subheader" and el.value.startswith("Bottom line: "):
+        lead = LEAD.match(getattr(el, "value", None) or "") if getattr(el, "type", "") == "markdown" else None
+        if lead:
             chart = next(c for c in main[i + 1:] if getattr(c, "type", "") == "plotly_chart")
-            out[unescape(el.value[len("Bottom line: "):])] = (main[i + 1].value,
-                                                               [t["y"][0] for t in json.loads(chart.proto.spec)["data"]])
+            out[unescape(lead.group(1))] = (LEAD.sub("", el.value),
+                                            [t["y"][0] for t in json.loads(chart.proto.spec)["data"]])
     return out
 
 

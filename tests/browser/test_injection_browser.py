@@ -144,7 +144,7 @@ def test_markup_in_a_file_is_shown_as_text_on_every_page_and_in_the_report(brows
         # Overview: its findings name subgroups; then the report.
         go_to(page, "Overview")
         open_overview_details(page)
-        check(page, watch, app_url, "Overview", [hostile.FILE_NAME, f"Bottom line: {hostile.SCORE}",
+        check(page, watch, app_url, "Overview", [hostile.FILE_NAME, f"Bottom line for {hostile.SCORE}.",
                                                  f"score {hostile.SCORE}"])
         page.get_by_role("button", name="Prepare the report").click()
         download_button = page.get_by_role("button", name="Report (HTML)")

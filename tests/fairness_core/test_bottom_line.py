@@ -47,13 +47,15 @@ def test_undecided_and_unassessed_share_one_sentence():
     assert len(line) == 2
 
 
-def test_more_than_three_failures_are_named_after_the_first_three():
+def test_more_than_two_failures_are_named_after_the_first_two():
     rules = [P_PERCENT, FPR, FNR, fc.Rule(metric="error_rate", distance_measure="diff", bound=0.1),
              fc.Rule(metric="equalized_odds", distance_measure="diff", bound=0.1)]
     values = [0.5, 0.3, 0.3, 0.3, 0.3]
     line = fc.bottom_line([verdict(r, v, v - 0.01, v + 0.01) for r, v in zip(rules, values)])
     assert line[0].startswith("Fails 5 of 5 rules: the selection-rate ratio is 0.5, below the minimum of 0.8; ")
-    assert line[0].endswith("; and the gap in error rates and gap in true or false positive rates (equalized odds).")
+    assert line[0].endswith("; the gap in false positive rates is 0.3, above the limit of 0.1; and the gap in false "
+                            "negative rates, gap in error rates and gap in true or false positive rates (equalized "
+                            "odds).")
 
 
 def test_the_labels_are_a_property_of_the_data():
@@ -145,8 +147,13 @@ def test_scorecard_one_row_per_rule_against_its_band():
     for i, v in enumerate(verdicts[:3], start=1):
         low, high = figure.layout[f"xaxis{'' if i == 1 else i}"].range
         assert low <= min(v.ci_low, v.rule.bound) and max(v.ci_high, v.rule.bound) <= high
-    # the undefined value is drawn as text only, its error bar absent
-    assert figure.data[3].text[0] == "Not assessable" and figure.data[3].error_x.array is None
+    # each row's estimate and verdict in a column right of the rows; the undefined value as text only, without
+    # an error bar
+    assert [(a.text, a.xref, a.yref, a.x, a.xanchor) for a in figure.layout.annotations] == [
+        ("<b>0.61</b> Fail", "x domain", "y", 1, "left"), ("<b>0.05</b> Pass", "x2 domain", "y2", 1, "left"),
+        ("<b>0.12</b> Inconclusive", "x3 domain", "y3", 1, "left"), ("Not assessable", "x4 domain", "y4", 1, "left")]
+    assert [a.font.color for a in figure.layout.annotations] == [t.marker.color for t in figure.data]
+    assert figure.data[3].error_x.array is None
     with pytest.raises(ValueError, match="one name per verdict"):
         plotting.scorecard_chart(verdicts, names[:2])
 
