@@ -324,7 +324,7 @@ def test_compas_upload_mapping_and_every_page(compas_csv, app_page, app_url, scr
         box, shown = scorecard.bounding_box(), main.bounding_box()
         assert box is not None and box["y"] + box["height"] <= height, (width, box)
         assert box["x"] >= shown["x"] and box["x"] + box["width"] <= shown["x"] + shown["width"], (width, box, shown)
-        labels = scorecard.locator("g.ytick text")   # every row's name inside the chart, none cut at its left edge
+        labels = scorecard.locator(".yaxislayer-above text")   # each row's name, none cut at the left edge
         assert labels.count() == 5
         assert all(labels.nth(i).bounding_box()["x"] >= box["x"] for i in range(5))
         assert not [c for c in page.evaluate(TRUNCATED) if "Bottom line" in c], width

@@ -78,7 +78,7 @@ def check(page, watch: Watch, origin: str, where: str, expected=(), *, formulas:
     assert page.locator(".stMarkdownColoredText").count() == 0, f"{where}: a :red[...] directive was applied"
     text = shown(page)
     for value in expected:
-        assert value in text, f"{where}: {value!r} is not shown literally"
+        assert value in text, f"{where}: {value!r} is not shown literally: " + str(re.findall(r".{0,60}against.{0,60}", text))
     # Escapes are resolved, never shown: no backslash before a character md escapes.
     assert not re.search(r"\\[\[\]()<>!*_#`|~$&.:-]", text), f"{where}: a Markdown escape shows: " \
         + re.search(r".{0,40}\\[\[\]()<>!*_#`|~$&.:-].{0,40}", text).group(0)
