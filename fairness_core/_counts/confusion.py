@@ -13,9 +13,10 @@ import pandas as pd
 
 from .._data.checks import as_binary, check_length, check_option
 from .._disparity.compare import (RatioScoresResult, bootstrap_comparison, check_reference, compared_values,
-    comparison_columns, comparison_index, finish_disparity, join_notes, ratio_rule, reduce_columns)
+    add_intervals, comparison_columns, comparison_index, finish_disparity, join_notes, ratio_rule, reduce_columns,
+    reduce_disparities, reduced_interval)
 from .._disparity.inequality import between_group_theil_of, individual_theil_of, theil_disparity
-from .._stats.bootstrap import Atoms, check_boot_options
+from .._stats.bootstrap import Atoms, check_boot_options, rng_of
 from .._stats.intervals import check_ci, mover_disparity, wilson_interval
 from .._subgroups.subgroups import as_subgroups
 from .patterns import over_patterns
@@ -65,6 +66,9 @@ class ConfusionCounts:
     min_size: int
     disjoint: bool = False
     atoms: object = field(default=None, repr=False, compare=False)
+    # Bootstrap replicates and comparison tables already drawn from these counts, keyed by everything they depend
+    # on (a fixed integer seed only): a page's disparities, its rules and its findings share them.
+    _drawn: dict = field(default_factory=dict, init=False, repr=False, compare=False)
 
     @classmethod
     def compute(cls, y_true, y_pred, subgroups, *, func: str = "confusion_counts") -> "ConfusionCounts":
@@ -233,14 +237,66 @@ class ConfusionCounts:
             return table if reduction is None else reduce_columns(
                 table, columns, reduction, distance_measure=distance_measure, reference=reference,
                 include_small=include_small, func=func)
+        seed = _fixed_seed(random_state)
+        key = ("table", metric, distance_measure, reference, level, n_boot, seed, adjust)
+        drawn = self._drawn.get(key) if seed is not None else None
+        if drawn is None:
+            plain = self._value_intervals(table, DISPARITY_METRICS[metric], level)
+            signed, disparity = self.replicates(metric, distance_measure=distance_measure, reference=reference,
+                                                n_boot=n_boot, random_state=random_state, rng=rng, func=func)
+            sides = _sides(columns, distance_measure)
+            full = add_intervals(plain, signed, disparity, distance_measure=distance_measure, level=level,
+                                 adjust=adjust, func=func, sides=sides)
+            drawn = (plain, full, signed, disparity, sides)
+            if ("replicates", metric, distance_measure, reference, n_boot, seed) in self._drawn:   # kept: within bounds
+                self._drawn[key] = drawn
+        plain, full, signed, disparity, sides = drawn
+        shown = full.copy()   # the caller's own table: the kept one stays as drawn
+        if reduction is None:
+            return shown
+        result = reduce_disparities(shown, reduction, distance_measure=distance_measure, reference=reference,
+                                    include_small=include_small, func=func)
+        return reduced_interval(result, shown, plain, signed, disparity, distance_measure=distance_measure,
+                                include_small=include_small, level=level, n_boot=n_boot, func=func, sides=sides)
+
+    def replicates(self, metric: str, *, distance_measure: str, reference: str, n_boot: int, random_state=0,
+                   rng=None, func: str = "rate_disparity") -> tuple[np.ndarray, np.ndarray]:
+        """Bootstrap replicates of every comparison's signed distance and disparity for one rate.
+
+        The atoms are resampled with `random_state`'s generator (`rng`, when given, is that generator,
+        already made). With a fixed integer seed the replicates are kept on these counts and reused by
+        every later call with the same arguments (a page's tables, rules and findings draw them once), up to
+        ``DRAWN_BYTES`` of replicates per counts object (beyond it, e.g. pairwise comparisons of many
+        subgroups, they are drawn again on each call: the same values).
+
+        Parameters
+        ----------
+        metric : str
+            A disparity metric (``DISPARITY_METRICS``), e.g. ``"false_positive_rate"``.
+        distance_measure : {'diff', 'ratio'}
+        reference : {'rest', 'overall', 'pairwise'} or a subgroup name
+        n_boot : int
+        random_state : int, Generator or None
+        rng : Generator, optional
+        func : str
+            The public function named in error messages.
+
+        Returns
+        -------
+        signed, disparity : ndarray of shape (n_boot, n_comparisons)
+        """
+        seed = _fixed_seed(random_state)
+        key = ("replicates", metric, distance_measure, reference, n_boot, seed)
+        if seed is not None and key in self._drawn:
+            return self._drawn[key]
         rate = DISPARITY_METRICS[metric]
-        table = self._value_intervals(table, rate, level)
-        signed, disparity = bootstrap_comparison(
+        drawn = bootstrap_comparison(
             self._atoms(func), self.names, reference, lambda m, b, o: tuple(_rate(x, rate)[0] for x in (m, b, o)),
-            distance_measure=distance_measure, n_boot=n_boot, rng=rng)
-        return finish_disparity(table, signed, disparity, distance_measure=distance_measure, reduction=reduction,
-                                reference=reference, include_small=include_small, level=level, n_boot=n_boot,
-                                adjust=adjust, func=func, sides=_sides(columns, distance_measure))
+            distance_measure=distance_measure, n_boot=n_boot, rng=rng if rng is not None else rng_of(random_state, func))
+        kept = sum(v[0].nbytes + v[1].nbytes for k, v in self._drawn.items() if k[0] == "replicates")
+        if seed is not None and kept + drawn[0].nbytes + drawn[1].nbytes <= DRAWN_BYTES:
+            self._drawn[key] = drawn
+        return drawn
 
     def _atoms(self, func: str):
         if self.atoms is None:
@@ -374,6 +430,18 @@ class ConfusionCounts:
         return RatioScoresResult(value=value, rate=rate, table=table, worst=worst, n_used=len(defined),
                                  n_undefined=len(used) - len(defined), n_small_excluded=len(table) - len(used),
                                  **extra)
+
+
+# Bootstrap replicates kept on one counts object (8 MiB: every rate of a page at tens of subgroups against the
+# rest); the app's memo, which measures an entry when it is stored, never sees more than this per counts object.
+DRAWN_BYTES = 8 * 2**20
+
+
+def _fixed_seed(random_state) -> Optional[int]:
+    """`random_state` when it is a fixed integer seed (the same replicates on every call), else None."""
+    if isinstance(random_state, (int, np.integer)) and not isinstance(random_state, bool):
+        return int(random_state)
+    return None
 
 
 def _sides(columns: dict, distance_measure: str):

@@ -434,7 +434,7 @@ def reduce_samples(samples: np.ndarray, used: np.ndarray, reduction: str) -> np.
 
 
 def add_intervals(table: pd.DataFrame, signed: np.ndarray, disparity: np.ndarray, *, distance_measure,
-                  level: float, adjust: str | None, func: str, sides=None) -> pd.DataFrame:
+                  level: float, adjust: str | None, func: str, sides=None, p_values: bool = True) -> pd.DataFrame:
     """Add ``disparity_ci_low, disparity_ci_high, p_value, excludes_parity`` to a comparison table.
 
     Parameters
@@ -461,6 +461,10 @@ def add_intervals(table: pd.DataFrame, signed: np.ndarray, disparity: np.ndarray
         The bootstrap collapses where a side's rows all fall in one cell (zero variance); with
         `sides`, the p-value is the larger of the bootstrap's and the one `sides` inverts, and
         the interval the union of both, so such a comparison keeps its sampling uncertainty.
+    p_values : bool, default=True
+        False: for a caller that needs the intervals only (``adjust=None``), the p-value that `sides`
+        inverts is not computed (a bisection): ``p_value`` is then 1.0 wherever that interval is
+        defined (NaN where both are undefined, as with True), and the intervals are the same.
 
     Returns
     -------
@@ -475,7 +479,9 @@ def add_intervals(table: pd.DataFrame, signed: np.ndarray, disparity: np.ndarray
     parity = PARITY[distance_measure]
     p = bootstrap_p_values(signed)
     if sides is not None:
-        p = np.fmax(p, interval_p_value(sides, parity, p.shape))
+        inverted = (interval_p_value(sides, parity, p.shape) if p_values
+                    else np.where(np.isnan(sides(np.full(p.shape, 1.0 - 1e-12))[0]), np.nan, 1.0))
+        p = np.fmax(p, inverted)
     m = int(np.sum(~np.isnan(p)))
     alpha = 1.0 - level
     if adjust is None or m == 0:
@@ -580,7 +586,7 @@ def reduced_interval(result: DisparityResult, table: pd.DataFrame, plain: pd.Dat
         used &= np.isfinite(values)
     m = max(int(used.sum()), 1)
     wide = add_intervals(plain, signed, disparity, distance_measure=distance_measure, level=1.0 - (1.0 - level) / m,
-                         adjust=None, func=func, sides=sides)
+                         adjust=None, func=func, sides=sides, p_values=False)
     low = wide["disparity_ci_low"].to_numpy(dtype=np.float64)[used]
     high = wide["disparity_ci_high"].to_numpy(dtype=np.float64)[used]
     if np.isnan(result.value) or not used.any() or np.isnan(low).all():

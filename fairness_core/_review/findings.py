@@ -19,8 +19,8 @@ from typing import Optional
 import numpy as np
 import pandas as pd
 
-from .._disparity.compare import bootstrap_comparison, keyword, reduce_disparities
-from .._metrics.rates import DISPARITY_METRICS, ConfusionCounts, _rate
+from .._disparity.compare import keyword, reduce_disparities
+from .._metrics.rates import DISPARITY_METRICS, ConfusionCounts
 from .._stats.bootstrap import percentile_interval, rng_of
 from .._stats.intervals import mover_interval
 from .finding import Finding
@@ -76,16 +76,15 @@ def _check_metrics(metrics) -> tuple[str, ...]:
     return tuple(dict.fromkeys(metrics))
 
 
-def _signed_interval(counts: ConfusionCounts, rate: str, reference: str, n_boot: int, seed: int,
+def _signed_interval(counts: ConfusionCounts, metric: str, reference: str, n_boot: int, seed: int,
                      level: float, func: str, table: pd.DataFrame) -> np.ndarray:
     """Interval of the signed difference a - b, shape (2, n_comparisons): the percentile interval joined with the
     MOVER interval of the two rates (as the comparison table's, ``_disparity.compare.add_intervals``).
 
-    Drawn with the same seed as the disparity calls, so the replicates are the same ones.
+    The replicates of the disparity calls (the same seed): drawn once and kept on `counts`.
     """
-    signed, _ = bootstrap_comparison(
-        counts.atoms, counts.names, reference, lambda m, b, o: tuple(_rate(x, rate)[0] for x in (m, b, o)),
-        distance_measure="diff", n_boot=n_boot, rng=rng_of(seed, func))
+    signed, _ = counts.replicates(metric, distance_measure="diff", reference=reference, n_boot=n_boot,
+                                  random_state=seed, func=func)
     low, high, _ = percentile_interval(signed, level)
     side_low, side_high = mover_interval(*(table[c].to_numpy(dtype=np.float64) for c in (
         "numerator", "denominator", "reference_numerator", "reference_denominator")), level, "diff")
@@ -124,7 +123,7 @@ def _metric_candidates(counts, metric, *, reference, level, n_boot, seed, adjust
     else:
         out["ratio_ci_low"] = rt["disparity_ci_low"].to_numpy(dtype=np.float64)
         out["ratio_ci_high"] = rt["disparity_ci_high"].to_numpy(dtype=np.float64)
-        low, high = _signed_interval(counts, rate, reference, n_boot, seed, dt.attrs.get("row_level", level), func,
+        low, high = _signed_interval(counts, metric, reference, n_boot, seed, dt.attrs.get("row_level", level), func,
                                      dt)
         r_ex, d_ex = rt["excludes_parity"].astype("boolean"), dt["excludes_parity"].astype("boolean")
         # Both intervals must exclude parity (they come from the same replicates and agree but at a knife edge).

@@ -1,0 +1,80 @@
+"""Bootstrap replicates drawn once per counts object and shared (ConfusionCounts.replicates): the same values as
+drawing them again, the caller's tables its own, the memory kept bounded; and add_intervals without the inverted
+p-values gives the same intervals."""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import fairness_core as fc
+from fairness_core._counts import confusion
+from fairness_core._disparity.compare import add_intervals
+
+RNG = np.random.default_rng(3)
+N = 20_000
+GROUPS = RNG.choice(np.array(list("ABCDEFG")), N, p=[0.3, 0.2, 0.2, 0.1, 0.1, 0.07, 0.03])
+Y = RNG.integers(0, 2, N)
+PRED = (RNG.random(N) < np.where(GROUPS == "A", 0.5, 0.35)).astype(int)
+KW = dict(ci=0.95, n_boot=400, random_state=0)
+
+
+def fresh() -> fc.ConfusionCounts:
+    return fc.confusion_counts(Y, PRED, GROUPS)
+
+
+@pytest.mark.parametrize("metric", ["false_positive_rate", "statistical_parity"])
+@pytest.mark.parametrize("distance", ["diff", "ratio"])
+@pytest.mark.parametrize("reduction", ["max", "mean", None])
+def test_a_second_call_equals_a_first_on_new_counts(metric, distance, reduction):
+    counts = fresh()
+    counts.disparity(metric, distance_measure="diff", reduction="max", adjust="holm", **KW)   # draws and keeps
+    again = counts.disparity(metric, distance_measure=distance, reduction=reduction, adjust="holm", **KW)
+    first = fresh().disparity(metric, distance_measure=distance, reduction=reduction, adjust="holm", **KW)
+    if reduction is None:
+        pd.testing.assert_frame_equal(again, first)
+    else:
+        pd.testing.assert_frame_equal(again.table, first.table)
+        assert (again.value, again.ci_low, again.ci_high, again.worst) == (first.value, first.ci_low, first.ci_high,
+                                                                           first.worst)
+
+
+def test_the_callers_table_is_its_own_and_findings_are_unchanged():
+    counts = fresh()
+    table = counts.disparity("false_positive_rate", reduction=None, **KW)
+    table.loc[:, "disparity"] = -1.0
+    assert (counts.disparity("false_positive_rate", reduction=None, **KW)["disparity"] >= 0).all()
+    shared = fc.rate_findings(counts, ["false_positive_rate", "false_negative_rate"], **KW)
+    alone = fc.rate_findings(fresh(), ["false_positive_rate", "false_negative_rate"], **KW)
+    assert [f.sentence for f in shared] == [f.sentence for f in alone] and shared
+
+
+def test_replicates_kept_stay_within_the_bound(monkeypatch):
+    monkeypatch.setattr(confusion, "DRAWN_BYTES", 400 * 7 * 8 * 2 * 2)   # room for two rates' replicates
+    counts = fresh()
+    for metric in ("false_positive_rate", "false_negative_rate", "true_positive_rate"):
+        counts.disparity(metric, reduction="max", **KW)
+    kept = [k for k in counts._drawn if k[0] == "replicates"]
+    assert [k[1] for k in kept] == ["false_positive_rate", "false_negative_rate"]
+    # beyond the bound the values are still the same (drawn again)
+    assert counts.disparity("true_positive_rate", reduction="max", **KW).ci_high == \
+        fresh().disparity("true_positive_rate", reduction="max", **KW).ci_high
+
+
+def test_a_generator_seed_is_never_kept():
+    counts = fresh()
+    counts.disparity("false_positive_rate", reduction="max", ci=0.95, n_boot=200,
+                     random_state=np.random.default_rng(0))
+    assert not counts._drawn
+
+
+@pytest.mark.parametrize("distance", ["diff", "ratio"])
+def test_intervals_without_the_inverted_p_values_are_the_same(distance):
+    counts = fresh()
+    plain = pd.DataFrame(counts._comparison_columns("false_positive_rate", distance, "rest", "test"))
+    signed, disparity = counts.replicates("false_positive_rate", distance_measure=distance, reference="rest",
+                                          n_boot=400)
+    sides = confusion._sides(counts._comparison_columns("false_positive_rate", distance, "rest", "test"), distance)
+    full, quick = (add_intervals(plain, signed, disparity, distance_measure=distance, level=0.99, adjust=None,
+                                 func="test", sides=sides, p_values=flag) for flag in (True, False))
+    pd.testing.assert_frame_equal(full.drop(columns="p_value"), quick.drop(columns="p_value"))
+    assert (full["p_value"].isna() == quick["p_value"].isna()).all()
