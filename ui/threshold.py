@@ -64,17 +64,25 @@ def explorer_section(token: str, mapping_key: str, scored: fc.ScoredData, score:
                       if scored.mapping.scores else "map a score column on the Data page."))
         return
     tc = computations.threshold_counts(token, mapping_key, score, scored)
+    controls.threshold_slider(scored, score)   # the page's threshold: the whole page follows it
+    explorer_charts(token, mapping_key, score, threshold, tc, metrics, distance=distance, reference=reference,
+                    include_small=include_small, max_difference=max_difference, order=order)
+    per_subgroup_thresholds(token, mapping_key, score, threshold, tc, metrics, distance, reduction, reference,
+                            include_small, order)
+
+
+@st.fragment
+def explorer_charts(token: str, mapping_key: str, score: str, threshold: float, tc, metrics: list, *, distance: str,
+                    reference: str, include_small: bool, max_difference: float, order: list | None) -> None:
+    """The rule whose band is shaded and each rate's curves across thresholds. A fragment: choosing another rule
+    reruns only this section."""
     rules = {r.name: r for r in (*fc.rate_rules(metrics, distance, max_difference),
                                  *(r for r in fc.DEFAULT_RULES if r.name in EXPLORER_DEFAULT_RULES))}
-    c1, c2 = st.columns(2)
-    with c1:
-        controls.threshold_slider(scored, score)
-    with c2:
-        rule = rules[controls.kept(
-            st.selectbox, "Shade where this rule holds", "rates:explorer_rule", next(iter(rules)), options=list(rules),
-            format_func=lambda name: rules[name].label,
-            help="The band of thresholds where the rule's bound is met by the point estimate (no intervals), against "
-                 "the reference chosen above.")]
+    rule = rules[controls.kept(
+        st.selectbox, "Shade where this rule holds", "rates:explorer_rule", next(iter(rules)), options=list(rules),
+        format_func=lambda name: rules[name].label,
+        help="The band of thresholds where the rule's bound is met by the point estimate (no intervals), against "
+             "the reference chosen above.")]
     with progress.stage("Following the rates across thresholds ..."):
         curves = computations.explorer_curves(token, mapping_key, score, threshold, computations.EXPLORER_POINTS, tc)
         band = computations.explorer_band(token, mapping_key, score, threshold, computations.EXPLORER_POINTS, rule, reference,
@@ -102,8 +110,6 @@ def explorer_section(token: str, mapping_key: str, scored: fc.ScoredData, score:
             title=f"{labels.RATE_LABELS[m]} across thresholds", order=order)), width="stretch")
     st.caption(controls.order_caption("the order of the rates above (the subgroup's largest disparity at the chosen "
                                       "threshold first); all rows last"))
-    per_subgroup_thresholds(token, mapping_key, score, threshold, tc, metrics, distance, reduction, reference,
-                            include_small, order)
 
 
 @st.fragment
