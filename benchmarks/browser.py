@@ -72,7 +72,7 @@ from ui import local  # noqa: E402
 
 QUIET_MS = 400           # the DOM must stay unchanged this long before the app counts as idle
 IDLE_TIMEOUT_S = 300.0   # a step that never goes idle fails the run
-POLL_MS = 10
+POLL_MS = 50           # how often the page is asked whether it is idle (websocket frames are stamped on arrival)
 METRIC_PAGES = ("Overview", "Subgroup AUCs", "Rate disparities", "Calibration", "Class-wise bias", "Dataset metrics")
 # Issue 22 item 3's targets for what a user feels (seconds): (kind, target).
 TARGETS = {"control": 0.5, "first visit": 1.5, "upload": 3.0, "local mapping": 3.0}
@@ -89,10 +89,17 @@ MONITOR = """() => {
   if (window.__idle) return;
   const busy = () => !!document.querySelector('[data-testid="stStatusWidget"]')
                      || !!document.querySelector('[data-stale="true"]');
-  const idle = window.__idle = {mutation: performance.now(), busy: 0, busyNow: busy};
-  new MutationObserver(() => {
+  const idle = window.__idle = {mutation: performance.now(), busy: 0, busyNow: busy, what: ''};
+  const where = node => {
+    const el = node.nodeType === 1 ? node : node.parentElement;
+    const owner = el && el.closest('[data-testid]');
+    return owner ? owner.getAttribute('data-testid') : (el ? el.tagName.toLowerCase() : '?');
+  };
+  new MutationObserver(records => {
     const now = performance.now();
     idle.mutation = now;
+    const last = records[records.length - 1];
+    idle.what = `${where(last.target)} (${last.type}${last.attributeName ? ' ' + last.attributeName : ''})`;
     if (busy()) idle.busy = now;
   }).observe(document.body, {subtree: true, childList: true, attributes: true, characterData: true});
   setInterval(() => { if (busy()) idle.busy = performance.now(); }, 10);
@@ -101,7 +108,7 @@ STATE = """() => {
   const idle = window.__idle;
   const plots = [...document.querySelectorAll('[data-testid="stMain"] .js-plotly-plot')]
     .filter(p => p.getClientRects().length);
-  return {now: performance.now(), mutation: idle.mutation, busy: idle.busy, busyNow: idle.busyNow(),
+  return {now: performance.now(), mutation: idle.mutation, busy: idle.busy, busyNow: idle.busyNow(), what: idle.what,
           undrawn: plots.filter(p => !p.querySelector('.main-svg')).length, plots: plots.length};
 }"""
 
@@ -147,6 +154,7 @@ class Run:
     server_seconds: float
     script_runs: int
     load_average: float
+    last_change: str
 
 
 class Meter:
@@ -208,11 +216,12 @@ class Meter:
                                    f"(script events since the action: {events}, page: {state})")
         end = max(last_change, t0)
         run = Run(seconds=end - t0, server_seconds=max(0.0, (server_end or t0) - t0),
-                  script_runs=sum(1 for e in events if e[1] != "start"), load_average=os.getloadavg()[0])
+                  script_runs=sum(1 for e in events if e[1] != "start"), load_average=os.getloadavg()[0],
+                  last_change=state["what"] if state["mutation"] / 1000 + offset > t0 else "")
         record = self.steps.setdefault(step, {"step": step, "kind": kind, "runs": []})
         record["runs"].append(vars(run))
         self.log(f"{step}: {run.seconds:.3f} s (server {run.server_seconds:.3f} s, {run.script_runs} script "
-                 f"run(s), load {run.load_average:.2f})")
+                 f"run(s), load {run.load_average:.2f}; last DOM change: {run.last_change})")
         return run
 
 
