@@ -18,7 +18,9 @@ that commits it) until the app is idle again, which is when all of these hold:
 The end of the interval is the last of: the last DOM mutation, the last moment the page was busy, the last
 ``script_finished``; the quiet window that proves idleness is not counted. Each interval is split into the
 server's part (until the last ``script_finished``) and the front end's (the rest: rendering the last
-deltas, Plotly drawing). Beside every run: the 1-minute load average (``os.getloadavg``) when it was taken.
+deltas, Plotly drawing), and the Streamlit server process's CPU seconds over the interval are read from
+``/proc`` (a server part much longer than its CPU seconds is a server waiting for a core: a loaded machine).
+Beside every run: the 1-minute load average (``os.getloadavg``) when it was taken.
 
 Steps (medians of ``--repeats`` runs; each repeat uploads a freshly generated CSV, so first visits are first):
 
@@ -155,13 +157,14 @@ class Run:
     script_runs: int
     load_average: float
     last_change: str
+    server_cpu_seconds: float | None
 
 
 class Meter:
     """Times user actions on one page to idle (see the module docstring) and collects them by step."""
 
-    def __init__(self, page, runs: ScriptRuns, log: Callable[[str], None]):
-        self.page, self.runs, self.log = page, runs, log
+    def __init__(self, page, runs: ScriptRuns, log: Callable[[str], None], server_pid: int | None = None):
+        self.page, self.runs, self.log, self.server_pid = page, runs, log, server_pid
         self.steps: dict[str, dict] = {}
 
     def _clock_offset(self) -> float:
@@ -197,6 +200,7 @@ class Meter:
         if prepare is not None:
             prepare()
         offset = self._clock_offset()
+        cpu0 = process_cpu_seconds(self.server_pid)
         t0 = time.monotonic()
         act()
         deadline = t0 + IDLE_TIMEOUT_S
@@ -215,14 +219,28 @@ class Meter:
                 raise TimeoutError(f"{step}: the app was not idle within {IDLE_TIMEOUT_S:.0f} s "
                                    f"(script events since the action: {events}, page: {state})")
         end = max(last_change, t0)
+        cpu1 = process_cpu_seconds(self.server_pid)
         run = Run(seconds=end - t0, server_seconds=max(0.0, (server_end or t0) - t0),
                   script_runs=sum(1 for e in events if e[1] != "start"), load_average=os.getloadavg()[0],
-                  last_change=state["what"] if state["mutation"] / 1000 + offset > t0 else "")
+                  last_change=state["what"] if state["mutation"] / 1000 + offset > t0 else "",
+                  server_cpu_seconds=None if cpu0 is None or cpu1 is None else cpu1 - cpu0)
         record = self.steps.setdefault(step, {"step": step, "kind": kind, "runs": []})
         record["runs"].append(vars(run))
-        self.log(f"{step}: {run.seconds:.3f} s (server {run.server_seconds:.3f} s, {run.script_runs} script "
+        cpu = "" if run.server_cpu_seconds is None else f", server CPU {run.server_cpu_seconds:.3f} s"
+        self.log(f"{step}: {run.seconds:.3f} s (server {run.server_seconds:.3f} s{cpu}, {run.script_runs} script "
                  f"run(s), load {run.load_average:.2f}; last DOM change: {run.last_change})")
         return run
+
+
+def process_cpu_seconds(pid: int | None) -> float | None:
+    """User + system CPU seconds of process `pid` so far (every thread), from /proc; None where unavailable."""
+    if pid is None:
+        return None
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return None
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")   # utime, stime (fields 14, 15)
 
 
 # The app's widgets ------------------------------------------------------------------------------
@@ -430,7 +448,7 @@ def benchmark(n_rows: int, repeats: int, quick: bool, log) -> dict:
         previous = os.environ.get(local.ENV)
         os.environ[local.ENV] = str(folder)
         try:
-            with serve_app("streamlit-browser-benchmark.log") as (base, _), sync_playwright() as playwright:
+            with serve_app("streamlit-browser-benchmark.log") as (base, server), sync_playwright() as playwright:
                 browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
                 try:
                     context = browser.new_context(viewport={"width": 1400, "height": 1000})
@@ -440,7 +458,7 @@ def benchmark(n_rows: int, repeats: int, quick: bool, log) -> dict:
                     page.on("pageerror", lambda error: errors.append(str(error)))
                     runs = ScriptRuns()
                     runs.attach(page)
-                    meter = Meter(page, runs, log)
+                    meter = Meter(page, runs, log, server.pid)
                     open_app(page, base)
                     for repeat, path in enumerate(files):
                         upload_and_map(meter, path, n_rows, first=repeat == 0)
@@ -471,6 +489,9 @@ def benchmark(n_rows: int, repeats: int, quick: bool, log) -> dict:
         median = statistics.median(seconds)
         steps.append({**record, "median_seconds": median,
                       "median_server_seconds": statistics.median(r["server_seconds"] for r in record["runs"]),
+                      "median_server_cpu_seconds": (None if any(r["server_cpu_seconds"] is None for r in record["runs"])
+                                                    else statistics.median(r["server_cpu_seconds"]
+                                                                           for r in record["runs"])),
                       "load_averages": [r["load_average"] for r in record["runs"]],
                       "target_seconds": target, "target_met": median <= target})
     return {"rows": n_rows, "csv_bytes": csv_size, "repeats": repeats, "quick": quick, "steps": steps,
@@ -504,14 +525,15 @@ def markdown(results: dict) -> str:
     """
     lines = [f"Time to idle in Chromium, {results['rows']:,} rows ({results['csv_bytes'] / 1e6:.1f} MB CSV), "
              f"median of {results['repeats']} run(s); server = until the last script run finished; "
-             "load average = 1-minute, at each run.", "",
-             "| step | median s | server s | runs (s) | load average | target s | met |",
-             "|---|---:|---:|---|---|---:|---|"]
+             "server CPU = the Streamlit process's CPU seconds (every thread) over the run; load average = 1-minute, at each run.", "",
+             "| step | median s | server s | server CPU s | runs (s) | load average | target s | met |",
+             "|---|---:|---:|---:|---|---|---:|---|"]
     for step in results["steps"]:
         runs = ", ".join(f"{r['seconds']:.2f}" for r in step["runs"])
         loads = ", ".join(f"{v:.2f}" for v in step["load_averages"])
+        cpu = step["median_server_cpu_seconds"]
         lines.append(f"| {step['step']} | {step['median_seconds']:.2f} | {step['median_server_seconds']:.2f} | "
-                     f"{runs} | {loads} | {step['target_seconds']:g} | {'yes' if step['target_met'] else 'no'} |")
+                     f"{'' if cpu is None else f'{cpu:.2f}'} | {runs} | {loads} | {step['target_seconds']:g} | {'yes' if step['target_met'] else 'no'} |")
     met = sum(s["target_met"] for s in results["steps"])
     lines += ["", f"Targets (issue 22 item 3): control change {TARGETS['control']:g} s, first page visit "
               f"{TARGETS['first visit']:g} s, upload and parse {TARGETS['upload']:g} s, mapping on data on this "
