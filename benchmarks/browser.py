@@ -24,7 +24,7 @@ Beside every run: the 1-minute load average (``os.getloadavg``) when it was take
 
 Steps (medians of ``--repeats`` runs; each repeat uploads a freshly generated CSV, so first visits are first):
 
-1. upload and parse a CSV of ``--rows`` rows (``tests/app/helpers.py::scored_table``, ~77 bytes a row) on
+1. upload and parse a CSV of ``--rows`` rows (``tests/app/helpers.py::scored_table``, about 46 bytes a row) on
    the Data page, until the summary line with its row count is shown; then the mapping of the protected
    attributes race and sex (the first guess also takes age, which is removed);
 2. the first visit of each metric page in navigation order (Overview, Subgroup AUCs, Rate disparities,
@@ -68,13 +68,13 @@ from streamlit.proto.ForwardMsg_pb2 import ForwardMsg  # noqa: E402
 from tests.app.helpers import csv_bytes, scored_table  # noqa: E402
 from tests.browser.conftest import CHROMIUM, CHROMIUM_ARGS, serve_app  # noqa: E402
 from tests.browser.test_app_browser import (  # noqa: E402
-    choose, chips, combobox, go_to, multiselect, open_app, settle,
+    chips, combobox, go_to, multiselect, open_app, settle,
 )
 from ui import local  # noqa: E402
 
 QUIET_MS = 400           # the DOM must stay unchanged this long before the app counts as idle
 IDLE_TIMEOUT_S = 300.0   # a step that never goes idle fails the run
-POLL_MS = 50           # how often the page is asked whether it is idle (websocket frames are stamped on arrival)
+POLL_MS = 50             # how often the page is asked whether it is idle (websocket frames are stamped on arrival)
 METRIC_PAGES = ("Overview", "Subgroup AUCs", "Rate disparities", "Calibration", "Class-wise bias", "Dataset metrics")
 # Issue 22 item 3's targets for what a user feels (seconds): (kind, target).
 TARGETS = {"control": 0.5, "first visit": 1.5, "upload": 3.0, "local mapping": 3.0}
@@ -277,9 +277,8 @@ def time_select(meter: Meter, step: str, label: str, option: str) -> Run:
     def prepare():
         holder["option"] = open_selectbox(page, label, option)
 
-    run = meter.time(step, "control", prepare, lambda: holder["option"].click(),
-                     done=lambda: combobox(page, label).input_value() == option)
-    return run
+    return meter.time(step, "control", prepare, lambda: holder["option"].click(),
+                      done=lambda: combobox(page, label).input_value() == option)
 
 
 def time_slider_step(meter: Meter, step: str, label: str) -> Run:
@@ -525,15 +524,17 @@ def markdown(results: dict) -> str:
     """
     lines = [f"Time to idle in Chromium, {results['rows']:,} rows ({results['csv_bytes'] / 1e6:.1f} MB CSV), "
              f"median of {results['repeats']} run(s); server = until the last script run finished; "
-             "server CPU = the Streamlit process's CPU seconds (every thread) over the run; load average = 1-minute, at each run.", "",
+             "server CPU = the Streamlit process's CPU seconds (every thread) over the run; "
+             "load average = 1-minute, at each run.", "",
              "| step | median s | server s | server CPU s | runs (s) | load average | target s | met |",
              "|---|---:|---:|---:|---|---|---:|---|"]
     for step in results["steps"]:
         runs = ", ".join(f"{r['seconds']:.2f}" for r in step["runs"])
         loads = ", ".join(f"{v:.2f}" for v in step["load_averages"])
-        cpu = step["median_server_cpu_seconds"]
+        cpu = "" if step["median_server_cpu_seconds"] is None else f"{step['median_server_cpu_seconds']:.2f}"
         lines.append(f"| {step['step']} | {step['median_seconds']:.2f} | {step['median_server_seconds']:.2f} | "
-                     f"{'' if cpu is None else f'{cpu:.2f}'} | {runs} | {loads} | {step['target_seconds']:g} | {'yes' if step['target_met'] else 'no'} |")
+                     f"{cpu} | {runs} | {loads} | {step['target_seconds']:g} | "
+                     f"{'yes' if step['target_met'] else 'no'} |")
     met = sum(s["target_met"] for s in results["steps"])
     lines += ["", f"Targets (issue 22 item 3): control change {TARGETS['control']:g} s, first page visit "
               f"{TARGETS['first visit']:g} s, upload and parse {TARGETS['upload']:g} s, mapping on data on this "
