@@ -1,0 +1,64 @@
+"""The browser benchmark (benchmarks/browser.py) at 2,000 rows, one repeat, so that it cannot rot.
+
+It runs in a child process with warnings as errors, as the suite does, serving its own app (with
+FAIRNESS_LOCAL_DATA set to its temporary folder) and driving its own Chromium. Asserted: every step was
+recorded with a positive, finite time to idle, a load average, and the row count. Never a time's size.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import subprocess
+import sys
+
+import pytest
+
+from tests.browser.conftest import CHROMIUM
+from tests.support import ROOT, fail_or_skip
+
+pytestmark = pytest.mark.browser
+OWN_SERVER = True   # its own server and browser, no timing bound: may run beside the other browser tests
+
+STEPS = {
+    "Data: upload and parse the CSV": "upload",
+    "Data: map the protected attributes (race, sex)": "control",
+    **{f"first visit: {title}": "first visit" for title in ("Overview", "Subgroup AUCs", "Rate disparities",
+                                                           "Calibration", "Class-wise bias", "Dataset metrics")},
+    "Rate disparities: threshold change": "control",
+    "Rate disparities: Reference change": "control",
+    "Rate disparities: Distance change": "control",
+    "Rate disparities: Reduction change": "control",
+    "Rate disparities: threshold explorer slider (one step)": "control",
+    "Calibration: n_bins change (one step)": "control",
+    "Subgroup AUCs: power mean p change": "control",
+    "Data on this machine: protected attribute change": "local mapping",
+}
+# Present only where Rate disparities puts the threshold explorer in a tab.
+OPTIONAL = {"Rate disparities: open the Threshold explorer tab"}
+
+
+def test_browser_benchmark_records_every_step(tmp_path):
+    if not CHROMIUM.exists():
+        fail_or_skip(f"Chromium not found at {CHROMIUM}. Install it with: sudo apt-get install chromium")
+    out = tmp_path / "results-browser.json"
+    done = subprocess.run([sys.executable, "-W", "error", str(ROOT / "benchmarks" / "browser.py"), "--rows", "2000",
+                           "--quick", "--out", str(out)], cwd=ROOT, capture_output=True, text=True, timeout=1200)
+    assert done.returncode == 0, done.stderr[-3000:]
+    results = json.loads(out.read_text())
+
+    assert results["rows"] == 2000 and results["repeats"] == 1 and results["quick"] is True
+    assert results["csv_bytes"] > 0
+    assert not results["page_errors"] and not results["exceptions"], (results["page_errors"], results["exceptions"])
+    steps = {s["step"]: s for s in results["steps"]}
+    assert set(STEPS) <= set(steps) <= set(STEPS) | OPTIONAL, sorted(steps)
+    for name, step in steps.items():
+        assert step["kind"] == STEPS.get(name, "control"), (name, step["kind"])
+        # one run each; the mapping has a run per chip it changes (the first guess also takes age)
+        assert len(step["runs"]) == 1 or name == "Data: map the protected attributes (race, sex)", step
+        for run in step["runs"]:
+            assert math.isfinite(run["seconds"]) and run["seconds"] > 0, (name, run)
+            assert 0 <= run["server_seconds"] and run["script_runs"] >= 1, (name, run)
+            assert math.isfinite(run["load_average"]) and run["load_average"] >= 0, (name, run)
+        assert step["median_seconds"] > 0 and step["target_seconds"] > 0 and isinstance(step["target_met"], bool)
+    assert "| step | median s |" in done.stdout and "| Data: upload and parse the CSV |" in done.stdout
