@@ -48,6 +48,7 @@ MEMO_KEY = "memo:"
 # (ui.loading.MAX_CELLS, 2*10^7 cells) 280 MB for 3.3*10^6 rows of 6 columns, 360 MB for 6.7*10^6 rows of 3
 # (one score, race only): a page's working set always fits, so no page evicts what it needs itself.
 MAX_BYTES = 512 * 2 ** 20
+COLLECT_BYTES = 64 * 2 ** 20   # entries released at once that are worth a garbage collection (an old upload)
 SWEEP_SECONDS = 30.0  # how often the server looks for ended sessions (at most half the disconnected TTL)
 _LOGGER = streamlit_internals.logger(__name__)  # Streamlit's handler and level (info by default)
 _LARGE_LIST = 10_000  # a list or tuple longer than this is measured from a sample of its items
@@ -146,8 +147,9 @@ class SessionMemo:
         """Keep `value` under (`name`, `key`), then evict: `name`'s oldest entries beyond `max_entries`, and
         the session's oldest entries while the bytes exceed ``max_bytes`` (never the new one)."""
         parts = buffers(value)
+        released = 0
         with self._lock:
-            self._drop((name, key))
+            released += self._drop((name, key))
             self._entries[(name, key)] = (value, parts)
             self._per_function.setdefault(name, OrderedDict())[key] = None
             for buffer, size in parts.items():
@@ -157,10 +159,14 @@ class SessionMemo:
                 self._holders[buffer] += 1
             keys = self._per_function[name]
             while len(keys) > max_entries:
-                self._drop((name, next(iter(keys))))
+                released += self._drop((name, next(iter(keys))))
             while self.nbytes > self.max_bytes and len(self._entries) > 1:
-                self._drop(next(iter(self._entries)))
+                released += self._drop(next(iter(self._entries)))
                 self.evicted += 1
+        if released >= COLLECT_BYTES:
+            # Streamlit's collection after every script run is off (.streamlit/config.toml: it took a third of a
+            # second per rerun at 10^6 rows); what a large entry held in reference cycles is collected here.
+            gc.collect()
 
     def keys(self, name: str) -> list:
         """The keys of `name`'s entries, least recently used first."""
@@ -179,17 +185,22 @@ class SessionMemo:
     def __len__(self) -> int:
         return len(self._entries)
 
-    def _drop(self, entry_key: tuple) -> None:
+    def _drop(self, entry_key: tuple) -> int:
+        """Forget one entry; the bytes no other entry holds (released)."""
         entry = self._entries.pop(entry_key, None)
         if entry is None:
-            return
+            return 0
         name, key = entry_key
         del self._per_function[name][key]
+        released = 0
         for buffer in entry[1]:
             self._holders[buffer] -= 1
             if self._holders[buffer] == 0:
                 del self._holders[buffer]
-                self.nbytes -= self._sizes.pop(buffer)
+                size = self._sizes.pop(buffer)
+                self.nbytes -= size
+                released += size
+        return released
 
 
 def buffers(value) -> dict[int, int]:

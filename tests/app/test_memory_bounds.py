@@ -46,6 +46,24 @@ def test_the_memo_evicts_the_least_recently_used_entries_beyond_its_bytes():
     assert len(store) == 0 and store.nbytes == 0
 
 
+def test_a_large_release_is_collected_and_no_script_run_collects(monkeypatch):
+    import tomllib
+
+    # Streamlit's gc.collect(2) after every script run is off (a third of a second per rerun at 10^6 rows) ...
+    assert tomllib.loads((ROOT / ".streamlit" / "config.toml").read_text())["runner"]["postScriptGC"] is False
+    # ... so the memo collects when it lets go of a large entry (an old upload), and only then.
+    calls = []
+    monkeypatch.setattr(memo.gc, "collect", lambda *a: calls.append(a))
+    monkeypatch.setattr(memo, "COLLECT_BYTES", 2 * MB)
+    store = memo.SessionMemo()
+    store.put("rows", ("old",), np.zeros(3 * MB // 8), 1)
+    store.put("small", ("x",), np.zeros(10), 1)
+    store.put("small", ("y",), np.zeros(10), 1)   # a small entry released: no collection
+    assert calls == []
+    store.put("rows", ("new",), np.zeros(3 * MB // 8), 1)   # the old upload's 3 MiB released
+    assert len(calls) == 1
+
+
 def upload(at: AppTest, name: str, payload: bytes) -> AppTest:
     widget(at, "radio", "Source").set_value("upload").run()
     if not at.file_uploader:  # a file is loaded: replace it
