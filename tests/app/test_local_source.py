@@ -12,6 +12,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from tests.app.helpers import PAGES, ROOT, figures, metrics, scored_table, widget
+from tests.app.sections import each_section
 from ui import local, formats, labels
 
 N_ROWS = 1_000_000
@@ -68,13 +69,17 @@ def _visit_one(at: AppTest, page: str) -> tuple:
 
 
 def _visit(at: AppTest) -> dict:
-    """Per page: (tiles, tables) as shown."""
+    """Per page: (tiles, tables, charts) as shown, in each of its secondary sections."""
     shown = {}
     for page in PAGES:
         at.switch_page(page).run()
         assert not at.exception, (page, at.exception)
         assert not at.error, (page, [e.value for e in at.error])
-        shown[page] = (metrics(at), [d.value for d in at.dataframe], figures(at))
+        shown[page] = ({}, [], [])
+        for _ in each_section(at, page):   # every secondary section in turn
+            shown[page][0].update(metrics(at))
+            shown[page][1].extend(d.value for d in at.dataframe)
+            shown[page][2].extend(figures(at))
     return shown
 
 
@@ -257,7 +262,8 @@ def test_pages_that_need_rows_say_so_and_a_sample_works_everywhere(folder, monke
     for page in PAGES:
         at.switch_page(page).run()
         assert not at.exception and not at.error, (page, [e.value for e in at.error])
-        assert not [i.value for i in at.info if "needs the rows themselves" in i.value], page
+        for section in each_section(at, page):
+            assert not [i.value for i in at.info if "needs the rows themselves" in i.value], (page, section)
         if page == "pages/rate_disparities.py":   # the explorer and intervals work on the sample
             assert "Threshold explorer" in [s.value for s in at.subheader]
             assert any("% CI" in c.value for c in at.caption)

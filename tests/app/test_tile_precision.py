@@ -4,6 +4,7 @@ precision policy (ui.formats.tile): 3 decimals from 0.01 up, 3 significant digit
 import re
 
 from tests.app.helpers import CI, PAGES
+from tests.app.sections import each_section
 from ui import formats
 
 DECIMAL = re.compile(r"^-?[\d,]*\d\.\d+(e-\d+)?$")
@@ -29,10 +30,11 @@ def test_every_tile_and_its_interval_follow_one_precision_policy(app):
     for page in [p for p in PAGES if p != "pages/definitions.py"]:
         app.switch_page(page).run()
         assert not app.exception, (page, app.exception)
-        for metric in app.metric:
-            assert _follows_policy(metric.value), (page, metric.label, metric.value)
-            seen += DECIMAL.match(metric.value) is not None
-        for caption in app.caption:
-            for _, low, high in CI.findall(caption.value):
-                assert _follows_policy(low) and _follows_policy(high), (page, caption.value)
+        for section in each_section(app, page):   # every secondary section of the page in turn
+            for metric in app.metric:
+                assert _follows_policy(metric.value), (page, section, metric.label, metric.value)
+                seen += DECIMAL.match(metric.value) is not None
+            for caption in app.caption:
+                for _, low, high in CI.findall(caption.value):
+                    assert _follows_policy(low) and _follows_policy(high), (page, section, caption.value)
     assert seen >= 20   # the decimal tiles of the six analysis pages and the Overview were all read

@@ -34,6 +34,12 @@ def shot_of_section(page, path) -> None:
     page.screenshot(path=str(path))
 
 
+def open_tab(page, name: str) -> None:
+    """Open the tab `name` of the page's secondary sections (only the open one is drawn) and wait for the rerun."""
+    page.get_by_role("tab", name=name, exact=True).click()
+    settle(page)
+
+
 def compare_on(page) -> None:
     """Turn the "Compare models" toggle on (kept across pages: once is enough) and wait for the section."""
     switch = page.get_by_test_id("stCheckbox").filter(has_text="Compare models")
@@ -60,6 +66,7 @@ def test_madlibs_model_comparison_views(madlibs_csv, app_page, app_url, screensh
     show_intervals(page, False)
     go_to(page, "Subgroup AUCs")
     wait_for_plot(page)
+    open_tab(page, "Compare models")
     compare_on(page)
     heatmap = page.locator(PLOT).filter(has=page.locator("g.hm")).first
     heatmap.scroll_into_view_if_needed()
@@ -72,6 +79,7 @@ def test_madlibs_model_comparison_views(madlibs_csv, app_page, app_url, screensh
 
     go_to(page, "Rate disparities")
     show_intervals(page, True)  # the differences' paired intervals
+    open_tab(page, "Compare models")
     expect(page.get_by_role("heading", name="Compare models")).to_be_visible()  # the toggle is kept
     choose(page, "Baseline model", "TOXICITY@6")
     expect(page.get_by_text(re.compile(r"(No difference from TOXICITY@6|Differences whose interval excludes 0)"))
@@ -81,6 +89,7 @@ def test_madlibs_model_comparison_views(madlibs_csv, app_page, app_url, screensh
 
     go_to(page, "Calibration")
     show_intervals(page, False)
+    open_tab(page, "Compare models")
     expect(page.get_by_role("heading", name="Compare models")).to_be_visible()
     assert_no_exception(page)
     shot_of_section(page, screenshot_dir / "compare_calibration.png")
