@@ -72,13 +72,9 @@ with progress.computing("calibration per subgroup and bin", level):
     reliability = counts.reliability_table(ci=level)
 errors = result.errors
 
-# Rendering -----------------------------------------------------------------------------------
-st.subheader("Findings")
-if section.findings:
-    st.markdown("\n".join(f"- {escape.md(s)}" for s in section.findings))
-else:
-    st.caption("No comparison could be assessed: every one is undefined or left out as small.")
-
+# Rendering: the point first (the verdict, the findings and the reliability diagram), then the one secondary
+# section the user opened ---------------------------------------------------------------------------
+st.subheader("Policy")
 m1, m2 = st.columns([1, 2])
 m1.metric(f"ECE disparity ({reduction})", formats.tile(result.value),
           help=f"{labels.DISTANCE_LABELS[distance].capitalize()} of expected calibration errors"
@@ -108,6 +104,11 @@ st.caption(f"Each subgroup's ECE is compared with {ref_text}; distance: {labels.
                                *coverage.comparisons(compared, intervals.adjust)])
               if level is not None else " Intervals are off, so the verdict rests on the point estimate alone."))
 
+st.subheader("Findings")
+if section.findings:
+    st.markdown("\n".join(f"- {escape.md(s)}" for s in section.findings))
+else:
+    st.caption("No comparison could be assessed: every one is undefined or left out as small.")
 
 
 @st.fragment
@@ -133,34 +134,50 @@ reliability_diagram(reliability, errors, list(scored.subgroups.names),
                     (token, mapping_key, score, int(n_bins), strategy, int(min_per_group), include_small, level,
                      intervals.n_boot, intervals.adjust), score, level, order)
 
-reference_label = labels.reference_legend(reference)
-bound_label = None if result.rule is None else f"Policy bound {result.rule.bound:g}"
-st.plotly_chart(plotting.calibration_error_chart(
-    errors, None if labels.reference_mode(reference) == "pairwise" else result.table, distance_measure=distance,
-    bound=None if result.rule is None else result.rule.bound, bound_label=bound_label,
-    reference_label=reference_label, title="Calibration error per subgroup", level=level, order=order),
-    width="stretch")
-st.caption(controls.order_caption("largest expected calibration error (ECE) first (undefined last)"))
 
-st.subheader("Calibration errors per subgroup")
-if "ece_expected" in errors:
-    st.caption("A group's plug-in ECE is biased upwards when it is small: every bin's gap grows with its noise. "
-               "*ECE if calibrated* is the ECE a perfectly calibrated model would show on the same rows and bins "
-               "(labels drawn from the scores, 1,000 times); *ECE, bias-corrected* is the ECE less it (near 0 or "
-               "below: no more than chance). The verdict, the stars and the findings compare the bias-corrected "
-               "ECEs." if result.debiased else "")
-shown_errors = controls.in_order(errors, order)
-st.dataframe(shown_errors, hide_index=True, column_config=formats.column_config(errors.columns))
-st.subheader("ECE comparisons")
-comparison_table.draw(
-    result.table, pairwise=labels.reference_mode(reference) == "pairwise", order=order, level=level,
-    title="ECE disparity: every pair of subgroups", distance_measure=distance, value_label="ECE",
-    label=f"ECE {labels.DISTANCE_LABELS[distance]}")
+# Secondary sections: the user opens one, and only that one is computed and drawn -------------------------
+def errors_section() -> None:
+    """The calibration errors (ECE, MCE, Brier) of every subgroup, as a chart and a table."""
+    st.subheader("Calibration errors per subgroup")
+    reference_label = labels.reference_legend(reference)
+    bound_label = None if result.rule is None else f"Policy bound {result.rule.bound:g}"
+    st.plotly_chart(plotting.calibration_error_chart(
+        errors, None if labels.reference_mode(reference) == "pairwise" else result.table, distance_measure=distance,
+        bound=None if result.rule is None else result.rule.bound, bound_label=bound_label,
+        reference_label=reference_label, title="Calibration error per subgroup", level=level, order=order),
+        width="stretch")
+    st.caption(controls.order_caption("largest expected calibration error (ECE) first (undefined last)"))
+    if "ece_expected" in errors:
+        st.caption("A group's plug-in ECE is biased upwards when it is small: every bin's gap grows with its noise. "
+                   "*ECE if calibrated* is the ECE a perfectly calibrated model would show on the same rows and bins "
+                   "(labels drawn from the scores, 1,000 times); *ECE, bias-corrected* is the ECE less it (near 0 or "
+                   "below: no more than chance). The verdict, the stars and the findings compare the bias-corrected "
+                   "ECEs." if result.debiased else "")
+    st.dataframe(controls.in_order(errors, order), hide_index=True, column_config=formats.column_config(errors.columns))
 
-# Every mapped score column's ECE disparity and verdict side by side, and the ECE differences from a baseline
-# model (shown when two or more are mapped).
-compare.calibration_section(token, mapping_key, scored, n_bins=int(n_bins), strategy=strategy,
-                            min_per_group=int(min_per_group), distance=distance, reduction=reduction,
-                            reference=reference, include_small=include_small,
-                            threshold=None if threshold is None else float(threshold), intervals=intervals,
-                            order=order)
+
+def comparisons_section() -> None:
+    """Each subgroup's ECE against the reference (or every pair)."""
+    st.subheader("ECE comparisons")
+    comparison_table.draw(
+        result.table, pairwise=labels.reference_mode(reference) == "pairwise", order=order, level=level,
+        title="ECE disparity: every pair of subgroups", distance_measure=distance, value_label="ECE",
+        label=f"ECE {labels.DISTANCE_LABELS[distance]}")
+
+
+SECTIONS = {
+    "Calibration errors": errors_section,
+    "ECE comparisons": comparisons_section,
+    # Every mapped score column's ECE disparity and verdict side by side, and the ECE differences from a baseline
+    # model (two or more mapped).
+    "Compare models": lambda: compare.calibration_section(
+        token, mapping_key, scored, n_bins=int(n_bins), strategy=strategy, min_per_group=int(min_per_group),
+        distance=distance, reduction=reduction, reference=reference, include_small=include_small,
+        threshold=None if threshold is None else float(threshold), intervals=intervals, order=order),
+}
+if len(scored.scores) < 2:
+    del SECTIONS["Compare models"]
+for title, tab in controls.sections("cal:section", list(SECTIONS)).items():
+    with tab:
+        if tab.open:
+            SECTIONS[title]()

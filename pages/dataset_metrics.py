@@ -81,54 +81,59 @@ st.plotly_chart(plotting.rate_chart(rates, ["base_rate"], None if pairwise else 
                 width="stretch")
 st.caption(controls.order_caption(f"the base rate's distance ({labels.DISTANCE_LABELS[distance]}) from {ref_text}"
                                   + (" (the largest over its pairs)" if pairwise else "") + ", largest first"))
-tab1, tab2 = st.tabs(["Base rates", "Disparities"])
-with tab1:
-    shown_rates = controls.in_order(rates, order)
-    st.dataframe(shown_rates, hide_index=True, column_config=formats.column_config(rates.columns))
-with tab2:
-    comparison_table.draw(
-        parity.table, pairwise=pairwise, order=order, level=level, title="Base rates: every pair of subgroups",
-        distance_measure=distance, value_label="base rate", label=f"Base-rate {labels.DISTANCE_LABELS[distance]}")
 
-# 2. Smoothed EDF ---------------------------------------------------------------------------------
-st.subheader("Smoothed empirical differential fairness")
-concentration = controls.kept(st.number_input, "Concentration", "dataset:concentration", 1.0, min_value=0.01,
-                              step=0.5, format="%g",
-                              help="Total pseudo-count of the Dirichlet prior that smooths each subgroup's rates "
-                                   "(Foulds et al. 2020); larger values pull small subgroups towards 1/2.")
-try:
-    with progress.computing("the smoothed EDF", level):
-        edf = computations.smoothed_edf(token, mapping_key, float(concentration), bool(include_small), scored, level,
-                                intervals.n_boot)
-except ValueError as exc:  # overlapping subgroups (identity columns): the EDF compares disjoint ones
-    edf = None
-    st.info(escape.md(str(exc)))
-if edf is not None:
-    e1, e2 = st.columns(2)
-    e1.metric("Smoothed EDF (ε)", formats.tile(edf.value),
-              help="The largest |ln s_i(y) - ln s_j(y)| over pairs of subgroups and both outcomes; perfect 0. "
-                   + definition_link("smoothed-edf"))
-    e1.caption(captions.edf_caption(edf))
-    if edf.pair is not None:
-        outcome = "positive" if edf.outcome == 1 else "negative"
-        # Text, not a tile: two intersection names can be far wider than a tile, and text wraps.
-        e2.markdown(f"**Attained by**  \n{escape.md(edf.pair[0])} vs {escape.md(edf.pair[1])}",
-                    help=f"The pair whose smoothed rates of a {outcome} label differ most.")
-        factor = f"{math.exp(edf.value):.2f}"
-        if level is not None and not math.isnan(edf.ci_low):
-            factor += f" (interval {math.exp(edf.ci_low):.2f}–{math.exp(edf.ci_high):.2f})"
-        st.caption(f"The smoothed rate of a {outcome} label is {factor} "
-                   f"times higher for {escape.md(edf.pair[0])} than for {escape.md(edf.pair[1])} (e^ε)."
-                   + (" Intervals: a bootstrap of each subgroup's label counts (subgroup sizes fixed) with "
-                      f"{intervals.n_boot:,} resamples (seed 0)." + coverage.note(["smoothed EDF"])
-                      if level is not None else ""))
-    else:
-        e2.markdown("**Attained by**  \nn/a", help=escape.md(edf.reason))
-        st.caption(escape.md(edf.reason))
-    edf_table = controls.in_order(edf.table, order)  # in the base rates' order
-    st.dataframe(edf_table, hide_index=True, column_config=formats.column_config(edf.table.columns))
 
-# 3. Consistency ----------------------------------------------------------------------------------
+# Secondary sections: the user opens one, and only that one is computed and drawn -------------------------
+def tables_section() -> None:
+    """The base rate of every subgroup and its comparisons with the reference."""
+    tab1, tab2 = st.tabs(["Base rates", "Disparities"])
+    with tab1:
+        st.dataframe(controls.in_order(rates, order), hide_index=True,
+                     column_config=formats.column_config(rates.columns))
+    with tab2:
+        comparison_table.draw(
+            parity.table, pairwise=pairwise, order=order, level=level, title="Base rates: every pair of subgroups",
+            distance_measure=distance, value_label="base rate", label=f"Base-rate {labels.DISTANCE_LABELS[distance]}")
+
+
+def edf_section() -> None:
+    """The smoothed empirical differential fairness of the labels, its pair and its table."""
+    st.subheader("Smoothed empirical differential fairness")
+    concentration = controls.kept(st.number_input, "Concentration", "dataset:concentration", 1.0, min_value=0.01,
+                                  step=0.5, format="%g",
+                                  help="Total pseudo-count of the Dirichlet prior that smooths each subgroup's rates "
+                                       "(Foulds et al. 2020); larger values pull small subgroups towards 1/2.")
+    try:
+        with progress.computing("the smoothed EDF", level):
+            edf = computations.smoothed_edf(token, mapping_key, float(concentration), bool(include_small), scored,
+                                            level, intervals.n_boot)
+    except ValueError as exc:  # overlapping subgroups (identity columns): the EDF compares disjoint ones
+        edf = None
+        st.info(escape.md(str(exc)))
+    if edf is not None:
+        e1, e2 = st.columns(2)
+        e1.metric("Smoothed EDF (ε)", formats.tile(edf.value),
+                  help="The largest |ln s_i(y) - ln s_j(y)| over pairs of subgroups and both outcomes; perfect 0. "
+                       + definition_link("smoothed-edf"))
+        e1.caption(captions.edf_caption(edf))
+        if edf.pair is not None:
+            outcome = "positive" if edf.outcome == 1 else "negative"
+            # Text, not a tile: two intersection names can be far wider than a tile, and text wraps.
+            e2.markdown(f"**Attained by**  \n{escape.md(edf.pair[0])} vs {escape.md(edf.pair[1])}",
+                        help=f"The pair whose smoothed rates of a {outcome} label differ most.")
+            factor = f"{math.exp(edf.value):.2f}"
+            if level is not None and not math.isnan(edf.ci_low):
+                factor += f" (interval {math.exp(edf.ci_low):.2f}–{math.exp(edf.ci_high):.2f})"
+            st.caption(f"The smoothed rate of a {outcome} label is {factor} "
+                       f"times higher for {escape.md(edf.pair[0])} than for {escape.md(edf.pair[1])} (e^ε)."
+                       + (" Intervals: a bootstrap of each subgroup's label counts (subgroup sizes fixed) with "
+                          f"{intervals.n_boot:,} resamples (seed 0)." + coverage.note(["smoothed EDF"])
+                          if level is not None else ""))
+        else:
+            e2.markdown("**Attained by**  \nn/a", help=escape.md(edf.reason))
+            st.caption(escape.md(edf.reason))
+        edf_table = controls.in_order(edf.table, order)  # in the base rates' order
+        st.dataframe(edf_table, hide_index=True, column_config=formats.column_config(edf.table.columns))
 
 
 @st.fragment
@@ -206,4 +211,12 @@ def consistency_section(token: str, mapping_key: str, scored, level) -> None:
                + (" No bootstrap interval is computed for consistency." if level is not None else ""))
 
 
-consistency_section(token, mapping_key, scored, level)
+SECTIONS = {
+    "Tables": tables_section,
+    "Smoothed EDF": edf_section,
+    "Consistency": lambda: consistency_section(token, mapping_key, scored, level),
+}
+for title, tab in controls.sections("dataset:section", list(SECTIONS)).items():
+    with tab:
+        if tab.open:
+            SECTIONS[title]()

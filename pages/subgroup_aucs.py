@@ -40,9 +40,49 @@ table, result = section.extra["table"], section.extra["result"]
 warning = fc.direction_warning(result.overall_auc, scored.mapping.label, scored.mapping.positive_label)
 if warning:
     st.warning(escape.md(warning))
+
+# Rendering: the point first (verdicts, findings, the AUC chart and the headline tiles), then the one secondary
+# section the user opened ---------------------------------------------------------------------------
+st.subheader("Policy")
+c1, c2 = st.columns([1, 2])
+with c1:
+    on = controls.kept(st.checkbox, "Require a minimum bias AUC score", "auc:min_score_on",
+                       summaries.DEFAULTS["auc:min_score_on"],
+                       help="No standard bound exists for the bias AUC score: set the one your policy requires.")
+with c2:
+    controls.kept(st.number_input, "Minimum bias AUC score", "auc:min_score", summaries.DEFAULTS["auc:min_score"],
+                  min_value=0.0, max_value=1.0,
+                  step=0.01, format="%.3f", disabled=not on)
+for verdict in section.verdicts:
+    st.markdown(captions.verdict_markdown(verdict))
+if not section.verdicts:
+    st.caption("No rule is set for this page.")
+
 if level is not None:
     st.subheader("Findings")
     st.markdown("\n".join(f"- {escape.md(s)}" for s in section.findings if s != warning))
+
+full_range = controls.kept(st.checkbox, "Full 0–1 range", "auc:full_range", False,
+                           help="Draw the AUC axis from 0 to 1 instead of fitting it to the AUCs and their intervals.")
+# Worst first: each subgroup's lowest AUC of the three (subgroup, BPSN, BNSP), lowest first.
+order = controls.ranked(list(table["subgroup"]), table[list(plotting.AUC_COLUMNS)].min(axis=1, skipna=True),
+                        descending=False)
+
+
+def auc_chart():
+    fig = plotting.auc_chart(table, title=f"AUCs per subgroup, {score}", level=level, full_range=full_range,
+                             order=order)
+    if min_score is not None:
+        plotting.add_rule_line(fig, float(min_score), f"minimum bias AUC score {float(min_score):g}", axis="x")
+        low, high = fig.layout.xaxis.range  # the drawn range, widened to show the bound
+        fig.update_xaxes(range=[min(low, float(min_score) - 0.02), max(high, float(min_score) + 0.02)])
+    return fig
+
+
+# The chart shows the AUCs, not the power means: p and the weight do not redraw it.
+chart_key = (token, mapping_key, score, level, intervals.n_boot, min_score, full_range, tuple(order or ()))
+st.plotly_chart(computations.chart("auc", chart_key, auc_chart), width="stretch")
+st.caption(controls.order_caption("the lowest of its subgroup, BPSN and BNSP AUCs, lowest first (undefined last)"))
 
 m = st.columns(5)
 m[0].metric("Bias AUC score", formats.tile(result.value),
@@ -70,50 +110,29 @@ bounds = [c for c in table.columns if c.endswith("max_binning_error")]
 if bounds and float(table[bounds].max().max()) > 0:   # AUCs from binned score levels (data counted where it lies)
     st.caption(captions.binned_auc_caption(float(table[bounds].max().max())))
 
-st.subheader("Policy")
-c1, c2 = st.columns([1, 2])
-with c1:
-    on = controls.kept(st.checkbox, "Require a minimum bias AUC score", "auc:min_score_on",
-                       summaries.DEFAULTS["auc:min_score_on"],
-                       help="No standard bound exists for the bias AUC score: set the one your policy requires.")
-with c2:
-    controls.kept(st.number_input, "Minimum bias AUC score", "auc:min_score", summaries.DEFAULTS["auc:min_score"],
-                  min_value=0.0, max_value=1.0,
-                  step=0.01, format="%.3f", disabled=not on)
-for verdict in section.verdicts:
-    st.markdown(captions.verdict_markdown(verdict))
-if not section.verdicts:
-    st.caption("No rule is set for this page.")
+
+# Secondary sections: the user opens one, and only that one is computed and drawn -------------------------
+def table_section() -> None:
+    """The AUCs of every subgroup with their intervals, worst first."""
+    st.subheader("AUCs per subgroup")
+    shown = controls.in_order(table, order).copy()
+    shown.attrs = {}  # the bootstrap replicates in attrs are not for display (and not JSON)
+    st.dataframe(shown, hide_index=True, column_config=formats.column_config(shown.columns))
 
 
-
-full_range = controls.kept(st.checkbox, "Full 0–1 range", "auc:full_range", False,
-                           help="Draw the AUC axis from 0 to 1 instead of fitting it to the AUCs and their intervals.")
-# Worst first: each subgroup's lowest AUC of the three (subgroup, BPSN, BNSP), lowest first.
-order = controls.ranked(list(table["subgroup"]), table[list(plotting.AUC_COLUMNS)].min(axis=1, skipna=True),
-                        descending=False)
-
-
-def auc_chart():
-    fig = plotting.auc_chart(table, title=f"AUCs per subgroup, {score}", level=level, full_range=full_range,
-                             order=order)
-    if min_score is not None:
-        plotting.add_rule_line(fig, float(min_score), f"minimum bias AUC score {float(min_score):g}", axis="x")
-        low, high = fig.layout.xaxis.range  # the drawn range, widened to show the bound
-        fig.update_xaxes(range=[min(low, float(min_score) - 0.02), max(high, float(min_score) + 0.02)])
-    return fig
-
-
-# The chart shows the AUCs, not the power means: p and the weight do not redraw it.
-chart_key = (token, mapping_key, score, level, intervals.n_boot, min_score, full_range, tuple(order or ()))
-st.plotly_chart(computations.chart("auc", chart_key, auc_chart), width="stretch")
-st.caption(controls.order_caption("the lowest of its subgroup, BPSN and BNSP AUCs, lowest first (undefined last)"))
-shown = controls.in_order(table, order).copy()
-shown.attrs = {}  # the bootstrap replicates in attrs are not for display (and not JSON)
-st.dataframe(shown, hide_index=True, column_config=formats.column_config(shown.columns))
-
-compare.auc_section(token, mapping_key, scored, p=float(p), weight=float(weight), include_small=include_small,
-                    intervals=intervals, min_score=min_score, order=order)
+SECTIONS = {
+    "Table": table_section,
+    # Every mapped score column's AUCs side by side, and their differences from a baseline (two or more mapped).
+    "Compare models": lambda: compare.auc_section(
+        token, mapping_key, scored, p=float(p), weight=float(weight), include_small=include_small,
+        intervals=intervals, min_score=min_score, order=order),
+}
+if len(scored.scores) < 2:
+    del SECTIONS["Compare models"]
+for title, tab in controls.sections("auc:section", list(SECTIONS)).items():
+    with tab:
+        if tab.open:
+            SECTIONS[title]()
 
 with st.expander("What these AUCs mean"):
     st.markdown(

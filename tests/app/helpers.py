@@ -117,9 +117,8 @@ def section_titles(at: AppTest) -> list[str]:
 
 
 def each_section(at: AppTest, page: str):
-    """Show `page` and then open each of its secondary sections in turn, yielding the open section's title (None
+    """Open each secondary section of `page` (the page shown) in turn, yielding the open section's title (None, once,
     for a page without sections) after each run; the page is left on its first section."""
-    at.switch_page(page).run()
     titles = section_titles(at) if page in SECTIONS else []
     if not titles:
         yield None

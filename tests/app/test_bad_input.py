@@ -10,7 +10,7 @@ import pytest
 from streamlit.config import ShowErrorDetailsConfigOptions
 
 from fairness_core._data.reading import NESTED_NOTE, REPEATED_NAMES_MESSAGE
-from tests.app.helpers import PAGES, ROOT, metrics, widget
+from tests.app.helpers import PAGES, ROOT, each_section, metrics, widget
 from ui import profiling, escape, labels
 
 N = 300
@@ -31,8 +31,9 @@ def scored_frame() -> pd.DataFrame:
 def assert_every_page_renders(app):
     for page in PAGES:
         app.switch_page(page).run()
-        assert not app.exception, (page, app.exception)
-        assert not app.error, (page, [e.value for e in app.error])
+        for section in each_section(app, page):   # every secondary section of the page in turn
+            assert not app.exception, (page, section, app.exception)
+            assert not app.error, (page, section, [e.value for e in app.error])
 
 
 @pytest.mark.parametrize("ending", ["\n", "\r\n", "\r"], ids=["LF", "CRLF", "CR"])

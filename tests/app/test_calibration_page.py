@@ -9,7 +9,7 @@ import re
 import pytest
 
 import fairness_core as fc
-from tests.app.helpers import CI, figures, tile, widget
+from tests.app.helpers import CI, figures, open_section, tile, widget
 from ui import formats, labels
 from ui.loading import SAMPLE_DIR, SAMPLES
 
@@ -77,14 +77,16 @@ def test_page_shows_the_interval_the_verdict_and_the_findings(app, credit_counts
     ece_bars = [t for t in ece["data"] if t["type"] == "bar"]
     assert len(ece_bars) == 2 and all(t.get("error_x") for t in ece_bars)
     assert any(s.get("type") == "line" for s in ece["layout"]["shapes"])  # the 0.1 policy line
-    # Tables with interval columns.
-    errors, comparisons = app.dataframe[0].value, app.dataframe[1].value
+    # Tables with interval columns (the comparisons in their own section).
+    errors = app.dataframe[0].value
     for col in ("ece_ci_low", "ece_ci_high", "mce_ci_low", "brier_score_ci_high"):
         assert col in errors.columns
     # rows worst first (largest ECE) by default: compare by subgroup
     assert list(errors["ece"]) == sorted(errors["ece"], reverse=True)
     shown = errors.set_index("subgroup").loc[expected.errors["subgroup"]]
     assert list(shown["ece_ci_low"]) == pytest.approx(list(expected.errors["ece_ci_low"]), abs=1e-12)
+    open_section(app, "cal:section", "ECE comparisons")
+    comparisons = app.dataframe[0].value
     for col in ("disparity_ci_low", "disparity_ci_high", "excludes_parity", "verdict"):
         assert col in comparisons.columns
 
@@ -149,12 +151,14 @@ def test_every_reference_draws_the_page(app, credit_counts, reference):
     value, captions = tile(app, TILE)
     assert value == formats.tile(expected.value)
     assert any(f"95 % CI {formats.tile(expected.ci_low)}–{formats.tile(expected.ci_high)}" in c for c in captions)
-    reliability, ece, *heatmap = figures(app)
+    reliability, ece = figures(app)
     # Pairwise comparisons have no single reference per subgroup: the ECE chart keeps only its first panel,
-    # and the comparisons are drawn as a subgroup x subgroup heatmap.
+    # and the comparisons (in their own section) are drawn as a subgroup x subgroup heatmap.
     assert len([t for t in ece["data"] if t["type"] == "bar"]) == (1 if reference == "pairwise" else 2)
-    assert [f["data"][0]["type"] for f in heatmap] == (["heatmap"] if reference == "pairwise" else [])
     against = {"overall": "the whole population", "pairwise": "every other subgroup (pairwise)",
                "named": "the subgroup Group A"}[reference]
     assert any(f"Each subgroup's ECE is compared with {against}; distance: " in c.value for c in app.caption)
-    assert len(app.dataframe[1].value) == len(expected.table)
+    open_section(app, "cal:section", "ECE comparisons")
+    reliability, *heatmap = figures(app)
+    assert [f["data"][0]["type"] for f in heatmap] == (["heatmap"] if reference == "pairwise" else [])
+    assert len(app.dataframe[0].value) == len(expected.table)

@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 
 import fairness_core as fc
-from tests.app.helpers import CI, ROOT, as_shown, figures, interval, metrics, unescape, widget
+from tests.app.helpers import CI, ROOT, as_shown, figures, interval, metrics, open_section, unescape, widget
 from ui import formats
 
 CREDIT = pd.read_csv(ROOT / "sample_data" / "credit_decisions.csv")
@@ -82,12 +82,13 @@ def test_dataset_page_shows_the_library_intervals_and_findings(app):
     tables = [df.value for df in app.dataframe]
     assert {"base_rate_ci_low", "base_rate_ci_high"} <= set(tables[0].columns)
     assert {"disparity_ci_low", "disparity_ci_high", "excludes_parity"} <= set(tables[1].columns)
-    # the smoothed EDF tile
+    # the smoothed EDF tile, in its section
+    open_section(app, "dataset:section", "Smoothed EDF")
     edf = fc.smoothed_edf(y, sub, ci=0.95, n_boot=1000, random_state=0)
     assert metrics(app)["Smoothed EDF (ε)"] == f"{formats.tile(edf.value)}"
     edf_caption = caption_under(app, "Smoothed EDF (ε)")
     assert interval(edf_caption) == (0.95, as_shown(edf.ci_low), as_shown(edf.ci_high))
-    assert {"smoothed_positive_rate_ci_low", "smoothed_negative_rate_ci_high"} <= set(tables[2].columns)
+    assert {"smoothed_positive_rate_ci_low", "smoothed_negative_rate_ci_high"} <= set(app.dataframe[0].value.columns)
 
 
 @pytest.mark.parametrize("status", ["fail", "inconclusive", "pass"])
@@ -128,6 +129,10 @@ def test_dataset_page_without_intervals(app):
     (_, sentence), = verdicts(app)
     assert "no interval was available" in sentence
     assert findings(app)  # the findings still name the largest disparity
+    open_section(app, "dataset:section", "Smoothed EDF")  # ... and the smoothed EDF has no interval either
+    assert len(app.dataframe) == 1
+    assert not any(CI.search(c.value) for c in app.caption)
+    assert all(not c.endswith(("_ci_low", "_ci_high")) for df in app.dataframe for c in df.value.columns)
 
 
 # Class-wise bias -------------------------------------------------------------------------------
@@ -211,6 +216,7 @@ def test_both_pages_show_findings_and_interval_captions_on_each_sample(app, samp
         assert findings(app), (sample, page)
         level, low, high = interval(caption_under(app, tile))
         assert level == 0.95 and low <= float(metrics(app)[tile]) <= high
+    open_section(app, "dataset:section", "Smoothed EDF")
     if sample == "moderation":  # overlapping identity columns: no EDF, and the page says why
         assert any("disjoint subgroups" in unescape(i.value) for i in app.info)
     else:

@@ -12,7 +12,7 @@ import sys
 from streamlit.testing.v1 import AppTest
 
 import fairness_core as fc
-from tests.app.helpers import ROOT, unescape, widget
+from tests.app.helpers import ROOT, open_section, unescape, widget
 from ui import coverage
 
 
@@ -72,6 +72,7 @@ def test_the_model_comparison_says_how_far_its_difference_intervals_cover(app):
     # The bundled sample maps two scores, so the Subgroup AUCs page compares them: the paired DeLong intervals of the
     # AUC differences carry their measured coverage.
     app.switch_page("pages/subgroup_aucs.py").run()
+    open_section(app, "auc:section", "Compare models")
     widget(app, "toggle", "Compare models").set_value(True).run()
     assert not app.exception
     expected = coverage.note([f"difference between models: {kind}"

@@ -239,6 +239,7 @@ def test_every_headline_tile_links_to_its_definition():
     at.run()
     linked = {}
     for page in PAGES:
+        at.switch_page(page).run()
         for _ in each_section(at, page):
             assert not at.exception, (page, at.exception)
             for tile in at.metric:

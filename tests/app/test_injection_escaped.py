@@ -17,7 +17,7 @@ from google.protobuf.message import Message
 
 from fairness_core.plotting import plot_text
 from tests import hostile_data as hostile
-from tests.app.helpers import PAGES, start, widget
+from tests.app.helpers import PAGES, each_section, open_section, start, widget
 from tests.support import ROOT
 from ui import escape, labels
 
@@ -96,12 +96,14 @@ def hostile_app():
 def test_every_page_sends_data_text_escaped(hostile_app):
     app = hostile_app
     app.switch_page("pages/subgroup_aucs.py").run()
+    open_section(app, "auc:section", "Compare models")
     widget(app, "toggle", "Compare models").set_value(True).run()  # model names in every comparison section
     shown = []
     for page in PAGES:
         if page != "pages/data.py":
             app.switch_page(page).run()
-        shown += assert_escaped(app, page)
+        for section in each_section(app, page):   # every secondary section of the page in turn
+            shown += assert_escaped(app, f"{page} {section or ''}")
     everything = "\n".join(shown)
     # The data text is there, as md writes it: the file name (context line), subgroups, columns, classes.
     for value in (hostile.FILE_NAME, hostile.LATEX, hostile.IMAGE, hostile.URL, hostile.SCORE, hostile.POSITIVE):

@@ -68,10 +68,11 @@ def _visit_one(at: AppTest, page: str) -> tuple:
 
 
 def _visit(at: AppTest) -> dict:
-    """Per page: (tiles, tables) as shown."""
+    """Per page: (tiles, tables, charts) as shown, in each of its secondary sections."""
     shown = {}
     for page in PAGES:
         tiles, tables, charts = {}, [], []
+        at.switch_page(page).run()
         for section in each_section(at, page):   # every secondary section opened in turn
             assert not at.exception, (page, section, at.exception)
             assert not at.error, (page, section, [e.value for e in at.error])
@@ -265,7 +266,8 @@ def test_pages_that_need_rows_say_so_and_a_sample_works_everywhere(folder, monke
     for page in PAGES:
         at.switch_page(page).run()
         assert not at.exception and not at.error, (page, [e.value for e in at.error])
-        assert not [i.value for i in at.info if "needs the rows themselves" in i.value], page
+        for section in each_section(at, page):
+            assert not [i.value for i in at.info if "needs the rows themselves" in i.value], (page, section)
         if page == "pages/rate_disparities.py":   # the explorer and intervals work on the sample
             assert "Threshold explorer" in [s.value for s in at.subheader]
             assert any("% CI" in c.value for c in at.caption)

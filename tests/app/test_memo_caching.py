@@ -7,7 +7,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 import fairness_core as fc
-from tests.app.helpers import ROOT, metrics, widget
+from tests.app.helpers import ROOT, each_section, metrics, widget
 from ui import analysis, computations, memo
 
 
@@ -118,12 +118,16 @@ def test_memo_keeps_the_most_recent_entries_of_a_session():
 
 
 def page_views(at: AppTest, pages) -> dict:
-    """Every metric and table each page shows."""
+    """Every metric and table each page shows (in each of its secondary sections)."""
     views = {}
     for page in pages:
         at.switch_page(page).run()
         assert not at.exception, (page, at.exception)
-        views[page] = (metrics(at), [frame.value for frame in at.dataframe])
+        shown, tables = {}, []
+        for _ in each_section(at, page):
+            shown.update(metrics(at))
+            tables += [frame.value for frame in at.dataframe]
+        views[page] = (shown, tables)
     return views
 
 

@@ -96,12 +96,15 @@ def test_auc_heatmaps_and_table_on_madlibs(madlibs):
     app, frame, sd = madlibs
     app.switch_page(AUC_PAGE).run()
     widget(app, "checkbox", "Show intervals").set_value(False).run()  # point estimates: the AUCs alone
+    open_section(app, "auc:section", "Compare models")
     compare_on(app)
     single = {}
     for model in reversed(MODELS):  # each model's own page: its AUC table and tiles
         pick_model(app, model)
+        open_section(app, "auc:section", "Table")
         single[model] = (app.dataframe[0].value.set_index("subgroup"), metrics(app))
         order = list(app.dataframe[0].value["subgroup"])  # the page's order (worst first by the picked model)
+    open_section(app, "auc:section", "Compare models")
     heatmaps = [f for f in figures(app) if f["data"][0]["type"] == "heatmap"]
     assert len(heatmaps) == 3
     for fig, column in zip(heatmaps, compare.AUC_TYPES):
@@ -249,6 +252,7 @@ def test_calibration_side_by_side_and_a_score_that_is_not_a_probability(app):
     frame = scored_table(3000, seed=3).assign(score_c=lambda f: np.round(f["score_b"] * 10, 3))
     upload_three_scores(app, frame)
     app.switch_page(CAL_PAGE).run()
+    open_section(app, "cal:section", "Compare models")
     compare_on(app)
     tiles = {}
     for model in ("score_b", "score_a"):
@@ -296,6 +300,7 @@ def calls(monkeypatch):
 def test_controls_recompute_only_what_they_change(app, calls):
     """On the credit sample (two scores): a baseline or model change, and a page switch, reuse every count."""
     app.switch_page(RATE_PAGE).run()
+    open_section(app, "rates:section", "Compare models")
     compare_on(app)
     assert calls["compare_models"] == 1 and calls["threshold_counts"] == 2  # each score sorted once
     calls.clear()

@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 
 import fairness_core as fc
-from tests.app.helpers import scored_table, widget
+from tests.app.helpers import open_section, scored_table, widget
 from tests.app.helpers import unescape
 from tests.app.test_model_comparison import (AUC_PAGE, CAL_PAGE, RATE_PAGE, compare_on, table_with,
                                              upload_three_scores)
@@ -62,6 +62,7 @@ def three_scores(app):
 def test_auc_differences_equal_compare_model_aucs(three_scores):
     app, sd = three_scores
     app.switch_page(AUC_PAGE).run()
+    open_section(app, "auc:section", "Compare models")
     compare_on(app)
     for baseline in ("score_a", "score_c"):
         widget(app, "selectbox", "Baseline model").set_value(baseline).run()
@@ -95,12 +96,14 @@ def test_auc_differences_equal_compare_model_aucs(three_scores):
     assert any("Intervals are off" in c.value for c in app.caption)
     # the picker is the Rate disparities page's: the same kept baseline there
     app.switch_page(RATE_PAGE).run()
+    open_section(app, "rates:section", "Compare models")
     assert widget(app, "selectbox", "Baseline model").value == "score_c"
 
 
 def test_ece_differences_equal_compare_model_calibration(three_scores):
     app, sd = three_scores
     app.switch_page(CAL_PAGE).run()
+    open_section(app, "cal:section", "Compare models")
     compare_on(app)
     widget(app, "selectbox", "Baseline model").set_value("score_b").run()
     shown = table_with(app, "model", "subgroup", "size", "difference")

@@ -133,8 +133,10 @@ def test_dataset_metrics_page_matches_pandas(app):
     s1 = (rates["sum"] + 0.5) / (rates["count"] + 1.0)
     s0 = (rates["count"] - rates["sum"] + 0.5) / (rates["count"] + 1.0)
     eps = max(abs(math.log(s[i]) - math.log(s[j])) for s in (s0, s1) for i in s.index for j in s.index)
+    open_section(app, "dataset:section", "Smoothed EDF")
     assert metrics(app)["Smoothed EDF (ε)"] == num(eps)
     # consistency responds to the features and k
+    open_section(app, "dataset:section", "Consistency")
     widget(app, "multiselect", "Features").set_value(["income", "debt_to_income"]).run()
     first = metrics(app)["Share of differing neighbours"]
     widget(app, "number_input", "Neighbours (k)").set_value(15).run()

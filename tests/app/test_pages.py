@@ -14,6 +14,7 @@ def test_every_page_runs_on_each_sample(app):
             {"Sample: credit decisions": "credit", "Sample: text moderation": "moderation"}[sample]).run()
         assert not app.exception
         for page in PAGES:
+            app.switch_page(page).run()
             for section in each_section(app, page):
                 assert not app.exception, (sample, page, section, app.exception)
                 assert not app.error, (sample, page, section, [e.value for e in app.error])

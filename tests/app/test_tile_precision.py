@@ -27,6 +27,7 @@ def test_the_policy_check_tells_the_old_formats_apart():
 def test_every_tile_and_its_interval_follow_one_precision_policy(app):
     seen = 0
     for page in [p for p in PAGES if p != "pages/definitions.py"]:
+        app.switch_page(page).run()
         for section in each_section(app, page):
             assert not app.exception, (page, section, app.exception)
             for metric in app.metric:

@@ -387,10 +387,13 @@ def test_credit_classwise_dataset_metrics_and_slice(app_page, app_url, screensho
 
     go_to(page, "Dataset metrics")
     wait_for_plot(page)
+    assert_no_exception(page)
+    screenshot(page, screenshot_dir / "dataset_metrics.png")   # the base rates first
+    open_tab(page, "Smoothed EDF")
     expect(page.get_by_test_id("stMetric").filter(has_text="Smoothed EDF")).to_be_visible()
+    open_tab(page, "Consistency")
     expect(page.get_by_test_id("stMetric").filter(has_text="Share of differing neighbours")).to_be_visible()
     assert_no_exception(page)
-    screenshot(page, screenshot_dir / "dataset_metrics.png")
 
     # Sidebar slice: women only; every page says so and counts the rows.
     sidebar = page.get_by_test_id("stSidebar")

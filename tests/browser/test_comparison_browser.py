@@ -60,6 +60,7 @@ def test_madlibs_model_comparison_views(madlibs_csv, app_page, app_url, screensh
     show_intervals(page, False)
     go_to(page, "Subgroup AUCs")
     wait_for_plot(page)
+    open_tab(page, "Compare models")
     compare_on(page)
     heatmap = page.locator(PLOT).filter(has=page.locator("g.hm")).first
     heatmap.scroll_into_view_if_needed()
@@ -73,6 +74,7 @@ def test_madlibs_model_comparison_views(madlibs_csv, app_page, app_url, screensh
     go_to(page, "Rate disparities")
     open_tab(page, "Compare models")   # a secondary section of the page
     show_intervals(page, True)  # the differences' paired intervals
+    open_tab(page, "Compare models")
     expect(page.get_by_role("heading", name="Compare models")).to_be_visible()  # the toggle is kept
     choose(page, "Baseline model", "TOXICITY@6")
     expect(page.get_by_text(re.compile(r"(No difference from TOXICITY@6|Differences whose interval excludes 0)"))
@@ -82,6 +84,7 @@ def test_madlibs_model_comparison_views(madlibs_csv, app_page, app_url, screensh
 
     go_to(page, "Calibration")
     show_intervals(page, False)
+    open_tab(page, "Compare models")
     expect(page.get_by_role("heading", name="Compare models")).to_be_visible()
     assert_no_exception(page)
     shot_of_section(page, screenshot_dir / "compare_calibration.png")

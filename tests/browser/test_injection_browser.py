@@ -19,7 +19,7 @@ from playwright.sync_api import expect
 from tests import hostile_data as hostile
 from tests.browser.conftest import ConsoleLog
 from tests.browser.test_app_browser import (PLOT, assert_no_exception, choose, go_to, open_app, open_overview_details,
-                                            screenshot, settle, wait_for_plot)
+                                            open_tab, screenshot, settle, wait_for_plot)
 from tests.browser.test_comparison_browser import compare_on
 from ui import navigation
 
@@ -114,6 +114,7 @@ def test_markup_in_a_file_is_shown_as_text_on_every_page_and_in_the_report(brows
 
         go_to(page, "Subgroup AUCs")
         wait_for_plot(page)
+        open_tab(page, "Compare models")
         compare_on(page)  # both model names (a tag and a URL) in headings, heatmaps and tables from here on
         wait_for_plot(page)
         check(page, watch, app_url, "Subgroup AUCs", [f"Score column: {hostile.SCORE}."])
@@ -138,6 +139,8 @@ def test_markup_in_a_file_is_shown_as_text_on_every_page_and_in_the_report(brows
 
         for title in ("Calibration", "Class-wise bias", "Dataset metrics", "Metric definitions"):
             go_to(page, title)
+            if title == "Calibration":
+                open_tab(page, "Compare models")  # the model names there too
             if title != "Metric definitions":
                 wait_for_plot(page)
             check(page, watch, app_url, title, [] if title == "Metric definitions" else [hostile.FILE_NAME],

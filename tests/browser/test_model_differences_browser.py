@@ -10,7 +10,7 @@ import re
 import pytest
 from playwright.sync_api import expect
 
-from tests.browser.test_app_browser import assert_no_exception, go_to, open_app
+from tests.browser.test_app_browser import assert_no_exception, go_to, open_app, open_tab
 from tests.browser.test_comparison_browser import compare_on
 
 pytestmark = pytest.mark.browser
@@ -30,6 +30,7 @@ def test_auc_and_ece_differences_from_a_baseline(app_page, app_url, screenshot_d
     page, console = app_page
     open_app(page, app_url)
     go_to(page, "Subgroup AUCs")
+    open_tab(page, "Compare models")
     compare_on(page)
     expect(page.get_by_test_id("stSelectbox").filter(has_text="Baseline model")).to_be_visible()
     expect(page.get_by_text(re.compile("DeLong's paired variance of two AUCs"))).to_be_visible()
@@ -38,6 +39,7 @@ def test_auc_and_ece_differences_from_a_baseline(app_page, app_url, screenshot_d
     shot_of_differences(page, screenshot_dir / "compare_auc_differences.png")
 
     go_to(page, "Calibration")
+    open_tab(page, "Compare models")
     expect(page.get_by_role("heading", name="Compare models")).to_be_visible()    # the toggle is kept
     expect(page.get_by_text(re.compile("a paired bootstrap .* recomputes both models' ECE"))).to_be_visible()
     expect(page.get_by_text(SUMMARY).first).to_be_visible()

@@ -10,7 +10,7 @@ import pytest
 from playwright.sync_api import expect
 
 from tests.app.helpers import csv_bytes, scored_table
-from tests.browser.test_app_browser import assert_no_exception, go_to, open_app, settle
+from tests.browser.test_app_browser import assert_no_exception, go_to, open_app, open_tab, settle
 
 pytestmark = pytest.mark.browser
 
@@ -58,6 +58,7 @@ def test_large_upload_shows_its_stages_and_the_running_indicator(million_csv, ap
 
     # Consistency runs on request (a sample of rows), with a labelled spinner while it searches.
     go_to(page, "Dataset metrics")
+    open_tab(page, "Consistency")
     button = page.get_by_role("button", name="Compute consistency")
     expect(button).to_be_visible(timeout=60_000)
     expect(page.get_by_test_id("stMetric").filter(has_text="Share of differing neighbours")).to_have_count(0)
