@@ -238,7 +238,7 @@ class ConfusionCounts:
                 table, columns, reduction, distance_measure=distance_measure, reference=reference,
                 include_small=include_small, func=func)
         seed = _fixed_seed(random_state)
-        key = ("table", metric, distance_measure, reference, level, n_boot, seed, adjust)
+        key = ("table", metric, distance_measure, _reference_key(reference), level, n_boot, seed, adjust)
         drawn = self._drawn.get(key) if seed is not None else None
         if drawn is None:
             plain = self._value_intervals(table, DISPARITY_METRICS[metric], level)
@@ -248,7 +248,8 @@ class ConfusionCounts:
             full = add_intervals(plain, signed, disparity, distance_measure=distance_measure, level=level,
                                  adjust=adjust, func=func, sides=sides)
             drawn = (plain, full, signed, disparity, sides)
-            if ("replicates", metric, distance_measure, reference, n_boot, seed) in self._drawn:   # kept: within bounds
+            # kept only where its replicates were (within DRAWN_BYTES)
+            if ("replicates", metric, distance_measure, _reference_key(reference), n_boot, seed) in self._drawn:
                 self._drawn[key] = drawn
         plain, full, signed, disparity, sides = drawn
         shown = full.copy()   # the caller's own table: the kept one stays as drawn
@@ -286,7 +287,7 @@ class ConfusionCounts:
         signed, disparity : ndarray of shape (n_boot, n_comparisons)
         """
         seed = _fixed_seed(random_state)
-        key = ("replicates", metric, distance_measure, reference, n_boot, seed)
+        key = ("replicates", metric, distance_measure, _reference_key(reference), n_boot, seed)
         if seed is not None and key in self._drawn:
             return self._drawn[key]
         rate = DISPARITY_METRICS[metric]
@@ -435,6 +436,12 @@ class ConfusionCounts:
 # Bootstrap replicates kept on one counts object (8 MiB: every rate of a page at tens of subgroups against the
 # rest); the app's memo, which measures an entry when it is stored, never sees more than this per counts object.
 DRAWN_BYTES = 8 * 2**20
+
+
+def _reference_key(reference) -> tuple:
+    """`reference` as a key: a subgroup named like a keyword (``named_reference("rest")``, equal to "rest" as a
+    string) is not the keyword."""
+    return type(reference).__name__, str(reference)
 
 
 def _fixed_seed(random_state) -> Optional[int]:

@@ -60,6 +60,17 @@ def test_replicates_kept_stay_within_the_bound(monkeypatch):
         fresh().disparity("true_positive_rate", reduction="max", **KW).ci_high
 
 
+def test_a_subgroup_named_like_a_keyword_is_not_the_keyword():
+    groups = np.where(GROUPS == "A", "rest", GROUPS)
+    counts = fc.confusion_counts(Y, PRED, groups)
+    keyword = counts.disparity("false_positive_rate", reduction=None, reference="rest", **KW)
+    named = counts.disparity("false_positive_rate", reduction=None, reference=fc.named_reference("rest"), **KW)
+    assert set(named["reference"]) == {"rest"} and "rest" not in set(named["subgroup"])
+    assert "rest" in set(keyword["subgroup"])
+    pd.testing.assert_frame_equal(named, fc.confusion_counts(Y, PRED, groups).disparity(
+        "false_positive_rate", reduction=None, reference=fc.named_reference("rest"), **KW))
+
+
 def test_a_generator_seed_is_never_kept():
     counts = fresh()
     counts.disparity("false_positive_rate", reduction="max", ci=0.95, n_boot=200,
