@@ -326,7 +326,8 @@ def test_compas_upload_mapping_and_every_page(compas_csv, app_page, app_url, scr
         assert box["x"] >= shown["x"] and box["x"] + box["width"] <= shown["x"] + shown["width"], (width, box, shown)
         labels = scorecard.locator(".yaxislayer-above text")   # each row's name, none cut at the left edge
         assert labels.count() == 5
-        assert all(labels.nth(i).bounding_box()["x"] >= box["x"] for i in range(5))
+        lefts = [labels.nth(i).bounding_box()["x"] for i in range(5)]
+        assert min(lefts) >= box["x"] - 1, (lefts, box)   # (to the pixel: text boxes start at fractions)
         assert not [c for c in page.evaluate(TRUNCATED) if "Bottom line" in c], width
         page.screenshot(path=str(screenshot_dir / f"overview_fold_{width}.png"))   # what a reader sees first
     page.set_viewport_size({"width": 1400, "height": 1000})
