@@ -177,7 +177,4 @@ SECTIONS = {
 }
 if len(scored.scores) < 2:
     del SECTIONS["Compare models"]
-for title, tab in controls.sections("cal:section", list(SECTIONS)).items():
-    with tab:
-        if tab.open:
-            SECTIONS[title]()
+controls.sections("cal:section", SECTIONS)

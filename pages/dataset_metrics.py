@@ -216,7 +216,4 @@ SECTIONS = {
     "Smoothed EDF": edf_section,
     "Consistency": lambda: consistency_section(token, mapping_key, scored, level),
 }
-for title, tab in controls.sections("dataset:section", list(SECTIONS)).items():
-    with tab:
-        if tab.open:
-            SECTIONS[title]()
+controls.sections("dataset:section", SECTIONS)

@@ -251,7 +251,4 @@ SECTIONS = {
 }
 if len(scored.scores) < 2:
     del SECTIONS["Compare models"]
-for title, tab in controls.sections("rates:section", list(SECTIONS)).items():
-    with tab:
-        if tab.open:
-            SECTIONS[title]()
+controls.sections("rates:section", SECTIONS)

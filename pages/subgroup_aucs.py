@@ -129,10 +129,7 @@ SECTIONS = {
 }
 if len(scored.scores) < 2:
     del SECTIONS["Compare models"]
-for title, tab in controls.sections("auc:section", list(SECTIONS)).items():
-    with tab:
-        if tab.open:
-            SECTIONS[title]()
+controls.sections("auc:section", SECTIONS)
 
 with st.expander("What these AUCs mean"):
     st.markdown(

@@ -75,8 +75,8 @@ def kept(widget: Callable, label: str, name: str, default: Any, *, options: Sequ
     return result
 
 
-def sections(name: str, titles: Sequence[str]) -> dict[str, Any]:
-    """Tabs for a page's secondary sections, of which only the open one runs, kept across pages.
+def sections(name: str, shown: dict[str, Callable[[], None]]) -> None:
+    """Tabs for a page's secondary sections; only the open one's function runs, and the choice is kept across pages.
 
     The tabs track their state (``st.tabs(on_change="rerun")``), so each container's ``open`` is True
     for the chosen tab only and a page draws (and computes) that one section: a rerun pays for one
@@ -87,21 +87,19 @@ def sections(name: str, titles: Sequence[str]) -> dict[str, Any]:
     ----------
     name : str
         The key of the choice, e.g. ``"rates:section"``; the tabs' widget key is ``"w:" + name``.
-    titles : sequence of str
-        The tab titles, in order.
-
-    Returns
-    -------
-    dict
-        Title -> tab container (``with tabs[title]:``); ``tabs[title].open`` says whether it is shown.
+    shown : dict
+        Tab title -> the function that draws its section, in tab order.
     """
-    titles = list(titles)
+    titles = list(shown)
     store, wkey = state.KEEP_PREFIX + name, "w:" + name
     current = st.session_state.get(wkey, st.session_state.get(store))
     st.session_state[wkey] = current if current in titles else titles[0]
     tabs = st.tabs(titles, key=wkey, on_change="rerun")
     st.session_state[store] = st.session_state[wkey]
-    return dict(zip(titles, tabs))
+    for title, tab in zip(titles, tabs):
+        with tab:
+            if tab.open:
+                shown[title]()
 
 
 def setting(name: str, default: Any) -> Any:

@@ -2,6 +2,7 @@
 
 import json
 import re
+from collections import Counter
 from pathlib import Path
 
 from streamlit.testing.v1 import AppTest
@@ -141,3 +142,17 @@ def open_section(at: AppTest, name: str, title: str, *, run: bool = True) -> App
         at.run()
         assert not at.exception, at.exception
     return at
+
+
+def count_calls(monkeypatch, module, names) -> Counter:
+    """Count the calls of each function `names` of `module` (each still runs), by name."""
+    seen = Counter()
+    for name in names:
+        function = getattr(module, name)
+
+        def counting(*args, _name=name, _function=function, **kwargs):
+            seen[_name] += 1
+            return _function(*args, **kwargs)
+
+        monkeypatch.setattr(module, name, counting)
+    return seen

@@ -4,7 +4,6 @@ model and the single-model page's when that model is picked under Model; only wh
 recomputed. Acceptance: TOXICITY@1 against TOXICITY@6 on the Jigsaw madlibs with 51 identity columns."""
 
 import base64
-from collections import Counter
 
 import numpy as np
 import pandas as pd
@@ -12,7 +11,7 @@ import pytest
 from sklearn.metrics import balanced_accuracy_score, roc_auc_score
 
 import fairness_core as fc
-from tests.app.helpers import csv_bytes, figures, metrics, open_section, scored_table, tile, unescape, widget
+from tests.app.helpers import count_calls, csv_bytes, figures, metrics, open_section, scored_table, tile, unescape, widget
 from ui import compare, formats, labels
 
 AUC_PAGE, RATE_PAGE = "pages/subgroup_aucs.py", "pages/rate_disparities.py"
@@ -284,17 +283,8 @@ def test_no_comparison_with_one_score(app):
 @pytest.fixture
 def calls(monkeypatch):
     """Counts of the calls that read rows or compare models."""
-    seen = Counter()
-    for name in ("confusion_counts", "threshold_counts", "bias_auc_table", "calibration_counts", "compare_models",
-                 "performance_table"):
-        function = getattr(fc, name)
-
-        def counting(*args, _name=name, _function=function, **kwargs):
-            seen[_name] += 1
-            return _function(*args, **kwargs)
-
-        monkeypatch.setattr(fc, name, counting)
-    return seen
+    return count_calls(monkeypatch, fc, ("confusion_counts", "threshold_counts", "bias_auc_table",
+                                         "calibration_counts", "compare_models", "performance_table"))
 
 
 def test_controls_recompute_only_what_they_change(app, calls):

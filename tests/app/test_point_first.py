@@ -6,7 +6,7 @@ from collections import Counter
 
 import pytest
 
-from tests.app.helpers import figures, metrics, open_section, section_titles, start
+from tests.app.helpers import count_calls, figures, metrics, open_section, section_titles, start
 from ui import compare, computations
 
 AUC, CALIBRATION, DATASET = "pages/subgroup_aucs.py", "pages/calibration.py", "pages/dataset_metrics.py"
@@ -69,9 +69,7 @@ def test_auc_table_is_drawn_only_when_its_tab_is_open(app):
 def test_calibration_sections_are_computed_only_when_open(app, monkeypatch):
     from fairness_core import plotting
 
-    drawn = []
-    error_chart = plotting.calibration_error_chart
-    monkeypatch.setattr(plotting, "calibration_error_chart", lambda *a, **k: drawn.append(1) or error_chart(*a, **k))
+    drawn = count_calls(monkeypatch, plotting, ["calibration_error_chart"])
     app.switch_page(CALIBRATION).run()
     assert not app.exception
     assert drawn and "Calibration errors per subgroup" in subheaders(app) and "ECE comparisons" not in subheaders(app)
@@ -84,9 +82,7 @@ def test_calibration_sections_are_computed_only_when_open(app, monkeypatch):
 
 
 def test_dataset_smoothed_edf_is_computed_only_when_open(app, monkeypatch):
-    calls = []
-    smoothed_edf = computations.smoothed_edf
-    monkeypatch.setattr(computations, "smoothed_edf", lambda *a, **k: calls.append(1) or smoothed_edf(*a, **k))
+    calls = count_calls(monkeypatch, computations, ["smoothed_edf"])
     app.switch_page(DATASET).run()
     assert not app.exception
     assert not calls and "Smoothed empirical differential fairness" not in subheaders(app)
@@ -108,16 +104,7 @@ SECTION_WORK = {"Performance at the threshold": "performance", "Theil index": "t
 @pytest.fixture
 def calls(monkeypatch) -> Counter:
     """Calls of the section-only computations, by name."""
-    counted = Counter()
-    for name in SECTION_WORK.values():
-        original = getattr(computations, name)
-
-        def wrapper(*args, _name=name, _original=original, **kwargs):
-            counted[_name] += 1
-            return _original(*args, **kwargs)
-
-        monkeypatch.setattr(computations, name, wrapper)
-    return counted
+    return count_calls(monkeypatch, computations, SECTION_WORK.values())
 
 
 def test_the_point_comes_first_and_only_the_open_section_is_computed(calls):
