@@ -14,7 +14,7 @@ import pandas as pd
 from .._data.checks import as_binary, check_length, check_option
 from .._disparity.compare import (RatioScoresResult, bootstrap_comparison, check_reference, compared_values,
     add_intervals, comparison_columns, comparison_index, finish_disparity, join_notes, ratio_rule, reduce_columns,
-    reduce_disparities, reduced_interval)
+    reduce_with_interval)
 from .._disparity.inequality import between_group_theil_of, individual_theil_of, theil_disparity
 from .._stats.bootstrap import Atoms, check_boot_options, rng_of
 from .._stats.intervals import check_ci, mover_disparity, wilson_interval
@@ -252,13 +252,10 @@ class ConfusionCounts:
             if ("replicates", metric, distance_measure, _reference_key(reference), n_boot, seed) in self._drawn:
                 self._drawn[key] = drawn
         plain, full, signed, disparity, sides = drawn
-        shown = full.copy()   # the caller's own table: the kept one stays as drawn
-        if reduction is None:
-            return shown
-        result = reduce_disparities(shown, reduction, distance_measure=distance_measure, reference=reference,
-                                    include_small=include_small, func=func)
-        return reduced_interval(result, shown, plain, signed, disparity, distance_measure=distance_measure,
-                                include_small=include_small, level=level, n_boot=n_boot, func=func, sides=sides)
+        # The caller's own table: the kept one stays as drawn.
+        return reduce_with_interval(full.copy(), plain, signed, disparity, distance_measure=distance_measure,
+                                    reduction=reduction, reference=reference, include_small=include_small,
+                                    level=level, n_boot=n_boot, func=func, sides=sides)
 
     def replicates(self, metric: str, *, distance_measure: str, reference: str, n_boot: int, random_state=0,
                    rng=None, func: str = "rate_disparity") -> tuple[np.ndarray, np.ndarray]:

@@ -540,6 +540,17 @@ def finish_disparity(table: pd.DataFrame, signed: np.ndarray, disparity: np.ndar
     plain = table
     table = add_intervals(plain, signed, disparity, distance_measure=distance_measure, level=level,
                           adjust=adjust, func=func, sides=sides)
+    return reduce_with_interval(table, plain, signed, disparity, distance_measure=distance_measure,
+                                reduction=reduction, reference=reference, include_small=include_small, level=level,
+                                n_boot=n_boot, func=func, sides=sides)
+
+
+def reduce_with_interval(table: pd.DataFrame, plain: pd.DataFrame, signed: np.ndarray, disparity: np.ndarray, *,
+                         distance_measure, reduction: Optional[str], reference: str, include_small: bool,
+                         level: float, n_boot: int, func: str, sides=None):
+    """`table` (with its interval columns) reduced, with the reduction's interval (:func:`reduced_interval`);
+    `table` itself for ``reduction=None``. Arguments as in :func:`finish_disparity` (`plain`: the table
+    without interval columns)."""
     if reduction is None:
         return table
     result = reduce_disparities(table, reduction, distance_measure=distance_measure, reference=reference,
