@@ -1,4 +1,5 @@
-"""Benchmark: the felt latency of the app in a real browser (issue 22, item 4).
+"""Benchmark: the felt latency of the app in a real browser (issue 22, item 4). One module for one benchmark:
+its steps, the detection of idleness and the report are read together.
 
     .venv/bin/python benchmarks/browser.py [--rows 1000000] [--repeats 3] [--out benchmarks/results-browser.json]
     .venv/bin/python benchmarks/browser.py --rows 2000 --quick      # a smoke run (tests/browser/...smoke.py)

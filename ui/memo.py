@@ -147,9 +147,8 @@ class SessionMemo:
         """Keep `value` under (`name`, `key`), then evict: `name`'s oldest entries beyond `max_entries`, and
         the session's oldest entries while the bytes exceed ``max_bytes`` (never the new one)."""
         parts = buffers(value)
-        released = 0
         with self._lock:
-            released += self._drop((name, key))
+            released = self._drop((name, key))
             self._entries[(name, key)] = (value, parts)
             self._per_function.setdefault(name, OrderedDict())[key] = None
             for buffer, size in parts.items():

@@ -230,7 +230,7 @@ class ConfusionCounts:
                   random_state=0, adjust: Optional[str] = None, func: str = "rate_disparity"):
         """Disparity of one rate; see :func:`rate_disparity`."""
         check_option(reduction, ("max", "mean", None), "reduction", func)
-        level, n_boot, rng = check_boot_options(ci, n_boot, random_state, func)
+        level, n_boot, _ = check_boot_options(ci, n_boot, random_state, func)   # validates; replicates draws
         columns = self._comparison_columns(metric, distance_measure, reference, func)
         table = pd.DataFrame(columns)
         if level is None:
@@ -243,7 +243,7 @@ class ConfusionCounts:
         if drawn is None:
             plain = self._value_intervals(table, DISPARITY_METRICS[metric], level)
             signed, disparity = self.replicates(metric, distance_measure=distance_measure, reference=reference,
-                                                n_boot=n_boot, random_state=random_state, rng=rng, func=func)
+                                                n_boot=n_boot, random_state=random_state, func=func)
             sides = _sides(columns, distance_measure)
             full = add_intervals(plain, signed, disparity, distance_measure=distance_measure, level=level,
                                  adjust=adjust, func=func, sides=sides)
@@ -258,11 +258,10 @@ class ConfusionCounts:
                                     level=level, n_boot=n_boot, func=func, sides=sides)
 
     def replicates(self, metric: str, *, distance_measure: str, reference: str, n_boot: int, random_state=0,
-                   rng=None, func: str = "rate_disparity") -> tuple[np.ndarray, np.ndarray]:
+                   func: str = "rate_disparity") -> tuple[np.ndarray, np.ndarray]:
         """Bootstrap replicates of every comparison's signed distance and disparity for one rate.
 
-        The atoms are resampled with `random_state`'s generator (`rng`, when given, is that generator,
-        already made). With a fixed integer seed the replicates are kept on these counts and reused by
+        The atoms are resampled with `random_state`'s generator. With a fixed integer seed the replicates are kept on these counts and reused by
         every later call with the same arguments (a page's tables, rules and findings draw them once), up to
         ``DRAWN_BYTES`` of replicates per counts object (beyond it, e.g. pairwise comparisons of many
         subgroups, they are drawn again on each call: the same values).
@@ -275,7 +274,6 @@ class ConfusionCounts:
         reference : {'rest', 'overall', 'pairwise'} or a subgroup name
         n_boot : int
         random_state : int, Generator or None
-        rng : Generator, optional
         func : str
             The public function named in error messages.
 
@@ -290,7 +288,7 @@ class ConfusionCounts:
         rate = DISPARITY_METRICS[metric]
         drawn = bootstrap_comparison(
             self._atoms(func), self.names, reference, lambda m, b, o: tuple(_rate(x, rate)[0] for x in (m, b, o)),
-            distance_measure=distance_measure, n_boot=n_boot, rng=rng if rng is not None else rng_of(random_state, func))
+            distance_measure=distance_measure, n_boot=n_boot, rng=rng_of(random_state, func))
         kept = sum(v[0].nbytes + v[1].nbytes for k, v in self._drawn.items() if k[0] == "replicates")
         if seed is not None and kept + drawn[0].nbytes + drawn[1].nbytes <= DRAWN_BYTES:
             self._drawn[key] = drawn

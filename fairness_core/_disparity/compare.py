@@ -382,39 +382,6 @@ PARITY = {"diff": 0.0, "ratio": 1.0, None: 0.0}
 ADJUSTMENTS = (None, "bonferroni", "holm", "fdr_bh")
 
 
-def rejections(p: np.ndarray, alpha: float, adjust: str) -> np.ndarray:
-    """Which of `p` (m p-values, none NaN) a multiple-comparison procedure rejects at family level `alpha`.
-
-    Holm's step-down (Holm 1979): with the p-values sorted, p(1) <= ... <= p(m), reject
-    H(1), ..., H(k-1) where k is the first i with p(i) > alpha / (m - i + 1) (all of them when there is
-    none). Computed here because statsmodels' ``multipletests(method="holm")`` calls ``gc.collect()``
-    on every call, which takes tenths of a second in a process holding a large table (once per
-    disparity table on every rerun); it gives the same rejections (tests/fairness_core/
-    test_adjustments.py). Bonferroni ('bonferroni') and Benjamini-Hochberg ('fdr_bh') are statsmodels'.
-
-    Parameters
-    ----------
-    p : ndarray of shape (m,)
-        P-values in [0, 1].
-    alpha : float
-        Family-wise error rate (Bonferroni, Holm) or false discovery rate (Benjamini-Hochberg).
-    adjust : {'bonferroni', 'holm', 'fdr_bh'}
-
-    Returns
-    -------
-    ndarray of bool, shape (m,)
-    """
-    if adjust == "holm":
-        order = np.argsort(p, kind="stable")
-        passes = p[order] <= alpha / np.arange(len(p), 0, -1)
-        k = len(p) if passes.all() else int(np.argmin(passes))
-        reject = np.zeros(len(p), dtype=bool)
-        reject[order[:k]] = True
-        return reject
-    from statsmodels.stats.multitest import multipletests
-
-    return multipletests(p, alpha=alpha, method=adjust)[0]
-
 
 def reduce_samples(samples: np.ndarray, used: np.ndarray, reduction: str) -> np.ndarray:
     """The reduction of each replicate (row) of `samples` (n_boot, n_comparisons) over `used` columns.
@@ -471,6 +438,7 @@ def add_intervals(table: pd.DataFrame, signed: np.ndarray, disparity: np.ndarray
     DataFrame: a copy with the four columns after ``disparity``; ``table.attrs`` records
     ``ci``, ``adjust`` and ``n_comparisons``.
     """
+    from .._stats.adjust import rejections
     from .._stats.bootstrap import bootstrap_p_values, percentile_interval
     from .._data.checks import check_option
     from .._stats.intervals import interval_p_value

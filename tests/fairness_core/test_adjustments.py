@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 from statsmodels.stats.multitest import multipletests
 
-from fairness_core._disparity.compare import rejections
+from fairness_core._stats.adjust import rejections
 
 P_VALUES = st.lists(st.sampled_from([0.0, 0.001, 0.004, 0.01, 0.0125, 0.02, 0.025, 0.05, 0.2, 0.5, 1.0])
                     | st.floats(0, 1), min_size=1, max_size=40)
