@@ -1,3 +1,4 @@
+# More than 500 lines: one concept (the browser benchmark: its steps, the detection of idleness and the report).
 """Benchmark: the felt latency of the app in a real browser (issue 22, item 4). One module for one benchmark:
 its steps, the detection of idleness and the report are read together.
 

@@ -1,3 +1,4 @@
+# More than 500 lines: one concept (the coverage simulation: its settings, truths, intervals checked and report are read together).
 """Coverage of every interval the app shows, and error rates of its policy verdicts, by simulation.
 
     .venv/bin/python benchmarks/coverage.py                          # 5 settings x 300 data sets, n_boot 500

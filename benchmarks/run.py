@@ -1,3 +1,4 @@
+# More than 500 lines: one concept (the benchmark against peer tools: its sections share one data set and one report).
 """Benchmark: fairness_core against the tools a user would pick instead, at 10^6 rows, in one run.
 
     python benchmarks/run.py [--rows 1000000] [--subgroups 20] [--repeats 3] [--out results.json] [--quick]

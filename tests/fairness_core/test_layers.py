@@ -156,3 +156,14 @@ def test_the_metric_modules_count_through_the_count_tables():
     for name, deps in graph.items():
         if name.startswith(f"{ROOT}._disparity."):
             assert not any(dep.startswith((f"{ROOT}._counts", f"{ROOT}._metrics")) for dep in deps), name
+
+
+OUTSIDE = sorted(str(p.relative_to(PACKAGE.parent)) for folder in ("ui", "pages", "benchmarks")
+                 for p in (PACKAGE.parent / folder).glob("*.py")) + ["app.py"]
+
+
+@pytest.mark.parametrize("path", OUTSIDE)
+def test_app_and_benchmark_modules_are_short_or_say_why_not(path):
+    lines = (PACKAGE.parent / path).read_text(encoding="utf-8").splitlines()
+    assert len(lines) <= MAX_LINES or any(REASON.match(line) for line in lines[:5]), (
+        f"{path}: {len(lines)} lines and no '# More than 500 lines: <reason>' comment in its first lines")
