@@ -1,8 +1,10 @@
 """Command line: ``python -m fairness_core report|metrics DATA ...`` (see ``--help``).
 
-Exit status: 0 when every policy verdict of the models passes, 1 when one fails (with ``--strict``
-also when one is inconclusive or not assessable; the rules about the labels only with
-``--gate-labels``), 2 for bad input or usage, 3 for an internal error. The review comes from
+Exit status (the release gate): 0 when every gating verdict passes, 1 when one fails (with ``--strict``
+also when one is inconclusive or not assessable). The gating verdicts are the rules of the models (or the
+rules ``--gate`` names; the rules about the labels only when named or with ``--gate-labels``) and, with
+``--baseline``, each other model's changes from the baseline judged against ``--max-worsening``; each one that
+is not a pass is a line on stderr. 2 for bad input or usage, 3 for an internal error. The review comes from
 :func:`fairness_core.build_review`, the builder behind the app's exports.
 """
 
@@ -24,13 +26,15 @@ EXAMPLES = """examples:
   python -m fairness_core metrics jigsaw.csv --label toxicity --positive 1 --score TOXICITY@1 \\
       --score TOXICITY@6 --identity gay --identity muslim --json
   python -m fairness_core metrics compas.csv --config review-config.json --strict --out review.json
+  python -m fairness_core metrics loans.csv --label default --score current --score candidate \
+      --protected race --baseline current --max-worsening 0.02 --gate four_fifths,equalized_odds --out review.json
   python -m fairness_core report 'logs/*.parquet' --engine duckdb --auc-bins 10000 --label y --positive 1 \\
       --score score --protected race --protected sex --out logs-review.html
   python -m fairness_core metrics warehouse.duckdb --table predictions --engine duckdb --label y --score p \\
       --protected region --out review.json
 
-exit status: 0 every policy rule passes, 1 a rule fails (--strict: or is inconclusive), 2 bad input or usage,
-  3 an internal error
+exit status: 0 every gating rule (and, with --baseline, every change) passes, 1 one fails (--strict: or is
+  inconclusive), 2 bad input or usage, 3 an internal error; each gating verdict that is not a pass is a line on stderr
 """
 
 
@@ -76,6 +80,18 @@ def parser() -> argparse.ArgumentParser:
         sub.add_argument("--gate-labels", action="store_true",
                          help="let the rules about the labels (base-rate disparity: a property of the data, which "
                               "no model can change) decide the exit status too; by default they are reported only")
+        sub.add_argument("--gate", action="append", default=[], metavar="RULE[,RULE...]",
+                         help="the rules that decide the exit status, by rule name or metric (e.g. "
+                              "four_fifths,equalized_odds; the report and stderr list the names); default: every rule "
+                              "of the models. A rule about the labels named here gates too")
+        sub.add_argument("--baseline", metavar="COL",
+                         help="a score column (given with --score) the other scores are compared with on the same "
+                              "rows: a candidate fails when a rate disparity, ratio score, subgroup/BPSN/BNSP AUC or "
+                              "subgroup ECE is worse than the baseline's by more than --max-worsening across its "
+                              "paired interval, passes when the whole interval is within it, else is inconclusive")
+        sub.add_argument("--max-worsening", type=float, metavar="X",
+                         help="with --baseline: the largest worsening that passes, in each quantity's units "
+                              "(default 0.01)")
         sub.add_argument("--outcome", choices=["favourable", "adverse"],
                          help="whether a positive prediction is favourable or adverse for the person (deny, "
                               "default, flag as high risk: adverse); the four-fifths rule, the p%% and equal "
@@ -163,7 +179,19 @@ def _config(args, frame):
     config = dataclasses.replace(config, mapping=mapping, thresholds=tuple(thresholds.items()))
     if args.no_intervals:
         config = dataclasses.replace(config, ci=None)
-    return config
+    gate = {}
+    if args.gate:
+        gate["gate_rules"] = tuple(n.strip() for item in args.gate for n in item.split(",") if n.strip())
+    if args.baseline is not None:
+        if args.baseline not in mapping.scores:
+            raise ValueError(f"--baseline {args.baseline!r} is not a score column (scores: "
+                             f"{', '.join(map(repr, mapping.scores)) or 'none'}). Tip: give it with --score too.")
+        gate["baseline"] = args.baseline
+    if args.max_worsening is not None:
+        gate["max_worsening"] = args.max_worsening
+    if args.strict:
+        gate["gate_strict"] = True
+    return dataclasses.replace(config, **gate) if gate else config
 
 
 def _config_text(path: str) -> str:
@@ -184,6 +212,14 @@ def _check_usage(args) -> None:
     if args.auc_bins is not None and not args.engine:
         raise ValueError("--auc-bins sets the score bins of counts computed by an engine: use it with --engine "
                          "(without one, every AUC is exact).")
+    if args.max_worsening is not None and not (math.isfinite(args.max_worsening) and args.max_worsening >= 0):
+        raise ValueError(f"--max-worsening {args.max_worsening!r}: expected a finite number >= 0 (the largest "
+                         "worsening from the baseline that passes).")
+    if args.max_worsening is not None and args.baseline is None:
+        raise ValueError("--max-worsening is the tolerance of the change from a baseline: give --baseline COL too.")
+    if args.engine and args.baseline is not None:
+        raise ValueError("--baseline compares models with paired intervals on the same rows in memory; it is not "
+                         "available with --engine. Tip: review a sample of the rows without --engine.")
     if args.out is not None and not args.out.strip():
         raise ValueError("--out needs a file name, e.g. --out review.html.")
     if args.out:
@@ -271,9 +307,9 @@ def main(argv=None) -> int:
     Returns
     -------
     int
-        0 when every policy verdict of the models passes; 1 when one fails (with ``--strict`` also
-        when one is inconclusive or not assessable; the rules about the labels only with
-        ``--gate-labels``); 2 for bad input or usage (a flag that would be ignored, a file that cannot be read, a configuration outside its schema, an output that cannot be written,
+        0 when every gating verdict passes; 1 when one fails (with ``--strict`` also when one is
+        inconclusive or not assessable): the models' rules or those ``--gate`` names (the rules about the
+        labels only when named or with ``--gate-labels``), and with ``--baseline`` every change from it; 2 for bad input or usage (a flag that would be ignored, a file that cannot be read, a configuration outside its schema, an output that cannot be written,
         too little memory), said in one line on stderr; 3 for an internal error (a defect of ours,
         never mistaken for a failing rule), with its traceback.
     """
@@ -290,6 +326,7 @@ def main(argv=None) -> int:
             data = path.read_bytes()
             frame = read_table(data, name=path.name)
             review = build_review(frame, _config(args, frame), source={"name": path.name}, data=data)
+        status, lines = review.gate(strict=args.strict, labels=args.gate_labels)   # a rule it cannot find: 2
         if args.command == "report":
             from ._review.report import render_report
 
@@ -314,8 +351,10 @@ def main(argv=None) -> int:
         traceback.print_exc()
         print("internal error: please report it with the command that caused it", file=sys.stderr)
         return 3
-    status = review.exit_status(strict=args.strict, labels=args.gate_labels)
     model = [v for m in review.models for v in m.verdicts]
+    rules = set(review.config.gate_rules)
+    labels_gate = (any(v.rule.name in rules or v.rule.metric in rules for v in review.dataset_verdicts) if rules
+                   else args.gate_labels)
 
     def tally(verdicts) -> str:
         counts = {}
@@ -323,8 +362,16 @@ def main(argv=None) -> int:
             counts[v.status] = counts.get(v.status, 0) + 1
         return ", ".join(f"{n} {s.replace('_', ' ')}" for s, n in counts.items()) or "none"
 
-    print(f"verdicts: model {tally(model)}; labels {tally(review.dataset_verdicts)}"
-          + ("" if args.gate_labels else " (reported, not gating)") + f"; exit status {status}", file=sys.stderr)
+    for line in lines:
+        print(line, file=sys.stderr)
+    if args.engine and review.config.baseline is not None:
+        print(f"note: the changes from the baseline {review.config.baseline!r} are not judged with --engine (they "
+              "need the rows in memory).", file=sys.stderr)
+    changes = (f"; changes from the baseline {review.config.baseline}: {tally(review.changes)}" if review.changes
+               else "")
+    print(f"verdicts: model {tally(model)}" + (f" (gating: {', '.join(sorted(rules))})" if rules else "")
+          + f"; labels {tally(review.dataset_verdicts)}" + ("" if labels_gate else " (reported, not gating)")
+          + changes + f"; exit status {status}", file=sys.stderr)
     return status
 
 

@@ -94,6 +94,14 @@ class ReviewConfig:
     consistency_neighbors : int >= 1, default=5
     consistency_sample : int or None, default=20000
         Rows whose neighbours are counted (a sample, seed 0); None: every row.
+    gate_rules : tuple of str
+        The rules that decide the exit status of the command line's gate (``Rule.name`` or ``Rule.metric``);
+        empty (the default): every rule of the models, never the rules about the labels unless named.
+    gate_strict : bool, default=False
+        Whether an inconclusive or not assessable gating verdict fails the gate too.
+    max_worsening : float >= 0, default=0.01
+        With a baseline: the largest worsening of a candidate score from the baseline that passes, in each
+        quantity's units (a rate disparity under ``rate_distance``, an AUC, an ECE); see ``Review.changes``.
     view : tuple of (str, JSON value)
         Settings of an application showing the review (e.g. the dashboard's subgroup order or the
         axis range of a chart) that change no number: fairness_core ignores them, but keeps and
@@ -136,6 +144,9 @@ class ReviewConfig:
     consistency_features: tuple = ()
     consistency_neighbors: int = 5
     consistency_sample: Optional[int] = 20_000
+    gate_rules: tuple = ()
+    gate_strict: bool = False
+    max_worsening: float = 0.01
     view: tuple = ()
 
     def __post_init__(self):
@@ -155,8 +166,9 @@ class ReviewConfig:
             (str(score), tuple((str(n), float(t)) for n, t in (dict(values) if not isinstance(values, dict)
                                                                 else values).items()))
             for score, values in (own.items() if isinstance(own, dict) else own)))
-        for name in ("classwise_subgroups", "consistency_features"):
-            object.__setattr__(self, name, tuple(str(v) for v in getattr(self, name)))
+        for name in ("classwise_subgroups", "consistency_features", "gate_rules"):
+            if not isinstance(getattr(self, name), str):   # a lone string is refused by the schema, not split
+                object.__setattr__(self, name, tuple(str(v) for v in getattr(self, name)))
         if isinstance(self.rate_metrics, (list, tuple)):   # rate_disparity's name of the selection rate, accepted too
             object.__setattr__(self, "rate_metrics", tuple(
                 "selection_rate" if m == "statistical_parity" else m for m in self.rate_metrics))

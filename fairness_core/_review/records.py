@@ -12,6 +12,7 @@ from .._metrics.auc import BiasAucResult
 from .._metrics.calibration import CalibrationDisparityResult
 from .config import ReviewConfig
 from .export import _json_cell, table_data
+from .gate import gate_lines, gate_status, gated_verdicts
 
 
 @dataclass(frozen=True)
@@ -98,6 +99,10 @@ class Review:
         With a configured baseline and two or more scores: ``'rates'`` (:func:`compare_models`),
         ``'aucs'`` (:func:`compare_model_aucs`) and, with two or more probability columns
         including the baseline, ``'calibration'`` (:func:`compare_model_calibration`); else empty.
+    changes : tuple of ChangeVerdict
+        With a configured baseline and two or more scores: each other score's changes from the baseline
+        (reduced rate disparities, ratio scores, subgroup/BPSN/BNSP AUCs, subgroup ECEs) judged against
+        ``config.max_worsening`` with paired intervals at a Bonferroni level (``_review.gate``); else empty.
     created : str
         UTC time, ISO 8601.
     version : str
@@ -118,30 +123,55 @@ class Review:
     version: str
     consistency: Any = None
     differences: dict = field(default_factory=dict)
+    changes: tuple = ()
 
     @property
     def verdicts(self) -> list:
         """Every verdict: the dataset's, then each model's."""
         return list(self.dataset_verdicts) + [v for m in self.models for v in m.verdicts]
 
-    def exit_status(self, strict: bool = False, labels: bool = False) -> int:
-        """0 when no verdict of the models fails, 1 when one does.
+    def gate(self, *, strict: bool = False, labels: bool = False, rules=None) -> tuple:
+        """The release gate: its exit status and one line per gating verdict that is not a pass.
 
         Parameters
         ----------
         strict : bool, default=False
-            Inconclusive and not assessable verdicts fail too.
+            Inconclusive and not assessable verdicts fail too (so does ``config.gate_strict``).
         labels : bool, default=False
-            Judge the rules about the labels (``dataset_verdicts``: properties of the data, which no
-            model can change) too; by default they are reported, never gating.
+            With no `rules`: judge the rules about the labels (``dataset_verdicts``: properties of the
+            data, which no model can change) too; by default they are reported, never gating.
+        rules : iterable of str, optional
+            Rule or metric names that gate (default ``config.gate_rules``; empty: every rule of the models).
+            The changes from a baseline (``changes``) always gate.
+
+        Returns
+        -------
+        (int, list of str)
+            0 when nothing gating fails, else 1; the lines of :func:`~fairness_core._review.gate.gate_lines`.
+
+        Raises
+        ------
+        ValueError
+            When a named rule is no rule of this review (the message lists its rules).
+        """
+        strict = bool(strict or self.config.gate_strict)
+        gated = gated_verdicts(self.models, self.dataset_verdicts,
+                               rules=self.config.gate_rules if rules is None else rules, labels=labels)
+        return gate_status(gated, self.changes, strict=strict), gate_lines(gated, self.changes, strict=strict)
+
+    def exit_status(self, strict: bool = False, labels: bool = False, rules=None) -> int:
+        """0 when no gating verdict fails, 1 when one does (:meth:`gate`'s status).
+
+        Parameters
+        ----------
+        strict, labels, rules
+            As in :meth:`gate`.
 
         Returns
         -------
         int
         """
-        bad = {"fail", "inconclusive", "not_assessable"} if strict else {"fail"}
-        judged = self.verdicts if labels else [v for m in self.models for v in m.verdicts]
-        return int(any(v.status in bad for v in judged))
+        return self.gate(strict=strict, labels=labels, rules=rules)[0]
 
     def context(self) -> dict:
         """What every exported table carries: source, configuration, time and version."""
@@ -189,6 +219,10 @@ class Review:
                      "ci_high": _json_cell(v.ci_high), "status": v.status, "sentence": v.sentence,
                      "note": v.note} for v in items]
 
+        try:
+            status = self.exit_status()
+        except ValueError:   # the configured gate names a rule this review does not have: no status to record
+            status = None
         models = []
         for m in self.models:
             headline = {metric: _json_cell(r.value) for metric, r in m.rates.items()}
@@ -211,7 +245,11 @@ class Review:
                             "smoothed_edf": None if self.edf is None else _json_cell(self.edf.value),
                             "consistency": None if self.consistency is None else _json_cell(self.consistency.value)},
                 "models": models,
-                "exit_status": self.exit_status(),
+                "changes": [{"model": c.model, "baseline": c.baseline, "quantity": c.quantity, "subgroup": c.subgroup,
+                             "worsening": _json_cell(c.worsening), "ci_low": _json_cell(c.ci_low),
+                             "ci_high": _json_cell(c.ci_high), "tolerance": c.tolerance, "level": c.level,
+                             "status": c.status, "sentence": c.sentence} for c in self.changes],
+                "exit_status": status,
                 "tables": {name: table_data(frame) for name, frame in self.tables().items()}}
 
     def to_json(self) -> str:

@@ -98,6 +98,8 @@ def render_report(review) -> str:
     if review.dataset_verdicts:
         blocks += [_h3("Rules about the labels (properties of the data, not of a model)"),
                    _verdicts(review.dataset_verdicts, "Labels" if several else "")]
+    if review.changes:   # the release gate's judgement of each candidate against the baseline
+        blocks += _changes(review.changes, review.config)
     blocks += [_h2("The data"),
                _p(f"Base rate (share of positive labels): {review.base_rate[0]:.4g}"
                   + ("" if level is None else f" ({level * 100:g} % interval {review.base_rate[1]:.4g}–"
@@ -273,6 +275,24 @@ def _verdicts(verdicts, model: str = ""):
               "note": v.note if v.note and v.note not in v.sentence else ""}   # a sentence may already end with its note
              for v in verdicts]
     return {"kind": "verdicts", "entries": items}
+
+
+def _changes(changes, config) -> list:
+    """The changes from the baseline that are not a pass, each a verdict line under its candidate's name, and how
+    many are within the tolerance."""
+    shown = [c for c in changes if c.status != "pass"]
+    passed = len(changes) - len(shown)
+    level = changes[0].level
+    intro = (f"Each other model against the baseline {config.baseline} on the same rows: a rate disparity, ratio "
+             f"score, subgroup, BPSN or BNSP AUC or subgroup ECE fails when it is worse than the baseline's by more "
+             f"than {config.max_worsening:g} across its paired interval"
+             + ("" if level is None else f" (at {level * 100:.4g} %, Bonferroni over the {len(changes)} changes)")
+             + f", passes when the whole interval is within it, and is otherwise inconclusive. {passed} of "
+             f"{len(changes)} changes pass" + (":" if shown else "."))
+    entries = [{"status": c.status, "label": c.status.replace("_", " "), "model": "", "sentence": c.sentence,
+                "note": ""} for c in shown]
+    blocks = [_h3(f"Changes from the baseline model {config.baseline}"), _p(intro)]
+    return blocks + ([{"kind": "verdicts", "entries": entries}] if entries else [])
 
 
 def _findings(findings):

@@ -34,6 +34,7 @@ from .._models.rates import compare_models
 from .._stats.intervals import wilson_interval
 from .conclusions import (auc_conclusions, calibration_conclusions, classwise_conclusions, dataset_conclusions,
     rate_conclusions)
+from .gate import change_table, change_verdicts, gate_level
 from .config import ReviewConfig, calibration_options, dataset_options, rate_options
 from .records import ModelReview, Review
 
@@ -50,7 +51,7 @@ def build_review(frame: pd.DataFrame, config: ReviewConfig, *, source: Optional[
     disparity and smoothed EDF of the labels, and their kNN consistency when
     ``consistency_features`` are set (on ``consistency_sample`` rows). With a ``baseline`` and two
     or more scores, every other score's differences from it with paired intervals
-    (``Review.differences``). Intervals and samples use seed 0, so a review is reproducible.
+    (``Review.differences``), judged against ``max_worsening`` (``Review.changes``). Intervals and samples use seed 0, so a review is reproducible.
 
     Parameters
     ----------
@@ -102,6 +103,7 @@ def build_review(frame: pd.DataFrame, config: ReviewConfig, *, source: Optional[
     dataset = dataset_conclusions(label_counts, **dataset_options(config))
     n_pos = int(np.asarray(y).sum())
     low, high = wilson_interval(n_pos, len(y), level if level is not None else 0.95)
+    differences = _differences(scored, config)
     return Review(
         config=config, source=info, exclusions=scored.exclusions, subgroups=scored.subgroup_table(),
         base_rate=(n_pos / len(y), float(low), float(high)), dataset_parity=dataset.results["parity"],
@@ -110,7 +112,20 @@ def build_review(frame: pd.DataFrame, config: ReviewConfig, *, source: Optional[
                           include_small=config.include_small, **boot) if groups.codes is not None else None),
         models=tuple(models), created=_dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
         version=__version__, consistency=_consistency(sliced, scored, config),
-        differences=_differences(scored, config))
+        differences=differences, changes=_changes(scored, config, differences))
+
+
+def _changes(scored: ScoredData, config: ReviewConfig, differences: dict) -> tuple:
+    """Every other score's changes from the baseline, judged against ``config.max_worsening`` with paired
+    intervals at the Bonferroni level over the changes judged (the difference tables again, at that level)."""
+    if not differences:
+        return ()
+    table = change_table(differences, config.baseline, include_small=config.include_small)
+    level = gate_level(config.ci, int(np.isfinite(table["worsening"].to_numpy(dtype=np.float64)).sum()))
+    if level is not None and level != config.ci:
+        table = change_table(_differences(scored, dataclasses.replace(config, ci=level)), config.baseline,
+                             include_small=config.include_small)
+    return change_verdicts(table, config.baseline, config.max_worsening, level)
 
 
 def _differences(scored: ScoredData, config: ReviewConfig) -> dict:

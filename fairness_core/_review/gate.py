@@ -1,0 +1,286 @@
+"""The release gate: which verdicts decide a review's exit status, and a candidate model's change from a baseline
+model judged with paired intervals against a tolerance.
+
+A gate is what a pipeline acts on, so it judges the model, never the data: the rules about the labels (base-rate
+disparity) are reported and gate only when named. A candidate gated on change fails only where its paired interval
+of worsening lies wholly beyond the tolerance, at a Bonferroni level over every change it is judged on, so that an
+equal candidate on small data is inconclusive rather than failed.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Iterable, Optional
+
+import numpy as np
+import pandas as pd
+
+from .._policy.verdicts import BOUND_RTOL
+
+#: +1 where a larger value is worse (a disparity, an ECE), -1 where a smaller one is (a score, an AUC).
+WORSE_SIGN = {"equalized_odds": 1, "p_percent_score": -1, "equal_opportunity_score": -1, "subgroup_auc": -1,
+              "bpsn_auc": -1, "bnsp_auc": -1, "ece": 1}
+QUANTITY_WORDS = {"equalized_odds": "equalized odds disparity", "p_percent_score": "p% score",
+                  "equal_opportunity_score": "equal opportunity score", "subgroup_auc": "subgroup AUC",
+                  "bpsn_auc": "BPSN AUC", "bnsp_auc": "BNSP AUC", "ece": "ECE"}
+UNKNOWN_RULE_MESSAGE = ("The gate names {names}, which {verb} not a rule of this review. Its rules: {known}. Tip: name a "
+                        "rule (or its metric) as the report lists it.")
+GATING_STATUSES = {False: ("fail",), True: ("fail", "inconclusive", "not_assessable")}
+
+
+@dataclass(frozen=True)
+class ChangeVerdict:
+    """A candidate model's change from the baseline model in one quantity, judged against a tolerance.
+
+    Attributes
+    ----------
+    model, baseline : str
+        The candidate's and the baseline's score column.
+    quantity : str
+        What changed: a rate's reduced disparity (``'false_positive_rate'`` ...), ``'equalized_odds'``,
+        ``'p_percent_score'``, ``'equal_opportunity_score'``, ``'subgroup_auc'``, ``'bpsn_auc'``, ``'bnsp_auc'``
+        or ``'ece'``.
+    subgroup : str or None
+        The subgroup of a per-subgroup quantity (AUCs, ECE); None for a reduced disparity or a score.
+    worsening : float
+        How much worse the candidate is, in the quantity's units: candidate - baseline for a disparity or an ECE,
+        baseline - candidate for a score or an AUC (negative: better). NaN when undefined.
+    ci_low, ci_high : float
+        Its paired interval at `level` (NaN without intervals).
+    tolerance : float
+        The largest worsening that passes.
+    status : {'pass', 'fail', 'inconclusive', 'not_assessable'}
+        'pass': the whole interval is at most the tolerance; 'fail': the whole interval is above it;
+        'inconclusive': the interval straddles it. Without an interval the point value decides.
+    sentence : str
+        The verdict in words, e.g. "m2 against the baseline m1: BPSN AUC of A worse by 0.061 (99.8 % interval
+        0.032-0.090), more than the tolerance 0.01 across the whole interval: fails."
+    level : float or None
+        The level of the interval (Bonferroni-adjusted over the changes judged).
+    """
+
+    model: str
+    baseline: str
+    quantity: str
+    subgroup: Optional[str]
+    worsening: float
+    ci_low: float
+    ci_high: float
+    tolerance: float
+    status: str
+    sentence: str
+    level: Optional[float] = None
+
+
+def change_table(differences: dict, baseline: str, *, include_small: bool = False) -> pd.DataFrame:
+    """Every change a candidate is gated on, from a review's difference tables, signed so that positive is worse.
+
+    Parameters
+    ----------
+    differences : dict of str to DataFrame
+        ``Review.differences``: ``'rates'`` (:func:`compare_models`: ``model, quantity, difference,
+        difference_ci_low, difference_ci_high``), ``'aucs'`` (:func:`compare_model_aucs`: also ``subgroup, auc,
+        small``) and optionally ``'calibration'`` (:func:`compare_model_calibration`: ``subgroup, small``), each
+        difference being model - baseline.
+    baseline : str
+        The baseline model, whose own rows are left out.
+    include_small : bool, default=False
+        Judge small subgroups' AUCs and ECEs too (by default they are left out, as from every reduction).
+
+    Returns
+    -------
+    DataFrame
+        One row per change: ``model, quantity, subgroup, worsening, ci_low, ci_high`` (worsening = sign x
+        difference, sign from :data:`WORSE_SIGN`, +1 for a rate disparity; the interval flipped with it). The rates'
+        rows first, then the AUCs (subgroup, BPSN, BNSP; the overall AUC is performance, not a disparity), then the
+        ECEs of the subgroups.
+    """
+    parts = []
+    for kind, table in differences.items():
+        rows = table[table["model"] != baseline]
+        if kind == "rates":
+            quantity, subgroup = rows["quantity"].astype(str), pd.Series([None] * len(rows), index=rows.index)
+        elif kind == "aucs":
+            rows = rows[rows["auc"] != "overall_auc"]
+            quantity, subgroup = rows["auc"].astype(str), rows["subgroup"]
+        else:   # calibration: each subgroup's ECE (the row of all rows is the model's, not a subgroup's)
+            rows = rows[rows["subgroup"].notna()]
+            quantity, subgroup = pd.Series(["ece"] * len(rows), index=rows.index), rows["subgroup"]
+        if "small" in rows.columns and not include_small:
+            keep = ~rows["small"].fillna(False).astype(bool)
+            rows, quantity, subgroup = rows[keep], quantity[keep], subgroup[keep]
+        sign = np.array([WORSE_SIGN.get(q, 1) for q in quantity], dtype=np.float64)
+        diff, low, high = (rows[c].to_numpy(dtype=np.float64) for c in
+                           ("difference", "difference_ci_low", "difference_ci_high"))
+        ends = np.sort(np.stack([sign * low, sign * high]), axis=0)   # NaN sorts last: both ends NaN stay NaN
+        parts.append(pd.DataFrame({"model": rows["model"].to_numpy(dtype=object), "quantity": quantity.to_numpy(),
+                                   "subgroup": subgroup.to_numpy(dtype=object), "worsening": sign * diff,
+                                   "ci_low": ends[0], "ci_high": ends[1]}))
+    columns = ["model", "quantity", "subgroup", "worsening", "ci_low", "ci_high"]
+    return pd.concat(parts, ignore_index=True)[columns] if parts else pd.DataFrame(columns=columns)
+
+
+def gate_level(level: Optional[float], n_changes: int) -> Optional[float]:
+    """The Bonferroni level of each change's interval: ``1 - (1 - level) / n_changes`` (`level` for one or none).
+
+    Parameters
+    ----------
+    level : float in (0, 1) or None
+    n_changes : int
+
+    Returns
+    -------
+    float or None
+    """
+    if level is None:
+        return None
+    return 1.0 - (1.0 - level) / max(int(n_changes), 1)
+
+
+def _words(quantity: str, subgroup) -> str:
+    what = QUANTITY_WORDS.get(quantity, f"{quantity.replace('_', ' ')} disparity")
+    return what if subgroup is None else f"{what} of {subgroup}"
+
+
+def change_verdicts(table: pd.DataFrame, baseline: str, tolerance: float, level: Optional[float]) -> tuple:
+    """Each row of :func:`change_table` judged against `tolerance`.
+
+    With an interval: pass if ``ci_high <= tolerance``, fail if ``ci_low > tolerance``, else inconclusive (as a
+    policy rule judges a bound); without one the point value decides; an undefined change is not assessable. A value
+    within a relative 1e-9 of the tolerance counts as on it.
+
+    Parameters
+    ----------
+    table : DataFrame
+        :func:`change_table`'s rows, their intervals at `level`.
+    baseline : str
+    tolerance : float >= 0
+        The largest worsening that passes, in each quantity's units.
+    level : float or None
+        The intervals' level (for the sentences).
+
+    Returns
+    -------
+    tuple of ChangeVerdict
+        In the table's order.
+    """
+    out = []
+    tol = float(tolerance)
+    lvl = "interval" if level is None else f"{level * 100:.4g} % interval"
+    for row in table.itertuples(index=False):
+        w, low, high = (float(x) + 0.0 for x in (row.worsening, row.ci_low, row.ci_high))   # + 0.0: no -0
+        head = f"{row.model} against the baseline {baseline}: {_words(row.quantity, row.subgroup)}"
+        if math.isnan(w):
+            status, sentence = "not_assessable", f"{head} could not be compared (undefined for a model)."
+        else:
+            shown = "unchanged" if w == 0 else f"{'worse' if w > 0 else 'better'} by {abs(w):.3g}"
+            above = lambda x: x > tol and not math.isclose(x, tol, rel_tol=BOUND_RTOL)
+            if math.isnan(low) or math.isnan(high):
+                status = "fail" if above(w) else "pass"
+                sentence = (f"{head} {shown}, {'more than' if status == 'fail' else 'within'} the tolerance {tol:g} "
+                            f"(no interval): {'fails' if status == 'fail' else 'passes'}.")
+            else:
+                status = "fail" if above(low) else "pass" if not above(high) else "inconclusive"
+                interval = f"({lvl} of the worsening {low:.3g} to {high:.3g})"
+                sentence = f"{head} {shown} {interval}" + {
+                    "fail": f", more than the tolerance {tol:g} across the whole interval: fails.",
+                    "pass": f", within the tolerance {tol:g} across the whole interval: passes.",
+                    "inconclusive": f"; the interval straddles the tolerance {tol:g}: inconclusive."}[status]
+        out.append(ChangeVerdict(str(row.model), baseline, str(row.quantity), row.subgroup, w, low, high, tol,
+                                 status, sentence, level))
+    return tuple(out)
+
+
+def gated_verdicts(models: Iterable, dataset_verdicts: Iterable, *, rules: Iterable[str] = (),
+                   labels: bool = False) -> list:
+    """The policy verdicts that decide a gate, each with the model it is about.
+
+    Parameters
+    ----------
+    models : iterable of ModelReview
+        Read: ``name``, ``verdicts``.
+    dataset_verdicts : iterable of Verdict
+        The rules about the labels.
+    rules : iterable of str, default=()
+        Rule names or metric names (``Rule.name`` or ``Rule.metric``) that gate; empty: every rule of the models
+        (and, with `labels`, the rules about the labels).
+    labels : bool, default=False
+
+    Returns
+    -------
+    list of (str or None, Verdict)
+        The model's name (None for a rule about the labels) and the verdict.
+
+    Raises
+    ------
+    ValueError
+        When a name in `rules` is no rule of the review (``UNKNOWN_RULE_MESSAGE``, listing its rules).
+    """
+    everything = [(m.name, v) for m in models for v in m.verdicts] + [(None, v) for v in dataset_verdicts]
+    names = [str(r) for r in rules]
+    if not names:
+        return [(m, v) for m, v in everything if m is not None or labels]
+    known = {v.rule.name for _, v in everything} | {v.rule.metric for _, v in everything}
+    unknown = [n for n in names if n not in known]
+    if unknown:
+        listed = sorted({v.rule.name for _, v in everything})
+        raise ValueError(UNKNOWN_RULE_MESSAGE.format(names=", ".join(map(repr, unknown)),
+                                                     verb="is" if len(unknown) == 1 else "are",
+                                                     known=", ".join(listed) or "none"))
+    return [(m, v) for m, v in everything if v.rule.name in names or v.rule.metric in names]
+
+
+def gate_lines(gated: list, changes: Iterable[ChangeVerdict], *, strict: bool = False) -> list:
+    """One line per gating verdict that is not a pass: failing ones, and inconclusive or not assessable ones.
+
+    Parameters
+    ----------
+    gated : list of (str or None, Verdict)
+        :func:`gated_verdicts`.
+    changes : iterable of ChangeVerdict
+    strict : bool, default=False
+        Whether inconclusive and not assessable verdicts gate (their lines then say so).
+
+    Returns
+    -------
+    list of str
+        E.g. ``"fail: model m2, rule false_positive_rate_diff_max_0.1: estimate 0.132, 95 % interval 0.101 to
+        0.16, bound <= 0.1; not assessed: X: 12 rows < minimum 30"`` and ``"fail: m2 against the baseline m1:
+        BPSN AUC of A worse by 0.061 ..."``.
+    """
+    lines = []
+    for model, v in gated:
+        if v.status == "pass":
+            continue
+        who = "the labels" if model is None else f"model {model}"
+        estimate = "undefined" if math.isnan(v.value) else f"{v.value:.4g}"
+        interval = ("" if math.isnan(v.ci_low) or math.isnan(v.ci_high) else
+                    f", {'' if v.level is None else f'{v.level * 100:g} % '}interval {v.ci_low:.4g} to {v.ci_high:.4g}")
+        bound = f"{'<=' if v.rule.direction == 'max' else '>='} {v.rule.bound:g}"
+        missed = f"; not assessed: {'; '.join(v.left_out)}" if v.left_out else ""
+        note = "" if strict or v.status == "fail" else " (not gating without --strict)"
+        lines.append(f"{v.status.replace('_', ' ')}{note}: {who}, rule {v.rule.name}: estimate {estimate}{interval}, "
+                     f"bound {bound}{missed}")
+    for c in changes:
+        if c.status != "pass":
+            note = "" if strict or c.status == "fail" else " (not gating without --strict)"
+            lines.append(f"{c.status.replace('_', ' ')}{note}: {c.sentence}")
+    return lines
+
+
+def gate_status(gated: list, changes: Iterable[ChangeVerdict], *, strict: bool = False) -> int:
+    """The exit status of a gate: 1 when a gating verdict fails (with `strict`: or is not a pass), else 0.
+
+    Parameters
+    ----------
+    gated : list of (str or None, Verdict)
+    changes : iterable of ChangeVerdict
+    strict : bool, default=False
+
+    Returns
+    -------
+    int
+    """
+    bad = GATING_STATUSES[bool(strict)]
+    return int(any(v.status in bad for _, v in gated) or any(c.status in bad for c in changes))

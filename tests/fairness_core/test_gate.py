@@ -1,0 +1,197 @@
+"""The release gate (issue 23, item 1): the model's rules gate, the labels' only when named; `--gate` chooses the
+rules; `--baseline` gates a candidate on its change from the baseline with paired intervals; the gate's options are
+part of ReviewConfig, so a saved configuration drives the command line."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import subprocess
+import sys
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import fairness_core as fc
+from fairness_core._review.gate import WORSE_SIGN, change_table, change_verdicts, gate_level
+from tests.support import ROOT
+
+N_BOOT = 200
+
+
+def cli(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "fairness_core", *args], capture_output=True, text=True, cwd=ROOT)
+
+
+def labels_only_frame(n: int = 20_000) -> pd.DataFrame:
+    """Two groups whose base rates differ by 0.12 (the labels' rule fails) and a model that predicts every label
+    (each rule of the model passes with its whole interval: selection-rate ratio 0.83, equal error rates)."""
+    rng = np.random.default_rng(3)
+    group = np.repeat(["a", "b"], n)
+    y = np.concatenate([rng.random(n) < 0.70, rng.random(n) < 0.58]).astype(int)
+    score = np.where(y == 1, 0.85, 0.15) + rng.uniform(-0.1, 0.1, 2 * n)
+    return pd.DataFrame({"y": y, "group": group, "score": score.round(4)})
+
+
+def two_models(n: int, seed: int, *, candidate: str) -> pd.DataFrame:
+    """A baseline score and a candidate: 'same' (identical), 'worse' (positives of subgroup A scored down),
+    'equal' (another draw of the same model: equal in expectation)."""
+    rng = np.random.default_rng(seed)
+    g = rng.choice(["A", "B", "C"], n, p=[0.5, 0.3, 0.2])
+    y = rng.integers(0, 2, n)
+    base = np.clip(0.3 * y + 0.7 * rng.random(n), 0, 1)
+    if candidate == "same":
+        other = base.copy()
+    elif candidate == "worse":
+        other = base.copy()
+        hit = (g == "A") & (y == 1)
+        other[hit] *= 0.5
+    else:
+        other = np.clip(0.3 * y + 0.7 * rng.random(n), 0, 1)
+    return pd.DataFrame({"y": y, "g": g, "m1": base, "m2": other})
+
+
+def config_file(tmp_path, mapping: fc.ColumnMapping, **options) -> str:
+    path = tmp_path / "config.json"
+    path.write_text(fc.ReviewConfig(mapping=mapping, n_boot=N_BOOT, **options).to_json())
+    return str(path)
+
+
+def test_only_a_label_rule_failing_never_fails_the_gate_unless_named(tmp_path):
+    data = tmp_path / "labels.csv"
+    labels_only_frame().to_csv(data, index=False)
+    mapping = fc.ColumnMapping(label="y", positive_label=1, scores=("score",), protected=("group",))
+    run = cli("metrics", str(data), "--config", config_file(tmp_path, mapping), "--strict", "--out",
+              str(tmp_path / "r.json"))
+    assert run.returncode == 0, run.stderr
+    assert "model 6 pass; labels 1 fail (reported, not gating); exit status 0" in run.stderr
+    review = json.loads((tmp_path / "r.json").read_text())
+    assert [v["status"] for v in review["dataset"]["verdicts"]] == ["fail"]
+    # named in --gate, the labels' rule decides: its line gives the rule, estimate, interval and bound
+    named = cli("metrics", str(data), "--config", config_file(tmp_path, mapping), "--gate",
+                "dataset_statistical_parity", "--out", str(tmp_path / "r2.json"))
+    assert named.returncode == 1, named.stderr
+    line = next(x for x in named.stderr.splitlines() if x.startswith("fail:"))
+    parity = review["dataset"]["verdicts"][0]
+    assert line == (f"fail: the labels, rule dataset_statistical_parity_diff_max_0.1: estimate "
+                    f"{parity['value']:.4g}, 95 % interval {parity['ci_low']:.4g} to {parity['ci_high']:.4g}, "
+                    "bound <= 0.1")
+    assert 0.1 < parity["ci_low"] and abs(parity["value"] - 0.12) < 0.02
+    # the same gate from a saved configuration, unchanged: the app's file drives CI
+    saved = cli("metrics", str(data), "--config",
+                config_file(tmp_path, mapping, gate_rules=("dataset_statistical_parity_diff_max_0.1",)),
+                "--out", str(tmp_path / "r3.json"))
+    assert saved.returncode == 1 and line in saved.stderr.splitlines()
+
+
+def test_gate_chooses_rules_by_name_or_metric_and_refuses_unknown_ones():
+    frame = two_models(3_000, 1, candidate="worse")
+    mapping = fc.ColumnMapping(label="y", positive_label=1, scores=("m1", "m2"), protected=("g",))
+    review = fc.build_review(frame, fc.ReviewConfig(mapping=mapping, n_boot=N_BOOT))
+    statuses = {(m.name, v.rule.name): v.status for m in review.models for v in m.verdicts}
+    assert statuses[("m2", "four_fifths")] == "fail" and statuses[("m1", "four_fifths")] == "pass"
+    assert review.exit_status() == 1
+    assert review.exit_status(rules=["four_fifths"]) == 1
+    assert review.exit_status(rules=["false_positive_rate"]) == (
+        int(any(s == "fail" for (_, r), s in statuses.items() if r.startswith("false_positive_rate"))))
+    status, lines = review.gate(rules=["p_percent_score"])   # a metric name selects its rules
+    assert status == 1 and lines[0].startswith("fail: model m2, rule four_fifths: estimate ")
+    with pytest.raises(ValueError, match=r"The gate names 'nosuch', which is not a rule of this review\. Its rules: "
+                                         r"calibration_diff, .*four_fifths"):
+        review.gate(rules=["nosuch"])
+
+
+def test_change_table_is_signed_so_that_positive_is_worse():
+    frame = two_models(3_000, 2, candidate="equal")
+    mapping = fc.ColumnMapping(label="y", positive_label=1, scores=("m1", "m2"), protected=("g",))
+    review = fc.build_review(frame, fc.ReviewConfig(mapping=mapping, n_boot=N_BOOT, baseline="m1"))
+    table = change_table(review.differences, "m1")
+    rates = review.differences["rates"].query("model == 'm2'")
+    aucs = review.differences["aucs"].query("model == 'm2' and auc != 'overall_auc'")
+    ece = review.differences["calibration"].query("model == 'm2' and subgroup.notna()", engine="python")
+    assert len(table) == len(rates) + len(aucs) + len(ece) == 5 + 9 + 3
+    for row, (_, src) in zip(table.itertuples(), pd.concat([rates, aucs, ece]).iterrows()):
+        quantity = src.get("quantity") if isinstance(src.get("quantity"), str) else src.get("auc", "ece")
+        sign = {"false_positive_rate": 1, "false_negative_rate": 1, "equalized_odds": 1, "p_percent_score": -1,
+                "equal_opportunity_score": -1, "subgroup_auc": -1, "bpsn_auc": -1, "bnsp_auc": -1}.get(quantity, 1)
+        assert sign == WORSE_SIGN.get(row.quantity, 1)
+        assert row.worsening == pytest.approx(sign * src["difference"], abs=1e-15)
+        assert (row.ci_low, row.ci_high) == pytest.approx(tuple(sorted(
+            (sign * src["difference_ci_low"], sign * src["difference_ci_high"]))), abs=1e-15)
+
+
+def test_change_verdicts_judge_the_interval_against_the_tolerance():
+    table = pd.DataFrame({"model": ["c"] * 5, "quantity": ["bpsn_auc"] * 5, "subgroup": ["A"] * 5,
+                          "worsening": [0.05, 0.0, 0.02, np.nan, 0.03],
+                          "ci_low": [0.02, 0.0, -0.01, np.nan, np.nan], "ci_high": [0.08, 0.0, 0.04, np.nan, np.nan]})
+    verdicts = change_verdicts(table, "b", 0.01, 0.99)
+    assert [v.status for v in verdicts] == ["fail", "pass", "inconclusive", "not_assessable", "fail"]
+    assert verdicts[0].sentence == ("c against the baseline b: BPSN AUC of A worse by 0.05 (99 % interval of the "
+                                    "worsening 0.02 to 0.08), more than the tolerance 0.01 across the whole "
+                                    "interval: fails.")
+    assert verdicts[1].sentence.startswith("c against the baseline b: BPSN AUC of A unchanged (99 % interval")
+    assert "(no interval): fails." in verdicts[4].sentence
+    assert gate_level(0.95, 20) == pytest.approx(0.9975) and gate_level(0.95, 1) == 0.95 and gate_level(None, 9) is None
+
+
+def test_baseline_identical_passes_worse_fails_with_its_interval(tmp_path):
+    mapping = fc.ColumnMapping(label="y", positive_label=1, scores=("m1", "m2"), protected=("g",))
+    config = config_file(tmp_path, mapping)
+    same, worse = tmp_path / "same.csv", tmp_path / "worse.csv"
+    two_models(3_000, 4, candidate="same").to_csv(same, index=False)
+    two_models(3_000, 4, candidate="worse").to_csv(worse, index=False)
+    ok = cli("metrics", str(same), "--config", config, "--baseline", "m1", "--out", str(tmp_path / "a"))
+    assert ok.returncode == 0, ok.stderr
+    assert "changes from the baseline m1: 17 pass; exit status 0" in ok.stderr
+    bad = cli("metrics", str(worse), "--config", config, "--baseline", "m1", "--out", str(tmp_path / "b"))
+    assert bad.returncode == 1
+    line = next(x for x in bad.stderr.splitlines() if "subgroup AUC of A" in x)
+    assert line.startswith("fail: m2 against the baseline m1: subgroup AUC of A worse by 0.")
+    review = json.loads((tmp_path / "b").read_text())
+    auc = next(c for c in review["changes"] if c["quantity"] == "subgroup_auc" and c["subgroup"] == "A")
+    assert auc["status"] == "fail" and auc["ci_low"] > 0.01 and auc["level"] == pytest.approx(1 - 0.05 / 17)
+    assert f"interval of the worsening {auc['ci_low']:.3g} to {auc['ci_high']:.3g}" in line
+    # the report gives the same judgement
+    report = cli("report", str(worse), "--config", config, "--baseline", "m1", "--out", str(tmp_path / "r.html"))
+    assert report.returncode == 1
+    html = (tmp_path / "r.html").read_text()
+    assert "Changes from the baseline model m1" in html and "subgroup AUC of A worse by" in html
+
+
+def test_an_equal_candidate_on_small_data_is_inconclusive_not_failed():
+    mapping = fc.ColumnMapping(label="y", positive_label=1, scores=("m1", "m2"), protected=("g",))
+    statuses = []
+    for seed in range(8):
+        review = fc.build_review(two_models(400, 10 + seed, candidate="equal"),
+                                 fc.ReviewConfig(mapping=mapping, n_boot=N_BOOT, baseline="m1"))
+        statuses += [c.status for c in review.changes]
+        gated = review.gate(rules=["calibration_diff"])   # the change alone decides whether m2 fails
+        assert gated[0] == int(any(c.status == "fail" for c in review.changes))
+    assert "fail" not in statuses and statuses.count("inconclusive") > 0.9 * len(statuses)
+
+
+def test_gate_options_round_trip_and_are_checked():
+    mapping = fc.ColumnMapping(label="y", positive_label=1, scores=("m1", "m2"))
+    config = fc.ReviewConfig(mapping=mapping, baseline="m1", gate_rules=["four_fifths"], gate_strict=True,
+                             max_worsening=0.02)
+    assert config.gate_rules == ("four_fifths",)
+    assert fc.ReviewConfig.from_json(config.to_json()) == config
+    for field, value in (("max_worsening", -0.1), ("gate_strict", "yes"), ("gate_rules", "four_fifths")):
+        with pytest.raises(ValueError, match=f"options.{field}"):
+            dataclasses.replace(config, **{field: value})
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--gate", "nosuch"], "error: The gate names 'nosuch', which is not a rule of this review"),
+    (["--baseline", "zz"], "error: --baseline 'zz' is not a score column (scores: 'm1', 'm2')"),
+    (["--max-worsening", "0.1"], "error: --max-worsening is the tolerance of the change from a baseline"),
+    (["--baseline", "m1", "--max-worsening", "-1"], "error: --max-worsening -1.0: expected a finite number >= 0"),
+    (["--baseline", "m1", "--engine", "duckdb"], "error: --baseline compares models with paired intervals"),
+])
+def test_gate_flags_that_cannot_apply_are_bad_input(tmp_path, args, message):
+    data = tmp_path / "d.csv"
+    two_models(300, 0, candidate="same").to_csv(data, index=False)
+    run = cli("metrics", str(data), "--label", "y", "--score", "m1", "--score", "m2", "--protected", "g",
+              "--no-intervals", *args)
+    assert run.returncode == 2 and run.stderr.startswith(message), run.stderr
