@@ -6,7 +6,7 @@ import streamlit as st
 
 from fairness_core import bottom_line, plotting, rule_plain_name, summarize_verdicts
 from ui import (
-    analysis, captions, compare, computations, controls, escape, formats, labels, page_frame, progress,
+    analysis, captions, compare, computations, controls, escape, formats, gate, labels, page_frame, progress,
     review_export, state, summaries, tradeoff,
 )
 
@@ -196,6 +196,8 @@ with st.expander("Findings of every page", icon=":material/search:"):
 # 5. Every mapped model's performance against its worst disparity (shown when two or more are mapped) ------------
 tradeoff.overview_section(token, mapping_key, scored, intervals=intervals, include_small=include_small,
                           comparing=comparing)
+if comparing:   # the release gate's judgement of each other model against the baseline (as the command line's)
+    gate.changes_section(token, mapping_key, scored, intervals=intervals)
 
 # 6. A record of the review: the report, the review's JSON, every table as CSV, the configuration -----------------
 review_export.export_section()

@@ -275,6 +275,13 @@ def model_auc_differences(token: str, mapping_key: str, baseline: str, level: fl
 
 
 @memo(analysis.SMALL)
+def model_changes(token: str, mapping_key: str, config_json: str, _data: fc.ScoredData) -> tuple:
+    """``fc.model_changes`` of the configuration `config_json` (``ReviewConfig.to_json``, its baseline set): each
+    other model's changes from the baseline judged against its ``max_worsening`` (the command line's gate)."""
+    return fc.model_changes(_data, fc.ReviewConfig.from_json(config_json))
+
+
+@memo(analysis.SMALL)
 def model_calibration_differences(token: str, mapping_key: str, models: tuple, baseline: str, n_bins: int,
                                   strategy: str, min_per_group: int, level: float | None, n_boot: int,
                                   _data: fc.ScoredData) -> pd.DataFrame:

@@ -24,6 +24,8 @@ import fairness_core as fc
 from . import analysis, controls, escape, formats, labels, loading, profiling, state
 from .summaries import DEFAULTS, classwise_reduction
 
+GATE_TOLERANCE = fc.ReviewConfig.__dataclass_fields__["max_worsening"].default   # the library's default
+
 PENDING = "review:pending"         # ReviewConfig to apply at the start of the next run (before any widget)
 NOTICE = "review:notice"           # text (Markdown-safe) to show in a toast on the next run
 SOURCE = "source"                  # the view entry naming the data: {"name", "sha256"} or {"sample", "name"}
@@ -96,6 +98,8 @@ def config_from_session() -> fc.ReviewConfig:
         dataset_max_difference=float(setting("dataset:max_difference", DEFAULTS["dataset:max_difference"])),
         dataset_concentration=float(setting("dataset:concentration", 1.0)),
         subgroup_thresholds=subgroup_thresholds, baseline=_baseline(mapping), **classwise, **consistency,
+        gate_rules=tuple(setting("gate:rules", ())), gate_strict=bool(setting("gate:strict", False)),
+        max_worsening=float(setting("gate:max_worsening", GATE_TOLERANCE)),
         view=((SOURCE, _source_entry()), *_view(covered, mapping_key)))
 
 
@@ -277,6 +281,11 @@ def apply_config(config: fc.ReviewConfig) -> None:
         _put(f"{page}:reference", "named" if named else reference)
         if named:
             _put(f"{page}:reference_group", reference)
+    # The release gate's options: the tolerance has a widget (Overview, Compare models); the rules and strictness
+    # only ride along, so a configuration saved again still drives the command line's gate unchanged.
+    _put("gate:max_worsening", float(config.max_worsening))
+    _put("gate:rules", list(config.gate_rules))
+    _put("gate:strict", bool(config.gate_strict))
     _put("classwise:metric", config.classwise_metric)
     _put("classwise:reduction", "std" if config.classwise_reduction == "std" else "difference")
     if config.classwise_reduction != "std":

@@ -112,12 +112,43 @@ def build_review(frame: pd.DataFrame, config: ReviewConfig, *, source: Optional[
                           include_small=config.include_small, **boot) if groups.codes is not None else None),
         models=tuple(models), created=_dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
         version=__version__, consistency=_consistency(sliced, scored, config),
-        differences=differences, changes=_changes(scored, config, differences))
+        differences=differences, changes=model_changes(scored, config, differences))
 
 
-def _changes(scored: ScoredData, config: ReviewConfig, differences: dict) -> tuple:
-    """Every other score's changes from the baseline, judged against ``config.max_worsening`` with paired
-    intervals at the Bonferroni level over the changes judged (the difference tables again, at that level)."""
+def model_changes(scored: ScoredData, config: ReviewConfig, differences: Optional[dict] = None) -> tuple:
+    """Each other score's changes from the baseline score, judged against ``config.max_worsening``: the release
+    gate's judgement of a candidate model against the current one.
+
+    The changes are those of :func:`~fairness_core._review.gate.change_table`: each rate's reduced disparity,
+    equalized odds, the p% and equal opportunity scores (each score at its threshold; paired bootstrap), every
+    subgroup, BPSN and BNSP AUC (DeLong's covariance of correlated AUCs) and every subgroup's ECE (paired bootstrap),
+    signed so that positive is worse. With intervals, each is judged on its paired interval at the Bonferroni level
+    ``1 - (1 - ci) / m`` over the m changes with a value: it fails when the whole interval is above the tolerance,
+    passes when the whole interval is at most the tolerance, and is inconclusive otherwise; without intervals the
+    point value decides. Small subgroups are left out unless ``config.include_small``.
+
+    Parameters
+    ----------
+    scored : ScoredData
+        Two or more score columns, among them ``config.baseline``.
+    config : ReviewConfig
+        Read: ``baseline``, ``max_worsening``, ``thresholds``, ``rate_metrics``, ``rate_distance``,
+        ``rate_reduction``, ``rate_reference``, ``include_small``, ``ci``, ``n_boot``, ``cal_n_bins``,
+        ``cal_strategy``, ``cal_min_per_group`` and the mapping's ``positive_outcome``.
+    differences : dict, optional
+        The difference tables at ``config.ci`` when already computed (``Review.differences``).
+
+    Returns
+    -------
+    tuple of ChangeVerdict
+        Empty without a baseline or with fewer than two scores.
+
+    Raises
+    ------
+    ValueError
+        When the baseline is not a mapped score column.
+    """
+    differences = _differences(scored, config) if differences is None else differences
     if not differences:
         return ()
     table = change_table(differences, config.baseline, include_small=config.include_small)

@@ -12,7 +12,7 @@ from sklearn.metrics import balanced_accuracy_score, roc_auc_score
 
 import fairness_core as fc
 from tests.app.helpers import count_calls, csv_bytes, figures, metrics, open_section, scored_table, tile, unescape, widget
-from ui import compare, formats, labels
+from ui import compare, formats, gate, labels
 
 AUC_PAGE, RATE_PAGE = "pages/subgroup_aucs.py", "pages/rate_disparities.py"
 CAL_PAGE, OVERVIEW = "pages/calibration.py", "pages/overview.py"
@@ -313,3 +313,42 @@ def test_controls_recompute_only_what_they_change(app, calls):
     widget(app, "slider", "Overall AUC weight").set_value(0.5).run()
     app.switch_page(OVERVIEW).run()
     assert not calls  # p and the weight reuse the AUC tables; the Overview its own results
+
+
+def test_overview_judges_each_model_against_the_baseline_as_the_command_line_does(app):
+    rng = np.random.default_rng(5)
+    n = 3_000
+    race = rng.choice(["a", "b", "c"], n, p=[0.5, 0.3, 0.2])
+    y = rng.integers(0, 2, n)
+    current = np.clip(0.3 * y + 0.7 * rng.random(n), 0, 1).round(4)
+    candidate = current.copy()
+    candidate[(race == "a") & (y == 1)] *= 0.5    # worse for the positives of subgroup a
+    frame = pd.DataFrame({"label": y, "race": race, "score_a": current, "score_b": candidate.round(4)})
+    upload(app, "two_models.csv", csv_bytes(frame))
+    widget(app, "selectbox", "Label column").set_value("label").run()
+    widget(app, "multiselect", "Score column").set_value(["score_a", "score_b"]).run()
+    widget(app, "multiselect", "Protected attributes").set_value(["race"]).run()
+    app.switch_page(OVERVIEW).run()
+    compare_on(app)
+    mapping = fc.ColumnMapping(label="label", positive_label=1, scores=("score_a", "score_b"), protected=("race",))
+    sd = fc.ScoredData.from_frame(frame, mapping)
+    expected = fc.model_changes(sd, fc.ReviewConfig(mapping=mapping, baseline="score_a"))
+    failing = [c for c in expected if c.status != "pass"]
+    assert {c.status for c in failing} == {"fail"} and any(c.quantity == "subgroup_auc" for c in failing)
+    texts = [unescape(md.value) for md in app.markdown]
+    summary = next(t for t in texts if t.endswith(f"of {len(expected)} changes from score_a (tolerance 0.01; "
+                                                  f"paired intervals at {expected[0].level * 100:.4g} %, Bonferroni "
+                                                  f"over the {len(expected)} changes)."))
+    assert summary.startswith(f"{len(expected) - len(failing)} pass, {len(failing)} fail")
+    shown = [t for t in texts if t.startswith("- :red-badge[")]
+    assert [s.split("] ", 1)[1] for s in shown] == [c.sentence for c in failing]   # the first ones, then the rest
+    assert len(failing) > gate.CHANGES_SHOWN   # ... in the expander
+    assert [e.label for e in app.expander if "changes that are not a pass" in e.label] == [
+        f"{len(failing) - gate.CHANGES_SHOWN} more changes that are not a pass"]
+    # a larger tolerance: the same intervals judged against it, as fc.model_changes judges them
+    widget(app, "number_input", "Largest worsening that passes").set_value(1.0).run()
+    relaxed = fc.model_changes(sd, fc.ReviewConfig(mapping=mapping, baseline="score_a", max_worsening=1.0))
+    assert not [c for c in relaxed if c.status == "fail"]
+    texts = [unescape(md.value) for md in app.markdown]
+    assert any(t.startswith(f"{len(relaxed)} pass of {len(relaxed)} changes from score_a (tolerance 1;")
+               for t in texts)

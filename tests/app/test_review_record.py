@@ -216,3 +216,19 @@ def test_encoded_settings_refuse_damage_and_bombs():
     bomb = base64.urlsafe_b64encode(zlib.compress(b"{" + b" " * 1_000_000 + b"}", 9)).decode().rstrip("=")
     with pytest.raises(ValueError, match="more than 200,000 bytes"):
         review_url.decode(bomb)
+
+
+def test_the_gate_options_of_a_restored_configuration_are_saved_again(app, compas_csv, downloads):
+    """A configuration's release-gate options (no widget for the rules and strictness) survive a restore and a save,
+    so the file the app writes drives the command line's gate as the one it read."""
+    map_compas(app, compas_csv)
+    mapping = fc.ColumnMapping(label="two_year_recid", positive_label=1, scores=("decile_score",),
+                               protected=("race",))
+    config = fc.ReviewConfig(mapping=mapping, gate_rules=("four_fifths", "equalized_odds"), gate_strict=True,
+                             max_worsening=0.03)
+    restore(app, "review-config.json", config.to_json().encode())
+    assert not app.exception and not app.error
+    app.switch_page("pages/overview.py").run()
+    saved = json.loads(downloads.ending("review-config.json"))["options"]
+    assert (saved["gate_rules"], saved["gate_strict"], saved["max_worsening"]) == (
+        ["four_fifths", "equalized_odds"], True, 0.03)

@@ -3,7 +3,8 @@
 Written before fairness_core was split into private subpackages; a reorganisation must leave these
 lists exactly as they are (same names; ``__all__`` order is checked as a set plus no duplicates). Names are only
 added with a feature: the Overview's bottom line (``bottom_line``, ``rule_plain_name``, ``result_subject``) and its
-scorecard (``plotting.scorecard_chart``).
+scorecard (``plotting.scorecard_chart``); the release gate's judgement of a candidate against a baseline
+(``model_changes``, ``ChangeVerdict``).
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ import importlib
 import pytest
 
 PACKAGE_ALL = ['AucCounts', 'BiasAucResult', 'CONFIG_BOUNDS', 'CalibrationCounts', 'CalibrationDisparityResult',
- 'ClassCounts', 'ColumnMapping', 'Conclusions', 'Condition', 'ConfusionCounts', 'ConsistencyResult',
+ 'ChangeVerdict', 'ClassCounts', 'ColumnMapping', 'Conclusions', 'Condition', 'ConfusionCounts', 'ConsistencyResult',
  'CorrelationScoreResult', 'DEFAULT_RULES', 'DENOMINATOR_NAMES', 'DisparityResult', 'FairnessScorer',
  'Finding', 'MISSING', 'MappingGuess', 'ModelReview', 'NamedReference', 'RatioScoreResult',
  'RatioScoresResult', 'Review', 'ReviewConfig', 'Rule', 'ScoredData', 'Slice', 'SmoothedEdfResult',
@@ -29,7 +30,7 @@ PACKAGE_ALL = ['AucCounts', 'BiasAucResult', 'CONFIG_BOUNDS', 'CalibrationCounts
  'evaluate', 'evaluate_result', 'expected_calibration_error', 'explorer_thresholds', 'export_name',
  'false_discovery_rate_disparity', 'false_negative_rate_disparity', 'false_omission_rate_disparity',
  'false_positive_rate_disparity', 'findings_table', 'group_rates', 'guess_mapping', 'guess_outcome',
- 'guess_positive', 'individual_theil_index', 'make_fairness_scorer', 'maximum_calibration_error',
+ 'guess_positive', 'individual_theil_index', 'make_fairness_scorer', 'maximum_calibration_error', 'model_changes',
  'model_statistical_parity', 'named_reference', 'neutralize_formulas', 'no_auc_finding', 'numbers_as_text',
  'outcome_words', 'p_percent_score', 'performance_table', 'power_mean', 'rate_conclusions', 'rate_disparity',
  'rate_findings', 'rate_rules', 'read_table', 'reduce_disparities', 'reduction_finding', 'reference_keyword',
