@@ -92,6 +92,12 @@ def parser() -> argparse.ArgumentParser:
         sub.add_argument("--max-worsening", type=float, metavar="X",
                          help="with --baseline: the largest worsening that passes, in each quantity's units "
                               "(default 0.01)")
+        sub.add_argument("--suggest-threshold", metavar="MEASURE",
+                         choices=["balanced_accuracy", "accuracy", "recall", "precision", "selection_rate"],
+                         help="for each score, the thresholds where every rate rule passes with its whole interval "
+                              "and the one among them that best keeps MEASURE (balanced_accuracy or accuracy: the "
+                              "highest; recall, precision or selection_rate: the closest to its value at the "
+                              "current threshold), one line each on stderr and in the output")
         sub.add_argument("--outcome", choices=["favourable", "adverse"],
                          help="whether a positive prediction is favourable or adverse for the person (deny, "
                               "default, flag as high risk: adverse); the four-fifths rule, the p%% and equal "
@@ -191,6 +197,8 @@ def _config(args, frame):
         gate["max_worsening"] = args.max_worsening
     if args.strict:
         gate["gate_strict"] = True
+    if args.suggest_threshold is not None:
+        gate["suggest_measure"] = args.suggest_threshold
     return dataclasses.replace(config, **gate) if gate else config
 
 
@@ -217,6 +225,9 @@ def _check_usage(args) -> None:
                          "worsening from the baseline that passes).")
     if args.max_worsening is not None and args.baseline is None:
         raise ValueError("--max-worsening is the tolerance of the change from a baseline: give --baseline COL too.")
+    if args.engine and args.suggest_threshold is not None:
+        raise ValueError("--suggest-threshold reads every threshold's counts of the rows in memory; it is not "
+                         "available with --engine. Tip: review a sample of the rows without --engine.")
     if args.engine and args.baseline is not None:
         raise ValueError("--baseline compares models with paired intervals on the same rows in memory; it is not "
                          "available with --engine. Tip: review a sample of the rows without --engine.")
@@ -364,6 +375,9 @@ def main(argv=None) -> int:
 
     for line in lines:
         print(line, file=sys.stderr)
+    for m in review.models:
+        if m.suggestion is not None:
+            print(suggestion_line(m.name, m.suggestion), file=sys.stderr)
     if args.engine and review.config.baseline is not None:
         print(f"note: the changes from the baseline {review.config.baseline!r} are not judged with --engine (they "
               "need the rows in memory).", file=sys.stderr)
@@ -373,6 +387,25 @@ def main(argv=None) -> int:
           + f"; labels {tally(review.dataset_verdicts)}" + ("" if labels_gate else " (reported, not gating)")
           + changes + f"; exit status {status}", file=sys.stderr)
     return status
+
+
+def suggestion_line(model: str, suggestion) -> str:
+    """One stderr line: a score's suggested threshold, its measure there and at the current threshold, and the
+    bands where every rate rule passes (and where none fails but one is inconclusive)."""
+    def bands(status: str) -> str:
+        found = suggestion.bands(status)
+        return ", ".join(f"{a:g}" if a == b else f"{a:g} to {b:g}" for a, b in found) or "none"
+
+    table = suggestion.table.set_index("threshold")
+    measure = suggestion.measure
+    now = f"{table.loc[suggestion.current, measure]:.4g}" if suggestion.current in table.index else "n/a"
+    if suggestion.suggested is None:
+        head = f"suggested threshold for {model}: none (no threshold passes every rate rule with its interval)"
+    else:
+        head = (f"suggested threshold for {model}: {suggestion.suggested:g} ({measure} "
+                f"{table.loc[suggestion.suggested, measure]:.4g}; at the current {suggestion.current:g}: {now})")
+    return (f"{head}; every rule passes at: {bands('pass')}; none fails but one is inconclusive at: "
+            f"{bands('inconclusive')}")
 
 
 def _one_line(text: str) -> str:

@@ -211,7 +211,37 @@ def rate_conclusions(counts, mapping, *, rate_metrics=("false_positive_rate", "f
     top = rate_findings(counts, metrics, reference=reference, include_small=include_small, adjust=adjust, limit=3,
                         **boot, **side) if metrics else []
     drivers = [reduction_finding(disparity(m, distance_measure, "max"), m, **side) for m in metrics]
-    favourable = counts.favourable(mapping.positive_outcome)
+    verdicts, results = rate_verdicts(counts, mapping.positive_outcome, rate_metrics=rate_metrics,
+                                      distance_measure=distance_measure, max_difference=max_difference,
+                                      include_small=include_small, disparity=disparity, **boot)
+    largest, rules = results["max"], rate_rules(rate_metrics, distance_measure, max_difference)
+    findings = tuple(f.sentence for f in top) + tuple(f.sentence for f in drivers if f is not None)
+    subjects = ((who(results["p_percent"]), who(results["equal_opportunity"]))
+                + tuple(who(largest[r.metric, r.distance_measure]) for r in rules))
+    return Conclusions(findings, verdicts, results, subjects)
+
+
+def rate_verdicts(counts, positive_outcome: str, *, rate_metrics, distance_measure: str, max_difference: float,
+                  include_small: bool, ci: Optional[float], n_boot: int, random_state, disparity: Callable) -> tuple:
+    """The Rate disparities page's verdicts alone (no findings): the four-fifths and equal opportunity rules on
+    the favourable prediction's ratio scores, then :func:`rate_rules` on each rate's largest disparity.
+
+    Parameters
+    ----------
+    counts : ConfusionCounts
+    positive_outcome : {'favourable', 'adverse'}
+    rate_metrics, distance_measure, max_difference, include_small, ci, n_boot, random_state
+        As in :func:`rate_conclusions`.
+    disparity : callable
+        ``disparity(metric, distance_measure, reduction) -> DisparityResult`` (:func:`rate_conclusions`'s).
+
+    Returns
+    -------
+    (tuple of Verdict, dict)
+        The verdicts in :func:`rate_conclusions`' order and its ``results``.
+    """
+    boot = dict(ci=ci, n_boot=n_boot, random_state=random_state)
+    favourable = counts.favourable(positive_outcome)
     p_percent, opportunity = (favourable.ratio_scores(rate, include_small=include_small, **boot)
                               for rate in ("selection_rate", "true_positive_rate"))
     rules = rate_rules(rate_metrics, distance_measure, max_difference)
@@ -220,10 +250,7 @@ def rate_conclusions(counts, mapping, *, rate_metrics=("false_positive_rate", "f
     verdicts = [evaluate_result(_RULES["four_fifths"], p_percent),
                 evaluate_result(_RULES["equal_opportunity"], opportunity)]
     verdicts += [evaluate_result(rule, largest[rule.metric, rule.distance_measure]) for rule in rules]
-    findings = tuple(f.sentence for f in top) + tuple(f.sentence for f in drivers if f is not None)
-    subjects = (who(p_percent), who(opportunity)) + tuple(who(largest[r.metric, r.distance_measure]) for r in rules)
-    return Conclusions(findings, tuple(verdicts),
-                       {"p_percent": p_percent, "equal_opportunity": opportunity, "max": largest}, subjects)
+    return tuple(verdicts), {"p_percent": p_percent, "equal_opportunity": opportunity, "max": largest}
 
 
 def calibration_conclusions(counts, *, threshold: Optional[float] = None, min_per_group: int = 5,

@@ -102,6 +102,10 @@ class ReviewConfig:
     max_worsening : float >= 0, default=0.01
         With a baseline: the largest worsening of a candidate score from the baseline that passes, in each
         quantity's units (a rate disparity under ``rate_distance``, an AUC, an ECE); see ``Review.changes``.
+    suggest_measure : str or None, default=None
+        With a measure of ``suggest.MEASURES`` (e.g. ``'balanced_accuracy'``, ``'recall'``): each score's
+        review holds :func:`suggest_threshold` at its threshold (where the rate rules pass with their interval
+        across thresholds, each threshold's cost, the suggested threshold). None: no suggestion.
     view : tuple of (str, JSON value)
         Settings of an application showing the review (e.g. the dashboard's subgroup order or the
         axis range of a chart) that change no number: fairness_core ignores them, but keeps and
@@ -147,6 +151,7 @@ class ReviewConfig:
     gate_rules: tuple = ()
     gate_strict: bool = False
     max_worsening: float = 0.01
+    suggest_measure: Optional[str] = None
     view: tuple = ()
 
     def __post_init__(self):

@@ -116,6 +116,8 @@ SCHEMA: dict = {
                 "gate_rules": _TEXTS,
                 "gate_strict": {"type": "boolean"},
                 "max_worsening": {"type": "number", "minimum": 0},
+                "suggest_measure": _optional({"enum": ["balanced_accuracy", "accuracy", "recall", "precision",
+                                                       "selection_rate"]}),
             },
         },
         "view": {"type": "object", "maxProperties": MAX_ITEMS},

@@ -50,6 +50,9 @@ class ModelReview:
     subgroup_thresholds : SubgroupThresholdEffect or None
         Every assessed rate and accuracy at the configured per-subgroup thresholds beside the
         single threshold (``ReviewConfig.subgroup_thresholds``); None when none are configured.
+    suggestion : ThresholdSuggestion or None
+        Where the rate rules pass across thresholds, each threshold's cost and the suggested threshold
+        (``ReviewConfig.suggest_measure``; scores only); None when not asked for.
     """
 
     name: str
@@ -69,6 +72,7 @@ class ModelReview:
     verdicts: tuple = ()
     classwise: Any = None
     subgroup_thresholds: Any = None
+    suggestion: Any = None
 
 
 @dataclass(frozen=True)
@@ -237,7 +241,8 @@ class Review:
                 headline["unweighted_average_bias"] = _json_cell(m.classwise.value)
             models.append({"name": m.name, "kind": m.kind, "threshold": m.threshold, "headline": headline,
                            "findings": list(m.findings), "verdicts": verdicts(m.verdicts),
-                           "calibration_note": m.calibration_note})
+                           "calibration_note": m.calibration_note,
+                           "suggestion": None if m.suggestion is None else suggestion_data(m.suggestion)})
         return {"context": self.context(),
                 "base_rate": [_json_cell(v) for v in self.base_rate],
                 "dataset": {"findings": list(self.dataset_findings), "verdicts": verdicts(self.dataset_verdicts),
@@ -255,6 +260,15 @@ class Review:
     def to_json(self) -> str:
         """:meth:`to_dict` as JSON text (NaN is null, infinity the string "inf")."""
         return json.dumps(self.to_dict(), indent=1, ensure_ascii=False, allow_nan=False)
+
+
+def suggestion_data(suggestion) -> dict:
+    """A :class:`ThresholdSuggestion` as JSON-ready data: the measure, the current and suggested thresholds, the
+    passing and inconclusive bands (``[[first, last], ...]``) and its per-threshold table."""
+    return {"measure": suggestion.measure, "current": suggestion.current, "suggested": suggestion.suggested,
+            "passing": [list(b) for b in suggestion.bands("pass")],
+            "inconclusive": [list(b) for b in suggestion.bands("inconclusive")],
+            "table": table_data(suggestion.table)}
 
 
 def consistency_table(result) -> pd.DataFrame:

@@ -19,6 +19,7 @@ import pandas as pd
 
 from .._disparity.compare import keyword
 from .export import neutralize_formulas
+from .suggest import MEASURES
 from .report_layout import fit_labels, heading_settings, split_columns, unwrapped
 
 CONFIG_ELEMENT_ID = "review-config"
@@ -156,6 +157,8 @@ def render_report(review) -> str:
             blocks += [_h3("Calibration"), _p(model.calibration_note)]
         if model.subgroup_thresholds is not None:
             blocks += _subgroup_thresholds(model.subgroup_thresholds, review.config)
+        if model.suggestion is not None:
+            blocks += _suggestion(model.suggestion)
         if model.classwise is not None:
             blocks += _classwise(model.classwise, level, figure)
     if review.differences:
@@ -275,6 +278,23 @@ def _verdicts(verdicts, model: str = ""):
               "note": v.note if v.note and v.note not in v.sentence else ""}   # a sentence may already end with its note
              for v in verdicts]
     return {"kind": "verdicts", "entries": items}
+
+
+def _suggestion(suggestion) -> list:
+    """Where every rate rule passes across thresholds, the suggested threshold and each threshold's verdicts and
+    overall cost."""
+    def runs(status: str) -> str:
+        found = suggestion.bands(status)
+        return ", ".join(f"{a:g}" if a == b else f"{a:g} to {b:g}" for a, b in found) or "none"
+
+    measure = suggestion.measure.replace("_", " ")
+    how = ("the highest" if MEASURES[suggestion.measure] == "max"
+           else f"the closest to its value at the current threshold {suggestion.current:g}")
+    text = (f"Every rate rule passes with its whole interval at: {runs('pass')}; none fails but one is "
+            f"inconclusive at: {runs('inconclusive')}. "
+            + (f"Suggested threshold: {suggestion.suggested:g}, the passing one whose {measure} is {how}."
+               if suggestion.suggested is not None else "No threshold passes every rule, so none is suggested."))
+    return [_h3("Thresholds where the rules pass (suggestion)"), _p(text), _table(suggestion.table)]
 
 
 def _changes(changes, config) -> list:

@@ -35,6 +35,7 @@ from .._stats.intervals import wilson_interval
 from .conclusions import (auc_conclusions, calibration_conclusions, classwise_conclusions, dataset_conclusions,
     rate_conclusions)
 from .gate import change_table, change_verdicts, gate_level
+from .suggest import suggest_threshold
 from .config import ReviewConfig, calibration_options, dataset_options, rate_options
 from .records import ModelReview, Review
 
@@ -116,8 +117,9 @@ def build_review(frame: pd.DataFrame, config: ReviewConfig, *, source: Optional[
 
 
 def model_changes(scored: ScoredData, config: ReviewConfig, differences: Optional[dict] = None) -> tuple:
-    """Each other score's changes from the baseline score, judged against ``config.max_worsening``: the release
-    gate's judgement of a candidate model against the current one.
+    """Each other score's changes from the baseline score, judged against ``config.max_worsening``.
+
+    The release gate's judgement of a candidate model against the current one.
 
     The changes are those of :func:`~fairness_core._review.gate.change_table`: each rate's reduced disparity,
     equalized odds, the p% and equal opportunity scores (each score at its threshold; paired bootstrap), every
@@ -201,6 +203,10 @@ def _score_review(scored: ScoredData, score: str, config: ReviewConfig) -> Model
         review = dataclasses.replace(review, subgroup_thresholds=subgroup_threshold_effect(
             tc, threshold, dict(own), config.rate_metrics, distance_measure=config.rate_distance,
             reduction=config.rate_reduction, reference=config.rate_reference, include_small=config.include_small))
+    if config.suggest_measure is not None:
+        review = dataclasses.replace(review, suggestion=suggest_threshold(
+            tc, config.mapping.positive_outcome, measure=config.suggest_measure, current=threshold,
+            **{k: v for k, v in rate_options(config).items() if k != "adjust"}, adjust=config.adjust))
     table = bias_auc_table(y, values, groups, ci=config.ci, n_boot=config.n_boot, random_state=0)
     counts = note = None
     if values.min() < 0 or values.max() > 1:

@@ -225,10 +225,10 @@ def test_the_gate_options_of_a_restored_configuration_are_saved_again(app, compa
     mapping = fc.ColumnMapping(label="two_year_recid", positive_label=1, scores=("decile_score",),
                                protected=("race",))
     config = fc.ReviewConfig(mapping=mapping, gate_rules=("four_fifths", "equalized_odds"), gate_strict=True,
-                             max_worsening=0.03)
+                             max_worsening=0.03, suggest_measure="recall")
     restore(app, "review-config.json", config.to_json().encode())
     assert not app.exception and not app.error
     app.switch_page("pages/overview.py").run()
     saved = json.loads(downloads.ending("review-config.json"))["options"]
-    assert (saved["gate_rules"], saved["gate_strict"], saved["max_worsening"]) == (
-        ["four_fifths", "equalized_odds"], True, 0.03)
+    assert (saved["gate_rules"], saved["gate_strict"], saved["max_worsening"], saved["suggest_measure"]) == (
+        ["four_fifths", "equalized_odds"], True, 0.03, "recall")
