@@ -242,7 +242,8 @@ SECTIONS = {
     # Each rate across thresholds, a slider for the threshold, per-subgroup thresholds (score predictions only).
     "Threshold explorer": lambda: threshold_sections.explorer_section(
         token, mapping_key, scored, source, threshold, metrics, distance=distance, reduction=reduction,
-        reference=reference, include_small=include_small, max_difference=float(max_difference), order=order),
+        reference=reference, include_small=include_small, max_difference=float(max_difference), order=order,
+        intervals=intervals),
     "Correlation": lambda: correlation_section(token, mapping_key, scored, source, threshold, level),
     # Every mapped score column side by side, each at its own threshold (two or more mapped).
     "Compare models": lambda: compare.rate_section(

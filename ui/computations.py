@@ -334,6 +334,27 @@ def reads(counts, threshold: float) -> bool:
 
 
 @memo(analysis.SMALL)
+def suggestion(token: str, mapping_key: str, score: str, metrics: tuple, distance: str, reference: str,
+               include_small: bool, max_difference: float, level: float | None, n_boot: int, adjust: str | None,
+               outcome: str, measure: str, current: float | None, _tc: fc.ThresholdCounts,
+               thresholds: tuple | None = None) -> fc.ThresholdSuggestion:
+    """``fc.suggest_threshold`` over the explorer's grid (``EXPLORER_POINTS``; every distinct score when there are
+    fewer), or over `thresholds`, with the page's rules and intervals; `current` only for a measure kept as at the
+    current threshold, so that applying a maximised suggestion computes nothing again."""
+    return fc.suggest_threshold(_tc, outcome, thresholds=thresholds, n_points=EXPLORER_POINTS, measure=measure,
+                                current=current,
+                                rate_metrics=metrics, distance_measure=distance, max_difference=max_difference,
+                                reference=reference, include_small=include_small, ci=level, n_boot=n_boot,
+                                adjust=adjust)
+
+
+@memo(analysis.SMALL)
+def performance_at(token: str, mapping_key: str, score: str, threshold: float, _tc) -> pd.DataFrame:
+    """``fc.performance_table`` (no intervals) of `score` at `threshold`, from its sorted counts."""
+    return fc.performance_table(_tc.at(threshold))
+
+
+@memo(analysis.SMALL)
 def explorer_band(token: str, mapping_key: str, score: str, threshold: float, n_points: int, rule: fc.Rule,
                   reference: str, include_small: bool, _tc) -> pd.DataFrame:
     """Where `rule` holds across the explorer's thresholds (``fc.rule_band``, point estimates), the grid's

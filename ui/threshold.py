@@ -12,7 +12,7 @@ import streamlit as st
 import fairness_core as fc
 from fairness_core import plotting
 
-from . import computations, controls, escape, formats, labels, progress, state
+from . import computations, controls, escape, formats, labels, progress, state, suggest
 from .definitions import definition_link
 
 PERFORMANCE_TILES = {
@@ -54,9 +54,10 @@ def performance_section(token: str, mapping_key: str, source: str, threshold: fl
 
 def explorer_section(token: str, mapping_key: str, scored: fc.ScoredData, score: str | None,
                      threshold: float | None, metrics: list, *, distance: str, reduction: str, reference: str,
-                     include_small: bool, max_difference: float, order: list | None) -> None:
+                     include_small: bool, max_difference: float, order: list | None, intervals) -> None:
     """Each selected rate of every subgroup across thresholds, the chosen threshold marked, the band where a
-    chosen rule holds shaded, a slider that moves the threshold, and optional per-subgroup thresholds."""
+    chosen rule holds shaded, a slider that moves the threshold, a suggested threshold (``ui.suggest``) and
+    optional per-subgroup thresholds."""
     st.subheader("Threshold explorer")
     if threshold is None:
         st.caption("The explorer follows the rates across the thresholds of a score: "
@@ -67,6 +68,9 @@ def explorer_section(token: str, mapping_key: str, scored: fc.ScoredData, score:
     controls.threshold_slider(scored, score)   # the page's threshold: the whole page follows it
     explorer_charts(token, mapping_key, score, threshold, tc, metrics, distance=distance, reference=reference,
                     include_small=include_small, max_difference=max_difference, order=order)
+    suggest.suggest_section(token, mapping_key, scored, score, threshold, tc, metrics, distance=distance,
+                            reference=reference, include_small=include_small, max_difference=max_difference,
+                            intervals=intervals)
     per_subgroup_thresholds(token, mapping_key, score, threshold, tc, metrics, distance, reduction, reference,
                             include_small, order)
 

@@ -11,7 +11,7 @@ band equals what the page would conclude at each of its thresholds.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Optional
+from typing import ClassVar, Optional
 
 import numpy as np
 import pandas as pd
@@ -29,6 +29,7 @@ MEASURES = {"balanced_accuracy": "max", "accuracy": "max", "recall": "keep", "pr
 CURRENT_MESSAGE = ("suggest_threshold keeps {measure!r} at its value at the current threshold: give current= (the "
                    "threshold in use), or pick a measure that is maximised ({maximised}).")
 STATUS_ORDER = ("fail", "not_assessable", "inconclusive", "pass")   # a threshold's status: its rules' worst
+_SCORES = ("p_percent_score", "equal_opportunity_score")   # rules on a ratio score, not on a disparity
 
 
 @dataclass(frozen=True)
@@ -41,7 +42,8 @@ class ThresholdSuggestion:
         One row per threshold, ascending: ``threshold``, ``status`` (``'pass'`` when every rule passes with its
         whole interval, ``'fail'`` when one fails, ``'not_assessable'`` when one cannot be assessed and none
         fails, else ``'inconclusive'``), one column per rule (named by ``Rule.name``) with its verdict's status,
-        and the overall ``selection_rate, recall, precision, accuracy, balanced_accuracy``.
+        ``worst_disparity`` (the largest value of the rules on a rate disparity, in the units of the distance
+        measure) and the overall ``balanced_accuracy, accuracy, recall, precision, selection_rate``.
     cost : DataFrame
         :func:`performance_table` at every threshold, with a leading ``threshold`` column: per threshold the
         rows "All rows" and each subgroup (``size``, ``selection_rate``, ``recall``, ``precision``,
@@ -54,8 +56,12 @@ class ThresholdSuggestion:
         The threshold in use, when given.
     suggested : float or None
         The passing threshold that best keeps `measure` (None when no threshold passes).
+    MEASURES : dict of str to str
+        (class attribute) Each measure a suggestion can keep: ``'max'`` (maximised) or ``'keep'`` (kept as at
+        the current threshold).
     """
 
+    MEASURES: ClassVar[dict] = MEASURES
     table: pd.DataFrame
     cost: pd.DataFrame
     verdicts: dict
@@ -154,8 +160,9 @@ def suggest_threshold(counts, positive_outcome: str = "favourable", *, threshold
         status = next(s for s in STATUS_ORDER if any(v.status == s for v in found)) if found else "pass"
         performance = performance_table(at)
         overall = performance.iloc[0]
+        bounded = [v.value for v in found if v.rule.metric not in _SCORES and np.isfinite(v.value)]
         rows.append({"threshold": float(t), "status": status, **{v.rule.name: v.status for v in found},
-                     **{m: float(overall[m]) for m in MEASURES}})
+                     "worst_disparity": max(bounded, default=np.nan), **{m: float(overall[m]) for m in MEASURES}})
         costs.append(performance.assign(threshold=float(t)))
     table = pd.DataFrame(rows)
     cost = pd.concat(costs, ignore_index=True)

@@ -7,7 +7,7 @@ from typing import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from ._common import AUC_COLUMNS, RATE_LABELS, RULE_COLOR, SMALL_OPACITY, _hover, _ordered, _title, add_rule_line, \
+from ._common import AUC_COLUMNS, HOVER, RATE_LABELS, RULE_COLOR, SMALL_OPACITY, _hover, _ordered, _title, add_rule_line, \
     plot_text, subgroup_colors
 
 CURVES_MESSAGE = ("threshold_chart needs the table of fairness_core.threshold_curves (columns metric, subgroup, "
@@ -233,3 +233,60 @@ def tradeoff_chart(points: pd.DataFrame, *, x: str = "performance", y: str = "di
     fig.update_layout(title=_title(title), xaxis_title=plot_text(x_label), yaxis_title=plot_text(y_label),
                       showlegend=False, margin=dict(t=60))
     return fig
+
+
+STATUS_COLORS = {"pass": "#009E73", "inconclusive": "#E69F00", "fail": "#D55E00", "not_assessable": "#7F7F7F"}
+
+
+def threshold_tradeoff_chart(table: pd.DataFrame, measure: str, *, measure_label: str,
+                             disparity_label: str = "Worst disparity", current: float | None = None,
+                             suggested: float | None = None, title: str | None = None):
+    """A measure against the worst disparity at every threshold, each point coloured by its rules' status.
+
+    Parameters
+    ----------
+    table : DataFrame
+        ``ThresholdSuggestion.table``: one row per threshold with ``threshold``, ``status`` ('pass',
+        'inconclusive', 'fail', 'not_assessable'), ``worst_disparity`` and the `measure` column.
+    measure : str
+        The column on the y axis (e.g. ``'balanced_accuracy'``).
+    measure_label, disparity_label, title : str
+        Plain text (escaped).
+    current, suggested : float, optional
+        Thresholds marked with a ring ("current") and a star ("suggested") when they are in `table`.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        A grey line through the thresholds in order, one marker trace per status present (legend: the
+        status in words), and the current and suggested thresholds; the hover gives the threshold,
+        its status, the measure and the disparity.
+    """
+    import plotly.graph_objects as go
+
+    x, y = table["worst_disparity"].to_numpy(dtype=np.float64), table[measure].to_numpy(dtype=np.float64)
+    t, status = table["threshold"].to_numpy(dtype=np.float64), table["status"].astype(str).to_numpy()
+    hover = [_hover(f"<b>threshold {a:g}</b>", s.replace("_", " "), f"{plot_text(measure_label)} {b:.4g}",
+                    f"{plot_text(disparity_label)} {c:.4g}") for a, s, b, c in zip(t, status, y, x)]
+    data = [dict(type="scatter", x=x, y=y, mode="lines", line=dict(color="#BBBBBB", width=1), hoverinfo="skip",
+                 showlegend=False)]
+    for name, color in STATUS_COLORS.items():
+        on = status == name
+        if on.any():
+            data.append(dict(type="scatter", x=x[on], y=y[on], mode="markers", name=name.replace("_", " "),
+                             marker=dict(size=8, color=color), hovertext=[h for h, o in zip(hover, on) if o],
+                             hovertemplate=HOVER))
+    for value, label, marker in ((current, "current", dict(size=16, color="rgba(0,0,0,0)",
+                                                          line=dict(color="black", width=2))),
+                                 (suggested, "suggested", dict(size=18, symbol="star", color="black"))):
+        at = np.flatnonzero(np.isclose(t, value)) if value is not None else []
+        if len(at):
+            i = int(at[0])
+            data.append(dict(type="scatter", x=[x[i]], y=[y[i]], mode="markers", marker=marker,
+                             name=f"{label} ({t[i]:g})", hovertext=[hover[i]], hovertemplate=HOVER))
+    layout = dict(xaxis=dict(title=dict(text=plot_text(disparity_label))),
+                  yaxis=dict(title=dict(text=plot_text(measure_label))), legend=dict(orientation="h", y=-0.2),
+                  margin=dict(t=60 if title else 20))
+    if title:
+        layout["title"] = _title(title)
+    return go.Figure(data=data, layout=layout)

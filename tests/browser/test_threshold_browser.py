@@ -114,4 +114,21 @@ def test_explorer_band_line_and_slider(app_page, app_url, screenshot_dir):
     page.wait_for_timeout(400)
     page.screenshot(path=str(screenshot_dir / "per_subgroup_thresholds.png"))
     assert_no_exception(page)
+
+    # suggest a threshold: every threshold assessed with intervals, the trade-off chart and the summary (on the
+    # credit sample no threshold passes every rule, so nothing is offered to apply; tests/app/test_suggest_app.py
+    # applies one)
+    page.get_by_test_id("stCheckbox").filter(has_text="Assess every threshold").locator("label").click()
+    settle(page, timeout_s=120)
+    summary = page.get_by_text("Every rule passes at:")
+    expect(summary).to_be_visible(timeout=60_000)
+    expect(page.get_by_text("No threshold passes every rule, so none is suggested.")).to_be_visible()
+    tradeoff = page.locator(PLOT).filter(has=page.locator(".gtitle", has_text="against the worst disparity"))
+    expect(tradeoff).to_have_count(1)
+    expect(tradeoff.locator(".legendtext").filter(has_text="fail")).to_have_count(1)
+    expect(tradeoff.locator(".legendtext").filter(has_text="current")).to_have_count(1)
+    summary.scroll_into_view_if_needed()
+    page.wait_for_timeout(400)
+    page.screenshot(path=str(screenshot_dir / "suggest_threshold.png"))
+    assert_no_exception(page)
     console.assert_clean()

@@ -4,7 +4,8 @@ Written before fairness_core was split into private subpackages; a reorganisatio
 lists exactly as they are (same names; ``__all__`` order is checked as a set plus no duplicates). Names are only
 added with a feature: the Overview's bottom line (``bottom_line``, ``rule_plain_name``, ``result_subject``) and its
 scorecard (``plotting.scorecard_chart``); the release gate's judgement of a candidate against a baseline
-(``model_changes``, ``ChangeVerdict``).
+(``model_changes``, ``ChangeVerdict``); thresholds suggested with their cost (``suggest_threshold``,
+``ThresholdSuggestion``, ``plotting.threshold_tradeoff_chart``).
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ PACKAGE_ALL = ['AucCounts', 'BiasAucResult', 'CONFIG_BOUNDS', 'CalibrationCounts
  'CorrelationScoreResult', 'DEFAULT_RULES', 'DENOMINATOR_NAMES', 'DisparityResult', 'FairnessScorer',
  'Finding', 'MISSING', 'MappingGuess', 'ModelReview', 'NamedReference', 'RatioScoreResult',
  'RatioScoresResult', 'Review', 'ReviewConfig', 'Rule', 'ScoredData', 'Slice', 'SmoothedEdfResult',
- 'SubgroupThresholdEffect', 'Subgroups', 'TheilResult', 'ThresholdCounts', 'UnweightedAverageBiasResult',
+ 'SubgroupThresholdEffect', 'Subgroups', 'TheilResult', 'ThresholdCounts', 'ThresholdSuggestion', 'UnweightedAverageBiasResult',
  'Verdict', 'auc_conclusions', 'auc_counts', 'auc_findings', 'auc_interval', 'base_rates',
  'base_rates_from_counts', 'between_group_theil_index', 'bias_auc_score', 'bias_auc_table', 'bnsp_auc', 'bottom_line',
  'bpsn_auc', 'build_review', 'build_review_from_counts', 'calibration_conclusions', 'calibration_counts',
@@ -36,13 +37,13 @@ PACKAGE_ALL = ['AucCounts', 'BiasAucResult', 'CONFIG_BOUNDS', 'CalibrationCounts
  'rate_findings', 'rate_rules', 'read_table', 'reduce_disparities', 'reduction_finding', 'reference_keyword',
  'reliability_diagram', 'render_report', 'result_subject', 'rule_band', 'rule_plain_name', 'rules_from_json', 'rules_to_json', 'smoothed_edf',
  'smoothed_edf_from_counts', 'subgroup_auc', 'subgroup_threshold_effect', 'subset_score',
- 'summarize_bias_auc', 'summarize_verdicts', 'table_from_json', 'table_to_csv', 'table_to_json',
+ 'suggest_threshold', 'summarize_bias_auc', 'summarize_verdicts', 'table_from_json', 'table_to_csv', 'table_to_json',
  'theil_index', 'threshold_counts', 'threshold_curves', 'threshold_for_range', 'true_positive_rate_disparity',
  'unweighted_average_bias', 'wilson_interval']
 
 PLOTTING_ALL = ['AUC_COLUMNS', 'RATE_LABELS', 'add_rule_line', 'auc_chart', 'calibration_error_chart', 'classwise_chart',
  'model_auc_heatmap', 'pairwise_heatmap', 'plot_text', 'rate_chart', 'ratio_score_chart', 'reliability_chart',
- 'scorecard_chart', 'subgroup_colors', 'threshold_chart', 'tradeoff_chart']
+ 'scorecard_chart', 'subgroup_colors', 'threshold_chart', 'threshold_tradeoff_chart', 'tradeoff_chart']
 
 ENGINES_ALL = ['ENGINES', 'ScoredCounts', 'preview', 'read_source', 'scored_counts']
 

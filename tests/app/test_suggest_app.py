@@ -1,0 +1,72 @@
+"""AppTest: the threshold explorer's "Suggest a threshold" (issue 23, item 2) shows fc.suggest_threshold's bands,
+suggestion and cost, and applying the suggestion moves every page to the recomputed numbers; the saved
+configuration carries the threshold."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pandas as pd
+
+import fairness_core as fc
+from tests.app.helpers import csv_bytes, open_section, unescape, widget
+from tests.app.review_helpers import downloads, upload  # noqa: F401
+from ui import computations
+
+RATES, OVERVIEW = "pages/rate_disparities.py", "pages/overview.py"
+
+
+def fair_frame(n: int = 6_000) -> pd.DataFrame:
+    """Two groups scored alike: many thresholds pass every rule; the best balanced accuracy is not at 0.5."""
+    rng = np.random.default_rng(11)
+    group = rng.choice(["north", "south"], n)
+    y = (rng.random(n) < 0.4).astype(int)
+    score = np.clip(0.25 * y + 0.55 * rng.random(n), 0, 1).round(1)   # 9 thresholds: a quick assessment
+    return pd.DataFrame({"label": y, "region": group, "score": score})
+
+
+def test_suggest_apply_and_save(app, downloads):
+    frame = fair_frame()
+    upload(app, "fair.csv", csv_bytes(frame))
+    widget(app, "selectbox", "Label column").set_value("label").run()
+    widget(app, "multiselect", "Score column").set_value(["score"]).run()
+    widget(app, "multiselect", "Protected attributes").set_value(["region"]).run()
+    app.switch_page(RATES).run()
+    open_section(app, "rates:section", "Threshold explorer")
+    assert not app.exception and not app.error
+    widget(app, "toggle", "Assess every threshold").set_value(True).run()
+    assert not app.exception and not app.error
+    mapping = fc.ColumnMapping(label="label", positive_label=1, scores=("score",), protected=("region",))
+    sd = fc.ScoredData.from_frame(frame, mapping)
+    tc = fc.threshold_counts(sd.y_true, sd.scores["score"], sd.subgroups)
+    expected = fc.suggest_threshold(tc, n_points=computations.EXPLORER_POINTS)
+    assert expected.suggested is not None and expected.suggested != 0.5 and len(expected.passing) > 3
+    text = next(unescape(m.value) for m in app.markdown if m.value.startswith("Every rule passes at:"))
+    runs = ", ".join(f"{a:g}" if a == b else f"{a:g} to {b:g}" for a, b in expected.bands())
+    assert text.startswith(f"Every rule passes at: **{runs}**;")
+    assert f"Suggested: **{expected.suggested:g}**, the passing threshold whose balanced accuracy is the highest" in text
+    cost = next(df.value for df in app.dataframe if "rows" in df.value.columns)
+    at = expected.cost[expected.cost["threshold"] == expected.suggested]
+    np.testing.assert_allclose(cost[f"recall at {expected.suggested:g}"], at["recall"].round(4).to_numpy())
+    now = fc.performance_table(tc.at(0.5))
+    np.testing.assert_allclose(cost["recall at 0.5"], now["recall"].round(4).to_numpy())
+    assert list(cost["subgroup"]) == ["All rows", "north", "south"]
+    # apply: the page's threshold, its rates and the Overview's verdicts follow
+    button = next(b for b in app.button if b.label == f"Apply the threshold {expected.suggested:g} to every page")
+    button.click().run()
+    assert not app.exception and not app.error
+    assert widget(app, "number_input", "Decision threshold").value == expected.suggested
+    counts = fc.confusion_counts(sd.y_true, sd.scores["score"] >= expected.suggested, sd.subgroups)
+    open_section(app, "rates:section", "Tables")
+    rates = next(df.value for df in app.dataframe if "false_positive_rate" in df.value.columns)
+    truth = counts.table().set_index("subgroup")
+    np.testing.assert_allclose(rates.set_index("subgroup").loc[truth.index, "false_positive_rate"],
+                               truth["false_positive_rate"], rtol=0, atol=1e-12)
+    app.switch_page(OVERVIEW).run()
+    verdicts = fc.rate_conclusions(counts, mapping).verdicts
+    shown = [unescape(m.value) for m in app.markdown]
+    for v in verdicts:
+        assert any(v.sentence in s for s in shown), v.sentence
+    saved = json.loads(downloads.ending("review-config.json"))
+    assert saved["thresholds"] == {"score": expected.suggested}
