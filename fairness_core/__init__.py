@@ -85,6 +85,7 @@ from ._review.records import ModelReview, Review
 from ._review.review import build_review, model_changes
 from ._review.gate import ChangeVerdict
 from ._review.suggest import ThresholdSuggestion, suggest_threshold
+from ._review.group_thresholds import GroupThresholds, group_thresholds
 from ._review.from_counts import build_review_from_counts
 from ._review.config_schema import CONFIG_BOUNDS
 from ._review.export import export_name, neutralize_formulas, table_from_json, table_to_csv, table_to_json
@@ -130,7 +131,7 @@ _review_names = ["compare_models", "compare_model_aucs", "compare_model_calibrat
                  "dataset_rule", "no_auc_finding", "CONFIG_BOUNDS", "Conclusions", "auc_conclusions",
                  "rate_conclusions", "calibration_conclusions", "dataset_conclusions", "classwise_conclusions",
                  "bottom_line", "rule_plain_name", "result_subject", "model_changes", "ChangeVerdict",
-                 "suggest_threshold", "ThresholdSuggestion"]
+                 "suggest_threshold", "ThresholdSuggestion", "group_thresholds", "GroupThresholds"]
 _export_names = ["neutralize_formulas", "table_to_csv", "table_to_json", "table_from_json", "export_name"]
 _threshold_names = ["performance_table", "explorer_thresholds", "threshold_curves", "disparity_curve", "rule_band",
                     "subgroup_threshold_effect", "SubgroupThresholdEffect"]

@@ -157,6 +157,7 @@ NOT_METRICS = {
     "neutralize_formulas": "export", "table_to_csv": "export", "table_to_json": "export",
     "table_from_json": "export", "export_name": "export", "render_report": "report",
     "build_review": "a whole review", "build_review_from_counts": "a whole review",
+    "group_thresholds": "chooses a threshold per subgroup (a decision aid)",
     "suggest_threshold": "assesses the rate rules at every threshold (a review's decision aid)",
     "model_changes": "judges a review's differences from a baseline (the release gate)",
 }

@@ -5,7 +5,7 @@ lists exactly as they are (same names; ``__all__`` order is checked as a set plu
 added with a feature: the Overview's bottom line (``bottom_line``, ``rule_plain_name``, ``result_subject``) and its
 scorecard (``plotting.scorecard_chart``); the release gate's judgement of a candidate against a baseline
 (``model_changes``, ``ChangeVerdict``); thresholds suggested with their cost (``suggest_threshold``,
-``ThresholdSuggestion``, ``plotting.threshold_tradeoff_chart``).
+``ThresholdSuggestion``, ``plotting.threshold_tradeoff_chart``, ``group_thresholds``, ``GroupThresholds``).
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ import pytest
 PACKAGE_ALL = ['AucCounts', 'BiasAucResult', 'CONFIG_BOUNDS', 'CalibrationCounts', 'CalibrationDisparityResult',
  'ChangeVerdict', 'ClassCounts', 'ColumnMapping', 'Conclusions', 'Condition', 'ConfusionCounts', 'ConsistencyResult',
  'CorrelationScoreResult', 'DEFAULT_RULES', 'DENOMINATOR_NAMES', 'DisparityResult', 'FairnessScorer',
- 'Finding', 'MISSING', 'MappingGuess', 'ModelReview', 'NamedReference', 'RatioScoreResult',
+ 'Finding', 'GroupThresholds', 'MISSING', 'MappingGuess', 'ModelReview', 'NamedReference', 'RatioScoreResult',
  'RatioScoresResult', 'Review', 'ReviewConfig', 'Rule', 'ScoredData', 'Slice', 'SmoothedEdfResult',
  'SubgroupThresholdEffect', 'Subgroups', 'TheilResult', 'ThresholdCounts', 'ThresholdSuggestion', 'UnweightedAverageBiasResult',
  'Verdict', 'auc_conclusions', 'auc_counts', 'auc_findings', 'auc_interval', 'base_rates',
@@ -30,7 +30,7 @@ PACKAGE_ALL = ['AucCounts', 'BiasAucResult', 'CONFIG_BOUNDS', 'CalibrationCounts
  'disparity_findings', 'distance', 'equal_opportunity_score', 'equalized_odds', 'error_rate_disparity',
  'evaluate', 'evaluate_result', 'expected_calibration_error', 'explorer_thresholds', 'export_name',
  'false_discovery_rate_disparity', 'false_negative_rate_disparity', 'false_omission_rate_disparity',
- 'false_positive_rate_disparity', 'findings_table', 'group_rates', 'guess_mapping', 'guess_outcome',
+ 'false_positive_rate_disparity', 'findings_table', 'group_rates', 'group_thresholds', 'guess_mapping', 'guess_outcome',
  'guess_positive', 'individual_theil_index', 'make_fairness_scorer', 'maximum_calibration_error', 'model_changes',
  'model_statistical_parity', 'named_reference', 'neutralize_formulas', 'no_auc_finding', 'numbers_as_text',
  'outcome_words', 'p_percent_score', 'performance_table', 'power_mean', 'rate_conclusions', 'rate_disparity',

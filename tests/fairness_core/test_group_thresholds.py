@@ -1,0 +1,145 @@
+"""Per-group thresholds (issue 23, item 2): the optimum over every combination of thresholds (brute force), and on
+the held-out rows of two real datasets the constraint gap within the tolerance, with a balanced accuracy no worse
+than Fairlearn's ThresholdOptimizer (randomised decisions) by more than 0.01."""
+
+from __future__ import annotations
+
+import itertools
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+from sklearn.base import BaseEstimator, ClassifierMixin
+
+import fairness_core as fc
+from fairness_core._review.group_thresholds import LATTICE
+
+TOLERANCE = 0.05
+RATES = {"demographic_parity": (None,), "equal_opportunity": (1,), "equalized_odds": (1, 0)}
+FAIRLEARN = {"demographic_parity": "demographic_parity", "equal_opportunity": "true_positive_rate_parity",
+             "equalized_odds": "equalized_odds"}
+
+
+def gap(pred, y, g, constraint: str) -> float:
+    """The largest difference between two groups' selection rate (label None), TPR (1) or FPR (0)."""
+    out = []
+    for label in RATES[constraint]:
+        rows = np.ones(len(y), bool) if label is None else y == label
+        values = [pred[(g == k) & rows].mean() for k in np.unique(g) if ((g == k) & rows).any()]
+        out.append(max(values) - min(values))
+    return max(out)
+
+
+def balanced_accuracy(pred, y) -> float:
+    return 0.5 * (pred[y == 1].mean() + 1 - pred[y == 0].mean())
+
+
+def brute_force(y, s, g, constraint: str, tolerance: float):
+    """The best balanced accuracy over every combination of the groups' thresholds (every distinct score)."""
+    names, levels = list(np.unique(g)), np.unique(s)
+    best = (-np.inf, None)
+    for combo in itertools.product(levels, repeat=len(names)):
+        own = dict(zip(names, combo))
+        pred = s >= np.array([own[k] for k in g])
+        if gap(pred, y, g, constraint) <= tolerance + 1e-12:
+            value = balanced_accuracy(pred, y)
+            if value > best[0] + 1e-12:
+                best = (value, own)
+    return best
+
+
+@pytest.fixture(scope="module")
+def small():
+    """Three groups with different score distributions, scores on 8 levels: 512 combinations."""
+    rng = np.random.default_rng(4)
+    n = 3_000
+    g = rng.choice(["a", "b", "c"], n, p=[0.5, 0.3, 0.2])
+    y = (rng.random(n) < np.where(g == "a", 0.5, 0.3)).astype(int)
+    shift = np.where(g == "b", 0.15, np.where(g == "c", -0.1, 0.0))
+    s = np.clip(np.round((0.4 * y + 0.6 * rng.random(n) + shift) * 7) / 7, 0, 1)
+    return y, s, g
+
+
+@pytest.mark.parametrize("constraint", list(RATES))
+def test_the_optimum_over_every_combination_of_thresholds(small, constraint):
+    y, s, g = small
+    found = fc.group_thresholds(fc.threshold_counts(y, s, g), constraint, tolerance=TOLERANCE)
+    pred = s >= np.array([found.thresholds[k] for k in g])
+    assert gap(pred, y, g, constraint) <= TOLERANCE + 1e-12
+    assert found.gap == pytest.approx(gap(pred, y, g, constraint), abs=1e-12)
+    assert found.value == pytest.approx(balanced_accuracy(pred, y), abs=1e-12)
+    best, _ = brute_force(y, s, g, constraint, TOLERANCE)
+    if constraint == "equalized_odds":   # windows on a lattice: at least the optimum of a tolerance one step tighter
+        tighter, _ = brute_force(y, s, g, constraint, TOLERANCE - TOLERANCE / LATTICE)
+        assert tighter - 1e-12 <= found.value <= best + 1e-12
+    else:
+        assert found.value == pytest.approx(best, abs=1e-12)
+    table = found.table.set_index("subgroup")
+    assert list(table.index) == ["a", "b", "c", "All rows"]
+    assert table.loc["All rows", "balanced_accuracy"] == pytest.approx(found.value)
+    assert table.loc["All rows", "size"] == len(y)
+
+
+class Passthrough(BaseEstimator, ClassifierMixin):
+    """A fitted "model" whose prediction is the score column itself (ThresholdOptimizer with prefit=True)."""
+
+    def fit(self, X, y):
+        return self
+
+    def predict(self, X):
+        return np.asarray(X)[:, 0]
+
+
+def held_out(y, s, g):
+    """Fit on a random half of the rows (seed 0); the other half judges."""
+    train = np.random.default_rng(0).random(len(y)) < 0.5
+    return train, ~train
+
+
+@pytest.fixture(scope="module")
+def datasets(compas_csv, adult_two_models_csv):
+    adult = pd.read_csv(adult_two_models_csv)
+    compas = pd.read_csv(compas_csv)
+    compas = compas[compas["race"].isin(["African-American", "Caucasian"])]   # the two groups large enough to judge
+    return {"adult": (adult["y_true"].to_numpy(), adult["p_hgb"].to_numpy(), adult["sex"].to_numpy()),
+            "compas": (compas["two_year_recid"].to_numpy(), compas["decile_score"].to_numpy(dtype=float),
+                       compas["race"].to_numpy())}
+
+
+@pytest.mark.parametrize("name", ["adult", "compas"])
+@pytest.mark.parametrize("constraint", list(RATES))
+def test_held_out_gap_within_the_tolerance_and_fairlearn_no_better(datasets, name, constraint):
+    from fairlearn.postprocessing import ThresholdOptimizer
+
+    y, s, g = datasets[name]
+    train, test = held_out(y, s, g)
+    found = fc.group_thresholds(fc.threshold_counts(y[train], s[train], g[train]), constraint, tolerance=TOLERANCE)
+    ours = s[test] >= np.array([found.thresholds[k] for k in g[test]])
+    optimizer = ThresholdOptimizer(estimator=Passthrough(), constraints=FAIRLEARN[constraint],
+                                   objective="balanced_accuracy_score", prefit=True, predict_method="predict")
+    with warnings.catch_warnings():   # Fairlearn's own warnings (e.g. on pandas), not ours
+        warnings.simplefilter("ignore")
+        optimizer.fit(pd.DataFrame({"s": s[train]}), y[train], sensitive_features=g[train])
+        theirs = optimizer.predict(pd.DataFrame({"s": s[test]}), sensitive_features=g[test],
+                                   random_state=0).astype(bool)
+    single = s[test] >= (0.5 if s.max() <= 1 else 5.0)
+    assert gap(single, y[test], g[test], constraint) > TOLERANCE   # the single threshold breaks the constraint
+    assert gap(ours, y[test], g[test], constraint) <= TOLERANCE
+    assert balanced_accuracy(ours, y[test]) >= balanced_accuracy(theirs, y[test]) - 0.01
+
+
+def test_what_cannot_be_asked():
+    y, s = np.array([0, 1, 1, 0]), np.array([0.1, 0.9, 0.8, 0.2])
+    with pytest.raises(ValueError, match="needs subgroups that do not overlap"):
+        overlapping = fc.Subgroups.from_indicators(pd.DataFrame({"x": [1, 1, 0, 0], "z": [1, 0, 1, 0]}), ["x", "z"])
+        fc.group_thresholds(fc.threshold_counts(y, s, overlapping))
+    counts = fc.threshold_counts(y, s, ["a", "a", "b", "b"])
+    with pytest.raises(ValueError, match="'tolerance' parameter of group_thresholds must be a number in \\[0, 1\\]"):
+        fc.group_thresholds(counts, tolerance=2)
+    with pytest.raises(ValueError, match="constraint"):
+        fc.group_thresholds(counts, "parity")
+    # one threshold on the grid (0.85: a predicts 1 of 2, b none): no way to close the gap of 0.5
+    none = fc.group_thresholds(counts, "demographic_parity", tolerance=0.1, thresholds=[0.85])
+    assert none.thresholds == {} and np.isnan(none.value) and none.note.startswith(
+        "No thresholds on the grid of 1 keep the selection_rate of every subgroup within 0.1")
