@@ -349,6 +349,13 @@ def suggestion(token: str, mapping_key: str, score: str, metrics: tuple, distanc
 
 
 @memo(analysis.SMALL)
+def group_thresholds(token: str, mapping_key: str, score: str, threshold: float, constraint: str, tolerance: float,
+                     _tc: fc.ThresholdCounts) -> fc.GroupThresholds:
+    """``fc.group_thresholds`` of `score` over the explorer's grid, the single `threshold` for comparison."""
+    return fc.group_thresholds(_tc, constraint, tolerance=tolerance, n_points=EXPLORER_POINTS, single=threshold)
+
+
+@memo(analysis.SMALL)
 def performance_at(token: str, mapping_key: str, score: str, threshold: float, _tc) -> pd.DataFrame:
     """``fc.performance_table`` (no intervals) of `score` at `threshold`, from its sorted counts."""
     return fc.performance_table(_tc.at(threshold))

@@ -132,6 +132,8 @@ def per_subgroup_thresholds(token: str, mapping_key: str, score: str, threshold:
         return
     names = list(tc.names) if order is None else [n for n in order if n in tc.names]
     step = 1.0 if bool(np.all(np.mod(tc.levels, 1) == 0)) else 0.01
+    if isinstance(tc, fc.ThresholdCounts):
+        _suggest_group_thresholds(token, mapping_key, score, threshold, tc)
     chosen = _subgroup_threshold_inputs(token, score, threshold, names, step)
     unread = [t for t in (threshold, *dict(chosen).values()) if not computations.reads(tc, t)]
     if unread:   # binned AUC counts read bin edges only
@@ -151,6 +153,43 @@ def per_subgroup_thresholds(token: str, mapping_key: str, score: str, threshold:
         for side, word in (("single", f"at {threshold:g}"), ("own", "own")):
             config[f"{name}_{side}"] = st.column_config.NumberColumn(f"{label} ({word})", format="%.4g")
     st.dataframe(table, hide_index=True, column_config=config)
+
+
+GROUP_CONSTRAINTS = {"equalized_odds": "Equalized odds (true and false positive rates)",
+                     "equal_opportunity": "Equal opportunity (true positive rates)",
+                     "demographic_parity": "Demographic parity (selection rates)"}
+
+
+def _suggest_group_thresholds(token: str, mapping_key: str, score: str, threshold: float, tc) -> None:
+    """A threshold per subgroup that keeps a constraint's rates within a tolerance at the least loss of balanced
+    accuracy (``fc.group_thresholds``), its cost per subgroup, and a button that fills the boxes below with it."""
+    with st.expander("Suggest per-subgroup thresholds", icon=":material/tune:"):
+        st.caption("Group-specific thresholds treat groups differently by design, and may not be lawful in every "
+                   "setting (e.g. where a protected attribute may not be used at decision time). This says what "
+                   "they would cost; it does not make them acceptable.")
+        left, right = st.columns(2)
+        constraint = left.selectbox("Keep within the tolerance", list(GROUP_CONSTRAINTS), key="rates:group_constraint",
+                                    format_func=GROUP_CONSTRAINTS.get)
+        tolerance = right.number_input("Tolerance", min_value=0.0, max_value=1.0, value=0.05, step=0.01,
+                                       format="%.3f", key="rates:group_tolerance",
+                                       help="The largest difference allowed between two subgroups' rates.")
+        found = computations.group_thresholds(token, mapping_key, score, threshold, constraint, float(tolerance), tc)
+        if not found.thresholds:
+            st.caption(escape.md(found.note))
+            return
+        st.markdown(f"Balanced accuracy **{formats.num(found.value)}** with these thresholds "
+                    f"({formats.num(found.single_value)} at the single threshold {threshold:g}); the largest "
+                    f"difference between two subgroups' rates is {formats.num(found.gap)}. One deterministic "
+                    "threshold per subgroup, no randomised decisions.")
+        st.dataframe(found.table.round(4), hide_index=True)
+        st.button("Use these thresholds in the boxes below", on_click=_use, args=(token, score, found.thresholds))
+
+
+def _use(token: str, score: str, thresholds: dict) -> None:
+    """Fill the per-subgroup boxes (their kept store) with `thresholds`."""
+    store = st.session_state.setdefault(f"{state.KEEP_PREFIX}subgroup_thresholds:{token}:{score}", {})
+    store.clear()
+    store.update({name: float(t) for name, t in thresholds.items()})
 
 
 def _subgroup_threshold_inputs(token: str, score: str, threshold: float, names: list, step: float) -> tuple:

@@ -70,3 +70,34 @@ def test_suggest_apply_and_save(app, downloads):
         assert any(v.sentence in s for s in shown), v.sentence
     saved = json.loads(downloads.ending("review-config.json"))
     assert saved["thresholds"] == {"score": expected.suggested}
+
+
+def test_per_subgroup_thresholds_suggested_and_used(app):
+    rng = np.random.default_rng(4)
+    n = 3_000
+    g = rng.choice(["a", "b", "c"], n, p=[0.5, 0.3, 0.2])
+    y = (rng.random(n) < np.where(g == "a", 0.5, 0.3)).astype(int)
+    shift = np.where(g == "b", 0.15, np.where(g == "c", -0.1, 0.0))
+    s = np.clip(np.round((0.4 * y + 0.6 * rng.random(n) + shift) * 20) / 20, 0, 1)
+    frame = pd.DataFrame({"label": y, "group": g, "score": s})
+    upload(app, "groups.csv", csv_bytes(frame))
+    widget(app, "selectbox", "Label column").set_value("label").run()
+    widget(app, "multiselect", "Score column").set_value(["score"]).run()
+    widget(app, "multiselect", "Protected attributes").set_value(["group"]).run()
+    app.switch_page(RATES).run()
+    open_section(app, "rates:section", "Threshold explorer")
+    widget(app, "toggle", "Per-subgroup thresholds").set_value(True).run()
+    assert not app.exception and not app.error
+    expected = fc.group_thresholds(fc.threshold_counts(y, s, g), "equalized_odds", tolerance=0.05,
+                                   n_points=computations.EXPLORER_POINTS, single=0.5)
+    assert len(set(expected.thresholds.values())) > 1   # the groups get different thresholds
+    assert any("may not be lawful in every setting" in c.value for c in app.caption)
+    table = next(df.value for df in app.dataframe if "balanced_accuracy_single" in df.value.columns)
+    pd.testing.assert_frame_equal(table, expected.table.round(4))
+    next(b for b in app.button if b.label == "Use these thresholds in the boxes below").click().run()
+    assert not app.exception and not app.error
+    for name, t in expected.thresholds.items():
+        assert widget(app, "number_input", name).value == t
+    effect = next(unescape(m.value) for m in app.markdown if m.value.startswith("With these thresholds"))
+    pred = s >= np.array([expected.thresholds[k] for k in g])
+    assert f"overall accuracy is **{(pred == y).mean():.4g}**" in effect
