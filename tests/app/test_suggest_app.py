@@ -10,8 +10,8 @@ import numpy as np
 import pandas as pd
 
 import fairness_core as fc
-from tests.app.helpers import csv_bytes, open_section, unescape, widget
-from tests.app.review_helpers import downloads, upload  # noqa: F401
+from tests.app.helpers import csv_bytes, open_section, start, unescape, widget
+from tests.app.review_helpers import downloads, restore, upload  # noqa: F401
 from ui import computations
 
 RATES, OVERVIEW = "pages/rate_disparities.py", "pages/overview.py"
@@ -68,8 +68,15 @@ def test_suggest_apply_and_save(app, downloads):
     shown = [unescape(m.value) for m in app.markdown]
     for v in verdicts:
         assert any(v.sentence in s for s in shown), v.sentence
-    saved = json.loads(downloads.ending("review-config.json"))
-    assert saved["thresholds"] == {"score": expected.suggested}
+    saved = downloads.ending("review-config.json")
+    assert json.loads(saved)["thresholds"] == {"score": expected.suggested}
+    # the saved configuration restores it in a new session
+    fresh = start()
+    upload(fresh, "fair.csv", csv_bytes(frame))
+    restore(fresh, "review-config.json", saved)
+    assert not fresh.exception and not fresh.error
+    fresh.switch_page(RATES).run()
+    assert widget(fresh, "number_input", "Decision threshold").value == expected.suggested
 
 
 def test_per_subgroup_thresholds_suggested_and_used(app):
