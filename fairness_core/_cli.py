@@ -320,8 +320,9 @@ def main(argv=None) -> int:
     int
         0 when every gating verdict passes; 1 when one fails (with ``--strict`` also when one is
         inconclusive or not assessable): the models' rules or those ``--gate`` names (the rules about the
-        labels only when named or with ``--gate-labels``), and with ``--baseline`` every change from it; 2 for bad input or usage (a flag that would be ignored, a file that cannot be read, a configuration outside its schema, an output that cannot be written,
-        too little memory), said in one line on stderr; 3 for an internal error (a defect of ours,
+        labels only when named or with ``--gate-labels``), and with ``--baseline`` every change from it;
+        2 for bad input or usage (a flag that would be ignored, a file that cannot be read, a
+        configuration outside its schema, an output that cannot be written, too little memory), said in one line on stderr; 3 for an internal error (a defect of ours,
         never mistaken for a failing rule), with its traceback.
     """
     args = parser().parse_args(argv)   # usage errors exit 2 here, in one line

@@ -24,8 +24,8 @@ WORSE_SIGN = {"equalized_odds": 1, "p_percent_score": -1, "equal_opportunity_sco
 QUANTITY_WORDS = {"equalized_odds": "equalized odds disparity", "p_percent_score": "p% score",
                   "equal_opportunity_score": "equal opportunity score", "subgroup_auc": "subgroup AUC",
                   "bpsn_auc": "BPSN AUC", "bnsp_auc": "BNSP AUC", "ece": "ECE"}
-UNKNOWN_RULE_MESSAGE = ("The gate names {names}, which {verb} not a rule of this review. Its rules: {known}. Tip: name a "
-                        "rule (or its metric) as the report lists it.")
+UNKNOWN_RULE_MESSAGE = ("The gate names {names}, which {verb} not a rule of this review. Its rules: {known}. "
+                        "Tip: name a rule (or its metric) as the report lists it.")
 GATING_STATUSES = {False: ("fail",), True: ("fail", "inconclusive", "not_assessable")}
 
 

@@ -187,7 +187,8 @@ def _objective(cells: Optional[np.ndarray], measure: str) -> float:
     return float(_rates(cells.sum(axis=0))[measure])
 
 
-def _table(names: list, own: Optional[dict], picked: Optional[np.ndarray], single: Optional[np.ndarray]) -> pd.DataFrame:
+def _table(names: list, own: Optional[dict], picked: Optional[np.ndarray],
+           single: Optional[np.ndarray]) -> pd.DataFrame:
     """Per subgroup then all rows: the thresholds, rates and measures with them, and at the single threshold."""
     columns = ("selection_rate", "true_positive_rate", "false_positive_rate", "accuracy", "balanced_accuracy")
     base = picked if picked is not None else single
