@@ -48,13 +48,24 @@ def column_profile(token: str, _frame: pd.DataFrame) -> pd.DataFrame:
 
 
 def n_unique(values: pd.Series) -> int:
-    """The number of distinct non-missing values of a column, as far as the app compares it: exact up to
-    ``MAX_SLICE_VALUES``, and for an integer column whose values may all differ (a row identifier).
+    """The number of distinct non-missing values of a column, as far as the app compares it.
 
-    Counting the distinct values of a column with many (a score, an amount) hashes every row, a tenth of a second
-    or more per million: when the first ``PROFILE_HEAD`` rows already hold more than ``MAX_SLICE_VALUES`` distinct
-    values (and, for an integer column, a repeated or missing one, so it is no identifier), their count is
-    returned, a lower bound that every comparison of the app reads as the exact count would be read.
+    Counting the distinct values of a column with many (a score, an amount) hashes every row, a tenth of a
+    second or more per million. So when the first ``PROFILE_HEAD`` rows already hold more than
+    ``MAX_SLICE_VALUES`` distinct values (and, in an integer column, a repeated or missing one, so that it is no
+    row identifier), their count is returned: a lower bound, which every comparison the app makes (at most
+    ``MAX_SLICE_VALUES``, more than 2, all distinct in an integer column) reads as it would read the exact count.
+
+    Parameters
+    ----------
+    values : Series
+        The column; unhashable values (lists, dicts) are counted by their text.
+
+    Returns
+    -------
+    int
+        The exact count up to ``MAX_SLICE_VALUES`` and for an integer column of distinct values, else at least
+        ``MAX_SLICE_VALUES + 1``.
     """
     if len(values) > PROFILE_HEAD:
         head = values.iloc[:PROFILE_HEAD]

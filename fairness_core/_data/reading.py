@@ -537,8 +537,9 @@ def _read_csv_arrow(data: bytes, sep: str, encoding: str, header: list[str]) -> 
     """UTF-8 CSV `data` parsed by pyarrow, or None where pandas' parser must decide.
 
     pyarrow is given pandas' missing-value markers and boolean words, and accepts quoted line
-    breaks (when `data` holds a quote character at all: without one it parses blocks in parallel). Its result is kept only when it is pandas' result: the names are the header as
-    written, every column is int64, float64, text, boolean without missing values or entirely
+    breaks (looked for only when `data` holds a quote character: without one pyarrow parses its
+    blocks in parallel). Its result is kept only when it is pandas' result: the names are the
+    header as written, every column is int64, float64, text, boolean without missing values or entirely
     missing (which pandas reads as float64), and pandas' parser finds compatible types in the
     first ``SNIFF_LINES`` rows (an integer column there may hold floats or missing values
     further on; a column entirely missing there may hold anything). Anything else (dates,
