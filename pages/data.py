@@ -180,7 +180,7 @@ st.subheader("Map the columns")
 profile = profiling.column_profile(token, frame)
 columns = profile["column"].tolist()
 numeric = profiling.numeric_columns(token, frame)
-seed = st.session_state[state.MAPPING] or profiling.guess_mapping(frame, profile)
+seed = st.session_state[state.MAPPING] or profiling.guess_mapping(frame, profile, token)
 key = f"map:{token}:"
 
 c1, c2 = st.columns(2)

@@ -142,7 +142,8 @@ def load_upload(uploaded, stage) -> None:
         step = "checking the columns of"
         stage("Checking the columns ...")
         profile = profiling.column_profile(token, frame)
-        mapping = replace(profiling.guess_mapping(frame, profile), **(st.session_state[state.SUBGROUP_OPTIONS] or {}))
+        mapping = replace(profiling.guess_mapping(frame, profile, token),
+                          **(st.session_state[state.SUBGROUP_OPTIONS] or {}))
         keys = (state.FRAME, state.DATASET_NAME, state.DATASET_TOKEN, state.MAPPING, state.LOCAL_SOURCE)
         previous = {key: st.session_state[key] for key in keys}
         st.session_state.update(dict(zip(keys, (frame, name, token, mapping, None))))

@@ -12,6 +12,7 @@ from . import analysis
 from .memo import memo
 
 MAX_SLICE_VALUES = 50  # a non-numeric column with more distinct values is not offered for slicing
+PROFILE_HEAD = 10_000  # column_profile counts the distinct values of a column's first rows before all of them
 NOT_SCORES_MESSAGE = (
     "Not offered as score columns, because their numbers are written as text: {reasons}. Tip: write the numbers "
     "with a decimal point and without % signs or thousands separators (a semicolon-separated file may use decimal "
@@ -32,15 +33,9 @@ def slice_values(token: str, column: str, _frame: pd.DataFrame):
 
 @memo(analysis.SMALL)
 def column_profile(token: str, _frame: pd.DataFrame) -> pd.DataFrame:
-    """Per column: dtype, whether numeric, and the number of distinct non-missing values (of their text
-    when some are unhashable, such as lists or dicts)."""
-
-    def n_unique(values: pd.Series) -> int:
-        try:
-            return int(values.nunique(dropna=True))
-        except TypeError:
-            return int(values.dropna().map(str).nunique())
-
+    """Per column: dtype, whether numeric, the number of distinct non-missing values (``n_unique``: of their text
+    when some are unhashable, such as lists or dicts; see :func:`n_unique` for when it is a lower bound) and of
+    missing values."""
     numeric = [pd.api.types.is_numeric_dtype(_frame[c]) and not pd.api.types.is_bool_dtype(_frame[c])
                for c in _frame.columns]
     return pd.DataFrame({
@@ -50,6 +45,42 @@ def column_profile(token: str, _frame: pd.DataFrame) -> pd.DataFrame:
         "n_unique": [n_unique(_frame[c]) for c in _frame.columns],
         "n_missing": [int(v) for v in _frame.isna().sum()],
     })
+
+
+def n_unique(values: pd.Series) -> int:
+    """The number of distinct non-missing values of a column, as far as the app compares it.
+
+    Counting the distinct values of a column with many (a score, an amount) hashes every row, a tenth of a
+    second or more per million. So when the first ``PROFILE_HEAD`` rows already hold more than
+    ``MAX_SLICE_VALUES`` distinct values (and, in an integer column, a repeated or missing one, so that it is no
+    row identifier), their count is returned: a lower bound, which every comparison the app makes (at most
+    ``MAX_SLICE_VALUES``, more than 2, all distinct in an integer column) reads as it would read the exact count.
+
+    Parameters
+    ----------
+    values : Series
+        The column; unhashable values (lists, dicts) are counted by their text.
+
+    Returns
+    -------
+    int
+        The exact count up to ``MAX_SLICE_VALUES`` and for an integer column of distinct values, else at least
+        ``MAX_SLICE_VALUES + 1``.
+    """
+    if len(values) > PROFILE_HEAD:
+        head = values.iloc[:PROFILE_HEAD]
+        found = _distinct_count(head)
+        repeats = found < len(head)   # a value repeated, or missing
+        if found > MAX_SLICE_VALUES and (repeats or not pd.api.types.is_integer_dtype(values.dtype)):
+            return found
+    return _distinct_count(values)
+
+
+def _distinct_count(values: pd.Series) -> int:
+    try:
+        return int(values.nunique(dropna=True))
+    except TypeError:   # unhashable values (lists, dicts): counted by their text
+        return int(values.dropna().map(str).nunique())
 
 
 @memo(analysis.SMALL)
@@ -98,10 +129,12 @@ def first_guess(token: str, _frame: pd.DataFrame) -> fc.MappingGuess:
     return fc.guess_mapping(_frame)
 
 
-def guess_mapping(frame: pd.DataFrame, profile: pd.DataFrame | None = None) -> fc.ColumnMapping:
+def guess_mapping(frame: pd.DataFrame, profile: pd.DataFrame | None = None, token: str | None = None
+                  ) -> fc.ColumnMapping:
     """A first column mapping for an uploaded file, for the user to check and adjust
-    (``fairness_core.guess_mapping``: every score column, predicted label and protected attribute)."""
-    guess = fc.guess_mapping(frame)
+    (``fairness_core.guess_mapping``: every score column, predicted label and protected attribute); with the
+    dataset's `token`, the memoized :func:`first_guess`, so that a dataset is guessed once."""
+    guess = fc.guess_mapping(frame) if token is None else first_guess(token, frame)
     if guess.mapping is None:
         return fc.ColumnMapping(label=str(frame.columns[0]) if frame.shape[1] else "", positive_label=None)
     return guess.mapping

@@ -11,7 +11,7 @@ from sklearn.metrics import roc_auc_score
 from streamlit.testing.v1 import AppTest
 
 from tests.app.helpers import PAGES, ROOT, csv_bytes, metrics, open_section, scored_table, widget
-from ui import loading as data, escape, formats, labels
+from ui import loading as data, escape, formats, labels, profiling
 
 N_ROWS = 1_000_000
 
@@ -134,3 +134,35 @@ def test_a_gzip_counts_its_decompressed_size_against_the_memory_left(monkeypatch
     monkeypatch.setattr(data, "available_memory", lambda: len(plain) * data.MEMORY_FACTOR["csv"] * 2)
     at = upload("huge.csv.gz", payload)
     assert not at.error and metrics(at)["Rows in file"] == "3,000"
+
+
+def test_an_upload_is_hashed_read_guessed_and_profiled_once(monkeypatch):
+    # Across the upload's two script runs, a new mapping and a visit of another page and back: the file's bytes
+    # are hashed once, parsed once, its mapping guessed once and each column's distinct values counted once.
+    calls = {"token_of": 0, "read_table": 0, "guess_mapping": 0, "n_unique": 0}
+
+    def counted(owner, name, key=None):
+        original = getattr(owner, name)
+
+        def wrapper(*args, **kwargs):
+            calls[key or name] += 1
+            return original(*args, **kwargs)
+
+        monkeypatch.setattr(owner, name, wrapper)
+
+    counted(data, "token_of")
+    counted(data.fc, "read_table")
+    counted(data.fc, "guess_mapping")
+    counted(profiling, "n_unique")
+    frame = scored_table(3000)
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
+    at.run()
+    widget(at, "radio", "Source").set_value("upload").run()
+    calls.update(dict.fromkeys(calls, 0))   # (the bundled sample the app opens on was read and profiled)
+    at.file_uploader[0].set_value(("small.csv", csv_bytes(frame), "text/csv")).run()
+    assert not at.exception and not at.error and metrics(at)["Rows in file"] == "3,000"
+    widget(at, "multiselect", labels.PROTECTED).set_value(["race", "sex"]).run()
+    at.switch_page("pages/overview.py").run()
+    at.switch_page("pages/data.py").run()
+    assert not at.exception and not at.error
+    assert calls == {"token_of": 1, "read_table": 1, "guess_mapping": 1, "n_unique": frame.shape[1]}

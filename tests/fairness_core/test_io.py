@@ -358,3 +358,22 @@ def test_na_values_are_pandas_defaults():
     from fairness_core._data.reading import NA_VALUES
 
     assert set(NA_VALUES) == STR_NA_VALUES
+
+
+@pytest.mark.parametrize(("data", "quoted"), [(b"a,b\n1,x\n2,y\n", False), (b'a,b\n1,"two\nlines"\n2,y\n', True)],
+                         ids=["no quotes", "a quoted line break"])
+def test_pyarrow_looks_for_quoted_line_breaks_only_when_the_file_has_a_quote(monkeypatch, data, quoted):
+    # Without a quote character no value can hold a line break: pyarrow then parses blocks in parallel.
+    import pyarrow.csv as pa_csv
+
+    seen = []
+    read_csv = pa_csv.read_csv
+
+    def spy(source, *, parse_options, **kwargs):
+        seen.append(parse_options.newlines_in_values)
+        return read_csv(source, parse_options=parse_options, **kwargs)
+
+    monkeypatch.setattr(pa_csv, "read_csv", spy)
+    out = fc.read_table(data)
+    assert seen == [quoted]
+    assert out["b"].tolist() == (["two\nlines", "y"] if quoted else ["x", "y"])
