@@ -314,7 +314,9 @@ class ScoredData:
         keep = reasons == ""
         if not keep.any():
             raise ValueError(NO_ROWS_LEFT.format(reasons=_reason_text(reasons)))
-        kept = frame.loc[keep].reset_index(drop=True)
+        # Only the subgroups' columns are copied (a wide frame's other columns, text among them, are not needed).
+        columns = list(dict.fromkeys([*m.protected, *m.indicators]))
+        kept = frame.loc[keep, columns].reset_index(drop=True)
         subgroups = _subgroups(kept, m)
         y_true = is_positive[keep].astype(np.int8)
         # Classes as integer codes into one sorted vocabulary of texts (each distinct value is
