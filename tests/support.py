@@ -39,3 +39,15 @@ def examples(n: int) -> int:
     10) in CI's derandomized profile, sized for make test's budget; ten times as many under
     ``HYPOTHESIS_PROFILE=thorough``."""
     return max(10, round(n * EXAMPLES_SCALE.get(hypothesis_profile(), 1.0)))
+
+
+def three_groups(levels: int, seed: int = 4, n: int = 3_000):
+    """(y, score, group) of three groups with different base rates and score distributions, the scores on
+    `levels` + 1 values in [0, 1]: per-group thresholds differ (tests of group_thresholds and its page)."""
+    import numpy as np
+
+    rng = np.random.default_rng(seed)
+    g = rng.choice(["a", "b", "c"], n, p=[0.5, 0.3, 0.2])
+    y = (rng.random(n) < np.where(g == "a", 0.5, 0.3)).astype(int)
+    shift = np.where(g == "b", 0.15, np.where(g == "c", -0.1, 0.0))
+    return y, np.clip(np.round((0.4 * y + 0.6 * rng.random(n) + shift) * levels) / levels, 0, 1), g

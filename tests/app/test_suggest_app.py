@@ -12,6 +12,7 @@ import pandas as pd
 import fairness_core as fc
 from tests.app.helpers import csv_bytes, open_section, start, unescape, widget
 from tests.app.review_helpers import downloads, restore, upload  # noqa: F401
+from tests.support import three_groups
 from ui import computations
 
 RATES, OVERVIEW = "pages/rate_disparities.py", "pages/overview.py"
@@ -26,15 +27,20 @@ def fair_frame(n: int = 6_000) -> pd.DataFrame:
     return pd.DataFrame({"label": y, "region": group, "score": score})
 
 
-def test_suggest_apply_and_save(app, downloads):
-    frame = fair_frame()
-    upload(app, "fair.csv", csv_bytes(frame))
+def explorer_of(app, frame: pd.DataFrame, group: str) -> None:
+    """Upload `frame`, map label, score and `group`, and open Rate disparities' threshold explorer."""
+    upload(app, f"{group}.csv", csv_bytes(frame))
     widget(app, "selectbox", "Label column").set_value("label").run()
     widget(app, "multiselect", "Score column").set_value(["score"]).run()
-    widget(app, "multiselect", "Protected attributes").set_value(["region"]).run()
+    widget(app, "multiselect", "Protected attributes").set_value([group]).run()
     app.switch_page(RATES).run()
     open_section(app, "rates:section", "Threshold explorer")
     assert not app.exception and not app.error
+
+
+def test_suggest_apply_and_save(app, downloads):
+    frame = fair_frame()
+    explorer_of(app, frame, "region")
     widget(app, "toggle", "Assess every threshold").set_value(True).run()
     assert not app.exception and not app.error
     mapping = fc.ColumnMapping(label="label", positive_label=1, scores=("score",), protected=("region",))
@@ -80,19 +86,8 @@ def test_suggest_apply_and_save(app, downloads):
 
 
 def test_per_subgroup_thresholds_suggested_and_used(app):
-    rng = np.random.default_rng(4)
-    n = 3_000
-    g = rng.choice(["a", "b", "c"], n, p=[0.5, 0.3, 0.2])
-    y = (rng.random(n) < np.where(g == "a", 0.5, 0.3)).astype(int)
-    shift = np.where(g == "b", 0.15, np.where(g == "c", -0.1, 0.0))
-    s = np.clip(np.round((0.4 * y + 0.6 * rng.random(n) + shift) * 20) / 20, 0, 1)
-    frame = pd.DataFrame({"label": y, "group": g, "score": s})
-    upload(app, "groups.csv", csv_bytes(frame))
-    widget(app, "selectbox", "Label column").set_value("label").run()
-    widget(app, "multiselect", "Score column").set_value(["score"]).run()
-    widget(app, "multiselect", "Protected attributes").set_value(["group"]).run()
-    app.switch_page(RATES).run()
-    open_section(app, "rates:section", "Threshold explorer")
+    y, s, g = three_groups(20)
+    explorer_of(app, pd.DataFrame({"label": y, "group": g, "score": s}), "group")
     widget(app, "toggle", "Per-subgroup thresholds").set_value(True).run()
     assert not app.exception and not app.error
     expected = fc.group_thresholds(fc.threshold_counts(y, s, g), "equalized_odds", tolerance=0.05,

@@ -14,6 +14,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 
 import fairness_core as fc
 from fairness_core._review.group_thresholds import LATTICE
+from tests.support import three_groups
 
 TOLERANCE = 0.05
 RATES = {"demographic_parity": (None,), "equal_opportunity": (1,), "equalized_odds": (1, 0)}
@@ -52,13 +53,7 @@ def brute_force(y, s, g, constraint: str, tolerance: float):
 @pytest.fixture(scope="module")
 def small():
     """Three groups with different score distributions, scores on 8 levels: 512 combinations."""
-    rng = np.random.default_rng(4)
-    n = 3_000
-    g = rng.choice(["a", "b", "c"], n, p=[0.5, 0.3, 0.2])
-    y = (rng.random(n) < np.where(g == "a", 0.5, 0.3)).astype(int)
-    shift = np.where(g == "b", 0.15, np.where(g == "c", -0.1, 0.0))
-    s = np.clip(np.round((0.4 * y + 0.6 * rng.random(n) + shift) * 7) / 7, 0, 1)
-    return y, s, g
+    return three_groups(7)
 
 
 @pytest.mark.parametrize("constraint", list(RATES))
