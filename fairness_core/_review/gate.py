@@ -111,7 +111,8 @@ def change_table(differences: dict, baseline: str, *, include_small: bool = Fals
             keep = ~rows["small"].fillna(False).astype(bool)
             rows, quantity, subgroup = rows[keep], quantity[keep], subgroup[keep]
         sign = np.array([WORSE_SIGN.get(q, 1) for q in quantity], dtype=np.float64)
-        diff, low, high = (rows[c].to_numpy(dtype=np.float64) for c in
+        diff, low, high = (rows[c].to_numpy(dtype=np.float64) if c in rows.columns   # no intervals: no ends
+                           else np.full(len(rows), np.nan) for c in
                            ("difference", "difference_ci_low", "difference_ci_high"))
         ends = np.sort(np.stack([sign * low, sign * high]), axis=0)   # NaN sorts last: both ends NaN stay NaN
         parts.append(pd.DataFrame({"model": rows["model"].to_numpy(dtype=object), "quantity": quantity.to_numpy(),

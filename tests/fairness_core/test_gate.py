@@ -195,3 +195,13 @@ def test_gate_flags_that_cannot_apply_are_bad_input(tmp_path, args, message):
     run = cli("metrics", str(data), "--label", "y", "--score", "m1", "--score", "m2", "--protected", "g",
               "--no-intervals", *args)
     assert run.returncode == 2 and run.stderr.startswith(message), run.stderr
+
+
+def test_without_intervals_the_point_change_decides():
+    frame = two_models(2_000, 6, candidate="worse")
+    mapping = fc.ColumnMapping(label="y", positive_label=1, scores=("m1", "m2"), protected=("g",))
+    review = fc.build_review(frame, fc.ReviewConfig(mapping=mapping, baseline="m1", ci=None))
+    assert review.changes and all(np.isnan(c.ci_low) and c.level is None for c in review.changes)
+    auc = next(c for c in review.changes if c.quantity == "subgroup_auc" and c.subgroup == "A")
+    assert auc.status == "fail" and auc.sentence.endswith("more than the tolerance 0.01 (no interval): fails.")
+    assert {c.status for c in review.changes} <= {"pass", "fail"}
