@@ -64,7 +64,7 @@ class _AtomQueries:
         ``sums(column)`` adds up another column of the result per (pattern, cell)."""
         frame = self.run(_sql.pattern_query(self.plan, score, cells, with_missing=self.with_missing, **kw))
         keys = _Keys(frame, self.m, self.binned)
-        return (keys, *_atoms_of(keys, keys.index(frame), frame, *cell(frame)))
+        return (keys, *_atoms_of(keys, keys.key, frame, *cell(frame)))
 
     def _kept(self, name, at: Any = None) -> Optional[_Rows]:
         """The rows kept of the counts query `name` when they were counted with `at` (None: any), else None."""
@@ -216,16 +216,18 @@ class _Keys:
 
     The subgroups are built by ``Subgroups.from_attributes`` on one row per distinct combination of
     values, so names, order and missing values follow the in-memory library exactly; identity columns
-    follow as subgroups of their own.
+    follow as subgroups of their own. ``key`` is the key number of each row of the `frame` they were
+    built from (what :meth:`index` finds for it).
     """
 
     def __init__(self, frame: pd.DataFrame, m: ColumnMapping, bins: Optional[dict] = None):
         self.m = m
         self.prot = None
         self.frame = pd.DataFrame(index=[0])
-        if m.protected:
-            key = frame.groupby(list(m.protected), dropna=False, sort=False).ngroup().to_numpy()
-            first = pd.Series(np.arange(len(key))).groupby(key).first().to_numpy()
+        self.key = np.zeros(len(frame), dtype=np.int64)
+        if m.protected:   # keys numbered in order of first appearance, as self.frame lists them
+            self.key = frame.groupby(list(m.protected), dropna=False, sort=False).ngroup().to_numpy(dtype=np.int64)
+            first = np.unique(self.key, return_index=True)[1]
             self.frame = frame.loc[first, list(m.protected)].reset_index(drop=True)
             self.prot = Subgroups.from_attributes(self.frame, list(m.protected), intersect=m.intersect, bin_edges=bins,
                                                   min_size=m.min_size, n_bins=m.n_bins,
@@ -287,7 +289,7 @@ def _assemble(frame: pd.DataFrame, m: ColumnMapping, bins, attribute_bins: Optio
     y = frame["__fc_y"].to_numpy(dtype=np.int64)
     n = frame["__fc_n"].to_numpy(dtype=np.float64)
     keys = _Keys(frame, m, attribute_bins)
-    key = keys.index(frame)
+    key = keys.key
     pred = frame["__fc_pred"].to_numpy(dtype=np.int64)
     cm, cb, co = keys.tables(frame, 2 * y + pred, 4, {"n": n}, key)
     confusion = ConfusionCounts(keys.names, cm["n"], cb["n"], co["n"], m.min_size, disjoint=keys.disjoint)
@@ -311,7 +313,7 @@ def _given_counts(frame: pd.DataFrame, m: ColumnMapping, binned: dict) -> tuple[
     """ConfusionCounts of the predicted label column from the rows of the given-predictions query, and those rows
     kept for the atoms (:class:`_Rows`)."""
     keys = _Keys(frame, m, binned)
-    key = keys.index(frame)
+    key = keys.key
     cell = 2 * frame["__fc_y"].to_numpy(dtype=np.int64) + frame["__fc_pred"].to_numpy(dtype=np.int64)
     member, background, overall = keys.tables(frame, cell, 4, {"n": frame["__fc_n"].to_numpy(dtype=np.float64)}, key)
     return (ConfusionCounts(keys.names, member["n"], background["n"], overall["n"], m.min_size, disjoint=keys.disjoint),

@@ -9,7 +9,8 @@ Three queries, each one scan of the source:
 3. ``counts_query`` (one per score column): over the kept rows, GROUP BY the protected attributes,
    the label, the score level (a distinct score or a bin), the calibration bin and the prediction
    at the threshold, with the row count, sum of scores and of squared scores, and per identity
-   column the same three sums over its members and over its rows with a missing value.
+   column the same three sums over its members and over its rows with a missing value (the
+   calibration sums in a second, cheaper query per score, by calibration bin and sub-bin).
 
 Identifiers are quoted and literals written by SQLGlot, so no column name or value from the data
 is ever spliced into SQL as text.
@@ -205,8 +206,7 @@ def counts_query(plan: Plan, score: str, *, threshold: Optional[float], cal_edge
         level, last = "0", "__fc_kept"
     else:
         level, last = _level(ctes, bins)
-    cal = "0" if cal_edges is None else (" + ".join(
-        f"CAST(__fc_p >= {literal(float(e))} AS INT)" for e in cal_edges[1:-1]) or "0")
+    cal = "0" if cal_edges is None else count_at_or_below("__fc_p", cal_edges[1:-1])
     sub = []
     if cal_edges is not None and not by_level:   # the bin computed once per row, then its sub-bin from it
         from .._counts.binning import SUB_BINS
