@@ -305,7 +305,8 @@ def _assemble(frame: pd.DataFrame, m: ColumnMapping, bins, attribute_bins: Optio
     auc = AucCounts(keys.names, levels, edges, sparse.csr_matrix(am["n"].astype(np.int64)),
                     sparse.csr_matrix(ab["n"].astype(np.int64)), ao["n"].reshape(2, n_levels).astype(np.int64),
                     m.min_size, disjoint=keys.disjoint)
-    rows = _Rows(keys, key, {"__fc_y": y, "__fc_level": level, "__fc_pred": pred, "__fc_n": n}, threshold)
+    small = {"__fc_y": y.astype(np.int8), "__fc_level": level.astype(np.int32), "__fc_pred": pred.astype(np.int8)}
+    rows = _Rows(keys, key.astype(np.int32), {**small, "__fc_n": n}, threshold)   # a row per score level: kept small
     return keys, confusion, auc, rows
 
 
