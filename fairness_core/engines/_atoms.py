@@ -181,7 +181,28 @@ def _atoms_of(keys: "_Keys", key: np.ndarray, frame, cell_of_row: np.ndarray, n_
     """(Atoms, sums) of the rows of a query grouped by protected key (`key`: each row's, among `keys`), identity
     columns' memberships ``__fc_m{j}`` and missing flags ``__fc_x{j}`` and a cell (`cell_of_row`, of `n_cells`);
     ``sums(column)`` adds up another column of `frame` (a DataFrame or a dict of arrays) per (pattern, cell)."""
-    n = len(cell_of_row)
+    key = np.asarray(key, dtype=np.int64)
+    if not keys.m.indicators:   # the pattern is the key's: found over the keys present, not over every row
+        used = np.flatnonzero(np.bincount(key, minlength=len(keys.frame)))
+        pattern_of, masks = _patterns(keys, *_memberships(keys, used, {}, len(used)))
+        lookup = np.zeros(len(keys.frame), dtype=np.int64)
+        lookup[used] = pattern_of
+        pattern = lookup[key]
+    else:
+        pattern, masks = _patterns(keys, *_memberships(keys, key, frame, len(key)))
+    n_patterns = len(masks[0])
+    index = pattern * n_cells + np.asarray(cell_of_row, dtype=np.int64)
+
+    def summed(column: str) -> np.ndarray:
+        return np.bincount(index, weights=np.asarray(frame[column], dtype=np.float64),
+                           minlength=n_patterns * n_cells).reshape(n_patterns, n_cells)
+
+    return Atoms(summed("__fc_n"), *masks), summed
+
+
+def _memberships(keys: "_Keys", key: np.ndarray, frame, n: int) -> tuple[np.ndarray, np.ndarray]:
+    """(member, background) of `n` rows of keys `key`, identity columns ``__fc_m{j}``, ``__fc_x{j}`` of `frame`
+    included: bool arrays of shape (n, subgroups)."""
     member, background = [np.zeros((n, 0), dtype=bool)], [np.zeros((n, 0), dtype=bool)]
     if keys.prot is not None:
         member.append(np.asarray(keys.prot.membership, dtype=bool)[key])
@@ -191,24 +212,18 @@ def _atoms_of(keys: "_Keys", key: np.ndarray, frame, cell_of_row: np.ndarray, n_
         missing = (np.asarray(frame[f"__fc_x{j}"], dtype=np.int64) == 1) if f"__fc_x{j}" in frame else False
         member.append(inside[:, None])
         background.append((~inside & ~missing)[:, None])
-    member, background = np.hstack(member), np.hstack(background)
-    if keys.disjoint:   # a pattern per subgroup, in subgroup order (Subgroups.patterns)
+    return np.hstack(member), np.hstack(background)
+
+
+def _patterns(keys: "_Keys", member: np.ndarray, background: np.ndarray) -> tuple[np.ndarray, tuple]:
+    """(each row's pattern, (member, background) masks of the patterns), numbered as ``Subgroups.patterns``."""
+    if keys.disjoint:   # a pattern per subgroup, in subgroup order
         present, pattern = np.unique(np.argmax(member, axis=1), return_inverse=True)
         eye = np.eye(len(keys.names), dtype=bool)[present]
-        masks = (eye, ~eye)
-    else:               # the distinct [member | background] bit rows, in increasing order (Subgroups.patterns)
-        bits, pattern = np.unique(np.hstack([member, background]), axis=0, return_inverse=True)
-        k = member.shape[1]
-        masks = (bits[:, :k], bits[:, k:])
-    pattern = pattern.reshape(-1)
-    n_patterns = len(masks[0])
-    index = pattern * n_cells + np.asarray(cell_of_row, dtype=np.int64)
-
-    def summed(column: str) -> np.ndarray:
-        return np.bincount(index, weights=np.asarray(frame[column], dtype=np.float64),
-                           minlength=n_patterns * n_cells).reshape(n_patterns, n_cells)
-
-    return Atoms(summed("__fc_n"), *masks), summed
+        return pattern.reshape(-1), (eye, ~eye)
+    bits, pattern = np.unique(np.hstack([member, background]), axis=0, return_inverse=True)   # in increasing order
+    k = member.shape[1]
+    return pattern.reshape(-1), (bits[:, :k], bits[:, k:])
 
 
 class _Keys:
