@@ -276,8 +276,8 @@ def counts(source: LocalSource, mapping: fc.ColumnMapping, auc_bins):
 
 def with_atoms(source: LocalSource, counted) -> tuple:
     """(``ScoredCounts.with_atoms`` of counts from :func:`counts`, None), the atoms intervals need (one GROUP BY per
-    table); or (None, why) when the rows have too many membership patterns for a bootstrap. Raises ValueError when
-    DuckDB cannot read the rows any more."""
+    table with identity columns; without, summed from the counts' own rows, no query); or (None, why) when the rows
+    have too many membership patterns for a bootstrap. Raises ValueError when DuckDB cannot read the rows any more."""
     with _engine_errors(source, "count"):
         try:
             return counted.with_atoms(max_patterns=MAX_PATTERNS), None

@@ -1,9 +1,16 @@
-"""The atom queries of scored_counts and the count tables assembled from their rows."""
+"""The atom queries of scored_counts and the count tables assembled from their rows.
+
+Without identity columns a membership pattern is a protected key, which the counts queries group
+by already: the atoms of the tables those queries counted are then summed from their rows (kept as
+:class:`_Rows`), and only the other tables (another threshold, other calibration bins, the classes)
+are counted again where the data lies.
+"""
 
 from __future__ import annotations
 
 import dataclasses
-from typing import Callable, Optional
+from dataclasses import dataclass
+from typing import Any, Callable, Optional
 
 import numpy as np
 import pandas as pd
@@ -21,53 +28,61 @@ from .._stats.bootstrap import Atoms
 from .._subgroups.subgroups import Subgroups
 
 
+@dataclass(frozen=True, eq=False)
+class _Rows:
+    """The rows of a counts query kept as arrays: each row's protected key (a row of ``keys.frame``), the
+    `columns` the atoms need, and what they were counted with (`at`: the threshold, or the calibration edges)."""
+
+    keys: "_Keys"
+    key: np.ndarray
+    columns: dict
+    at: Any = None
+
+    @classmethod
+    def of(cls, keys: "_Keys", key: np.ndarray, frame: pd.DataFrame, names: tuple, at: Any = None,
+           **columns) -> "_Rows":
+        """The columns `names` of `frame` (and the arrays `columns`), the rows' keys `key` among `keys`."""
+        return cls(keys, key, {**{c: frame[c].to_numpy() for c in names}, **columns}, at)
+
+
 class _AtomQueries:
     """The pattern queries behind :meth:`ScoredCounts.with_atoms`: each table's counts per (membership pattern,
-    cell), numbered as ``Subgroups.patterns`` numbers the patterns of rows in memory."""
+    cell), numbered as ``Subgroups.patterns`` numbers the patterns of rows in memory.
+
+    `counted` holds the rows of the counts queries (:class:`_Rows`: ``("level", score)``, ``("cal", score)``
+    and ``"given"``): without identity columns the atoms of those tables are summed from them (no scan).
+    """
 
     def __init__(self, run: Callable, plan: _sql.Plan, m: ColumnMapping, binned: dict, with_missing: list,
-                 auc_bins: Optional[int], ranges: dict):
+                 auc_bins: Optional[int], ranges: dict, counted: Optional[dict] = None):
         self.run, self.plan, self.m, self.binned, self.with_missing = run, plan, m, binned, with_missing
         self.auc_bins, self.ranges = auc_bins, ranges
+        self.counted = {} if m.indicators or counted is None else counted
 
     def _atoms(self, score: Optional[str], cells: list, cell: Callable, **kw):
         """(keys, Atoms, sums) of one pattern query: `cell` maps its frame to (each row's cell, number of cells);
         ``sums(column)`` adds up another column of the result per (pattern, cell)."""
         frame = self.run(_sql.pattern_query(self.plan, score, cells, with_missing=self.with_missing, **kw))
         keys = _Keys(frame, self.m, self.binned)
-        n = len(frame)
-        member, background = [np.zeros((n, 0), dtype=bool)], [np.zeros((n, 0), dtype=bool)]
-        if keys.prot is not None:
-            key = keys.index(frame)
-            member.append(np.asarray(keys.prot.membership, dtype=bool)[key])
-            background.append(np.asarray(keys.prot.background, dtype=bool)[key])
-        for j in range(len(self.m.indicators)):
-            inside = frame[f"__fc_m{j}"].to_numpy(dtype=np.int64) == 1
-            missing = (frame[f"__fc_x{j}"].to_numpy(dtype=np.int64) == 1) if f"__fc_x{j}" in frame else False
-            member.append(inside[:, None])
-            background.append((~inside & ~missing)[:, None])
-        member, background = np.hstack(member), np.hstack(background)
-        if keys.disjoint:   # a pattern per subgroup, in subgroup order (Subgroups.patterns)
-            present, pattern = np.unique(np.argmax(member, axis=1), return_inverse=True)
-            eye = np.eye(len(keys.names), dtype=bool)[present]
-            masks = (eye, ~eye)
-        else:               # the distinct [member | background] bit rows, in increasing order (Subgroups.patterns)
-            bits, pattern = np.unique(np.hstack([member, background]), axis=0, return_inverse=True)
-            k = member.shape[1]
-            masks = (bits[:, :k], bits[:, k:])
-        pattern = pattern.reshape(-1)
-        n_patterns = len(masks[0])
-        cell_of_row, n_cells = cell(frame)
-        index = pattern * n_cells + cell_of_row
+        return (keys, *_atoms_of(keys, keys.key, frame, *cell(frame)))
 
-        def summed(column: str) -> np.ndarray:
-            return np.bincount(index, weights=frame[column].to_numpy(dtype=np.float64),
-                               minlength=n_patterns * n_cells).reshape(n_patterns, n_cells)
+    def _kept(self, name, at: Any = None) -> Optional[_Rows]:
+        """The rows kept of the counts query `name` when they were counted with `at` (None: any), else None."""
+        rows = self.counted.get(name)
+        if rows is None or (at is not None and not np.array_equal(np.asarray(rows.at), np.asarray(at))):
+            return None
+        return rows
 
-        return keys, Atoms(summed("__fc_n"), *masks), summed
+    def _first_rows(self) -> Optional[_Rows]:
+        """Rows kept of any counts query over every kept row (the first score's, or the predicted label's)."""
+        return self._kept(("level", self.m.scores[0])) if self.m.scores else self._kept("given")
 
-    def _confusion(self, score: Optional[str], cells: list, cell: Callable) -> ConfusionCounts:
-        keys, atoms, _ = self._atoms(score, cells, lambda f: (cell(f), 4))
+    def _confusion(self, score: Optional[str], cells: list, cell: Callable, rows: Optional[_Rows] = None,
+                   row_cell: Optional[Callable] = None) -> ConfusionCounts:
+        if rows is not None:   # summed from the rows of a counts query: no scan
+            keys, (atoms, _) = rows.keys, _atoms_of(rows.keys, rows.key, rows.columns, row_cell(rows.columns), 4)
+        else:
+            keys, atoms, _ = self._atoms(score, cells, lambda f: (cell(f), 4))
         return ConfusionCounts.of_atoms(keys.names, atoms, self.m.min_size, disjoint=keys.disjoint)
 
     def classes(self) -> ClassCounts:
@@ -95,26 +110,39 @@ class _AtomQueries:
     def confusion(self, score: str, threshold: float) -> ConfusionCounts:
         """Confusion counts of ``score >= threshold``, atoms included."""
         return self._confusion(score, [f"CAST(__fc_p >= {_sql.literal(float(threshold))} AS INT)"],
-                               lambda f: 2 * self._y(f) + f["__fc_c0"].to_numpy(dtype=np.int64))
+                               lambda f: 2 * self._y(f) + f["__fc_c0"].to_numpy(dtype=np.int64),
+                               self._kept(("level", score), float(threshold)),
+                               lambda c: 2 * c["__fc_y"].astype(np.int64) + c["__fc_pred"])
 
     def n_patterns(self) -> int:
         """The distinct membership keys of the kept rows (``_sql.pattern_count_query``): at least the patterns."""
+        rows = self._first_rows()
+        if rows is not None:   # the protected keys the counts query found: the patterns themselves
+            return len(rows.keys.frame)
         frame = self.run(_sql.pattern_count_query(self.plan, with_missing=self.with_missing))
         return int(frame["__fc_n"].iloc[0])
 
     def labels(self) -> ConfusionCounts:
         """The labels counted against themselves (TN = negatives, TP = positives), atoms included."""
-        return self._confusion(None, [], lambda f: 3 * self._y(f))
+        return self._confusion(None, [], lambda f: 3 * self._y(f), self._first_rows(),
+                               lambda c: 3 * c["__fc_y"].astype(np.int64))
 
     def given(self) -> ConfusionCounts:
         """Confusion counts of the predicted label column, atoms included."""
-        return self._confusion(None, ["__fc_given"], lambda f: 2 * self._y(f) + f["__fc_c0"].to_numpy(dtype=np.int64))
+        return self._confusion(None, ["__fc_given"], lambda f: 2 * self._y(f) + f["__fc_c0"].to_numpy(dtype=np.int64),
+                               self._kept("given"), lambda c: 2 * c["__fc_y"].astype(np.int64) + c["__fc_pred"])
 
     def auc(self, score: str, counts: AucCounts) -> AucCounts:
         """`counts` with its ``patterns``: per pattern, label and group of merged levels (``_stats.auc_bootstrap``)."""
         group = _merged_levels(counts.overall.sum(axis=0))
         n_merged = int(group[-1]) + 1 if len(group) else 0
         starts = np.flatnonzero(np.diff(group)) + 1   # the first level of each group but the first
+        rows = self._kept(("level", score))
+        if rows is not None:   # the level of each row of the counts query: its group is the starts at or below it
+            c = rows.columns
+            merged = np.searchsorted(starts, c["__fc_level"], side="right")
+            atoms, _ = _atoms_of(rows.keys, rows.key, c, 2 * merged + c["__fc_y"], 2 * n_merged)
+            return dataclasses.replace(counts, patterns=(atoms, n_merged))
         bins = None
         if counts.exact:
             expr, bounds = "__fc_p", counts.levels[starts]
@@ -135,11 +163,67 @@ class _AtomQueries:
             return ((f["__fc_c0"].to_numpy(dtype=np.int64) * SUB_BINS + f["__fc_c1"].to_numpy(dtype=np.int64)) * 2
                     + self._y(f)), nb * SUB_BINS * 2
 
-        keys, atoms, summed = self._atoms(score, ["__fc_cal", _sql.sub_bin(edges, SUB_BINS)], cell, cal_edges=edges)
+        rows = self._kept(("cal", score), edges)
+        if rows is not None:   # the calibration counts query's rows, per bin and sub-bin
+            keys, c = rows.keys, rows.columns
+            atoms, summed = _atoms_of(keys, rows.key, c, (c["__fc_cal"].astype(np.int64) * SUB_BINS + c["__fc_sub"]) * 2
+                                      + c["__fc_y"], nb * SUB_BINS * 2)
+        else:
+            keys, atoms, summed = self._atoms(score, ["__fc_cal", _sql.sub_bin(edges, SUB_BINS)], cell,
+                                              cal_edges=edges)
         sum_p, sum_sq = summed("__fc_sp"), summed("__fc_sq")
         return CalibrationCounts.of_atoms(keys.names, np.asarray(edges, dtype=np.float64), strategy,
                                           CalibrationAtoms.of_sums(atoms, sum_p, sum_sq, nb), sum_p, sum_sq,
                                           self.m.min_size)
+
+
+def _atoms_of(keys: "_Keys", key: np.ndarray, frame, cell_of_row: np.ndarray, n_cells: int) -> tuple:
+    """(Atoms, sums) of the rows of a query grouped by protected key (`key`: each row's, among `keys`), identity
+    columns' memberships ``__fc_m{j}`` and missing flags ``__fc_x{j}`` and a cell (`cell_of_row`, of `n_cells`);
+    ``sums(column)`` adds up another column of `frame` (a DataFrame or a dict of arrays) per (pattern, cell)."""
+    key = np.asarray(key, dtype=np.int64)
+    if not keys.m.indicators:   # the pattern is the key's: found over the keys present, not over every row
+        used = np.flatnonzero(np.bincount(key, minlength=len(keys.frame)))
+        pattern_of, masks = _patterns(keys, *_memberships(keys, used, {}, len(used)))
+        lookup = np.zeros(len(keys.frame), dtype=np.int64)
+        lookup[used] = pattern_of
+        pattern = lookup[key]
+    else:
+        pattern, masks = _patterns(keys, *_memberships(keys, key, frame, len(key)))
+    n_patterns = len(masks[0])
+    index = pattern * n_cells + np.asarray(cell_of_row, dtype=np.int64)
+
+    def summed(column: str) -> np.ndarray:
+        return np.bincount(index, weights=np.asarray(frame[column], dtype=np.float64),
+                           minlength=n_patterns * n_cells).reshape(n_patterns, n_cells)
+
+    return Atoms(summed("__fc_n"), *masks), summed
+
+
+def _memberships(keys: "_Keys", key: np.ndarray, frame, n: int) -> tuple[np.ndarray, np.ndarray]:
+    """(member, background) of `n` rows of keys `key`, identity columns ``__fc_m{j}``, ``__fc_x{j}`` of `frame`
+    included: bool arrays of shape (n, subgroups)."""
+    member, background = [np.zeros((n, 0), dtype=bool)], [np.zeros((n, 0), dtype=bool)]
+    if keys.prot is not None:
+        member.append(np.asarray(keys.prot.membership, dtype=bool)[key])
+        background.append(np.asarray(keys.prot.background, dtype=bool)[key])
+    for j in range(len(keys.m.indicators)):
+        inside = np.asarray(frame[f"__fc_m{j}"], dtype=np.int64) == 1
+        missing = (np.asarray(frame[f"__fc_x{j}"], dtype=np.int64) == 1) if f"__fc_x{j}" in frame else False
+        member.append(inside[:, None])
+        background.append((~inside & ~missing)[:, None])
+    return np.hstack(member), np.hstack(background)
+
+
+def _patterns(keys: "_Keys", member: np.ndarray, background: np.ndarray) -> tuple[np.ndarray, tuple]:
+    """(each row's pattern, (member, background) masks of the patterns), numbered as ``Subgroups.patterns``."""
+    if keys.disjoint:   # a pattern per subgroup, in subgroup order
+        present, pattern = np.unique(np.argmax(member, axis=1), return_inverse=True)
+        eye = np.eye(len(keys.names), dtype=bool)[present]
+        return pattern.reshape(-1), (eye, ~eye)
+    bits, pattern = np.unique(np.hstack([member, background]), axis=0, return_inverse=True)   # in increasing order
+    k = member.shape[1]
+    return pattern.reshape(-1), (bits[:, :k], bits[:, k:])
 
 
 class _Keys:
@@ -147,16 +231,18 @@ class _Keys:
 
     The subgroups are built by ``Subgroups.from_attributes`` on one row per distinct combination of
     values, so names, order and missing values follow the in-memory library exactly; identity columns
-    follow as subgroups of their own.
+    follow as subgroups of their own. ``key`` is the key number of each row of the `frame` they were
+    built from (what :meth:`index` finds for it).
     """
 
     def __init__(self, frame: pd.DataFrame, m: ColumnMapping, bins: Optional[dict] = None):
         self.m = m
         self.prot = None
         self.frame = pd.DataFrame(index=[0])
-        if m.protected:
-            key = frame.groupby(list(m.protected), dropna=False, sort=False).ngroup().to_numpy()
-            first = pd.Series(np.arange(len(key))).groupby(key).first().to_numpy()
+        self.key = np.zeros(len(frame), dtype=np.int64)
+        if m.protected:   # keys numbered in order of first appearance, as self.frame lists them
+            self.key = frame.groupby(list(m.protected), dropna=False, sort=False).ngroup().to_numpy(dtype=np.int64)
+            first = np.unique(self.key, return_index=True)[1]
             self.frame = frame.loc[first, list(m.protected)].reset_index(drop=True)
             self.prot = Subgroups.from_attributes(self.frame, list(m.protected), intersect=m.intersect, bin_edges=bins,
                                                   min_size=m.min_size, n_bins=m.n_bins,
@@ -176,16 +262,18 @@ class _Keys:
         merged = frame[cols].merge(numbered, on=cols, how="left", sort=False)
         return merged["__fc_key"].to_numpy(dtype=np.int64)
 
-    def tables(self, frame: pd.DataFrame, cell: np.ndarray, n_cells: int, weights: dict) -> tuple[dict, dict, dict]:
+    def tables(self, frame: pd.DataFrame, cell: np.ndarray, n_cells: int, weights: dict,
+               key: Optional[np.ndarray] = None) -> tuple[dict, dict, dict]:
         """Per quantity q of `weights`: member (k, n_cells), background (k, n_cells) and overall (n_cells,) sums.
 
         Protected subgroups: the sums per key times the membership (background) masks of the keys.
         Identity column j: its member sums ``__fc_m{q}{j}``; its background is every row minus the
-        members minus the rows where it is missing (``__fc_x{q}{j}``).
+        members minus the rows where it is missing (``__fc_x{q}{j}``). `key`: the rows' key numbers
+        when already found (:meth:`index`).
         """
         from scipy import sparse
 
-        key = self.index(frame)
+        key = self.index(frame) if key is None else key
         member, background, overall = {}, {}, {}
         for q, w in weights.items():
             by_key = sparse.csr_matrix((w, (key, cell)), shape=(len(self.frame), n_cells))
@@ -207,14 +295,18 @@ class _Keys:
         return member, background, overall
 
 
-def _assemble(frame: pd.DataFrame, m: ColumnMapping, bins, attribute_bins: Optional[dict] = None):
-    """The keys, ConfusionCounts and AucCounts from the rows of the counts query."""
+def _assemble(frame: pd.DataFrame, m: ColumnMapping, bins, attribute_bins: Optional[dict] = None,
+              threshold: Optional[float] = None):
+    """The keys, ConfusionCounts, AucCounts and the rows kept for the atoms (:class:`_Rows`: each row's key, label,
+    level number, prediction at `threshold` and count) from the rows of the counts query."""
     from scipy import sparse
 
     y = frame["__fc_y"].to_numpy(dtype=np.int64)
     n = frame["__fc_n"].to_numpy(dtype=np.float64)
     keys = _Keys(frame, m, attribute_bins)
-    cm, cb, co = keys.tables(frame, 2 * y + frame["__fc_pred"].to_numpy(dtype=np.int64), 4, {"n": n})
+    key = keys.key
+    pred = frame["__fc_pred"].to_numpy(dtype=np.int64)
+    cm, cb, co = keys.tables(frame, 2 * y + pred, 4, {"n": n}, key)
     confusion = ConfusionCounts(keys.names, cm["n"], cb["n"], co["n"], m.min_size, disjoint=keys.disjoint)
     if bins is None:   # exact levels: the distinct scores
         levels, level = np.unique(frame["__fc_level"].to_numpy(dtype=np.float64), return_inverse=True)
@@ -223,19 +315,25 @@ def _assemble(frame: pd.DataFrame, m: ColumnMapping, bins, attribute_bins: Optio
         edges = bins[3]
         levels, level = edges[:-1], frame["__fc_level"].to_numpy(dtype=np.int64)
     n_levels = len(levels)
-    am, ab, ao = keys.tables(frame, y * n_levels + level.reshape(-1), 2 * n_levels, {"n": n})
+    level = level.reshape(-1)
+    am, ab, ao = keys.tables(frame, y * n_levels + level, 2 * n_levels, {"n": n}, key)
     auc = AucCounts(keys.names, levels, edges, sparse.csr_matrix(am["n"].astype(np.int64)),
                     sparse.csr_matrix(ab["n"].astype(np.int64)), ao["n"].reshape(2, n_levels).astype(np.int64),
                     m.min_size, disjoint=keys.disjoint)
-    return keys, confusion, auc
+    small = {"__fc_y": y.astype(np.int8), "__fc_level": level.astype(np.int32), "__fc_pred": pred.astype(np.int8)}
+    rows = _Rows(keys, key.astype(np.int32), {**small, "__fc_n": n}, threshold)   # a row per score level: kept small
+    return keys, confusion, auc, rows
 
 
-def _given_counts(frame: pd.DataFrame, m: ColumnMapping, binned: dict) -> ConfusionCounts:
-    """ConfusionCounts of the predicted label column from the rows of the given-predictions query."""
+def _given_counts(frame: pd.DataFrame, m: ColumnMapping, binned: dict) -> tuple[ConfusionCounts, _Rows]:
+    """ConfusionCounts of the predicted label column from the rows of the given-predictions query, and those rows
+    kept for the atoms (:class:`_Rows`)."""
     keys = _Keys(frame, m, binned)
+    key = keys.key
     cell = 2 * frame["__fc_y"].to_numpy(dtype=np.int64) + frame["__fc_pred"].to_numpy(dtype=np.int64)
-    member, background, overall = keys.tables(frame, cell, 4, {"n": frame["__fc_n"].to_numpy(dtype=np.float64)})
-    return ConfusionCounts(keys.names, member["n"], background["n"], overall["n"], m.min_size, disjoint=keys.disjoint)
+    member, background, overall = keys.tables(frame, cell, 4, {"n": frame["__fc_n"].to_numpy(dtype=np.float64)}, key)
+    return (ConfusionCounts(keys.names, member["n"], background["n"], overall["n"], m.min_size, disjoint=keys.disjoint),
+            _Rows.of(keys, key, frame, ("__fc_y", "__fc_pred", "__fc_n")))
 
 
 def _class_counts(frame: pd.DataFrame, m: ColumnMapping, binned: dict) -> ClassCounts:
@@ -252,13 +350,15 @@ def _class_counts(frame: pd.DataFrame, m: ColumnMapping, binned: dict) -> ClassC
                        np.zeros(len(keys.names)), 0, m.min_size)
 
 
-def _calibration(frame: pd.DataFrame, keys: _Keys, cal_edges: np.ndarray, strategy: str) -> CalibrationCounts:
-    """CalibrationCounts from the rows of the calibration query (grouped by calibration bin and label)."""
+def _calibration(frame: pd.DataFrame, keys: _Keys, cal_edges: np.ndarray, strategy: str,
+                 key: Optional[np.ndarray] = None) -> CalibrationCounts:
+    """CalibrationCounts from the rows of the calibration query (grouped by calibration bin, its sub-bins and label;
+    the sub-bins summed); `key` as in :meth:`_Keys.tables`."""
     y = frame["__fc_y"].to_numpy(dtype=np.int64)
     cal = frame["__fc_cal"].to_numpy(dtype=np.int64)
     nb = len(cal_edges) - 1
     sums = {q: frame[f"__fc_{q}"].to_numpy(dtype=np.float64) for q in ("n", "sp", "spp")}
-    tables = keys.tables(frame, 2 * cal + y, 2 * nb, sums)
+    tables = keys.tables(frame, 2 * cal + y, 2 * nb, sums, key)
 
     def stats(t: dict) -> np.ndarray:   # (..., 2 * n_bins) by (bin, label) -> (..., 4, n_bins)
         cnt, s1, s2 = (t[q].reshape(*t[q].shape[:-1], nb, 2) for q in ("n", "sp", "spp"))

@@ -92,7 +92,9 @@ class ScoredCounts:
         confusion counts at ``threshold``, the labels, the predicted label column (and its class-wise
         counts), the AUC counts
         (score levels merged into at most 256 groups of about equal rows, as in memory) and the
-        calibration counts (each bin in sub-bins, as in memory). Patterns are numbered as
+        calibration counts (each bin in sub-bins, as in memory). Without identity columns a pattern
+        is a protected key, which the counts queries grouped by already: every table but the
+        class-wise counts is then summed from their rows, with no query. Patterns are numbered as
         ``Subgroups.patterns`` numbers them, so a seed gives the in-memory library's intervals.
         Afterwards :meth:`confusion_at` and :meth:`calibration_at` count atoms too (one scan each).
 
@@ -101,7 +103,8 @@ class ScoredCounts:
         max_patterns : int or None, default=MAX_PATTERNS
             Refuse rows with more membership patterns than this, before any pattern is read: the engine
             counts the distinct membership keys (``_sql.pattern_count_query``, one number; at least the
-            patterns, and equal to them but where two keys give one pattern):
+            patterns, and equal to them but where two keys give one pattern; without identity columns,
+            the protected keys the counts queries found):
             the bootstrap's work grows with patterns x cells x replicates (many independent identity
             columns can give tens of thousands of patterns). None: no bound.
 

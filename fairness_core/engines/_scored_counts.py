@@ -17,7 +17,7 @@ from .._counts.scored_data import (LABEL_ALIKE, LABEL_TOO_FEW, LABEL_VALUES, MIS
 from .._metrics.auc_counts import bin_edges_of, uniform_score_bins
 from .._subgroups.binning import quantile_edges_from_counts, quantiles_from_counts
 from .._subgroups.subgroups import INDICATOR_RANGE_MESSAGE
-from ._atoms import _AtomQueries, _assemble, _calibration, _class_counts, _given_counts
+from ._atoms import _AtomQueries, _Rows, _assemble, _calibration, _class_counts, _given_counts
 from ._result import ScoredCounts
 from ._runners import _plain, _runner, _with_bins
 
@@ -238,20 +238,29 @@ def scored_counts(source: Any, mapping: ColumnMapping, *, threshold: float = 0.5
                                           with_missing=with_missing, by_level=False))
         return _calibration(cal_frame, keys[score], cal_edges, how)
 
-    atom_queries = _AtomQueries(run, plan, m, binned, with_missing, None if auc_bins == "exact" else int(auc_bins),
-                                {s: (float(kept[f"score_min_{i}"]), float(kept[f"score_max_{i}"]))
-                                 for i, s in enumerate(m.scores)})
     keys, confusion, auc, calibration, notes = {}, {}, {}, {}, {}
+    counted = {}   # the rows of these queries, from which with_atoms sums the atoms of a mapping without identity columns
     for score in m.scores:
         frame, cal_frame, bins, cal_edges, (low, high) = query(score, float(threshold))
-        keys[score], confusion[score], auc[score] = _assemble(frame, m, bins, binned)
-        calibration[score] = None if cal_frame is None else _calibration(cal_frame, keys[score], cal_edges, strategy)
+        keys[score], confusion[score], auc[score], counted[("level", score)] = _assemble(frame, m, bins, binned,
+                                                                                         float(threshold))
+        calibration[score] = None
+        if cal_frame is not None:
+            cal_key = keys[score].index(cal_frame)
+            calibration[score] = _calibration(cal_frame, keys[score], cal_edges, strategy, cal_key)
+            counted[("cal", score)] = _Rows.of(keys[score], cal_key, cal_frame,
+                                               ("__fc_y", "__fc_cal", "__fc_sub", "__fc_n", "__fc_sp", "__fc_sq"),
+                                               cal_edges)
         notes[score] = "" if cal_edges is not None else (
             f"{score!r} ranges over [{low:g}, {high:g}], outside [0, 1]: calibration needs probabilities.")
     ranges = {s: (float(kept[f"score_min_{i}"]), float(kept[f"score_max_{i}"]),
                   int(kept[f"score_fractional_{i}"] or 0) == 0) for i, s in enumerate(m.scores)}
-    given = _given_counts(run(_sql.given_query(plan, with_missing)), m, binned) \
-        if m.predicted_label is not None else None
+    given = None
+    if m.predicted_label is not None:
+        given, counted["given"] = _given_counts(run(_sql.given_query(plan, with_missing)), m, binned)
+    atom_queries = _AtomQueries(run, plan, m, binned, with_missing, None if auc_bins == "exact" else int(auc_bins),
+                                {s: (float(kept[f"score_min_{i}"]), float(kept[f"score_max_{i}"]))
+                                 for i, s in enumerate(m.scores)}, counted)
     classes = _class_counts(run(_sql.classes_query(plan, with_missing)), m, binned) \
         if m.all_classes and m.predicted_label is not None else None
     class_sizes = {}

@@ -9,7 +9,8 @@ Three queries, each one scan of the source:
 3. ``counts_query`` (one per score column): over the kept rows, GROUP BY the protected attributes,
    the label, the score level (a distinct score or a bin), the calibration bin and the prediction
    at the threshold, with the row count, sum of scores and of squared scores, and per identity
-   column the same three sums over its members and over its rows with a missing value.
+   column the same three sums over its members and over its rows with a missing value (the
+   calibration sums in a second, cheaper query per score, by calibration bin and sub-bin).
 
 Identifiers are quoted and literals written by SQLGlot, so no column name or value from the data
 is ever spliced into SQL as text.
@@ -181,7 +182,10 @@ def counts_query(plan: Plan, score: str, *, threshold: Optional[float], cal_edge
     by_level : bool, default=True
         False groups by the calibration bin only (level and prediction 0, `threshold` unused): the
         calibration sums need no more, and a GROUP BY of a few hundred groups is several times
-        cheaper than one over every score level.
+        cheaper than one over every score level. With `cal_edges`, each bin is also split in its
+        sub-bins (``__fc_sub``, :func:`sub_bin`) and the squared errors ``(score - label) ** 2`` are
+        summed (``__fc_sq``): a few more groups, from which ``ScoredCounts.with_atoms`` sums the
+        calibration atoms of a mapping without identity columns, with no second scan.
 
     Notes
     -----
@@ -202,19 +206,26 @@ def counts_query(plan: Plan, score: str, *, threshold: Optional[float], cal_edge
         level, last = "0", "__fc_kept"
     else:
         level, last = _level(ctes, bins)
-    cal = "0" if cal_edges is None else (" + ".join(
-        f"CAST(__fc_p >= {literal(float(e))} AS INT)" for e in cal_edges[1:-1]) or "0")
+    cal = "0" if cal_edges is None else count_at_or_below("__fc_p", cal_edges[1:-1])
+    sub = []
+    if cal_edges is not None and not by_level:   # the bin computed once per row, then its sub-bin from it
+        from .._counts.binning import SUB_BINS
+
+        ctes.append(f"__fc_bins AS (SELECT *, {cal} AS __fc_cal FROM {last})")
+        cal, last, sub = "__fc_cal", "__fc_bins", [f"{sub_bin(cal_edges, SUB_BINS)} AS __fc_sub"]
     sums = ["", " * __fc_p", " * __fc_p * __fc_p"] if cal_edges is not None else [""]
     select = keys + ["__fc_y", f"{level} AS __fc_level", f"{cal} AS __fc_cal",
                      (f"CAST(__fc_p >= {literal(float(threshold))} AS INT)" if by_level else "0") + " AS __fc_pred",
-                     "COUNT(*) AS __fc_n"]
+                     *sub, "COUNT(*) AS __fc_n"]
     if cal_edges is not None:
         select += ["SUM(__fc_p) AS __fc_sp", "SUM(__fc_p * __fc_p) AS __fc_spp"]
+    if sub:
+        select.append("SUM((__fc_p - __fc_y) * (__fc_p - __fc_y)) AS __fc_sq")
     for j in range(len(plan.indicators)):
         tags = ["m"] + (["x"] if j < len(with_missing) and with_missing[j] else [])
         for tag in tags:
             select += [f"SUM(__fc_{tag}{j}{factor}) AS __fc_{tag}{q}{j}" for factor, q in zip(sums, ("n", "sp", "spp"))]
-    n_keys = len(keys) + 4  # the protected attributes, label, level, calibration bin, prediction
+    n_keys = len(keys) + 4 + len(sub)  # the protected attributes, label, level, calibration bin, prediction, sub-bin
     group = ", ".join(str(i) for i in range(1, n_keys + 1))
     return f"WITH {', '.join(ctes)} SELECT {', '.join(select)} FROM {last} GROUP BY {group}"
 

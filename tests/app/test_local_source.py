@@ -239,6 +239,29 @@ def test_too_many_membership_patterns_for_intervals_get_a_message_and_point_esti
     assert metrics(at)   # the tiles are drawn
 
 
+def test_a_protected_attribute_edit_counts_each_score_once_and_no_pattern_again(monkeypatch, tmp_path):
+    """A mapping edit on data counted where it lies, intervals on: per score one GROUP BY by score level and one by
+    calibration bin, and no pattern query (without identity columns the bootstrap's atoms are summed from those
+    queries' rows)."""
+    from fairness_core.engines import _scored_counts
+
+    scored_table(5_000, seed=4).to_parquet(tmp_path / "rows.parquet", index=False)
+    at = _open_local(_start(monkeypatch, tmp_path), "rows.parquet", auc="bins")
+    _map(at, ("race", "sex", "age"))
+    seen, real = [], _scored_counts._runner
+
+    def counting(*args, **kwargs):
+        run, columns, name = real(*args, **kwargs)
+        return (lambda sql: seen.append(sql) or run(sql)), columns, name
+
+    monkeypatch.setattr(_scored_counts, "_runner", counting)
+    widget(at, "multiselect", labels.PROTECTED).set_value(["race", "sex"]).run()
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    assert widget(at, "checkbox", labels.SHOW_INTERVALS).value
+    assert len([q for q in seen if "__fc_kept" in q]) == 2 * 2   # score_a and score_b: levels, calibration bins
+    assert not any("__fc_cells" in q or "__fc_keys" in q for q in seen)   # no pattern query, no pattern count
+
+
 def test_pages_that_need_rows_say_so_and_a_sample_works_everywhere(folder, monkeypatch):
     root, _ = folder
     at = _open_local(_start(monkeypatch, root), "logs/*.parquet", auc="bins")

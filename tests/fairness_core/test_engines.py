@@ -538,14 +538,16 @@ def _assert_atoms_equal(got, ref) -> None:
 
 @pytest.mark.parametrize("engine", ["duckdb", "polars"])
 @pytest.mark.parametrize("auc_bins", ["exact", 1000])
-def test_atoms_give_the_in_memory_intervals(logs, engine, auc_bins):
+@pytest.mark.parametrize("identity", [IDS, ()], ids=["identity columns", "protected only"])
+def test_atoms_give_the_in_memory_intervals(logs, engine, auc_bins, identity):
     """with_atoms(): every table holds the in-memory atoms, pattern for pattern, so the bootstrap intervals of
     disparities, AUC power means, ECE and base rates equal the in-memory library's with the same seed; a new
-    threshold and new calibration bins are counted with their atoms."""
+    threshold and new calibration bins are counted with their atoms. With identity columns the atoms come from
+    pattern queries; without, a pattern is a protected key and they are summed from the counts queries' rows."""
     frame, glob, scored = logs
-    mapping = dataclasses.replace(MAPPING, predicted_label="given")
+    mapping = dataclasses.replace(MAPPING, predicted_label="given", indicators=identity)
     with_given = frame.assign(given=np.where(frame["coarse"] >= 0.5, "yes", "no"))
-    folder = glob.rsplit("/", 1)[0] + f"/../given-{engine}-{auc_bins}"
+    folder = glob.rsplit("/", 1)[0] + f"/../given-{engine}-{auc_bins}-{len(identity)}"
     import os
     os.makedirs(folder, exist_ok=True)
     with_given.to_parquet(f"{folder}/part.parquet", index=False)
