@@ -40,7 +40,7 @@ def changes_section(token: str, mapping_key: str, scored: fc.ScoredData, *, inte
     level = changes[0].level
     st.markdown(", ".join(f"{n} {labels.STATUS_WORDS[s]}" for s, n in tally.items() if n)
                 + f" of {len(changes)} changes from {escape.md(baseline)} (tolerance {float(tolerance):g}"
-                + ("; paired intervals" if level is None else
+                + ("; intervals are off, so each change is judged on its point value" if level is None else
                    f"; paired intervals at {level * 100:.4g} %, Bonferroni over the {len(changes)} changes") + ").")
     shown = [c for c in changes if c.status != "pass"]
     for change in shown[:CHANGES_SHOWN]:
