@@ -47,6 +47,8 @@ class _Parser(argparse.ArgumentParser):
 
 def parser() -> argparse.ArgumentParser:
     """The argument parser of ``python -m fairness_core``."""
+    from ._review.suggest import MEASURES
+
     main = _Parser(
         prog="python -m fairness_core", formatter_class=argparse.RawDescriptionHelpFormatter, epilog=EXAMPLES,
         description="Assess a model's scored data for disparities between subgroups: the same review as the "
@@ -93,7 +95,7 @@ def parser() -> argparse.ArgumentParser:
                          help="with --baseline: the largest worsening that passes, in each quantity's units "
                               "(default 0.01)")
         sub.add_argument("--suggest-threshold", metavar="MEASURE",
-                         choices=["balanced_accuracy", "accuracy", "recall", "precision", "selection_rate"],
+                         choices=list(MEASURES),
                          help="for each score, the thresholds where every rate rule passes with its whole interval "
                               "and the one among them that best keeps MEASURE (balanced_accuracy or accuracy: the "
                               "highest; recall, precision or selection_rate: the closest to its value at the "
@@ -393,10 +395,7 @@ def main(argv=None) -> int:
 def suggestion_line(model: str, suggestion) -> str:
     """One stderr line: a score's suggested threshold, its measure there and at the current threshold, and the
     bands where every rate rule passes (and where none fails but one is inconclusive)."""
-    def bands(status: str) -> str:
-        found = suggestion.bands(status)
-        return ", ".join(f"{a:g}" if a == b else f"{a:g} to {b:g}" for a, b in found) or "none"
-
+    bands = suggestion.bands_text
     table = suggestion.table.set_index("threshold")
     measure = suggestion.measure
     now = f"{table.loc[suggestion.current, measure]:.4g}" if suggestion.current in table.index else "n/a"

@@ -68,10 +68,7 @@ def suggest_section(token: str, mapping_key: str, scored: fc.ScoredData, score: 
 
 def _summary(found: fc.ThresholdSuggestion, score: str, threshold: float) -> str:
     """The passing and inconclusive thresholds and the suggestion, in words (Markdown-safe)."""
-    def runs(status: str) -> str:
-        bands = found.bands(status)
-        return ", ".join(f"{a:g}" if a == b else f"{a:g} to {b:g}" for a, b in bands) or "none"
-
+    runs = found.bands_text
     head = (f"Every rule passes at: **{runs('pass')}**; none fails but one is inconclusive at: {runs('inconclusive')} "
             f"({len(found.table):,} thresholds of {escape.md(score)}).")   # numbers and our words: no escaping
     if found.suggested is None:

@@ -17,6 +17,7 @@ from typing import Any
 
 from .._disparity.compare import ADJUSTMENTS, DISTANCES
 from .._counts.rates import RATE_NAMES
+from .suggest import MEASURES
 
 # Bounds of the numbers that size a computation (the dashboard's widgets use the same).
 CAL_BINS = (2, 50)            # calibration bins: cost grows with bins x subgroups x resamples
@@ -116,8 +117,7 @@ SCHEMA: dict = {
                 "gate_rules": _TEXTS,
                 "gate_strict": {"type": "boolean"},
                 "max_worsening": {"type": "number", "minimum": 0},
-                "suggest_measure": _optional({"enum": ["balanced_accuracy", "accuracy", "recall", "precision",
-                                                       "selection_rate"]}),
+                "suggest_measure": _optional({"enum": list(MEASURES)}),
             },
         },
         "view": {"type": "object", "maxProperties": MAX_ITEMS},

@@ -283,10 +283,7 @@ def _verdicts(verdicts, model: str = ""):
 def _suggestion(suggestion) -> list:
     """Where every rate rule passes across thresholds, the suggested threshold and each threshold's verdicts and
     overall cost."""
-    def runs(status: str) -> str:
-        found = suggestion.bands(status)
-        return ", ".join(f"{a:g}" if a == b else f"{a:g} to {b:g}" for a, b in found) or "none"
-
+    runs = suggestion.bands_text
     measure = suggestion.measure.replace("_", " ")
     how = ("the highest" if MEASURES[suggestion.measure] == "max"
            else f"the closest to its value at the current threshold {suggestion.current:g}")

@@ -86,6 +86,10 @@ class ThresholdSuggestion:
         edges = np.flatnonzero(np.diff(np.concatenate([[0], on.astype(np.int8), [0]])))
         return [(float(t[a]), float(t[b - 1])) for a, b in zip(edges[::2], edges[1::2])]
 
+    def bands_text(self, status: str = "pass") -> str:
+        """:meth:`bands` in words: "0.2 to 0.3, 0.5" ("none" when there is none)."""
+        return ", ".join(f"{a:g}" if a == b else f"{a:g} to {b:g}" for a, b in self.bands(status)) or "none"
+
 
 def suggest_threshold(counts, positive_outcome: str = "favourable", *, thresholds=None, n_points: int = 101,
                       measure: str = "balanced_accuracy", current: Optional[float] = None,
