@@ -11,15 +11,17 @@ $(BIN)/python:
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "Python >= 3.11 is needed; set PYTHON=python3.11 or newer")'
 	$(PYTHON) -m venv $(VENV)
 
-# `make run` shows pip's progress: the first install downloads Streamlit, pandas, scipy, scikit-learn and plotly
-# (a few hundred MB) and may take minutes. `make test` keeps --quiet, so its log stays readable.
-$(VENV)/.run-deps: requirements.txt | $(BIN)/python
-	@echo "Installing the app's dependencies (requirements.txt) into $(VENV): the first time downloads a few hundred MB and may take several minutes."
-	$(BIN)/python -m pip install --progress-bar on --disable-pip-version-check -r requirements.txt
+# Both install this checkout through pyproject.toml, editable (the one place for dependencies and version):
+# `make run` the package with its "app" extra, `make test` with its "test" extra (the app, every engine, the
+# test tools). `make run` shows pip's progress: the first install downloads Streamlit, pandas, scipy,
+# scikit-learn, plotly and DuckDB (a few hundred MB) and may take minutes. `make test` keeps --quiet.
+$(VENV)/.run-deps: pyproject.toml | $(BIN)/python
+	@echo "Installing fairness_core and the app's dependencies (pyproject.toml) into $(VENV): the first time downloads a few hundred MB and may take several minutes."
+	$(BIN)/python -m pip install --progress-bar on --disable-pip-version-check -e '.[app]'
 	touch $@
 
-$(VENV)/.test-deps: requirements.txt requirements-dev.txt | $(BIN)/python
-	$(BIN)/python -m pip install --quiet --disable-pip-version-check -r requirements-dev.txt
+$(VENV)/.test-deps: pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[test]'
 	touch $@ $(VENV)/.run-deps
 
 run: $(VENV)/.run-deps

@@ -45,12 +45,17 @@ class _Parser(argparse.ArgumentParser):
         self.exit(2, f"error: {message} (see {self.prog} --help)\n")
 
 
+def _prog() -> str:
+    """How the command was called: ``fairness-core`` (the installed console command) or ``python -m fairness_core``."""
+    return "fairness-core" if Path(sys.argv[0]).name == "fairness-core" else "python -m fairness_core"
+
+
 def parser() -> argparse.ArgumentParser:
-    """The argument parser of ``python -m fairness_core``."""
+    """The argument parser of ``python -m fairness_core`` (installed: the ``fairness-core`` command)."""
     from ._review.suggest import MEASURES
 
     main = _Parser(
-        prog="python -m fairness_core", formatter_class=argparse.RawDescriptionHelpFormatter, epilog=EXAMPLES,
+        prog=_prog(), formatter_class=argparse.RawDescriptionHelpFormatter, epilog=EXAMPLES,
         description="Assess a model's scored data for disparities between subgroups: the same review as the "
                     "fairness dashboard, as an HTML report or JSON, with an exit status that can gate a release.")
     commands = main.add_subparsers(dest="command", required=True, metavar="{report,metrics}")
@@ -304,6 +309,38 @@ def _engine_review(args):
     return build_review_from_counts(counts, config, source={"name": name})
 
 
+# The package each engine needs, and the install that brings it (pyproject.toml's dependencies and extras).
+ENGINE_PACKAGES = {"duckdb": ("duckdb", "pip install fairness-core"), "sqlglot": ("sqlglot", "pip install fairness-core"),
+                   "polars": ("polars", "pip install 'fairness-core[engines]'"),
+                   "ibis": ("ibis-framework[duckdb]", "pip install 'fairness-core[engines]'"),
+                   "pyspark": ("pyspark", "pip install 'fairness-core[spark]'")}
+
+
+def missing_package_message(exc: ImportError, engine: str | None) -> str:
+    """One line for an ImportError: which package is missing, for what, and the command that installs it.
+
+    Parameters
+    ----------
+    exc : ImportError
+        The error; ``exc.name`` is the module that could not be imported.
+    engine : str or None
+        The ``--engine`` chosen, if any.
+
+    Returns
+    -------
+    str
+        E.g. "--engine polars needs the Python package 'polars', which is not installed here. Install it with:
+        pip install 'fairness-core[engines]' (in this project's checkout: make test installs every engine)."
+    """
+    top = (exc.name or "").split(".")[0]
+    if top not in ENGINE_PACKAGES:
+        return _one_line(str(exc))
+    package, command = ENGINE_PACKAGES[top]
+    what = f"--engine {engine}" if engine else "this command"
+    return (f"{what} needs the Python package {package!r}, which is not installed here. Install it with: {command} "
+            "(in this project's checkout: make test installs every engine).")
+
+
 def _engine_error(exc: Exception) -> bool:
     """Whether `exc` was raised by an engine's package (DuckDB, polars, pyspark, ibis, sqlglot)."""
     return type(exc).__module__.split(".")[0].lstrip("_") in ("duckdb", "polars", "pyspark", "ibis", "sqlglot")
@@ -347,7 +384,10 @@ def main(argv=None) -> int:
             _write(args, render_report(review))
         else:
             _write(args, review.to_json())
-    except (OSError, ValueError, ImportError) as exc:
+    except ImportError as exc:
+        print(f"error: {missing_package_message(exc, args.engine)}", file=sys.stderr)
+        return 2
+    except (OSError, ValueError) as exc:
         print(f"error: {_one_line(str(exc))}", file=sys.stderr)
         return 2
     except MemoryError:

@@ -14,7 +14,7 @@ pytestmark = pytest.mark.skipif(shutil.which("make") is None, reason="make is no
 
 def _dry_run(tmp_path: Path, target: str) -> list[str]:
     """The commands `make -n <target>` prints in a fresh copy (no .venv), one per line."""
-    for name in ("Makefile", "requirements.txt", "requirements-dev.txt"):
+    for name in ("Makefile", "pyproject.toml"):
         shutil.copy(ROOT / name, tmp_path / name)
     # A clean environment for make's own variables: under `make test` a nested make would print its directory.
     env = {k: v for k, v in os.environ.items() if k not in ("MAKEFLAGS", "MAKELEVEL", "MFLAGS", "MAKEOVERRIDES")}
@@ -26,10 +26,9 @@ def _dry_run(tmp_path: Path, target: str) -> list[str]:
 def test_make_run_announces_the_install_and_shows_progress(tmp_path):
     lines = _dry_run(tmp_path, "run")
     installs = [line for line in lines if "pip install" in line]
-    assert installs == [".venv/bin/python -m pip install --progress-bar on --disable-pip-version-check "
-                        "-r requirements.txt"]
+    assert installs == [".venv/bin/python -m pip install --progress-bar on --disable-pip-version-check -e '.[app]'"]
     echo = [line for line in lines if line.startswith("echo ")]
-    assert len(echo) == 1 and "Installing the app's dependencies" in echo[0] and "several minutes" in echo[0]
+    assert len(echo) == 1 and "Installing fairness_core and the app's dependencies" in echo[0] and "several minutes" in echo[0]
     # the announcement comes before the install, and the app starts after it
     assert lines.index(echo[0]) < lines.index(installs[0]) < len(lines) - 1
     assert lines[-1] == ".venv/bin/streamlit run app.py --server.port 8501"
@@ -37,4 +36,4 @@ def test_make_run_announces_the_install_and_shows_progress(tmp_path):
 
 def test_make_test_keeps_its_log_quiet(tmp_path):
     installs = [line for line in _dry_run(tmp_path, "test") if "pip install" in line]
-    assert installs == [".venv/bin/python -m pip install --quiet --disable-pip-version-check -r requirements-dev.txt"]
+    assert installs == [".venv/bin/python -m pip install --quiet --disable-pip-version-check -e '.[test]'"]

@@ -13,7 +13,7 @@ function says what it needs and why):
 - :func:`logger`: Streamlit's logger, so the app's log lines go where Streamlit's do.
 
 ``tests/ui/test_streamlit_internals.py`` asserts that every attribute, method and signature used
-here exists on the installed Streamlit, and ``requirements.txt`` bounds Streamlit below its next
+here exists on the installed Streamlit, and ``pyproject.toml`` (the app extra) bounds Streamlit below its next
 minor release: move the bound only once that test passes on the new release.
 """
 

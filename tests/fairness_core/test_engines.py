@@ -387,8 +387,8 @@ def test_an_ibis_table_is_counted_by_its_own_backend(logs, tmp_path):
 
     try:
         import ibis
-    except ImportError:   # an optional extra that requirements-dev installs: CI must run this, not skip it
-        fail_or_skip("ibis is not installed (requirements-dev.txt installs ibis-framework[duckdb]).")
+    except ImportError:   # an optional extra that make test installs: CI must run this, not skip it
+        fail_or_skip("ibis is not installed (pyproject.toml's test extra installs ibis-framework[duckdb]).")
     frame, glob, scored = logs
     with warnings.catch_warnings():   # ibis 12's own DuckDB backend calls an API DuckDB 2.0 deprecates
         warnings.filterwarnings("ignore", "fetch_arrow_table", DeprecationWarning)

@@ -1,13 +1,14 @@
 """ui.streamlit_internals against the installed Streamlit: every internal attribute, method and signature it uses
 exists, so an upgrade that moves one fails here (not in a server that silently stops releasing ended sessions).
 
-requirements.txt bounds Streamlit below its next minor release because of these internals: raise the bound
+pyproject.toml (the app extra) bounds Streamlit below its next minor release because of these internals: raise the bound
 only once this file passes on the new release. No server is started.
 """
 
 import dataclasses
 import inspect
 import logging
+import tomllib
 from collections.abc import Sized
 
 import streamlit
@@ -111,9 +112,10 @@ def test_the_logger_is_streamlits():
 
 
 def test_requirements_bound_streamlit_below_a_release_this_file_has_not_checked():
-    line = next(line for line in (ROOT / "requirements.txt").read_text().splitlines()
-                if line.startswith("streamlit"))
+    text = (ROOT / "pyproject.toml").read_text()
+    (requirement,) = tomllib.loads(text)["project"]["optional-dependencies"]["app"]
     installed = tuple(int(part) for part in streamlit.__version__.split(".")[:2])
-    bound = line.split("#")[0].split(",")[-1].strip()
-    assert bound.startswith("<") and "tests/ui/test_streamlit_internals.py" in line
+    bound = requirement.split(",")[-1].strip()
+    assert requirement.startswith("streamlit") and bound.startswith("<")
+    assert "tests/ui/test_streamlit_internals.py" in text   # the comment that says when to raise it
     assert installed < tuple(int(part) for part in bound[1:].split(".")) <= (installed[0], installed[1] + 1)

@@ -1,0 +1,77 @@
+"""`pip install .` gives a working library and command: the wheel built from pyproject.toml, installed into a
+fresh virtual environment, imports, carries its templates and its version, and its console command runs.
+
+The fresh environment gets the wheel alone (``--no-deps``, no index); its dependencies are those of the
+environment running the tests, made visible through a ``.pth`` file, so the test needs no download.
+"""
+
+import email
+import subprocess
+import sys
+import sysconfig
+import venv
+import zipfile
+from pathlib import Path
+
+import pytest
+
+import fairness_core
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture(scope="module")
+def wheel(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("dist")
+    subprocess.run([sys.executable, "-m", "build", "--wheel", "--outdir", str(out), str(ROOT)],
+                   check=True, capture_output=True, text=True, timeout=600)
+    (built,) = out.glob("fairness_core-*.whl")
+    return built
+
+
+def test_the_wheel_declares_the_version_the_dependencies_and_the_extras(wheel):
+    with zipfile.ZipFile(wheel) as z:
+        names = z.namelist()
+        meta = email.message_from_bytes(z.read(next(n for n in names if n.endswith(".dist-info/METADATA"))))
+        entry_points = z.read(next(n for n in names if n.endswith(".dist-info/entry_points.txt"))).decode()
+    assert meta["Version"] == fairness_core.__version__
+    requires = meta.get_all("Requires-Dist")
+    plain = {r.split(">")[0].split("[")[0].strip() for r in requires if "extra ==" not in r}
+    # the library and its embedded engine install by default; the app and the other engines are extras
+    assert {"numpy", "pandas", "scipy", "scikit-learn", "pyarrow", "plotly", "duckdb", "sqlglot", "jinja2"} <= plain
+    assert "streamlit" not in plain and "pyspark" not in plain
+    assert {"app", "engines", "spark", "test", "bench"} <= set(meta.get_all("Provides-Extra"))
+    assert any(r.startswith("streamlit") and 'extra == "app"' in r for r in requires)
+    assert "fairness-core = fairness_core._cli:main" in entry_points
+    # the package data and the typing marker; nothing of the app or the tests
+    assert {"fairness_core/py.typed", "fairness_core/templates/report.html.j2",
+            "fairness_core/templates/report.css"} <= set(names)
+    assert not [n for n in names if n.split("/")[0] in ("ui", "pages", "tests", "benchmarks", "app.py")]
+
+
+def test_installed_into_a_fresh_environment_it_imports_and_its_command_writes_a_report(wheel, tmp_path):
+    env_dir = tmp_path / "fresh"
+    venv.create(env_dir, with_pip=True)
+    python = env_dir / "bin" / "python"
+    subprocess.run([str(python), "-m", "pip", "install", "--quiet", "--no-deps", "--no-index",
+                    "--disable-pip-version-check", str(wheel)], check=True, capture_output=True, timeout=300)
+    # the dependencies of the environment running this test, behind the fresh one's own packages
+    site = subprocess.run([str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+                          check=True, capture_output=True, text=True).stdout.strip()
+    (Path(site) / "_deps.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
+    outside = tmp_path / "elsewhere"   # not the checkout: the import must come from the installed wheel
+    outside.mkdir()
+    done = subprocess.run([str(python), "-c", "import fairness_core as fc; print(fc.__file__); print(fc.__version__)"],
+                          cwd=outside, check=True, capture_output=True, text=True)
+    where, version = done.stdout.split()
+    assert Path(where).is_relative_to(env_dir) and version == fairness_core.__version__
+    command = env_dir / "bin" / "fairness-core"
+    helped = subprocess.run([str(command), "--help"], cwd=outside, capture_output=True, text=True, timeout=120)
+    assert helped.returncode == 0 and helped.stdout.startswith("usage: fairness-core")
+    report = outside / "report.html"
+    done = subprocess.run([str(command), "report", str(ROOT / "sample_data" / "credit_decisions.csv"),
+                           "--label", "repaid", "--positive", "1", "--score", "score_logistic", "--protected", "sex",
+                           "--out", str(report)], cwd=outside, capture_output=True, text=True, timeout=300)
+    assert done.returncode in (0, 1), done.stderr   # 1: a rule fails, which is a verdict, not an error
+    html = report.read_text()
+    assert html.startswith("<!DOCTYPE html>") and "score_logistic" in html and "verdicts: model" in done.stderr
