@@ -5,7 +5,7 @@
                              [--skip side,intervals,audit,incremental,loading,memory,app]
     python benchmarks/run.py --engine duckdb|spark|polars [--rows 100000000] [engines.py options]
 
-The peers are optional, benchmark-only dependencies: ``pip install -r requirements-bench.txt`` in an
+The peers are optional, benchmark-only dependencies: ``pip install '.[app,bench]'`` in an
 environment of its own (see benchmarks/README.md).
 
 One seeded data set (disjoint subgroups: race x sex, 8 of them; ``--subgroups`` overlapping identity

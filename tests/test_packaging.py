@@ -13,6 +13,8 @@ import venv
 import zipfile
 from pathlib import Path
 
+import numpy as np
+import pandas as pd
 import pytest
 
 import fairness_core
@@ -75,3 +77,25 @@ def test_installed_into_a_fresh_environment_it_imports_and_its_command_writes_a_
     assert done.returncode in (0, 1), done.stderr   # 1: a rule fails, which is a verdict, not an error
     html = report.read_text()
     assert html.startswith("<!DOCTYPE html>") and "score_logistic" in html and "verdicts: model" in done.stderr
+
+
+@pytest.mark.parametrize("engine, module, install", [
+    ("polars", "polars", "pip install 'fairness-core[engines]'"),
+    ("spark", "pyspark", "pip install 'fairness-core[spark]'"),
+    ("duckdb", "duckdb", "pip install fairness-core"),
+])
+def test_a_missing_engine_package_says_what_to_install(tmp_path, capsys, monkeypatch, engine, module, install):
+    from fairness_core._cli import main
+
+    path = tmp_path / "rows.parquet"
+    pd.DataFrame({"y": [0, 1] * 20, "p": np.linspace(0, 1, 40), "g": ["a", "b"] * 20}).to_parquet(path)
+    for name in list(sys.modules):   # as if the package were not installed: its import fails
+        if name == module or name.startswith(module + "."):
+            monkeypatch.delitem(sys.modules, name)
+    monkeypatch.setitem(sys.modules, module, None)
+    status = main(["metrics", str(path), "--engine", engine, "--label", "y", "--positive", "1", "--score", "p",
+                   "--protected", "g", "--out", str(tmp_path / "out.json")])
+    err = capsys.readouterr().err
+    assert status == 2
+    assert err.startswith(f"error: --engine {engine} needs the Python package ") and install in err
+    assert len(err.strip().splitlines()) == 1
