@@ -456,15 +456,9 @@ def nearest_edges(counts, score: str, threshold: float) -> list[float]:
 
 
 def scans(counts, score: str, threshold: float) -> bool:
-    """Whether the confusion counts of `score` at `threshold` need a scan of the source (``ScoredCounts``: neither
-    read off the AUC counts nor, with atoms, off their atoms)."""
-    t = float(threshold)
-    auc = counts.auc[score]
-    if counts.atoms:
-        from fairness_core.engines._result import confusion_of_patterns
-
-        return t != counts.threshold and confusion_of_patterns(auc, t) is None
-    return not (auc.exact or auc.reads(t))
+    """Whether the confusion counts of `score` at `threshold` need a scan of the source (``ScoredCounts.needs_query``:
+    neither read off the AUC counts nor, with atoms, off their atoms)."""
+    return bool(counts.needs_query(score, float(threshold)))
 
 
 def threshold_note(counts, score: str, threshold: float) -> str | None:

@@ -170,6 +170,18 @@ class ScoredCounts:
             raise ValueError("ScoredCounts.confusion_at: this result has no engine to query again.")
         return self._requery(score, float(threshold))
 
+    def needs_query(self, score: str, threshold: float) -> bool:
+        """Whether :meth:`confusion_at` of `score` at `threshold` runs a query where the data lies (a scan).
+
+        False when the counts answer it: the counted threshold, a threshold the AUC counts read (any
+        with exact levels, a bin edge with bins) or, with :attr:`atoms`, one that splits none of the
+        AUC counts' merged level groups (:meth:`atom_thresholds`).
+        """
+        counts, t = self.auc[score], float(threshold)
+        if self.atoms:
+            return t != self.threshold and confusion_of_patterns(counts, t) is None
+        return not (counts.exact or counts.reads(t))
+
     def atom_thresholds(self, score: str) -> np.ndarray:
         """The thresholds at which :meth:`confusion_at` answers without a query, for `score`.
 
