@@ -185,3 +185,27 @@ def test_a_threshold_between_the_edges_says_so_and_a_button_moves_it_to_an_edge(
     assert threshold > 0.4 and f"{threshold:.6g}" == use[1].label.removeprefix("Use ")
     assert queries == []   # answered from the counted atoms
     assert not any("between the edges of the score groups" in c.value for c in at.caption)
+
+
+@pytest.mark.parametrize("auc_bins", [10_000, "exact"])
+@pytest.mark.parametrize("identities", [(), tuple(IDENTITIES[:3]) + (IDENTITIES[-1],)])
+def test_the_counted_edges_give_the_pattern_query_s_atoms(root, auc_bins, identities):
+    """``ScoredCounts.confusion_at`` with atoms at each kind of counted edge (the first, inner ones, below and above
+    every score) reads the AUC counts' atoms, equal pattern for pattern to the engine's pattern query at that
+    threshold (so the same seed gives the same intervals); between the edges it asks the engine (needs_query)."""
+    counts = engines.scored_counts(str(root / "ids.parquet"), _mapping(identities), auc_bins=auc_bins).with_atoms()
+    edges = counts.atom_thresholds("score_a")
+    assert 100 < len(edges) <= 256 and np.all(np.diff(edges) > 0)
+    for threshold in (edges[0], edges[1], edges[len(edges) // 2], edges[-1], -1.0, 2.0):
+        assert not counts.needs_query("score_a", threshold)
+        read = _result.confusion_of_patterns(counts.auc["score_a"], threshold)
+        scanned = counts._atom_queries.confusion("score_a", float(threshold))
+        for field in ("member", "background", "overall"):
+            np.testing.assert_array_equal(getattr(read, field), getattr(scanned, field))
+        for field in ("counts", "member", "background"):
+            np.testing.assert_array_equal(getattr(read.atoms, field), getattr(scanned.atoms, field))
+        kw = dict(ci=0.95, n_boot=200, random_state=0)
+        assert read.equalized_odds(**kw).table.equals(scanned.equalized_odds(**kw).table)
+    between = float(edges[len(edges) // 2] + edges[len(edges) // 2 + 1]) / 2
+    assert counts.needs_query("score_a", between) and _result.confusion_of_patterns(counts.auc["score_a"], between) is None
+    assert not counts.needs_query("score_a", counts.threshold)
