@@ -296,6 +296,9 @@ except ValueError as exc:
     st.stop()
 previous = st.session_state[state.MAPPING]
 st.session_state[state.MAPPING] = mapping
+if counted:   # the summary is of the mapping counted (the one applied), whatever the widgets show until applied
+    label, positive, outcome = mapping.label, mapping.positive_label, mapping.positive_outcome
+    guessed, why = fc.guess_outcome(label, positive)
 review_url.sync_url()  # the frame wrote the URL before this page's mapping was known
 if previous is None or repr(previous) != repr(mapping):
     # The sidebar was drawn with the previous mapping: its Model picker must offer the mapped score columns and its
