@@ -158,9 +158,9 @@ class ScoredCounts:
         counts = self.auc[score]
         if np.isnan(float(threshold)):
             raise ValueError("ScoredCounts.confusion_at: the threshold is NaN. Tip: choose a number.")
+        if float(threshold) == self.threshold:   # counted with the rest (atoms included when they are)
+            return self.confusion[score]
         if self.atoms:   # the atoms at this threshold: read off the AUC counts' atoms, else one GROUP BY of the patterns
-            if float(threshold) == self.threshold:
-                return self.confusion[score]
             read = confusion_of_patterns(counts, float(threshold))
             return read if read is not None else self._atom_queries.confusion(score, float(threshold))
         if counts.exact or float(threshold) in counts.edges[:-1] or not (
@@ -178,8 +178,10 @@ class ScoredCounts:
         AUC counts' merged level groups (:meth:`atom_thresholds`).
         """
         counts, t = self.auc[score], float(threshold)
+        if t == self.threshold:
+            return False
         if self.atoms:
-            return t != self.threshold and confusion_of_patterns(counts, t) is None
+            return confusion_of_patterns(counts, t) is None
         return not (counts.exact or counts.reads(t))
 
     def atom_thresholds(self, score: str) -> np.ndarray:
