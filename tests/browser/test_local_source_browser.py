@@ -63,6 +63,7 @@ def test_a_parquet_folder_on_this_machine(browser, local_url, screenshot_dir):
         choose_exactly(page, "Score column", ["score_a"])
         # edits of the mapping wait for one count: said on the page, applied by the button
         expect(page.get_by_text("Mapping not applied yet", exact=False)).to_be_visible()
+        screenshot(page, screenshot_dir / "local_data_pending.png")
         page.get_by_role("button", name="Apply mapping").click()
         settle(page)
         expect(page.get_by_text("Mapping not applied yet", exact=False)).to_have_count(0)
