@@ -13,6 +13,8 @@ from ui import (
 
 LOCAL_KINDS = {"files": "Parquet or CSV files", "duckdb": "A DuckDB table"}
 ROWS_ANALYSED = {"counts": "Every row (counted where it lies)", "sample": f"A random sample of {local.SAMPLE_ROWS:,} rows"}
+BOOLEAN_DTYPES = ("bool", "boolean")   # pandas' and its nullable boolean dtype (a column profile's "dtype")
+APPLY = "Apply mapping"
 AUC_LEVEL_LABELS = {"bins": f"{local.AUC_LEVELS['bins']:,} score bins (bounded error)",
                     "exact": "Exact (one level per distinct score)"}
 
@@ -45,6 +47,37 @@ def _local_source() -> local.LocalSource:
     except ValueError as exc:
         st.error(escape.md(str(exc)))
         st.stop()
+
+
+def _pending(mapping: fc.ColumnMapping) -> fc.ColumnMapping:
+    """The mapping to count on data counted where it lies: the one applied last (``state.MAPPING``, the first guess
+    when the source was read) until :data:`APPLY` is pressed; an edit of the widgets above is only said, with the
+    button and one to discard it, so that several edits cost one count. Stops the page when nothing is applied."""
+    applied = st.session_state[state.MAPPING]
+    if st.session_state.pop(local.FIRST_MAPPING, False) or not local.recounts(applied, mapping):
+        return mapping   # the source was just read (its first guess, as the widgets show it), or nothing to count
+    with st.container(border=True):
+        changes = local.mapping_changes(applied, mapping)
+        st.markdown("**Mapping not applied yet**" + (": " + "; ".join(changes) if changes else "") + ".")
+        st.caption("Each applied mapping counts every row where it lies, so edits wait here: make them all, then "
+                   "apply them at once (one count). "
+                   + ("The pages show the mapping applied last." if applied is not None else
+                      "Nothing is counted yet."))
+        c1, c2, _ = st.columns([1, 1, 3])
+        if c1.button(APPLY, type="primary", help="Count every row with the mapping above (one scan per score column)."):
+            return mapping
+        if applied is not None:
+            c2.button("Discard the edits", on_click=_discard, help="Set the widgets back to the mapping applied last.")
+    if applied is None:
+        st.stop()
+    return applied
+
+
+def _discard() -> None:
+    """Forget the mapping widgets' kept values, so they are drawn again from the applied mapping."""
+    prefix = f"map:{st.session_state[state.DATASET_TOKEN]}:"
+    for name in [k for k in st.session_state if str(k).startswith((state.KEEP_PREFIX + prefix, "w:" + prefix))]:
+        del st.session_state[name]
 
 
 def _file_line() -> str:
@@ -134,8 +167,10 @@ elif source == "local":
     rows_analysed = controls.kept(c1.radio, "Rows analysed", "local:rows", "counts", options=list(ROWS_ANALYSED),
                                   format_func=ROWS_ANALYSED.get,
                                   help="Every row: DuckDB computes the count tables where the files lie, and every "
-                                       "page reads them (no intervals, slices, explorer or model comparison). A "
-                                       "random sample (seed 0) is read into memory, and every page works on it.")
+                                       "page reads them, intervals (from counts per membership pattern) and the "
+                                       "threshold explorer included; slices, the correlation score, consistency and "
+                                       "the side-by-side model comparison need the rows. A random sample (seed 0) is "
+                                       "read into memory, and every page works on it.")
     st.session_state[state.LOCAL_AUC] = controls.kept(
         c2.radio, "AUC score levels", "local:auc", "bins", options=list(AUC_LEVEL_LABELS),
         format_func=AUC_LEVEL_LABELS.get, disabled=rows_analysed == "sample",
@@ -147,6 +182,7 @@ elif source == "local":
         with st.status(f"Reading {escape.md(chosen_source.label)} ...") as status:
             try:
                 loading.load_local(chosen_source, rows_analysed)
+                st.session_state[local.FIRST_MAPPING] = True   # its first mapping is counted at once
                 problem = None
             except ValueError as exc:
                 problem = str(exc)
@@ -180,6 +216,8 @@ st.subheader("Map the columns")
 profile = profiling.column_profile(token, frame)
 columns = profile["column"].tolist()
 numeric = profiling.numeric_columns(token, frame)
+indicator_columns = [c for c, bool_or_number in zip(columns, profile["numeric"] | profile["dtype"].isin(BOOLEAN_DTYPES))
+                     if bool_or_number]   # identity columns: numbers (0/1, a share) or booleans
 seed = st.session_state[state.MAPPING] or profiling.guess_mapping(frame, profile, token)
 key = f"map:{token}:"
 
@@ -222,9 +260,9 @@ with c2:
                               help="Categorical attributes such as race or sex. Numeric ones with many "
                                    "values are cut into quantile bins (see Subgroups in the sidebar).")
     identities = controls.kept(st.multiselect, labels.IDENTITY, key + "identities", list(seed.indicators),
-                               options=[c for c in numeric if c in others and c not in protected],
-                               help="Indicator columns (0/1 or a share): a row belongs to the subgroup when "
-                                    "the value is at least 0.5. Subgroups may overlap.")
+                               options=[c for c in indicator_columns if c in others and c not in protected],
+                               help="Indicator columns (true/false, 0/1 or a share): a row belongs to the subgroup "
+                                    "when the value is true or at least 0.5. Subgroups may overlap.")
     st.caption("Intersections, bins for numeric attributes and the minimum subgroup size are under **Subgroups** "
                "in the sidebar; they apply to every page." if counted else
                "Intersections, bins for numeric attributes and the minimum subgroup size are under "
@@ -235,9 +273,11 @@ mapping = fc.ColumnMapping(
     predicted_label=predicted,
     protected=tuple(protected), indicators=tuple(identities), all_classes=bool(all_classes),
     **st.session_state[state.SUBGROUP_OPTIONS])
+if counted:   # every mapping edit is a count of every row: edits wait for one press of the button, together
+    mapping = _pending(mapping)
 try:
-    with progress.stage("Counting every row with DuckDB ..." if counted else
-                        "Validating the mapping and building the subgroups ..."):
+    with progress.stage(local.counting_label(st.session_state[state.LOCAL_SOURCE], analysis.intervals_shown())
+                        if counted else "Validating the mapping and building the subgroups ..."):
         mapping_key, scored = analysis.analyse(mapping)
 except ValueError as exc:
     empty = analysis.empty_slice()
@@ -256,6 +296,9 @@ except ValueError as exc:
     st.stop()
 previous = st.session_state[state.MAPPING]
 st.session_state[state.MAPPING] = mapping
+if counted:   # the summary is of the mapping counted (the one applied), whatever the widgets show until applied
+    label, positive, outcome = mapping.label, mapping.positive_label, mapping.positive_outcome
+    guessed, why = fc.guess_outcome(label, positive)
 review_url.sync_url()  # the frame wrote the URL before this page's mapping was known
 if previous is None or repr(previous) != repr(mapping):
     # The sidebar was drawn with the previous mapping: its Model picker must offer the mapped score columns and its

@@ -26,7 +26,7 @@ import pandas as pd
 
 import fairness_core as fc
 
-from . import analysis, captions, labels, local
+from . import analysis, captions, labels, local, progress
 from .memo import memo
 
 CONSISTENCY_JOBS = 2  # threads of its neighbour search
@@ -103,11 +103,62 @@ def threshold_counts(token: str, mapping_key: str, score: str, _data: fc.ScoredD
     return fc.threshold_counts(_data.y_true, _data.scores[score], _data.subgroups)
 
 
-@memo(analysis.COUNTS)
 def confusion(token: str, mapping_key: str, source: str, threshold: float | None,
               _data: fc.ScoredData) -> fc.ConfusionCounts:
     """Confusion counts at a threshold on `source` (a score column: array lookups in its memoized
-    :func:`threshold_counts`, no pass over the rows), or of the given predictions."""
+    :func:`threshold_counts`, no pass over the rows), or of the given predictions (memoized: :func:`confusion_at`).
+
+    On data counted where it lies, a threshold the count tables cannot answer (between the counted bin
+    edges, or with intervals between the edges of their atoms: ``local.scans``) costs a scan of the
+    source: the page then says so where this is first called, with buttons that move the threshold to
+    the counted edges nearest it (:func:`_threshold_note`), and the scan runs under a spinner that says
+    what is counted.
+    """
+    if isinstance(_data, local.CountsData) and threshold is not None and source in _data.counts.auc:
+        note = local.threshold_note(_data.counts, source, threshold)
+        if note is not None:
+            _threshold_note(_data.counts, source, threshold, note)
+            if confusion_at.peek(token, mapping_key, source, threshold, _data) is None:
+                with progress.stage(f"Counting {source!r} >= {float(threshold):g} again with DuckDB where the rows "
+                                    "lie (the threshold lies between the counted edges) ..."):
+                    return confusion_at(token, mapping_key, source, threshold, _data)
+    return confusion_at(token, mapping_key, source, threshold, _data)
+
+
+def _threshold_note(counts, score: str, threshold: float, note: str) -> None:
+    """`note` (``local.threshold_note``: why this threshold costs a scan) as a caption, and a button per counted edge
+    near `threshold` that moves the page's threshold there (the number input and the slider: ``threshold:<score>``).
+    Drawn once per run, where :func:`confusion` is first called for this score and threshold."""
+    import hashlib
+
+    import streamlit as st
+    from streamlit.errors import StreamlitAPIException
+
+    from . import state
+
+    name = f"threshold:{score}"
+    key = "counted_edges_" + hashlib.sha256(repr((score, float(threshold))).encode()).hexdigest()[:16]
+    try:
+        box = st.container(key=key)
+    except StreamlitAPIException:   # drawn already in this run (the Overview asks twice)
+        return
+
+    def use(value: float) -> None:
+        st.session_state["w:" + name] = st.session_state[state.KEEP_PREFIX + name] = value
+
+    with box:
+        st.caption(note)
+        edges = local.nearest_edges(counts, score, threshold)
+        for column, edge in zip(st.columns(max(len(edges), 1) + 2), edges):
+            column.button(f"Use {edge:.6g}", key=f"{key}_{edge!r}", on_click=use, args=(edge,),
+                          help="Move the threshold to this counted edge: answered from the count tables, no scan.")
+
+
+@memo(analysis.COUNTS)
+def confusion_at(token: str, mapping_key: str, source: str, threshold: float | None,
+                 _data: fc.ScoredData) -> fc.ConfusionCounts:
+    """The memoized counts of :func:`confusion` (on data counted where it lies: read off the AUC counts or their
+    atoms, or counted again by the engine at this threshold)."""
     if isinstance(_data, local.CountsData):   # read off the AUC counts, counted again by the engine, or given
         counts = _data.counts.given if threshold is None else _data.counts.confusion_at(source, threshold)
         return with_min_size(counts, _data.subgroups.min_size)

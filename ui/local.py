@@ -21,12 +21,14 @@ import glob
 import hashlib
 import importlib.util
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import pandas as pd
 
 import fairness_core as fc
+
+from . import escape
 
 ENV = "FAIRNESS_LOCAL_DATA"
 MEMORY_ENV = "FAIRNESS_DUCKDB_MEMORY"   # DuckDB's memory_limit per query connection (it spills to disk beyond it)
@@ -55,6 +57,15 @@ ENGINE_FAILED = ("DuckDB could not {verb} the rows of {label!r}: {reason}. Tip: 
                  "columns and a readable format, or choose other files.")
 CHANGED = ("The files of {label} changed since they were read: a file was rewritten, added or removed. Open the "
            "**Data** page to read them again.")
+BETWEEN_EDGES = (
+    "The threshold {threshold} of {score} lies {where}: DuckDB counts {what} again at this threshold, a scan where "
+    "the data lie. Choose a counted edge near it, such as {near}, for an instant answer from the count tables."
+)
+FIRST_MAPPING = "local:first_mapping"   # session key: set when a source is read, so its first mapping is counted at once
+MAPPING_FIELDS = {"label": "label", "positive_label": "positive label value", "positive_outcome": "positive outcome",
+                  "scores": "score columns", "predicted_label": "predicted label column",
+                  "protected": "protected attributes", "indicators": "identity columns",
+                  "all_classes": "keep all classes", "intersect": "intersections", "n_bins": "bins per attribute"}
 NEEDS_ROWS = (
     "{what} needs the rows themselves, which stay where they lie: this page shows what the count tables "
     "give. To see it, choose **a random sample of {n:,} rows** under *Rows analysed* on the Data page: every "
@@ -387,3 +398,79 @@ class CountsData:
             "n_positive": member[:, 3].astype(np.int64), "n_negative": member[:, 0].astype(np.int64),
             "small": self.subgroups.small,
         })
+
+
+def recounts(applied: fc.ColumnMapping | None, mapping: fc.ColumnMapping) -> bool:
+    """Whether `mapping` needs a count of its own rather than `applied`'s (every field but the minimum size, which
+    only flags subgroups); True when nothing is applied."""
+    if applied is None:
+        return True
+    base = fc.ColumnMapping.min_size
+    return repr(replace(applied, min_size=base)) != repr(replace(mapping, min_size=base))
+
+
+def mapping_changes(applied: fc.ColumnMapping | None, mapping: fc.ColumnMapping) -> list[str]:
+    """The edits from `applied` to `mapping` in words, Markdown-safe: "identity columns: + a, + b, − c",
+    "label: y → z" (every field of ``MAPPING_FIELDS`` that differs)."""
+    if applied is None:
+        return []
+    changes = []
+    for name, words in MAPPING_FIELDS.items():
+        old, new = getattr(applied, name), getattr(mapping, name)
+        if repr(old) == repr(new):
+            continue
+        if isinstance(old, tuple) and isinstance(new, tuple):
+            added = [f"+ {escape.md(c)}" for c in new if c not in old]
+            removed = [f"− {escape.md(c)}" for c in old if c not in new]
+            parts = added + removed or ["a new order"]
+            changes.append(f"{words}: " + ", ".join(parts))
+        else:
+            changes.append(f"{words}: {escape.md('none' if old is None else old)} → "
+                           f"{escape.md('none' if new is None else new)}")
+    return changes
+
+
+def counting_label(source: LocalSource, atoms: bool) -> str:
+    """The progress message of a count (Markdown-safe): what is counted, where, and how big it is."""
+    files = f"{len(source.files):,} file{'s' if len(source.files) != 1 else ''}, " if source.files else ""
+    return (f"Counting every row of {escape.md(source.label)} with DuckDB where it lies ({files}"
+            f"{_size_text(source.n_bytes)} on disk): one scan per score column"
+            + (", then the counts per membership pattern that the intervals resample" if atoms else "") + " ...")
+
+
+def _size_text(n_bytes: float) -> str:
+    for unit, scale in (("GB", 1e9), ("MB", 1e6), ("KB", 1e3)):
+        if n_bytes >= scale:
+            return f"{n_bytes / scale:.1f} {unit}"
+    return f"{int(n_bytes)} bytes"
+
+
+def nearest_edges(counts, score: str, threshold: float) -> list[float]:
+    """The thresholds nearest `threshold` (one below, one above, when there are) that `counts`
+    (``fairness_core.engines.ScoredCounts``) answer without a scan (``ScoredCounts.atom_thresholds``)."""
+    edges = counts.atom_thresholds(score)
+    if not len(edges):
+        return []
+    i = int(np.searchsorted(edges, float(threshold)))
+    return [float(edges[j]) for j in (i - 1, i) if 0 <= j < len(edges)]
+
+
+def scans(counts, score: str, threshold: float) -> bool:
+    """Whether the confusion counts of `score` at `threshold` need a scan of the source (``ScoredCounts.needs_query``:
+    neither read off the AUC counts nor, with atoms, off their atoms)."""
+    return bool(counts.needs_query(score, float(threshold)))
+
+
+def threshold_note(counts, score: str, threshold: float) -> str | None:
+    """Why a threshold on data counted where it lies costs a scan and which thresholds nearby do not (Markdown-safe),
+    or None when the count tables answer it (``BETWEEN_EDGES``)."""
+    if threshold is None or not scans(counts, score, threshold):
+        return None
+    near = " or ".join(f"{t:.6g}" for t in nearest_edges(counts, score, threshold)) or "another threshold"
+    if counts.atoms:
+        where = "between the edges of the score groups that the intervals' counts were taken at"
+        what = "every row per membership pattern"
+    else:
+        where, what = "inside a score bin of the count tables", "the rows between its bin edges"
+    return BETWEEN_EDGES.format(threshold=escape.md(f"{float(threshold):g}"), score=escape.md(repr(score)),
+                                where=where, what=what, near=escape.md(near))

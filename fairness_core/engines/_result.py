@@ -13,6 +13,8 @@ from .._counts.calibration import CalibrationCounts
 from .._counts.classes import ClassCounts
 from .._counts.confusion import ConfusionCounts, base_rate_counts
 from .._counts.scored_data import ColumnMapping, _as_text
+from .._metrics.auc_counts import AucCounts
+from .._stats.auc_bootstrap import _merged_levels
 from .._stats.bootstrap import Atoms
 from ._atoms import _AtomQueries
 from ._limits import MAX_PATTERNS, TOO_MANY_PATTERNS
@@ -143,7 +145,8 @@ class ScoredCounts:
 
         Read off the AUC counts when they can answer exactly (exact levels, or a threshold on a bin
         edge); otherwise the engine runs the counts query of that score again. With :attr:`atoms`, the
-        engine counts the atoms at this threshold (one GROUP BY).
+        atoms at a threshold of :meth:`atom_thresholds` are read off the AUC counts' atoms (no query);
+        at any other threshold the engine counts them (one GROUP BY).
 
         Raises
         ------
@@ -155,15 +158,53 @@ class ScoredCounts:
         counts = self.auc[score]
         if np.isnan(float(threshold)):
             raise ValueError("ScoredCounts.confusion_at: the threshold is NaN. Tip: choose a number.")
-        if self.atoms:   # the atoms of the bootstrap at this threshold: one GROUP BY of the patterns
-            return self.confusion[score] if float(threshold) == self.threshold else \
-                self._atom_queries.confusion(score, float(threshold))
+        if float(threshold) == self.threshold:   # counted with the rest (atoms included when they are)
+            return self.confusion[score]
+        if self.atoms:   # the atoms at this threshold: read off the AUC counts' atoms, else one GROUP BY of the patterns
+            read = confusion_of_patterns(counts, float(threshold))
+            return read if read is not None else self._atom_queries.confusion(score, float(threshold))
         if counts.exact or float(threshold) in counts.edges[:-1] or not (
                 counts.edges[0] < float(threshold) <= counts.edges[-1]):
             return counts.confusion_at(threshold)
         if self._requery is None:
             raise ValueError("ScoredCounts.confusion_at: this result has no engine to query again.")
         return self._requery(score, float(threshold))
+
+    def needs_query(self, score: str, threshold: float) -> bool:
+        """Whether :meth:`confusion_at` of `score` at `threshold` runs a query where the data lies (a scan).
+
+        False when the counts answer it: the counted threshold, a threshold the AUC counts read (any
+        with exact levels, a bin edge with bins) or, with :attr:`atoms`, one that splits none of the
+        AUC counts' merged level groups (:meth:`atom_thresholds`).
+        """
+        counts, t = self.auc[score], float(threshold)
+        if t == self.threshold:
+            return False
+        if self.atoms:
+            return confusion_of_patterns(counts, t) is None
+        return not (counts.exact or counts.reads(t))
+
+    def atom_thresholds(self, score: str) -> np.ndarray:
+        """The thresholds at which :meth:`confusion_at` answers without a query, for `score`.
+
+        Without :attr:`atoms`: every level (exact levels) or every bin edge. With atoms: the
+        thresholds that split the AUC counts' merged level groups (``AucCounts.patterns``: at most
+        256 groups of about equal rows), where the confusion atoms are sums of those groups' atoms,
+        plus the smallest score's bin edge (every row predicted positive). Any threshold at or below
+        the first or above the largest score is answered too.
+
+        Returns
+        -------
+        ndarray of float
+            Increasing thresholds (for exact levels, the first score of each group).
+        """
+        counts = self.auc[score]
+        lows = counts.levels if counts.exact else counts.edges[:-1]
+        if not self.atoms:
+            return np.asarray(lows, dtype=np.float64)
+        starts = _group_starts(counts)
+        return np.asarray(lows, dtype=np.float64)[np.concatenate([[0], starts])] if starts is not None \
+            else np.asarray(lows[:1], dtype=np.float64)
 
     def calibration_at(self, score: str, n_bins: int, strategy: str = "uniform") -> Optional[CalibrationCounts]:
         """The calibration counts of `score` with `n_bins` uniform bins over [0, 1], or quantile bins.
@@ -249,3 +290,60 @@ class ScoredCounts:
         if self.labels is not None:
             return self.labels
         return base_rate_counts(self.confusion[self.mapping.scores[0]] if self.mapping.scores else self.given)
+
+
+def _group_starts(counts: AucCounts) -> Optional[np.ndarray]:
+    """The first level of each merged level group of ``counts.patterns`` but the first (``_merged_levels`` of the
+    level totals, as the atoms were counted), or None when the counts hold no patterns or other groups."""
+    if counts.patterns is None or not len(counts.levels):
+        return None
+    group = _merged_levels(np.asarray(counts.overall).sum(axis=0))
+    if int(group[-1]) + 1 != int(counts.patterns[1]):
+        return None
+    return np.flatnonzero(np.diff(group)) + 1
+
+
+def confusion_of_patterns(counts: AucCounts, threshold: float) -> Optional[ConfusionCounts]:
+    """The confusion counts of ``score >= threshold``, atoms included, summed from the AUC counts' atoms.
+
+    ``counts.patterns`` holds the rows per (membership pattern, merged level group, label); a
+    threshold whose first level at or above it starts a group (or lies below every level or above
+    them all) splits no group, so each pattern's confusion cells are sums of its groups: the same
+    atoms, pattern for pattern, that the engine's pattern query counts at that threshold.
+
+    Parameters
+    ----------
+    counts : AucCounts
+        With ``patterns`` (``ScoredCounts.with_atoms``).
+    threshold : float
+
+    Returns
+    -------
+    ConfusionCounts or None
+        None when the threshold splits a group or a bin, or the counts hold no patterns.
+    """
+    starts = _group_starts(counts)
+    t = float(threshold)
+    if starts is None or not counts.reads(t):
+        return None
+    n_levels = len(counts.levels)
+    if counts.exact:
+        first = int(np.searchsorted(counts.levels, t, side="left"))
+    else:
+        first = n_levels if t > counts.edges[-1] else min(int(np.searchsorted(counts.edges, t, side="left")), n_levels)
+    atoms, n_merged = counts.patterns
+    if first == 0:
+        g = 0
+    elif first == n_levels:
+        g = int(n_merged)
+    else:
+        j = int(np.searchsorted(starts, first))
+        if j >= len(starts) or starts[j] != first:
+            return None
+        g = j + 1
+    cells = np.asarray(atoms.counts, dtype=np.float64).reshape(len(atoms.counts), int(n_merged), 2)
+    negatives, positives = cells[:, :, 0], cells[:, :, 1]
+    table = np.stack([negatives[:, :g].sum(axis=1), negatives[:, g:].sum(axis=1),
+                      positives[:, :g].sum(axis=1), positives[:, g:].sum(axis=1)], axis=1)   # TN, FP, FN, TP
+    return ConfusionCounts.of_atoms(list(counts.names), Atoms(table, atoms.member, atoms.background), counts.min_size,
+                                    disjoint=counts.disjoint)

@@ -16,6 +16,7 @@ from ui import local, formats, labels
 
 N_ROWS = 1_000_000
 FILES = "Parquet or CSV files: a path, a folder or a glob"
+APPLY = "Apply mapping"
 
 
 @pytest.fixture(scope="module")
@@ -58,7 +59,17 @@ def _map(at: AppTest, protected=("race", "sex")) -> None:
     widget(at, "selectbox", labels.LABEL_COLUMN).set_value("label").run()
     widget(at, "multiselect", labels.PROTECTED).set_value(list(protected)).run()
     widget(at, "multiselect", labels.SCORE_COLUMN).set_value(["score_a", "score_b"]).run()
+    _apply(at)
     assert not at.exception and not at.error, [e.value for e in at.error]
+
+
+def _apply(at: AppTest) -> AppTest:
+    """Press "Apply mapping" when the Data page shows it (data counted where it lies: edits wait for it)."""
+    for button in at.button:
+        if button.label == APPLY:
+            button.click().run()
+            break
+    return at
 
 
 def _visit_one(at: AppTest, page: str) -> tuple:
@@ -210,7 +221,7 @@ def test_intervals_of_data_counted_where_it_lies_equal_an_upload_s(monkeypatch, 
     for source in ("local", "upload"):
         at = _opened(monkeypatch, tmp_path, "rows.parquet", source)
         _map(at, ("race",))
-        widget(at, "multiselect", labels.IDENTITY).set_value(["young", "renter"]).run()
+        _apply(widget(at, "multiselect", labels.IDENTITY).set_value(["young", "renter"]).run())
         assert not at.exception and not at.error, [e.value for e in at.error]
         assert widget(at, "checkbox", labels.SHOW_INTERVALS).value
         shown.append(_visit(at))
@@ -255,7 +266,7 @@ def test_a_protected_attribute_edit_counts_each_score_once_and_no_pattern_again(
         return (lambda sql: seen.append(sql) or run(sql)), columns, name
 
     monkeypatch.setattr(_scored_counts, "_runner", counting)
-    widget(at, "multiselect", labels.PROTECTED).set_value(["race", "sex"]).run()
+    _apply(widget(at, "multiselect", labels.PROTECTED).set_value(["race", "sex"]).run())
     assert not at.exception and not at.error, [e.value for e in at.error]
     assert widget(at, "checkbox", labels.SHOW_INTERVALS).value
     assert len([q for q in seen if "__fc_kept" in q]) == 2 * 2   # score_a and score_b: levels, calibration bins
@@ -391,7 +402,7 @@ def test_a_multi_class_label_counted_where_it_lies_equals_an_upload(monkeypatch,
         widget(at, "selectbox", labels.POSITIVE_LABEL).set_value("A").run()
         widget(at, "checkbox", labels.KEEP_ALL_CLASSES).set_value(True).run()
         widget(at, "selectbox", labels.PREDICTED_COLUMN).set_value("grade_hat").run()
-        widget(at, "multiselect", labels.PROTECTED).set_value(["race", "sex"]).run()
+        _apply(widget(at, "multiselect", labels.PROTECTED).set_value(["race", "sex"]).run())
         assert not at.exception and not at.error, [e.value for e in at.error]
         markdown = [m.value for m in at.markdown if "classes" in m.value]
         shown.append((markdown, _visit_one(at, "pages/classwise.py"), _visit_one(at, "pages/overview.py")))

@@ -1,5 +1,5 @@
 """"Data on this machine" in Chromium: a server started with FAIRNESS_LOCAL_DATA reads a Parquet folder where it
-lies; the Data page maps it, the Subgroup AUCs page shows each AUC's max binning error and the intervals from the
+lies; the Data page maps it (the edits applied together by one button), the Subgroup AUCs page shows each AUC's max binning error and the intervals from the
 counts' atoms, the threshold explorer runs over the bin edges, and what needs the rows says so. Numbers are compared with an upload in tests/app/test_local_source.py."""
 
 from __future__ import annotations
@@ -61,6 +61,12 @@ def test_a_parquet_folder_on_this_machine(browser, local_url, screenshot_dir):
         expect(page.get_by_text("2 files", exact=False)).to_be_visible()
         choose_exactly(page, "Protected attributes", ["race", "sex"])
         choose_exactly(page, "Score column", ["score_a"])
+        # edits of the mapping wait for one count: said on the page, applied by the button
+        expect(page.get_by_text("Mapping not applied yet", exact=False)).to_be_visible()
+        screenshot(page, screenshot_dir / "local_data_pending.png")
+        page.get_by_role("button", name="Apply mapping").click()
+        settle(page)
+        expect(page.get_by_text("Mapping not applied yet", exact=False)).to_have_count(0)
         expect(page.get_by_test_id("stMetric").filter(has_text="Rows used")).to_contain_text("20,000")
         expect(page.get_by_text("8 subgroups", exact=True)).to_be_visible()
         assert_no_exception(page)
