@@ -42,7 +42,8 @@ ADJUST = "Multiple comparisons"
 MAX_DIFFERENCE = "Maximum difference"
 UPLOAD = "Upload a CSV or Parquet file"
 COUNTED_INTERVALS = ("Data counted where it lies: the bootstrap resamples counts per membership pattern, which "
-                     "DuckDB counts with one more pass over the rows per table and per threshold.")
+                     "DuckDB counts with one more pass over the rows per table; a threshold on a counted edge of "
+                     "the scores is read off them, another one costs one more pass.")
 COUNTED_SLICE = ("Not available for data on this machine counted where it lies: every row is counted. To analyse a "
                  "part, point the source at the files of that part, or analyse a random sample (Data page).")
 LEVELS = (0.90, 0.95, 0.99)

@@ -32,7 +32,7 @@ STEPS = {
     "Rate disparities: threshold explorer slider (one step)": "control",
     "Calibration: n_bins change (one step)": "control",
     "Subgroup AUCs: power mean p change": "control",
-    "Data on this machine: protected attribute change": "local mapping",
+    "Data on this machine: apply a protected attribute change": "local mapping",
 }
 # Present only where Rate disparities puts the threshold explorer in a tab.
 OPTIONAL = {"Rate disparities: open the Threshold explorer tab"}
