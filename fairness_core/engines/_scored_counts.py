@@ -20,6 +20,7 @@ from .._subgroups.subgroups import INDICATOR_RANGE_MESSAGE
 from ._atoms import _AtomQueries, _Rows, _assemble, _calibration, _class_counts, _given_counts
 from ._result import ScoredCounts
 from ._runners import _plain, _runner, _with_bins
+from ._sources import check_spark_files
 
 
 MAX_CATEGORIES = 10          # a numeric protected attribute with more values is cut into quantile bins (as in memory)
@@ -118,6 +119,9 @@ def scored_counts(source: Any, mapping: ColumnMapping, *, threshold: float = 0.5
         raise ValueError(f'The \'auc_bins\' parameter of {func} must be "exact" or an integer >= 2. Got {auc_bins!r} instead.')
     run, columns, name = _runner(source, engine, connection, memory_limit)
     _check_roles(pd.DataFrame(columns=columns), m)   # ScoredData's checks: missing columns, clashes, no model
+    if name == "spark":   # a column missing from some files would be NULL in their rows
+        check_spark_files(source, [c for c in (m.label, *m.scores, *m.protected, *m.indicators, m.predicted_label)
+                                   if c is not None])
 
     labels = run(_sql.label_query(m.label))
     counts = {v: int(n) for v, n in zip(labels["v"], labels["n"]) if not pd.isna(v)}
