@@ -308,6 +308,8 @@ def _engine_review(args):
         source = args.table
     else:
         source = read_source(args.data, args.engine, master=args.spark_master)
+        if args.engine == "spark":   # Spark's errors are said in one line (engines.spark_error), not logged too
+            source.sparkSession.sparkContext.setLogLevel("FATAL")
     config = _config(args, preview(source, engine=args.engine, connection=connection))
     thresholds = dict(config.thresholds)
     counts = scored_counts(source, config.mapping, threshold=next(iter(thresholds.values()), 0.5),

@@ -284,15 +284,31 @@ def read_source(path, engine: str = "duckdb", *, master: Optional[str] = None):
 
 
 def spark_session(master: Optional[str] = None):
-    """The active Spark session (``spark-submit`` starts it on the cluster's master), else a new one on `master`
-    (None: the ``SPARK_MASTER`` environment variable, else ``local[*]``)."""
+    """The Spark session to run on.
+
+    The active session if there is one; else, under ``spark-submit`` (whose driver has
+    ``PYSPARK_GATEWAY_PORT`` set), a session on the master it was given (``--master``) unless
+    `master` is; else a new session on `master`, the ``SPARK_MASTER`` environment variable or
+    ``local[*]``.
+
+    Parameters
+    ----------
+    master : str or None
+        A master URL (``spark://host:7077``, ``yarn``, ``local[4]``).
+
+    Returns
+    -------
+    pyspark.sql.SparkSession
+    """
     from pyspark.sql import SparkSession
 
     active = SparkSession.getActiveSession()
     if active is not None:
         return active
-    return SparkSession.builder.master(master or os.environ.get("SPARK_MASTER") or "local[*]") \
-        .appName("fairness_core").getOrCreate()
+    builder = SparkSession.builder.appName("fairness_core")
+    if master is None and "PYSPARK_GATEWAY_PORT" in os.environ:   # spark-submit's driver: its --master and conf
+        return builder.getOrCreate()
+    return builder.master(master or os.environ.get("SPARK_MASTER") or "local[*]").getOrCreate()
 
 
 def _spark_local(spark, path):
