@@ -66,7 +66,8 @@ def parser() -> argparse.ArgumentParser:
         sub = commands.add_parser(name, help=text, description=text, epilog=EXAMPLES,
                                   formatter_class=argparse.RawDescriptionHelpFormatter)
         sub.add_argument("data", metavar="DATA",
-                         help="a CSV or Parquet file of scored rows (with --engine: a path or glob, e.g. 'logs/*.parquet')")
+                         help="a CSV or Parquet file of scored rows (with --engine: a path, folder or glob, e.g. "
+                              "'logs/*.parquet'; with --engine spark also a URI, e.g. hdfs:///logs/2026-11/)")
         sub.add_argument("--label", help="the true label column")
         sub.add_argument("--positive", metavar="VALUE",
                          help="the label value that counts as positive (default: guessed, e.g. 1, yes, >50K)")

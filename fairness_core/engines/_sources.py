@@ -67,7 +67,7 @@ def _not_read_by(engine: str, path: str) -> ValueError:
     """ValueError ``NOT_READ_BY``: `engine` (DuckDB or polars) does not read the URI `path`."""
     scheme = _scheme(path)
     reads = (" (it reads s3://, gs://, https://, hf://, az:// and abfss:// with its httpfs and azure extensions)"
-             if engine == "DuckDB" else " as a path of its own here")
+             if engine == "DuckDB" else " (here it reads local paths and file:// URIs)")
     copy = ", or copy the files to this machine" if engine == "DuckDB" else \
         ", or --engine duckdb for s3://, gs:// or https:// files, or copy the files to this machine"
     return ValueError(NOT_READ_BY.format(engine=engine, scheme=scheme, path=path, reads=reads, copy=copy))

@@ -191,6 +191,13 @@ def test_spark_reads_a_file_uri_as_duckdb_reads_the_folder(spark, folder, capsys
     frame = read_source(f"file://{path}", "spark")
     assert sorted(frame.inputFiles()) == [f"file://{path}/part-0.parquet", f"file://{path}/part-1.parquet"]
     _same_counts(scored_counts(frame, MAPPING), duck)
+    csv = path.parent / "csv"   # CSV files under a URI glob: each read alone, combined by column name
+    csv.mkdir()
+    small = _frame(30)
+    small.to_csv(csv / "a.csv", index=False)
+    small[["race", "y", "score", "id_a"]].to_csv(csv / "b.csv", index=False)
+    both = read_source(f"file://{csv}/*.csv", "spark").select("race").collect()
+    assert sorted(r.race for r in both) == sorted(list(small["race"]) * 2)
     out = path.parent / "review.json"   # the command line, on the active session
     assert _cli.main(["metrics", f"file://{path}/*.parquet", "--engine", "spark", *FLAGS, "--out", str(out)]) in (0, 1)
     assert "models" in json.loads(out.read_text())
