@@ -37,8 +37,13 @@ def _runner(source, engine, connection, memory_limit):
             raise ValueError("engine='ibis' needs an ibis table as the source (e.g. con.table('logs')).")
         return _ibis_runner(source)
     if engine == "spark":
-        if not spark_df:
-            raise ValueError("engine='spark' needs a pyspark DataFrame as the source (spark.read.parquet(...)).")
+        if isinstance(source, (str, os.PathLike, list, tuple)):   # a path or URI: read_source reads and checks it
+            from ._sources import read_source
+
+            source = read_source(source, "spark")
+        elif not spark_df:
+            raise ValueError("engine='spark' needs a pyspark DataFrame (spark.read.parquet(...)) or a path or URI as "
+                             "the source.")
         source.createOrReplaceTempView(_sql.SOURCE)
         return _spark_run(source.sparkSession), list(source.columns), "spark"
     import duckdb

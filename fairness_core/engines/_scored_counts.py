@@ -55,6 +55,10 @@ def scored_counts(source: Any, mapping: ColumnMapping, *, threshold: float = 0.5
         ``duckdb.DuckDBPyConnection``); a ``pyspark.sql.DataFrame`` (computed by its Spark session,
         e.g. on a cluster); a ``polars.LazyFrame`` / ``DataFrame``; or an ibis table (computed by
         its backend: any SQL database ibis reaches, e.g. PostgreSQL, Snowflake, BigQuery, SQLite).
+        With ``engine="spark"`` a path, folder, glob or URI (``hdfs://``, ``s3a://``, ``file://``
+        ...) is read by :func:`read_source` on the active session (or a new one). A URI is read by
+        DuckDB for ``file://`` and its httpfs schemes (``s3://``, ``gs://``, ``https://``), by polars
+        for ``file://``; another is refused with a message naming Spark.
     mapping : ColumnMapping
         As in memory: label and positive label, score columns, protected attributes (categorical, or
         numeric ones cut into quantile bins), identity columns, a predicted label column (its
