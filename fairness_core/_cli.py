@@ -308,9 +308,11 @@ def _engine_review(args):
         connection = duckdb.connect(args.data, read_only=True)
         source = args.table
     else:
-        source = read_source(args.data, args.engine, master=args.spark_master)
         if args.engine == "spark":   # Spark's errors are said in one line (engines.spark_error), not logged too
-            source.sparkSession.sparkContext.setLogLevel("FATAL")
+            from .engines._sources import spark_session
+
+            spark_session(args.spark_master).sparkContext.setLogLevel("FATAL")
+        source = read_source(args.data, args.engine, master=args.spark_master)
     config = _config(args, preview(source, engine=args.engine, connection=connection))
     thresholds = dict(config.thresholds)
     counts = scored_counts(source, config.mapping, threshold=next(iter(thresholds.values()), 0.5),

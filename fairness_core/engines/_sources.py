@@ -300,15 +300,19 @@ def spark_session(master: Optional[str] = None):
     -------
     pyspark.sql.SparkSession
     """
+    import warnings
+
     from pyspark.sql import SparkSession
 
     active = SparkSession.getActiveSession()
     if active is not None:
         return active
     builder = SparkSession.builder.appName("fairness_core")
-    if master is None and "PYSPARK_GATEWAY_PORT" in os.environ:   # spark-submit's driver: its --master and conf
+    if master is not None or "PYSPARK_GATEWAY_PORT" not in os.environ:   # else spark-submit's driver: its --master
+        builder = builder.master(master or os.environ.get("SPARK_MASTER") or "local[*]")
+    with warnings.catch_warnings():   # pyspark's check of pandas: the engine reads its results through Arrow
+        warnings.filterwarnings("ignore", "PySpark does not yet fully support pandas", FutureWarning)
         return builder.getOrCreate()
-    return builder.master(master or os.environ.get("SPARK_MASTER") or "local[*]").getOrCreate()
 
 
 def _spark_local(spark, path):
@@ -425,6 +429,10 @@ SPARK_TIPS = {
     "PATH_NOT_FOUND": "check the path, and that the cluster's Hadoop configuration reaches its file system",
     "UNRESOLVED_COLUMN": "check the column names of the mapping against the data's",
 }
+READ_TIP = "check the path, and that Spark reaches its file system (the cluster's Hadoop configuration)"
+NO_FILE_SYSTEM = ("Spark has no file system for {scheme}:// here: add its Hadoop connector to the session (e.g. "
+                  "for s3a:// spark-submit --packages org.apache.hadoop:hadoop-aws:<Spark's Hadoop version>), or "
+                  "give a URI of a file system the cluster is configured for")
 SPARK_TIP = ("check the mapping's column types (scores and identity columns numeric; label, protected attributes "
              "and predicted label numbers, text or booleans)")
 
@@ -469,7 +477,11 @@ def spark_error(exc: BaseException, what: str) -> Optional[ValueError]:
     elif column and column.group(1) not in why:
         why = f"{why} (in {fragment.strip()})"
     base = (condition or "").split(".")[0]
-    return ValueError(SPARK_FAILED.format(what=what, why=why.rstrip("."), tip=SPARK_TIPS.get(base, SPARK_TIP) + "."))
+    tip = SPARK_TIPS.get(base, READ_TIP if what.startswith("read") else SPARK_TIP)
+    scheme = re.search(r"No FileSystem for scheme \"?(\w+)|hadoop\.fs\.(\w+)\.\w*FileSystem not found", why)
+    if scheme:
+        tip = NO_FILE_SYSTEM.format(scheme=scheme.group(1) or scheme.group(2))
+    return ValueError(SPARK_FAILED.format(what=what, why=why.rstrip("."), tip=tip + "."))
 
 
 def _looks_like_path(text: str) -> bool:

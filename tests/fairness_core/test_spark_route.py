@@ -116,11 +116,23 @@ def test_the_command_line_gives_spark_the_uri_and_the_master(monkeypatch, capsys
         seen.update(path=path, engine=engine, master=master)
         raise ValueError("stop here")
 
+    class Session:   # the session the command line starts (to quiet Spark's logs) before reading
+        class sparkContext:
+            @staticmethod
+            def setLogLevel(level):
+                seen["level"] = level
+
+    def fake_session(master=None):
+        seen["session_master"] = master
+        return Session
+
+    monkeypatch.setattr(_sources, "spark_session", fake_session)
     monkeypatch.setattr(_sources, "read_source", fake_read_source)
     for uri in ("hdfs://namenode/logs/", "file:///data/logs/"):
         assert _cli.main(["metrics", uri, "--engine", "spark", "--spark-master", "spark://127.0.0.1:7077",
                           *FLAGS]) == 2
-        assert seen == {"path": uri, "engine": "spark", "master": "spark://127.0.0.1:7077"}
+        assert seen == {"path": uri, "engine": "spark", "master": "spark://127.0.0.1:7077",
+                        "session_master": "spark://127.0.0.1:7077", "level": "FATAL"}
         assert capsys.readouterr().err == "error: stop here\n"
 
 
@@ -227,3 +239,15 @@ def test_spark_errors_are_said_in_words(spark, tmp_path, capsys):
     assert err.startswith("error: Spark could not compute the counts: the column 'score'") and err.count("\n") == 1
     with pytest.raises(ValueError, match=r"Spark could not read .*PATH_NOT_FOUND.*Tip: check the path"):
         read_source(f"file://{tmp_path}/absent/", "spark")
+
+
+def test_a_spark_error_without_a_condition_is_said_with_a_tip_for_its_file_system():
+    class Py4JJavaError(Exception):   # as py4j raises it when pyspark does not convert the Java exception
+        java_exception = None
+
+    Py4JJavaError.__module__ = "py4j.protocol"
+    error = _sources.spark_error(Py4JJavaError("java.lang.ClassNotFoundException: Class "
+                                               "org.apache.hadoop.fs.s3a.S3AFileSystem not found"), "read 's3a://b/x/'")
+    assert str(error).startswith("Spark could not read 's3a://b/x/': java.lang.ClassNotFoundException")
+    assert "no file system for s3a://" in str(error) and "hadoop-aws" in str(error)
+    assert _sources.spark_error(KeyError("x"), "read") is None   # not Spark's: raised as it is
