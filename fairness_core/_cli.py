@@ -32,6 +32,8 @@ EXAMPLES = """examples:
       --score score --protected race --protected sex --out logs-review.html
   python -m fairness_core metrics warehouse.duckdb --table predictions --engine duckdb --label y --score p \\
       --protected region --out review.json
+  python -m fairness_core metrics hdfs:///logs/2026-11/ --engine spark --spark-master yarn --label y \\
+      --positive 1 --score score --protected race --out review.json
 
 exit status: 0 every gating rule (and, with --baseline, every change) passes, 1 one fails (--strict: or is
   inconclusive), 2 bad input or usage, 3 an internal error; each gating verdict that is not a pass is a line on stderr
@@ -64,7 +66,8 @@ def parser() -> argparse.ArgumentParser:
         sub = commands.add_parser(name, help=text, description=text, epilog=EXAMPLES,
                                   formatter_class=argparse.RawDescriptionHelpFormatter)
         sub.add_argument("data", metavar="DATA",
-                         help="a CSV or Parquet file of scored rows (with --engine: a path or glob, e.g. 'logs/*.parquet')")
+                         help="a CSV or Parquet file of scored rows (with --engine: a path, folder or glob, e.g. "
+                              "'logs/*.parquet'; with --engine spark also a URI, e.g. hdfs:///logs/2026-11/)")
         sub.add_argument("--label", help="the true label column")
         sub.add_argument("--positive", metavar="VALUE",
                          help="the label value that counts as positive (default: guessed, e.g. 1, yes, >50K)")
@@ -112,8 +115,14 @@ def parser() -> argparse.ArgumentParser:
                               "guessed from the label's name and positive value, and said on stderr)")
         sub.add_argument("--engine", choices=["duckdb", "spark", "polars"],
                          help="compute the counts where the data lives instead of loading it: DuckDB (out of core), "
-                              "Spark (the active session, or local) or polars (streaming); intervals from the counts' "
-                              "atoms (one more pass per table), no consistency")
+                              "Spark (the active session under spark-submit, else one on --spark-master) or polars "
+                              "(streaming); intervals from the counts' atoms (one more pass per table), no "
+                              "consistency. With spark, DATA may be any URI Spark reads (hdfs://, s3a://, "
+                              "abfss://, gs://, file://), given to it without a local check")
+        sub.add_argument("--spark-master", metavar="URL",
+                         help="with --engine spark: the master of the Spark session started here, e.g. "
+                              "spark://host:7077, yarn or local[4] (default: the SPARK_MASTER environment variable, "
+                              "else local[*]); under spark-submit the session it started (its --master) is used")
         sub.add_argument("--table", metavar="NAME",
                          help="with --engine duckdb: DATA is a DuckDB database file (opened read-only) and NAME a "
                               "table or view in it")
@@ -222,6 +231,8 @@ def _config_text(path: str) -> str:
 
 def _check_usage(args) -> None:
     """Refuse, before any data is read, flags that would be ignored or could not be honoured (ValueError)."""
+    if args.spark_master is not None and args.engine != "spark":
+        raise ValueError("--spark-master URL sets the master of the Spark session: use it with --engine spark.")
     if args.table is not None and args.engine != "duckdb":
         raise ValueError("--table NAME reads a table of a DuckDB database file: use it with --engine duckdb.")
     if args.auc_bins is not None and not args.engine:
@@ -297,7 +308,11 @@ def _engine_review(args):
         connection = duckdb.connect(args.data, read_only=True)
         source = args.table
     else:
-        source = read_source(args.data, args.engine)
+        if args.engine == "spark":   # Spark's errors are said in one line (engines.spark_error), not logged too
+            from .engines._sources import spark_session
+
+            spark_session(args.spark_master).sparkContext.setLogLevel("FATAL")
+        source = read_source(args.data, args.engine, master=args.spark_master)
     config = _config(args, preview(source, engine=args.engine, connection=connection))
     thresholds = dict(config.thresholds)
     counts = scored_counts(source, config.mapping, threshold=next(iter(thresholds.values()), 0.5),

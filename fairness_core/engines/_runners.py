@@ -10,7 +10,8 @@ import pandas as pd
 
 from . import _sql
 from ._limits import ENGINES, SOURCE_MESSAGE
-from ._sources import _check_columns, _duckdb_files, _is_csv, _looks_like_path, _python_glob, _source_files
+from ._sources import (_check_columns, _duckdb_files, _is_csv, _looks_like_path, _python_glob, _source_files,
+                       spark_error)
 
 
 def _plain(v):
@@ -36,13 +37,15 @@ def _runner(source, engine, connection, memory_limit):
             raise ValueError("engine='ibis' needs an ibis table as the source (e.g. con.table('logs')).")
         return _ibis_runner(source)
     if engine == "spark":
-        if not spark_df:
-            raise ValueError("engine='spark' needs a pyspark DataFrame as the source (spark.read.parquet(...)).")
+        if isinstance(source, (str, os.PathLike, list, tuple)):   # a path or URI: read_source reads and checks it
+            from ._sources import read_source
+
+            source = read_source(source, "spark")
+        elif not spark_df:
+            raise ValueError("engine='spark' needs a pyspark DataFrame (spark.read.parquet(...)) or a path or URI as "
+                             "the source.")
         source.createOrReplaceTempView(_sql.SOURCE)
-        session = source.sparkSession
-        # Arrow, not toPandas: the results are small, and pyspark's pandas bridge lags pandas 3.
-        return (lambda sql: session.sql(_sql.transpile(sql, "spark")).toArrow().to_pandas()), list(source.columns), \
-            "spark"
+        return _spark_run(source.sparkSession), list(source.columns), "spark"
     import duckdb
 
     con = connection
@@ -65,6 +68,34 @@ def _runner(source, engine, connection, memory_limit):
     return (lambda sql: con.execute(sql).df()), list(relation.columns), "duckdb"
 
 
+def _spark_run(session) -> Callable:
+    """run(sql) on a Spark session: the query transpiled by SQLGlot, its (small) result through Arrow; Spark's
+    errors (a value that is not a number, a type it cannot compare) become a ValueError in words
+    (:func:`spark_error`), and pyspark's own log of them is silenced while the query runs."""
+    import logging
+
+    def run(sql: str) -> pd.DataFrame:
+        from pyspark.logger import PySparkLogger
+
+        loggers = [PySparkLogger.getLogger(n) for n in ("SQLQueryContextLogger", "DataFrameQueryContextLogger")]
+        levels = [logger.level for logger in loggers]
+        for logger in loggers:
+            logger.setLevel(logging.CRITICAL)
+        try:
+            # Arrow, not toPandas: the results are small, and pyspark's pandas bridge lags pandas 3.
+            return session.sql(_sql.transpile(sql, "spark")).toArrow().to_pandas()
+        except Exception as exc:
+            error = spark_error(exc, "compute the counts")
+            if error is None:
+                raise
+            raise error from None
+        finally:
+            for logger, level in zip(loggers, levels):
+                logger.setLevel(level)
+
+    return run
+
+
 def _polars_runner(source, polars_frame: bool):
     """The same SQL run by polars' SQL context on a lazy scan, collected with its streaming engine.
 
@@ -76,7 +107,7 @@ def _polars_runner(source, polars_frame: bool):
     if polars_frame:
         frame = source.lazy()
     elif isinstance(source, (str, os.PathLike, list, tuple)):
-        files = _source_files(source, _python_glob)   # each read as named: glob=False
+        files = _source_files(source, _python_glob, "polars")   # each read as named: glob=False
         if _is_csv(files[0]):   # one scan per file, combined by name (polars' own scan matches them by position)
             scans = [pl.scan_csv(p, glob=False, infer_schema_length=10_000) for p in files]
             _check_columns(files, lambda i: scans[i].collect_schema().names())

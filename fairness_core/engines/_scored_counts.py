@@ -20,6 +20,7 @@ from .._subgroups.subgroups import INDICATOR_RANGE_MESSAGE
 from ._atoms import _AtomQueries, _Rows, _assemble, _calibration, _class_counts, _given_counts
 from ._result import ScoredCounts
 from ._runners import _plain, _runner, _with_bins
+from ._sources import check_spark_files
 
 
 MAX_CATEGORIES = 10          # a numeric protected attribute with more values is cut into quantile bins (as in memory)
@@ -54,6 +55,10 @@ def scored_counts(source: Any, mapping: ColumnMapping, *, threshold: float = 0.5
         ``duckdb.DuckDBPyConnection``); a ``pyspark.sql.DataFrame`` (computed by its Spark session,
         e.g. on a cluster); a ``polars.LazyFrame`` / ``DataFrame``; or an ibis table (computed by
         its backend: any SQL database ibis reaches, e.g. PostgreSQL, Snowflake, BigQuery, SQLite).
+        With ``engine="spark"`` a path, folder, glob or URI (``hdfs://``, ``s3a://``, ``file://``
+        ...) is read by :func:`read_source` on the active session (or a new one). A URI is read by
+        DuckDB for ``file://`` and its httpfs schemes (``s3://``, ``gs://``, ``https://``), by polars
+        for ``file://``; another is refused with a message naming Spark.
     mapping : ColumnMapping
         As in memory: label and positive label, score columns, protected attributes (categorical, or
         numeric ones cut into quantile bins), identity columns, a predicted label column (its
@@ -118,6 +123,9 @@ def scored_counts(source: Any, mapping: ColumnMapping, *, threshold: float = 0.5
         raise ValueError(f'The \'auc_bins\' parameter of {func} must be "exact" or an integer >= 2. Got {auc_bins!r} instead.')
     run, columns, name = _runner(source, engine, connection, memory_limit)
     _check_roles(pd.DataFrame(columns=columns), m)   # ScoredData's checks: missing columns, clashes, no model
+    if name == "spark":   # a column missing from some files would be NULL in their rows
+        check_spark_files(source, [c for c in (m.label, *m.scores, *m.protected, *m.indicators, m.predicted_label)
+                                   if c is not None])
 
     labels = run(_sql.label_query(m.label))
     counts = {v: int(n) for v, n in zip(labels["v"], labels["n"]) if not pd.isna(v)}
