@@ -116,24 +116,37 @@ class CalibrationAtoms:
         cells = np.flatnonzero(rows > 0)                                    # only cells with rows are drawn
         trials, prob = rows[cells].astype(np.int64), np.clip(sum_p[cells] / rows[cells], 0.0, 1.0)
         member, background, overall = self.tables()   # rows and scores stay; only the labels' sums are drawn
-        masks = [self.atoms.member.astype(np.float64), self.atoms.background.astype(np.float64)]
-        block = max(1, BLOCK_CELLS // max(1, rows.size))
+        # Each drawn cell's positives go to its bin of every subgroup (and background) its pattern is in: sparse
+        # sums over the occupied cells, whose cost does not grow with the patterns (sums of integers: exact).
+        pattern, bin_of = cells // (self.n_bins * SUB_BINS), (cells // SUB_BINS) % self.n_bins
+        spread = [_spread_bins(masks[pattern], bin_of, self.n_bins)
+                  for masks in (self.atoms.member, self.atoms.background)]
+        one_hot = np.eye(self.n_bins)[bin_of]
+        block = max(1, BLOCK_CELLS // max(1, rows.size))   # the blocks (and so the draws) of the dense layout
         done = 0
         while done < n_draws:
             size = min(block, n_draws - done)
-            positives = np.zeros((size, rows.size))
-            positives[:, cells] = rng.binomial(trials, prob, size=(size, len(cells)))
-            per_bin = positives.reshape(size, n_patterns, self.n_bins, SUB_BINS).sum(axis=-1)   # (size, P, bins)
-            flat = np.swapaxes(per_bin, 1, 2)                                                    # (size, bins, P)
+            positives = rng.binomial(trials, prob, size=(size, len(cells))).astype(np.float64)
             out = []
-            for observed, labels in ((member, np.swapaxes(flat @ masks[0], 1, 2)),
-                                     (background, np.swapaxes(flat @ masks[1], 1, 2)),
-                                     (overall, per_bin.sum(axis=1))):
+            for observed, labels in ((member, (spread[0].T @ positives.T).T.reshape(size, -1, self.n_bins)),
+                                     (background, (spread[1].T @ positives.T).T.reshape(size, -1, self.n_bins)),
+                                     (overall, positives @ one_hot)):
                 stats = np.repeat(observed[None], size, axis=0)
                 stats[..., 2, :] = labels
                 out.append(stats)
             yield tuple(out)
             done += size
+
+    def bucket_tables(self, split) -> tuple:
+        """Per-bucket calibration sums of a split of the atoms among buckets (``_bootstrap.BucketSplit``): shapes
+        (K, k, 4, n_bins), (K, k, 4, n_bins) and (K, 4, n_bins), as :meth:`tables` (sparse, whatever the patterns)."""
+        p, c, w = split.pattern, split.cell, split.count
+        b = c // (2 * SUB_BINS)
+        nb = self.n_bins
+        columns = np.stack([b, nb + b, 2 * nb + b, 3 * nb + b], axis=1)
+        values = np.stack([w, w * self.mean_p[p, c], w * (c % 2), w * self.mean_sq[p, c]], axis=1)
+        m, bg, o = split.spread(columns, values, 4 * nb, self.atoms.member, self.atoms.background)
+        return m.reshape(*m.shape[:2], 4, nb), bg.reshape(*bg.shape[:2], 4, nb), o.reshape(len(o), 4, nb)
 
     def tables(self, counts: Optional[np.ndarray] = None):
         """(member, background, overall) calibration sums from cell counts of shape (..., n_patterns, n_cells).
@@ -386,3 +399,12 @@ def calibration_counts(y_true, y_prob, subgroups, *, n_bins: int = 10, strategy:
         If a score is outside [0, 1] or an option is invalid.
     """
     return CalibrationCounts.compute(y_true, y_prob, subgroups, n_bins=n_bins, strategy=strategy)
+
+
+def _spread_bins(masks: np.ndarray, bin_of: np.ndarray, n_bins: int):
+    """Sparse (cells, subgroups x bins) matrix: cell i counts in bin ``bin_of[i]`` of each subgroup of ``masks[i]``."""
+    from scipy import sparse
+
+    cell, subgroup = np.nonzero(masks)
+    return sparse.csr_matrix((np.ones(len(cell)), (cell, subgroup * n_bins + bin_of[cell])),
+                             shape=(len(masks), masks.shape[1] * n_bins))
