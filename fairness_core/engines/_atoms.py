@@ -25,6 +25,7 @@ from .._counts.scored_data import MAX_SUBGROUPS, ColumnMapping, _as_text
 from .._metrics.auc_counts import AucCounts, uniform_score_bins
 from .._stats.auc_bootstrap import _merged_levels
 from .._stats.bootstrap import Atoms
+from .._subgroups.patterns import _packed_rows
 from .._subgroups.subgroups import Subgroups
 
 
@@ -221,9 +222,14 @@ def _patterns(keys: "_Keys", member: np.ndarray, background: np.ndarray) -> tupl
         present, pattern = np.unique(np.argmax(member, axis=1), return_inverse=True)
         eye = np.eye(len(keys.names), dtype=bool)[present]
         return pattern.reshape(-1), (eye, ~eye)
-    bits, pattern = np.unique(np.hstack([member, background]), axis=0, return_inverse=True)   # in increasing order
-    k = member.shape[1]
-    return pattern.reshape(-1), (bits[:, :k], bits[:, k:])
+    # Each row's bits packed big-endian into 64-bit words (``Subgroups.patterns``' packing): the words' order is
+    # the rows' lexicographic order, and sorting a word or two per row is many times faster than rows of bools.
+    words = _packed_rows([member, background]).view(">u8")
+    if words.shape[1] == 1:
+        _, first, pattern = np.unique(words[:, 0], return_index=True, return_inverse=True)   # in increasing order
+    else:
+        _, first, pattern = np.unique(words, axis=0, return_index=True, return_inverse=True)
+    return pattern.reshape(-1), (member[first], background[first])
 
 
 class _Keys:

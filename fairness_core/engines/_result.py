@@ -105,8 +105,9 @@ class ScoredCounts:
             counts the distinct membership keys (``_sql.pattern_count_query``, one number; at least the
             patterns, and equal to them but where two keys give one pattern; without identity columns,
             the protected keys the counts queries found):
-            the bootstrap's work grows with patterns x cells x replicates (many independent identity
-            columns can give tens of thousands of patterns). None: no bound.
+            reading the atoms grows with patterns x cells, up to the rows themselves (many independent
+            identity columns can give tens of thousands of patterns); the bootstrap's work does not
+            (above ``_stats.bootstrap.BUCKET_PATTERNS`` it reweights buckets of rows). None: no bound.
 
         Returns
         -------
