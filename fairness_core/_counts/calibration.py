@@ -12,6 +12,7 @@ import pandas as pd
 
 from .._data.checks import as_binary, as_probabilities, check_int, check_length, check_option
 from .._disparity.calibration_errors import calibration_disparity_of, error_table_of
+from .._stats import bootstrap
 from .._stats.bootstrap import BLOCK_CELLS, Atoms
 from .._stats.intervals import check_ci, wilson_interval
 from .._subgroups.subgroups import as_subgroups
@@ -111,6 +112,9 @@ class CalibrationAtoms:
         """
         c = self.atoms.counts
         n_patterns = c.shape[0]
+        if n_patterns > bootstrap.BUCKET_PATTERNS:
+            yield from self._calibrated_per_subgroup(n_draws, rng)
+            return
         rows = c.reshape(n_patterns, -1, 2).sum(axis=-1).ravel()          # per (pattern, bin, sub-bin)
         sum_p = (c * self.mean_p).reshape(n_patterns, -1, 2).sum(axis=-1).ravel()
         cells = np.flatnonzero(rows > 0)                                    # only cells with rows are drawn
@@ -133,6 +137,42 @@ class CalibrationAtoms:
                                      (overall, positives @ one_hot)):
                 stats = np.repeat(observed[None], size, axis=0)
                 stats[..., 2, :] = labels
+                out.append(stats)
+            yield tuple(out)
+            done += size
+
+    def _calibrated_per_subgroup(self, n_draws: int, rng: np.random.Generator):
+        """:meth:`calibrated` with many patterns (above ``_bootstrap.BUCKET_PATTERNS``): each subgroup's, background's
+        and all rows' labels are drawn per (bin, sub-bin) on their own, Binomial(rows, mean p of those rows).
+
+        The cost is draws x (2 k + 1) x bins x sub-bins, whatever the patterns. The scores of a sub-bin are taken
+        as equal, as above, now over a subgroup's rows rather than a pattern's. A subgroup and its background
+        share no row, so their draws are independent as the rows' are; a reference that shares rows with the
+        subgroup (all rows, another overlapping subgroup) is drawn apart from it, which widens the null band of
+        their difference (the shared rows' draws would cancel).
+        """
+        c = self.atoms.counts
+        n_patterns = c.shape[0]
+        rows = c.reshape(n_patterns, -1, 2).sum(axis=-1)                      # (P, bins x sub-bins)
+        sum_p = (c * self.mean_p).reshape(n_patterns, -1, 2).sum(axis=-1)
+        masks = np.concatenate([self.atoms.member, self.atoms.background, np.ones((n_patterns, 1), dtype=bool)], axis=1)
+        rows_of, sum_of = (over_patterns(masks, x) for x in (rows, sum_p))   # (2 k + 1, bins x sub-bins)
+        cells = np.flatnonzero(rows_of.ravel() > 0)
+        trials = np.rint(rows_of.ravel()[cells]).astype(np.int64)
+        prob = np.clip(sum_of.ravel()[cells] / rows_of.ravel()[cells], 0.0, 1.0)
+        member, background, overall = self.tables()
+        k = self.atoms.member.shape[1]
+        block = max(1, BLOCK_CELLS // max(1, rows_of.size))
+        done = 0
+        while done < n_draws:
+            size = min(block, n_draws - done)
+            positives = np.zeros((size, rows_of.size))
+            positives[:, cells] = rng.binomial(trials, prob, size=(size, len(cells)))
+            labels = positives.reshape(size, 2 * k + 1, self.n_bins, SUB_BINS).sum(axis=-1)
+            out = []
+            for observed, drawn in ((member, labels[:, :k]), (background, labels[:, k:2 * k]), (overall, labels[:, -1])):
+                stats = np.repeat(observed[None], size, axis=0)
+                stats[..., 2, :] = drawn
                 out.append(stats)
             yield tuple(out)
             done += size
