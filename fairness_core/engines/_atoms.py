@@ -123,8 +123,17 @@ class _AtomQueries:
         frame = self.run(_sql.pattern_count_query(self.plan, with_missing=self.with_missing))
         return int(frame["__fc_n"].iloc[0])
 
-    def labels(self) -> ConfusionCounts:
-        """The labels counted against themselves (TN = negatives, TP = positives), atoms included."""
+    def labels(self, confusion: Optional[ConfusionCounts] = None) -> ConfusionCounts:
+        """The labels counted against themselves (TN = negatives, TP = positives), atoms included.
+
+        From the atoms of `confusion` (a score's confusion counts with atoms, over every kept row: the same
+        patterns) when given, with no scan: negatives TN + FP, positives FN + TP of each pattern."""
+        if confusion is not None and confusion.atoms is not None:
+            c, a = confusion.atoms.counts, confusion.atoms
+            counts = np.zeros_like(c)
+            counts[:, 0], counts[:, 3] = c[:, 0] + c[:, 1], c[:, 2] + c[:, 3]
+            return ConfusionCounts.of_atoms(confusion.names, Atoms(counts, a.member, a.background), self.m.min_size,
+                                            disjoint=confusion.disjoint)
         return self._confusion(None, [], lambda f: 3 * self._y(f), self._first_rows(),
                                lambda c: 3 * c["__fc_y"].astype(np.int64))
 
