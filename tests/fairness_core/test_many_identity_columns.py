@@ -203,3 +203,42 @@ def test_the_perfect_calibration_null_per_subgroup_matches_the_one_per_pattern(m
     for a, b in zip(per_pattern, per_subgroup):
         np.testing.assert_allclose(a.mean(axis=0), b.mean(axis=0), rtol=0.05)
         np.testing.assert_allclose(a.std(axis=0), b.std(axis=0), rtol=0.1)
+
+
+def test_bucket_auc_replicates_equal_the_literal_evaluation_of_their_coarser_levels():
+    """Many patterns: the AUC replicates are the AUCs of each replicate's tables (Atoms.tables of the bucket
+    block) over at most BUCKET_LEVELS merged levels, shifted onto the exact AUCs."""
+    from fairness_core._stats import auc_bootstrap
+
+    frame = identity_frame(3_000, 12, seed=10)
+    scored = fc.ScoredData.from_frame(frame, mapping_of(frame))
+    groups, y, s = scored.subgroups, scored.y_true.astype(bool), scored.scores["score"]
+    assert len(groups.patterns[1]) > bootstrap.BUCKET_PATTERNS
+    table = fc.bias_auc_table(y.astype(int), s, groups)
+    exact = table[["subgroup_auc", "bpsn_auc", "bnsp_auc"]].to_numpy(dtype=float)
+    levels, level = np.unique(s, return_inverse=True)
+    counts = np.bincount(level)
+    reps = auc_bootstrap.auc_replicates(y, level, counts, groups, exact, table.attrs["overall_auc"], n_boot=150,
+                                        rng=np.random.default_rng(4))
+    group = auc_bootstrap._merged_levels(counts)
+    atoms = Atoms.of(groups, (2 * group[level] + y).astype(np.intp), 2 * (int(group[-1]) + 1))
+    coarse, n_levels = auc_bootstrap._coarser(atoms, int(group[-1]) + 1)
+    assert reps.n_levels == n_levels <= auc_bootstrap.BUCKET_LEVELS
+
+    def auc_of(pos, neg):
+        below = np.cumsum(neg, axis=-1) - 0.5 * neg
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return (pos * below).sum(axis=-1) / (pos.sum(axis=-1) * neg.sum(axis=-1))
+
+    def stat(m, b, o):
+        m, b, o = (t.reshape(*t.shape[:-1], n_levels, 2) for t in (m, b, o))
+        aucs = np.stack([auc_of(m[..., 1], m[..., 0]), auc_of(b[..., 1], m[..., 0]), auc_of(m[..., 1], b[..., 0])], -1)
+        return np.concatenate([aucs.reshape(len(aucs), -1), auc_of(o[..., 1], o[..., 0])[:, None]], axis=1)
+
+    point = stat(*coarse.tables(coarse.counts[None]))[0]
+    literal = np.concatenate([stat(*coarse.tables(block)) for block in coarse.replicates(150, np.random.default_rng(4))])
+    target = np.concatenate([exact.reshape(-1), [table.attrs["overall_auc"]]])
+    literal = np.clip(literal + (target - point)[None], 0.0, 1.0)
+    k = len(groups.names)
+    np.testing.assert_allclose(reps.aucs.reshape(150, 3 * k), literal[:, :3 * k], rtol=0, atol=1e-12)
+    np.testing.assert_allclose(reps.overall, literal[:, 3 * k], rtol=0, atol=1e-12)
