@@ -119,7 +119,8 @@ def _over_patterns(c: np.ndarray, masks: np.ndarray) -> np.ndarray:
     """
     lead, (p, n_levels, two) = c.shape[:-3], c.shape[-3:]
     flat = c.reshape(*lead, p, n_levels * two)
-    out = np.matmul(masks.T, flat)                          # (..., k, levels x 2)
+    # masks.T copied C-contiguous: a transposed operand can take numpy's batched matmul off its BLAS path
+    out = np.matmul(np.ascontiguousarray(masks.T), flat)    # (..., k, levels x 2)
     return out.reshape(*lead, masks.shape[1], n_levels, two)
 
 
