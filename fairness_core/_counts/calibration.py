@@ -12,6 +12,7 @@ import pandas as pd
 
 from .._data.checks import as_binary, as_probabilities, check_int, check_length, check_option
 from .._disparity.calibration_errors import calibration_disparity_of, error_table_of
+from .._stats import bootstrap
 from .._stats.bootstrap import BLOCK_CELLS, Atoms
 from .._stats.intervals import check_ci, wilson_interval
 from .._subgroups.subgroups import as_subgroups
@@ -111,29 +112,81 @@ class CalibrationAtoms:
         """
         c = self.atoms.counts
         n_patterns = c.shape[0]
+        if n_patterns > bootstrap.BUCKET_PATTERNS:
+            yield from self._calibrated_per_subgroup(n_draws, rng)
+            return
         rows = c.reshape(n_patterns, -1, 2).sum(axis=-1).ravel()          # per (pattern, bin, sub-bin)
         sum_p = (c * self.mean_p).reshape(n_patterns, -1, 2).sum(axis=-1).ravel()
         cells = np.flatnonzero(rows > 0)                                    # only cells with rows are drawn
         trials, prob = rows[cells].astype(np.int64), np.clip(sum_p[cells] / rows[cells], 0.0, 1.0)
         member, background, overall = self.tables()   # rows and scores stay; only the labels' sums are drawn
-        masks = [self.atoms.member.astype(np.float64), self.atoms.background.astype(np.float64)]
-        block = max(1, BLOCK_CELLS // max(1, rows.size))
+        # Each drawn cell's positives go to its bin of every subgroup (and background) its pattern is in: sparse
+        # sums over the occupied cells, whose cost does not grow with the patterns (sums of integers: exact).
+        pattern, bin_of = cells // (self.n_bins * SUB_BINS), (cells // SUB_BINS) % self.n_bins
+        spread = [_spread_bins(masks[pattern], bin_of, self.n_bins)
+                  for masks in (self.atoms.member, self.atoms.background)]
+        one_hot = np.eye(self.n_bins)[bin_of]
+        block = max(1, BLOCK_CELLS // max(1, rows.size))   # the blocks (and so the draws) of the dense layout
         done = 0
         while done < n_draws:
             size = min(block, n_draws - done)
-            positives = np.zeros((size, rows.size))
-            positives[:, cells] = rng.binomial(trials, prob, size=(size, len(cells)))
-            per_bin = positives.reshape(size, n_patterns, self.n_bins, SUB_BINS).sum(axis=-1)   # (size, P, bins)
-            flat = np.swapaxes(per_bin, 1, 2)                                                    # (size, bins, P)
+            positives = rng.binomial(trials, prob, size=(size, len(cells))).astype(np.float64)
             out = []
-            for observed, labels in ((member, np.swapaxes(flat @ masks[0], 1, 2)),
-                                     (background, np.swapaxes(flat @ masks[1], 1, 2)),
-                                     (overall, per_bin.sum(axis=1))):
+            for observed, labels in ((member, (spread[0].T @ positives.T).T.reshape(size, -1, self.n_bins)),
+                                     (background, (spread[1].T @ positives.T).T.reshape(size, -1, self.n_bins)),
+                                     (overall, positives @ one_hot)):
                 stats = np.repeat(observed[None], size, axis=0)
                 stats[..., 2, :] = labels
                 out.append(stats)
             yield tuple(out)
             done += size
+
+    def _calibrated_per_subgroup(self, n_draws: int, rng: np.random.Generator):
+        """:meth:`calibrated` with many patterns (above ``_bootstrap.BUCKET_PATTERNS``): each subgroup's, background's
+        and all rows' labels are drawn per (bin, sub-bin) on their own, Binomial(rows, mean p of those rows).
+
+        The cost is draws x (2 k + 1) x bins x sub-bins, whatever the patterns. The scores of a sub-bin are taken
+        as equal, as above, now over a subgroup's rows rather than a pattern's. A subgroup and its background
+        share no row, so their draws are independent as the rows' are; a reference that shares rows with the
+        subgroup (all rows, another overlapping subgroup) is drawn apart from it, which widens the null band of
+        their difference (the shared rows' draws would cancel).
+        """
+        c = self.atoms.counts
+        n_patterns = c.shape[0]
+        rows = c.reshape(n_patterns, -1, 2).sum(axis=-1)                      # (P, bins x sub-bins)
+        sum_p = (c * self.mean_p).reshape(n_patterns, -1, 2).sum(axis=-1)
+        masks = np.concatenate([self.atoms.member, self.atoms.background, np.ones((n_patterns, 1), dtype=bool)], axis=1)
+        rows_of, sum_of = (over_patterns(masks, x) for x in (rows, sum_p))   # (2 k + 1, bins x sub-bins)
+        cells = np.flatnonzero(rows_of.ravel() > 0)
+        trials = np.rint(rows_of.ravel()[cells]).astype(np.int64)
+        prob = np.clip(sum_of.ravel()[cells] / rows_of.ravel()[cells], 0.0, 1.0)
+        member, background, overall = self.tables()
+        k = self.atoms.member.shape[1]
+        block = max(1, BLOCK_CELLS // max(1, rows_of.size))
+        done = 0
+        while done < n_draws:
+            size = min(block, n_draws - done)
+            positives = np.zeros((size, rows_of.size))
+            positives[:, cells] = rng.binomial(trials, prob, size=(size, len(cells)))
+            labels = positives.reshape(size, 2 * k + 1, self.n_bins, SUB_BINS).sum(axis=-1)
+            out = []
+            for observed, drawn in ((member, labels[:, :k]), (background, labels[:, k:2 * k]), (overall, labels[:, -1])):
+                stats = np.repeat(observed[None], size, axis=0)
+                stats[..., 2, :] = drawn
+                out.append(stats)
+            yield tuple(out)
+            done += size
+
+    def bucket_tables(self, split) -> tuple:
+        """Per-bucket calibration sums of a split of the atoms among buckets (``_bootstrap.BucketSplit``): shapes
+        (K, k, 4, n_bins), (K, k, 4, n_bins) and (K, 4, n_bins), as :meth:`tables` (sparse, whatever the patterns)."""
+        p, c, w = split.pattern, split.cell, split.count
+        b = c // (2 * SUB_BINS)
+        nb = self.n_bins
+        columns = np.stack([b, nb + b, 2 * nb + b, 3 * nb + b], axis=1)
+        values = np.stack([w, w * self.mean_p[p, c], w * (c % 2), w * self.mean_sq[p, c]], axis=1)
+        m, bg, o = split.spread(columns, values, 4 * nb, self.atoms.member, self.atoms.background)
+        return m.reshape(*m.shape[:2], 4, nb), bg.reshape(*bg.shape[:2], 4, nb), o.reshape(len(o), 4, nb)
 
     def tables(self, counts: Optional[np.ndarray] = None):
         """(member, background, overall) calibration sums from cell counts of shape (..., n_patterns, n_cells).
@@ -386,3 +439,12 @@ def calibration_counts(y_true, y_prob, subgroups, *, n_bins: int = 10, strategy:
         If a score is outside [0, 1] or an option is invalid.
     """
     return CalibrationCounts.compute(y_true, y_prob, subgroups, n_bins=n_bins, strategy=strategy)
+
+
+def _spread_bins(masks: np.ndarray, bin_of: np.ndarray, n_bins: int):
+    """Sparse (cells, subgroups x bins) matrix: cell i counts in bin ``bin_of[i]`` of each subgroup of ``masks[i]``."""
+    from scipy import sparse
+
+    cell, subgroup = np.nonzero(masks)
+    return sparse.csr_matrix((np.ones(len(cell)), (cell, subgroup * n_bins + bin_of[cell])),
+                             shape=(len(masks), masks.shape[1] * n_bins))

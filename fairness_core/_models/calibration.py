@@ -16,7 +16,7 @@ from typing import Mapping
 import numpy as np
 import pandas as pd
 
-from .._stats.bootstrap import Atoms, check_boot_options, percentile_interval
+from .._stats.bootstrap import Atoms, BucketDraws, check_boot_options, percentile_interval
 from .._disparity.calibration_errors import _errors
 from .._data.checks import as_binary, as_probabilities, check_int, check_option, model_columns
 from .._counts.binning import STRATEGIES, bin_edges, bin_index
@@ -182,14 +182,22 @@ class _PairedCells:
         keep = per_pattern > 0
         return cls(Atoms(counts[keep], member[keep], background[keep]), weights[keep], n_bins)
 
-    def ece(self, counts: np.ndarray, min_per_group: int) -> np.ndarray:
+    def ece(self, counts, min_per_group: int) -> np.ndarray:
         """ECEs of resampled slot counts (B, n_patterns, n_slots): shape (2, B, 1 + n_subgroups), model then baseline.
 
         Per pattern and bin, sum_y - sum_p = sum over the bin's slots of count x (label - mean p):
         one stacked matrix product with ``weights``; then sums over each subgroup's patterns. The
         rows per subgroup are fixed by the stratified resampling, so ECE = sum_b |sum_y_b - sum_p_b| / n
-        with the n and ``min_per_group`` rule of the estimate.
+        with the n and ``min_per_group`` rule of the estimate. A block of the bucket bootstrap
+        (``_bootstrap.BucketDraws``, many patterns) reweights per-bucket sums (:meth:`_linear`); its
+        rows per subgroup vary, so each replicate divides by its own n.
         """
+        if isinstance(counts, BucketDraws):
+            gaps, n = counts.reweight(counts.split.dense_tables(self._linear))   # (B, 1 + k, 2 n_bins), (B, 1 + k)
+            total = np.abs(gaps.reshape(gaps.shape[:2] + (2, self.n_bins))).sum(axis=-1)   # (B, 1 + k, 2)
+            with np.errstate(divide="ignore", invalid="ignore"):
+                out = np.where((self.n >= min_per_group)[None, :, None] & (n > 0)[..., None], total / n[..., None], np.nan)
+            return out.transpose(2, 0, 1)
         lead, n_patterns = counts.shape[:2]
         gaps = np.matmul(counts.transpose(1, 0, 2), self.weights)                 # (patterns, B, 2 n_bins)
         per_subgroup = over_patterns(self.atoms.member, gaps.reshape(n_patterns, -1))
@@ -197,3 +205,13 @@ class _PairedCells:
         total = np.abs(every.reshape(every.shape[:2] + (2, self.n_bins))).sum(axis=-1)   # (1 + k, B, 2)
         with np.errstate(divide="ignore", invalid="ignore"):
             return np.where(self.n >= min_per_group, np.moveaxis(total, 0, -1) / self.n, np.nan).transpose(1, 0, 2)
+
+    def _linear(self, counts: np.ndarray) -> tuple:
+        """The sums linear in slot counts (..., n_patterns, n_slots): (..., 1 + k, 2 n_bins) of label - mean p per
+        bin (overall, then each subgroup) and (..., 1 + k) rows."""
+        gaps = np.einsum("...ps,psg->...pg", counts, self.weights)               # (..., patterns, 2 n_bins)
+        member = self.atoms.member.T.astype(np.float64)                         # (k, patterns)
+        rows = counts.sum(axis=-1)                                               # (..., patterns)
+        every = np.concatenate([gaps.sum(axis=-2)[..., None, :], np.matmul(member, gaps)], axis=-2)
+        n = np.concatenate([rows.sum(axis=-1)[..., None], rows @ member.T], axis=-1)
+        return every, n

@@ -6,7 +6,9 @@ never split), the resampled AUCs are computed on those groups, and each replicat
 difference between the exact AUC and the AUC of the merged levels on the original data. The shift
 makes the bootstrap distribution centre on the exact estimate; the merging changes an AUC by at
 most ½ Σ_g (P_g / P)(N_g / N) (pairs inside one group counted as ties), below 2e-3 for 256 groups
-of evenly spread scores. With fewer distinct scores than ``MAX_LEVELS`` nothing is merged.
+of evenly spread scores. With fewer distinct scores than ``MAX_LEVELS`` nothing is merged. The
+bucket bootstrap (many membership patterns, ``_bootstrap.BUCKET_PATTERNS``) merges into at most
+``BUCKET_LEVELS`` groups.
 """
 
 from __future__ import annotations
@@ -15,9 +17,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .bootstrap import Atoms
+from . import bootstrap
+from .bootstrap import Atoms, BucketDraws
 
 MAX_LEVELS = 256
+# Level groups of the bucket bootstrap (many patterns): each replicate holds every subgroup's and background's
+# histogram, so its cost is K x subgroups x levels; merging changes an AUC by at most about 1 / (2 x groups), and
+# the shift below centres the replicates on the exact AUCs.
+BUCKET_LEVELS = 64
 AUC_COLUMNS = ("subgroup_auc", "bpsn_auc", "bnsp_auc")
 
 
@@ -47,7 +54,9 @@ def _stat(atoms: Atoms, n_levels: int):
     numerators are sums of integer counts (exact in float64): 2 U = sum_t P[t] (2 N[<= t] - N[t]).
     When every pattern lies in exactly one subgroup and the background is the rest (disjoint
     subgroups), the background counts are total - member and the member counts a scatter of the
-    patterns, so BPSN and BNSP need no histogram of their own.
+    patterns, so BPSN and BNSP need no histogram of their own. A block of the bucket bootstrap
+    (``BucketDraws``, many patterns) gives its replicates' member, background and overall counts
+    directly (``Atoms.tables``).
     """
     k = atoms.member.shape[1]
     member = atoms.member.astype(np.float64)
@@ -59,26 +68,35 @@ def _stat(atoms: Atoms, n_levels: int):
         return np.einsum("...l,...l->...", pos, neg_climb)
 
     def stat(counts):
+        if isinstance(counts, BucketDraws):   # the bucket bootstrap: its replicates' tables, every pattern summed
+            m, b, total = atoms.tables(counts)
+            lead = m.shape[:-2]
+            return of_tables(m.reshape(*lead, k, n_levels, 2), total.reshape(*lead, n_levels, 2),
+                             b.reshape(*lead, k, n_levels, 2))
         lead = counts.shape[:-2]
         c = counts.reshape(*lead, counts.shape[-2], n_levels, 2)
         total = c.sum(axis=-3)                                     # (..., L, 2)
         if owner is not None:
             m = np.zeros((*lead, k, n_levels, 2))
             m[..., owner, :, :] = c
-        else:
-            m = _over_patterns(c, member)
+            return of_tables(m, total, None)
+        return of_tables(_over_patterns(c, member), total, _over_patterns(c, background))
+
+    def of_tables(m, total, b):
+        """Every AUC from member (..., k, L, 2), overall (..., L, 2) and background counts (None: total - member
+        per subgroup, with the disjoint shortcut)."""
+        lead = total.shape[:-2]
         neg_m, pos_m = m[..., 0], m[..., 1]
         climb_m = 2.0 * np.cumsum(neg_m, axis=-1) - neg_m          # 2 N[<= t] - N[t]
         climb_t = 2.0 * np.cumsum(total[..., 0], axis=-1) - total[..., 0]
         n_sp, n_sn = pos_m.sum(axis=-1), neg_m.sum(axis=-1)
         n_pos, n_neg = total[..., 1].sum(axis=-1), total[..., 0].sum(axis=-1)
         sub = twice_u(pos_m, climb_m)
-        if owner is not None:
+        if b is None:
             n_bp, n_bn = n_pos[..., None] - n_sp, n_neg[..., None] - n_sn
             bpsn = twice_u(total[..., None, :, 1], climb_m) - sub
             bnsp = twice_u(pos_m, climb_t[..., None, :]) - sub
         else:
-            b = _over_patterns(c, background)
             neg_b, pos_b = b[..., 0], b[..., 1]
             n_bp, n_bn = pos_b.sum(axis=-1), neg_b.sum(axis=-1)
             bpsn = twice_u(pos_b, climb_m)
@@ -101,17 +119,18 @@ def _over_patterns(c: np.ndarray, masks: np.ndarray) -> np.ndarray:
     """
     lead, (p, n_levels, two) = c.shape[:-3], c.shape[-3:]
     flat = c.reshape(*lead, p, n_levels * two)
-    out = np.matmul(masks.T, flat)                          # (..., k, levels x 2)
+    # masks.T copied C-contiguous: a transposed operand can take numpy's batched matmul off its BLAS path
+    out = np.matmul(np.ascontiguousarray(masks.T), flat)    # (..., k, levels x 2)
     return out.reshape(*lead, masks.shape[1], n_levels, two)
 
 
-def _merged_levels(level_counts: np.ndarray) -> np.ndarray:
-    """Group of each level: adjacent levels merged into at most ``MAX_LEVELS`` groups of about equal rows."""
+def _merged_levels(level_counts: np.ndarray, max_levels: int = MAX_LEVELS) -> np.ndarray:
+    """Group of each level: adjacent levels merged into at most `max_levels` groups of about equal rows."""
     n_levels = len(level_counts)
-    if n_levels <= MAX_LEVELS:
+    if n_levels <= max_levels:
         return np.arange(n_levels)
     start = np.cumsum(level_counts) - level_counts  # rows below each level
-    group = np.minimum((start * MAX_LEVELS) // max(int(level_counts.sum()), 1), MAX_LEVELS - 1)
+    group = np.minimum((start * max_levels) // max(int(level_counts.sum()), 1), max_levels - 1)
     step = np.ones(n_levels, dtype=bool)  # group never decreases: number its distinct values in order
     np.not_equal(group[1:], group[:-1], out=step[1:])
     return np.cumsum(step) - 1
@@ -179,8 +198,12 @@ def replicates_of(atoms: Atoms, n_merged: int, exact: np.ndarray, exact_overall:
     """Every AUC of `n_boot` resamples of (pattern, merged level, label) atoms, centred on the exact AUCs.
 
     Each replicate is shifted by (exact AUC - AUC of the merged levels on the original counts), then
-    clipped to [0, 1]; see the module docstring.
+    clipped to [0, 1]; see the module docstring. With more patterns than
+    ``_bootstrap.BUCKET_PATTERNS`` (the bucket bootstrap, whose replicates hold every subgroup's and
+    background's histogram) the levels are merged further, into at most ``BUCKET_LEVELS`` groups.
     """
+    if len(atoms.counts) > bootstrap.BUCKET_PATTERNS and n_merged > BUCKET_LEVELS:   # the bucket bootstrap
+        atoms, n_merged = _coarser(atoms, n_merged)
     stat = _stat(atoms, n_merged)
     point = stat(atoms.counts)
     reps = np.concatenate([stat(block) for block in atoms.replicates(n_boot, rng)])
@@ -188,6 +211,16 @@ def replicates_of(atoms: Atoms, n_merged: int, exact: np.ndarray, exact_overall:
     reps = np.clip(reps + (target - point)[None, :], 0.0, 1.0)
     k = atoms.member.shape[1]
     return AucReplicates(aucs=reps[:, :3 * k].reshape(n_boot, k, 3), overall=reps[:, 3 * k], n_levels=n_merged)
+
+
+def _coarser(atoms: Atoms, n_merged: int) -> tuple[Atoms, int]:
+    """The atoms with adjacent level groups merged again into at most ``BUCKET_LEVELS`` groups of about equal rows."""
+    c = atoms.counts.reshape(len(atoms.counts), n_merged, 2)
+    group = _merged_levels(c.sum(axis=(0, 2)).astype(np.int64), BUCKET_LEVELS)
+    n_groups = int(group[-1]) + 1
+    starts = np.flatnonzero(np.r_[True, np.diff(group) > 0])
+    coarse = np.add.reduceat(c, starts, axis=1)                     # (P, groups, 2)
+    return Atoms(coarse.reshape(len(c), 2 * n_groups), atoms.member, atoms.background), n_groups
 
 
 def power_means(values, p: float, axis: int = -1) -> np.ndarray:

@@ -11,6 +11,25 @@ every subgroup's size fixed, so a tiny subgroup is never resampled out of existe
 for all replicates are one ``Generator.multinomial`` call (large tables: a few blocks drawn in
 parallel threads, see :meth:`Atoms.replicates`); every statistic is then computed on arrays with
 a leading replicate axis, never in a Python loop over replicates.
+
+Many patterns (overlapping identity columns: thousands of combinations, most with a few rows) make
+that draw cost grow with the patterns, and a stratum of one row has no variance of its own. Above
+``BUCKET_PATTERNS`` patterns, :meth:`Atoms.replicates` switches to a *bucket bootstrap* whose cost
+does not grow with them (:class:`BucketSplit`, :class:`BucketDraws`): the rows are dealt at random
+into ``BUCKETS`` = K buckets (each row independently and uniformly; rows of one atom are
+interchangeable, so this is a Multinomial(n_a, 1/K) split of each atom's count n_a, drawn once per
+call from the generator), the per-bucket tables T_1..T_K (member, background and overall counts of
+each bucket's rows) are summed once, and a replicate is a reweighting of the buckets,
+
+    T* = sum_b w_b T_b,    (w_1, ..., w_K) ~ Multinomial(K, 1/K, ..., 1/K),
+
+the ordinary nonparametric bootstrap with the K buckets as its units (Efron & Tibshirani 1993,
+ch. 6; resampling groups of exchangeable rows as in the random-grouping / "bag of little
+bootstraps" literature, Kleiner et al. 2014). Bucket totals are sums of iid rows, so the bootstrap
+variance of any linear count is (K - 1) / K times its plug-in variance, as a row bootstrap; a
+replicate costs K x subgroups x cells whatever the patterns. Subgroup sizes then vary between
+replicates (as in a row bootstrap), and a statistic undefined in a replicate (a subgroup absent from
+it) is NaN and counted as every undefined replicate is.
 """
 
 from __future__ import annotations
@@ -19,7 +38,7 @@ import os
 from collections import deque
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Callable
+from typing import Callable, Optional
 
 import numpy as np
 
@@ -33,6 +52,13 @@ SEED_MESSAGE = (
 BLOCK_CELLS = 2_000_000
 # At most this many threads draw blocks at once.
 MAX_WORKERS = 4
+# Buckets of the bucket bootstrap, and the patterns above which Atoms.replicates uses it (see the module
+# docstring): above about K patterns a replicate of the stratified bootstrap costs more than K bucket tables.
+BUCKETS = 200
+BUCKET_PATTERNS = 200
+# Atoms of at most this many rows are split among the buckets row by row (one uniform draw per row); larger
+# ones by one multinomial draw each.
+_ROW_SPLIT = 64
 
 
 def _workers() -> int:
@@ -90,12 +116,19 @@ class Atoms:
         keep = counts.sum(axis=1) > 0
         return cls(counts[keep], member[keep], background[keep])
 
-    def tables(self, counts: np.ndarray | None = None):
+    def tables(self, counts=None):
         """(member, background, overall) counts from atoms of shape (..., n_patterns, n_cells).
 
         Returns arrays of shape (..., n_subgroups, n_cells), (..., n_subgroups, n_cells) and
-        (..., n_cells).
+        (..., n_cells). `counts` may also be a block of the bucket bootstrap (:class:`BucketDraws`,
+        what :meth:`replicates` yields above ``BUCKET_PATTERNS`` patterns): its replicates' tables.
         """
+        if isinstance(counts, BucketDraws):
+            m, b, o = counts.split.atom_tables(self)
+            if b is None:   # every row valid for every subgroup: background = all - member, summed after reweighting
+                m, o = counts.reweight((m, o))
+                return m, o[..., None, :] - m, o
+            return counts.reweight((m, b, o))
         c = self.counts if counts is None else counts
         # One matrix product per replicate (masks.T (k, P) @ counts (P, cells)): with a replicate
         # axis this is most of a bootstrap's work, and BLAS does it many times faster than
@@ -113,7 +146,15 @@ class Atoms:
         (``rng.spawn``) in a thread pool (numpy releases the GIL while it draws), at most one block
         per worker ahead of the consumer. The draws depend only on `rng`, `n_boot` and the table's
         shape: never on the machine's CPUs or the timing of the threads.
+
+        With more than ``BUCKET_PATTERNS`` patterns the blocks are those of the bucket bootstrap
+        instead (:class:`BucketDraws`: bucket weights, see the module docstring), which
+        :meth:`tables` and :func:`replicate_stat` turn into tables; the split of the rows among the
+        buckets is drawn from `rng` first, so a seed gives the same replicates from the same atoms.
         """
+        if len(self.counts) > BUCKET_PATTERNS:
+            yield from bucket_replicates(self.counts, n_boot, rng, 2 * self.member.shape[1] + 1)
+            return
         n = self.counts.sum(axis=1).astype(np.int64)
         pvals = self.counts / np.maximum(n, 1)[:, None]
         cells = max(1, self.counts.size) * n_boot
@@ -139,13 +180,160 @@ class Atoms:
                 yield pending.popleft().result()
 
 
-def replicate_stat(atoms: Atoms, stat: Callable, n_boot: int, rng: np.random.Generator) -> np.ndarray:
+def replicate_stat(atoms, stat: Callable, n_boot: int, rng: np.random.Generator) -> np.ndarray:
     """Evaluate ``stat(member, background, overall)`` on every replicate -> shape (n_boot, ...).
 
     `stat` takes counts with a leading replicate axis (see :meth:`Atoms.tables`) and returns an
-    array whose first axis is that replicate axis.
+    array whose first axis is that replicate axis. `atoms` is an :class:`Atoms` or any object with
+    its ``replicates`` and a ``tables`` linear in the counts (e.g. ``CalibrationAtoms``): blocks of
+    the bucket bootstrap reach the latter through :meth:`BucketDraws.reweight` of its per-bucket
+    tables, from its ``bucket_tables(split)`` when it has one, else from ``tables`` on the
+    buckets' dense counts (:meth:`BucketSplit.dense_tables`).
     """
-    return np.concatenate([np.asarray(stat(*atoms.tables(block))) for block in atoms.replicates(n_boot, rng)])
+    def tables(block):
+        if isinstance(block, BucketDraws) and hasattr(atoms, "bucket_tables"):   # e.g. CalibrationAtoms
+            return block.reweight(block.split.of(atoms, atoms.bucket_tables))
+        if isinstance(block, BucketDraws) and not isinstance(atoms, Atoms):
+            return block.reweight(block.split.dense_tables(atoms.tables))
+        return atoms.tables(block)
+
+    return np.concatenate([np.asarray(stat(*tables(block))) for block in atoms.replicates(n_boot, rng)])
+
+
+class BucketSplit:
+    """The rows of atoms dealt at random into K buckets: sparse counts per (bucket, pattern, cell).
+
+    Each atom's n_a rows are split Multinomial(n_a, 1/K, ..., 1/K): exactly the bucket counts of
+    rows dealt into buckets independently and uniformly (rows of one atom are interchangeable).
+    Atoms of at most ``_ROW_SPLIT`` rows draw a bucket per row, larger ones one multinomial each,
+    so the cost is O(min(rows, atoms x K)).
+
+    Attributes
+    ----------
+    bucket, pattern, cell : ndarray of int, shape (n_entries,)
+    count : ndarray of float, shape (n_entries,)
+        The rows of each (bucket, pattern, cell) with any (each triple once).
+    shape : (n_patterns, n_cells)
+    n_buckets : int
+    """
+
+    def __init__(self, counts: np.ndarray, n_buckets: int, rng: np.random.Generator):
+        counts = np.asarray(counts)
+        self.shape, self.n_buckets = counts.shape, int(n_buckets)
+        pattern, cell = np.nonzero(counts)
+        n = np.rint(counts[pattern, cell]).astype(np.int64)
+        atom = np.arange(len(n))
+        small = n <= _ROW_SPLIT
+        owner = np.repeat(atom[small], n[small])                      # one entry per row of a small atom
+        key = owner * n_buckets + rng.integers(0, n_buckets, size=len(owner))
+        key, rows = np.unique(key, return_counts=True)
+        keys, values = [key], [rows]
+        big = np.flatnonzero(~small)
+        if len(big):
+            split = rng.multinomial(n[big], np.full(n_buckets, 1.0 / n_buckets))   # (big atoms, K)
+            a, b = np.nonzero(split)
+            keys.append(big[a] * n_buckets + b)
+            values.append(split[a, b])
+        key, value = np.concatenate(keys), np.concatenate(values)
+        a, self.bucket = np.divmod(key, n_buckets)
+        self.pattern, self.cell, self.count = pattern[a], cell[a], value.astype(np.float64)
+        self._cache = None
+
+    def atom_tables(self, atoms: "Atoms") -> tuple:
+        """Per-bucket (member, background, overall) counts of `atoms` (shapes (K, k, cells), (K, k, cells),
+        (K, cells)): :meth:`spread` of each entry's count in its cell. Background None when every
+        pattern is in the background of every subgroup it is not a member of (no missing
+        memberships): it is then overall - member, computed after reweighting (half the work)."""
+        if self._cache is None or self._cache[0] is not atoms:
+            complement = bool(np.array_equal(atoms.background, ~atoms.member))
+            self._cache = (atoms, self.spread(self.cell[:, None], self.count[:, None], self.shape[1], atoms.member,
+                                              None if complement else atoms.background))
+        return self._cache[1]
+
+    def of(self, owner, tables: Callable) -> tuple:
+        """``tables(self)`` (per-bucket tables of `owner`), computed once per split."""
+        if self._cache is None or self._cache[0] is not owner:
+            self._cache = (owner, tables(self))
+        return self._cache[1]
+
+    def spread(self, column: np.ndarray, value: np.ndarray, n_columns: int, member: np.ndarray,
+               background: Optional[np.ndarray]) -> tuple:
+        """Per-bucket sums of entry values over each subgroup's patterns: one sparse product.
+
+        Entry e (a bucket, pattern and cell of the split) adds ``value[e, f]`` to column
+        ``column[e, f]`` (both shape (n_entries, F)) of its bucket's table of every subgroup whose
+        member (background) its pattern is, and of the overall table. Returns arrays of shape
+        (K, k, n_columns), (K, k, n_columns) (None without `background`) and (K, n_columns), each
+        C-contiguous; cost O(entries x F x k).
+        """
+        from scipy import sparse
+
+        k = member.shape[1]
+        row = (self.bucket[:, None] * n_columns + column).ravel()
+        pattern = np.repeat(self.pattern, column.shape[1])
+        value = np.asarray(value, dtype=np.float64).ravel()
+        spread = sparse.csr_matrix((value, (row, pattern)), shape=(self.n_buckets * n_columns, self.shape[0]))
+        out = []
+        for masks in (member, background):
+            if masks is None:
+                out.append(None)
+                continue
+            t = np.asarray(spread @ masks.astype(np.float64)) if k else np.zeros((self.n_buckets * n_columns, 0))
+            out.append(np.ascontiguousarray(t.reshape(self.n_buckets, n_columns, k).transpose(0, 2, 1)))
+        overall = np.bincount(row, weights=value, minlength=self.n_buckets * n_columns)
+        return (*out, overall.reshape(self.n_buckets, n_columns))
+
+    def dense_tables(self, tables: Callable) -> tuple:
+        """Per-bucket tables of any `tables` function linear in counts of shape (..., n_patterns, n_cells)
+        (e.g. ``CalibrationAtoms.tables``), evaluated on the buckets' dense counts a few buckets at a time."""
+        if self._cache is None or self._cache[0] != tables:   # a bound method: equal, not identical
+            n_patterns, n_cells = self.shape
+            step = max(1, BLOCK_CELLS // max(1, n_patterns * n_cells))
+            parts = []
+            for start in range(0, self.n_buckets, step):
+                stop = min(start + step, self.n_buckets)
+                dense = np.zeros((stop - start, n_patterns, n_cells))
+                inside = (self.bucket >= start) & (self.bucket < stop)
+                dense[self.bucket[inside] - start, self.pattern[inside], self.cell[inside]] = self.count[inside]
+                parts.append(tables(dense))
+            self._cache = (tables, tuple(np.concatenate(p) for p in zip(*parts)))
+        return self._cache[1]
+
+
+@dataclass(frozen=True, eq=False)
+class BucketDraws:
+    """A block of bucket-bootstrap replicates: weights (n_replicates, K) over the buckets of `split`.
+
+    A replicate's tables are ``weights @ per-bucket tables`` (:meth:`reweight`); see the module
+    docstring.
+    """
+
+    weights: np.ndarray
+    split: BucketSplit
+
+    def __len__(self) -> int:
+        return len(self.weights)
+
+    def reweight(self, per_bucket: tuple) -> tuple:
+        """The replicates' tables from per-bucket tables (each with a leading axis of K buckets)."""
+        return tuple(np.matmul(self.weights, t.reshape(t.shape[0], -1)).reshape((len(self.weights),) + t.shape[1:])
+                     for t in per_bucket)   # BLAS: (B, K) @ (K, table cells)
+
+
+def bucket_replicates(counts: np.ndarray, n_boot: int, rng: np.random.Generator, tables_per_cell: int = 1):
+    """Yield :class:`BucketDraws` blocks, `n_boot` replicates in all, of the atoms `counts` (n_patterns, n_cells).
+
+    The rows are split among ``BUCKETS`` buckets (:class:`BucketSplit`, from `rng`), then each
+    replicate draws its bucket weights Multinomial(K, 1/K) from `rng`; blocks hold at most about
+    ``BLOCK_CELLS`` table cells (`tables_per_cell` tables of ``n_cells`` per replicate).
+    """
+    split = BucketSplit(counts, BUCKETS, rng)
+    per_replicate = max(1, tables_per_cell * counts.shape[1])
+    block = max(1, min(n_boot, BLOCK_CELLS // per_replicate))
+    uniform = np.full(BUCKETS, 1.0 / BUCKETS)
+    for start in range(0, n_boot, block):
+        size = min(block, n_boot - start)
+        yield BucketDraws(rng.multinomial(BUCKETS, uniform, size=size).astype(np.float64), split)
 
 
 def percentile_interval(samples: np.ndarray, level: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -25,6 +25,7 @@ from .._counts.scored_data import MAX_SUBGROUPS, ColumnMapping, _as_text
 from .._metrics.auc_counts import AucCounts, uniform_score_bins
 from .._stats.auc_bootstrap import _merged_levels
 from .._stats.bootstrap import Atoms
+from .._subgroups.patterns import _packed_rows
 from .._subgroups.subgroups import Subgroups
 
 
@@ -122,8 +123,17 @@ class _AtomQueries:
         frame = self.run(_sql.pattern_count_query(self.plan, with_missing=self.with_missing))
         return int(frame["__fc_n"].iloc[0])
 
-    def labels(self) -> ConfusionCounts:
-        """The labels counted against themselves (TN = negatives, TP = positives), atoms included."""
+    def labels(self, confusion: Optional[ConfusionCounts] = None) -> ConfusionCounts:
+        """The labels counted against themselves (TN = negatives, TP = positives), atoms included.
+
+        From the atoms of `confusion` (a score's confusion counts with atoms, over every kept row: the same
+        patterns) when given, with no scan: negatives TN + FP, positives FN + TP of each pattern."""
+        if confusion is not None and confusion.atoms is not None:
+            c, a = confusion.atoms.counts, confusion.atoms
+            counts = np.zeros_like(c)
+            counts[:, 0], counts[:, 3] = c[:, 0] + c[:, 1], c[:, 2] + c[:, 3]
+            return ConfusionCounts.of_atoms(confusion.names, Atoms(counts, a.member, a.background), self.m.min_size,
+                                            disjoint=confusion.disjoint)
         return self._confusion(None, [], lambda f: 3 * self._y(f), self._first_rows(),
                                lambda c: 3 * c["__fc_y"].astype(np.int64))
 
@@ -221,9 +231,14 @@ def _patterns(keys: "_Keys", member: np.ndarray, background: np.ndarray) -> tupl
         present, pattern = np.unique(np.argmax(member, axis=1), return_inverse=True)
         eye = np.eye(len(keys.names), dtype=bool)[present]
         return pattern.reshape(-1), (eye, ~eye)
-    bits, pattern = np.unique(np.hstack([member, background]), axis=0, return_inverse=True)   # in increasing order
-    k = member.shape[1]
-    return pattern.reshape(-1), (bits[:, :k], bits[:, k:])
+    # Each row's bits packed big-endian into 64-bit words (``Subgroups.patterns``' packing): the words' order is
+    # the rows' lexicographic order, and sorting a word or two per row is many times faster than rows of bools.
+    words = _packed_rows([member, background]).view(">u8")
+    if words.shape[1] == 1:
+        _, first, pattern = np.unique(words[:, 0], return_index=True, return_inverse=True)   # in increasing order
+    else:
+        _, first, pattern = np.unique(words, axis=0, return_index=True, return_inverse=True)
+    return pattern.reshape(-1), (member[first], background[first])
 
 
 class _Keys:

@@ -107,8 +107,9 @@ class ScoredCounts:
             counts the distinct membership keys (``_sql.pattern_count_query``, one number; at least the
             patterns, and equal to them but where two keys give one pattern; without identity columns,
             the protected keys the counts queries found):
-            the bootstrap's work grows with patterns x cells x replicates (many independent identity
-            columns can give tens of thousands of patterns). None: no bound.
+            reading the atoms grows with patterns x cells, up to the rows themselves (many independent
+            identity columns can give tens of thousands of patterns); the bootstrap's work does not
+            (above ``_stats.bootstrap.BUCKET_PATTERNS`` it reweights buckets of rows). None: no bound.
 
         Returns
         -------
@@ -131,11 +132,13 @@ class ScoredCounts:
             n_patterns = q.n_patterns()
             if n_patterns > max_patterns:
                 raise ValueError(TOO_MANY_PATTERNS.format(n=n_patterns, max=max_patterns))
-        labels = q.labels()
+        confusion = {s: q.confusion(s, self.threshold) for s in self.confusion}
+        # the labels' atoms from a score's confusion atoms (the same kept rows and patterns): no scan of their own
+        labels = q.labels(next(iter(confusion.values()), None) if self.mapping.indicators else None)
         return dataclasses.replace(
             self, atoms=True, labels=labels, given=None if self.given is None else q.given(),
             classes=None if self.classes is None else q.classes(),
-            confusion={s: q.confusion(s, self.threshold) for s in self.confusion},
+            confusion=confusion,
             auc={s: q.auc(s, counts) for s, counts in self.auc.items()},
             calibration={s: None if c is None else q.calibration(s, c.edges, c.strategy)
                          for s, c in self.calibration.items()})

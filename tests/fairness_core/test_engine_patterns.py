@@ -13,7 +13,7 @@ import pytest
 
 import fairness_core as fc
 from fairness_core.engines import scored_counts
-from fairness_core.engines._limits import TOO_MANY_PATTERNS
+from fairness_core.engines._limits import MAX_PATTERNS, TOO_MANY_PATTERNS
 
 pytest.importorskip("duckdb")
 
@@ -75,4 +75,5 @@ def test_many_overlapping_identity_columns_are_refused_within_an_address_space_c
     assert done.returncode == 0, done.stderr[-3000:]
     refused = done.stdout.split("REFUSED: ")[1].strip()
     n = int(refused.split(" patterns, more than")[0].rsplit(" ", 1)[1].replace(",", ""))
-    assert n > 500_000 and refused == TOO_MANY_PATTERNS.format(n=n, max=5_000)
+    assert n > 500_000 and refused == TOO_MANY_PATTERNS.format(n=n, max=MAX_PATTERNS)
+    assert "--no-intervals" in refused   # the command line's flag (fairness_core/_cli.py)

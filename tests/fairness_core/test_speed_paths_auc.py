@@ -25,6 +25,7 @@ from fairness_core._metrics import auc as _auc
 from fairness_core._subgroups import subgroups as _subgroups
 from fairness_core._metrics.auc import _Ranked
 from fairness_core._stats.auc_bootstrap import auc_replicates
+from fairness_core._stats import bootstrap
 from fairness_core._stats.bootstrap import Atoms
 from fairness_core._stats.delong import auc_interval
 from tests.support import examples
@@ -372,7 +373,9 @@ def literal_replicates(y, level, n_levels, groups, exact, exact_overall, n_boot,
 
 @pytest.mark.parametrize("case", ["intersections", "indicators"])
 @pytest.mark.parametrize("n", [300, 2000])  # 2000 untied scores: levels merged into 256 groups
-def test_bootstrap_replicates_equal_the_literal_evaluation(case, n):
+def test_bootstrap_replicates_equal_the_literal_evaluation(case, n, monkeypatch):
+    # the stratified bootstrap (the bucket bootstrap of many patterns: tests/fairness_core/test_many_identity_columns.py)
+    monkeypatch.setattr(bootstrap, "BUCKET_PATTERNS", 10 ** 9)
     y, s = scores_and_labels(11, n, False)
     groups = subgroup_cases(11, n)[case]
     table = fc.bias_auc_table(y, s, groups)
