@@ -104,21 +104,9 @@ def analyse(mapping: fc.ColumnMapping) -> tuple[str, fc.ScoredData]:
     current_slice = rows_slice()
     key = f"{rows!r}|{current_slice!r}|min_size={mapping.min_size}"  # see rows_key
     frame = st.session_state[state.FRAME]
-    result = scored(token, key, frame, mapping, current_slice)
-    if intervals_shown():   # the bootstrap resamples per membership pattern: bounded before any page computes
-        n_patterns = len(result.subgroups.patterns[1])
-        if n_patterns > local.MAX_PATTERNS:
-            st.session_state[state.INTERVALS] = replace(st.session_state[state.INTERVALS], show=False)
-            st.session_state[state.NO_INTERVALS] = TOO_MANY_PATTERNS.format(n=n_patterns, max=local.MAX_PATTERNS)
-    return key, result
-
-
-TOO_MANY_PATTERNS = (
-    "Intervals are off for this mapping: its rows fall into {n:,} membership patterns (combinations of the "
-    "subgroups and backgrounds each row belongs to), more than the {max:,} the bootstrap resamples within a few "
-    "seconds, so every page shows point estimates. Tip: map fewer overlapping identity columns (or fewer "
-    "protected attributes), or turn Show intervals off in the sidebar to hide this note."
-)
+    # Rows in memory: intervals whatever the membership patterns (many overlapping identity columns make thousands;
+    # above a few hundred the bootstrap reweights buckets of rows, at a cost that does not grow with them).
+    return key, scored(token, key, frame, mapping, current_slice)
 
 
 def counted() -> bool:

@@ -36,7 +36,8 @@ PREVIEW_ROWS = 10_000   # rows read into pandas to fill the mapping widgets
 SAMPLE_ROWS = 100_000   # rows of the random sample analysed in memory, on request
 AUC_LEVELS = {"bins": 10_000, "exact": "exact"}
 MAX_EXACT_LEVELS = 2_000_000   # distinct scores that exact AUC levels may bring into memory
-MAX_PATTERNS = 5_000   # membership patterns the bootstrap of counted data may resample (ScoredCounts.with_atoms)
+MAX_PATTERNS = 50_000   # membership patterns whose atoms the intervals of counted data read (ScoredCounts.with_atoms'
+                        # default: beyond it, reading them costs about as much as reading the rows)
 FILE_TYPES = {".parquet": "parquet", ".csv": "csv", ".tsv": "csv", ".csv.gz": "csv", ".txt": "csv"}
 DATABASE_TYPES = (".duckdb", ".db", ".ddb")
 
@@ -295,7 +296,9 @@ def with_atoms(source: LocalSource, counted) -> tuple:
         except ValueError as exc:
             if "membership pattern" not in str(exc):
                 raise
-            return None, str(exc)
+            return None, ("Intervals are off for this mapping. " + str(exc).split(" Tip:")[0] + " Tip: map fewer "
+                          "identity columns, or choose a random sample under Rows analysed (intervals then come from "
+                          "the rows in memory, whatever the patterns).")
 
 
 @contextlib.contextmanager

@@ -8,8 +8,8 @@ GROUP BY queries in the engine (see ``_sql``), so no row reaches Python: only on
 after the counts is the in-memory library's own code.
 
 ``import fairness_core`` imports nothing from here; this package imports an engine only inside
-the function that uses it (DuckDB, pyspark, polars, ibis and SQLGlot are optional extras:
-``pip install duckdb sqlglot``, and ``pyspark``, ``polars`` or ``ibis-framework`` for those).
+the function that uses it. DuckDB and SQLGlot come with the default install; the extras add the others
+(``pip install 'fairness-core[engines]'`` for polars and ibis, ``'fairness-core[spark]'`` for pyspark).
 """
 
 from __future__ import annotations
