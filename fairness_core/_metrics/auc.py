@@ -731,7 +731,10 @@ def summarize_bias_auc(table: pd.DataFrame, *, p: float = -5.0, overall_weight: 
     -------
     BiasAucResult
         With intervals (``ci_low``, ``ci_high``, ``power_mean_ci``) when `table` was built with
-        ``ci`` (its bootstrap replicates are reduced with the same p, weight and subgroups).
+        ``ci``: its bootstrap replicates are reduced with the same p, weight and subgroups, and the
+        interval is the bias-corrected percentile interval of those replicates
+        (:func:`fairness_core._stats.bootstrap.bias_corrected_interval`; with many small subgroups a
+        power mean with p < 0 acts as a minimum, whose plain percentile interval lies too low).
 
     Raises
     ------
@@ -750,12 +753,14 @@ def summarize_bias_auc(table: pd.DataFrame, *, p: float = -5.0, overall_weight: 
     reps = table.attrs.get("replicates")
     level = table.attrs.get("ci")
     if reps is not None and level is not None:
-        from .._stats.bootstrap import percentile_interval
+        from .._stats.bootstrap import bias_corrected_interval
 
         keep = np.ones(len(table), bool) if include_small else ~table["small"].to_numpy(dtype=bool)
         rep_means = power_means(reps.aucs[:, keep, :], float(p), axis=1)  # (n_boot, 3)
         scores = overall_weight * reps.overall + (1.0 - overall_weight) * rep_means.mean(axis=1)
-        low, high, undefined = percentile_interval(np.column_stack([rep_means, scores]), level)
+        # Bias-corrected percentiles: a power mean with p < 0 behaves like a minimum, whose replicates sit below it.
+        low, high, undefined = bias_corrected_interval(np.column_stack([rep_means, scores]), np.array(means + [value]),
+                                                       level)
         extra = dict(ci_low=float(low[3]), ci_high=float(high[3]), level=level, n_boot=len(scores),
                      n_boot_undefined=int(undefined[3]),
                      power_mean_ci={c: (float(low[i]), float(high[i])) for i, c in enumerate(columns)},

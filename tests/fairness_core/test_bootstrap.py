@@ -267,3 +267,28 @@ def test_pattern_sums_of_the_auc_bootstrap_equal_the_einsum_exactly():
     masks = rng.random((40, 7)) < 0.3
     expected = np.einsum("...pls,pk->...kls", counts, masks.astype(np.float64))
     np.testing.assert_array_equal(_over_patterns(counts, masks.astype(np.float64)), expected)
+
+
+def test_bias_corrected_interval_is_efrons_bc_and_the_percentile_interval_when_centred():
+    from scipy.stats import norm
+
+    from fairness_core._stats.bootstrap import bias_corrected_interval, percentile_interval
+
+    rng = np.random.default_rng(5)
+    reps = rng.normal(0.0, 1.0, size=(2001, 2))
+    reps[:, 1] -= 0.3                       # the second statistic's replicates sit below its estimate
+    reps[7, 0] = np.nan                     # an undefined replicate, counted and left out
+    estimate = np.array([np.nanmedian(reps[:, 0]), 0.0])
+    low, high, undefined = bias_corrected_interval(reps, estimate, 0.9)
+    p_low, p_high, _ = percentile_interval(reps, 0.9)
+    assert undefined.tolist() == [1, 0]
+    # centred on its estimate (z0 = 0): the percentile interval
+    assert low[0] == pytest.approx(p_low[0], abs=1e-12) and high[0] == pytest.approx(p_high[0], abs=1e-12)
+    # the literal formula: z0 from the share below the estimate, percentiles at Phi(2 z0 -/+ 1.645)
+    z0 = norm.ppf(np.mean(reps[:, 1] < 0.0))
+    expected = np.quantile(reps[:, 1], norm.cdf([2 * z0 + norm.ppf(0.05), 2 * z0 + norm.ppf(0.95)]))
+    assert (low[1], high[1]) == pytest.approx(tuple(expected), abs=1e-12)
+    assert low[1] > p_low[1] and high[1] > p_high[1]   # moved up, towards the estimate's side
+    # fewer than two defined replicates, or no estimate: NaN bounds
+    low, high, _ = bias_corrected_interval(np.array([[1.0, np.nan], [np.nan, np.nan]]), np.array([1.0, np.nan]), 0.95)
+    assert np.isnan(low).all() and np.isnan(high).all()
