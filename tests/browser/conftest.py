@@ -65,7 +65,11 @@ def serve_app(log_name: str, *extra: str):
     command = [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
                "--server.port", str(port), "--browser.gatherUsageStats", "false",
                "--server.fileWatcherType", "none", *extra]  # an edited file never leaves a test waiting on a rerun
-    with open(log_path, "wb") as log:
+    # Truncated, then opened for appending: a server of an earlier fixture instance that is still shutting down (a
+    # module-scoped fixture set up again) appends after this one's lines instead of writing at its old offset, which
+    # left a hole of NULs and lines out of order that tests reading the log past an offset could never see.
+    log_path.write_bytes(b"")
+    with open(log_path, "ab") as log:
         process = subprocess.Popen(command, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT,
                                    stdin=subprocess.DEVNULL)
     base = f"http://127.0.0.1:{port}"
