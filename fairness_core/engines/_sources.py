@@ -318,7 +318,6 @@ def spark_session(master: Optional[str] = None):
 def _spark_local(spark, path):
     """The DataFrame of local files, exactly those :func:`_source_files` names (glob characters escaped)."""
     from functools import reduce
-    from urllib.parse import unquote, urlparse
 
     files = _source_files(path, _python_glob, "spark")
     escaped = [_spark_escape(p) for p in files]
@@ -331,7 +330,7 @@ def _spark_local(spark, path):
         frame = spark.read.parquet(*escaped)
 
     def real(p: str) -> str:
-        return os.path.realpath(unquote(urlparse(p).path) if p.startswith("file:") else p)
+        return os.path.realpath(_file_path(p) if p.startswith("file:") else p)   # Spark names them file:/...
 
     read, named = sorted({real(u) for u in frame.inputFiles()}), sorted({real(p) for p in files})
     if read != named:
