@@ -3,6 +3,12 @@
     python benchmarks/engines.py [--rows 100000000] [--files 10] [--engine duckdb|spark|polars]
                                  [--memory-limit 2GB] [--auc-bins 10000] [--sample 1000000] [--data DIR]
     python benchmarks/run.py --engine duckdb ...     (the same, from the main benchmark's command)
+    python benchmarks/engines.py --rows 10000000 --review [--repeats 3]
+
+With ``--review`` it times the command line's review of the same logs instead (``fairness-core metrics
+... --engine duckdb``, every identity column mapped), with intervals and with ``--no-intervals``, each in
+a fresh process, ``--repeats`` times, interleaved: median wall and CPU seconds (the child's, DuckDB's threads
+included), peak RSS, the ratio of the medians, and the load average beside each run.
 
 The layout is the one of issue 12's prototype: race x sex (disjoint), 20 overlapping identity columns
 (booleans, prevalence 1 % to 20 %), a 0/1 label and a float32 score, in ``--files`` Parquet files.
@@ -171,6 +177,43 @@ def check_sample(glob: str, sample: int, auc_bins, engine: str = "duckdb") -> di
             "max_bound": float(np.nanmax(table[[c for c in table.columns if c.endswith("binning_error")]]))}
 
 
+def review_times(glob: str, engine: str, repeats: int) -> dict:
+    """The command line's review of `glob` with and without intervals (see the module docstring)."""
+    import shlex
+    import statistics
+    import tempfile
+
+    m = mapping()
+    command = [sys.executable, "-m", "fairness_core", "metrics", glob, "--engine", engine, "--label", m.label,
+               "--positive", str(m.positive_label), "--score", m.scores[0], "--threshold", "0.5"]
+    for c in m.protected:
+        command += ["--protected", c]
+    for c in m.indicators:
+        command += ["--identity", c]
+    runs: dict = {"intervals": [], "no_intervals": []}
+    with tempfile.TemporaryDirectory() as tmp:
+        for _ in range(repeats):
+            for name, extra in (("no_intervals", ["--no-intervals"]), ("intervals", [])):
+                load = os.getloadavg()[0]
+                started = time.perf_counter()
+                child = subprocess.Popen(command + extra + ["--out", f"{tmp}/{name}.json"], stdout=subprocess.DEVNULL,
+                                         stderr=subprocess.PIPE, text=True)
+                _, status, usage = os.wait4(child.pid, 0)
+                wall = time.perf_counter() - started
+                err = child.stderr.read()
+                child.stderr.close()
+                if os.waitstatus_to_exitcode(status) not in (0, 1):   # 1: a gating rule fails, a review all the same
+                    raise RuntimeError(f"{shlex.join(command + extra)} failed: {err[-2000:]}")
+                runs[name].append({"wall_s": wall, "cpu_s": usage.ru_utime + usage.ru_stime,
+                                   "peak_rss_mib": usage.ru_maxrss / 1024, "load_average": load})
+                print(f"{name:13} {wall:6.1f} s wall, load {load:.1f}", file=sys.stderr)
+    out = {name: {key: statistics.median(r[key] for r in rs) for key in rs[0]} for name, rs in runs.items()}
+    out["runs"] = runs
+    out["wall_ratio"] = out["intervals"]["wall_s"] / out["no_intervals"]["wall_s"]
+    out["cpu_ratio"] = out["intervals"]["cpu_s"] / out["no_intervals"]["cpu_s"]
+    return out
+
+
 def main(argv=None) -> dict:
     """Run the engine benchmark; returns the results (also written as JSON)."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
@@ -182,6 +225,9 @@ def main(argv=None) -> dict:
     parser.add_argument("--sample", type=int, default=1_000_000, help="rows checked against the in-memory library")
     parser.add_argument("--data", default="/tmp/fairness-engine-bench", help="where the Parquet files are kept")
     parser.add_argument("--out", default=str(HERE / "results-engines.json"))
+    parser.add_argument("--review", action="store_true",
+                        help="time the command line's review with and without intervals instead")
+    parser.add_argument("--repeats", type=int, default=3, help="runs of each review (with --review)")
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     auc_bins = args.auc_bins if args.auc_bins == "exact" else int(args.auc_bins)
@@ -193,6 +239,16 @@ def main(argv=None) -> dict:
     started = time.perf_counter()
     make_files(folder, args.rows, args.files)
     print(f"data ready in {time.perf_counter() - started:.0f} s: {glob}", file=sys.stderr)
+    if args.review:
+        results = {"engine": args.engine, "rows": args.rows, "files": args.files, "cpus": os.cpu_count(),
+                   **review_times(glob, args.engine, args.repeats)}
+        out = Path(args.out if args.out != str(HERE / "results-engines.json") else HERE / "results-engines-review.json")
+        out.write_text(json.dumps(results, indent=2))
+        for name in ("no_intervals", "intervals"):
+            r = results[name]
+            print(f"{name:13} {r['wall_s']:6.1f} s wall, {r['cpu_s']:6.1f} CPU-s, {r['peak_rss_mib']:6.0f} MiB peak")
+        print(f"ratio (intervals / none): {results['wall_ratio']:.2f} wall, {results['cpu_ratio']:.2f} CPU")
+        return results
     run = subprocess.run([sys.executable, __file__, "--child", "--rows", str(args.rows), "--files", str(args.files),
                           "--engine", args.engine, "--memory-limit", args.memory_limit, "--auc-bins", args.auc_bins,
                           "--data", args.data], capture_output=True, text=True, check=True)

@@ -27,6 +27,7 @@ import numpy as np
 import pandas as pd
 
 import fairness_core as fc
+from fairness_core.engines import TooManyPatterns
 
 from . import escape
 
@@ -293,12 +294,10 @@ def with_atoms(source: LocalSource, counted) -> tuple:
     with _engine_errors(source, "count"):
         try:
             return counted.with_atoms(max_patterns=MAX_PATTERNS), None
-        except ValueError as exc:
-            if "membership pattern" not in str(exc):
-                raise
-            return None, ("Intervals are off for this mapping. " + str(exc).split(" Tip:")[0] + " Tip: map fewer "
-                          "identity columns, or choose a random sample under Rows analysed (intervals then come from "
-                          "the rows in memory, whatever the patterns).")
+        except TooManyPatterns as exc:
+            return None, ("Intervals are off for this mapping. " + exc.reason + " Tip: map fewer identity columns, or "
+                          "choose a random sample under Rows analysed (intervals then come from the rows in memory, "
+                          "whatever the patterns).")
 
 
 @contextlib.contextmanager

@@ -537,8 +537,8 @@ def bias_auc_table(y_true, y_score, subgroups, *, ci=None, n_boot: int = 1000, r
         With `ci`: bootstrap replicates of every AUC, kept in ``attrs["replicates"]`` so that
         :func:`summarize_bias_auc` gives intervals of the power means and the bias AUC score for
         any p and weight without recomputing (see ``_stats.auc_bootstrap``: stratified multinomial over
-        (membership pattern, label, score level) counts, levels merged into at most 256 groups,
-        replicates centred on the exact AUCs).
+        (membership pattern, label, score level) counts, levels merged into at most 256 groups (64 above
+        200 patterns), replicates centred on the exact AUCs).
     random_state : int, numpy Generator or None, default=0
         Seed of the bootstrap.
 

@@ -105,7 +105,8 @@ class AucCounts:
     patterns : (Atoms, int) or None
         What the bootstrap resamples: the counts per (row membership pattern, merged level group,
         label), with the patterns' subgroup masks, and the number of level groups (adjacent levels
-        merged into at most 256 groups of about equal rows, ``_stats.auc_bootstrap.level_atoms``). Set by
+        merged into at most 256 groups of about equal rows, 64 above 200 patterns,
+        ``_stats.auc_bootstrap.level_atoms``). Set by
         :func:`auc_counts` and by an engine asked for intervals; None: no bootstrap intervals.
     """
 

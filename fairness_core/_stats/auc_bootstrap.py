@@ -136,6 +136,16 @@ def _merged_levels(level_counts: np.ndarray, max_levels: int = MAX_LEVELS) -> np
     return np.cumsum(step) - 1
 
 
+def level_groups(level_counts: np.ndarray, n_patterns: int) -> np.ndarray:
+    """Group of each score level for the AUC atoms of rows with `n_patterns` membership patterns: adjacent levels
+    merged into at most ``MAX_LEVELS`` groups of about equal rows, or ``BUCKET_LEVELS`` above
+    ``bootstrap.BUCKET_PATTERNS`` patterns (what the bucket bootstrap evaluates: four times fewer cells per
+    pattern to count, keep and split). The in-memory library and every engine group by this one rule, so their
+    atoms, and a seed's intervals, are the same."""
+    many = n_patterns > bootstrap.BUCKET_PATTERNS
+    return _merged_levels(np.asarray(level_counts), BUCKET_LEVELS if many else MAX_LEVELS)
+
+
 def auc_replicates(y: np.ndarray, level: np.ndarray, level_counts: np.ndarray, subgroups, exact: np.ndarray,
                    exact_overall: float, *, n_boot: int, rng: np.random.Generator) -> AucReplicates:
     """Resample (pattern, merged level, label) counts of rows and compute every AUC per replicate.
@@ -158,7 +168,8 @@ def auc_replicates(y: np.ndarray, level: np.ndarray, level_counts: np.ndarray, s
     -------
     AucReplicates
     """
-    group = _merged_levels(np.asarray(level_counts))
+    codes = subgroups.patterns[0]
+    group = level_groups(level_counts, int(np.count_nonzero(np.bincount(codes)))) if len(codes) else np.zeros(0, int)
     n_merged = int(group[-1]) + 1 if len(group) else 0
     cell = (2 * group[level] + y.astype(np.intp)).astype(np.intp)
     return replicates_of(Atoms.of(subgroups, cell, 2 * n_merged), n_merged, exact, exact_overall,
@@ -179,12 +190,13 @@ def level_atoms(counts, member: np.ndarray, background: np.ndarray) -> tuple[Ato
     -------
     (Atoms, n_merged)
         The atoms (cell ``2 * group + label``, patterns without rows dropped) and the number of
-        merged level groups (:func:`_merged_levels` of the rows per level, as for rows in memory).
+        merged level groups (:func:`level_groups` of the rows per level, as for rows in memory).
     """
     coo = counts.tocoo()
     n_levels = counts.shape[1] // 2
     label, lev = np.divmod(coo.col.astype(np.int64), n_levels)
-    group = _merged_levels(np.bincount(lev, weights=coo.data, minlength=n_levels).astype(np.int64))
+    n_patterns = len(np.unique(coo.row[coo.data > 0]))
+    group = level_groups(np.bincount(lev, weights=coo.data, minlength=n_levels).astype(np.int64), n_patterns)
     n_merged = int(group[-1]) + 1 if len(group) else 0
     n_cells = 2 * n_merged
     flat = np.bincount(coo.row.astype(np.int64) * n_cells + 2 * group[lev] + label, weights=coo.data,
@@ -198,12 +210,10 @@ def replicates_of(atoms: Atoms, n_merged: int, exact: np.ndarray, exact_overall:
     """Every AUC of `n_boot` resamples of (pattern, merged level, label) atoms, centred on the exact AUCs.
 
     Each replicate is shifted by (exact AUC - AUC of the merged levels on the original counts), then
-    clipped to [0, 1]; see the module docstring. With more patterns than
-    ``_bootstrap.BUCKET_PATTERNS`` (the bucket bootstrap, whose replicates hold every subgroup's and
-    background's histogram) the levels are merged further, into at most ``BUCKET_LEVELS`` groups.
+    clipped to [0, 1]; see the module docstring. The atoms' levels are grouped by :func:`level_groups`: with
+    more patterns than ``_bootstrap.BUCKET_PATTERNS`` (the bucket bootstrap, whose replicates hold every
+    subgroup's and background's histogram) into at most ``BUCKET_LEVELS`` groups.
     """
-    if len(atoms.counts) > bootstrap.BUCKET_PATTERNS and n_merged > BUCKET_LEVELS:   # the bucket bootstrap
-        atoms, n_merged = _coarser(atoms, n_merged)
     stat = _stat(atoms, n_merged)
     point = stat(atoms.counts)
     reps = np.concatenate([stat(block) for block in atoms.replicates(n_boot, rng)])
@@ -211,16 +221,6 @@ def replicates_of(atoms: Atoms, n_merged: int, exact: np.ndarray, exact_overall:
     reps = np.clip(reps + (target - point)[None, :], 0.0, 1.0)
     k = atoms.member.shape[1]
     return AucReplicates(aucs=reps[:, :3 * k].reshape(n_boot, k, 3), overall=reps[:, 3 * k], n_levels=n_merged)
-
-
-def _coarser(atoms: Atoms, n_merged: int) -> tuple[Atoms, int]:
-    """The atoms with adjacent level groups merged again into at most ``BUCKET_LEVELS`` groups of about equal rows."""
-    c = atoms.counts.reshape(len(atoms.counts), n_merged, 2)
-    group = _merged_levels(c.sum(axis=(0, 2)).astype(np.int64), BUCKET_LEVELS)
-    n_groups = int(group[-1]) + 1
-    starts = np.flatnonzero(np.r_[True, np.diff(group) > 0])
-    coarse = np.add.reduceat(c, starts, axis=1)                     # (P, groups, 2)
-    return Atoms(coarse.reshape(len(c), 2 * n_groups), atoms.member, atoms.background), n_groups
 
 
 def power_means(values, p: float, axis: int = -1) -> np.ndarray:

@@ -37,7 +37,7 @@ from __future__ import annotations
 import os
 from collections import deque
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Callable, Optional
 
 import numpy as np
@@ -105,6 +105,9 @@ class Atoms:
     counts: np.ndarray
     member: np.ndarray
     background: np.ndarray
+    # What is derived from these atoms once and reused (the last bucket split drawn, see :meth:`replicates`;
+    # coarser AUC atoms, ``auc_bootstrap._coarser``): not part of the value.
+    memo: dict = field(default_factory=dict, init=False, compare=False, repr=False)
 
     @classmethod
     def of(cls, subgroups, cell: np.ndarray, n_cells: int) -> "Atoms":
@@ -150,10 +153,21 @@ class Atoms:
         With more than ``BUCKET_PATTERNS`` patterns the blocks are those of the bucket bootstrap
         instead (:class:`BucketDraws`: bucket weights, see the module docstring), which
         :meth:`tables` and :func:`replicate_stat` turn into tables; the split of the rows among the
-        buckets is drawn from `rng` first, so a seed gives the same replicates from the same atoms.
+        buckets is drawn from `rng` first, so a seed gives the same replicates from the same atoms. The
+        split (and the per-bucket tables computed from it) is kept with the atoms (``memo``): another
+        statistic of the same atoms from a generator in the same state (the same seed) reuses it, and
+        the generator is left in the state the split's draws leave it in, so the replicates are those
+        of a split drawn afresh.
         """
         if len(self.counts) > BUCKET_PATTERNS:
-            yield from bucket_replicates(self.counts, n_boot, rng, 2 * self.member.shape[1] + 1)
+            before = repr(rng.bit_generator.state)
+            kept = self.memo.get("split")
+            if kept is None or kept[0] != before:   # one split kept per atoms: the memory of one
+                split = BucketSplit(self.counts, BUCKETS, rng)
+                self.memo["split"] = kept = (before, rng.bit_generator.state, split)
+            else:
+                rng.bit_generator.state = kept[1]
+            yield from bucket_replicates(self.counts, n_boot, rng, 2 * self.member.shape[1] + 1, split=kept[2])
             return
         n = self.counts.sum(axis=1).astype(np.int64)
         pvals = self.counts / np.maximum(n, 1)[:, None]
@@ -269,18 +283,21 @@ class BucketSplit:
         from scipy import sparse
 
         k = member.shape[1]
-        row = (self.bucket[:, None] * n_columns + column).ravel()
-        pattern = np.repeat(self.pattern, column.shape[1])
-        value = np.asarray(value, dtype=np.float64).ravel()
-        spread = sparse.csr_matrix((value, (row, pattern)), shape=(self.n_buckets * n_columns, self.shape[0]))
-        out = []
-        for masks in (member, background):
-            if masks is None:
-                out.append(None)
-                continue
-            t = np.asarray(spread @ masks.astype(np.float64)) if k else np.zeros((self.n_buckets * n_columns, 0))
-            out.append(np.ascontiguousarray(t.reshape(self.n_buckets, n_columns, k).transpose(0, 2, 1)))
-        overall = np.bincount(row, weights=value, minlength=self.n_buckets * n_columns)
+        column, value = np.asarray(column), np.asarray(value, dtype=np.float64)
+        masks = [m.astype(np.float64) for m in (member, background) if m is not None]
+        sums = [np.zeros((self.n_buckets * n_columns, k)) for _ in masks]
+        overall = np.zeros(self.n_buckets * n_columns)
+        for f in range(column.shape[1]):   # one value of every entry at a time: the memory of one sparse matrix
+            row = self.bucket * n_columns + column[:, f]
+            spread = sparse.csr_matrix((value[:, f], (row, self.pattern)),
+                                       shape=(self.n_buckets * n_columns, self.shape[0]))
+            for total, mask in zip(sums, masks):
+                if k:
+                    total += np.asarray(spread @ mask)
+            overall += np.bincount(row, weights=value[:, f], minlength=self.n_buckets * n_columns)
+        out = [np.ascontiguousarray(t.reshape(self.n_buckets, n_columns, k).transpose(0, 2, 1)) for t in sums]
+        if background is None:
+            out.append(None)
         return (*out, overall.reshape(self.n_buckets, n_columns))
 
     def dense_tables(self, tables: Callable) -> tuple:
@@ -320,14 +337,16 @@ class BucketDraws:
                      for t in per_bucket)   # BLAS: (B, K) @ (K, table cells)
 
 
-def bucket_replicates(counts: np.ndarray, n_boot: int, rng: np.random.Generator, tables_per_cell: int = 1):
+def bucket_replicates(counts: np.ndarray, n_boot: int, rng: np.random.Generator, tables_per_cell: int = 1,
+                      split: Optional[BucketSplit] = None):
     """Yield :class:`BucketDraws` blocks, `n_boot` replicates in all, of the atoms `counts` (n_patterns, n_cells).
 
-    The rows are split among ``BUCKETS`` buckets (:class:`BucketSplit`, from `rng`), then each
+    The rows are split among ``BUCKETS`` buckets (:class:`BucketSplit`, from `rng`; or `split`, one drawn
+    before), then each
     replicate draws its bucket weights Multinomial(K, 1/K) from `rng`; blocks hold at most about
     ``BLOCK_CELLS`` table cells (`tables_per_cell` tables of ``n_cells`` per replicate).
     """
-    split = BucketSplit(counts, BUCKETS, rng)
+    split = BucketSplit(counts, BUCKETS, rng) if split is None else split
     per_replicate = max(1, tables_per_cell * counts.shape[1])
     block = max(1, min(n_boot, BLOCK_CELLS // per_replicate))
     uniform = np.full(BUCKETS, 1.0 / BUCKETS)

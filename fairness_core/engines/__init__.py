@@ -15,9 +15,9 @@ the function that uses it. DuckDB and SQLGlot come with the default install; the
 from __future__ import annotations
 
 from ._result import ScoredCounts
-from ._limits import ENGINES
+from ._limits import ENGINES, TooManyPatterns
 from ._scored_counts import preview, scored_counts
 from ._sources import read_source
 
 
-__all__ = ["ScoredCounts", "scored_counts", "preview", "read_source", "ENGINES"]
+__all__ = ["ScoredCounts", "scored_counts", "preview", "read_source", "ENGINES", "TooManyPatterns"]

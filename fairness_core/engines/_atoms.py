@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
-from typing import Any, Callable, Optional
+from typing import Any, Callable, Optional, Sequence
 
 import numpy as np
 import pandas as pd
@@ -23,10 +23,11 @@ from .._counts.confusion import ConfusionCounts
 from .._counts.patterns import over_patterns
 from .._counts.scored_data import MAX_SUBGROUPS, ColumnMapping, _as_text
 from .._metrics.auc_counts import AucCounts, uniform_score_bins
-from .._stats.auc_bootstrap import _merged_levels
+from .._stats.auc_bootstrap import level_groups
 from .._stats.bootstrap import Atoms
 from .._subgroups.patterns import _packed_rows
 from .._subgroups.subgroups import Subgroups
+from ._sql import membership_bits
 
 
 @dataclass(frozen=True, eq=False)
@@ -65,7 +66,7 @@ class _AtomQueries:
         ``sums(column)`` adds up another column of the result per (pattern, cell)."""
         frame = self.run(_sql.pattern_query(self.plan, score, cells, with_missing=self.with_missing, **kw))
         keys = _Keys(frame, self.m, self.binned)
-        return (keys, *_atoms_of(keys, keys.key, frame, *cell(frame)))
+        return (keys, *_atoms_of(keys, keys.key, frame, *cell(frame), self.with_missing))
 
     def _kept(self, name, at: Any = None) -> Optional[_Rows]:
         """The rows kept of the counts query `name` when they were counted with `at` (None: any), else None."""
@@ -142,9 +143,10 @@ class _AtomQueries:
         return self._confusion(None, ["__fc_given"], lambda f: 2 * self._y(f) + f["__fc_c0"].to_numpy(dtype=np.int64),
                                self._kept("given"), lambda c: 2 * c["__fc_y"].astype(np.int64) + c["__fc_pred"])
 
-    def auc(self, score: str, counts: AucCounts) -> AucCounts:
-        """`counts` with its ``patterns``: per pattern, label and group of merged levels (``_stats.auc_bootstrap``)."""
-        group = _merged_levels(counts.overall.sum(axis=0))
+    def auc(self, score: str, counts: AucCounts, n_patterns: int) -> AucCounts:
+        """`counts` with its ``patterns``: per pattern, label and group of merged levels (``_stats.auc_bootstrap``,
+        ``level_groups`` of the `n_patterns` patterns the kept rows have)."""
+        group = level_groups(counts.overall.sum(axis=0), n_patterns)
         n_merged = int(group[-1]) + 1 if len(group) else 0
         starts = np.flatnonzero(np.diff(group)) + 1   # the first level of each group but the first
         rows = self._kept(("level", score))
@@ -187,19 +189,35 @@ class _AtomQueries:
                                           self.m.min_size)
 
 
-def _atoms_of(keys: "_Keys", key: np.ndarray, frame, cell_of_row: np.ndarray, n_cells: int) -> tuple:
+def _atoms_of(keys: "_Keys", key: np.ndarray, frame, cell_of_row: np.ndarray, n_cells: int,
+              with_missing: Sequence[bool] = ()) -> tuple:
     """(Atoms, sums) of the rows of a query grouped by protected key (`key`: each row's, among `keys`), identity
-    columns' memberships ``__fc_m{j}`` and missing flags ``__fc_x{j}`` and a cell (`cell_of_row`, of `n_cells`);
-    ``sums(column)`` adds up another column of `frame` (a DataFrame or a dict of arrays) per (pattern, cell)."""
+    columns' membership words ``__fc_w{i}`` (``_sql.membership_bits`` of `with_missing`) and a cell
+    (`cell_of_row`, of `n_cells`);
+    ``sums(column)`` adds up another column of `frame` (a DataFrame or a dict of arrays) per (pattern, cell).
+
+    The memberships are decoded per distinct (key, words), not per row: a pattern query of many identity columns
+    returns up to millions of rows but far fewer distinct memberships."""
     key = np.asarray(key, dtype=np.int64)
     if not keys.m.indicators:   # the pattern is the key's: found over the keys present, not over every row
         used = np.flatnonzero(np.bincount(key, minlength=len(keys.frame)))
-        pattern_of, masks = _patterns(keys, *_memberships(keys, used, {}, len(used)))
+        pattern_of, masks = _patterns(keys, *_memberships(keys, used))
         lookup = np.zeros(len(keys.frame), dtype=np.int64)
         lookup[used] = pattern_of
         pattern = lookup[key]
     else:
-        pattern, masks = _patterns(keys, *_memberships(keys, key, frame, len(key)))
+        bits = membership_bits(len(keys.m.indicators), with_missing)
+        n_words = 1 + max(where[0] for column in bits for where in column if where is not None)
+        words = [np.asarray(frame[f"__fc_w{i}"], dtype=np.int64) for i in range(n_words)]
+        code = key   # each row's (key, words) numbered by hashing (pd.factorize), a word at a time: no sort of rows
+        for word in words:
+            number, distinct = pd.factorize(word)
+            code = pd.factorize(code * len(distinct) + number)[0]
+        n_distinct = int(code.max()) + 1 if len(code) else 0
+        first = np.zeros(n_distinct, dtype=np.int64)
+        first[code[::-1]] = np.arange(len(code) - 1, -1, -1)   # the first row of each distinct (key, words)
+        pattern_of, masks = _patterns(keys, *_memberships(keys, key[first], np.column_stack(words)[first], bits))
+        pattern = pattern_of[code]
     n_patterns = len(masks[0])
     index = pattern * n_cells + np.asarray(cell_of_row, dtype=np.int64)
 
@@ -210,16 +228,23 @@ def _atoms_of(keys: "_Keys", key: np.ndarray, frame, cell_of_row: np.ndarray, n_
     return Atoms(summed("__fc_n"), *masks), summed
 
 
-def _memberships(keys: "_Keys", key: np.ndarray, frame, n: int) -> tuple[np.ndarray, np.ndarray]:
-    """(member, background) of `n` rows of keys `key`, identity columns ``__fc_m{j}``, ``__fc_x{j}`` of `frame`
-    included: bool arrays of shape (n, subgroups)."""
+def _memberships(keys: "_Keys", key: np.ndarray, words: Optional[np.ndarray] = None,
+                 bits: Sequence = ()) -> tuple[np.ndarray, np.ndarray]:
+    """(member, background) of rows of keys `key` (shape (n,)) and identity columns' membership words `words`
+    (shape (n, n_words); None without identity columns) whose bits `bits` are (``_sql.membership_bits``): bool
+    arrays of shape (n, subgroups)."""
+    n = len(key)
     member, background = [np.zeros((n, 0), dtype=bool)], [np.zeros((n, 0), dtype=bool)]
     if keys.prot is not None:
         member.append(np.asarray(keys.prot.membership, dtype=bool)[key])
         background.append(np.asarray(keys.prot.background, dtype=bool)[key])
-    for j in range(len(keys.m.indicators)):
-        inside = np.asarray(frame[f"__fc_m{j}"], dtype=np.int64) == 1
-        missing = (np.asarray(frame[f"__fc_x{j}"], dtype=np.int64) == 1) if f"__fc_x{j}" in frame else False
+
+    def bit(where):
+        return ((words[:, where[0]] >> where[1]) & 1).astype(bool)
+
+    for inside_at, missing_at in bits:
+        inside = bit(inside_at)
+        missing = bit(missing_at) if missing_at is not None else False
         member.append(inside[:, None])
         background.append((~inside & ~missing)[:, None])
     return np.hstack(member), np.hstack(background)

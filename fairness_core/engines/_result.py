@@ -14,10 +14,10 @@ from .._counts.classes import ClassCounts
 from .._counts.confusion import ConfusionCounts, base_rate_counts
 from .._counts.scored_data import ColumnMapping, _as_text
 from .._metrics.auc_counts import AucCounts
-from .._stats.auc_bootstrap import _merged_levels
+from .._stats.auc_bootstrap import level_groups
 from .._stats.bootstrap import Atoms
 from ._atoms import _AtomQueries
-from ._limits import MAX_PATTERNS, TOO_MANY_PATTERNS
+from ._limits import MAX_PATTERNS, TooManyPatterns
 
 
 @dataclass(frozen=True, eq=False)
@@ -93,7 +93,8 @@ class ScoredCounts:
         protected values and each identity column's membership instead of per-subgroup sums: the
         confusion counts at ``threshold``, the labels, the predicted label column (and its class-wise
         counts), the AUC counts
-        (score levels merged into at most 256 groups of about equal rows, as in memory) and the
+        (score levels merged into at most 256 groups of about equal rows, 64 above
+        ``_stats.bootstrap.BUCKET_PATTERNS`` patterns, as in memory: ``_stats.auc_bootstrap.level_groups``) and the
         calibration counts (each bin in sub-bins, as in memory). Without identity columns a pattern
         is a protected key, which the counts queries grouped by already: every table but the
         class-wise counts is then summed from their rows, with no query. Patterns are numbered as
@@ -120,8 +121,8 @@ class ScoredCounts:
         Raises
         ------
         ValueError
-            If this result has no engine to query again, or with more than `max_patterns` patterns
-            (``TOO_MANY_PATTERNS``).
+            If this result has no engine to query again; ``TooManyPatterns`` (a ValueError) with more
+            than `max_patterns` patterns (its message ``TOO_MANY_PATTERNS``).
         """
         if self.atoms:
             return self
@@ -131,7 +132,7 @@ class ScoredCounts:
         if max_patterns is not None:   # one number counted where the data lies, before any pattern is read
             n_patterns = q.n_patterns()
             if n_patterns > max_patterns:
-                raise ValueError(TOO_MANY_PATTERNS.format(n=n_patterns, max=max_patterns))
+                raise TooManyPatterns(n_patterns, max_patterns)
         confusion = {s: q.confusion(s, self.threshold) for s in self.confusion}
         # the labels' atoms from a score's confusion atoms (the same kept rows and patterns): no scan of their own
         labels = q.labels(next(iter(confusion.values()), None) if self.mapping.indicators else None)
@@ -139,7 +140,7 @@ class ScoredCounts:
             self, atoms=True, labels=labels, given=None if self.given is None else q.given(),
             classes=None if self.classes is None else q.classes(),
             confusion=confusion,
-            auc={s: q.auc(s, counts) for s, counts in self.auc.items()},
+            auc={s: q.auc(s, counts, len(confusion[s].atoms.counts)) for s, counts in self.auc.items()},
             calibration={s: None if c is None else q.calibration(s, c.edges, c.strategy)
                          for s, c in self.calibration.items()})
 
@@ -296,11 +297,11 @@ class ScoredCounts:
 
 
 def _group_starts(counts: AucCounts) -> Optional[np.ndarray]:
-    """The first level of each merged level group of ``counts.patterns`` but the first (``_merged_levels`` of the
+    """The first level of each merged level group of ``counts.patterns`` but the first (``level_groups`` of the
     level totals, as the atoms were counted), or None when the counts hold no patterns or other groups."""
     if counts.patterns is None or not len(counts.levels):
         return None
-    group = _merged_levels(np.asarray(counts.overall).sum(axis=0))
+    group = level_groups(np.asarray(counts.overall).sum(axis=0), len(counts.patterns[0].counts))
     if int(group[-1]) + 1 != int(counts.patterns[1]):
         return None
     return np.flatnonzero(np.diff(group)) + 1

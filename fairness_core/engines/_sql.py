@@ -262,8 +262,9 @@ def pattern_query(plan: Plan, score: Optional[str], cells: Sequence[str], *, bin
     """Rows per (membership pattern, label, `cells`) of the kept rows: the atoms the bootstrap resamples.
 
     A pattern is the protected values (the GROUP BY keys of :func:`key_columns`) with each identity
-    column's membership ``__fc_m{j}`` and, where it has missing values, its missing flag ``__fc_x{j}``:
-    rows of one pattern are members and background of the same subgroups. Where :func:`counts_query`
+    column's membership and, where it has missing values, its missing flag, packed as bits of the words
+    ``__fc_w{i}`` (:func:`membership_bits`): rows of one pattern are members and background of the same
+    subgroups. Where :func:`counts_query`
     sums the identity columns per group, this groups by them, so the result has a row per pattern and
     cell (a few per pattern: ask it only for coarse cells).
 
@@ -306,18 +307,52 @@ def pattern_query(plan: Plan, score: Optional[str], cells: Sequence[str], *, bin
     return f"WITH {', '.join(ctes)} SELECT {', '.join(select)} FROM __fc_cells GROUP BY {group}"
 
 
+# Membership bits per packed word of the pattern queries: 62 keeps every word a positive BIGINT in any engine.
+WORD_BITS = 62
+
+
 def _membership(plan: Plan, with_missing: Sequence[bool]) -> tuple[list, list]:
-    """(SQL expressions, their names): each identity column's membership ``__fc_m{j}`` and, where it has missing
-    values, its missing flag ``__fc_x{j}``."""
+    """(SQL expressions, their names): each identity column's membership and missing flag, packed as bits of BIGINT
+    words ``__fc_w{i}`` (:func:`membership_bits` says which bit is which).
+
+    Grouping by a word or two, not by a column per bit, is what makes the pattern queries of many identity columns
+    cheap: fewer keys to hash where the data lies, and fewer, narrower columns to read back."""
     t = literal(float(plan.indicator_threshold))
-    expressions, bits = [], []
+    terms: list[list[str]] = []
+
+    def add(condition: str) -> None:
+        if not terms or len(terms[-1]) == WORD_BITS:
+            terms.append([])
+        bit = len(terms[-1])
+        terms[-1].append(f"CAST({condition} AS BIGINT)" + (f" * {2 ** bit}" if bit else ""))
+
     for j, c in enumerate(plan.indicators):
-        expressions.append(f"CAST({finite(ident(c))} AND CAST({ident(c)} AS DOUBLE) >= {t} AS INT) AS __fc_m{j}")
-        bits.append(f"__fc_m{j}")
+        add(f"{finite(ident(c))} AND CAST({ident(c)} AS DOUBLE) >= {t}")
         if j < len(with_missing) and with_missing[j]:
-            expressions.append(f"CAST(NOT {finite(ident(c))} AS INT) AS __fc_x{j}")
-            bits.append(f"__fc_x{j}")
-    return expressions, bits
+            add(f"NOT {finite(ident(c))}")
+    names = [f"__fc_w{i}" for i in range(len(terms))]
+    return [f"({' + '.join(word)}) AS {name}" for word, name in zip(terms, names)], names
+
+
+Bit = tuple[int, int]   # (word, bit) of a packed membership word
+
+
+def membership_bits(n_indicators: int, with_missing: Sequence[bool]) -> list[tuple[Bit, Optional[Bit]]]:
+    """Where :func:`_membership` packs identity column j: ((word, bit) of its membership, (word, bit) of its missing
+    flag or None), one entry per identity column."""
+    out, word, bit = [], 0, 0
+
+    def take() -> tuple[int, int]:
+        nonlocal word, bit
+        if bit == WORD_BITS:
+            word, bit = word + 1, 0
+        bit += 1
+        return word, bit - 1
+
+    for j in range(n_indicators):
+        member = take()
+        out.append((member, take() if j < len(with_missing) and with_missing[j] else None))
+    return out
 
 
 def pattern_count_query(plan: Plan, with_missing: Sequence[bool] = ()) -> str:

@@ -12,7 +12,7 @@ import pandas as pd
 import pytest
 
 import fairness_core as fc
-from fairness_core.engines import scored_counts
+from fairness_core.engines import TooManyPatterns, scored_counts
 from fairness_core.engines._limits import MAX_PATTERNS, TOO_MANY_PATTERNS
 
 pytest.importorskip("duckdb")
@@ -46,6 +46,9 @@ def test_the_engine_counts_the_in_memory_patterns(tmp_path, engine, protected, n
     with pytest.raises(ValueError) as refused:
         counted.with_atoms(max_patterns=expected - 1)
     assert str(refused.value) == TOO_MANY_PATTERNS.format(n=expected, max=expected - 1)
+    assert isinstance(refused.value, TooManyPatterns)   # what the app catches, with the numbers for its own words
+    assert (refused.value.n_patterns, refused.value.max_patterns) == (expected, expected - 1)
+    assert str(refused.value).startswith(refused.value.reason) and "Tip:" not in refused.value.reason
 
 
 # 10^6 rows with 30 overlapping identity columns (about 670,000 patterns): refused under this address-space cap. Reading
@@ -57,7 +60,7 @@ REFUSE = """
 import resource, sys
 resource.setrlimit(resource.RLIMIT_AS, ({cap}, {cap}))
 import fairness_core as fc
-from fairness_core.engines import scored_counts
+from fairness_core.engines import TooManyPatterns, scored_counts
 mapping = fc.ColumnMapping(label="y", positive_label=1, scores=("s",), indicators=tuple(f"id{{j}}" for j in range(30)))
 counted = scored_counts(sys.argv[1], mapping, auc_bins=1000, memory_limit="1GB")
 try:

@@ -207,7 +207,8 @@ def test_the_perfect_calibration_null_per_subgroup_matches_the_one_per_pattern(m
 
 def test_bucket_auc_replicates_equal_the_literal_evaluation_of_their_coarser_levels():
     """Many patterns: the AUC replicates are the AUCs of each replicate's tables (Atoms.tables of the bucket
-    block) over at most BUCKET_LEVELS merged levels, shifted onto the exact AUCs."""
+    block) over at most BUCKET_LEVELS merged levels (level_groups: one merge of the levels into groups of about
+    equal rows), shifted onto the exact AUCs."""
     from fairness_core._stats import auc_bootstrap
 
     frame = identity_frame(3_000, 12, seed=10)
@@ -220,10 +221,10 @@ def test_bucket_auc_replicates_equal_the_literal_evaluation_of_their_coarser_lev
     counts = np.bincount(level)
     reps = auc_bootstrap.auc_replicates(y, level, counts, groups, exact, table.attrs["overall_auc"], n_boot=150,
                                         rng=np.random.default_rng(4))
-    group = auc_bootstrap._merged_levels(counts)
-    atoms = Atoms.of(groups, (2 * group[level] + y).astype(np.intp), 2 * (int(group[-1]) + 1))
-    coarse, n_levels = auc_bootstrap._coarser(atoms, int(group[-1]) + 1)
-    assert reps.n_levels == n_levels <= auc_bootstrap.BUCKET_LEVELS
+    group = auc_bootstrap._merged_levels(counts, auc_bootstrap.BUCKET_LEVELS)
+    n_levels = int(group[-1]) + 1
+    coarse = Atoms.of(groups, (2 * group[level] + y).astype(np.intp), 2 * n_levels)
+    assert reps.n_levels == n_levels == auc_bootstrap.BUCKET_LEVELS
 
     def auc_of(pos, neg):
         below = np.cumsum(neg, axis=-1) - 0.5 * neg
@@ -242,3 +243,55 @@ def test_bucket_auc_replicates_equal_the_literal_evaluation_of_their_coarser_lev
     k = len(groups.names)
     np.testing.assert_allclose(reps.aucs.reshape(150, 3 * k), literal[:, :3 * k], rtol=0, atol=1e-12)
     np.testing.assert_allclose(reps.overall, literal[:, 3 * k], rtol=0, atol=1e-12)
+
+
+@pytest.mark.parametrize("engine", ["duckdb", "polars"])
+def test_memberships_packed_in_several_words_give_the_in_memory_atoms(tmp_path, engine):
+    """40 identity columns with missing values are 80 membership bits: two packed words per row in the pattern
+    queries (``_sql.membership_bits``). Decoded, they give the in-memory patterns and atoms, cell for cell."""
+    pytest.importorskip(engine)
+    from fairness_core.engines import scored_counts
+    from fairness_core.engines._sql import WORD_BITS, membership_bits
+
+    frame = identity_frame(2_000, 40, seed=12)
+    for j in range(40):   # a missing value in every column, at different rows
+        frame[f"id{j}"] = frame[f"id{j}"].astype(float).where((frame.index + j) % 53 != 0)
+    bits = membership_bits(40, [True] * 40)
+    assert bits[30] == ((0, 60), (0, 61)) and bits[31] == ((1, 0), (1, 1)) and WORD_BITS == 62
+    path = tmp_path / "rows.parquet"
+    frame.to_parquet(path, index=False)
+    mapping = mapping_of(frame, min_size=30)
+    scored = fc.ScoredData.from_frame(frame, mapping)
+    counted = scored_counts(str(path), mapping, threshold=0.5, engine=engine).with_atoms()
+    want = fc.confusion_counts(scored.y_true, scored.y_pred("score", 0.5), scored.subgroups)
+    got = counted.confusion["score"].atoms
+    _, member, background = scored.subgroups.patterns
+    assert len(got.counts) == len(member) > bootstrap.BUCKET_PATTERNS
+    np.testing.assert_array_equal(got.member, member)
+    np.testing.assert_array_equal(got.background, background)
+    np.testing.assert_array_equal(got.counts, want.atoms.counts)
+
+
+def test_a_bucket_split_kept_with_the_atoms_gives_the_replicates_of_a_fresh_one():
+    """Atoms.memo keeps the last bucket split: a second statistic from the same seed reuses it, and the generator
+    ends where a fresh split's draws leave it, so every replicate equals the one of atoms drawn afresh."""
+    rng = np.random.default_rng(1)
+    counts = rng.integers(0, 30, size=(500, 4)).astype(float)
+    member = rng.random((500, 6)) < 0.3
+
+    def stat(m, b, o):
+        return m[..., 1] / np.maximum(m.sum(-1), 1)
+
+    atoms = Atoms(counts, member, ~member)
+    first = replicate_stat(atoms, stat, 300, np.random.default_rng(0))
+    split = atoms.memo["split"][2]
+    reused_rng = np.random.default_rng(0)
+    reused = replicate_stat(atoms, stat, 300, reused_rng)
+    assert atoms.memo["split"][2] is split   # the same split, not drawn again
+    fresh_rng = np.random.default_rng(0)
+    fresh = replicate_stat(Atoms(counts, member, ~member), stat, 300, fresh_rng)
+    np.testing.assert_array_equal(first, fresh)
+    np.testing.assert_array_equal(reused, fresh)
+    assert reused_rng.random() == fresh_rng.random()
+    other = replicate_stat(atoms, stat, 300, np.random.default_rng(5))   # another seed: another split
+    assert atoms.memo["split"][2] is not split and not np.array_equal(other, fresh)
