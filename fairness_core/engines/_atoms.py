@@ -143,18 +143,34 @@ class _AtomQueries:
         return self._confusion(None, ["__fc_given"], lambda f: 2 * self._y(f) + f["__fc_c0"].to_numpy(dtype=np.int64),
                                self._kept("given"), lambda c: 2 * c["__fc_y"].astype(np.int64) + c["__fc_pred"])
 
-    def auc(self, score: str, counts: AucCounts, n_patterns: int) -> AucCounts:
-        """`counts` with its ``patterns``: per pattern, label and group of merged levels (``_stats.auc_bootstrap``,
-        ``level_groups`` of the `n_patterns` patterns the kept rows have)."""
+    def confusion_and_auc(self, score: str, threshold: float, counts: AucCounts,
+                          n_patterns: int) -> tuple[ConfusionCounts, AucCounts]:
+        """:meth:`confusion` at `threshold` and :meth:`auc` of `score` from one pattern query: per pattern, label,
+        prediction and level group (the rows of one group split by the threshold at most), so the two tables cost
+        one scan. `n_patterns` (``pattern_count_query``: at least the patterns) chooses the level groups; should
+        the patterns read be fewer and choose others (``level_groups``), the AUC atoms are counted again."""
+        if self._kept(("level", score)) is not None:   # no identity columns: both summed from the kept rows
+            confusion = self.confusion(score, threshold)
+            return confusion, self.auc(score, counts, len(confusion.atoms.counts))
+        n_merged, group, bins = self._grouping(score, counts, n_patterns)
+        predicted = f"CAST(__fc_p >= {_sql.literal(float(threshold))} AS INT)"
+        frame = self.run(_sql.pattern_query(self.plan, score, [predicted, group], bins=bins,
+                                            with_missing=self.with_missing))
+        keys, y = _Keys(frame, self.m, self.binned), self._y(frame)
+        cells = [frame[f"__fc_c{i}"].to_numpy(dtype=np.int64) for i in (0, 1)]
+        atoms, _ = _atoms_of(keys, keys.key, frame, 2 * y + cells[0], 4, self.with_missing)
+        confusion = ConfusionCounts.of_atoms(keys.names, atoms, self.m.min_size, disjoint=keys.disjoint)
+        if self._grouping(score, counts, len(atoms.counts))[0] != n_merged:   # fewer patterns than keys: other groups
+            return confusion, self.auc(score, counts, len(atoms.counts))
+        levels, _ = _atoms_of(keys, keys.key, frame, 2 * cells[1] + y, 2 * n_merged, self.with_missing)
+        return confusion, dataclasses.replace(counts, patterns=(levels, n_merged))
+
+    def _grouping(self, score: str, counts: AucCounts, n_patterns: int) -> tuple[int, str, Optional[tuple]]:
+        """(number of level groups, the SQL of a row's group, the AUC bins behind ``__fc_level`` or None) for rows
+        with `n_patterns` patterns (``level_groups``)."""
         group = level_groups(counts.overall.sum(axis=0), n_patterns)
         n_merged = int(group[-1]) + 1 if len(group) else 0
         starts = np.flatnonzero(np.diff(group)) + 1   # the first level of each group but the first
-        rows = self._kept(("level", score))
-        if rows is not None:   # the level of each row of the counts query: its group is the starts at or below it
-            c = rows.columns
-            merged = np.searchsorted(starts, c["__fc_level"], side="right")
-            atoms, _ = _atoms_of(rows.keys, rows.key, c, 2 * merged + c["__fc_y"], 2 * n_merged)
-            return dataclasses.replace(counts, patterns=(atoms, n_merged))
         bins = None
         if counts.exact:
             expr, bounds = "__fc_p", counts.levels[starts]
@@ -162,7 +178,22 @@ class _AtomQueries:
             low, high = self.ranges[score]
             start, step = uniform_score_bins(low, high, self.auc_bins)
             bins, expr, bounds = (start, step, self.auc_bins), "__fc_level", starts
-        _, atoms, _ = self._atoms(score, [_sql.count_at_or_below(expr, bounds)],
+        return n_merged, _sql.count_at_or_below(expr, bounds), bins
+
+    def auc(self, score: str, counts: AucCounts, n_patterns: int) -> AucCounts:
+        """`counts` with its ``patterns``: per pattern, label and group of merged levels (``_stats.auc_bootstrap``,
+        ``level_groups`` of the `n_patterns` patterns the kept rows have)."""
+        rows = self._kept(("level", score))
+        if rows is not None:   # the level of each row of the counts query: its group is the starts at or below it
+            group = level_groups(counts.overall.sum(axis=0), n_patterns)
+            n_merged = int(group[-1]) + 1 if len(group) else 0
+            starts = np.flatnonzero(np.diff(group)) + 1
+            c = rows.columns
+            merged = np.searchsorted(starts, c["__fc_level"], side="right")
+            atoms, _ = _atoms_of(rows.keys, rows.key, c, 2 * merged + c["__fc_y"], 2 * n_merged)
+            return dataclasses.replace(counts, patterns=(atoms, n_merged))
+        n_merged, group, bins = self._grouping(score, counts, n_patterns)
+        _, atoms, _ = self._atoms(score, [group],
                                   lambda f: (2 * f["__fc_c0"].to_numpy(dtype=np.int64) + self._y(f), 2 * n_merged),
                                   bins=bins)
         return dataclasses.replace(counts, patterns=(atoms, n_merged))

@@ -91,11 +91,12 @@ class ScoredCounts:
         The bootstrap of ``fairness_core`` resamples counts per (row membership pattern, cell), never
         rows (``_stats.bootstrap``). The engine counts them with one more GROUP BY per table, over the
         protected values and each identity column's membership instead of per-subgroup sums: the
-        confusion counts at ``threshold``, the labels, the predicted label column (and its class-wise
-        counts), the AUC counts
-        (score levels merged into at most 256 groups of about equal rows, 64 above
-        ``_stats.bootstrap.BUCKET_PATTERNS`` patterns, as in memory: ``_stats.auc_bootstrap.level_groups``) and the
-        calibration counts (each bin in sub-bins, as in memory). Without identity columns a pattern
+        confusion counts at ``threshold`` together with the AUC counts (one query per score, per
+        prediction and level group: score levels merged into at most 256 groups of about equal rows,
+        64 above ``_stats.bootstrap.BUCKET_PATTERNS`` patterns, as in memory,
+        ``_stats.auc_bootstrap.level_groups``), the predicted label column and its class-wise counts,
+        and the calibration counts (each bin in sub-bins, as in memory); the labels' atoms are summed
+        from a score's confusion atoms. Without identity columns a pattern
         is a protected key, which the counts queries grouped by already: every table but the
         class-wise counts is then summed from their rows, with no query. Patterns are numbered as
         ``Subgroups.patterns`` numbers them, so a seed gives the in-memory library's intervals.
@@ -129,18 +130,20 @@ class ScoredCounts:
         q = self._atom_queries
         if q is None:
             raise ValueError("ScoredCounts.with_atoms: this result has no engine to query again.")
-        if max_patterns is not None:   # one number counted where the data lies, before any pattern is read
-            n_patterns = q.n_patterns()
-            if n_patterns > max_patterns:
-                raise TooManyPatterns(n_patterns, max_patterns)
-        confusion = {s: q.confusion(s, self.threshold) for s in self.confusion}
+        n_patterns = q.n_patterns()   # one number counted where the data lies, before any pattern is read
+        if max_patterns is not None and n_patterns > max_patterns:
+            raise TooManyPatterns(n_patterns, max_patterns)
+        # a score's confusion and AUC atoms from one query (the prediction and the level group in one GROUP BY)
+        both = {s: q.confusion_and_auc(s, self.threshold, self.auc[s], n_patterns) for s in self.confusion
+                if s in self.auc}
+        confusion = {s: both[s][0] if s in both else q.confusion(s, self.threshold) for s in self.confusion}
         # the labels' atoms from a score's confusion atoms (the same kept rows and patterns): no scan of their own
         labels = q.labels(next(iter(confusion.values()), None) if self.mapping.indicators else None)
         return dataclasses.replace(
             self, atoms=True, labels=labels, given=None if self.given is None else q.given(),
             classes=None if self.classes is None else q.classes(),
             confusion=confusion,
-            auc={s: q.auc(s, counts, len(confusion[s].atoms.counts)) for s, counts in self.auc.items()},
+            auc={s: both[s][1] if s in both else q.auc(s, counts, n_patterns) for s, counts in self.auc.items()},
             calibration={s: None if c is None else q.calibration(s, c.edges, c.strategy)
                          for s, c in self.calibration.items()})
 

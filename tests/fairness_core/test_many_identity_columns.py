@@ -295,3 +295,28 @@ def test_a_bucket_split_kept_with_the_atoms_gives_the_replicates_of_a_fresh_one(
     assert reused_rng.random() == fresh_rng.random()
     other = replicate_stat(atoms, stat, 300, np.random.default_rng(5))   # another seed: another split
     assert atoms.memo["split"][2] is not split and not np.array_equal(other, fresh)
+
+
+@pytest.mark.parametrize("patterns_said", [None, 10 ** 6])
+def test_one_query_gives_a_scores_confusion_and_auc_atoms(tmp_path, patterns_said):
+    """with_atoms counts a score's confusion and AUC atoms in one GROUP BY (prediction and level group); they equal
+    the two queries' atoms. When the pattern count it was given (at least the patterns) would choose other level
+    groups than the patterns read, the AUC atoms are counted again with the right ones."""
+    pytest.importorskip("duckdb")
+    from fairness_core._stats import auc_bootstrap
+    from fairness_core.engines import scored_counts
+
+    frame = identity_frame(3_000, 5, seed=13)   # 32 patterns: 256 level groups
+    path = tmp_path / "rows.parquet"
+    frame.to_parquet(path, index=False)
+    counted = scored_counts(str(path), mapping_of(frame, min_size=30), threshold=0.4, auc_bins=1000, engine="duckdb")
+    q, auc = counted._atom_queries, counted.auc["score"]
+    n = q.n_patterns()
+    confusion, with_levels = q.confusion_and_auc("score", 0.4, auc, n if patterns_said is None else patterns_said)
+    want_confusion, want_auc = q.confusion("score", 0.4), q.auc("score", auc, n)
+    np.testing.assert_array_equal(confusion.atoms.counts, want_confusion.atoms.counts)
+    np.testing.assert_array_equal(confusion.atoms.member, want_confusion.atoms.member)
+    np.testing.assert_array_equal(confusion.member, want_confusion.member)
+    atoms, n_merged = with_levels.patterns
+    assert n_merged == want_auc.patterns[1] == auc_bootstrap.MAX_LEVELS
+    np.testing.assert_array_equal(atoms.counts, want_auc.patterns[0].counts)
