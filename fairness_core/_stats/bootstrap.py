@@ -105,8 +105,8 @@ class Atoms:
     counts: np.ndarray
     member: np.ndarray
     background: np.ndarray
-    # What is derived from these atoms once and reused (the last bucket split drawn, see :meth:`replicates`;
-    # coarser AUC atoms, ``auc_bootstrap._coarser``): not part of the value.
+    # What is derived from these atoms once and reused (the last bucket split drawn, see :meth:`replicates`):
+    # not part of the value.
     memo: dict = field(default_factory=dict, init=False, compare=False, repr=False)
 
     @classmethod
