@@ -308,11 +308,19 @@ def rule_band(counts: ThresholdCounts, rule, thresholds=None, *, reference: str 
     return curve
 
 
+WEIGHTED_CURVES_MESSAGE = (
+    "{func}: the threshold explorer's curves are not available for weighted counts yet (their sizes and "
+    "small flags would need effective sample sizes at every threshold). Tip: read weighted counts at a "
+    "threshold with counts.at(threshold), or build the counts without sample_weight.")
+
+
 def _check_counts(counts, func: str) -> None:
     from .auc_counts import AucCounts
 
     if not isinstance(counts, (ThresholdCounts, AucCounts)):
         raise ValueError(COUNTS_MESSAGE.format(func=func, got=type(counts).__name__))
+    if getattr(counts, "weighted", False):
+        raise ValueError(WEIGHTED_CURVES_MESSAGE.format(func=func))
 
 
 def _thresholds(counts: ThresholdCounts, thresholds, n_points: int) -> np.ndarray:

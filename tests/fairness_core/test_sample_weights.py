@@ -460,3 +460,353 @@ def test_adult_weighted_rates_by_sex_and_race(data_file):
             value = next(v for v in frame["g"].unique() if row["subgroup"].endswith(str(v)))
             rest = frame[(frame.g != value) & (frame.y == 0)]
             assert row["reference_value"] == pytest.approx((rest.w * rest.p).sum() / rest.w.sum(), rel=1e-10)
+
+
+# ---------------------------------------------------------------------------------------------
+# Calibration and dataset metrics
+# ---------------------------------------------------------------------------------------------
+
+def _prob_data(n=600, seed=11, zero=0):
+    rng = np.random.default_rng(seed)
+    p = rng.uniform(0, 1, n)
+    y = (rng.uniform(0, 1, n) < p ** 1.3).astype(int)
+    group = rng.choice(["a", "b", "c"], n, p=[0.5, 0.3, 0.2])
+    w = rng.uniform(0.1, 3.0, n)
+    w[:zero] = 0.0
+    return y, p, group, w
+
+
+def _literal_calibration(y, p, w, edges):
+    bins = np.clip(np.searchsorted(edges[1:-1], p, side="right"), 0, len(edges) - 2)
+    gaps, masses = [], []
+    for b in range(len(edges) - 1):
+        m = bins == b
+        if w[m].sum() > 0:
+            gaps.append(abs((w[m] * y[m]).sum() - (w[m] * p[m]).sum()) / w[m].sum())
+            masses.append(w[m].sum())
+    gaps, masses = np.array(gaps), np.array(masses)
+    return (gaps * masses).sum() / w.sum(), gaps.max()
+
+
+@pytest.mark.parametrize("strategy", ["uniform", "quantile"])
+def test_calibration_errors_equal_the_weighted_formulas(strategy):
+    y, p, group, w = _prob_data(zero=15)
+    table = fc.calibration_errors(y, p, group, n_bins=8, strategy=strategy, sample_weight=w).set_index("subgroup")
+    edges = fc.calibration_counts(y, p, group, n_bins=8, strategy=strategy, sample_weight=w).edges
+    for name in table.index:
+        m = group == name
+        ece, mce = _literal_calibration(y[m], p[m], w[m], edges)
+        assert table.loc[name, "ece"] == pytest.approx(ece, rel=1e-10)
+        assert table.loc[name, "mce"] == pytest.approx(mce, rel=1e-10)
+        assert table.loc[name, "brier_score"] == pytest.approx(brier_score_loss(y[m], p[m], sample_weight=w[m]),
+                                                               rel=1e-10)
+        assert table.loc[name, "size"] == pytest.approx(_kish(w[m]), rel=1e-12)
+        assert table.loc[name, "n_positive"] == pytest.approx(w[m & (y == 1)].sum(), rel=1e-12)
+        assert table.loc[name, "n_negative"] == pytest.approx(w[m & (y == 0)].sum(), rel=1e-12)
+    ece, mce = _literal_calibration(y, p, w, edges)
+    assert fc.expected_calibration_error(y, p, n_bins=8, strategy=strategy, sample_weight=w) == pytest.approx(
+        ece, rel=1e-10)
+    assert fc.maximum_calibration_error(y, p, n_bins=8, strategy=strategy, sample_weight=w) == pytest.approx(
+        mce, rel=1e-10)
+
+
+def test_reliability_diagram_uses_weighted_means():
+    y, p, group, w = _prob_data()
+    table = fc.reliability_diagram(y, p, group, n_bins=5, sample_weight=w)
+    frame = pd.DataFrame({"y": y, "p": p, "g": group, "w": w, "bin": np.minimum((p * 5).astype(int), 4)})
+    for (g, b), rows in frame.groupby(["g", "bin"]):
+        row = table[(table.subgroup == g) & (table.bin == b)].iloc[0]
+        assert row["count"] == pytest.approx(rows.w.sum(), rel=1e-12)
+        assert row["mean_predicted"] == pytest.approx(np.average(rows.p, weights=rows.w), rel=1e-12)
+        assert row["fraction_positive"] == pytest.approx(np.average(rows.y, weights=rows.w), rel=1e-12)
+
+
+def test_weighted_quantile_edges():
+    y, p, group, w = _prob_data(200)
+    ones = fc.calibration_counts(y, p, group, n_bins=7, strategy="quantile", sample_weight=np.ones(len(y))).edges
+    np.testing.assert_array_equal(ones, fc.calibration_counts(y, p, group, n_bins=7, strategy="quantile").edges)
+    k = np.arange(len(y)) % 4
+    repeated = np.quantile(np.repeat(p, k), np.linspace(0, 1, 8))
+    np.testing.assert_array_equal(
+        fc.calibration_counts(y, p, group, n_bins=7, strategy="quantile", sample_weight=k).edges, repeated)
+
+
+def test_calibration_disparity_with_weights():
+    y, p, group, w = _prob_data(900, seed=12)
+    result = fc.calibration_disparity(y, p, group, n_bins=5, debias=False, reduction=None, sample_weight=w)
+    errors = fc.calibration_errors(y, p, group, n_bins=5, sample_weight=w).set_index("subgroup")
+    for _, row in result.iterrows():
+        m = group == row["subgroup"]
+        rest_ece, _ = _literal_calibration(y[~m], p[~m], w[~m], np.arange(6) / 5)
+        assert row["subgroup_value"] == pytest.approx(errors.loc[row["subgroup"], "ece"], rel=1e-12)
+        assert row["reference_value"] == pytest.approx(rest_ece, rel=1e-10)
+        assert row["disparity"] == pytest.approx(abs(row["subgroup_value"] - rest_ece), rel=1e-9)
+        assert row["size"] == pytest.approx(_kish(w[m]), rel=1e-12)
+        assert row["reference_size"] == pytest.approx(_kish(w[~m]), rel=1e-12)
+    # Unit weights: the bias-corrected values of the unweighted counts.
+    plain = fc.calibration_disparity(y, p, group, n_bins=5)
+    ones = fc.calibration_disparity(y, p, group, n_bins=5, sample_weight=np.ones(len(y)))
+    assert ones.value == pytest.approx(plain.value, rel=1e-9)
+    np.testing.assert_allclose(ones.errors["ece_expected"], plain.errors["ece_expected"], rtol=1e-9)
+    weighted = fc.calibration_disparity(y, p, group, n_bins=5, sample_weight=w)
+    assert np.isfinite(weighted.value) and weighted.debiased
+
+
+def test_base_rates_and_dataset_statistical_parity():
+    y, _, group, w = _prob_data(500, seed=13, zero=10)
+    table = fc.base_rates(y, group, sample_weight=w).set_index("subgroup")
+    frame = pd.DataFrame({"y": y, "g": group, "w": w})
+    for g, rows in frame.groupby("g"):
+        assert table.loc[g, "base_rate"] == pytest.approx(np.average(rows.y, weights=rows.w), rel=1e-12)
+        assert table.loc[g, "size"] == pytest.approx(_kish(rows.w.to_numpy()), rel=1e-12)
+        assert table.loc[g, "n_positive"] == pytest.approx(rows.w[rows.y == 1].sum(), rel=1e-12)
+    counts = fc.confusion_counts(y, y, group, sample_weight=w)
+    pd.testing.assert_frame_equal(fc.base_rates_from_counts(counts), fc.base_rates(y, group, sample_weight=w))
+    parity = fc.dataset_statistical_parity(y, group, reduction=None, sample_weight=w).set_index("subgroup")
+    for g in parity.index:
+        rest = frame[frame.g != g]
+        expected = abs(table.loc[g, "base_rate"] - np.average(rest.y, weights=rest.w))
+        assert parity.loc[g, "disparity"] == pytest.approx(expected, rel=1e-10)
+
+
+def test_calibration_and_dataset_intervals_with_weights_raise():
+    y, p, group, w = _prob_data(200)
+    calls = [
+        lambda: fc.reliability_diagram(y, p, group, ci=0.95, sample_weight=w),
+        lambda: fc.calibration_errors(y, p, group, ci=0.95, sample_weight=w),
+        lambda: fc.calibration_disparity(y, p, group, ci=0.95, sample_weight=w),
+        lambda: fc.calibration_counts(y, p, group, sample_weight=w).error_table(ci=0.95),
+        lambda: fc.base_rates(y, group, ci=0.95, sample_weight=w),
+        lambda: fc.base_rates_from_counts(fc.confusion_counts(y, y, group, sample_weight=w), ci=0.95),
+        lambda: fc.dataset_statistical_parity(y, group, ci=0.95, sample_weight=w),
+    ]
+    for call in calls:
+        with pytest.raises(ValueError, match="intervals with sample weights are not available yet.*ci=None"):
+            call()
+    for call in (lambda v: fc.calibration_counts(y, p, group, sample_weight=v),
+                 lambda v: fc.expected_calibration_error(y, p, sample_weight=v),
+                 lambda v: fc.base_rates(y, group, sample_weight=v)):
+        with pytest.raises(ValueError, match="1 negative values"):
+            call(np.where(np.arange(len(y)) == 9, -0.5, w))
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(_weighted_rows(), st.sampled_from(["uniform", "quantile"]))
+def test_integer_weights_equal_repeated_rows_calibration_and_dataset(rows, strategy):
+    y, score, group, w = rows
+    if w.sum() == 0:
+        return
+    r = np.repeat(np.arange(len(y)), w)
+    yr, sr, gr = y[r], score[r], group[r]
+    groups = Subgroups.from_attributes(pd.DataFrame({"g": group}), ["g"], min_size=3)
+    groups_r = Subgroups.from_attributes(pd.DataFrame({"g": gr}), ["g"], min_size=3)
+    if list(groups_r.names) != list(groups.names):
+        return
+    kw = dict(sample_weight=w)
+    a = fc.calibration_counts(y, score, groups, n_bins=3, strategy=strategy, **kw)
+    b = fc.calibration_counts(yr, sr, groups_r, n_bins=3, strategy=strategy)
+    np.testing.assert_array_equal(a.edges, b.edges)
+    np.testing.assert_allclose(a.member, b.member, rtol=1e-9, atol=1e-12)
+    x = fc.reliability_diagram(y, score, groups, n_bins=3, strategy=strategy, **kw)
+    z = fc.reliability_diagram(yr, sr, groups_r, n_bins=3, strategy=strategy)
+    _same(x, z)
+    x = fc.calibration_errors(y, score, groups, n_bins=3, strategy=strategy, min_per_group=1, **kw)
+    z = fc.calibration_errors(yr, sr, groups_r, n_bins=3, strategy=strategy, min_per_group=1)
+    _same(x[["n_positive", "n_negative", "ece", "mce", "brier_score"]],
+          z[["n_positive", "n_negative", "ece", "mce", "brier_score"]])
+    _same(fc.expected_calibration_error(y, score, n_bins=3, strategy=strategy, **kw),
+          fc.expected_calibration_error(yr, sr, n_bins=3, strategy=strategy))
+    _same(fc.maximum_calibration_error(y, score, n_bins=3, strategy=strategy, **kw),
+          fc.maximum_calibration_error(yr, sr, n_bins=3, strategy=strategy))
+    x = fc.calibration_disparity(y, score, groups, n_bins=3, strategy=strategy, min_per_group=1, debias=False,
+                                 reduction=None, **kw)
+    z = fc.calibration_disparity(yr, sr, groups_r, n_bins=3, strategy=strategy, min_per_group=1, debias=False,
+                                 reduction=None)
+    _same(x[["subgroup_value", "reference_value", "disparity"]], z[["subgroup_value", "reference_value", "disparity"]])
+    x, z = fc.base_rates(y, groups, **kw), fc.base_rates(yr, groups_r)
+    _same(x[["n_positive", "n_negative", "base_rate"]], z[["n_positive", "n_negative", "base_rate"]])
+    x = fc.dataset_statistical_parity(y, groups, reduction=None, reference="pairwise", **kw)
+    z = fc.dataset_statistical_parity(yr, groups_r, reduction=None, reference="pairwise")
+    _same(x[["subgroup_value", "reference_value", "disparity"]], z[["subgroup_value", "reference_value", "disparity"]])
+
+
+# ---------------------------------------------------------------------------------------------
+# Performance, Theil indices and ratio scores
+# ---------------------------------------------------------------------------------------------
+
+def test_performance_table_of_weighted_counts_equals_sklearn():
+    from sklearn.metrics import accuracy_score, balanced_accuracy_score
+
+    y, _, pred, group, w = _data(500, seed=14, zero=10)
+    table = fc.performance_table(fc.confusion_counts(y, pred, group, sample_weight=w)).set_index("subgroup")
+    for name, m in [("All rows", np.ones(len(y), bool))] + [(g, group == g) for g in ("a", "b", "c")]:
+        row, wm = table.loc[name], w[m]
+        assert row["accuracy"] == pytest.approx(accuracy_score(y[m], pred[m], sample_weight=wm), rel=1e-12)
+        assert row["precision"] == pytest.approx(precision_score(y[m], pred[m], sample_weight=wm), rel=1e-12)
+        assert row["recall"] == pytest.approx(recall_score(y[m], pred[m], sample_weight=wm), rel=1e-12)
+        assert row["f1"] == pytest.approx(f1_score(y[m], pred[m], sample_weight=wm), rel=1e-12)
+        assert row["balanced_accuracy"] == pytest.approx(
+            balanced_accuracy_score(y[m], pred[m], sample_weight=wm), rel=1e-12)
+        assert row["size"] == pytest.approx(_kish(wm), rel=1e-12)
+    with pytest.raises(ValueError, match="intervals with sample weights are not available yet"):
+        fc.performance_table(fc.confusion_counts(y, pred, group, sample_weight=w), ci=0.95)
+
+
+def _literal_theil(y, pred, w):
+    b = pred - y + 1.0
+    mu = np.average(b, weights=w)
+    share = b / mu
+    with np.errstate(divide="ignore", invalid="ignore"):
+        terms = np.where(share > 0, share * np.log(np.where(share > 0, share, 1.0)), 0.0)
+    return np.average(terms, weights=w)
+
+
+def test_theil_indices_equal_the_weighted_formula():
+    y, _, pred, group, w = _data(500, seed=15)
+    assert fc.individual_theil_index(y, pred, sample_weight=w) == pytest.approx(_literal_theil(y, pred, w), rel=1e-10)
+    assert fc.individual_theil_index(y, pred, subgroups=group, sample_weight=w) == pytest.approx(
+        _literal_theil(y, pred, w), rel=1e-10)
+    b = pred - y + 1.0
+    mu = np.average(b, weights=w)
+    between = 0.0
+    for g in ("a", "b", "c"):
+        m = group == g
+        mu_g = np.average(b[m], weights=w[m])
+        between += w[m].sum() / w.sum() * (mu_g / mu) * np.log(mu_g / mu)
+    assert fc.between_group_theil_index(y, pred, group, sample_weight=w) == pytest.approx(between, rel=1e-9)
+    table = fc.theil_index(y, pred, group, reduction=None, sample_weight=w).set_index("subgroup")
+    for g in ("a", "b", "c"):
+        m = group == g
+        smoothed = np.where(m, np.average(b[m], weights=w[m]), np.average(b[~m], weights=w[~m]))
+        assert table.loc[g, "disparity"] == pytest.approx(_literal_theil(np.ones(len(y)), smoothed, w), rel=1e-9)
+        assert table.loc[g, "size"] == pytest.approx(_kish(w[m]), rel=1e-12)
+    with pytest.raises(ValueError, match="intervals with sample weights are not available yet"):
+        fc.theil_index(y, pred, group, ci=0.95, sample_weight=w)
+    with pytest.raises(ValueError, match="intervals with sample weights are not available yet"):
+        fc.individual_theil_index(y, pred, ci=0.95, sample_weight=w)
+
+
+def test_ratio_scores_with_weights():
+    y, _, pred, group, w = _data(500, seed=16)
+    s = (group == "a").astype(int)
+    sr = [np.average(pred[s == g], weights=w[s == g]) for g in (0, 1)]
+    result = fc.p_percent_score(pred, s, sample_weight=w)
+    assert result.value == pytest.approx(min(sr[0] / sr[1], sr[1] / sr[0]), rel=1e-12)
+    assert result.size_0 == pytest.approx(_kish(w[s == 0]), rel=1e-12)
+    pos = y == 1
+    tpr = [np.average(pred[(s == g) & pos], weights=w[(s == g) & pos]) for g in (0, 1)]
+    result = fc.equal_opportunity_score(y, pred, s, sample_weight=w)
+    assert result.value == pytest.approx(min(tpr[0] / tpr[1], tpr[1] / tpr[0]), rel=1e-12)
+    assert result.size_1 == pytest.approx(_kish(w[(s == 1) & pos]), rel=1e-12)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(_weighted_rows())
+def test_integer_weights_equal_repeated_rows_performance_theil_ratio(rows):
+    y, score, group, w = rows
+    r = np.repeat(np.arange(len(y)), w)
+    yr, sr, gr = y[r], score[r], group[r]
+    pred, pred_r = (score >= 0.5).astype(int), (sr >= 0.5).astype(int)
+    groups = Subgroups.from_attributes(pd.DataFrame({"g": group}), ["g"], min_size=3)
+    groups_r = Subgroups.from_attributes(pd.DataFrame({"g": gr}), ["g"], min_size=3)
+    if list(groups_r.names) != list(groups.names):
+        return
+    kw = dict(sample_weight=w)
+    x = fc.performance_table(fc.confusion_counts(y, pred, groups, **kw))
+    z = fc.performance_table(fc.confusion_counts(yr, pred_r, groups_r))
+    columns = ["tn", "fp", "fn", "tp", "accuracy", "precision", "recall", "f1", "selection_rate", "balanced_accuracy"]
+    _same(x[columns], z[columns])
+    _same(fc.individual_theil_index(y, pred, **kw), fc.individual_theil_index(yr, pred_r))
+    _same(fc.between_group_theil_index(y, pred, groups, **kw), fc.between_group_theil_index(yr, pred_r, groups_r))
+    for reference in ("rest", "pairwise"):
+        x = fc.theil_index(y, pred, groups, reduction=None, reference=reference, **kw)
+        z = fc.theil_index(yr, pred_r, groups_r, reduction=None, reference=reference)
+        _same(x[["subgroup_value", "reference_value", "disparity"]],
+              z[["subgroup_value", "reference_value", "disparity"]])
+    s, s_r = (group == "a").astype(int), (gr == "a").astype(int)
+    for f, args, args_r in ((fc.p_percent_score, (pred, s), (pred_r, s_r)),
+                            (fc.equal_opportunity_score, (y, pred, s), (yr, pred_r, s_r))):
+        a, b = f(*args, **kw), f(*args_r)
+        _same(a.value, b.value)
+        _same(a.rate_0, b.rate_0)
+
+
+# ---------------------------------------------------------------------------------------------
+# Class counts, unweighted average bias and the explorer
+# ---------------------------------------------------------------------------------------------
+
+def _class_data(n=600, seed=17, zero=0):
+    rng = np.random.default_rng(seed)
+    truth = rng.choice(["x", "y", "z"], n)
+    prediction = np.where(rng.uniform(size=n) < 0.6, truth, rng.choice(["x", "y", "z"], n))
+    group = rng.choice(["a", "b"], n)
+    w = rng.uniform(0.1, 3.0, n)
+    w[:zero] = 0.0
+    return truth, prediction, group, w
+
+
+def test_class_counts_equal_sklearn_with_weights():
+    from sklearn.metrics import precision_recall_fscore_support
+
+    truth, prediction, group, w = _class_data(zero=12)
+    counts = fc.class_counts(truth, prediction, group, sample_weight=w)
+    table = counts.table()
+    for g in ("a", "b"):
+        m = group == g
+        expected = confusion_matrix(truth[m], prediction[m], labels=["x", "y", "z"], sample_weight=w[m])
+        np.testing.assert_allclose(counts.member[counts.names.index(g)], expected, rtol=1e-12)
+        p, r, f, _ = precision_recall_fscore_support(truth[m], prediction[m], labels=["x", "y", "z"],
+                                                     sample_weight=w[m], zero_division=np.nan)
+        rows = table[table.subgroup == g]
+        np.testing.assert_allclose(rows["precision"], p, rtol=1e-12)
+        np.testing.assert_allclose(rows["recall"], r, rtol=1e-12)
+        np.testing.assert_allclose(rows["fscore"], f, rtol=1e-12)
+        assert rows["size"].iloc[0] == pytest.approx(_kish(w[m]), rel=1e-12)
+    with pytest.raises(ValueError, match="intervals with sample weights are not available yet"):
+        counts.table(ci=0.95)
+    with pytest.raises(ValueError, match="intervals with sample weights are not available yet"):
+        fc.unweighted_average_bias(truth, prediction, group, ci=0.95, sample_weight=w)
+    with pytest.raises(ValueError, match="metric callable cannot take sample_weight"):
+        fc.unweighted_average_bias(truth, prediction, group, metric=lambda t, p: 0.5, sample_weight=w)
+    with pytest.raises(ValueError, match="1 negative values"):
+        fc.class_counts(truth, prediction, group, sample_weight=np.where(np.arange(len(w)) == 4, -1.0, w))
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(_weighted_rows())
+def test_integer_weights_equal_repeated_rows_class_counts(rows):
+    y, score, group, w = rows
+    truth = np.array(["x", "y", "z"])[(y + (score * 6).astype(int)) % 3]
+    prediction = np.array(["x", "y", "z"])[(score * 6).astype(int) % 3]
+    r = np.repeat(np.arange(len(y)), w)
+    groups = Subgroups.from_attributes(pd.DataFrame({"g": group}), ["g"], min_size=3)
+    groups_r = Subgroups.from_attributes(pd.DataFrame({"g": group[r]}), ["g"], min_size=3)
+    if list(groups_r.names) != list(groups.names):
+        return
+    labels = ["x", "y", "z"]
+    a = fc.class_counts(truth, prediction, groups, labels=labels, sample_weight=w)
+    b = fc.class_counts(truth[r], prediction[r], groups_r, labels=labels)
+    np.testing.assert_allclose(a.member, b.member)
+    _same(a.table()[["n_true", "n_predicted", "tp", "recall", "precision", "fscore"]],
+          b.table()[["n_true", "n_predicted", "tp", "recall", "precision", "fscore"]])
+    for metric in ("recall", "precision", "fscore"):
+        x = fc.unweighted_average_bias(truth, prediction, groups, labels=labels, metric=metric, include_small=True,
+                                       sample_weight=w)
+        z = fc.unweighted_average_bias(truth[r], prediction[r], groups_r, labels=labels, metric=metric,
+                                       include_small=True)
+        _same(x.value, z.value)
+
+
+def test_explorer_curves_refuse_weighted_counts_and_subgroup_threshold_effect_works():
+    y, score, _, group, w = _data(300, seed=18)
+    tc = fc.threshold_counts(y, score, group, sample_weight=w)
+    for call in (lambda: fc.threshold_curves(tc, thresholds=[0.5]),
+                 lambda: fc.disparity_curve(tc, "false_positive_rate", [0.5]),
+                 lambda: fc.threshold_curves(fc.auc_counts(y, score, group, sample_weight=w), thresholds=[0.5])):
+        with pytest.raises(ValueError, match="not available for weighted counts yet"):
+            call()
+    effect = fc.subgroup_threshold_effect(tc, 0.5, {"a": 0.3}, ["true_positive_rate"])
+    m = group == "a"
+    expected = np.average((score[m & (y == 1)] >= 0.3), weights=w[m & (y == 1)])
+    row = effect.table.set_index("subgroup").loc["a"]
+    assert row["true_positive_rate_own"] == pytest.approx(expected, rel=1e-12)
