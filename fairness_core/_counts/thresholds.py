@@ -238,6 +238,30 @@ class ThresholdCounts:
         return thresholds, member, background, atoms.sum(axis=0)
 
 
+    def squares_at(self, thresholds) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """With sample weights, the sums of squared weights of :meth:`counts_at`'s cells at each threshold.
+
+        Returns
+        -------
+        member, background : ndarray of shape (n_thresholds, n_subgroups, 4)
+        overall : ndarray of shape (n_thresholds, 4)
+
+        Raises
+        ------
+        ValueError
+            For unweighted counts (each row's weight is 1: the squares are the counts themselves).
+        """
+        if not self.weighted:
+            raise ValueError("ThresholdCounts.squares_at: these counts have no sample weights; "
+                             "the sums of squared weights are the counts themselves (counts_at).")
+        thresholds = np.asarray(thresholds, dtype=np.float64).reshape(-1)
+        _check_thresholds(thresholds, "ThresholdCounts.squares_at")
+        atoms = np.moveaxis(self._weighted_atoms(thresholds, self.cum_square), 0, 1)
+        member, background = (np.moveaxis(over_patterns(masks, atoms), 0, 1)
+                              for masks in (self.member, self.background))
+        return member, background, atoms.sum(axis=0)
+
+
 def subgroup_thresholds(names: list, disjoint: bool, thresholds, func: str) -> np.ndarray:
     """One threshold per subgroup, in `names` order, from a mapping by name or a sequence in order.
 

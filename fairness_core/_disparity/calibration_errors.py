@@ -185,7 +185,8 @@ def calibration_disparity_of(counts, *, threshold: Optional[float] = None, min_p
     passes = None if verdict is None else {"pass": True, "fail": False}.get(verdict.status)
     return CalibrationDisparityResult(
         value=result.value, passes=passes, threshold=None if rule is None else rule.bound, n_bins=counts.n_bins,
-        strategy=counts.strategy, interpretation=_interpret(result, verdict, min_per_group, distance_measure, debias),
+        strategy=counts.strategy, interpretation=_interpret(result, verdict, min_per_group, distance_measure, debias,
+                                 weighted=_weighted(counts)),
         errors=errors, disparity=result, rule=rule, verdict=verdict, debiased=debias)
 
 
@@ -462,7 +463,7 @@ def _num3(x: float) -> str:
 
 
 def _interpret(result: DisparityResult, verdict: Optional[Verdict], min_per_group: int, distance: str,
-               debiased: bool = False) -> str:
+               debiased: bool = False, weighted: bool = False) -> str:
     if np.isnan(result.value):
         why = (f"no comparison has ECE defined on both sides (each side needs at least {min_per_group} rows)"
                if result.n_undefined or not result.n_small_excluded else
@@ -477,9 +478,13 @@ def _interpret(result: DisparityResult, verdict: Optional[Verdict], min_per_grou
     if result.reduction == "max" and result.worst is not None:
         row = result.table[(result.table["subgroup"] == result.worst[0])
                            & (result.table["reference"] == result.worst[1])].iloc[0]
+        if weighted:   # effective sample sizes
+            sizes = [f"{float(row[c]):,.1f} effective rows" for c in ("size", "reference_size")]
+        else:
+            sizes = [f"{int(row[c]):,} rows" for c in ("size", "reference_size")]
         head = (f"The largest {unit} is {_num3(result.value)}{interval}, between {row['subgroup']} (ECE "
-                f"{row['subgroup_value']:.3f}, {int(row['size']):,} rows) and {row['reference']} (ECE "
-                f"{row['reference_value']:.3f}, {int(row['reference_size']):,} rows).")
+                f"{row['subgroup_value']:.3f}, {sizes[0]}) and {row['reference']} (ECE "
+                f"{row['reference_value']:.3f}, {sizes[1]}).")
     else:
         head = f"The mean {unit} over {result.n_used} comparisons is {_num3(result.value)}{interval}."
     if verdict is None:

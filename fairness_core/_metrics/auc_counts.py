@@ -381,6 +381,14 @@ class AucCounts:
         member, background, overall = self._split(self._first(t, "AucCounts.counts_at"))
         return t, member, background, overall
 
+    def squares_at(self, thresholds) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """With sample weights, the sums of squared weights of :meth:`counts_at`'s cells at each threshold
+        (as ``ThresholdCounts.squares_at``); ValueError for unweighted counts."""
+        if not self.weighted:
+            raise ValueError("AucCounts.squares_at: these counts have no sample weights; "
+                             "the sums of squared weights are the counts themselves (counts_at).")
+        return self._split(self._first(thresholds, "AucCounts.squares_at"), squares=True)
+
     def at_each(self, thresholds):
         """The confusion counts when each subgroup's rows are predicted at their own threshold, as
         ``ThresholdCounts.at_each`` (disjoint subgroups that cover every row; no bootstrap atoms).

@@ -797,14 +797,63 @@ def test_integer_weights_equal_repeated_rows_class_counts(rows):
         _same(x.value, z.value)
 
 
-def test_explorer_curves_refuse_weighted_counts_and_subgroup_threshold_effect_works():
+@pytest.mark.parametrize("make", ["threshold", "auc"])
+def test_explorer_curves_of_weighted_counts(make):
+    y, score, _, group, w = _data(400, seed=18, zero=20)
+    groups = Subgroups.from_attributes(pd.DataFrame({"g": group}), ["g"], min_size=30)
+    tc = (fc.threshold_counts(y, score, groups, sample_weight=w) if make == "threshold"
+          else fc.auc_counts(y, score, groups, sample_weight=w))
+    t = [0.2, 0.5, 0.8]
+    curves = fc.threshold_curves(tc, ["true_positive_rate", "false_positive_rate"], t)
+    for threshold in t:
+        rates = fc.group_rates(y, (score >= threshold).astype(int), groups, sample_weight=w)
+        for metric in ("true_positive_rate", "false_positive_rate"):
+            rows = curves[(curves.metric == metric) & (curves.threshold == threshold) & (curves.scope == "subgroup")]
+            np.testing.assert_allclose(rows["value"], rates[metric], rtol=1e-9)
+            np.testing.assert_allclose(rows["size"], rates["size"], rtol=1e-9)
+            table = fc.rate_disparity(y, (score >= threshold).astype(int), groups, metric=metric, reduction=None,
+                                      sample_weight=w)
+            np.testing.assert_array_equal(rows["small"].to_numpy(), table["small"].to_numpy())
+    for metric in ("statistical_parity", "false_positive_rate", "equalized_odds", "p_percent_score"):
+        for reduction in ("max", "mean"):
+            curve = fc.disparity_curve(tc, metric, t, reduction=reduction, include_small=False)
+            for threshold, value in zip(t, curve["value"]):
+                pred = (score >= threshold).astype(int)
+                counts = fc.confusion_counts(y, pred, groups, sample_weight=w)
+                if metric == "equalized_odds":
+                    expected = counts.equalized_odds(reduction=reduction).value
+                elif metric == "p_percent_score":
+                    expected = counts.ratio_scores("selection_rate").value
+                else:
+                    expected = counts.disparity(metric, reduction=reduction).value
+                assert (np.isnan(value) and np.isnan(expected)) or value == pytest.approx(expected, rel=1e-9)
+    band = fc.rule_band(tc, fc.DEFAULT_RULES[0], t)
+    assert len(band) == len(t)
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(_weighted_rows())
+def test_integer_weights_equal_repeated_rows_explorer(rows):
+    y, score, group, w = rows
+    r = np.repeat(np.arange(len(y)), w)
+    groups = Subgroups.from_attributes(pd.DataFrame({"g": group}), ["g"], min_size=3)
+    groups_r = Subgroups.from_attributes(pd.DataFrame({"g": group[r]}), ["g"], min_size=3)
+    if list(groups_r.names) != list(groups.names):
+        return
+    tc = fc.threshold_counts(y, score, groups, sample_weight=w)
+    tr = fc.threshold_counts(y[r], score[r], groups_r)
+    t = [0.0, 0.5, 0.9]
+    x, z = fc.threshold_curves(tc, thresholds=t), fc.threshold_curves(tr, thresholds=t)
+    _same(x[["value", "numerator", "denominator"]], z[["value", "numerator", "denominator"]])
+    for metric in ("statistical_parity", "true_positive_rate", "equalized_odds", "equal_opportunity_score"):
+        x = fc.disparity_curve(tc, metric, t, include_small=True)
+        z = fc.disparity_curve(tr, metric, t, include_small=True)
+        _same(x[["value", "n_used"]], z[["value", "n_used"]])
+
+
+def test_subgroup_threshold_effect_with_weighted_counts():
     y, score, _, group, w = _data(300, seed=18)
     tc = fc.threshold_counts(y, score, group, sample_weight=w)
-    for call in (lambda: fc.threshold_curves(tc, thresholds=[0.5]),
-                 lambda: fc.disparity_curve(tc, "false_positive_rate", [0.5]),
-                 lambda: fc.threshold_curves(fc.auc_counts(y, score, group, sample_weight=w), thresholds=[0.5])):
-        with pytest.raises(ValueError, match="not available for weighted counts yet"):
-            call()
     effect = fc.subgroup_threshold_effect(tc, 0.5, {"a": 0.3}, ["true_positive_rate"])
     m = group == "a"
     expected = np.average((score[m & (y == 1)] >= 0.3), weights=w[m & (y == 1)])
