@@ -19,7 +19,7 @@ import pandas as pd
 # RatioScoresResult and the notes are re-exported here (the tests import them from this module).
 from .._disparity.compare import BOTH_ZERO_NOTE, ONE_ZERO_NOTE, RatioScoresResult, join_notes, ratio_rule  # noqa: F401
 from .._counts.rates import FN, FP, TN, TP, _rate
-from .._counts.weights import check_sample_weight, effective_size
+from .._counts.weights import check_no_intervals, check_sample_weight, effective_size
 from .._stats.intervals import check_ci
 from .._stats.result import ValueResult
 
@@ -292,7 +292,23 @@ def score_interval(r_low, r_high) -> tuple[np.ndarray, np.ndarray]:
     return np.where(undefined, np.nan, 0.0 - far), np.where(undefined, np.nan, 0.0 - near)  # no -0.0
 
 
-def correlation_score(y_pred_or_score, column, *, ci=None):
+def _weighted_correlation_score(x: np.ndarray, z: np.ndarray, w: np.ndarray) -> float:
+    """-|r| of the weighted Pearson correlation; NaN when either input is constant on the rows of weight > 0."""
+    keep = w > 0
+    x, z, w = x[keep], z[keep], w[keep]
+    if len(x) < 2 or x.min() == x.max() or z.min() == z.max():
+        return float("nan")
+    x, z = (v / np.abs(v).max() if not 1e-150 < np.abs(v).max() < 1e150 else v for v in (x, z))
+    dx, dz = x - np.average(x, weights=w), z - np.average(z, weights=w)
+    sxx, szz, sxz = (float(np.sum(w * a * b)) for a, b in ((dx, dx), (dz, dz), (dx, dz)))
+    if not (sxx > 0 and szz > 0):
+        return float("nan")
+    r = float(np.clip(sxz / np.sqrt(sxx * szz), -1.0, 1.0))
+    r = float(np.sign(r)) if abs(abs(r) - 1.0) < 1e-12 else r
+    return 0.0 - abs(r)
+
+
+def correlation_score(y_pred_or_score, column, *, ci=None, sample_weight=None):
     """Correlation score: minus the absolute Pearson correlation of the predictions with a column.
 
     score = -|r|, r = cov(x, z) / (sd(x) sd(z)), with x the predictions (or scores) and z the
@@ -312,6 +328,10 @@ def correlation_score(y_pred_or_score, column, *, ci=None):
         score's interval is its image under r -> -|r|: [-max(|lo|, |hi|), 0] when r's interval
         contains 0, else [-max(|lo|, |hi|), -min(|lo|, |hi|)]. Fisher's interval assumes roughly
         bivariate normal data; with binary predictions it is an approximation.
+    sample_weight : array-like of shape (n_samples,) or None, default=None
+        Finite weights >= 0, one per row: r is the weighted Pearson correlation
+        sum w (x - mx)(z - mz) / sqrt(sum w (x - mx)^2 sum w (z - mz)^2) with weighted means mx, mz
+        (``numpy.cov(..., aweights=w)``); rows of weight 0 take no part. Not together with `ci`.
 
     Returns
     -------
@@ -328,7 +348,8 @@ def correlation_score(y_pred_or_score, column, *, ci=None):
     TypeError
         If an input is not numeric or boolean (``CORRELATION_TYPE_MESSAGE``).
     ValueError
-        If an input has missing or infinite values, the lengths differ, or `ci` is not in (0, 1).
+        If an input has missing or infinite values, the lengths differ, `ci` is not in (0, 1), a
+        weight is bad, or `ci` comes with weights.
 
     References
     ----------
@@ -349,6 +370,9 @@ def correlation_score(y_pred_or_score, column, *, ci=None):
     if len(z) != len(x):
         raise ValueError(PAIR_LENGTH_MESSAGE.format(func="correlation_score", param="column", got=len(z),
                                                     other="y_pred_or_score", expected=len(x)))
+    if sample_weight is not None:
+        check_no_intervals(True, level, "correlation_score")
+        return _weighted_correlation_score(x, z, check_sample_weight(sample_weight, len(x), "correlation_score"))
     if len(x) < 2 or x.min() == x.max() or z.min() == z.max():   # (np.ptp would overflow near +-1e308)
         if level is None:
             return float("nan")

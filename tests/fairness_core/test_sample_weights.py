@@ -859,3 +859,44 @@ def test_subgroup_threshold_effect_with_weighted_counts():
     expected = np.average((score[m & (y == 1)] >= 0.3), weights=w[m & (y == 1)])
     row = effect.table.set_index("subgroup").loc["a"]
     assert row["true_positive_rate_own"] == pytest.approx(expected, rel=1e-12)
+
+
+def test_correlation_score_with_weights():
+    rng = np.random.default_rng(19)
+    x, z = rng.normal(size=300), rng.normal(size=300)
+    z = z + 0.5 * x
+    w = rng.uniform(0, 2, 300)
+    r = np.cov(x, z, aweights=w)
+    expected = -abs(r[0, 1] / np.sqrt(r[0, 0] * r[1, 1]))
+    assert fc.correlation_score(x, z, sample_weight=w) == pytest.approx(expected, rel=1e-10)
+    k = rng.integers(0, 4, 300)
+    rep = np.repeat(np.arange(300), k)
+    assert fc.correlation_score(x, z, sample_weight=k) == pytest.approx(fc.correlation_score(x[rep], z[rep]),
+                                                                         rel=1e-10)
+    assert np.isnan(fc.correlation_score(x, np.where(w > 1, 1.0, z), sample_weight=np.where(w > 1, w, 0.0)))
+    with pytest.raises(ValueError, match="intervals with sample weights are not available yet"):
+        fc.correlation_score(x, z, ci=0.95, sample_weight=w)
+
+
+def test_smoothed_edf_with_weights():
+    y, _, group, w = _prob_data(500, seed=20, zero=5)
+    result = fc.smoothed_edf(y, group, sample_weight=w, concentration=2.0)
+    rates = {}
+    for g in ("a", "b", "c"):
+        m = group == g
+        pos, total = w[m & (y == 1)].sum(), w[m].sum()
+        rates[g] = ((total - pos + 1.0) / (total + 2.0), (pos + 1.0) / (total + 2.0))
+    logs = np.log(np.array([rates[g] for g in ("a", "b", "c")]))
+    assert result.value == pytest.approx((logs.max(axis=0) - logs.min(axis=0)).max(), rel=1e-12)
+    table = result.table.set_index("subgroup")
+    assert table.loc["a", "size"] == pytest.approx(_kish(w[group == "a"]), rel=1e-12)
+    counts = fc.confusion_counts(y, y, group, sample_weight=w)
+    assert fc.smoothed_edf_from_counts(counts, concentration=2.0).value == pytest.approx(result.value, rel=1e-12)
+    k = np.arange(len(y)) % 3
+    rep = np.repeat(np.arange(len(y)), k)
+    assert fc.smoothed_edf(y, group, sample_weight=k).value == pytest.approx(fc.smoothed_edf(y[rep], group[rep]).value,
+                                                                             rel=1e-12)
+    for call in (lambda: fc.smoothed_edf(y, group, ci=0.95, sample_weight=w),
+                 lambda: fc.smoothed_edf_from_counts(counts, ci=0.95)):
+        with pytest.raises(ValueError, match="intervals with sample weights are not available yet"):
+            call()
