@@ -900,3 +900,16 @@ def test_smoothed_edf_with_weights():
                  lambda: fc.smoothed_edf_from_counts(counts, ci=0.95)):
         with pytest.raises(ValueError, match="intervals with sample weights are not available yet"):
             call()
+
+
+def test_subset_score_slices_the_weights_and_favourable_swaps_the_squares():
+    y, _, pred, group, w = _data(300, seed=21)
+    mask = np.arange(len(y)) % 2 == 0
+    sliced = fc.subset_score(fc.group_rates, mask, y, pred, group, sample_weight=w)
+    pd.testing.assert_frame_equal(sliced, fc.group_rates(y[mask], pred[mask], group[mask], sample_weight=w[mask]))
+    counts = fc.confusion_counts(y, pred, group, sample_weight=w)
+    adverse = counts.favourable("adverse")
+    flipped = fc.confusion_counts(1 - y, 1 - pred, group, sample_weight=w)
+    for field in ("member", "background", "overall", "member_sq", "background_sq", "overall_sq"):
+        np.testing.assert_allclose(getattr(adverse, field), getattr(flipped, field), rtol=1e-12)
+    np.testing.assert_allclose(adverse.sizes, counts.sizes, rtol=1e-12)
