@@ -36,6 +36,39 @@ def bin_edges(y_prob: np.ndarray, n_bins: int, strategy: str) -> np.ndarray:
     return np.quantile(y_prob, np.linspace(0.0, 1.0, n_bins + 1))
 
 
+def weighted_quantile_edges(y_prob: np.ndarray, weights: np.ndarray, n_bins: int) -> np.ndarray:
+    """Quantile edges of scores with frequency weights: ``numpy.quantile``'s linear method on the scores each
+    repeated `weights` times, for any weights >= 0 (rows of weight 0 take no part).
+
+    The order statistic j (0-based) of the repeated scores is the first sorted score whose cumulative weight
+    exceeds j; the virtual index (W - 1) q (W the total weight) and the interpolation between its two order
+    statistics are numpy's, so integer weights give exactly the edges of the repeated rows, and unit weights
+    those of ``bin_edges(y_prob, n_bins, "quantile")``. Uniform edges when the weights sum to 0.
+    """
+    order = np.argsort(y_prob, kind="stable")
+    x, cumulative = y_prob[order], np.cumsum(weights[order])
+    total = float(cumulative[-1]) if len(cumulative) else 0.0
+    if total <= 0:
+        return uniform_edges(n_bins)
+    q = np.linspace(0.0, 1.0, n_bins + 1)
+    virtual = (total - 1) * q
+    previous = np.floor(virtual)
+    following = previous + 1
+    above, below = virtual >= total - 1, virtual < 0
+    last = np.floor(max(total - 1, 0.0))
+    previous[above], following[above] = last, last
+    previous[below], following[below] = 0, 0
+    gamma = virtual - previous
+
+    def statistic(j):   # the j-th order statistic of the repeated scores
+        return x[np.minimum(np.searchsorted(cumulative, j, side="right"), len(x) - 1)]
+
+    a, b = statistic(previous), statistic(following)
+    diff = b - a
+    out = a + diff * gamma
+    return np.where(gamma >= 0.5, b - diff * (1 - gamma), out)
+
+
 def bin_index(y_prob: np.ndarray, edges: np.ndarray) -> np.ndarray:
     """Bin of each score: bins are [low, high) except the last, which is closed (1.0 counts).
 

@@ -1,3 +1,4 @@
+# More than 500 lines: one concept (the calibration sums per subgroup and bin, their atoms and what is read off them), unweighted and weighted.
 """CalibrationCounts: per (subgroup, bin) the count, sum of y_prob, sum of y_true and sum of squared errors,
 with the atoms its bootstrap resamples.
 """
@@ -16,8 +17,10 @@ from .._stats import bootstrap
 from .._stats.bootstrap import BLOCK_CELLS, Atoms
 from .._stats.intervals import check_ci, wilson_interval
 from .._subgroups.subgroups import as_subgroups
-from .binning import STRATEGIES, SUB_BINS, Strategy, bin_edges, bin_index, sub_bin_index, uniform_edges
+from .binning import (STRATEGIES, SUB_BINS, Strategy, bin_edges, bin_index, sub_bin_index, uniform_edges,
+                      weighted_quantile_edges)
 from .patterns import over_patterns
+from .weights import check_no_intervals, check_sample_weight, effective_size, size_text
 
 
 CALIBRATION_NO_ATOMS_MESSAGE = (
@@ -227,7 +230,13 @@ class CalibrationCounts:
         Subgroups with fewer rows are flagged small.
     atoms : CalibrationAtoms or None
         What the bootstrap resamples (set by :meth:`compute`; counts built by hand have none and
-        cannot give intervals).
+        cannot give intervals; None with sample weights).
+    member_sq, background_sq : ndarray of shape (n_subgroups, n_bins), or None
+        With sample weights (the tables then hold sum of w, sum of w y_prob, sum of w y_true and sum of
+        w (y_prob - y_true) ** 2): the sums of squared weights per bin, behind the effective sample sizes.
+        None for unweighted counts.
+    overall_sq : ndarray of shape (n_bins,) or None
+        The same over all rows.
     """
 
     names: list
@@ -238,17 +247,23 @@ class CalibrationCounts:
     overall: np.ndarray
     min_size: int
     atoms: object = field(default=None, repr=False, compare=False)
+    member_sq: Optional[np.ndarray] = field(default=None, repr=False, compare=False)
+    background_sq: Optional[np.ndarray] = field(default=None, repr=False, compare=False)
+    overall_sq: Optional[np.ndarray] = field(default=None, repr=False, compare=False)
 
     @classmethod
     def compute(cls, y_true, y_prob, subgroups, *, n_bins: int = 10, strategy: str = "uniform",
-                func: str = "calibration_counts") -> "CalibrationCounts":
-        """Bin the scores once and take the sums; see :func:`calibration_counts`."""
+                sample_weight=None, func: str = "calibration_counts") -> "CalibrationCounts":
+        """Bin the scores once and take the sums (weighted sums with `sample_weight`); see :func:`calibration_counts`."""
         y = as_binary(y_true, "y_true", func).astype(np.float64)
         p = as_probabilities(y_prob, "y_prob", func)
         check_length(p, len(y), "y_prob", func)
         n_bins = check_int(n_bins, 1, "n_bins", func)
         check_option(strategy, STRATEGIES, "strategy", func)
+        w = check_sample_weight(sample_weight, len(y), func)
         groups = as_subgroups(subgroups, len(y), func)
+        if w is not None:
+            return cls._weighted(groups, y, p, w, n_bins, strategy)
         edges = bin_edges(p, n_bins, strategy) if len(p) else uniform_edges(n_bins)
         # One bin (and sub-bin) index per row, three bincounts over (membership pattern, atom); every
         # per-(subgroup, bin) sum is then a sum over atoms and patterns (pattern masks x sums).
@@ -273,25 +288,71 @@ class CalibrationCounts:
                               for masks in (atoms.atoms.member, atoms.atoms.background))
         return cls(list(names), edges, strategy, member, background, per_pattern.sum(axis=0), min_size, atoms=atoms)
 
+    @classmethod
+    def _weighted(cls, groups, y: np.ndarray, p: np.ndarray, w: np.ndarray, n_bins: int,
+                  strategy: str) -> "CalibrationCounts":
+        """The weighted sums per (subgroup, bin): sum of w, w y_prob, w y_true, w (y_prob - y_true) ** 2 and
+        w ** 2, from one bincount of each over (membership pattern, bin). Quantile edges are those of the
+        scores with frequency weights (:func:`weighted_quantile_edges`). No atoms (no intervals)."""
+        edges = (uniform_edges(n_bins) if strategy == "uniform" or not len(p)
+                 else weighted_quantile_edges(p, w, n_bins))
+        codes, member, background = groups.patterns
+        n_patterns = member.shape[0]
+        index = codes * n_bins + bin_index(p, edges)
+        sums = [np.bincount(index, weights=v, minlength=n_patterns * n_bins).reshape(n_patterns, n_bins)
+                for v in (w, w * p, w * y, w * (p - y) ** 2, w * w)]
+        per_pattern, squares = np.stack(sums[:4], axis=1), sums[4]     # (P, 4, n_bins), (P, n_bins)
+        m, b, m_sq, b_sq = (over_patterns(masks, values) for masks, values in
+                            ((member, per_pattern), (background, per_pattern), (member, squares),
+                             (background, squares)))
+        return cls(list(groups.names), edges, strategy, m, b, per_pattern.sum(axis=0), groups.min_size,
+                   member_sq=m_sq, background_sq=b_sq, overall_sq=squares.sum(axis=0))
+
     @property
     def n_bins(self) -> int:
         """Number of bins."""
         return len(self.edges) - 1
 
     @property
+    def weighted(self) -> bool:
+        """True when the sums are weighted by sample weights (``member_sq`` is set)."""
+        return self.member_sq is not None
+
+    @property
     def sizes(self) -> np.ndarray:
-        """Rows per subgroup."""
+        """Rows per subgroup; with sample weights Kish's effective sample size (sum w)^2 / sum w^2."""
+        if self.weighted:
+            return effective_size(self.member[:, 0, :].sum(axis=1), self.member_sq.sum(axis=1))
         return self.member[:, 0, :].sum(axis=1)
 
+    @property
+    def background_sizes(self) -> np.ndarray:
+        """Rows in each subgroup's background (effective sample sizes with sample weights)."""
+        if self.weighted:
+            return effective_size(self.background[:, 0, :].sum(axis=1), self.background_sq.sum(axis=1))
+        return self.background[:, 0, :].sum(axis=1)
+
+    @property
+    def overall_size(self) -> float:
+        """All rows (their effective sample size with sample weights)."""
+        if self.weighted:
+            return float(effective_size(self.overall[0].sum(), self.overall_sq.sum()))
+        return self.overall[0].sum()
+
     def _small(self) -> tuple[np.ndarray, np.ndarray]:
-        """Per subgroup: small (fewer rows than ``min_size``) and the reason ('' when not small)."""
+        """Per subgroup: small (fewer rows than ``min_size``; effective rows with weights) and the reason."""
         sizes = self.sizes
         small = sizes < self.min_size
+        if self.weighted:
+            reasons = np.array([f"{size_text(n)} effective rows < minimum {self.min_size}" if s else ""
+                                for n, s in zip(sizes, small)], dtype=object)
+            return small, reasons
         reasons = np.array([f"{int(n):,} rows < minimum {self.min_size}" if s else "" for n, s in zip(sizes, small)],
                            dtype=object)
         return small, reasons
 
     def _calibration_atoms(self, func: str) -> CalibrationAtoms:
+        check_no_intervals(self.weighted, True, func)
         if self.atoms is None:
             raise ValueError(CALIBRATION_NO_ATOMS_MESSAGE.format(func=func))
         return self.atoms
@@ -310,14 +371,17 @@ class CalibrationCounts:
         -------
         DataFrame with n_subgroups * n_bins rows and columns ``subgroup, bin, bin_lower,
         bin_upper, count, mean_predicted, fraction_positive`` (and the two interval columns,
-        with the level in ``attrs["ci"]``).
+        with the level in ``attrs["ci"]``). With sample weights ``count`` is the bin's sum of
+        weights and the means are weighted means.
 
         Raises
         ------
         ValueError
-            If `ci` is not None or a level strictly between 0 and 1 (``CI_MESSAGE``).
+            If `ci` is not None or a level strictly between 0 and 1 (``CI_MESSAGE``), or is given
+            for weighted counts.
         """
         level = check_ci(ci, "reliability_diagram")
+        check_no_intervals(self.weighted, ci, "reliability_diagram")
         k, b = len(self.names), self.n_bins
         count = self.member[:, 0, :]
         positives = self.member[:, 2, :]
@@ -329,7 +393,7 @@ class CalibrationCounts:
             "bin": np.tile(np.arange(b), k),
             "bin_lower": np.tile(self.edges[:-1], k),
             "bin_upper": np.tile(self.edges[1:], k),
-            "count": count.reshape(-1).astype(np.int64),
+            "count": count.reshape(-1) if self.weighted else count.reshape(-1).astype(np.int64),
             "mean_predicted": mean_pred.reshape(-1),
             "fraction_positive": frac_pos.reshape(-1),
         }
@@ -399,6 +463,7 @@ class CalibrationCounts:
             For a bad `min_per_group`, `ci`, `n_boot` or `random_state`, or with `ci` on counts
             built by hand (``NO_ATOMS_MESSAGE``).
         """
+        check_no_intervals(self.weighted, ci, "calibration_errors")
         return error_table_of(self, min_per_group=min_per_group, ci=ci, n_boot=n_boot, random_state=random_state)
 
     def disparity(self, *, threshold: Optional[float] = None, min_per_group: int = 5, distance_measure: str = "diff",
@@ -406,14 +471,22 @@ class CalibrationCounts:
                   ci: Optional[float] = None, n_boot: int = 1000, random_state=0, adjust: Optional[str] = None,
                   debias: bool = True):
         """ECE disparity, with intervals and the policy verdict; see :func:`calibration_disparity`."""
+        check_no_intervals(self.weighted, ci, "calibration_disparity")
         return calibration_disparity_of(self, threshold=threshold, min_per_group=min_per_group,
                                         distance_measure=distance_measure, reduction=reduction, reference=reference,
                                         include_small=include_small, ci=ci, n_boot=n_boot,
                                         random_state=random_state, adjust=adjust, debias=debias)
 
 
-def calibration_counts(y_true, y_prob, subgroups, *, n_bins: int = 10, strategy: Strategy = "uniform"):
+def calibration_counts(y_true, y_prob, subgroups, *, n_bins: int = 10, strategy: Strategy = "uniform",
+                       sample_weight=None):
     """Per-(subgroup, bin) sums behind every calibration number, computed once.
+
+    With `sample_weight` the sums are weighted: per bin, sum w (the bin's mass), sum w y_prob,
+    sum w y_true and sum w (y_prob - y_true) ** 2, so the reliability diagram shows weighted means
+    and ECE = sum_b |sum w y - sum w p| / sum w weighs each bin by its mass; the sums of squared
+    weights per bin are kept too (``member_sq``...), and sizes and the small-subgroup flag use
+    Kish's effective sample size (sum w)^2 / sum w^2.
 
     Parameters
     ----------
@@ -424,7 +497,11 @@ def calibration_counts(y_true, y_prob, subgroups, *, n_bins: int = 10, strategy:
     subgroups : Subgroups, or DataFrame / Series / array of protected attributes
     n_bins : int >= 1, default=10
     strategy : {'uniform', 'quantile'}, default='uniform'
-        Exact uniform edges ``arange(n_bins + 1) / n_bins``, or quantiles of the pooled scores.
+        Exact uniform edges ``arange(n_bins + 1) / n_bins``, or quantiles of the pooled scores
+        (with weights, of the scores with frequency weights: integer weights give the edges of the
+        repeated rows).
+    sample_weight : array-like of shape (n_samples,) or None, default=None
+        Finite weights >= 0, one per row; None counts rows. Not together with intervals.
 
     Returns
     -------
@@ -436,9 +513,11 @@ def calibration_counts(y_true, y_prob, subgroups, *, n_bins: int = 10, strategy:
     Raises
     ------
     ValueError
-        If a score is outside [0, 1] or an option is invalid.
+        If a score is outside [0, 1], an option is invalid or a weight is negative, NaN,
+        infinite or of the wrong length.
     """
-    return CalibrationCounts.compute(y_true, y_prob, subgroups, n_bins=n_bins, strategy=strategy)
+    return CalibrationCounts.compute(y_true, y_prob, subgroups, n_bins=n_bins, strategy=strategy,
+                                     sample_weight=sample_weight)
 
 
 def _spread_bins(masks: np.ndarray, bin_of: np.ndarray, n_bins: int):

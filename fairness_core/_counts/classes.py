@@ -14,7 +14,9 @@ from .._disparity.average_bias import (CALLABLE_CI_MESSAGE, METRICS, UnweightedA
 from .._stats.bootstrap import Atoms, check_boot_options, percentile_interval, replicate_stat
 from .._stats.intervals import wilson_interval
 from .._subgroups.patterns import _value_label
+from .patterns import over_patterns
 from .rows import SUBGROUPS_DUPLICATE_MESSAGE, SUBGROUPS_TYPE_MESSAGE, SUBGROUPS_UNKNOWN_MESSAGE, _Rows, _encode
+from .weights import check_no_intervals, check_sample_weight, effective_size, size_text
 
 
 CLASS_NO_ATOMS_MESSAGE = (
@@ -75,7 +77,11 @@ class ClassCounts:
     atoms : _bootstrap.Atoms or None
         Counted rows per (membership pattern, confusion cell ``t * K + p``): what the bootstrap
         resamples (set by :func:`class_counts`; counts built by hand have none and cannot give
-        intervals).
+        intervals; None with sample weights).
+    member_sq : ndarray of float, shape (n_subgroups,), or None
+        With sample weights (`member`, `overall` and `excluded` then hold sums of weights): each
+        subgroup's sum of squared weights over its counted rows, behind the effective sample size.
+        None for unweighted counts.
     """
 
     names: list
@@ -86,11 +92,15 @@ class ClassCounts:
     n_excluded: int
     min_size: int
     atoms: object = field(default=None, repr=False, compare=False)
+    member_sq: Optional[np.ndarray] = field(default=None, repr=False, compare=False)
 
     @classmethod
-    def _from_rows(cls, rows: _Rows) -> "ClassCounts":
+    def _from_rows(cls, rows: _Rows, sample_weight=None, func: str = "class_counts") -> "ClassCounts":
         k = len(rows.labels)
         cell = np.where(rows.included, rows.t_code * k + rows.p_code, k * k).astype(np.intp)
+        w = check_sample_weight(sample_weight, len(cell), func)
+        if w is not None:
+            return cls._weighted(rows, cell, w)
         full = Atoms.of(rows.groups, cell, k * k + 1)  # the last cell: rows left out
         member, _, overall = full.tables()
         names = list(rows.groups.names)
@@ -102,9 +112,34 @@ class ClassCounts:
                    overall[:k * k].reshape(k, k), member[:, k * k], int(overall[k * k]), rows.groups.min_size,
                    atoms=atoms)
 
+    @classmethod
+    def _weighted(cls, rows: _Rows, cell: np.ndarray, w: np.ndarray) -> "ClassCounts":
+        """Sums of weights per (subgroup, true class, predicted class), one bincount of w and of w^2 over
+        (membership pattern, cell); no atoms (no intervals). ``n_excluded`` stays a count of rows."""
+        k = len(rows.labels)
+        n_cells = k * k + 1
+        codes, member, _ = rows.groups.patterns
+        key = codes * n_cells + cell
+        sums = np.bincount(key, weights=w, minlength=member.shape[0] * n_cells).reshape(-1, n_cells)
+        squares = np.bincount(key, weights=w * w, minlength=member.shape[0] * n_cells).reshape(-1, n_cells)
+        m = over_patterns(member, sums)
+        m_sq = over_patterns(member, squares[:, :k * k].sum(axis=1))
+        overall = sums.sum(axis=0)
+        names = list(rows.groups.names)
+        return cls(names, list(rows.labels), m[:, :k * k].reshape(len(names), k, k), overall[:k * k].reshape(k, k),
+                   m[:, k * k], int((cell == k * k).sum()), rows.groups.min_size, member_sq=m_sq)
+
+    @property
+    def weighted(self) -> bool:
+        """True when the matrices hold sums of sample weights."""
+        return self.member_sq is not None
+
     @property
     def sizes(self) -> np.ndarray:
-        """Counted rows per subgroup, shape (n_subgroups,)."""
+        """Counted rows per subgroup, shape (n_subgroups,); with sample weights Kish's effective sample
+        size (sum w)^2 / sum w^2 of the counted rows."""
+        if self.weighted:
+            return effective_size(self.member.sum(axis=(1, 2)), self.member_sq)
         return self.member.sum(axis=(1, 2))
 
     @property
@@ -144,6 +179,8 @@ class ClassCounts:
         ``small_reason`` says why a subgroup is small; ``note`` says why a score is NaN. With
         `ci`, each of ``recall, precision, fscore`` is followed by ``<score>_ci_low,
         <score>_ci_high`` (NaN where the score is undefined), and ``attrs["ci"]`` holds the level.
+        With sample weights the counts are sums of weights and ``size`` the effective sample size
+        (no intervals).
 
         Raises
         ------
@@ -153,6 +190,7 @@ class ClassCounts:
         """
         func = "ClassCounts.table"
         level, n_boot, rng = check_boot_options(ci, n_boot, random_state, func)
+        check_no_intervals(self.weighted, ci, func)
         if level is None:
             return self._table()
         reps = self._replicates(("fscore",), n_boot, rng, func)["fscore"]
@@ -167,15 +205,20 @@ class ClassCounts:
                          ("fscore", "fscore undefined: class neither true nor predicted here")):
             notes = np.where(np.isnan(s[key]), np.where(notes == "", why, notes + "; " + why), notes)
         sizes = self.sizes
-        reasons = np.array([f"{int(n):,} rows < minimum {self.min_size}" if n < self.min_size else ""
-                            for n in sizes], dtype=object)
+        if self.weighted:
+            reasons = np.array([f"{size_text(n)} effective rows < minimum {self.min_size}" if n < self.min_size
+                                else "" for n in sizes], dtype=object)
+        else:
+            reasons = np.array([f"{int(n):,} rows < minimum {self.min_size}" if n < self.min_size else ""
+                                for n in sizes], dtype=object)
+        as_count = (lambda a: a) if self.weighted else (lambda a: a.astype(np.int64))
         columns = {
             "subgroup": np.repeat(np.asarray(self.names, dtype=object), c),
             "class": pd.Series(np.tile(np.asarray(self.labels, dtype=object), k), dtype=object).infer_objects(),
-            "size": np.repeat(sizes, c).astype(np.int64),
-            "n_true": s["n_true"].reshape(-1).astype(np.int64),
-            "n_predicted": s["n_predicted"].reshape(-1).astype(np.int64),
-            "tp": s["tp"].reshape(-1).astype(np.int64),
+            "size": as_count(np.repeat(sizes, c)),
+            "n_true": as_count(s["n_true"].reshape(-1)),
+            "n_predicted": as_count(s["n_predicted"].reshape(-1)),
+            "tp": as_count(s["tp"].reshape(-1)),
         }
         bounds = {}
         if level is not None:
@@ -197,6 +240,7 @@ class ClassCounts:
         return table
 
     def _atoms(self, func: str) -> Atoms:
+        check_no_intervals(self.weighted, True, func)
         if self.atoms is None:
             raise ValueError(CLASS_NO_ATOMS_MESSAGE.format(func=func))
         return self.atoms
@@ -262,6 +306,7 @@ class ClassCounts:
         """
         func = "ClassCounts.unweighted_average_bias"
         check_option(metric, METRICS, "metric", func)
+        check_no_intervals(self.weighted, ci, func)
         check_reduction(reduction, func)
         level, n_boot, rng = check_boot_options(ci, n_boot, random_state, func)
         if level is not None and callable(reduction):
@@ -270,7 +315,8 @@ class ClassCounts:
         return unweighted_average_bias_of(self, metric, reduction, order, include_small, level, n_boot, rng, func)
 
 
-def class_counts(truth, prediction, subgroups, *, labels: Optional[Sequence[Any]] = None) -> ClassCounts:
+def class_counts(truth, prediction, subgroups, *, labels: Optional[Sequence[Any]] = None,
+                 sample_weight=None) -> ClassCounts:
     """Per-subgroup K x K confusion matrices (true class x predicted class).
 
     The sufficient statistic of class-wise bias: one crosstab of the cell ``t * K + p``, where t
@@ -289,6 +335,11 @@ def class_counts(truth, prediction, subgroups, *, labels: Optional[Sequence[Any]
     labels : sequence, optional
         The classes, in the order of the tables. Default: the distinct non-missing values of
         `truth` and `prediction`, sorted (by their text when the types are mixed).
+    sample_weight : array-like of shape (n_samples,) or None, default=None
+        Finite weights >= 0, one per row: each matrix cell is the sum of its rows' weights (so
+        recall, precision and F-score are weighted, as scikit-learn's with ``sample_weight``),
+        ``excluded`` the weight left out, and sizes Kish's effective sample sizes of the counted
+        rows. Not together with intervals.
 
     Returns
     -------
@@ -297,8 +348,8 @@ def class_counts(truth, prediction, subgroups, *, labels: Optional[Sequence[Any]
     Raises
     ------
     ValueError
-        If the inputs have different lengths or are not one-dimensional, or `labels` is empty or
-        repeats a class.
+        If the inputs have different lengths or are not one-dimensional, `labels` is empty or
+        repeats a class, or a weight is negative, NaN, infinite or of the wrong length.
     TypeError
         If `labels` is a single string or not a sequence.
 
@@ -318,4 +369,4 @@ def class_counts(truth, prediction, subgroups, *, labels: Optional[Sequence[Any]
     2        y     a     NaN        NaN       NaN
     3        y     b     1.0        1.0  1.000000
     """
-    return ClassCounts._from_rows(_encode(truth, prediction, subgroups, labels, "class_counts"))
+    return ClassCounts._from_rows(_encode(truth, prediction, subgroups, labels, "class_counts"), sample_weight)

@@ -1,3 +1,4 @@
+# More than 500 lines: one concept (the confusion table of every subgroup and what is computed from its cells), unweighted and weighted.
 """ConfusionCounts: TN, FP, FN, TP of every subgroup, its background and all rows, with the seven rates,
 their comparisons and disparities, equalized odds, and the Theil indices and ratio scores of the same cells.
 """
@@ -21,6 +22,7 @@ from .._stats.intervals import check_ci, mover_disparity, wilson_interval
 from .._subgroups.subgroups import as_subgroups
 from .patterns import over_patterns
 from .rates import DISPARITY_METRICS, FN, FP, RATE_NAMES, RATE_TO_METRIC, RATIO_RATES, TN, TP, _few_text, _fraction, _rate
+from .weights import check_no_intervals, check_sample_weight, effective_size, size_text
 
 
 PER_SUBGROUP_MESSAGE = ("Per-subgroup thresholds need subgroups that do not overlap and cover every row "
@@ -52,7 +54,13 @@ class ConfusionCounts:
         attribute values or their intersections); needed by :meth:`between_group_theil_index`.
     atoms : _bootstrap.Atoms or None
         Counts per (membership pattern, cell): what the bootstrap resamples (set by
-        :meth:`compute`; counts built by hand have none and cannot give intervals).
+        :meth:`compute`; counts built by hand have none and cannot give intervals; None with
+        sample weights).
+    member_sq, background_sq : ndarray of shape (n_subgroups, 4) or None
+        With sample weights, the sums of squared weights of the same cells as `member` and
+        `background` (which then hold sums of weights); None for unweighted counts.
+    overall_sq : ndarray of shape (4,) or None
+        The same over all rows.
     RATE_TO_METRIC : dict of str to str
         Class attribute: each rate's name (``group_rates`` columns) -> the name of its disparity metric
         (:meth:`disparity`'s ``metric``; the selection rate's is ``"statistical_parity"``).
@@ -66,18 +74,25 @@ class ConfusionCounts:
     min_size: int
     disjoint: bool = False
     atoms: object = field(default=None, repr=False, compare=False)
+    member_sq: Optional[np.ndarray] = field(default=None, repr=False, compare=False)
+    background_sq: Optional[np.ndarray] = field(default=None, repr=False, compare=False)
+    overall_sq: Optional[np.ndarray] = field(default=None, repr=False, compare=False)
     # Bootstrap replicates and comparison tables already drawn from these counts, keyed by everything they depend
     # on (a fixed integer seed only): a page's disparities, its rules and its findings share them.
     _drawn: dict = field(default_factory=dict, init=False, repr=False, compare=False)
 
     @classmethod
-    def compute(cls, y_true, y_pred, subgroups, *, func: str = "confusion_counts") -> "ConfusionCounts":
-        """Count TN, FP, FN, TP per subgroup; see :func:`confusion_counts`."""
+    def compute(cls, y_true, y_pred, subgroups, *, sample_weight=None,
+                func: str = "confusion_counts") -> "ConfusionCounts":
+        """Count TN, FP, FN, TP per subgroup (sums of weights with `sample_weight`); see :func:`confusion_counts`."""
         y = as_binary(y_true, "y_true", func)
         p = as_binary(y_pred, "y_pred", func)
         check_length(p, len(y), "y_pred", func)
+        w = check_sample_weight(sample_weight, len(y), func)
         groups = as_subgroups(subgroups, len(y), func)
         cell = (2 * y + p).astype(np.intp)
+        if w is not None:
+            return cls.of_weights(list(groups.names), groups, cell, w, disjoint=groups.codes is not None)
         # One bincount over (membership pattern, cell); every table is a sum of these atoms.
         return cls.of_atoms(list(groups.names), Atoms.of(groups, cell, 4), groups.min_size,
                             disjoint=groups.codes is not None)
@@ -93,14 +108,55 @@ class ConfusionCounts:
         return cls(list(names), member, background, atoms.counts.sum(axis=0), min_size, disjoint=disjoint,
                    atoms=atoms)
 
+    @classmethod
+    def of_weights(cls, names: list, groups, cell: np.ndarray, weights: np.ndarray, *,
+                   disjoint: bool = False) -> "ConfusionCounts":
+        """The weighted tables: sums of `weights` and of their squares per (subgroup, cell ``2 * label +
+        prediction``), from one bincount of each over (membership pattern, cell). No atoms (no intervals)."""
+        codes, member, background = groups.patterns
+        n_patterns = member.shape[0]
+        key = codes * 4 + cell
+        sums = np.bincount(key, weights=weights, minlength=n_patterns * 4).reshape(n_patterns, 4)
+        squares = np.bincount(key, weights=weights * weights, minlength=n_patterns * 4).reshape(n_patterns, 4)
+        m, b, m_sq, b_sq = (over_patterns(masks, values) for masks, values in
+                            ((member, sums), (background, sums), (member, squares), (background, squares)))
+        return cls(list(names), m, b, sums.sum(axis=0), groups.min_size, disjoint=disjoint,
+                   member_sq=m_sq, background_sq=b_sq, overall_sq=squares.sum(axis=0))
+
+    @property
+    def weighted(self) -> bool:
+        """True when the counts are sums of sample weights (``member_sq`` is set)."""
+        return self.member_sq is not None
+
     @property
     def sizes(self) -> np.ndarray:
-        """Rows per subgroup."""
+        """Rows per subgroup; with sample weights Kish's effective sample size (sum w)^2 / sum w^2."""
+        if self.weighted:
+            return effective_size(self.member.sum(axis=1), self.member_sq.sum(axis=1))
         return self.member.sum(axis=1)
 
     @property
+    def background_sizes(self) -> np.ndarray:
+        """Rows in each subgroup's background (effective sample sizes with sample weights)."""
+        if self.weighted:
+            return effective_size(self.background.sum(axis=1), self.background_sq.sum(axis=1))
+        return self.background.sum(axis=1)
+
+    @property
+    def overall_size(self) -> float:
+        """All rows (their effective sample size with sample weights)."""
+        if self.weighted:
+            return float(effective_size(self.overall.sum(), self.overall_sq.sum()))
+        return self.overall.sum()
+
+    def _effective(self, table: np.ndarray, squares: Optional[np.ndarray], rate: str) -> np.ndarray:
+        """The denominator of `rate` in `table` as a size: the count, or its effective size with weights."""
+        den = _fraction(table, rate)[1]
+        return den if squares is None else effective_size(den, _fraction(squares, rate)[1])
+
+    @property
     def small(self) -> np.ndarray:
-        """Flag per subgroup: fewer rows than ``min_size``."""
+        """Flag per subgroup: fewer rows (effective rows with weights) than ``min_size``."""
         return self.sizes < self.min_size
 
     def favourable(self, positive_outcome: str = "favourable") -> "ConfusionCounts":
@@ -127,9 +183,12 @@ class ConfusionCounts:
             return self
         atoms = None if self.atoms is None else Atoms(self.atoms.counts[:, ::-1].copy(), self.atoms.member,
                                                       self.atoms.background)
+        squares = {} if not self.weighted else dict(
+            member_sq=self.member_sq[..., ::-1].copy(), background_sq=self.background_sq[..., ::-1].copy(),
+            overall_sq=self.overall_sq[..., ::-1].copy())
         return dataclasses.replace(self, member=self.member[..., ::-1].copy(),
                                    background=self.background[..., ::-1].copy(),
-                                   overall=self.overall[..., ::-1].copy(), atoms=atoms)
+                                   overall=self.overall[..., ::-1].copy(), atoms=atoms, **squares)
 
     def table(self, ci=None) -> pd.DataFrame:
         """Per-subgroup counts and every rate, with Wilson intervals when `ci` is a level.
@@ -145,22 +204,28 @@ class ConfusionCounts:
         DataFrame
             One row per subgroup; the columns of :func:`group_rates` (with `ci`, each rate
             followed by ``<rate>_ci_low, <rate>_ci_high``; NaN where the denominator is 0).
+            With sample weights the counts are sums of weights (float), ``size`` is the effective
+            sample size and a ``weight`` column (the subgroup's sum of weights) follows it.
 
         Raises
         ------
         ValueError
-            If `ci` is not None or a number strictly between 0 and 1 (``CI_MESSAGE``).
+            If `ci` is not None or a number strictly between 0 and 1 (``CI_MESSAGE``), or is
+            given for weighted counts.
         """
         level = check_ci(ci, "ConfusionCounts.table")
+        check_no_intervals(self.weighted, ci, "ConfusionCounts.table")
         m = self.member
+        as_count = (lambda a: a) if self.weighted else (lambda a: a.astype(np.int64))
         out = pd.DataFrame({
             "subgroup": self.names,
-            "size": self.sizes.astype(np.int64),
-            "n_positive": (m[:, TP] + m[:, FN]).astype(np.int64),
-            "n_negative": (m[:, TN] + m[:, FP]).astype(np.int64),
+            "size": as_count(self.sizes),
+            **({"weight": m.sum(axis=1)} if self.weighted else {}),
+            "n_positive": as_count(m[:, TP] + m[:, FN]),
+            "n_negative": as_count(m[:, TN] + m[:, FP]),
             "small": self.small,
-            "tp": m[:, TP].astype(np.int64), "fp": m[:, FP].astype(np.int64),
-            "tn": m[:, TN].astype(np.int64), "fn": m[:, FN].astype(np.int64),
+            "tp": as_count(m[:, TP]), "fp": as_count(m[:, FP]),
+            "tn": as_count(m[:, TN]), "fn": as_count(m[:, FN]),
         })
         notes = []
         for name in RATE_NAMES:
@@ -185,11 +250,20 @@ class ConfusionCounts:
         rest, rest_notes = _rate(self.background, rate)
         overall, _ = _rate(self.overall, rate)
         num, den = _fraction(self.member, rate)
-        small, reasons = self._small_for(den, rate)
-        columns = comparison_columns(self.names, self.sizes.astype(np.int64), values, rest,
-                                     self.background.sum(axis=1).astype(np.int64), float(overall),
-                                     int(self.overall.sum()), small, distance_measure=distance_measure,
-                                     reference=reference, func=func, notes=notes, rest_notes=rest_notes)
+        den_size = self._effective(self.member, self.member_sq, rate)
+        small, reasons = self._small_for(den_size, rate)
+        if self.weighted:   # sizes are effective sample sizes; numerators and denominators sums of weights
+            as_count = lambda a: np.asarray(a, dtype=np.float64)  # noqa: E731
+            columns = comparison_columns(self.names, self.sizes, values, rest, self.background_sizes,
+                                         float(overall), self.overall_size, small,
+                                         distance_measure=distance_measure, reference=reference, func=func,
+                                         notes=notes, rest_notes=rest_notes)
+        else:
+            as_count = lambda a: np.asarray(a).astype(np.int64)  # noqa: E731
+            columns = comparison_columns(self.names, self.sizes.astype(np.int64), values, rest,
+                                         self.background.sum(axis=1).astype(np.int64), float(overall),
+                                         int(self.overall.sum()), small, distance_measure=distance_measure,
+                                         reference=reference, func=func, notes=notes, rest_notes=rest_notes)
         # The reliability of a rate rests on its denominator: record both sides' counts.
         rest_num, rest_den = _fraction(self.background, rate)
         all_num, all_den = _fraction(self.overall, rate)
@@ -198,26 +272,42 @@ class ConfusionCounts:
         i, j = comparison_index(reference, self.names)
         ref_small = np.zeros(len(i), bool) if j is None else small[j]
         ref_reason = np.full(len(i), "", dtype=object) if j is None else reasons[j]
-        ref_den = np.asarray(ref_den).astype(np.int64)
-        ref_few = (ref_den > 0) & (ref_den < self.min_size)  # 0: undefined, not small
+        ref_den = as_count(ref_den)
+        if self.weighted:   # the reference's denominator as an effective size
+            _, ref_size = compared_values(den_size, self._effective(self.background, self.background_sq, rate),
+                                          self._effective(self.overall, self.overall_sq, rate), reference,
+                                          self.names)
+            ref_size = np.asarray(ref_size, dtype=np.float64)
+        else:
+            ref_size = ref_den
+        ref_few = (ref_size > 0) & (ref_size < self.min_size)  # 0: undefined, not small
         out = {}
         for name, values in columns.items():
             if name == "subgroup_value":
-                out.update({"numerator": np.asarray(sub_num).astype(np.int64),
-                            "denominator": np.asarray(sub_den).astype(np.int64),
-                            "reference_numerator": np.asarray(ref_num).astype(np.int64),
+                out.update({"numerator": as_count(sub_num),
+                            "denominator": as_count(sub_den),
+                            "reference_numerator": as_count(ref_num),
                             "reference_denominator": ref_den})
             out[name] = values
         out["small"] = small[i] | ref_small | ref_few
         out["small_reason"] = [
             "; ".join(p for p in (r, (f"{q}: {rr}" if rr else ""),
-                                  (_few_text(int(d), rate, self.min_size, f"{q}: ") if few and not rr else "")) if p)
-            for r, q, rr, few, d in zip(reasons[i], columns["reference"], ref_reason, ref_few, ref_den)]
+                                  (_few_text(d if self.weighted else int(d), rate, self.min_size, f"{q}: ")
+                                   if few and not rr else "")) if p)
+            for r, q, rr, few, d in zip(reasons[i], columns["reference"], ref_reason, ref_few, ref_size)]
         return out
 
     def _small_for(self, den: np.ndarray, rate: str) -> tuple[np.ndarray, np.ndarray]:
-        """Per subgroup: small (too few rows, or too few in the rate's denominator) and the reason."""
+        """Per subgroup: small (too few rows, or too few in the rate's denominator) and the reason.
+
+        With sample weights `den` and the sizes are effective sample sizes."""
         sizes = self.sizes
+        if self.weighted:
+            reasons = np.array([
+                (f"{size_text(n)} effective rows < minimum {self.min_size}" if n < self.min_size
+                 else _few_text(d, rate, self.min_size) if 0 < d < self.min_size else "")
+                for n, d in zip(sizes, den)], dtype=object)
+            return (sizes < self.min_size) | ((den > 0) & (den < self.min_size)), reasons
         reasons = np.array([
             (f"{int(n):,} rows < minimum {self.min_size}" if n < self.min_size
              else _few_text(int(d), rate, self.min_size) if 0 < d < self.min_size else "")
@@ -230,6 +320,7 @@ class ConfusionCounts:
                   random_state=0, adjust: Optional[str] = None, func: str = "rate_disparity"):
         """Disparity of one rate; see :func:`rate_disparity`."""
         check_option(reduction, ("max", "mean", None), "reduction", func)
+        check_no_intervals(self.weighted, ci, func)
         level, n_boot, _ = check_boot_options(ci, n_boot, random_state, func)   # validates; replicates draws
         columns = self._comparison_columns(metric, distance_measure, reference, func)
         table = pd.DataFrame(columns)
@@ -295,6 +386,7 @@ class ConfusionCounts:
         return drawn
 
     def _atoms(self, func: str):
+        check_no_intervals(self.weighted, True, func)
         if self.atoms is None:
             raise ValueError(CONFUSION_NO_ATOMS_MESSAGE.format(func=func))
         return self.atoms
@@ -316,6 +408,7 @@ class ConfusionCounts:
         """Equalized odds; see :func:`equalized_odds`."""
         func = "equalized_odds"
         check_option(reduction, ("max", "mean", None), "reduction", func)
+        check_no_intervals(self.weighted, ci, func)
         level, n_boot, rng = check_boot_options(ci, n_boot, random_state, func)
         tpr = self._comparison_columns("true_positive_rate", distance_measure, reference, func)
         fpr = self._comparison_columns("false_positive_rate", distance_measure, reference, func)
@@ -355,6 +448,7 @@ class ConfusionCounts:
                     include_small: bool = False, ci=None, n_boot: int = 1000, random_state=0,
                     adjust: Optional[str] = None):
         """Two-group Theil index of each subgroup against its reference; see :func:`theil_index`."""
+        check_no_intervals(self.weighted, ci, "theil_index")
         return theil_disparity(self, reduction=reduction, reference=reference, include_small=include_small,
                                ci=ci, n_boot=n_boot, random_state=random_state, adjust=adjust)
 
@@ -364,6 +458,7 @@ class ConfusionCounts:
         A float, or with `ci` a ``TheilResult`` whose interval comes from the bootstrap that
         redraws the confusion cells of every membership pattern (pattern sizes fixed).
         """
+        check_no_intervals(self.weighted, ci, "individual_theil_index")
         return individual_theil_of(self, ci=ci, n_boot=n_boot, random_state=random_state)
 
     def between_group_theil_index(self, *, ci=None, n_boot: int = 1000, random_state=0):
@@ -372,6 +467,7 @@ class ConfusionCounts:
         A float, or with `ci` a ``TheilResult``. Raises ValueError unless the subgroups are
         disjoint and cover every row (``disjoint``).
         """
+        check_no_intervals(self.weighted, ci, "between_group_theil_index")
         return between_group_theil_of(self, ci=ci, n_boot=n_boot, random_state=random_state)
 
     def ratio_scores(self, rate: str, *, include_small: bool = False, ci=None, n_boot: int = 1000,
@@ -384,6 +480,7 @@ class ConfusionCounts:
         (the score is the inverse of the ratio disparity against the rest).
         """
         check_option(rate, RATIO_RATES, "rate", "ConfusionCounts.ratio_scores")
+        check_no_intervals(self.weighted, ci, "ConfusionCounts.ratio_scores")
         metric = "statistical_parity" if rate == "selection_rate" else rate
         ratio = self.disparity(metric, distance_measure="ratio", reference="rest",
                                reduction=None if ci is None else "max", include_small=include_small, ci=ci,
@@ -394,8 +491,9 @@ class ConfusionCounts:
         score, notes = ratio_rule(a, b, rate)
         table = pd.DataFrame({
             "subgroup": list(self.names),
-            "size": self.sizes.astype(np.int64),
-            "reference_size": self.background.sum(axis=1).astype(np.int64),
+            "size": self.sizes if self.weighted else self.sizes.astype(np.int64),
+            "reference_size": (self.background_sizes if self.weighted
+                               else self.background.sum(axis=1).astype(np.int64)),
             "subgroup_value": a,
             "reference_value": b,
             "score": score,
@@ -454,11 +552,19 @@ def _sides(columns: dict, distance_measure: str):
     return lambda levels: mover_disparity(*counts, levels, distance_measure)
 
 
-def confusion_counts(y_true, y_pred, subgroups) -> ConfusionCounts:
+def confusion_counts(y_true, y_pred, subgroups, *, sample_weight=None) -> ConfusionCounts:
     """Confusion counts (TN, FP, FN, TP) of every subgroup, its background and all rows.
 
     The sufficient statistic of every rate and rate disparity: compute it once per threshold,
     then call ``.table()``, ``.disparity(...)`` or ``.equalized_odds(...)`` with any options.
+
+    With `sample_weight`, each cell is the sum of the weights of its rows (TP = sum of w_i over
+    rows with y_i = 1 and prediction 1, and so on), so every rate is a weighted rate, e.g.
+    FPR = sum_{y=0, pred=1} w / sum_{y=0} w. The counts also keep the sums of squared weights
+    (``member_sq``, ``background_sq``, ``overall_sq``), and every size (``sizes``, the tables'
+    ``size`` and ``reference_size``, the small-subgroup flag and the denominators it checks) is
+    Kish's effective sample size n_eff = (sum w)^2 / sum w^2. Rows of weight 0 take no part; a
+    subgroup whose weights are all 0 is reported as an empty subgroup (NaN rates with their note).
 
     Parameters
     ----------
@@ -467,12 +573,22 @@ def confusion_counts(y_true, y_pred, subgroups) -> ConfusionCounts:
     y_pred : array-like of shape (n_samples,)
         Binary predictions, 0 or 1.
     subgroups : Subgroups, or DataFrame / Series / array of protected attributes
+    sample_weight : array-like of shape (n_samples,) or None, default=None
+        Finite weights >= 0 (e.g. survey weights); None counts every row once (the results are
+        then exactly those without the parameter). Intervals are not available with weights:
+        the counts' methods raise ValueError for a `ci`.
 
     Returns
     -------
     ConfusionCounts
+
+    Raises
+    ------
+    ValueError
+        For bad labels, predictions or subgroups, or for weights that are negative, NaN,
+        infinite or of the wrong length.
     """
-    return ConfusionCounts.compute(y_true, y_pred, subgroups)
+    return ConfusionCounts.compute(y_true, y_pred, subgroups, sample_weight=sample_weight)
 
 
 def base_rate_counts(confusion: ConfusionCounts) -> ConfusionCounts:
@@ -483,5 +599,8 @@ def base_rate_counts(confusion: ConfusionCounts) -> ConfusionCounts:
         out[..., 3] = cells[..., 2] + cells[..., 3]
         return out
 
+    squares = {} if not confusion.weighted else dict(
+        member_sq=of(confusion.member_sq), background_sq=of(confusion.background_sq),
+        overall_sq=of(confusion.overall_sq))
     return ConfusionCounts(list(confusion.names), of(confusion.member), of(confusion.background),
-                           of(confusion.overall), confusion.min_size, disjoint=confusion.disjoint)
+                           of(confusion.overall), confusion.min_size, disjoint=confusion.disjoint, **squares)

@@ -6,6 +6,8 @@ from typing import Literal
 
 import numpy as np
 
+from .weights import size_text
+
 
 # Confusion cell of a row: 2 * y_true + y_pred.
 TN, FP, FN, TP = 0, 1, 2, 3
@@ -58,6 +60,8 @@ DENOMINATOR_NAMES = {
 }
 
 
-def _few_text(den: int, rate: str, min_size: int, prefix: str = "") -> str:
-    return (f"{prefix}{den:,} {DENOMINATOR_NAMES[rate]} (the denominator of the {rate.replace('_', ' ')}) "
+def _few_text(den, rate: str, min_size: int, prefix: str = "") -> str:
+    """`den` is a count (an int), or with sample weights an effective sample size (a float)."""
+    effective = "" if isinstance(den, (int, np.integer)) else "effective "
+    return (f"{prefix}{size_text(den)} {effective}{DENOMINATOR_NAMES[rate]} (the denominator of the {rate.replace('_', ' ')}) "
             f"< minimum {min_size}")

@@ -5,7 +5,7 @@ threshold is a few array lookups.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Mapping
+from typing import Mapping, Optional
 
 import numpy as np
 
@@ -14,6 +14,7 @@ from .._stats.bootstrap import Atoms
 from .._subgroups.subgroups import as_subgroups
 from .confusion import PER_SUBGROUP_MESSAGE, ConfusionCounts
 from .patterns import over_patterns
+from .weights import check_sample_weight
 
 
 # ============================================================================================
@@ -60,6 +61,10 @@ class ThresholdCounts:
         Position in `keys` of the first row of each (pattern, label) cell.
     size : ndarray of int64, shape (2 * n_patterns,)
         Rows in each (pattern, label) cell.
+    cum_weight, cum_square : ndarray of float, shape (n_samples + 1,), or None
+        With sample weights: the cumulative sums of the rows' weights (and squared weights) in the
+        order of `keys`, starting at 0, so the weight of the rows between two positions of `keys` is
+        a difference of two entries; None without weights.
     """
 
     names: list
@@ -71,23 +76,61 @@ class ThresholdCounts:
     keys: np.ndarray = field(repr=False)
     start: np.ndarray = field(repr=False)
     size: np.ndarray = field(repr=False)
+    cum_weight: Optional[np.ndarray] = field(default=None, repr=False)
+    cum_square: Optional[np.ndarray] = field(default=None, repr=False)
 
     @classmethod
-    def compute(cls, y_true, y_score, subgroups, *, func: str = "threshold_counts") -> "ThresholdCounts":
+    def compute(cls, y_true, y_score, subgroups, *, sample_weight=None,
+                func: str = "threshold_counts") -> "ThresholdCounts":
         """Sort the scores once and count each (pattern, label) cell; see :func:`threshold_counts`."""
         y = as_binary(y_true, "y_true", func)
         score = as_scores(y_score, "y_score", func)
         check_length(score, len(y), "y_score", func)
+        w = check_sample_weight(sample_weight, len(y), func)
         groups = as_subgroups(subgroups, len(y), func)
         codes, member, background = groups.patterns
         levels, level = np.unique(score, return_inverse=True)
         n_cells = 2 * member.shape[0]
         cell = 2 * codes.astype(np.int64) + y
         size = np.bincount(cell, minlength=n_cells).astype(np.int64)
-        keys = np.sort(cell * len(levels) + level.reshape(-1))
         start = np.concatenate([[0], np.cumsum(size)[:-1]]).astype(np.int64)
+        if w is None:
+            keys = np.sort(cell * len(levels) + level.reshape(-1))
+            return cls(list(groups.names), levels, groups.min_size, groups.codes is not None, member, background,
+                       keys, start, size)
+        keys = cell * len(levels) + level.reshape(-1)
+        order = np.argsort(keys, kind="stable")
+        ws = w[order]
+        cum_weight, cum_square = (np.concatenate([[0.0], np.cumsum(v)]) for v in (ws, ws * ws))
         return cls(list(groups.names), levels, groups.min_size, groups.codes is not None, member, background,
-                   keys, start, size)
+                   keys[order], start, size, cum_weight, cum_square)
+
+    @property
+    def weighted(self) -> bool:
+        """True when the counts are sums of sample weights."""
+        return self.cum_weight is not None
+
+    def _weighted_atoms(self, thresholds: np.ndarray, cumulative: np.ndarray) -> np.ndarray:
+        """Sums of weights (or squared weights: `cumulative`) per (threshold, pattern, cell), shape (T, P, 4)."""
+        first = np.searchsorted(self.levels, thresholds, side="left")
+        n_cells = len(self.size)
+        queries = np.arange(n_cells, dtype=np.int64)[None, :] * len(self.levels) + first[:, None]
+        split = np.searchsorted(self.keys, queries)                       # (T, 2P): first predicted positive
+        start, end = self.start[None, :], (self.start + self.size)[None, :]
+        negative = (cumulative[split] - cumulative[start]).reshape(len(thresholds), -1, 2)
+        positive = (cumulative[end] - cumulative[split]).reshape(len(thresholds), -1, 2)
+        return np.stack([negative[..., 0], positive[..., 0], negative[..., 1], positive[..., 1]], axis=-1)
+
+    def _weighted_counts(self, atoms: np.ndarray, squares: np.ndarray, background=None) -> ConfusionCounts:
+        """Weighted ConfusionCounts from weight and squared-weight atoms (P, 4) (no bootstrap atoms)."""
+        member, member_sq = over_patterns(self.member, atoms), over_patterns(self.member, squares)
+        if background is None:
+            background, background_sq = over_patterns(self.background, atoms), over_patterns(self.background, squares)
+        else:   # disjoint subgroups: the background is all rows but the subgroup's
+            background, background_sq = (v.sum(axis=0)[None, :] - m for v, m in ((atoms, member), (squares, member_sq)))
+        return ConfusionCounts(list(self.names), member, background, atoms.sum(axis=0), self.min_size,
+                               disjoint=self.disjoint, member_sq=member_sq, background_sq=background_sq,
+                               overall_sq=squares.sum(axis=0))
 
     def _atoms(self, thresholds: np.ndarray) -> np.ndarray:
         """Counts per (threshold, pattern, confusion cell), shape (n_thresholds, n_patterns, 4)."""
@@ -116,6 +159,10 @@ class ThresholdCounts:
             Equal to ``confusion_counts(y_true, y_score >= threshold, subgroups)``, with its atoms.
         """
         _check_thresholds(np.array([threshold], dtype=np.float64), "ThresholdCounts.at")
+        if self.weighted:
+            t = np.array([threshold], dtype=np.float64)
+            return self._weighted_counts(self._weighted_atoms(t, self.cum_weight)[0],
+                                         self._weighted_atoms(t, self.cum_square)[0])
         atoms = self._atoms(np.array([threshold], dtype=np.float64))[0]
         member, background = over_patterns(self.member, atoms), over_patterns(self.background, atoms)
         keep = atoms.sum(axis=1) > 0
@@ -151,6 +198,10 @@ class ThresholdCounts:
         """
         values = subgroup_thresholds(self.names, self.disjoint, thresholds, "ThresholdCounts.at_each")
         k = len(self.names)
+        if self.weighted:
+            at = np.arange(k)
+            return self._weighted_counts(self._weighted_atoms(values, self.cum_weight)[at, at],
+                                         self._weighted_atoms(values, self.cum_square)[at, at], background=True)
         # Disjoint subgroups: pattern p is subgroup p (``member`` is the identity), so subgroup g's
         # atoms are those of pattern g at threshold g.
         atoms = self._atoms(values)[np.arange(k), np.arange(k)]          # (k, 4)
@@ -180,10 +231,35 @@ class ThresholdCounts:
         """
         thresholds = self.levels if thresholds is None else np.asarray(thresholds, dtype=np.float64).reshape(-1)
         _check_thresholds(thresholds, "ThresholdCounts.counts_at")
-        atoms = np.moveaxis(self._atoms(thresholds), 0, 1)  # (n_patterns, n_thresholds, 4)
+        atoms = (self._weighted_atoms(thresholds, self.cum_weight) if self.weighted else self._atoms(thresholds))
+        atoms = np.moveaxis(atoms, 0, 1)  # (n_patterns, n_thresholds, 4)
         member, background = (np.moveaxis(over_patterns(masks, atoms), 0, 1)
                               for masks in (self.member, self.background))
         return thresholds, member, background, atoms.sum(axis=0)
+
+
+    def squares_at(self, thresholds) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """With sample weights, the sums of squared weights of :meth:`counts_at`'s cells at each threshold.
+
+        Returns
+        -------
+        member, background : ndarray of shape (n_thresholds, n_subgroups, 4)
+        overall : ndarray of shape (n_thresholds, 4)
+
+        Raises
+        ------
+        ValueError
+            For unweighted counts (each row's weight is 1: the squares are the counts themselves).
+        """
+        if not self.weighted:
+            raise ValueError("ThresholdCounts.squares_at: these counts have no sample weights; "
+                             "the sums of squared weights are the counts themselves (counts_at).")
+        thresholds = np.asarray(thresholds, dtype=np.float64).reshape(-1)
+        _check_thresholds(thresholds, "ThresholdCounts.squares_at")
+        atoms = np.moveaxis(self._weighted_atoms(thresholds, self.cum_square), 0, 1)
+        member, background = (np.moveaxis(over_patterns(masks, atoms), 0, 1)
+                              for masks in (self.member, self.background))
+        return member, background, atoms.sum(axis=0)
 
 
 def subgroup_thresholds(names: list, disjoint: bool, thresholds, func: str) -> np.ndarray:
@@ -219,8 +295,12 @@ def _check_thresholds(values: np.ndarray, func: str) -> None:
         raise ValueError(f"{func}: a decision threshold is NaN; give a number (predictions are score >= threshold).")
 
 
-def threshold_counts(y_true, y_score, subgroups) -> ThresholdCounts:
+def threshold_counts(y_true, y_score, subgroups, *, sample_weight=None) -> ThresholdCounts:
     """Sort one score column once, so that the confusion counts at any threshold cost array lookups.
+
+    With `sample_weight`, the cumulative sums of the weights (and of their squares) along the sorted
+    keys are kept, so a cell's count at any threshold is the difference of two cumulative sums: the
+    sum of the weights of its rows, as in ``confusion_counts(..., sample_weight=...)``.
 
     Parameters
     ----------
@@ -229,17 +309,22 @@ def threshold_counts(y_true, y_score, subgroups) -> ThresholdCounts:
     y_score : array-like of shape (n_samples,)
         Finite scores on any scale; predictions are ``y_score >= threshold``.
     subgroups : Subgroups, or DataFrame / Series / array of protected attributes
+    sample_weight : array-like of shape (n_samples,) or None, default=None
+        Finite weights >= 0, one per row; None counts rows.
 
     Returns
     -------
     ThresholdCounts
-        ``.at(t)`` is ``confusion_counts(y_true, y_score >= t, subgroups)`` (atoms included);
-        ``.counts_at(thresholds)`` gives the per-subgroup counts at many thresholds at once.
+        ``.at(t)`` is ``confusion_counts(y_true, y_score >= t, subgroups)`` (atoms included; with
+        weights, the weighted counts with their sums of squared weights, equal up to rounding of the
+        sums, and no atoms); ``.counts_at(thresholds)`` gives the per-subgroup counts at many
+        thresholds at once.
 
     Raises
     ------
     ValueError
-        For labels that are not 0/1, scores that are not finite numbers, or lengths that differ.
+        For labels that are not 0/1, scores that are not finite numbers, lengths that differ, or
+        weights that are negative, NaN, infinite or of the wrong length.
 
     Examples
     --------
@@ -247,4 +332,4 @@ def threshold_counts(y_true, y_score, subgroups) -> ThresholdCounts:
     >>> tc.at(0.5).member.tolist()  # a: TN, TP; b: FP, FN
     [[1.0, 0.0, 0.0, 1.0], [0.0, 1.0, 1.0, 0.0]]
     """
-    return ThresholdCounts.compute(y_true, y_score, subgroups)
+    return ThresholdCounts.compute(y_true, y_score, subgroups, sample_weight=sample_weight)

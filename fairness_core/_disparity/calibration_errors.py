@@ -62,10 +62,20 @@ def error_table_of(counts, *, min_per_group: int = 5, ci: Optional[float] = None
 
 
 def error_frame(counts, min_per_group: int) -> pd.DataFrame:
-    """Per-subgroup ECE, MCE and Brier score (no intervals) of a ``CalibrationCounts``."""
-    ece, mce, brier, note = _errors(counts.member, min_per_group)
+    """Per-subgroup ECE, MCE and Brier score (no intervals) of a ``CalibrationCounts``.
+
+    With sample weights the counts are sums of weights, ``size`` the effective sample size, and
+    `min_per_group` is compared with the effective size."""
     sizes = counts.sizes
     small, reasons = counts._small()
+    if _weighted(counts):
+        ece, mce, brier, note = _errors(counts.member, min_per_group, sizes)
+        mass, positive = counts.member[:, 0, :].sum(axis=1), counts.member[:, 2, :].sum(axis=1)
+        return pd.DataFrame({
+            "subgroup": counts.names, "size": sizes, "n_positive": positive, "n_negative": mass - positive,
+            "small": small, "small_reason": reasons, "ece": ece, "mce": mce, "brier_score": brier, "note": note,
+        })
+    ece, mce, brier, note = _errors(counts.member, min_per_group)
     return pd.DataFrame({
         "subgroup": counts.names, "size": sizes.astype(np.int64),
         "n_positive": counts.member[:, 2, :].sum(axis=1).astype(np.int64),
@@ -76,15 +86,23 @@ def error_frame(counts, min_per_group: int) -> pd.DataFrame:
 
 
 def ece_comparison(counts, min_per_group: int, distance_measure: str, reference: str, func: str) -> pd.DataFrame:
-    """The ECE comparison table (``compare``'s columns and ``small_reason``)."""
-    ece, _, _, note = _errors(counts.member, min_per_group)
-    rest_ece, _, _, rest_note = _errors(counts.background, min_per_group)
-    overall_ece = _errors(counts.overall[None], min_per_group)[0][0]
+    """The ECE comparison table (``compare``'s columns and ``small_reason``; effective sizes with weights)."""
     small, reasons = counts._small()
-    columns = comparison_columns(counts.names, counts.sizes.astype(np.int64), ece, rest_ece,
-                                 counts.background[:, 0, :].sum(axis=1).astype(np.int64), overall_ece,
-                                 int(counts.overall[0].sum()), small, distance_measure=distance_measure,
-                                 reference=reference, func=func, notes=note, rest_notes=rest_note)
+    if _weighted(counts):
+        ece, _, _, note = _errors(counts.member, min_per_group, counts.sizes)
+        rest_ece, _, _, rest_note = _errors(counts.background, min_per_group, counts.background_sizes)
+        overall_ece = _errors(counts.overall[None], min_per_group, np.array([counts.overall_size]))[0][0]
+        columns = comparison_columns(counts.names, counts.sizes, ece, rest_ece, counts.background_sizes,
+                                     overall_ece, counts.overall_size, small, distance_measure=distance_measure,
+                                     reference=reference, func=func, notes=note, rest_notes=rest_note)
+    else:
+        ece, _, _, note = _errors(counts.member, min_per_group)
+        rest_ece, _, _, rest_note = _errors(counts.background, min_per_group)
+        overall_ece = _errors(counts.overall[None], min_per_group)[0][0]
+        columns = comparison_columns(counts.names, counts.sizes.astype(np.int64), ece, rest_ece,
+                                     counts.background[:, 0, :].sum(axis=1).astype(np.int64), overall_ece,
+                                     int(counts.overall[0].sum()), small, distance_measure=distance_measure,
+                                     reference=reference, func=func, notes=note, rest_notes=rest_note)
     i, j = comparison_index(reference, counts.names)
     ref_reasons = np.full(len(i), "", dtype=object) if j is None else reasons[j]
     columns["small_reason"] = ["; ".join(p for p in (own, f"{ref}: {other}" if other else "") if p)
@@ -112,8 +130,10 @@ def calibration_disparity_of(counts, *, threshold: Optional[float] = None, min_p
     debias = bool(debias) and distance_measure == "diff"
     null = None
     if debias:
-        expected = [errors["ece_expected"].to_numpy()] + [expected_ece(x, min_per_group)
-                                                           for x in (counts.background, counts.overall)]
+        expected = [errors["ece_expected"].to_numpy()] + [
+            expected_ece(x, min_per_group, squares=sq) for x, sq in
+            ((counts.background, getattr(counts, "background_sq", None)),
+             (counts.overall, getattr(counts, "overall_sq", None)))]
         a0, b0 = compared_values(*expected, reference, counts.names)
         at = table.columns.get_loc("reference_value") + 1
         table.insert(at, "subgroup_expected", a0)
@@ -165,7 +185,8 @@ def calibration_disparity_of(counts, *, threshold: Optional[float] = None, min_p
     passes = None if verdict is None else {"pass": True, "fail": False}.get(verdict.status)
     return CalibrationDisparityResult(
         value=result.value, passes=passes, threshold=None if rule is None else rule.bound, n_bins=counts.n_bins,
-        strategy=counts.strategy, interpretation=_interpret(result, verdict, min_per_group, distance_measure, debias),
+        strategy=counts.strategy, interpretation=_interpret(result, verdict, min_per_group, distance_measure, debias,
+                                 weighted=_weighted(counts)),
         errors=errors, disparity=result, rule=rule, verdict=verdict, debiased=debias)
 
 
@@ -174,14 +195,19 @@ N_NULL = 1000   # label draws under perfect calibration (the null band of a corr
 
 def _with_expected(errors: pd.DataFrame, counts, min_per_group: int) -> pd.DataFrame:
     """`errors` with ``ece_expected`` (:func:`expected_ece`) and ``ece_debiased`` (ECE less it) after ``ece``."""
-    expected = expected_ece(counts.member, min_per_group)
+    expected = expected_ece(counts.member, min_per_group, squares=getattr(counts, "member_sq", None))
     errors = errors.copy()
     errors.insert(errors.columns.get_loc("ece") + 1, "ece_expected", expected)
     errors.insert(errors.columns.get_loc("ece") + 2, "ece_debiased", errors["ece"].to_numpy() - expected)
     return errors
 
 
-def expected_ece(stats: np.ndarray, min_per_group: int = 1) -> np.ndarray:
+def _weighted(counts) -> bool:
+    """Whether calibration counts hold sums of sample weights."""
+    return getattr(counts, "member_sq", None) is not None
+
+
+def expected_ece(stats: np.ndarray, min_per_group: int = 1, squares: Optional[np.ndarray] = None) -> np.ndarray:
     """The expected ECE under perfect calibration of calibration sums of shape (..., 4, n_bins) -> shape (...).
 
     E0[ECE] = Σ_b E|S_b - n_b p̄_b| / n, with S_b ~ Binomial(n_b, p̄_b) the positives of bin b when
@@ -195,6 +221,12 @@ def expected_ece(stats: np.ndarray, min_per_group: int = 1) -> np.ndarray:
     stats : ndarray of shape (..., 4, n_bins)
         Count, sum of y_prob, sum of y_true and sum of squared errors per bin (``CalibrationCounts``).
     min_per_group : int
+    squares : ndarray of shape (..., n_bins) or None
+        With sample weights (`stats` then holds weighted sums): the sums of squared weights per bin.
+        Each bin then counts as n_eff_b = (sum w)^2 / sum w^2 rows of equal weight (Kish), so its
+        expected gap is E|Bin(n_eff_b, p̄_b) - n_eff_b p̄_b| x (sum w / n_eff_b), with p̄_b the weighted mean
+        score, and `min_per_group` is compared with the effective size of all the rows. Unit weights give
+        the unweighted value.
 
     Returns
     -------
@@ -216,6 +248,8 @@ def expected_ece(stats: np.ndarray, min_per_group: int = 1) -> np.ndarray:
     from scipy.special import gammaln
 
     n_b, sum_p = stats[..., 0, :], stats[..., 1, :]
+    if squares is not None:
+        return _expected_weighted_ece(n_b, sum_p, np.asarray(squares, dtype=np.float64), min_per_group)
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         p = np.clip(np.where(n_b > 0, sum_p / np.where(n_b > 0, n_b, 1.0), 0.0), 0.0, 1.0)
         nu = np.floor(n_b * p) + 1
@@ -226,6 +260,34 @@ def expected_ece(stats: np.ndarray, min_per_group: int = 1) -> np.ndarray:
         n = n_b.sum(axis=-1)
         out = mad.sum(axis=-1) / n
     return np.where(n >= min_per_group, out, np.nan)
+
+
+def _expected_weighted_ece(mass: np.ndarray, sum_p: np.ndarray, squares: np.ndarray, min_per_group: int):
+    """:func:`expected_ece` of weighted sums: each bin as its effective number of equally weighted rows."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        n_eff = np.where(squares > 0, mass * mass / np.where(squares > 0, squares, 1.0), 0.0)
+        scale = np.where(n_eff > 0, mass / np.where(n_eff > 0, n_eff, 1.0), 0.0)
+        stats = np.stack([n_eff, sum_p / np.where(mass > 0, mass, 1.0) * n_eff,
+                          np.zeros_like(n_eff), np.zeros_like(n_eff)], axis=-2)
+        per_bin = _bin_mads(stats) * scale
+        total, total_sq = mass.sum(axis=-1), squares.sum(axis=-1)
+        size = np.where(total_sq > 0, total * total / np.where(total_sq > 0, total_sq, 1.0), 0.0)
+        out = per_bin.sum(axis=-1) / total
+    return np.where(size >= min_per_group, out, np.nan)
+
+
+def _bin_mads(stats: np.ndarray) -> np.ndarray:
+    """de Moivre's E|S_b - n_b p̄_b| of each bin of calibration sums (..., 4, n_bins) -> (..., n_bins)."""
+    from scipy.special import gammaln
+
+    n_b, sum_p = stats[..., 0, :], stats[..., 1, :]
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        p = np.clip(np.where(n_b > 0, sum_p / np.where(n_b > 0, n_b, 1.0), 0.0), 0.0, 1.0)
+        nu = np.floor(n_b * p) + 1
+        ok = (n_b > 0) & (p > 0) & (p < 1) & (nu <= n_b)
+        log_mad = (np.log(2.0) + np.log(nu) + gammaln(n_b + 1) - gammaln(nu + 1) - gammaln(n_b - nu + 1)
+                   + nu * np.log(p) + (n_b - nu + 1) * np.log1p(-p))
+        return np.where(ok, np.exp(np.where(ok, log_mad, 0.0)), 0.0)
 
 
 def _null_errors(counts, min_per_group: int, n_draws: int, rng) -> tuple:
@@ -364,10 +426,11 @@ def _with_error_intervals(table: pd.DataFrame, samples: np.ndarray, level: float
     return table
 
 
-def _error_values(stats: np.ndarray, min_per_group: int):
+def _error_values(stats: np.ndarray, min_per_group: int, sizes: Optional[np.ndarray] = None):
     """ECE, MCE and Brier score of stats of shape (..., 4, n_bins) -> three arrays of shape (...).
 
-    ECE and MCE are NaN below `min_per_group` rows, the Brier score only without rows.
+    ECE and MCE are NaN below `min_per_group` rows (below `min_per_group` effective rows when `sizes`, the
+    effective sample sizes of weighted sums, is given), the Brier score only without rows (or weight).
     """
     count, sum_p, sum_y, sum_sq = stats[..., 0, :], stats[..., 1, :], stats[..., 2, :], stats[..., 3, :]
     n = count.sum(axis=-1)
@@ -377,13 +440,18 @@ def _error_values(stats: np.ndarray, min_per_group: int):
         per_bin = np.where(count > 0, gap / np.where(count > 0, count, 1), -np.inf)
         mce = per_bin.max(axis=-1)
         brier = sum_sq.sum(axis=-1) / n
-    enough = n >= min_per_group
+    enough = (n if sizes is None else sizes) >= min_per_group
     return np.where(enough, ece, np.nan), np.where(enough, mce, np.nan), np.where(n > 0, brier, np.nan)
 
 
-def _errors(stats: np.ndarray, min_per_group: int):
-    """ECE, MCE, Brier and notes for stats of shape (k, 4, n_bins)."""
-    ece, mce, brier = _error_values(stats, min_per_group)
+def _errors(stats: np.ndarray, min_per_group: int, sizes: Optional[np.ndarray] = None):
+    """ECE, MCE, Brier and notes for stats of shape (k, 4, n_bins) (`sizes`: effective sizes of weighted sums)."""
+    ece, mce, brier = _error_values(stats, min_per_group, sizes)
+    if sizes is not None:
+        n = np.asarray(sizes, dtype=np.float64)
+        note = np.where(n >= min_per_group, "", np.where(n == 0, "no rows", f"fewer than min_per_group={min_per_group} "
+                                                          "effective rows")).astype(object)
+        return ece, mce, brier, note
     n = stats[:, 0].sum(axis=1)
     note = np.where(n >= min_per_group, "", np.where(n == 0, "no rows",
                                                      f"fewer than min_per_group={min_per_group} rows")).astype(object)
@@ -395,7 +463,7 @@ def _num3(x: float) -> str:
 
 
 def _interpret(result: DisparityResult, verdict: Optional[Verdict], min_per_group: int, distance: str,
-               debiased: bool = False) -> str:
+               debiased: bool = False, weighted: bool = False) -> str:
     if np.isnan(result.value):
         why = (f"no comparison has ECE defined on both sides (each side needs at least {min_per_group} rows)"
                if result.n_undefined or not result.n_small_excluded else
@@ -410,9 +478,13 @@ def _interpret(result: DisparityResult, verdict: Optional[Verdict], min_per_grou
     if result.reduction == "max" and result.worst is not None:
         row = result.table[(result.table["subgroup"] == result.worst[0])
                            & (result.table["reference"] == result.worst[1])].iloc[0]
+        if weighted:   # effective sample sizes
+            sizes = [f"{float(row[c]):,.1f} effective rows" for c in ("size", "reference_size")]
+        else:
+            sizes = [f"{int(row[c]):,} rows" for c in ("size", "reference_size")]
         head = (f"The largest {unit} is {_num3(result.value)}{interval}, between {row['subgroup']} (ECE "
-                f"{row['subgroup_value']:.3f}, {int(row['size']):,} rows) and {row['reference']} (ECE "
-                f"{row['reference_value']:.3f}, {int(row['reference_size']):,} rows).")
+                f"{row['subgroup_value']:.3f}, {sizes[0]}) and {row['reference']} (ECE "
+                f"{row['reference_value']:.3f}, {sizes[1]}).")
     else:
         head = f"The mean {unit} over {result.n_used} comparisons is {_num3(result.value)}{interval}."
     if verdict is None:

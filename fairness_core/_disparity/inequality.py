@@ -153,11 +153,21 @@ def theil_comparison(counts, reference: str = "rest", func: str = "theil_index")
     values, notes = mean_benefit(counts.member)
     rest, rest_notes = mean_benefit(counts.background)
     overall, _ = mean_benefit(counts.overall)
-    sizes = counts.sizes.astype(np.int64)
-    columns = comparison_columns(counts.names, sizes, values, rest, counts.background.sum(axis=1).astype(np.int64),
-                                 float(overall), int(counts.overall.sum()), counts.small, distance_measure="diff",
-                                 reference=reference, func=func, notes=notes, rest_notes=rest_notes)
-    two_sizes = np.column_stack([columns["size"], columns["reference_size"]]).astype(np.float64)
+    if getattr(counts, "weighted", False):
+        # Sizes shown are effective sample sizes; the index weighs each side by its sum of weights.
+        columns = comparison_columns(counts.names, counts.sizes, values, rest, counts.background_sizes,
+                                     float(overall), counts.overall_size, counts.small, distance_measure="diff",
+                                     reference=reference, func=func, notes=notes, rest_notes=rest_notes)
+        two_sizes = np.column_stack(compared_values(counts.member.sum(axis=1), counts.background.sum(axis=1),
+                                                    counts.overall.sum(), reference, counts.names)).astype(np.float64)
+        two_sizes = two_sizes.reshape(-1, 2)
+    else:
+        sizes = counts.sizes.astype(np.int64)
+        columns = comparison_columns(counts.names, sizes, values, rest,
+                                     counts.background.sum(axis=1).astype(np.int64), float(overall),
+                                     int(counts.overall.sum()), counts.small, distance_measure="diff",
+                                     reference=reference, func=func, notes=notes, rest_notes=rest_notes)
+        two_sizes = np.column_stack([columns["size"], columns["reference_size"]]).astype(np.float64)
     two_means = np.column_stack([columns["subgroup_value"], columns["reference_value"]]).astype(np.float64)
     theil = between_group_theil(two_sizes, two_means, axis=1) if len(two_sizes) else np.zeros(0)
     # A side without rows (its note says so) makes the comparison undefined, not a one-group 0.
@@ -273,10 +283,14 @@ def between_group_theil_of(counts, *, ci=None, n_boot: int = 1000, random_state=
 
     Raises ValueError (``OVERLAP_MESSAGE``) unless the subgroups are disjoint and cover every row.
     """
-    if not counts.disjoint or counts.member.sum() != counts.overall.sum():
+    weighted = getattr(counts, "weighted", False)
+    covered = (np.isclose(counts.member.sum(), counts.overall.sum(), rtol=1e-9, atol=0.0) if weighted
+               else counts.member.sum() == counts.overall.sum())   # sums of weights: equal up to rounding
+    if not counts.disjoint or not covered:
         raise ValueError(OVERLAP_MESSAGE.format(func=func))
     level, n_boot, rng = check_boot_options(ci, n_boot, random_state, func)
-    sizes = counts.sizes
+    # Each subgroup's share: its rows, or with sample weights its sum of weights.
+    sizes = counts.member.sum(axis=1) if weighted else counts.sizes
     value = float(between_group_theil(sizes, _means(counts.member)))
     if level is None:
         return value

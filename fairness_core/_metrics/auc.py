@@ -28,6 +28,7 @@ from .._stats.bootstrap import check_boot_options
 from .._stats.delong import auc_interval, interval_of, placement_variance
 from .._subgroups.subgroups import as_subgroups
 from .._stats.result import ValueResult
+from .._counts.weights import check_no_intervals, check_sample_weight
 
 NO_POSITIVES = "no positive examples"
 NO_NEGATIVES = "no negative examples"
@@ -79,9 +80,12 @@ class _Ranked:
         level[self.order] = self.sorted_level
         return level
 
-    def hist(self, mask: np.ndarray) -> np.ndarray:
-        """Rows of `mask` (boolean, shape (n_samples,)) per level, shape (n_levels,)."""
-        return np.bincount(self.level[mask], minlength=self.n_levels)
+    def hist(self, mask: np.ndarray, weights: np.ndarray | None = None) -> np.ndarray:
+        """Rows of `mask` (boolean, shape (n_samples,)) per level, shape (n_levels,); with `weights`
+        (shape (n_samples,)) the sums of their weights."""
+        if weights is None:
+            return np.bincount(self.level[mask], minlength=self.n_levels)
+        return np.bincount(self.level[mask], weights=weights[mask], minlength=self.n_levels)
 
 
 def _twice_u(pos: np.ndarray, neg: np.ndarray) -> np.ndarray:
@@ -89,6 +93,17 @@ def _twice_u(pos: np.ndarray, neg: np.ndarray) -> np.ndarray:
     pos = np.asarray(pos, dtype=np.int64)
     neg = np.asarray(neg, dtype=np.int64)
     return (pos * (2 * np.cumsum(neg, axis=-1) - neg)).sum(axis=-1)
+
+
+def _weighted_auc_from_hists(pos: np.ndarray, neg: np.ndarray) -> float:
+    """The weighted Mann-Whitney AUC of histograms of weights per level (shape (n_levels,)):
+    sum_t P[t] (2 N[< t] + N[t]) / (2 sum P sum N), NaN when a side weighs 0."""
+    pos = np.asarray(pos, dtype=np.float64)
+    neg = np.asarray(neg, dtype=np.float64)
+    n_pos, n_neg = float(pos.sum()), float(neg.sum())
+    if not (n_pos > 0 and n_neg > 0):
+        return float("nan")
+    return float((pos * (2.0 * np.cumsum(neg) - neg)).sum()) / (2.0 * n_pos * n_neg)
 
 
 def _auc_from_hists(pos: np.ndarray, neg: np.ndarray) -> float:
@@ -384,7 +399,7 @@ def _note(n_pos: int, n_neg: int) -> str:
     return ""
 
 
-def _prepare(y_true, y_score, member, background, func):
+def _prepare(y_true, y_score, member, background, func, sample_weight=None):
     y = as_binary(y_true, "y_true", func).astype(bool)
     s = as_scores(y_score, "y_score", func)
     check_length(s, len(y), "y_score", func)
@@ -392,10 +407,11 @@ def _prepare(y_true, y_score, member, background, func):
     check_length(m, len(y), "member", func)
     b = ~m if background is None else np.asarray(background, dtype=bool).reshape(-1)
     check_length(b, len(y), "background", func)
-    return y, _Ranked.of(s), m, b
+    w = check_sample_weight(sample_weight, len(y), func)
+    return y, _Ranked.of(s), m, b, w
 
 
-def subgroup_auc(y_true, y_score, member) -> float:
+def subgroup_auc(y_true, y_score, member, *, sample_weight=None) -> float:
     """ROC AUC on the subgroup's rows.
 
     Parameters
@@ -406,22 +422,30 @@ def subgroup_auc(y_true, y_score, member) -> float:
         Scores on any scale; higher means more likely positive.
     member : array-like of bool, shape (n_samples,)
         True for the subgroup's rows.
+    sample_weight : array-like of shape (n_samples,) or None, default=None
+        Finite weights >= 0: the weighted AUC (see :func:`bias_auc_table`), equal to
+        ``roc_auc_score(y_true[member], y_score[member], sample_weight=w[member])``.
 
     Returns
     -------
     float
-        The AUC, or NaN when the subgroup has no positives or no negatives.
+        The AUC, or NaN when the subgroup has no positives or no negatives (or they weigh 0).
+
+    Raises
+    ------
+    ValueError
+        For bad labels, scores, masks or weights (negative, NaN, infinite, wrong length).
 
     References
     ----------
     Borkan et al. (2019), "Nuanced Metrics for Measuring Unintended Bias with Real Data for Text
     Classification"; seed 000 (Jigsaw Unintended Bias in Toxicity Classification).
     """
-    y, ranked, m, _ = _prepare(y_true, y_score, member, None, "subgroup_auc")
-    return _auc_from_hists(ranked.hist(m & y), ranked.hist(m & ~y))
+    y, ranked, m, _, w = _prepare(y_true, y_score, member, None, "subgroup_auc", sample_weight)
+    return (_auc_from_hists if w is None else _weighted_auc_from_hists)(ranked.hist(m & y, w), ranked.hist(m & ~y, w))
 
 
-def bpsn_auc(y_true, y_score, member, background=None) -> float:
+def bpsn_auc(y_true, y_score, member, background=None, *, sample_weight=None) -> float:
     """BPSN AUC: ROC AUC on subgroup negatives together with background positives.
 
     A low value means the model scores the subgroup's negative examples higher than the
@@ -435,21 +459,28 @@ def bpsn_auc(y_true, y_score, member, background=None) -> float:
     member : array-like of bool, shape (n_samples,)
     background : array-like of bool, shape (n_samples,), default=None
         Rows validly outside the subgroup; defaults to ``~member``.
+    sample_weight : array-like of shape (n_samples,) or None, default=None
+        Finite weights >= 0: the weighted AUC of the same rows (see :func:`bias_auc_table`).
 
     Returns
     -------
     float
-        The AUC, or NaN when either side is empty.
+        The AUC, or NaN when either side is empty (or weighs 0).
+
+    Raises
+    ------
+    ValueError
+        For bad labels, scores, masks or weights (negative, NaN, infinite, wrong length).
 
     References
     ----------
     Borkan et al. (2019); seed 000.
     """
-    y, ranked, m, b = _prepare(y_true, y_score, member, background, "bpsn_auc")
-    return _auc_from_hists(ranked.hist(b & y), ranked.hist(m & ~y))
+    y, ranked, m, b, w = _prepare(y_true, y_score, member, background, "bpsn_auc", sample_weight)
+    return (_auc_from_hists if w is None else _weighted_auc_from_hists)(ranked.hist(b & y, w), ranked.hist(m & ~y, w))
 
 
-def bnsp_auc(y_true, y_score, member, background=None) -> float:
+def bnsp_auc(y_true, y_score, member, background=None, *, sample_weight=None) -> float:
     """BNSP AUC: ROC AUC on subgroup positives together with background negatives.
 
     A low value means the model scores the subgroup's positive examples lower than the
@@ -462,18 +493,25 @@ def bnsp_auc(y_true, y_score, member, background=None) -> float:
     member : array-like of bool, shape (n_samples,)
     background : array-like of bool, shape (n_samples,), default=None
         Rows validly outside the subgroup; defaults to ``~member``.
+    sample_weight : array-like of shape (n_samples,) or None, default=None
+        Finite weights >= 0: the weighted AUC of the same rows (see :func:`bias_auc_table`).
 
     Returns
     -------
     float
-        The AUC, or NaN when either side is empty.
+        The AUC, or NaN when either side is empty (or weighs 0).
+
+    Raises
+    ------
+    ValueError
+        For bad labels, scores, masks or weights (negative, NaN, infinite, wrong length).
 
     References
     ----------
     Borkan et al. (2019); seed 000.
     """
-    y, ranked, m, b = _prepare(y_true, y_score, member, background, "bnsp_auc")
-    return _auc_from_hists(ranked.hist(m & y), ranked.hist(b & ~y))
+    y, ranked, m, b, w = _prepare(y_true, y_score, member, background, "bnsp_auc", sample_weight)
+    return (_auc_from_hists if w is None else _weighted_auc_from_hists)(ranked.hist(m & y, w), ranked.hist(b & ~y, w))
 
 
 def power_mean(values, p: float) -> float:
@@ -512,7 +550,8 @@ def power_mean(values, p: float) -> float:
     return float(power_means(v, float(p)))
 
 
-def bias_auc_table(y_true, y_score, subgroups, *, ci=None, n_boot: int = 1000, random_state=0) -> pd.DataFrame:
+def bias_auc_table(y_true, y_score, subgroups, *, ci=None, n_boot: int = 1000, random_state=0,
+                   sample_weight=None) -> pd.DataFrame:
     """Per-subgroup AUC table: subgroup, BPSN and BNSP AUC, with the counts behind them.
 
     With `ci` a confidence level, every AUC gets DeLong's interval (:func:`auc_interval`): the
@@ -541,6 +580,13 @@ def bias_auc_table(y_true, y_score, subgroups, *, ci=None, n_boot: int = 1000, r
         200 patterns), replicates centred on the exact AUCs).
     random_state : int, numpy Generator or None, default=0
         Seed of the bootstrap.
+    sample_weight : array-like of shape (n_samples,) or None, default=None
+        Finite weights >= 0, one per row. Every AUC is then the weighted Mann-Whitney statistic
+        sum_{i pos, j neg} w_i w_j ([s_i > s_j] + [s_i = s_j] / 2) / (sum w_pos * sum w_neg) over
+        its rows (equal to ``sklearn.metrics.roc_auc_score(..., sample_weight=w)``), computed from
+        the weighted level histograms of :func:`auc_counts`; ``n_positive`` and the other counts
+        are sums of weights, ``size`` and ``small`` use Kish's effective sample size
+        (sum w)^2 / sum w^2 of the subgroup's rows. Not together with `ci`.
 
     Returns
     -------
@@ -558,8 +604,8 @@ def bias_auc_table(y_true, y_score, subgroups, *, ci=None, n_boot: int = 1000, r
     Raises
     ------
     ValueError
-        If `ci` is not None or a number strictly between 0 and 1 (``CI_MESSAGE``), and for bad
-        labels, scores or subgroups.
+        If `ci` is not None or a number strictly between 0 and 1 (``CI_MESSAGE``), for bad
+        labels, scores, subgroups or weights, and for `ci` together with `sample_weight`.
 
     References
     ----------
@@ -569,6 +615,17 @@ def bias_auc_table(y_true, y_score, subgroups, *, ci=None, n_boot: int = 1000, r
     """
     func = "bias_auc_table"
     level, n_boot, rng = check_boot_options(ci, n_boot, random_state, func)
+    if sample_weight is not None:
+        check_no_intervals(True, ci, func)
+        y = as_binary(y_true, "y_true", func).astype(np.int64)
+        s = as_scores(y_score, "y_score", func)
+        check_length(s, len(y), "y_score", func)
+        w = check_sample_weight(sample_weight, len(y), func)
+        groups = as_subgroups(subgroups, len(y), func)
+        levels, level = np.unique(s, return_inverse=True)
+        (m, b, o), (m_sq, _, _) = weighted_level_tables(groups, y, level.reshape(-1), len(levels), w)
+        table, _ = weighted_auc_table(list(groups.names), m, b, m_sq, o, groups.min_size)
+        return table
     y = as_binary(y_true, "y_true", func).astype(bool)
     s = as_scores(y_score, "y_score", func)
     check_length(s, len(y), "y_score", func)
@@ -599,7 +656,75 @@ def bias_auc_table(y_true, y_score, subgroups, *, ci=None, n_boot: int = 1000, r
     return table
 
 
-def auc_frame(names: list, n: np.ndarray, aucs: np.ndarray, min_size: int, interval=None) -> pd.DataFrame:
+def weighted_level_tables(groups, y: np.ndarray, level: np.ndarray, n_levels: int, w: np.ndarray):
+    """The weighted level histograms of every subgroup, its background and all rows.
+
+    Sums of `w` and of ``w ** 2`` per (membership pattern, label, level), one bincount of each over the keys
+    that occur, then one sparse product with the pattern masks.
+
+    Returns
+    -------
+    (member, background, overall), (member_sq, background_sq, overall_sq)
+        ``member``/``background``: scipy.sparse.csr_matrix of float, shape (n_subgroups, 2 * n_levels) (the
+        negatives' levels, then the positives', as ``AucCounts``); ``overall``: ndarray (2, n_levels); the
+        second triple holds the sums of squared weights in the same layout.
+    """
+    from scipy import sparse
+
+    codes, member, background = groups.patterns
+    keys, inverse = np.unique((codes.astype(np.int64) * 2 + y) * n_levels + level, return_inverse=True)
+    inverse = inverse.reshape(-1)
+    pattern, cell = np.divmod(keys, 2 * n_levels)
+    to_sparse = lambda masks: sparse.csr_matrix(masks.T.astype(np.float64))  # noqa: E731 (subgroups x patterns)
+    tables = []
+    for values in (w, w * w):
+        sums = np.bincount(inverse, weights=values, minlength=len(keys))
+        atoms = sparse.csr_matrix((sums, (pattern, cell)), shape=(member.shape[0], 2 * n_levels))
+        tables.append(((to_sparse(member) @ atoms).tocsr(), (to_sparse(background) @ atoms).tocsr(),
+                       np.asarray(atoms.sum(axis=0)).reshape(2, n_levels).astype(np.float64)))
+    return tables[0], tables[1]
+
+
+def weighted_auc_table(names: list, member, background, member_sq, overall: np.ndarray, min_size: int):
+    """The AUC table of weighted level histograms (as :func:`weighted_level_tables` returns them).
+
+    Each subgroup's, BPSN and BNSP AUC is the weighted Mann-Whitney statistic of its histograms
+    (:func:`_weighted_auc_from_hists`); the counts are sums of weights and ``size`` / ``small`` the effective
+    sample size (sum w)^2 / sum w^2 of the subgroup's rows.
+
+    Returns
+    -------
+    table : DataFrame
+        The columns of :func:`bias_auc_table`; ``attrs``: ``overall_auc``, ``n_positive``, ``n_negative``
+        (sums of weights) and ``ci`` (None).
+    pos, neg : ndarray of float, shape (k * 3, n_levels)
+        The positives' and negatives' histograms of each subgroup's subgroup, BPSN and BNSP AUC.
+    """
+    from .._counts.weights import effective_size
+
+    k, n_levels = len(names), overall.shape[1]
+    pos = np.zeros((k, 3, n_levels))
+    neg = np.zeros_like(pos)
+    for j in range(k):   # subgroups, not rows
+        m = member.getrow(j).toarray().reshape(2, n_levels)
+        b = background.getrow(j).toarray().reshape(2, n_levels)
+        pos[j] = m[1], b[1], m[1]   # subgroup, BPSN, BNSP: whose positives ...
+        neg[j] = m[0], m[0], b[0]   # ... against whose negatives
+    n = np.column_stack([pos[:, 0].sum(axis=1), neg[:, 0].sum(axis=1), pos[:, 1].sum(axis=1),
+                         neg[:, 2].sum(axis=1)]) if k else np.zeros((0, 4))
+    flat_pos, flat_neg = pos.reshape(-1, n_levels), neg.reshape(-1, n_levels)
+    aucs = np.array([_weighted_auc_from_hists(p, q) for p, q in zip(flat_pos, flat_neg)]).reshape(k, 3)
+    sizes = effective_size(np.asarray(member.sum(axis=1)).reshape(-1), np.asarray(member_sq.sum(axis=1)).reshape(-1))
+    table = auc_frame(list(names), n, aucs, min_size, None, sizes=sizes)
+    neg_all, pos_all = overall
+    table.attrs["overall_auc"] = _weighted_auc_from_hists(pos_all, neg_all)
+    table.attrs["n_positive"], table.attrs["n_negative"] = float(pos_all.sum()), float(neg_all.sum())
+    table.attrs["ci"] = None
+    return table, (flat_pos, flat_neg)
+
+
+def auc_frame(names: list, n: np.ndarray, aucs: np.ndarray, min_size: int, interval=None,
+              sizes: np.ndarray | None = None) -> pd.DataFrame:
     """The per-subgroup AUC table from its counts and AUCs: the one place its columns and notes are written.
 
     Parameters
@@ -613,13 +738,16 @@ def auc_frame(names: list, n: np.ndarray, aucs: np.ndarray, min_size: int, inter
         Subgroups with fewer rows are flagged small.
     interval : (low, high, why) of arrays of shape (k, 3), or None
         Bounds and notes of :func:`interval_of`; None adds no interval columns.
+    sizes : ndarray of float, shape (k,), or None
+        With sample weights: each subgroup's effective sample size, which ``size`` and ``small``
+        then report (and `n` holds sums of weights); None: ``size`` is n_positive + n_negative.
 
     Returns
     -------
     DataFrame
         The columns of :func:`bias_auc_table` (without its ``attrs``).
     """
-    n = np.asarray(n, dtype=np.int64).reshape(-1, 4)
+    n = np.asarray(n, dtype=np.int64 if sizes is None else np.float64).reshape(-1, 4)
     n_sp, n_sn, n_bp, n_bn = n.T
     notes = [[] for _ in names]
     for j in range(len(notes)):
@@ -633,12 +761,12 @@ def auc_frame(names: list, n: np.ndarray, aucs: np.ndarray, min_size: int, inter
                                                        else "no background negatives"))
     columns = {
         "subgroup": list(names),
-        "size": n_sp + n_sn,
+        "size": n_sp + n_sn if sizes is None else np.asarray(sizes, dtype=np.float64),
         "n_positive": n_sp,
         "n_negative": n_sn,
         "n_background_positive": n_bp,
         "n_background_negative": n_bn,
-        "small": n_sp + n_sn < min_size,
+        "small": (n_sp + n_sn if sizes is None else np.asarray(sizes, dtype=np.float64)) < min_size,
     }
     estimates = list(AUC_COLUMNS)
     if interval is None:
@@ -773,7 +901,8 @@ def summarize_bias_auc(table: pd.DataFrame, *, p: float = -5.0, overall_weight: 
 
 
 def bias_auc_score(y_true, y_score, subgroups, *, p: float = -5.0, overall_weight: float = 0.25,
-                   include_small: bool = False, ci=None, n_boot: int = 1000, random_state=0) -> BiasAucResult:
+                   include_small: bool = False, ci=None, n_boot: int = 1000, random_state=0,
+                   sample_weight=None) -> BiasAucResult:
     """Bias AUC score of seed 000: overall AUC blended with power means of per-subgroup AUCs.
 
     score = w * AUC_overall + (1 - w) * (M_p(subgroup AUCs) + M_p(BPSN AUCs) + M_p(BNSP AUCs)) / 3
@@ -796,6 +925,9 @@ def bias_auc_score(y_true, y_score, subgroups, *, p: float = -5.0, overall_weigh
     ci, n_boot, random_state
         Intervals: DeLong for each AUC, a stratified bootstrap for the power means and the score
         (see :func:`bias_auc_table`).
+    sample_weight : array-like of shape (n_samples,) or None, default=None
+        Finite weights >= 0: weighted AUCs and effective sample sizes as in :func:`bias_auc_table`
+        (the power means and the blend are unchanged). Not together with `ci`.
 
     Returns
     -------
@@ -806,5 +938,6 @@ def bias_auc_score(y_true, y_score, subgroups, *, p: float = -5.0, overall_weigh
     ----------
     Borkan et al. (2019); Jigsaw Unintended Bias in Toxicity Classification (2019); seed 000.
     """
-    table = bias_auc_table(y_true, y_score, subgroups, ci=ci, n_boot=n_boot, random_state=random_state)
+    table = bias_auc_table(y_true, y_score, subgroups, ci=ci, n_boot=n_boot, random_state=random_state,
+                           sample_weight=sample_weight)
     return summarize_bias_auc(table, p=p, overall_weight=overall_weight, include_small=include_small)

@@ -1,3 +1,4 @@
+# More than 500 lines: one concept (the level histograms of the AUC family and what is read off them), unweighted and weighted.
 """AucCounts: negatives and positives per score level of every subgroup, its background and all rows.
 
 The AUC family (subgroup, BPSN, BNSP and the overall AUC) is a function of these histograms alone:
@@ -27,7 +28,9 @@ from typing import Optional, Union
 import numpy as np
 import pandas as pd
 
-from .auc import BiasAucResult, _auc_from_hists, auc_frame, summarize_bias_auc
+from .auc import (BiasAucResult, _auc_from_hists, auc_frame, summarize_bias_auc, weighted_auc_table,
+                  weighted_level_tables)
+from .._counts.weights import check_no_intervals, check_sample_weight
 from .._stats.auc_bootstrap import AUC_COLUMNS, level_atoms, replicates_of
 from .._stats.bootstrap import check_boot_options
 from .._data.checks import as_binary, as_scores, check_int, check_length
@@ -107,7 +110,13 @@ class AucCounts:
         label), with the patterns' subgroup masks, and the number of level groups (adjacent levels
         merged into at most 256 groups of about equal rows, 64 above 200 patterns,
         ``_stats.auc_bootstrap.level_atoms``). Set by
-        :func:`auc_counts` and by an engine asked for intervals; None: no bootstrap intervals.
+        :func:`auc_counts` and by an engine asked for intervals; None: no bootstrap intervals (and
+        None with sample weights).
+    member_sq, background_sq : scipy.sparse.csr_matrix of float, shape (n_subgroups, 2 * n_levels), or None
+        With sample weights (`member`, `background` and `overall` then hold sums of weights, as
+        floats): the sums of squared weights in the same layout, behind the effective sample sizes.
+    overall_sq : ndarray of float, shape (2, n_levels), or None
+        The same over all rows.
     """
 
     names: list
@@ -119,6 +128,20 @@ class AucCounts:
     min_size: int = 30
     disjoint: bool = False
     patterns: Optional[tuple] = field(default=None, repr=False)
+    member_sq: object = field(default=None, repr=False)
+    background_sq: object = field(default=None, repr=False)
+    overall_sq: Optional[np.ndarray] = field(default=None, repr=False)
+
+    @classmethod
+    def compute(cls, y_true, y_score, subgroups, *, bins: Union[int, str] = "exact", sample_weight=None,
+                func: str = "auc_counts") -> "AucCounts":
+        """Count the rows (or sum their weights) per level; see :func:`auc_counts`."""
+        return _auc_counts(y_true, y_score, subgroups, bins=bins, sample_weight=sample_weight, func=func)
+
+    @property
+    def weighted(self) -> bool:
+        """True when the histograms are sums of sample weights."""
+        return self.member_sq is not None
 
     @property
     def exact(self) -> bool:
@@ -166,6 +189,9 @@ class AucCounts:
             `random_state` is not a seed.
         """
         level, n_boot, rng = check_boot_options(ci, n_boot, random_state, "AucCounts.table")
+        check_no_intervals(self.weighted, ci, "AucCounts.table")
+        if self.weighted:
+            return self._weighted_table()
         k = len(self.names)
         pos = np.zeros((k, 3, len(self.levels)), dtype=np.int64)
         neg = np.zeros_like(pos)
@@ -203,6 +229,23 @@ class AucCounts:
             if self.patterns is not None:
                 table.attrs["replicates"] = replicates_of(*self.patterns, aucs, table.attrs["overall_auc"],
                                                           n_boot=n_boot, rng=rng)
+        return table
+
+    def _weighted_table(self) -> pd.DataFrame:
+        """:meth:`table` of weighted histograms: weighted AUCs, effective sizes, the binning bounds (no intervals)."""
+        table, (flat_pos, flat_neg) = weighted_auc_table(list(self.names), self.member, self.background,
+                                                         self.member_sq, self.overall, self.min_size)
+        k = len(self.names)
+        aucs = table[list(AUC_COLUMNS)].to_numpy(dtype=np.float64).reshape(k, 3)
+        bound = _binning_bound(flat_pos, flat_neg, self.exact).reshape(k, 3)
+        for i, column in enumerate(AUC_COLUMNS):
+            table[f"{column}_max_binning_error"] = np.where(np.isnan(aucs[:, i]), np.nan, bound[:, i])
+        if not self.exact:
+            table["note"] = [BOUND_NOTE if not note else f"{note}; {BOUND_NOTE}" for note in table["note"]]
+        neg_all, pos_all = self.overall
+        table.attrs["overall_auc_max_binning_error"] = float(_binning_bound(pos_all[None], neg_all[None],
+                                                                           self.exact)[0])
+        table.attrs["exact"] = self.exact
         return table
 
     def summarize(self, *, p: float = -5.0, overall_weight: float = 0.25, include_small: bool = False,
@@ -250,10 +293,13 @@ class AucCounts:
         first = np.searchsorted(self.edges, t, side="left")   # an edge i > 0 starts bin i
         return np.where(t > self.edges[-1], len(self.levels), np.minimum(first, len(self.levels)))
 
-    def _split(self, first: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    def _split(self, first: np.ndarray, squares: bool = False) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(member, background, overall) confusion cells TN, FP, FN, TP with levels >= `first` predicted
-        positive: shapes (T, k, 4), (T, k, 4), (T, 4), from cumulative sums of each row's sparse counts."""
+        positive: shapes (T, k, 4), (T, k, 4), (T, 4), from cumulative sums of each row's sparse counts
+        (of the squared weights with `squares`)."""
         n = len(self.levels)
+        member, background, overall_counts = ((self.member_sq, self.background_sq, self.overall_sq) if squares
+                                              else (self.member, self.background, self.overall))
 
         def cells(below_neg, total_neg, below_pos, total_pos):
             return np.stack([below_neg, total_neg - below_neg, below_pos, total_pos - below_pos], axis=-1)
@@ -273,9 +319,16 @@ class AucCounts:
                 out[:, g, :] = cells(*sides)
             return out
 
-        cumulative = np.concatenate([np.zeros((2, 1)), np.cumsum(self.overall, axis=1, dtype=np.float64)], axis=1)
+        cumulative = np.concatenate([np.zeros((2, 1)), np.cumsum(overall_counts, axis=1, dtype=np.float64)], axis=1)
         overall = cells(cumulative[0, first], cumulative[0, -1], cumulative[1, first], cumulative[1, -1])
-        return of(self.member), of(self.background), overall
+        return of(member), of(background), overall
+
+    def _squares(self, first: np.ndarray) -> dict:
+        """With sample weights, the ``member_sq, background_sq, overall_sq`` of the ConfusionCounts at `first`."""
+        if not self.weighted:
+            return {}
+        member_sq, background_sq, overall_sq = self._split(first, squares=True)
+        return dict(member_sq=member_sq, background_sq=background_sq, overall_sq=overall_sq)
 
     def confusion_at(self, threshold: float):
         """The :class:`ConfusionCounts` of ``score >= threshold``, read off the level counts.
@@ -296,9 +349,11 @@ class AucCounts:
         """
         from .._counts.confusion import ConfusionCounts
 
-        member, background, overall = self._split(self._first([threshold], "AucCounts.confusion_at"))
+        first = self._first([threshold], "AucCounts.confusion_at")
+        member, background, overall = self._split(first)
+        squares = {key: value[0] for key, value in self._squares(first).items()}
         return ConfusionCounts(list(self.names), member[0], background[0], overall[0], self.min_size,
-                               disjoint=self.disjoint)
+                               disjoint=self.disjoint, **squares)
 
     at = confusion_at
 
@@ -327,6 +382,14 @@ class AucCounts:
         member, background, overall = self._split(self._first(t, "AucCounts.counts_at"))
         return t, member, background, overall
 
+    def squares_at(self, thresholds) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """With sample weights, the sums of squared weights of :meth:`counts_at`'s cells at each threshold
+        (as ``ThresholdCounts.squares_at``); ValueError for unweighted counts."""
+        if not self.weighted:
+            raise ValueError("AucCounts.squares_at: these counts have no sample weights; "
+                             "the sums of squared weights are the counts themselves (counts_at).")
+        return self._split(self._first(thresholds, "AucCounts.squares_at"), squares=True)
+
     def at_each(self, thresholds):
         """The confusion counts when each subgroup's rows are predicted at their own threshold, as
         ``ThresholdCounts.at_each`` (disjoint subgroups that cover every row; no bootstrap atoms).
@@ -340,12 +403,18 @@ class AucCounts:
         from .._counts.thresholds import subgroup_thresholds
 
         values = subgroup_thresholds(list(self.names), self.disjoint, thresholds, "AucCounts.at_each")
-        member, _, _ = self._split(self._first(values, "AucCounts.at_each"))
+        first = self._first(values, "AucCounts.at_each")
+        member, _, _ = self._split(first)
         k = len(self.names)
         member = member[np.arange(k), np.arange(k)]   # subgroup g at its own threshold g
         overall = member.sum(axis=0)
+        squares = {}
+        if self.weighted:
+            member_sq = self._split(first, squares=True)[0][np.arange(k), np.arange(k)]
+            overall_sq = member_sq.sum(axis=0)
+            squares = dict(member_sq=member_sq, background_sq=overall_sq[None, :] - member_sq, overall_sq=overall_sq)
         return ConfusionCounts(list(self.names), member, overall[None, :] - member, overall, self.min_size,
-                               disjoint=True)
+                               disjoint=True, **squares)
 
 
 def _binning_bound(pos: np.ndarray, neg: np.ndarray, exact: bool) -> np.ndarray:
@@ -357,7 +426,7 @@ def _binning_bound(pos: np.ndarray, neg: np.ndarray, exact: bool) -> np.ndarray:
         return 0.5 * (pos.astype(np.float64) * neg).sum(axis=1) / (n_pos * n_neg)
 
 
-def auc_counts(y_true, y_score, subgroups, *, bins: Union[int, str] = "exact") -> AucCounts:
+def auc_counts(y_true, y_score, subgroups, *, bins: Union[int, str] = "exact", sample_weight=None) -> AucCounts:
     """Count negatives and positives per score level for every subgroup, its background and all rows.
 
     Parameters
@@ -372,6 +441,13 @@ def auc_counts(y_true, y_score, subgroups, *, bins: Union[int, str] = "exact") -
         B equal bins between the smallest and the largest score (:func:`score_bin`, the same bins
         ``fairness_core.engines`` computes in SQL), with ``max_binning_error`` bounding each AUC's
         error.
+    sample_weight : array-like of shape (n_samples,) or None, default=None
+        Finite weights >= 0, one per row. The histograms then hold the sums of the weights per
+        level (and ``member_sq``, ``background_sq``, ``overall_sq`` the sums of squared weights),
+        so each AUC is the weighted Mann-Whitney statistic
+        sum_t P_w[t] (N_w[< t] + N_w[t] / 2) / (sum P_w sum N_w), equal to
+        ``sklearn.metrics.roc_auc_score(..., sample_weight=w)``, and sizes are Kish's effective
+        sample sizes (sum w)^2 / sum w^2. No bootstrap ``patterns`` (no intervals with weights).
 
     Returns
     -------
@@ -380,7 +456,7 @@ def auc_counts(y_true, y_score, subgroups, *, bins: Union[int, str] = "exact") -
     Raises
     ------
     ValueError
-        For bad labels, scores, subgroups or `bins`.
+        For bad labels, scores, subgroups, `bins` or weights (negative, NaN, infinite, wrong length).
 
     Notes
     -----
@@ -392,12 +468,17 @@ def auc_counts(y_true, y_score, subgroups, *, bins: Union[int, str] = "exact") -
     Borkan et al. (2019); seed 000. The binning bound: a pair in one bin is counted as a tie (1/2)
     whatever its true order, so the error is at most half the share of such pairs.
     """
-    func = "auc_counts"
+    return _auc_counts(y_true, y_score, subgroups, bins=bins, sample_weight=sample_weight, func="auc_counts")
+
+
+def _auc_counts(y_true, y_score, subgroups, *, bins, sample_weight, func: str) -> AucCounts:
+    """:func:`auc_counts`, naming `func` in its errors."""
     from scipy import sparse
 
     y = as_binary(y_true, "y_true", func).astype(np.int64)
     s = as_scores(y_score, "y_score", func)
     check_length(s, len(y), "y_score", func)
+    w = check_sample_weight(sample_weight, len(y), func)
     groups = as_subgroups(subgroups, len(y), func)
     if isinstance(bins, str) and bins == "exact":
         levels, level = np.unique(s, return_inverse=True)
@@ -411,6 +492,8 @@ def auc_counts(y_true, y_score, subgroups, *, bins: Union[int, str] = "exact") -
         levels, level = edges[:-1], score_bin(s, low, step, n_bins)
     n_levels = len(levels)
     codes, member, background = groups.patterns
+    if w is not None:
+        return _weighted_auc_counts(groups, y, level.reshape(-1), levels, edges, w)
     keys, counts = np.unique((codes.astype(np.int64) * 2 + y) * n_levels + level.reshape(-1), return_counts=True)
     pattern, cell = np.divmod(keys, 2 * n_levels)
     atoms = sparse.csr_matrix((counts.astype(np.int64), (pattern, cell)), shape=(member.shape[0], 2 * n_levels))
@@ -419,3 +502,10 @@ def auc_counts(y_true, y_score, subgroups, *, bins: Union[int, str] = "exact") -
     return AucCounts(list(groups.names), levels, edges, (to_sparse(member) @ atoms).tocsr(),
                      (to_sparse(background) @ atoms).tocsr(), overall, groups.min_size,
                      disjoint=groups.codes is not None, patterns=level_atoms(atoms, member, background))
+
+
+def _weighted_auc_counts(groups, y: np.ndarray, level: np.ndarray, levels: np.ndarray, edges, w: np.ndarray) -> AucCounts:
+    """The weighted level histograms (:func:`fairness_core._metrics.auc.weighted_level_tables`) as AucCounts."""
+    (m, b, o), (m_sq, b_sq, o_sq) = weighted_level_tables(groups, y, level, len(levels), w)
+    return AucCounts(list(groups.names), levels, edges, m, b, o, groups.min_size, disjoint=groups.codes is not None,
+                     patterns=None, member_sq=m_sq, background_sq=b_sq, overall_sq=o_sq)

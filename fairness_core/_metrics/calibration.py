@@ -29,11 +29,12 @@ from .._data.checks import as_binary
 from .._counts.binning import SUB_BINS, Strategy
 from .._counts.calibration import (CALIBRATION_NO_ATOMS_MESSAGE as NO_ATOMS_MESSAGE, CalibrationAtoms,
     CalibrationCounts, calibration_counts)
+from .._counts.weights import check_no_intervals
 from .._stats.intervals import check_ci
 
 
 def reliability_diagram(y_true, y_prob, subgroups, *, n_bins: int = 10, strategy: Strategy = "uniform",
-                        ci: Optional[float] = None) -> pd.DataFrame:
+                        ci: Optional[float] = None, sample_weight=None) -> pd.DataFrame:
     """Reliability-diagram data per subgroup and bin.
 
     Bins are [low, high) except the last, which is closed, so a score of exactly 1.0 is counted.
@@ -59,18 +60,24 @@ def reliability_diagram(y_true, y_prob, subgroups, *, n_bins: int = 10, strategy
     ci : float in (0, 1) or None, default=None
         Confidence level of the Wilson interval of ``fraction_positive``, e.g. 0.95; None adds no
         interval columns.
+    sample_weight : array-like of shape (n_samples,) or None, default=None
+        Finite weights >= 0, one per row: every bin sum is weighted (the bin's mass sum w, the
+        weighted mean score and weighted share of positives), sizes and small flags use Kish's
+        effective sample size (see :func:`calibration_counts`). Not together with `ci`.
 
     Returns
     -------
     DataFrame with n_subgroups * n_bins rows and columns ``subgroup, bin, bin_lower, bin_upper,
     count, mean_predicted, fraction_positive``; with `ci`, also ``fraction_positive_ci_low,
-    fraction_positive_ci_high`` (NaN for an empty bin), and the level in ``attrs["ci"]``.
+    fraction_positive_ci_high`` (NaN for an empty bin), and the level in ``attrs["ci"]``. With
+    `sample_weight`, ``count`` is the bin's sum of weights, ``mean_predicted`` = sum w p / sum w and
+    ``fraction_positive`` = sum w y / sum w.
 
     Raises
     ------
     ValueError
-        If a score is outside [0, 1], an option is invalid, or `ci` is not None or a level
-        strictly between 0 and 1 (``CI_MESSAGE``).
+        If a score is outside [0, 1], an option is invalid, `ci` is not None or a level
+        strictly between 0 and 1 (``CI_MESSAGE``), a weight is bad, or `ci` comes with weights.
 
     References
     ----------
@@ -92,13 +99,15 @@ def reliability_diagram(y_true, y_prob, subgroups, *, n_bins: int = 10, strategy
     0.2065
     """
     level = check_ci(ci, "reliability_diagram")
+    check_no_intervals(sample_weight is not None, level, "reliability_diagram")
     return CalibrationCounts.compute(y_true, y_prob, subgroups, n_bins=n_bins, strategy=strategy,
+                                     sample_weight=sample_weight,
                                      func="reliability_diagram").reliability_table(ci=level)
 
 
 def calibration_errors(y_true, y_prob, subgroups, *, n_bins: int = 10, strategy: Strategy = "uniform",
                        min_per_group: int = 5, ci: Optional[float] = None, n_boot: int = 1000,
-                       random_state=0) -> pd.DataFrame:
+                       random_state=0, sample_weight=None) -> pd.DataFrame:
     """Per-subgroup expected and maximum calibration error and Brier score, with optional intervals.
 
     ECE = sum_b (n_b / n) * |fraction_positive_b - mean_predicted_b|; MCE = the largest such gap
@@ -120,6 +129,13 @@ def calibration_errors(y_true, y_prob, subgroups, *, n_bins: int = 10, strategy:
         Bootstrap replicates.
     random_state : int, numpy Generator or None, default=0
         Seed of the bootstrap: the same seed gives the same intervals.
+    sample_weight : array-like of shape (n_samples,) or None, default=None
+        Finite weights >= 0, one per row: every bin sum is weighted (the bin's mass sum w, the
+        weighted mean score and weighted share of positives), sizes and small flags use Kish's
+        effective sample size (see :func:`calibration_counts`). Not together with `ci`.
+        Then ECE = sum_b |sum w y - sum w p| / sum w (bins weighted by their mass), MCE the
+        largest weighted gap, Brier = sum w (p - y)^2 / sum w (``sklearn.metrics.brier_score_loss``
+        with ``sample_weight``); `min_per_group` is compared with the effective size.
 
     Returns
     -------
@@ -137,12 +153,14 @@ def calibration_errors(y_true, y_prob, subgroups, *, n_bins: int = 10, strategy:
     Naeini et al. (2015); Guo et al. (2017); Brier (1950); Efron & Tibshirani (1993), *An
     Introduction to the Bootstrap* (percentile intervals).
     """
+    check_no_intervals(sample_weight is not None, ci, "calibration_errors")
     return CalibrationCounts.compute(y_true, y_prob, subgroups, n_bins=n_bins, strategy=strategy,
-                                     func="calibration_errors").error_table(
+                                     sample_weight=sample_weight, func="calibration_errors").error_table(
         min_per_group=min_per_group, ci=ci, n_boot=n_boot, random_state=random_state)
 
 
-def expected_calibration_error(y_true, y_prob, *, n_bins: int = 10, strategy: Strategy = "uniform") -> float:
+def expected_calibration_error(y_true, y_prob, *, n_bins: int = 10, strategy: Strategy = "uniform",
+                               sample_weight=None) -> float:
     """Expected calibration error ECE = sum_b (n_b / n) * |fraction_positive_b - mean_predicted_b|.
 
     Parameters
@@ -153,11 +171,19 @@ def expected_calibration_error(y_true, y_prob, *, n_bins: int = 10, strategy: St
         Predicted probabilities in [0, 1].
     n_bins : int >= 1, default=10
     strategy : {'uniform', 'quantile'}, default='uniform'
+    sample_weight : array-like of shape (n_samples,) or None, default=None
+        Finite weights >= 0: ECE = sum_b |sum_{i in b} w_i (y_i - p_i)| / sum w, each bin weighed by
+        its mass.
 
     Returns
     -------
     float
-        In [0, 1]; 0 is perfect calibration. NaN for no rows.
+        In [0, 1]; 0 is perfect calibration. NaN for no rows (or weights summing to 0).
+
+    Raises
+    ------
+    ValueError
+        For bad labels, scores, options or weights.
 
     References
     ----------
@@ -170,22 +196,35 @@ def expected_calibration_error(y_true, y_prob, *, n_bins: int = 10, strategy: St
     """
     y = as_binary(y_true, "y_true", "expected_calibration_error")
     counts = CalibrationCounts.compute(y, y_prob, np.zeros(len(y)), n_bins=n_bins, strategy=strategy,
-                                       func="expected_calibration_error")
-    return float(_errors(counts.overall[None], 1)[0][0])
+                                       sample_weight=sample_weight, func="expected_calibration_error")
+    return float(_errors(counts.overall[None], 1, _overall_size(counts))[0][0])
 
 
-def maximum_calibration_error(y_true, y_prob, *, n_bins: int = 10, strategy: Strategy = "uniform") -> float:
+def _overall_size(counts):
+    """The effective size of all rows, as `_errors` takes it, with weights; None without."""
+    return np.array([counts.overall_size]) if counts.weighted else None
+
+
+def maximum_calibration_error(y_true, y_prob, *, n_bins: int = 10, strategy: Strategy = "uniform",
+                              sample_weight=None) -> float:
     """Maximum calibration error MCE = max over non-empty bins of |fraction_positive_b - mean_predicted_b|.
 
     Parameters
     ----------
     y_true, y_prob, n_bins, strategy
         As in :func:`expected_calibration_error`.
+    sample_weight : array-like of shape (n_samples,) or None, default=None
+        Finite weights >= 0: each bin's gap is |sum w y - sum w p| / sum w.
 
     Returns
     -------
     float
-        In [0, 1]; NaN for no rows.
+        In [0, 1]; NaN for no rows (or weights summing to 0).
+
+    Raises
+    ------
+    ValueError
+        For bad labels, scores, options or weights.
 
     References
     ----------
@@ -193,15 +232,15 @@ def maximum_calibration_error(y_true, y_prob, *, n_bins: int = 10, strategy: Str
     """
     y = as_binary(y_true, "y_true", "maximum_calibration_error")
     counts = CalibrationCounts.compute(y, y_prob, np.zeros(len(y)), n_bins=n_bins, strategy=strategy,
-                                       func="maximum_calibration_error")
-    return float(_errors(counts.overall[None], 1)[1][0])
+                                       sample_weight=sample_weight, func="maximum_calibration_error")
+    return float(_errors(counts.overall[None], 1, _overall_size(counts))[1][0])
 
 
 def calibration_disparity(y_true, y_prob, subgroups, *, n_bins: int = 10, strategy: Strategy = "uniform",
                           threshold: Optional[float] = None, min_per_group: int = 5, distance_measure: str = "diff",
                           reduction: Optional[str] = "max", reference: str = "rest", include_small: bool = False,
                           ci: Optional[float] = None, n_boot: int = 1000, random_state=0,
-                          adjust: Optional[str] = None, debias: bool = True):
+                          adjust: Optional[str] = None, debias: bool = True, sample_weight=None):
     """Disparity of the expected calibration error between subgroups, with its policy verdict.
 
     Each subgroup's ECE is compared with its reference's ECE; the comparisons are reduced, and
@@ -266,6 +305,12 @@ def calibration_disparity(y_true, y_prob, subgroups, *, n_bins: int = 10, strate
         difference is larger than perfect calibration produces at these sizes and bins; the
         reduced value's interval joins the comparisons' intervals at the Bonferroni level
         ([max of lows, max of highs] for a max), which the bootstrap of a max cannot bias upwards.
+    sample_weight : array-like of shape (n_samples,) or None, default=None
+        Finite weights >= 0, one per row: weighted ECEs (each bin weighed by its mass, see
+        :func:`calibration_errors`), ``size``/``reference_size`` and small flags as Kish's effective
+        sample sizes, and `min_per_group` compared with the effective size. The bias correction
+        treats each bin as its effective number of equally weighted rows
+        (``_disparity.calibration_errors.expected_ece`` with ``squares``). Not together with `ci`.
 
     Returns
     -------
@@ -320,8 +365,9 @@ def calibration_disparity(y_true, y_prob, subgroups, *, n_bins: int = 10, strate
     >>> calibration_disparity(y, p, groups, distance_measure="ratio", threshold=2.0).verdict.status
     'pass'
     """
+    check_no_intervals(sample_weight is not None, ci, "calibration_disparity")
     counts = CalibrationCounts.compute(y_true, y_prob, subgroups, n_bins=n_bins, strategy=strategy,
-                                       func="calibration_disparity")
+                                       sample_weight=sample_weight, func="calibration_disparity")
     return counts.disparity(threshold=threshold, min_per_group=min_per_group, distance_measure=distance_measure,
                             reduction=reduction, reference=reference, include_small=include_small, ci=ci,
                             n_boot=n_boot, random_state=random_state, adjust=adjust, debias=debias)

@@ -22,6 +22,7 @@ from .._disparity.average_bias import (CALLABLE_CI_MESSAGE, DIFFERENCE_MESSAGE, 
 from .._stats.bootstrap import check_boot_options
 from .._data.checks import check_int, check_option
 from .._counts.classes import CLASS_NO_ATOMS_MESSAGE as NO_ATOMS_MESSAGE, ClassCounts, class_counts
+from .._counts.weights import check_no_intervals
 from .._counts.rows import (CLASS_LENGTH_MESSAGE as LENGTH_MESSAGE, LABELS_DUPLICATE_MESSAGE, LABELS_TYPE_MESSAGE,
     SUBGROUPS_UNKNOWN_MESSAGE, _encode, _Rows)
 
@@ -58,7 +59,7 @@ def unweighted_average_bias(truth, prediction, protected, *, labels: Optional[Se
                             subgroups: Optional[Sequence[Any]] = None,
                             metric: Union[str, Callable] = "fscore", reduction: Union[str, Callable] = "std",
                             include_small: bool = False, ci: Optional[float] = None, n_boot: int = 1000,
-                            random_state=0) -> UnweightedAverageBiasResult:
+                            random_state=0, sample_weight=None) -> UnweightedAverageBiasResult:
     """Unweighted average bias: how much per-class performance varies across subgroups, averaged over classes.
 
     For every class c, the metric is computed on each subgroup's rows; the scores of the
@@ -131,6 +132,10 @@ def unweighted_average_bias(truth, prediction, protected, *, labels: Optional[Se
         Bootstrap replicates.
     random_state : int, numpy Generator or None, default=0
         Seed of the bootstrap: the same seed gives the same intervals.
+    sample_weight : array-like of shape (n_samples,) or None, default=None
+        Finite weights >= 0, one per row: weighted recall, precision and F-score (each count a sum
+        of weights, :func:`class_counts`), small flags from effective sample sizes. Only with a
+        named `metric` (a metric callable takes rows) and not together with `ci`.
 
     Returns
     -------
@@ -213,8 +218,13 @@ def unweighted_average_bias(truth, prediction, protected, *, labels: Optional[Se
     level, n_boot, rng = check_boot_options(ci, n_boot, random_state, func)
     if level is not None and (callable(metric) or callable(reduction)):
         raise ValueError(CALLABLE_CI_MESSAGE.format(func=func, what="metric" if callable(metric) else "reduction"))
+    if sample_weight is not None:
+        check_no_intervals(True, ci, func)
+        if callable(metric):
+            raise ValueError(f"{func}: a metric callable cannot take sample_weight (it is given the rows). "
+                             "Tip: use metric='recall', 'precision' or 'fscore' with weights.")
     rows = _encode(truth, prediction, protected, labels, func)
-    counts = ClassCounts._from_rows(rows)
+    counts = ClassCounts._from_rows(rows, sample_weight, func)
     order = counts.select(subgroups, func=func)
     if callable(metric):
         return reduce_scores(counts, _callable_scores(rows, order, metric, func), order, metric, reduction,

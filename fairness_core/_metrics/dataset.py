@@ -17,6 +17,7 @@ import pandas as pd
 
 from .._counts.confusion import ConfusionCounts
 from .._data.checks import as_binary
+from .._counts.weights import check_no_intervals
 from .._stats.intervals import check_ci, wilson_interval
 from .._subgroups.subgroups import as_subgroups
 
@@ -40,7 +41,7 @@ def _base_rate(counts: np.ndarray):
     return values, notes
 
 
-def base_rates(y_true, subgroups, *, ci: Optional[float] = None) -> pd.DataFrame:
+def base_rates(y_true, subgroups, *, ci: Optional[float] = None, sample_weight=None) -> pd.DataFrame:
     """Per-subgroup base rate: the share of positive labels, PL / N.
 
     With `ci`, the Wilson score interval of PL / N,
@@ -57,6 +58,10 @@ def base_rates(y_true, subgroups, *, ci: Optional[float] = None) -> pd.DataFrame
         Attributes mean their observed value combinations, nothing flagged small (min_size=1).
     ci : float in (0, 1) or None, default=None
         Confidence level of the interval, e.g. 0.95; None adds no interval columns.
+    sample_weight : array-like of shape (n_samples,) or None, default=None
+        Finite weights >= 0, one per row: the base rate is sum_{y=1} w / sum w, ``n_positive`` and
+        ``n_negative`` are sums of weights, and ``size`` (and ``small``) Kish's effective sample size
+        (sum w)^2 / sum w^2. Not together with `ci`.
 
     Returns
     -------
@@ -68,8 +73,8 @@ def base_rates(y_true, subgroups, *, ci: Optional[float] = None) -> pd.DataFrame
     Raises
     ------
     ValueError
-        If `y_true` is not binary, the lengths differ, or `ci` is not None or a level strictly
-        between 0 and 1 (``CI_MESSAGE``).
+        If `y_true` is not binary, the lengths differ, `ci` is not None or a level strictly
+        between 0 and 1 (``CI_MESSAGE``), a weight is bad, or `ci` comes with weights.
 
     References
     ----------
@@ -89,6 +94,11 @@ def base_rates(y_true, subgroups, *, ci: Optional[float] = None) -> pd.DataFrame
     1          0.342380            1.00000
     """
     level = check_ci(ci, "base_rates")
+    if sample_weight is not None:
+        check_no_intervals(True, level, "base_rates")
+        counts = ConfusionCounts.compute(y_true, y_true, subgroups, sample_weight=sample_weight, func="base_rates")
+        return _base_rate_table(list(counts.names), counts.member[:, [0, 3]], counts.min_size, None,
+                                sizes=counts.sizes)
     groups, member, _, _ = _label_counts(y_true, subgroups, "base_rates")
     return _base_rate_table(list(groups.names), member, groups.min_size, level)
 
@@ -116,16 +126,27 @@ def base_rates_from_counts(label_counts, *, ci: Optional[float] = None) -> pd.Da
         For counts with predictions that differ from the labels (FP or FN > 0), or a bad `ci`.
     """
     level = check_ci(ci, "base_rates_from_counts")
+    weighted = getattr(label_counts, "weighted", False)
+    check_no_intervals(weighted, level, "base_rates_from_counts")
     member = np.asarray(label_counts.member, dtype=np.float64)
     if np.any(member[:, [1, 2]] != 0):
         raise ValueError("base_rates_from_counts needs the labels counted against themselves (no FP or FN). "
                          "Tip: pass confusion_counts(y_true, y_true, subgroups).")
-    return _base_rate_table(list(label_counts.names), member[:, [0, 3]], label_counts.min_size, level)
+    return _base_rate_table(list(label_counts.names), member[:, [0, 3]], label_counts.min_size, level,
+                            sizes=label_counts.sizes if weighted else None)
 
 
-def _base_rate_table(names: list, member: np.ndarray, min_size: int, level: Optional[float]) -> pd.DataFrame:
-    """The table of :func:`base_rates` from negatives and positives per subgroup, shape (k, 2)."""
+def _base_rate_table(names: list, member: np.ndarray, min_size: int, level: Optional[float],
+                     sizes: Optional[np.ndarray] = None) -> pd.DataFrame:
+    """The table of :func:`base_rates` from negatives and positives per subgroup, shape (k, 2).
+
+    `sizes`: with sample weights (`member` then holds sums of weights), the effective sample sizes."""
     rate, note = _base_rate(member)
+    if sizes is not None:
+        sizes = np.asarray(sizes, dtype=np.float64)
+        columns = {"subgroup": names, "size": sizes, "n_positive": member[:, 1], "n_negative": member[:, 0],
+                   "base_rate": rate, "small": sizes < min_size, "note": note}
+        return pd.DataFrame(columns)
     sizes = member.sum(axis=1)
     columns = {
         "subgroup": names, "size": sizes.astype(np.int64),
@@ -144,7 +165,7 @@ def _base_rate_table(names: list, member: np.ndarray, min_size: int, level: Opti
 def dataset_statistical_parity(y_true, subgroups, *, distance_measure: str = "diff",
                                reduction: Optional[str] = "mean", reference: str = "rest",
                                include_small: bool = False, ci: Optional[float] = None, n_boot: int = 1000,
-                               random_state=0, adjust: Optional[str] = None):
+                               random_state=0, adjust: Optional[str] = None, sample_weight=None):
     """Statistical parity of a dataset: disparity of the base rates (share of positive labels).
 
     For each subgroup with base rate a = PL / N and reference base rate b: ``"diff"`` gives
@@ -188,6 +209,11 @@ def dataset_statistical_parity(y_true, subgroups, *, distance_measure: str = "di
         Multiple-comparison adjustment of the per-comparison intervals and ``excludes_parity``;
         the number of comparisons is in ``table.attrs["n_comparisons"]``.
 
+    sample_weight : array-like of shape (n_samples,) or None, default=None
+        Finite weights >= 0, one per row: weighted base rates sum_{y=1} w / sum w, numerators and
+        denominators as sums of weights, sizes and small flags as Kish's effective sample sizes.
+        Not together with `ci`.
+
     Returns
     -------
     DisparityResult, or DataFrame when ``reduction=None``. Table columns: ``subgroup,
@@ -218,7 +244,7 @@ def dataset_statistical_parity(y_true, subgroups, *, distance_measure: str = "di
     3.0
     """
     func = "dataset_statistical_parity"
-    counts = ConfusionCounts.compute(y_true, y_true, subgroups, func=func)
+    counts = ConfusionCounts.compute(y_true, y_true, subgroups, sample_weight=sample_weight, func=func)
     out = counts.disparity("statistical_parity", distance_measure=distance_measure, reduction=reduction,
                            reference=reference, include_small=include_small, ci=ci, n_boot=n_boot,
                            random_state=random_state, adjust=adjust, func=func)

@@ -19,6 +19,7 @@ from .._data.checks import check_option
 from .._disparity.compare import check_reference, comparison_index, compared_values, distance, ratio_rule
 from .._counts.rates import DISPARITY_METRICS, RATE_NAMES, _fraction, _rate
 from .._counts.thresholds import ThresholdCounts
+from .._counts.weights import effective_size
 
 CURVE_METRICS = RATE_NAMES
 # Metrics whose reduced value can be followed across thresholds (and bounded by a rule there).
@@ -97,7 +98,9 @@ def threshold_curves(counts: ThresholdCounts, metrics: Sequence[str] = ("selecti
         thresholds ascending; columns ``metric, subgroup, scope`` ('subgroup' or 'overall', whose
         ``subgroup`` is "All rows"), ``threshold, value, numerator, denominator, size, small``
         (``small``: fewer rows than ``min_size``, or a denominator between 1 and ``min_size`` - 1,
-        as in the rate disparity tables).
+        as in the rate disparity tables). For weighted counts (``threshold_counts(...,
+        sample_weight=w)``) numerators and denominators are sums of weights and ``size`` and the
+        small flags use Kish's effective sample sizes, as ``group_rates(..., sample_weight=w)``.
 
     Raises
     ------
@@ -118,15 +121,21 @@ def threshold_curves(counts: ThresholdCounts, metrics: Sequence[str] = ("selecti
     for metric in metrics:
         check_option(metric, list(CURVE_METRICS), "metrics", func)
     t = _thresholds(counts, thresholds, n_points)
-    _, member, _, overall = counts.counts_at(t)
+    _, member, background, overall = counts.counts_at(t)
+    squares = _squares(counts, t)
     k, n_t = len(counts.names), len(t)
     sizes = np.concatenate([member[0].sum(axis=1), [overall[0].sum()]])
+    if squares is not None:   # effective sample sizes; counts are sums of weights
+        sizes = effective_size(sizes, np.concatenate([squares[0][0].sum(axis=1), [squares[2][0].sum()]]))
+        squares_all = np.concatenate([squares[0], squares[2][:, None, :]], axis=1)
+    as_count = (lambda a: a) if squares is not None else (lambda a: a.astype(np.int64))
     counts_all = np.concatenate([member, overall[:, None, :]], axis=1)   # (T, k + 1, 4): subgroups, then all rows
     frames = []
     for metric in metrics:
         value = _rate(counts_all, metric)[0]
         num, den = _fraction(counts_all, metric)
-        small = (sizes[None, :] < counts.min_size) | ((den > 0) & (den < counts.min_size))
+        den_size = den if squares is None else effective_size(den, _fraction(squares_all, metric)[1])
+        small = (sizes[None, :] < counts.min_size) | ((den_size > 0) & (den_size < counts.min_size))
         small[:, k] = False  # all rows are never "small"
         frames.append(pd.DataFrame({
             "metric": metric,
@@ -134,9 +143,9 @@ def threshold_curves(counts: ThresholdCounts, metrics: Sequence[str] = ("selecti
             "scope": np.repeat(np.asarray(["subgroup"] * k + ["overall"], dtype=object), n_t),
             "threshold": np.tile(t, k + 1),
             "value": value.T.reshape(-1),
-            "numerator": num.T.reshape(-1).astype(np.int64),
-            "denominator": den.T.reshape(-1).astype(np.int64),
-            "size": np.repeat(sizes.astype(np.int64), n_t),
+            "numerator": as_count(num.T.reshape(-1)),
+            "denominator": as_count(den.T.reshape(-1)),
+            "size": as_count(np.repeat(sizes, n_t)),
             "small": small.T.reshape(-1),
         }))
     return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(
@@ -157,6 +166,8 @@ def disparity_curve(counts: ThresholdCounts, metric: str, thresholds=None, *, di
     Parameters
     ----------
     counts : ThresholdCounts or AucCounts
+        Weighted counts (built with ``sample_weight``) give the weighted disparities, with small
+        flags from effective sample sizes, as :func:`rate_disparity` with ``sample_weight``.
     metric : str
         A metric of :func:`rate_disparity`, ``'equalized_odds'``, ``'p_percent_score'`` or
         ``'equal_opportunity_score'`` (``BAND_METRICS``).
@@ -196,15 +207,19 @@ def disparity_curve(counts: ThresholdCounts, metric: str, thresholds=None, *, di
         check_reference(reference, counts.names, func)
     t = _thresholds(counts, thresholds, n_points)
     _, member, background, overall = counts.counts_at(t)
+    squares = _squares(counts, t)
+    sizes = member[0].sum(axis=1) if squares is None else effective_size(member[0].sum(axis=1),
+                                                                          squares[0][0].sum(axis=1))
     value, used, n_used, n_undefined = reduced_values(
-        member, background, overall, member[0].sum(axis=1), counts.names, counts.min_size, metric,
-        distance_measure=distance_measure, reduction=reduction, reference=reference, include_small=include_small)
+        member, background, overall, sizes, counts.names, counts.min_size, metric,
+        distance_measure=distance_measure, reduction=reduction, reference=reference, include_small=include_small,
+        squares=squares)
     return _curve_frame(t, value, n_used, n_undefined, used.shape[1] - used.sum(axis=1))
 
 
 def reduced_values(member, background, overall, sizes, names: list, min_size: int, metric: str, *,
                    distance_measure: str = "diff", reduction: str = "max", reference: str = "rest",
-                   include_small: bool = False, used=None):
+                   include_small: bool = False, used=None, squares=None):
     """A reduced disparity or ratio score from counts with a leading axis (thresholds or bootstrap replicates).
 
     Parameters
@@ -221,6 +236,9 @@ def reduced_values(member, background, overall, sizes, names: list, min_size: in
     used : ndarray of bool of shape (n_comparisons,), optional
         The comparisons (scores: subgroups) to reduce over; default: from the small flags of each
         row (``include_small``). A bootstrap passes the point estimate's, as the other intervals do.
+    squares : (member, background, overall) or None
+        With sample weights (the counts then sums of weights): the sums of squared weights of the
+        same cells, so the small flags use effective sample sizes (`sizes` is then effective too).
 
     Returns
     -------
@@ -233,13 +251,14 @@ def reduced_values(member, background, overall, sizes, names: list, min_size: in
         rate = _SCORE_RATES[metric]
         values, _ = ratio_rule(_rate(member, rate)[0], _rate(background, rate)[0], rate)
         # A subgroup's score is small when its ratio disparity against the rest is (the same flags).
-        _, small = comparisons(member, background, overall, sizes, names, min_size, rate, "rest", "ratio")
+        _, small = comparisons(member, background, overall, sizes, names, min_size, rate, "rest", "ratio",
+                               squares)
         reduction = "min"
     else:
         rates = (("true_positive_rate", "false_positive_rate") if metric == "equalized_odds"
                  else (DISPARITY_METRICS[metric],))
-        parts = [comparisons(member, background, overall, sizes, names, min_size, r, reference, distance_measure)
-                 for r in rates]
+        parts = [comparisons(member, background, overall, sizes, names, min_size, r, reference, distance_measure,
+                             squares) for r in rates]
         values = parts[0][0] if len(parts) == 1 else np.fmax(parts[0][0], parts[1][0])
         small = parts[0][1] if len(parts) == 1 else parts[0][1] | parts[1][1]
     if used is None:
@@ -315,28 +334,40 @@ def _check_counts(counts, func: str) -> None:
         raise ValueError(COUNTS_MESSAGE.format(func=func, got=type(counts).__name__))
 
 
+
 def _thresholds(counts: ThresholdCounts, thresholds, n_points: int) -> np.ndarray:
     if thresholds is None:
         return explorer_thresholds(counts, n_points)
     return np.asarray(thresholds, dtype=np.float64).reshape(-1)
 
 
+def _squares(counts, thresholds):
+    """The sums of squared weights at `thresholds` of weighted counts (``squares_at``), None for unweighted ones."""
+    return counts.squares_at(thresholds) if getattr(counts, "weighted", False) else None
+
+
 def comparisons(member, background, overall, sizes, names: list, min_size: int, rate: str, reference: str,
-                distance_measure: str) -> tuple[np.ndarray, np.ndarray]:
+                distance_measure: str, squares=None) -> tuple[np.ndarray, np.ndarray]:
     """Disparity and small flag of every comparison, for counts with a leading axis (thresholds, replicates).
 
     `member`, `background` have shape (n, n_subgroups, 4), `overall` (n, 4), `sizes` (n_subgroups,);
     the results have shape (n, n_comparisons). The same rules as :meth:`ConfusionCounts.comparison`:
     a comparison is small when either side is a subgroup with fewer rows than `min_size` or with
     a denominator of the rate between 1 and `min_size` - 1, or when the reference's denominator
-    (rest or all rows) is.
+    (rest or all rows) is. With `squares` (sample weights: the sums of squared weights of the same cells)
+    every denominator counts as its effective sample size.
     """
     a, b = compared_values(_rate(member, rate)[0], _rate(background, rate)[0], _rate(overall, rate)[0],
                            reference, names)
-    den = _fraction(member, rate)[1]
+
+    def den_of(table, index):
+        den = _fraction(table, rate)[1]
+        return den if squares is None else effective_size(den, _fraction(squares[index], rate)[1])
+
+    den = den_of(member, 0)
     small_k = (sizes < min_size)[None, :] | ((den > 0) & (den < min_size))
     i, j = comparison_index(reference, names)
-    _, ref_den = compared_values(den, _fraction(background, rate)[1], _fraction(overall, rate)[1], reference, names)
+    _, ref_den = compared_values(den, den_of(background, 1), den_of(overall, 2), reference, names)
     small = small_k[:, i] | ((ref_den > 0) & (ref_den < min_size))
     if j is not None:
         small |= small_k[:, j]

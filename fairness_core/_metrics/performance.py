@@ -8,6 +8,7 @@ import pandas as pd
 from .._stats.bootstrap import check_boot_options, percentile_interval, replicate_stat
 from .._counts.confusion import ConfusionCounts
 from .._counts.rates import FN, FP, RATES, TN, TP
+from .._counts.weights import check_no_intervals
 from .._stats.intervals import wilson_interval
 
 OVERALL = "All rows"
@@ -76,7 +77,10 @@ def performance_table(counts: ConfusionCounts, *, ci=None, n_boot: int = 1000, r
     ----------
     counts : ConfusionCounts
         From :func:`confusion_counts`, or ``threshold_counts(...).at(threshold)`` for the
-        predictions ``score >= threshold``.
+        predictions ``score >= threshold``. Weighted counts (``confusion_counts(...,
+        sample_weight=w)``) give the weighted metrics (each cell a sum of weights, equal to
+        scikit-learn's metrics with ``sample_weight``), ``size`` the effective sample size
+        (sum w)^2 / sum w^2 and the cells as floats; no intervals with weights.
     ci : float in (0, 1) or None, default=None
         Confidence level. Accuracy, precision, recall and selection rate get Wilson score
         intervals (Wilson 1927) from their numerator and denominator; balanced accuracy the MOVER
@@ -118,14 +122,19 @@ def performance_table(counts: ConfusionCounts, *, ci=None, n_boot: int = 1000, r
     if not isinstance(counts, ConfusionCounts):
         raise ValueError(COUNTS_MESSAGE.format(got=type(counts).__name__))
     level, n_boot, rng = check_boot_options(ci, n_boot, random_state, func)
+    check_no_intervals(counts.weighted, ci, func)
     m = np.vstack([counts.overall[None, :], counts.member]).astype(np.float64)   # (k + 1, 4)
     k = len(counts.names)
+    if counts.weighted:   # sums of weights; sizes are effective sample sizes
+        size, as_count = np.concatenate([[counts.overall_size], counts.sizes]), (lambda a: a)
+    else:
+        size, as_count = m.sum(axis=1).astype(np.int64), (lambda a: a.astype(np.int64))
     out = pd.DataFrame({
         "subgroup": [OVERALL, *counts.names],
         "scope": ["overall"] + ["subgroup"] * k,
-        "size": m.sum(axis=1).astype(np.int64),
+        "size": size,
         "small": np.concatenate([[False], counts.small]),
-        **{name: m[:, cell].astype(np.int64) for name, cell in (("tn", TN), ("fp", FP), ("fn", FN), ("tp", TP))},
+        **{name: as_count(m[:, cell]) for name, cell in (("tn", TN), ("fp", FP), ("fn", FN), ("tp", TP))},
     })
     notes = []
     for name in PERFORMANCE_METRICS:

@@ -16,10 +16,11 @@ import pandas as pd
 # Re-exported here too (``_review.findings`` and the tests import them from this module).
 from .._counts.confusion import ConfusionCounts, confusion_counts
 from .._counts.rates import DENOMINATOR_NAMES, DISPARITY_METRICS, RATE_NAMES, RATES, Metric, _rate
+from .._counts.weights import check_no_intervals
 from .._stats.intervals import check_ci
 
 
-def group_rates(y_true, y_pred, subgroups, *, ci=None) -> pd.DataFrame:
+def group_rates(y_true, y_pred, subgroups, *, ci=None, sample_weight=None) -> pd.DataFrame:
     """Per-subgroup confusion counts and rates, optionally with Wilson intervals.
 
     selection_rate = (TP + FP) / N, true_positive_rate = TP / (TP + FN),
@@ -43,19 +44,26 @@ def group_rates(y_true, y_pred, subgroups, *, ci=None) -> pd.DataFrame:
     subgroups : Subgroups, or DataFrame / Series / array of protected attributes
     ci : float in (0, 1) or None, default=None
         Confidence level of the intervals, e.g. 0.95; None adds no interval columns.
+    sample_weight : array-like of shape (n_samples,) or None, default=None
+        Finite weights >= 0, one per row. Every count becomes the sum of the weights of its rows
+        (a weighted rate), and every size and small-subgroup check uses Kish's effective sample
+        size (sum w)^2 / sum w^2 (see :func:`confusion_counts`). Not together with `ci`.
 
     Returns
     -------
     DataFrame, one row per subgroup, columns ``subgroup, size, n_positive, n_negative, small,
     tp, fp, tn, fn`` and the seven rates above, then ``note``. With `ci`, every rate column is
     followed by ``<rate>_ci_low, <rate>_ci_high`` (e.g. ``false_positive_rate,
-    false_positive_rate_ci_low, false_positive_rate_ci_high``).
+    false_positive_rate_ci_low, false_positive_rate_ci_high``). With `sample_weight` the counts
+    are sums of weights (floats), ``size`` is the effective sample size, and a ``weight`` column
+    (the subgroup's sum of weights) follows it.
 
     Raises
     ------
     ValueError
-        If `ci` is not None or a number strictly between 0 and 1 (``CI_MESSAGE``), and for bad
-        labels, predictions or subgroups.
+        If `ci` is not None or a number strictly between 0 and 1 (``CI_MESSAGE``), for bad
+        labels, predictions, subgroups or weights (negative, NaN, infinite, wrong length), and
+        for `ci` together with `sample_weight` (intervals with weights are not available yet).
 
     References
     ----------
@@ -64,12 +72,14 @@ def group_rates(y_true, y_pred, subgroups, *, ci=None) -> pd.DataFrame:
     JASA 22(158), 209-212.
     """
     level = check_ci(ci, "group_rates")
-    return ConfusionCounts.compute(y_true, y_pred, subgroups, func="group_rates").table(ci=level)
+    check_no_intervals(sample_weight is not None, level, "group_rates")
+    return ConfusionCounts.compute(y_true, y_pred, subgroups, sample_weight=sample_weight,
+                                   func="group_rates").table(ci=level)
 
 
 def rate_disparity(y_true, y_pred, subgroups, *, metric: Metric, distance_measure: str = "diff",
                    reduction: Optional[str] = "mean", reference: str = "rest", include_small: bool = False,
-                   ci=None, n_boot: int = 1000, random_state=0, adjust: Optional[str] = None):
+                   ci=None, n_boot: int = 1000, random_state=0, adjust: Optional[str] = None, sample_weight=None):
     """Disparity of a rate between each subgroup and a reference, optionally reduced.
 
     For each subgroup with rate a and reference rate b: ``"diff"`` gives |a - b| (perfect 0),
@@ -110,6 +120,12 @@ def rate_disparity(y_true, y_pred, subgroups, *, metric: Metric, distance_measur
     adjust : {None, 'bonferroni', 'holm', 'fdr_bh'}, default=None
         Multiple-comparison adjustment of the per-comparison intervals and ``excludes_parity``
         (see ``_disparity.compare.add_intervals``); the number of comparisons is in ``table.attrs``.
+    sample_weight : array-like of shape (n_samples,) or None, default=None
+        Finite weights >= 0, one per row. Every count becomes the sum of the weights of its rows
+        (a weighted rate), and every size and small-subgroup check uses Kish's effective sample
+        size (sum w)^2 / sum w^2 (see :func:`confusion_counts`). Not together with `ci`.
+        The table's ``size``, ``reference_size`` are then effective sizes and ``numerator``,
+        ``denominator`` (and the reference's) sums of weights.
 
     Returns
     -------
@@ -123,14 +139,14 @@ def rate_disparity(y_true, y_pred, subgroups, *, metric: Metric, distance_measur
     ------
     ValueError
         For an unknown metric, distance, reduction, reference or adjustment, non-binary labels,
-        or a `ci` outside (0, 1).
+        a `ci` outside (0, 1), bad weights, or `ci` together with `sample_weight`.
 
     References
     ----------
     Dwork et al. (2012); Hardt et al. (2016); seed 004 (Oracle AutoMLx fairness metrics).
     """
     y_true = np.zeros(len(np.asarray(y_pred)), np.int8) if y_true is None else y_true
-    counts = ConfusionCounts.compute(y_true, y_pred, subgroups, func="rate_disparity")
+    counts = ConfusionCounts.compute(y_true, y_pred, subgroups, sample_weight=sample_weight, func="rate_disparity")
     return counts.disparity(metric, distance_measure=distance_measure, reduction=reduction,
                             reference=reference, include_small=include_small, ci=ci, n_boot=n_boot,
                             random_state=random_state, adjust=adjust)
@@ -138,15 +154,17 @@ def rate_disparity(y_true, y_pred, subgroups, *, metric: Metric, distance_measur
 
 def _shortcut(metric: str, doc: str):
     def f(y_true, y_pred, subgroups, *, distance_measure="diff", reduction="mean", reference="rest",
-          include_small=False, ci=None, n_boot=1000, random_state=0, adjust=None):
+          include_small=False, ci=None, n_boot=1000, random_state=0, adjust=None, sample_weight=None):
         return rate_disparity(y_true, y_pred, subgroups, metric=metric, distance_measure=distance_measure,
                               reduction=reduction, reference=reference, include_small=include_small, ci=ci,
-                              n_boot=n_boot, random_state=random_state, adjust=adjust)
+                              n_boot=n_boot, random_state=random_state, adjust=adjust,
+                              sample_weight=sample_weight)
     f.__doc__ = f"""{doc}
 
     The same as ``rate_disparity(..., metric={metric!r})``; see :func:`rate_disparity` for the
     parameters (``y_true``, ``y_pred``, ``subgroups``, ``distance_measure``, ``reduction``,
-    ``reference``, ``include_small``, ``ci``, ``n_boot``, ``random_state``, ``adjust``) and the
+    ``reference``, ``include_small``, ``ci``, ``n_boot``, ``random_state``, ``adjust``,
+    ``sample_weight``: weighted rates and effective sample sizes, not with ``ci``) and the
     return value.
 
     References
@@ -178,11 +196,12 @@ for _f, _n in ((true_positive_rate_disparity, "true_positive_rate_disparity"),
 
 def model_statistical_parity(y_true=None, y_pred=None, subgroups=None, *, distance_measure="diff",
                              reduction="mean", reference="rest", include_small=False, ci=None, n_boot=1000,
-                             random_state=0, adjust=None):
+                             random_state=0, adjust=None, sample_weight=None):
     """Disparity of the selection rate (TP + FP) / N: statistical parity of the model's output.
 
     `y_true` is not used and may be None. See :func:`rate_disparity` for the parameters and the
-    return value.
+    return value; with `sample_weight` (shape (n_samples,), finite and >= 0; not with `ci`) the
+    selection rate is sum_{pred=1} w / sum w and sizes are effective sample sizes.
 
     References
     ----------
@@ -192,12 +211,12 @@ def model_statistical_parity(y_true=None, y_pred=None, subgroups=None, *, distan
         raise ValueError("model_statistical_parity needs y_pred and subgroups. Got None instead.")
     return rate_disparity(y_true, y_pred, subgroups, metric="statistical_parity", distance_measure=distance_measure,
                           reduction=reduction, reference=reference, include_small=include_small, ci=ci,
-                          n_boot=n_boot, random_state=random_state, adjust=adjust)
+                          n_boot=n_boot, random_state=random_state, adjust=adjust, sample_weight=sample_weight)
 
 
 def equalized_odds(y_true, y_pred, subgroups, *, distance_measure: str = "diff", reduction: Optional[str] = "mean",
                    reference: str = "rest", include_small: bool = False, ci=None, n_boot: int = 1000,
-                   random_state=0, adjust: Optional[str] = None):
+                   random_state=0, adjust: Optional[str] = None, sample_weight=None):
     """Equalized odds: per comparison, the larger of the TPR and FPR disparities, then reduced.
 
     For each subgroup (or pair): max(TPR disparity, FPR disparity) against the same reference;
@@ -218,6 +237,10 @@ def equalized_odds(y_true, y_pred, subgroups, *, distance_measure: str = "diff",
     ci, n_boot, random_state, adjust
         Intervals as in :func:`rate_disparity`. TPR and FPR are resampled jointly (the same
         replicates); a replicate's signed distance is that of the larger of the two disparities.
+    sample_weight : array-like of shape (n_samples,) or None, default=None
+        Finite weights >= 0, one per row. Every count becomes the sum of the weights of its rows
+        (a weighted rate), and every size and small-subgroup check uses Kish's effective sample
+        size (sum w)^2 / sum w^2 (see :func:`confusion_counts`). Not together with `ci`.
 
     Returns
     -------
@@ -229,7 +252,7 @@ def equalized_odds(y_true, y_pred, subgroups, *, distance_measure: str = "diff",
     ----------
     Hardt et al. (2016), "Equality of Opportunity in Supervised Learning"; seed 004.
     """
-    counts = ConfusionCounts.compute(y_true, y_pred, subgroups, func="equalized_odds")
+    counts = ConfusionCounts.compute(y_true, y_pred, subgroups, sample_weight=sample_weight, func="equalized_odds")
     return counts.equalized_odds(distance_measure=distance_measure, reduction=reduction, reference=reference,
                                  include_small=include_small, ci=ci, n_boot=n_boot, random_state=random_state,
                                  adjust=adjust)

@@ -18,7 +18,8 @@ import pandas as pd
 
 # RatioScoresResult and the notes are re-exported here (the tests import them from this module).
 from .._disparity.compare import BOTH_ZERO_NOTE, ONE_ZERO_NOTE, RatioScoresResult, join_notes, ratio_rule  # noqa: F401
-from .._counts.rates import FN, TP, _rate
+from .._counts.rates import FN, FP, TN, TP, _rate
+from .._counts.weights import check_no_intervals, check_sample_weight, effective_size
 from .._stats.intervals import check_ci
 from .._stats.result import ValueResult
 
@@ -59,7 +60,7 @@ class RatioScoreResult(ValueResult):
         opportunity score).
     rate_0, rate_1 : float
         The rate in the group with ``sensitive == 0`` and ``sensitive == 1`` (NaN when empty).
-    size_0, size_1 : int
+    size_0, size_1 : int (float: effective sample sizes with sample weights)
         The rows each rate is computed on: all rows of the group for the p% score, the group's
         rows with ``y_true == positive_target`` for the equal opportunity score.
     note : str
@@ -92,7 +93,8 @@ def _binary_sensitive(sensitive, n: int, func: str, rate: str, other: str) -> np
     return arr.astype(np.intp)
 
 
-def _ratio_score(y_true, y_pred, sensitive, positive_target, rate: str, func: str) -> RatioScoreResult:
+def _ratio_score(y_true, y_pred, sensitive, positive_target, rate: str, func: str,
+                 sample_weight=None) -> RatioScoreResult:
     pred = np.asarray(y_pred).reshape(-1) == positive_target
     if y_true is None:
         truth = np.zeros(len(pred), dtype=bool)
@@ -103,19 +105,22 @@ def _ratio_score(y_true, y_pred, sensitive, positive_target, rate: str, func: st
                                                         expected=len(truth)))
     s = _binary_sensitive(sensitive, len(pred), func, rate, "y_pred")
     cell = 2 * truth.astype(np.intp) + pred.astype(np.intp)
-    counts = np.bincount(4 * s + cell, minlength=8).reshape(2, 4).astype(np.float64)  # (group, TN FP FN TP)
+    w = check_sample_weight(sample_weight, len(pred), func)
+    counts = np.bincount(4 * s + cell, weights=w, minlength=8).reshape(2, 4).astype(np.float64)  # (group, TN FP FN TP)
     rates, rate_notes = _rate(counts, rate)
     value, notes = ratio_rule(rates[0], rates[1], rate)
-    if rate == "selection_rate":
-        sizes = counts.sum(axis=1)
-    else:
-        sizes = counts[:, TP] + counts[:, FN]
+    cells = [TN, FP, FN, TP] if rate == "selection_rate" else [TP, FN]
+    sizes = counts[:, cells].sum(axis=1)
+    if w is not None:   # effective sample sizes of the rows each rate rests on
+        squares = np.bincount(4 * s + cell, weights=w * w, minlength=8).reshape(2, 4)
+        sizes = effective_size(sizes, squares[:, cells].sum(axis=1))
     note = join_notes(*(f"sensitive == {g}: {rate_notes[g]}" for g in (0, 1) if rate_notes[g]), notes.item())
+    as_size = int if w is None else float
     return RatioScoreResult(value=float(value), rate=rate, rate_0=float(rates[0]), rate_1=float(rates[1]),
-                            size_0=int(sizes[0]), size_1=int(sizes[1]), note=note)
+                            size_0=as_size(sizes[0]), size_1=as_size(sizes[1]), note=note)
 
 
-def p_percent_score(y_pred, sensitive, *, positive_target=1) -> RatioScoreResult:
+def p_percent_score(y_pred, sensitive, *, positive_target=1, sample_weight=None) -> RatioScoreResult:
     """p% score: the smaller ratio of the positive-prediction rates of the two groups.
 
     With r1 = P(y_pred = positive_target | sensitive = 1) and r0 the same for sensitive = 0:
@@ -132,6 +137,9 @@ def p_percent_score(y_pred, sensitive, *, positive_target=1) -> RatioScoreResult
         The binary sensitive attribute: 0/1 or False/True.
     positive_target : scalar, default=1
         The label of the positive outcome.
+    sample_weight : array-like of shape (n_samples,) or None, default=None
+        Finite weights >= 0, one per row: the rates are weighted (sums of the rows' weights) and
+        ``size_0, size_1`` are Kish's effective sample sizes (sum w)^2 / sum w^2 (floats).
 
     Returns
     -------
@@ -166,10 +174,11 @@ def p_percent_score(y_pred, sensitive, *, positive_target=1) -> RatioScoreResult
     >>> p_percent_score([1, 0, 1, 0, 0, 0], [0, 0, 1, 1, 1, 1]).value
     0.5
     """
-    return _ratio_score(None, y_pred, sensitive, positive_target, "selection_rate", "p_percent_score")
+    return _ratio_score(None, y_pred, sensitive, positive_target, "selection_rate", "p_percent_score",
+                        sample_weight)
 
 
-def equal_opportunity_score(y_true, y_pred, sensitive, *, positive_target=1) -> RatioScoreResult:
+def equal_opportunity_score(y_true, y_pred, sensitive, *, positive_target=1, sample_weight=None) -> RatioScoreResult:
     """Equal opportunity score: the smaller ratio of the true positive rates of the two groups.
 
     On the rows with y_true = positive_target: r_z = P(y_pred = positive_target | sensitive = z),
@@ -185,6 +194,9 @@ def equal_opportunity_score(y_true, y_pred, sensitive, *, positive_target=1) -> 
     sensitive : array-like of shape (n_samples,)
         The binary sensitive attribute: 0/1 or False/True.
     positive_target : scalar, default=1
+    sample_weight : array-like of shape (n_samples,) or None, default=None
+        Finite weights >= 0, one per row: the rates are weighted (sums of the rows' weights) and
+        ``size_0, size_1`` are Kish's effective sample sizes (sum w)^2 / sum w^2 (floats).
 
     Returns
     -------
@@ -215,7 +227,7 @@ def equal_opportunity_score(y_true, y_pred, sensitive, *, positive_target=1) -> 
     (0.5, 0.5, 1.0)
     """
     return _ratio_score(y_true, y_pred, sensitive, positive_target, "true_positive_rate",
-                        "equal_opportunity_score")
+                        "equal_opportunity_score", sample_weight)
 
 
 def _numeric(values, param: str) -> np.ndarray:
@@ -280,7 +292,23 @@ def score_interval(r_low, r_high) -> tuple[np.ndarray, np.ndarray]:
     return np.where(undefined, np.nan, 0.0 - far), np.where(undefined, np.nan, 0.0 - near)  # no -0.0
 
 
-def correlation_score(y_pred_or_score, column, *, ci=None):
+def _weighted_correlation_score(x: np.ndarray, z: np.ndarray, w: np.ndarray) -> float:
+    """-|r| of the weighted Pearson correlation; NaN when either input is constant on the rows of weight > 0."""
+    keep = w > 0
+    x, z, w = x[keep], z[keep], w[keep]
+    if len(x) < 2 or x.min() == x.max() or z.min() == z.max():
+        return float("nan")
+    x, z = (v / np.abs(v).max() if not 1e-150 < np.abs(v).max() < 1e150 else v for v in (x, z))
+    dx, dz = x - np.average(x, weights=w), z - np.average(z, weights=w)
+    sxx, szz, sxz = (float(np.sum(w * a * b)) for a, b in ((dx, dx), (dz, dz), (dx, dz)))
+    if not (sxx > 0 and szz > 0):
+        return float("nan")
+    r = float(np.clip(sxz / np.sqrt(sxx * szz), -1.0, 1.0))
+    r = float(np.sign(r)) if abs(abs(r) - 1.0) < 1e-12 else r
+    return 0.0 - abs(r)
+
+
+def correlation_score(y_pred_or_score, column, *, ci=None, sample_weight=None):
     """Correlation score: minus the absolute Pearson correlation of the predictions with a column.
 
     score = -|r|, r = cov(x, z) / (sd(x) sd(z)), with x the predictions (or scores) and z the
@@ -300,6 +328,10 @@ def correlation_score(y_pred_or_score, column, *, ci=None):
         score's interval is its image under r -> -|r|: [-max(|lo|, |hi|), 0] when r's interval
         contains 0, else [-max(|lo|, |hi|), -min(|lo|, |hi|)]. Fisher's interval assumes roughly
         bivariate normal data; with binary predictions it is an approximation.
+    sample_weight : array-like of shape (n_samples,) or None, default=None
+        Finite weights >= 0, one per row: r is the weighted Pearson correlation
+        sum w (x - mx)(z - mz) / sqrt(sum w (x - mx)^2 sum w (z - mz)^2) with weighted means mx, mz
+        (``numpy.cov(..., aweights=w)``); rows of weight 0 take no part. Not together with `ci`.
 
     Returns
     -------
@@ -316,7 +348,8 @@ def correlation_score(y_pred_or_score, column, *, ci=None):
     TypeError
         If an input is not numeric or boolean (``CORRELATION_TYPE_MESSAGE``).
     ValueError
-        If an input has missing or infinite values, the lengths differ, or `ci` is not in (0, 1).
+        If an input has missing or infinite values, the lengths differ, `ci` is not in (0, 1), a
+        weight is bad, or `ci` comes with weights.
 
     References
     ----------
@@ -337,6 +370,9 @@ def correlation_score(y_pred_or_score, column, *, ci=None):
     if len(z) != len(x):
         raise ValueError(PAIR_LENGTH_MESSAGE.format(func="correlation_score", param="column", got=len(z),
                                                     other="y_pred_or_score", expected=len(x)))
+    if sample_weight is not None:
+        check_no_intervals(True, level, "correlation_score")
+        return _weighted_correlation_score(x, z, check_sample_weight(sample_weight, len(x), "correlation_score"))
     if len(x) < 2 or x.min() == x.max() or z.min() == z.max():   # (np.ptp would overflow near +-1e308)
         if level is None:
             return float("nan")

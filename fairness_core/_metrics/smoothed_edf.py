@@ -9,6 +9,7 @@ import numpy as np
 import pandas as pd
 
 from .._counts.confusion import CONFUSION_NO_ATOMS_MESSAGE
+from .._counts.weights import check_no_intervals, check_sample_weight, effective_size
 from .._data.checks import as_binary
 from .._stats.bootstrap import Atoms, check_boot_options, percentile_interval, replicate_stat
 from .._subgroups.subgroups import as_subgroups
@@ -105,7 +106,8 @@ def _epsilon(smoothed: np.ndarray, used: np.ndarray) -> np.ndarray:
 
 
 def smoothed_edf(y_true, subgroups, *, concentration: float = 1.0, include_small: bool = False,
-                 ci: Optional[float] = None, n_boot: int = 1000, random_state=0) -> SmoothedEdfResult:
+                 ci: Optional[float] = None, n_boot: int = 1000, random_state=0,
+                 sample_weight=None) -> SmoothedEdfResult:
     """Smoothed empirical differential fairness of the labels (Foulds et al. 2020).
 
     Each subgroup's outcome rates are smoothed with a symmetric Dirichlet prior of total
@@ -144,6 +146,11 @@ def smoothed_edf(y_true, subgroups, *, concentration: float = 1.0, include_small
         Bootstrap replicates.
     random_state : int, numpy Generator or None, default=0
         Seed of the bootstrap: the same seed gives the same intervals.
+    sample_weight : array-like of shape (n_samples,) or None, default=None
+        Finite weights >= 0, one per row: positives_g and n_g become sums of weights (frequency
+        weights: the pseudo-count alpha is in the units of the weights, so integer weights give the
+        value of the repeated rows), ``size`` and the small flags Kish's effective sample size
+        (sum w)^2 / sum w^2. Not together with `ci`.
 
     Returns
     -------
@@ -188,7 +195,9 @@ def smoothed_edf(y_true, subgroups, *, concentration: float = 1.0, include_small
     _check_concentration(concentration)
     concentration = float(concentration)
     level, n_boot, rng = check_boot_options(ci, n_boot, random_state, func)
+    check_no_intervals(sample_weight is not None, ci, func)
     y = as_binary(y_true, "y_true", func)
+    w = check_sample_weight(sample_weight, len(y), func)
     groups = as_subgroups(subgroups, len(y), func)
     if groups.codes is None:  # disjoint unless a row is a member of two subgroups
         shared = groups.membership.sum(axis=1) > 1
@@ -196,6 +205,11 @@ def smoothed_edf(y_true, subgroups, *, concentration: float = 1.0, include_small
             first, second = np.flatnonzero(groups.membership[shared.argmax()])[:2]
             raise ValueError(EDF_OVERLAP_MESSAGE.format(n_rows=int(shared.sum()), first=groups.names[first],
                                                         second=groups.names[second]))
+    if w is not None:   # sums of weights per (subgroup, label), effective sample sizes
+        member = groups.crosstab(y.astype(np.intp), 2, w)[0]
+        squares = groups.crosstab(y.astype(np.intp), 2, w * w)[0]
+        return _edf_of(list(groups.names), member, groups.min_size, concentration, include_small, None, None,
+                       sizes=effective_size(member.sum(axis=1), squares.sum(axis=1)))
     draws = None
     if level is not None:
         atoms = Atoms.of(groups, y.astype(np.intp), 2)
@@ -242,6 +256,8 @@ def smoothed_edf_from_counts(label_counts, *, concentration: float = 1.0, includ
     func = "smoothed_edf_from_counts"
     _check_concentration(concentration)
     level, n_boot, rng = check_boot_options(ci, n_boot, random_state, func)
+    weighted = getattr(label_counts, "weighted", False)
+    check_no_intervals(weighted, ci, func)
     if not label_counts.disjoint:
         raise ValueError(EDF_OVERLAP_COUNTS_MESSAGE)
     member = np.asarray(label_counts.member, dtype=np.float64)
@@ -257,7 +273,7 @@ def smoothed_edf_from_counts(label_counts, *, concentration: float = 1.0, includ
         draws = (replicate_stat(atoms, lambda m, b, o: m, n_boot, rng) if atoms.counts.size
                  else np.zeros((n_boot, len(label_counts.names), 2)))
     return _edf_of(list(label_counts.names), member[:, [0, 3]], label_counts.min_size, float(concentration),
-                   include_small, level, draws)
+                   include_small, level, draws, sizes=label_counts.sizes if weighted else None)
 
 
 def _check_concentration(concentration) -> None:
@@ -268,11 +284,13 @@ def _check_concentration(concentration) -> None:
 
 
 def _edf_of(names: list, member: np.ndarray, min_size: int, concentration: float, include_small: bool,
-            level: Optional[float], draws: Optional[np.ndarray]) -> "SmoothedEdfResult":
+            level: Optional[float], draws: Optional[np.ndarray], sizes: Optional[np.ndarray] = None) -> "SmoothedEdfResult":
     """The smoothed EDF of negatives and positives per subgroup `member` (k, 2); with `level`, percentile
-    intervals from the bootstrap replicates `draws` (n_boot, k, 2)."""
+    intervals from the bootstrap replicates `draws` (n_boot, k, 2). `sizes`: with sample weights (`member`
+    then holds sums of weights), the effective sample sizes shown and flagged small."""
     alpha = concentration / 2.0
-    sizes = member.sum(axis=1)
+    weighted = sizes is not None
+    sizes = member.sum(axis=1) if sizes is None else np.asarray(sizes, dtype=np.float64)
     small = sizes < min_size
     smoothed = _smoothed(member, alpha)  # columns: outcome 0, outcome 1
     used = (sizes > 0) & (include_small | ~small)
@@ -286,9 +304,10 @@ def _edf_of(names: list, member: np.ndarray, min_size: int, concentration: float
         bounds = [np.where((sizes == 0)[:, None], np.nan, x) for x in percentile_interval(rate_reps, level)[:2]]
         eps_reps = _epsilon(rate_reps, used) if n_used >= 2 else None
         interval = {"level": level, "n_boot": n_boot, "n_boot_undefined": n_boot if eps_reps is None else 0}
+    as_count = (lambda a: a) if weighted else (lambda a: a.astype(np.int64))
     columns = {
-        "subgroup": names, "size": sizes.astype(np.int64),
-        "n_positive": member[:, 1].astype(np.int64), "n_negative": member[:, 0].astype(np.int64),
+        "subgroup": names, "size": as_count(sizes),
+        "n_positive": as_count(member[:, 1]), "n_negative": as_count(member[:, 0]),
     }
     for outcome, name in ((1, "smoothed_positive_rate"), (0, "smoothed_negative_rate")):
         columns[name] = smoothed[:, outcome]

@@ -14,13 +14,15 @@ import numpy as np
 from .._stats.bootstrap import Atoms
 from .._data.checks import as_binary, check_length
 from .._counts.confusion import ConfusionCounts
+from .._counts.weights import check_no_intervals, check_sample_weight
 # Re-exported here too (the tests and ``_integrations.sklearn_scorer`` import them from this module).
 from .._disparity.inequality import (DISTANCE_MESSAGE, OVERLAP_MESSAGE, ZERO_MEAN_NOTE, TheilResult,  # noqa: F401
                           check_distance_measure, individual_theil_of, theil_of_counts,
                           theil_replicates)
 
 
-def individual_theil_index(y_true, y_pred, *, subgroups=None, ci=None, n_boot: int = 1000, random_state=0):
+def individual_theil_index(y_true, y_pred, *, subgroups=None, ci=None, n_boot: int = 1000, random_state=0,
+                           sample_weight=None):
     """Individual Theil index of the benefit b = y_pred - y_true + 1 over all rows.
 
     T = (1 / n) * sum_i (b_i / mu) * ln(b_i / mu), with mu the mean benefit and 0 * ln 0 = 0.
@@ -46,6 +48,10 @@ def individual_theil_index(y_true, y_pred, *, subgroups=None, ci=None, n_boot: i
         Bootstrap replicates.
     random_state : int, numpy Generator or None, default=0
         Seed: the same seed gives the same interval.
+    sample_weight : array-like of shape (n_samples,) or None, default=None
+        Finite weights >= 0, one per row: each confusion cell is the sum of its rows' weights, so
+        the index is the weighted Theil index T = sum_i (w_i / W) (b_i / mu) ln(b_i / mu) with mu the
+        weighted mean benefit. Not together with `ci`.
 
     Returns
     -------
@@ -81,13 +87,15 @@ def individual_theil_index(y_true, y_pred, *, subgroups=None, ci=None, n_boot: i
     (True, 1000)
     """
     func = "individual_theil_index"
+    check_no_intervals(sample_weight is not None, ci, func)
     if subgroups is not None:
-        return _count(y_true, y_pred, subgroups, func).individual_theil_index(
+        return _count(y_true, y_pred, subgroups, func, sample_weight).individual_theil_index(
             ci=ci, n_boot=n_boot, random_state=random_state)
     y = as_binary(y_true, "y_true", func)
     p = as_binary(y_pred, "y_pred", func)
     check_length(p, len(y), "y_pred", func)
-    counts = np.bincount((2 * y + p).astype(np.intp), minlength=4).astype(np.float64)
+    w = check_sample_weight(sample_weight, len(y), func)
+    counts = np.bincount((2 * y + p).astype(np.intp), weights=w, minlength=4).astype(np.float64)
     if ci is None:
         return float(theil_of_counts(counts)[0])
     # One stratum: every row in the same (empty) membership pattern.
@@ -97,11 +105,12 @@ def individual_theil_index(y_true, y_pred, *, subgroups=None, ci=None, n_boot: i
     return individual_theil_of(whole, ci=ci, n_boot=n_boot, random_state=random_state, func=func)
 
 
-def _count(y_true, y_pred, subgroups, func):
-    return ConfusionCounts.compute(y_true, y_pred, subgroups, func=func)
+def _count(y_true, y_pred, subgroups, func, sample_weight=None):
+    return ConfusionCounts.compute(y_true, y_pred, subgroups, sample_weight=sample_weight, func=func)
 
 
-def between_group_theil_index(y_true, y_pred, subgroups, *, ci=None, n_boot: int = 1000, random_state=0):
+def between_group_theil_index(y_true, y_pred, subgroups, *, ci=None, n_boot: int = 1000, random_state=0,
+                              sample_weight=None):
     """Between-group Theil index: the Theil index after replacing each benefit by its subgroup's mean.
 
     With subgroup sizes n_g, mean benefits mu_g and overall mean benefit mu:
@@ -127,6 +136,11 @@ def between_group_theil_index(y_true, y_pred, subgroups, *, ci=None, n_boot: int
         mean benefits mu_g vary.
     n_boot : int >= 100, default=1000
     random_state : int, numpy Generator or None, default=0
+    sample_weight : array-like of shape (n_samples,) or None, default=None
+        Finite weights >= 0, one per row: each confusion cell is the sum of its rows' weights, so
+        the index is the weighted Theil index T = sum_i (w_i / W) (b_i / mu) ln(b_i / mu) with mu the
+        weighted mean benefit;
+        each subgroup's share n_g / n is its share of the weight. Not together with `ci`.
 
     Returns
     -------
@@ -152,13 +166,14 @@ def between_group_theil_index(y_true, y_pred, subgroups, *, ci=None, n_boot: int
     >>> between_group_theil_index([0, 1, 0, 1], [0, 1, 1, 0], ["a", "a", "b", "b"])
     0.0
     """
-    return _count(y_true, y_pred, subgroups, "between_group_theil_index").between_group_theil_index(
+    return _count(y_true, y_pred, subgroups, "between_group_theil_index",
+                  sample_weight).between_group_theil_index(
         ci=ci, n_boot=n_boot, random_state=random_state)
 
 
 def theil_index(y_true, y_pred, subgroups, *, distance_measure=None, reduction: Optional[str] = "mean",
                 reference: str = "rest", include_small: bool = False, ci=None, n_boot: int = 1000,
-                random_state=0, adjust: Optional[str] = None):
+                random_state=0, adjust: Optional[str] = None, sample_weight=None):
     """Two-group between-group Theil index of each subgroup against its reference, then reduced.
 
     For each comparison the rows are split into two groups, the subgroup (n1 rows, mean benefit
@@ -207,6 +222,12 @@ def theil_index(y_true, y_pred, subgroups, *, distance_measure=None, reduction: 
     adjust : {None, 'bonferroni', 'holm', 'fdr_bh'}, default=None
         Multiple-comparison adjustment of the per-comparison intervals and ``excludes_parity``,
         as in :func:`rate_disparity`.
+    sample_weight : array-like of shape (n_samples,) or None, default=None
+        Finite weights >= 0, one per row: each confusion cell is the sum of its rows' weights, so
+        the index is the weighted Theil index T = sum_i (w_i / W) (b_i / mu) ln(b_i / mu) with mu the
+        weighted mean benefit;
+        each side's share is its share of the weight, while ``size`` and ``reference_size``
+        show effective sample sizes. Not together with `ci`.
 
     Returns
     -------
@@ -247,6 +268,6 @@ def theil_index(y_true, y_pred, subgroups, *, distance_measure=None, reduction: 
     (0.020136, ('a', 'rest'))
     """
     check_distance_measure(distance_measure)
-    counts = _count(y_true, y_pred, subgroups, "theil_index")
+    counts = _count(y_true, y_pred, subgroups, "theil_index", sample_weight)
     return counts.theil_index(reduction=reduction, reference=reference, include_small=include_small, ci=ci,
                               n_boot=n_boot, random_state=random_state, adjust=adjust)

@@ -1,0 +1,79 @@
+"""Sample weights: their checks, and Kish's effective sample size of weighted counts.
+
+With ``sample_weight`` every count of a count table is the sum of the weights of its rows (a row of
+weight 0 takes no part), and every size a table reports (``size``, ``reference_size`` and the small-subgroup
+flag) is Kish's effective sample size of the rows behind it,
+
+    n_eff = (sum w)^2 / sum w^2,
+
+which is the number of rows when every weight is 1 (and 0 for rows whose weights are all 0). The tables
+therefore keep, beside the sums of weights, the sums of squared weights of the same cells.
+Intervals are not available with weights yet (:func:`check_no_intervals`).
+"""
+
+from __future__ import annotations
+
+from typing import Optional
+
+import numpy as np
+
+
+WEIGHT_TIP = ("Tip: weights must be finite and >= 0, one per row (a weight of 0 leaves the row out); "
+              "e.g. pass the survey weight column, or sample_weight=None for unweighted counts.")
+WEIGHT_LENGTH_MESSAGE = ("{func}: sample_weight has {got:,} values but the data has {expected:,} rows. "
+                         "Tip: pass one weight per row, in the same order as y_true.")
+WEIGHT_SHAPE_MESSAGE = ("{func}: sample_weight must be one-dimensional (one weight per row). Got an array of "
+                        "shape {shape} instead. " + WEIGHT_TIP)
+WEIGHT_TYPE_MESSAGE = "{func}: sample_weight must hold numbers. Got values of dtype {dtype} instead. " + WEIGHT_TIP
+WEIGHT_VALUE_MESSAGE = "{func}: sample_weight has {n:,} {what} (first at row {first}). " + WEIGHT_TIP
+WEIGHT_INTERVAL_MESSAGE = (
+    "{func}: intervals with sample weights are not available yet (the bootstrap and the Wilson and DeLong "
+    "intervals count rows, not weights). Tip: pass ci=None to get the weighted point estimates.")
+
+
+def check_sample_weight(sample_weight, n: int, func: str) -> Optional[np.ndarray]:
+    """`sample_weight` as a float64 array of `n` finite weights >= 0, or None when it is None.
+
+    Raises
+    ------
+    ValueError
+        For a weight array that is not one-dimensional, not numeric or of the wrong length, or that
+        holds negative, NaN or infinite values (the message counts them and gives the first row).
+    """
+    if sample_weight is None:
+        return None
+    arr = np.asarray(sample_weight)
+    if arr.ndim != 1:
+        raise ValueError(WEIGHT_SHAPE_MESSAGE.format(func=func, shape=arr.shape))
+    if arr.dtype.kind not in "biuf":
+        raise ValueError(WEIGHT_TYPE_MESSAGE.format(func=func, dtype=arr.dtype))
+    if len(arr) != n:
+        raise ValueError(WEIGHT_LENGTH_MESSAGE.format(func=func, got=len(arr), expected=n))
+    w = arr.astype(np.float64)
+    for bad, what in ((np.isnan(w), "NaN values"), (np.isinf(w), "infinite values"),
+                      (w < 0, "negative values")):
+        if bad.any():
+            raise ValueError(WEIGHT_VALUE_MESSAGE.format(func=func, n=int(bad.sum()), what=what,
+                                                         first=int(np.argmax(bad))))
+    return w
+
+
+def check_no_intervals(weighted: bool, ci, func: str) -> None:
+    """Raise ValueError when intervals (`ci` not None) are asked for together with sample weights."""
+    if weighted and ci is not None:
+        raise ValueError(WEIGHT_INTERVAL_MESSAGE.format(func=func))
+
+
+def effective_size(total, squares) -> np.ndarray:
+    """Kish's effective sample size (sum w)^2 / sum w^2 of arrays of sums and sums of squares; 0 where
+    the sum of squares is 0 (no row, or only rows of weight 0)."""
+    total = np.asarray(total, dtype=np.float64)
+    squares = np.asarray(squares, dtype=np.float64)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(squares > 0, total * total / np.where(squares > 0, squares, 1.0), 0.0)
+
+
+def size_text(n) -> str:
+    """A size for a message: an integer count as ``1,234``, an effective size as ``12.3``."""
+    n = float(n)
+    return f"{int(n):,}" if n == int(n) else f"{n:,.1f}"
