@@ -340,7 +340,7 @@ class FairnessScorer:
             return decision[:, 1 if column is None else column]
         return -decision if column == 0 else decision  # 1-D: larger means classes_[1]
 
-    def __call__(self, estimator, X, y_true=None, supplementary_features=None) -> float:
+    def __call__(self, estimator, X, y_true=None, supplementary_features=None, sample_weight=None) -> float:
         """Score `estimator` on `X`: ``sign * metric``.
 
         Parameters
@@ -355,6 +355,10 @@ class FairnessScorer:
             ``correlation_score``.
         supplementary_features : DataFrame, optional
             Protected attributes row-aligned with X (replaces the ones given at construction).
+        sample_weight : array-like of shape (n_samples,), optional
+            Row weights (finite, >= 0), passed to the metric function as its ``sample_weight``: what
+            scikit-learn hands a scorer when weights are routed to scoring (e.g.
+            ``cross_validate(..., params={"sample_weight": w})`` with metadata routing on).
 
         Returns
         -------
@@ -371,41 +375,42 @@ class FairnessScorer:
         if spec.inputs == "pred":
             pred = (np.asarray(estimator.predict(X)).reshape(-1) == self.positive_target).astype(np.int8)
         if m in RATE_METRICS:
-            result = func(y, pred, groups, metric=m, **options)
+            result = func(y, pred, groups, metric=m, sample_weight=sample_weight, **options)
         elif m in ("equalized_odds", "theil_index"):
-            result = func(y, pred, groups, **options)
+            result = func(y, pred, groups, sample_weight=sample_weight, **options)
         elif m in ("p_percent_score", "equal_opportunity_score"):
-            result = self._ratio_score(func, y, pred, groups, options)
+            result = self._ratio_score(func, y, pred, groups, options, sample_weight)
         elif m == "correlation_score":
             if groups.shape[1] != 1:
                 raise ValueError(ONE_COLUMN_MESSAGE.format(got=list(self.protected_attributes)))
             raw = np.asarray(estimator.predict(X)).reshape(-1)
             if raw.dtype.kind not in "biuf":
                 raw = (raw == self.positive_target).astype(np.int8)
-            result = func(raw, groups.iloc[:, 0].to_numpy())
+            result = func(raw, groups.iloc[:, 0].to_numpy(), sample_weight=sample_weight)
         elif m == "unweighted_average_bias":
             if "class_metric" in options:
                 options["metric"] = options.pop("class_metric")
             result = func(np.asarray(y_true).reshape(-1), np.asarray(estimator.predict(X)).reshape(-1), groups,
-                          **options)
+                          sample_weight=sample_weight, **options)
         elif spec.inputs == "none":
-            result = func(y, groups, **options)
+            result = func(y, groups, sample_weight=sample_weight, **options)
         else:
-            result = func(y, self._scores(estimator, X, spec.inputs == "proba"), groups, **options)
+            result = func(y, self._scores(estimator, X, spec.inputs == "proba"), groups, sample_weight=sample_weight,
+                          **options)
         return self.sign * float(getattr(result, "value", result))
 
-    def _ratio_score(self, func, y, pred, groups, options) -> Any:
+    def _ratio_score(self, func, y, pred, groups, options, sample_weight=None) -> Any:
         """The binary score on a 0/1 attribute, else the minimum over subgroups against the rest."""
         column = groups.iloc[:, 0]
         binary = (groups.shape[1] == 1 and (column.dtype == bool or (
             pd.api.types.is_numeric_dtype(column) and bool(column.isin([0, 1]).all()))))
         if binary:
             if self.metric == "p_percent_score":
-                return func(pred, column.to_numpy())
-            return func(y, pred, column.to_numpy())
+                return func(pred, column.to_numpy(), sample_weight=sample_weight)
+            return func(y, pred, column.to_numpy(), sample_weight=sample_weight)
         rate = "selection_rate" if self.metric == "p_percent_score" else "true_positive_rate"
         truth = np.zeros(len(pred), np.int8) if self.metric == "p_percent_score" else y
-        return confusion_counts(truth, pred, groups).ratio_scores(rate, **options)
+        return confusion_counts(truth, pred, groups, sample_weight=sample_weight).ratio_scores(rate, **options)
 
 
 def make_fairness_scorer(metric: str, protected_attributes, *, supplementary_features=None,

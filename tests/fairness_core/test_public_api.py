@@ -45,7 +45,7 @@ PLOTTING_ALL = ['AUC_COLUMNS', 'RATE_LABELS', 'add_rule_line', 'auc_chart', 'cal
  'model_auc_heatmap', 'pairwise_heatmap', 'plot_text', 'rate_chart', 'ratio_score_chart', 'reliability_chart',
  'scorecard_chart', 'subgroup_colors', 'threshold_chart', 'threshold_tradeoff_chart', 'tradeoff_chart']
 
-ENGINES_ALL = ['ENGINES', 'ScoredCounts', 'preview', 'read_source', 'scored_counts']
+ENGINES_ALL = ['ENGINES', 'ScoredCounts', 'TooManyPatterns', 'preview', 'read_source', 'scored_counts']
 
 
 MODULES = {"fairness_core": PACKAGE_ALL, "fairness_core.plotting": PLOTTING_ALL, "fairness_core.engines": ENGINES_ALL}

@@ -462,6 +462,41 @@ def test_adult_weighted_rates_by_sex_and_race(data_file):
             assert row["reference_value"] == pytest.approx((rest.w * rest.p).sum() / rest.w.sum(), rel=1e-10)
 
 
+def test_the_readme_table_of_adult_with_its_random_forest(data_file):
+    """README "Sample weights": the random forest of adult_rf_binary.csv (predicted >50K = 1 - score) joined to
+    adult.data's fnlwgt by entity_id; its rows and weighted rates by race and sex, as the README prints them, and
+    the weighted ones equal to pandas."""
+    adult = pd.read_csv(data_file("adult/adult.data"), header=None, names=ADULT_COLUMNS, skipinitialspace=True)
+    rf = pd.read_csv(data_file("adult/adult_rf_binary.csv"))
+    rows = rf.drop(columns=["race"]).join(adult[["fnlwgt", "sex", "race", "income"]], on="entity_id")
+    assert len(rows) == 9_769 and (rows["label_value"] == (rows["income"] == ">50K")).all()
+    y, pred, w = rows["label_value"].to_numpy(), 1 - rows["score"].astype(int).to_numpy(), rows["fnlwgt"].to_numpy()
+    shown = {   # subgroup: (rows, effective size, selection rate, TPR, FPR), unweighted then weighted, as printed
+        "Female": ((3199, 0.097, 0.595, 0.034), (2434, 0.101, 0.606, 0.038)),
+        "Male": ((6570, 0.299, 0.680, 0.133), (5036, 0.295, 0.685, 0.127)),
+        "White": ((8326, 0.248, 0.674, 0.103), (6377, 0.249, 0.678, 0.101)),
+        "Black": ((967, 0.118, 0.581, 0.047), (760, 0.127, 0.613, 0.051)),
+        "Asian-Pac-Islander": ((303, 0.261, 0.659, 0.113), (232, 0.271, 0.709, 0.115)),
+        "Amer-Indian-Eskimo": ((100, 0.070, 0.400, 0.033), (65, 0.113, 0.486, 0.064)),
+        "Other": ((73, 0.082, 0.625, 0.015), (62, 0.077, 0.564, 0.016)),
+    }
+    columns = ["size", "selection_rate", "true_positive_rate", "false_positive_rate"]
+    for column in ("sex", "race"):
+        plain = fc.group_rates(y, pred, rows[[column]]).set_index("subgroup")
+        weighted = fc.group_rates(y, pred, rows[[column]], sample_weight=w).set_index("subgroup")
+        for name in weighted.index:
+            value = name.split("=")[-1].strip()
+            want_rows, want_weighted = shown[value]
+            assert [round(float(v), 3) for v in plain.loc[name, columns]] == [want_rows[0], *want_rows[1:]]
+            got = weighted.loc[name, columns].to_numpy(float)
+            assert [round(got[0]), *(round(v, 3) for v in got[1:])] == [want_weighted[0], *want_weighted[1:]]
+            d = rows[rows[column] == value].assign(p=pred[rows[column] == value])
+            negatives, positives = d[d.label_value == 0], d[d.label_value == 1]
+            assert got[1:] == pytest.approx([np.average(d.p, weights=d.fnlwgt),
+                                             np.average(positives.p, weights=positives.fnlwgt),
+                                             np.average(negatives.p, weights=negatives.fnlwgt)], rel=1e-10)
+
+
 # ---------------------------------------------------------------------------------------------
 # Calibration and dataset metrics
 # ---------------------------------------------------------------------------------------------

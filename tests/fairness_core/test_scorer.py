@@ -299,3 +299,34 @@ def test_errors(data, fitted):
         fc.make_fairness_scorer("statistical_parity", [])
     with pytest.raises(ValueError, match="'distance_measure' parameter of theil_index must be None"):
         fc.make_fairness_scorer("theil_index", "group", distance_measure="diff")
+
+
+@pytest.mark.parametrize("metric", sorted(fc._integrations.sklearn_scorer.METRICS))
+def test_the_scorer_passes_its_sample_weight_to_the_metric(data, metric):
+    """The scorer hands its sample_weight to the metric: integer weights give the score of the rows repeated that
+    many times (every metric but the calibration disparity, whose debiased ECE counts effective rows: there the
+    direct call's value), and unit weights the unweighted score."""
+    X, y, supp = data
+    attributes = ["group"] if metric in ("p_percent_score", "equal_opportunity_score", "correlation_score") \
+        else ["region"]
+    options = ({"reduction": "std"} if metric == "unweighted_average_bias" else {"reduction": "max"}
+               if "reduction" in fc._integrations.sklearn_scorer.METRICS[metric].options else {})
+    scorer = fc.make_fairness_scorer(metric, attributes, **options)
+    model = LogisticRegression().fit(X, y)
+    w = np.random.default_rng(3).integers(0, 4, len(y))
+    repeated = np.repeat(np.arange(len(y)), w)
+    X_rep, y_rep = X.iloc[repeated], y.iloc[repeated]
+    supp_rep = supp.iloc[repeated] if attributes == ["region"] else None
+    supp_w = supp if attributes == ["region"] else None
+    if supp_rep is not None:   # repeated rows keep their index: the features are aligned by position here
+        X_rep, supp_rep = X_rep.reset_index(drop=True), supp_rep.reset_index(drop=True)
+    weighted = scorer(model, X, y, supplementary_features=supp_w, sample_weight=w)
+    if metric == "calibration_disparity":   # its debiased ECE counts a bin's effective rows, not repeated ones
+        direct = fc.calibration_disparity(y.to_numpy(), model.predict_proba(X)[:, 1], supp[["region"]],
+                                          reduction="max", sample_weight=w)
+        assert weighted == pytest.approx(-direct.value, rel=1e-12)
+        return
+    plain = scorer(model, X_rep, y_rep, supplementary_features=supp_rep)
+    assert weighted == pytest.approx(plain, rel=1e-9, abs=1e-12)
+    assert scorer(model, X, y, supplementary_features=supp_w, sample_weight=np.ones(len(y))) == pytest.approx(
+        scorer(model, X, y, supplementary_features=supp_w), rel=1e-12, abs=1e-15)
