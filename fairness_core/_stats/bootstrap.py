@@ -240,7 +240,7 @@ class BucketSplit:
         small = n <= _ROW_SPLIT
         owner = np.repeat(atom[small], n[small])                      # one entry per row of a small atom
         key = owner * n_buckets + rng.integers(0, n_buckets, size=len(owner))
-        key, rows = np.unique(key, return_counts=True)
+        key, rows = _run_lengths(key)
         keys, values = [key], [rows]
         big = np.flatnonzero(~small)
         if len(big):
@@ -249,8 +249,12 @@ class BucketSplit:
             keys.append(big[a] * n_buckets + b)
             values.append(split[a, b])
         key, value = np.concatenate(keys), np.concatenate(values)
+        order = np.argsort(key, kind="stable")   # two sorted runs (the small atoms', the big ones'): merged
+        key, value = key[order], value[order]
         a, self.bucket = np.divmod(key, n_buckets)
         self.pattern, self.cell, self.count = pattern[a], cell[a], value.astype(np.float64)
+        # Entries in pattern order: column pointers of the sparse (bucket x column, pattern) sums of :meth:`spread`.
+        self._column_starts = np.r_[0, np.cumsum(np.bincount(self.pattern, minlength=self.shape[0]))]
         self._cache = None
 
     def atom_tables(self, atoms: "Atoms") -> tuple:
@@ -289,7 +293,8 @@ class BucketSplit:
         overall = np.zeros(self.n_buckets * n_columns)
         for f in range(column.shape[1]):   # one value of every entry at a time: the memory of one sparse matrix
             row = self.bucket * n_columns + column[:, f]
-            spread = sparse.csr_matrix((value[:, f], (row, self.pattern)),
+            # entries are in pattern order: a CSC matrix straight from them (a product sums repeated rows of a column)
+            spread = sparse.csc_matrix((value[:, f], row, self._column_starts),
                                        shape=(self.n_buckets * n_columns, self.shape[0]))
             for total, mask in zip(sums, masks):
                 if k:
@@ -315,6 +320,17 @@ class BucketSplit:
                 parts.append(tables(dense))
             self._cache = (tables, tuple(np.concatenate(p) for p in zip(*parts)))
         return self._cache[1]
+
+
+def _run_lengths(key: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``np.unique(key, return_counts=True)`` of keys that come in runs of increasing owners (each small atom's
+    rows together): numpy's stable sort (timsort) merges such runs about ten times faster than ``np.unique``'s
+    sort, then the distinct keys and their counts are read off the sorted array."""
+    key = np.sort(key, kind="stable")
+    if not len(key):
+        return key, np.zeros(0, dtype=np.int64)
+    first = np.flatnonzero(np.r_[True, key[1:] != key[:-1]])
+    return key[first], np.diff(np.r_[first, len(key)])
 
 
 @dataclass(frozen=True, eq=False)
