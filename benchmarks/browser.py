@@ -495,7 +495,9 @@ def counted_benchmark(glob: str, identities: int, repeats: int, log) -> dict:
                 meter = Meter(page, runs, log, server.pid)
                 open_app(page, base)
                 counted_thresholds(meter, glob, identities, repeats)
-                page.screenshot(path=str(ROOT / "test-artifacts" / "browser-benchmark-counted.png"), full_page=False)
+                shots = ROOT / "test-artifacts"
+                shots.mkdir(exist_ok=True)
+                page.screenshot(path=str(shots / "browser-benchmark-counted.png"), full_page=False)
                 exceptions = page.get_by_test_id("stException").all_inner_texts()
                 context.close()
             finally:

@@ -62,3 +62,39 @@ def test_browser_benchmark_records_every_step(tmp_path):
             assert math.isfinite(run["load_average"]) and run["load_average"] >= 0, (name, run)
         assert step["median_seconds"] > 0 and step["target_seconds"] > 0 and isinstance(step["target_met"], bool)
     assert "| step | median s |" in done.stdout and "| Data: upload and parse the CSV |" in done.stdout
+
+
+COUNTED_STEPS = {
+    "Data on this machine: the first count (the guessed mapping)": "count",
+    "Data on this machine: apply race, sex and 2 identity columns (count and atoms)": "count",
+    "Rate disparities: a threshold between counted edges (a scan)": "scan",
+    "Rate disparities: Use … (a threshold on a counted edge, from the counted atoms)": "counted edge",
+}
+
+
+def test_browser_benchmark_of_counted_data_records_every_step(tmp_path):
+    """``browser.py --counted``: benchmarks/engines.py's layout (race, sex, 20 boolean identity columns) in two
+    Parquet files of 10,000 rows, mapped with 2 identity columns; every step recorded, the edge's target 1 s."""
+    if not CHROMIUM.exists():
+        fail_or_skip(f"Chromium not found at {CHROMIUM}. Install it with: sudo apt-get install chromium")
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    try:
+        import engines
+    finally:
+        sys.path.remove(str(ROOT / "benchmarks"))
+    glob = engines.make_files(tmp_path / "logs", 20_000, 2)
+    out = tmp_path / "results-browser-counted.json"
+    done = subprocess.run([sys.executable, "-W", "error", str(ROOT / "benchmarks" / "browser.py"), "--counted", glob,
+                           "--identities", "2", "--repeats", "1", "--out", str(out)], cwd=ROOT, capture_output=True,
+                          text=True, timeout=1200)
+    assert done.returncode == 0, done.stderr[-3000:]
+    results = json.loads(out.read_text())
+    assert results["rows"] == glob and not results["page_errors"] and not results["exceptions"]
+    steps = {s["step"]: s for s in results["steps"]}
+    assert set(steps) == set(COUNTED_STEPS), sorted(steps)
+    for name, step in steps.items():
+        assert step["kind"] == COUNTED_STEPS[name] and len(step["runs"]) == 1, (name, step)
+        run = step["runs"][0]
+        assert math.isfinite(run["seconds"]) and run["seconds"] > 0 and run["script_runs"] >= 1, (name, run)
+    assert steps["Rate disparities: Use … (a threshold on a counted edge, from the counted atoms)"]["target_seconds"] == 1
+    assert "counted where it lies" in done.stdout and "a threshold on a counted edge with intervals on 1 s" in done.stdout
