@@ -246,7 +246,7 @@ def _atoms_of(keys: "_Keys", key: np.ndarray, frame, cell_of_row: np.ndarray, n_
             code = pd.factorize(code * len(distinct) + number)[0]
         n_distinct = int(code.max()) + 1 if len(code) else 0
         first = np.zeros(n_distinct, dtype=np.int64)
-        first[code[::-1]] = np.arange(len(code) - 1, -1, -1)   # the first row of each distinct (key, words)
+        first[code] = np.arange(len(code))   # a row of each distinct (key, words): any one, they are all alike
         pattern_of, masks = _patterns(keys, *_memberships(keys, key[first], np.column_stack(words)[first], bits))
         pattern = pattern_of[code]
     n_patterns = len(masks[0])
