@@ -53,6 +53,7 @@ leaves out the revisits. Nothing is asserted: the targets of issue 22 item 3 are
 from __future__ import annotations
 
 import argparse
+import contextlib
 import datetime
 import json
 import math
@@ -472,21 +473,20 @@ def make_files(folder: Path, n_rows: int, repeats: int, log) -> list[Path]:
     return files
 
 
-def counted_benchmark(glob: str, identities: int, repeats: int, log) -> dict:
-    """``--counted``: serve the app with the glob's folder as its local data root and run
-    :func:`counted_thresholds`; returns the results as :func:`benchmark` does (``rows`` is the glob)."""
+@contextlib.contextmanager
+def _session(root: Path, log, timeout_ms: int):
+    """Serve the app allowed to read `root` (``FAIRNESS_LOCAL_DATA``), open it in Chromium at 1,400 x 1,000 and
+    yield (page, meter, page errors); the browser, the server and the variable are restored afterwards."""
     from playwright.sync_api import sync_playwright
 
-    global IDLE_TIMEOUT_S
-    IDLE_TIMEOUT_S = 3600.0   # a count of 10^8 rows and their atoms takes minutes on two cores
     previous = os.environ.get(local.ENV)
-    os.environ[local.ENV] = str(Path(glob).parent)
+    os.environ[local.ENV] = str(root)
     try:
         with serve_app("streamlit-browser-benchmark.log") as (base, server), sync_playwright() as playwright:
             browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
             try:
                 context = browser.new_context(viewport={"width": 1400, "height": 1000})
-                context.set_default_timeout(int(IDLE_TIMEOUT_S * 1000))
+                context.set_default_timeout(timeout_ms)
                 page = context.new_page()
                 errors: list[str] = []
                 page.on("pageerror", lambda error: errors.append(str(error)))
@@ -494,11 +494,7 @@ def counted_benchmark(glob: str, identities: int, repeats: int, log) -> dict:
                 runs.attach(page)
                 meter = Meter(page, runs, log, server.pid)
                 open_app(page, base)
-                counted_thresholds(meter, glob, identities, repeats)
-                shots = ROOT / "test-artifacts"
-                shots.mkdir(exist_ok=True)
-                page.screenshot(path=str(shots / "browser-benchmark-counted.png"), full_page=False)
-                exceptions = page.get_by_test_id("stException").all_inner_texts()
+                yield page, meter, errors
                 context.close()
             finally:
                 browser.close()
@@ -507,6 +503,19 @@ def counted_benchmark(glob: str, identities: int, repeats: int, log) -> dict:
             os.environ.pop(local.ENV, None)
         else:
             os.environ[local.ENV] = previous
+
+
+def counted_benchmark(glob: str, identities: int, repeats: int, log) -> dict:
+    """``--counted``: serve the app with the glob's folder as its local data root and run
+    :func:`counted_thresholds`; returns the results as :func:`benchmark` does (``rows`` is the glob)."""
+    global IDLE_TIMEOUT_S
+    IDLE_TIMEOUT_S = 3600.0   # a count of 10^8 rows and their atoms takes minutes on two cores
+    with _session(Path(glob).parent, log, int(IDLE_TIMEOUT_S * 1000)) as (page, meter, errors):
+        counted_thresholds(meter, glob, identities, repeats)
+        shots = ROOT / "test-artifacts"
+        shots.mkdir(exist_ok=True)
+        page.screenshot(path=str(shots / "browser-benchmark-counted.png"), full_page=False)
+        exceptions = page.get_by_test_id("stException").all_inner_texts()
     return {"rows": glob, "csv_bytes": 0, "repeats": repeats, "quick": False, "steps": _steps(meter),
             "page_errors": errors, "exceptions": exceptions, "environment": environment()}
 
@@ -548,46 +557,22 @@ def benchmark(n_rows: int, repeats: int, quick: bool, log) -> dict:
         ``{"rows", "csv_bytes", "repeats", "quick", "steps": [...], "environment"}``; each step has its runs
         (seconds, server seconds, script runs, load average), median, target and whether it was met.
     """
-    from playwright.sync_api import sync_playwright
-
     with tempfile.TemporaryDirectory(prefix="fairness-browser-bench-") as tmp:
         folder = Path(tmp)
         files = make_files(folder, n_rows, repeats, log)
-        previous = os.environ.get(local.ENV)
-        os.environ[local.ENV] = str(folder)
-        try:
-            with serve_app("streamlit-browser-benchmark.log") as (base, server), sync_playwright() as playwright:
-                browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-                try:
-                    context = browser.new_context(viewport={"width": 1400, "height": 1000})
-                    context.set_default_timeout(120_000)
-                    page = context.new_page()
-                    errors: list[str] = []
-                    page.on("pageerror", lambda error: errors.append(str(error)))
-                    runs = ScriptRuns()
-                    runs.attach(page)
-                    meter = Meter(page, runs, log, server.pid)
-                    open_app(page, base)
-                    for repeat, path in enumerate(files):
-                        upload_and_map(meter, path, n_rows, first=repeat == 0)
-                        for title in METRIC_PAGES:
-                            visit(meter, title, f"first visit: {title}", "first visit")
-                        if not quick:
-                            for title in METRIC_PAGES:
-                                visit(meter, title, f"revisit: {title}", "control")
-                    for repeat in range(repeats):
-                        rate_controls(meter, repeat)
-                        other_controls(meter, repeat)
-                    local_mapping(meter, repeats)
-                    exceptions = page.get_by_test_id("stException").all_inner_texts()
-                    context.close()
-                finally:
-                    browser.close()
-        finally:
-            if previous is None:
-                os.environ.pop(local.ENV, None)
-            else:
-                os.environ[local.ENV] = previous
+        with _session(folder, log, 120_000) as (page, meter, errors):
+            for repeat, path in enumerate(files):
+                upload_and_map(meter, path, n_rows, first=repeat == 0)
+                for title in METRIC_PAGES:
+                    visit(meter, title, f"first visit: {title}", "first visit")
+                if not quick:
+                    for title in METRIC_PAGES:
+                        visit(meter, title, f"revisit: {title}", "control")
+            for repeat in range(repeats):
+                rate_controls(meter, repeat)
+                other_controls(meter, repeat)
+            local_mapping(meter, repeats)
+            exceptions = page.get_by_test_id("stException").all_inner_texts()
         csv_size = files[0].stat().st_size
 
     steps = _steps(meter)
