@@ -302,9 +302,15 @@ def threshold_slider(scored: fc.ScoredData, score: str, label: str = "Move the t
     number input's state and the kept value, so the number input drawn higher up the page shows it in
     the same run (no second rerun). Its range is the score's, widened to the chosen threshold and
     rounded outwards to its step (1 for integer scores, else a power of ten near 1/100 of the range).
+    On data counted where they lie with intervals, a move lands on the nearest counted edge
+    (``local.counted_edges``): there the threshold is read off the counted atoms, anywhere else it would
+    cost a scan of every row.
     Returns the threshold, or None (no slider) when the score is constant.
     """
+    from . import local
+
     name, slider_key = f"threshold:{score}", f"w:slider:threshold:{score}"
+    edges = local.counted_edges(scored, score)
     lo, hi, integer = scored.score_ranges[score]
     current = float(setting(name, analysis.default_threshold(scored, score)))
     if hi <= lo:
@@ -316,12 +322,21 @@ def threshold_slider(scored: fc.ScoredData, score: str, label: str = "Move the t
     st.session_state[slider_key] = current
 
     def moved() -> None:
-        value = round(float(st.session_state[slider_key]), digits)
+        value = float(st.session_state[slider_key])
+        if edges is not None and len(edges):   # the nearest counted edge: no scan
+            value = float(edges[np.argmin(np.abs(edges - value))])
+        else:
+            value = round(value, digits)
         st.session_state["w:" + name] = st.session_state[state.KEEP_PREFIX + name] = value
 
+    snaps = edges is not None and len(edges) > 0
     st.slider(label, min_value=lo, max_value=hi, step=step, key=slider_key, on_change=moved, format="%g",
               help=f"The same threshold as the {labels.THRESHOLD} box at the top of the page: moving one moves the "
-                   "other.")
+                   "other." + (" On these counted rows it moves to the nearest counted edge, which needs no scan."
+                               if snaps else ""))
+    if snaps:
+        st.caption(f"The slider moves to the nearest of the {len(edges):,} counted edges of {escape.md(score)} "
+                   "(answered from the counted atoms, no scan of the rows).")
     return current
 
 

@@ -457,6 +457,16 @@ def nearest_edges(counts, score: str, threshold: float) -> list[float]:
     return [float(edges[j]) for j in (i - 1, i) if 0 <= j < len(edges)]
 
 
+def counted_edges(data, score: str):
+    """The thresholds of `score` that data counted where they lie answer from their counted atoms without a scan
+    (``ScoredCounts.atom_thresholds``), or None when `data` are rows in memory or counts without atoms (every
+    threshold is then cheap)."""
+    counts = getattr(data, "counts", None) if isinstance(data, CountsData) else None
+    if counts is None or not counts.atoms:
+        return None
+    return np.asarray(counts.atom_thresholds(score), dtype=np.float64)
+
+
 def scans(counts, score: str, threshold: float) -> bool:
     """Whether the confusion counts of `score` at `threshold` need a scan of the source (``ScoredCounts.needs_query``:
     neither read off the AUC counts nor, with atoms, off their atoms)."""

@@ -10,7 +10,7 @@ from streamlit.testing.v1 import AppTest
 import fairness_core as fc
 from fairness_core import engines
 from fairness_core.engines import _result, _scored_counts
-from tests.app.helpers import ROOT, count_calls, metrics, scored_table, widget
+from tests.app.helpers import ROOT, count_calls, metrics, open_section, scored_table, widget
 from ui import labels, local
 
 FILES = "Parquet or CSV files: a path, a folder or a glob"
@@ -209,3 +209,27 @@ def test_the_counted_edges_give_the_pattern_query_s_atoms(root, auc_bins, identi
     between = float(edges[len(edges) // 2] + edges[len(edges) // 2 + 1]) / 2
     assert counts.needs_query("score_a", between) and _result.confusion_of_patterns(counts.auc["score_a"], between) is None
     assert not counts.needs_query("score_a", counts.threshold)
+
+
+def test_the_explorer_slider_moves_to_the_nearest_counted_edge_without_a_scan(root, monkeypatch):
+    """On counted rows with intervals the explorer's slider lands on the nearest counted edge (no scan; a slider
+    step of 0.01 would otherwise cost a scan of every row per move); the page says so under it."""
+    queries = _queries(monkeypatch)   # before the counts: their engine runs every later query through it
+    at = _opened(monkeypatch, root)
+    _add_identities(at, IDENTITIES[:2])
+    _apply(at)
+    at.switch_page("pages/rate_disparities.py").run()
+    open_section(at, "rates:section", "Threshold explorer")
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    source = local.LocalSource.from_files("ids.parquet")
+    edges = local.counts(source, _mapping(IDENTITIES[:2]), local.AUC_LEVELS["bins"]).with_atoms().atom_thresholds(
+        "score_a")
+    assert any(f"nearest of the {len(edges):,} counted edges" in c.value for c in at.caption)
+    queries.clear()
+    widget(at, "slider", "Move the threshold").set_value(0.4).run()
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    threshold = widget(at, "number_input", labels.THRESHOLD).value
+    nearest = float(edges[np.argmin(np.abs(edges - 0.4))])
+    assert threshold == nearest != 0.4
+    assert [q for q in queries if "__fc_cells" in q] == []   # read off the counted atoms: no pattern query
+    assert not any("between the edges of the score groups" in c.value for c in at.caption)
