@@ -18,7 +18,7 @@ from .._disparity.compare import (RatioScoresResult, bootstrap_comparison, check
     reduce_with_interval)
 from .._disparity.inequality import between_group_theil_of, individual_theil_of, theil_disparity
 from .._stats.bootstrap import Atoms, check_boot_options, rng_of
-from .._stats.intervals import check_ci, mover_disparity, wilson_interval
+from .._stats.intervals import check_ci, mover_disparity, weighted_wilson_interval, wilson_interval
 from .._subgroups.subgroups import as_subgroups
 from .patterns import over_patterns
 from .rates import DISPARITY_METRICS, FN, FP, RATE_NAMES, RATE_TO_METRIC, RATIO_RATES, TN, TP, _few_text, _fraction, _rate
@@ -197,7 +197,10 @@ class ConfusionCounts:
         ----------
         ci : float in (0, 1) or None, default=None
             Confidence level of Wilson's score interval (Wilson 1927) of each rate, computed
-            from the rate's numerator and denominator counts; None adds no interval columns.
+            from the rate's numerator and denominator counts; None adds no interval columns. With
+            sample weights, Wilson's interval on the rate's effective sample size
+            (``_stats.intervals.weighted_wilson_interval``: the linearized variance of the weighted
+            share, Korn & Graubard 1998).
 
         Returns
         -------
@@ -210,11 +213,9 @@ class ConfusionCounts:
         Raises
         ------
         ValueError
-            If `ci` is not None or a number strictly between 0 and 1 (``CI_MESSAGE``), or is
-            given for weighted counts.
+            If `ci` is not None or a number strictly between 0 and 1 (``CI_MESSAGE``).
         """
         level = check_ci(ci, "ConfusionCounts.table")
-        check_no_intervals(self.weighted, ci, "ConfusionCounts.table")
         m = self.member
         as_count = (lambda a: a) if self.weighted else (lambda a: a.astype(np.int64))
         out = pd.DataFrame({
@@ -231,7 +232,11 @@ class ConfusionCounts:
         for name in RATE_NAMES:
             out[name], note = _rate(m, name)
             notes.append(note)
-            if level is not None:
+            if level is not None and self.weighted:   # on the rate's effective sample size
+                (num, den), (num_sq, den_sq) = _fraction(m, name), _fraction(self.member_sq, name)
+                out[f"{name}_ci_low"], out[f"{name}_ci_high"] = weighted_wilson_interval(
+                    num, den, num_sq, den_sq - num_sq, level)
+            elif level is not None:
                 out[f"{name}_ci_low"], out[f"{name}_ci_high"] = wilson_interval(*_fraction(m, name), level)
         out["note"] = ["; ".join(n for n in row if n) for row in zip(*notes)] if notes else ""
         return out

@@ -8,7 +8,9 @@ flag) is Kish's effective sample size of the rows behind it,
 
 which is the number of rows when every weight is 1 (and 0 for rows whose weights are all 0). The tables
 therefore keep, beside the sums of weights, the sums of squared weights of the same cells.
-Intervals are not available with weights yet (:func:`check_no_intervals`).
+Wilson intervals of the rates take the rate's effective sample size
+(``_stats.intervals.weighted_wilson_interval``); the bootstrap intervals are not available with weights
+yet (:func:`check_no_intervals`).
 """
 
 from __future__ import annotations
@@ -27,8 +29,9 @@ WEIGHT_SHAPE_MESSAGE = ("{func}: sample_weight must be one-dimensional (one weig
 WEIGHT_TYPE_MESSAGE = "{func}: sample_weight must hold numbers. Got values of dtype {dtype} instead. " + WEIGHT_TIP
 WEIGHT_VALUE_MESSAGE = "{func}: sample_weight has {n:,} {what} (first at row {first}). " + WEIGHT_TIP
 WEIGHT_INTERVAL_MESSAGE = (
-    "{func}: intervals with sample weights are not available yet (the bootstrap and the Wilson and DeLong "
-    "intervals count rows, not weights). Tip: pass ci=None to get the weighted point estimates.")
+    "{func}: intervals with sample weights are not available yet (the bootstrap and the DeLong intervals count "
+    "rows, not weights; only the rates' Wilson intervals, group_rates(..., ci=), take weights). Tip: pass ci=None "
+    "to get the weighted point estimates.")
 
 
 def check_sample_weight(sample_weight, n: int, func: str) -> Optional[np.ndarray]:

@@ -16,7 +16,6 @@ import pandas as pd
 # Re-exported here too (``_review.findings`` and the tests import them from this module).
 from .._counts.confusion import ConfusionCounts, confusion_counts
 from .._counts.rates import DENOMINATOR_NAMES, DISPARITY_METRICS, RATE_NAMES, RATES, Metric, _rate
-from .._counts.weights import check_no_intervals
 from .._stats.intervals import check_ci
 
 
@@ -47,7 +46,9 @@ def group_rates(y_true, y_pred, subgroups, *, ci=None, sample_weight=None) -> pd
     sample_weight : array-like of shape (n_samples,) or None, default=None
         Finite weights >= 0, one per row. Every count becomes the sum of the weights of its rows
         (a weighted rate), and every size and small-subgroup check uses Kish's effective sample
-        size (sum w)^2 / sum w^2 (see :func:`confusion_counts`). Not together with `ci`.
+        size (sum w)^2 / sum w^2 (see :func:`confusion_counts`). With `ci`, each rate's Wilson
+        interval is taken on its effective sample size from the linearized variance of the weighted
+        share (``weighted_wilson_interval``; Korn & Graubard 1998).
 
     Returns
     -------
@@ -62,8 +63,7 @@ def group_rates(y_true, y_pred, subgroups, *, ci=None, sample_weight=None) -> pd
     ------
     ValueError
         If `ci` is not None or a number strictly between 0 and 1 (``CI_MESSAGE``), for bad
-        labels, predictions, subgroups or weights (negative, NaN, infinite, wrong length), and
-        for `ci` together with `sample_weight` (intervals with weights are not available yet).
+        labels, predictions, subgroups or weights (negative, NaN, infinite, wrong length).
 
     References
     ----------
@@ -72,7 +72,6 @@ def group_rates(y_true, y_pred, subgroups, *, ci=None, sample_weight=None) -> pd
     JASA 22(158), 209-212.
     """
     level = check_ci(ci, "group_rates")
-    check_no_intervals(sample_weight is not None, level, "group_rates")
     return ConfusionCounts.compute(y_true, y_pred, subgroups, sample_weight=sample_weight,
                                    func="group_rates").table(ci=level)
 

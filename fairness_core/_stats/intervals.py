@@ -63,6 +63,54 @@ def wilson_interval(successes, trials, level: float) -> tuple[np.ndarray, np.nda
     return _wilson(successes, trials, z_value(level))
 
 
+def weighted_wilson_interval(successes, trials, successes_sq, failures_sq, level: float) -> tuple[np.ndarray, np.ndarray]:
+    """Wilson's interval of a weighted proportion p̂ = (Σ w over successes) / (Σ w), on its effective sample size.
+
+    With S₁ and S₀ the sums of squared weights of the successes and the failures, the linearized
+    variance of the ratio estimator p̂ and the effective sample size it implies are
+
+        v̂ = ((1 - p̂)² S₁ + p̂² S₀) / (Σ w)²,     n* = p̂ (1 - p̂) / v̂,
+
+    and the interval is :func:`wilson_interval` of k = p̂ n* successes in n* trials (Korn & Graubard
+    1998 take this effective n for survey proportions). Where p̂ is 0 or 1 (v̂ = 0) n* is Kish's
+    (Σ w)² / (S₁ + S₀). With unit weights n* is the number of rows and the interval is Wilson's.
+
+    Parameters
+    ----------
+    successes, trials : array-like of shape (n,) or scalars
+        Σ w over the successes and over every row (0 <= successes <= trials). NaN where trials is 0.
+    successes_sq, failures_sq : array-like of shape (n,) or scalars
+        S₁ and S₀.
+    level : float in (0, 1)
+
+    Returns
+    -------
+    low, high : ndarray of float, shape (n,)
+
+    References
+    ----------
+    Korn, E. L. & Graubard, B. I. (1998), "Confidence intervals for proportions with small expected
+    number of positive counts estimated from survey data", Survey Methodology 24(2), 193-201.
+    Kish, L. (1965), *Survey Sampling*, Wiley (the effective sample size).
+
+    Examples
+    --------
+    >>> low, high = weighted_wilson_interval(3, 10, 3, 7, 0.95)   # unit weights: Wilson's interval of 3 / 10
+    >>> round(float(low), 4), round(float(high), 4)
+    (0.1078, 0.6032)
+    """
+    w1, w = np.asarray(successes, dtype=np.float64), np.asarray(trials, dtype=np.float64)
+    s1, s0 = np.asarray(successes_sq, dtype=np.float64), np.asarray(failures_sq, dtype=np.float64)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        p = np.where(w > 0, w1 / np.where(w > 0, w, 1.0), np.nan)
+        variance_sum = (1.0 - p) ** 2 * s1 + p ** 2 * s0                # (Σ w)² v̂
+        inner = (p > 0) & (p < 1) & (variance_sum > 0)
+        n_star = np.where(inner, p * (1.0 - p) * w * w / np.where(inner, variance_sum, 1.0),
+                          np.where(s1 + s0 > 0, w * w / np.where(s1 + s0 > 0, s1 + s0, 1.0), 0.0))
+    n_star = np.where(w > 0, n_star, 0.0)
+    return _wilson(np.where(w > 0, p, 0.0) * n_star, n_star, z_value(level))
+
+
 def _wilson(successes, trials, z) -> tuple[np.ndarray, np.ndarray]:
     """:func:`wilson_interval` at normal quantile(s) `z` (a scalar, or an array broadcast with the counts)."""
     k = np.asarray(successes, dtype=np.float64)

@@ -81,15 +81,15 @@ def test_bad_weights_raise_a_clear_error(name, bad, message):
 
 
 def test_intervals_with_weights_raise():
+    """Every bootstrap interval with weights is refused with a message (the Wilson intervals of the rates are not:
+    tests/fairness_core/test_weighted_intervals.py)."""
     y, score, pred, group, w = _data(200)
     calls = [
-        lambda: fc.group_rates(y, pred, group, ci=0.95, sample_weight=w),
         lambda: fc.rate_disparity(y, pred, group, metric="true_positive_rate", ci=0.9, sample_weight=w),
         lambda: fc.statistical_parity(y, pred, group, ci=0.95, sample_weight=w)
         if hasattr(fc, "statistical_parity") else fc.model_statistical_parity(y, pred, group, ci=0.95,
                                                                               sample_weight=w),
         lambda: fc.equalized_odds(y, pred, group, ci=0.95, sample_weight=w),
-        lambda: fc.confusion_counts(y, pred, group, sample_weight=w).table(ci=0.95),
         lambda: fc.threshold_counts(y, score, group, sample_weight=w).at(0.5).disparity(
             "error_rate", ci=0.95),
         lambda: fc.bias_auc_table(y, score, group, ci=0.95, sample_weight=w),
