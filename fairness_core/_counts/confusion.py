@@ -18,7 +18,7 @@ from .._disparity.compare import (RatioScoresResult, bootstrap_comparison, check
     reduce_with_interval)
 from .._disparity.inequality import between_group_theil_of, individual_theil_of, theil_disparity
 from .._stats.bootstrap import Atoms, check_boot_options, rng_of
-from .._stats.intervals import check_ci, mover_disparity, weighted_wilson_interval, wilson_interval
+from .._stats.intervals import check_ci, effective_counts, mover_disparity, weighted_wilson_interval, wilson_interval
 from .._subgroups.subgroups import as_subgroups
 from .patterns import over_patterns
 from .rates import DISPARITY_METRICS, FN, FP, RATE_NAMES, RATE_TO_METRIC, RATIO_RATES, TN, TP, _few_text, _fraction, _rate
@@ -112,7 +112,9 @@ class ConfusionCounts:
     def of_weights(cls, names: list, groups, cell: np.ndarray, weights: np.ndarray, *,
                    disjoint: bool = False) -> "ConfusionCounts":
         """The weighted tables: sums of `weights` and of their squares per (subgroup, cell ``2 * label +
-        prediction``), from one bincount of each over (membership pattern, cell). No atoms (no intervals)."""
+        prediction``), from one bincount of each over (membership pattern, cell). The atoms keep each row's
+        pattern, cell and weight: their bootstrap deals the rows with their weights into buckets
+        (``Atoms.rows``)."""
         codes, member, background = groups.patterns
         n_patterns = member.shape[0]
         key = codes * 4 + cell
@@ -120,7 +122,8 @@ class ConfusionCounts:
         squares = np.bincount(key, weights=weights * weights, minlength=n_patterns * 4).reshape(n_patterns, 4)
         m, b, m_sq, b_sq = (over_patterns(masks, values) for masks, values in
                             ((member, sums), (background, sums), (member, squares), (background, squares)))
-        return cls(list(names), m, b, sums.sum(axis=0), groups.min_size, disjoint=disjoint,
+        atoms = Atoms(sums, member, background, rows=(codes, cell, weights))   # the bootstrap deals rows to buckets
+        return cls(list(names), m, b, sums.sum(axis=0), groups.min_size, disjoint=disjoint, atoms=atoms,
                    member_sq=m_sq, background_sq=b_sq, overall_sq=squares.sum(axis=0))
 
     @property
@@ -182,7 +185,7 @@ class ConfusionCounts:
         if positive_outcome == "favourable":
             return self
         atoms = None if self.atoms is None else Atoms(self.atoms.counts[:, ::-1].copy(), self.atoms.member,
-                                                      self.atoms.background)
+                                                      self.atoms.background, rows=(None if self.atoms.rows is None else (self.atoms.rows[0], 3 - self.atoms.rows[1], self.atoms.rows[2])))
         squares = {} if not self.weighted else dict(
             member_sq=self.member_sq[..., ::-1].copy(), background_sq=self.background_sq[..., ::-1].copy(),
             overall_sq=self.overall_sq[..., ::-1].copy())
@@ -325,7 +328,7 @@ class ConfusionCounts:
                   random_state=0, adjust: Optional[str] = None, func: str = "rate_disparity"):
         """Disparity of one rate; see :func:`rate_disparity`."""
         check_option(reduction, ("max", "mean", None), "reduction", func)
-        check_no_intervals(self.weighted, ci, func)
+        check_no_intervals(self.weighted and self.atoms is None, ci, func)
         level, n_boot, _ = check_boot_options(ci, n_boot, random_state, func)   # validates; replicates draws
         columns = self._comparison_columns(metric, distance_measure, reference, func)
         table = pd.DataFrame(columns)
@@ -337,10 +340,11 @@ class ConfusionCounts:
         key = ("table", metric, distance_measure, _reference_key(reference), level, n_boot, seed, adjust)
         drawn = self._drawn.get(key) if seed is not None else None
         if drawn is None:
-            plain = self._value_intervals(table, DISPARITY_METRICS[metric], level)
+            counts = self._side_counts(columns, DISPARITY_METRICS[metric], reference)
+            plain = self._value_intervals(table, counts, level)
             signed, disparity = self.replicates(metric, distance_measure=distance_measure, reference=reference,
                                                 n_boot=n_boot, random_state=random_state, func=func)
-            sides = _sides(columns, distance_measure)
+            sides = _sides(counts, distance_measure)
             full = add_intervals(plain, signed, disparity, distance_measure=distance_measure, level=level,
                                  adjust=adjust, func=func, sides=sides)
             drawn = (plain, full, signed, disparity, sides)
@@ -391,17 +395,34 @@ class ConfusionCounts:
         return drawn
 
     def _atoms(self, func: str):
-        check_no_intervals(self.weighted, True, func)
+        check_no_intervals(self.weighted and self.atoms is None, True, func)
         if self.atoms is None:
             raise ValueError(CONFUSION_NO_ATOMS_MESSAGE.format(func=func))
         return self.atoms
 
-    def _value_intervals(self, table: pd.DataFrame, rate: str, level: float) -> pd.DataFrame:
-        """Wilson intervals of the subgroup and reference rates, beside their values."""
+    def _side_counts(self, columns: dict, rate: str, reference: str) -> list:
+        """(k1, n1, k2, n2) of each comparison of `rate` (its columns from :meth:`_comparison_columns`): the
+        subgroup's and the reference's numerator and denominator, from which their Wilson intervals and the
+        comparison's MOVER interval are computed. With sample weights, effective counts
+        (``_stats.intervals.effective_counts``: the share on its effective sample size), not sums of weights."""
+        if not self.weighted:
+            return [np.asarray(columns[c], dtype=np.float64)
+                    for c in ("numerator", "denominator", "reference_numerator", "reference_denominator")]
+        k, n = zip(*(effective_counts(*_fraction(t, rate), _fraction(sq, rate)[0],
+                                      _fraction(sq, rate)[1] - _fraction(sq, rate)[0])
+                     for t, sq in ((self.member, self.member_sq), (self.background, self.background_sq),
+                                   (self.overall, self.overall_sq))))
+        k1, k2 = compared_values(*k, reference, self.names)
+        n1, n2 = compared_values(*n, reference, self.names)
+        return [np.asarray(a, dtype=np.float64) for a in (k1, n1, k2, n2)]
+
+    def _value_intervals(self, table: pd.DataFrame, counts: list, level: float) -> pd.DataFrame:
+        """Wilson intervals of the subgroup and reference rates, beside their values, from `counts`
+        (:meth:`_side_counts`)."""
         table = table.copy()
-        for side, num, den in (("subgroup_value", "numerator", "denominator"),
-                               ("reference_value", "reference_numerator", "reference_denominator")):
-            low, high = wilson_interval(table[num].to_numpy(), table[den].to_numpy(), level)
+        k1, n1, k2, n2 = counts
+        for side, k, n in (("subgroup_value", k1, n1), ("reference_value", k2, n2)):
+            low, high = wilson_interval(k, n, level)
             at = table.columns.get_loc(side) + 1
             table.insert(at, f"{side}_ci_low", low)
             table.insert(at + 1, f"{side}_ci_high", high)
@@ -413,7 +434,7 @@ class ConfusionCounts:
         """Equalized odds; see :func:`equalized_odds`."""
         func = "equalized_odds"
         check_option(reduction, ("max", "mean", None), "reduction", func)
-        check_no_intervals(self.weighted, ci, func)
+        check_no_intervals(self.weighted and self.atoms is None, ci, func)
         level, n_boot, rng = check_boot_options(ci, n_boot, random_state, func)
         tpr = self._comparison_columns("true_positive_rate", distance_measure, reference, func)
         fpr = self._comparison_columns("false_positive_rate", distance_measure, reference, func)
@@ -429,7 +450,8 @@ class ConfusionCounts:
             return table if reduction is None else reduce_columns(
                 table, columns, reduction, distance_measure=distance_measure, reference=reference,
                 include_small=include_small, func=func)
-        tpr_sides, fpr_sides = _sides(tpr, distance_measure), _sides(fpr, distance_measure)
+        tpr_sides = _sides(self._side_counts(tpr, "true_positive_rate", reference), distance_measure)
+        fpr_sides = _sides(self._side_counts(fpr, "false_positive_rate", reference), distance_measure)
         # TPR and FPR from the same replicates (resampled jointly): axis 1 of every array is the rate.
         signed, disparity = bootstrap_comparison(
             self._atoms(func), self.names, reference,
@@ -549,11 +571,10 @@ def _fixed_seed(random_state) -> Optional[int]:
     return None
 
 
-def _sides(columns: dict, distance_measure: str):
-    """``sides(levels)`` of ``_disparity.compare.add_intervals`` for a rate's comparison columns: the MOVER interval of each
-    comparison's disparity from the Wilson intervals of its two rates (``_stats.intervals.mover_disparity``)."""
-    counts = [np.asarray(columns[c], dtype=np.float64)
-              for c in ("numerator", "denominator", "reference_numerator", "reference_denominator")]
+def _sides(counts: list, distance_measure: str):
+    """``sides(levels)`` of ``_disparity.compare.add_intervals`` for a rate's comparisons, from their (k1, n1, k2,
+    n2) (``ConfusionCounts._side_counts``): the MOVER interval of each comparison's disparity from the Wilson
+    intervals of its two rates (``_stats.intervals.mover_disparity``)."""
     return lambda levels: mover_disparity(*counts, levels, distance_measure)
 
 

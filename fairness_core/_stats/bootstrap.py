@@ -105,6 +105,9 @@ class Atoms:
     counts: np.ndarray
     member: np.ndarray
     background: np.ndarray
+    # With sample weights (counts are then sums of weights): each row's (pattern, cell, weight), which the bucket
+    # bootstrap deals into buckets row by row (:meth:`BucketSplit.of_rows`); None for counts of rows.
+    rows: Optional[tuple] = field(default=None, compare=False, repr=False)
     # What is derived from these atoms once and reused (the last bucket split drawn, see :meth:`replicates`):
     # not part of the value.
     memo: dict = field(default_factory=dict, init=False, compare=False, repr=False)
@@ -150,7 +153,8 @@ class Atoms:
         per worker ahead of the consumer. The draws depend only on `rng`, `n_boot` and the table's
         shape: never on the machine's CPUs or the timing of the threads.
 
-        With more than ``BUCKET_PATTERNS`` patterns the blocks are those of the bucket bootstrap
+        With more than ``BUCKET_PATTERNS`` patterns, or with sample weights (``rows``: a multinomial
+        redraw of counts has no meaning for sums of weights), the blocks are those of the bucket bootstrap
         instead (:class:`BucketDraws`: bucket weights, see the module docstring), which
         :meth:`tables` and :func:`replicate_stat` turn into tables; the split of the rows among the
         buckets is drawn from `rng` first, so a seed gives the same replicates from the same atoms. The
@@ -159,11 +163,12 @@ class Atoms:
         the generator is left in the state the split's draws leave it in, so the replicates are those
         of a split drawn afresh.
         """
-        if len(self.counts) > BUCKET_PATTERNS:
+        if len(self.counts) > BUCKET_PATTERNS or self.rows is not None:   # weighted rows: always by buckets
             before = repr(rng.bit_generator.state)
             kept = self.memo.get("split")
             if kept is None or kept[0] != before:   # one split kept per atoms: the memory of one
-                split = BucketSplit(self.counts, BUCKETS, rng)
+                split = (BucketSplit(self.counts, BUCKETS, rng) if self.rows is None
+                         else BucketSplit.of_rows(*self.rows, self.counts.shape, BUCKETS, rng))
                 self.memo["split"] = kept = (before, rng.bit_generator.state, split)
             else:
                 rng.bit_generator.state = kept[1]
@@ -256,6 +261,27 @@ class BucketSplit:
         # Entries in pattern order: column pointers of the sparse (bucket x column, pattern) sums of :meth:`spread`.
         self._column_starts = np.r_[0, np.cumsum(np.bincount(self.pattern, minlength=self.shape[0]))]
         self._cache = None
+
+    @classmethod
+    def of_rows(cls, pattern: np.ndarray, cell: np.ndarray, weight: np.ndarray, shape: tuple, n_buckets: int,
+                rng: np.random.Generator) -> "BucketSplit":
+        """Rows with weights dealt into buckets: each row (its `pattern`, `cell` and `weight`, shape (n_rows,)) to
+        a bucket drawn uniformly from `rng`; an entry's count is the sum of its rows' weights. Atoms of
+        weighted counts (``Atoms.rows``) are split so: the rows of an atom are not interchangeable."""
+        split = cls.__new__(cls)
+        split.shape, split.n_buckets = tuple(shape), int(n_buckets)
+        bucket = rng.integers(0, n_buckets, size=len(pattern))
+        key = (np.asarray(pattern, dtype=np.int64) * shape[1] + np.asarray(cell, dtype=np.int64)) * n_buckets + bucket
+        order = np.argsort(key, kind="stable")
+        key, weight = key[order], np.asarray(weight, dtype=np.float64)[order]
+        first = np.flatnonzero(np.r_[True, key[1:] != key[:-1]]) if len(key) else np.zeros(0, dtype=np.int64)
+        key, count = key[first], np.add.reduceat(weight, first) if len(key) else np.zeros(0)
+        atom, split.bucket = np.divmod(key, n_buckets)
+        split.pattern, split.cell = np.divmod(atom, shape[1])
+        split.count = count
+        split._column_starts = np.r_[0, np.cumsum(np.bincount(split.pattern, minlength=shape[0]))]
+        split._cache = None
+        return split
 
     def atom_tables(self, atoms: "Atoms") -> tuple:
         """Per-bucket (member, background, overall) counts of `atoms` (shapes (K, k, cells), (K, k, cells),

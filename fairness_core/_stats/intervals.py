@@ -99,16 +99,23 @@ def weighted_wilson_interval(successes, trials, successes_sq, failures_sq, level
     >>> round(float(low), 4), round(float(high), 4)
     (0.1078, 0.6032)
     """
+    return _wilson(*effective_counts(successes, trials, successes_sq, failures_sq), z_value(level))
+
+
+def effective_counts(successes, trials, successes_sq, failures_sq) -> tuple[np.ndarray, np.ndarray]:
+    """(p̂ n*, n*): a weighted proportion as successes among trials of equal weight, on the effective sample
+    size n* of :func:`weighted_wilson_interval` (what its Wilson interval, and the MOVER interval of a disparity
+    of two weighted rates, are computed from). Both 0 where `trials` is 0."""
     w1, w = np.asarray(successes, dtype=np.float64), np.asarray(trials, dtype=np.float64)
     s1, s0 = np.asarray(successes_sq, dtype=np.float64), np.asarray(failures_sq, dtype=np.float64)
     with np.errstate(divide="ignore", invalid="ignore"):
-        p = np.where(w > 0, w1 / np.where(w > 0, w, 1.0), np.nan)
+        p = np.where(w > 0, w1 / np.where(w > 0, w, 1.0), 0.0)
         variance_sum = (1.0 - p) ** 2 * s1 + p ** 2 * s0                # (Σ w)² v̂
         inner = (p > 0) & (p < 1) & (variance_sum > 0)
         n_star = np.where(inner, p * (1.0 - p) * w * w / np.where(inner, variance_sum, 1.0),
                           np.where(s1 + s0 > 0, w * w / np.where(s1 + s0 > 0, s1 + s0, 1.0), 0.0))
     n_star = np.where(w > 0, n_star, 0.0)
-    return _wilson(np.where(w > 0, p, 0.0) * n_star, n_star, z_value(level))
+    return p * n_star, n_star
 
 
 def _wilson(successes, trials, z) -> tuple[np.ndarray, np.ndarray]:

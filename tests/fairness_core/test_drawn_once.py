@@ -84,7 +84,8 @@ def test_intervals_without_the_inverted_p_values_are_the_same(distance):
     plain = pd.DataFrame(counts._comparison_columns("false_positive_rate", distance, "rest", "test"))
     signed, disparity = counts.replicates("false_positive_rate", distance_measure=distance, reference="rest",
                                           n_boot=400)
-    sides = confusion._sides(counts._comparison_columns("false_positive_rate", distance, "rest", "test"), distance)
+    columns = counts._comparison_columns("false_positive_rate", distance, "rest", "test")
+    sides = confusion._sides(counts._side_counts(columns, "false_positive_rate", "rest"), distance)
     full, quick = (add_intervals(plain, signed, disparity, distance_measure=distance, level=0.99, adjust=None,
                                  func="test", sides=sides, p_values=flag) for flag in (True, False))
     pd.testing.assert_frame_equal(full.drop(columns="p_value"), quick.drop(columns="p_value"))

@@ -83,8 +83,8 @@ def test_coverage_when_weights_correct_a_known_sampling_bias(n):
 
 def test_intervals_the_bootstrap_gives_are_still_refused_with_weights():
     with pytest.raises(ValueError, match="intervals with sample weights are not available yet"):
-        fc.false_positive_rate_disparity(np.r_[0, 1, 0, 1], np.r_[1, 1, 0, 0], ["a", "a", "b", "b"],
-                                         sample_weight=np.ones(4), ci=0.95)
+        fc.bias_auc_table(np.r_[0, 1, 0, 1], np.r_[0.1, 0.9, 0.4, 0.6], ["a", "a", "b", "b"],
+                          sample_weight=np.ones(4), ci=0.95)
 
 
 @pytest.mark.parametrize("n, low, high", [(40, 0.88, 0.93), (200, 0.92, 0.97), (1_000, 0.92, 0.97)])
@@ -98,3 +98,76 @@ def test_coverage_with_heavy_tailed_weights(n, low, high):
     covered, above, below = _coverage(draw, 0.3, 2_000, seed=7 + n)
     assert low <= covered <= high and above > 0.01 and below > 0.01, (covered, above, below)
     print(f"n={n}: coverage {covered:.3f}, misses above {above:.3f}, below {below:.3f}")
+
+
+# A population of two groups (a: 30 %) and two strata (stratum 1: 20 % of every group), with a false positive rate
+# per (group, stratum); the samples hold stratum 1 at 50 % and weights 0.2 / 0.5 and 0.8 / 0.5 correct it.
+FPR = {("a", 0): 0.10, ("a", 1): 0.40, ("b", 0): 0.08, ("b", 1): 0.20}
+
+
+def _population_fpr(group: str) -> float:
+    return 0.8 * FPR[(group, 0)] + 0.2 * FPR[(group, 1)]
+
+
+def _biased_sample(rng, n: int):
+    group = np.where(rng.random(n) < 0.3, "a", "b")
+    stratum = (rng.random(n) < 0.5).astype(int)
+    rate = np.array([FPR[key] for key in zip(group, stratum)])
+    predicted = (rng.random(n) < rate).astype(int)
+    return np.zeros(n, int), predicted, group.reshape(-1, 1), np.where(stratum == 1, 0.2 / 0.5, 0.8 / 0.5)
+
+
+def test_weighted_rate_disparities_cover_the_population_disparity():
+    """300 weighted samples of 1,000 rows: the false positive rate difference of a against the rest (bootstrap of
+    rows with their weights joined with the MOVER interval of the two weighted rates) covers the population's
+    0.056 in 93-98 % of them, missing on both sides (96.7 %: 2.0 % above, 1.3 % below). A longer run of this
+    design (400 samples each) measured
+    94.8 % at 1,000 rows, 94.5 % at 3,000 and 96.8 % at 300 (group a about 90 rows: conservative, as unweighted)."""
+    rng = np.random.default_rng(11)
+    truth = _population_fpr("a") - _population_fpr("b")
+    above = below = 0
+    for _ in range(300):
+        y, predicted, group, w = _biased_sample(rng, 1_000)
+        table = fc.false_positive_rate_disparity(y, predicted, group, reduction=None, ci=0.95, n_boot=400,
+                                                 sample_weight=w).set_index("subgroup")
+        row = table.loc[next(s for s in table.index if s.endswith("a"))]
+        above += row["disparity_ci_low"] > truth
+        below += row["disparity_ci_high"] < truth
+    covered = 1 - (above + below) / 300
+    assert 0.93 <= covered <= 0.98 and above > 0 and below > 0, (covered, above, below)
+
+
+def test_weighted_disparities_are_reproducible_and_unit_weights_keep_the_estimates():
+    rng = np.random.default_rng(3)
+    y, predicted, group, w = _biased_sample(rng, 800)
+    y = (rng.random(800) < 0.4).astype(int)
+    first = fc.equalized_odds(y, predicted, group, ci=0.95, sample_weight=w, reduction="max")
+    again = fc.equalized_odds(y, predicted, group, ci=0.95, sample_weight=w, reduction="max")
+    assert (first.value, first.ci_low, first.ci_high) == (again.value, again.ci_low, again.ci_high)
+    assert first.ci_low <= first.value <= first.ci_high
+    plain = fc.equalized_odds(y, predicted, group, ci=0.95, reduction="max")
+    unit = fc.equalized_odds(y, predicted, group, ci=0.95, sample_weight=np.ones(800), reduction="max")
+    assert unit.value == pytest.approx(plain.value, rel=1e-12)
+    # the same rows, resampled by buckets of rows instead of by pattern: the same interval up to bootstrap noise
+    assert unit.ci_low == pytest.approx(plain.ci_low, abs=0.02) and unit.ci_high == pytest.approx(plain.ci_high,
+                                                                                                 abs=0.02)
+
+
+def test_a_bucket_split_of_weighted_rows_deals_each_row_once():
+    """BucketSplit.of_rows: each row to one bucket; the entries' sums of weights per (pattern, cell) are the
+    weighted atoms, each (bucket, pattern, cell) once, in pattern order; a seed gives the same split."""
+    from fairness_core._stats.bootstrap import BucketSplit
+
+    rng = np.random.default_rng(2)
+    pattern, cell, weight = rng.integers(0, 7, 5_000), rng.integers(0, 4, 5_000), rng.lognormal(0, 1, 5_000)
+    split = BucketSplit.of_rows(pattern, cell, weight, (7, 4), 50, np.random.default_rng(9))
+    atoms = np.zeros((7, 4))
+    np.add.at(atoms, (pattern, cell), weight)
+    summed = np.zeros((7, 4))
+    np.add.at(summed, (split.pattern, split.cell), split.count)
+    np.testing.assert_allclose(summed, atoms, rtol=1e-12)
+    keys = (split.pattern * 4 + split.cell) * 50 + split.bucket
+    assert len(np.unique(keys)) == len(keys) and np.all(np.diff(split.pattern) >= 0)
+    again = BucketSplit.of_rows(pattern, cell, weight, (7, 4), 50, np.random.default_rng(9))
+    np.testing.assert_array_equal(again.count, split.count)
+    np.testing.assert_array_equal(again.bucket, split.bucket)
