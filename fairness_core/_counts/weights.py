@@ -9,8 +9,9 @@ flag) is Kish's effective sample size of the rows behind it,
 which is the number of rows when every weight is 1 (and 0 for rows whose weights are all 0). The tables
 therefore keep, beside the sums of weights, the sums of squared weights of the same cells.
 Wilson intervals of the rates take the rate's effective sample size
-(``_stats.intervals.weighted_wilson_interval``), and the rate disparities a bootstrap of the rows with their
-weights (``Atoms.rows``); the other intervals are not available with weights yet (:func:`check_no_intervals`).
+(``_stats.intervals.weighted_wilson_interval``), the rate disparities a bootstrap of the rows with their
+weights (``Atoms.rows``) and the AUCs the linearized variance (``_stats.delong.weighted_auc_variance``); the
+other intervals are not available with weights yet (:func:`check_no_intervals`).
 """
 
 from __future__ import annotations
@@ -29,9 +30,9 @@ WEIGHT_SHAPE_MESSAGE = ("{func}: sample_weight must be one-dimensional (one weig
 WEIGHT_TYPE_MESSAGE = "{func}: sample_weight must hold numbers. Got values of dtype {dtype} instead. " + WEIGHT_TIP
 WEIGHT_VALUE_MESSAGE = "{func}: sample_weight has {n:,} {what} (first at row {first}). " + WEIGHT_TIP
 WEIGHT_INTERVAL_MESSAGE = (
-    "{func}: intervals with sample weights are not available yet (its bootstrap or DeLong intervals count rows, "
-    "not weights; with weights so far: the rates' Wilson intervals, the rate disparities and equalized odds). "
-    "Tip: pass ci=None to get the weighted point estimates.")
+    "{func}: intervals with sample weights are not available yet (its bootstrap intervals count rows, not "
+    "weights; with weights so far: the rates' Wilson intervals, the rate disparities, equalized odds and the AUC "
+    "table). Tip: pass ci=None to get the weighted point estimates.")
 
 
 def check_sample_weight(sample_weight, n: int, func: str) -> Optional[np.ndarray]:

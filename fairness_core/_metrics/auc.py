@@ -616,15 +616,15 @@ def bias_auc_table(y_true, y_score, subgroups, *, ci=None, n_boot: int = 1000, r
     func = "bias_auc_table"
     level, n_boot, rng = check_boot_options(ci, n_boot, random_state, func)
     if sample_weight is not None:
-        check_no_intervals(True, ci, func)
         y = as_binary(y_true, "y_true", func).astype(np.int64)
         s = as_scores(y_score, "y_score", func)
         check_length(s, len(y), "y_score", func)
         w = check_sample_weight(sample_weight, len(y), func)
         groups = as_subgroups(subgroups, len(y), func)
-        levels, level = np.unique(s, return_inverse=True)
-        (m, b, o), (m_sq, _, _) = weighted_level_tables(groups, y, level.reshape(-1), len(levels), w)
-        table, _ = weighted_auc_table(list(groups.names), m, b, m_sq, o, groups.min_size)
+        levels, index = np.unique(s, return_inverse=True)
+        (m, b, o), (m_sq, b_sq, o_sq) = weighted_level_tables(groups, y, index.reshape(-1), len(levels), w)
+        table, _ = weighted_auc_table(list(groups.names), m, b, m_sq, o, groups.min_size,
+                                      squares=(b_sq, o_sq), level=level)
         return table
     y = as_binary(y_true, "y_true", func).astype(bool)
     s = as_scores(y_score, "y_score", func)
@@ -685,24 +685,9 @@ def weighted_level_tables(groups, y: np.ndarray, level: np.ndarray, n_levels: in
     return tables[0], tables[1]
 
 
-def weighted_auc_table(names: list, member, background, member_sq, overall: np.ndarray, min_size: int):
-    """The AUC table of weighted level histograms (as :func:`weighted_level_tables` returns them).
-
-    Each subgroup's, BPSN and BNSP AUC is the weighted Mann-Whitney statistic of its histograms
-    (:func:`_weighted_auc_from_hists`); the counts are sums of weights and ``size`` / ``small`` the effective
-    sample size (sum w)^2 / sum w^2 of the subgroup's rows.
-
-    Returns
-    -------
-    table : DataFrame
-        The columns of :func:`bias_auc_table`; ``attrs``: ``overall_auc``, ``n_positive``, ``n_negative``
-        (sums of weights) and ``ci`` (None).
-    pos, neg : ndarray of float, shape (k * 3, n_levels)
-        The positives' and negatives' histograms of each subgroup's subgroup, BPSN and BNSP AUC.
-    """
-    from .._counts.weights import effective_size
-
-    k, n_levels = len(names), overall.shape[1]
+def auc_histograms(member, background, k: int, n_levels: int) -> tuple[np.ndarray, np.ndarray]:
+    """(pos, neg) of shape (k, 3, n_levels): the positives' and negatives' level histograms behind each subgroup's
+    subgroup, BPSN and BNSP AUC, from level tables (``weighted_level_tables``: sparse (k, 2 * n_levels))."""
     pos = np.zeros((k, 3, n_levels))
     neg = np.zeros_like(pos)
     for j in range(k):   # subgroups, not rows
@@ -710,16 +695,58 @@ def weighted_auc_table(names: list, member, background, member_sq, overall: np.n
         b = background.getrow(j).toarray().reshape(2, n_levels)
         pos[j] = m[1], b[1], m[1]   # subgroup, BPSN, BNSP: whose positives ...
         neg[j] = m[0], m[0], b[0]   # ... against whose negatives
+    return pos, neg
+
+
+def weighted_auc_table(names: list, member, background, member_sq, overall: np.ndarray, min_size: int, *,
+                       squares: tuple | None = None, level: float | None = None):
+    """The AUC table of weighted level histograms (as :func:`weighted_level_tables` returns them).
+
+    Each subgroup's, BPSN and BNSP AUC is the weighted Mann-Whitney statistic of its histograms
+    (:func:`_weighted_auc_from_hists`); the counts are sums of weights and ``size`` / ``small`` the effective
+    sample size (sum w)^2 / sum w^2 of the subgroup's rows. With `level` (and `squares`: the background's and
+    all rows' squared-weight tables), every AUC gets the Wald interval on the logit scale of its linearized
+    variance (``_stats.delong.weighted_auc_variance``: DeLong's structural components with weights; unit
+    weights give DeLong's interval), or where that cannot be formed the score interval with the Hanley-McNeil
+    variance of the effective sizes (``interval_of``, said in ``note``).
+
+    Returns
+    -------
+    table : DataFrame
+        The columns of :func:`bias_auc_table`; ``attrs``: ``overall_auc``, ``n_positive``, ``n_negative``
+        (sums of weights), ``ci`` (`level`) and with `level` ``overall_auc_ci`` and ``overall_auc_ci_note``.
+    pos, neg : ndarray of float, shape (k * 3, n_levels)
+        The positives' and negatives' histograms of each subgroup's subgroup, BPSN and BNSP AUC.
+    """
+    from .._counts.weights import effective_size
+
+    k, n_levels = len(names), overall.shape[1]
+    pos, neg = auc_histograms(member, background, k, n_levels)
     n = np.column_stack([pos[:, 0].sum(axis=1), neg[:, 0].sum(axis=1), pos[:, 1].sum(axis=1),
                          neg[:, 2].sum(axis=1)]) if k else np.zeros((0, 4))
     flat_pos, flat_neg = pos.reshape(-1, n_levels), neg.reshape(-1, n_levels)
     aucs = np.array([_weighted_auc_from_hists(p, q) for p, q in zip(flat_pos, flat_neg)]).reshape(k, 3)
     sizes = effective_size(np.asarray(member.sum(axis=1)).reshape(-1), np.asarray(member_sq.sum(axis=1)).reshape(-1))
-    table = auc_frame(list(names), n, aucs, min_size, None, sizes=sizes)
+    interval = overall_interval = None
+    if level is not None:
+        from .._stats.delong import weighted_auc_variance
+
+        background_sq, overall_sq = squares
+        pos_sq, neg_sq = (a.reshape(-1, n_levels) for a in auc_histograms(member_sq, background_sq, k, n_levels))
+        _, var, n_pos, n_neg = weighted_auc_variance(flat_pos, flat_neg, pos_sq, neg_sq)
+        interval = [a.reshape(k, 3) for a in interval_of(aucs.ravel(), var, n_pos, n_neg, level)]
+        (neg_all, pos_all), (neg_all_sq, pos_all_sq) = overall, overall_sq
+        a, v, n1, n0 = weighted_auc_variance(pos_all[None], neg_all[None], pos_all_sq[None], neg_all_sq[None])
+        overall_interval = interval_of(a, v, n1, n0, level)
+    table = auc_frame(list(names), n, aucs, min_size, interval, sizes=sizes)
     neg_all, pos_all = overall
     table.attrs["overall_auc"] = _weighted_auc_from_hists(pos_all, neg_all)
     table.attrs["n_positive"], table.attrs["n_negative"] = float(pos_all.sum()), float(neg_all.sum())
-    table.attrs["ci"] = None
+    table.attrs["ci"] = level
+    if overall_interval is not None:
+        low, high, why = overall_interval
+        table.attrs["overall_auc_ci"] = (float(low[0]), float(high[0]))
+        table.attrs["overall_auc_ci_note"] = str(why[0])
     return table, (flat_pos, flat_neg)
 
 
@@ -938,6 +965,8 @@ def bias_auc_score(y_true, y_score, subgroups, *, p: float = -5.0, overall_weigh
     ----------
     Borkan et al. (2019); Jigsaw Unintended Bias in Toxicity Classification (2019); seed 000.
     """
+    # the power means' intervals come from bootstrap replicates, which weights do not have yet
+    check_no_intervals(sample_weight is not None, ci, "bias_auc_score")
     table = bias_auc_table(y_true, y_score, subgroups, ci=ci, n_boot=n_boot, random_state=random_state,
                            sample_weight=sample_weight)
     return summarize_bias_auc(table, p=p, overall_weight=overall_weight, include_small=include_small)

@@ -268,6 +268,46 @@ def placement_variance(s10: np.ndarray, s01: np.ndarray, n_pos: np.ndarray, n_ne
     return np.where((n_pos >= 2) & (n_neg >= 2), var, np.nan)
 
 
+def weighted_auc_variance(pos: np.ndarray, neg: np.ndarray, pos_sq: np.ndarray, neg_sq: np.ndarray):
+    """The weighted AUCs of histograms of weights per level, their linearized (DeLong) variances and the two sides'
+    effective sizes.
+
+    With W₁, W₀ the positives' and negatives' sums of weights, a positive at level l has the placement
+    V10(l) = (W₀ below l + ½ W₀ at l) / W₀ and a negative V01(l) = (W₁ above l + ½ W₁ at l) / W₁; the weighted
+    AUC is A = Σ_l W₁(l) V10(l) / W₁ and its variance, from its linearization (the weighted form of DeLong's
+    structural components),
+
+        Var = n₁* / (n₁* - 1) Σ_l S₁(l) (V10(l) - A)² / W₁² + n₀* / (n₀* - 1) Σ_l S₀(l) (V01(l) - A)² / W₀²,
+
+    with S₁(l), S₀(l) the sums of squared weights at level l and n* = W² / Σ S Kish's effective sizes (the
+    factor makes unit weights give DeLong's variance exactly).
+
+    Parameters
+    ----------
+    pos, neg, pos_sq, neg_sq : ndarray of shape (k, n_levels)
+        Sums of weights and of squared weights of the positives and negatives per level, levels in increasing
+        score order.
+
+    Returns
+    -------
+    auc, var, n_pos, n_neg : ndarray of shape (k,)
+        NaN AUC where a side has no weight, NaN variance where a side's effective size is below 2.
+    """
+    pos, neg = np.asarray(pos, dtype=np.float64), np.asarray(neg, dtype=np.float64)
+    pos_sq, neg_sq = np.asarray(pos_sq, dtype=np.float64), np.asarray(neg_sq, dtype=np.float64)
+    w1, w0 = pos.sum(axis=-1), neg.sum(axis=-1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        v10 = (np.cumsum(neg, axis=-1) - 0.5 * neg) / w0[..., None]
+        v01 = (w1[..., None] - np.cumsum(pos, axis=-1) + 0.5 * pos) / w1[..., None]
+        auc = np.where((w1 > 0) & (w0 > 0), (pos * v10).sum(axis=-1) / w1, np.nan)
+        n1, n0 = w1 * w1 / pos_sq.sum(axis=-1), w0 * w0 / neg_sq.sum(axis=-1)
+        s10 = (pos_sq * (v10 - auc[..., None]) ** 2).sum(axis=-1) / (w1 * w1)
+        s01 = (neg_sq * (v01 - auc[..., None]) ** 2).sum(axis=-1) / (w0 * w0)
+        var = s10 * n1 / (n1 - 1.0) + s01 * n0 / (n0 - 1.0)
+    n1, n0 = np.nan_to_num(n1), np.nan_to_num(n0)
+    return auc, np.where((n1 >= 2) & (n0 >= 2), var, np.nan), n1, n0
+
+
 def interval_of(auc: np.ndarray, var: np.ndarray, n_pos: np.ndarray, n_neg: np.ndarray, level: float):
     """The bounds and notes of :func:`auc_interval` from AUCs, DeLong variances and class counts.
 

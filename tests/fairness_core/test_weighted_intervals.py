@@ -82,9 +82,67 @@ def test_coverage_when_weights_correct_a_known_sampling_bias(n):
 
 
 def test_intervals_the_bootstrap_gives_are_still_refused_with_weights():
+    """The power means and the bias AUC score take their intervals from bootstrap replicates: not with weights."""
     with pytest.raises(ValueError, match="intervals with sample weights are not available yet"):
-        fc.bias_auc_table(np.r_[0, 1, 0, 1], np.r_[0.1, 0.9, 0.4, 0.6], ["a", "a", "b", "b"],
+        fc.bias_auc_score(np.r_[0, 1, 0, 1], np.r_[0.1, 0.9, 0.4, 0.6], ["a", "a", "b", "b"],
                           sample_weight=np.ones(4), ci=0.95)
+
+
+def test_weighted_auc_intervals_with_unit_weights_are_delongs():
+    rng = np.random.default_rng(4)
+    n = 900
+    group, y = rng.choice(["a", "b", "c"], n), rng.integers(0, 2, n)
+    score = np.round(rng.normal(y * 0.8, 1.0), 1)   # ties too
+    plain = fc.bias_auc_table(y, score, group, ci=0.9)
+    unit = fc.bias_auc_table(y, score, group, ci=0.9, sample_weight=np.ones(n))
+    columns = [c for c in plain.columns if "auc" in c]
+    np.testing.assert_allclose(unit[columns].to_numpy(float), plain[columns].to_numpy(float), rtol=0, atol=1e-12)
+    assert unit.attrs["overall_auc_ci"] == pytest.approx(plain.attrs["overall_auc_ci"], abs=1e-12)
+
+
+def test_weighted_auc_variance_is_the_literal_linearization():
+    """Placements with weights, literally per row: V10_i = sum_j w_j psi(s_i, s_j) / W0 over the negatives,
+    V01_j likewise; Var = n1*/(n1*-1) sum_i w_i^2 (V10_i - A)^2 / W1^2 + (the same for the negatives)."""
+    from fairness_core._stats.delong import weighted_auc_variance
+
+    rng = np.random.default_rng(8)
+    y, s, w = rng.integers(0, 2, 60).astype(bool), np.round(rng.normal(0, 1, 60), 1), rng.lognormal(0, 1, 60)
+    psi = (s[y][:, None] > s[~y][None, :]) + 0.5 * (s[y][:, None] == s[~y][None, :])
+    w1, w0 = w[y], w[~y]
+    v10, v01 = psi @ w0 / w0.sum(), w1 @ psi / w1.sum()
+    a = w1 @ v10 / w1.sum()
+    n1, n0 = w1.sum() ** 2 / (w1 ** 2).sum(), w0.sum() ** 2 / (w0 ** 2).sum()
+    var = (n1 / (n1 - 1) * (w1 ** 2 * (v10 - a) ** 2).sum() / w1.sum() ** 2
+           + n0 / (n0 - 1) * (w0 ** 2 * (v01 - a) ** 2).sum() / w0.sum() ** 2)
+    levels, index = np.unique(s, return_inverse=True)
+    hist = [np.bincount(index[m], weights=v[m], minlength=len(levels)) for m, v in
+            ((y, w), (~y, w), (y, w * w), (~y, w * w))]
+    got_a, got_var, got_n1, got_n0 = weighted_auc_variance(*(h[None] for h in hist))
+    assert (float(got_a[0]), float(got_var[0])) == pytest.approx((a, var), rel=1e-12)
+    assert (float(got_n1[0]), float(got_n0[0])) == pytest.approx((n1, n0), rel=1e-12)
+
+
+@pytest.mark.parametrize("sigma, n", [(0.5, 1_000), (1.0, 3_000)])
+def test_weighted_auc_intervals_cover_the_auc(sigma, n):
+    """Scores N(label, 1) (AUC = Phi(1 / sqrt 2) = 0.760), log-normal weights unrelated to them, 300 samples
+    (a: 30 % of the rows): the subgroup AUC of a within 93-97 %, misses on both sides. With sigma 1 and about 300
+    rows in a it measured 91.3 % (misses mostly above): heavy-tailed weights need more rows (README). The bootstrap
+    of weighted rows measured 89-91 % where this linearization gives 94-95 %."""
+    from scipy.stats import norm
+
+    truth = float(norm.cdf(1.0 / np.sqrt(2.0)))
+    rng = np.random.default_rng(int(sigma * 10))
+    above = below = 0
+    for _ in range(300):
+        group = np.where(rng.random(n) < 0.3, "a", "b").reshape(-1, 1)
+        y = rng.integers(0, 2, n)
+        table = fc.bias_auc_table(y, rng.normal(y * 1.0, 1.0), group, ci=0.95,
+                                  sample_weight=rng.lognormal(0.0, sigma, n)).set_index("subgroup")
+        row = table.loc[next(s for s in table.index if s.endswith("a"))]
+        above += row["subgroup_auc_ci_low"] > truth
+        below += row["subgroup_auc_ci_high"] < truth
+    covered = 1 - (above + below) / 300
+    assert 0.93 <= covered <= 0.97 and above > 0 and below > 0, (covered, above, below)
 
 
 @pytest.mark.parametrize("n, low, high", [(40, 0.88, 0.93), (200, 0.92, 0.97), (1_000, 0.92, 0.97)])
