@@ -601,8 +601,10 @@ def confusion_counts(y_true, y_pred, subgroups, *, sample_weight=None) -> Confus
     subgroups : Subgroups, or DataFrame / Series / array of protected attributes
     sample_weight : array-like of shape (n_samples,) or None, default=None
         Finite weights >= 0 (e.g. survey weights); None counts every row once (the results are
-        then exactly those without the parameter). Intervals are not available with weights:
-        the counts' methods raise ValueError for a `ci`.
+        then exactly those without the parameter). With weights, :meth:`ConfusionCounts.table`'s
+        Wilson intervals take each rate's effective sample size, and :meth:`~ConfusionCounts.disparity`
+        and :meth:`~ConfusionCounts.equalized_odds` bootstrap the rows with their weights; the Theil,
+        ratio-score and performance intervals raise ValueError for a `ci`.
 
     Returns
     -------

@@ -586,7 +586,9 @@ def bias_auc_table(y_true, y_score, subgroups, *, ci=None, n_boot: int = 1000, r
         its rows (equal to ``sklearn.metrics.roc_auc_score(..., sample_weight=w)``), computed from
         the weighted level histograms of :func:`auc_counts`; ``n_positive`` and the other counts
         are sums of weights, ``size`` and ``small`` use Kish's effective sample size
-        (sum w)^2 / sum w^2 of the subgroup's rows. Not together with `ci`.
+        (sum w)^2 / sum w^2 of the subgroup's rows. With `ci`, each AUC's interval is the logit Wald
+        interval of its linearized variance (``_stats.delong.weighted_auc_variance``: DeLong's structural
+        components with weights; unit weights give DeLong's), and no replicates are kept.
 
     Returns
     -------
@@ -954,7 +956,8 @@ def bias_auc_score(y_true, y_score, subgroups, *, p: float = -5.0, overall_weigh
         (see :func:`bias_auc_table`).
     sample_weight : array-like of shape (n_samples,) or None, default=None
         Finite weights >= 0: weighted AUCs and effective sample sizes as in :func:`bias_auc_table`
-        (the power means and the blend are unchanged). Not together with `ci`.
+        (the power means and the blend are unchanged). Not together with `ci` (the power means' intervals
+        come from bootstrap replicates, which weights do not have yet).
 
     Returns
     -------

@@ -208,11 +208,10 @@ def dataset_statistical_parity(y_true, subgroups, *, distance_measure: str = "di
     adjust : {None, 'bonferroni', 'holm', 'fdr_bh'}, default=None
         Multiple-comparison adjustment of the per-comparison intervals and ``excludes_parity``;
         the number of comparisons is in ``table.attrs["n_comparisons"]``.
-
     sample_weight : array-like of shape (n_samples,) or None, default=None
         Finite weights >= 0, one per row: weighted base rates sum_{y=1} w / sum w, numerators and
         denominators as sums of weights, sizes and small flags as Kish's effective sample sizes.
-        Not together with `ci`.
+        With `ci`, intervals as :func:`rate_disparity` gives them with weights.
 
     Returns
     -------

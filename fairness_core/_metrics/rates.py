@@ -122,8 +122,9 @@ def rate_disparity(y_true, y_pred, subgroups, *, metric: Metric, distance_measur
     sample_weight : array-like of shape (n_samples,) or None, default=None
         Finite weights >= 0, one per row. Every count becomes the sum of the weights of its rows
         (a weighted rate), and every size and small-subgroup check uses Kish's effective sample
-        size (sum w)^2 / sum w^2 (see :func:`confusion_counts`). Not together with `ci`.
-        The table's ``size``, ``reference_size`` are then effective sizes and ``numerator``,
+        size (sum w)^2 / sum w^2 (see :func:`confusion_counts`). With `ci`, the bootstrap deals the rows
+        with their weights into buckets and the rates' Wilson and MOVER intervals take their effective
+        sample sizes (``_stats.intervals.effective_counts``). The table's ``size``, ``reference_size`` are then effective sizes and ``numerator``,
         ``denominator`` (and the reference's) sums of weights.
 
     Returns
@@ -239,7 +240,8 @@ def equalized_odds(y_true, y_pred, subgroups, *, distance_measure: str = "diff",
     sample_weight : array-like of shape (n_samples,) or None, default=None
         Finite weights >= 0, one per row. Every count becomes the sum of the weights of its rows
         (a weighted rate), and every size and small-subgroup check uses Kish's effective sample
-        size (sum w)^2 / sum w^2 (see :func:`confusion_counts`). Not together with `ci`.
+        size (sum w)^2 / sum w^2 (see :func:`confusion_counts`). With `ci`, intervals as
+        :func:`rate_disparity` gives them with weights.
 
     Returns
     -------
