@@ -408,10 +408,13 @@ class ConfusionCounts:
         if not self.weighted:
             return [np.asarray(columns[c], dtype=np.float64)
                     for c in ("numerator", "denominator", "reference_numerator", "reference_denominator")]
-        k, n = zip(*(effective_counts(*_fraction(t, rate), _fraction(sq, rate)[0],
-                                      _fraction(sq, rate)[1] - _fraction(sq, rate)[0])
-                     for t, sq in ((self.member, self.member_sq), (self.background, self.background_sq),
-                                   (self.overall, self.overall_sq))))
+        def effective(table, squares):   # numerator and denominator as (k*, n*); S1 and S0 from the squares
+            num_sq, den_sq = _fraction(squares, rate)
+            return effective_counts(*_fraction(table, rate), num_sq, den_sq - num_sq)
+
+        k, n = zip(*(effective(t, sq) for t, sq in ((self.member, self.member_sq),
+                                                     (self.background, self.background_sq),
+                                                     (self.overall, self.overall_sq))))
         k1, k2 = compared_values(*k, reference, self.names)
         n1, n2 = compared_values(*n, reference, self.names)
         return [np.asarray(a, dtype=np.float64) for a in (k1, n1, k2, n2)]

@@ -1,4 +1,4 @@
-# More than 500 lines: one concept (calibration errors of given counts and their disparity), 3 lines over.
+# More than 500 lines: one concept (calibration errors of given counts and their disparity), unweighted and weighted.
 """Calibration errors of calibration counts: ECE, MCE and Brier per subgroup, the ECE disparity and its verdict (§5.3).
 
 Every function here reads a ``CalibrationCounts`` (per-(subgroup, bin) count, sum of y_prob, sum of

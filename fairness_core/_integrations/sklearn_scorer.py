@@ -1,4 +1,4 @@
-# More than 500 lines: one concept (the scikit-learn scorer; its messages are its contract), 3 lines over.
+# More than 500 lines: one concept (the scikit-learn scorer; its messages are its contract), a few lines over.
 """Fairness metrics as scikit-learn scorers: ``scorer(estimator, X, y_true)`` (seeds 003 and 004).
 
 A :class:`FairnessScorer` predicts with the estimator, reads the protected attributes from `X` or

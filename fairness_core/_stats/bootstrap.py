@@ -238,29 +238,20 @@ class BucketSplit:
 
     def __init__(self, counts: np.ndarray, n_buckets: int, rng: np.random.Generator):
         counts = np.asarray(counts)
-        self.shape, self.n_buckets = counts.shape, int(n_buckets)
         pattern, cell = np.nonzero(counts)
+        flat = pattern * counts.shape[1] + cell                       # each atom's (pattern, cell), flattened
         n = np.rint(counts[pattern, cell]).astype(np.int64)
-        atom = np.arange(len(n))
         small = n <= _ROW_SPLIT
-        owner = np.repeat(atom[small], n[small])                      # one entry per row of a small atom
-        key = owner * n_buckets + rng.integers(0, n_buckets, size=len(owner))
-        key, rows = _run_lengths(key)
-        keys, values = [key], [rows]
+        owner = np.repeat(flat[small], n[small])                      # one entry per row of a small atom
+        keys = [owner * n_buckets + rng.integers(0, n_buckets, size=len(owner))]
+        values = [np.ones(len(owner))]
         big = np.flatnonzero(~small)
         if len(big):
             split = rng.multinomial(n[big], np.full(n_buckets, 1.0 / n_buckets))   # (big atoms, K)
-            a, b = np.nonzero(split)
-            keys.append(big[a] * n_buckets + b)
-            values.append(split[a, b])
-        key, value = np.concatenate(keys), np.concatenate(values)
-        order = np.argsort(key, kind="stable")   # two sorted runs (the small atoms', the big ones'): merged
-        key, value = key[order], value[order]
-        a, self.bucket = np.divmod(key, n_buckets)
-        self.pattern, self.cell, self.count = pattern[a], cell[a], value.astype(np.float64)
-        # Entries in pattern order: column pointers of the sparse (bucket x column, pattern) sums of :meth:`spread`.
-        self._column_starts = np.r_[0, np.cumsum(np.bincount(self.pattern, minlength=self.shape[0]))]
-        self._cache = None
+            i, j = np.nonzero(split)
+            keys.append(flat[big[i]] * n_buckets + j)
+            values.append(split[i, j].astype(np.float64))
+        self._set_entries(counts.shape, n_buckets, np.concatenate(keys), np.concatenate(values))
 
     @classmethod
     def of_rows(cls, pattern: np.ndarray, cell: np.ndarray, weight: np.ndarray, shape: tuple, n_buckets: int,
@@ -269,19 +260,25 @@ class BucketSplit:
         a bucket drawn uniformly from `rng`; an entry's count is the sum of its rows' weights. Atoms of
         weighted counts (``Atoms.rows``) are split so: the rows of an atom are not interchangeable."""
         split = cls.__new__(cls)
-        split.shape, split.n_buckets = tuple(shape), int(n_buckets)
-        bucket = rng.integers(0, n_buckets, size=len(pattern))
-        key = (np.asarray(pattern, dtype=np.int64) * shape[1] + np.asarray(cell, dtype=np.int64)) * n_buckets + bucket
-        order = np.argsort(key, kind="stable")
-        key, weight = key[order], np.asarray(weight, dtype=np.float64)[order]
-        first = np.flatnonzero(np.r_[True, key[1:] != key[:-1]]) if len(key) else np.zeros(0, dtype=np.int64)
-        key, count = key[first], np.add.reduceat(weight, first) if len(key) else np.zeros(0)
-        atom, split.bucket = np.divmod(key, n_buckets)
-        split.pattern, split.cell = np.divmod(atom, shape[1])
-        split.count = count
-        split._column_starts = np.r_[0, np.cumsum(np.bincount(split.pattern, minlength=shape[0]))]
-        split._cache = None
+        flat = np.asarray(pattern, dtype=np.int64) * shape[1] + np.asarray(cell, dtype=np.int64)
+        split._set_entries(shape, n_buckets, flat * n_buckets + rng.integers(0, n_buckets, size=len(flat)),
+                           np.asarray(weight, dtype=np.float64))
         return split
+
+    def _set_entries(self, shape: tuple, n_buckets: int, key: np.ndarray, value: np.ndarray) -> None:
+        """The entries from keys ``(pattern * n_cells + cell) * K + bucket`` and their values: equal keys summed,
+        in key order, hence in pattern order. The keys come in runs of one atom, which numpy's stable sort
+        (timsort) merges about ten times faster than the sort of ``np.unique``."""
+        self.shape, self.n_buckets = tuple(shape), int(n_buckets)
+        order = np.argsort(key, kind="stable")
+        key, value = key[order], value[order]
+        first = np.flatnonzero(np.r_[True, key[1:] != key[:-1]]) if len(key) else np.zeros(0, dtype=np.int64)
+        atom, self.bucket = np.divmod(key[first], self.n_buckets)
+        self.pattern, self.cell = np.divmod(atom, self.shape[1])
+        self.count = np.add.reduceat(value, first) if len(key) else np.zeros(0)
+        # Entries in pattern order: column pointers of the sparse (bucket x column, pattern) sums of :meth:`spread`.
+        self._column_starts = np.r_[0, np.cumsum(np.bincount(self.pattern, minlength=self.shape[0]))]
+        self._cache = None
 
     def atom_tables(self, atoms: "Atoms") -> tuple:
         """Per-bucket (member, background, overall) counts of `atoms` (shapes (K, k, cells), (K, k, cells),
@@ -346,17 +343,6 @@ class BucketSplit:
                 parts.append(tables(dense))
             self._cache = (tables, tuple(np.concatenate(p) for p in zip(*parts)))
         return self._cache[1]
-
-
-def _run_lengths(key: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """``np.unique(key, return_counts=True)`` of keys that come in runs of increasing owners (each small atom's
-    rows together): numpy's stable sort (timsort) merges such runs about ten times faster than ``np.unique``'s
-    sort, then the distinct keys and their counts are read off the sorted array."""
-    key = np.sort(key, kind="stable")
-    if not len(key):
-        return key, np.zeros(0, dtype=np.int64)
-    first = np.flatnonzero(np.r_[True, key[1:] != key[:-1]])
-    return key[first], np.diff(np.r_[first, len(key)])
 
 
 @dataclass(frozen=True, eq=False)

@@ -51,11 +51,13 @@ def _as_hists(pos_hist, neg_hist, func: str) -> tuple[np.ndarray, np.ndarray]:
     return pos, neg
 
 
-def _delong(pos: np.ndarray, neg: np.ndarray):
+def _delong(pos: np.ndarray, neg: np.ndarray, pos_sq: np.ndarray | None = None, neg_sq: np.ndarray | None = None):
     """AUC, variance, n_pos, n_neg of histograms of shape (..., levels); NaN where undefined.
 
     Few passes over the levels and no more temporaries than the two placement arrays:
     N[< t] + N[t] / 2 = cumsum(N)[t] - N[t] / 2 and P[> t] + P[t] / 2 = n_pos - (cumsum(P)[t] - P[t] / 2).
+    With `pos_sq`, `neg_sq` (sums of squared sample weights per level; the histograms then hold sums of
+    weights) the variance is :func:`weighted_auc_variance`'s and n_pos, n_neg are Kish's effective sizes.
     """
     n_pos = pos.sum(axis=-1)
     n_neg = neg.sum(axis=-1)
@@ -73,9 +75,16 @@ def _delong(pos: np.ndarray, neg: np.ndarray):
         v10 *= v10
         v01 -= auc[..., None]
         v01 *= v01
-        s10 = np.einsum("...i,...i->...", pos, v10) / (n_pos - 1)
-        s01 = np.einsum("...i,...i->...", neg, v01) / (n_neg - 1)
-        var = s10 / n_pos + s01 / n_neg
+        if pos_sq is None:
+            s10 = np.einsum("...i,...i->...", pos, v10) / (n_pos - 1)
+            s01 = np.einsum("...i,...i->...", neg, v01) / (n_neg - 1)
+            var = s10 / n_pos + s01 / n_neg
+        else:   # squared weights in place of counts, Kish's effective sizes in place of the counts of rows
+            w1, w0 = n_pos, n_neg
+            n_pos, n_neg = w1 * w1 / pos_sq.sum(axis=-1), w0 * w0 / neg_sq.sum(axis=-1)
+            var = (np.einsum("...i,...i->...", pos_sq, v10) / (w1 * w1) * n_pos / (n_pos - 1.0)
+                   + np.einsum("...i,...i->...", neg_sq, v01) / (w0 * w0) * n_neg / (n_neg - 1.0))
+            n_pos, n_neg = np.nan_to_num(n_pos), np.nan_to_num(n_neg)
     var = np.where((n_pos >= 2) & (n_neg >= 2), var, np.nan)
     return auc, var, n_pos, n_neg
 
@@ -293,19 +302,7 @@ def weighted_auc_variance(pos: np.ndarray, neg: np.ndarray, pos_sq: np.ndarray, 
     auc, var, n_pos, n_neg : ndarray of shape (k,)
         NaN AUC where a side has no weight, NaN variance where a side's effective size is below 2.
     """
-    pos, neg = np.asarray(pos, dtype=np.float64), np.asarray(neg, dtype=np.float64)
-    pos_sq, neg_sq = np.asarray(pos_sq, dtype=np.float64), np.asarray(neg_sq, dtype=np.float64)
-    w1, w0 = pos.sum(axis=-1), neg.sum(axis=-1)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        v10 = (np.cumsum(neg, axis=-1) - 0.5 * neg) / w0[..., None]
-        v01 = (w1[..., None] - np.cumsum(pos, axis=-1) + 0.5 * pos) / w1[..., None]
-        auc = np.where((w1 > 0) & (w0 > 0), (pos * v10).sum(axis=-1) / w1, np.nan)
-        n1, n0 = w1 * w1 / pos_sq.sum(axis=-1), w0 * w0 / neg_sq.sum(axis=-1)
-        s10 = (pos_sq * (v10 - auc[..., None]) ** 2).sum(axis=-1) / (w1 * w1)
-        s01 = (neg_sq * (v01 - auc[..., None]) ** 2).sum(axis=-1) / (w0 * w0)
-        var = s10 * n1 / (n1 - 1.0) + s01 * n0 / (n0 - 1.0)
-    n1, n0 = np.nan_to_num(n1), np.nan_to_num(n0)
-    return auc, np.where((n1 >= 2) & (n0 >= 2), var, np.nan), n1, n0
+    return _delong(*(np.asarray(h, dtype=np.float64) for h in (pos, neg, pos_sq, neg_sq)))
 
 
 def interval_of(auc: np.ndarray, var: np.ndarray, n_pos: np.ndarray, n_neg: np.ndarray, level: float):

@@ -168,9 +168,7 @@ class _AtomQueries:
     def _grouping(self, score: str, counts: AucCounts, n_patterns: int) -> tuple[int, str, Optional[tuple]]:
         """(number of level groups, the SQL of a row's group, the AUC bins behind ``__fc_level`` or None) for rows
         with `n_patterns` patterns (``level_groups``)."""
-        group = level_groups(counts.overall.sum(axis=0), n_patterns)
-        n_merged = int(group[-1]) + 1 if len(group) else 0
-        starts = np.flatnonzero(np.diff(group)) + 1   # the first level of each group but the first
+        n_merged, starts = _group_starts(counts, n_patterns)
         bins = None
         if counts.exact:
             expr, bounds = "__fc_p", counts.levels[starts]
@@ -185,9 +183,7 @@ class _AtomQueries:
         ``level_groups`` of the `n_patterns` patterns the kept rows have)."""
         rows = self._kept(("level", score))
         if rows is not None:   # the level of each row of the counts query: its group is the starts at or below it
-            group = level_groups(counts.overall.sum(axis=0), n_patterns)
-            n_merged = int(group[-1]) + 1 if len(group) else 0
-            starts = np.flatnonzero(np.diff(group)) + 1
+            n_merged, starts = _group_starts(counts, n_patterns)
             c = rows.columns
             merged = np.searchsorted(starts, c["__fc_level"], side="right")
             atoms, _ = _atoms_of(rows.keys, rows.key, c, 2 * merged + c["__fc_y"], 2 * n_merged)
@@ -218,6 +214,13 @@ class _AtomQueries:
         return CalibrationCounts.of_atoms(keys.names, np.asarray(edges, dtype=np.float64), strategy,
                                           CalibrationAtoms.of_sums(atoms, sum_p, sum_sq, nb), sum_p, sum_sq,
                                           self.m.min_size)
+
+
+def _group_starts(counts: AucCounts, n_patterns: int) -> tuple[int, np.ndarray]:
+    """(number of level groups, the first level of each group but the first) of the AUC atoms of rows with
+    `n_patterns` patterns (``level_groups`` of the counts' level totals)."""
+    group = level_groups(counts.overall.sum(axis=0), n_patterns)
+    return (int(group[-1]) + 1 if len(group) else 0), np.flatnonzero(np.diff(group)) + 1
 
 
 def _atoms_of(keys: "_Keys", key: np.ndarray, frame, cell_of_row: np.ndarray, n_cells: int,

@@ -354,6 +354,12 @@ def _weighted_rows(draw):
     return y, score, group, w
 
 
+def _repeated(y, score, group, w):
+    """The rows repeated as many times as their integer weights: (y, score, group) of the repeats."""
+    r = np.repeat(np.arange(len(y)), w)
+    return y[r], score[r], group[r]
+
+
 def _same(a, b):
     if isinstance(a, pd.DataFrame):
         assert list(a.columns) == list(b.columns) or set(a.columns) - {"weight"} == set(b.columns)
@@ -372,8 +378,7 @@ def _same(a, b):
 @given(_weighted_rows())
 def test_integer_weights_equal_repeated_rows(rows):
     y, score, group, w = rows
-    r = np.repeat(np.arange(len(y)), w)
-    yr, sr, gr = y[r], score[r], group[r]
+    yr, sr, gr = _repeated(y, score, group, w)
     pred, pred_r = (score >= 0.5).astype(int), (sr >= 0.5).astype(int)
     # Subgroups named from the full data, so a group that only zero weights hold is still listed.
     names = sorted(set(group))
@@ -624,8 +629,7 @@ def test_integer_weights_equal_repeated_rows_calibration_and_dataset(rows, strat
     y, score, group, w = rows
     if w.sum() == 0:
         return
-    r = np.repeat(np.arange(len(y)), w)
-    yr, sr, gr = y[r], score[r], group[r]
+    yr, sr, gr = _repeated(y, score, group, w)
     groups = Subgroups.from_attributes(pd.DataFrame({"g": group}), ["g"], min_size=3)
     groups_r = Subgroups.from_attributes(pd.DataFrame({"g": gr}), ["g"], min_size=3)
     if list(groups_r.names) != list(groups.names):
@@ -732,8 +736,7 @@ def test_ratio_scores_with_weights():
 @given(_weighted_rows())
 def test_integer_weights_equal_repeated_rows_performance_theil_ratio(rows):
     y, score, group, w = rows
-    r = np.repeat(np.arange(len(y)), w)
-    yr, sr, gr = y[r], score[r], group[r]
+    yr, sr, gr = _repeated(y, score, group, w)
     pred, pred_r = (score >= 0.5).astype(int), (sr >= 0.5).astype(int)
     groups = Subgroups.from_attributes(pd.DataFrame({"g": group}), ["g"], min_size=3)
     groups_r = Subgroups.from_attributes(pd.DataFrame({"g": gr}), ["g"], min_size=3)
