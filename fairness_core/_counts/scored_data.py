@@ -51,6 +51,12 @@ NO_ROWS_LEFT = "No rows are left after excluding rows with missing values: {reas
 NO_ROWS = "The table has no rows. Tip: check that the file holds data below its header, or widen the slice."
 # Why a row is left out for its score: NaN, empty and +-inf alike (no threshold or rank is defined for them).
 MISSING_SCORE = "missing or infinite score in {col!r}"
+MISSING_WEIGHT = "missing weight in {col!r}"
+ZERO_WEIGHT = "weight 0 in {col!r}"
+WEIGHT_TYPE = ("The weight column {col!r} must hold numbers (it has dtype {dtype}). Tip: choose a column of "
+               "survey or importance weights, or no weight column.")
+WEIGHT_VALUES = ("The weight column {col!r} has {n:,} {what} (first at row {first}). Weights must be finite and "
+                 ">= 0. Tip: fix or drop those rows, or choose another weight column.")
 
 
 @dataclass(frozen=True, eq=False)
@@ -81,9 +87,12 @@ class ScoredData:
     predicted_class_codes : ndarray of int32 of shape (n_rows,) or None
         The same for ``predicted_classes``.
     subgroups : Subgroups
+    weights : ndarray of float64 of shape (n_rows,) or None
+        The sample weights of the kept rows (all > 0) when the mapping names a ``weight`` column.
     exclusions : DataFrame
         Columns ``reason, rows``: each excluded row counted once, under the first reason that
-        applies (missing label, then missing score, then missing predicted label).
+        applies (missing label, then missing score, then missing predicted label, then a missing
+        weight, then a weight of 0).
     n_input : int
         Rows in the table before exclusion.
     rows : ndarray of int
@@ -103,6 +112,7 @@ class ScoredData:
     class_labels: tuple = field(default=(), repr=False)
     class_codes: Optional[np.ndarray] = field(default=None, repr=False)
     predicted_class_codes: Optional[np.ndarray] = field(default=None, repr=False)
+    weights: Optional[np.ndarray] = field(default=None, repr=False)
 
     @property
     def n_rows(self) -> int:
@@ -311,6 +321,12 @@ class ScoredData:
             predicted = (np.zeros(n_input, bool) if positive is None
                          else (pred == positive).to_numpy(dtype=bool, na_value=False))
 
+        weights = None
+        if m.weight is not None:
+            weights = _weights(frame[m.weight], m.weight)
+            _mark(reasons, np.isnan(weights), MISSING_WEIGHT.format(col=m.weight))
+            _mark(reasons, weights == 0, ZERO_WEIGHT.format(col=m.weight))
+
         keep = reasons == ""
         if not keep.any():
             raise ValueError(NO_ROWS_LEFT.format(reasons=_reason_text(reasons)))
@@ -342,13 +358,16 @@ class ScoredData:
             predicted=None if predicted is None else predicted[keep].astype(np.int8),
             subgroups=subgroups, exclusions=exclusions, n_input=n_input, rows=np.flatnonzero(keep),
             classes=classes, predicted_classes=predicted_classes, class_labels=class_labels,
-            class_codes=class_codes, predicted_class_codes=predicted_class_codes)
+            class_codes=class_codes, predicted_class_codes=predicted_class_codes,
+            weights=None if weights is None else weights[keep])
 
 
 def _check_roles(frame: pd.DataFrame, m: ColumnMapping) -> None:
     roles = [(m.label, "the label")] + [(c, "a score") for c in m.scores]
     if m.predicted_label is not None:
         roles.append((m.predicted_label, "the predicted label"))
+    if m.weight is not None:
+        roles.append((m.weight, "the weight"))
     roles += [(c, "a protected attribute") for c in m.protected] + [(c, "an identity column") for c in m.indicators]
     seen: dict = {}
     available = ", ".join(map(repr, list(frame.columns)[:30]))
@@ -362,6 +381,17 @@ def _check_roles(frame: pd.DataFrame, m: ColumnMapping) -> None:
         raise ValueError(NO_MODEL)
     if not m.protected and not m.indicators:
         raise ValueError(NO_GROUPS)
+
+
+def _weights(column: pd.Series, col: str) -> np.ndarray:
+    """The weight column as float64 with NaN for a missing weight; ValueError for text, negative or infinite weights."""
+    if column.dtype == bool or not pd.api.types.is_numeric_dtype(column) or pd.api.types.is_complex_dtype(column):
+        raise ValueError(WEIGHT_TYPE.format(col=col, dtype=column.dtype))
+    w = column.to_numpy(dtype=np.float64, na_value=np.nan)
+    for bad, what in ((np.isinf(w), "infinite weights"), (w < 0, "negative weights")):
+        if bad.any():
+            raise ValueError(WEIGHT_VALUES.format(col=col, n=int(bad.sum()), what=what, first=int(np.argmax(bad))))
+    return w
 
 
 def _subgroups(kept: pd.DataFrame, m: ColumnMapping) -> Subgroups:

@@ -47,6 +47,10 @@ class ColumnMapping:
         label is favourable (1 - FPR), and the Theil index counts a favourable prediction as the
         benefit. The score's direction stays with the positive label, so ranking and calibration
         metrics do not change (ARCHITECTURE §5.0).
+    weight : str or None, default=None
+        A column of sample weights (survey or importance weights; finite, >= 0): every count becomes
+        the sum of its rows' weights and every size Kish's effective sample size (see ``sample_weight``
+        of the metric functions). Rows with a missing weight or a weight of 0 are excluded, counted.
     """
 
     label: str
@@ -61,6 +65,7 @@ class ColumnMapping:
     indicator_threshold: float = 0.5
     all_classes: bool = False
     positive_outcome: str = "favourable"
+    weight: Optional[str] = None
 
     def __post_init__(self):
         if self.positive_outcome not in OUTCOMES:

@@ -66,7 +66,7 @@ SCHEMA: dict = {
                 "protected": _TEXTS, "indicators": _TEXTS, "intersect": {"type": "boolean"},
                 "min_size": _COUNT, "n_bins": _between("integer", ATTRIBUTE_BINS),
                 "indicator_threshold": _NUMBER, "all_classes": {"type": "boolean"},
-                "positive_outcome": {"enum": ["favourable", "adverse"]},
+                "positive_outcome": {"enum": ["favourable", "adverse"]}, "weight": _optional(_TEXT),
             },
         },
         "slice": {
