@@ -185,7 +185,7 @@ class ConfusionCounts:
         if positive_outcome == "favourable":
             return self
         atoms = None if self.atoms is None else Atoms(self.atoms.counts[:, ::-1].copy(), self.atoms.member,
-                                                      self.atoms.background, rows=(None if self.atoms.rows is None else (self.atoms.rows[0], 3 - self.atoms.rows[1], self.atoms.rows[2])))
+                                                      self.atoms.background, rows=(None if self.atoms.rows is None else (self.atoms.rows[0], 3 - self.atoms.rows[1], *self.atoms.rows[2:])))
         squares = {} if not self.weighted else dict(
             member_sq=self.member_sq[..., ::-1].copy(), background_sq=self.background_sq[..., ::-1].copy(),
             overall_sq=self.overall_sq[..., ::-1].copy())

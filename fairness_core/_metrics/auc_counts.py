@@ -162,7 +162,10 @@ class AucCounts:
         ----------
         ci : float in (0, 1) or None, default=None
             Confidence level of DeLong's intervals (computed from the level histograms, as
-            :func:`auc_interval`; with binned levels they are the intervals of the binned AUCs).
+            :func:`auc_interval`; with binned levels they are the intervals of the binned AUCs). With
+            sample weights (:attr:`weighted`), the logit Wald interval of each AUC's linearized variance
+            from the weighted and squared-weight histograms (``_stats.delong.weighted_auc_variance``), as
+            :func:`bias_auc_table` with ``sample_weight`` gives it; no replicates.
         n_boot : int >= 100, default=1000
             Bootstrap replicates behind the intervals of the power means and the bias AUC score (with
             `ci`, when the counts hold their ``patterns``): the stratified multinomial bootstrap of
@@ -189,9 +192,8 @@ class AucCounts:
             `random_state` is not a seed.
         """
         level, n_boot, rng = check_boot_options(ci, n_boot, random_state, "AucCounts.table")
-        check_no_intervals(self.weighted, ci, "AucCounts.table")
         if self.weighted:
-            return self._weighted_table()
+            return self._weighted_table(level)
         k = len(self.names)
         pos = np.zeros((k, 3, len(self.levels)), dtype=np.int64)
         neg = np.zeros_like(pos)
@@ -231,10 +233,12 @@ class AucCounts:
                                                           n_boot=n_boot, rng=rng)
         return table
 
-    def _weighted_table(self) -> pd.DataFrame:
-        """:meth:`table` of weighted histograms: weighted AUCs, effective sizes, the binning bounds (no intervals)."""
-        table, (flat_pos, flat_neg) = weighted_auc_table(list(self.names), self.member, self.background,
-                                                         self.member_sq, self.overall, self.min_size)
+    def _weighted_table(self, level: Optional[float] = None) -> pd.DataFrame:
+        """:meth:`table` of weighted histograms: weighted AUCs, effective sizes, the binning bounds, and with `level`
+        the intervals of the linearized variance (``weighted_auc_table``)."""
+        table, (flat_pos, flat_neg) = weighted_auc_table(
+            list(self.names), self.member, self.background, self.member_sq, self.overall, self.min_size,
+            squares=(self.background_sq, self.overall_sq), level=level)
         k = len(self.names)
         aucs = table[list(AUC_COLUMNS)].to_numpy(dtype=np.float64).reshape(k, 3)
         bound = _binning_bound(flat_pos, flat_neg, self.exact).reshape(k, 3)
@@ -269,7 +273,14 @@ class AucCounts:
             With binned levels, each AUC is within its ``max_binning_error`` of the exact one, and so
             (power means being monotone in each value) is every power mean within the largest bound
             of its column.
+
+        Raises
+        ------
+        ValueError
+            For `ci` with sample weights (the score's intervals need replicates, which weighted counts
+            have none of; ``WEIGHT_INTERVAL_MESSAGE``), and as :meth:`table`.
         """
+        check_no_intervals(self.weighted, ci, "AucCounts.summarize")
         return summarize_bias_auc(self.table(ci, n_boot=n_boot, random_state=random_state), p=p,
                                   overall_weight=overall_weight, include_small=include_small)
 

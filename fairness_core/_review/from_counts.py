@@ -4,7 +4,8 @@ The same :class:`Review` as :func:`build_review`, from the counts alone: every p
 through the builders ``build_review`` uses (``_rate_review``, ``with_aucs_and_calibration``). What
 needs the rows is left out and said so in ``Review.source["not_computed"]``: kNN consistency,
 per-subgroup thresholds, differences between models and the slice, and bootstrap intervals unless
-the counts hold their atoms (``ScoredCounts.with_atoms``).
+the counts hold their atoms (``ScoredCounts.with_atoms``). Weighted counts (a mapping with a weight column)
+give the weighted review without intervals.
 """
 
 from __future__ import annotations
@@ -18,13 +19,19 @@ import numpy as np
 from .._counts.confusion import base_rate_counts
 from .._metrics.smoothed_edf import smoothed_edf_from_counts
 from .conclusions import dataset_conclusions
-from .._stats.intervals import wilson_interval
+from .._stats.intervals import weighted_wilson_interval, wilson_interval
 from .config import ReviewConfig, dataset_options, threshold_for_range
 from .records import Review
 from .review import _rate_review, with_aucs_and_calibration, with_classwise
 
 NOT_COMPUTED = ("kNN consistency", "per-subgroup thresholds", "differences between models")
 NO_ATOMS = "confidence intervals (the counts hold no atoms: ScoredCounts.with_atoms)"
+WEIGHTED_INTERVALS = (
+    "build_review_from_counts: a review of weighted counts (a weight column) has no confidence intervals yet: "
+    "several of its intervals (the Theil indices, the performance table, calibration, the bias AUC score) are "
+    "not available with sample weights. Tip: compute the review without intervals (--no-intervals on the command "
+    "line, ci=None in the library); the weighted rate disparities' intervals are given by "
+    "ScoredCounts.with_atoms().confusion[score].disparity(..., ci=0.95).")
 
 
 def build_review_from_counts(counts, config: ReviewConfig, *, source: Optional[dict] = None) -> Review:
@@ -41,7 +48,11 @@ def build_review_from_counts(counts, config: ReviewConfig, *, source: Optional[d
     config : ReviewConfig
         Its mapping must be ``counts.mapping``; ``ci`` applies when the counts hold their atoms
         (``counts.atoms``: the same intervals as :func:`build_review` with the same seed) and is
-        ignored otherwise; a slice is refused.
+        ignored otherwise; a slice is refused. With a weight column (``counts.weighted``) every table
+        is weighted: counts are sums of weights, sizes Kish's effective sizes (the subgroup table's
+        ``size``, with its sum of weights in ``weight``), the base rate the weighted share of
+        positives with the Wilson interval of its effective size; ``ci`` must then be None (or the
+        counts hold no atoms).
     source : dict, optional
         Facts about the input recorded in the review (e.g. ``{"name": "logs/*.parquet"}``).
 
@@ -54,7 +65,8 @@ def build_review_from_counts(counts, config: ReviewConfig, *, source: Optional[d
     ------
     ValueError
         If the configuration has a slice, or its mapping (but for the minimum subgroup size) is not
-        the one the counts were computed for.
+        the one the counts were computed for, or for intervals (``ci`` with atoms) of weighted counts
+        (``WEIGHTED_INTERVALS``).
     """
     from .._version import __version__
 
@@ -65,6 +77,9 @@ def build_review_from_counts(counts, config: ReviewConfig, *, source: Optional[d
         raise ValueError("The configuration's column mapping is not the one the counts were computed for.")
     if not counts.atoms:
         config = dataclasses.replace(config, ci=None)
+    weighted = bool(getattr(counts, "weighted", False))
+    if weighted and config.ci is not None:
+        raise ValueError(WEIGHTED_INTERVALS)
     boot = dict(ci=config.ci, n_boot=config.n_boot, random_state=0)
     models = []
     for score in counts.mapping.scores:
@@ -80,7 +95,7 @@ def build_review_from_counts(counts, config: ReviewConfig, *, source: Optional[d
             _calibration_note(counts, score), config))
     if counts.given is not None:   # the predicted label column, as build_review reviews it
         given = dataclasses.replace(counts.given, min_size=min_size)
-        sizes = given.member.sum(axis=1)
+        sizes = given.sizes
         models.append(with_classwise(
             _rate_review(given, counts.mapping.predicted_label, "predictions", None, config), config,
             counts.n_classes, list(given.names), sizes,
@@ -91,14 +106,13 @@ def build_review_from_counts(counts, config: ReviewConfig, *, source: Optional[d
                     else base_rate_counts(first))   # min_size: the configuration's
     dataset = dataset_conclusions(label_counts, **dataset_options(config))
     n_pos, n = float(first.overall[2] + first.overall[3]), float(first.overall.sum())
-    low, high = wilson_interval(int(n_pos), int(n), config.ci if config.ci is not None else 0.95)
-    sizes = first.member.sum(axis=1)
-    positives = first.member[:, 2] + first.member[:, 3]
-    import pandas as pd
-
-    subgroups = pd.DataFrame({"subgroup": first.names, "size": sizes.astype(np.int64), "share": sizes / max(n, 1),
-                              "n_positive": positives.astype(np.int64),
-                              "n_negative": (sizes - positives).astype(np.int64), "small": sizes < first.min_size})
+    level = config.ci if config.ci is not None else 0.95
+    if weighted:   # the weighted share of positives on its effective size
+        positive_sq = float(first.overall_sq[2] + first.overall_sq[3])
+        low, high = weighted_wilson_interval(n_pos, n, positive_sq, float(first.overall_sq.sum()) - positive_sq, level)
+    else:
+        low, high = wilson_interval(int(n_pos), int(n), level)
+    subgroups = _subgroup_table(first, n)
     info = dict(source or {}) | {"engine": counts.engine, "rows_input": counts.n_input, "rows_in_slice": counts.n_input,
                                  "rows_used": counts.n_rows, "slice": "all rows",
                                  "not_computed": list(NOT_COMPUTED) + ([] if counts.atoms else [NO_ATOMS])}
@@ -110,6 +124,23 @@ def build_review_from_counts(counts, config: ReviewConfig, *, source: Optional[d
                                       include_small=config.include_small, **boot) if label_counts.disjoint else None),
         models=tuple(models), created=_dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
         version=__version__)
+
+
+def _subgroup_table(first, n: float):
+    """``subgroup, size, share, n_positive, n_negative, small`` of the confusion counts `first` (over every kept row,
+    `n` in all), as ``ScoredData.subgroup_table``; with sample weights ``size`` is the effective size, ``weight``
+    (after it) the subgroup's sum of weights, and ``share`` and the counts are shares and sums of weights."""
+    import pandas as pd
+
+    totals = first.member.sum(axis=1)
+    positives = first.member[:, 2] + first.member[:, 3]
+    if not first.weighted:
+        return pd.DataFrame({"subgroup": first.names, "size": totals.astype(np.int64), "share": totals / max(n, 1),
+                             "n_positive": positives.astype(np.int64),
+                             "n_negative": (totals - positives).astype(np.int64), "small": totals < first.min_size})
+    return pd.DataFrame({"subgroup": first.names, "size": first.sizes, "weight": totals,
+                         "share": totals / n if n > 0 else np.zeros(len(totals)), "n_positive": positives,
+                         "n_negative": totals - positives, "small": first.small})
 
 
 def _calibration_note(counts, score: str) -> str:

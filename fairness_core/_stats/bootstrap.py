@@ -1,3 +1,4 @@
+# More than 500 lines: one concept (the bootstrap over atoms: its multinomial draws, its bucket splits of rows in memory, of weighted rows and of rows an engine dealt, and its intervals).
 """Seeded bootstrap over sufficient statistics, stratified by subgroup membership (§5.6).
 
 Rows are never resampled. Every row has a *pattern* (which subgroups it belongs to, and of which
@@ -106,7 +107,8 @@ class Atoms:
     member: np.ndarray
     background: np.ndarray
     # With sample weights (counts are then sums of weights): each row's (pattern, cell, weight), which the bucket
-    # bootstrap deals into buckets row by row (:meth:`BucketSplit.of_rows`); None for counts of rows.
+    # bootstrap deals into buckets row by row (:meth:`BucketSplit.of_rows`), or an engine's (pattern, cell, weight,
+    # bucket) entries, dealt where the rows live (:meth:`BucketSplit.of_buckets`); None for counts of rows.
     rows: Optional[tuple] = field(default=None, compare=False, repr=False)
     # What is derived from these atoms once and reused (the last bucket split drawn, see :meth:`replicates`):
     # not part of the value.
@@ -157,7 +159,8 @@ class Atoms:
         redraw of counts has no meaning for sums of weights), the blocks are those of the bucket bootstrap
         instead (:class:`BucketDraws`: bucket weights, see the module docstring), which
         :meth:`tables` and :func:`replicate_stat` turn into tables; the split of the rows among the
-        buckets is drawn from `rng` first, so a seed gives the same replicates from the same atoms. The
+        buckets is drawn from `rng` first (an engine's buckets taken as they are), so a seed gives the same
+        replicates from the same atoms. The
         split (and the per-bucket tables computed from it) is kept with the atoms (``memo``): another
         statistic of the same atoms from a generator in the same state (the same seed) reuses it, and
         the generator is left in the state the split's draws leave it in, so the replicates are those
@@ -168,6 +171,7 @@ class Atoms:
             kept = self.memo.get("split")
             if kept is None or kept[0] != before:   # one split kept per atoms: the memory of one
                 split = (BucketSplit(self.counts, BUCKETS, rng) if self.rows is None
+                         else BucketSplit.of_buckets(*self.rows, self.counts.shape, BUCKETS) if len(self.rows) == 4
                          else BucketSplit.of_rows(*self.rows, self.counts.shape, BUCKETS, rng))
                 self.memo["split"] = kept = (before, rng.bit_generator.state, split)
             else:
@@ -262,6 +266,29 @@ class BucketSplit:
         split = cls.__new__(cls)
         flat = np.asarray(pattern, dtype=np.int64) * shape[1] + np.asarray(cell, dtype=np.int64)
         split._set_entries(shape, n_buckets, flat * n_buckets + rng.integers(0, n_buckets, size=len(flat)),
+                           np.asarray(weight, dtype=np.float64))
+        return split
+
+    @classmethod
+    def of_buckets(cls, pattern, cell, weight, bucket, shape: tuple, n_buckets: int) -> "BucketSplit":
+        """Rows already dealt into buckets where they live (``engines._buckets``), nothing drawn.
+
+        Parameters
+        ----------
+        pattern, cell, bucket : ndarray of int, shape (n_entries,)
+            Each entry's pattern, cell and bucket (in [0, `n_buckets`)); equal entries are summed.
+        weight : ndarray of float, shape (n_entries,)
+            The sum of the weights (or the count) of each entry's rows.
+        shape : (n_patterns, n_cells)
+        n_buckets : int
+
+        Returns
+        -------
+        BucketSplit
+        """
+        split = cls.__new__(cls)
+        flat = np.asarray(pattern, dtype=np.int64) * shape[1] + np.asarray(cell, dtype=np.int64)
+        split._set_entries(shape, n_buckets, flat * n_buckets + np.asarray(bucket, dtype=np.int64),
                            np.asarray(weight, dtype=np.float64))
         return split
 

@@ -228,7 +228,21 @@ def _atoms_of(keys: "_Keys", key: np.ndarray, frame, cell_of_row: np.ndarray, n_
     """(Atoms, sums) of the rows of a query grouped by protected key (`key`: each row's, among `keys`), identity
     columns' membership words ``__fc_w{i}`` (``_sql.membership_bits`` of `with_missing`) and a cell
     (`cell_of_row`, of `n_cells`);
-    ``sums(column)`` adds up another column of `frame` (a DataFrame or a dict of arrays) per (pattern, cell).
+    ``sums(column)`` adds up another column of `frame` (a DataFrame or a dict of arrays) per (pattern, cell)."""
+    pattern, masks = _pattern_of(keys, key, frame, with_missing)
+    n_patterns = len(masks[0])
+    index = pattern * n_cells + np.asarray(cell_of_row, dtype=np.int64)
+
+    def summed(column: str) -> np.ndarray:
+        return np.bincount(index, weights=np.asarray(frame[column], dtype=np.float64),
+                           minlength=n_patterns * n_cells).reshape(n_patterns, n_cells)
+
+    return Atoms(summed("__fc_n"), *masks), summed
+
+
+def _pattern_of(keys: "_Keys", key: np.ndarray, frame, with_missing: Sequence[bool] = ()) -> tuple:
+    """(each row's pattern, (member, background) masks of the patterns) of the rows of a query grouped by protected
+    key and membership words, as :func:`_atoms_of` reads them.
 
     The memberships are decoded per distinct (key, words), not per row: a pattern query of many identity columns
     returns up to millions of rows but far fewer distinct memberships."""
@@ -252,14 +266,7 @@ def _atoms_of(keys: "_Keys", key: np.ndarray, frame, cell_of_row: np.ndarray, n_
         first[code] = np.arange(len(code))   # a row of each distinct (key, words): any one, they are all alike
         pattern_of, masks = _patterns(keys, *_memberships(keys, key[first], np.column_stack(words)[first], bits))
         pattern = pattern_of[code]
-    n_patterns = len(masks[0])
-    index = pattern * n_cells + np.asarray(cell_of_row, dtype=np.int64)
-
-    def summed(column: str) -> np.ndarray:
-        return np.bincount(index, weights=np.asarray(frame[column], dtype=np.float64),
-                           minlength=n_patterns * n_cells).reshape(n_patterns, n_cells)
-
-    return Atoms(summed("__fc_n"), *masks), summed
+    return pattern, masks
 
 
 def _memberships(keys: "_Keys", key: np.ndarray, words: Optional[np.ndarray] = None,
@@ -380,8 +387,10 @@ def _assemble(frame: pd.DataFrame, m: ColumnMapping, bins, attribute_bins: Optio
     keys = _Keys(frame, m, attribute_bins)
     key = keys.key
     pred = frame["__fc_pred"].to_numpy(dtype=np.int64)
-    cm, cb, co = keys.tables(frame, 2 * y + pred, 4, {"n": n}, key)
-    confusion = ConfusionCounts(keys.names, cm["n"], cb["n"], co["n"], m.min_size, disjoint=keys.disjoint)
+    sums = _sums(frame)
+    cm, cb, co = keys.tables(frame, 2 * y + pred, 4, sums, key)
+    confusion = ConfusionCounts(keys.names, cm["n"], cb["n"], co["n"], m.min_size, disjoint=keys.disjoint,
+                                **_squares(cm, cb, co))
     if bins is None:   # exact levels: the distinct scores
         levels, level = np.unique(frame["__fc_level"].to_numpy(dtype=np.float64), return_inverse=True)
         edges = None
@@ -390,10 +399,16 @@ def _assemble(frame: pd.DataFrame, m: ColumnMapping, bins, attribute_bins: Optio
         levels, level = edges[:-1], frame["__fc_level"].to_numpy(dtype=np.int64)
     n_levels = len(levels)
     level = level.reshape(-1)
-    am, ab, ao = keys.tables(frame, y * n_levels + level, 2 * n_levels, {"n": n}, key)
-    auc = AucCounts(keys.names, levels, edges, sparse.csr_matrix(am["n"].astype(np.int64)),
-                    sparse.csr_matrix(ab["n"].astype(np.int64)), ao["n"].reshape(2, n_levels).astype(np.int64),
-                    m.min_size, disjoint=keys.disjoint)
+    am, ab, ao = keys.tables(frame, y * n_levels + level, 2 * n_levels, sums, key)
+    if "ss" in sums:   # sums of weights and of squared weights, as floats (``auc_counts(sample_weight=)``)
+        auc = AucCounts(keys.names, levels, edges, sparse.csr_matrix(am["n"]), sparse.csr_matrix(ab["n"]),
+                        ao["n"].reshape(2, n_levels), m.min_size, disjoint=keys.disjoint,
+                        member_sq=sparse.csr_matrix(am["ss"]), background_sq=sparse.csr_matrix(ab["ss"]),
+                        overall_sq=ao["ss"].reshape(2, n_levels))
+    else:
+        auc = AucCounts(keys.names, levels, edges, sparse.csr_matrix(am["n"].astype(np.int64)),
+                        sparse.csr_matrix(ab["n"].astype(np.int64)), ao["n"].reshape(2, n_levels).astype(np.int64),
+                        m.min_size, disjoint=keys.disjoint)
     small = {"__fc_y": y.astype(np.int8), "__fc_level": level.astype(np.int32), "__fc_pred": pred.astype(np.int8)}
     rows = _Rows(keys, key.astype(np.int32), {**small, "__fc_n": n}, threshold)   # a row per score level: kept small
     return keys, confusion, auc, rows
@@ -405,9 +420,27 @@ def _given_counts(frame: pd.DataFrame, m: ColumnMapping, binned: dict) -> tuple[
     keys = _Keys(frame, m, binned)
     key = keys.key
     cell = 2 * frame["__fc_y"].to_numpy(dtype=np.int64) + frame["__fc_pred"].to_numpy(dtype=np.int64)
-    member, background, overall = keys.tables(frame, cell, 4, {"n": frame["__fc_n"].to_numpy(dtype=np.float64)}, key)
-    return (ConfusionCounts(keys.names, member["n"], background["n"], overall["n"], m.min_size, disjoint=keys.disjoint),
+    member, background, overall = keys.tables(frame, cell, 4, _sums(frame), key)
+    return (ConfusionCounts(keys.names, member["n"], background["n"], overall["n"], m.min_size, disjoint=keys.disjoint,
+                            **_squares(member, background, overall)),
             _Rows.of(keys, key, frame, ("__fc_y", "__fc_pred", "__fc_n")))
+
+
+def _sums(frame: pd.DataFrame) -> dict:
+    """The quantities of :meth:`_Keys.tables` in a query's rows: ``n`` (rows, or sums of weights) and, with a weight
+    column, ``ss`` (sums of squared weights, ``__fc_ss``)."""
+    sums = {"n": frame["__fc_n"].to_numpy(dtype=np.float64)}
+    if "__fc_ss" in frame:
+        sums["ss"] = frame["__fc_ss"].to_numpy(dtype=np.float64)
+    return sums
+
+
+def _squares(member: dict, background: dict, overall: dict) -> dict:
+    """``member_sq, background_sq, overall_sq`` of weighted confusion counts from :meth:`_Keys.tables` of
+    :func:`_sums` (none without weights)."""
+    if "ss" not in member:
+        return {}
+    return dict(member_sq=member["ss"], background_sq=background["ss"], overall_sq=overall["ss"])
 
 
 def _class_counts(frame: pd.DataFrame, m: ColumnMapping, binned: dict) -> ClassCounts:
@@ -419,9 +452,10 @@ def _class_counts(frame: pd.DataFrame, m: ColumnMapping, binned: dict) -> ClassC
     k = len(vocabulary)
     cell = np.array([position[t] * k + position[p] for t, p in zip(true, predicted)], dtype=np.int64)
     keys = _Keys(frame, m, binned)
-    member, _, overall = keys.tables(frame, cell, k * k, {"n": frame["__fc_n"].to_numpy(dtype=np.float64)})
+    member, _, overall = keys.tables(frame, cell, k * k, _sums(frame))
+    squares = {} if "ss" not in member else {"member_sq": member["ss"].sum(axis=1)}   # over each subgroup's rows
     return ClassCounts(keys.names, vocabulary, member["n"].reshape(-1, k, k), overall["n"].reshape(k, k),
-                       np.zeros(len(keys.names)), 0, m.min_size)
+                       np.zeros(len(keys.names)), 0, m.min_size, **squares)
 
 
 def _calibration(frame: pd.DataFrame, keys: _Keys, cal_edges: np.ndarray, strategy: str,
@@ -431,7 +465,7 @@ def _calibration(frame: pd.DataFrame, keys: _Keys, cal_edges: np.ndarray, strate
     y = frame["__fc_y"].to_numpy(dtype=np.int64)
     cal = frame["__fc_cal"].to_numpy(dtype=np.int64)
     nb = len(cal_edges) - 1
-    sums = {q: frame[f"__fc_{q}"].to_numpy(dtype=np.float64) for q in ("n", "sp", "spp")}
+    sums = {q: frame[f"__fc_{q}"].to_numpy(dtype=np.float64) for q in ("n", "sp", "spp", "ss") if f"__fc_{q}" in frame}
     tables = keys.tables(frame, 2 * cal + y, 2 * nb, sums, key)
 
     def stats(t: dict) -> np.ndarray:   # (..., 2 * n_bins) by (bin, label) -> (..., 4, n_bins)
@@ -439,5 +473,8 @@ def _calibration(frame: pd.DataFrame, keys: _Keys, cal_edges: np.ndarray, strate
         sq = s2.sum(-1) - 2 * s1[..., 1] + cnt[..., 1]   # sum of (p - y)^2 = sum p^2 - 2 sum_{y=1} p + n_{y=1}
         return np.stack([cnt.sum(-1), s1.sum(-1), cnt[..., 1], sq], axis=-2)
 
+    squares = {} if "ss" not in sums else dict(zip(   # per bin, over both labels
+        ("member_sq", "background_sq", "overall_sq"), (t["ss"].reshape(*t["ss"].shape[:-1], nb, 2).sum(-1)
+                                                       for t in tables)))
     return CalibrationCounts(keys.names, np.asarray(cal_edges, dtype=np.float64), strategy,
-                             *(stats(t) for t in tables), keys.m.min_size)
+                             *(stats(t) for t in tables), keys.m.min_size, **squares)

@@ -102,6 +102,16 @@ class ScoredCounts:
         ``Subgroups.patterns`` numbers them, so a seed gives the in-memory library's intervals.
         Afterwards :meth:`confusion_at` and :meth:`calibration_at` count atoms too (one scan each).
 
+        With a weight column (:attr:`weighted`) only the tables whose intervals take sample weights
+        from a bootstrap get atoms, as in memory: the confusion counts of each score at ``threshold``,
+        of the predicted label column and of the labels (the rate disparities, equalized odds and the
+        dataset's statistical parity). Their atoms are sums of weights per (pattern, cell, bucket), the
+        engine dealing each row into one of the bootstrap's 200 buckets by a hash of its identity
+        (``_buckets``), one GROUP BY per table; the intervals then differ from in-memory ones only by
+        that assignment of rows to buckets. The other weighted tables keep their counts: their
+        intervals come from them (Wilson's on effective sizes, the AUCs' linearized DeLong variance)
+        or are not available with weights.
+
         Parameters
         ----------
         max_patterns : int or None, default=MAX_PATTERNS
@@ -133,6 +143,11 @@ class ScoredCounts:
         n_patterns = q.n_patterns()   # one number counted where the data lies, before any pattern is read
         if max_patterns is not None and n_patterns > max_patterns:
             raise TooManyPatterns(n_patterns, max_patterns)
+        if self.weighted:   # the bucketed atoms of the confusion counts; the other tables as counted
+            confusion = {s: q.confusion(s, self.threshold) for s in self.confusion}
+            return dataclasses.replace(self, atoms=True, confusion=confusion,
+                                       labels=q.labels(next(iter(confusion.values()), None)),
+                                       given=None if self.given is None else q.given())
         # a score's confusion and AUC atoms from one query (the prediction and the level group in one GROUP BY)
         both = {s: q.confusion_and_auc(s, self.threshold, self.auc[s], n_patterns) for s in self.confusion
                 if s in self.auc}
@@ -245,6 +260,11 @@ class ScoredCounts:
         return self._recalibrate(score, int(n_bins), strategy, self.atoms)
 
     @property
+    def weighted(self) -> bool:
+        """True when the mapping has a weight column: every count is a sum of weights (``ColumnMapping.weight``)."""
+        return self.mapping.weight is not None
+
+    @property
     def class_names(self) -> list:
         """The label's values as text, sorted (``ScoredData.class_names``)."""
         return sorted(str(t) for t in _as_text(list(self.label_values)))
@@ -283,6 +303,9 @@ class ScoredCounts:
         def matrices(table: np.ndarray) -> np.ndarray:
             return np.asarray(table, dtype=np.float64)[..., order].reshape(*np.shape(table)[:-1], 2, 2)
 
+        if c.weighted:   # sums of weights, each subgroup's sum of squared weights; no atoms (as in memory)
+            return ClassCounts(list(c.names), labels, matrices(c.member), matrices(c.overall),
+                               np.zeros(len(c.names)), 0, c.min_size, member_sq=c.member_sq.sum(axis=1))
         atoms = None if c.atoms is None else Atoms(c.atoms.counts[:, order], c.atoms.member, c.atoms.background)
         return ClassCounts(list(c.names), labels, matrices(c.member), matrices(c.overall),
                            np.zeros(len(c.names)), 0, c.min_size, atoms=atoms)

@@ -9,18 +9,22 @@ import numpy as np
 import pandas as pd
 
 from . import _sql
-from .._counts.binning import uniform_edges
+from .._counts.binning import uniform_edges, weighted_quantile_edges
 from .._counts.calibration import CalibrationCounts
 from .._counts.confusion import ConfusionCounts
-from .._counts.scored_data import (LABEL_ALIKE, LABEL_TOO_FEW, LABEL_VALUES, MISSING_SCORE, NO_ROWS_LEFT,
-    POSITIVE_MISSING, PREDICTED_VALUES, ColumnMapping, _as_text, _check_roles, _predicted_positive, _same, _show)
+from .._counts.scored_data import (LABEL_ALIKE, LABEL_TOO_FEW, LABEL_VALUES, MISSING_SCORE, MISSING_WEIGHT,
+    NO_ROWS_LEFT, POSITIVE_MISSING, PREDICTED_VALUES, ZERO_WEIGHT, ColumnMapping, _as_text, _check_roles,
+    _predicted_positive, _same, _show)
 from .._metrics.auc_counts import bin_edges_of, uniform_score_bins
 from .._subgroups.binning import quantile_edges_from_counts, quantiles_from_counts
 from .._subgroups.subgroups import INDICATOR_RANGE_MESSAGE
+from . import _atoms
 from ._atoms import _AtomQueries, _Rows, _assemble, _calibration, _class_counts, _given_counts
 from ._result import ScoredCounts
 from ._runners import _plain, _runner, _with_bins
 from ._sources import check_spark_files
+from ._weighted_atoms import _WeightedAtomQueries
+from ._weights import check_weight_type, check_weight_values, first_row_query
 
 
 MAX_CATEGORIES = 10          # a numeric protected attribute with more values is cut into quantile bins (as in memory)
@@ -64,6 +68,11 @@ def scored_counts(source: Any, mapping: ColumnMapping, *, threshold: float = 0.5
         numeric ones cut into quantile bins), identity columns, a predicted label column (its
         confusion counts are ``given``) and ``all_classes`` (binary metrics on the positive class
         against the rest; with a predicted label column the class-wise counts are ``classes``).
+        With a ``weight`` column every table is weighted as in memory with ``sample_weight=``: each
+        cell the sum of its rows' weights, SUM(w), with the sum of squared weights, SUM(w * w), beside
+        it (``member_sq``, ``background_sq``, ``overall_sq``), both summed in the same GROUP BY that
+        counts rows without weights, so sizes and the small flag are Kish's effective sizes
+        (sum w)^2 / sum w^2. Rows with a missing weight or a weight of 0 are excluded and counted.
     threshold : float, default=0.5
         Decision threshold of the confusion counts.
     n_bins : int >= 1, default=10
@@ -71,7 +80,10 @@ def scored_counts(source: Any, mapping: ColumnMapping, *, threshold: float = 0.5
     strategy : {"uniform", "quantile"}, default="uniform"
         Calibration binning: equal bins over [0, 1], or quantiles of the kept rows' scores (found
         from the score's distinct values and counts, at most ``MAX_HISTOGRAM`` of them, with
-        numpy's own interpolation, so the edges are the in-memory ones).
+        numpy's own interpolation, so the edges are the in-memory ones; with weights, the quantiles of
+        the scores with frequency weights from each distinct score's sum of weights, as
+        ``calibration_counts(strategy="quantile", sample_weight=)``). A numeric protected attribute's
+        quantile bins are the rows' quantiles, weights or not, as ``ScoredData.from_frame`` cuts them.
     auc_bins : int >= 2 or "exact", default=10000
         Score levels of the AUC counts: B equal bins between the smallest and largest score (each
         AUC then within its ``max_binning_error`` of the exact value; the count table is at most
@@ -100,15 +112,18 @@ def scored_counts(source: Any, mapping: ColumnMapping, *, threshold: float = 0.5
     ValueError
         For a missing column, a label without two values, a positive label that does not occur,
         identity values outside [0, 1], no rows left, too many subgroups, more distinct scores than
-        `max_levels` with exact levels, an unsupported option, or a source that cannot be read.
-        Messages follow ``ScoredData.from_frame``'s.
+        `max_levels` with exact levels, an unsupported option, or a source that cannot be read; a
+        weight column that is not numeric (``WEIGHT_TYPE``) or holds infinite or negative weights
+        (``WEIGHT_VALUES``, with the first such row where the engine keeps the source's order: DuckDB,
+        polars and ibis; the count alone on Spark). Messages follow ``ScoredData.from_frame``'s.
     ImportError
         If the engine's package (duckdb, pyspark) or sqlglot is not installed.
 
     Notes
     -----
     Exclusions are counted as ``ScoredData`` counts them: a missing label first, then a missing or
-    infinite value in each score column in mapping order. An identity value that is missing, NaN
+    infinite value in each score column in mapping order, a missing predicted label, a missing weight
+    and a weight of 0. An identity value that is missing, NaN
     or infinite leaves the row out of that subgroup and its background. Every count equals the
     in-memory library's on the same rows (sums of scores up to floating-point summation order).
     """
@@ -124,8 +139,8 @@ def scored_counts(source: Any, mapping: ColumnMapping, *, threshold: float = 0.5
     run, columns, name = _runner(source, engine, connection, memory_limit)
     _check_roles(pd.DataFrame(columns=columns), m)   # ScoredData's checks: missing columns, clashes, no model
     if name == "spark":   # a column missing from some files would be NULL in their rows
-        check_spark_files(source, [c for c in (m.label, *m.scores, *m.protected, *m.indicators, m.predicted_label)
-                                   if c is not None])
+        check_spark_files(source, [c for c in (m.label, *m.scores, *m.protected, *m.indicators, m.predicted_label,
+                                               m.weight) if c is not None])
 
     labels = run(_sql.label_query(m.label))
     counts = {v: int(n) for v, n in zip(labels["v"], labels["n"]) if not pd.isna(v)}
@@ -152,16 +167,24 @@ def scored_counts(source: Any, mapping: ColumnMapping, *, threshold: float = 0.5
             predicted_positive = _predicted_positive(given_values, m.positive_label, col)
     plan = _sql.Plan(m.label, _plain(matches[0]), tuple(m.scores), tuple(m.protected), tuple(m.indicators),
                      float(m.indicator_threshold), m.predicted_label,
-                     None if predicted_positive is None else _plain(predicted_positive))
-    preview = run(f"SELECT {', '.join(_sql.ident(c) for c in m.protected)} FROM {_sql.SOURCE} LIMIT 1000") \
-        if m.protected else pd.DataFrame()
+                     None if predicted_positive is None else _plain(predicted_positive), weight=m.weight)
+    previewed = list(m.protected) + ([m.weight] if m.weight is not None else [])
+    preview = run(f"SELECT {', '.join(_sql.ident(c) for c in previewed)} FROM {_sql.SOURCE} LIMIT 1000") \
+        if previewed else pd.DataFrame()
+    if m.weight is not None:
+        check_weight_type(preview, m.weight)
     numeric = [c for c in m.protected if pd.api.types.is_numeric_dtype(preview[c])
                and not pd.api.types.is_bool_dtype(preview[c])]
     profile = run(_sql.profile_query(plan, numeric))
+    ordered = name != "spark" and name != "ibis (pyspark)"   # the engine numbers rows in the source's order
+    if m.weight is not None:
+        check_weight_values(profile, m.weight, (lambda condition: int(run(first_row_query(condition))["first"].iloc[0]))
+                            if ordered else None)
     reasons = dict(zip(profile["reason"].astype(int), profile["n"].astype(np.int64)))
     n_input, n_rows = int(sum(reasons.values())), int(reasons.get(0, 0))
     texts = ["missing label"] + [MISSING_SCORE.format(col=s) for s in m.scores] + (
-        [f"missing predicted label in {m.predicted_label!r}"] if m.predicted_label is not None else [])
+        [f"missing predicted label in {m.predicted_label!r}"] if m.predicted_label is not None else []) + (
+        [MISSING_WEIGHT.format(col=m.weight), ZERO_WEIGHT.format(col=m.weight)] if m.weight is not None else [])
     left_out = pd.Series({texts[r - 1]: n for r, n in reasons.items() if r}, dtype=np.int64).sort_values(ascending=False)
     exclusions = pd.DataFrame({"reason": left_out.index.astype(str), "rows": left_out.to_numpy()})
     if n_rows == 0:
@@ -214,15 +237,18 @@ def scored_counts(source: Any, mapping: ColumnMapping, *, threshold: float = 0.5
         base = counts.confusion_at(np.inf if last else counts.edges[b + 1])
         band = run(_sql.band_query(plan, score, low=t, high=None if last else float(counts.edges[b + 1]),
                                    with_missing=with_missing))
-        member, background, overall = (np.array(a, dtype=np.float64) for a in (base.member, base.background,
-                                                                                base.overall))
+        sides = {"n": (base.member, base.background, base.overall)}
+        if base.weighted:   # and the sums of squared weights alike
+            sides["ss"] = (base.member_sq, base.background_sq, base.overall_sq)
+        sides = {q: [np.array(a, dtype=np.float64) for a in tables] for q, tables in sides.items()}
         if len(band):
-            moved = keys[score].tables(band, band["__fc_y"].to_numpy(dtype=np.int64), 2,
-                                       {"n": band["__fc_n"].to_numpy(dtype=np.float64)})
-            for total, delta in zip((member, background, overall), (d["n"] for d in moved)):
-                total[..., [0, 2]] -= delta   # TN, FN of the rows that now reach the threshold ...
-                total[..., [1, 3]] += delta   # ... become FP, TP
-        return ConfusionCounts(list(base.names), member, background, overall, base.min_size, disjoint=base.disjoint)
+            moved = keys[score].tables(band, band["__fc_y"].to_numpy(dtype=np.int64), 2, _atoms._sums(band))
+            for q, tables in sides.items():
+                for total, delta in zip(tables, (d[q] for d in moved)):
+                    total[..., [0, 2]] -= delta   # TN, FN of the rows that now reach the threshold ...
+                    total[..., [1, 3]] += delta   # ... become FP, TP
+        squares = {} if "ss" not in sides else dict(zip(("member_sq", "background_sq", "overall_sq"), sides["ss"]))
+        return ConfusionCounts(list(base.names), *sides["n"], base.min_size, disjoint=base.disjoint, **squares)
 
     score_histograms = {}
 
@@ -230,17 +256,20 @@ def scored_counts(source: Any, mapping: ColumnMapping, *, threshold: float = 0.5
         """Uniform edges, or numpy's quantiles of the kept rows' scores from their distinct values and counts."""
         if how == "uniform":
             return uniform_edges(nb)
-        if score not in score_histograms:
-            histogram = run(_sql.histogram_query(plan, score))
+        if score not in score_histograms:   # rows (or with weights, sums of weights) per distinct score
+            histogram = run(_sql.histogram_query(plan, score, weighted=plan.weighted))
             if len(histogram) > MAX_HISTOGRAM:
                 raise ValueError(QUANTILE_SCORES.format(col=score, n=len(histogram)))
             score_histograms[score] = histogram
         histogram = score_histograms[score]
+        if plan.weighted:   # the scores with frequency weights, as calibration_counts(sample_weight=) cuts them
+            return weighted_quantile_edges(histogram["v"].to_numpy(dtype=np.float64),
+                                           histogram["n"].to_numpy(dtype=np.float64), nb)
         return quantiles_from_counts(histogram["v"], histogram["n"], np.linspace(0.0, 1.0, nb + 1))
 
     def recalibrate(score: str, nb: int, how: str = "uniform", atoms: bool = False) -> CalibrationCounts:
         cal_edges = calibration_edges(score, nb, how)
-        if atoms:
+        if atoms and not plan.weighted:   # weighted calibration counts have no atoms (as in memory)
             return atom_queries.calibration(score, cal_edges, how)
         cal_frame = run(_sql.counts_query(plan, score, threshold=None, cal_edges=cal_edges, bins=None,
                                           with_missing=with_missing, by_level=False))
@@ -266,9 +295,11 @@ def scored_counts(source: Any, mapping: ColumnMapping, *, threshold: float = 0.5
     given = None
     if m.predicted_label is not None:
         given, counted["given"] = _given_counts(run(_sql.given_query(plan, with_missing)), m, binned)
-    atom_queries = _AtomQueries(run, plan, m, binned, with_missing, None if auc_bins == "exact" else int(auc_bins),
-                                {s: (float(kept[f"score_min_{i}"]), float(kept[f"score_max_{i}"]))
-                                 for i, s in enumerate(m.scores)}, counted)
+    atom_queries = _WeightedAtomQueries(run, plan, m, binned, with_missing, "ordered" if ordered else "hashed") \
+        if plan.weighted else _AtomQueries(run, plan, m, binned, with_missing,
+                                           None if auc_bins == "exact" else int(auc_bins),
+                                           {s: (float(kept[f"score_min_{i}"]), float(kept[f"score_max_{i}"]))
+                                            for i, s in enumerate(m.scores)}, counted)
     classes = _class_counts(run(_sql.classes_query(plan, with_missing)), m, binned) \
         if m.all_classes and m.predicted_label is not None else None
     class_sizes = {}

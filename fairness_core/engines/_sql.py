@@ -23,6 +23,8 @@ from typing import Any, Optional, Sequence
 
 import numpy as np
 
+from ._sql_weights import infinite, mapped_columns, total, weight_reasons, weight_sums
+
 SOURCE = "__fc_source"
 # The largest double: x BETWEEN -MAX AND MAX is false for NULL (after COALESCE), NaN and +-inf.
 _MAX = repr(float(np.finfo(np.float64).max))
@@ -83,6 +85,10 @@ class Plan:
     binned : tuple of (str, tuple of float)
         Numeric protected attributes cut into quantile bins, with their edges: such a column's key
         is its bin number (``searchsorted(edges[1:-1], x, side="left")``), NULL when missing.
+    weight : str or None
+        The weight column (``ColumnMapping.weight``): a row missing it or of weight 0 is excluded, and
+        every count becomes a sum of weights with the sum of squared weights beside it
+        (``_sql_weights.weight_sums``).
     """
 
     label: str
@@ -94,6 +100,17 @@ class Plan:
     predicted: Optional[str] = None
     predicted_positive: Any = None
     binned: tuple = ()
+    weight: Optional[str] = None
+
+    @property
+    def weighted(self) -> bool:
+        """True when the plan has a weight column."""
+        return self.weight is not None
+
+
+def weight_column(plan: Plan) -> list:
+    """The kept rows' weight ``__fc_wt`` as a column of the first CTE (none without a weight column)."""
+    return [f"CAST({ident(plan.weight)} AS DOUBLE) AS __fc_wt"] if plan.weighted else []
 
 
 def key_columns(plan: Plan) -> list:
@@ -124,9 +141,11 @@ def distinct_query(plan: Plan, column: str) -> str:
             f"WHERE {reason_case(plan)} = 0) AS __fc_distinct")
 
 
-def histogram_query(plan: Plan, column: str) -> str:
-    """Rows per distinct value of a numeric column among the kept rows (missing ones left out)."""
-    return (f"SELECT CAST({ident(column)} AS DOUBLE) AS v, COUNT(*) AS n FROM {SOURCE} "
+def histogram_query(plan: Plan, column: str, weighted: bool = False) -> str:
+    """Rows per distinct value of a numeric column among the kept rows (missing ones left out); with `weighted`,
+    the sum of their weights (``n``)."""
+    n = f"SUM(CAST({ident(plan.weight)} AS DOUBLE))" if weighted else "COUNT(*)"
+    return (f"SELECT CAST({ident(column)} AS DOUBLE) AS v, {n} AS n FROM {SOURCE} "
             f"WHERE {reason_case(plan)} = 0 AND {ident(column)} IS NOT NULL GROUP BY 1")
 
 
@@ -137,11 +156,15 @@ def label_query(label: str) -> str:
 
 def reason_case(plan: Plan) -> str:
     """The exclusion reason of a row as a code: 0 kept, 1 missing label, 2 + i missing score i, then
-    2 + len(scores) a missing predicted label."""
+    2 + len(scores) a missing predicted label, then (``_sql_weights.weight_reasons``) a missing weight and a weight of 0."""
     whens = [f"WHEN {ident(plan.label)} IS NULL THEN 1"]
     whens += [f"WHEN NOT {finite(ident(s))} THEN {i + 2}" for i, s in enumerate(plan.scores)]
     if plan.predicted is not None:
         whens.append(f"WHEN {ident(plan.predicted)} IS NULL THEN {len(plan.scores) + 2}")
+    if plan.weighted:   # an infinite weight is refused before any count (profile_query counts them)
+        missing, zero = weight_reasons(plan)
+        whens += [f"WHEN NOT {finite(ident(plan.weight))} THEN {missing}",
+                  f"WHEN CAST({ident(plan.weight)} AS DOUBLE) = 0 THEN {zero}"]
     return "CASE " + " ".join(whens) + " ELSE 0 END"
 
 
@@ -159,6 +182,9 @@ def profile_query(plan: Plan, numeric_protected: Sequence[str]) -> str:
                   f"SUM(CAST(NOT {finite(ident(c))} AS INT)) AS id_missing_{i}"]
     for i, c in enumerate(numeric_protected):
         parts.append(f"COUNT(DISTINCT {ident(c)}) AS distinct_{i}")
+    if plan.weighted:   # over every row, whatever its reason (ScoredData checks the whole column)
+        w = f"CAST({ident(plan.weight)} AS DOUBLE)"
+        parts += [f"SUM(CAST({infinite(w)} AS INT)) AS weight_infinite", f"SUM(CAST({w} < 0 AS INT)) AS weight_negative"]
     return f"SELECT {', '.join(parts)} FROM {SOURCE} GROUP BY 1"
 
 
@@ -196,7 +222,7 @@ def counts_query(plan: Plan, score: str, *, threshold: Optional[float], cal_edge
     t = literal(float(plan.indicator_threshold))
     keys = [ident(c) for c in plan.protected]
     kept = key_columns(plan) + [f"CAST({ident(plan.label)} = {literal(plan.positive)} AS INT) AS __fc_y",
-                   f"CAST({ident(score)} AS DOUBLE) AS __fc_p"]
+                   f"CAST({ident(score)} AS DOUBLE) AS __fc_p"] + weight_column(plan)
     for j, c in enumerate(plan.indicators):
         kept.append(f"CAST({finite(ident(c))} AND CAST({ident(c)} AS DOUBLE) >= {t} AS INT) AS __fc_m{j}")
         if j < len(with_missing) and with_missing[j]:
@@ -213,18 +239,18 @@ def counts_query(plan: Plan, score: str, *, threshold: Optional[float], cal_edge
 
         ctes.append(f"__fc_bins AS (SELECT *, {cal} AS __fc_cal FROM {last})")
         cal, last, sub = "__fc_cal", "__fc_bins", [f"{sub_bin(cal_edges, SUB_BINS)} AS __fc_sub"]
-    sums = ["", " * __fc_p", " * __fc_p * __fc_p"] if cal_edges is not None else [""]
+    sums = weight_sums(plan, {"n": "", "sp": " * __fc_p", "spp": " * __fc_p * __fc_p"} if cal_edges is not None
+                       else {"n": ""})
     select = keys + ["__fc_y", f"{level} AS __fc_level", f"{cal} AS __fc_cal",
                      (f"CAST(__fc_p >= {literal(float(threshold))} AS INT)" if by_level else "0") + " AS __fc_pred",
-                     *sub, "COUNT(*) AS __fc_n"]
-    if cal_edges is not None:
-        select += ["SUM(__fc_p) AS __fc_sp", "SUM(__fc_p * __fc_p) AS __fc_spp"]
+                     *sub] + [f"{total(factor)} AS __fc_{q}" for q, factor in sums.items()]
     if sub:
-        select.append("SUM((__fc_p - __fc_y) * (__fc_p - __fc_y)) AS __fc_sq")
+        w = " * __fc_wt" if plan.weighted else ""
+        select.append(f"SUM((__fc_p - __fc_y) * (__fc_p - __fc_y){w}) AS __fc_sq")
     for j in range(len(plan.indicators)):
         tags = ["m"] + (["x"] if j < len(with_missing) and with_missing[j] else [])
         for tag in tags:
-            select += [f"SUM(__fc_{tag}{j}{factor}) AS __fc_{tag}{q}{j}" for factor, q in zip(sums, ("n", "sp", "spp"))]
+            select += [f"SUM(__fc_{tag}{j}{factor}) AS __fc_{tag}{q}{j}" for q, factor in sums.items()]
     n_keys = len(keys) + 4 + len(sub)  # the protected attributes, label, level, calibration bin, prediction, sub-bin
     group = ", ".join(str(i) for i in range(1, n_keys + 1))
     return f"WITH {', '.join(ctes)} SELECT {', '.join(select)} FROM {last} GROUP BY {group}"
@@ -258,7 +284,8 @@ def count_at_or_below(expr: str, starts: Sequence[float]) -> str:
 
 
 def pattern_query(plan: Plan, score: Optional[str], cells: Sequence[str], *, bins: Optional[tuple] = None,
-                  cal_edges: Optional[np.ndarray] = None, with_missing: Sequence[bool] = ()) -> str:
+                  cal_edges: Optional[np.ndarray] = None, with_missing: Sequence[bool] = (),
+                  buckets: Optional[str] = None) -> str:
     """Rows per (membership pattern, label, `cells`) of the kept rows: the atoms the bootstrap resamples.
 
     A pattern is the protected values (the GROUP BY keys of :func:`key_columns`) with each identity
@@ -284,6 +311,12 @@ def pattern_query(plan: Plan, score: Optional[str], cells: Sequence[str], *, bin
         Calibration edges behind ``__fc_cal``; with them the result also holds ``__fc_sp`` (sum of
         scores) and ``__fc_sq`` (sum of squared errors (score - label) ** 2) per group.
     with_missing : sequence of bool, one per identity column
+    buckets : {"ordered", "hashed"} or None
+        Also group by each row's bootstrap bucket ``__fc_b`` (``_buckets``: a hash of the row's position, or of
+        its mapped columns and rank among equal rows), the last key after the cells.
+
+    With a weight column (``plan.weight``) every sum is weighted: ``__fc_n`` is the sum of weights, ``__fc_ss``
+    the sum of squared weights (``_sql_weights.weight_sums``).
     """
     keys = [ident(c) for c in plan.protected]
     kept = key_columns(plan) + [f"CAST({ident(plan.label)} = {literal(plan.positive)} AS INT) AS __fc_y"]
@@ -294,16 +327,29 @@ def pattern_query(plan: Plan, score: Optional[str], cells: Sequence[str], *, bin
                      f"CAST({ident(plan.predicted)} = {literal(plan.predicted_positive)} AS INT)") + " AS __fc_given")
         kept += [f"{ident(plan.label)} AS __fc_t", f"{ident(plan.predicted)} AS __fc_q"]
     expressions, bits = _membership(plan, with_missing)
-    kept += expressions
-    ctes = [f"__fc_kept AS (SELECT {', '.join(kept)} FROM {SOURCE} WHERE {reason_case(plan)} = 0)"]
+    kept += expressions + weight_column(plan)
+    if buckets is None:
+        ctes = [f"__fc_kept AS (SELECT {', '.join(kept)} FROM {SOURCE} WHERE {reason_case(plan)} = 0)"]
+    else:   # each row's identity before any row is left out, its bucket, then the kept rows
+        from ._buckets import bucket_ctes, row_identity
+
+        mapped = [ident(c) for c in mapped_columns(plan)]
+        ctes = [f"__fc_rows AS (SELECT {', '.join(kept)}, {reason_case(plan)} AS __fc_reason, "
+                f"{', '.join(row_identity(buckets == 'ordered', mapped))} FROM {SOURCE})"]
+        more, last = bucket_ctes(buckets == "ordered", len(mapped), "__fc_rows")
+        ctes += more + [f"__fc_kept AS (SELECT * FROM {last} WHERE __fc_reason = 0)"]
     level, last = _level(ctes, bins) if score is not None else ("0", "__fc_kept")
     cal = "0" if cal_edges is None else (" + ".join(
         f"CAST(__fc_p >= {literal(float(e))} AS INT)" for e in cal_edges[1:-1]) or "0")
     ctes.append(f"__fc_cells AS (SELECT *, {level} AS __fc_level, {cal} AS __fc_cal FROM {last})")
-    select = keys + bits + ["__fc_y"] + [f"{c} AS __fc_c{i}" for i, c in enumerate(cells)] + ["COUNT(*) AS __fc_n"]
+    by = keys + bits + ["__fc_y"] + [f"{c} AS __fc_c{i}" for i, c in enumerate(cells)] + (
+        ["__fc_b"] if buckets is not None else [])
+    sums = weight_sums(plan, {"n": ""})
+    select = by + [f"{total(factor)} AS __fc_{q}" for q, factor in sums.items()]
     if cal_edges is not None:
-        select += ["SUM(__fc_p) AS __fc_sp", "SUM((__fc_p - __fc_y) * (__fc_p - __fc_y)) AS __fc_sq"]
-    group = ", ".join(str(i) for i in range(1, len(keys) + len(bits) + len(cells) + 2))
+        w = " * __fc_wt" if plan.weighted else ""
+        select += [f"SUM(__fc_p{w}) AS __fc_sp", f"SUM((__fc_p - __fc_y) * (__fc_p - __fc_y){w}) AS __fc_sq"]
+    group = ", ".join(str(i) for i in range(1, len(by) + 1))
     return f"WITH {', '.join(ctes)} SELECT {', '.join(select)} FROM __fc_cells GROUP BY {group}"
 
 
@@ -417,11 +463,15 @@ def _grouped(plan: Plan, extra: list, where: str, with_missing: Sequence[bool]) 
     members (and missing rows) per group: one scan, no per-row output."""
     t = literal(float(plan.indicator_threshold))
     keys = key_columns(plan)
-    select = keys + [f"CAST({ident(plan.label)} = {literal(plan.positive)} AS INT) AS __fc_y", *extra,
-                     "COUNT(*) AS __fc_n"]
+    w = f"CAST({ident(plan.weight)} AS DOUBLE)" if plan.weighted else ""
+    sums = {"n": ""} if not plan.weighted else {"n": f" * {w}", "ss": f" * {w} * {w}"}
+    select = keys + [f"CAST({ident(plan.label)} = {literal(plan.positive)} AS INT) AS __fc_y", *extra] + [
+        f"{total(factor)} AS __fc_{q}" for q, factor in sums.items()]
     for j, c in enumerate(plan.indicators):
-        select.append(f"SUM(CAST({finite(ident(c))} AND CAST({ident(c)} AS DOUBLE) >= {t} AS INT)) AS __fc_mn{j}")
-        if j < len(with_missing) and with_missing[j]:
-            select.append(f"SUM(CAST(NOT {finite(ident(c))} AS INT)) AS __fc_xn{j}")
+        for q, factor in sums.items():
+            select.append(f"SUM(CAST({finite(ident(c))} AND CAST({ident(c)} AS DOUBLE) >= {t} AS INT){factor}) "
+                          f"AS __fc_m{q}{j}")
+            if j < len(with_missing) and with_missing[j]:
+                select.append(f"SUM(CAST(NOT {finite(ident(c))} AS INT){factor}) AS __fc_x{q}{j}")
     group = ", ".join(str(i) for i in range(1, len(keys) + 2 + len(extra)))
     return f"SELECT {', '.join(select)} FROM {SOURCE} WHERE {where} GROUP BY {group}"
