@@ -24,6 +24,11 @@ from ._limits import MAX_PATTERNS, TooManyPatterns
 class ScoredCounts:
     """The count tables of a mapped source, per score column, with the rows excluded and why.
 
+    With a weight column (``mapping.weight``, :attr:`weighted`) every table is the weighted one of
+    the in-memory library (``sample_weight=``): its cells sums of weights, beside them the sums of
+    squared weights (``member_sq``, ``background_sq``, ``overall_sq``), its sizes Kish's effective
+    sizes; ``n_input``, ``n_rows``, ``exclusions`` and ``class_sizes`` still count rows.
+
     Attributes
     ----------
     mapping : ColumnMapping
@@ -280,7 +285,9 @@ class ScoredCounts:
 
         Equal to ``ScoredData.class_counts(score, threshold)`` on the same rows: the two classes are
         the label's values as text, sorted, and ``score >= threshold`` (or the predicted label's
-        positive value) predicts the positive one. With :attr:`atoms`, atoms included.
+        positive value) predicts the positive one. With :attr:`atoms`, atoms included; weighted
+        counts give weighted class counts (``class_counts(..., sample_weight=)``: sums of weights and
+        each subgroup's sum of squared weights, no atoms).
 
         Raises
         ------
