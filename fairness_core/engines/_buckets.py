@@ -8,9 +8,11 @@ a hash of its identity modulo K, and the engine returns SUM(w) per (pattern, cel
 
 Two identities:
 
-* ``ordered`` (DuckDB, polars, an ibis table of a SQL database): the row's position in the source,
-  r = ``ROW_NUMBER() OVER ()`` (1-based; DuckDB and polars number a file's rows in their order), mixed by
-  :func:`bucket_of` in plain BIGINT arithmetic (every intermediate below 2^62, so no engine overflows)::
+* ``ordered`` (DuckDB, an ibis table of a SQL database) and ``indexed`` (polars): the row's position in the
+  source plus one, r = ``ROW_NUMBER() OVER ()`` (DuckDB numbers a file's rows in their order, streaming), or
+  read from the row index polars adds to the scan (``_sql.SOURCE_ROWS``: polars' ``ROW_NUMBER() OVER ()``
+  would hold the rows in memory), mixed by :func:`bucket_of` in plain BIGINT arithmetic (every
+  intermediate below 2^62, so no engine overflows)::
 
       h1 = ((r mod P0) * A + C1 + seed) mod P1,   h2 = (h1^2 + C2) mod P2,   h3 = (h2^2 + C3) mod P3,
       bucket = h3 mod K,
@@ -61,12 +63,15 @@ def bucket_of(row: np.ndarray, n_buckets: int = BUCKETS, seed: int = SEED) -> np
     return h % int(n_buckets)
 
 
-def row_identity(ordered: bool, columns: Sequence[str]) -> list:
+def row_identity(how: str, columns: Sequence[str], row_index: str) -> list:
     """The SQL of a row's identity (columns of the first CTE, before any row is filtered out): ``__fc_r``, its
-    position (`ordered`), or its rank among the rows equal to it in `columns` (SQL of the source's mapped columns)
-    with those columns as ``__fc_id0``, ``__fc_id1``, ..."""
-    if ordered:
+    position plus one (`how` "ordered": numbered by ``ROW_NUMBER() OVER ()``; "indexed": read from the source's
+    0-based row index column `row_index`), or ("hashed") its rank among the rows equal to it in `columns` (SQL
+    of the source's mapped columns) with those columns as ``__fc_id0``, ``__fc_id1``, ..."""
+    if how == "ordered":
         return ["CAST(ROW_NUMBER() OVER () AS BIGINT) AS __fc_r"]
+    if how == "indexed":
+        return [f"CAST({row_index} AS BIGINT) + 1 AS __fc_r"]
     names = ", ".join(columns)
     return [f"{c} AS __fc_id{i}" for i, c in enumerate(columns)] + [
         f"ROW_NUMBER() OVER (PARTITION BY {names} ORDER BY {columns[0]}) AS __fc_r"]

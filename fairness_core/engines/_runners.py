@@ -117,7 +117,7 @@ def _polars_runner(source, polars_frame: bool):
             frame = pl.scan_parquet(files, glob=False)
     else:
         raise ValueError("engine='polars' needs a Parquet or CSV path or glob, or a polars (Lazy)DataFrame.")
-    context = pl.SQLContext({_sql.SOURCE: frame})
+    context = pl.SQLContext({_sql.SOURCE: frame, _sql.SOURCE_ROWS: frame.with_row_index(_sql.ROW_INDEX)})
     return (lambda sql: context.execute(sql).collect(engine="streaming").to_pandas()), \
         list(frame.collect_schema().names()), "polars"
 

@@ -176,10 +176,11 @@ def scored_counts(source: Any, mapping: ColumnMapping, *, threshold: float = 0.5
     numeric = [c for c in m.protected if pd.api.types.is_numeric_dtype(preview[c])
                and not pd.api.types.is_bool_dtype(preview[c])]
     profile = run(_sql.profile_query(plan, numeric))
-    ordered = name != "spark" and name != "ibis (pyspark)"   # the engine numbers rows in the source's order
+    # how rows get the bootstrap's buckets (``_buckets``): by their position where the engine keeps the source's order
+    buckets = "hashed" if name in ("spark", "ibis (pyspark)") else "indexed" if name == "polars" else "ordered"
     if m.weight is not None:
-        check_weight_values(profile, m.weight, (lambda condition: int(run(first_row_query(condition))["first"].iloc[0]))
-                            if ordered else None)
+        check_weight_values(profile, m.weight, None if buckets == "hashed" else (lambda condition: int(run(
+            first_row_query(condition, indexed=buckets == "indexed"))["first"].iloc[0])))
     reasons = dict(zip(profile["reason"].astype(int), profile["n"].astype(np.int64)))
     n_input, n_rows = int(sum(reasons.values())), int(reasons.get(0, 0))
     texts = ["missing label"] + [MISSING_SCORE.format(col=s) for s in m.scores] + (
@@ -295,7 +296,7 @@ def scored_counts(source: Any, mapping: ColumnMapping, *, threshold: float = 0.5
     given = None
     if m.predicted_label is not None:
         given, counted["given"] = _given_counts(run(_sql.given_query(plan, with_missing)), m, binned)
-    atom_queries = _WeightedAtomQueries(run, plan, m, binned, with_missing, "ordered" if ordered else "hashed") \
+    atom_queries = _WeightedAtomQueries(run, plan, m, binned, with_missing, buckets) \
         if plan.weighted else _AtomQueries(run, plan, m, binned, with_missing,
                                            None if auc_bins == "exact" else int(auc_bins),
                                            {s: (float(kept[f"score_min_{i}"]), float(kept[f"score_max_{i}"]))

@@ -26,6 +26,9 @@ import numpy as np
 from ._sql_weights import infinite, mapped_columns, total, weight_reasons, weight_sums
 
 SOURCE = "__fc_source"
+# The source with its rows' 0-based positions in ROW_INDEX, where a runner provides it (polars: with_row_index, which
+# streams, where ROW_NUMBER() OVER () would hold the rows in memory): the buckets of ``_buckets`` read it.
+SOURCE_ROWS, ROW_INDEX = "__fc_source_rows", "__fc_row"
 # The largest double: x BETWEEN -MAX AND MAX is false for NULL (after COALESCE), NaN and +-inf.
 _MAX = repr(float(np.finfo(np.float64).max))
 
@@ -311,9 +314,10 @@ def pattern_query(plan: Plan, score: Optional[str], cells: Sequence[str], *, bin
         Calibration edges behind ``__fc_cal``; with them the result also holds ``__fc_sp`` (sum of
         scores) and ``__fc_sq`` (sum of squared errors (score - label) ** 2) per group.
     with_missing : sequence of bool, one per identity column
-    buckets : {"ordered", "hashed"} or None
-        Also group by each row's bootstrap bucket ``__fc_b`` (``_buckets``: a hash of the row's position, or of
-        its mapped columns and rank among equal rows), the last key after the cells.
+    buckets : {"ordered", "indexed", "hashed"} or None
+        Also group by each row's bootstrap bucket ``__fc_b`` (``_buckets``: a hash of the row's position,
+        numbered by ``ROW_NUMBER() OVER ()`` or read from ``SOURCE_ROWS``, or of its mapped columns and rank among
+        equal rows), the last key after the cells.
 
     With a weight column (``plan.weight``) every sum is weighted: ``__fc_n`` is the sum of weights, ``__fc_ss``
     the sum of squared weights (``_sql_weights.weight_sums``).
@@ -335,8 +339,8 @@ def pattern_query(plan: Plan, score: Optional[str], cells: Sequence[str], *, bin
 
         mapped = [ident(c) for c in mapped_columns(plan)]
         ctes = [f"__fc_rows AS (SELECT {', '.join(kept)}, {reason_case(plan)} AS __fc_reason, "
-                f"{', '.join(row_identity(buckets == 'ordered', mapped))} FROM {SOURCE})"]
-        more, last = bucket_ctes(buckets == "ordered", len(mapped), "__fc_rows")
+                f"{', '.join(row_identity(buckets, mapped, ROW_INDEX))} FROM {SOURCE_ROWS if buckets == 'indexed' else SOURCE})"]
+        more, last = bucket_ctes(buckets != "hashed", len(mapped), "__fc_rows")
         ctes += more + [f"__fc_kept AS (SELECT * FROM {last} WHERE __fc_reason = 0)"]
     level, last = _level(ctes, bins) if score is not None else ("0", "__fc_kept")
     cal = "0" if cal_edges is None else (" + ".join(

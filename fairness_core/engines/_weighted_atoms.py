@@ -38,8 +38,8 @@ class _WeightedAtomQueries:
         Numeric protected attributes cut into bins, with their edges.
     with_missing : list of bool
         Per identity column, whether it has missing values among the kept rows.
-    buckets : {"ordered", "hashed"}
-        How rows get their buckets (``_buckets``).
+    buckets : {"ordered", "indexed", "hashed"}
+        How rows get their buckets (``_buckets``, ``_sql.pattern_query``).
     """
 
     def __init__(self, run: Callable, plan: _sql.Plan, m, binned: dict, with_missing: list, buckets: str):

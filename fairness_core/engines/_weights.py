@@ -73,9 +73,12 @@ def check_weight_values(profile: pd.DataFrame, col: str, first_row: Optional[Cal
             raise ValueError(WEIGHT_VALUES.format(col=col, n=n, what=what, first=first_row(condition)))
 
 
-def first_row_query(condition: str) -> str:
+def first_row_query(condition: str, indexed: bool = False) -> str:
     """The 0-based position (``first``) of the first row of the source where the SQL `condition` holds, the rows
-    numbered in the source's order (``ROW_NUMBER() OVER ()``: DuckDB and polars number a file's rows in order)."""
+    numbered in the source's order (``ROW_NUMBER() OVER ()``: DuckDB numbers a file's rows in order), or with
+    `indexed` read from the row index of ``_sql.SOURCE_ROWS`` (polars)."""
+    if indexed:
+        return f"SELECT MIN({_sql.ROW_INDEX}) AS first FROM {_sql.SOURCE_ROWS} WHERE {condition}"
     return (f"SELECT MIN(__fc_r) AS first FROM (SELECT ROW_NUMBER() OVER () - 1 AS __fc_r, "
             f"CASE WHEN {condition} THEN 1 ELSE 0 END AS __fc_bad FROM {_sql.SOURCE}) AS __fc_rows "
             "WHERE __fc_bad = 1")
