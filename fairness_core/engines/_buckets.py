@@ -64,10 +64,24 @@ def bucket_of(row: np.ndarray, n_buckets: int = BUCKETS, seed: int = SEED) -> np
 
 
 def row_identity(how: str, columns: Sequence[str], row_index: str) -> list:
-    """The SQL of a row's identity (columns of the first CTE, before any row is filtered out): ``__fc_r``, its
-    position plus one (`how` "ordered": numbered by ``ROW_NUMBER() OVER ()``; "indexed": read from the source's
-    0-based row index column `row_index`), or ("hashed") its rank among the rows equal to it in `columns` (SQL
-    of the source's mapped columns) with those columns as ``__fc_id0``, ``__fc_id1``, ..."""
+    """The SQL of a row's identity: columns of the first CTE, before any row is filtered out.
+
+    Parameters
+    ----------
+    how : {"ordered", "indexed", "hashed"}
+        "ordered": ``__fc_r`` is the row's position plus one, numbered by ``ROW_NUMBER() OVER ()``;
+        "indexed": read from the source's 0-based row index column `row_index`; "hashed": its rank among
+        the rows equal to it in every one of `columns`, with those columns as ``__fc_id0``, ``__fc_id1``, ...
+    columns : sequence of str
+        SQL of the source's mapped columns (hashed only).
+    row_index : str
+        The row index column (indexed only).
+
+    Returns
+    -------
+    list of str
+        SELECT items.
+    """
     if how == "ordered":
         return ["CAST(ROW_NUMBER() OVER () AS BIGINT) AS __fc_r"]
     if how == "indexed":
@@ -79,9 +93,26 @@ def row_identity(how: str, columns: Sequence[str], row_index: str) -> list:
 
 def bucket_ctes(ordered: bool, n_columns: int, last: str, n_buckets: int = BUCKETS,
                 seed: int = SEED) -> tuple[list, str]:
-    """(CTEs, name of the last) adding the bucket ``__fc_b`` of each row of the CTE `last` (which has the columns
-    of :func:`row_identity`): :func:`bucket_of` of ``__fc_r``, or (not `ordered`) the ``xxhash64`` of the
-    `n_columns` identity columns, ``__fc_r`` and the seed, both modulo `n_buckets`."""
+    """The SQL adding each row's bucket ``__fc_b`` to the rows of the CTE `last`.
+
+    Parameters
+    ----------
+    ordered : bool
+        True: ``__fc_r`` is the row's position plus one, and the bucket :func:`bucket_of` of it (three CTEs
+        of BIGINT arithmetic). False: the bucket is ``xxhash64(__fc_id0, ..., __fc_r, seed)`` modulo
+        `n_buckets`, made non-negative (Spark).
+    n_columns : int
+        The identity columns ``__fc_id{i}`` of :func:`row_identity` (hashed only).
+    last : str
+        The CTE holding the columns of :func:`row_identity`.
+    n_buckets : int, default=BUCKETS
+    seed : int, default=SEED
+
+    Returns
+    -------
+    (list of str, str)
+        The CTEs (``name AS (SELECT ...)``) and the name of the last, whose rows have ``__fc_b``.
+    """
     k = int(n_buckets)
     if not ordered:
         h = f"XXHASH64({', '.join(f'__fc_id{i}' for i in range(n_columns))}, __fc_r, {int(seed)})"

@@ -145,8 +145,21 @@ def distinct_query(plan: Plan, column: str) -> str:
 
 
 def histogram_query(plan: Plan, column: str, weighted: bool = False) -> str:
-    """Rows per distinct value of a numeric column among the kept rows (missing ones left out); with `weighted`,
-    the sum of their weights (``n``)."""
+    """Rows per distinct value of a numeric column among the kept rows (missing ones left out).
+
+    Parameters
+    ----------
+    plan : Plan
+    column : str
+    weighted : bool, default=False
+        ``n`` is the sum of the rows' weights (``plan.weight``), not their count: the frequency weights of
+        the weighted quantiles (``weighted_quantile_edges``).
+
+    Returns
+    -------
+    str
+        SQL giving columns ``v`` (the value as DOUBLE) and ``n``.
+    """
     n = f"SUM(CAST({ident(plan.weight)} AS DOUBLE))" if weighted else "COUNT(*)"
     return (f"SELECT CAST({ident(column)} AS DOUBLE) AS v, {n} AS n FROM {SOURCE} "
             f"WHERE {reason_case(plan)} = 0 AND {ident(column)} IS NOT NULL GROUP BY 1")
@@ -220,7 +233,9 @@ def counts_query(plan: Plan, score: str, *, threshold: Optional[float], cal_edge
     -----
     Memberships are computed once per row as 0/1 integers in the first CTE, and every aggregate is a
     plain ``SUM`` of products: several times cheaper in DuckDB than ``FILTER`` or ``CASE`` inside
-    the aggregate.
+    the aggregate. With a weight column (``plan.weight``) each sum is weighted in the same query:
+    ``__fc_n`` = SUM(w), ``__fc_sp`` = SUM(w p), ``__fc_spp`` = SUM(w p²), ``__fc_sq`` = SUM(w (p - y)²),
+    and ``__fc_ss`` = SUM(w²), per identity column too (``__fc_mss{j}``, ...; ``_sql_weights.weight_sums``).
     """
     t = literal(float(plan.indicator_threshold))
     keys = [ident(c) for c in plan.protected]

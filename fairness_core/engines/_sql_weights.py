@@ -8,9 +8,23 @@ from __future__ import annotations
 
 
 def weight_sums(plan, factors: dict) -> dict:
-    """Per quantity, the factor of a row in its sum (SQL text appended to the summand, e.g. ``" * __fc_p"``):
-    `factors` as given without a weight column; with one, each times the row's weight ``__fc_wt``, and the sum of
-    squared weights ``ss`` added (what Kish's effective sizes and the weighted intervals need)."""
+    """Per quantity, the factor of a row in its sum: a quantity q with factor f is ``SUM(1 f)`` over a group.
+
+    Without a weight column the factors as given; with one, each times the row's weight w (``__fc_wt``), so
+    a count becomes SUM(w) and a sum of p SUM(w p), and the sum of squared weights ``ss`` = SUM(w²) is added
+    (what Kish's effective sizes (Σw)² / Σw² and the weighted intervals need).
+
+    Parameters
+    ----------
+    plan : _sql.Plan
+    factors : dict of str -> str
+        Quantity name -> SQL appended to the summand (``""`` for a count, ``" * __fc_p"`` for a sum of scores).
+
+    Returns
+    -------
+    dict of str -> str
+        The same layout, weighted (``ss`` last) when the plan has a weight column.
+    """
     if not plan.weighted:
         return dict(factors)
     return {**{q: " * __fc_wt" + f for q, f in factors.items()}, "ss": " * __fc_wt * __fc_wt"}

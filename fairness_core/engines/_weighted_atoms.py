@@ -96,9 +96,26 @@ def _y(frame: pd.DataFrame) -> np.ndarray:
 
 def weighted_confusion(names: list, atoms: Atoms, squares: np.ndarray, min_size: int,
                        disjoint: bool) -> ConfusionCounts:
-    """Weighted ConfusionCounts from atoms of sums of weights and the sums of squared weights of the same
-    (pattern, cell) (shape (n_patterns, 4)): member = member_masks.T @ sums, background = background_masks.T @
-    sums, overall their column sums, and the same of `squares` (``member_sq``, ...), atoms kept."""
+    """Weighted ConfusionCounts from atoms of sums of weights, atoms kept.
+
+    member = member_masks.T @ sums, background = background_masks.T @ sums, overall their column sums, and
+    the same of `squares` (``member_sq``, ``background_sq``, ``overall_sq``).
+
+    Parameters
+    ----------
+    names : list of str
+    atoms : Atoms
+        Sums of weights per (pattern, cell TN, FP, FN, TP), shape (n_patterns, 4), with the patterns' masks
+        (and the bucketed entries as ``rows``).
+    squares : ndarray of shape (n_patterns, 4)
+        Sums of squared weights of the same (pattern, cell).
+    min_size : int
+    disjoint : bool
+
+    Returns
+    -------
+    ConfusionCounts
+    """
     member, background, member_sq, background_sq = (over_patterns(masks, values) for masks, values in (
         (atoms.member, atoms.counts), (atoms.background, atoms.counts), (atoms.member, squares),
         (atoms.background, squares)))

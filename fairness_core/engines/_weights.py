@@ -74,9 +74,21 @@ def check_weight_values(profile: pd.DataFrame, col: str, first_row: Optional[Cal
 
 
 def first_row_query(condition: str, indexed: bool = False) -> str:
-    """The 0-based position (``first``) of the first row of the source where the SQL `condition` holds, the rows
-    numbered in the source's order (``ROW_NUMBER() OVER ()``: DuckDB numbers a file's rows in order), or with
-    `indexed` read from the row index of ``_sql.SOURCE_ROWS`` (polars)."""
+    """The SQL of the 0-based position of the first row of the source where `condition` holds.
+
+    Parameters
+    ----------
+    condition : str
+        SQL over the source's columns.
+    indexed : bool, default=False
+        Read the positions from the row index of ``_sql.SOURCE_ROWS`` (polars) instead of numbering the rows
+        in the source's order (``ROW_NUMBER() OVER ()``: DuckDB numbers a file's rows in order).
+
+    Returns
+    -------
+    str
+        SQL giving one row with the column ``first`` (NULL when no row matches).
+    """
     if indexed:
         return f"SELECT MIN({_sql.ROW_INDEX}) AS first FROM {_sql.SOURCE_ROWS} WHERE {condition}"
     return (f"SELECT MIN(__fc_r) AS first FROM (SELECT ROW_NUMBER() OVER () - 1 AS __fc_r, "
