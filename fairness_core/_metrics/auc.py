@@ -757,6 +757,7 @@ def weighted_auc_table(names: list, member, background, member_sq, overall: np.n
     table.attrs["overall_auc"] = _weighted_auc_from_hists(pos_all, neg_all)
     table.attrs["n_positive"], table.attrs["n_negative"] = float(pos_all.sum()), float(neg_all.sum())
     table.attrs["ci"] = level
+    table.attrs["weighted"] = True
     if overall_interval is not None:
         low, high, why = overall_interval
         table.attrs["overall_auc_ci"] = (float(low[0]), float(high[0]))
