@@ -14,7 +14,7 @@ from .._data.columns import ColumnMapping
 from .._subgroups.patterns import text_codes
 from .._subgroups.subgroups import Subgroups
 from .classes import ClassCounts, class_counts
-from .weights import effective_size
+from .weights import effective_size, weight_column
 from .._stats.intervals import weighted_wilson_interval, wilson_interval
 
 
@@ -55,10 +55,6 @@ NO_ROWS = "The table has no rows. Tip: check that the file holds data below its 
 MISSING_SCORE = "missing or infinite score in {col!r}"
 MISSING_WEIGHT = "missing weight in {col!r}"
 ZERO_WEIGHT = "weight 0 in {col!r}"
-WEIGHT_TYPE = ("The weight column {col!r} must hold numbers (it has dtype {dtype}). Tip: choose a column of "
-               "survey or importance weights, or no weight column.")
-WEIGHT_VALUES = ("The weight column {col!r} has {n:,} {what} (first at row {first}). Weights must be finite and "
-                 ">= 0. Tip: fix or drop those rows, or choose another weight column.")
 
 
 @dataclass(frozen=True, eq=False)
@@ -364,7 +360,7 @@ class ScoredData:
 
         weights = None
         if m.weight is not None:
-            weights = _weights(frame[m.weight], m.weight)
+            weights = weight_column(frame[m.weight], m.weight)
             _mark(reasons, np.isnan(weights), MISSING_WEIGHT.format(col=m.weight))
             _mark(reasons, weights == 0, ZERO_WEIGHT.format(col=m.weight))
 
@@ -422,17 +418,6 @@ def _check_roles(frame: pd.DataFrame, m: ColumnMapping) -> None:
         raise ValueError(NO_MODEL)
     if not m.protected and not m.indicators:
         raise ValueError(NO_GROUPS)
-
-
-def _weights(column: pd.Series, col: str) -> np.ndarray:
-    """The weight column as float64 with NaN for a missing weight; ValueError for text, negative or infinite weights."""
-    if column.dtype == bool or not pd.api.types.is_numeric_dtype(column) or pd.api.types.is_complex_dtype(column):
-        raise ValueError(WEIGHT_TYPE.format(col=col, dtype=column.dtype))
-    w = column.to_numpy(dtype=np.float64, na_value=np.nan)
-    for bad, what in ((np.isinf(w), "infinite weights"), (w < 0, "negative weights")):
-        if bad.any():
-            raise ValueError(WEIGHT_VALUES.format(col=col, n=int(bad.sum()), what=what, first=int(np.argmax(bad))))
-    return w
 
 
 def _subgroups(kept: pd.DataFrame, m: ColumnMapping) -> Subgroups:
