@@ -88,7 +88,7 @@ def test_the_review_is_weighted_and_says_so():
     frame = _frame()
     review = fc.build_review(frame, fc.ReviewConfig(mapping=MAPPING, thresholds=(("score", 0.5),)))
     model = review.models[0]
-    w, y, pred = frame["fnlwgt"], frame["y"], frame["score"] >= 0.5
+    w, y = frame["fnlwgt"], frame["y"]
     rates = model.rate_table.set_index("subgroup")
     for g, rows in frame.groupby("group"):
         sel = (rows["fnlwgt"] * (rows["score"] >= 0.5)).sum() / rows["fnlwgt"].sum()
