@@ -106,6 +106,8 @@ def test_the_review_is_weighted_and_says_so():
     assert not any(f.startswith("Weighted") for f in unweighted.models[0].findings)
     # the configuration keeps the weight column through its JSON (the link and the report carry it)
     assert fc.ReviewConfig.from_json(review.config.to_json()).mapping.weight == "fnlwgt"
+    page = fc.render_report(review)
+    assert "fnlwgt: every count is a sum of weights" in page and "Weighted: " in page
 
 
 def test_the_command_line_takes_a_weight_column(tmp_path):
