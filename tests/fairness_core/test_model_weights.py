@@ -203,3 +203,215 @@ def test_compare_models_refuses_bad_weights(rated, weights, message):
     y, preds, groups, _, _ = rated
     with pytest.raises(ValueError, match=f"compare_models: sample_weight .*{message}"):
         fc.compare_models(y, preds, groups, baseline="base", sample_weight=_bad(weights, len(y)))
+
+
+# --------------------------------------------------------------------------------------------
+# compare_model_aucs
+# --------------------------------------------------------------------------------------------
+
+AUC_KINDS = ("subgroup_auc", "bpsn_auc", "bnsp_auc")
+
+
+def _scored(n: int, seed: int, levels=None):
+    """Labels, two correlated score columns (rounded to `levels` values per unit for ties), overlapping indicator
+    subgroups with missing values, and log-normal weights."""
+    rng = np.random.default_rng(seed)
+    y = rng.integers(0, 2, n)
+    common = rng.normal(size=n) + 1.2 * y
+    a = common + rng.normal(scale=0.8, size=n)
+    b = common + rng.normal(scale=0.8, size=n) + 0.3 * y
+    if levels:
+        a, b = np.round(a * levels) / levels, np.round(b * levels) / levels
+    frame = pd.DataFrame({"u": rng.random(n) < 0.3, "v": rng.random(n) < 0.5, "w": rng.random(n) < 0.1}).astype(float)
+    frame.loc[rng.random(n) < 0.05, "v"] = np.nan
+    groups = fc.Subgroups.from_indicators(frame, ["u", "v", "w"], min_size=10)
+    return y, a, b, groups, rng.lognormal(0.0, 1.0, n)
+
+
+def _auc_sets(y, groups, j, kind):
+    member, background = groups.membership[:, j], groups.background[:, j]
+    pos, neg = {"subgroup_auc": (member, member), "bpsn_auc": (background, member),
+                "bnsp_auc": (member, background)}[kind]
+    return pos & (y == 1), neg & (y == 0)
+
+
+def _auc_row(table, model, subgroup, kind):
+    sel = (table["model"] == model) & (table["auc"] == kind)
+    sel &= table["subgroup"].isna() if subgroup is None else table["subgroup"] == subgroup
+    assert sel.sum() == 1
+    return table[sel].iloc[0]
+
+
+@pytest.mark.parametrize("levels", [None, 4])
+def test_weighted_aucs_are_sklearns_with_the_weights_on_masks(levels):
+    from sklearn.metrics import roc_auc_score
+
+    y, a, b, groups, w = _scored(700, 1, levels)
+    table = fc.compare_model_aucs(y, {"a": a, "b": b}, groups, baseline="b", sample_weight=w)
+    for model, s in (("a", a), ("b", b)):
+        overall = _auc_row(table, model, None, "overall_auc")
+        assert overall["value"] == pytest.approx(roc_auc_score(y, s, sample_weight=w), abs=1e-13)
+        assert (overall["n_positive"], overall["n_negative"]) == pytest.approx((w[y == 1].sum(), w[y == 0].sum()))
+        for j, name in enumerate(groups.names):
+            for kind in AUC_KINDS:
+                pos, neg = _auc_sets(y, groups, j, kind)
+                rows = pos | neg
+                row = _auc_row(table, model, name, kind)
+                assert row["value"] == pytest.approx(roc_auc_score(y[rows], s[rows], sample_weight=w[rows]),
+                                                     abs=1e-13)
+                assert row["n_positive"] == pytest.approx(w[pos].sum(), rel=1e-12)
+                assert row["difference"] == pytest.approx(row["value"] - _auc_row(table, "b", name, kind)["value"],
+                                                          abs=1e-15)
+
+
+def test_each_weighted_auc_and_its_interval_are_the_weighted_auc_tables():
+    y, a, b, groups, w = _scored(600, 2, 6)
+    table = fc.compare_model_aucs(y, {"a": a, "b": b}, groups, baseline="a", ci=0.9, sample_weight=w)
+    for model, s in (("a", a), ("b", b)):
+        single = fc.bias_auc_table(y, s, groups, ci=0.9, sample_weight=w)
+        for kind in AUC_KINDS:
+            mine = table[(table["model"] == model) & (table["auc"] == kind)]
+            for column in ("", "_ci_low", "_ci_high"):
+                np.testing.assert_allclose(mine["value" + column].to_numpy(), single[kind + column].to_numpy(),
+                                           rtol=0, atol=1e-12)
+            assert mine["small"].tolist() == single["small"].tolist()
+        overall = _auc_row(table, model, None, "overall_auc")
+        assert overall["value"] == pytest.approx(single.attrs["overall_auc"], abs=1e-14)
+        np.testing.assert_allclose([overall["value_ci_low"], overall["value_ci_high"]], single.attrs["overall_auc_ci"],
+                                   atol=1e-12)
+
+
+def _literal_weighted_paired(y, s_a, s_b, w, pos, neg):
+    """The linearization literally, per row: placements V10_X(i) = sum_j w_j psi(s_X(i), s_X(j)) / W0 over the
+    negatives, V01_X(j) likewise over the positives; Var(A - B) = Var A + Var B - 2 Cov(A, B) with
+    Cov(X, Y) = n1*/(n1*-1) sum_i w_i^2 d_X(i) d_Y(i) / W1^2 + n0*/(n0*-1) sum_j w_j^2 e_X(j) e_Y(j) / W0^2."""
+    w1, w0 = w[pos], w[neg]
+    d, e, aucs = [], [], []
+    for s in (s_a, s_b):
+        psi = (s[pos][:, None] > s[neg][None, :]) + 0.5 * (s[pos][:, None] == s[neg][None, :])
+        v10, v01 = psi @ w0 / w0.sum(), w1 @ psi / w1.sum()
+        auc = w1 @ v10 / w1.sum()
+        aucs.append(auc)
+        d.append(v10 - auc)
+        e.append(v01 - auc)
+    n1, n0 = w1.sum() ** 2 / (w1 ** 2).sum(), w0.sum() ** 2 / (w0 ** 2).sum()
+
+    def cov(x, z):
+        return (n1 / (n1 - 1) * (w1 ** 2 * d[x] * d[z]).sum() / w1.sum() ** 2
+                + n0 / (n0 - 1) * (w0 ** 2 * e[x] * e[z]).sum() / w0.sum() ** 2)
+
+    return aucs, cov(0, 0), cov(0, 0) + cov(1, 1) - 2 * cov(0, 1)
+
+
+def test_weighted_paired_variance_is_the_literal_linearization():
+    from scipy.stats import norm
+
+    y, a, b, groups, w = _scored(150, 3, 3)   # rounded scores: many ties
+    table = fc.compare_model_aucs(y, {"a": a, "b": b}, groups, baseline="b", ci=0.95, sample_weight=w)
+    checked = 0
+    for j, name in enumerate(groups.names):
+        for kind in AUC_KINDS:
+            pos, neg = _auc_sets(y, groups, j, kind)
+            if pos.sum() < 3 or neg.sum() < 3:
+                continue
+            aucs, variance_a, variance = _literal_weighted_paired(y, a, b, w, pos, neg)
+            row = _auc_row(table, "a", name, kind)
+            assert (row["value"], row["baseline_value"]) == pytest.approx(aucs, abs=1e-12)
+            assert row["difference_se"] ** 2 == pytest.approx(variance, rel=1e-10)
+            z = norm.ppf(0.975)
+            assert row["difference_ci_low"] == pytest.approx(max(-1, row["difference"] - z * np.sqrt(variance)))
+            assert row["p_value"] == pytest.approx(2 * norm.sf(abs(row["difference"]) / np.sqrt(variance)))
+            # each AUC's own interval: the logit interval of its own linearized variance
+            logit, se = np.log(aucs[0] / (1 - aucs[0])), np.sqrt(variance_a) / (aucs[0] * (1 - aucs[0]))
+            assert row["value_ci_low"] == pytest.approx(1 / (1 + np.exp(-(logit - z * se))), rel=1e-10)
+            checked += 1
+    _, _, variance = _literal_weighted_paired(y, a, b, w, y == 1, y == 0)
+    assert _auc_row(table, "a", None, "overall_auc")["difference_se"] ** 2 == pytest.approx(variance, rel=1e-10)
+    assert checked >= 6
+
+
+@pytest.mark.parametrize("ci", [0.9, None])
+def test_unit_weights_give_exactly_the_unweighted_auc_table(ci):
+    y, a, b, groups, _ = _scored(800, 4, 4)
+    kw = dict(baseline="b", ci=ci)
+    plain = fc.compare_model_aucs(y, {"a": a, "b": b, "c": a + b}, groups, **kw)
+    unit = fc.compare_model_aucs(y, {"a": a, "b": b, "c": a + b}, groups, sample_weight=np.ones(len(y)), **kw)
+    pd.testing.assert_frame_equal(unit, plain, check_dtype=False, check_exact=True)   # counts as floats
+
+
+def test_integer_weights_give_the_aucs_of_repeated_rows():
+    y, a, b, groups, _ = _scored(500, 5, 5)
+    k = np.random.default_rng(2).integers(0, 4, len(y))
+    repeat = np.repeat(np.arange(len(y)), k)
+    frame = pd.DataFrame(np.where(groups.membership, 1.0, np.where(groups.background, 0.0, np.nan)),
+                         columns=groups.names)   # missing: in neither the subgroup nor its background
+    repeated_groups = fc.Subgroups.from_indicators(frame.iloc[repeat].reset_index(drop=True), list(groups.names))
+    weighted = fc.compare_model_aucs(y, {"a": a, "b": b}, groups, baseline="b", sample_weight=k, ci=None)
+    repeated = fc.compare_model_aucs(y[repeat], {"a": a[repeat], "b": b[repeat]}, repeated_groups, baseline="b",
+                                     ci=None)
+    for column in ("value", "baseline_value", "difference", "n_positive", "n_negative"):
+        np.testing.assert_allclose(weighted[column].to_numpy(float), repeated[column].to_numpy(float), rtol=1e-12,
+                                   atol=1e-15)
+
+
+def test_too_few_effective_examples_leave_the_difference_interval_undefined():
+    """Three positives, one of them of weight 1,000: an effective size of about 1, below the 2 a variance needs."""
+    y = np.array([1, 1, 1, 0, 0, 0, 0, 0])
+    a = np.array([.9, .4, .7, .1, .5, .3, .2, .6])
+    b = np.array([.8, .6, .5, .2, .4, .1, .3, .7])
+    w = np.array([1000.0, 1, 1, 1, 1, 1, 1, 1])
+    table = fc.compare_model_aucs(y, {"a": a, "b": b}, np.zeros(8), baseline="a", sample_weight=w)
+    row = _auc_row(table, "b", None, "overall_auc")
+    assert not np.isnan(row["value"]) and np.isnan(row["difference_se"]) and row["excludes_zero"] is None
+    assert "1.00 effective positive examples" in row["note"]
+    assert "DeLong logit interval unavailable" in row["note"]   # its own interval: the Hanley-McNeil fallback
+
+
+# A population whose stratum 1 (20 %) holds harder examples, on which model A is poor and model B fair; the samples
+# hold about as many rows of stratum 1 as of stratum 0, and the weights 1 / inclusion probability correct it.
+def _auc_population(rng, size: int):
+    group = np.where(rng.random(size) < 0.3, "a", "b")
+    stratum = (rng.random(size) < 0.2).astype(int)
+    y = (rng.random(size) < np.where(stratum == 1, 0.5, 0.3)).astype(int)
+    common = rng.normal(size=size)
+    scores = [np.where(stratum == 1, low, high) * y + 0.7 * common + 0.7 * rng.normal(size=size)
+              for low, high in ((0.3, 1.5), (0.9, 1.1))]
+    return group, stratum, y, scores
+
+
+def test_weighted_paired_auc_difference_covers_the_population_difference():
+    """300 Poisson samples of about 1,000 rows from a population of 200,000: the 95 % interval of B's subgroup AUC
+    minus A's (subgroup a, about 300 rows) covers the population's difference in 90-99 % of them, missing on both
+    sides (measured 92.7 %; longer runs of 1,000 samples: 93.9 % and, stratified 500 + 500, 94.3 %; the overall AUC's
+    difference 96.1 % and 95.5 %). Unweighted, the samples' overall AUC difference misses the population's."""
+    from sklearn.metrics import roc_auc_score
+
+    rng = np.random.default_rng(7)
+    group, stratum, y, (sa, sb) = _auc_population(rng, 200_000)
+    a = group == "a"
+    truth = roc_auc_score(y[a], sb[a]) - roc_auc_score(y[a], sa[a])
+    truth_overall = roc_auc_score(y, sb) - roc_auc_score(y, sa)
+    above = below = unweighted = 0
+    reps = 300
+    for i in range(reps):
+        rows, w = _poisson_sample(rng, stratum, 500)
+        args = (y[rows], {"A": sa[rows], "B": sb[rows]}, group[rows].reshape(-1, 1))
+        table = fc.compare_model_aucs(*args, baseline="A", sample_weight=w)
+        row = table[(table["model"] == "B") & (table["auc"] == "subgroup_auc")
+                    & table["subgroup"].astype(str).str.endswith("a")].iloc[0]
+        above += row["difference_ci_low"] > truth
+        below += row["difference_ci_high"] < truth
+        if i < 20:
+            plain = _auc_row(fc.compare_model_aucs(*args, baseline="A"), "B", None, "overall_auc")
+            unweighted += plain["difference_ci_low"] <= truth_overall <= plain["difference_ci_high"]
+    covered = 1 - (above + below) / reps
+    print(f"paired subgroup AUC difference: coverage {covered:.3f} ({above} above, {below} below)")
+    assert 0.90 <= covered <= 0.99 and above > 0 and below > 0, (covered, above, below)
+    assert unweighted <= 2, unweighted
+
+
+@pytest.mark.parametrize("weights, message", BAD_WEIGHTS)
+def test_compare_model_aucs_refuses_bad_weights(weights, message):
+    y, a, b, groups, _ = _scored(50, 6)
+    with pytest.raises(ValueError, match=f"compare_model_aucs: sample_weight .*{message}"):
+        fc.compare_model_aucs(y, {"a": a, "b": b}, groups, baseline="a", sample_weight=_bad(weights, len(y)))
