@@ -415,3 +415,136 @@ def test_compare_model_aucs_refuses_bad_weights(weights, message):
     y, a, b, groups, _ = _scored(50, 6)
     with pytest.raises(ValueError, match=f"compare_model_aucs: sample_weight .*{message}"):
         fc.compare_model_aucs(y, {"a": a, "b": b}, groups, baseline="a", sample_weight=_bad(weights, len(y)))
+
+
+# --------------------------------------------------------------------------------------------
+# compare_model_calibration
+# --------------------------------------------------------------------------------------------
+
+
+def _calibrated(n: int, seed: int):
+    """Labels, two correlated probability columns (one overconfident), overlapping indicator subgroups (one of 3
+    rows) and log-normal weights."""
+    rng = np.random.default_rng(seed)
+    truth = rng.beta(2, 3, n)
+    y = (rng.random(n) < truth).astype(int)
+    a = np.clip(truth + rng.normal(scale=0.05, size=n), 0, 1)
+    b = np.clip(truth ** 0.7 + rng.normal(scale=0.05, size=n), 0, 1)
+    frame = pd.DataFrame({"u": rng.random(n) < 0.3, "v": rng.random(n) < 0.5, "w": np.arange(n) < 3}).astype(float)
+    frame.loc[rng.random(n) < 0.05, "v"] = np.nan
+    return y, a, b, fc.Subgroups.from_indicators(frame, ["u", "v", "w"], min_size=10), rng.lognormal(0.0, 0.8, n)
+
+
+def _literal_ece(y, p, w, edges):
+    """sum_b |sum_b w y - sum_b w p| / sum w over bins [low, high), the last closed."""
+    b = np.clip(np.searchsorted(edges, p, side="right") - 1, 0, len(edges) - 2)
+    gaps = [abs((w * (y - p))[b == k].sum()) for k in range(len(edges) - 1)]
+    return sum(gaps) / w.sum()
+
+
+@pytest.mark.parametrize("strategy", ["uniform", "quantile"])
+def test_weighted_eces_are_the_weighted_calibration_functions(strategy):
+    y, a, b, groups, w = _calibrated(900, 1)
+    table = fc.compare_model_calibration(y, {"a": a, "b": b}, groups, baseline="b", n_bins=7, strategy=strategy,
+                                         ci=None, sample_weight=w)
+    for model, s in (("a", a), ("b", b)):
+        counts = fc.calibration_counts(y, s, groups, n_bins=7, strategy=strategy, sample_weight=w)
+        single = fc.calibration_errors(y, s, groups, n_bins=7, strategy=strategy, sample_weight=w)
+        rows = table[table["model"] == model]
+        np.testing.assert_allclose(rows["value"].to_numpy()[1:], single["ece"].to_numpy(), rtol=1e-12, equal_nan=True)
+        np.testing.assert_allclose(rows["size"].to_numpy()[1:], single["size"].to_numpy(), rtol=1e-12)
+        assert rows["value"].iloc[0] == pytest.approx(
+            fc.expected_calibration_error(y, s, n_bins=7, strategy=strategy, sample_weight=w), rel=1e-12)
+        assert rows["value"].iloc[0] == pytest.approx(_literal_ece(y, s, w, counts.edges), rel=1e-12)
+        for j, name in enumerate(groups.names[:2]):   # the literal formula on each subgroup's rows, the data's bins
+            m = groups.membership[:, j]
+            assert rows["value"].iloc[1 + j] == pytest.approx(_literal_ece(y[m], s[m], w[m], counts.edges), rel=1e-12)
+    assert table["size"].iloc[0] == pytest.approx(w.sum() ** 2 / (w * w).sum(), rel=1e-12)
+    plain = fc.compare_model_calibration(y, {"a": a, "b": b}, groups, baseline="b", n_bins=7, strategy=strategy,
+                                         ci=None)
+    assert not np.allclose(table["value"], plain["value"], equal_nan=True)
+
+
+@pytest.mark.parametrize("strategy", ["uniform", "quantile"])
+def test_integer_weights_give_the_eces_of_repeated_rows(strategy):
+    y, a, b, groups, _ = _calibrated(700, 2)
+    k = np.random.default_rng(3).integers(0, 4, len(y))
+    repeat = np.repeat(np.arange(len(y)), k)
+    frame = pd.DataFrame(np.where(groups.membership, 1.0, np.where(groups.background, 0.0, np.nan)),
+                         columns=groups.names)
+    repeated_groups = fc.Subgroups.from_indicators(frame.iloc[repeat].reset_index(drop=True), list(groups.names),
+                                                   min_size=10)
+    kw = dict(baseline="b", n_bins=6, strategy=strategy, ci=None, min_per_group=1)
+    weighted = fc.compare_model_calibration(y, {"a": a, "b": b}, groups, sample_weight=k, **kw)
+    repeated = fc.compare_model_calibration(y[repeat], {"a": a[repeat], "b": b[repeat]}, repeated_groups, **kw)
+    for column in ("value", "baseline_value", "difference"):
+        np.testing.assert_allclose(weighted[column].to_numpy(float), repeated[column].to_numpy(float), rtol=1e-11,
+                                   atol=1e-14)
+
+
+def test_unit_weights_give_the_unweighted_eces_and_close_intervals():
+    """The values up to the order of floating-point sums (the weighted sums are taken per row, the unweighted ones
+    per atom), the intervals by another bootstrap (rows dealt into buckets, not the stratified redraw of the joint
+    cells), so equal up to bootstrap noise."""
+    y, a, b, groups, _ = _calibrated(2000, 4)
+    kw = dict(baseline="b", n_bins=8, n_boot=500)
+    plain = fc.compare_model_calibration(y, {"a": a, "b": b}, groups, **kw)
+    unit = fc.compare_model_calibration(y, {"a": a, "b": b}, groups, sample_weight=np.ones(len(y)), **kw)
+    for column in ("value", "baseline_value", "difference", "size"):
+        np.testing.assert_allclose(unit[column].to_numpy(float), plain[column].to_numpy(float), rtol=1e-12,
+                                   atol=1e-15, equal_nan=True)
+    assert unit["note"].tolist() == [n.replace(" rows", " effective rows") for n in plain["note"]]
+    for end in ("difference_ci_low", "difference_ci_high"):
+        np.testing.assert_allclose(unit[end].to_numpy(float), plain[end].to_numpy(float), atol=0.006, equal_nan=True)
+
+
+def test_weighted_paired_bootstrap_is_a_bootstrap_of_the_weighted_rows():
+    """The interval's spread against a brute-force paired bootstrap of rows with their weights (rows drawn with
+    replacement, both models' weighted ECEs on the same draw): standard deviations within 20 %; a model equal to
+    the baseline differs by 0 in every replicate; a seed gives the same table."""
+    y, a, b, groups, w = _calibrated(1500, 5)
+    kw = dict(baseline="b", n_bins=6, n_boot=1000, sample_weight=w)
+    table = fc.compare_model_calibration(y, {"a": a, "b": b, "same": b.copy()}, groups, **kw)
+    pd.testing.assert_frame_equal(table, fc.compare_model_calibration(y, {"a": a, "b": b, "same": b.copy()}, groups,
+                                                                       **kw))
+    same = table[table["model"] == "same"]
+    assert (same["difference_ci_low"].fillna(0) == 0).all() and (same["difference_ci_high"].fillna(0) == 0).all()
+    edges = {m: fc.calibration_counts(y, s, groups, n_bins=6, sample_weight=w).edges for m, s in (("a", a), ("b", b))}
+    rng = np.random.default_rng(0)
+    member = groups.membership[:, 0]
+    overall, sub = [], []
+    for _ in range(400):
+        rows = rng.integers(0, len(y), len(y))
+        diff = [_literal_ece(y[r], a[r], w[r], edges["a"]) - _literal_ece(y[r], b[r], w[r], edges["b"])
+                for r in (rows, rows[member[rows]])]
+        overall.append(diff[0])
+        sub.append(diff[1])
+    rows = table[table["model"] == "a"]
+    for i, brute in ((0, overall), (1, sub)):
+        row = rows.iloc[i]
+        width = row["difference_ci_high"] - row["difference_ci_low"]
+        assert width / (2 * 1.96) == pytest.approx(np.std(brute), rel=0.2)
+        assert row["difference_ci_low"] <= row["difference"] <= row["difference_ci_high"]
+
+
+def test_min_per_group_counts_effective_rows():
+    """Subgroup u holds about 300 rows, but nearly all its weight sits on 4 of them: an effective size below
+    min_per_group = 10, so its ECE is left out with the reason, while the unweighted rows would have sufficed."""
+    y, a, b, groups, _ = _calibrated(1000, 6)
+    w = np.ones(len(y))
+    u = np.flatnonzero(groups.membership[:, 0])
+    w[u] = 1e-3
+    w[u[:4]] = 100.0
+    table = fc.compare_model_calibration(y, {"a": a, "b": b}, groups, baseline="b", min_per_group=10, n_boot=200,
+                                         sample_weight=w)
+    row = table[(table["model"] == "a") & (table["subgroup"] == groups.names[0])].iloc[0]
+    assert row["size"] < 10 and row["small"]
+    assert np.isnan(row["value"]) and np.isnan(row["difference_ci_low"]) and row["excludes_zero"] is None
+    assert row["note"] == "fewer than min_per_group=10 effective rows"
+
+
+@pytest.mark.parametrize("weights, message", BAD_WEIGHTS)
+def test_compare_model_calibration_refuses_bad_weights(weights, message):
+    y, a, b, groups, _ = _calibrated(50, 7)
+    with pytest.raises(ValueError, match=f"compare_model_calibration: sample_weight .*{message}"):
+        fc.compare_model_calibration(y, {"a": a, "b": b}, groups, baseline="a", sample_weight=_bad(weights, len(y)))
