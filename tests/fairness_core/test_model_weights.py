@@ -548,3 +548,115 @@ def test_compare_model_calibration_refuses_bad_weights(weights, message):
     y, a, b, groups, _ = _calibrated(50, 7)
     with pytest.raises(ValueError, match=f"compare_model_calibration: sample_weight .*{message}"):
         fc.compare_model_calibration(y, {"a": a, "b": b}, groups, baseline="a", sample_weight=_bad(weights, len(y)))
+
+
+# --------------------------------------------------------------------------------------------
+# consistency
+# --------------------------------------------------------------------------------------------
+
+
+def _literal_weighted_consistency(X, y, w, k):
+    """The weighted definition row by row: rows of weight 0 dropped; features standardized with the weighted mean
+    and standard deviation; row i's neighbours the k nearest other rows (the rows within TIE_RTOL of the k-th
+    distance r sharing the k - |closer| remaining places equally); ybar_i the neighbours' labels averaged with
+    weight x place; the value sum_i w_i |y_i - ybar_i| / sum_i w_i."""
+    from scipy.spatial.distance import cdist
+
+    from fairness_core._metrics.consistency import TIE_RTOL
+
+    keep = w > 0
+    X, y, w = np.asarray(X, dtype=float)[keep], np.asarray(y, dtype=float)[keep], w[keep]
+    mean = np.average(X, axis=0, weights=w)
+    sd = np.sqrt(np.average((X - mean) ** 2, axis=0, weights=w))
+    D = cdist((X - mean) / np.where(sd > 0, sd, 1.0), (X - mean) / np.where(sd > 0, sd, 1.0))
+    total = 0.0
+    for i in range(len(y)):
+        others = np.delete(np.arange(len(y)), i)
+        d = D[i, others]
+        r = np.sort(d)[k - 1]
+        closer = others[d < r * (1 - TIE_RTOL)]
+        tied = others[np.abs(d - r) <= r * TIE_RTOL]
+        share = (k - len(closer)) / len(tied)
+        ybar = (w[closer] @ y[closer] + share * w[tied] @ y[tied]) / (w[closer].sum() + share * w[tied].sum())
+        total += w[i] * abs(y[i] - ybar)
+    return total / w.sum()
+
+
+def _clustered(n: int, seed: int):
+    """Two noisy clusters with partly mixed labels, rounded features (repeated rows and ties), log-normal weights
+    with some zeros."""
+    rng = np.random.default_rng(seed)
+    y = rng.integers(0, 2, n)
+    X = np.round(rng.normal(y[:, None] * 1.2, 1.0, size=(n, 2)), 1)
+    w = rng.lognormal(0.0, 1.0, n)
+    w[rng.random(n) < 0.05] = 0.0
+    return X, y, w
+
+
+@pytest.mark.parametrize("k", [1, 3, 8])
+def test_weighted_consistency_is_the_literal_formula(k):
+    X, y, w = _clustered(300, k)
+    result = fc.consistency(X, y, n_neighbors=k, sample_weight=w)
+    assert result.value == pytest.approx(_literal_weighted_consistency(X, y, w, k), rel=1e-10)
+    assert result.zemel_consistency == pytest.approx(1 - result.value, abs=1e-15)
+    assert (result.n_rows, result.n_zero_weight, result.n_excluded) == (int((w > 0).sum()), int((w == 0).sum()), 0)
+    assert result.value != pytest.approx(fc.consistency(X, y, n_neighbors=k).value, abs=1e-3)
+
+
+def test_a_weight_is_not_a_count_of_neighbours():
+    """Row 0 of weight 3 is one row: its neighbour is row 1 (label 1), so its term is 1, and row 1's is 1 too:
+    (3 + 1) / 6. Three copies of row 0 would be each other's neighbours (terms 0), and row 1's three tied nearest
+    rows would all be copies of row 0: (0 + 1) / 6. The weighted value is not that of repeated rows, by definition."""
+    X, y = np.array([[0.0], [0.1], [10.0], [10.1]]), np.array([0, 1, 1, 1])
+    assert fc.consistency(X, y, n_neighbors=1, sample_weight=[3, 1, 1, 1]).value == pytest.approx(4 / 6)
+    assert fc.consistency(X[[0, 0, 0, 1, 2, 3]], y[[0, 0, 0, 1, 2, 3]], n_neighbors=1).value == pytest.approx(1 / 6)
+
+
+def test_equal_weights_give_exactly_the_unweighted_consistency():
+    X, y, _ = _clustered(2000, 4)
+    X[::50, 0] = np.nan
+    for kw in (dict(n_neighbors=5), dict(n_neighbors=3, sample_size=400, random_state=2)):
+        plain = fc.consistency(X, y, **kw)
+        assert fc.consistency(X, y, sample_weight=np.ones(len(y)), **kw) == plain
+        assert fc.consistency(X, y, sample_weight=np.full(len(y), 2.5), **kw) == plain
+        # rows of weight 0 left out: the unweighted value of the other rows, counted apart from the missing ones
+        zero = np.arange(len(y)) % 7 == 0
+        dropped = fc.consistency(X, y, sample_weight=np.where(zero, 0.0, 1.0), **kw)
+        assert dropped.value == fc.consistency(X[~zero], y[~zero], **kw).value
+        assert (dropped.n_excluded, dropped.n_zero_weight) == (40, int((zero & ~np.isnan(X[:, 0])).sum()))
+
+
+def test_weighted_consistency_ignores_the_scale_and_order_of_the_weights_and_rows():
+    X, y, w = _clustered(1500, 5)
+    value = fc.consistency(X, y, sample_weight=w).value
+    assert fc.consistency(X, y, sample_weight=1000 * w).value == pytest.approx(value, rel=1e-12)
+    order = np.random.default_rng(0).permutation(len(y))
+    assert fc.consistency(X[order], y[order], sample_weight=w[order]).value == value   # sums in a canonical order
+    sample = fc.consistency(X, y, sample_weight=w, sample_size=600, random_state=3)
+    assert fc.consistency(X[order], y[order], sample_weight=w[order], sample_size=600, random_state=3) == sample
+
+
+def test_a_weighted_sample_estimates_the_weighted_value_with_its_standard_error():
+    """Every row when the sample holds them all; 200 samples of 300 rows: the estimates centre on the full value and
+    spread like the reported standard errors (within 20 %)."""
+    X, y, w = _clustered(3000, 6)
+    full = fc.consistency(X, y, sample_weight=w)
+    every = fc.consistency(X, y, sample_weight=w, sample_size=5000)
+    assert (every.value, every.n_sampled, every.std_error) == (full.value, full.n_rows, 0.0)
+    draws = [fc.consistency(X, y, sample_weight=w, sample_size=300, random_state=s) for s in range(200)]
+    values, errors = np.array([d.value for d in draws]), np.array([d.std_error for d in draws])
+    assert abs(values.mean() - full.value) < 3 * values.std() / np.sqrt(len(values)) + 0.002
+    assert np.sqrt(np.mean(errors ** 2)) == pytest.approx(values.std(), rel=0.2)
+
+
+@pytest.mark.parametrize("weights, message", BAD_WEIGHTS)
+def test_consistency_refuses_bad_weights(weights, message):
+    X, y, _ = _clustered(40, 7)
+    with pytest.raises(ValueError, match=f"consistency: sample_weight .*{message}"):
+        fc.consistency(X, y, sample_weight=_bad(weights, len(y)))
+
+
+def test_too_few_weighted_rows_say_that_rows_of_weight_0_were_left_out():
+    X, y, _ = _clustered(10, 8)
+    with pytest.raises(ValueError, match="smaller than the number of rows used, 3 .* 7 rows of weight 0 were left"):
+        fc.consistency(X, y, n_neighbors=3, sample_weight=np.r_[np.ones(3), np.zeros(7)])
