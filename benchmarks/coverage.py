@@ -1,7 +1,7 @@
 # More than 500 lines: one concept (the coverage simulation: its settings, truths, intervals checked and report are read together).
 """Coverage of every interval the app shows, and error rates of its policy verdicts, by simulation.
 
-    .venv/bin/python benchmarks/coverage.py                          # 6 settings x 300 data sets, n_boot 500
+    .venv/bin/python benchmarks/coverage.py                          # 7 settings x 300 data sets, n_boot 500
     .venv/bin/python benchmarks/coverage.py --out docs/coverage.md --json ui/measured_coverage.json   # + files
     .venv/bin/python benchmarks/coverage.py --quick                  # 20 data sets per setting (a smoke run)
     .venv/bin/python benchmarks/coverage.py --json-from docs/coverage.md   # only the app's table, from the report
@@ -12,7 +12,7 @@ list of the names below), ``--processes`` (default 2), ``--truth-rows`` (rows of
 truth is checked against, default 10^6), ``--margin`` (see verdicts), ``--seed``, ``--out``.
 
 What it does (ARCHITECTURE.md §5.6: "every interval the product shows covers 93-97 % at its
-nominal 95 %, with misses on both sides"). Six generating models, each known exactly:
+nominal 95 %, with misses on both sides"). Seven generating models, each known exactly:
 
 1. ``disjoint``: four disjoint groups A, B, C, D (45, 32, 20, 3 % of rows; D has ~60 of 2,000),
    no true disparity: label ~ Bernoulli(0.4), score | label ~ Beta (the same in every group), a
@@ -30,6 +30,11 @@ nominal 95 %, with misses on both sides"). Six generating models, each known exa
    the columns. Its truth sums the few laws' masses by the shares of each subgroup's patterns. Measured:
    rates, performance, disparities, Theil, AUCs, calibration, labels and adjusted comparisons (the model
    comparisons and correlation need a truth per pattern, class-wise bias a three-class label).
+7. ``weighted``: the ``disparity`` population sampled with a known bias (group D's rows kept 4 times as often as
+   the others', negatives 0.6 times as often as positives: D is about 11 % of the sample, its base rate higher)
+   and weighted back (each row's weight 1 / its inclusion probability, ``sample_weight=`` on every call): the
+   truth is the population's, so an unweighted analysis of these samples would miss it. Every family but
+   consistency (whose truth is its value over the data set's own rows).
 
 Predictions are ``score >= 0.5``. The truth of every quantity is computed from the model, not
 from data: each membership pattern's joint distribution of (label, score) is integrated on a
@@ -90,7 +95,7 @@ import sys
 import time
 import warnings
 from collections import Counter, defaultdict
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
@@ -164,6 +169,7 @@ class Model:
     classes: np.ndarray = None
     confusion: np.ndarray = None
     families: tuple = None      # the families this setting measures (None: every one)
+    inclusion: np.ndarray = None  # (P, 2): a biased sample's inclusion probability of a negative / positive row
 
 
 GROUPS = ("A", "B", "C", "D")
@@ -210,6 +216,9 @@ def make_models() -> dict:
         base=special.expit(special.logit(0.4) + m @ np.array([0.3, -0.4, 0.0, 0.2])),
         pos=np.column_stack([4.0 - 0.6 * m[:, 1], np.full(16, 2.5)]),
         neg=np.column_stack([2.0 + 0.6 * m[:, 2] + 1.0 * m[:, 3], np.full(16, 4.0)]))
+    models["weighted"] = replace(
+        models["disparity"], name="weighted", title="the disparity setting sampled with a bias and weighted back",
+        inclusion=np.outer([0.25, 0.25, 0.25, 1.0], [0.6, 1.0]), families=WEIGHTED_FAMILIES)
     models["identities"] = identity_model()
     beta = np.array([[2.0, 3.0], [2.5, 2.5], [1.5, 3.0], [3.0, 2.0]])
     models["calibrated"] = Model(
@@ -225,6 +234,9 @@ def make_models() -> dict:
 # two identities), so the rows have hundreds of membership patterns and the bootstrap uses buckets of rows.
 N_IDENTITIES = 30
 IDENTITY_EFFECTS = (0, 10, 20, 29)      # the columns whose members' label and scores differ
+# The weighted setting measures every family whose intervals take sample weights.
+WEIGHTED_FAMILIES = ("rates", "performance", "disparities", "scores", "theil", "aucs", "calibration", "labels",
+                     "classwise", "models", "adjusted", "references")
 IDENTITY_FAMILIES = ("rates", "performance", "disparities", "theil", "aucs", "calibration", "labels", "adjusted")
 
 
@@ -260,8 +272,8 @@ def _calibration(s: np.ndarray, slope, shift) -> np.ndarray:
     return special.expit(slope * special.logit(s) + shift)
 
 
-def draw(model: Model, n: int, rng: np.random.Generator) -> dict:
-    """One data set of `n` rows: labels, scores, predictions, subgroups (and a three-class label)."""
+def _rows(model: Model, n: int, rng: np.random.Generator) -> tuple:
+    """`n` rows of the model's population: (pattern, label, score)."""
     pattern = rng.choice(len(model.share), size=n, p=model.share / model.share.sum())
     if model.kind == "label":
         y = rng.random(n) < model.base[pattern]
@@ -270,7 +282,25 @@ def draw(model: Model, n: int, rng: np.random.Generator) -> dict:
     else:
         s = rng.beta(model.beta[pattern, 0], model.beta[pattern, 1])
         y = rng.random(n) < _calibration(s, model.slope[pattern], model.shift[pattern])
-    out = {"y": y.astype(np.int8), "score": s, "pred": (s >= 0.5).astype(np.int8), "pattern": pattern}
+    return pattern, y, s
+
+
+def draw(model: Model, n: int, rng: np.random.Generator) -> dict:
+    """One data set of `n` rows: labels, scores, predictions, subgroups (and a three-class label). With the
+    model's ``inclusion``, the population's rows are kept with their inclusion probability until `n` are kept, and
+    each carries the weight 1 / inclusion (``w``): a sample biased in a known way, weighted back."""
+    if model.inclusion is None:
+        pattern, y, s = _rows(model, n, rng)
+        weights = None
+    else:
+        parts = []
+        while sum(len(part[0]) for part in parts) < n:
+            pattern, y, s = _rows(model, 2 * n, rng)
+            keep = rng.random(len(y)) < model.inclusion[pattern, y.astype(int)]
+            parts.append((pattern[keep], y[keep], s[keep]))
+        pattern, y, s = (np.concatenate(column)[:n] for column in zip(*parts))
+        weights = 1.0 / model.inclusion[pattern, y.astype(int)]
+    out = {"y": y.astype(np.int8), "score": s, "pred": (s >= 0.5).astype(np.int8), "pattern": pattern, "w": weights}
     if model.disjoint:
         code = model.member[pattern].argmax(axis=1)
         frame = pd.DataFrame({"group": np.asarray(model.subgroups, dtype=object)[code]})
@@ -576,7 +606,7 @@ def fam_rates(data, truth: Truth, c: Collector, n_boot, margin):
     highs = np.concatenate([table[f"{r}_ci_high"].to_numpy(dtype=float)[mine] for r in RATES])
     true = np.concatenate([[truth.rate(c.small, r)] for r in RATES])
     c.add((section, "all 7 rates: small subgroup"), lows, highs, true)
-    base = fc.base_rates(data["y"], data["groups"], ci=LEVEL)
+    base = fc.base_rates(data["y"], data["groups"], ci=LEVEL, sample_weight=data["w"])
     c.add_rows(section, "base rate per subgroup", base, "base_rate_ci_low", "base_rate_ci_high",
                [truth.member[s].base_rate for s in base["subgroup"]])
     cal = data["calcounts"].reliability_table(ci=LEVEL)
@@ -692,7 +722,8 @@ POWER_LABELS = {"subgroup_auc": "subgroup AUCs", "bpsn_auc": "BPSN AUCs", "bnsp_
 
 
 def fam_aucs(data, truth: Truth, c: Collector, n_boot, margin):
-    table = fc.bias_auc_table(data["y"], data["score"], data["groups"], ci=LEVEL, n_boot=n_boot, random_state=0)
+    table = fc.bias_auc_table(data["y"], data["score"], data["groups"], ci=LEVEL, n_boot=n_boot, random_state=0,
+                               sample_weight=data["w"])
     section = "AUCs (DeLong) and the bias AUC score (bootstrap)"
     true = {s: truth.aucs(s) for s in table["subgroup"]}
     for column, label in (("subgroup_auc", "subgroup AUC"), ("bpsn_auc", "BPSN AUC"), ("bnsp_auc", "BNSP AUC")):
@@ -743,15 +774,15 @@ def fam_labels(data, truth: Truth, c: Collector, n_boot, margin):
     boot = dict(ci=LEVEL, n_boot=n_boot, random_state=0)
     section = "Labels: dataset statistical parity, smoothed EDF"
     for measure in ("diff", "ratio"):
-        res = fc.dataset_statistical_parity(y, groups, distance_measure=measure, reduction="max", **boot)
+        res = fc.dataset_statistical_parity(y, groups, distance_measure=measure, reduction="max", sample_weight=data["w"], **boot)
         a, b = _subgroup_truth(res.table, truth, lambda p: p.base_rate)
         true = np.array([distance(x, z, measure) for x, z in zip(a, b)])
         _disparity_rows(c, section, f"base rate {measure}", res, true, [("max", res)] + _mean(
             measure, lambda: fc.dataset_statistical_parity(y, groups, distance_measure=measure, reduction="mean",
-                                                           **boot)))
+                                                           sample_weight=data["w"], **boot)))
         c.verdict(fc.dataset_rule(measure, 0.1), res, reduce_true(true, _used(res.table), "max"), margin)
     if truth.model.disjoint:
-        edf = fc.smoothed_edf(y, groups, **boot)
+        edf = fc.smoothed_edf(y, groups, sample_weight=data["w"], **boot)
         used = edf.table["used"].to_numpy(dtype=bool)
         names = edf.table["subgroup"].to_numpy()[used]
         p = np.array([truth.member[s].base_rate for s in names])
@@ -779,7 +810,7 @@ def fam_classwise(data, truth: Truth, c: Collector, n_boot, margin):
     for metric in CLASS_METRICS:
         for reduction, words in CLASS_REDUCTIONS.items():
             for pair, names in ({"": None} if reduction == "std" else PAIRS).items():
-                res = fc.unweighted_average_bias(data["cls"], data["cls_pred"], data["groups"], metric=metric,
+                res = fc.unweighted_average_bias(data["cls"], data["cls_pred"], data["groups"], metric=metric, sample_weight=data["w"],
                                                  reduction=reduction, subgroups=None if names is None else list(names),
                                                  ci=LEVEL, n_boot=n_boot, random_state=0)
                 if reduction == "std":
@@ -870,7 +901,7 @@ def fam_adjusted(data, truth: Truth, c: Collector, n_boot, margin):
                 res = counts.equalized_odds(distance_measure=measure, reduction="max", adjust=adjust, **boot)
                 _adjusted_rows(c, section, f"equalized odds {measure}", adjust, res.table,
                                equalized_odds_truth(truth, res.table["subgroup"], measure))
-                res = fc.dataset_statistical_parity(data["y"], data["groups"], distance_measure=measure,
+                res = fc.dataset_statistical_parity(data["y"], data["groups"], sample_weight=data["w"], distance_measure=measure,
                                                     reduction="max", adjust=adjust, **boot)
                 a, b = _subgroup_truth(res.table, truth, lambda p: p.base_rate)
                 _adjusted_rows(c, section, f"base rate {measure}", adjust, res.table,
@@ -1022,9 +1053,9 @@ def fam_models(data, truth: Truth, c: Collector, n_boot, margin):
     y, groups = data["y"], data["groups"]
     pred_b = (data["score"] >= 0.6).astype(np.int8)
     table = fc.compare_models(y, {"A": data["pred"], "B": pred_b}, groups, baseline="A",
-                              quantities=tuple(MODEL_QUANTITIES), ci=LEVEL, n_boot=n_boot, random_state=0)
+                              quantities=tuple(MODEL_QUANTITIES), ci=LEVEL, n_boot=n_boot, random_state=0, sample_weight=data["w"])
     row = table[table["model"] == "B"].set_index("quantity")
-    truth_b, counts_b = truth.at(HIGH_B), fc.confusion_counts(y, pred_b, groups)
+    truth_b, counts_b = truth.at(HIGH_B), fc.confusion_counts(y, pred_b, groups, sample_weight=data["w"])
     for quantity, label in MODEL_QUANTITIES.items():
         true = _model_truth(truth_b, counts_b, quantity) - _model_truth(truth, data["counts"], quantity)
         c.add(("Differences between two models (paired bootstrap)", f"difference between models: {label}"),
@@ -1033,7 +1064,7 @@ def fam_models(data, truth: Truth, c: Collector, n_boot, margin):
     second = second_score(truth.model, data["score"], data["pattern"])
     true_b = second_truth_of(truth.model.name)
     section = "Differences between two models (paired DeLong, paired bootstrap)"
-    aucs = fc.compare_model_aucs(y, {"A": data["score"], "B": second}, groups, baseline="A", ci=LEVEL)
+    aucs = fc.compare_model_aucs(y, {"A": data["score"], "B": second}, groups, baseline="A", ci=LEVEL, sample_weight=data["w"])
     aucs = aucs[(aucs["model"] == "B") & ~aucs["small"].fillna(False).astype(bool)]
     for kind, label in AUC_LABELS.items():
         rows = aucs[aucs["auc"] == kind]
@@ -1044,14 +1075,14 @@ def fam_models(data, truth: Truth, c: Collector, n_boot, margin):
         c.add_rows(section, f"difference between models: {label}", rows.assign(subgroup=[str(x) for x in subs]),
                    "difference_ci_low", "difference_ci_high", true)
     eces = fc.compare_model_calibration(y, {"A": data["score"], "B": second}, groups, baseline="A", n_bins=N_BINS,
-                                        ci=LEVEL, n_boot=n_boot, random_state=0)
+                                        ci=LEVEL, n_boot=n_boot, random_state=0, sample_weight=data["w"])
     eces = eces[(eces["model"] == "B") & ~eces["small"].fillna(False).astype(bool)]
     subs = [None if pd.isna(sub) else sub for sub in eces["subgroup"]]
     true = [true_b["ece", sub] - _first_truth(truth, "ece", sub) for sub in subs]
     c.add_rows(section, "difference between models: ECE (plug-in)", eces.assign(subgroup=[str(x) for x in subs]),
                "difference_ci_low", "difference_ci_high", true)
     x = attribute(truth.model, data["pattern"], data["rng"])
-    res = fc.correlation_score(data["pred"], x, ci=LEVEL)
+    res = fc.correlation_score(data["pred"], x, ci=LEVEL, sample_weight=data["w"])
     c.add(("Correlation score", "correlation score (Fisher's z)"), res.ci_low, res.ci_high, true_correlation(truth))
 
 
@@ -1071,8 +1102,9 @@ def evaluate_dataset(task) -> Collector:
     c = Collector(model.small)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        data["counts"] = fc.confusion_counts(data["y"], data["pred"], data["groups"])
-        data["calcounts"] = fc.calibration_counts(data["y"], data["score"], data["groups"], n_bins=N_BINS)
+        data["counts"] = fc.confusion_counts(data["y"], data["pred"], data["groups"], sample_weight=data["w"])
+        data["calcounts"] = fc.calibration_counts(data["y"], data["score"], data["groups"], n_bins=N_BINS,
+                                                  sample_weight=data["w"])
         for family in families:
             if model.families is not None and family not in model.families:
                 continue
@@ -1092,7 +1124,7 @@ def check_truth(setting: str, rows: int, seed: int = 12345) -> dict:
     """Largest |library estimate on `rows` rows - truth|, per kind of quantity (and the worst quantity)."""
     model, truth = MODELS[setting], truth_of(setting)
     data = draw(model, rows, np.random.default_rng([seed, list(MODELS).index(setting)]))
-    y, groups = data["y"], data["groups"]
+    y, groups, w = data["y"], data["groups"], {"sample_weight": data["w"]}
     out = {}
 
     def note(kind, what, estimate, true):
@@ -1103,52 +1135,52 @@ def check_truth(setting: str, rows: int, seed: int = 12345) -> dict:
         if kind not in out or diff[at] > out[kind][0]:
             out[kind] = (float(diff[at]), what if np.ndim(what) == 0 else list(what)[at])
 
-    table = fc.group_rates(y, data["pred"], groups)
+    table = fc.group_rates(y, data["pred"], groups, **w)
     for rate in RATES:
         note("rates", [f"{SHORT[rate]} {s}" for s in table["subgroup"]], table[rate],
              [truth.rate(s, rate) for s in table["subgroup"]])
-    aucs = fc.bias_auc_table(y, data["score"], groups)
+    aucs = fc.bias_auc_table(y, data["score"], groups, **w)
     for column in ("subgroup_auc", "bpsn_auc", "bnsp_auc"):
         note("AUCs", [f"{column} {s}" for s in aucs["subgroup"]], aucs[column],
              [truth.aucs(s)[column] for s in aucs["subgroup"]])
     note("AUCs", "overall AUC", aucs.attrs["overall_auc"], auc(truth.overall.mass[1], truth.overall.mass[0]))
-    errors = fc.calibration_errors(y, data["score"], groups, n_bins=N_BINS)
+    errors = fc.calibration_errors(y, data["score"], groups, n_bins=N_BINS, **w)
     for column, value in (("ece", lambda p: p.ece), ("brier_score", lambda p: p.brier)):
         note("calibration", [f"{column} {s}" for s in errors["subgroup"]], errors[column],
              [value(truth.member[s]) for s in errors["subgroup"]])
-    theil = fc.theil_index(y, data["pred"], groups, reduction=None)
+    theil = fc.theil_index(y, data["pred"], groups, reduction=None, **w)
     note("Theil", [f"Theil {s}" for s in theil["subgroup"]], theil["disparity"],
          [truth.theil(s) for s in theil["subgroup"]])
-    note("Theil", "individual Theil", fc.individual_theil_index(y, data["pred"]), truth.overall.individual_theil)
-    base = fc.base_rates(y, groups)
+    note("Theil", "individual Theil", fc.individual_theil_index(y, data["pred"], **w), truth.overall.individual_theil)
+    base = fc.base_rates(y, groups, **w)
     note("base rates", [f"base rate {s}" for s in base["subgroup"]], base["base_rate"],
          [truth.member[s].base_rate for s in base["subgroup"]])
     if model.families is not None and "models" not in model.families:
         return out   # the model comparisons' truth needs a population per pattern
     pred_b = (data["score"] >= 0.6).astype(np.int8)
     table = fc.compare_models(y, {"A": data["pred"], "B": pred_b}, groups, baseline="A",
-                              quantities=tuple(MODEL_QUANTITIES), ci=None)
+                              quantities=tuple(MODEL_QUANTITIES), ci=None, **w)
     row = table[table["model"] == "B"].set_index("quantity")
-    counts_a, counts_b = fc.confusion_counts(y, data["pred"], groups), fc.confusion_counts(y, pred_b, groups)
+    counts_a, counts_b = fc.confusion_counts(y, data["pred"], groups, **w), fc.confusion_counts(y, pred_b, groups, **w)
     for quantity, label in MODEL_QUANTITIES.items():
         note("model differences", f"B - A: {label}", row.loc[quantity, "difference"],
              _model_truth(truth.at(HIGH_B), counts_b, quantity) - _model_truth(truth, counts_a, quantity))
     second, true_b = second_score(model, data["score"], data["pattern"]), second_truth_of(setting)
-    aucs = fc.compare_model_aucs(y, {"A": data["score"], "B": second}, groups, baseline="A", ci=None)
+    aucs = fc.compare_model_aucs(y, {"A": data["score"], "B": second}, groups, baseline="A", ci=None, **w)
     aucs = aucs[aucs["model"] == "B"]
     note("model differences", [f"B - A: {k} {s}" for k, s in zip(aucs["auc"], aucs["subgroup"])], aucs["difference"],
          [true_b[k, None if pd.isna(s) else s] - _first_truth(truth, k, None if pd.isna(s) else s)
           for k, s in zip(aucs["auc"], aucs["subgroup"])])
     eces = fc.compare_model_calibration(y, {"A": data["score"], "B": second}, groups, baseline="A", n_bins=N_BINS,
-                                        ci=None)
+                                        ci=None, **w)
     eces = eces[eces["model"] == "B"]
     note("model differences", [f"B - A: ECE {s}" for s in eces["subgroup"]], eces["difference"],
          [true_b["ece", None if pd.isna(s) else s] - _first_truth(truth, "ece", None if pd.isna(s) else s)
           for s in eces["subgroup"]])
     x = attribute(model, data["pattern"], np.random.default_rng(seed))
-    note("correlation", "correlation score", fc.correlation_score(data["pred"], x), true_correlation(truth))
+    note("correlation", "correlation score", fc.correlation_score(data["pred"], x, **w), true_correlation(truth))
     if "cls" in data:
-        uab = fc.unweighted_average_bias(data["cls"], data["cls_pred"], groups)
+        uab = fc.unweighted_average_bias(data["cls"], data["cls_pred"], groups, **w)
         est = uab.table
         note("class-wise", [f"F-score {s} class {k}" for s, k in zip(est["subgroup"], est["class"])], est["fscore"],
              [truth.class_scores(s)["fscore"][int(k)] for s, k in zip(est["subgroup"], est["class"])])

@@ -81,6 +81,9 @@ def parser() -> argparse.ArgumentParser:
         sub.add_argument("--threshold", action="append", default=[], metavar="X or COL=X",
                          help="decision threshold (predictions: score >= X) for every score, or COL=X for one "
                               "(default: 0.5 for probabilities, else the middle of the range)")
+        sub.add_argument("--weight", metavar="COL",
+                         help="a column of sample weights (survey or importance weights, finite and >= 0): every "
+                              "count is then a sum of weights and every size an effective sample size")
         sub.add_argument("--min-size", type=int, metavar="N", help="subgroups with fewer rows are small (default 30)")
         sub.add_argument("--config", metavar="FILE",
                          help="a review configuration saved from the app (JSON); flags given override it")
@@ -179,6 +182,8 @@ def _config(args, frame):
         fields["predicted_label"] = args.predicted
     if args.min_size is not None:
         fields["min_size"] = args.min_size
+    if args.weight:
+        fields["weight"] = args.weight
     mapping = dataclasses.replace(mapping, **fields) if mapping is not None else ColumnMapping(**fields)
     thresholds = dict(base.thresholds) if base is not None else {}
     for item in args.threshold:

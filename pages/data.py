@@ -263,6 +263,10 @@ with c2:
                                options=[c for c in indicator_columns if c in others and c not in protected],
                                help="Indicator columns (true/false, 0/1 or a share): a row belongs to the subgroup "
                                     "when the value is true or at least 0.5. Subgroups may overlap.")
+    weight = controls.kept(
+        st.selectbox, labels.WEIGHT_COLUMN, key + "weight", seed.weight,
+        options=[None, *[c for c in numeric if c not in (label, *scores, *protected, *identities)]],
+        format_func=lambda c: labels.NO_WEIGHT if c is None else str(c), help=labels.HELP[labels.WEIGHT_COLUMN])
     st.caption("Intersections, bins for numeric attributes and the minimum subgroup size are under **Subgroups** "
                "in the sidebar; they apply to every page." if counted else
                "Intersections, bins for numeric attributes and the minimum subgroup size are under "
@@ -271,7 +275,7 @@ with c2:
 mapping = fc.ColumnMapping(
     label=label, positive_label=positive, scores=tuple(scores), positive_outcome=outcome,
     predicted_label=predicted,
-    protected=tuple(protected), indicators=tuple(identities), all_classes=bool(all_classes),
+    protected=tuple(protected), indicators=tuple(identities), all_classes=bool(all_classes), weight=weight,
     **st.session_state[state.SUBGROUP_OPTIONS])
 if counted:   # every mapping edit is a count of every row: edits wait for one press of the button, together
     mapping = _pending(mapping)
@@ -316,6 +320,8 @@ st.markdown(captions.outcome_sentence(label, positive, outcome, why if outcome =
 m1, m2, m3, m4 = st.columns(4)
 m1.metric("Rows in slice" if current_slice.conditions else "Rows in file", f"{scored.n_input:,}")
 m2.metric("Rows used", f"{scored.n_rows:,}")
+if scored.weights is not None:
+    m2.caption(captions.weight_caption(mapping.weight, scored.weights, scored.effective_rows))
 m3.metric("Rows excluded", f"{scored.n_input - scored.n_rows:,}")
 m4.metric("Base rate (share positive)", formats.tile(scored.base_rate))
 m4.caption(captions.base_rate_caption(scored, controls.intervals().ci))

@@ -211,7 +211,7 @@ def correlation_section(token: str, mapping_key: str, scored, source: str, thres
         return
     mapping = scored.mapping
     numeric = profiling.numeric_columns(token, st.session_state[state.FRAME])
-    candidates = [c for c in numeric if c not in (mapping.label, *mapping.scores, mapping.predicted_label)]
+    candidates = [c for c in numeric if c not in (mapping.label, *mapping.scores, mapping.predicted_label, mapping.weight)]
     if not candidates:
         st.caption("The data have no numeric column to correlate the predictions with.")
         return

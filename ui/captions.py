@@ -161,12 +161,36 @@ def binned_auc_caption(largest: float) -> str:
 def base_rate_caption(scored, level: float | None) -> str:
     """'3,251 of 7,214 rows positive · 95 % CI 0.439–0.462 (Wilson)' under a base-rate tile."""
     n = int(scored.n_rows)
+    weights = getattr(scored, "weights", None)
+    if weights is not None and n:   # weighted: the positives' share of the weight, Wilson on the effective size
+        out = f"weighted share of {n:,} rows (effective sample size {scored.effective_rows:,.0f})"
+        if level is not None:
+            low, high = scored.base_rate_interval(level)
+            out += f" · {formats.ci_text(low, high, level, 3)} (Wilson, effective size)"
+        return out
     k = int(round(scored.base_rate * n)) if n else 0   # the base rate is k / n exactly
     out = f"{k:,} of {n:,} rows positive"
     if level is not None and n:
         low, high = wilson_interval(k, n, level)
         out += f" · {formats.ci_text(float(low), float(high), level, 3)} (Wilson)"
     return out
+
+
+def weight_caption(column: str, weights, effective: float) -> str:
+    """'Weighted by fnlwgt: total weight 1.86e+08 · effective sample size 26,134 (Kish)' under the rows tile
+    (Markdown-safe)."""
+    return (f"Weighted by {escape.md(column)}: total weight {float(weights.sum()):,.6g} · effective sample size "
+            f"{effective:,.0f} (Kish)")
+
+
+def small_effective_text(groups, min_size: int) -> str:
+    """'2 of 34 subgroups have an effective sample size below 30 ...' for weighted rows (`groups`: the subgroup
+    table of ``ScoredData.subgroup_table``, with its ``small`` flag by effective size)."""
+    k, n_small = len(groups), int(groups["small"].sum())
+    if n_small == 0:
+        return f"All {k:,} subgroups have an effective sample size of at least {min_size:,}."
+    return (f"{n_small:,} of {k:,} subgroups have an effective sample size below {min_size:,}; they are left out of "
+            "summaries unless small subgroups are included.")
 
 
 def small_rows_text(subgroups) -> str:

@@ -62,6 +62,13 @@ def per_rows(func):
     return wrapper
 
 
+def weights(data) -> dict:
+    """``{"sample_weight": data.weights}`` when the mapping has a weight column, else ``{}``: the keyword every
+    fairness_core call on the rows takes, so an unweighted call is unchanged."""
+    w = getattr(data, "weights", None)
+    return {} if w is None else {"sample_weight": w}
+
+
 @memo(analysis.SMALL)
 def chart(name: str, key: tuple, _build):
     """The Plotly figure `_build()` returns, built once per (`name`, `key`).
@@ -81,7 +88,10 @@ def subgroup_table(token: str, mapping_key: str, _data: fc.ScoredData) -> pd.Dat
 
 @memo(analysis.COUNTS)
 def small_rows(token: str, mapping_key: str, _data: fc.ScoredData) -> str:
-    """How many subgroups are small and how many rows they hold, in words (``captions.small_rows_text``)."""
+    """How many subgroups are small and how many rows they hold, in words (``captions.small_rows_text``; with
+    weights, small by effective sample size: ``captions.small_effective_text``)."""
+    if getattr(_data, "weights", None) is not None:
+        return captions.small_effective_text(subgroup_table(token, mapping_key, _data), _data.subgroups.min_size)
     return captions.small_rows_text(_data.subgroups)
 
 
@@ -91,7 +101,7 @@ def auc_table(token: str, mapping_key: str, score: str, _data: fc.ScoredData) ->
     ``max_binning_error``)."""
     if isinstance(_data, local.CountsData):
         return _data.counts.auc[score].table()
-    return fc.bias_auc_table(_data.y_true, _data.scores[score], _data.subgroups)
+    return fc.bias_auc_table(_data.y_true, _data.scores[score], _data.subgroups, **weights(_data))
 
 
 @per_rows
@@ -100,7 +110,7 @@ def threshold_counts(token: str, mapping_key: str, score: str, _data: fc.ScoredD
     where it lies: its AUC counts, which answer the same questions at their levels)."""
     if isinstance(_data, local.CountsData):
         return _data.counts.auc[score]
-    return fc.threshold_counts(_data.y_true, _data.scores[score], _data.subgroups)
+    return fc.threshold_counts(_data.y_true, _data.scores[score], _data.subgroups, **weights(_data))
 
 
 def confusion(token: str, mapping_key: str, source: str, threshold: float | None,
@@ -163,7 +173,7 @@ def confusion_at(token: str, mapping_key: str, source: str, threshold: float | N
         counts = _data.counts.given if threshold is None else _data.counts.confusion_at(source, threshold)
         return with_min_size(counts, _data.subgroups.min_size)
     if threshold is None:
-        return fc.confusion_counts(_data.y_true, _data.y_pred(), _data.subgroups)
+        return fc.confusion_counts(_data.y_true, _data.y_pred(), _data.subgroups, **weights(_data))
     return threshold_counts(token, mapping_key, source, _data).at(threshold)
 
 
@@ -218,7 +228,7 @@ def auc_intervals(token: str, mapping_key: str, score: str, level: float, n_boot
     if isinstance(_data, local.CountsData):   # from the AUC counts' atoms (the counts with_atoms: see analyse)
         return _data.counts.auc[score].table(level, n_boot=n_boot, random_state=0)
     return fc.bias_auc_table(_data.y_true, _data.scores[score], _data.subgroups, ci=level, n_boot=n_boot,
-                             random_state=0)
+                             random_state=0, **weights(_data))
 
 
 @per_rows
@@ -229,7 +239,7 @@ def calibration(token: str, mapping_key: str, score: str, n_bins: int, strategy:
     if isinstance(_data, local.CountsData):
         return _data.counts.calibration_at(score, n_bins, strategy)
     return fc.calibration_counts(_data.y_true, _data.scores[score], _data.subgroups, n_bins=n_bins,
-                                 strategy=strategy)
+                                 strategy=strategy, **weights(_data))
 
 
 @per_rows
@@ -242,7 +252,7 @@ def class_counts(token: str, mapping_key: str, source: str, threshold: float | N
     if isinstance(_data, local.CountsData):
         return _data.counts.class_counts_at(None if source == "given" else source, threshold)
     predicted = _data.class_predictions(None if source == "given" else source, threshold)
-    return fc.class_counts(_data.classes, predicted, _data.subgroups)
+    return fc.class_counts(_data.classes, predicted, _data.subgroups, **weights(_data))
 
 
 @memo(analysis.SMALL)
@@ -254,7 +264,7 @@ def smoothed_edf(token: str, mapping_key: str, concentration: float, include_sma
         return fc.smoothed_edf_from_counts(label_counts(token, mapping_key, _data), concentration=concentration,
                                            include_small=include_small, ci=level, n_boot=n_boot, random_state=0)
     return fc.smoothed_edf(_data.y_true, _data.subgroups, concentration=concentration, include_small=include_small,
-                           ci=level, n_boot=n_boot, random_state=0)
+                           ci=level, n_boot=n_boot, random_state=0, **weights(_data))
 
 
 @memo(analysis.SMALL)
@@ -275,7 +285,8 @@ def correlation(token: str, mapping_key: str, source: str, threshold: float | No
     values = analysis.sliced_frame()[column].to_numpy(dtype=float, na_value=float("nan"))[_data.rows]
     present = np.isfinite(values)
     y_pred = _data.y_pred(None if source == "given" else source, threshold)
-    return fc.correlation_score(y_pred[present], values[present], ci=level), int((~present).sum())
+    weighted = {} if _data.weights is None else {"sample_weight": _data.weights[present]}
+    return fc.correlation_score(y_pred[present], values[present], ci=level, **weighted), int((~present).sum())
 
 
 @per_rows
@@ -288,7 +299,7 @@ def label_counts(token: str, mapping_key: str, _data: fc.ScoredData) -> fc.Confu
     """
     if isinstance(_data, local.CountsData):
         return _data.labels
-    return fc.confusion_counts(_data.y_true, _data.y_true, _data.subgroups)
+    return fc.confusion_counts(_data.y_true, _data.y_true, _data.subgroups, **weights(_data))
 
 
 @memo(analysis.SMALL)
@@ -298,7 +309,7 @@ def consistency(token: str, mapping_key: str, features: tuple, n_neighbors: int,
     seeded sample of `sample_size` rows (None: every row), the neighbour search on ``CONSISTENCY_JOBS`` threads."""
     rows = analysis.sliced_frame()[list(features)].iloc[_data.rows]
     return fc.consistency(rows, _data.y_true, n_neighbors=n_neighbors, sample_size=sample_size, random_state=0,
-                          n_jobs=min(CONSISTENCY_JOBS, os.cpu_count() or 1))
+                          n_jobs=min(CONSISTENCY_JOBS, os.cpu_count() or 1), **weights(_data))
 
 
 # Model comparison (ui/compare.py): every mapped score column, each at its own threshold --------------------------
@@ -314,7 +325,7 @@ def model_comparison(token: str, mapping_key: str, thresholds: tuple, baseline: 
     return fc.compare_models(_data.y_true, predictions, _data.subgroups, baseline=baseline, quantities=quantities,
                              distance_measure=distance, reduction=reduction, reference=reference,
                              include_small=include_small, ci=level, n_boot=n_boot, random_state=0,
-                             positive_outcome=_data.mapping.positive_outcome)
+                             positive_outcome=_data.mapping.positive_outcome, **weights(_data))
 
 
 @memo(analysis.SMALL)
@@ -322,7 +333,8 @@ def model_auc_differences(token: str, mapping_key: str, baseline: str, level: fl
                           _data: fc.ScoredData) -> pd.DataFrame:
     """``fc.compare_model_aucs`` of every score column against `baseline`: each model's overall, subgroup, BPSN
     and BNSP AUCs and its difference from the baseline's, with DeLong's paired intervals at `level`."""
-    return fc.compare_model_aucs(_data.y_true, _data.scores, _data.subgroups, baseline=baseline, ci=level)
+    return fc.compare_model_aucs(_data.y_true, _data.scores, _data.subgroups, baseline=baseline, ci=level,
+                                 **weights(_data))
 
 
 @memo(analysis.SMALL)
@@ -341,7 +353,8 @@ def model_calibration_differences(token: str, mapping_key: str, models: tuple, b
     interval (`n_boot` resamples, seed 0) at `level`."""
     return fc.compare_model_calibration(_data.y_true, {m: _data.scores[m] for m in models}, _data.subgroups,
                                         baseline=baseline, n_bins=n_bins, strategy=strategy,
-                                        min_per_group=min_per_group, ci=level, n_boot=n_boot, random_state=0)
+                                        min_per_group=min_per_group, ci=level, n_boot=n_boot, random_state=0,
+                                        **weights(_data))
 
 
 # The model review: performance at the threshold, the threshold explorer, per-subgroup thresholds ---------------

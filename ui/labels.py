@@ -29,6 +29,8 @@ REFERENCE_GROUP = "Reference subgroup"
 MODEL = "Model"
 INCLUDE_SMALL = "Include small subgroups in summaries"
 ORDER_SUBGROUPS = "Order subgroups"
+WEIGHT_COLUMN = "Sample weights"
+NO_WEIGHT = "(no weights: every row counts once)"  # the option for None
 NO_PREDICTED = "(no predicted label)"  # the option for None, never compared with a column name
 INTERSECT = "Intersect protected attributes"
 ATTRIBUTE_BINS = "Bins for numeric attributes"
@@ -71,6 +73,11 @@ REFERENCE_LABELS = {
 # Rate name in group_rates -> metric name of rate_disparity (fairness_core's one map).
 RATE_TO_METRIC = fc.ConfusionCounts.RATE_TO_METRIC
 HELP = {
+    WEIGHT_COLUMN: "Optional: a column of sample weights, e.g. survey person weights (fnlwgt, pwgtp) or weights "
+                   "that reweight the rows to a target population. Every count on every page is then a sum of "
+                   "weights, every rate a weighted share, every AUC weighted, and every size (and the small flag) "
+                   "Kish's effective sample size (sum w)² / sum w²; intervals use the effective sizes. Rows with a "
+                   "missing weight or a weight of 0 are left out, counted.",
     OUTCOME: "Whether the event the score predicts is good or bad for the person it is about. Adverse (deny, "
              "default, reject, flag as high risk, remove as toxic): the four-fifths rule and the p% score compare "
              "the rates of the favourable prediction, the equal opportunity score its rate among people whose "

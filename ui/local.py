@@ -67,7 +67,8 @@ FIRST_MAPPING = "local:first_mapping"   # session key: set when a source is read
 MAPPING_FIELDS = {"label": "label", "positive_label": "positive label value", "positive_outcome": "positive outcome",
                   "scores": "score columns", "predicted_label": "predicted label column",
                   "protected": "protected attributes", "indicators": "identity columns",
-                  "all_classes": "keep all classes", "intersect": "intersections", "n_bins": "bins per attribute"}
+                  "all_classes": "keep all classes", "intersect": "intersections", "n_bins": "bins per attribute",
+                  "weight": "weight column"}
 NEEDS_ROWS = (
     "{what} needs the rows themselves, which stay where they lie: this page shows what the count tables "
     "give. To see it, choose **a random sample of {n:,} rows** under *Rows analysed* on the Data page: every "

@@ -103,7 +103,8 @@ def feature_columns(token: str, frame: pd.DataFrame, mapping: fc.ColumnMapping) 
     features for consistency or the correlation score.
     """
     info = column_profile(token, frame).set_index("column")
-    roles = {mapping.label, *mapping.scores, mapping.predicted_label, *mapping.protected, *mapping.indicators}
+    roles = {mapping.label, *mapping.scores, mapping.predicted_label, *mapping.protected, *mapping.indicators,
+             mapping.weight}
     identifier = info["dtype"].str.startswith("int") & (info["n_unique"] == len(frame))
     return [c for c in info.index[info["numeric"]] if c not in roles and info.loc[c, "n_unique"] > 2
             and not identifier[c]]

@@ -227,7 +227,8 @@ def apply_config(config: fc.ReviewConfig) -> None:
     for name, value in (("label", mapping.label), (f"positive:{mapping.label}", mapping.positive_label),
                         (f"all_classes:{mapping.label}", bool(mapping.all_classes)), ("scores", list(mapping.scores)),
                         ("predicted", mapping.predicted_label),
-                        ("protected", list(mapping.protected)), ("identities", list(mapping.indicators))):
+                        ("protected", list(mapping.protected)), ("identities", list(mapping.indicators)),
+                        ("weight", mapping.weight)):
         _put(key + name, value)
     options = {"intersect": bool(mapping.intersect), "n_bins": int(mapping.n_bins), "min_size": int(mapping.min_size)}
     for name, value in options.items():
@@ -332,7 +333,7 @@ def missing_column_names(config: fc.ReviewConfig, frame) -> list:
     """The columns `config` uses (mapping and slice) that `frame` lacks, in the order it uses them."""
     m = config.mapping
     used = [m.label, *m.scores, *([m.predicted_label] if m.predicted_label else []), *m.protected, *m.indicators,
-            *(c.column for c in config.slice.conditions)]
+            *([m.weight] if m.weight else []), *(c.column for c in config.slice.conditions)]
     return [c for c in dict.fromkeys(used) if c not in frame.columns]
 
 

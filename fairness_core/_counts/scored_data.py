@@ -14,6 +14,8 @@ from .._data.columns import ColumnMapping
 from .._subgroups.patterns import text_codes
 from .._subgroups.subgroups import Subgroups
 from .classes import ClassCounts, class_counts
+from .weights import effective_size, weight_column
+from .._stats.intervals import weighted_wilson_interval, wilson_interval
 
 
 MAX_SUBGROUPS = 200
@@ -53,10 +55,6 @@ NO_ROWS = "The table has no rows. Tip: check that the file holds data below its 
 MISSING_SCORE = "missing or infinite score in {col!r}"
 MISSING_WEIGHT = "missing weight in {col!r}"
 ZERO_WEIGHT = "weight 0 in {col!r}"
-WEIGHT_TYPE = ("The weight column {col!r} must hold numbers (it has dtype {dtype}). Tip: choose a column of "
-               "survey or importance weights, or no weight column.")
-WEIGHT_VALUES = ("The weight column {col!r} has {n:,} {what} (first at row {first}). Weights must be finite and "
-                 ">= 0. Tip: fix or drop those rows, or choose another weight column.")
 
 
 @dataclass(frozen=True, eq=False)
@@ -121,8 +119,32 @@ class ScoredData:
 
     @property
     def base_rate(self) -> float:
-        """Share of positive labels among the kept rows."""
-        return float(self.y_true.mean()) if self.n_rows else float("nan")
+        """Share of positive labels among the kept rows (with weights: their share of the total weight)."""
+        if not self.n_rows:
+            return float("nan")
+        if self.weights is None:
+            return float(self.y_true.mean())
+        return float(self.weights[self.y_true == 1].sum() / self.weights.sum())
+
+    def base_rate_interval(self, level: float) -> tuple[float, float]:
+        """Wilson's interval of :attr:`base_rate` at confidence `level` (in (0, 1)); with weights, on the effective
+        sample size of the weighted share (``_stats.intervals.weighted_wilson_interval``). NaN without rows."""
+        if not self.n_rows:
+            return float("nan"), float("nan")
+        if self.weights is None:
+            low, high = wilson_interval(int(self.y_true.sum()), self.n_rows, level)
+        else:
+            w, positive = self.weights, self.y_true == 1
+            low, high = weighted_wilson_interval(w[positive].sum(), w.sum(), (w[positive] ** 2).sum(),
+                                                 (w[~positive] ** 2).sum(), level)
+        return float(np.asarray(low).reshape(-1)[0]), float(np.asarray(high).reshape(-1)[0])
+
+    @property
+    def effective_rows(self) -> float:
+        """Kish's effective sample size (sum w)^2 / sum w^2 of the kept rows; the number of rows without weights."""
+        if self.weights is None:
+            return float(self.n_rows)
+        return float(effective_size(self.weights.sum(), (self.weights ** 2).sum()))
 
     def y_pred(self, score: Optional[str] = None, threshold: Optional[float] = None) -> np.ndarray:
         """Binary predictions: ``score >= threshold`` for a score column, else the given column.
@@ -224,7 +246,7 @@ class ScoredData:
             predicted = np.where(self.y_pred(score, threshold) == 1, positive, negative).astype(np.int32)
         truth, predicted = (pd.Categorical.from_codes(codes, categories=categories)
                             for codes in (self.class_codes, predicted))
-        return class_counts(truth, predicted, self.subgroups)
+        return class_counts(truth, predicted, self.subgroups, sample_weight=self.weights)
 
     @cached_property
     def score_ranges(self) -> dict:
@@ -242,13 +264,28 @@ class ScoredData:
         return [text for text, seen in zip(self.class_labels, present) if seen]
 
     def subgroup_table(self) -> pd.DataFrame:
-        """Subgroups with their sizes: ``subgroup, size, share, n_positive, n_negative, small``."""
+        """Subgroups with their sizes: ``subgroup, size, share, n_positive, n_negative, small``.
+
+        With weights (``weights`` not None), as the weighted count tables: ``n_positive`` and ``n_negative``
+        are sums of weights, ``share`` the subgroup's share of the total weight, ``size`` Kish's effective
+        sample size (sum w)^2 / sum w^2 of its rows and ``small`` flags an effective size below the mapping's
+        ``min_size``; two more columns, ``rows`` and ``weight``, give its rows and its sum of weights.
+        """
         g = self.subgroups
-        sizes = g.sizes.astype(np.int64)
-        positives = g.sum(self.y_true).astype(np.int64)
+        if self.weights is None:
+            sizes = g.sizes.astype(np.int64)
+            positives = g.sum(self.y_true).astype(np.int64)
+            return pd.DataFrame({
+                "subgroup": g.names, "size": sizes, "share": sizes / max(self.n_rows, 1),
+                "n_positive": positives, "n_negative": sizes - positives, "small": g.small,
+            })
+        w = self.weights
+        total, squares, positives = g.sum(w), g.sum(w * w), g.sum(w * self.y_true)
+        sizes = effective_size(total, squares)
         return pd.DataFrame({
-            "subgroup": g.names, "size": sizes, "share": sizes / max(self.n_rows, 1),
-            "n_positive": positives, "n_negative": sizes - positives, "small": g.small,
+            "subgroup": g.names, "size": sizes, "share": total / w.sum(), "n_positive": positives,
+            "n_negative": total - positives, "small": sizes < self.mapping.min_size,
+            "rows": g.sizes.astype(np.int64), "weight": total,
         })
 
     @classmethod
@@ -323,7 +360,7 @@ class ScoredData:
 
         weights = None
         if m.weight is not None:
-            weights = _weights(frame[m.weight], m.weight)
+            weights = weight_column(frame[m.weight], m.weight)
             _mark(reasons, np.isnan(weights), MISSING_WEIGHT.format(col=m.weight))
             _mark(reasons, weights == 0, ZERO_WEIGHT.format(col=m.weight))
 
@@ -381,17 +418,6 @@ def _check_roles(frame: pd.DataFrame, m: ColumnMapping) -> None:
         raise ValueError(NO_MODEL)
     if not m.protected and not m.indicators:
         raise ValueError(NO_GROUPS)
-
-
-def _weights(column: pd.Series, col: str) -> np.ndarray:
-    """The weight column as float64 with NaN for a missing weight; ValueError for text, negative or infinite weights."""
-    if column.dtype == bool or not pd.api.types.is_numeric_dtype(column) or pd.api.types.is_complex_dtype(column):
-        raise ValueError(WEIGHT_TYPE.format(col=col, dtype=column.dtype))
-    w = column.to_numpy(dtype=np.float64, na_value=np.nan)
-    for bad, what in ((np.isinf(w), "infinite weights"), (w < 0, "negative weights")):
-        if bad.any():
-            raise ValueError(WEIGHT_VALUES.format(col=col, n=int(bad.sum()), what=what, first=int(np.argmax(bad))))
-    return w
 
 
 def _subgroups(kept: pd.DataFrame, m: ColumnMapping) -> Subgroups:

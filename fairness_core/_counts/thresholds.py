@@ -65,6 +65,11 @@ class ThresholdCounts:
         With sample weights: the cumulative sums of the rows' weights (and squared weights) in the
         order of `keys`, starting at 0, so the weight of the rows between two positions of `keys` is
         a difference of two entries; None without weights.
+    weight, order : ndarray of shape (n_samples,), or None
+        With sample weights: each row's weight, in the input's order, and the input position of each
+        entry of `keys`: what the bootstrap of the confusion counts at a threshold deals into buckets
+        (``Atoms.rows``, in the input's order, so its intervals are those of ``confusion_counts`` of the
+        same predictions); None without weights.
     """
 
     names: list
@@ -78,6 +83,8 @@ class ThresholdCounts:
     size: np.ndarray = field(repr=False)
     cum_weight: Optional[np.ndarray] = field(default=None, repr=False)
     cum_square: Optional[np.ndarray] = field(default=None, repr=False)
+    weight: Optional[np.ndarray] = field(default=None, repr=False)
+    order: Optional[np.ndarray] = field(default=None, repr=False)
 
     @classmethod
     def compute(cls, y_true, y_score, subgroups, *, sample_weight=None,
@@ -103,7 +110,7 @@ class ThresholdCounts:
         ws = w[order]
         cum_weight, cum_square = (np.concatenate([[0.0], np.cumsum(v)]) for v in (ws, ws * ws))
         return cls(list(groups.names), levels, groups.min_size, groups.codes is not None, member, background,
-                   keys[order], start, size, cum_weight, cum_square)
+                   keys[order], start, size, cum_weight, cum_square, w, order)
 
     @property
     def weighted(self) -> bool:
@@ -121,8 +128,20 @@ class ThresholdCounts:
         positive = (cumulative[end] - cumulative[split]).reshape(len(thresholds), -1, 2)
         return np.stack([negative[..., 0], positive[..., 0], negative[..., 1], positive[..., 1]], axis=-1)
 
-    def _weighted_counts(self, atoms: np.ndarray, squares: np.ndarray, background=None) -> ConfusionCounts:
-        """Weighted ConfusionCounts from weight and squared-weight atoms (P, 4) (no bootstrap atoms)."""
+    def _rows_at(self, first: np.ndarray) -> tuple:
+        """Each row's (pattern, confusion cell, weight), in the input's order, when the rows of pattern p are
+        predicted positive from level ``first[p]`` on (`first` of shape (n_patterns,)): the rows the bootstrap of
+        weighted confusion counts deals into buckets (``Atoms.rows``), as ``confusion_counts`` keeps them."""
+        cell, level = np.divmod(self.keys, len(self.levels))
+        pattern, label = np.divmod(cell, 2)
+        rows_pattern, rows_cell = np.empty_like(pattern), np.empty_like(pattern)
+        rows_pattern[self.order] = pattern
+        rows_cell[self.order] = 2 * label + (level >= first[pattern])
+        return rows_pattern, rows_cell, self.weight
+
+    def _weighted_counts(self, atoms: np.ndarray, squares: np.ndarray, background=None, rows=None) -> ConfusionCounts:
+        """Weighted ConfusionCounts from weight and squared-weight atoms (P, 4), with bootstrap atoms when `rows`
+        (:meth:`_rows_at`) are given."""
         member, member_sq = over_patterns(self.member, atoms), over_patterns(self.member, squares)
         if background is None:
             background, background_sq = over_patterns(self.background, atoms), over_patterns(self.background, squares)
@@ -130,7 +149,8 @@ class ThresholdCounts:
             background, background_sq = (v.sum(axis=0)[None, :] - m for v, m in ((atoms, member), (squares, member_sq)))
         return ConfusionCounts(list(self.names), member, background, atoms.sum(axis=0), self.min_size,
                                disjoint=self.disjoint, member_sq=member_sq, background_sq=background_sq,
-                               overall_sq=squares.sum(axis=0))
+                               overall_sq=squares.sum(axis=0),
+                               atoms=None if rows is None else Atoms(atoms, self.member, self.background, rows=rows))
 
     def _atoms(self, thresholds: np.ndarray) -> np.ndarray:
         """Counts per (threshold, pattern, confusion cell), shape (n_thresholds, n_patterns, 4)."""
@@ -161,8 +181,9 @@ class ThresholdCounts:
         _check_thresholds(np.array([threshold], dtype=np.float64), "ThresholdCounts.at")
         if self.weighted:
             t = np.array([threshold], dtype=np.float64)
+            first = np.full(len(self.member), np.searchsorted(self.levels, threshold, side="left"))
             return self._weighted_counts(self._weighted_atoms(t, self.cum_weight)[0],
-                                         self._weighted_atoms(t, self.cum_square)[0])
+                                         self._weighted_atoms(t, self.cum_square)[0], rows=self._rows_at(first))
         atoms = self._atoms(np.array([threshold], dtype=np.float64))[0]
         member, background = over_patterns(self.member, atoms), over_patterns(self.background, atoms)
         keep = atoms.sum(axis=1) > 0
@@ -200,8 +221,11 @@ class ThresholdCounts:
         k = len(self.names)
         if self.weighted:
             at = np.arange(k)
+            # disjoint subgroups: pattern g is subgroup g, predicted from its own threshold's level on
+            first = np.searchsorted(self.levels, np.asarray(values, dtype=np.float64), side="left")
             return self._weighted_counts(self._weighted_atoms(values, self.cum_weight)[at, at],
-                                         self._weighted_atoms(values, self.cum_square)[at, at], background=True)
+                                         self._weighted_atoms(values, self.cum_square)[at, at], background=True,
+                                         rows=self._rows_at(first))
         # Disjoint subgroups: pattern p is subgroup p (``member`` is the identity), so subgroup g's
         # atoms are those of pattern g at threshold g.
         atoms = self._atoms(values)[np.arange(k), np.arange(k)]          # (k, 4)
@@ -317,7 +341,7 @@ def threshold_counts(y_true, y_score, subgroups, *, sample_weight=None) -> Thres
     ThresholdCounts
         ``.at(t)`` is ``confusion_counts(y_true, y_score >= t, subgroups)`` (atoms included; with
         weights, the weighted counts with their sums of squared weights, equal up to rounding of the
-        sums, and no atoms); ``.counts_at(thresholds)`` gives the per-subgroup counts at many
+        sums, and atoms that keep their rows, so the rate disparities get intervals); ``.counts_at(thresholds)`` gives the per-subgroup counts at many
         thresholds at once.
 
     Raises

@@ -29,6 +29,11 @@ WEIGHT_SHAPE_MESSAGE = ("{func}: sample_weight must be one-dimensional (one weig
                         "shape {shape} instead. " + WEIGHT_TIP)
 WEIGHT_TYPE_MESSAGE = "{func}: sample_weight must hold numbers. Got values of dtype {dtype} instead. " + WEIGHT_TIP
 WEIGHT_VALUE_MESSAGE = "{func}: sample_weight has {n:,} {what} (first at row {first}). " + WEIGHT_TIP
+# A table's weight column (ColumnMapping.weight).
+WEIGHT_TYPE = ("The weight column {col!r} must hold numbers (it has dtype {dtype}). Tip: choose a column of "
+               "survey or importance weights, or no weight column.")
+WEIGHT_VALUES = ("The weight column {col!r} has {n:,} {what} (first at row {first}). Weights must be finite and "
+                 ">= 0. Tip: fix or drop those rows, or choose another weight column.")
 WEIGHT_INTERVAL_MESSAGE = (
     "{func}: intervals with sample weights are not available yet (its bootstrap intervals count rows, not "
     "weights; with weights so far: the rates' Wilson intervals, the rate disparities, equalized odds and the AUC "
@@ -81,3 +86,23 @@ def size_text(n) -> str:
     """A size for a message: an integer count as ``1,234``, an effective size as ``12.3``."""
     n = float(n)
     return f"{int(n):,}" if n == int(n) else f"{n:,.1f}"
+
+
+def weight_column(column, col: str) -> np.ndarray:
+    """A table's weight column `column` (a pandas Series named `col`) as float64, NaN for a missing weight.
+
+    Raises
+    ------
+    ValueError
+        For a column that is not numeric (``WEIGHT_TYPE``) or holds negative or infinite weights
+        (``WEIGHT_VALUES``, with their count and the first row).
+    """
+    import pandas as pd
+
+    if column.dtype == bool or not pd.api.types.is_numeric_dtype(column) or pd.api.types.is_complex_dtype(column):
+        raise ValueError(WEIGHT_TYPE.format(col=col, dtype=column.dtype))
+    w = column.to_numpy(dtype=np.float64, na_value=np.nan)
+    for bad, what in ((np.isinf(w), "infinite weights"), (w < 0, "negative weights")):
+        if bad.any():
+            raise ValueError(WEIGHT_VALUES.format(col=col, n=int(bad.sum()), what=what, first=int(np.argmax(bad))))
+    return w

@@ -47,6 +47,11 @@ IDENTITY_NAMES = {
     "homosexual_gay_or_lesbian", "psychiatric_or_mental_illness", "intellectual_or_learning_disability",
     "physical_disability", "other_disability", "other_sexual_orientation",
 }
+# Names and words of a sample weight column (survey person weights: fnlwgt in UCI Adult, pwgtp / perwt in census
+# microdata, wtfinl in the CPS; importance or inverse-probability weights).
+WEIGHT_NAMES = {"weight", "weights", "wgt", "wt", "fnlwgt", "pwgtp", "perwt", "wtfinl", "sample_weight",
+                "sampling_weight", "survey_weight", "person_weight", "ipw", "importance_weight"}
+WEIGHT_WORDS = {"weight", "weights", "wgt", "fnlwgt", "pwgtp", "perwt", "wtfinl", "ipw"}
 POSITIVE_VALUES = (1, True, "1", "yes", "Yes", "YES", "true", "True", "toxic", "positive", ">50K", ">50K.", "good",
                    "pass", "approved")
 MAX_PROTECTED_VALUES = 50  # a text column with more distinct values is not offered as an attribute
@@ -236,6 +241,9 @@ def guess_mapping(frame: pd.DataFrame) -> MappingGuess:
       1 is a predicted label, as in Aequitas' layout); when none is named so, numeric non-integer
       columns in [0, 1] with at least 10 distinct values. A column equal to an earlier score (a
       duplicated column such as ``decile_score.1``) is skipped;
+    - **weight**: the first numeric column of values >= 0, not two-valued, named as a sample weight
+      (``WEIGHT_NAMES``, or a word of ``WEIGHT_WORDS``: ``fnlwgt``, ``pwgtp``, ``person_weight``); it
+      takes no other role;
     - **predicted label**: the first two-valued column with a prediction word (``PREDICTION_WORDS``)
       that is not a score;
     - **protected attributes**: columns with a protected word (``PROTECTED_WORDS``) that are numeric
@@ -299,6 +307,10 @@ def guess_mapping(frame: pd.DataFrame) -> MappingGuess:
     if label is not None:
         taken.add(label)
 
+    weight = next((c for c in info.index if c not in taken and info.loc[c, "numeric"] and info.loc[c, "n_unique"] != 2
+                   and info.loc[c, "low"] >= 0 and (c.lower() in WEIGHT_NAMES or has(c, WEIGHT_WORDS))), None)
+    if weight is not None:
+        taken.add(weight)
     numeric_many = [c for c in info.index if c not in taken and info.loc[c, "numeric"] and info.loc[c, "n_unique"] > 2]
     named = [c for c in info.index if c not in taken and ((c in numeric_many and score_named(c)) or c in two_level)]
     scores = named or [c for c in numeric_many if unit[c] and not info.loc[c, "integral"]
@@ -334,7 +346,8 @@ def guess_mapping(frame: pd.DataFrame) -> MappingGuess:
     positive = guess_positive(_distinct(frame[name[label]]))
     mapping = ColumnMapping(label=label, positive_label=positive, scores=tuple(scores), predicted_label=predicted,
                             protected=tuple(protected), indicators=tuple(indicators), all_classes=all_classes,
-                            positive_outcome=guess_outcome(label, positive)[0])
+                            positive_outcome=guess_outcome(label, positive)[0],
+                            weight=weight)
     return MappingGuess(mapping, tuple(missing))
 
 

@@ -28,7 +28,7 @@ from .._stats.bootstrap import check_boot_options
 from .._stats.delong import auc_interval, interval_of, placement_variance
 from .._subgroups.subgroups import as_subgroups
 from .._stats.result import ValueResult
-from .._counts.weights import check_no_intervals, check_sample_weight
+from .._counts.weights import check_sample_weight
 
 NO_POSITIVES = "no positive examples"
 NO_NEGATIVES = "no negative examples"
@@ -588,7 +588,8 @@ def bias_auc_table(y_true, y_score, subgroups, *, ci=None, n_boot: int = 1000, r
         are sums of weights, ``size`` and ``small`` use Kish's effective sample size
         (sum w)^2 / sum w^2 of the subgroup's rows. With `ci`, each AUC's interval is the logit Wald
         interval of its linearized variance (``_stats.delong.weighted_auc_variance``: DeLong's structural
-        components with weights; unit weights give DeLong's), and no replicates are kept.
+        components with weights; unit weights give DeLong's), and the replicates kept are drawn from the AUCs'
+        linearized joint law (``_stats.auc_draws``).
 
     Returns
     -------
@@ -624,9 +625,9 @@ def bias_auc_table(y_true, y_score, subgroups, *, ci=None, n_boot: int = 1000, r
         w = check_sample_weight(sample_weight, len(y), func)
         groups = as_subgroups(subgroups, len(y), func)
         levels, index = np.unique(s, return_inverse=True)
-        (m, b, o), (m_sq, b_sq, o_sq) = weighted_level_tables(groups, y, index.reshape(-1), len(levels), w)
-        table, _ = weighted_auc_table(list(groups.names), m, b, m_sq, o, groups.min_size,
-                                      squares=(b_sq, o_sq), level=level)
+        (m, b, o), (m_sq, b_sq, o_sq), patterns = weighted_level_tables(groups, y, index.reshape(-1), len(levels), w)
+        table, _ = weighted_auc_table(list(groups.names), m, b, m_sq, o, groups.min_size, squares=(b_sq, o_sq),
+                                      level=level, patterns=patterns, n_boot=n_boot, rng=rng)
         return table
     y = as_binary(y_true, "y_true", func).astype(bool)
     s = as_scores(y_score, "y_score", func)
@@ -666,25 +667,30 @@ def weighted_level_tables(groups, y: np.ndarray, level: np.ndarray, n_levels: in
 
     Returns
     -------
-    (member, background, overall), (member_sq, background_sq, overall_sq)
+    (member, background, overall), (member_sq, background_sq, overall_sq), patterns
         ``member``/``background``: scipy.sparse.csr_matrix of float, shape (n_subgroups, 2 * n_levels) (the
         negatives' levels, then the positives', as ``AucCounts``); ``overall``: ndarray (2, n_levels); the
-        second triple holds the sums of squared weights in the same layout.
+        second triple holds the sums of squared weights in the same layout; ``patterns``: the
+        ``_stats.auc_draws.WeightedLevelAtoms`` of the membership patterns, behind the intervals of the power
+        means.
     """
     from scipy import sparse
+
+    from .._stats.auc_draws import weighted_level_atoms
 
     codes, member, background = groups.patterns
     keys, inverse = np.unique((codes.astype(np.int64) * 2 + y) * n_levels + level, return_inverse=True)
     inverse = inverse.reshape(-1)
     pattern, cell = np.divmod(keys, 2 * n_levels)
     to_sparse = lambda masks: sparse.csr_matrix(masks.T.astype(np.float64))  # noqa: E731 (subgroups x patterns)
-    tables = []
+    tables, per_pattern = [], []
     for values in (w, w * w):
         sums = np.bincount(inverse, weights=values, minlength=len(keys))
         atoms = sparse.csr_matrix((sums, (pattern, cell)), shape=(member.shape[0], 2 * n_levels))
+        per_pattern.append(atoms)
         tables.append(((to_sparse(member) @ atoms).tocsr(), (to_sparse(background) @ atoms).tocsr(),
                        np.asarray(atoms.sum(axis=0)).reshape(2, n_levels).astype(np.float64)))
-    return tables[0], tables[1]
+    return tables[0], tables[1], weighted_level_atoms(*per_pattern, member, background)
 
 
 def auc_histograms(member, background, k: int, n_levels: int) -> tuple[np.ndarray, np.ndarray]:
@@ -701,7 +707,8 @@ def auc_histograms(member, background, k: int, n_levels: int) -> tuple[np.ndarra
 
 
 def weighted_auc_table(names: list, member, background, member_sq, overall: np.ndarray, min_size: int, *,
-                       squares: tuple | None = None, level: float | None = None):
+                       squares: tuple | None = None, level: float | None = None, patterns=None, n_boot: int = 1000,
+                       rng: np.random.Generator | None = None):
     """The AUC table of weighted level histograms (as :func:`weighted_level_tables` returns them).
 
     Each subgroup's, BPSN and BNSP AUC is the weighted Mann-Whitney statistic of its histograms
@@ -710,13 +717,17 @@ def weighted_auc_table(names: list, member, background, member_sq, overall: np.n
     all rows' squared-weight tables), every AUC gets the Wald interval on the logit scale of its linearized
     variance (``_stats.delong.weighted_auc_variance``: DeLong's structural components with weights; unit
     weights give DeLong's interval), or where that cannot be formed the score interval with the Hanley-McNeil
-    variance of the effective sizes (``interval_of``, said in ``note``).
+    variance of the effective sizes (``interval_of``, said in ``note``). With `level` and `patterns` (the
+    ``_stats.auc_draws.WeightedLevelAtoms`` of the membership patterns), `n_boot` replicates of every AUC are
+    drawn from `rng` from their linearized joint law (``_stats.auc_draws.drawn_replicates``), behind the
+    intervals of the power means and the bias AUC score.
 
     Returns
     -------
     table : DataFrame
         The columns of :func:`bias_auc_table`; ``attrs``: ``overall_auc``, ``n_positive``, ``n_negative``
-        (sums of weights), ``ci`` (`level`) and with `level` ``overall_auc_ci`` and ``overall_auc_ci_note``.
+        (sums of weights), ``ci`` (`level`) and with `level` ``overall_auc_ci``, ``overall_auc_ci_note`` and,
+        with `patterns`, ``replicates`` (an ``AucReplicates``).
     pos, neg : ndarray of float, shape (k * 3, n_levels)
         The positives' and negatives' histograms of each subgroup's subgroup, BPSN and BNSP AUC.
     """
@@ -740,15 +751,23 @@ def weighted_auc_table(names: list, member, background, member_sq, overall: np.n
         (neg_all, pos_all), (neg_all_sq, pos_all_sq) = overall, overall_sq
         a, v, n1, n0 = weighted_auc_variance(pos_all[None], neg_all[None], pos_all_sq[None], neg_all_sq[None])
         overall_interval = interval_of(a, v, n1, n0, level)
+        linearized = (var, float(v[0]), np.r_[n_pos, n1], np.r_[n_neg, n0])
     table = auc_frame(list(names), n, aucs, min_size, interval, sizes=sizes)
     neg_all, pos_all = overall
     table.attrs["overall_auc"] = _weighted_auc_from_hists(pos_all, neg_all)
     table.attrs["n_positive"], table.attrs["n_negative"] = float(pos_all.sum()), float(neg_all.sum())
     table.attrs["ci"] = level
+    table.attrs["weighted"] = True
     if overall_interval is not None:
         low, high, why = overall_interval
         table.attrs["overall_auc_ci"] = (float(low[0]), float(high[0]))
         table.attrs["overall_auc_ci_note"] = str(why[0])
+        if patterns is not None:
+            from .._stats.auc_draws import drawn_replicates
+
+            var, overall_var, n_pos, n_neg = linearized
+            table.attrs["replicates"] = drawn_replicates(patterns, aucs, table.attrs["overall_auc"], var, overall_var,
+                                                         n_pos, n_neg, n_boot=n_boot, rng=rng)
     return table, (flat_pos, flat_neg)
 
 
@@ -956,8 +975,8 @@ def bias_auc_score(y_true, y_score, subgroups, *, p: float = -5.0, overall_weigh
         (see :func:`bias_auc_table`).
     sample_weight : array-like of shape (n_samples,) or None, default=None
         Finite weights >= 0: weighted AUCs and effective sample sizes as in :func:`bias_auc_table`
-        (the power means and the blend are unchanged). Not together with `ci` (the power means' intervals
-        come from bootstrap replicates, which weights do not have yet).
+        (the power means and the blend are unchanged). With `ci`, the intervals of the power means and the
+        score come from replicates drawn from the AUCs' linearized joint law (``_stats.auc_draws``).
 
     Returns
     -------
@@ -968,8 +987,6 @@ def bias_auc_score(y_true, y_score, subgroups, *, p: float = -5.0, overall_weigh
     ----------
     Borkan et al. (2019); Jigsaw Unintended Bias in Toxicity Classification (2019); seed 000.
     """
-    # the power means' intervals come from bootstrap replicates, which weights do not have yet
-    check_no_intervals(sample_weight is not None, ci, "bias_auc_score")
     table = bias_auc_table(y_true, y_score, subgroups, ci=ci, n_boot=n_boot, random_state=random_state,
                            sample_weight=sample_weight)
     return summarize_bias_auc(table, p=p, overall_weight=overall_weight, include_small=include_small)

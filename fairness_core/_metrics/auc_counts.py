@@ -30,7 +30,7 @@ import pandas as pd
 
 from .auc import (BiasAucResult, _auc_from_hists, auc_frame, summarize_bias_auc, weighted_auc_table,
                   weighted_level_tables)
-from .._counts.weights import check_no_intervals, check_sample_weight
+from .._counts.weights import check_sample_weight
 from .._stats.auc_bootstrap import AUC_COLUMNS, level_atoms, replicates_of
 from .._stats.bootstrap import check_boot_options
 from .._data.checks import as_binary, as_scores, check_int, check_length
@@ -105,13 +105,14 @@ class AucCounts:
         Subgroups with fewer rows are flagged small.
     disjoint : bool
         True when the subgroups are disjoint and cover every row.
-    patterns : (Atoms, int) or None
+    patterns : (Atoms, int), WeightedLevelAtoms or None
         What the bootstrap resamples: the counts per (row membership pattern, merged level group,
         label), with the patterns' subgroup masks, and the number of level groups (adjacent levels
         merged into at most 256 groups of about equal rows, 64 above 200 patterns,
-        ``_stats.auc_bootstrap.level_atoms``). Set by
-        :func:`auc_counts` and by an engine asked for intervals; None: no bootstrap intervals (and
-        None with sample weights).
+        ``_stats.auc_bootstrap.level_atoms``). With sample weights a
+        ``_stats.auc_draws.WeightedLevelAtoms`` (sums of weights and of squared weights per pattern, level
+        group and label), from which the replicates are drawn (``_stats.auc_draws``). Set by
+        :func:`auc_counts` and by an engine asked for intervals; None: no intervals of the power means.
     member_sq, background_sq : scipy.sparse.csr_matrix of float, shape (n_subgroups, 2 * n_levels), or None
         With sample weights (`member`, `background` and `overall` then hold sums of weights, as
         floats): the sums of squared weights in the same layout, behind the effective sample sizes.
@@ -162,10 +163,7 @@ class AucCounts:
         ----------
         ci : float in (0, 1) or None, default=None
             Confidence level of DeLong's intervals (computed from the level histograms, as
-            :func:`auc_interval`; with binned levels they are the intervals of the binned AUCs). With
-            sample weights (:attr:`weighted`), the logit Wald interval of each AUC's linearized variance
-            from the weighted and squared-weight histograms (``_stats.delong.weighted_auc_variance``), as
-            :func:`bias_auc_table` with ``sample_weight`` gives it; no replicates.
+            :func:`auc_interval`; with binned levels they are the intervals of the binned AUCs).
         n_boot : int >= 100, default=1000
             Bootstrap replicates behind the intervals of the power means and the bias AUC score (with
             `ci`, when the counts hold their ``patterns``): the stratified multinomial bootstrap of
@@ -193,7 +191,7 @@ class AucCounts:
         """
         level, n_boot, rng = check_boot_options(ci, n_boot, random_state, "AucCounts.table")
         if self.weighted:
-            return self._weighted_table(level)
+            return self._weighted_table(level, n_boot, rng)
         k = len(self.names)
         pos = np.zeros((k, 3, len(self.levels)), dtype=np.int64)
         neg = np.zeros_like(pos)
@@ -233,12 +231,13 @@ class AucCounts:
                                                           n_boot=n_boot, rng=rng)
         return table
 
-    def _weighted_table(self, level: Optional[float] = None) -> pd.DataFrame:
-        """:meth:`table` of weighted histograms: weighted AUCs, effective sizes, the binning bounds, and with `level`
-        the intervals of the linearized variance (``weighted_auc_table``)."""
+    def _weighted_table(self, level: Optional[float], n_boot: int, rng) -> pd.DataFrame:
+        """:meth:`table` of weighted histograms: weighted AUCs, effective sizes, the binning bounds and with `level`
+        the intervals of :func:`~fairness_core._metrics.auc.weighted_auc_table` (replicates drawn when the counts
+        hold their ``patterns``)."""
         table, (flat_pos, flat_neg) = weighted_auc_table(
             list(self.names), self.member, self.background, self.member_sq, self.overall, self.min_size,
-            squares=(self.background_sq, self.overall_sq), level=level)
+            squares=(self.background_sq, self.overall_sq), level=level, patterns=self.patterns, n_boot=n_boot, rng=rng)
         k = len(self.names)
         aucs = table[list(AUC_COLUMNS)].to_numpy(dtype=np.float64).reshape(k, 3)
         bound = _binning_bound(flat_pos, flat_neg, self.exact).reshape(k, 3)
@@ -273,14 +272,7 @@ class AucCounts:
             With binned levels, each AUC is within its ``max_binning_error`` of the exact one, and so
             (power means being monotone in each value) is every power mean within the largest bound
             of its column.
-
-        Raises
-        ------
-        ValueError
-            For `ci` with sample weights (the score's intervals need replicates, which weighted counts
-            have none of; ``WEIGHT_INTERVAL_MESSAGE``), and as :meth:`table`.
         """
-        check_no_intervals(self.weighted, ci, "AucCounts.summarize")
         return summarize_bias_auc(self.table(ci, n_boot=n_boot, random_state=random_state), p=p,
                                   overall_weight=overall_weight, include_small=include_small)
 
@@ -458,7 +450,7 @@ def auc_counts(y_true, y_score, subgroups, *, bins: Union[int, str] = "exact", s
         so each AUC is the weighted Mann-Whitney statistic
         sum_t P_w[t] (N_w[< t] + N_w[t] / 2) / (sum P_w sum N_w), equal to
         ``sklearn.metrics.roc_auc_score(..., sample_weight=w)``, and sizes are Kish's effective
-        sample sizes (sum w)^2 / sum w^2. No bootstrap ``patterns`` (no intervals with weights).
+        sample sizes (sum w)^2 / sum w^2; ``patterns`` holds the weighted atoms (``_stats.auc_draws``).
 
     Returns
     -------
@@ -517,6 +509,6 @@ def _auc_counts(y_true, y_score, subgroups, *, bins, sample_weight, func: str) -
 
 def _weighted_auc_counts(groups, y: np.ndarray, level: np.ndarray, levels: np.ndarray, edges, w: np.ndarray) -> AucCounts:
     """The weighted level histograms (:func:`fairness_core._metrics.auc.weighted_level_tables`) as AucCounts."""
-    (m, b, o), (m_sq, b_sq, o_sq) = weighted_level_tables(groups, y, level, len(levels), w)
+    (m, b, o), (m_sq, b_sq, o_sq), patterns = weighted_level_tables(groups, y, level, len(levels), w)
     return AucCounts(list(groups.names), levels, edges, m, b, o, groups.min_size, disjoint=groups.codes is not None,
-                     patterns=None, member_sq=m_sq, background_sq=b_sq, overall_sq=o_sq)
+                     patterns=patterns, member_sq=m_sq, background_sq=b_sq, overall_sq=o_sq)

@@ -1,4 +1,5 @@
-"""Consistency: how alike the labels of similar rows are (k nearest neighbours on distinct rows)."""
+"""Consistency: how alike the labels of similar rows are (k nearest neighbours on distinct rows), optionally
+with sample weights."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import numpy as np
 import pandas as pd
 
 from .._data.checks import as_binary, check_int, check_length
+from .._counts.weights import check_sample_weight
 from .._stats.result import ValueResult
 
 
@@ -25,6 +27,7 @@ NEIGHBORS_MESSAGE = (
     "{n_rows} ({n_excluded} rows with a missing or infinite feature were left out). Got {got} instead. "
     "Tip: use fewer neighbours, or fill or drop the missing feature values."
 )
+ZERO_WEIGHT_NOTE = " {n_zero:,} rows of weight 0 were left out as well."
 # Distances within this relative tolerance of the k-th neighbour's distance count as tied (consistency).
 TIE_RTOL = 1e-9
 
@@ -43,12 +46,14 @@ class ConsistencyResult(ValueResult):
     value : float
         Mean over rows of the share of a row's `n_neighbors` nearest neighbours whose label
         differs from its own (seed 004's consistency; perfect 0), rows tied at the k-th
-        neighbour's distance sharing its places (see :func:`consistency`).
+        neighbour's distance sharing its places (see :func:`consistency`); with sample weights
+        the weighted mean over rows of |y_i - the weighted mean of its neighbours' labels|.
     zemel_consistency : float
         ``1 - value``: Zemel et al. (2013)'s consistency (perfect 1).
     n_neighbors : int
     n_rows : int
-        Rows used (every feature present and finite); every one of them can be a neighbour.
+        Rows used (every feature present and finite, and with sample weights a weight > 0); every
+        one of them can be a neighbour.
     n_excluded : int
         Rows left out because a feature is missing or infinite.
     features : tuple of str
@@ -58,7 +63,10 @@ class ConsistencyResult(ValueResult):
     std_error : float
         Standard error of `value` from sampling rows (0.0 when every row is counted): the
         standard deviation of the sampled rows' shares over sqrt(`n_sampled`), with the
-        finite-population correction sqrt(1 - `n_sampled` / `n_rows`).
+        finite-population correction sqrt(1 - `n_sampled` / `n_rows`); with sample weights the
+        linearized standard error of the weighted mean of the sample (see :func:`consistency`).
+    n_zero_weight : int
+        Rows left out because their sample weight is 0 (0 without weights).
     """
 
     value: float
@@ -69,6 +77,7 @@ class ConsistencyResult(ValueResult):
     features: tuple
     n_sampled: int = 0
     std_error: float = 0.0
+    n_zero_weight: int = 0
 
 
 def _features(X) -> tuple[np.ndarray, tuple]:
@@ -123,30 +132,27 @@ def _distinct_rows(matrix: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarr
     return ordered[starts], inverse, np.diff(np.append(starts, len(ordered)))
 
 
-def _point_shares(z: np.ndarray, counts: np.ndarray, positives: np.ndarray, k: int, query: np.ndarray,
-                  n_jobs: Optional[int]) -> tuple[np.ndarray, np.ndarray]:
-    """Share of differing labels among the k nearest neighbours of a row on each point `query`,
-    for a row labelled 1 and for a row labelled 0, ties at the k-th shared.
+def _neighbour_sums(z: np.ndarray, counts: np.ndarray, values: np.ndarray, k: int, query: np.ndarray,
+                    n_jobs: Optional[int]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The k-th neighbour's distance r of each point `query` and the sums of `values` (U, F) over the other
+    points strictly closer than r and over those at distance r (within ``TIE_RTOL``).
 
-    `z` (U, p) are the distinct standardized points, `counts` (U,) how many rows sit on each and
-    `positives` (U,) how many of those have label 1. For the rows on point u the neighbours are
-    the other ``counts[u] - 1`` rows on u (distance 0) and the rows on the other points. With r the
-    distance at which the neighbours (nearest first) reach k rows, C the rows strictly closer than
-    r and T the rows at distance r (within ``TIE_RTOL``), a row with label y scores
+    `z` (U, p) are the distinct standardized points and `counts` (U,) how many rows sit on each; r is where
+    the neighbours, nearest first, reach k rows, counting the ``counts[u] - 1`` other rows on the query's own
+    point u at distance 0 (the point itself is left out of the sums: its rows are the caller's). The
+    neighbours of the query points are found in one query of a k-d tree over all points (SciPy's
+    ``cKDTree``, built unbalanced: several times faster to build at 10^6 points; above 15 features
+    scikit-learn's ball tree), run on `n_jobs` threads, whose distances are computed directly (not by the
+    expansion |a|^2 - 2 a.b + |b|^2); for the points where more rows than were fetched may lie at distance r,
+    the query is repeated with twice as many neighbours until none are left.
 
-        (#{j in C: y_j != y} + (k - |C|) * #{j in T: y_j != y} / |T|) / k.
-
-    The neighbours of the query points are found in one query of a k-d tree over all points
-    (SciPy's ``cKDTree``, built unbalanced: several times faster to build at 10^6 points; above
-    15 features scikit-learn's ball tree), run on `n_jobs` threads, whose distances are computed
-    directly (not by the expansion |a|^2 - 2 a.b + |b|^2); for the points where more rows than
-    were fetched may lie at distance r, the query is repeated with twice as many neighbours until
-    none are left. A share is NaN where no row with that label sits on the point (a label-1 row on a
-    point with no positives is impossible, so its share is undefined, never used).
+    Returns
+    -------
+    r : ndarray of shape (len(query),)
+    closer, tied : ndarray of shape (len(query), F)
     """
     n_points = len(z)
     counts = counts.astype(np.float64)
-    positives = positives.astype(np.float64)
     dups = counts - 1.0  # the other rows on the same point, at distance 0
     if z.shape[1] <= 15:
         from scipy.spatial import cKDTree
@@ -162,7 +168,8 @@ def _point_shares(z: np.ndarray, counts: np.ndarray, positives: np.ndarray, k: i
 
         def neighbours(points: np.ndarray, n: int):
             return search.kneighbors(points, n_neighbors=n)
-    stats = np.zeros((n_points, 5))  # r, closer rows, closer positives, tied rows, tied positives
+    n_values = values.shape[1]
+    stats = np.zeros((n_points, 1 + 2 * n_values))  # r, the values' sums over the closer and the tied points
     todo = np.asarray(query, dtype=np.intp)
     fetch = min(n_points, k + 1)
     while len(todo):
@@ -172,18 +179,43 @@ def _point_shares(z: np.ndarray, counts: np.ndarray, positives: np.ndarray, k: i
         reach = (np.cumsum(weight, axis=1) >= k).argmax(axis=1)  # some column always reaches k rows
         r = dist[np.arange(len(todo)), reach]
         done = (fetch == n_points) | (dist[:, -1] > r * (1.0 + TIE_RTOL))
-        others = np.where(own, 0.0, weight)[done]
-        others_pos = np.where(own, 0.0, positives[idx])[done]
         d, rd = dist[done], r[done][:, None]
         closer = d < rd * (1.0 - TIE_RTOL)
         tied = ~closer & (d <= rd * (1.0 + TIE_RTOL))
-        stats[todo[done]] = np.column_stack([
-            r[done], (others * closer).sum(axis=1), (others_pos * closer).sum(axis=1),
-            (others * tied).sum(axis=1), (others_pos * tied).sum(axis=1)])
+        sums = []
+        for f in range(n_values):
+            others = np.where(own, 0.0, values[idx, f])[done]
+            sums.append(((others * closer).sum(axis=1), (others * tied).sum(axis=1)))
+        stats[todo[done]] = np.column_stack([r[done], *(a for a, _ in sums), *(b for _, b in sums)])
         todo = todo[~done]
         fetch = min(n_points, 2 * fetch)
+    out = stats[np.asarray(query, dtype=np.intp)]
+    return out[:, 0], out[:, 1:1 + n_values], out[:, 1 + n_values:]
+
+
+def _point_shares(z: np.ndarray, counts: np.ndarray, positives: np.ndarray, k: int, query: np.ndarray,
+                  n_jobs: Optional[int]) -> tuple[np.ndarray, np.ndarray]:
+    """Share of differing labels among the k nearest neighbours of a row on each point `query`,
+    for a row labelled 1 and for a row labelled 0, ties at the k-th shared.
+
+    `z` (U, p) are the distinct standardized points, `counts` (U,) how many rows sit on each and
+    `positives` (U,) how many of those have label 1. For the rows on point u the neighbours are
+    the other ``counts[u] - 1`` rows on u (distance 0) and the rows on the other points. With r the
+    distance at which the neighbours (nearest first) reach k rows, C the rows strictly closer than
+    r and T the rows at distance r (within ``TIE_RTOL``), a row with label y scores
+
+        (#{j in C: y_j != y} + (k - |C|) * #{j in T: y_j != y} / |T|) / k.
+
+    The neighbours are searched by :func:`_neighbour_sums`. A share is NaN where no row with that
+    label sits on the point (a label-1 row on a point with no positives is impossible, so its share
+    is undefined, never used).
+    """
+    counts = counts.astype(np.float64)
+    positives = positives.astype(np.float64)
+    dups = counts - 1.0  # the other rows on the same point, at distance 0
     query = np.asarray(query, dtype=np.intp)
-    r, closer_n, closer_pos, tied_n, tied_pos = stats[query].T
+    r, closer, tied = _neighbour_sums(z, counts, np.column_stack([counts, positives]), k, query, n_jobs)
+    (closer_n, closer_pos), (tied_n, tied_pos) = closer.T, tied.T
     counts, positives, dups = counts[query], positives[query], dups[query]
     at_zero = r == 0  # the point's own duplicates are tied at the k-th distance, else strictly closer
     shares = []
@@ -200,6 +232,37 @@ def _point_shares(z: np.ndarray, counts: np.ndarray, positives: np.ndarray, k: i
     return shares[0], shares[1]
 
 
+def _weighted_terms(z: np.ndarray, counts: np.ndarray, mass: np.ndarray, mass_pos: np.ndarray, point: np.ndarray,
+                    y: np.ndarray, w: np.ndarray, k: int, n_jobs: Optional[int]) -> np.ndarray:
+    """|y_i - ybar_i| of the rows on points `point` (labels `y`, weights `w`, shape (n,)): ybar_i the weighted mean
+    of the labels of row i's neighbours, each neighbour weighing its sample weight times its share of a place.
+    `counts`, `mass` and `mass_pos` (U,) are the rows, their weight and their positives' weight on each point
+    (of all the rows used, not only those whose terms are asked for).
+
+    The neighbourhood is the unweighted one (the rows nearest first up to k rows, the other rows on the row's
+    own point at distance 0, the tied rows sharing the remaining places equally: :func:`_point_shares`); with
+    C and T the rows closer than and tied at the k-th distance and s = (k - |C|) / |T| each tied row's share,
+
+        ybar_i = (sum_{j in C} w_j y_j + s sum_{j in T} w_j y_j) / (sum_{j in C} w_j + s sum_{j in T} w_j).
+
+    The other rows on row i's point weigh that point's weight less w_i (its positives' weight less w_i y_i),
+    so the terms are per row, not per point. Every weight is > 0 here (rows of weight 0 are left out before).
+    """
+    counts = counts.astype(np.float64)
+    query, at = np.unique(point, return_inverse=True)
+    values = np.column_stack([counts, mass, mass_pos])
+    r, closer, tied = (a[at] for a in _neighbour_sums(z, counts, values, k, query, n_jobs))
+    at_zero = r == 0  # the row's own point reaches k: its other rows are tied at the k-th distance
+    own = [counts[point] - 1.0, np.maximum(mass[point] - w, 0.0)]   # the other rows on the point: rows, weight
+    own.append(np.clip(mass_pos[point] - w * y, 0.0, own[1]))      # ... and their positives' weight
+    closer_sums = [c + np.where(at_zero, 0.0, o) for c, o in zip(closer.T, own)]
+    tied_sums = [t + np.where(at_zero, o, 0.0) for t, o in zip(tied.T, own)]
+    share = (k - closer_sums[0]) / tied_sums[0]   # each tied row's share of a place (|T| >= k - |C| > 0)
+    weight = closer_sums[1] + share * tied_sums[1]
+    positive = closer_sums[2] + share * tied_sums[2]
+    return np.abs(y - positive / weight)
+
+
 def _sample_rows(counts: np.ndarray, positives: np.ndarray, size: int, random_state) -> tuple[np.ndarray, np.ndarray]:
     """(point, label) of `size` rows drawn without replacement, seeded, from the rows sorted by
     (point, label): rows are identified by their place in that order, never by their input
@@ -212,7 +275,7 @@ def _sample_rows(counts: np.ndarray, positives: np.ndarray, size: int, random_st
 
 
 def consistency(X, y_true, *, n_neighbors: int = 5, sample_size: Optional[int] = None, random_state=0,
-                n_jobs: Optional[int] = None) -> ConsistencyResult:
+                n_jobs: Optional[int] = None, sample_weight=None) -> ConsistencyResult:
     """Consistency: how often a row's nearest neighbours carry a different label.
 
     The features are standardized (zero mean, unit variance per column; a constant column stays
@@ -228,6 +291,25 @@ def consistency(X, y_true, *, n_neighbors: int = 5, sample_size: Optional[int] =
     Without ties at the k-th distance (|T(i)| = k - |C(i)|, every w_i = 1) this is the seed's
     share of the k nearest neighbours whose label differs (perfect 0), and Zemel et al.'s
     1 - (1 / n) * sum_i |y_i - (1 / k) * sum_{j in kNN(i)} y_j|.
+
+    With `sample_weight` (w_i > 0; rows of weight 0 are left out first, counted in
+    ``n_zero_weight``), the neighbourhoods stay those of the rows (the k nearest other rows, ties
+    sharing places as above; a_ij = 1 for j in C(i), the tie share s_i = (k - |C(i)|) / |T(i)| for
+    j in T(i), 0 otherwise), the neighbours' labels are averaged with their weights, and the rows
+    are averaged with theirs:
+
+        ybar_i = sum_j a_ij w_j y_j / sum_j a_ij w_j,
+        value = sum_i w_i |y_i - ybar_i| / sum_i w_i,
+
+    which for binary labels is the weighted mean over rows of the neighbours' weighted share of
+    differing labels. The features are standardized with the weighted mean and standard
+    deviation. A weight says how many people a row stands for, not how many rows there are: a
+    row is never its own neighbour, whatever its weight, so integer weights do *not* give the
+    value of the rows repeated (repeated rows would be each other's neighbours at distance 0; a
+    weight-as-count neighbourhood of k would also change with the scale of the weights, e.g. make
+    every survey weight in the thousands its own k neighbours). The value does not change when
+    every weight is multiplied by the same number; equal weights (unit weights among them) give
+    the unweighted value, and are computed so, bit for bit.
 
     Parameters
     ----------
@@ -248,6 +330,9 @@ def consistency(X, y_true, *, n_neighbors: int = 5, sample_size: Optional[int] =
         order of the rows).
     n_jobs : int, optional
         Threads for the neighbour search (-1: all cores), as in scikit-learn.
+    sample_weight : array-like of shape (n_samples,) or None, default=None
+        Finite weights >= 0, one per row (e.g. survey weights); a row of weight 0 takes no part.
+        None weighs every row alike.
 
     Returns
     -------
@@ -258,8 +343,9 @@ def consistency(X, y_true, *, n_neighbors: int = 5, sample_size: Optional[int] =
     TypeError
         If a feature is not numeric (``X_TYPE_MESSAGE``).
     ValueError
-        For non-binary labels, different lengths, no feature, or `n_neighbors` < 1 or not
-        smaller than the rows used (``NEIGHBORS_MESSAGE``).
+        For non-binary labels, different lengths, no feature, `n_neighbors` < 1 or not
+        smaller than the rows used (``NEIGHBORS_MESSAGE``), or weights that are negative, NaN,
+        infinite, not numbers or of the wrong length.
 
     Notes
     -----
@@ -276,6 +362,11 @@ def consistency(X, y_true, *, n_neighbors: int = 5, sample_size: Optional[int] =
     estimate of the value over every row, with standard error
     sqrt((1 - m / n) * s^2 / m) (s^2: the sample variance of the shares; a normal
     approximation, good for m in the thousands). The standardization always uses every row.
+    With weights the sample is drawn the same way (rows, not weights; the rows identified by their
+    place in the (point, label, weight) order), `value` is the weighted mean of the sampled rows'
+    terms t_i, v = sum w_i t_i / sum w_i (a ratio estimate of the value over every row), and
+    its standard error the linearized one,
+    sqrt((1 - m / n) * m / (m - 1) * sum w_i^2 (t_i - v)^2) / sum w_i (unit weights: the formula above).
 
     Zemel et al. define consistency on a model's predictions; here, as in seed 004, it is applied
     to the labels, a property of the dataset.
@@ -300,6 +391,14 @@ def consistency(X, y_true, *, n_neighbors: int = 5, sample_size: Optional[int] =
 
     >>> consistency([[0.0], [1.0], [2.0]], [0, 0, 1], n_neighbors=1).value  # (0 + 1/2 + 1) / 3
     0.5
+
+    With weights a row of weight 3 is still one row, never its own neighbour: row 0's neighbour is
+    row 1 (label 1) and row 1's is row 0, so (3 * 1 + 1 * 1 + 0 + 0) / 6 (three repeated copies of
+    row 0 would be each other's neighbours instead: 1 / 6).
+
+    >>> X = [[0.0], [0.1], [10.0], [10.1]]
+    >>> round(consistency(X, [0, 1, 1, 1], n_neighbors=1, sample_weight=[3, 1, 1, 1]).value, 4)
+    0.6667
     """
     func = "consistency"
     y = as_binary(y_true, "y_true", func)
@@ -308,13 +407,35 @@ def consistency(X, y_true, *, n_neighbors: int = 5, sample_size: Optional[int] =
     n_neighbors = check_int(n_neighbors, 1, "n_neighbors", func)
     if sample_size is not None:
         sample_size = check_int(sample_size, 1, "sample_size", func)
+    w = check_sample_weight(sample_weight, len(y), func)
     keep = np.isfinite(matrix).all(axis=1)
-    n_rows, n_excluded = int(keep.sum()), int((~keep).sum())
+    n_excluded, n_zero = int((~keep).sum()), 0
+    if w is not None:
+        n_zero = int((keep & (w == 0)).sum())
+        keep &= w > 0
+    n_rows = int(keep.sum())
     if n_neighbors >= n_rows:
-        raise ValueError(NEIGHBORS_MESSAGE.format(n_rows=n_rows, n_excluded=n_excluded, got=n_neighbors))
+        raise ValueError(NEIGHBORS_MESSAGE.format(n_rows=n_rows, n_excluded=n_excluded, got=n_neighbors)
+                         + (ZERO_WEIGHT_NOTE.format(n_zero=n_zero) if n_zero else ""))
+    if w is not None:
+        w = w[keep]
+        if np.all(w == w[0]):   # equal weights: the unweighted value (the value does not change with their scale)
+            w = None
     # Distinct feature rows in sorted order (+ 0.0 turns -0.0 into 0.0), with their row counts.
     points, inverse, counts = _distinct_rows(matrix[keep] + 0.0)
     positives = np.bincount(inverse, weights=y[keep].astype(np.float64), minlength=len(points))
+    if w is not None:
+        # Rows in (point, label, weight) order, so that every sum (and the sample) is independent of the row order.
+        labels = y[keep].astype(np.float64)
+        order = np.lexsort((w, labels, inverse))
+        inverse, labels, w = inverse[order], labels[order], w[order]
+        mass = np.bincount(inverse, weights=w, minlength=len(points))   # each point's weight
+        z = _standardize(points, mass)
+        value, n_sampled, std_error = _weighted_consistency(z, counts, mass, inverse, labels, w, n_neighbors,
+                                                            sample_size, random_state, n_jobs)
+        return ConsistencyResult(value=value, zemel_consistency=1.0 - value, n_neighbors=n_neighbors, n_rows=n_rows,
+                                 n_excluded=n_excluded, features=names, n_sampled=n_sampled, std_error=std_error,
+                                 n_zero_weight=n_zero)
     z = _standardize(points, counts)
     if sample_size is None or sample_size >= n_rows:
         share_1, share_0 = _point_shares(z, counts, positives, n_neighbors, np.arange(len(points)), n_jobs)
@@ -331,4 +452,31 @@ def consistency(X, y_true, *, n_neighbors: int = 5, sample_size: Optional[int] =
         spread = float(shares.var(ddof=1)) if sample_size > 1 else float("nan")
         std_error = float(np.sqrt((1.0 - sample_size / n_rows) * spread / sample_size))
     return ConsistencyResult(value=value, zemel_consistency=1.0 - value, n_neighbors=n_neighbors, n_rows=n_rows,
-                             n_excluded=n_excluded, features=names, n_sampled=n_sampled, std_error=std_error)
+                             n_excluded=n_excluded, features=names, n_sampled=n_sampled, std_error=std_error,
+                             n_zero_weight=n_zero)
+
+
+def _weighted_consistency(z: np.ndarray, counts: np.ndarray, mass: np.ndarray, inverse: np.ndarray, y: np.ndarray,
+                          w: np.ndarray, k: int, sample_size: Optional[int], random_state, n_jobs: Optional[int]):
+    """(value, n_sampled, std_error) of :func:`consistency` with weights `w` (> 0) of the rows on points `inverse`
+    (`mass`: each point's weight), the rows in (point, label, weight) order.
+
+    Every row, or a sample of `sample_size` rows drawn as the unweighted sample is: :func:`_sample_rows`' places
+    in that order.
+    """
+    n = len(y)
+    mass_pos = np.bincount(inverse, weights=w * y, minlength=len(counts))
+    if sample_size is None or sample_size >= n:
+        terms = _weighted_terms(z, counts, mass, mass_pos, inverse, y, w, k, n_jobs)
+        return float(np.sum(w * terms) / np.sum(w)), n, 0.0
+    rng = np.random.default_rng(random_state)
+    rows = np.sort(rng.choice(n, size=sample_size, replace=False))
+    ws = w[rows]
+    terms = _weighted_terms(z, counts, mass, mass_pos, inverse[rows], y[rows], ws, k, n_jobs)
+    value = float(np.sum(ws * terms) / np.sum(ws))
+    if sample_size > 1:
+        spread = float(np.sum(ws * ws * (terms - value) ** 2)) * sample_size / (sample_size - 1)
+        std_error = float(np.sqrt((1.0 - sample_size / n) * spread) / np.sum(ws))
+    else:
+        std_error = float("nan")
+    return value, sample_size, std_error

@@ -7,6 +7,12 @@ sum of joint cells, so both ECEs (and their difference) come from the same table
 replicate redraws each pattern's cell counts from Multinomial(n_p, counts_p / n_p): the cell counts
 of a resample of that pattern's rows, the same rows for both models (a paired bootstrap, stratified
 by membership pattern as every interval of the package; ``_bootstrap.Atoms``).
+
+With sample weights every sum is weighted (ECE = sum_b |sum_b w y - sum_b w p| / sum w) and a
+multinomial redraw of counts has no meaning for sums of weights: the paired bootstrap deals the rows
+themselves, each with its weight, into ``BUCKETS`` buckets and reweights the buckets
+(:class:`_PairedRows`, ``BucketSplit.of_rows``, as the weighted rate disparities), each row keeping
+its own probabilities under both models (no cell means: nothing is approximated).
 """
 
 from __future__ import annotations
@@ -16,11 +22,12 @@ from typing import Mapping
 import numpy as np
 import pandas as pd
 
-from .._stats.bootstrap import Atoms, BucketDraws, check_boot_options, percentile_interval
+from .._stats.bootstrap import BUCKETS, Atoms, BucketDraws, BucketSplit, check_boot_options, percentile_interval
 from .._disparity.calibration_errors import _errors
 from .._data.checks import as_binary, as_probabilities, check_int, check_option, model_columns
-from .._counts.binning import STRATEGIES, bin_edges, bin_index
+from .._counts.binning import STRATEGIES, bin_index
 from .._counts.calibration import CalibrationCounts
+from .._counts.weights import check_sample_weight
 from .._counts.patterns import over_patterns
 from .aucs import check_models
 from .._subgroups.subgroups import as_subgroups
@@ -28,7 +35,7 @@ from .._subgroups.subgroups import as_subgroups
 
 def compare_model_calibration(y_true, probabilities: Mapping[str, object], subgroups, *, baseline: str,
                               n_bins: int = 10, strategy: str = "uniform", min_per_group: int = 5, ci=0.95,
-                              n_boot: int = 1000, random_state=0) -> pd.DataFrame:
+                              n_boot: int = 1000, random_state=0, sample_weight=None) -> pd.DataFrame:
     """Each model's expected calibration error per subgroup and overall, and its paired difference from a baseline model.
 
     ECE = sum_b |sum_y_b - sum_p_b| / n = sum_b (n_b / n) |fraction_positive_b - mean_predicted_b|
@@ -46,6 +53,25 @@ def compare_model_calibration(y_true, probabilities: Mapping[str, object], subgr
     quantiles of its probabilities, as for a single model) are not recomputed per replicate, as in
     :meth:`CalibrationCounts.error_table`. The estimates themselves are exact. A model whose
     probabilities equal the baseline's differs from it by exactly 0 in every replicate.
+
+    With `sample_weight` each model's ECE is the weighted one of
+    ``calibration_counts(y_true, p, subgroups, sample_weight=w)`` (:func:`calibration_errors`
+    with weights),
+
+        ECE = sum_b |sum_{i in b} w_i y_i - sum_{i in b} w_i p_i| / sum_i w_i,
+
+    every bin weighed by its mass, over the model's own bins (quantile edges of the scores with
+    frequency weights); ``size`` is Kish's effective sample size (sum w)^2 / sum w^2, which
+    ``min_per_group`` and the small flag are compared with. The difference's interval comes from a
+    paired bootstrap of the rows with their weights: each row, with its weight, its label and its
+    probability under both models, is dealt at random into one of ``BUCKETS`` = 200 buckets
+    (``BucketSplit.of_rows``), and a replicate reweights the buckets (Multinomial(200, 1/200)
+    bucket counts, as the bootstrap of the weighted rate disparities), recomputing both models'
+    weighted ECEs, each divided by the replicate's own sum of weights, from the same re-dealt rows.
+    Each row keeps its own probabilities, so nothing is approximated; bins stay as computed on the
+    data, and a subgroup's ECE is left out (NaN) in the replicates when the estimate is. That
+    bootstrap is not stratified by membership pattern, so unit weights give the unweighted values
+    (up to the order of floating-point sums) but intervals that differ by bootstrap noise.
 
     Parameters
     ----------
@@ -65,13 +91,17 @@ def compare_model_calibration(y_true, probabilities: Mapping[str, object], subgr
     n_boot : int >= 100, default=1000
     random_state : None, int >= 0 or numpy Generator, default=0
         Seed of the bootstrap (the models after the baseline draw from it in turn).
+    sample_weight : array-like of shape (n_samples,) or None, default=None
+        Finite weights >= 0, one per row (a row of weight 0 takes no part); None counts every
+        row once.
 
     Returns
     -------
     DataFrame
         One row per (model, subgroup): models in the order given (the baseline included, with a
         difference of 0), each with all rows first (``subgroup`` None) and then the subgroups in
-        ``subgroups.names`` order. Columns ``model, subgroup, size, small, value`` (the ECE),
+        ``subgroups.names`` order. Columns ``model, subgroup, size, small, value`` (the ECE;
+        with weights ``size`` is the effective sample size, a float),
         ``baseline_value, difference`` (model - baseline) and, with `ci`, ``difference_ci_low,
         difference_ci_high, excludes_zero`` (None for the baseline and where undefined); then
         ``note``. ``attrs``: ``baseline``, ``ci``, ``n_boot``, ``n_bins``, ``strategy``.
@@ -80,7 +110,8 @@ def compare_model_calibration(y_true, probabilities: Mapping[str, object], subgr
     ------
     ValueError
         For fewer than two models or an unknown baseline, a probability outside [0, 1], labels
-        that are not 0/1, lengths that differ, or a bad option.
+        that are not 0/1, lengths that differ, a bad option, or weights that are negative, NaN,
+        infinite, not numbers or of the wrong length.
 
     References
     ----------
@@ -105,19 +136,28 @@ def compare_model_calibration(y_true, probabilities: Mapping[str, object], subgr
     y = as_binary(y_true, "y_true", func).astype(np.intp)
     checked = model_columns(probabilities, len(y), as_probabilities, "probabilities", func)
     names, probs = list(checked), list(checked.values())
+    w = check_sample_weight(sample_weight, len(y), func)
     groups = as_subgroups(subgroups, len(y), func)
-    bins = [bin_index(p, bin_edges(p, n_bins, strategy)) for p in probs]
     base = names.index(str(baseline))
     patterns = groups.patterns
-    sizes = np.concatenate([[len(y)], groups.sizes])
-    small = np.concatenate([[False], groups.small])
+    counts = [CalibrationCounts.compute(y, p, groups, n_bins=n_bins, strategy=strategy, sample_weight=w, func=func)
+              for p in probs]
+    bins = [bin_index(p, c.edges) for p, c in zip(probs, counts)]   # weighted quantile edges with weights
+    if w is None:
+        sizes = np.concatenate([[len(y)], groups.sizes]).astype(np.int64)
+        small = np.concatenate([[False], groups.small])
+    else:   # effective sample sizes (the same for every model: they depend on the weights alone)
+        sizes = np.concatenate([[counts[0].overall_size], counts[0].sizes])
+        small = np.concatenate([[False], counts[0]._small()[0]])
     ece, draws = {}, {}
     for i, name in enumerate(names):
-        counts = CalibrationCounts.compute(y, probs[i], groups, n_bins=n_bins, strategy=strategy, func=func)
-        stats = np.concatenate([counts.overall[None], counts.member])
-        ece[name], _, _, notes = _errors(stats, min_per_group)
+        stats = np.concatenate([counts[i].overall[None], counts[i].member])
+        ece[name], _, _, notes = _errors(stats, min_per_group, None if w is None else sizes)
         if level is not None and i != base and np.array_equal(probs[i], probs[base]):
             draws[name] = np.zeros((n_boot, len(sizes)))   # the same rows and probabilities in every replicate
+        elif level is not None and i != base and w is not None:
+            paired = _PairedRows(patterns, y, (bins[i], bins[base]), (probs[i], probs[base]), w, n_bins, rng)
+            draws[name] = np.subtract(*paired.ece(n_boot, rng, sizes >= min_per_group))
         elif level is not None and i != base:
             cells = _PairedCells.of(patterns, y, (bins[i], bins[base]), (probs[i], probs[base]), n_bins)
             draws[name] = np.concatenate([np.subtract(*cells.ece(block, min_per_group))
@@ -125,7 +165,7 @@ def compare_model_calibration(y_true, probabilities: Mapping[str, object], subgr
     rows = []
     for name in names:
         difference = ece[name] - ece[names[base]]
-        part = {"model": name, "size": sizes.astype(np.int64), "small": small, "value": ece[name],
+        part = {"model": name, "size": sizes, "small": small, "value": ece[name],
                 "baseline_value": ece[names[base]], "difference": difference}
         if level is not None:
             if name == names[base]:
@@ -215,3 +255,44 @@ class _PairedCells:
         every = np.concatenate([gaps.sum(axis=-2)[..., None, :], np.matmul(member, gaps)], axis=-2)
         n = np.concatenate([rows.sum(axis=-1)[..., None], rows @ member.T], axis=-1)
         return every, n
+
+
+class _PairedRows:
+    """The rows of a model and the baseline with their sample weights, dealt at random into ``BUCKETS`` buckets.
+
+    Each row (its membership pattern, weight w, label y, bin and probability under the model and under
+    the baseline) goes to one bucket drawn uniformly (``BucketSplit.of_rows`` with the row itself as its
+    cell, so every entry of the split is one row); the per-bucket sums, over all rows and each subgroup's
+    rows, are
+
+        sum w (y - p_model) per bin of the model,  sum w (y - p_baseline) per bin of the baseline,  sum w,
+
+    one sparse product per column (``BucketSplit.spread``). A replicate reweights the buckets
+    (Multinomial(K, 1/K) counts: the bootstrap of the buckets as units) and reads both weighted ECEs off
+    the same reweighted sums.
+    """
+
+    def __init__(self, patterns, y: np.ndarray, bins: tuple, probs: tuple, weights: np.ndarray, n_bins: int,
+                 rng: np.random.Generator):
+        codes, member, _ = patterns
+        n = len(y)
+        split = BucketSplit.of_rows(codes, np.arange(n), weights, (member.shape[0], max(n, 1)), BUCKETS, rng)
+        row = split.cell                                   # each entry one row: its count is the row's weight
+        w, label = split.count, y[row].astype(np.float64)
+        columns = np.stack([bins[0][row], n_bins + bins[1][row], np.full(len(row), 2 * n_bins)], axis=1)
+        values = np.stack([w * (label - probs[0][row]), w * (label - probs[1][row]), w], axis=1)
+        m, _, o = split.spread(columns, values, 2 * n_bins + 1, member, None)   # (K, k, C), (K, C)
+        self.sums = np.concatenate([o[:, None, :], m], axis=1)              # (K, 1 + k, 2 n_bins + 1)
+        self.n_bins = n_bins
+
+    def ece(self, n_boot: int, rng: np.random.Generator, enough: np.ndarray) -> np.ndarray:
+        """The model's and the baseline's weighted ECEs in `n_boot` replicates: shape (2, n_boot, 1 + k), NaN where
+        the estimate is left out (not `enough`, shape (1 + k,)) or a replicate holds no weight."""
+        k = self.sums.shape[0]
+        counts = rng.multinomial(k, np.full(k, 1.0 / k), size=n_boot).astype(np.float64)   # (B, K)
+        sums = np.matmul(counts, self.sums.reshape(k, -1)).reshape((n_boot,) + self.sums.shape[1:])
+        gaps, mass = sums[..., :-1], sums[..., -1]
+        total = np.abs(gaps.reshape(gaps.shape[:2] + (2, self.n_bins))).sum(axis=-1)   # (B, 1 + k, 2)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            out = np.where(enough[None, :, None] & (mass > 0)[..., None], total / mass[..., None], np.nan)
+        return out.transpose(2, 0, 1)

@@ -11,6 +11,7 @@ from .._stats.bootstrap import Atoms, check_boot_options, percentile_interval
 from .._data.checks import as_binary, check_option, model_columns
 from .._disparity.compare import check_reference
 from .._counts.confusion import ConfusionCounts, confusion_counts
+from .._counts.weights import check_sample_weight
 from .._metrics.explorer import reduced_values
 from .._subgroups.subgroups import as_subgroups
 
@@ -29,7 +30,7 @@ def compare_models(y_true, predictions: Mapping[str, object], subgroups, *, base
                                                 "p_percent_score", "accuracy"),
                    distance_measure: str = "diff", reduction: str = "max", reference: str = "rest",
                    include_small: bool = False, ci=0.95, n_boot: int = 1000, random_state=0,
-                   positive_outcome: str = "favourable") -> pd.DataFrame:
+                   positive_outcome: str = "favourable", sample_weight=None) -> pd.DataFrame:
     """Each model's disparities and performance, and its difference from a baseline model with a paired interval.
 
     Every model's value is what the single-model functions give for its predictions (a reduced
@@ -41,6 +42,19 @@ def compare_models(y_true, predictions: Mapping[str, object], subgroups, *, base
     counts per (membership pattern, confusion cell of the model, confusion cell of the
     baseline), 16 cells per pattern. Pairing removes the row-to-row variation the models share,
     so the interval of a difference is narrower than two independent intervals suggest.
+
+    With `sample_weight` every count is a sum of weights (TP = sum of w_i over the rows with
+    y_i = 1 and prediction 1, ...), so every model's value is the weighted one that
+    ``confusion_counts(y_true, predictions[model], subgroups, sample_weight=w)`` gives (e.g. a
+    weighted FPR = sum_{y=0, pred=1} w / sum_{y=0} w); subgroup sizes and the small flags are
+    Kish's effective sample sizes (sum w)^2 / sum w^2. The paired bootstrap then deals the rows
+    themselves, each with its weight and its 16-cell index (confusion cell of the model, of the
+    baseline), into ``BUCKETS`` = 200 buckets at random and reweights the buckets
+    (``Atoms.rows``, ``BucketSplit.of_rows``; the bootstrap of the single-model weighted
+    disparities): both models are recomputed on the same re-dealt rows, so the pairing is kept.
+    That bootstrap is not stratified by membership pattern (subgroup weights vary between
+    replicates), so unit weights give the unweighted values exactly but intervals that differ from
+    the unweighted ones by bootstrap noise.
 
     Parameters
     ----------
@@ -68,6 +82,9 @@ def compare_models(y_true, predictions: Mapping[str, object], subgroups, *, base
     ci : float in (0, 1) or None, default=0.95
     n_boot : int >= 100, default=1000
     random_state : None, int >= 0 or numpy Generator, default=0
+    sample_weight : array-like of shape (n_samples,) or None, default=None
+        Finite weights >= 0, one per row (e.g. survey weights; a row of weight 0 takes no part);
+        None counts every row once (the results are then those without the parameter).
 
     Returns
     -------
@@ -81,7 +98,8 @@ def compare_models(y_true, predictions: Mapping[str, object], subgroups, *, base
     ------
     ValueError
         For fewer than two models, an unknown baseline or quantity (``MODELS_MESSAGE``), labels or
-        predictions that are not 0/1, lengths that differ, or bad options.
+        predictions that are not 0/1, lengths that differ, bad options, or weights that are
+        negative, NaN, infinite, not numbers or of the wrong length (``WEIGHT_*_MESSAGE``).
 
     References
     ----------
@@ -93,7 +111,8 @@ def compare_models(y_true, predictions: Mapping[str, object], subgroups, *, base
     favourable = [q for q in quantities if q in ("p_percent_score", "equal_opportunity_score")]
     if positive_outcome == "adverse" and favourable:   # those of the favourable prediction: labels and predictions swapped
         kw = dict(baseline=baseline, distance_measure=distance_measure, reduction=reduction, reference=reference,
-                  include_small=include_small, ci=ci, n_boot=n_boot, random_state=random_state)
+                  include_small=include_small, ci=ci, n_boot=n_boot, random_state=random_state,
+                  sample_weight=sample_weight)
         others = [q for q in quantities if q not in favourable]
         flipped = compare_models(1 - as_binary(y_true, "y_true", func), {
             name: 1 - as_binary(p, "predictions", func) for name, p in predictions.items()}, subgroups,
@@ -116,10 +135,11 @@ def compare_models(y_true, predictions: Mapping[str, object], subgroups, *, base
     level, n_boot, rng = check_boot_options(ci, n_boot, random_state, func)
     y = as_binary(y_true, "y_true", func)
     preds = model_columns(predictions, len(y), as_binary, "predictions", func)
+    w = check_sample_weight(sample_weight, len(y), func)
     groups = as_subgroups(subgroups, len(y), func)
     check_reference(reference, groups.names, func)
     opts = dict(distance_measure=distance_measure, reduction=reduction, reference=reference)
-    counts = {name: confusion_counts(y, p, groups) for name, p in preds.items()}
+    counts = {name: confusion_counts(y, p, groups, sample_weight=w) for name, p in preds.items()}
     point, used = {}, {}
     for name, c in counts.items():
         for q in quantities:
@@ -131,7 +151,7 @@ def compare_models(y_true, predictions: Mapping[str, object], subgroups, *, base
         draws = None
         if level is not None and name != base:
             draws = _paired_draws(y, preds[name], preds[base], groups, counts[name], counts[base], quantities, opts,
-                                  used, name, base, n_boot, rng)
+                                  used, name, base, n_boot, rng, w)
         for i, q in enumerate(quantities):
             value, base_value = float(point[name, q][0]), float(point[base, q][0])
             row = {"model": name, "quantity": q, "value": value, "baseline_value": base_value,
@@ -152,21 +172,38 @@ def compare_models(y_true, predictions: Mapping[str, object], subgroups, *, base
 
 def _value(member, background, overall, counts: ConfusionCounts, quantity: str, opts: dict, include_small: bool,
            used=None):
-    """Quantity of counts with a leading axis -> (values (n,), the comparisons used)."""
+    """Quantity of counts with a leading axis -> (values (n,), the comparisons used).
+
+    Without `used` (the point estimate) the small flags of weighted counts take their effective sizes
+    (the squared-weight tables of `counts`); a replicate passes the estimate's `used`."""
     if quantity in _OVERALL:
         num, den = _OVERALL[quantity]
         n = overall[..., list(den)].sum(axis=-1)
         with np.errstate(invalid="ignore", divide="ignore"):
             return np.where(n > 0, overall[..., list(num)].sum(axis=-1) / n, np.nan), None
+    squares = None
+    if counts.weighted and used is None:
+        squares = (counts.member_sq[None], counts.background_sq[None], counts.overall_sq[None])
     value, used_rows, _, _ = reduced_values(member, background, overall, counts.sizes, counts.names, counts.min_size,
-                                            quantity, include_small=include_small, used=used, **opts)
+                                            quantity, include_small=include_small, used=used, squares=squares,
+                                            **opts)
     return value, used_rows[0]
 
 
-def _paired_draws(y, pred, pred_base, groups, counts, counts_base, quantities, opts, used, name, base, n_boot, rng):
-    """Replicates of (model - baseline) for each quantity, shape (n_boot, n_quantities)."""
+def _paired_draws(y, pred, pred_base, groups, counts, counts_base, quantities, opts, used, name, base, n_boot, rng,
+                  weights=None):
+    """Replicates of (model - baseline) for each quantity, shape (n_boot, n_quantities).
+
+    The atoms count the rows per (membership pattern, 16 cells); with `weights` they are sums of
+    weights and keep each row's (pattern, cell, weight), which the bootstrap deals into buckets
+    row by row (``Atoms.rows``)."""
     cell = (2 * y.astype(np.intp) + pred) * 4 + (2 * y.astype(np.intp) + pred_base)
-    atoms = Atoms.of(groups, cell, 16)
+    if weights is None:
+        atoms = Atoms.of(groups, cell, 16)
+    else:
+        codes, member, background = groups.patterns
+        sums = np.bincount(codes * 16 + cell, weights=weights, minlength=member.shape[0] * 16)
+        atoms = Atoms(sums.reshape(member.shape[0], 16), member, background, rows=(codes, cell, weights))
     out = []
     for block in atoms.replicates(n_boot, rng):
         member, background, overall = atoms.tables(block)            # (B, k, 16), (B, k, 16), (B, 16)

@@ -10,7 +10,7 @@ returns :class:`Conclusions`: the findings, the verdicts and the results they we
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Callable, Mapping, Optional
 
 from .._metrics.auc import summarize_bias_auc
@@ -51,6 +51,19 @@ class Conclusions:
     verdicts: tuple = ()
     results: Mapping = field(default_factory=dict, compare=False)
     subjects: tuple = ()
+
+    def weighted_if(self, weighted: bool) -> "Conclusions":
+        """These conclusions, with every finding and verdict sentence opened by ``WEIGHTED`` when `weighted` (the
+        counts behind them are sums of sample weights, so every number in them is weighted)."""
+        if not weighted:
+            return self
+        return replace(
+            self, findings=tuple(WEIGHTED + f for f in self.findings),
+            verdicts=tuple(replace(v, sentence=WEIGHTED + v.sentence) for v in self.verdicts))
+
+
+# How a finding or verdict over sums of sample weights opens: its numbers are weighted shares and weighted AUCs.
+WEIGHTED = "Weighted: "
 
 
 def rate_rules(metrics, distance: str, max_difference: float) -> list:
@@ -148,7 +161,7 @@ def auc_conclusions(table, mapping, *, p: float = -5.0, overall_weight: float = 
     verdicts = () if min_score is None else (
         evaluate_result(Rule(metric="bias_auc_score", bound=float(min_score)), bias),)
     return Conclusions(tuple(([warning] if warning else []) + findings), verdicts, {"bias_auc": bias},
-                       ("",) * len(verdicts))
+                       ("",) * len(verdicts)).weighted_if(bool(table.attrs.get("weighted", False)))
 
 
 def rate_conclusions(counts, mapping, *, rate_metrics=("false_positive_rate", "false_negative_rate"),
@@ -218,7 +231,7 @@ def rate_conclusions(counts, mapping, *, rate_metrics=("false_positive_rate", "f
     findings = tuple(f.sentence for f in top) + tuple(f.sentence for f in drivers if f is not None)
     subjects = ((who(results["p_percent"]), who(results["equal_opportunity"]))
                 + tuple(who(largest[r.metric, r.distance_measure]) for r in rules))
-    return Conclusions(findings, verdicts, results, subjects)
+    return Conclusions(findings, verdicts, results, subjects).weighted_if(counts.weighted)
 
 
 def rate_verdicts(counts, positive_outcome: str, *, rate_metrics, distance_measure: str, max_difference: float,
@@ -290,7 +303,8 @@ def calibration_conclusions(counts, *, threshold: Optional[float] = None, min_pe
                               adjust=adjust)
     findings = tuple(f.sentence for f in disparity_findings(result.disparity, "expected calibration error"))
     verdicts = () if result.verdict is None else (result.verdict,)
-    return Conclusions(findings, verdicts, {"calibration": result}, (who(result),) * len(verdicts))
+    return Conclusions(findings, verdicts, {"calibration": result}, (who(result),) * len(verdicts)).weighted_if(
+        counts.weighted)
 
 
 def dataset_conclusions(label_counts, *, distance_measure: str = "diff", reduction: str = "max",
@@ -330,7 +344,8 @@ def dataset_conclusions(label_counts, *, distance_measure: str = "diff", reducti
     largest = parity if reduction == "max" else parity_of("max")
     findings = tuple(f.sentence for f in disparity_findings(parity, "base rate", percent=True))
     verdict = evaluate_result(dataset_rule(distance_measure, max_difference), largest)
-    return Conclusions(findings, (verdict,), {"parity": parity, "parity_max": largest}, (who(largest),))
+    return Conclusions(findings, (verdict,), {"parity": parity, "parity_max": largest}, (who(largest),)).weighted_if(
+        label_counts.weighted)
 
 
 def classwise_conclusions(class_counts, *, metric: str = "fscore", reduction: str = "std", subgroups=None,
@@ -366,4 +381,4 @@ def classwise_conclusions(class_counts, *, metric: str = "fscore", reduction: st
                                                   subgroups=None if subgroups is None else list(subgroups),
                                                   include_small=include_small, ci=ci, n_boot=n_boot,
                                                   random_state=random_state)
-    return Conclusions(tuple(classwise_findings(result)), (), {"classwise": result})
+    return Conclusions(tuple(classwise_findings(result)), (), {"classwise": result}).weighted_if(class_counts.weighted)

@@ -264,6 +264,10 @@ def _meta(review) -> dict:
             ("Intervals", "off" if review.config.ci is None else f"{review.config.ci * 100:g} %, "
                                                                    f"{review.config.n_boot:,} resamples, seed 0"),
             ("Created", f"{review.created} by fairness_core {review.version}")]
+    if mapping.weight:
+        rows.insert(3, ("Weights", f"{mapping.weight}: every count is a sum of weights (total "
+                                   f"{source.get('weight_total', float('nan')):,.6g}), every size an effective sample "
+                                   f"size (Kish; {source.get('effective_rows', float('nan')):,.0f} for every row)"))
     if source.get("engine"):
         rows.insert(3, ("Computed by", f"{source['engine']}, from count tables (the rows never left it); "
                                        f"not computed: {', '.join(source.get('not_computed', []))}"))

@@ -31,7 +31,7 @@ from .._metrics.subgroup_thresholds import subgroup_threshold_effect
 from .._models.aucs import compare_model_aucs
 from .._models.calibration import compare_model_calibration
 from .._models.rates import compare_models
-from .._stats.intervals import wilson_interval
+from .._counts.weights import effective_size
 from .conclusions import (auc_conclusions, calibration_conclusions, classwise_conclusions, dataset_conclusions,
     rate_conclusions)
 from .gate import change_table, change_verdicts, gate_level
@@ -81,12 +81,15 @@ def build_review(frame: pd.DataFrame, config: ReviewConfig, *, source: Optional[
     level, n_boot = config.ci, config.n_boot
     sliced = frame if not config.slice.conditions else frame.loc[config.slice.mask(frame)].reset_index(drop=True)
     scored = ScoredData.from_frame(sliced, config.mapping)
-    groups, y = scored.subgroups, scored.y_true
+    groups, y, w = scored.subgroups, scored.y_true, scored.weights
     info = dict(source or {})
     if data is not None:
         info |= {"sha256": hashlib.sha256(data).hexdigest(), "bytes": len(data)}
     info |= {"rows_input": int(len(frame)), "rows_in_slice": int(len(sliced)), "rows_used": int(len(y)),
              "slice": config.slice.describe()}
+    if w is not None:
+        info |= {"weight": config.mapping.weight, "weight_total": float(w.sum()),
+                 "effective_rows": float(effective_size(w.sum(), (w * w).sum()))}
     boot = dict(ci=level, n_boot=n_boot, random_state=0)
 
     unknown = [score for score, _ in config.subgroup_thresholds if score not in scored.scores]
@@ -95,22 +98,22 @@ def build_review(frame: pd.DataFrame, config: ReviewConfig, *, source: Optional[
                          f"({list(scored.scores)}).")
     models = [_score_review(scored, score, config) for score in scored.scores]
     if scored.predicted is not None:
-        counts = confusion_counts(y, scored.y_pred(), groups)
+        counts = confusion_counts(y, scored.y_pred(), groups, sample_weight=w)
         models.append(with_classwise(
             _rate_review(counts, config.mapping.predicted_label, "predictions", None, config), config,
             len(scored.class_names), scored.subgroups.names, scored.subgroups.sizes, scored.class_counts))
 
-    label_counts = confusion_counts(y, y, groups)
+    label_counts = confusion_counts(y, y, groups, sample_weight=w)
     dataset = dataset_conclusions(label_counts, **dataset_options(config))
-    n_pos = int(np.asarray(y).sum())
-    low, high = wilson_interval(n_pos, len(y), level if level is not None else 0.95)
     differences = _differences(scored, config)
     return Review(
         config=config, source=info, exclusions=scored.exclusions, subgroups=scored.subgroup_table(),
-        base_rate=(n_pos / len(y), float(low), float(high)), dataset_parity=dataset.results["parity"],
+        base_rate=(scored.base_rate, *scored.base_rate_interval(level if level is not None else 0.95)),
+        dataset_parity=dataset.results["parity"],
         dataset_findings=dataset.findings, dataset_verdicts=dataset.verdicts,
         edf=(smoothed_edf(y, groups, concentration=float(config.dataset_concentration),
-                          include_small=config.include_small, **boot) if groups.codes is not None else None),
+                          include_small=config.include_small, sample_weight=w, **boot)
+             if groups.codes is not None else None),
         models=tuple(models), created=_dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
         version=__version__, consistency=_consistency(sliced, scored, config),
         differences=differences, changes=model_changes(scored, config, differences))
@@ -171,29 +174,30 @@ def _differences(scored: ScoredData, config: ReviewConfig) -> dict:
                          f"({list(scored.scores)}).")
     if len(scored.scores) < 2:
         return {}
-    groups, y, level = scored.subgroups, scored.y_true, config.ci
+    groups, y, level, w = scored.subgroups, scored.y_true, config.ci, scored.weights
     boot = dict(ci=level, n_boot=config.n_boot, random_state=0)
+    weighted = {} if w is None else {"sample_weight": w}
     predictions = {s: v >= config.threshold_of(s, v) for s, v in scored.scores.items()}
     quantities = [RATE_TO_METRIC[r] for r in config.rate_metrics] + ["equalized_odds", "p_percent_score",
                                                                   "equal_opportunity_score"]
     out = {"rates": compare_models(y, predictions, groups, baseline=config.baseline, quantities=quantities,
                                    distance_measure=config.rate_distance, reduction=config.rate_reduction,
                                    reference=config.rate_reference, include_small=config.include_small,
-                                   positive_outcome=config.mapping.positive_outcome, **boot),
-           "aucs": compare_model_aucs(y, scored.scores, groups, baseline=config.baseline, ci=level)}
+                                   positive_outcome=config.mapping.positive_outcome, **weighted, **boot),
+           "aucs": compare_model_aucs(y, scored.scores, groups, baseline=config.baseline, ci=level, **weighted)}
     probabilities = {s: v for s, v in scored.scores.items() if v.min() >= 0 and v.max() <= 1}
     if config.baseline in probabilities and len(probabilities) >= 2:
         out["calibration"] = compare_model_calibration(
             y, probabilities, groups, baseline=config.baseline, n_bins=int(config.cal_n_bins),
-            strategy=config.cal_strategy, min_per_group=int(config.cal_min_per_group), **boot)
+            strategy=config.cal_strategy, min_per_group=int(config.cal_min_per_group), **weighted, **boot)
     return out
 
 
 def _score_review(scored: ScoredData, score: str, config: ReviewConfig) -> ModelReview:
     values = scored.scores[score]
-    groups, y = scored.subgroups, scored.y_true
+    groups, y, w = scored.subgroups, scored.y_true, scored.weights
     threshold = config.threshold_of(score, values)
-    tc = threshold_counts(y, values, groups)
+    tc = threshold_counts(y, values, groups, sample_weight=w)
     review = _rate_review(tc.at(threshold), score, "score", threshold, config)
     own = dict(config.subgroup_thresholds).get(score)
     if own is not None:
@@ -207,12 +211,13 @@ def _score_review(scored: ScoredData, score: str, config: ReviewConfig) -> Model
         review = dataclasses.replace(review, suggestion=suggest_threshold(
             tc, config.mapping.positive_outcome, measure=config.suggest_measure, current=threshold,
             **{k: v for k, v in rate_options(config).items() if k != "adjust"}, adjust=config.adjust))
-    table = bias_auc_table(y, values, groups, ci=config.ci, n_boot=config.n_boot, random_state=0)
+    table = bias_auc_table(y, values, groups, ci=config.ci, n_boot=config.n_boot, random_state=0, sample_weight=w)
     counts = note = None
     if values.min() < 0 or values.max() > 1:
         note = f"Not assessed: {score} ranges from {values.min():g} to {values.max():g}, so it is not a probability."
     else:
-        counts = calibration_counts(y, values, groups, n_bins=int(config.cal_n_bins), strategy=config.cal_strategy)
+        counts = calibration_counts(y, values, groups, n_bins=int(config.cal_n_bins), strategy=config.cal_strategy,
+                                    sample_weight=w)
     return with_aucs_and_calibration(review, table, counts, note or "", config)
 
 

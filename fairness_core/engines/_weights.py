@@ -15,7 +15,7 @@ from typing import Callable, Optional
 import pandas as pd
 
 from . import _sql
-from .._counts.scored_data import WEIGHT_TYPE, WEIGHT_VALUES
+from .._counts.weights import WEIGHT_TYPE, WEIGHT_VALUES
 
 # WEIGHT_VALUES without the row, for an engine that numbers no rows (Spark): the same meaning, the count alone.
 WEIGHT_VALUES_UNPLACED = WEIGHT_VALUES.replace(" (first at row {first})", "")

@@ -80,22 +80,6 @@ def test_bad_weights_raise_a_clear_error(name, bad, message):
     assert "Tip:" in str(info.value)
 
 
-def test_intervals_with_weights_raise():
-    """Every interval with weights that is not built yet is refused with a message (the rates' Wilson intervals,
-    the rate disparities', equalized odds' and the AUC table's are: tests/fairness_core/test_weighted_intervals.py,
-    the AUC table of weighted AucCounts too: tests/fairness_core/test_engine_weights.py)."""
-    y, score, pred, group, w = _data(200)
-    calls = [
-        lambda: fc.threshold_counts(y, score, group, sample_weight=w).at(0.5).disparity(
-            "error_rate", ci=0.95),
-        lambda: fc.bias_auc_score(y, score, group, ci=0.95, sample_weight=w),
-        lambda: fc.auc_counts(y, score, group, sample_weight=w).summarize(ci=0.95),
-    ]
-    for call in calls:
-        with pytest.raises(ValueError, match="intervals with sample weights are not available yet.*ci=None"):
-            call()
-
-
 def test_no_weights_is_unchanged():
     y, score, pred, group, _ = _data(300)
     pd.testing.assert_frame_equal(fc.group_rates(y, pred, group), fc.group_rates(y, pred, group, sample_weight=None))

@@ -81,13 +81,6 @@ def test_coverage_when_weights_correct_a_known_sampling_bias(n):
     assert unweighted < {60: 0.8, 400: 0.1}[n], unweighted
 
 
-def test_intervals_the_bootstrap_gives_are_still_refused_with_weights():
-    """The power means and the bias AUC score take their intervals from bootstrap replicates: not with weights."""
-    with pytest.raises(ValueError, match="intervals with sample weights are not available yet"):
-        fc.bias_auc_score(np.r_[0, 1, 0, 1], np.r_[0.1, 0.9, 0.4, 0.6], ["a", "a", "b", "b"],
-                          sample_weight=np.ones(4), ci=0.95)
-
-
 def test_weighted_auc_intervals_with_unit_weights_are_delongs():
     rng = np.random.default_rng(4)
     n = 900

@@ -1,0 +1,55 @@
+"""Sample weights in Chromium: a weight column is guessed from its name, the Data page shows the effective sample
+size, and the pages' numbers are the weighted ones until the weights are taken off (issue 25, item 4). The
+AppTest suite checks every page's numbers against independent weighted computations
+(tests/app/test_weights_app.py); here the browser shows them."""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pytest
+from playwright.sync_api import expect
+from sklearn.metrics import roc_auc_score
+
+from tests.app.helpers import scored_table
+from tests.browser.test_app_browser import assert_no_exception, choose, go_to, open_app, screenshot, upload, wait_for_plot
+from ui import labels
+
+pytestmark = pytest.mark.browser
+
+
+def test_a_weight_column_weights_every_page(app_page, app_url, screenshot_dir, tmp_path):
+    page, console = app_page
+    frame = scored_table(4000, seed=3)
+    frame["weight"] = np.where(frame["race"] == "Black", 3.0, 1.0) * np.random.default_rng(1).lognormal(0, 0.3, 4000)
+    path = tmp_path / "weighted.csv"
+    frame.to_csv(path, index=False)
+    w = frame["weight"].to_numpy()
+    effective = w.sum() ** 2 / (w ** 2).sum()
+    open_app(page, app_url)
+    upload(page, path, r"weighted\.csv: 4,000 rows")
+    # the weight column is guessed from its name, and the Data page says what it does to the sizes
+    expect(page.get_by_role("combobox", name=labels.WEIGHT_COLUMN, exact=True)).to_have_value("weight")
+    expect(page.get_by_text(f"effective sample size {effective:,.0f} (Kish)")).to_be_visible()
+    screenshot(page, screenshot_dir / "weights_data.png")
+
+    weighted = roc_auc_score(frame["label"], frame["score_a"], sample_weight=w)
+    plain = roc_auc_score(frame["label"], frame["score_a"])
+    assert f"{weighted:.3f}" != f"{plain:.3f}"
+    overall = page.get_by_test_id("stMetric").filter(has_text="Overall AUC")
+    go_to(page, "Subgroup AUCs")
+    expect(overall).to_contain_text(f"{weighted:.3f}")
+    wait_for_plot(page)
+    screenshot(page, screenshot_dir / "weights_subgroup_aucs.png")
+    for title in ("Overview", "Rate disparities", "Calibration", "Dataset metrics"):
+        go_to(page, title)
+        assert_no_exception(page)
+        expect(page.get_by_text(re.compile("^Weighted: ")).first).to_be_visible()
+
+    go_to(page, "Data")
+    choose(page, labels.WEIGHT_COLUMN, labels.NO_WEIGHT)
+    expect(page.get_by_text("effective sample size", exact=False)).to_have_count(0)
+    go_to(page, "Subgroup AUCs")
+    expect(overall).to_contain_text(f"{plain:.3f}")
+    console.assert_clean()
