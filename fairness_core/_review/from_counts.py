@@ -17,6 +17,7 @@ from typing import Optional
 import numpy as np
 
 from .._counts.confusion import base_rate_counts
+from .._counts.weights import effective_size
 from .._metrics.smoothed_edf import smoothed_edf_from_counts
 from .conclusions import dataset_conclusions
 from .._stats.intervals import weighted_wilson_interval, wilson_interval
@@ -95,7 +96,9 @@ def build_review_from_counts(counts, config: ReviewConfig, *, source: Optional[d
             _calibration_note(counts, score), config))
     if counts.given is not None:   # the predicted label column, as build_review reviews it
         given = dataclasses.replace(counts.given, min_size=min_size)
-        sizes = given.sizes
+        # the subgroups' rows (as build_review orders them for a difference's default pair), asked for only when
+        # class-wise bias is reviewed
+        sizes = given.member.sum(axis=1) if not weighted or counts.n_classes <= 2 else counts.subgroup_rows()
         models.append(with_classwise(
             _rate_review(given, counts.mapping.predicted_label, "predictions", None, config), config,
             counts.n_classes, list(given.names), sizes,
@@ -112,10 +115,13 @@ def build_review_from_counts(counts, config: ReviewConfig, *, source: Optional[d
         low, high = weighted_wilson_interval(n_pos, n, positive_sq, float(first.overall_sq.sum()) - positive_sq, level)
     else:
         low, high = wilson_interval(int(n_pos), int(n), level)
-    subgroups = _subgroup_table(first, n)
+    subgroups = _subgroup_table(first, n, counts.subgroup_rows() if weighted else None)
     info = dict(source or {}) | {"engine": counts.engine, "rows_input": counts.n_input, "rows_in_slice": counts.n_input,
                                  "rows_used": counts.n_rows, "slice": "all rows",
                                  "not_computed": list(NOT_COMPUTED) + ([] if counts.atoms else [NO_ATOMS])}
+    if weighted:   # as build_review records a weight column
+        info |= {"weight": config.mapping.weight, "weight_total": n,
+                 "effective_rows": float(effective_size(n, float(first.overall_sq.sum())))}
     return Review(
         config=config, source=info, exclusions=counts.exclusions, subgroups=subgroups,
         base_rate=(n_pos / n, float(low), float(high)), dataset_parity=dataset.results["parity"],
@@ -126,10 +132,11 @@ def build_review_from_counts(counts, config: ReviewConfig, *, source: Optional[d
         version=__version__)
 
 
-def _subgroup_table(first, n: float):
+def _subgroup_table(first, n: float, rows=None):
     """``subgroup, size, share, n_positive, n_negative, small`` of the confusion counts `first` (over every kept row,
-    `n` in all), as ``ScoredData.subgroup_table``; with sample weights ``size`` is the effective size, ``weight``
-    (after it) the subgroup's sum of weights, and ``share`` and the counts are shares and sums of weights."""
+    `n` in all), as ``ScoredData.subgroup_table``; with sample weights ``size`` is the effective size, ``share``
+    and the counts are shares and sums of weights, and ``rows`` (the subgroups' `rows`) and ``weight`` (their sums
+    of weights) follow."""
     import pandas as pd
 
     totals = first.member.sum(axis=1)
@@ -138,9 +145,10 @@ def _subgroup_table(first, n: float):
         return pd.DataFrame({"subgroup": first.names, "size": totals.astype(np.int64), "share": totals / max(n, 1),
                              "n_positive": positives.astype(np.int64),
                              "n_negative": (totals - positives).astype(np.int64), "small": totals < first.min_size})
-    return pd.DataFrame({"subgroup": first.names, "size": first.sizes, "weight": totals,
+    return pd.DataFrame({"subgroup": first.names, "size": first.sizes,
                          "share": totals / n if n > 0 else np.zeros(len(totals)), "n_positive": positives,
-                         "n_negative": totals - positives, "small": first.small})
+                         "n_negative": totals - positives, "small": first.small,
+                         "rows": np.asarray(rows, dtype=np.int64), "weight": totals})
 
 
 def _calibration_note(counts, score: str) -> str:

@@ -168,7 +168,7 @@ class _AtomQueries:
     def _grouping(self, score: str, counts: AucCounts, n_patterns: int) -> tuple[int, str, Optional[tuple]]:
         """(number of level groups, the SQL of a row's group, the AUC bins behind ``__fc_level`` or None) for rows
         with `n_patterns` patterns (``level_groups``)."""
-        n_merged, starts = _group_starts(counts, n_patterns)
+        n_merged, starts = self._starts(counts, n_patterns)
         bins = None
         if counts.exact:
             expr, bounds = "__fc_p", counts.levels[starts]
@@ -177,6 +177,11 @@ class _AtomQueries:
             start, step = uniform_score_bins(low, high, self.auc_bins)
             bins, expr, bounds = (start, step, self.auc_bins), "__fc_level", starts
         return n_merged, _sql.count_at_or_below(expr, bounds), bins
+
+    @staticmethod
+    def _starts(counts: AucCounts, n_patterns: int) -> tuple[int, np.ndarray]:
+        """(number of level groups, the first level of each group but the first): :func:`_group_starts`."""
+        return _group_starts(counts, n_patterns)
 
     def auc(self, score: str, counts: AucCounts, n_patterns: int) -> AucCounts:
         """`counts` with its ``patterns``: per pattern, label and group of merged levels (``_stats.auc_bootstrap``,

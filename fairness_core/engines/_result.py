@@ -89,6 +89,7 @@ class ScoredCounts:
     atoms: bool = False
     labels: Optional[ConfusionCounts] = None
     _atom_queries: Optional["_AtomQueries"] = field(default=None, repr=False)
+    _count_rows: Optional[Callable] = field(default=None, repr=False)
 
     def with_atoms(self, max_patterns: Optional[int] = MAX_PATTERNS) -> "ScoredCounts":
         """The same counts with the atoms of the bootstrap: what ``ci=`` needs on every table.
@@ -107,15 +108,16 @@ class ScoredCounts:
         ``Subgroups.patterns`` numbers them, so a seed gives the in-memory library's intervals.
         Afterwards :meth:`confusion_at` and :meth:`calibration_at` count atoms too (one scan each).
 
-        With a weight column (:attr:`weighted`) only the tables whose intervals take sample weights
-        from a bootstrap get atoms, as in memory: the confusion counts of each score at ``threshold``,
-        of the predicted label column and of the labels (the rate disparities, equalized odds and the
-        dataset's statistical parity). Their atoms are sums of weights per (pattern, cell, bucket), the
-        engine dealing each row into one of the bootstrap's 200 buckets by a hash of its identity
-        (``_buckets``), one GROUP BY per table; the intervals then differ from in-memory ones only by
-        that assignment of rows to buckets. The other weighted tables keep their counts: their
-        intervals come from them (Wilson's on effective sizes, the AUCs' linearized DeLong variance)
-        or are not available with weights.
+        With a weight column (:attr:`weighted`) the tables get the atoms their weighted intervals take
+        in memory: the confusion counts of each score at ``threshold``, of the predicted label column
+        and of the labels (the rate disparities, equalized odds and the dataset's statistical parity)
+        sums of weights per (pattern, cell, bucket), the engine dealing each row into one of the
+        bootstrap's 200 buckets by a hash of its identity (``_buckets``), one GROUP BY per table, so
+        the intervals differ from in-memory ones only by that assignment of rows to buckets; the AUC
+        counts their weighted level atoms (``_stats.auc_draws.WeightedLevelAtoms``: sums of weights
+        and of squared weights per pattern, merged level group and label, one GROUP BY per score),
+        from which the power means' replicates are drawn. The calibration and class-wise counts keep
+        their counts (no intervals with weights).
 
         Parameters
         ----------
@@ -148,11 +150,12 @@ class ScoredCounts:
         n_patterns = q.n_patterns()   # one number counted where the data lies, before any pattern is read
         if max_patterns is not None and n_patterns > max_patterns:
             raise TooManyPatterns(n_patterns, max_patterns)
-        if self.weighted:   # the bucketed atoms of the confusion counts; the other tables as counted
+        if self.weighted:   # the bucketed atoms of the confusion counts, the AUCs' weighted level atoms
             confusion = {s: q.confusion(s, self.threshold) for s in self.confusion}
             return dataclasses.replace(self, atoms=True, confusion=confusion,
                                        labels=q.labels(next(iter(confusion.values()), None)),
-                                       given=None if self.given is None else q.given())
+                                       given=None if self.given is None else q.given(),
+                                       auc={s: q.auc(s, counts, n_patterns) for s, counts in self.auc.items()})
         # a score's confusion and AUC atoms from one query (the prediction and the level group in one GROUP BY)
         both = {s: q.confusion_and_auc(s, self.threshold, self.auc[s], n_patterns) for s in self.confusion
                 if s in self.auc}
@@ -264,6 +267,28 @@ class ScoredCounts:
             raise ValueError("ScoredCounts.calibration_at: this result has no engine to query again.")
         return self._recalibrate(score, int(n_bins), strategy, self.atoms)
 
+    def subgroup_rows(self) -> np.ndarray:
+        """Kept rows per subgroup, in the tables' subgroup order (``confusion``'s ``names``).
+
+        Without weights the confusion counts' row totals; with a weight column (whose tables hold
+        sums of weights) counted where the data lies: one GROUP BY of the kept rows.
+
+        Returns
+        -------
+        ndarray of int64, shape (n_subgroups,)
+
+        Raises
+        ------
+        ValueError
+            For weighted counts with no engine to query again.
+        """
+        first = self.confusion[self.mapping.scores[0]] if self.mapping.scores else self.given
+        if not self.weighted:
+            return first.member.sum(axis=1).astype(np.int64)
+        if self._count_rows is None:
+            raise ValueError("ScoredCounts.subgroup_rows: this result has no engine to query again.")
+        return self._count_rows()
+
     @property
     def weighted(self) -> bool:
         """True when the mapping has a weight column: every count is a sum of weights (``ColumnMapping.weight``)."""
@@ -332,7 +357,7 @@ class ScoredCounts:
 def _group_starts(counts: AucCounts) -> Optional[np.ndarray]:
     """The first level of each merged level group of ``counts.patterns`` but the first (``level_groups`` of the
     level totals, as the atoms were counted), or None when the counts hold no patterns or other groups."""
-    if counts.patterns is None or not len(counts.levels):
+    if counts.patterns is None or counts.weighted or not len(counts.levels):   # weighted: no atoms of rows
         return None
     group = level_groups(np.asarray(counts.overall).sum(axis=0), len(counts.patterns[0].counts))
     if int(group[-1]) + 1 != int(counts.patterns[1]):

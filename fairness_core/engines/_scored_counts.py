@@ -19,7 +19,7 @@ from .._metrics.auc_counts import bin_edges_of, uniform_score_bins
 from .._subgroups.binning import quantile_edges_from_counts, quantiles_from_counts
 from .._subgroups.subgroups import INDICATOR_RANGE_MESSAGE
 from . import _atoms
-from ._atoms import _AtomQueries, _Rows, _assemble, _calibration, _class_counts, _given_counts
+from ._atoms import _AtomQueries, _Keys, _Rows, _assemble, _calibration, _class_counts, _given_counts
 from ._result import ScoredCounts
 from ._runners import _plain, _runner, _with_bins
 from ._sources import check_spark_files
@@ -296,20 +296,32 @@ def scored_counts(source: Any, mapping: ColumnMapping, *, threshold: float = 0.5
     given = None
     if m.predicted_label is not None:
         given, counted["given"] = _given_counts(run(_sql.given_query(plan, with_missing)), m, binned)
-    atom_queries = _WeightedAtomQueries(run, plan, m, binned, with_missing, buckets) \
-        if plan.weighted else _AtomQueries(run, plan, m, binned, with_missing,
-                                           None if auc_bins == "exact" else int(auc_bins),
-                                           {s: (float(kept[f"score_min_{i}"]), float(kept[f"score_max_{i}"]))
-                                            for i, s in enumerate(m.scores)}, counted)
+    score_ranges = {s: (float(kept[f"score_min_{i}"]), float(kept[f"score_max_{i}"])) for i, s in enumerate(m.scores)}
+    n_auc_bins = None if auc_bins == "exact" else int(auc_bins)
+    atom_queries = _WeightedAtomQueries(run, plan, m, binned, with_missing, n_auc_bins, score_ranges, buckets) \
+        if plan.weighted else _AtomQueries(run, plan, m, binned, with_missing, n_auc_bins, score_ranges, counted)
     classes = _class_counts(run(_sql.classes_query(plan, with_missing)), m, binned) \
         if m.all_classes and m.predicted_label is not None else None
+    counted_rows = []
+
+    def count_rows() -> np.ndarray:
+        """Kept rows per subgroup (one GROUP BY, once): what the tables of weighted counts, sums of weights, do not
+        say."""
+        if not counted_rows:
+            frame = run(_sql.rows_query(plan, with_missing))
+            row_keys = _Keys(frame, m, binned)
+            member, _, _ = row_keys.tables(frame, np.zeros(len(frame), dtype=np.int64), 1,
+                                           {"n": frame["__fc_n"].to_numpy(dtype=np.float64)})
+            counted_rows.append(member["n"][:, 0].astype(np.int64))
+        return counted_rows[0].copy()
+
     class_sizes = {}
     if m.all_classes:
         sizes = run(_sql.kept_label_query(plan))
         class_sizes = dict(zip((str(t) for t in _as_text(sizes["v"].tolist())), sizes["n"].astype(int).tolist()))
     return ScoredCounts(m, n_input, n_rows, exclusions, float(threshold), confusion, auc, calibration, notes,
                         name, ranges, requery, recalibrate, tuple(_plain(v) for v in values), given, classes,
-                        class_sizes, _atom_queries=atom_queries)
+                        class_sizes, _atom_queries=atom_queries, _count_rows=count_rows)
 
 
 def preview(source: Any, n: int = 10_000, *, engine: Optional[str] = None, connection: Any = None,

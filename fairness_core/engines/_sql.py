@@ -18,7 +18,7 @@ is ever spliced into SQL as text.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Optional, Sequence
 
 import numpy as np
@@ -26,8 +26,7 @@ import numpy as np
 from ._sql_weights import infinite, mapped_columns, total, weight_reasons, weight_sums
 
 SOURCE = "__fc_source"
-# The source with its rows' 0-based positions in ROW_INDEX, where a runner provides it (polars: with_row_index, which
-# streams, where ROW_NUMBER() OVER () would hold the rows in memory): the buckets of ``_buckets`` read it.
+# The source with its rows' 0-based positions in ROW_INDEX (polars' with_row_index, streaming): ``_buckets`` reads it.
 SOURCE_ROWS, ROW_INDEX = "__fc_source_rows", "__fc_row"
 # The largest double: x BETWEEN -MAX AND MAX is false for NULL (after COALESCE), NaN and +-inf.
 _MAX = repr(float(np.finfo(np.float64).max))
@@ -463,6 +462,11 @@ def classes_query(plan: Plan, with_missing: Sequence[bool] = ()) -> str:
     of a multi-class label against the predicted label column (``__fc_t``, ``__fc_q``: the values as stored)."""
     return _grouped(plan, [f"{ident(plan.label)} AS __fc_t", f"{ident(plan.predicted)} AS __fc_q"],
                     f"{reason_case(plan)} = 0", with_missing)
+
+
+def rows_query(plan: Plan, with_missing: Sequence[bool] = ()) -> str:
+    """Rows (counted, weights or not) per (protected values, label) of the kept rows, per identity column too."""
+    return _grouped(replace(plan, weight=None), [], f"{reason_case(plan)} = 0", with_missing)
 
 
 def band_query(plan: Plan, score: str, *, low: float, high: Optional[float], with_missing: Sequence[bool] = ()) -> str:

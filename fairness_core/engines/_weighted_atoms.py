@@ -6,7 +6,9 @@ buckets. Here the engine deals them (``_buckets``: a hash of each row's identity
 SUM(w * w) per (pattern, cell, bucket), one GROUP BY per table; the atoms hold those entries as their rows,
 ``(pattern, cell, sum of weights, bucket)``, which ``Atoms.replicates`` splits with
 ``BucketSplit.of_buckets``. The other weighted tables have no atoms in memory (their intervals come from
-their counts: Wilson's on effective sizes, the AUCs' linearized DeLong variance), so none are counted.
+their counts: Wilson's on effective sizes, the AUCs' linearized DeLong variance), but for the AUCs' weighted
+level atoms (``_stats.auc_draws.WeightedLevelAtoms``: SUM(w) and SUM(w * w) per pattern, merged level group and
+label, one GROUP BY per score), from which the power means' replicates are drawn.
 """
 
 from __future__ import annotations
@@ -20,11 +22,14 @@ import pandas as pd
 from . import _sql
 from .._counts.confusion import ConfusionCounts, base_rate_counts
 from .._counts.patterns import over_patterns
+from .._metrics.auc_counts import AucCounts
+from .._stats.auc_bootstrap import level_groups
+from .._stats.auc_draws import WeightedLevelAtoms
 from .._stats.bootstrap import Atoms
-from ._atoms import _Keys, _pattern_of
+from ._atoms import _AtomQueries, _Keys, _atoms_of, _pattern_of
 
 
-class _WeightedAtomQueries:
+class _WeightedAtomQueries(_AtomQueries):
     """The bucketed pattern queries behind ``ScoredCounts.with_atoms`` of weighted counts.
 
     Parameters
@@ -38,18 +43,42 @@ class _WeightedAtomQueries:
         Numeric protected attributes cut into bins, with their edges.
     with_missing : list of bool
         Per identity column, whether it has missing values among the kept rows.
+    auc_bins : int or None
+        The AUC counts' bins (None: exact levels).
+    ranges : dict of str -> (float, float)
+        Each score's smallest and largest kept score.
     buckets : {"ordered", "indexed", "hashed"}
         How rows get their buckets (``_buckets``, ``_sql.pattern_query``).
     """
 
-    def __init__(self, run: Callable, plan: _sql.Plan, m, binned: dict, with_missing: list, buckets: str):
-        self.run, self.plan, self.m, self.binned, self.with_missing = run, plan, m, binned, with_missing
+    def __init__(self, run: Callable, plan: _sql.Plan, m, binned: dict, with_missing: list, auc_bins: Optional[int],
+                 ranges: dict, buckets: str):
+        super().__init__(run, plan, m, binned, with_missing, auc_bins, ranges, None)
         self.buckets = buckets
 
-    def n_patterns(self) -> int:
-        """The distinct membership keys of the kept rows (``_sql.pattern_count_query``): at least the patterns."""
-        frame = self.run(_sql.pattern_count_query(self.plan, with_missing=self.with_missing))
-        return int(frame["__fc_n"].iloc[0])
+    @staticmethod
+    def _starts(counts: AucCounts, n_patterns: int) -> tuple[int, np.ndarray]:
+        """(number of level groups, the first level of each group but the first): ``level_groups`` of the weight
+        per level scaled to 2^40, floored, as ``_stats.auc_draws.weighted_level_atoms`` merges levels."""
+        per_level = np.asarray(counts.overall, dtype=np.float64).sum(axis=0)
+        total = per_level.sum()
+        scaled = np.floor(per_level * (2.0 ** 40 / total)) if total > 0 else np.zeros(len(per_level))
+        group = level_groups(scaled, n_patterns) if len(per_level) else np.zeros(0, np.int64)
+        return (int(group[-1]) + 1 if len(group) else 0), np.flatnonzero(np.diff(group)) + 1
+
+    def auc(self, score: str, counts: AucCounts, n_patterns: int) -> AucCounts:
+        """`counts` with their weighted level atoms (``WeightedLevelAtoms``): SUM(w) and SUM(w * w) per pattern,
+        merged level group and label, the groups those of `n_patterns` patterns (counted again with the
+        patterns read, should they be fewer and choose other groups)."""
+        n_merged, group, bins = self._grouping(score, counts, n_patterns)
+        frame = self.run(_sql.pattern_query(self.plan, score, [group], bins=bins, with_missing=self.with_missing))
+        keys = _Keys(frame, self.m, self.binned)
+        cell = 2 * frame["__fc_c0"].to_numpy(dtype=np.int64) + _y(frame)
+        atoms, summed = _atoms_of(keys, keys.key, frame, cell, 2 * n_merged, self.with_missing)
+        if self._starts(counts, len(atoms.counts))[0] != n_merged:   # fewer patterns than keys: other groups
+            return self.auc(score, counts, len(atoms.counts))
+        return dataclasses.replace(counts, patterns=WeightedLevelAtoms(atoms.counts, summed("__fc_ss"), atoms.member,
+                                                                       atoms.background, n_merged))
 
     def _confusion(self, score: Optional[str], cells: list, cell: Callable[[pd.DataFrame], np.ndarray]):
         """Weighted ConfusionCounts of one bucketed pattern query, atoms included: `cell` maps its rows to the

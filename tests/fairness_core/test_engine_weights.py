@@ -230,7 +230,31 @@ def test_weighted_wilson_and_auc_intervals_equal_the_in_memory_ones(logs, counte
             else:
                 np.testing.assert_allclose(table[column], memory[column], rtol=RTOL, atol=1e-12, err_msg=column)
         assert table.attrs["overall_auc_ci"] == pytest.approx(memory.attrs["overall_auc_ci"], rel=RTOL)
-        assert "replicates" not in table.attrs   # the power means' need the weighted level atoms
+        assert "replicates" not in table.attrs   # the power means' need the counts' atoms (with_atoms)
+
+
+@pytest.mark.parametrize("engine", ["duckdb", "polars"])
+@pytest.mark.parametrize("auc_bins", ["exact", 500])
+def test_weighted_power_means_intervals_from_the_engines_level_atoms(logs, engine, auc_bins):
+    """with_atoms: each score's weighted level atoms (sums of weights and of squared weights per pattern, merged
+    level group and label) are the in-memory ones, pattern for pattern, so the power means and the bias AUC score
+    get the in-memory intervals (replicates drawn from the same linearized covariance, the same seed)."""
+    _, glob, scored = logs
+    atoms = scored_counts(glob, MAPPING, auc_bins=auc_bins, engine=engine).with_atoms()
+    for score in MAPPING.scores:
+        memory = auc_counts(scored.y_true, scored.scores[score], scored.subgroups, bins=auc_bins,
+                            sample_weight=scored.weights)
+        got, want = atoms.auc[score].patterns, memory.patterns
+        assert got.n_groups == want.n_groups
+        np.testing.assert_array_equal(got.member, want.member)
+        np.testing.assert_array_equal(got.background, want.background)
+        np.testing.assert_allclose(got.weights, want.weights, rtol=RTOL, atol=1e-9)
+        np.testing.assert_allclose(got.squares, want.squares, rtol=RTOL, atol=1e-9)
+        ours, theirs = (c.summarize(ci=0.9, n_boot=300) for c in (atoms.auc[score], memory))
+        assert ours.value == pytest.approx(theirs.value, rel=RTOL)
+        assert (ours.ci_low, ours.ci_high) == pytest.approx((theirs.ci_low, theirs.ci_high), rel=1e-7)
+    # a threshold off the counted one: the confusion atoms are counted again (no row atoms behind the AUC counts)
+    assert atoms.needs_query("score", 0.3) and len(atoms.atom_thresholds("score")) == 1
 
 
 def _replicates(counts: ConfusionCounts) -> np.ndarray:
@@ -329,27 +353,64 @@ def test_the_row_hash_deals_consecutive_rows_like_independent_draws():
         assert 0.85 < per.var(axis=1).mean() / (run / BUCKETS * (1 - 1 / BUCKETS)) < 1.15
 
 
-def test_a_weighted_review_from_engine_counts(logs, counted):
-    """build_review_from_counts of weighted counts without intervals: the weighted rates of the in-memory counts,
-    effective sizes in the subgroup table, the weighted base rate; intervals refused with a tip."""
-    _, _, scored = logs
-    config = dataclasses.replace(fc.ReviewConfig(mapping=MAPPING), ci=None, thresholds=(("score", 0.4),))
-    review = fc.build_review_from_counts(counted["duckdb"], config)
-    models = {m.name: m for m in review.models}
-    assert list(models) == ["score", "coarse", "decision"]
-    want = _confusion(scored, scored.y_pred("score", 0.4)).table()
-    pd.testing.assert_frame_equal(models["score"].rate_table, want, rtol=RTOL)
-    pd.testing.assert_frame_equal(models["decision"].rate_table, _confusion(scored, scored.y_pred()).table(),
-                                  rtol=RTOL)
-    labels = _confusion(scored, scored.y_true)
-    np.testing.assert_allclose(review.subgroups["size"], labels.sizes, rtol=RTOL)
-    np.testing.assert_allclose(review.subgroups["weight"], labels.member.sum(axis=1), rtol=RTOL)
-    w = scored.weights
-    assert review.base_rate[0] == pytest.approx(float(w[scored.y_true == 1].sum() / w.sum()), rel=RTOL)
-    assert review.base_rate[1] < review.base_rate[0] < review.base_rate[2]
-    assert '"weight"' in review.to_json()
+@pytest.mark.parametrize("identity", [IDS, ()], ids=["identity columns", "protected only"])
+def test_a_weighted_review_from_engine_counts_equals_the_in_memory_review(logs, identity):
+    """build_review_from_counts of weighted counts without intervals equals build_review of the same rows with the
+    weight column: the weighted tables, findings and verdicts ('Weighted: ...'), the subgroup table (effective sizes,
+    rows, sums of weights), the weighted base rate and the weight recorded; intervals refused with a tip."""
+    frame, glob, _ = logs
+    mapping = dataclasses.replace(MAPPING, indicators=identity, protected=("race", "sex"))
+    config = dataclasses.replace(fc.ReviewConfig(mapping=mapping), ci=None, thresholds=(("score", 0.4),),
+                                 cal_n_bins=7)
+    memory = fc.build_review(frame, config)
+    counts = scored_counts(glob, mapping, threshold=0.4, auc_bins="exact")
+    engine = fc.build_review_from_counts(counts, config)
+    assert [m.name for m in engine.models] == [m.name for m in memory.models] == ["score", "coarse", "decision"]
+    for got, want in zip(engine.models, memory.models):
+        assert got.threshold == want.threshold
+        pd.testing.assert_frame_equal(got.rate_table, want.rate_table, rtol=RTOL)
+        pd.testing.assert_frame_equal(got.performance, want.performance, rtol=RTOL)
+        if want.auc_table is not None:
+            for column in ("subgroup_auc", "bpsn_auc", "bnsp_auc", "size"):
+                np.testing.assert_allclose(got.auc_table[column], want.auc_table[column], rtol=RTOL)
+            assert got.bias_auc.value == pytest.approx(want.bias_auc.value, rel=RTOL)
+        if want.calibration is not None:
+            pd.testing.assert_frame_equal(got.calibration.table, want.calibration.table, rtol=1e-9)
+        assert [v.status for v in got.verdicts] == [v.status for v in want.verdicts]
+        assert got.findings == want.findings
+    assert any(f.startswith("Weighted: ") for m in engine.models for f in m.findings)
+    assert engine.dataset_findings == memory.dataset_findings
+    assert engine.base_rate == pytest.approx(memory.base_rate, rel=RTOL)
+    pd.testing.assert_frame_equal(engine.subgroups, memory.subgroups, rtol=RTOL)
+    assert (engine.edf is None) == (memory.edf is None)
+    if memory.edf is not None:
+        assert engine.edf.value == pytest.approx(memory.edf.value, rel=1e-9)
+    assert engine.source["weight"] == memory.source["weight"] == "w"
+    for key in ("weight_total", "effective_rows"):
+        assert engine.source[key] == pytest.approx(memory.source[key], rel=RTOL)
+    assert '"weight_total"' in engine.to_json()
     with pytest.raises(ValueError, match="weighted counts .* no confidence intervals yet.*--no-intervals.*ci=None"):
-        fc.build_review_from_counts(counted["duckdb"].with_atoms(), dataclasses.replace(config, ci=0.95))
+        fc.build_review_from_counts(counts.with_atoms(), dataclasses.replace(config, ci=0.95))
+
+
+def test_the_command_line_reviews_weighted_counts_through_an_engine(logs, tmp_path, capsys):
+    """--weight with --engine: the weighted review without intervals, as build_review_from_counts gives it; with
+    intervals (the default) an error in one line with the --no-intervals tip."""
+    import json
+
+    from fairness_core._cli import main
+
+    _, glob, _ = logs
+    flags = ["--label", "label", "--positive", "yes", "--score", "score", "--protected", "race", "--identity", "id_a",
+             "--weight", "w"]
+    out = tmp_path / "review.json"
+    assert main(["metrics", glob, "--engine", "duckdb", *flags, "--no-intervals", "--out", str(out)]) in (0, 1)
+    review = json.loads(out.read_text())
+    assert review["context"]["source"]["weight"] == "w" and review["context"]["source"]["engine"] == "duckdb"
+    capsys.readouterr()
+    assert main(["metrics", glob, "--engine", "polars", *flags]) == 2
+    err = capsys.readouterr().err
+    assert "no confidence intervals yet" in err and "--no-intervals" in err and err.count("\n") == 1
 
 
 @pytest.mark.spark
