@@ -56,8 +56,9 @@ def error_table_of(counts, *, min_per_group: int = 5, ci: Optional[float] = None
     table = _with_expected(error_frame(counts, min_per_group), counts, min_per_group)
     if level is None:
         return table
+    gate = _replicate_gate(counts, min_per_group)
     samples = replicate_stat(counts._calibration_atoms(func),
-                             lambda m, b, o: np.stack(_error_values(m, min_per_group), axis=-1), n_boot, rng)
+                             lambda m, b, o: np.stack(_error_values(m, gate), axis=-1), n_boot, rng)
     return _with_error_intervals(table, samples, level, n_boot)
 
 
@@ -143,13 +144,14 @@ def calibration_disparity_of(counts, *, threshold: Optional[float] = None, min_p
     table.attrs["debiased"] = debias
     if level is not None:
         captured = []
+        gate = _replicate_gate(counts, min_per_group)
 
         def values(member, background, overall):
             # Every error of the subgroups is kept (for the errors table's intervals) and the ECEs of
             # the subgroups, backgrounds and all rows go on to the comparisons: one bootstrap for both.
-            errs = np.stack(_error_values(member, min_per_group), axis=-1)
-            rest = _error_values(background, min_per_group)[0]
-            whole = _error_values(overall[..., None, :, :], min_per_group)[0][..., 0]
+            errs = np.stack(_error_values(member, gate), axis=-1)
+            rest = _error_values(background, gate)[0]
+            whole = _error_values(overall[..., None, :, :], gate)[0][..., 0]
             captured.append((errs, rest, whole))
             return errs[..., 0], rest, whole
 
@@ -205,6 +207,12 @@ def _with_expected(errors: pd.DataFrame, counts, min_per_group: int) -> pd.DataF
 def _weighted(counts) -> bool:
     """Whether calibration counts hold sums of sample weights."""
     return getattr(counts, "member_sq", None) is not None
+
+
+def _replicate_gate(counts, min_per_group: int) -> int:
+    """The rows a replicate's ECE needs: `min_per_group`, or with sample weights 0 (a replicate's sums of weights
+    are no effective size; whether a subgroup has an ECE at all is decided on the data's effective size)."""
+    return 0 if _weighted(counts) else min_per_group
 
 
 def expected_ece(stats: np.ndarray, min_per_group: int = 1, squares: Optional[np.ndarray] = None) -> np.ndarray:
@@ -286,8 +294,8 @@ def _bin_mads(stats: np.ndarray) -> np.ndarray:
 def _null_errors(counts, min_per_group: int, n_draws: int, rng) -> tuple:
     """ECEs of the subgroups (n_draws, k), their backgrounds (n_draws, k) and all rows (n_draws,) under perfect
     calibration: labels drawn anew from the scores (``CalibrationAtoms.calibrated``)."""
-    parts = [(_error_values(m, min_per_group)[0], _error_values(b, min_per_group)[0],
-              _error_values(o[..., None, :, :], min_per_group)[0][..., 0])
+    gate = _replicate_gate(counts, min_per_group)
+    parts = [(_error_values(m, gate)[0], _error_values(b, gate)[0], _error_values(o[..., None, :, :], gate)[0][..., 0])
              for m, b, o in counts.atoms.calibrated(n_draws, rng)]
     return tuple(np.concatenate(x) for x in zip(*parts))
 
