@@ -264,7 +264,8 @@ class CalibrationCounts:
         Subgroups with fewer rows are flagged small.
     atoms : CalibrationAtoms or None
         What the bootstrap resamples (set by :meth:`compute`; counts built by hand have none and
-        cannot give intervals; None with sample weights).
+        cannot give intervals). With sample weights, sums of weights that keep their rows and the
+        sums of squared weights per cell (``CalibrationAtoms.squares``).
     member_sq, background_sq : ndarray of shape (n_subgroups, n_bins), or None
         With sample weights (the tables then hold sum of w, sum of w y_prob, sum of w y_true and sum of
         w (y_prob - y_true) ** 2): the sums of squared weights per bin, behind the effective sample sizes.

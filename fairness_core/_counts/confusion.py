@@ -54,8 +54,9 @@ class ConfusionCounts:
         attribute values or their intersections); needed by :meth:`between_group_theil_index`.
     atoms : _bootstrap.Atoms or None
         Counts per (membership pattern, cell): what the bootstrap resamples (set by
-        :meth:`compute`; counts built by hand have none and cannot give intervals; None with
-        sample weights).
+        :meth:`compute`; counts built by hand have none and cannot give intervals). With sample
+        weights, sums of weights that keep their rows (``Atoms.rows``), which the bootstrap deals into
+        buckets.
     member_sq, background_sq : ndarray of shape (n_subgroups, 4) or None
         With sample weights, the sums of squared weights of the same cells as `member` and
         `background` (which then hold sums of weights); None for unweighted counts.

@@ -8,10 +8,13 @@ flag) is Kish's effective sample size of the rows behind it,
 
 which is the number of rows when every weight is 1 (and 0 for rows whose weights are all 0). The tables
 therefore keep, beside the sums of weights, the sums of squared weights of the same cells.
-Wilson intervals of the rates take the rate's effective sample size
-(``_stats.intervals.weighted_wilson_interval``), the rate disparities a bootstrap of the rows with their
-weights (``Atoms.rows``) and the AUCs the linearized variance (``_stats.delong.weighted_auc_variance``); the
-other intervals are not available with weights yet (:func:`check_no_intervals`).
+A weighted proportion's Wilson interval (the rates, the performance table's proportions, base rates,
+reliability bins, class-wise recall and precision) takes its effective sample size, at most its rows
+(``_stats.intervals.weighted_wilson_interval``); the bootstrap intervals (rate disparities, equalized odds,
+F1, Theil indices, ratio scores, calibration errors and disparity, class-wise F-score and average bias,
+smoothed EDF) resample the rows with their weights (``Atoms.rows``) and the AUCs take the linearized variance
+(``_stats.delong.weighted_auc_variance``). Still refused with weights (:func:`check_no_intervals`): the power
+means and the bias AUC score, the correlation score, and counts that keep no weighted rows.
 """
 
 from __future__ import annotations
@@ -30,9 +33,11 @@ WEIGHT_SHAPE_MESSAGE = ("{func}: sample_weight must be one-dimensional (one weig
 WEIGHT_TYPE_MESSAGE = "{func}: sample_weight must hold numbers. Got values of dtype {dtype} instead. " + WEIGHT_TIP
 WEIGHT_VALUE_MESSAGE = "{func}: sample_weight has {n:,} {what} (first at row {first}). " + WEIGHT_TIP
 WEIGHT_INTERVAL_MESSAGE = (
-    "{func}: intervals with sample weights are not available yet (its bootstrap intervals count rows, not "
-    "weights; with weights so far: the rates' Wilson intervals, the rate disparities, equalized odds and the AUC "
-    "table). Tip: pass ci=None to get the weighted point estimates.")
+    "{func}: intervals with sample weights are not available yet (here they would resample rows or need rows "
+    "these counts do not keep; with weights: the rates, disparities and equalized odds, the performance table, "
+    "ratio scores, Theil indices, base rates, dataset parity, smoothed EDF, calibration, class-wise scores and the "
+    "AUC table, from confusion_counts, calibration_counts, class_counts or the metric functions). Tip: pass "
+    "ci=None to get the weighted point estimates.")
 
 
 def check_sample_weight(sample_weight, n: int, func: str) -> Optional[np.ndarray]:
