@@ -479,7 +479,12 @@ class CalibrationCounts:
         (``_stats.bootstrap.BucketSplit.of_rows``): a replicate's per-bin sums are its sums of
         weights times the cells' weighted means. A subgroup whose effective size is below
         `min_per_group` has no ECE or MCE (nor interval); the replicates of the others are not
-        held to it (a replicate has no effective size).
+        held to it (a replicate has no effective size). The ECE's interval is moved down by the
+        bootstrap's bias (the mean replicate less the estimate) before it is widened to contain the
+        estimate, never below 0: on the smaller effective sizes of weighted bins the plain
+        percentile interval covered too little (``_disparity.calibration_errors._value_interval``).
+        The MCE has no interval with weights (NaN): its percentile interval covered 61 % in
+        simulation (the maximum of the bins' noisy gaps is biased upwards; 22 % without weights).
 
         Parameters
         ----------
