@@ -20,7 +20,7 @@ from .._subgroups.subgroups import as_subgroups
 from .binning import (STRATEGIES, SUB_BINS, Strategy, bin_edges, bin_index, sub_bin_index, uniform_edges,
                       weighted_quantile_edges)
 from .patterns import over_patterns
-from .weights import check_sample_weight, effective_size, size_text
+from .weights import check_sample_weight, effective_size, row_counts, size_text
 
 
 CALIBRATION_NO_ATOMS_MESSAGE = (
@@ -82,7 +82,7 @@ class CalibrationAtoms:
         index = codes * n_cells + atom
         w = np.ones(len(index)) if weights is None else weights
         count, sum_p, sum_sq, squares = (
-            np.bincount(index, weights=v, minlength=n_patterns * n_cells).astype(np.float64).reshape(n_patterns, n_cells)
+            np.bincount(index, weights=v, minlength=n_patterns * n_cells).astype(np.float64).reshape(n_patterns, -1)
             for v in (weights, w * y_prob, w * (y_prob - y_true) ** 2, None if weights is None else w * w))
         keep = count.sum(axis=1) > 0
         count, sum_p, sum_sq = count[keep], sum_p[keep], sum_sq[keep]
@@ -430,7 +430,8 @@ class CalibrationCounts:
             atoms = self._calibration_atoms("reliability_diagram")
             cells = (len(atoms.squares), b, SUB_BINS, 2)
             positives_sq, rows = (over_patterns(atoms.atoms.member, x) for x in (   # (k, bins)
-                atoms.squares.reshape(cells)[..., 1].sum(axis=-1), atoms.atoms.row_counts().reshape(cells).sum(axis=(-2, -1))))
+                atoms.squares.reshape(cells)[..., 1].sum(axis=-1),
+                row_counts(atoms.atoms).reshape(cells).sum(axis=(-2, -1))))
             low, high = weighted_wilson_interval(positives.reshape(-1), count.reshape(-1), positives_sq.reshape(-1),
                                                  np.maximum(self.member_sq - positives_sq, 0.0).reshape(-1), level,
                                                  rows=rows.reshape(-1))

@@ -16,7 +16,7 @@ from .._stats.intervals import effective_counts, wilson_interval
 from .._subgroups.patterns import _value_label
 from .patterns import over_patterns
 from .rows import SUBGROUPS_DUPLICATE_MESSAGE, SUBGROUPS_TYPE_MESSAGE, SUBGROUPS_UNKNOWN_MESSAGE, _Rows, _encode
-from .weights import check_sample_weight, effective_size, size_text
+from .weights import check_sample_weight, effective_size, row_counts, size_text
 
 
 CLASS_NO_ATOMS_MESSAGE = (
@@ -228,7 +228,7 @@ class ClassCounts:
         }
         bounds = {}
         if level is not None:
-            rows = None if not self.weighted or self.atoms is None else self.atoms.row_counts()
+            rows = row_counts(self.atoms) if self.weighted else None
             rows = None if rows is None else over_patterns(self.atoms.member, rows).reshape(self.member.shape)
             for key, total, axis in (("recall", "n_true", -1), ("precision", "n_predicted", -2)):
                 counts = (s["tp"], s[total])

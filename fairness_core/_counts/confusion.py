@@ -22,7 +22,7 @@ from .._stats.intervals import check_ci, effective_counts, mover_disparity, weig
 from .._subgroups.subgroups import as_subgroups
 from .patterns import over_patterns
 from .rates import DISPARITY_METRICS, FN, FP, RATE_NAMES, RATE_TO_METRIC, RATIO_RATES, TN, TP, _few_text, _fraction, _rate
-from .weights import check_no_intervals, check_sample_weight, effective_size, size_text
+from .weights import check_no_intervals, check_sample_weight, effective_size, row_counts, size_text
 
 
 PER_SUBGROUP_MESSAGE = ("Per-subgroup thresholds need subgroups that do not overlap and cover every row "
@@ -155,9 +155,9 @@ class ConfusionCounts:
 
     def row_tables(self) -> tuple:
         """With sample weights, the rows of weight > 0 behind each cell of ``member``, ``background`` and
-        ``overall`` (from the atoms' rows), at which a weighted rate's effective sample size is truncated
+        ``overall`` (``weights.row_counts``), at which a weighted rate's effective sample size is truncated
         (``_stats.intervals.effective_counts``); (None, None, None) for counts of rows or without atoms."""
-        rows = None if self.atoms is None else self.atoms.row_counts()
+        rows = row_counts(self.atoms)
         if rows is None:
             return None, None, None
         return (over_patterns(self.atoms.member, rows), over_patterns(self.atoms.background, rows), rows.sum(axis=0))

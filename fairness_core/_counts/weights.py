@@ -82,6 +82,17 @@ def effective_size(total, squares) -> np.ndarray:
         return np.where(squares > 0, total * total / np.where(squares > 0, squares, 1.0), 0.0)
 
 
+def row_counts(atoms) -> Optional[np.ndarray]:
+    """Rows of weight > 0 per (pattern, cell) of weighted atoms (``_stats.bootstrap.Atoms`` with ``rows``), shape
+    of ``atoms.counts``: what a weighted proportion's effective size is truncated at. None for counts of rows."""
+    if atoms is None or atoms.rows is None:
+        return None
+    pattern, cell, weight = atoms.rows
+    index = np.asarray(pattern, dtype=np.int64) * atoms.counts.shape[1] + np.asarray(cell, dtype=np.int64)
+    held = index[np.asarray(weight) > 0]
+    return np.bincount(held, minlength=atoms.counts.size).reshape(atoms.counts.shape).astype(np.float64)
+
+
 def size_text(n) -> str:
     """A size for a message: an integer count as ``1,234``, an effective size as ``12.3``."""
     n = float(n)

@@ -60,9 +60,8 @@ MAX_WORKERS = 4
 # docstring): above about K patterns a replicate of the stratified bootstrap costs more than K bucket tables.
 BUCKETS = 200
 BUCKET_PATTERNS = 200
-# Buckets of the bootstrap of weighted rows (Atoms.rows). With 200 the percentile interval of a skewed statistic
-# under-covered: a Theil index of 1,000 rows with unit weights 92.9 % against the stratified bootstrap's 94.8 %
-# (4,000 samples each), 94.9 % with 500 buckets and 94.2 % with 1,000 (tests/fairness_core/test_weighted_metric_intervals.py).
+# Buckets of weighted rows (Atoms.rows): with 200, a Theil index's percentile interval covered 92.9 % against the
+# stratified bootstrap's 94.8 %; 94.2 % with 1,000 (tests/fairness_core/test_weighted_metric_intervals.py).
 ROW_BUCKETS = 1000
 # Atoms of at most this many rows are split among the buckets row by row (one uniform draw per row); larger
 # ones by one multinomial draw each.
@@ -129,17 +128,6 @@ class Atoms:
         counts = counts.reshape(n_patterns, n_cells).astype(np.float64)
         keep = counts.sum(axis=1) > 0
         return cls(counts[keep], member[keep], background[keep])
-
-    def row_counts(self) -> Optional[np.ndarray]:
-        """Rows of weight > 0 per (pattern, cell), shape of ``counts``, of weighted atoms (``rows``); None for
-        counts of rows (which are their own)."""
-        if self.rows is None:
-            return None
-        pattern, cell, weight = self.rows
-        n_cells = self.counts.shape[1]
-        index = np.asarray(pattern, dtype=np.int64) * n_cells + np.asarray(cell, dtype=np.int64)
-        return np.bincount(index[np.asarray(weight) > 0], minlength=self.counts.size).reshape(
-            self.counts.shape).astype(np.float64)
 
     def tables(self, counts=None):
         """(member, background, overall) counts from atoms of shape (..., n_patterns, n_cells).
@@ -389,9 +377,9 @@ def bucket_replicates(counts: np.ndarray, n_boot: int, rng: np.random.Generator,
     """Yield :class:`BucketDraws` blocks, `n_boot` replicates in all, of the atoms `counts` (n_patterns, n_cells).
 
     The rows are split among ``BUCKETS`` buckets (:class:`BucketSplit`, from `rng`; or `split`, one drawn
-    before, with its own number K of buckets), then each
-    replicate draws its bucket weights Multinomial(K, 1/K) from `rng` (the counts of K uniform picks); blocks hold at most about
-    ``BLOCK_CELLS`` table cells (`tables_per_cell` tables of ``n_cells`` per replicate).
+    before, with its own number K of buckets), then each replicate draws its bucket weights Multinomial(K, 1/K)
+    from `rng` (the counts of K uniform picks); blocks hold at most about ``BLOCK_CELLS`` table cells
+    (`tables_per_cell` tables of ``n_cells`` per replicate).
     """
     split = BucketSplit(counts, BUCKETS, rng) if split is None else split
     per_replicate = max(1, tables_per_cell * counts.shape[1])
@@ -399,8 +387,7 @@ def bucket_replicates(counts: np.ndarray, n_boot: int, rng: np.random.Generator,
     k = split.n_buckets
     for start in range(0, n_boot, block):
         size = min(block, n_boot - start)
-        # Multinomial(K, 1/K) weights as the counts of K uniform picks per replicate: the same distribution as
-        # ``rng.multinomial``, five times faster at K = 1,000 (one binomial per bucket there).
+        # Multinomial(K, 1/K) as the counts of K uniform picks: five times faster than rng.multinomial at K = 1,000
         picks = rng.integers(0, k, size=(size, k)) + k * np.arange(size)[:, None]
         yield BucketDraws(np.bincount(picks.ravel(), minlength=size * k).reshape(size, k).astype(np.float64), split)
 

@@ -62,8 +62,8 @@ def test_weighted_reliability_intervals_are_wilsons_on_the_bins_effective_sizes(
         hit = m & (y == 1)
         want = weighted_wilson_interval(w[hit].sum(), w[m].sum(), (w[hit] ** 2).sum(), (w[m & (y == 0)] ** 2).sum(),
                                         0.9, rows=m.sum())
-        np.testing.assert_allclose(rows.loc[b, ["fraction_positive_ci_low", "fraction_positive_ci_high"]].to_numpy(float),
-                                   np.ravel(want), rtol=1e-12)
+        got = rows.loc[b, ["fraction_positive_ci_low", "fraction_positive_ci_high"]].to_numpy(float)
+        np.testing.assert_allclose(got, np.ravel(want), rtol=1e-12)
     plain = fc.reliability_diagram(y, p, group, ci=0.9)
     unit = fc.reliability_diagram(y, p, group, ci=0.9, sample_weight=np.ones(400))
     columns = ["fraction_positive_ci_low", "fraction_positive_ci_high"]

@@ -337,8 +337,8 @@ LABEL_RATE = {("a", 0): 0.3, ("a", 1): 0.6, ("b", 0): 0.15, ("b", 1): 0.4}   # P
 def test_weighted_smoothed_edf_covers_the_population(share_a):
     """300 samples of 1,000 rows, labels with rates 0.3 / 0.6 (a) and 0.15 / 0.4 (b) in strata 0 / 1: epsilon of a
     against b (population ln(0.36 / 0.20) = 0.588, on the positive outcome) covered in 90-99 %, misses on both
-    sides (1,000 samples: 93.9 % with a at 30 %, 95.4 % at 6 %). (Where the two rates are almost equal epsilon, a maximum of absolute log ratios, is biased upwards and
-    its interval misses above, weighted or not.)"""
+    sides (1,000 samples: 93.9 % with a at 30 %, 95.4 % at 6 %). Where the two rates are almost equal epsilon, a
+    maximum of absolute log ratios, is biased upwards and its interval misses above, weighted or not."""
     truth = float(np.log((0.8 * 0.3 + 0.2 * 0.6) / (0.8 * 0.15 + 0.2 * 0.4)))
     rng = np.random.default_rng(15 + int(share_a * 100))
     ends = []
