@@ -12,11 +12,11 @@ from .._data.checks import check_option
 from .._disparity.average_bias import (CALLABLE_CI_MESSAGE, METRICS, UnweightedAverageBiasResult, check_reduction,
     unweighted_average_bias_of)
 from .._stats.bootstrap import Atoms, check_boot_options, percentile_interval, replicate_stat
-from .._stats.intervals import wilson_interval
+from .._stats.intervals import effective_counts, wilson_interval
 from .._subgroups.patterns import _value_label
 from .patterns import over_patterns
 from .rows import SUBGROUPS_DUPLICATE_MESSAGE, SUBGROUPS_TYPE_MESSAGE, SUBGROUPS_UNKNOWN_MESSAGE, _Rows, _encode
-from .weights import check_no_intervals, check_sample_weight, effective_size, size_text
+from .weights import check_sample_weight, effective_size, row_counts, size_text
 
 
 CLASS_NO_ATOMS_MESSAGE = (
@@ -77,11 +77,11 @@ class ClassCounts:
     atoms : _bootstrap.Atoms or None
         Counted rows per (membership pattern, confusion cell ``t * K + p``): what the bootstrap
         resamples (set by :func:`class_counts`; counts built by hand have none and cannot give
-        intervals; None with sample weights).
-    member_sq : ndarray of float, shape (n_subgroups,), or None
-        With sample weights (`member`, `overall` and `excluded` then hold sums of weights): each
-        subgroup's sum of squared weights over its counted rows, behind the effective sample size.
-        None for unweighted counts.
+        intervals). With sample weights, sums of weights that keep their rows (``Atoms.rows``).
+    member_sq : ndarray of float, shape (n_subgroups, n_classes, n_classes), or None
+        With sample weights (`member`, `overall` and `excluded` then hold sums of weights): the
+        sums of squared weights of the same cells, behind the effective sample sizes and the
+        intervals. None for unweighted counts.
     """
 
     names: list
@@ -115,19 +115,23 @@ class ClassCounts:
     @classmethod
     def _weighted(cls, rows: _Rows, cell: np.ndarray, w: np.ndarray) -> "ClassCounts":
         """Sums of weights per (subgroup, true class, predicted class), one bincount of w and of w^2 over
-        (membership pattern, cell); no atoms (no intervals). ``n_excluded`` stays a count of rows."""
+        (membership pattern, cell); the atoms keep the counted rows with their weights for the bootstrap
+        (``Atoms.rows``). ``n_excluded`` stays a count of rows."""
         k = len(rows.labels)
         n_cells = k * k + 1
-        codes, member, _ = rows.groups.patterns
+        codes, member, background = rows.groups.patterns
         key = codes * n_cells + cell
         sums = np.bincount(key, weights=w, minlength=member.shape[0] * n_cells).reshape(-1, n_cells)
         squares = np.bincount(key, weights=w * w, minlength=member.shape[0] * n_cells).reshape(-1, n_cells)
         m = over_patterns(member, sums)
-        m_sq = over_patterns(member, squares[:, :k * k].sum(axis=1))
+        m_sq = over_patterns(member, squares[:, :k * k])
         overall = sums.sum(axis=0)
         names = list(rows.groups.names)
+        counted = cell < k * k
+        atoms = Atoms(sums[:, :k * k], member, background, rows=(codes[counted], cell[counted], w[counted]))
         return cls(names, list(rows.labels), m[:, :k * k].reshape(len(names), k, k), overall[:k * k].reshape(k, k),
-                   m[:, k * k], int((cell == k * k).sum()), rows.groups.min_size, member_sq=m_sq)
+                   m[:, k * k], int((cell == k * k).sum()), rows.groups.min_size, atoms=atoms,
+                   member_sq=m_sq.reshape(len(names), k, k))
 
     @property
     def weighted(self) -> bool:
@@ -139,7 +143,7 @@ class ClassCounts:
         """Counted rows per subgroup, shape (n_subgroups,); with sample weights Kish's effective sample
         size (sum w)^2 / sum w^2 of the counted rows."""
         if self.weighted:
-            return effective_size(self.member.sum(axis=(1, 2)), self.member_sq)
+            return effective_size(self.member.sum(axis=(1, 2)), self.member_sq.sum(axis=(1, 2)))
         return self.member.sum(axis=(1, 2))
 
     @property
@@ -165,7 +169,11 @@ class ClassCounts:
             are proportions and get Wilson's score interval from those counts; the F-score
             2 TP / (2 TP + FP + FN) is not a proportion of rows and gets the percentile interval of
             a stratified multinomial bootstrap of the confusion cells (see
-            :meth:`unweighted_average_bias`). None adds no interval columns.
+            :meth:`unweighted_average_bias`). None adds no interval columns. With sample weights,
+            Wilson's interval on the effective counts of each proportion
+            (``_stats.intervals.effective_counts``: the weighted share on its effective sample
+            size, at most its rows; unit weights give Wilson's), and the F-score's bootstrap deals the rows with their
+            weights into buckets.
         n_boot : int >= 100, default=1000
             Bootstrap replicates (F-score intervals).
         random_state : int, numpy Generator or None, default=0
@@ -179,8 +187,7 @@ class ClassCounts:
         ``small_reason`` says why a subgroup is small; ``note`` says why a score is NaN. With
         `ci`, each of ``recall, precision, fscore`` is followed by ``<score>_ci_low,
         <score>_ci_high`` (NaN where the score is undefined), and ``attrs["ci"]`` holds the level.
-        With sample weights the counts are sums of weights and ``size`` the effective sample size
-        (no intervals).
+        With sample weights the counts are sums of weights and ``size`` the effective sample size.
 
         Raises
         ------
@@ -190,7 +197,6 @@ class ClassCounts:
         """
         func = "ClassCounts.table"
         level, n_boot, rng = check_boot_options(ci, n_boot, random_state, func)
-        check_no_intervals(self.weighted, ci, func)
         if level is None:
             return self._table()
         reps = self._replicates(("fscore",), n_boot, rng, func)["fscore"]
@@ -222,8 +228,15 @@ class ClassCounts:
         }
         bounds = {}
         if level is not None:
-            bounds["recall"] = wilson_interval(s["tp"], s["n_true"], level)
-            bounds["precision"] = wilson_interval(s["tp"], s["n_predicted"], level)
+            rows = row_counts(self.atoms) if self.weighted else None
+            rows = None if rows is None else over_patterns(self.atoms.member, rows).reshape(self.member.shape)
+            for key, total, axis in (("recall", "n_true", -1), ("precision", "n_predicted", -2)):
+                counts = (s["tp"], s[total])
+                if self.weighted:   # on the effective counts: TP's squares against the rest of its row / column
+                    tp_sq = np.diagonal(self.member_sq, axis1=-2, axis2=-1)
+                    counts = effective_counts(*counts, tp_sq, np.maximum(self.member_sq.sum(axis=axis) - tp_sq, 0.0),
+                                              None if rows is None else rows.sum(axis=axis))
+                bounds[key] = wilson_interval(*counts, level)
             bounds["fscore"] = fscore_interval
         for key in METRICS:
             columns[key] = s[key].reshape(-1)
@@ -240,7 +253,6 @@ class ClassCounts:
         return table
 
     def _atoms(self, func: str) -> Atoms:
-        check_no_intervals(self.weighted, True, func)
         if self.atoms is None:
             raise ValueError(CLASS_NO_ATOMS_MESSAGE.format(func=func))
         return self.atoms
@@ -249,7 +261,8 @@ class ClassCounts:
         """Bootstrap replicates of per-(subgroup, class) scores: metric -> array (n_boot, n_subgroups, K).
 
         Stratified multinomial over the counted rows of each membership pattern (see
-        ``_bootstrap.Atoms``): all replicates are drawn and scored as arrays, never in a loop.
+        ``_bootstrap.Atoms``; with sample weights the counted rows dealt with their weights into buckets): all
+        replicates are drawn and scored as arrays, never in a loop.
         """
         atoms = self._atoms(func)
         k, c = len(self.names), len(self.labels)
@@ -306,7 +319,6 @@ class ClassCounts:
         """
         func = "ClassCounts.unweighted_average_bias"
         check_option(metric, METRICS, "metric", func)
-        check_no_intervals(self.weighted, ci, func)
         check_reduction(reduction, func)
         level, n_boot, rng = check_boot_options(ci, n_boot, random_state, func)
         if level is not None and callable(reduction):
@@ -339,7 +351,7 @@ def class_counts(truth, prediction, subgroups, *, labels: Optional[Sequence[Any]
         Finite weights >= 0, one per row: each matrix cell is the sum of its rows' weights (so
         recall, precision and F-score are weighted, as scikit-learn's with ``sample_weight``),
         ``excluded`` the weight left out, and sizes Kish's effective sample sizes of the counted
-        rows. Not together with intervals.
+        rows; the intervals are then those of weighted rows (see :meth:`ClassCounts.table`).
 
     Returns
     -------

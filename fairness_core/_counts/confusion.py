@@ -22,7 +22,7 @@ from .._stats.intervals import check_ci, effective_counts, mover_disparity, weig
 from .._subgroups.subgroups import as_subgroups
 from .patterns import over_patterns
 from .rates import DISPARITY_METRICS, FN, FP, RATE_NAMES, RATE_TO_METRIC, RATIO_RATES, TN, TP, _few_text, _fraction, _rate
-from .weights import check_no_intervals, check_sample_weight, effective_size, size_text
+from .weights import check_no_intervals, check_sample_weight, effective_size, row_counts, size_text
 
 
 PER_SUBGROUP_MESSAGE = ("Per-subgroup thresholds need subgroups that do not overlap and cover every row "
@@ -54,8 +54,9 @@ class ConfusionCounts:
         attribute values or their intersections); needed by :meth:`between_group_theil_index`.
     atoms : _bootstrap.Atoms or None
         Counts per (membership pattern, cell): what the bootstrap resamples (set by
-        :meth:`compute`; counts built by hand have none and cannot give intervals; None with
-        sample weights).
+        :meth:`compute`; counts built by hand have none and cannot give intervals). With sample
+        weights, sums of weights that keep their rows (``Atoms.rows``), which the bootstrap deals into
+        buckets.
     member_sq, background_sq : ndarray of shape (n_subgroups, 4) or None
         With sample weights, the sums of squared weights of the same cells as `member` and
         `background` (which then hold sums of weights); None for unweighted counts.
@@ -152,6 +153,15 @@ class ConfusionCounts:
             return float(effective_size(self.overall.sum(), self.overall_sq.sum()))
         return self.overall.sum()
 
+    def row_tables(self) -> tuple:
+        """With sample weights, the rows of weight > 0 behind each cell of ``member``, ``background`` and
+        ``overall`` (``weights.row_counts``), at which a weighted rate's effective sample size is truncated
+        (``_stats.intervals.effective_counts``); (None, None, None) for counts of rows or without atoms."""
+        rows = row_counts(self.atoms)
+        if rows is None:
+            return None, None, None
+        return (over_patterns(self.atoms.member, rows), over_patterns(self.atoms.background, rows), rows.sum(axis=0))
+
     def _effective(self, table: np.ndarray, squares: Optional[np.ndarray], rate: str) -> np.ndarray:
         """The denominator of `rate` in `table` as a size: the count, or its effective size with weights."""
         den = _fraction(table, rate)[1]
@@ -203,7 +213,7 @@ class ConfusionCounts:
             from the rate's numerator and denominator counts; None adds no interval columns. With
             sample weights, Wilson's interval on the rate's effective sample size
             (``_stats.intervals.weighted_wilson_interval``: the linearized variance of the weighted
-            share, Korn & Graubard 1998).
+            share, Korn & Graubard 1998, at most the rows behind the rate).
 
         Returns
         -------
@@ -232,13 +242,14 @@ class ConfusionCounts:
             "tn": as_count(m[:, TN]), "fn": as_count(m[:, FN]),
         })
         notes = []
+        rows = self.row_tables()[0] if level is not None and self.weighted else None
         for name in RATE_NAMES:
             out[name], note = _rate(m, name)
             notes.append(note)
             if level is not None and self.weighted:   # on the rate's effective sample size
                 (num, den), (num_sq, den_sq) = _fraction(m, name), _fraction(self.member_sq, name)
                 out[f"{name}_ci_low"], out[f"{name}_ci_high"] = weighted_wilson_interval(
-                    num, den, num_sq, den_sq - num_sq, level)
+                    num, den, num_sq, den_sq - num_sq, level, rows=None if rows is None else _fraction(rows, name)[1])
             elif level is not None:
                 out[f"{name}_ci_low"], out[f"{name}_ci_high"] = wilson_interval(*_fraction(m, name), level)
         out["note"] = ["; ".join(n for n in row if n) for row in zip(*notes)] if notes else ""
@@ -404,17 +415,19 @@ class ConfusionCounts:
         """(k1, n1, k2, n2) of each comparison of `rate` (its columns from :meth:`_comparison_columns`): the
         subgroup's and the reference's numerator and denominator, from which their Wilson intervals and the
         comparison's MOVER interval are computed. With sample weights, effective counts
-        (``_stats.intervals.effective_counts``: the share on its effective sample size), not sums of weights."""
+        (``_stats.intervals.effective_counts``: the share on its effective sample size, at most its rows), not
+        sums of weights."""
         if not self.weighted:
             return [np.asarray(columns[c], dtype=np.float64)
                     for c in ("numerator", "denominator", "reference_numerator", "reference_denominator")]
-        def effective(table, squares):   # numerator and denominator as (k*, n*); S1 and S0 from the squares
+        def effective(table, squares, rows):   # numerator and denominator as (k*, n*); S1 and S0 from the squares
             num_sq, den_sq = _fraction(squares, rate)
-            return effective_counts(*_fraction(table, rate), num_sq, den_sq - num_sq)
+            return effective_counts(*_fraction(table, rate), num_sq, den_sq - num_sq,
+                                    None if rows is None else _fraction(rows, rate)[1])
 
-        k, n = zip(*(effective(t, sq) for t, sq in ((self.member, self.member_sq),
-                                                     (self.background, self.background_sq),
-                                                     (self.overall, self.overall_sq))))
+        k, n = zip(*(effective(t, sq, r) for t, sq, r in zip((self.member, self.background, self.overall),
+                                                            (self.member_sq, self.background_sq, self.overall_sq),
+                                                            self.row_tables())))
         k1, k2 = compared_values(*k, reference, self.names)
         n1, n2 = compared_values(*n, reference, self.names)
         return [np.asarray(a, dtype=np.float64) for a in (k1, n1, k2, n2)]
@@ -478,7 +491,6 @@ class ConfusionCounts:
                     include_small: bool = False, ci=None, n_boot: int = 1000, random_state=0,
                     adjust: Optional[str] = None):
         """Two-group Theil index of each subgroup against its reference; see :func:`theil_index`."""
-        check_no_intervals(self.weighted, ci, "theil_index")
         return theil_disparity(self, reduction=reduction, reference=reference, include_small=include_small,
                                ci=ci, n_boot=n_boot, random_state=random_state, adjust=adjust)
 
@@ -486,9 +498,9 @@ class ConfusionCounts:
         """Theil index of the benefit over all rows; see :func:`individual_theil_index`.
 
         A float, or with `ci` a ``TheilResult`` whose interval comes from the bootstrap that
-        redraws the confusion cells of every membership pattern (pattern sizes fixed).
+        redraws the confusion cells of every membership pattern (pattern sizes fixed; with sample
+        weights, the bootstrap of the rows with their weights).
         """
-        check_no_intervals(self.weighted, ci, "individual_theil_index")
         return individual_theil_of(self, ci=ci, n_boot=n_boot, random_state=random_state)
 
     def between_group_theil_index(self, *, ci=None, n_boot: int = 1000, random_state=0):
@@ -497,7 +509,6 @@ class ConfusionCounts:
         A float, or with `ci` a ``TheilResult``. Raises ValueError unless the subgroups are
         disjoint and cover every row (``disjoint``).
         """
-        check_no_intervals(self.weighted, ci, "between_group_theil_index")
         return between_group_theil_of(self, ci=ci, n_boot=n_boot, random_state=random_state)
 
     def ratio_scores(self, rate: str, *, include_small: bool = False, ci=None, n_boot: int = 1000,
@@ -507,10 +518,11 @@ class ConfusionCounts:
         See :func:`p_percent_score` (``rate="selection_rate"``) and
         :func:`equal_opportunity_score` (``rate="true_positive_rate"``) for the rule; the result
         is a :class:`RatioScoresResult`. With `ci`, bootstrap intervals as in :meth:`disparity`
-        (the score is the inverse of the ratio disparity against the rest).
+        (the score is the inverse of the ratio disparity against the rest); with sample weights
+        those of :meth:`disparity` with weights (the bootstrap of the rows with their weights joined
+        with the MOVER interval of the two weighted rates on their effective counts).
         """
         check_option(rate, RATIO_RATES, "rate", "ConfusionCounts.ratio_scores")
-        check_no_intervals(self.weighted, ci, "ConfusionCounts.ratio_scores")
         metric = "statistical_parity" if rate == "selection_rate" else rate
         ratio = self.disparity(metric, distance_measure="ratio", reference="rest",
                                reduction=None if ci is None else "max", include_small=include_small, ci=ci,
@@ -605,9 +617,9 @@ def confusion_counts(y_true, y_pred, subgroups, *, sample_weight=None) -> Confus
     sample_weight : array-like of shape (n_samples,) or None, default=None
         Finite weights >= 0 (e.g. survey weights); None counts every row once (the results are
         then exactly those without the parameter). With weights, :meth:`ConfusionCounts.table`'s
-        Wilson intervals take each rate's effective sample size, and :meth:`~ConfusionCounts.disparity`
-        and :meth:`~ConfusionCounts.equalized_odds` bootstrap the rows with their weights; the Theil,
-        ratio-score and performance intervals raise ValueError for a `ci`.
+        Wilson intervals take each rate's effective sample size, and the bootstrap intervals
+        (:meth:`~ConfusionCounts.disparity`, :meth:`~ConfusionCounts.equalized_odds`, the Theil
+        indices, the ratio scores, F1 in ``performance_table``) resample the rows with their weights.
 
     Returns
     -------

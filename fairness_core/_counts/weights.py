@@ -8,10 +8,13 @@ flag) is Kish's effective sample size of the rows behind it,
 
 which is the number of rows when every weight is 1 (and 0 for rows whose weights are all 0). The tables
 therefore keep, beside the sums of weights, the sums of squared weights of the same cells.
-Wilson intervals of the rates take the rate's effective sample size
-(``_stats.intervals.weighted_wilson_interval``), the rate disparities a bootstrap of the rows with their
-weights (``Atoms.rows``) and the AUCs the linearized variance (``_stats.delong.weighted_auc_variance``); the
-other intervals are not available with weights yet (:func:`check_no_intervals`).
+A weighted proportion's Wilson interval (the rates, the performance table's proportions, base rates,
+reliability bins, class-wise recall and precision) takes its effective sample size, at most its rows
+(``_stats.intervals.weighted_wilson_interval``); the bootstrap intervals (rate disparities, equalized odds,
+F1, Theil indices, ratio scores, calibration errors and disparity, class-wise F-score and average bias,
+smoothed EDF) resample the rows with their weights (``Atoms.rows``) and the AUCs take the linearized variance
+(``_stats.delong.weighted_auc_variance``). Still refused with weights (:func:`check_no_intervals`): the power
+means and the bias AUC score, the correlation score, and counts that keep no weighted rows.
 """
 
 from __future__ import annotations
@@ -35,9 +38,11 @@ WEIGHT_TYPE = ("The weight column {col!r} must hold numbers (it has dtype {dtype
 WEIGHT_VALUES = ("The weight column {col!r} has {n:,} {what} (first at row {first}). Weights must be finite and "
                  ">= 0. Tip: fix or drop those rows, or choose another weight column.")
 WEIGHT_INTERVAL_MESSAGE = (
-    "{func}: intervals with sample weights are not available yet (its bootstrap intervals count rows, not "
-    "weights; with weights so far: the rates' Wilson intervals, the rate disparities, equalized odds and the AUC "
-    "table). Tip: pass ci=None to get the weighted point estimates.")
+    "{func}: intervals with sample weights are not available yet (here they would resample rows or need rows "
+    "these counts do not keep; with weights: the rates, disparities and equalized odds, the performance table, "
+    "ratio scores, Theil indices, base rates, dataset parity, smoothed EDF, calibration, class-wise scores and the "
+    "AUC table, from confusion_counts, calibration_counts, class_counts or the metric functions). Tip: pass "
+    "ci=None to get the weighted point estimates.")
 
 
 def check_sample_weight(sample_weight, n: int, func: str) -> Optional[np.ndarray]:
@@ -80,6 +85,17 @@ def effective_size(total, squares) -> np.ndarray:
     squares = np.asarray(squares, dtype=np.float64)
     with np.errstate(divide="ignore", invalid="ignore"):
         return np.where(squares > 0, total * total / np.where(squares > 0, squares, 1.0), 0.0)
+
+
+def row_counts(atoms) -> Optional[np.ndarray]:
+    """Rows of weight > 0 per (pattern, cell) of weighted atoms (``_stats.bootstrap.Atoms`` with ``rows``), shape
+    of ``atoms.counts``: what a weighted proportion's effective size is truncated at. None for counts of rows."""
+    if atoms is None or atoms.rows is None:
+        return None
+    pattern, cell, weight = atoms.rows
+    index = np.asarray(pattern, dtype=np.int64) * atoms.counts.shape[1] + np.asarray(cell, dtype=np.int64)
+    held = index[np.asarray(weight) > 0]
+    return np.bincount(held, minlength=atoms.counts.size).reshape(atoms.counts.shape).astype(np.float64)
 
 
 def size_text(n) -> str:

@@ -56,9 +56,10 @@ def error_table_of(counts, *, min_per_group: int = 5, ci: Optional[float] = None
     table = _with_expected(error_frame(counts, min_per_group), counts, min_per_group)
     if level is None:
         return table
+    gate = _replicate_gate(counts, min_per_group)
     samples = replicate_stat(counts._calibration_atoms(func),
-                             lambda m, b, o: np.stack(_error_values(m, min_per_group), axis=-1), n_boot, rng)
-    return _with_error_intervals(table, samples, level, n_boot)
+                             lambda m, b, o: np.stack(_error_values(m, gate), axis=-1), n_boot, rng)
+    return _with_error_intervals(table, samples, level, n_boot, shift=_weighted(counts))
 
 
 def error_frame(counts, min_per_group: int) -> pd.DataFrame:
@@ -143,23 +144,25 @@ def calibration_disparity_of(counts, *, threshold: Optional[float] = None, min_p
     table.attrs["debiased"] = debias
     if level is not None:
         captured = []
+        gate = _replicate_gate(counts, min_per_group)
 
         def values(member, background, overall):
             # Every error of the subgroups is kept (for the errors table's intervals) and the ECEs of
             # the subgroups, backgrounds and all rows go on to the comparisons: one bootstrap for both.
-            errs = np.stack(_error_values(member, min_per_group), axis=-1)
-            rest = _error_values(background, min_per_group)[0]
-            whole = _error_values(overall[..., None, :, :], min_per_group)[0][..., 0]
+            errs = np.stack(_error_values(member, gate), axis=-1)
+            rest = _error_values(background, gate)[0]
+            whole = _error_values(overall[..., None, :, :], gate)[0][..., 0]
             captured.append((errs, rest, whole))
             return errs[..., 0], rest, whole
 
         signed, disparity = bootstrap_comparison(counts._calibration_atoms(func), counts.names, reference, values,
                                                  distance_measure=distance_measure, n_boot=n_boot, rng=rng)
         errs, rest, whole = (np.concatenate(parts) for parts in zip(*captured))
-        errors = _with_error_intervals(errors, errs, level, n_boot)
+        errors = _with_error_intervals(errors, errs, level, n_boot, shift=_weighted(counts))
         a, b = compared_values(errs[..., 0], rest, whole, reference, counts.names)
         for side, samples in (("subgroup_value", a), ("reference_value", b)):
-            low, high, _ = _value_interval(samples, table[side].to_numpy(dtype=np.float64), level)
+            low, high, _ = _value_interval(samples, table[side].to_numpy(dtype=np.float64), level,
+                                           shift=_weighted(counts))
             at = table.columns.get_loc(side) + 1
             table.insert(at, f"{side}_ci_low", low)
             table.insert(at + 1, f"{side}_ci_high", high)
@@ -205,6 +208,12 @@ def _with_expected(errors: pd.DataFrame, counts, min_per_group: int) -> pd.DataF
 def _weighted(counts) -> bool:
     """Whether calibration counts hold sums of sample weights."""
     return getattr(counts, "member_sq", None) is not None
+
+
+def _replicate_gate(counts, min_per_group: int) -> int:
+    """The rows a replicate's ECE needs: `min_per_group`, or with sample weights 0 (a replicate's sums of weights
+    are no effective size; whether a subgroup has an ECE at all is decided on the data's effective size)."""
+    return 0 if _weighted(counts) else min_per_group
 
 
 def expected_ece(stats: np.ndarray, min_per_group: int = 1, squares: Optional[np.ndarray] = None) -> np.ndarray:
@@ -286,8 +295,8 @@ def _bin_mads(stats: np.ndarray) -> np.ndarray:
 def _null_errors(counts, min_per_group: int, n_draws: int, rng) -> tuple:
     """ECEs of the subgroups (n_draws, k), their backgrounds (n_draws, k) and all rows (n_draws,) under perfect
     calibration: labels drawn anew from the scores (``CalibrationAtoms.calibrated``)."""
-    parts = [(_error_values(m, min_per_group)[0], _error_values(b, min_per_group)[0],
-              _error_values(o[..., None, :, :], min_per_group)[0][..., 0])
+    gate = _replicate_gate(counts, min_per_group)
+    parts = [(_error_values(m, gate)[0], _error_values(b, gate)[0], _error_values(o[..., None, :, :], gate)[0][..., 0])
              for m, b, o in counts.atoms.calibrated(n_draws, rng)]
     return tuple(np.concatenate(x) for x in zip(*parts))
 
@@ -392,23 +401,40 @@ def _with_verdicts(table: pd.DataFrame, rule: Optional[Rule], distance_measure: 
     return table
 
 
-def _value_interval(samples: np.ndarray, estimate: np.ndarray, level: float):
-    """Percentile interval of each column of `samples` (n_boot, m), widened to contain `estimate` (m,)."""
+def _value_interval(samples: np.ndarray, estimate: np.ndarray, level: float, shift: bool = False):
+    """Percentile interval of each column of `samples` (n_boot, m), widened to contain `estimate` (m,).
+
+    `shift`: first moved by the bootstrap's bias, the mean of the defined replicates less the estimate (an ECE's
+    replicates lie above it: each adds noise to every bin's gap, and |gap| grows with noise). Used for weighted
+    counts, whose bins' effective sizes are smaller: the plain percentile interval covered 91.0-91.8 % of a 300-row
+    group's ECE (93.3-94.8 % unweighted) and about 50 % of a 60-row group's (58-62 % unweighted); shifted, 91.6 % and
+    80.5 % (tests/fairness_core/test_weighted_calibration_intervals.py)."""
     low, high, undefined = percentile_interval(samples, level)
     estimate = np.asarray(estimate, dtype=np.float64)
+    if shift:
+        defined = (samples.shape[0] - undefined) > 0
+        with np.errstate(invalid="ignore"):
+            bias = np.where(defined, np.nansum(samples, axis=0) / np.maximum(samples.shape[0] - undefined, 1)
+                            - estimate, 0.0)
+        low, high = np.maximum(low - bias, 0.0), high - bias   # an error is never below 0
     has = ~np.isnan(low) & ~np.isnan(estimate)
     low = np.where(has, np.fmin(low, estimate), low)
     high = np.where(has, np.fmax(high, estimate), high)
     return low, high, undefined
 
 
-def _with_error_intervals(table: pd.DataFrame, samples: np.ndarray, level: float, n_boot: int) -> pd.DataFrame:
-    """`table` with ``<col>_ci_low/_ci_high`` after each of ECE, MCE and Brier, from samples (n_boot, k, 3)."""
+def _with_error_intervals(table: pd.DataFrame, samples: np.ndarray, level: float, n_boot: int,
+                          shift: bool = False) -> pd.DataFrame:
+    """`table` with ``<col>_ci_low/_ci_high`` after each of ECE, MCE and Brier, from samples (n_boot, k, 3); with
+    `shift` (weighted counts) the ECE's interval is moved by the bootstrap's bias (:func:`_value_interval`) and the
+    MCE has none (NaN): the largest of the bins' noisy gaps lies well above the largest true gap, and its interval
+    covered 61 % of a 300-row group's MCE with weights (22 % without, in the same simulation)."""
     table = table.copy()
     undefined = {}
     for j, col in enumerate(ERROR_COLUMNS):
-        low, high, n_undefined = _value_interval(samples[:, :, j], table[col].to_numpy(dtype=np.float64), level)
-        estimate_defined = table[col].notna().to_numpy()
+        low, high, n_undefined = _value_interval(samples[:, :, j], table[col].to_numpy(dtype=np.float64), level,
+                                                 shift=shift and col == "ece")
+        estimate_defined = table[col].notna().to_numpy() & ~(shift and col == "mce")
         low, high = np.where(estimate_defined, low, np.nan), np.where(estimate_defined, high, np.nan)
         at = table.columns.get_loc(col) + 1
         table.insert(at, f"{col}_ci_low", low)

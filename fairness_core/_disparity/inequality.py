@@ -13,7 +13,9 @@ count tables' module, so the two stay free of an import cycle.
 
 Intervals (``ci=``) come from the stratified multinomial bootstrap of ``_stats.bootstrap``: the
 confusion counts of every membership pattern are redrawn (subgroup sizes stay fixed), and every
-Theil index is recomputed from the redrawn counts with a leading replicate axis. A Theil index is
+Theil index is recomputed from the redrawn counts with a leading replicate axis. With sample weights
+the bootstrap deals the rows with their weights into buckets (``Atoms.rows``), and each replicate's
+sides weigh by their own sums of weights. A Theil index is
 never below 0, so its interval cannot straddle parity; whether a comparison *excludes parity* is
 decided on the signed difference of the two mean benefits (mu1 - mu2), which is 0 exactly when
 the two-group index is 0 (see :func:`fairness_core.theil_index`).
@@ -195,8 +197,7 @@ def theil_replicates(atoms, names: list, reference: str, table: pd.DataFrame, n_
     names : list of str
     reference : {'rest', 'overall', 'pairwise'} or a subgroup name
     table : DataFrame
-        From :func:`theil_comparison`; its ``size`` and ``reference_size`` are the two group
-        sizes, which the stratified bootstrap keeps fixed.
+        From :func:`theil_comparison` (its rows are the comparisons).
     n_boot : int
     rng : numpy Generator
 
@@ -206,10 +207,11 @@ def theil_replicates(atoms, names: list, reference: str, table: pd.DataFrame, n_
         mu1 - mu2, the two-group Theil index, mu1 and mu2 of every replicate (NaN where
         undefined).
     """
-    sizes = table[["size", "reference_size"]].to_numpy(dtype=np.float64)  # (m, 2), fixed
-
     def stat(member, background, overall):
         a, b = compared_values(_means(member), _means(background), _means(overall), reference, names)
+        # The two sides' rows (sums of weights with sample weights) in the replicate: fixed by the stratified
+        # bootstrap, drawn with the rows by the bucket bootstrap (a weighted side's share of the weight varies).
+        sizes = np.stack(compared_values(member.sum(-1), background.sum(-1), overall.sum(-1), reference, names), -1)
         theil = between_group_theil(sizes, np.stack([a, b], axis=-1), axis=-1)
         theil = np.where(np.isnan(a) | np.isnan(b), np.nan, theil)
         return np.stack([a - b, theil, a, b], axis=1)
@@ -297,7 +299,8 @@ def between_group_theil_of(counts, *, ci=None, n_boot: int = 1000, random_state=
     note = ("" if not np.isnan(value) else NO_ROWS_NOTE if counts.overall.sum() == 0 else ZERO_MEAN_NOTE)
     if counts.overall.sum() == 0:
         return TheilResult(value, float("nan"), float("nan"), level, n_boot, n_boot, note)
-    # Disjoint subgroups: a pattern is one subgroup, so the subgroup sizes stay fixed.
-    replicates = replicate_stat(counts._atoms(func), lambda m, b, o: between_group_theil(sizes, _means(m)),
+    # Each subgroup's share in the replicate: fixed by the stratified bootstrap (a pattern is one subgroup), drawn
+    # with the rows by the bucket bootstrap (a subgroup's share of the weight varies).
+    replicates = replicate_stat(counts._atoms(func), lambda m, b, o: between_group_theil(m.sum(-1), _means(m)),
                                 n_boot, rng)
     return interval_result(value, replicates, level, n_boot, note)

@@ -22,7 +22,6 @@ from .._disparity.average_bias import (CALLABLE_CI_MESSAGE, DIFFERENCE_MESSAGE, 
 from .._stats.bootstrap import check_boot_options
 from .._data.checks import check_int, check_option
 from .._counts.classes import CLASS_NO_ATOMS_MESSAGE as NO_ATOMS_MESSAGE, ClassCounts, class_counts
-from .._counts.weights import check_no_intervals
 from .._counts.rows import (CLASS_LENGTH_MESSAGE as LENGTH_MESSAGE, LABELS_DUPLICATE_MESSAGE, LABELS_TYPE_MESSAGE,
     SUBGROUPS_UNKNOWN_MESSAGE, _encode, _Rows)
 
@@ -135,7 +134,10 @@ def unweighted_average_bias(truth, prediction, protected, *, labels: Optional[Se
     sample_weight : array-like of shape (n_samples,) or None, default=None
         Finite weights >= 0, one per row: weighted recall, precision and F-score (each count a sum
         of weights, :func:`class_counts`), small flags from effective sample sizes. Only with a
-        named `metric` (a metric callable takes rows) and not together with `ci`.
+        named `metric` (a metric callable takes rows). With `ci`, the same intervals from the
+        bootstrap that deals the rows with their weights into buckets (and the recall and
+        precision columns of the table Wilson's on their effective counts, see
+        :meth:`ClassCounts.table`).
 
     Returns
     -------
@@ -219,7 +221,6 @@ def unweighted_average_bias(truth, prediction, protected, *, labels: Optional[Se
     if level is not None and (callable(metric) or callable(reduction)):
         raise ValueError(CALLABLE_CI_MESSAGE.format(func=func, what="metric" if callable(metric) else "reduction"))
     if sample_weight is not None:
-        check_no_intervals(True, ci, func)
         if callable(metric):
             raise ValueError(f"{func}: a metric callable cannot take sample_weight (it is given the rows). "
                              "Tip: use metric='recall', 'precision' or 'fscore' with weights.")

@@ -17,8 +17,8 @@ import pandas as pd
 
 from .._counts.confusion import ConfusionCounts
 from .._data.checks import as_binary
-from .._counts.weights import check_no_intervals
-from .._stats.intervals import check_ci, wilson_interval
+from .._counts.weights import effective_size
+from .._stats.intervals import check_ci, weighted_wilson_interval, wilson_interval
 from .._subgroups.subgroups import as_subgroups
 
 
@@ -61,7 +61,9 @@ def base_rates(y_true, subgroups, *, ci: Optional[float] = None, sample_weight=N
     sample_weight : array-like of shape (n_samples,) or None, default=None
         Finite weights >= 0, one per row: the base rate is sum_{y=1} w / sum w, ``n_positive`` and
         ``n_negative`` are sums of weights, and ``size`` (and ``small``) Kish's effective sample size
-        (sum w)^2 / sum w^2. Not together with `ci`.
+        (sum w)^2 / sum w^2. With `ci`, Wilson's interval on the base rate's effective sample size
+        (``_stats.intervals.weighted_wilson_interval``: the linearized variance of the weighted share,
+        Korn & Graubard 1998; at most the subgroup's rows), which unit weights leave as Wilson's.
 
     Returns
     -------
@@ -74,7 +76,7 @@ def base_rates(y_true, subgroups, *, ci: Optional[float] = None, sample_weight=N
     ------
     ValueError
         If `y_true` is not binary, the lengths differ, `ci` is not None or a level strictly
-        between 0 and 1 (``CI_MESSAGE``), a weight is bad, or `ci` comes with weights.
+        between 0 and 1 (``CI_MESSAGE``), or a weight is bad.
 
     References
     ----------
@@ -95,10 +97,9 @@ def base_rates(y_true, subgroups, *, ci: Optional[float] = None, sample_weight=N
     """
     level = check_ci(ci, "base_rates")
     if sample_weight is not None:
-        check_no_intervals(True, level, "base_rates")
         counts = ConfusionCounts.compute(y_true, y_true, subgroups, sample_weight=sample_weight, func="base_rates")
-        return _base_rate_table(list(counts.names), counts.member[:, [0, 3]], counts.min_size, None,
-                                sizes=counts.sizes)
+        return _base_rate_table(list(counts.names), counts.member[:, [0, 3]], counts.min_size, level,
+                                squares=counts.member_sq[:, [0, 3]], rows=counts.row_tables()[0])
     groups, member, _, _ = _label_counts(y_true, subgroups, "base_rates")
     return _base_rate_table(list(groups.names), member, groups.min_size, level)
 
@@ -113,7 +114,8 @@ def base_rates_from_counts(label_counts, *, ci: Optional[float] = None) -> pd.Da
         (or ``fairness_core.engines.ScoredCounts.label_counts()``): TN are the negatives and TP the
         positives of each subgroup.
     ci : float in (0, 1) or None, default=None
-        Confidence level of the Wilson intervals.
+        Confidence level of the Wilson intervals (on the effective sample sizes for weighted counts,
+        as :func:`base_rates`).
 
     Returns
     -------
@@ -127,34 +129,38 @@ def base_rates_from_counts(label_counts, *, ci: Optional[float] = None) -> pd.Da
     """
     level = check_ci(ci, "base_rates_from_counts")
     weighted = getattr(label_counts, "weighted", False)
-    check_no_intervals(weighted, level, "base_rates_from_counts")
     member = np.asarray(label_counts.member, dtype=np.float64)
     if np.any(member[:, [1, 2]] != 0):
         raise ValueError("base_rates_from_counts needs the labels counted against themselves (no FP or FN). "
                          "Tip: pass confusion_counts(y_true, y_true, subgroups).")
     return _base_rate_table(list(label_counts.names), member[:, [0, 3]], label_counts.min_size, level,
-                            sizes=label_counts.sizes if weighted else None)
+                            squares=np.asarray(label_counts.member_sq)[:, [0, 3]] if weighted else None,
+                            rows=label_counts.row_tables()[0] if weighted else None)
 
 
 def _base_rate_table(names: list, member: np.ndarray, min_size: int, level: Optional[float],
-                     sizes: Optional[np.ndarray] = None) -> pd.DataFrame:
+                     squares: Optional[np.ndarray] = None, rows: Optional[np.ndarray] = None) -> pd.DataFrame:
     """The table of :func:`base_rates` from negatives and positives per subgroup, shape (k, 2).
 
-    `sizes`: with sample weights (`member` then holds sums of weights), the effective sample sizes."""
+    `squares`: with sample weights (`member` then holds sums of weights), the sums of squared weights of the
+    negatives and the positives: sizes are then effective sample sizes, and intervals Wilson's on the rate's,
+    truncated at the subgroup's rows when `rows` (the label counts' ``row_tables()[0]``) is given."""
     rate, note = _base_rate(member)
-    if sizes is not None:
-        sizes = np.asarray(sizes, dtype=np.float64)
-        columns = {"subgroup": names, "size": sizes, "n_positive": member[:, 1], "n_negative": member[:, 0],
-                   "base_rate": rate, "small": sizes < min_size, "note": note}
-        return pd.DataFrame(columns)
-    sizes = member.sum(axis=1)
+    total = member.sum(axis=1)
+    if squares is None:
+        sizes, as_count = total, (lambda a: a.astype(np.int64))
+    else:
+        sizes, as_count = effective_size(total, squares.sum(axis=1)), (lambda a: a)
     columns = {
-        "subgroup": names, "size": sizes.astype(np.int64),
-        "n_positive": member[:, 1].astype(np.int64), "n_negative": member[:, 0].astype(np.int64),
+        "subgroup": names, "size": as_count(sizes),
+        "n_positive": as_count(member[:, 1]), "n_negative": as_count(member[:, 0]),
         "base_rate": rate,
     }
     if level is not None:
-        columns["base_rate_ci_low"], columns["base_rate_ci_high"] = wilson_interval(member[:, 1], sizes, level)
+        columns["base_rate_ci_low"], columns["base_rate_ci_high"] = (
+            wilson_interval(member[:, 1], total, level) if squares is None
+            else weighted_wilson_interval(member[:, 1], total, squares[:, 1], squares[:, 0], level,
+                                          rows=None if rows is None else rows.sum(axis=1)))
     columns.update({"small": sizes < min_size, "note": note})
     table = pd.DataFrame(columns)
     if level is not None:

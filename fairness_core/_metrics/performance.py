@@ -8,8 +8,7 @@ import pandas as pd
 from .._stats.bootstrap import check_boot_options, percentile_interval, replicate_stat
 from .._counts.confusion import ConfusionCounts
 from .._counts.rates import FN, FP, RATES, TN, TP
-from .._counts.weights import check_no_intervals
-from .._stats.intervals import wilson_interval
+from .._stats.intervals import effective_counts, wilson_interval
 
 OVERALL = "All rows"
 COUNTS_MESSAGE = ("performance_table needs ConfusionCounts from confusion_counts(y_true, y_pred, subgroups) or "
@@ -40,7 +39,8 @@ def balanced_accuracy_interval(tp, fn, tn, fp, level: float) -> tuple[np.ndarray
     Parameters
     ----------
     tp, fn, tn, fp : array-like of shape (m,)
-        Confusion counts.
+        Confusion counts (with sample weights, the effective counts of the two rates: see
+        :func:`performance_table`).
     level : float in (0, 1)
 
     Returns
@@ -80,13 +80,18 @@ def performance_table(counts: ConfusionCounts, *, ci=None, n_boot: int = 1000, r
         predictions ``score >= threshold``. Weighted counts (``confusion_counts(...,
         sample_weight=w)``) give the weighted metrics (each cell a sum of weights, equal to
         scikit-learn's metrics with ``sample_weight``), ``size`` the effective sample size
-        (sum w)^2 / sum w^2 and the cells as floats; no intervals with weights.
+        (sum w)^2 / sum w^2 and the cells as floats.
     ci : float in (0, 1) or None, default=None
         Confidence level. Accuracy, precision, recall and selection rate get Wilson score
         intervals (Wilson 1927) from their numerator and denominator; balanced accuracy the MOVER
         interval of :func:`balanced_accuracy_interval`; F1, which is not a proportion of rows, a
         percentile interval from the stratified bootstrap of the confusion counts (as the rate
-        disparities; needs the counts' atoms).
+        disparities; needs the counts' atoms). With sample weights the Wilson intervals (and the
+        two in the balanced accuracy's MOVER interval) are computed on each proportion's effective
+        counts (``_stats.intervals.effective_counts``: the weighted share on its effective sample
+        size, at most its rows, as the rates' intervals), which unit weights leave as the counts; F1's bootstrap deals
+        the rows with their weights into buckets (``Atoms.rows``), so with unit weights its interval
+        differs from the unweighted one by bootstrap noise only.
     n_boot : int >= 100, default=1000
         Bootstrap replicates for the F1 interval.
     random_state : None, int >= 0 or numpy Generator, default=0
@@ -122,9 +127,19 @@ def performance_table(counts: ConfusionCounts, *, ci=None, n_boot: int = 1000, r
     if not isinstance(counts, ConfusionCounts):
         raise ValueError(COUNTS_MESSAGE.format(got=type(counts).__name__))
     level, n_boot, rng = check_boot_options(ci, n_boot, random_state, func)
-    check_no_intervals(counts.weighted, ci, func)
     m = np.vstack([counts.overall[None, :], counts.member]).astype(np.float64)   # (k + 1, 4)
     k = len(counts.names)
+    squares = np.vstack([counts.overall_sq[None, :], counts.member_sq]) if counts.weighted else None
+    member_rows, _, overall_rows = counts.row_tables()
+    rows = None if member_rows is None else np.vstack([overall_rows[None, :], member_rows])
+
+    def sizes_of(cells, den_cells):   # a proportion's (successes, trials): counts, or effective counts with weights
+        num, den = m[:, list(cells)].sum(axis=1), m[:, list(den_cells)].sum(axis=1)
+        if squares is None:
+            return num, den
+        rest = [c for c in den_cells if c not in cells]
+        return effective_counts(num, den, squares[:, list(cells)].sum(axis=1), squares[:, rest].sum(axis=1),
+                                None if rows is None else rows[:, list(den_cells)].sum(axis=1))
     if counts.weighted:   # sums of weights; sizes are effective sample sizes
         size, as_count = np.concatenate([[counts.overall_size], counts.sizes]), (lambda a: a)
     else:
@@ -153,9 +168,10 @@ def performance_table(counts: ConfusionCounts, *, ci=None, n_boot: int = 1000, r
             if name == "f1":
                 low, high = _f1_interval(counts, level, n_boot, rng, func)
             elif name == "balanced_accuracy":
-                low, high = balanced_accuracy_interval(m[:, TP], m[:, FN], m[:, TN], m[:, FP], level)
+                (tp, pos), (tn, neg) = sizes_of((TP,), (TP, FN)), sizes_of((TN,), (TN, FP))
+                low, high = balanced_accuracy_interval(tp, pos - tp, tn, neg - tn, level)
             else:
-                low, high = wilson_interval(num, den, level)
+                low, high = wilson_interval(*sizes_of(*PROPORTIONS[name][:2]), level)
             out[f"{name}_ci_low"], out[f"{name}_ci_high"] = low, high
     out["note"] = ["; ".join(dict.fromkeys(n for n in row if n)) for row in zip(*notes)]
     if level is not None:
@@ -164,7 +180,8 @@ def performance_table(counts: ConfusionCounts, *, ci=None, n_boot: int = 1000, r
 
 
 def _f1_interval(counts: ConfusionCounts, level: float, n_boot: int, rng, func: str):
-    """Percentile interval of F1 for all rows and each subgroup, from the stratified bootstrap of the counts."""
+    """Percentile interval of F1 for all rows and each subgroup, from the stratified bootstrap of the counts (of the
+    rows with their weights, dealt into buckets, for weighted counts)."""
     def stat(member, background, overall):
         c = np.concatenate([overall[:, None, :], member], axis=1)   # (B, k + 1, 4)
         den = 2 * c[..., TP] + c[..., FP] + c[..., FN]

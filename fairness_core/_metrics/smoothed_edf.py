@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 
 from .._counts.confusion import CONFUSION_NO_ATOMS_MESSAGE
-from .._counts.weights import check_no_intervals, check_sample_weight, effective_size
+from .._counts.weights import check_sample_weight, effective_size
 from .._data.checks import as_binary
 from .._stats.bootstrap import Atoms, check_boot_options, percentile_interval, replicate_stat
 from .._subgroups.subgroups import as_subgroups
@@ -150,7 +150,9 @@ def smoothed_edf(y_true, subgroups, *, concentration: float = 1.0, include_small
         Finite weights >= 0, one per row: positives_g and n_g become sums of weights (frequency
         weights: the pseudo-count alpha is in the units of the weights, so integer weights give the
         value of the repeated rows), ``size`` and the small flags Kish's effective sample size
-        (sum w)^2 / sum w^2. Not together with `ci`.
+        (sum w)^2 / sum w^2. With `ci`, the percentile intervals of a bootstrap that deals the rows
+        with their weights into buckets (``_stats.bootstrap.BucketSplit.of_rows``; a subgroup's sum
+        of weights then varies between replicates, as in a bootstrap of rows).
 
     Returns
     -------
@@ -195,7 +197,6 @@ def smoothed_edf(y_true, subgroups, *, concentration: float = 1.0, include_small
     _check_concentration(concentration)
     concentration = float(concentration)
     level, n_boot, rng = check_boot_options(ci, n_boot, random_state, func)
-    check_no_intervals(sample_weight is not None, ci, func)
     y = as_binary(y_true, "y_true", func)
     w = check_sample_weight(sample_weight, len(y), func)
     groups = as_subgroups(subgroups, len(y), func)
@@ -208,7 +209,13 @@ def smoothed_edf(y_true, subgroups, *, concentration: float = 1.0, include_small
     if w is not None:   # sums of weights per (subgroup, label), effective sample sizes
         member = groups.crosstab(y.astype(np.intp), 2, w)[0]
         squares = groups.crosstab(y.astype(np.intp), 2, w * w)[0]
-        return _edf_of(list(groups.names), member, groups.min_size, concentration, include_small, None, None,
+        draws = None
+        if level is not None:   # the rows with their weights, dealt into buckets
+            codes, masks, background = groups.patterns
+            sums = np.bincount(codes * 2 + y, weights=w, minlength=2 * masks.shape[0]).reshape(-1, 2)
+            atoms = Atoms(sums, masks, background, rows=(codes, y.astype(np.intp), w))
+            draws = replicate_stat(atoms, lambda m, b, o: m, n_boot, rng)
+        return _edf_of(list(groups.names), member, groups.min_size, concentration, include_small, level, draws,
                        sizes=effective_size(member.sum(axis=1), squares.sum(axis=1)))
     draws = None
     if level is not None:
@@ -236,7 +243,8 @@ def smoothed_edf_from_counts(label_counts, *, concentration: float = 1.0, includ
     ci, n_boot, random_state
         As :func:`smoothed_edf`: the bootstrap resamples the counts' atoms (negatives and positives
         per membership pattern), so `label_counts` must hold them (``confusion_counts`` or an
-        engine's ``ScoredCounts.with_atoms()``).
+        engine's ``ScoredCounts.with_atoms()``); weighted counts' atoms keep their rows, which the
+        bootstrap deals with their weights into buckets.
 
     Returns
     -------
@@ -257,7 +265,6 @@ def smoothed_edf_from_counts(label_counts, *, concentration: float = 1.0, includ
     _check_concentration(concentration)
     level, n_boot, rng = check_boot_options(ci, n_boot, random_state, func)
     weighted = getattr(label_counts, "weighted", False)
-    check_no_intervals(weighted, ci, func)
     if not label_counts.disjoint:
         raise ValueError(EDF_OVERLAP_COUNTS_MESSAGE)
     member = np.asarray(label_counts.member, dtype=np.float64)
@@ -269,7 +276,8 @@ def smoothed_edf_from_counts(label_counts, *, concentration: float = 1.0, includ
         if label_counts.atoms is None:
             raise ValueError(CONFUSION_NO_ATOMS_MESSAGE.format(func=func))
         counts = label_counts.atoms
-        atoms = Atoms(counts.counts[:, [0, 3]], counts.member, counts.background)   # negatives, positives
+        rows = None if counts.rows is None else (counts.rows[0], counts.rows[1] // 3, counts.rows[2])   # TN 0, TP 1
+        atoms = Atoms(counts.counts[:, [0, 3]], counts.member, counts.background, rows=rows)   # negatives, positives
         draws = (replicate_stat(atoms, lambda m, b, o: m, n_boot, rng) if atoms.counts.size
                  else np.zeros((n_boot, len(label_counts.names), 2)))
     return _edf_of(list(label_counts.names), member[:, [0, 3]], label_counts.min_size, float(concentration),

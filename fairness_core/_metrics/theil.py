@@ -14,7 +14,7 @@ import numpy as np
 from .._stats.bootstrap import Atoms
 from .._data.checks import as_binary, check_length
 from .._counts.confusion import ConfusionCounts
-from .._counts.weights import check_no_intervals, check_sample_weight
+from .._counts.weights import check_sample_weight
 # Re-exported here too (the tests and ``_integrations.sklearn_scorer`` import them from this module).
 from .._disparity.inequality import (DISTANCE_MESSAGE, OVERLAP_MESSAGE, ZERO_MEAN_NOTE, TheilResult,  # noqa: F401
                           check_distance_measure, individual_theil_of, theil_of_counts,
@@ -51,7 +51,9 @@ def individual_theil_index(y_true, y_pred, *, subgroups=None, ci=None, n_boot: i
     sample_weight : array-like of shape (n_samples,) or None, default=None
         Finite weights >= 0, one per row: each confusion cell is the sum of its rows' weights, so
         the index is the weighted Theil index T = sum_i (w_i / W) (b_i / mu) ln(b_i / mu) with mu the
-        weighted mean benefit. Not together with `ci`.
+        weighted mean benefit. With `ci`, the bootstrap deals the rows with their weights into buckets
+        and reweights the buckets (``_stats.bootstrap.BucketSplit.of_rows``), the percentile interval
+        of its replicates.
 
     Returns
     -------
@@ -87,7 +89,6 @@ def individual_theil_index(y_true, y_pred, *, subgroups=None, ci=None, n_boot: i
     (True, 1000)
     """
     func = "individual_theil_index"
-    check_no_intervals(sample_weight is not None, ci, func)
     if subgroups is not None:
         return _count(y_true, y_pred, subgroups, func, sample_weight).individual_theil_index(
             ci=ci, n_boot=n_boot, random_state=random_state)
@@ -100,8 +101,9 @@ def individual_theil_index(y_true, y_pred, *, subgroups=None, ci=None, n_boot: i
         return float(theil_of_counts(counts)[0])
     # One stratum: every row in the same (empty) membership pattern.
     none = np.zeros((1, 0), dtype=bool)
+    rows = None if w is None else (np.zeros(len(y), np.intp), (2 * y + p).astype(np.intp), w)   # weighted: by rows
     whole = ConfusionCounts([], np.zeros((0, 4)), np.zeros((0, 4)), counts, 0,
-                            atoms=Atoms(counts[None], none, none))
+                            atoms=Atoms(counts[None], none, none, rows=rows))
     return individual_theil_of(whole, ci=ci, n_boot=n_boot, random_state=random_state, func=func)
 
 
@@ -140,7 +142,8 @@ def between_group_theil_index(y_true, y_pred, subgroups, *, ci=None, n_boot: int
         Finite weights >= 0, one per row: each confusion cell is the sum of its rows' weights, so
         the index is the weighted Theil index T = sum_i (w_i / W) (b_i / mu) ln(b_i / mu) with mu the
         weighted mean benefit;
-        each subgroup's share n_g / n is its share of the weight. Not together with `ci`.
+        each subgroup's share n_g / n is its share of the weight. With `ci`, the bootstrap of the
+        rows with their weights dealt into buckets, each replicate with its own shares of the weight.
 
     Returns
     -------
@@ -227,7 +230,9 @@ def theil_index(y_true, y_pred, subgroups, *, distance_measure=None, reduction: 
         the index is the weighted Theil index T = sum_i (w_i / W) (b_i / mu) ln(b_i / mu) with mu the
         weighted mean benefit;
         each side's share is its share of the weight, while ``size`` and ``reference_size``
-        show effective sample sizes. Not together with `ci`.
+        show effective sample sizes. With `ci`, the bootstrap of the rows with their weights dealt
+        into buckets (each replicate's sides weigh by their own sums of weights); the percentile
+        intervals and parity test as without weights.
 
     Returns
     -------

@@ -31,6 +31,10 @@ variance of any linear count is (K - 1) / K times its plug-in variance, as a row
 replicate costs K x subgroups x cells whatever the patterns. Subgroup sizes then vary between
 replicates (as in a row bootstrap), and a statistic undefined in a replicate (a subgroup absent from
 it) is NaN and counted as every undefined replicate is.
+
+With sample weights the counts are sums of weights, which a multinomial cannot redraw: the atoms keep
+their rows (``Atoms.rows``), and every bootstrap of them is a bucket bootstrap whose rows are dealt one
+by one with their weights into ``ROW_BUCKETS`` buckets (:meth:`BucketSplit.of_rows`).
 """
 
 from __future__ import annotations
@@ -57,6 +61,9 @@ MAX_WORKERS = 4
 # docstring): above about K patterns a replicate of the stratified bootstrap costs more than K bucket tables.
 BUCKETS = 200
 BUCKET_PATTERNS = 200
+# Buckets of weighted rows (Atoms.rows): with 200, a Theil index's percentile interval covered 92.9 % against the
+# stratified bootstrap's 94.8 %; 94.2 % with 1,000 (tests/fairness_core/test_weighted_metric_intervals.py).
+ROW_BUCKETS = 1000
 # Atoms of at most this many rows are split among the buckets row by row (one uniform draw per row); larger
 # ones by one multinomial draw each.
 _ROW_SPLIT = 64
@@ -171,8 +178,8 @@ class Atoms:
             kept = self.memo.get("split")
             if kept is None or kept[0] != before:   # one split kept per atoms: the memory of one
                 split = (BucketSplit(self.counts, BUCKETS, rng) if self.rows is None
-                         else BucketSplit.of_buckets(*self.rows, self.counts.shape, BUCKETS) if len(self.rows) == 4
-                         else BucketSplit.of_rows(*self.rows, self.counts.shape, BUCKETS, rng))
+                         else BucketSplit.of_buckets(*self.rows, self.counts.shape, ROW_BUCKETS) if len(self.rows) == 4
+                         else BucketSplit.of_rows(*self.rows, self.counts.shape, ROW_BUCKETS, rng))
                 self.memo["split"] = kept = (before, rng.bit_generator.state, split)
             else:
                 rng.bit_generator.state = kept[1]
@@ -397,17 +404,19 @@ def bucket_replicates(counts: np.ndarray, n_boot: int, rng: np.random.Generator,
     """Yield :class:`BucketDraws` blocks, `n_boot` replicates in all, of the atoms `counts` (n_patterns, n_cells).
 
     The rows are split among ``BUCKETS`` buckets (:class:`BucketSplit`, from `rng`; or `split`, one drawn
-    before), then each
-    replicate draws its bucket weights Multinomial(K, 1/K) from `rng`; blocks hold at most about
-    ``BLOCK_CELLS`` table cells (`tables_per_cell` tables of ``n_cells`` per replicate).
+    before, with its own number K of buckets), then each replicate draws its bucket weights Multinomial(K, 1/K)
+    from `rng` (the counts of K uniform picks); blocks hold at most about ``BLOCK_CELLS`` table cells
+    (`tables_per_cell` tables of ``n_cells`` per replicate).
     """
     split = BucketSplit(counts, BUCKETS, rng) if split is None else split
     per_replicate = max(1, tables_per_cell * counts.shape[1])
     block = max(1, min(n_boot, BLOCK_CELLS // per_replicate))
-    uniform = np.full(BUCKETS, 1.0 / BUCKETS)
+    k = split.n_buckets
     for start in range(0, n_boot, block):
         size = min(block, n_boot - start)
-        yield BucketDraws(rng.multinomial(BUCKETS, uniform, size=size).astype(np.float64), split)
+        # Multinomial(K, 1/K) as the counts of K uniform picks: five times faster than rng.multinomial at K = 1,000
+        picks = rng.integers(0, k, size=(size, k)) + k * np.arange(size)[:, None]
+        yield BucketDraws(np.bincount(picks.ravel(), minlength=size * k).reshape(size, k).astype(np.float64), split)
 
 
 def percentile_interval(samples: np.ndarray, level: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

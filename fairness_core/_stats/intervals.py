@@ -63,7 +63,8 @@ def wilson_interval(successes, trials, level: float) -> tuple[np.ndarray, np.nda
     return _wilson(successes, trials, z_value(level))
 
 
-def weighted_wilson_interval(successes, trials, successes_sq, failures_sq, level: float) -> tuple[np.ndarray, np.ndarray]:
+def weighted_wilson_interval(successes, trials, successes_sq, failures_sq, level: float,
+                             rows=None) -> tuple[np.ndarray, np.ndarray]:
     """Wilson's interval of a weighted proportion p̂ = (Σ w over successes) / (Σ w), on its effective sample size.
 
     With S₁ and S₀ the sums of squared weights of the successes and the failures, the linearized
@@ -73,7 +74,11 @@ def weighted_wilson_interval(successes, trials, successes_sq, failures_sq, level
 
     and the interval is :func:`wilson_interval` of k = p̂ n* successes in n* trials (Korn & Graubard
     1998 take this effective n for survey proportions). Where p̂ is 0 or 1 (v̂ = 0) n* is Kish's
-    (Σ w)² / (S₁ + S₀). With unit weights n* is the number of rows and the interval is Wilson's.
+    (Σ w)² / (S₁ + S₀). Given the number of `rows` behind `trials`, n* is at most that number (Korn &
+    Graubard's truncation of the design effect at 1): a rare outcome whose few successes have small
+    weights makes v̂ small and n* larger than the rows, and the interval then under-covered (a
+    reliability bin of 30 rows at a rate of 0.1: 89.8 % at 95 %, 97.0 % truncated). With unit weights
+    n* is the number of rows and the interval is Wilson's.
 
     Parameters
     ----------
@@ -82,6 +87,8 @@ def weighted_wilson_interval(successes, trials, successes_sq, failures_sq, level
     successes_sq, failures_sq : array-like of shape (n,) or scalars
         S₁ and S₀.
     level : float in (0, 1)
+    rows : array-like of shape (n,), scalar or None, default=None
+        The rows of weight > 0 behind `trials`: n* is truncated at it. None: no truncation.
 
     Returns
     -------
@@ -99,13 +106,13 @@ def weighted_wilson_interval(successes, trials, successes_sq, failures_sq, level
     >>> round(float(low), 4), round(float(high), 4)
     (0.1078, 0.6032)
     """
-    return _wilson(*effective_counts(successes, trials, successes_sq, failures_sq), z_value(level))
+    return _wilson(*effective_counts(successes, trials, successes_sq, failures_sq, rows), z_value(level))
 
 
-def effective_counts(successes, trials, successes_sq, failures_sq) -> tuple[np.ndarray, np.ndarray]:
+def effective_counts(successes, trials, successes_sq, failures_sq, rows=None) -> tuple[np.ndarray, np.ndarray]:
     """(p̂ n*, n*): a weighted proportion as successes among trials of equal weight, on the effective sample
     size n* of :func:`weighted_wilson_interval` (what its Wilson interval, and the MOVER interval of a disparity
-    of two weighted rates, are computed from). Both 0 where `trials` is 0."""
+    of two weighted rates, are computed from), n* at most `rows` when it is given. Both 0 where `trials` is 0."""
     w1, w = np.asarray(successes, dtype=np.float64), np.asarray(trials, dtype=np.float64)
     s1, s0 = np.asarray(successes_sq, dtype=np.float64), np.asarray(failures_sq, dtype=np.float64)
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -115,6 +122,8 @@ def effective_counts(successes, trials, successes_sq, failures_sq) -> tuple[np.n
         n_star = np.where(inner, p * (1.0 - p) * w * w / np.where(inner, variance_sum, 1.0),
                           np.where(s1 + s0 > 0, w * w / np.where(s1 + s0 > 0, s1 + s0, 1.0), 0.0))
     n_star = np.where(w > 0, n_star, 0.0)
+    if rows is not None:   # Korn & Graubard: a design effect below 1 counts as 1
+        n_star = np.minimum(n_star, np.asarray(rows, dtype=np.float64))
     return p * n_star, n_star
 
 

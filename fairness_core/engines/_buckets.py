@@ -1,7 +1,8 @@
 """The bootstrap's buckets dealt where the rows live: a bucket per row from a hash of its identity.
 
 With sample weights the bucket bootstrap of the rate disparities deals each row, with its weight, into
-one of ``BUCKETS`` = K buckets (``_stats.bootstrap.BucketSplit.of_rows``, uniformly at random in memory).
+one of ``BUCKETS`` = K buckets (``_stats.bootstrap.ROW_BUCKETS``, the buckets of weighted rows; ``BucketSplit.of_rows``
+deals them uniformly at random in memory).
 An engine cannot draw per row reproducibly, and must not send the rows to Python, so each row's bucket is
 a hash of its identity modulo K, and the engine returns SUM(w) per (pattern, cell, bucket)
 (``BucketSplit.of_buckets``). The intervals then differ from in-memory ones only by that assignment.
@@ -32,7 +33,7 @@ from typing import Sequence
 
 import numpy as np
 
-from .._stats.bootstrap import BUCKETS
+from .._stats.bootstrap import ROW_BUCKETS as BUCKETS
 
 # The hash's primes and constants (all below 2^31, so a product of two stays below 2^62) and its seed.
 P0, A, C1, P1 = 2_147_483_647, 1_103_515_245, 12_345, 2_147_483_629

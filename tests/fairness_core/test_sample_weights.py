@@ -588,19 +588,10 @@ def test_base_rates_and_dataset_statistical_parity():
         assert parity.loc[g, "disparity"] == pytest.approx(expected, rel=1e-10)
 
 
-def test_calibration_and_dataset_intervals_with_weights_raise():
+def test_calibration_and_dataset_bad_weights_raise():
+    """(Their intervals with weights: tests/fairness_core/test_weighted_calibration_intervals.py and
+    test_weighted_metric_intervals.py.)"""
     y, p, group, w = _prob_data(200)
-    calls = [
-        lambda: fc.reliability_diagram(y, p, group, ci=0.95, sample_weight=w),
-        lambda: fc.calibration_errors(y, p, group, ci=0.95, sample_weight=w),
-        lambda: fc.calibration_disparity(y, p, group, ci=0.95, sample_weight=w),
-        lambda: fc.calibration_counts(y, p, group, sample_weight=w).error_table(ci=0.95),
-        lambda: fc.base_rates(y, group, ci=0.95, sample_weight=w),
-        lambda: fc.base_rates_from_counts(fc.confusion_counts(y, y, group, sample_weight=w), ci=0.95),
-    ]
-    for call in calls:
-        with pytest.raises(ValueError, match="intervals with sample weights are not available yet.*ci=None"):
-            call()
     for call in (lambda v: fc.calibration_counts(y, p, group, sample_weight=v),
                  lambda v: fc.expected_calibration_error(y, p, sample_weight=v),
                  lambda v: fc.base_rates(y, group, sample_weight=v)):
@@ -665,8 +656,6 @@ def test_performance_table_of_weighted_counts_equals_sklearn():
         assert row["balanced_accuracy"] == pytest.approx(
             balanced_accuracy_score(y[m], pred[m], sample_weight=wm), rel=1e-12)
         assert row["size"] == pytest.approx(_kish(wm), rel=1e-12)
-    with pytest.raises(ValueError, match="intervals with sample weights are not available yet"):
-        fc.performance_table(fc.confusion_counts(y, pred, group, sample_weight=w), ci=0.95)
 
 
 def _literal_theil(y, pred, w):
@@ -697,10 +686,6 @@ def test_theil_indices_equal_the_weighted_formula():
         smoothed = np.where(m, np.average(b[m], weights=w[m]), np.average(b[~m], weights=w[~m]))
         assert table.loc[g, "disparity"] == pytest.approx(_literal_theil(np.ones(len(y)), smoothed, w), rel=1e-9)
         assert table.loc[g, "size"] == pytest.approx(_kish(w[m]), rel=1e-12)
-    with pytest.raises(ValueError, match="intervals with sample weights are not available yet"):
-        fc.theil_index(y, pred, group, ci=0.95, sample_weight=w)
-    with pytest.raises(ValueError, match="intervals with sample weights are not available yet"):
-        fc.individual_theil_index(y, pred, ci=0.95, sample_weight=w)
 
 
 def test_ratio_scores_with_weights():
@@ -778,10 +763,6 @@ def test_class_counts_equal_sklearn_with_weights():
         np.testing.assert_allclose(rows["recall"], r, rtol=1e-12)
         np.testing.assert_allclose(rows["fscore"], f, rtol=1e-12)
         assert rows["size"].iloc[0] == pytest.approx(_kish(w[m]), rel=1e-12)
-    with pytest.raises(ValueError, match="intervals with sample weights are not available yet"):
-        counts.table(ci=0.95)
-    with pytest.raises(ValueError, match="intervals with sample weights are not available yet"):
-        fc.unweighted_average_bias(truth, prediction, group, ci=0.95, sample_weight=w)
     with pytest.raises(ValueError, match="metric callable cannot take sample_weight"):
         fc.unweighted_average_bias(truth, prediction, group, metric=lambda t, p: 0.5, sample_weight=w)
     with pytest.raises(ValueError, match="1 negative values"):
@@ -912,10 +893,6 @@ def test_smoothed_edf_with_weights():
     rep = np.repeat(np.arange(len(y)), k)
     assert fc.smoothed_edf(y, group, sample_weight=k).value == pytest.approx(fc.smoothed_edf(y[rep], group[rep]).value,
                                                                              rel=1e-12)
-    for call in (lambda: fc.smoothed_edf(y, group, ci=0.95, sample_weight=w),
-                 lambda: fc.smoothed_edf_from_counts(counts, ci=0.95)):
-        with pytest.raises(ValueError, match="intervals with sample weights are not available yet"):
-            call()
 
 
 def test_subset_score_slices_the_weights_and_favourable_swaps_the_squares():
