@@ -89,13 +89,18 @@ def effective_size(total, squares) -> np.ndarray:
 
 def row_counts(atoms) -> Optional[np.ndarray]:
     """Rows of weight > 0 per (pattern, cell) of weighted atoms (``_stats.bootstrap.Atoms`` with ``rows``), shape
-    of ``atoms.counts``: what a weighted proportion's effective size is truncated at. None for counts of rows."""
+    of ``atoms.counts``: what a weighted proportion's effective size is truncated at. None for counts of rows.
+
+    The rows are each row's (pattern, cell, weight), or an engine's bucketed entries (pattern, cell, sum of
+    weights, bucket, rows of weight > 0), whose fifth array counts the rows behind each entry."""
     if atoms is None or atoms.rows is None:
         return None
-    pattern, cell, weight = atoms.rows
+    pattern, cell, weight = atoms.rows[:3]
     index = np.asarray(pattern, dtype=np.int64) * atoms.counts.shape[1] + np.asarray(cell, dtype=np.int64)
-    held = index[np.asarray(weight) > 0]
-    return np.bincount(held, minlength=atoms.counts.size).reshape(atoms.counts.shape).astype(np.float64)
+    held = np.asarray(weight) > 0
+    rows = None if len(atoms.rows) < 5 else np.asarray(atoms.rows[4], dtype=np.float64)[held]
+    return np.bincount(index[held], weights=rows, minlength=atoms.counts.size).reshape(
+        atoms.counts.shape).astype(np.float64)
 
 
 def size_text(n) -> str:

@@ -5,7 +5,7 @@ through the builders ``build_review`` uses (``_rate_review``, ``with_aucs_and_ca
 needs the rows is left out and said so in ``Review.source["not_computed"]``: kNN consistency,
 per-subgroup thresholds, differences between models and the slice, and bootstrap intervals unless
 the counts hold their atoms (``ScoredCounts.with_atoms``). Weighted counts (a mapping with a weight column)
-give the weighted review without intervals.
+give the weighted review, with intervals from their atoms as the rows in memory give them.
 """
 
 from __future__ import annotations
@@ -27,12 +27,6 @@ from .review import _rate_review, with_aucs_and_calibration, with_classwise
 
 NOT_COMPUTED = ("kNN consistency", "per-subgroup thresholds", "differences between models")
 NO_ATOMS = "confidence intervals (the counts hold no atoms: ScoredCounts.with_atoms)"
-WEIGHTED_INTERVALS = (
-    "build_review_from_counts: a review of weighted counts (a weight column) has no confidence intervals yet: "
-    "several of its intervals (the Theil indices, the performance table, calibration, the bias AUC score) are "
-    "not available with sample weights. Tip: compute the review without intervals (--no-intervals on the command "
-    "line, ci=None in the library); the weighted rate disparities' intervals are given by "
-    "ScoredCounts.with_atoms().confusion[score].disparity(..., ci=0.95).")
 
 
 def build_review_from_counts(counts, config: ReviewConfig, *, source: Optional[dict] = None) -> Review:
@@ -52,8 +46,8 @@ def build_review_from_counts(counts, config: ReviewConfig, *, source: Optional[d
         ignored otherwise; a slice is refused. With a weight column (``counts.weighted``) every table
         is weighted: counts are sums of weights, sizes Kish's effective sizes (the subgroup table's
         ``size``, with its sum of weights in ``weight``), the base rate the weighted share of
-        positives with the Wilson interval of its effective size; ``ci`` must then be None (or the
-        counts hold no atoms).
+        positives with the Wilson interval of its effective size, and with ``ci`` (and atoms) the
+        weighted intervals.
     source : dict, optional
         Facts about the input recorded in the review (e.g. ``{"name": "logs/*.parquet"}``).
 
@@ -66,8 +60,7 @@ def build_review_from_counts(counts, config: ReviewConfig, *, source: Optional[d
     ------
     ValueError
         If the configuration has a slice, or its mapping (but for the minimum subgroup size) is not
-        the one the counts were computed for, or for intervals (``ci`` with atoms) of weighted counts
-        (``WEIGHTED_INTERVALS``).
+        the one the counts were computed for.
     """
     from .._version import __version__
 
@@ -79,8 +72,6 @@ def build_review_from_counts(counts, config: ReviewConfig, *, source: Optional[d
     if not counts.atoms:
         config = dataclasses.replace(config, ci=None)
     weighted = bool(getattr(counts, "weighted", False))
-    if weighted and config.ci is not None:
-        raise ValueError(WEIGHTED_INTERVALS)
     boot = dict(ci=config.ci, n_boot=config.n_boot, random_state=0)
     models = []
     for score in counts.mapping.scores:

@@ -115,7 +115,7 @@ class Atoms:
     background: np.ndarray
     # With sample weights (counts are then sums of weights): each row's (pattern, cell, weight), which the bucket
     # bootstrap deals into buckets row by row (:meth:`BucketSplit.of_rows`), or an engine's (pattern, cell, weight,
-    # bucket) entries, dealt where the rows live (:meth:`BucketSplit.of_buckets`); None for counts of rows.
+    # bucket, rows) entries, dealt where the rows live (:meth:`BucketSplit.of_buckets`); None for counts of rows.
     rows: Optional[tuple] = field(default=None, compare=False, repr=False)
     # What is derived from these atoms once and reused (the last bucket split drawn, see :meth:`replicates`):
     # not part of the value.
@@ -178,7 +178,7 @@ class Atoms:
             kept = self.memo.get("split")
             if kept is None or kept[0] != before:   # one split kept per atoms: the memory of one
                 split = (BucketSplit(self.counts, BUCKETS, rng) if self.rows is None
-                         else BucketSplit.of_buckets(*self.rows, self.counts.shape, ROW_BUCKETS) if len(self.rows) == 4
+                         else BucketSplit.of_buckets(*self.rows[:4], self.counts.shape, ROW_BUCKETS) if len(self.rows) > 3
                          else BucketSplit.of_rows(*self.rows, self.counts.shape, ROW_BUCKETS, rng))
                 self.memo["split"] = kept = (before, rng.bit_generator.state, split)
             else:

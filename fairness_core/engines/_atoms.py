@@ -458,7 +458,7 @@ def _class_counts(frame: pd.DataFrame, m: ColumnMapping, binned: dict) -> ClassC
     cell = np.array([position[t] * k + position[p] for t, p in zip(true, predicted)], dtype=np.int64)
     keys = _Keys(frame, m, binned)
     member, _, overall = keys.tables(frame, cell, k * k, _sums(frame))
-    squares = {} if "ss" not in member else {"member_sq": member["ss"].sum(axis=1)}   # over each subgroup's rows
+    squares = {} if "ss" not in member else {"member_sq": member["ss"].reshape(-1, k, k)}   # per cell
     return ClassCounts(keys.names, vocabulary, member["n"].reshape(-1, k, k), overall["n"].reshape(k, k),
                        np.zeros(len(keys.names)), 0, m.min_size, **squares)
 

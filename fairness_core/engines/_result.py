@@ -112,12 +112,13 @@ class ScoredCounts:
         in memory: the confusion counts of each score at ``threshold``, of the predicted label column
         and of the labels (the rate disparities, equalized odds and the dataset's statistical parity)
         sums of weights per (pattern, cell, bucket), the engine dealing each row into one of the
-        bootstrap's 200 buckets by a hash of its identity (``_buckets``), one GROUP BY per table, so
+        bootstrap's 1,000 buckets of weighted rows by a hash of its identity (``_buckets``), one GROUP BY per table, so
         the intervals differ from in-memory ones only by that assignment of rows to buckets; the AUC
         counts their weighted level atoms (``_stats.auc_draws.WeightedLevelAtoms``: sums of weights
         and of squared weights per pattern, merged level group and label, one GROUP BY per score),
-        from which the power means' replicates are drawn. The calibration and class-wise counts keep
-        their counts (no intervals with weights).
+        from which the power means' replicates are drawn; the calibration counts sums of w, w p,
+        w (p - y)^2 and w^2 per (pattern, bin, sub-bin, label, bucket). The class-wise counts keep their
+        counts (their weighted intervals need the rows).
 
         Parameters
         ----------
@@ -155,7 +156,9 @@ class ScoredCounts:
             return dataclasses.replace(self, atoms=True, confusion=confusion,
                                        labels=q.labels(next(iter(confusion.values()), None)),
                                        given=None if self.given is None else q.given(),
-                                       auc={s: q.auc(s, counts, n_patterns) for s, counts in self.auc.items()})
+                                       auc={s: q.auc(s, counts, n_patterns) for s, counts in self.auc.items()},
+                                       calibration={s: None if c is None else q.calibration(s, c.edges, c.strategy)
+                                                    for s, c in self.calibration.items()})
         # a score's confusion and AUC atoms from one query (the prediction and the level group in one GROUP BY)
         both = {s: q.confusion_and_auc(s, self.threshold, self.auc[s], n_patterns) for s in self.confusion
                 if s in self.auc}
@@ -335,9 +338,12 @@ class ScoredCounts:
         def matrices(table: np.ndarray) -> np.ndarray:
             return np.asarray(table, dtype=np.float64)[..., order].reshape(*np.shape(table)[:-1], 2, 2)
 
-        if c.weighted:   # sums of weights, each subgroup's sum of squared weights; no atoms (as in memory)
+        if c.weighted:   # sums of weights and of squared weights per cell; the atoms keep rows (or buckets)
+            atoms = None if c.atoms is None else Atoms(
+                c.atoms.counts[:, order], c.atoms.member, c.atoms.background,
+                rows=(c.atoms.rows[0], np.asarray(order)[c.atoms.rows[1]], *c.atoms.rows[2:]))
             return ClassCounts(list(c.names), labels, matrices(c.member), matrices(c.overall),
-                               np.zeros(len(c.names)), 0, c.min_size, member_sq=c.member_sq.sum(axis=1))
+                               np.zeros(len(c.names)), 0, c.min_size, atoms=atoms, member_sq=matrices(c.member_sq))
         atoms = None if c.atoms is None else Atoms(c.atoms.counts[:, order], c.atoms.member, c.atoms.background)
         return ClassCounts(list(c.names), labels, matrices(c.member), matrices(c.overall),
                            np.zeros(len(c.names)), 0, c.min_size, atoms=atoms)

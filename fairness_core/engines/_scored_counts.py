@@ -270,7 +270,7 @@ def scored_counts(source: Any, mapping: ColumnMapping, *, threshold: float = 0.5
 
     def recalibrate(score: str, nb: int, how: str = "uniform", atoms: bool = False) -> CalibrationCounts:
         cal_edges = calibration_edges(score, nb, how)
-        if atoms and not plan.weighted:   # weighted calibration counts have no atoms (as in memory)
+        if atoms:   # weighted: the bucketed atoms (_WeightedAtomQueries.calibration)
             return atom_queries.calibration(score, cal_edges, how)
         cal_frame = run(_sql.counts_query(plan, score, threshold=None, cal_edges=cal_edges, bins=None,
                                           with_missing=with_missing, by_level=False))

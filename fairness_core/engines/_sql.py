@@ -12,8 +12,7 @@ Three queries, each one scan of the source:
    column the same three sums over its members and over its rows with a missing value (the
    calibration sums in a second, cheaper query per score, by calibration bin and sub-bin).
 
-Identifiers are quoted and literals written by SQLGlot, so no column name or value from the data
-is ever spliced into SQL as text.
+Identifiers are quoted and literals written by SQLGlot: no column name or value from the data is spliced into SQL.
 """
 
 from __future__ import annotations
@@ -334,7 +333,7 @@ def pattern_query(plan: Plan, score: Optional[str], cells: Sequence[str], *, bin
         equal rows), the last key after the cells.
 
     With a weight column (``plan.weight``) every sum is weighted: ``__fc_n`` is the sum of weights, ``__fc_ss``
-    the sum of squared weights (``_sql_weights.weight_sums``).
+    the sum of squared weights (``_sql_weights.weight_sums``), and with `buckets` ``__fc_r`` counts the rows.
     """
     keys = [ident(c) for c in plan.protected]
     kept = key_columns(plan) + [f"CAST({ident(plan.label)} = {literal(plan.positive)} AS INT) AS __fc_y"]
@@ -364,6 +363,7 @@ def pattern_query(plan: Plan, score: Optional[str], cells: Sequence[str], *, bin
         ["__fc_b"] if buckets is not None else [])
     sums = weight_sums(plan, {"n": ""})
     select = by + [f"{total(factor)} AS __fc_{q}" for q, factor in sums.items()]
+    select += ["COUNT(*) AS __fc_r"] if buckets is not None and plan.weighted else []   # rows behind an entry
     if cal_edges is not None:
         w = " * __fc_wt" if plan.weighted else ""
         select += [f"SUM(__fc_p{w}) AS __fc_sp", f"SUM((__fc_p - __fc_y) * (__fc_p - __fc_y){w}) AS __fc_sq"]

@@ -4,7 +4,7 @@ In memory, weighted confusion counts keep each row's (pattern, cell, weight) (``
 bootstrap of the rate disparities, equalized odds and the dataset's statistical parity deals the rows into
 buckets. Here the engine deals them (``_buckets``: a hash of each row's identity) and returns SUM(w) and
 SUM(w * w) per (pattern, cell, bucket), one GROUP BY per table; the atoms hold those entries as their rows,
-``(pattern, cell, sum of weights, bucket)``, which ``Atoms.replicates`` splits with
+``(pattern, cell, sum of weights, bucket, rows)``, which ``Atoms.replicates`` splits with
 ``BucketSplit.of_buckets``. The other weighted tables have no atoms in memory (their intervals come from
 their counts: Wilson's on effective sizes, the AUCs' linearized DeLong variance), but for the AUCs' weighted
 level atoms (``_stats.auc_draws.WeightedLevelAtoms``: SUM(w) and SUM(w * w) per pattern, merged level group and
@@ -20,6 +20,8 @@ import numpy as np
 import pandas as pd
 
 from . import _sql
+from .._counts.binning import SUB_BINS
+from .._counts.calibration import CalibrationAtoms, CalibrationCounts
 from .._counts.confusion import ConfusionCounts, base_rate_counts
 from .._counts.patterns import over_patterns
 from .._metrics.auc_counts import AucCounts
@@ -89,13 +91,40 @@ class _WeightedAtomQueries(_AtomQueries):
         pattern, (member, background) = _pattern_of(keys, keys.key, frame, self.with_missing)
         cells_of_rows = np.asarray(cell(frame), dtype=np.int64)
         weight, squares = (frame[c].to_numpy(dtype=np.float64) for c in ("__fc_n", "__fc_ss"))
-        bucket = frame["__fc_b"].to_numpy(dtype=np.int64)
+        bucket, rows = (frame[c].to_numpy(dtype=np.int64) for c in ("__fc_b", "__fc_r"))
         index = pattern * 4 + cells_of_rows
         shape = (len(member), 4)
         sums, square_sums = (np.bincount(index, weights=v, minlength=shape[0] * 4).reshape(shape)
                              for v in (weight, squares))
-        atoms = Atoms(sums, member, background, rows=(pattern, cells_of_rows, weight, bucket))
+        atoms = Atoms(sums, member, background, rows=(pattern, cells_of_rows, weight, bucket, rows))
         return weighted_confusion(keys.names, atoms, square_sums, self.m.min_size, keys.disjoint)
+
+    def calibration(self, score: str, edges: np.ndarray, strategy: str) -> CalibrationCounts:
+        """Weighted calibration counts with `edges`, atoms included: sums of w, w p, w (p - y)^2 and w^2 per
+        (pattern, bin, sub-bin, label, bucket), the atoms' rows the bucketed entries (as :meth:`_confusion`),
+        so the calibration errors and their disparity get the in-memory weighted bootstrap up to the buckets."""
+        nb = len(edges) - 1
+        n_cells = nb * SUB_BINS * 2
+        frame = self.run(_sql.pattern_query(self.plan, score, ["__fc_cal", _sql.sub_bin(edges, SUB_BINS)],
+                                            cal_edges=edges, with_missing=self.with_missing, buckets=self.buckets))
+        keys = _Keys(frame, self.m, self.binned)
+        pattern, (member, background) = _pattern_of(keys, keys.key, frame, self.with_missing)
+        cell = ((frame["__fc_c0"].to_numpy(dtype=np.int64) * SUB_BINS + frame["__fc_c1"].to_numpy(dtype=np.int64)) * 2
+                + _y(frame))
+        index = pattern * n_cells + cell
+        weight, squares, sum_p, sum_sq = (
+            np.bincount(index, weights=frame[c].to_numpy(dtype=np.float64),
+                        minlength=len(member) * n_cells).reshape(len(member), n_cells)
+            for c in ("__fc_n", "__fc_ss", "__fc_sp", "__fc_sq"))
+        bucket, rows = (frame[c].to_numpy(dtype=np.int64) for c in ("__fc_b", "__fc_r"))
+        atoms = Atoms(weight, member, background,
+                      rows=(pattern, cell, frame["__fc_n"].to_numpy(dtype=np.float64), bucket, rows))
+        cal = CalibrationAtoms.of_sums(atoms, sum_p, sum_sq, nb, squares=squares)
+        counts = CalibrationCounts.of_atoms(keys.names, np.asarray(edges, dtype=np.float64), strategy, cal, sum_p,
+                                            sum_sq, self.m.min_size)
+        per_bin = squares.reshape(len(member), nb, -1).sum(axis=-1)
+        m_sq, b_sq = (over_patterns(masks, per_bin) for masks in (member, background))
+        return dataclasses.replace(counts, member_sq=m_sq, background_sq=b_sq, overall_sq=per_bin.sum(axis=0))
 
     def confusion(self, score: str, threshold: float) -> ConfusionCounts:
         """Weighted confusion counts of ``score >= threshold``, atoms included."""
@@ -114,8 +143,8 @@ class _WeightedAtomQueries(_AtomQueries):
         a = confusion.atoms
         counts = np.zeros_like(a.counts)
         counts[:, 0], counts[:, 3] = a.counts[:, 0] + a.counts[:, 1], a.counts[:, 2] + a.counts[:, 3]
-        pattern, cell, weight, bucket = a.rows
-        atoms = Atoms(counts, a.member, a.background, rows=(pattern, 3 * (cell >= 2), weight, bucket))
+        pattern, cell, *rest = a.rows
+        atoms = Atoms(counts, a.member, a.background, rows=(pattern, 3 * (cell >= 2), *rest))
         return dataclasses.replace(base_rate_counts(confusion), atoms=atoms)
 
 

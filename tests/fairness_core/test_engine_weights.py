@@ -10,9 +10,10 @@ import pandas as pd
 import pytest
 
 import fairness_core as fc
+from fairness_core._counts.weights import row_counts
 from fairness_core._counts.confusion import ConfusionCounts
 from fairness_core._metrics.auc_counts import auc_counts
-from fairness_core._stats.bootstrap import BUCKETS, Atoms, BucketSplit
+from fairness_core._stats.bootstrap import ROW_BUCKETS as BUCKETS, Atoms, BucketSplit
 from fairness_core.engines import scored_counts
 from fairness_core.engines._buckets import bucket_of
 
@@ -214,13 +215,15 @@ def test_a_weight_column_missing_or_in_two_roles_gets_the_in_memory_message(logs
 
 @pytest.mark.parametrize("engine", ["duckdb", "polars"])
 def test_weighted_wilson_and_auc_intervals_equal_the_in_memory_ones(logs, counted, engine):
-    """From the counts alone: Wilson's on effective sizes, and the AUCs' logit Wald interval of the linearized
-    DeLong variance (weighted and squared-weight histograms)."""
+    """Wilson's on effective sizes, each capped at the rows behind it (the bucketed atoms count them: ``__fc_r``),
+    and from the counts alone the AUCs' logit Wald interval of the linearized DeLong variance (weighted and
+    squared-weight histograms)."""
     _, _, scored = logs
     result = counted[engine]
+    atoms = result.with_atoms()
     for score in MAPPING.scores:
         ref = _confusion(scored, scored.y_pred(score, 0.5))
-        pd.testing.assert_frame_equal(result.confusion[score].table(ci=0.9), ref.table(ci=0.9), rtol=RTOL)
+        pd.testing.assert_frame_equal(atoms.confusion[score].table(ci=0.9), ref.table(ci=0.9), rtol=RTOL)
         memory = fc.bias_auc_table(scored.y_true, scored.scores[score], scored.subgroups, ci=0.95,
                                    sample_weight=scored.weights)
         table = result.auc[score].table(ci=0.95)
@@ -295,7 +298,9 @@ def test_the_weighted_bootstrap_deals_rows_into_buckets_where_they_live(logs, co
     np.testing.assert_array_equal(got.atoms.member, memory.atoms.member)
     np.testing.assert_array_equal(got.atoms.background, memory.atoms.background)
     np.testing.assert_allclose(got.atoms.counts, memory.atoms.counts, rtol=RTOL)
-    assert len(got.atoms.rows) == 4 and set(np.unique(got.atoms.rows[3])) <= set(range(BUCKETS))
+    assert len(got.atoms.rows) == 5 and set(np.unique(got.atoms.rows[3])) <= set(range(BUCKETS))
+    # the fifth array counts the rows behind each entry: per (pattern, cell) the in-memory rows
+    np.testing.assert_array_equal(row_counts(got.atoms), row_counts(memory.atoms))
     cell = (2 * scored.y_true + scored.y_pred(score, 0.5)).astype(np.intp)
     hashed = _with_buckets(memory, scored, cell)
     np.testing.assert_allclose(_replicates(got), _replicates(hashed), rtol=RTOL, atol=1e-12)
@@ -325,12 +330,21 @@ def test_the_weighted_bootstrap_deals_rows_into_buckets_where_they_live(logs, co
     # threads sum the weights of an entry
     _same_replicates(atoms, counted["polars" if engine == "duckdb" else "duckdb"].with_atoms())
     _same_replicates(atoms, scored_counts(glob, MAPPING, auc_bins="exact", engine=engine).with_atoms())
-    # another threshold's atoms are counted with their buckets too; calibration keeps its counts (no atoms)
+    # another threshold's atoms are counted with their buckets too
     at = atoms.confusion_at(score, 0.3)
     np.testing.assert_allclose(_replicates(at), _replicates(_with_buckets(
         _confusion(scored, scored.y_pred(score, 0.3)), scored,
         (2 * scored.y_true + scored.y_pred(score, 0.3)).astype(np.intp))), rtol=RTOL, atol=1e-12)
-    assert atoms.calibration_at(score, 7).atoms is None
+    # calibration's atoms too: per (pattern, bin, sub-bin, label) the in-memory sums of weights and rows
+    cal = atoms.calibration_at(score, 7)
+    memory_cal = fc.calibration_counts(scored.y_true, scored.scores[score], scored.subgroups, n_bins=7,
+                                       sample_weight=scored.weights)
+    np.testing.assert_allclose(cal.atoms.atoms.counts, memory_cal.atoms.atoms.counts, rtol=RTOL, atol=1e-9)
+    np.testing.assert_array_equal(row_counts(cal.atoms.atoms), row_counts(memory_cal.atoms.atoms))
+    ours, theirs = (c.disparity(ci=0.95, n_boot=300) for c in (cal, memory_cal))
+    assert ours.disparity.value == pytest.approx(theirs.disparity.value, rel=1e-9)
+    width = theirs.disparity.ci_high - theirs.disparity.ci_low
+    assert abs(ours.disparity.ci_low - theirs.disparity.ci_low) <= 0.3 * width + 1e-9
 
 
 def test_bucket_split_of_buckets_sums_equal_entries():
@@ -346,7 +360,8 @@ def test_the_row_hash_deals_consecutive_rows_like_independent_draws():
     assert bucket.min() == 0 and bucket.max() == BUCKETS - 1
     counts = np.bincount(bucket, minlength=BUCKETS)
     chi2 = ((counts - counts.mean()) ** 2 / counts.mean()).sum()
-    assert 120 < chi2 < 290   # chi-square with 199 degrees of freedom, far inside its 99.9 % range
+    dof = BUCKETS - 1   # chi-square with K - 1 degrees of freedom: within 5 standard deviations (sqrt(2 dof))
+    assert abs(chi2 - dof) < 5 * np.sqrt(2 * dof)
     for run in (400, 4000):   # runs of consecutive rows: per-bucket counts as variable as a multinomial's
         windows = bucket[: 200 * run].reshape(200, run)
         per = np.stack([np.bincount(row, minlength=BUCKETS) for row in windows])
@@ -357,7 +372,7 @@ def test_the_row_hash_deals_consecutive_rows_like_independent_draws():
 def test_a_weighted_review_from_engine_counts_equals_the_in_memory_review(logs, identity):
     """build_review_from_counts of weighted counts without intervals equals build_review of the same rows with the
     weight column: the weighted tables, findings and verdicts ('Weighted: ...'), the subgroup table (effective sizes,
-    rows, sums of weights), the weighted base rate and the weight recorded; intervals refused with a tip."""
+    rows, sums of weights), the weighted base rate and the weight recorded; then with intervals."""
     frame, glob, _ = logs
     mapping = dataclasses.replace(MAPPING, indicators=identity, protected=("race", "sex"))
     config = dataclasses.replace(fc.ReviewConfig(mapping=mapping), ci=None, thresholds=(("score", 0.4),),
@@ -389,13 +404,28 @@ def test_a_weighted_review_from_engine_counts_equals_the_in_memory_review(logs, 
     for key in ("weight_total", "effective_rows"):
         assert engine.source[key] == pytest.approx(memory.source[key], rel=RTOL)
     assert '"weight_total"' in engine.to_json()
-    with pytest.raises(ValueError, match="weighted counts .* no confidence intervals yet.*--no-intervals.*ci=None"):
-        fc.build_review_from_counts(counts.with_atoms(), dataclasses.replace(config, ci=0.95))
+    # With intervals, from the counts' atoms: the same estimates; Wilson's (capped at the rows the bucketed entries
+    # count) and the power means' (drawn from the same covariance, seed 0) the in-memory ones; the bootstraps'
+    # differ from in-memory ones by the assignment of rows to buckets only.
+    config = dataclasses.replace(config, ci=0.95, n_boot=400)
+    engine, memory = fc.build_review_from_counts(counts.with_atoms(), config), fc.build_review(frame, config)
+    for got, want in zip(engine.models, memory.models):
+        pd.testing.assert_frame_equal(got.rate_table, want.rate_table, rtol=RTOL)
+        pairs = [(got.rates[r], want.rates[r]) for r in want.rates]
+        if want.calibration is not None:
+            pairs.append((got.calibration.disparity, want.calibration.disparity))
+        for a, b in pairs:
+            assert a.value == pytest.approx(b.value, rel=1e-9, abs=1e-12)
+            width = b.ci_high - b.ci_low
+            assert abs(a.ci_low - b.ci_low) <= 0.3 * width + 1e-9 and abs(a.ci_high - b.ci_high) <= 0.3 * width + 1e-9
+        if want.bias_auc is not None:
+            assert (got.bias_auc.ci_low, got.bias_auc.ci_high) == pytest.approx(
+                (want.bias_auc.ci_low, want.bias_auc.ci_high), rel=1e-6)
 
 
 def test_the_command_line_reviews_weighted_counts_through_an_engine(logs, tmp_path, capsys):
-    """--weight with --engine: the weighted review without intervals, as build_review_from_counts gives it; with
-    intervals (the default) an error in one line with the --no-intervals tip."""
+    """--weight with --engine: the weighted review without intervals, as build_review_from_counts gives it, and with
+    intervals (the default: from the counts' atoms)."""
     import json
 
     from fairness_core._cli import main
@@ -407,10 +437,11 @@ def test_the_command_line_reviews_weighted_counts_through_an_engine(logs, tmp_pa
     assert main(["metrics", glob, "--engine", "duckdb", *flags, "--no-intervals", "--out", str(out)]) in (0, 1)
     review = json.loads(out.read_text())
     assert review["context"]["source"]["weight"] == "w" and review["context"]["source"]["engine"] == "duckdb"
-    capsys.readouterr()
-    assert main(["metrics", glob, "--engine", "polars", *flags]) == 2
-    err = capsys.readouterr().err
-    assert "no confidence intervals yet" in err and "--no-intervals" in err and err.count("\n") == 1
+    out = tmp_path / "intervals.json"
+    assert main(["metrics", glob, "--engine", "polars", *flags, "--out", str(out)]) in (0, 1)
+    review = json.loads(out.read_text())
+    assert review["context"]["source"]["weight"] == "w" and "confidence intervals" not in " ".join(
+        review["context"]["source"]["not_computed"])
 
 
 @pytest.mark.spark
