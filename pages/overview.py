@@ -108,7 +108,8 @@ def answer(model: str | None, own: list) -> None:
     rules = [v for s in own for v in s.verdicts]
     whom = [w for s in own for w in (s.subjects or ("",) * len(s.verdicts))]
     # The model's name leads the first sentence (not a heading of its own: the answer must fit one screen).
-    lead = f"**Bottom line for {escape.md(model or 'the predicted label')}.** "
+    weighted = f", weighted by {escape.md(scored.mapping.weight)}" if scored.mapping.weight else ""
+    lead = f"**Bottom line for {escape.md(model or 'the predicted label')}{weighted}.** "
     line = bottom_line(rules, whom, label_verdicts, label_subjects, intervals=intervals.ci is not None)
     if not rules:
         st.markdown(lead + (escape.md(line[0]) if line else "No policy rule applies to the current data and "

@@ -112,15 +112,23 @@ DECIMAL_COLUMNS = {*RATE_LABELS, "subgroup_auc", "bpsn_auc", "bnsp_auc", "subgro
 
 
 def column_config(columns) -> dict:
-    """st.dataframe column_config for `columns`: readable headers, metric values to 4 significant digits ("%.4g")."""
+    """st.dataframe column_config for `columns`: readable headers, metric values to 4 significant digits ("%.4g").
+
+    With a weight column mapped, the sizes are effective sample sizes and the counts sums of weights
+    (``labels.WEIGHTED_COLUMN_LABELS``)."""
     import streamlit as st
 
+    from . import state
+
+    names = labels.COLUMN_LABELS
+    if getattr(st.session_state.get(state.MAPPING), "weight", None):
+        names = {**names, **labels.WEIGHTED_COLUMN_LABELS}
     config = {}
     for col in columns:
-        label = labels.COLUMN_LABELS.get(col, col)
+        label = names.get(col, col)
         bound = next((b for b in ("_ci_low", "_ci_high") if col.endswith(b)), None)
         if bound is not None and col[: -len(bound)] in DECIMAL_COLUMNS:
-            base = labels.COLUMN_LABELS.get(col[: -len(bound)], col[: -len(bound)])
+            base = names.get(col[: -len(bound)], col[: -len(bound)])
             config[col] = st.column_config.NumberColumn(f"{base}: CI {bound[4:]}", format="%.4g")
         elif col == "p_value":
             config[col] = st.column_config.NumberColumn(label, format="%.4g")

@@ -149,6 +149,12 @@ COLUMN_LABELS = {
     "bpsn_auc_max_binning_error": "BPSN AUC: max binning error",
     "bnsp_auc_max_binning_error": "BNSP AUC: max binning error",
 }
+# With sample weights: sizes are Kish's effective sample sizes and counts are sums of weights.
+WEIGHTED_COLUMN_LABELS = {
+    "size": "Effective size", "reference_size": "Reference effective size", "weight": "Weight",
+    "n_positive": "Positives (weight)", "n_negative": "Negatives (weight)",
+    "n_background_positive": "Background positives (weight)", "n_background_negative": "Background negatives (weight)",
+}
 
 
 def reference_mode(reference) -> str:

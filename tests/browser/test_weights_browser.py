@@ -7,13 +7,13 @@ from __future__ import annotations
 
 import re
 
-import numpy as np
 import pytest
 from playwright.sync_api import expect
 from sklearn.metrics import roc_auc_score
 
-from tests.app.helpers import scored_table
-from tests.browser.test_app_browser import assert_no_exception, choose, go_to, open_app, screenshot, upload, wait_for_plot
+from tests.app.test_weights_app import _frame as weighted_frame
+from tests.browser.test_app_browser import (assert_no_exception, go_to, open_app, screenshot, settle, upload,
+                                            wait_for_plot)
 from ui import labels
 
 pytestmark = pytest.mark.browser
@@ -21,8 +21,7 @@ pytestmark = pytest.mark.browser
 
 def test_a_weight_column_weights_every_page(app_page, app_url, screenshot_dir, tmp_path):
     page, console = app_page
-    frame = scored_table(4000, seed=3)
-    frame["weight"] = np.where(frame["race"] == "Black", 3.0, 1.0) * np.random.default_rng(1).lognormal(0, 0.3, 4000)
+    frame = weighted_frame()
     path = tmp_path / "weighted.csv"
     frame.to_csv(path, index=False)
     w = frame["weight"].to_numpy()
@@ -42,13 +41,20 @@ def test_a_weight_column_weights_every_page(app_page, app_url, screenshot_dir, t
     expect(overall).to_contain_text(f"{weighted:.3f}")
     wait_for_plot(page)
     screenshot(page, screenshot_dir / "weights_subgroup_aucs.png")
-    for title in ("Overview", "Rate disparities", "Calibration", "Dataset metrics"):
+    go_to(page, "Overview")
+    expect(page.get_by_text(re.compile(r"^Bottom line for score_a, weighted by weight\."))).to_be_visible()
+    screenshot(page, screenshot_dir / "weights_overview.png")
+    for title in ("Rate disparities", "Calibration", "Dataset metrics"):   # findings and verdicts say so
         go_to(page, title)
         assert_no_exception(page)
-        expect(page.get_by_text(re.compile("^Weighted: ")).first).to_be_visible()
+        expect(page.get_by_text(re.compile("Weighted: ")).filter(visible=True).first).to_be_visible()
 
     go_to(page, "Data")
-    choose(page, labels.WEIGHT_COLUMN, labels.NO_WEIGHT)
+    box = page.get_by_role("combobox", name=labels.WEIGHT_COLUMN, exact=True)
+    box.click()
+    box.fill(labels.NO_WEIGHT)
+    page.get_by_role("option", name=labels.NO_WEIGHT, exact=True).click()   # None: Streamlit then shows no text
+    settle(page)
     expect(page.get_by_text("effective sample size", exact=False)).to_have_count(0)
     go_to(page, "Subgroup AUCs")
     expect(overall).to_contain_text(f"{plain:.3f}")

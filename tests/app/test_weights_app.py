@@ -1,0 +1,85 @@
+"""AppTest: a weight column is guessed from its name and mapped on the Data page, which shows the effective sample
+size; every page's tiles are then the weighted numbers (each against the library's weighted computation of the
+same mapping, which tests/fairness_core checks against scikit-learn, Fairlearn and literal formulas) and differ
+from the unweighted ones; taking the weights off gives the unweighted numbers back (issue 25, item 4)."""
+
+from __future__ import annotations
+
+import numpy as np
+from sklearn.metrics import roc_auc_score
+
+import fairness_core as fc
+from tests.app.helpers import csv_bytes, metrics, scored_table, widget
+from tests.app.test_intervals_ui import upload
+from ui import formats, labels, state
+
+
+def _frame():
+    frame = scored_table(4000, seed=3)
+    rng = np.random.default_rng(1)
+    # weights that depend on the group, the label and the score, so that every weighted number moves
+    frame["weight"] = np.where(frame["race"] == "Black", 3.0, 1.0) * np.where(frame["label"] == 1, 0.6, 1.0) \
+        * np.exp(1.5 * frame["score_a"]) * rng.lognormal(0, 0.3, len(frame))
+    return frame
+
+
+def _expected(frame, mapping, threshold: float) -> dict:
+    """The tiles each page shows, computed by the library from the rows with the mapping's weights (or none)."""
+    scored = fc.ScoredData.from_frame(frame, mapping)
+    y, groups, w = scored.y_true, scored.subgroups, scored.weights
+    score = scored.scores[mapping.scores[0]]
+    counts = fc.threshold_counts(y, score, groups, sample_weight=w).at(threshold)
+    labels_ = fc.confusion_counts(y, y, groups, sample_weight=w)
+    return {
+        "Base rate (share positive)": scored.base_rate,
+        "Overall AUC": roc_auc_score(y, score, sample_weight=w),
+        "False positive rate disparity (max)": counts.disparity("false_positive_rate", reduction="max").value,
+        "ECE disparity (max)": fc.calibration_counts(y, score, groups, sample_weight=w).disparity(
+            reduction="max").disparity.value,
+        "Base-rate disparity (max)": labels_.disparity("statistical_parity", reduction="max").value,
+    }
+
+
+PAGES = {"Base rate (share positive)": "pages/overview.py", "Overall AUC": "pages/subgroup_aucs.py",
+         "False positive rate disparity (max)": "pages/rate_disparities.py",
+         "ECE disparity (max)": "pages/calibration.py", "Base-rate disparity (max)": "pages/dataset_metrics.py"}
+
+
+def _shown(app) -> dict:
+    out = {}
+    for tile, page in PAGES.items():
+        app.switch_page(page).run()
+        assert not app.exception, page
+        out[tile] = metrics(app)[tile]
+    return out
+
+
+def test_a_weight_column_weights_every_page_and_shows_the_effective_size(app):
+    frame = _frame()
+    upload(app, "weighted.csv", csv_bytes(frame))
+    assert not app.exception and not app.error
+    assert widget(app, "selectbox", labels.WEIGHT_COLUMN).value == "weight"   # guessed from its name
+    w = frame["weight"].to_numpy()
+    effective = w.sum() ** 2 / (w ** 2).sum()
+    assert any(f"effective sample size {effective:,.0f} (Kish)" in c.value for c in app.caption)
+    mapping = app.session_state[state.MAPPING]
+    assert mapping.weight == "weight"
+    app.switch_page("pages/rate_disparities.py").run()
+    threshold = float(widget(app, "number_input", "Decision threshold").value)
+
+    weighted = _shown(app)
+    want = _expected(frame, mapping, threshold)
+    unweighted = _expected(frame, fc.ColumnMapping(**{**mapping.__dict__, "weight": None}), threshold)
+    for tile, value in want.items():
+        assert weighted[tile] == formats.tile(value), (tile, weighted[tile], value)
+        assert formats.tile(value) != formats.tile(unweighted[tile]), tile   # the weights change every one
+    app.switch_page("pages/overview.py").run()
+    assert any(m.value.startswith("Weighted: ") or "Weighted: " in m.value for m in app.markdown)
+
+    app.switch_page("pages/data.py").run()
+    widget(app, "selectbox", labels.WEIGHT_COLUMN).set_value(None).run()
+    assert not app.exception
+    assert not any("effective sample size" in c.value for c in app.caption)
+    plain = _shown(app)
+    for tile, value in unweighted.items():
+        assert plain[tile] == formats.tile(value), (tile, plain[tile], value)
