@@ -82,3 +82,18 @@ def test_engine_benchmark_runs_and_agrees_with_the_library(tmp_path):
     assert results["check"]["max_relative_count_difference"] < 1e-12
     assert results["check"]["binned_aucs_within_bound"] is True
     assert 0 < results["max_binning_error"] < 1e-3
+
+
+def test_weights_benchmark_runs_and_reports_each_step_weighted_and_not():
+    """benchmarks/weights.py --quick (20,000 rows): its unit-weight check passes, and it reports every step with
+    both paths' times and their ratio (asserted present and positive, never compared with a target)."""
+    done = subprocess.run([sys.executable, "-W", "error", str(ROOT / "benchmarks" / "weights.py"), "--quick"],
+                          capture_output=True, text=True, timeout=600, cwd=ROOT)
+    assert done.returncode == 0, done.stderr[-3000:]
+    report = json.loads(done.stdout.strip().splitlines()[-1])
+    assert report["rows"] == 20_000 and report["target_ratio"] == 1.5
+    assert [s["step"] for s in report["steps"]] == ["count tables of one score", "review without intervals",
+                                                    "review with intervals (1,000 replicates)"]
+    for step in report["steps"]:
+        assert step["unweighted_cpu_s"] > 0 and step["weighted_cpu_s"] > 0
+        assert step["ratio_cpu"] == step["weighted_cpu_s"] / step["unweighted_cpu_s"]

@@ -106,7 +106,7 @@ class ThresholdCounts:
             return cls(list(groups.names), levels, groups.min_size, groups.codes is not None, member, background,
                        keys, start, size)
         keys = cell * len(levels) + level.reshape(-1)
-        order = np.argsort(keys, kind="stable")
+        order = np.argsort(keys)   # any order of the rows within a key: queries read only its boundaries
         ws = w[order]
         cum_weight, cum_square = (np.concatenate([[0.0], np.cumsum(v)]) for v in (ws, ws * ws))
         return cls(list(groups.names), levels, groups.min_size, groups.codes is not None, member, background,

@@ -40,9 +40,9 @@ WEIGHT_VALUES = ("The weight column {col!r} has {n:,} {what} (first at row {firs
 WEIGHT_INTERVAL_MESSAGE = (
     "{func}: intervals with sample weights are not available yet (here they would resample rows or need rows "
     "these counts do not keep; with weights: the rates, disparities and equalized odds, the performance table, "
-    "ratio scores, Theil indices, base rates, dataset parity, smoothed EDF, calibration, class-wise scores and the "
-    "AUC table, from confusion_counts, calibration_counts, class_counts or the metric functions). Tip: pass "
-    "ci=None to get the weighted point estimates.")
+    "ratio scores, Theil indices, base rates, dataset parity, smoothed EDF, calibration, class-wise scores, the "
+    "AUC table and the bias AUC score, from the count tables of the rows, an engine's ScoredCounts.with_atoms() or "
+    "the metric functions). Tip: pass ci=None to get the weighted point estimates.")
 
 
 def check_sample_weight(sample_weight, n: int, func: str) -> Optional[np.ndarray]:

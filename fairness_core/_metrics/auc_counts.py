@@ -28,7 +28,7 @@ from typing import Optional, Union
 import numpy as np
 import pandas as pd
 
-from .auc import (BiasAucResult, _auc_from_hists, auc_frame, summarize_bias_auc, weighted_auc_table,
+from .auc import (BiasAucResult, _auc_from_hists, auc_frame, level_sides, summarize_bias_auc, weighted_auc_table,
                   weighted_level_tables)
 from .._counts.weights import check_sample_weight
 from .._stats.auc_bootstrap import AUC_COLUMNS, level_atoms, replicates_of
@@ -235,12 +235,13 @@ class AucCounts:
         """:meth:`table` of weighted histograms: weighted AUCs, effective sizes, the binning bounds and with `level`
         the intervals of :func:`~fairness_core._metrics.auc.weighted_auc_table` (replicates drawn when the counts
         hold their ``patterns``)."""
-        table, (flat_pos, flat_neg) = weighted_auc_table(
-            list(self.names), self.member, self.background, self.member_sq, self.overall, self.min_size,
-            squares=(self.background_sq, self.overall_sq), level=level, patterns=self.patterns, n_boot=n_boot, rng=rng)
+        sides = level_sides(self.member, self.background, self.member_sq, self.background_sq, self.overall,
+                            self.overall_sq)
+        table, bound = weighted_auc_table(list(self.names), sides, self.overall, self.overall_sq, self.min_size,
+                                          level=level, patterns=self.patterns, n_boot=n_boot, rng=rng)
         k = len(self.names)
         aucs = table[list(AUC_COLUMNS)].to_numpy(dtype=np.float64).reshape(k, 3)
-        bound = _binning_bound(flat_pos, flat_neg, self.exact).reshape(k, 3)
+        bound = bound.reshape(k, 3) if not self.exact else np.zeros((k, 3))
         for i, column in enumerate(AUC_COLUMNS):
             table[f"{column}_max_binning_error"] = np.where(np.isnan(aucs[:, i]), np.nan, bound[:, i])
         if not self.exact:

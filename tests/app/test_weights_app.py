@@ -83,3 +83,26 @@ def test_a_weight_column_weights_every_page_and_shows_the_effective_size(app):
     plain = _shown(app)
     for tile, value in unweighted.items():
         assert plain[tile] == formats.tile(value), (tile, plain[tile], value)
+
+
+def test_the_link_and_a_saved_configuration_keep_the_weight_column(app):
+    """The page's link holds the weight column, and a configuration restored onto the same file maps it again."""
+    from tests.app.helpers import start
+    from tests.app.review_helpers import restore
+    from ui import review_url
+
+    frame = _frame()
+    data = csv_bytes(frame)
+    upload(app, "weighted.csv", data)
+    param = app.query_params["review"]
+    config = review_url.decode(param[0] if isinstance(param, list) else param)
+    assert config.mapping.weight == "weight"
+    fresh = start()
+    upload(fresh, "weighted.csv", data)
+    widget(fresh, "selectbox", labels.WEIGHT_COLUMN).set_value(None).run()   # taken off, then restored
+    assert fresh.session_state[state.MAPPING].weight is None
+    restore(fresh, "review-config.json", config.to_json().encode())
+    assert not fresh.exception and not fresh.error
+    fresh.switch_page("pages/data.py").run()
+    assert widget(fresh, "selectbox", labels.WEIGHT_COLUMN).value == "weight"
+    assert fresh.session_state[state.MAPPING].weight == "weight"
