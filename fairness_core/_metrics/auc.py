@@ -670,9 +670,9 @@ def weighted_level_tables(groups, y: np.ndarray, level: np.ndarray, n_levels: in
     """The weighted level histograms of every subgroup, its background and all rows.
 
     Sums of `w` and of ``w ** 2`` per (membership pattern, label, level), summed by one sparse COO -> CSR
-    conversion each (no sort of the rows), then one sparse product with the pattern masks. With ``background=False`` the backgrounds'
-    products (each nearly every row) are not formed: :func:`level_sides` reads a background as all rows but
-    the subgroup's and those in neither.
+    conversion each (no sort of the rows), then one sparse product with the pattern masks. With
+    ``background=False`` the backgrounds' products (each nearly every row) are not formed:
+    :func:`level_sides` reads a background as all rows but the subgroup's and those in neither.
 
     Returns
     -------

@@ -18,9 +18,9 @@ each AUC keeps its exact variance (the table's), so
     Sigma = D R D,   D = diag(sd of each AUC as in the table),   R = correlation of the merged levels.
 
 The replicates are draws logit(A) + Z, Z ~ N(0, J Sigma J), J = diag(1 / (A (1 - A))), in antithetic pairs
-(Z, -Z), mapped back by the logistic function: each AUC's replicates reproduce its table interval, and their joint law carries
-the correlations (a subgroup AUC and its BNSP AUC share the subgroup's positives). The power means and
-the score are reduced from them exactly as from bootstrap replicates (``summarize_bias_auc``). An AUC
+(Z, -Z), mapped back by the logistic function: each AUC's replicates reproduce its table interval, and their
+joint law carries the correlations (a subgroup AUC and its BNSP AUC share the subgroup's positives). The
+power means and the score are reduced from them exactly as from bootstrap replicates (``summarize_bias_auc``). An AUC
 with a variance that cannot be formed (an effective size below 2 on a side) takes the Hanley-McNeil
 variance of its effective sizes; an AUC of 0 or 1 is drawn as a constant; an undefined AUC is NaN.
 """

@@ -3,7 +3,6 @@ in-memory weighted ones (``ScoredData.from_frame`` and the ``sample_weight=`` co
 
 import dataclasses
 import shutil
-import warnings
 
 import numpy as np
 import pandas as pd
@@ -141,22 +140,10 @@ def test_weighted_counts_at_other_thresholds_equal_the_threshold_counts(logs, co
 
 def test_weighted_counts_through_ibis(logs, tmp_path):
     """The same SQL transpiled for an ibis table's backend: DuckDB through ibis, and SQLite."""
-    import sqlite3
+    from tests.fairness_core.test_engines import ibis_tables
 
-    from tests.support import fail_or_skip
-
-    try:
-        import ibis
-    except ImportError:   # an optional extra that make test installs: CI must run this, not skip it
-        fail_or_skip("ibis is not installed (pyproject.toml's test extra installs ibis-framework[duckdb]).")
     frame, glob, scored = logs
-    with warnings.catch_warnings():   # ibis 12's own DuckDB backend calls an API DuckDB 2.0 deprecates
-        warnings.filterwarnings("ignore", "fetch_arrow_table", DeprecationWarning)
-        duck = ibis.duckdb.connect().read_parquet(glob)
-    database = tmp_path / "logs.sqlite"
-    with sqlite3.connect(database) as raw:
-        frame.to_sql("logs", raw, index=False)
-    lite = ibis.sqlite.connect(str(database)).table("logs")
+    duck, lite = ibis_tables(frame, glob, tmp_path)
     duckdb_atoms = scored_counts(glob, MAPPING, auc_bins="exact").with_atoms()
     for table, name in ((duck, "ibis (duckdb)"), (lite, "ibis (sqlite)")):
         result = scored_counts(table, MAPPING, auc_bins="exact", strategy="quantile")

@@ -379,8 +379,9 @@ def test_a_csv_source_is_read_as_the_in_memory_reader_reads_it(tmp_path, engine)
     assert set(result.label_values) == {"no", "yes"}
 
 
-def test_an_ibis_table_is_counted_by_its_own_backend(logs, tmp_path):
-    """The same SQL, transpiled by SQLGlot to the ibis backend's dialect: DuckDB through ibis, and SQLite."""
+def ibis_tables(frame, glob: str, tmp_path) -> tuple:
+    """(the Parquet files through ibis' DuckDB backend, `frame` as an ibis SQLite table): an ibis table on two
+    backends. A missing ibis fails under CI (the test extra installs it) and skips elsewhere."""
     import sqlite3
 
     from tests.support import fail_or_skip
@@ -389,14 +390,19 @@ def test_an_ibis_table_is_counted_by_its_own_backend(logs, tmp_path):
         import ibis
     except ImportError:   # an optional extra that make test installs: CI must run this, not skip it
         fail_or_skip("ibis is not installed (pyproject.toml's test extra installs ibis-framework[duckdb]).")
-    frame, glob, scored = logs
     with warnings.catch_warnings():   # ibis 12's own DuckDB backend calls an API DuckDB 2.0 deprecates
         warnings.filterwarnings("ignore", "fetch_arrow_table", DeprecationWarning)
         duck = ibis.duckdb.connect().read_parquet(glob)
     database = tmp_path / "logs.sqlite"
     with sqlite3.connect(database) as raw:
         frame.to_sql("logs", raw, index=False)
-    lite = ibis.sqlite.connect(str(database)).table("logs")
+    return duck, ibis.sqlite.connect(str(database)).table("logs")
+
+
+def test_an_ibis_table_is_counted_by_its_own_backend(logs, tmp_path):
+    """The same SQL, transpiled by SQLGlot to the ibis backend's dialect: DuckDB through ibis, and SQLite."""
+    frame, glob, scored = logs
+    duck, lite = ibis_tables(frame, glob, tmp_path)
     for table, name in ((duck, "ibis (duckdb)"), (lite, "ibis (sqlite)")):
         result = scored_counts(table, MAPPING, auc_bins="exact")
         assert result.engine == name

@@ -11,6 +11,8 @@ import pytest
 from sklearn.metrics import accuracy_score
 
 import fairness_core as fc
+from tests.fairness_core.test_model_aucs import _row, _sets
+from tests.fairness_core.test_model_calibration import _data as _calibration_data
 from fairness_core._models.rates import QUANTITIES
 
 BAD_WEIGHTS = [(np.r_[1.0, -1.0], "negative values"), (np.r_[1.0, np.nan], "NaN values"),
@@ -228,20 +230,6 @@ def _scored(n: int, seed: int, levels=None):
     return y, a, b, groups, rng.lognormal(0.0, 1.0, n)
 
 
-def _auc_sets(y, groups, j, kind):
-    member, background = groups.membership[:, j], groups.background[:, j]
-    pos, neg = {"subgroup_auc": (member, member), "bpsn_auc": (background, member),
-                "bnsp_auc": (member, background)}[kind]
-    return pos & (y == 1), neg & (y == 0)
-
-
-def _auc_row(table, model, subgroup, kind):
-    sel = (table["model"] == model) & (table["auc"] == kind)
-    sel &= table["subgroup"].isna() if subgroup is None else table["subgroup"] == subgroup
-    assert sel.sum() == 1
-    return table[sel].iloc[0]
-
-
 @pytest.mark.parametrize("levels", [None, 4])
 def test_weighted_aucs_are_sklearns_with_the_weights_on_masks(levels):
     from sklearn.metrics import roc_auc_score
@@ -249,18 +237,18 @@ def test_weighted_aucs_are_sklearns_with_the_weights_on_masks(levels):
     y, a, b, groups, w = _scored(700, 1, levels)
     table = fc.compare_model_aucs(y, {"a": a, "b": b}, groups, baseline="b", sample_weight=w)
     for model, s in (("a", a), ("b", b)):
-        overall = _auc_row(table, model, None, "overall_auc")
+        overall = _row(table, model, None, "overall_auc")
         assert overall["value"] == pytest.approx(roc_auc_score(y, s, sample_weight=w), abs=1e-13)
         assert (overall["n_positive"], overall["n_negative"]) == pytest.approx((w[y == 1].sum(), w[y == 0].sum()))
         for j, name in enumerate(groups.names):
             for kind in AUC_KINDS:
-                pos, neg = _auc_sets(y, groups, j, kind)
+                pos, neg = _sets(y, groups, j, kind)
                 rows = pos | neg
-                row = _auc_row(table, model, name, kind)
+                row = _row(table, model, name, kind)
                 assert row["value"] == pytest.approx(roc_auc_score(y[rows], s[rows], sample_weight=w[rows]),
                                                      abs=1e-13)
                 assert row["n_positive"] == pytest.approx(w[pos].sum(), rel=1e-12)
-                assert row["difference"] == pytest.approx(row["value"] - _auc_row(table, "b", name, kind)["value"],
+                assert row["difference"] == pytest.approx(row["value"] - _row(table, "b", name, kind)["value"],
                                                           abs=1e-15)
 
 
@@ -275,7 +263,7 @@ def test_each_weighted_auc_and_its_interval_are_the_weighted_auc_tables():
                 np.testing.assert_allclose(mine["value" + column].to_numpy(), single[kind + column].to_numpy(),
                                            rtol=0, atol=1e-12)
             assert mine["small"].tolist() == single["small"].tolist()
-        overall = _auc_row(table, model, None, "overall_auc")
+        overall = _row(table, model, None, "overall_auc")
         assert overall["value"] == pytest.approx(single.attrs["overall_auc"], abs=1e-14)
         np.testing.assert_allclose([overall["value_ci_low"], overall["value_ci_high"]], single.attrs["overall_auc_ci"],
                                    atol=1e-12)
@@ -311,11 +299,11 @@ def test_weighted_paired_variance_is_the_literal_linearization():
     checked = 0
     for j, name in enumerate(groups.names):
         for kind in AUC_KINDS:
-            pos, neg = _auc_sets(y, groups, j, kind)
+            pos, neg = _sets(y, groups, j, kind)
             if pos.sum() < 3 or neg.sum() < 3:
                 continue
             aucs, variance_a, variance = _literal_weighted_paired(y, a, b, w, pos, neg)
-            row = _auc_row(table, "a", name, kind)
+            row = _row(table, "a", name, kind)
             assert (row["value"], row["baseline_value"]) == pytest.approx(aucs, abs=1e-12)
             assert row["difference_se"] ** 2 == pytest.approx(variance, rel=1e-10)
             z = norm.ppf(0.975)
@@ -326,7 +314,7 @@ def test_weighted_paired_variance_is_the_literal_linearization():
             assert row["value_ci_low"] == pytest.approx(1 / (1 + np.exp(-(logit - z * se))), rel=1e-10)
             checked += 1
     _, _, variance = _literal_weighted_paired(y, a, b, w, y == 1, y == 0)
-    assert _auc_row(table, "a", None, "overall_auc")["difference_se"] ** 2 == pytest.approx(variance, rel=1e-10)
+    assert _row(table, "a", None, "overall_auc")["difference_se"] ** 2 == pytest.approx(variance, rel=1e-10)
     assert checked >= 6
 
 
@@ -361,7 +349,7 @@ def test_too_few_effective_examples_leave_the_difference_interval_undefined():
     b = np.array([.8, .6, .5, .2, .4, .1, .3, .7])
     w = np.array([1000.0, 1, 1, 1, 1, 1, 1, 1])
     table = fc.compare_model_aucs(y, {"a": a, "b": b}, np.zeros(8), baseline="a", sample_weight=w)
-    row = _auc_row(table, "b", None, "overall_auc")
+    row = _row(table, "b", None, "overall_auc")
     assert not np.isnan(row["value"]) and np.isnan(row["difference_se"]) and row["excludes_zero"] is None
     assert "1.00 effective positive examples" in row["note"]
     assert "DeLong logit interval unavailable" in row["note"]   # its own interval: the Hanley-McNeil fallback
@@ -402,7 +390,7 @@ def test_weighted_paired_auc_difference_covers_the_population_difference():
         above += row["difference_ci_low"] > truth
         below += row["difference_ci_high"] < truth
         if i < 20:
-            plain = _auc_row(fc.compare_model_aucs(*args, baseline="A"), "B", None, "overall_auc")
+            plain = _row(fc.compare_model_aucs(*args, baseline="A"), "B", None, "overall_auc")
             unweighted += plain["difference_ci_low"] <= truth_overall <= plain["difference_ci_high"]
     covered = 1 - (above + below) / reps
     print(f"paired subgroup AUC difference: coverage {covered:.3f} ({above} above, {below} below)")
@@ -423,16 +411,10 @@ def test_compare_model_aucs_refuses_bad_weights(weights, message):
 
 
 def _calibrated(n: int, seed: int):
-    """Labels, two correlated probability columns (one overconfident), overlapping indicator subgroups (one of 3
-    rows) and log-normal weights."""
-    rng = np.random.default_rng(seed)
-    truth = rng.beta(2, 3, n)
-    y = (rng.random(n) < truth).astype(int)
-    a = np.clip(truth + rng.normal(scale=0.05, size=n), 0, 1)
-    b = np.clip(truth ** 0.7 + rng.normal(scale=0.05, size=n), 0, 1)
-    frame = pd.DataFrame({"u": rng.random(n) < 0.3, "v": rng.random(n) < 0.5, "w": np.arange(n) < 3}).astype(float)
-    frame.loc[rng.random(n) < 0.05, "v"] = np.nan
-    return y, a, b, fc.Subgroups.from_indicators(frame, ["u", "v", "w"], min_size=10), rng.lognormal(0.0, 0.8, n)
+    """test_model_calibration's labels, two correlated probability columns (one overconfident) and overlapping
+    indicator subgroups (one of 3 rows), with log-normal weights."""
+    y, a, b, groups = _calibration_data(n, seed)
+    return y, a, b, groups, np.random.default_rng(seed + 1).lognormal(0.0, 0.8, n)
 
 
 def _literal_ece(y, p, w, edges):

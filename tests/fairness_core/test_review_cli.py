@@ -143,7 +143,8 @@ def test_cli_help_documents_every_flag():
     done = _cli("report", "--help")
     assert done.returncode == 0
     for flag in ("--label", "--positive", "--score", "--predicted", "--protected", "--identity", "--threshold",
-                 "--config", "--strict", "--out", "--no-intervals", "--min-size", "exit status", "examples"):
+                 "--config", "--strict", "--out", "--no-intervals", "--min-size", "--weight",
+                 "exit status", "examples"):
         assert flag in done.stdout, flag
 
 
