@@ -63,7 +63,8 @@ from ._metrics.smoothed_edf import SmoothedEdfResult, smoothed_edf, smoothed_edf
 from ._counts.scored_data import ScoredData
 from ._data.columns import ColumnMapping
 from ._data.mapping_guess import MappingGuess, guess_mapping, guess_outcome, guess_positive, numbers_as_text
-from ._stats.intervals import wilson_interval
+from ._stats.intervals import weighted_wilson_interval, wilson_interval
+from ._counts.weights import effective_size
 from ._stats.delong import auc_interval, delong_variance
 from ._policy.defaults import DEFAULT_RULES
 from ._policy.rules import Rule
@@ -124,7 +125,7 @@ _classwise_names = ["unweighted_average_bias", "class_counts", "ClassCounts", "U
 _dataset_names = ["dataset_statistical_parity", "base_rates", "base_rates_from_counts", "consistency", "smoothed_edf", "smoothed_edf_from_counts", "ConsistencyResult",
                   "SmoothedEdfResult"]
 
-_interval_names = ["wilson_interval", "delong_variance", "auc_interval"]
+_interval_names = ["wilson_interval", "weighted_wilson_interval", "effective_size", "delong_variance", "auc_interval"]
 _policy_names = ["Rule", "Verdict", "DEFAULT_RULES", "evaluate", "evaluate_result", "summarize_verdicts",
                  "rules_to_json", "rules_from_json"]
 _review_names = ["compare_models", "compare_model_aucs", "compare_model_calibration", "render_report", "ReviewConfig", "Review", "ModelReview", "build_review", "build_review_from_counts", "default_threshold", "threshold_for_range", "rate_rules",

@@ -320,8 +320,8 @@ st.markdown(captions.outcome_sentence(label, positive, outcome, why if outcome =
 m1, m2, m3, m4 = st.columns(4)
 m1.metric("Rows in slice" if current_slice.conditions else "Rows in file", f"{scored.n_input:,}")
 m2.metric("Rows used", f"{scored.n_rows:,}")
-if scored.weights is not None:
-    m2.caption(captions.weight_caption(mapping.weight, scored.weights, scored.effective_rows))
+if mapping.weight:
+    m2.caption(captions.weight_caption(mapping.weight, scored))
 m3.metric("Rows excluded", f"{scored.n_input - scored.n_rows:,}")
 m4.metric("Base rate (share positive)", formats.tile(scored.base_rate))
 m4.caption(captions.base_rate_caption(scored, controls.intervals().ci))

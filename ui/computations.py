@@ -90,7 +90,7 @@ def subgroup_table(token: str, mapping_key: str, _data: fc.ScoredData) -> pd.Dat
 def small_rows(token: str, mapping_key: str, _data: fc.ScoredData) -> str:
     """How many subgroups are small and how many rows they hold, in words (``captions.small_rows_text``; with
     weights, small by effective sample size: ``captions.small_effective_text``)."""
-    if getattr(_data, "weights", None) is not None:
+    if getattr(_data, "weights", None) is not None or getattr(_data, "weighted", False):
         return captions.small_effective_text(subgroup_table(token, mapping_key, _data), _data.subgroups.min_size)
     return captions.small_rows_text(_data.subgroups)
 

@@ -381,11 +381,41 @@ class CountsData:
         """The mapped score columns (their values stay in the source: read ranges with ``score_ranges``)."""
         return {s: None for s in self.counts.mapping.scores}
 
+    weights = None   # the rows' weights stay where they lie; ``weighted`` says whether the counts sum them
+
+    @property
+    def weighted(self) -> bool:
+        """Whether the counts are sums of sample weights (the mapping names a weight column)."""
+        return bool(self.labels.weighted)
+
     @property
     def base_rate(self) -> float:
-        """Share of positive labels among the kept rows."""
+        """Share of positive labels among the kept rows (with weights: of the total weight)."""
         negatives, positives = float(self.labels.overall[0]), float(self.labels.overall[3])
         return positives / (negatives + positives) if negatives + positives else float("nan")
+
+    def base_rate_interval(self, level: float) -> tuple[float, float]:
+        """As ``ScoredData.base_rate_interval``: Wilson's interval of the base rate, on the effective sample size
+        with weights."""
+        positives, n = self.labels.overall[3], self.labels.overall.sum()
+        if not self.weighted:
+            low, high = fc.wilson_interval(int(positives), int(n), level)
+        else:
+            squares = self.labels.overall_sq
+            low, high = fc.weighted_wilson_interval(positives, n, squares[3], squares[0], level)
+        return float(np.asarray(low).reshape(-1)[0]), float(np.asarray(high).reshape(-1)[0])
+
+    @property
+    def effective_rows(self) -> float:
+        """Kish's effective sample size of the kept rows; the rows without weights."""
+        if not self.weighted:
+            return float(self.n_rows)
+        return float(fc.effective_size(self.labels.overall.sum(), self.labels.overall_sq.sum()))
+
+    @property
+    def weight_total(self) -> float:
+        """The kept rows' sum of weights (the rows without weights)."""
+        return float(self.labels.overall.sum())
 
     @property
     def class_names(self) -> list:
@@ -393,8 +423,16 @@ class CountsData:
         return self.counts.class_names
 
     def subgroup_table(self) -> pd.DataFrame:
-        """As ``ScoredData.subgroup_table``: ``subgroup, size, share, n_positive, n_negative, small``."""
+        """As ``ScoredData.subgroup_table``: ``subgroup, size, share, n_positive, n_negative, small`` (with weights
+        the effective sizes, shares of the weight, sums of weights, then ``rows`` and ``weight``)."""
         member = self.labels.member
+        if self.weighted:
+            total = member.sum(axis=1)
+            sizes = fc.effective_size(total, self.labels.member_sq.sum(axis=1))
+            return pd.DataFrame({
+                "subgroup": self.subgroups.names, "size": sizes, "share": total / max(self.weight_total, 1e-300),
+                "n_positive": member[:, 3], "n_negative": member[:, 0], "small": sizes < self.subgroups.min_size,
+                "rows": self.counts.subgroup_rows(), "weight": total})
         sizes = self.subgroups.sizes.astype(np.int64)
         return pd.DataFrame({
             "subgroup": self.subgroups.names, "size": sizes, "share": sizes / max(self.n_rows, 1),

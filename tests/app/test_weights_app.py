@@ -106,3 +106,25 @@ def test_the_link_and_a_saved_configuration_keep_the_weight_column(app):
     fresh.switch_page("pages/data.py").run()
     assert widget(fresh, "selectbox", labels.WEIGHT_COLUMN).value == "weight"
     assert fresh.session_state[state.MAPPING].weight == "weight"
+
+
+def test_weights_on_data_counted_where_it_lies_show_the_uploads_numbers(monkeypatch, tmp_path):
+    """"Data on this machine" with a weight column: DuckDB sums the weights where the rows lie, the Data page shows
+    the same effective sample size and every page the same (weighted) tiles as the same rows uploaded."""
+    from tests.app.test_local_source import _map, _opened
+
+    _frame().to_parquet(tmp_path / "rows.parquet", index=False)
+    shown = []
+    for source in ("local", "upload"):
+        at = _opened(monkeypatch, tmp_path, "rows.parquet", source)
+        _map(at, ("race",))
+        assert not at.exception and not at.error, [e.value for e in at.error]
+        assert at.session_state[state.MAPPING].weight == "weight"
+        tiles = {"caption": next(c.value for c in at.caption if c.value.startswith("Weighted by weight"))}
+        for page in PAGES.values():
+            at.switch_page(page).run()
+            assert not at.exception and not at.error, (source, page, [e.value for e in at.error])
+            tiles |= {f"{page}: {k}": v for k, v in metrics(at).items()}
+        shown.append(tiles)
+    counted, upload = shown
+    assert counted == upload

@@ -5,7 +5,8 @@ lists exactly as they are (same names; ``__all__`` order is checked as a set plu
 added with a feature: the Overview's bottom line (``bottom_line``, ``rule_plain_name``, ``result_subject``) and its
 scorecard (``plotting.scorecard_chart``); the release gate's judgement of a candidate against a baseline
 (``model_changes``, ``ChangeVerdict``); thresholds suggested with their cost (``suggest_threshold``,
-``ThresholdSuggestion``, ``plotting.threshold_tradeoff_chart``, ``group_thresholds``, ``GroupThresholds``).
+``ThresholdSuggestion``, ``plotting.threshold_tradeoff_chart``, ``group_thresholds``, ``GroupThresholds``); sample
+weights (``effective_size``, ``weighted_wilson_interval``, for a weighted share's size and interval).
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ PACKAGE_ALL = ['AucCounts', 'BiasAucResult', 'CONFIG_BOUNDS', 'CalibrationCounts
  'classwise_findings', 'compare_model_aucs', 'compare_model_calibration', 'compare_models',
  'confusion_counts', 'consistency', 'correlation_score', 'dataset_conclusions', 'dataset_rule',
  'dataset_statistical_parity', 'default_threshold', 'delong_variance', 'direction_warning', 'disparity_curve',
- 'disparity_findings', 'distance', 'equal_opportunity_score', 'equalized_odds', 'error_rate_disparity',
+ 'disparity_findings', 'distance', 'effective_size', 'equal_opportunity_score', 'equalized_odds', 'error_rate_disparity',
  'evaluate', 'evaluate_result', 'expected_calibration_error', 'explorer_thresholds', 'export_name',
  'false_discovery_rate_disparity', 'false_negative_rate_disparity', 'false_omission_rate_disparity',
  'false_positive_rate_disparity', 'findings_table', 'group_rates', 'group_thresholds', 'guess_mapping', 'guess_outcome',
@@ -39,7 +40,7 @@ PACKAGE_ALL = ['AucCounts', 'BiasAucResult', 'CONFIG_BOUNDS', 'CalibrationCounts
  'smoothed_edf_from_counts', 'subgroup_auc', 'subgroup_threshold_effect', 'subset_score',
  'suggest_threshold', 'summarize_bias_auc', 'summarize_verdicts', 'table_from_json', 'table_to_csv', 'table_to_json',
  'theil_index', 'threshold_counts', 'threshold_curves', 'threshold_for_range', 'true_positive_rate_disparity',
- 'unweighted_average_bias', 'wilson_interval']
+ 'unweighted_average_bias', 'weighted_wilson_interval', 'wilson_interval']
 
 PLOTTING_ALL = ['AUC_COLUMNS', 'RATE_LABELS', 'add_rule_line', 'auc_chart', 'calibration_error_chart', 'classwise_chart',
  'model_auc_heatmap', 'pairwise_heatmap', 'plot_text', 'rate_chart', 'ratio_score_chart', 'reliability_chart',
