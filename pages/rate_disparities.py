@@ -221,13 +221,18 @@ def correlation_section(token: str, mapping_key: str, scored, source: str, thres
                            options=candidates, help="A numeric column, such as age: the score is -|Pearson r| "
                                                     "between the predicted labels and it (seed 003); 0 is best, -1 "
                                                     "the worst.")
+    weighted = mapping.weight is not None   # Fisher's interval assumes rows of equal weight: none with weights
     with progress.computing(f"the correlation with {escape.md(column)}", level):
-        value, n_missing = computations.correlation(token, mapping_key, source, threshold, column, scored, level=level)
+        value, n_missing = computations.correlation(token, mapping_key, source, threshold, column, scored,
+                                                    level=None if weighted else level)
     st.metric(f"Correlation score ({escape.md(column)})", formats.tile(float(value)),
               help="-|Pearson r| between the predicted labels (1 = positive) and the column; 0 means no linear "
                    "association. Undefined when either is constant. " + definition_link("correlation"))
-    if level is not None:
+    if level is not None and not weighted:
         st.caption(captions.correlation_caption(value) + "." + coverage.note(["correlation score"]))
+    elif weighted:
+        st.caption(f"Weighted by {escape.md(mapping.weight)}: the weighted Pearson correlation; no interval with "
+                   "sample weights (Fisher's z interval assumes rows of equal weight).")
     if n_missing:
         st.caption(f"{n_missing:,} rows with a missing or infinite {escape.md(column)} are left out of this score.")
 

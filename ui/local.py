@@ -1,3 +1,4 @@
+# More than 500 lines: one concept (data on this machine: its sources, their counts where they lie, and the facade the pages read of those counts, weighted or not).
 """Data on this machine: Parquet or CSV files, or a DuckDB table, counted by DuckDB where they lie.
 
 The rows never enter pandas beyond a preview (the first rows, for the mapping widgets) or a random

@@ -82,7 +82,8 @@ class CalibrationAtoms:
         index = codes * n_cells + atom
         w = np.ones(len(index)) if weights is None else weights
         count, sum_p, sum_sq, squares = (
-            np.bincount(index, weights=v, minlength=n_patterns * n_cells).astype(np.float64).reshape(n_patterns, -1)
+            np.bincount(index, weights=v, minlength=n_patterns * n_cells).astype(np.float64).reshape(
+                n_patterns, n_cells)
             for v in (weights, w * y_prob, w * (y_prob - y_true) ** 2, None if weights is None else w * w))
         keep = count.sum(axis=1) > 0
         count, sum_p, sum_sq = count[keep], sum_p[keep], sum_sq[keep]

@@ -79,8 +79,25 @@ def check_no_intervals(weighted: bool, ci, func: str) -> None:
 
 
 def effective_size(total, squares) -> np.ndarray:
-    """Kish's effective sample size (sum w)^2 / sum w^2 of arrays of sums and sums of squares; 0 where
-    the sum of squares is 0 (no row, or only rows of weight 0)."""
+    """Kish's effective sample size of sums of weights.
+
+    n* = (sum w)^2 / sum w^2, the number of rows of equal weight that carry as much information as
+    the weighted rows (Kish 1965); with every weight 1 it is the number of rows.
+
+    Parameters
+    ----------
+    total, squares : array-like of float, any shape (broadcast together)
+        The sums of weights, and of squared weights, of the same rows.
+
+    Returns
+    -------
+    ndarray of float
+        n*, 0 where the sum of squares is 0 (no row, or only rows of weight 0).
+
+    References
+    ----------
+    Kish, L. (1965), Survey Sampling, Wiley, section 11.7.
+    """
     total = np.asarray(total, dtype=np.float64)
     squares = np.asarray(squares, dtype=np.float64)
     with np.errstate(divide="ignore", invalid="ignore"):

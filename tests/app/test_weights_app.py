@@ -128,3 +128,23 @@ def test_weights_on_data_counted_where_it_lies_show_the_uploads_numbers(monkeypa
         shown.append(tiles)
     counted, upload = shown
     assert counted == upload
+
+
+def test_the_correlation_score_with_weights_says_it_has_no_interval(app):
+    """The correlation section with weights: the weighted Pearson correlation (the library's), and a caption saying
+    why it has no interval, not an error."""
+    from tests.app.helpers import open_section
+
+    frame = _frame()
+    upload(app, "weighted.csv", csv_bytes(frame))
+    open_section(app, "rates:section", "Correlation", run=False)
+    app.switch_page("pages/rate_disparities.py").run()
+    assert not app.exception and not app.error, [e.value for e in app.error]
+    assert any("no interval with sample weights" in c.value for c in app.caption)
+    column = widget(app, "selectbox", "Correlate predictions with").value
+    scored = fc.ScoredData.from_frame(frame, app.session_state[state.MAPPING])
+    threshold = float(widget(app, "number_input", "Decision threshold").value)
+    want = fc.correlation_score(scored.y_pred("score_a", threshold), frame[column].to_numpy(dtype=float)[scored.rows],
+                                sample_weight=scored.weights)
+    shown = next(v for k, v in metrics(app).items() if k.startswith("Correlation score"))
+    assert shown == formats.tile(float(want))

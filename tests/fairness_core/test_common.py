@@ -127,6 +127,8 @@ NOT_METRICS = {
     "smoothed_edf_from_counts": "smoothed_edf from an engine's count table (tests/fairness_core/test_engines.py)",
     # building blocks and summaries of given numbers
     "power_mean": "a summary of given values (tests/fairness_core/test_bootstrap.py)",
+    "effective_size": "Kish's effective size of given sums of weights (tests/fairness_core/test_sample_weights.py)",
+    "weighted_wilson_interval": "an interval of given sums of weights (tests/fairness_core/test_weighted_intervals.py)",
     "summarize_bias_auc": "bias_auc_score's summary of a given AUC table",
     "distance": "the distance of two given rates", "reduce_disparities": "a reduction of a given table",
     "named_reference": "names a reference subgroup", "reference_keyword": "reads a reference option",
