@@ -11,7 +11,7 @@ import pytest
 from sklearn.metrics import accuracy_score
 
 import fairness_core as fc
-from tests.fairness_core.test_model_aucs import _row, _sets
+from tests.fairness_core.test_model_aucs import _data as _auc_data, _row, _sets
 from tests.fairness_core.test_model_calibration import _data as _calibration_data
 from fairness_core._models.rates import QUANTITIES
 
@@ -215,19 +215,10 @@ AUC_KINDS = ("subgroup_auc", "bpsn_auc", "bnsp_auc")
 
 
 def _scored(n: int, seed: int, levels=None):
-    """Labels, two correlated score columns (rounded to `levels` values per unit for ties), overlapping indicator
-    subgroups with missing values, and log-normal weights."""
-    rng = np.random.default_rng(seed)
-    y = rng.integers(0, 2, n)
-    common = rng.normal(size=n) + 1.2 * y
-    a = common + rng.normal(scale=0.8, size=n)
-    b = common + rng.normal(scale=0.8, size=n) + 0.3 * y
-    if levels:
-        a, b = np.round(a * levels) / levels, np.round(b * levels) / levels
-    frame = pd.DataFrame({"u": rng.random(n) < 0.3, "v": rng.random(n) < 0.5, "w": rng.random(n) < 0.1}).astype(float)
-    frame.loc[rng.random(n) < 0.05, "v"] = np.nan
-    groups = fc.Subgroups.from_indicators(frame, ["u", "v", "w"], min_size=10)
-    return y, a, b, groups, rng.lognormal(0.0, 1.0, n)
+    """test_model_aucs' labels, two correlated score columns (rounded to `levels` values per unit for ties) and
+    overlapping indicator subgroups with missing values, with log-normal weights."""
+    y, a, b, groups = _auc_data(n, seed, levels)
+    return y, a, b, groups, np.random.default_rng(seed + 1).lognormal(0.0, 1.0, n)
 
 
 @pytest.mark.parametrize("levels", [None, 4])
