@@ -161,8 +161,7 @@ def binned_auc_caption(largest: float) -> str:
 def base_rate_caption(scored, level: float | None) -> str:
     """'3,251 of 7,214 rows positive · 95 % CI 0.439–0.462 (Wilson)' under a base-rate tile."""
     n = int(scored.n_rows)
-    weighted = getattr(scored, "weights", None) is not None or getattr(scored, "weighted", False)
-    if weighted and n:   # the positives' share of the weight, Wilson on the effective size
+    if scored.weighted and n:   # the positives' share of the weight, Wilson on the effective size
         out = f"weighted share of {n:,} rows (effective sample size {scored.effective_rows:,.0f})"
         if level is not None:
             low, high = scored.base_rate_interval(level)
@@ -179,9 +178,7 @@ def base_rate_caption(scored, level: float | None) -> str:
 def weight_caption(column: str, scored) -> str:
     """'Weighted by fnlwgt: total weight 1.86e+08 · effective sample size 26,134 (Kish)' under the rows tile
     (Markdown-safe); `scored` is the ScoredData (or the counted data's facade) of the weighted mapping."""
-    weights = getattr(scored, "weights", None)
-    total = float(weights.sum()) if weights is not None else float(scored.weight_total)
-    return (f"Weighted by {escape.md(column)}: total weight {total:,.6g} · effective sample size "
+    return (f"Weighted by {escape.md(column)}: total weight {scored.weight_total:,.6g} · effective sample size "
             f"{scored.effective_rows:,.0f} (Kish)")
 
 

@@ -65,8 +65,7 @@ def per_rows(func):
 def weights(data) -> dict:
     """``{"sample_weight": data.weights}`` when the mapping has a weight column, else ``{}``: the keyword every
     fairness_core call on the rows takes, so an unweighted call is unchanged."""
-    w = getattr(data, "weights", None)
-    return {} if w is None else {"sample_weight": w}
+    return {} if data.weights is None else {"sample_weight": data.weights}
 
 
 @memo(analysis.SMALL)
@@ -90,7 +89,7 @@ def subgroup_table(token: str, mapping_key: str, _data: fc.ScoredData) -> pd.Dat
 def small_rows(token: str, mapping_key: str, _data: fc.ScoredData) -> str:
     """How many subgroups are small and how many rows they hold, in words (``captions.small_rows_text``; with
     weights, small by effective sample size: ``captions.small_effective_text``)."""
-    if getattr(_data, "weights", None) is not None or getattr(_data, "weighted", False):
+    if _data.weighted:
         return captions.small_effective_text(subgroup_table(token, mapping_key, _data), _data.subgroups.min_size)
     return captions.small_rows_text(_data.subgroups)
 

@@ -382,7 +382,8 @@ class CountsData:
         """The mapped score columns (their values stay in the source: read ranges with ``score_ranges``)."""
         return {s: None for s in self.counts.mapping.scores}
 
-    weights = None   # the rows' weights stay where they lie; ``weighted`` says whether the counts sum them
+    weights = None   # the rows' weights stay where they lie; ``weighted`` says whether the counts sum them (as
+    # ScoredData's ``weights``, ``weighted``, ``weight_total`` and ``effective_rows``, which the pages read of both)
 
     @property
     def weighted(self) -> bool:

@@ -122,9 +122,8 @@ class ScoredData:
         """Share of positive labels among the kept rows (with weights: their share of the total weight)."""
         if not self.n_rows:
             return float("nan")
-        if self.weights is None:
-            return float(self.y_true.mean())
-        return float(self.weights[self.y_true == 1].sum() / self.weights.sum())
+        return float(self.y_true.mean() if self.weights is None else self.weights[self.y_true == 1].sum()
+                     / self.weight_total)
 
     def base_rate_interval(self, level: float) -> tuple[float, float]:
         """Wilson's interval of :attr:`base_rate` at confidence `level` (in (0, 1)); with weights, on the effective
@@ -140,11 +139,20 @@ class ScoredData:
         return float(np.asarray(low).reshape(-1)[0]), float(np.asarray(high).reshape(-1)[0])
 
     @property
+    def weighted(self) -> bool:
+        """Whether the mapping has a weight column (``weights`` is set)."""
+        return self.weights is not None
+
+    @property
+    def weight_total(self) -> float:
+        """The kept rows' sum of weights; the number of kept rows without weights."""
+        return float(self.n_rows if self.weights is None else self.weights.sum())
+
+    @property
     def effective_rows(self) -> float:
         """Kish's effective sample size (sum w)^2 / sum w^2 of the kept rows; the number of rows without weights."""
-        if self.weights is None:
-            return float(self.n_rows)
-        return float(effective_size(self.weights.sum(), (self.weights ** 2).sum()))
+        w = self.weights
+        return float(self.n_rows if w is None else effective_size(self.weight_total, w @ w))
 
     def y_pred(self, score: Optional[str] = None, threshold: Optional[float] = None) -> np.ndarray:
         """Binary predictions: ``score >= threshold`` for a score column, else the given column.
