@@ -17,11 +17,17 @@ that commits it) until the app is idle again, which is when all of these hold:
   (``data-stale="true"``);
 - every visible Plotly chart has drawn its SVG, and the page's DOM has not changed for ``QUIET_MS``.
 
-The end of the interval is the last of: the last DOM mutation, the last moment the page was busy, the last
-``script_finished``; the quiet window that proves idleness is not counted. Each interval is split into the
-server's part (until the last ``script_finished``) and the front end's (the rest: rendering the last
-deltas, Plotly drawing), and the Streamlit server process's CPU seconds over the interval are read from
-``/proc`` (a server part much longer than its CPU seconds is a server waiting for a core: a loaded machine).
+The end of the interval is the last of: the last DOM mutation a user can see, the last moment the page was busy,
+the last ``script_finished``; the quiet window that proves idleness is not counted. A mutation inside a
+``<canvas>`` is one a user cannot see: it is the canvas's fallback content, which the browser never draws; so is a
+change of an ARIA attribute (``aria-*``), which only assistive technology reads. The data grids of ``st.dataframe``
+(glide-data-grid) paint their cells on the canvas at once and keep an accessibility copy of them as a table inside
+it, which they rebuild 200 ms after the last change (a debounced memo); that rebuild is recorded beside each run
+(``hidden_seconds``, the time to the last unseen mutation) and must be quiet too before the app counts as idle, but
+it does not end the interval. Each interval is split into the server's part (until the last ``script_finished``)
+and the front end's (the rest: rendering the last deltas, Plotly drawing), and the Streamlit server process's CPU
+seconds over the interval are read from ``/proc`` (a server part much longer than its CPU seconds is a server
+waiting for a core: a loaded machine).
 Beside every run: the 1-minute load average (``os.getloadavg``) when it was taken.
 
 Steps (medians of ``--repeats`` runs; each repeat uploads a freshly generated CSV, so first visits are first):
@@ -104,17 +110,29 @@ MONITOR = """() => {
   if (window.__idle) return;
   const busy = () => !!document.querySelector('[data-testid="stStatusWidget"]')
                      || !!document.querySelector('[data-stale="true"]');
-  const idle = window.__idle = {mutation: performance.now(), busy: 0, busyNow: busy, what: ''};
+  const idle = window.__idle = {mutation: performance.now(), hidden: 0, busy: 0, busyNow: busy, what: ''};
   const where = node => {
     const el = node.nodeType === 1 ? node : node.parentElement;
     const owner = el && el.closest('[data-testid]');
     return owner ? owner.getAttribute('data-testid') : (el ? el.tagName.toLowerCase() : '?');
   };
+  // A canvas's children are its fallback content, never drawn (glide-data-grid's accessibility table); the
+  // canvas's own attributes (its size) are seen. ARIA attributes are read by assistive technology, never drawn.
+  const hidden = record => {
+    if (record.type === 'attributes' && record.attributeName.startsWith('aria-')) return true;
+    const el = record.target.nodeType === 1 ? record.target : record.target.parentElement;
+    const inside = record.type === 'attributes' ? el && el.parentElement : el;
+    return !!(inside && inside.closest('canvas'));
+  };
   new MutationObserver(records => {
     const now = performance.now();
-    idle.mutation = now;
-    const last = records[records.length - 1];
-    idle.what = `${where(last.target)} (${last.type}${last.attributeName ? ' ' + last.attributeName : ''})`;
+    const seen = records.filter(r => !hidden(r));
+    if (seen.length < records.length) idle.hidden = now;
+    if (seen.length) {
+      idle.mutation = now;
+      const last = seen[seen.length - 1];
+      idle.what = `${where(last.target)} (${last.type}${last.attributeName ? ' ' + last.attributeName : ''})`;
+    }
     if (busy()) idle.busy = now;
   }).observe(document.body, {subtree: true, childList: true, attributes: true, characterData: true});
   setInterval(() => { if (busy()) idle.busy = performance.now(); }, 10);
@@ -123,7 +141,7 @@ STATE = """() => {
   const idle = window.__idle;
   const plots = [...document.querySelectorAll('[data-testid="stMain"] .js-plotly-plot')]
     .filter(p => p.getClientRects().length);
-  return {now: performance.now(), mutation: idle.mutation, busy: idle.busy, busyNow: idle.busyNow(), what: idle.what,
+  return {now: performance.now(), mutation: idle.mutation, hidden: idle.hidden, busy: idle.busy, busyNow: idle.busyNow(), what: idle.what,
           undrawn: plots.filter(p => !p.querySelector('.main-svg')).length, plots: plots.length};
 }"""
 
@@ -171,6 +189,7 @@ class Run:
     load_average: float
     last_change: str
     server_cpu_seconds: float | None
+    hidden_seconds: float | None = None   # to the last change of undrawn content (a canvas's fallback), if any
 
 
 class Meter:
@@ -225,7 +244,8 @@ class Meter:
             server_end = events[-1][0] if events else None
             finished = bool(events) and events[-1][1] not in ("start", "FINISHED_EARLY_FOR_RERUN")
             last_change = max(state["mutation"] / 1000 + offset, state["busy"] / 1000 + offset, server_end or t0)
-            if (finished and not state["busyNow"] and not state["undrawn"] and now - last_change >= QUIET_MS / 1000
+            quiet_since = max(last_change, state["hidden"] / 1000 + offset)
+            if (finished and not state["busyNow"] and not state["undrawn"] and now - quiet_since >= QUIET_MS / 1000
                     and (done is None or done())):
                 break
             if time.monotonic() > deadline:
@@ -236,10 +256,13 @@ class Meter:
         run = Run(seconds=end - t0, server_seconds=max(0.0, (server_end or t0) - t0),
                   script_runs=sum(1 for e in events if e[1] != "start"), load_average=os.getloadavg()[0],
                   last_change=state["what"] if state["mutation"] / 1000 + offset > t0 else "",
-                  server_cpu_seconds=None if cpu0 is None or cpu1 is None else cpu1 - cpu0)
+                  server_cpu_seconds=None if cpu0 is None or cpu1 is None else cpu1 - cpu0,
+                  hidden_seconds=(state["hidden"] / 1000 + offset - t0 if state["hidden"] / 1000 + offset > t0
+                                  else None))
         record = self.steps.setdefault(step, {"step": step, "kind": kind, "runs": []})
         record["runs"].append(vars(run))
         cpu = "" if run.server_cpu_seconds is None else f", server CPU {run.server_cpu_seconds:.3f} s"
+        cpu += "" if run.hidden_seconds is None else f", last unseen change {run.hidden_seconds:.3f} s"
         self.log(f"{step}: {run.seconds:.3f} s (server {run.server_seconds:.3f} s{cpu}, {run.script_runs} script "
                  f"run(s), load {run.load_average:.2f}; last DOM change: {run.last_change})")
         return run

@@ -6,6 +6,7 @@ import pandas as pd
 import streamlit as st
 
 import fairness_core as fc
+from fairness_core import plotting
 from ui import (
     analysis, captions, computations, controls, escape, formats, labels, loading, local, page_frame, profiling,
     progress, review_restore, review_url, state,
@@ -339,6 +340,17 @@ if mapping.all_classes:
 st.markdown(f"**{len(groups)} subgroups**. " + computations.small_rows(token, mapping_key, scored)
             + (" Small subgroups are listed everywhere, flagged *small*." if n_small else ""))
 st.dataframe(groups, hide_index=True, column_config=formats.column_config(groups.columns))
+# The labels per subgroup at a glance (a property of the data, assessed on Dataset metrics). The app opens on this
+# page, so its chart also loads the browser's chart library before any metric page needs it (about a second here).
+level = controls.intervals().ci
+rates = computations.base_rates(token, mapping_key, scored, level)
+st.plotly_chart(computations.chart("data:base_rates", (token, mapping_key, level), lambda: plotting.rate_chart(
+    rates, ["base_rate"], labels={"base_rate": "Base rate"}, level=level, title="Base rate per subgroup")),
+    width="stretch")
+st.caption(f"The share of rows labelled {escape.md(positive)} in each subgroup"
+           + (f", with its {formats.level_text(level)} Wilson interval" if level is not None else "")
+           + "; hatched bars are small subgroups. A difference here is a property of the labels, not of the model: "
+             "Dataset metrics assesses it.")
 
 if scored.scores:
     rows = []

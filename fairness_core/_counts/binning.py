@@ -105,5 +105,8 @@ def sub_bin_index(y_prob: np.ndarray, cell: np.ndarray, edges: np.ndarray) -> np
     With `cell` the bins of :func:`bin_index`, a number in 0 .. SUB_BINS - 1 (0 in a bin of no width):
     ``Σ_k [y_prob >= e_k]``, the same comparisons the engines' SQL makes (``_sql.sub_bin``).
     """
-    inner = sub_bin_edges(edges)[cell]          # (n, SUB_BINS - 1)
-    return (y_prob[:, None] >= inner).sum(axis=1).astype(np.intp)
+    inner = sub_bin_edges(edges)                # (n_bins, SUB_BINS - 1)
+    index = np.zeros(len(y_prob), dtype=np.intp)
+    for k in range(SUB_BINS - 1):               # one gathered edge per row at a time (no (n, SUB_BINS - 1) array)
+        index += y_prob >= inner[:, k][cell]
+    return index

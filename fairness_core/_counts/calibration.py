@@ -80,11 +80,12 @@ class CalibrationAtoms:
         codes, member, background = subgroups.patterns
         n_patterns = member.shape[0]
         index = codes * n_cells + atom
-        w = np.ones(len(index)) if weights is None else weights
+        error = (y_prob - y_true) ** 2
         count, sum_p, sum_sq, squares = (
             np.bincount(index, weights=v, minlength=n_patterns * n_cells).astype(np.float64).reshape(
                 n_patterns, n_cells)
-            for v in (weights, w * y_prob, w * (y_prob - y_true) ** 2, None if weights is None else w * w))
+            for v in ((None, y_prob, error, None) if weights is None else
+                      (weights, weights * y_prob, weights * error, weights * weights)))
         keep = count.sum(axis=1) > 0
         count, sum_p, sum_sq = count[keep], sum_p[keep], sum_sq[keep]
         rows = None

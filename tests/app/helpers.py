@@ -10,9 +10,9 @@ from streamlit.testing.v1 import AppTest
 ROOT = Path(__file__).resolve().parents[2]
 PAGES = ["pages/data.py", "pages/overview.py", "pages/subgroup_aucs.py", "pages/rate_disparities.py", "pages/calibration.py",
          "pages/classwise.py", "pages/dataset_metrics.py", "pages/definitions.py"]
-# Plotly charts each page draws on the bundled samples with its first secondary section open (the Overview its
-# scorecard; Rate disparities its rates chart, with its tables open).
-CHARTS = {"pages/data.py": 0, "pages/overview.py": 1, "pages/subgroup_aucs.py": 1, "pages/rate_disparities.py": 1, "pages/calibration.py": 2,
+# Plotly charts each page draws on the bundled samples with its first secondary section open (the Data page its base
+# rates; the Overview its scorecard; Rate disparities its rates chart, with its tables open).
+CHARTS = {"pages/data.py": 1, "pages/overview.py": 1, "pages/subgroup_aucs.py": 1, "pages/rate_disparities.py": 1, "pages/calibration.py": 2,
           "pages/classwise.py": 1, "pages/dataset_metrics.py": 1, "pages/definitions.py": 0}
 # The key under which each page keeps its open secondary section (ui.controls.sections).
 SECTIONS = {"pages/rate_disparities.py": "rates:section", "pages/subgroup_aucs.py": "auc:section",
@@ -67,6 +67,19 @@ def metrics(at) -> dict:
 def figures(at) -> list:
     """The Plotly figures on the page, as dicts."""
     return [json.loads(el.proto.spec) for el in at.get("plotly_chart")]
+
+
+def plotly_array(value):
+    """A Plotly figure's array as its JSON holds it, as a float array: a list, or a typed array {"dtype", "bdata"
+    (base64), "shape"}."""
+    import base64
+
+    import numpy as np
+
+    if isinstance(value, dict):
+        raw = np.frombuffer(base64.b64decode(value["bdata"]), dtype=value["dtype"])
+        return raw.reshape([int(n) for n in str(value.get("shape", len(raw))).split(",")])
+    return np.array(value, dtype=float)
 
 
 def start() -> AppTest:

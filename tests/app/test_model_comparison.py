@@ -3,7 +3,6 @@ section shows every model side by side, each at its own threshold: the numbers e
 model and the single-model page's when that model is picked under Model; only what a control changes is
 recomputed. Acceptance: TOXICITY@1 against TOXICITY@6 on the Jigsaw madlibs with 51 identity columns."""
 
-import base64
 
 import numpy as np
 import pandas as pd
@@ -11,7 +10,9 @@ import pytest
 from sklearn.metrics import balanced_accuracy_score, roc_auc_score
 
 import fairness_core as fc
-from tests.app.helpers import count_calls, csv_bytes, figures, metrics, open_section, scored_table, tile, unescape, widget
+from tests.app.helpers import (
+    count_calls, csv_bytes, figures, metrics, open_section, plotly_array as array, scored_table, tile, unescape, widget,
+)
 from ui import compare, formats, gate, labels
 
 AUC_PAGE, RATE_PAGE = "pages/subgroup_aucs.py", "pages/rate_disparities.py"
@@ -77,14 +78,6 @@ def compare_on(app) -> None:
     open_section(app, "rates:section", "Compare models")
     widget(app, "toggle", "Compare models").set_value(True).run()
     assert not app.exception and not app.error
-
-
-def array(value) -> np.ndarray:
-    """A Plotly figure's array as JSON holds it: a list, or a typed array {"dtype", "bdata" (base64), "shape"}."""
-    if isinstance(value, dict):
-        raw = np.frombuffer(base64.b64decode(value["bdata"]), dtype=value["dtype"])
-        return raw.reshape([int(n) for n in str(value.get("shape", len(raw))).split(",")])
-    return np.array(value, dtype=float)
 
 
 def same(a, b) -> None:

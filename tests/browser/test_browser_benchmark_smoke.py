@@ -60,6 +60,7 @@ def test_browser_benchmark_records_every_step(tmp_path):
             assert math.isfinite(run["seconds"]) and run["seconds"] > 0, (name, run)
             assert 0 <= run["server_seconds"] and run["script_runs"] >= 1, (name, run)
             assert math.isfinite(run["load_average"]) and run["load_average"] >= 0, (name, run)
+            assert run["hidden_seconds"] is None or run["hidden_seconds"] > 0, (name, run)
         assert step["median_seconds"] > 0 and step["target_seconds"] > 0 and isinstance(step["target_met"], bool)
     assert "| step | median s |" in done.stdout and "| Data: upload and parse the CSV |" in done.stdout
 
@@ -98,3 +99,44 @@ def test_browser_benchmark_of_counted_data_records_every_step(tmp_path):
         assert math.isfinite(run["seconds"]) and run["seconds"] > 0 and run["script_runs"] >= 1, (name, run)
     assert steps["Rate disparities: Use … (a threshold on a counted edge, from the counted atoms)"]["target_seconds"] == 1
     assert "counted where it lies" in done.stdout and "a threshold on a counted edge with intervals on 1 s" in done.stdout
+
+
+def _benchmark_module():
+    """benchmarks/browser.py as a module (it is a script, not a package)."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("browser_benchmark", ROOT / "benchmarks" / "browser.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module   # its dataclasses look their module up
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_idle_monitor_ends_on_what_a_user_can_see(browser):
+    """The benchmark's in-page monitor: a change of a canvas's fallback content (glide-data-grid's accessibility
+    table) or of an ARIA attribute is recorded as unseen and does not move the last visible change; the canvas's
+    own size and any other element's content do."""
+    bench = _benchmark_module()
+    page = browser.new_page()
+    try:
+        page.set_content('<div data-testid="stMain"><div id="text">a</div>'
+                         '<canvas id="grid" width="10"><table><tr><td id="cell">1</td></tr></table></canvas></div>')
+        page.evaluate(bench.MONITOR)
+
+        def state():
+            page.wait_for_timeout(30)   # the observer's records are delivered after the script that made them
+            return page.evaluate("() => ({...window.__idle, busyNow: undefined})")
+
+        start = state()
+        page.evaluate("() => { document.getElementById('cell').textContent = '2'; }")
+        page.evaluate("() => { document.getElementById('text').setAttribute('aria-label', 'x'); }")
+        unseen = state()
+        assert unseen["mutation"] == start["mutation"] and unseen["hidden"] > start["mutation"], unseen
+        page.evaluate("() => { document.getElementById('grid').setAttribute('width', '20'); }")
+        resized = state()
+        assert resized["mutation"] > unseen["hidden"] and resized["what"] == "stMain (attributes width)", resized
+        page.evaluate("() => { document.getElementById('text').textContent = 'b'; }")
+        changed = state()
+        assert changed["mutation"] > resized["mutation"] and changed["what"] == "stMain (childList)", changed
+    finally:
+        page.close()
