@@ -27,7 +27,7 @@ it, which they rebuild 200 ms after the last change (a debounced memo); that reb
 it does not end the interval. Each interval is split into the server's part (until the last ``script_finished``)
 and the front end's (the rest: rendering the last deltas, Plotly drawing), and the Streamlit server process's CPU
 seconds over the interval are read from ``/proc`` (a server part much longer than its CPU seconds is a server
-waiting for a core: a loaded machine).
+waiting for a core: a loaded machine, or the browser drawing beside it), and so are those of Chromium's processes.
 Beside every run: the 1-minute load average (``os.getloadavg``) when it was taken.
 
 Steps (medians of ``--repeats`` runs; each repeat uploads a freshly generated CSV, so first visits are first):
@@ -190,6 +190,7 @@ class Run:
     last_change: str
     server_cpu_seconds: float | None
     hidden_seconds: float | None = None   # to the last change of undrawn content (a canvas's fallback), if any
+    browser_cpu_seconds: float | None = None   # Chromium's processes (every one named chrom*), over the run
 
 
 class Meter:
@@ -232,7 +233,7 @@ class Meter:
         if prepare is not None:
             prepare()
         offset = self._clock_offset()
-        cpu0 = process_cpu_seconds(self.server_pid)
+        cpu0, browser0 = process_cpu_seconds(self.server_pid), browser_cpu_seconds()
         t0 = time.monotonic()
         act()
         deadline = t0 + IDLE_TIMEOUT_S
@@ -252,16 +253,18 @@ class Meter:
                 raise TimeoutError(f"{step}: the app was not idle within {IDLE_TIMEOUT_S:.0f} s "
                                    f"(script events since the action: {events}, page: {state})")
         end = max(last_change, t0)
-        cpu1 = process_cpu_seconds(self.server_pid)
+        cpu1, browser1 = process_cpu_seconds(self.server_pid), browser_cpu_seconds()
         run = Run(seconds=end - t0, server_seconds=max(0.0, (server_end or t0) - t0),
                   script_runs=sum(1 for e in events if e[1] != "start"), load_average=os.getloadavg()[0],
                   last_change=state["what"] if state["mutation"] / 1000 + offset > t0 else "",
                   server_cpu_seconds=None if cpu0 is None or cpu1 is None else cpu1 - cpu0,
+                  browser_cpu_seconds=browser1 - browser0,
                   hidden_seconds=(state["hidden"] / 1000 + offset - t0 if state["hidden"] / 1000 + offset > t0
                                   else None))
         record = self.steps.setdefault(step, {"step": step, "kind": kind, "runs": []})
         record["runs"].append(vars(run))
         cpu = "" if run.server_cpu_seconds is None else f", server CPU {run.server_cpu_seconds:.3f} s"
+        cpu += f", browser CPU {run.browser_cpu_seconds:.3f} s"
         cpu += "" if run.hidden_seconds is None else f", last unseen change {run.hidden_seconds:.3f} s"
         self.log(f"{step}: {run.seconds:.3f} s (server {run.server_seconds:.3f} s{cpu}, {run.script_runs} script "
                  f"run(s), load {run.load_average:.2f}; last DOM change: {run.last_change})")
@@ -277,6 +280,22 @@ def process_cpu_seconds(pid: int | None) -> float | None:
     except OSError:
         return None
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")   # utime, stime (fields 14, 15)
+
+
+def browser_cpu_seconds() -> float:
+    """User + system CPU seconds so far of every process named ``chrom*`` (Chromium's browser, renderer, GPU and
+    utility processes; the benchmark's is the only Chromium on the machine), from /proc; processes that end between
+    two readings take their seconds with them, so a run's difference can only miss work, never add it."""
+    total = 0.0
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            text = stat.read_text()
+        except OSError:
+            continue
+        name, rest = text[text.index("(") + 1:text.rindex(")")], text[text.rindex(")") + 1:].split()
+        if name.startswith("chrom"):
+            total += int(rest[11]) + int(rest[12])
+    return total / os.sysconf("SC_CLK_TCK")
 
 
 # The app's widgets ------------------------------------------------------------------------------
@@ -555,6 +574,7 @@ def _steps(meter: Meter) -> list[dict]:
                       "median_server_cpu_seconds": (None if any(r["server_cpu_seconds"] is None for r in record["runs"])
                                                     else statistics.median(r["server_cpu_seconds"]
                                                                            for r in record["runs"])),
+                      "median_browser_cpu_seconds": statistics.median(r["browser_cpu_seconds"] for r in record["runs"]),
                       "load_averages": [r["load_average"] for r in record["runs"]],
                       "target_seconds": target, "target_met": median <= target})
     return steps
@@ -632,16 +652,16 @@ def markdown(results: dict) -> str:
             else f"{results['rows']} counted where it lies")
     lines = [f"Time to idle in Chromium, {what}, "
              f"median of {results['repeats']} run(s); server = until the last script run finished; "
-             "server CPU = the Streamlit process's CPU seconds (every thread) over the run; "
-             "load average = 1-minute, at each run.", "",
-             "| step | median s | server s | server CPU s | runs (s) | load average | target s | met |",
-             "|---|---:|---:|---:|---|---|---:|---|"]
+             "server CPU = the Streamlit process's CPU seconds (every thread) over the run; browser CPU = Chromium's "
+             "(every process); load average = 1-minute, at each run.", "",
+             "| step | median s | server s | server CPU s | browser CPU s | runs (s) | load average | target s | met |",
+             "|---|---:|---:|---:|---:|---|---|---:|---|"]
     for step in results["steps"]:
         runs = ", ".join(f"{r['seconds']:.2f}" for r in step["runs"])
         loads = ", ".join(f"{v:.2f}" for v in step["load_averages"])
         cpu = "" if step["median_server_cpu_seconds"] is None else f"{step['median_server_cpu_seconds']:.2f}"
         lines.append(f"| {step['step']} | {step['median_seconds']:.2f} | {step['median_server_seconds']:.2f} | "
-                     f"{cpu} | {runs} | {loads} | {step['target_seconds']:g} | "
+                     f"{cpu} | {step['median_browser_cpu_seconds']:.2f} | {runs} | {loads} | {step['target_seconds']:g} | "
                      f"{'yes' if step['target_met'] else 'no'} |")
     met = sum(s["target_met"] for s in results["steps"])
     if not isinstance(results["rows"], int):

@@ -143,6 +143,50 @@ def add_rule_line(fig, value: float, label: str | None, *, axis: str = "y", row=
     return fig
 
 
+def rule_line_parts(value: float, label: str | None, *, axis: str = "y", color: str = RULE_COLOR) -> tuple:
+    """The dashed rule line of :func:`add_rule_line` on a figure without subplots, as plain dictionaries.
+
+    For a figure built from dictionaries and validated once (a shape added with ``add_vline`` is
+    validated on its own). The line spans the other axis's domain; its label sits at the top of a
+    vertical line and at the top right of a horizontal one, as :func:`add_rule_line` places them.
+
+    Parameters
+    ----------
+    value : float
+        Where the line is, in the units of `axis`.
+    label : str or None
+        Plain text beside the line (escaped with :func:`plot_text`); None for no label.
+    axis : {'x', 'y'}, default='y'
+        ``'x'``: a vertical line at x = `value`; ``'y'``: a horizontal line at y = `value`.
+    color : str, default='#D55E00'
+
+    Returns
+    -------
+    (dict, dict or None)
+        The layout shape and its annotation (None without a label).
+
+    Raises
+    ------
+    ValueError
+        As :func:`add_rule_line` (``RULE_AXIS_MESSAGE``, ``RULE_VALUE_MESSAGE``).
+    """
+    if axis not in ("x", "y"):
+        raise ValueError(RULE_AXIS_MESSAGE.format(got=axis))
+    if isinstance(value, bool) or not _finite(value):
+        raise ValueError(RULE_VALUE_MESSAGE.format(got=value))
+    value = float(value)
+    line = {"color": color, "dash": "dash"}
+    if axis == "x":
+        shape = dict(type="line", x0=value, x1=value, xref="x", y0=0, y1=1, yref="y domain", line=line)
+        note = dict(text=plot_text(label) if label is not None else None, showarrow=False, x=value, xref="x",
+                    xanchor="center", y=1, yref="y domain", yanchor="bottom")
+    else:
+        shape = dict(type="line", x0=0, x1=1, xref="x domain", y0=value, y1=value, yref="y", line=line)
+        note = dict(text=plot_text(label) if label is not None else None, showarrow=False, x=1, xref="x domain",
+                    xanchor="right", y=value, yref="y", yanchor="bottom")
+    return shape, (note if label is not None else None)
+
+
 # Shared pieces: intervals, small subgroups, hover text ------------------------------------------
 
 
@@ -266,15 +310,20 @@ def _bar_marks(colors: list, small) -> dict:
     return {"color": colors, "pattern": {"shape": [SMALL_PATTERN if s else "" for s in small]}}
 
 
+def _legend_trace(name: str, group: str, **style) -> dict:
+    """A legend-only entry (no points) explaining a mark, as a plain trace; a scatter, so it never takes a bar
+    slot."""
+    return dict(type="scatter", x=[None], y=[None], name=name, legendgroup=group, showlegend=True, hoverinfo="skip",
+                **style)
+
+
 def _legend_entry(fig, name: str, group: str, **style) -> None:
-    """A legend-only entry (no points) explaining a mark; a scatter, so it never takes a bar slot."""
-    import plotly.graph_objects as go
-
-    fig.add_trace(go.Scatter(x=[None], y=[None], name=name, legendgroup=group, showlegend=True,
-                             hoverinfo="skip", **style))
+    """Add :func:`_legend_trace` to `fig`."""
+    fig.add_trace(_legend_trace(name, group, **style))
 
 
-def _small_legend(fig, kind: str) -> None:
+def _small_legend_trace(kind: str) -> dict:
+    """The legend entry of small subgroups drawn as `kind` ('bar', 'marker' or 'line'), as a plain trace."""
     grey = "#888888"
     style = {"bar": {"mode": "markers", "marker": {"symbol": "square", "size": 12, "color": grey,
                                                     "opacity": 0.6}},
@@ -282,20 +331,24 @@ def _small_legend(fig, kind: str) -> None:
                                                        "opacity": SMALL_OPACITY + 0.2}},
              "line": {"mode": "lines+markers", "line": {"dash": "dot", "color": grey},
                       "marker": {"symbol": "circle-open", "color": grey}, "opacity": SMALL_OPACITY + 0.2}}[kind]
-    _legend_entry(fig, SMALL_LEGEND[kind], "small", **style)
+    return _legend_trace(SMALL_LEGEND[kind], "small", **style)
 
 
-def _parity_marks(fig, comparison: pd.DataFrame, subgroups, labels, x_right, name: str, level,
-                  *, show_legend: bool, row=None, col=None, value: str = "disparity") -> float:
-    """Stars right of the bars whose comparison row has ``excludes_parity`` True; returns the largest x used."""
-    import plotly.graph_objects as go
+def _small_legend(fig, kind: str) -> None:
+    """Add :func:`_small_legend_trace` to `fig`."""
+    fig.add_trace(_small_legend_trace(kind))
 
+
+def _parity_trace(comparison: pd.DataFrame, subgroups, labels, x_right, name: str, level, *, show_legend: bool,
+                  value: str = "disparity") -> tuple:
+    """Stars right of the bars whose comparison row has ``excludes_parity`` True, as a plain trace (None where no
+    row is flagged), and the largest x used (-inf without stars)."""
     if comparison is None or "excludes_parity" not in comparison.columns or not len(comparison):
-        return -np.inf
+        return None, -np.inf
     comp = comparison.set_index("subgroup").reindex(list(subgroups))
     flags = _flags(comp["excludes_parity"])
     if not flags.any():
-        return -np.inf
+        return None, -np.inf
     estimate = _floats(comp[value]) if value in comp.columns else np.full(len(comp), np.nan)
     interval = _interval(comp, value)
     ci_name, adjusted = _comparison_ci(comparison, level, "_parity_marks")
@@ -303,12 +356,43 @@ def _parity_marks(fig, comparison: pd.DataFrame, subgroups, labels, x_right, nam
     idx = np.flatnonzero(flags)
     hover = [_hover(f"<b>{labels[i]}</b>", f"{name} {value} {_estimate(estimate, interval, i, '.4f', ci_name)}",
                     PARITY_TEXT, adjusted) for i in idx]
-    where = {} if row is None else {"row": row, "col": col}
-    fig.add_trace(go.Scatter(
-        x=x[idx], y=[labels[i] for i in idx], mode="markers", name=PARITY_LEGEND, legendgroup="parity",
-        showlegend=show_legend, marker={"symbol": "star", "size": 12, "color": "black"},
-        hovertext=hover, hovertemplate=HOVER), **where)
-    return float(x[idx].max())
+    trace = dict(type="scatter", x=x[idx], y=[labels[i] for i in idx], mode="markers", name=PARITY_LEGEND,
+                 legendgroup="parity", showlegend=show_legend, marker={"symbol": "star", "size": 12, "color": "black"},
+                 hovertext=hover, hovertemplate=HOVER)
+    return trace, float(x[idx].max())
+
+
+def _parity_marks(fig, comparison: pd.DataFrame, subgroups, labels, x_right, name: str, level,
+                  *, show_legend: bool, row=None, col=None, value: str = "disparity") -> float:
+    """Add :func:`_parity_trace`'s stars to `fig` (in subplot `row`, `col`); returns the largest x used."""
+    trace, x_max = _parity_trace(comparison, subgroups, labels, x_right, name, level, show_legend=show_legend,
+                                 value=value)
+    if trace is not None:
+        fig.add_trace(trace, **({} if row is None else {"row": row, "col": col}))
+    return x_max
+
+
+def _panels(titles: Sequence[str], spacing: float) -> dict:
+    """The layout of one row of panels side by side sharing the y axis, as ``make_subplots(rows=1, cols=n,
+    shared_yaxes=True, subplot_titles=titles, horizontal_spacing=spacing)`` lays it out, as a plain dictionary
+    (axes ``xaxis``, ``xaxis2``, ..., each anchored to its ``yaxis<i>``, which follows ``yaxis``; the titles as
+    annotations). Panel i's traces take ``xaxis="x<i>"``, ``yaxis="y<i>"`` (no number for the first)."""
+    n = max(len(titles), 1)
+    width = (1.0 - spacing * (n - 1)) / n
+    layout, annotations = {}, []
+    for i in range(n):
+        suffix = "" if i == 0 else str(i + 1)
+        low = i * (width + spacing)
+        layout[f"xaxis{suffix}"] = {"anchor": f"y{suffix}", "domain": [low, low + width]}
+        layout[f"yaxis{suffix}"] = ({"anchor": "x", "domain": [0.0, 1.0]} if i == 0 else
+                                    {"anchor": f"x{suffix}", "domain": [0.0, 1.0], "matches": "y",
+                                     "showticklabels": False})
+        if i < len(titles):
+            annotations.append({"font": {"size": 16}, "showarrow": False, "text": titles[i], "x": low + width / 2,
+                                "xanchor": "center", "xref": "paper", "y": 1.0, "yanchor": "bottom",
+                                "yref": "paper"})
+    layout["annotations"] = annotations
+    return layout
 
 
 def _ordered(table: pd.DataFrame, order) -> pd.DataFrame:

@@ -9,7 +9,8 @@ import pandas as pd
 
 from ._common import (HOVER, LEVEL_MESSAGE, PARITY_TEXT, RATE_LABELS, SMALL_TEXT, _bar_marks, _ci_name,
                       _comparison_ci, _count, _error_bars, _estimate, _flags, _floats, _hover, _interval, _label,
-                      _level, _ordered, _parity_marks, _right_end, _small, _small_legend, _title, plot_text, subgroup_colors)
+                      _level, _ordered, _panels, _parity_trace, _right_end, _small, _small_legend_trace, _title,
+                      plot_text, subgroup_colors)
 
 
 def rate_chart(rates: pd.DataFrame, metrics: Sequence[str], references: dict | None = None,
@@ -65,7 +66,6 @@ def rate_chart(rates: pd.DataFrame, metrics: Sequence[str], references: dict | N
         If `level` is not None or a number in (0, 1) (``LEVEL_MESSAGE``).
     """
     import plotly.graph_objects as go
-    from plotly.subplots import make_subplots
 
     names = {**RATE_LABELS, **(labels or {})}
     metrics = list(metrics)
@@ -79,11 +79,15 @@ def rate_chart(rates: pd.DataFrame, metrics: Sequence[str], references: dict | N
     ticks = [_label(n, s) for n, s in zip(subgroups, small)]
     notes = ["" if not isinstance(n, str) else plot_text(n) for n in rates["note"]] if "note" in rates.columns \
         else [""] * len(rates)
+    sizes = [_count(v) for v in rates["size"]]
     ref_name = plot_text(reference_label)
-    fig = make_subplots(rows=1, cols=max(len(metrics), 1), shared_yaxes=True,
-                        subplot_titles=[plot_text(names.get(m, m)) for m in metrics], horizontal_spacing=0.04)
+    # One figure from plain dictionaries, validated once: the panels as make_subplots lays them out (its figure and
+    # a trace object per add_trace were most of the chart's time: 34 to 9 ms for three rates of nine subgroups).
+    layout = _panels([plot_text(names.get(m, m)) for m in metrics], 0.04)
+    data = []
     parity_legend, any_small = True, bool(small.any())
     for c, metric in enumerate(metrics, start=1):
+        axes = {"xaxis": f"x{'' if c == 1 else c}", "yaxis": f"y{'' if c == 1 else c}"}
         title_m = plot_text(names.get(metric, metric))
         values, interval = _floats(rates[metric]), _interval(rates, metric)
         ref = references.get(metric)
@@ -102,34 +106,38 @@ def rate_chart(rates: pd.DataFrame, metrics: Sequence[str], references: dict | N
             disparity_lines = [_hover(f"disparity {_estimate(d, d_iv, i, '.4f', d_name)}"
                                       + (f": {PARITY_TEXT}" if flagged[i] else ""), adjusted) for i in range(len(d))]
         hover = [_hover(f"<b>{ticks[i]}</b>", f"{title_m}: {_estimate(values, interval, i, '.4f', ci_name)}",
-                        f"size {_count(rates['size'].iloc[i])}", notes[i], disparity_lines[i], panel_reasons[i])
+                        f"size {sizes[i]}", notes[i], disparity_lines[i], panel_reasons[i])
                  for i in range(len(rates))]
-        fig.add_trace(go.Bar(
-            x=values, y=ticks, orientation="h", name=title_m, showlegend=False,
-            marker=_bar_marks([colors[n] for n in subgroups], panel_small), error_x=_error_bars(values, interval),
-            hovertext=hover, hovertemplate=HOVER,
-        ), row=1, col=c)
+        bars = dict(type="bar", x=values, y=ticks, orientation="h", name=title_m, showlegend=False,
+                    marker=_bar_marks([colors[n] for n in subgroups], panel_small), hovertext=hover,
+                    hovertemplate=HOVER, **axes)
+        error = _error_bars(values, interval)
+        if error is not None:
+            bars["error_x"] = error
+        data.append(bars)
         right = _right_end(values, *(interval or ()))
         if comp is not None:
             ref_values, ref_iv = _floats(comp["reference_value"]), _interval(comp, "reference_value")
-            fig.add_trace(go.Scatter(
-                x=ref_values, y=ticks, mode="markers", name=ref_name,
+            data.append(dict(
+                type="scatter", x=ref_values, y=ticks, mode="markers", name=ref_name,
                 showlegend=(c == 1), legendgroup="reference",
                 marker={"symbol": "diamond", "size": 10, "color": "black"},
                 hovertext=[_hover(f"<b>{ticks[i]}</b>",
                                   f"{ref_name}: {_estimate(ref_values, ref_iv, i, '.4f', ci_name)}")
                            for i in range(len(rates))],
-                hovertemplate=HOVER,
-            ), row=1, col=c)
+                hovertemplate=HOVER, **axes))
             right = _right_end(right, ref_values)
-        star_x = _parity_marks(fig, ref if comp is not None else None, subgroups, ticks, right,
-                               title_m, level, show_legend=parity_legend, row=1, col=c)
+        stars, star_x = _parity_trace(ref if comp is not None else None, subgroups, ticks, right, title_m, level,
+                                      show_legend=parity_legend)
+        if stars is not None:
+            data.append({**stars, **axes})
         parity_legend = parity_legend and not np.isfinite(star_x)
-        fig.update_xaxes(range=[0, max(1.02, star_x + 0.03)], row=1, col=c)
+        layout[f"xaxis{'' if c == 1 else c}"]["range"] = [0, max(1.02, star_x + 0.03)]
         any_small = any_small or bool(panel_small.any())
     if any_small:
-        _small_legend(fig, "bar")
-    fig.update_yaxes(autorange="reversed", type="category")
-    fig.update_layout(title=_title(title), height=max(320, 28 * len(ticks) + 160), legend_orientation="h",
-                      legend_y=-0.15, margin={"l": 10, "r": 10, "t": 60, "b": 10})
-    return fig
+        data.append(_small_legend_trace("bar"))
+    for name in [k for k in layout if k.startswith("yaxis")]:
+        layout[name].update(autorange="reversed", type="category")
+    layout.update(title=_title(title), height=max(320, 28 * len(ticks) + 160), legend={"orientation": "h", "y": -0.15},
+                  margin={"l": 10, "r": 10, "t": 60, "b": 10})
+    return go.Figure(data=data, layout=layout)

@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 
 from ._common import AUC_COLUMNS, HOVER, RATE_LABELS, RULE_COLOR, SMALL_OPACITY, _hover, _ordered, _title, add_rule_line, \
-    plot_text, subgroup_colors
+    plot_text, rule_line_parts, subgroup_colors
 
 CURVES_MESSAGE = ("threshold_chart needs the table of fairness_core.threshold_curves (columns metric, subgroup, "
                   "scope, threshold, value); missing: {missing}.")
@@ -61,45 +61,53 @@ def threshold_chart(curves: pd.DataFrame, metric: str, *, threshold: float | Non
     colors = subgroup_colors(names)
     rows = pd.concat([_ordered(rows[rows["scope"] == "subgroup"], order), rows[rows["scope"] != "subgroup"]])
     label = RATE_LABELS.get(metric, metric.replace("_", " ").capitalize())
-    fig = go.Figure()
+    # One figure from plain dictionaries, validated once (a trace per subgroup, a shape per shaded run and
+    # add_vline each validated on its own took most of the chart's time: 41 to 4 ms for 9 lines of 201 points).
+    data, shapes, annotations = [], [], []
     if band is not None and len(band):
-        _shade(fig, band, band_label)
+        data, shapes = _shade(band, band_label)
     for name, part in rows.groupby("subgroup", sort=False):
         overall = part["scope"].iloc[0] == "overall"
         small = bool(part["small"].any()) if "small" in part else False
-        counts = (part["numerator"].astype(str) + " / " + part["denominator"].astype(str)
-                  if {"numerator", "denominator"} <= set(part) else pd.Series("", index=part.index))
-        hover = [_hover(f"<b>{plot_text(name)}</b>", f"{plot_text(label)} {v:.4g}" if np.isfinite(v) else
-                        f"{plot_text(label)} undefined", f"{c}", f"threshold {t:.4g}")
-                 for v, c, t in zip(part["value"], counts, part["threshold"])]
-        fig.add_trace(go.Scatter(
-            x=part["threshold"], y=part["value"], mode="lines", name=plot_text(name) + (" (small)" if small else ""),
+        # The hover from a template over the points' own numbers (per-point hover strings made the figure 0.3 MB);
+        # a literal % in data text is written as an entity, so the template never reads it as a variable.
+        head, rate = (plot_text(x).replace("%", "&#37;") for x in (name, label))
+        counted = {"numerator", "denominator"} <= set(part)
+        template = _hover(f"<b>{head}</b>", f"{rate} %{{y:.4~g}}",
+                          "%{customdata[0]} / %{customdata[1]}" if counted else "", "threshold %{x:.4~g}")
+        data.append(dict(
+            type="scatter", x=part["threshold"].to_numpy(dtype=np.float64), y=part["value"].to_numpy(dtype=np.float64),
+            mode="lines", name=plot_text(name) + (" (small)" if small else ""),
             line=dict(color="black" if overall else colors[name], width=3 if overall else 2,
                       dash="dot" if small else "solid"),
-            opacity=SMALL_OPACITY if small else 1.0, hovertext=hover, hovertemplate="%{hovertext}<extra></extra>"))
+            opacity=SMALL_OPACITY if small else 1.0, hovertemplate=template + "<extra></extra>",
+            **({"customdata": part[["numerator", "denominator"]].to_numpy(dtype=np.float64)} if counted else {})))
     if threshold is not None and np.isfinite(threshold):
-        add_rule_line(fig, float(threshold), f"chosen threshold {threshold:g}", axis="x", color="#333333")
-    fig.update_layout(title=_title(title), xaxis_title="Decision threshold (predicted positive: score >= threshold)",
-                      yaxis_title=plot_text(label), yaxis_range=[-0.02, 1.02], hovermode="closest",
-                      legend_title_text="Subgroup", margin=dict(t=60))
-    return fig
+        line, note = rule_line_parts(float(threshold), f"chosen threshold {threshold:g}", axis="x", color="#333333")
+        shapes.append(line)
+        annotations.append(note)
+    return go.Figure(data=data, layout=dict(
+        title=_title(title), xaxis_title="Decision threshold (predicted positive: score >= threshold)",
+        yaxis_title=plot_text(label), yaxis_range=[-0.02, 1.02], hovermode="closest", legend_title_text="Subgroup",
+        margin=dict(t=60), shapes=shapes, annotations=annotations))
 
 
-def _shade(fig, band: pd.DataFrame, label: str | None) -> None:
-    """Shade the runs of consecutive thresholds where ``band["holds"]``, half-way to the neighbours."""
+def _shade(band: pd.DataFrame, label: str | None) -> tuple[list, list]:
+    """The runs of consecutive thresholds where ``band["holds"]``, shaded half-way to the neighbours: (the legend
+    entry's trace, the rectangles), as plain dictionaries; none where the rule never holds."""
     t = band["threshold"].to_numpy(dtype=np.float64)
     holds = band["holds"].to_numpy(dtype=bool)
     if not holds.any():
-        return
+        return [], []
     mid = np.concatenate([[t[0]], (t[1:] + t[:-1]) / 2, [t[-1]]])
     edges = np.flatnonzero(np.diff(np.concatenate([[0], holds.astype(int), [0]])))
-    for start, stop in zip(edges[::2], edges[1::2]):
-        fig.add_vrect(x0=mid[start], x1=mid[stop], fillcolor="#009E73", opacity=0.12, line_width=0, layer="below")
-    import plotly.graph_objects as go
-
-    fig.add_trace(go.Scatter(x=[None], y=[None], mode="markers", marker=dict(size=12, color="#009E73", opacity=0.3,
-                                                                               symbol="square"),
-                             name=plot_text(label or "Rule holds"), hoverinfo="skip"))
+    rects = [dict(type="rect", x0=float(mid[start]), x1=float(mid[stop]), xref="x", y0=0, y1=1, yref="y domain",
+                  fillcolor="#009E73", opacity=0.12, line=dict(width=0), layer="below")
+             for start, stop in zip(edges[::2], edges[1::2])]
+    legend = dict(type="scatter", x=[None], y=[None], mode="markers", hoverinfo="skip",
+                  marker=dict(size=12, color="#009E73", opacity=0.3, symbol="square"),
+                  name=plot_text(label or "Rule holds"))
+    return [legend], rects
 
 
 def model_auc_heatmap(tables: Mapping[str, pd.DataFrame], column: str = "subgroup_auc", *,

@@ -567,3 +567,19 @@ def test_pairwise_heatmap_marks_small_comparisons_and_hides_cell_text_when_crowd
     assert [a.text for a in fig.layout.annotations] == ["(value): a small comparison (reason on hover)"]
     crowded = plotting.pairwise_heatmap(_pairs([f"g{i:02d}" for i in range(16)]))
     assert crowded.data[0].texttemplate is None and len(crowded.data[0].y) == 16
+
+
+@pytest.mark.parametrize("axis", ["x", "y"])
+@pytest.mark.parametrize("label", ["bound <0.1>", None])
+def test_rule_line_parts_are_what_add_rule_line_draws_on_a_figure_without_subplots(axis, label):
+    import plotly.graph_objects as go
+
+    from fairness_core.plotting._common import add_rule_line, rule_line_parts
+
+    drawn = add_rule_line(go.Figure(), 0.25, label, axis=axis, color="#333333").to_plotly_json()["layout"]
+    shape, note = rule_line_parts(0.25, label, axis=axis, color="#333333")
+    built = go.Figure(layout=dict(shapes=[shape], annotations=[note] if note else [])).to_plotly_json()["layout"]
+    assert built["shapes"] == drawn["shapes"] and built.get("annotations", []) == drawn.get("annotations", [])
+    assert (note is None) == (label is None) and (label is None or note["text"] == "bound &lt;0.1&gt;")
+    with pytest.raises(ValueError, match="'axis' parameter"):
+        rule_line_parts(0.25, label, axis="z")

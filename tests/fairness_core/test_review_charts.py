@@ -61,3 +61,22 @@ def test_tradeoff_chart_has_one_point_per_model_with_intervals():
     assert [tr.x[0] for tr in fig.data] == [0.8, 0.85]
     assert fig.data[1].error_y.array[0] == pytest.approx(0.1)
     assert any(s.y0 == 0.1 for s in fig.layout.shapes)
+
+
+def test_threshold_chart_hover_is_a_template_that_data_text_cannot_enter():
+    """The hover reads each point's own numbers (rate, numerator / denominator, threshold) through a template; a
+    subgroup named like a template variable is written with an entity, and its HTML is escaped."""
+    n = 400
+    rng = np.random.default_rng(3)
+    g = np.where(np.arange(n) % 2 == 0, "%{x} <b>50%</b>", "b")
+    y, s = (rng.random(n) < 0.4).astype(int), np.round(rng.random(n), 2)
+    tc = fc.threshold_counts(y, s, fc.Subgroups.from_attributes(pd.DataFrame({"g": g}), ["g"]))
+    curves = fc.threshold_curves(tc, ["false_positive_rate"], fc.explorer_thresholds(tc, 11, include=[0.5]))
+    fig = plotting.threshold_chart(curves, "false_positive_rate", threshold=0.5)
+    first = [tr for tr in fig.data if tr.mode == "lines"][0]
+    assert first.hovertemplate == ("<b>&#37;{x} &lt;b&gt;50&#37;&lt;/b&gt;</b><br>False positive rate %{y:.4~g}<br>"
+                                   "%{customdata[0]} / %{customdata[1]}<br>threshold %{x:.4~g}<extra></extra>")
+    part = curves[(curves["metric"] == "false_positive_rate") & (curves["subgroup"] == "%{x} <b>50%</b>")]
+    np.testing.assert_array_equal(np.asarray(first.customdata, dtype=float),
+                                  part[["numerator", "denominator"]].to_numpy(dtype=float))
+    assert first.hovertext is None
