@@ -378,18 +378,6 @@ def explorer_grid(token: str, mapping_key: str, score: str, n_points: int,
     return grid, fc.threshold_curves(_tc, list(labels.RATE_LABELS), grid)
 
 
-@memo(analysis.SMALL)
-def explorer_curves(token: str, mapping_key: str, score: str, threshold: float, n_points: int,
-                    _tc) -> pd.DataFrame:
-    """The explorer's curves on ``fc.explorer_thresholds(tc, n_points, include=[threshold])``: the memoized
-    grid's curves (:func:`explorer_grid`) with the rates at `threshold` alone added in place, so a new
-    threshold counts one threshold, not the grid."""
-    grid, curves = explorer_grid(token, mapping_key, score, n_points, _tc)
-    if not reads(_tc, threshold):
-        return curves
-    return _insert_threshold(curves, grid, fc.threshold_curves(_tc, list(labels.RATE_LABELS), [threshold]), threshold)
-
-
 def reads(counts, threshold: float) -> bool:
     """Whether threshold counts answer `threshold` exactly (binned AUC counts of data counted where it lies read
     their bin edges only; rows sorted in memory read every threshold)."""
@@ -430,7 +418,7 @@ def explorer_band(token: str, mapping_key: str, score: str, threshold: float, n_
     """Where `rule` holds across the explorer's thresholds (``fc.rule_band``, point estimates), the grid's
     band memoized apart from the threshold's own point."""
     grid, _ = explorer_grid(token, mapping_key, score, n_points, _tc)
-    band = _grid_band(token, mapping_key, score, n_points, rule, reference, include_small, _tc)
+    band = grid_band(token, mapping_key, score, n_points, rule, reference, include_small, _tc)
     if not reads(_tc, threshold):
         return band
     return _insert_threshold(band, grid, fc.rule_band(_tc, rule, [threshold], reference=reference,
@@ -438,8 +426,10 @@ def explorer_band(token: str, mapping_key: str, score: str, threshold: float, n_
 
 
 @memo(analysis.SMALL)
-def _grid_band(token: str, mapping_key: str, score: str, n_points: int, rule: fc.Rule, reference: str,
-               include_small: bool, _tc) -> pd.DataFrame:
+def grid_band(token: str, mapping_key: str, score: str, n_points: int, rule: fc.Rule, reference: str,
+              include_small: bool, _tc) -> pd.DataFrame:
+    """Where `rule` holds at each threshold of the explorer's fixed grid (:func:`explorer_grid`; point estimates),
+    whatever the chosen threshold."""
     grid, _ = explorer_grid(token, mapping_key, score, n_points, _tc)
     return fc.rule_band(_tc, rule, grid, reference=reference, include_small=include_small)
 

@@ -5,6 +5,8 @@ per-subgroup thresholds. Every number comes from ``ui.computations`` (memoized f
 
 from __future__ import annotations
 
+import hashlib
+
 import numpy as np
 import pandas as pd
 import streamlit as st
@@ -87,16 +89,20 @@ def explorer_charts(token: str, mapping_key: str, score: str, threshold: float, 
         format_func=lambda name: rules[name].label,
         help="The band of thresholds where the rule's bound is met by the point estimate (no intervals), against "
              "the reference chosen above.")]
+    # The curves and the band are drawn on the fixed grid alone, the same at every threshold, and the figures say so
+    # (datarevision): a threshold change moves the line, and the browser keeps the curves it has drawn.
     with progress.stage("Following the rates across thresholds ..."):
-        curves = computations.explorer_curves(token, mapping_key, score, threshold, computations.EXPLORER_POINTS, tc)
-        band = computations.explorer_band(token, mapping_key, score, threshold, computations.EXPLORER_POINTS, rule, reference,
-                                  include_small, tc)
-    at_threshold = band.loc[band["threshold"] == threshold, "holds"]
+        _, curves = computations.explorer_grid(token, mapping_key, score, computations.EXPLORER_POINTS, tc)
+        band = computations.grid_band(token, mapping_key, score, computations.EXPLORER_POINTS, rule, reference,
+                                      include_small, tc)
+        at = computations.explorer_band(token, mapping_key, score, threshold, computations.EXPLORER_POINTS, rule,
+                                        reference, include_small, tc)
+    at_threshold = at.loc[at["threshold"] == threshold, "holds"]
     ref_text = ("the rest of the population" if rule.metric in ("p_percent_score", "equal_opportunity_score")
                 else labels.against(reference))
     n_grid = band["threshold"].nunique()
     if len(at_threshold):
-        grid_text = f"{n_grid:,} thresholds over the range of {score}, the chosen {threshold:g} among them"
+        grid_text = f"{n_grid:,} thresholds over the range of {score}; the chosen {threshold:g} is marked"
         at_text = (f"; at the chosen threshold it **{'holds' if bool(at_threshold.iloc[0]) else 'does not hold'}**. "
                    "The Policy verdicts above rest on the same value, with its interval when intervals are shown.")
     else:   # binned counts of data counted where it lies: the curves run over bin edges
@@ -108,12 +114,27 @@ def explorer_charts(token: str, mapping_key: str, score: str, threshold: float, 
                + f"Shaded: thresholds where **{escape.md(rule.label)}** holds on the point estimates, against "
                f"{ref_text}" + at_text)
     for metric in metrics:
-        key = (token, mapping_key, score, threshold, metric, rule, reference, include_small, tuple(order or ()))
-        st.plotly_chart(computations.chart("threshold", key, lambda m=metric: plotting.threshold_chart(
-            curves, m, threshold=threshold, band=band, band_label=f"{rule.label} holds",
-            title=f"{labels.RATE_LABELS[m]} across thresholds", order=order)), width="stretch")
+        drawn = (token, mapping_key, score, metric, rule, reference, include_small, tuple(order or ()))
+        curves_figure = computations.chart("threshold", drawn, lambda m=metric: plotting.threshold_chart(
+            curves, m, band=band, band_label=f"{rule.label} holds", title=f"{labels.RATE_LABELS[m]} across thresholds",
+            order=order).update_layout(datarevision=hashlib.sha1(repr(drawn).encode()).hexdigest()))
+        st.plotly_chart(_marked(curves_figure, threshold), width="stretch")
     st.caption(controls.order_caption("the order of the rates above (the subgroup's largest disparity at the chosen "
                                       "threshold first); all rows last"))
+
+
+def _marked(figure, threshold: float):
+    """A new figure: the memoized `figure` (never modified) with the chosen `threshold` as a labelled line
+    (``plotting.rule_line_parts``). The figure was validated when it was built, and so is the line's form (a test
+    holds it to ``add_rule_line``'s), so it is not validated again (most of the cost of a figure of 900 points)."""
+    import plotly.graph_objects as go
+
+    spec = figure.to_plotly_json()
+    line, note = plotting.rule_line_parts(float(threshold), f"chosen threshold {threshold:g}", axis="x",
+                                          color="#333333")
+    layout = {**spec["layout"], "shapes": [*spec["layout"].get("shapes", ()), line],
+              "annotations": [*spec["layout"].get("annotations", ()), note]}
+    return go.Figure({"data": spec["data"], "layout": layout}, _validate=False)
 
 
 @st.fragment

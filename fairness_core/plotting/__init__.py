@@ -34,12 +34,13 @@ from ._classwise import classwise_chart
 from ._pairwise import pairwise_heatmap
 from ._common import (AUC_COLUMNS, AUC_MIN_SPAN, LEVEL_MESSAGE, PARITY_LEGEND, PARITY_TEXT, RATE_LABELS,
                       RULE_AXIS_MESSAGE, RULE_COLOR, RULE_VALUE_MESSAGE, SMALL_LEGEND, SMALL_OPACITY, SMALL_PATTERN, SMALL_TEXT,
-                      add_rule_line, plot_text, subgroup_colors)
+                      add_rule_line, plot_text, rule_line_parts, subgroup_colors)
 from ._rates import rate_chart
 from ._ratio_scores import ratio_score_chart
 from ._review import model_auc_heatmap, threshold_chart, threshold_tradeoff_chart, tradeoff_chart
 from ._scorecard import scorecard_chart
 
 __all__ = ["AUC_COLUMNS", "RATE_LABELS", "add_rule_line", "auc_chart", "classwise_chart", "pairwise_heatmap",
-           "plot_text", "rate_chart", "ratio_score_chart", "reliability_chart", "subgroup_colors", "calibration_error_chart",
-           "threshold_chart", "model_auc_heatmap", "tradeoff_chart", "scorecard_chart", "threshold_tradeoff_chart"]
+           "plot_text", "rate_chart", "ratio_score_chart", "reliability_chart", "rule_line_parts", "subgroup_colors",
+           "calibration_error_chart", "threshold_chart", "model_auc_heatmap", "tradeoff_chart", "scorecard_chart",
+           "threshold_tradeoff_chart"]

@@ -98,7 +98,7 @@ def test_dataset_smoothed_edf_is_computed_only_when_open(app, monkeypatch):
 
 # What only one section computes (the ui.computations function behind it).
 SECTION_WORK = {"Performance at the threshold": "performance", "Theil index": "theil_indices",
-                "Threshold explorer": "explorer_curves", "Correlation": "correlation"}
+                "Threshold explorer": "explorer_grid", "Correlation": "correlation"}
 
 
 @pytest.fixture

@@ -83,7 +83,7 @@ def test_explorer_curves_equal_thresholding_the_rows(app):
         # in the page's order, all rows last (the order itself: tests/app/test_review_extras_app.py)
         assert sorted(traces) == sorted([*NAMES, "All rows"]) and list(traces)[-1] == "All rows"
         x = array(traces["All rows"]["x"])
-        assert 0.43 in x and len(x) == 102  # the fixed grid of 101 and the chosen threshold
+        assert len(x) == 101   # the fixed grid, whatever the threshold (the chosen one is marked by a line)
         assert np.all(np.diff(x) > 0) and x[0] == score.min() and x[-1] == score.max()
         picks = np.sort(rng.choice(len(x), 20, replace=False))
         for name, trace in traces.items():
@@ -95,6 +95,15 @@ def test_explorer_curves_equal_thresholding_the_rows(app):
         # the chosen threshold is drawn as a line
         lines = [s for s in charts[title]["layout"]["shapes"] if s["type"] == "line"]
         assert [(s["x0"], s["x1"]) for s in lines] == [(0.43, 0.43)]
+    # Another threshold moves the line alone: the same curves under the same data revision, so the browser keeps
+    # the curves it has drawn (Plotly.react compares layout.datarevision, not the arrays).
+    widget(app, "number_input", "Decision threshold").set_value(0.47).run()
+    moved = explorer_figures(app)
+    for title, figure in charts.items():
+        assert moved[title]["data"] == figure["data"], title
+        assert moved[title]["layout"]["datarevision"] == figure["layout"]["datarevision"], title
+        assert [(s["x0"], s["type"]) for s in moved[title]["layout"]["shapes"] if s["type"] == "line"] == [(0.47, "line")]
+    assert len({f["layout"]["datarevision"] for f in moved.values()}) == len(moved)   # one revision per chart
 
 
 def test_band_shades_where_the_rule_holds(app):
@@ -221,7 +230,7 @@ def test_a_threshold_change_does_not_recount_the_grid(app, monkeypatch):
     calls.clear()
     for t in (0.41, 0.57, 0.6):
         widget(app, "number_input", "Decision threshold").set_value(t).run()
-    assert calls == [1, 1, 1]  # only the new threshold's rates, the grid's curves come from the memo
+    assert calls == []  # the curves are the grid's, from the memo: a new threshold moves the line alone
 
 
 def test_per_subgroup_thresholds_equal_thresholding_each_row_at_its_own(app):

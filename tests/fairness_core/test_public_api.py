@@ -44,7 +44,7 @@ PACKAGE_ALL = ['AucCounts', 'BiasAucResult', 'CONFIG_BOUNDS', 'CalibrationCounts
 
 PLOTTING_ALL = ['AUC_COLUMNS', 'RATE_LABELS', 'add_rule_line', 'auc_chart', 'calibration_error_chart', 'classwise_chart',
  'model_auc_heatmap', 'pairwise_heatmap', 'plot_text', 'rate_chart', 'ratio_score_chart', 'reliability_chart',
- 'scorecard_chart', 'subgroup_colors', 'threshold_chart', 'threshold_tradeoff_chart', 'tradeoff_chart']
+ 'rule_line_parts', 'scorecard_chart', 'subgroup_colors', 'threshold_chart', 'threshold_tradeoff_chart', 'tradeoff_chart']
 
 ENGINES_ALL = ['ENGINES', 'ScoredCounts', 'TooManyPatterns', 'preview', 'read_source', 'scored_counts']
 
