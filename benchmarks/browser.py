@@ -124,14 +124,16 @@ MONITOR = """() => {
     const inside = record.type === 'attributes' ? el && el.parentElement : el;
     return !!(inside && inside.closest('canvas'));
   };
+  // From the last record back to the last one seen: one test per batch as a rule (a chart's redraw brings
+  // thousands of records at once, and the monitor must not add to the page's work what it measures).
   new MutationObserver(records => {
     const now = performance.now();
-    const seen = records.filter(r => !hidden(r));
-    if (seen.length < records.length) idle.hidden = now;
-    if (seen.length) {
+    for (let i = records.length - 1; i >= 0; i--) {
+      const r = records[i];
+      if (hidden(r)) { idle.hidden = now; continue; }
       idle.mutation = now;
-      const last = seen[seen.length - 1];
-      idle.what = `${where(last.target)} (${last.type}${last.attributeName ? ' ' + last.attributeName : ''})`;
+      idle.what = `${where(r.target)} (${r.type}${r.attributeName ? ' ' + r.attributeName : ''})`;
+      break;
     }
     if (busy()) idle.busy = now;
   }).observe(document.body, {subtree: true, childList: true, attributes: true, characterData: true});
