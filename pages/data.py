@@ -340,17 +340,19 @@ if mapping.all_classes:
 st.markdown(f"**{len(groups)} subgroups**. " + computations.small_rows(token, mapping_key, scored)
             + (" Small subgroups are listed everywhere, flagged *small*." if n_small else ""))
 st.dataframe(groups, hide_index=True, column_config=formats.column_config(groups.columns))
-# The labels per subgroup at a glance (a property of the data, assessed on Dataset metrics). The app opens on this
-# page, so its chart also loads the browser's chart library before any metric page needs it (about a second here).
+# The labels per subgroup at a glance (a property of the data, assessed on Dataset metrics), collapsed: the table
+# above has the counts. The app opens on this page, so the chart also loads the browser's chart library before any
+# metric page needs it (about a second here; it loads and draws inside a collapsed expander too).
 level = controls.intervals().ci
 rates = computations.base_rates(token, mapping_key, scored, level)
-st.plotly_chart(computations.chart("data:base_rates", (token, mapping_key, level), lambda: plotting.rate_chart(
-    rates, ["base_rate"], labels={"base_rate": "Base rate"}, level=level, title="Base rate per subgroup")),
-    width="stretch")
-st.caption(f"The share of rows labelled {escape.md(positive)} in each subgroup"
-           + (f", with its {formats.level_text(level)} Wilson interval" if level is not None else "")
-           + "; hatched bars are small subgroups. A difference here is a property of the labels, not of the model: "
-             "Dataset metrics assesses it.")
+with st.expander("Base rate per subgroup (chart)"):
+    st.plotly_chart(computations.chart("data:base_rates", (token, mapping_key, level), lambda: plotting.rate_chart(
+        rates, ["base_rate"], labels={"base_rate": "Base rate"}, level=level, title="Base rate per subgroup")),
+        width="stretch")
+    st.caption(f"The share of rows labelled {escape.md(positive)} in each subgroup"
+               + (f", with its {formats.level_text(level)} Wilson interval" if level is not None else "")
+               + "; hatched bars are small subgroups. A difference here is a property of the labels, not of the "
+                 "model: Dataset metrics assesses it.")
 
 if scored.scores:
     rows = []
