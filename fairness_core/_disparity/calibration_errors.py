@@ -317,13 +317,11 @@ def _null_band(corrected: np.ndarray, null_signed: np.ndarray):
     Parity is excluded exactly when the corrected difference lies outside what perfect calibration produces at
     these group sizes and bins (a parametric test of equal calibration), so a small group's noise is never read
     as a disparity."""
-    def sides(levels):
+    def sides(levels):   # every comparison at its own level in one pass (the p-value's bisection calls this often)
         levels = np.asarray(levels, dtype=np.float64)
-        low, high = np.full(levels.shape, np.nan), np.full(levels.shape, np.nan)
-        for level in np.unique(levels[~np.isnan(levels)]):
-            at = levels == level
-            q_low, q_high, _ = percentile_interval(null_signed[:, at], float(level))
-            low[at], high[at] = corrected[at] - q_high, corrected[at] - q_low
+        q_low, q_high, _ = percentile_interval(null_signed, np.where(np.isnan(levels), 0.5, levels))
+        low = np.where(np.isnan(levels), np.nan, corrected - q_high)
+        high = np.where(np.isnan(levels), np.nan, corrected - q_low)
         above, below, undefined = low > 0, high < 0, np.isnan(low) | np.isnan(high)
         return (np.where(undefined, np.nan, np.where(above, low, np.where(below, -high, 0.0))),
                 np.where(undefined, np.nan, np.where(above, high, np.where(below, -low, np.fmax(-low, high)))))

@@ -419,9 +419,10 @@ def bucket_replicates(counts: np.ndarray, n_boot: int, rng: np.random.Generator,
         yield BucketDraws(np.bincount(picks.ravel(), minlength=size * k).reshape(size, k).astype(np.float64), split)
 
 
-def percentile_interval(samples: np.ndarray, level: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def percentile_interval(samples: np.ndarray, level) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Percentile interval along axis 0, ignoring NaN (undefined replicates).
 
+    `level` is one confidence level, or one per column (an array of shape ``samples.shape[1:]``).
     Returns (low, high, n_undefined), each of shape ``samples.shape[1:]``. Infinite values take
     part (a ratio with a zero rate). Where fewer than 2 replicates are defined, the bounds are NaN.
     """
