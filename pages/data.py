@@ -341,18 +341,21 @@ st.markdown(f"**{len(groups)} subgroups**. " + computations.small_rows(token, ma
             + (" Small subgroups are listed everywhere, flagged *small*." if n_small else ""))
 st.dataframe(groups, hide_index=True, column_config=formats.column_config(groups.columns))
 # The labels per subgroup at a glance (a property of the data, assessed on Dataset metrics), collapsed: the table
-# above has the counts. The app opens on this page, so the chart also loads the browser's chart library before any
-# metric page needs it (about a second here; it loads and draws inside a collapsed expander too).
+# above has the counts. Drawn when opened, and once collapsed on the session's first view of this page (where the app
+# opens), so that the browser loads its chart library (about a second here) while the page is read, not on the first
+# metric page; later reruns of this page (a mapping change) do not redraw it unseen.
 level = controls.intervals().ci
-rates = computations.base_rates(token, mapping_key, scored, level)
-with st.expander("Base rate per subgroup (chart)"):
-    st.plotly_chart(computations.chart("data:base_rates", (token, mapping_key, level), lambda: plotting.rate_chart(
+box = st.expander("Base rate per subgroup (chart)", key=state.BASE_RATES_OPEN, on_change="rerun")
+if box.open or not st.session_state[state.CHARTS_LOADED]:
+    st.session_state[state.CHARTS_LOADED] = True
+    rates = computations.base_rates(token, mapping_key, scored, level)
+    box.plotly_chart(computations.chart("data:base_rates", (token, mapping_key, level), lambda: plotting.rate_chart(
         rates, ["base_rate"], labels={"base_rate": "Base rate"}, level=level, title="Base rate per subgroup")),
         width="stretch")
-    st.caption(f"The share of rows labelled {escape.md(positive)} in each subgroup"
-               + (f", with its {formats.level_text(level)} Wilson interval" if level is not None else "")
-               + "; hatched bars are small subgroups. A difference here is a property of the labels, not of the "
-                 "model: Dataset metrics assesses it.")
+    box.caption(f"The share of rows labelled {escape.md(positive)} in each subgroup"
+                + (f", with its {formats.level_text(level)} Wilson interval" if level is not None else "")
+                + "; hatched bars are small subgroups. A difference here is a property of the labels, not of the "
+                  "model: Dataset metrics assesses it.")
 
 if scored.scores:
     rows = []

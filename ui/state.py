@@ -25,6 +25,8 @@ LOCAL_SOURCE = "local_source"      # ui.local.LocalSource of "Data on this machi
 LOCAL_ROWS = "local_rows"          # "counts": every row, counted where it lies; "sample": a random sample in memory
 LOCAL_AUC = "local_auc"            # "bins" or "exact": the score levels of the AUC counts (ui.local.AUC_LEVELS)
 NO_INTERVALS = "no_intervals"      # why this run shows no intervals though they are asked for (counted data), or None
+CHARTS_LOADED = "charts_loaded"    # bool: a chart was drawn in this session, so the browser has the chart library
+BASE_RATES_OPEN = "data:base_rates_open"   # the Data page's base-rate chart expander (its own widget state)
 KEEP_PREFIX = "keep:"
 
 DEFAULTS = {
@@ -44,6 +46,7 @@ DEFAULTS = {
     LOCAL_ROWS: "counts",
     LOCAL_AUC: "bins",
     NO_INTERVALS: None,
+    CHARTS_LOADED: False,
 }
 
 

@@ -1,12 +1,13 @@
 """The Data page's base-rate chart: one bar per subgroup, its share of positive labels (from pandas on the same rows)
-with its Wilson interval, small subgroups hatched; with intervals off, no error bars."""
+with its Wilson interval, small subgroups hatched; with intervals off, no error bars. Collapsed: drawn on the session's
+first view of the page (so the browser loads its chart library there) and whenever it is opened, never redrawn unseen."""
 
 import numpy as np
 from statsmodels.stats.proportion import proportion_confint
 from streamlit.testing.v1 import AppTest
 
 from tests.app.helpers import ROOT, csv_bytes, figures, plotly_array, scored_table, widget
-from ui import labels
+from ui import labels, state
 
 
 def _upload(frame) -> AppTest:
@@ -16,7 +17,21 @@ def _upload(frame) -> AppTest:
     at.file_uploader[0].set_value(("scored.csv", csv_bytes(frame), "text/csv")).run()
     widget(at, "multiselect", labels.PROTECTED).set_value(["race", "sex"]).run()
     assert not at.exception and not at.error, (at.exception, [e.value for e in at.error])
+    assert not figures(at)   # collapsed, and drawn on the first view only (the bundled sample's)
+    at.session_state[state.BASE_RATES_OPEN] = True   # opened
+    at.run()
     return at
+
+
+def test_the_chart_is_drawn_on_the_first_view_and_when_opened_only():
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
+    at.run()
+    assert [f["layout"]["title"]["text"] for f in figures(at)] == ["Base rate per subgroup"]   # the first view
+    at.run()
+    assert not figures(at) and "Base rate per subgroup (chart)" in [e.label for e in at.expander]   # not redrawn
+    at.session_state[state.BASE_RATES_OPEN] = True
+    at.run()
+    assert [f["layout"]["title"]["text"] for f in figures(at)] == ["Base rate per subgroup"]
 
 
 def _bars(at) -> dict:
