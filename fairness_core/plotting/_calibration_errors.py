@@ -6,8 +6,8 @@ import numpy as np
 import pandas as pd
 
 from ._common import (HOVER, PARITY_TEXT, SMALL_OPACITY, _bar_marks, _ci_name, _comparison_ci, _count, _error_bars,
-                      _estimate, _flags, _floats, _hover, _interval, _label, _level, _ordered, _parity_marks, _right_end, _small,
-                      _small_legend, _title, add_rule_line, plot_text, subgroup_colors)
+                      _estimate, _flags, _floats, _hover, _interval, _label, _level, _ordered, _panels, _parity_trace,
+                      _right_end, _small, _small_legend_trace, _title, plot_text, rule_line_parts, subgroup_colors)
 
 ERROR_LABELS = {"ece": "Expected calibration error (ECE)", "mce": "Maximum calibration error (MCE)",
                 "brier_score": "Brier score"}
@@ -71,7 +71,6 @@ def calibration_error_chart(errors: pd.DataFrame, comparison: pd.DataFrame | Non
         If `metric` is unknown (``METRIC_MESSAGE``) or `level` is not None or a number in (0, 1).
     """
     import plotly.graph_objects as go
-    from plotly.subplots import make_subplots
 
     if metric not in ERROR_LABELS:
         raise ValueError(METRIC_MESSAGE.format(allowed=list(ERROR_LABELS), got=metric))
@@ -91,45 +90,58 @@ def calibration_error_chart(errors: pd.DataFrame, comparison: pd.DataFrame | Non
         comp = comparison.set_index("subgroup").reindex(subgroups)
     label = ERROR_LABELS[metric]
     disparity_label = DISPARITY_LABELS.get(distance_measure, "ECE disparity")
-    fig = make_subplots(rows=1, cols=2 if comp is not None else 1, shared_yaxes=True, horizontal_spacing=0.06,
-                        subplot_titles=[label] + ([disparity_label] if comp is not None else []))
+    # One figure from plain dictionaries, validated once: the panels as make_subplots lays them out (its figure,
+    # a trace object per add_trace and add_vline were most of the chart's time).
+    layout = _panels([label] + ([disparity_label] if comp is not None else []), 0.06)
+    sizes = [_count(v) for v in errors["size"]]
 
     values, interval = _floats(errors[metric]), _interval(errors, metric)
     hover = [_hover(f"<b>{ticks[i]}</b>", f"{label}: {_estimate(values, interval, i, '.4f', ci_name)}",
-                    f"size {_count(errors['size'].iloc[i])}", notes[i], reasons[i]) for i in range(len(errors))]
-    fig.add_trace(go.Bar(x=values, y=ticks, orientation="h", name=label, showlegend=False,
-                         marker=_faded(_bar_marks(colors, small), small), error_x=_error_bars(values, interval),
-                         hovertext=hover, hovertemplate=HOVER), row=1, col=1)
+                    f"size {sizes[i]}", notes[i], reasons[i]) for i in range(len(errors))]
+    data = [_bars(values, ticks, label, _faded(_bar_marks(colors, small), small), _error_bars(values, interval), hover,
+                  "")]
     right = _right_end(values, *(interval or ()))
     if comp is not None and metric == "ece":
         ref, ref_iv = _floats(comp["reference_value"]), _interval(comp, "reference_value")
         ref_name = plot_text(reference_label)
-        fig.add_trace(go.Scatter(
-            x=ref, y=ticks, mode="markers", name=ref_name, legendgroup="reference",
+        data.append(dict(
+            type="scatter", x=ref, y=ticks, mode="markers", name=ref_name, legendgroup="reference",
             marker={"symbol": "diamond", "size": 10, "color": "black"},
             hovertext=[_hover(f"<b>{ticks[i]}</b>", f"{ref_name}: ECE {_estimate(ref, ref_iv, i, '.4f', ci_name)}")
                        for i in range(len(ref))],
-            hovertemplate=HOVER), row=1, col=1)
+            hovertemplate=HOVER, xaxis="x", yaxis="y"))
         right = _right_end(right, ref)
-    fig.update_xaxes(range=[0, _axis_end(right)], row=1, col=1)
+    layout["xaxis"]["range"] = [0, _axis_end(right)]
 
     any_small = bool(small.any())
+    shapes = []
     if comp is not None:
-        any_small = _disparity_panel(fig, comparison, comp, subgroups, ticks, colors, small, reasons, level,
-                                     distance_measure, bound, bound_label) or any_small
+        any_small = _disparity_panel(data, layout, shapes, comparison, comp, subgroups, ticks, colors, small, reasons,
+                                     level, distance_measure, bound, bound_label) or any_small
     if any_small:
-        _small_legend(fig, "bar")
-    fig.update_yaxes(autorange="reversed", type="category")
-    fig.update_layout(title=_title(title), height=max(320, 28 * len(ticks) + 160), legend_orientation="h",
-                      legend_y=-0.15, margin={"l": 10, "r": 10, "t": 60, "b": 10})
-    return fig
+        data.append(_small_legend_trace("bar"))
+    for name in [k for k in layout if k.startswith("yaxis")]:
+        layout[name].update(autorange="reversed", type="category")
+    layout.update(title=_title(title), height=max(320, 28 * len(ticks) + 160), legend={"orientation": "h", "y": -0.15},
+                  margin={"l": 10, "r": 10, "t": 60, "b": 10})
+    if shapes:
+        layout["shapes"] = shapes
+    return go.Figure(data=data, layout=layout)
 
 
-def _disparity_panel(fig, comparison, comp, subgroups, ticks, colors, small, reasons, level, distance_measure,
-                     bound, bound_label) -> bool:
-    """The second panel: each subgroup's disparity, its interval, the rule line and the parity stars."""
-    import plotly.graph_objects as go
+def _bars(x, ticks, name, marker, error, hover, panel: str) -> dict:
+    """A panel's horizontal bars as a plain trace (`panel`: "" for the first, "2" for the second)."""
+    bars = dict(type="bar", x=x, y=ticks, orientation="h", name=name, showlegend=False, marker=marker,
+                hovertext=hover, hovertemplate=HOVER, xaxis=f"x{panel}", yaxis=f"y{panel}")
+    if error is not None:
+        bars["error_x"] = error
+    return bars
 
+
+def _disparity_panel(data, layout, shapes, comparison, comp, subgroups, ticks, colors, small, reasons, level,
+                     distance_measure, bound, bound_label) -> bool:
+    """The second panel: each subgroup's disparity, its interval, the rule line and the parity stars (added to
+    `data`, `layout` and `shapes`); whether a comparison is small."""
     d = _floats(comp["disparity"])
     infinite = np.isinf(d)
     drawn = np.where(infinite, np.nan, d)
@@ -152,17 +164,21 @@ def _disparity_panel(fig, comparison, comp, subgroups, ticks, colors, small, rea
             f"<b>{ticks[i]}</b>" + (f" vs {plot_text(against[i])}" if isinstance(against[i], str) else ""),
             f"disparity {shown}" + (f": {PARITY_TEXT}" if flagged[i] else ""), adjusted,
             f"rule: {plot_text(verdicts[i])}" if isinstance(verdicts[i], str) else "", panel_reasons[i]))
-    fig.add_trace(go.Bar(x=drawn, y=ticks, orientation="h", name="disparity", showlegend=False,
-                         marker=_faded(_bar_marks(colors, panel_small), panel_small),
-                         error_x=_error_bars(drawn, d_iv), hovertext=hover, hovertemplate=HOVER), row=1, col=2)
+    data.append(_bars(drawn, ticks, "disparity", _faded(_bar_marks(colors, panel_small), panel_small),
+                      _error_bars(drawn, d_iv), hover, "2"))
     right = _right_end(drawn, *(d_iv or ()))
     ends = [right]
     if bound is not None and np.isfinite(bound):
-        add_rule_line(fig, float(bound), bound_label, axis="x", row=1, col=2, position="bottom right")
+        line, note = rule_line_parts(float(bound), bound_label, axis="x", position="bottom right", panel=2)
+        shapes.append(line)
+        if note is not None:
+            layout["annotations"].append(note)
         ends.append([float(bound)])
-    star_x = _parity_marks(fig, comparison, subgroups, ticks, right, "ECE", level, show_legend=True, row=1, col=2)
+    stars, star_x = _parity_trace(comparison, subgroups, ticks, right, "ECE", level, show_legend=True)
+    if stars is not None:
+        data.append({**stars, "xaxis": "x2", "yaxis": "y2"})
     end = _axis_end(np.concatenate([np.asarray(e, dtype=float) for e in ends] + [[star_x]]))
-    fig.update_xaxes(range=[0, end], row=1, col=2)
+    layout["xaxis2"]["range"] = [0, end]
     return bool(panel_small.any())
 
 

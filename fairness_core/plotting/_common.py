@@ -143,12 +143,21 @@ def add_rule_line(fig, value: float, label: str | None, *, axis: str = "y", row=
     return fig
 
 
-def rule_line_parts(value: float, label: str | None, *, axis: str = "y", color: str = RULE_COLOR) -> tuple:
-    """The dashed rule line of :func:`add_rule_line` on a figure without subplots, as plain dictionaries.
+# Where add_rule_line's label sits, as Plotly places an annotation_position on a line spanning the other axis:
+# (the line's axis, position) -> (anchor along the line's axis, position across it 0..1, anchor across it).
+_LINE_LABELS = {("x", "top"): ("center", 1, "bottom"), ("x", "bottom right"): ("left", 0, "bottom"),
+                ("y", "top right"): ("right", 1, "bottom")}
+RULE_POSITION_MESSAGE = ("The 'position' of rule_line_parts must be one of {allowed} for a line on the {axis} axis. "
+                         "Got {got!r} instead.")
+
+
+def rule_line_parts(value: float, label: str | None, *, axis: str = "y", color: str = RULE_COLOR,
+                    position: str | None = None, panel: int = 1) -> tuple:
+    """The dashed rule line of :func:`add_rule_line`, as plain dictionaries.
 
     For a figure built from dictionaries and validated once (a shape added with ``add_vline`` is
-    validated on its own). The line spans the other axis's domain; its label sits at the top of a
-    vertical line and at the top right of a horizontal one, as :func:`add_rule_line` places them.
+    validated on its own). The line spans the other axis's domain; its label sits where
+    :func:`add_rule_line` puts it (a test holds the two to the same output).
 
     Parameters
     ----------
@@ -159,6 +168,11 @@ def rule_line_parts(value: float, label: str | None, *, axis: str = "y", color: 
     axis : {'x', 'y'}, default='y'
         ``'x'``: a vertical line at x = `value`; ``'y'``: a horizontal line at y = `value`.
     color : str, default='#D55E00'
+    position : str, optional
+        The label's place: ``'top'`` (default) or ``'bottom right'`` for a vertical line,
+        ``'top right'`` (default) for a horizontal one.
+    panel : int, default=1
+        The panel of a row of panels (axes ``x<panel>``, ``y<panel>``; 1 for the first).
 
     Returns
     -------
@@ -168,23 +182,31 @@ def rule_line_parts(value: float, label: str | None, *, axis: str = "y", color: 
     Raises
     ------
     ValueError
-        As :func:`add_rule_line` (``RULE_AXIS_MESSAGE``, ``RULE_VALUE_MESSAGE``).
+        As :func:`add_rule_line` (``RULE_AXIS_MESSAGE``, ``RULE_VALUE_MESSAGE``), or for another
+        position (``RULE_POSITION_MESSAGE``).
     """
     if axis not in ("x", "y"):
         raise ValueError(RULE_AXIS_MESSAGE.format(got=axis))
     if isinstance(value, bool) or not _finite(value):
         raise ValueError(RULE_VALUE_MESSAGE.format(got=value))
-    value = float(value)
+    position = position or ("top" if axis == "x" else "top right")
+    if (axis, position) not in _LINE_LABELS:
+        raise ValueError(RULE_POSITION_MESSAGE.format(
+            allowed=[p for a, p in _LINE_LABELS if a == axis], axis=axis, got=position))
+    value, suffix = float(value), "" if panel == 1 else str(panel)
+    along, across, across_anchor = _LINE_LABELS[axis, position]
     line = {"color": color, "dash": "dash"}
     if axis == "x":
-        shape = dict(type="line", x0=value, x1=value, xref="x", y0=0, y1=1, yref="y domain", line=line)
-        note = dict(text=plot_text(label) if label is not None else None, showarrow=False, x=value, xref="x",
-                    xanchor="center", y=1, yref="y domain", yanchor="bottom")
+        shape = dict(type="line", x0=value, x1=value, xref=f"x{suffix}", y0=0, y1=1, yref=f"y{suffix} domain",
+                     line=line)
+        note = dict(showarrow=False, x=value, xref=f"x{suffix}", xanchor=along, y=across, yref=f"y{suffix} domain",
+                    yanchor=across_anchor)
     else:
-        shape = dict(type="line", x0=0, x1=1, xref="x domain", y0=value, y1=value, yref="y", line=line)
-        note = dict(text=plot_text(label) if label is not None else None, showarrow=False, x=1, xref="x domain",
-                    xanchor="right", y=value, yref="y", yanchor="bottom")
-    return shape, (note if label is not None else None)
+        shape = dict(type="line", x0=0, x1=1, xref=f"x{suffix} domain", y0=value, y1=value, yref=f"y{suffix}",
+                     line=line)
+        note = dict(showarrow=False, x=across, xref=f"x{suffix} domain", xanchor=along, y=value, yref=f"y{suffix}",
+                    yanchor=across_anchor)
+    return shape, (None if label is None else {"text": plot_text(label), **note})
 
 
 # Shared pieces: intervals, small subgroups, hover text ------------------------------------------

@@ -583,3 +583,20 @@ def test_rule_line_parts_are_what_add_rule_line_draws_on_a_figure_without_subplo
     assert (note is None) == (label is None) and (label is None or note["text"] == "bound &lt;0.1&gt;")
     with pytest.raises(ValueError, match="'axis' parameter"):
         rule_line_parts(0.25, label, axis="z")
+
+
+def test_rule_line_parts_on_a_second_panel_with_a_label_at_the_bottom_right():
+    import plotly.graph_objects as go
+    from plotly.subplots import make_subplots
+
+    from fairness_core.plotting._common import add_rule_line, rule_line_parts
+
+    fig = make_subplots(rows=1, cols=2, shared_yaxes=True)
+    for col in (1, 2):
+        fig.add_trace(go.Bar(x=[1.0], y=["a"], orientation="h"), row=1, col=col)
+    drawn = add_rule_line(fig, 0.1, "bound", axis="x", row=1, col=2, position="bottom right").to_plotly_json()
+    shape, note = rule_line_parts(0.1, "bound", axis="x", position="bottom right", panel=2)
+    assert drawn["layout"]["shapes"] == [shape]
+    assert [a for a in drawn["layout"]["annotations"] if a["text"] == "bound"] == [note]
+    with pytest.raises(ValueError, match="'position' of rule_line_parts"):
+        rule_line_parts(0.1, "bound", axis="y", position="bottom right")
