@@ -120,26 +120,32 @@ def pairwise_heatmap(table: pd.DataFrame, *, distance_measure: str = "diff", val
     high = high if high > low else low + 0.1  # every pair at parity: the palest colour, a scale still drawn
     # Plain lists (None for blank cells), not a typed array, so the figure's JSON reads as the table does.
     colours = [[None if np.isnan(v) else float(high if np.isinf(v) else v) for v in row] for row in z]
-    fig = go.Figure(go.Heatmap(
-        z=colours, x=labels, y=labels, zmin=low, zmax=high, colorscale="YlOrRd", hoverongaps=True,
-        text=cells, texttemplate="%{text}" if k <= MAX_CELL_TEXT else None, hovertext=hover,
-        hovertemplate="%{hovertext}<extra></extra>", colorbar={"title": {"text": name}}, xgap=1, ygap=1,
-    ))
+    # One figure from plain dictionaries, validated once (update_xaxes, update_yaxes and update_layout each
+    # validated their properties again: most of the chart's time).
+    heatmap = dict(type="heatmap", z=colours, x=labels, y=labels, zmin=low, zmax=high, colorscale="YlOrRd",
+                   hoverongaps=True, text=cells, hovertext=hover, hovertemplate="%{hovertext}<extra></extra>",
+                   colorbar={"title": {"text": name}}, xgap=1, ygap=1)
+    if k <= MAX_CELL_TEXT:
+        heatmap["texttemplate"] = "%{text}"
     notes = [SMALL_NOTE if bool(small.any()) else "", PARITY_NOTE if bool(parity.any()) else ""]
+    annotations = []
     if k <= MAX_CELL_TEXT and any(notes):
-        fig.add_annotation(text="; ".join(n for n in notes if n), xref="paper", yref="paper", x=0, y=-0.02,
-                           xanchor="left", yanchor="top", showarrow=False, font={"color": "grey"})
+        annotations.append(dict(text="; ".join(n for n in notes if n), xref="paper", yref="paper", x=0, y=-0.02,
+                                xanchor="left", yanchor="top", showarrow=False, font={"color": "grey"}))
     # The column labels sit on top, rotated: the top margin holds them (their height estimated from the longest
     # name, generously) and, above them, the title, anchored to the top of the figure. Plotly's title automargin
     # does not see labels on a top axis, so the margin is set here; the axis' automargin only ever widens it.
     top = _label_room(names) + (TITLE_ROOM if title is not None else 10)
-    fig.update_xaxes(type="category", side="top", tickangle=-30, showgrid=False, zeroline=False, automargin=True)
-    fig.update_yaxes(type="category", autorange="reversed", showgrid=False, zeroline=False, automargin=True)
     heading = None if title is None else {"text": _title(title), "yref": "container", "y": 1, "yanchor": "top",
                                           "pad": {"t": 10}, "x": 0, "xanchor": "left"}
-    fig.update_layout(title=heading, height=max(380, 36 * k + 110 + top), plot_bgcolor="white",
-                      margin={"l": 10, "r": 10, "t": top, "b": 40})
-    return fig
+    layout = dict(xaxis=dict(type="category", side="top", tickangle=-30, showgrid=False, zeroline=False,
+                             automargin=True),
+                  yaxis=dict(type="category", autorange="reversed", showgrid=False, zeroline=False, automargin=True),
+                  title=heading, height=max(380, 36 * k + 110 + top), plot_bgcolor="white",
+                  margin={"l": 10, "r": 10, "t": top, "b": 40})
+    if annotations:
+        layout["annotations"] = annotations
+    return go.Figure(data=[heatmap], layout=layout)
 
 
 def _label_room(names) -> int:
