@@ -8,8 +8,8 @@ import numpy as np
 import pandas as pd
 
 from ._common import (ERROR_COLOR, HOVER, LEVEL_MESSAGE, SMALL_OPACITY, _ci_name, _count, _error_bars, _estimate,
-                      _floats, _hover, _interval, _label, _legend_entry, _level, _num, _small, _small_legend, _title,
-                      subgroup_colors)
+                      _floats, _hover, _interval, _label, _legend_trace, _level, _num, _small, _small_legend_trace,
+                      _title, subgroup_colors)
 
 # A bin's marker is drawn at full weight from this many rows; below, its opacity is its share of them (floor
 # MIN_BIN_OPACITY), so a bin of 1-3 rows, whose fraction of positives is 0 or 1 by chance, reads as faint.
@@ -90,9 +90,9 @@ def reliability_chart(table: pd.DataFrame, *, subgroups: Sequence[str] | None = 
         for name, flag, reason in zip(per_subgroup["subgroup"], flags, reasons):
             if flag and name not in small_of:
                 small_of[name] = reason
-    fig = go.Figure()
-    fig.add_trace(go.Scatter(x=[0, 1], y=[0, 1], mode="lines", name="Perfectly calibrated",
-                             line={"dash": "dash", "color": "grey"}, hoverinfo="skip"))
+    # One figure from plain dictionaries, validated once (a trace object per add_trace was most of its time).
+    data = [dict(type="scatter", x=[0, 1], y=[0, 1], mode="lines", name="Perfectly calibrated",
+                 line={"dash": "dash", "color": "grey"}, hoverinfo="skip")]
     faint = False
     for name in (subgroups if subgroups is not None else all_names):
         rows = table[(table["subgroup"] == name) & (table["count"] > 0)]
@@ -104,24 +104,24 @@ def reliability_chart(table: pd.DataFrame, *, subgroups: Sequence[str] | None = 
                         f"mean predicted {_num(mean[i], '.3f')}",
                         f"fraction of positives {_estimate(y, interval, i, '.3f', ci_name)}",
                         f"count {_count(count[i])}", small_of.get(name, "")) for i in range(len(rows))]
-        style = {"opacity": SMALL_OPACITY + 0.2} if is_small else {}
-        fig.add_trace(go.Scatter(
-            x=mean, y=y, mode="lines+markers", name=label,
-            line={"color": colors.get(name), **({"dash": "dot"} if is_small else {})},
-            marker={"size": 8, "opacity": bin_opacity(count).tolist(),
-                    **({"symbol": "circle-open"} if is_small else {})},
-            error_y=_error_bars(y, interval, colors.get(name) or ERROR_COLOR),
-            hovertext=hover, hovertemplate=HOVER, **style,
-        ))
+        trace = dict(type="scatter", x=mean, y=y, mode="lines+markers", name=label,
+                     line={"color": colors.get(name), **({"dash": "dot"} if is_small else {})},
+                     marker={"size": 8, "opacity": bin_opacity(count).tolist(),
+                             **({"symbol": "circle-open"} if is_small else {})},
+                     hovertext=hover, hovertemplate=HOVER)
+        error = _error_bars(y, interval, colors.get(name) or ERROR_COLOR)
+        if error is not None:
+            trace["error_y"] = error
+        if is_small:
+            trace["opacity"] = SMALL_OPACITY + 0.2
+        data.append(trace)
         faint = faint or bool((count < FULL_WEIGHT_ROWS).any())
     if faint:
-        _legend_entry(fig, FAINT_BIN_LEGEND, "faint", mode="markers",
-                      marker={"size": 8, "color": "#888888", "opacity": 0.3})
+        data.append(_legend_trace(FAINT_BIN_LEGEND, "faint", mode="markers",
+                                  marker={"size": 8, "color": "#888888", "opacity": 0.3}))
     if small_of and any(n in small_of for n in (subgroups if subgroups is not None else all_names)):
-        _small_legend(fig, "line")
-    fig.update_layout(
-        title=_title(title), xaxis_title="Mean predicted probability", yaxis_title="Fraction of positives",
-        xaxis_range=[0, 1], yaxis_range=[0, 1], height=520, legend_orientation="v",
-        margin={"l": 10, "r": 10, "t": 50, "b": 10},
-    )
-    return fig
+        data.append(_small_legend_trace("line"))
+    return go.Figure(data=data, layout=dict(
+        title=_title(title), xaxis={"title": {"text": "Mean predicted probability"}, "range": [0, 1]},
+        yaxis={"title": {"text": "Fraction of positives"}, "range": [0, 1]}, height=520,
+        legend={"orientation": "v"}, margin={"l": 10, "r": 10, "t": 50, "b": 10}))
