@@ -5,8 +5,6 @@ per-subgroup thresholds. Every number comes from ``ui.computations`` (memoized f
 
 from __future__ import annotations
 
-import hashlib
-
 import numpy as np
 import pandas as pd
 import streamlit as st
@@ -89,8 +87,8 @@ def explorer_charts(token: str, mapping_key: str, score: str, threshold: float, 
         format_func=lambda name: rules[name].label,
         help="The band of thresholds where the rule's bound is met by the point estimate (no intervals), against "
              "the reference chosen above.")]
-    # The curves and the band are drawn on the fixed grid alone, the same at every threshold, and the figures say so
-    # (datarevision): a threshold change moves the line, and the browser keeps the curves it has drawn.
+    # The curves and the band are drawn on the fixed grid alone, the same at every threshold: their figures are
+    # memoized apart from the threshold, whose line is added to a copy.
     with progress.stage("Following the rates across thresholds ..."):
         _, curves = computations.explorer_grid(token, mapping_key, score, computations.EXPLORER_POINTS, tc)
         band = computations.grid_band(token, mapping_key, score, computations.EXPLORER_POINTS, rule, reference,
@@ -117,7 +115,7 @@ def explorer_charts(token: str, mapping_key: str, score: str, threshold: float, 
         drawn = (token, mapping_key, score, metric, rule, reference, include_small, tuple(order or ()))
         curves_figure = computations.chart("threshold", drawn, lambda m=metric: plotting.threshold_chart(
             curves, m, band=band, band_label=f"{rule.label} holds", title=f"{labels.RATE_LABELS[m]} across thresholds",
-            order=order).update_layout(datarevision=hashlib.sha1(repr(drawn).encode()).hexdigest()))
+            order=order))
         st.plotly_chart(_marked(curves_figure, threshold), width="stretch")
     st.caption(controls.order_caption("the order of the rates above (the subgroup's largest disparity at the chosen "
                                       "threshold first); all rows last"))
