@@ -339,11 +339,6 @@ def _legend_trace(name: str, group: str, **style) -> dict:
                 **style)
 
 
-def _legend_entry(fig, name: str, group: str, **style) -> None:
-    """Add :func:`_legend_trace` to `fig`."""
-    fig.add_trace(_legend_trace(name, group, **style))
-
-
 def _small_legend_trace(kind: str) -> dict:
     """The legend entry of small subgroups drawn as `kind` ('bar', 'marker' or 'line'), as a plain trace."""
     grey = "#888888"
@@ -373,7 +368,7 @@ def _parity_trace(comparison: pd.DataFrame, subgroups, labels, x_right, name: st
         return None, -np.inf
     estimate = _floats(comp[value]) if value in comp.columns else np.full(len(comp), np.nan)
     interval = _interval(comp, value)
-    ci_name, adjusted = _comparison_ci(comparison, level, "_parity_marks")
+    ci_name, adjusted = _comparison_ci(comparison, level, "_parity_trace")
     x = np.where(np.isfinite(x_right), x_right, 0.0) + 0.035
     idx = np.flatnonzero(flags)
     hover = [_hover(f"<b>{labels[i]}</b>", f"{name} {value} {_estimate(estimate, interval, i, '.4f', ci_name)}",
@@ -382,16 +377,6 @@ def _parity_trace(comparison: pd.DataFrame, subgroups, labels, x_right, name: st
                  legendgroup="parity", showlegend=show_legend, marker={"symbol": "star", "size": 12, "color": "black"},
                  hovertext=hover, hovertemplate=HOVER)
     return trace, float(x[idx].max())
-
-
-def _parity_marks(fig, comparison: pd.DataFrame, subgroups, labels, x_right, name: str, level,
-                  *, show_legend: bool, row=None, col=None, value: str = "disparity") -> float:
-    """Add :func:`_parity_trace`'s stars to `fig` (in subplot `row`, `col`); returns the largest x used."""
-    trace, x_max = _parity_trace(comparison, subgroups, labels, x_right, name, level, show_legend=show_legend,
-                                 value=value)
-    if trace is not None:
-        fig.add_trace(trace, **({} if row is None else {"row": row, "col": col}))
-    return x_max
 
 
 def _panels(titles: Sequence[str], spacing: float) -> dict:

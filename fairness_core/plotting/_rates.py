@@ -87,7 +87,8 @@ def rate_chart(rates: pd.DataFrame, metrics: Sequence[str], references: dict | N
     data = []
     parity_legend, any_small = True, bool(small.any())
     for c, metric in enumerate(metrics, start=1):
-        axes = {"xaxis": f"x{'' if c == 1 else c}", "yaxis": f"y{'' if c == 1 else c}"}
+        suffix = "" if c == 1 else str(c)
+        axes = {"xaxis": f"x{suffix}", "yaxis": f"y{suffix}"}
         title_m = plot_text(names.get(metric, metric))
         values, interval = _floats(rates[metric]), _interval(rates, metric)
         ref = references.get(metric)
@@ -132,7 +133,7 @@ def rate_chart(rates: pd.DataFrame, metrics: Sequence[str], references: dict | N
         if stars is not None:
             data.append({**stars, **axes})
         parity_legend = parity_legend and not np.isfinite(star_x)
-        layout[f"xaxis{'' if c == 1 else c}"]["range"] = [0, max(1.02, star_x + 0.03)]
+        layout[f"xaxis{suffix}"]["range"] = [0, max(1.02, star_x + 0.03)]
         any_small = any_small or bool(panel_small.any())
     if any_small:
         data.append(_small_legend_trace("bar"))

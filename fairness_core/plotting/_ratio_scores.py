@@ -6,8 +6,8 @@ import numpy as np
 import pandas as pd
 
 from ._common import (HOVER, LEVEL_MESSAGE, RULE_VALUE_MESSAGE, _bar_marks, _comparison_ci, _count, _error_bars,
-                      _estimate, _floats, _hover, _interval, _label, _num, _ordered, _parity_marks, _right_end, _small,
-                      _small_legend, _title, add_rule_line, plot_text, subgroup_colors)
+                      _estimate, _floats, _hover, _interval, _label, _num, _ordered, _panels, _parity_trace, _right_end,
+                      _small, _small_legend_trace, _title, plot_text, rule_line_parts, subgroup_colors)
 
 
 def ratio_score_chart(tables: dict, *, threshold: float = 0.8, title: str | None = None,
@@ -52,14 +52,14 @@ def ratio_score_chart(tables: dict, *, threshold: float = 0.8, title: str | None
         finite (``RULE_VALUE_MESSAGE``).
     """
     import plotly.graph_objects as go
-    from plotly.subplots import make_subplots
 
     names = list(tables)
     first = tables[names[0]] if names else pd.DataFrame(columns=["subgroup", "small"])
     colors = subgroup_colors(list(first["subgroup"]))
     tables = {name: _ordered(table, order) for name, table in tables.items()}
-    fig = make_subplots(rows=1, cols=max(len(names), 1), shared_yaxes=True, horizontal_spacing=0.04,
-                        subplot_titles=[plot_text(n) for n in names])
+    # One figure from plain dictionaries, validated once: the panels as make_subplots lays them out.
+    layout = _panels([plot_text(n) for n in names], 0.04)
+    data, shapes = [], []
     # The panels share their y axis, so a subgroup's tick label must not depend on the panel: it
     # says "(small)" when every panel flags it (too few rows); a panel whose rate alone has too
     # small a denominator hatches the bar and gives the reason on hover.
@@ -67,6 +67,8 @@ def ratio_score_chart(tables: dict, *, threshold: float = 0.8, title: str | None
     small_everywhere = {n for n in flagged[0] if all(f.get(n, False) for f in flagged)} if flagged else set()
     any_small, parity_legend = False, True
     for c, name in enumerate(names, start=1):
+        suffix = "" if c == 1 else str(c)
+        axes = {"xaxis": f"x{suffix}", "yaxis": f"y{suffix}"}
         table = tables[name]
         small, reasons = _small(table)
         any_small = any_small or bool(small.any())
@@ -75,24 +77,34 @@ def ratio_score_chart(tables: dict, *, threshold: float = 0.8, title: str | None
         ci_name, adjusted = _comparison_ci(table, level, "ratio_score_chart")
         sub, ref = _floats(table["subgroup_value"]), _floats(table["reference_value"])
         notes = ["" if not isinstance(n, str) else plot_text(n) for n in table["note"]]
+        sizes = [_count(v) for v in table["size"]]
         hover = [_hover(f"<b>{labels[i]}</b>", f"score {_estimate(score, interval, i, '.4f', ci_name)}",
                         adjusted if interval is not None else "",
                         f"subgroup rate {_num(sub[i], '.4f')}, rest {_num(ref[i], '.4f')}",
-                        f"size {_count(table['size'].iloc[i])}", notes[i], reasons[i]) for i in range(len(table))]
-        fig.add_trace(go.Bar(
-            x=score, y=labels, orientation="h", showlegend=False, name=plot_text(name),
-            marker=_bar_marks([colors.get(n, "#888888") for n in table["subgroup"]], small),
-            error_x=_error_bars(score, interval), hovertext=hover, hovertemplate=HOVER,
-        ), row=1, col=c)
-        add_rule_line(fig, threshold, f"{threshold:.0%} rule" if c == 1 else None, axis="x", row=1, col=c)
-        star_x = _parity_marks(fig, table, list(table["subgroup"]), labels, _right_end(score, *(interval or ())),
-                               plot_text(name), level, show_legend=parity_legend, row=1, col=c, value="score")
+                        f"size {sizes[i]}", notes[i], reasons[i]) for i in range(len(table))]
+        bars = dict(type="bar", x=score, y=labels, orientation="h", showlegend=False, name=plot_text(name),
+                    marker=_bar_marks([colors.get(n, "#888888") for n in table["subgroup"]], small),
+                    hovertext=hover, hovertemplate=HOVER, **axes)
+        error = _error_bars(score, interval)
+        if error is not None:
+            bars["error_x"] = error
+        data.append(bars)
+        line, note = rule_line_parts(threshold, f"{threshold:.0%} rule" if c == 1 else None, axis="x", panel=c)
+        shapes.append(line)
+        if note is not None:
+            layout["annotations"].append(note)
+        stars, star_x = _parity_trace(table, list(table["subgroup"]), labels, _right_end(score, *(interval or ())),
+                                      plot_text(name), level, show_legend=parity_legend, value="score")
+        if stars is not None:
+            data.append({**stars, **axes})
         parity_legend = parity_legend and not np.isfinite(star_x)
-        fig.update_xaxes(range=[0, max(1.02, star_x + 0.03)], row=1, col=c)
+        layout[f"xaxis{suffix}"]["range"] = [0, max(1.02, star_x + 0.03)]
     if any_small:
-        _small_legend(fig, "bar")
-    n_rows = len(first)
-    fig.update_yaxes(autorange="reversed", type="category")
-    fig.update_layout(title=_title(title), height=max(300, 28 * n_rows + 150), legend_orientation="h",
-                      legend_y=-0.15, margin={"l": 10, "r": 10, "t": 60, "b": 10})
-    return fig
+        data.append(_small_legend_trace("bar"))
+    for axis in [k for k in layout if k.startswith("yaxis")]:
+        layout[axis].update(autorange="reversed", type="category")
+    layout.update(title=_title(title), height=max(300, 28 * len(first) + 150), legend={"orientation": "h", "y": -0.15},
+                  margin={"l": 10, "r": 10, "t": 60, "b": 10})
+    if shapes:
+        layout["shapes"] = shapes
+    return go.Figure(data=data, layout=layout)
