@@ -20,7 +20,9 @@ that commits it) until the app is idle again, which is when all of these hold:
 The end of the interval is the last of: the last DOM mutation a user can see, the last moment the page was busy,
 the last ``script_finished``; the quiet window that proves idleness is not counted. A mutation inside a
 ``<canvas>`` is one a user cannot see: it is the canvas's fallback content, which the browser never draws; so is a
-change of an ARIA attribute (``aria-*``), which only assistive technology reads. The data grids of ``st.dataframe``
+change of an ARIA attribute (``aria-*``), which only assistive technology reads, and a change inside a live
+region (``aria-live``) clipped to a pixel, the screen-reader-only text of announcements (react-aria's announcer
+removes a drop-down's "4 options available." 7 s after it was opened, in the middle of a later step). The data grids of ``st.dataframe``
 (glide-data-grid) paint their cells on the canvas at once and keep an accessibility copy of them as a table inside
 it, which they rebuild 200 ms after the last change (a debounced memo); that rebuild is recorded beside each run
 (``hidden_seconds``, the time to the last unseen mutation) and must be quiet too before the app counts as idle, but
@@ -118,11 +120,22 @@ MONITOR = """() => {
   };
   // A canvas's children are its fallback content, never drawn (glide-data-grid's accessibility table); the
   // canvas's own attributes (its size) are seen. ARIA attributes are read by assistive technology, never drawn.
+  // So is the text of a live region the page clips to a pixel (the screen-reader-only pattern: react-aria's
+  // announcer, whose "4 options available." of a drop-down opened seconds earlier is removed 7 s later).
+  const clipped = el => {
+    for (let a = el; a && a !== document.body; a = a.parentElement) {
+      const box = a.getBoundingClientRect();
+      if (box.width <= 1 && box.height <= 1) return true;
+    }
+    return false;
+  };
   const hidden = record => {
     if (record.type === 'attributes' && record.attributeName.startsWith('aria-')) return true;
     const el = record.target.nodeType === 1 ? record.target : record.target.parentElement;
     const inside = record.type === 'attributes' ? el && el.parentElement : el;
-    return !!(inside && inside.closest('canvas'));
+    if (!inside) return false;
+    const live = inside.closest('[aria-live]');
+    return !!inside.closest('canvas') || !!(live && clipped(live));
   };
   // From the last record back to the last one seen: one test per batch as a rule (a chart's redraw brings
   // thousands of records at once, and the monitor must not add to the page's work what it measures).

@@ -111,27 +111,29 @@ def explorer_charts(token: str, mapping_key: str, score: str, threshold: float, 
                        "rows. ")
                + f"Shaded: thresholds where **{escape.md(rule.label)}** holds on the point estimates, against "
                f"{ref_text}" + at_text)
-    for metric in metrics:
-        drawn = (token, mapping_key, score, metric, rule, reference, include_small, tuple(order or ()))
-        curves_figure = computations.chart("threshold", drawn, lambda m=metric: plotting.threshold_chart(
-            curves, m, band=band, band_label=f"{rule.label} holds", title=f"{labels.RATE_LABELS[m]} across thresholds",
-            order=order))
-        st.plotly_chart(_marked(curves_figure, threshold), width="stretch")
+    # One figure, a panel per rate (a chart costs the browser more than its lines). Its JSON form is memoized:
+    # plotly's conversion of the arrays took as long as the rest of the explorer's server time.
+    drawn = (token, mapping_key, score, tuple(metrics), rule, reference, include_small, tuple(order or ()))
+    curves_spec = computations.chart("threshold", drawn, lambda: plotting.threshold_chart(
+        curves, metrics, band=band, band_label=f"{rule.label} holds", order=order,
+        title=(f"{labels.RATE_LABELS[metrics[0]]} across thresholds" if len(metrics) == 1
+               else "Rates across thresholds")).to_plotly_json())
+    st.plotly_chart(_marked(curves_spec, threshold, len(metrics)), width="stretch")
     st.caption(controls.order_caption("the order of the rates above (the subgroup's largest disparity at the chosen "
                                       "threshold first); all rows last"))
 
 
-def _marked(figure, threshold: float):
-    """A new figure: the memoized `figure` (never modified) with the chosen `threshold` as a labelled line
-    (``plotting.rule_line_parts``). The figure was validated when it was built, and so is the line's form (a test
-    holds it to ``add_rule_line``'s), so it is not validated again (most of the cost of a figure of 900 points)."""
+def _marked(spec: dict, threshold: float, panels: int):
+    """A figure of the memoized `spec` (a figure's ``to_plotly_json()``, never modified) with the chosen `threshold`
+    as a labelled line in each of its `panels` (``plotting.rule_line_parts``). The figure was validated when it was
+    built, and so is the line's form (a test holds it to ``add_rule_line``'s), so it is not validated again (most of
+    the cost of a figure of 900 points)."""
     import plotly.graph_objects as go
 
-    spec = figure.to_plotly_json()
-    line, note = plotting.rule_line_parts(float(threshold), f"chosen threshold {threshold:g}", axis="x",
-                                          color="#333333")
-    layout = {**spec["layout"], "shapes": [*spec["layout"].get("shapes", ()), line],
-              "annotations": [*spec["layout"].get("annotations", ()), note]}
+    parts = [plotting.rule_line_parts(float(threshold), f"chosen threshold {threshold:g}", axis="x", color="#333333",
+                                      panel=i) for i in range(1, panels + 1)]
+    layout = {**spec["layout"], "shapes": [*spec["layout"].get("shapes", ()), *(line for line, _ in parts)],
+              "annotations": [*spec["layout"].get("annotations", ()), *(note for _, note in parts)]}
     return go.Figure({"data": spec["data"], "layout": layout}, _validate=False)
 
 

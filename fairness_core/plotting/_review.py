@@ -7,7 +7,7 @@ from typing import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from ._common import AUC_COLUMNS, HOVER, RATE_LABELS, RULE_COLOR, SMALL_OPACITY, _hover, _ordered, _title, add_rule_line, \
+from ._common import AUC_COLUMNS, HOVER, RATE_LABELS, RULE_COLOR, SMALL_OPACITY, _hover, _ordered, _panels, _title, add_rule_line, \
     plot_text, rule_line_parts, subgroup_colors
 
 CURVES_MESSAGE = ("threshold_chart needs the table of fairness_core.threshold_curves (columns metric, subgroup, "
@@ -15,23 +15,25 @@ CURVES_MESSAGE = ("threshold_chart needs the table of fairness_core.threshold_cu
 MODELS_MESSAGE = "model_auc_heatmap needs at least one model's AUC table (a dict of model name -> table)."
 
 
-def threshold_chart(curves: pd.DataFrame, metric: str, *, threshold: float | None = None,
+def threshold_chart(curves: pd.DataFrame, metric: str | Sequence[str], *, threshold: float | None = None,
                     band: pd.DataFrame | None = None, band_label: str | None = None, title: str | None = None,
                     order: Sequence[str] | None = None):
-    """One rate of every subgroup across the decision thresholds: a line per subgroup and one for all rows.
+    """Rates of every subgroup across the decision thresholds: a line per subgroup and one for all rows, a panel
+    per rate side by side.
 
     Parameters
     ----------
     curves : DataFrame
         From :func:`fairness_core.threshold_curves`: ``metric, subgroup, scope, threshold, value``
         and optionally ``numerator, denominator, small``.
-    metric : str
-        The rate to draw (a value of ``curves["metric"]``), e.g. ``"false_positive_rate"``.
+    metric : str or sequence of str
+        The rate(s) to draw (values of ``curves["metric"]``), e.g. ``"false_positive_rate"``: one panel each,
+        side by side, sharing the rate axis (0 to 1), in this order.
     threshold : float, optional
-        The chosen threshold, drawn as a vertical line.
+        The chosen threshold, drawn as a vertical line in every panel.
     band : DataFrame, optional
         From :func:`fairness_core.rule_band`: ``threshold, holds``; the thresholds where the rule
-        holds are shaded.
+        holds are shaded in every panel.
     band_label : str, optional
         Plain text for the shading's legend entry (escaped), e.g. the rule's label.
     title : str, optional
@@ -44,7 +46,9 @@ def threshold_chart(curves: pd.DataFrame, metric: str, *, threshold: float | Non
     -------
     plotly.graph_objects.Figure
         Subgroup lines in the subgroups' colours (small subgroups dotted and faded), all rows as a
-        thick black line, hover with the rate, its numerator / denominator and the threshold.
+        thick black line, hover with the rate, its numerator / denominator and the threshold. One legend entry
+        per subgroup (its lines in every panel share a legend group: a click hides them all); with several
+        rates each panel is titled with its rate.
 
     Raises
     ------
@@ -56,52 +60,68 @@ def threshold_chart(curves: pd.DataFrame, metric: str, *, threshold: float | Non
     missing = [c for c in ("metric", "subgroup", "scope", "threshold", "value") if c not in curves]
     if missing:
         raise ValueError(CURVES_MESSAGE.format(missing=missing))
-    rows = curves[curves["metric"] == metric]
-    names = list(dict.fromkeys(rows.loc[rows["scope"] == "subgroup", "subgroup"]))
-    colors = subgroup_colors(names)
-    rows = pd.concat([_ordered(rows[rows["scope"] == "subgroup"], order), rows[rows["scope"] != "subgroup"]])
-    label = RATE_LABELS.get(metric, metric.replace("_", " ").capitalize())
+    metrics = [metric] if isinstance(metric, str) else list(metric)
+    labels = [RATE_LABELS.get(m, m.replace("_", " ").capitalize()) for m in metrics]
+    several = len(metrics) > 1
     # One figure from plain dictionaries, validated once (a trace per subgroup, a shape per shaded run and
     # add_vline each validated on its own took most of the chart's time: 41 to 4 ms for 9 lines of 201 points).
-    data, shapes, annotations = [], [], []
-    if band is not None and len(band):
-        data, shapes = _shade(band, band_label)
-    for name, part in rows.groupby("subgroup", sort=False):
-        overall = part["scope"].iloc[0] == "overall"
-        small = bool(part["small"].any()) if "small" in part else False
-        # The hover from a template over the points' own numbers (per-point hover strings made the figure 0.3 MB);
-        # a literal % in data text is written as an entity, so the template never reads it as a variable.
-        head, rate = (plot_text(x).replace("%", "&#37;") for x in (name, label))
-        counted = {"numerator", "denominator"} <= set(part)
-        template = _hover(f"<b>{head}</b>", f"{rate} %{{y:.4~g}}",
-                          "%{customdata[0]} / %{customdata[1]}" if counted else "", "threshold %{x:.4~g}")
-        data.append(dict(
-            type="scatter", x=part["threshold"].to_numpy(dtype=np.float64), y=part["value"].to_numpy(dtype=np.float64),
-            mode="lines", name=plot_text(name) + (" (small)" if small else ""),
-            line=dict(color="black" if overall else colors[name], width=3 if overall else 2,
-                      dash="dot" if small else "solid"),
-            opacity=SMALL_OPACITY if small else 1.0, hovertemplate=template + "<extra></extra>",
-            **({"customdata": part[["numerator", "denominator"]].to_numpy(dtype=np.float64)} if counted else {})))
-    if threshold is not None and np.isfinite(threshold):
-        line, note = rule_line_parts(float(threshold), f"chosen threshold {threshold:g}", axis="x", color="#333333")
-        shapes.append(line)
-        annotations.append(note)
+    # Several rates share one figure: a chart costs the browser more than its lines (16 to 12 s of the explorer).
+    layout = _panels([plot_text(label) for label in labels] if several else [], 0.04)
+    data, shapes = [], []
+    # the panels' titles raised above the chosen threshold's label, which sits on the panel's top edge
+    annotations = [{**title, "yshift": 22} for title in layout.pop("annotations")]
+    for i, (m, label) in enumerate(zip(metrics, labels), start=1):
+        axes = {"xaxis": f"x{'' if i == 1 else i}", "yaxis": f"y{'' if i == 1 else i}"}
+        rows = curves[curves["metric"] == m]
+        names = list(dict.fromkeys(rows.loc[rows["scope"] == "subgroup", "subgroup"]))
+        colors = subgroup_colors(names)
+        rows = pd.concat([_ordered(rows[rows["scope"] == "subgroup"], order), rows[rows["scope"] != "subgroup"]])
+        if band is not None and len(band):
+            legend, rects = _shade(band, band_label, panel=i)
+            data += legend if i == 1 else []   # one legend entry for the shading of every panel
+            shapes += rects
+        for name, part in rows.groupby("subgroup", sort=False):
+            overall = part["scope"].iloc[0] == "overall"
+            small = bool(part["small"].any()) if "small" in part else False
+            # The hover from a template over the points' own numbers (per-point hover strings made the figure
+            # 0.3 MB); a literal % in data text is written as an entity, so the template never reads it as a variable.
+            head, rate = (plot_text(x).replace("%", "&#37;") for x in (name, label))
+            counted = {"numerator", "denominator"} <= set(part)
+            template = _hover(f"<b>{head}</b>", f"{rate} %{{y:.4~g}}",
+                              "%{customdata[0]} / %{customdata[1]}" if counted else "", "threshold %{x:.4~g}")
+            data.append(dict(
+                type="scatter", x=part["threshold"].to_numpy(dtype=np.float64),
+                y=part["value"].to_numpy(dtype=np.float64), mode="lines",
+                name=plot_text(name) + (" (small)" if small else ""), legendgroup=plot_text(name), showlegend=i == 1,
+                line=dict(color="black" if overall else colors[name], width=3 if overall else 2,
+                          dash="dot" if small else "solid"),
+                opacity=SMALL_OPACITY if small else 1.0, hovertemplate=template + "<extra></extra>", **axes,
+                **({"customdata": part[["numerator", "denominator"]].to_numpy(dtype=np.float64)} if counted else {})))
+        if threshold is not None and np.isfinite(threshold):
+            line, note = rule_line_parts(float(threshold), f"chosen threshold {threshold:g}", axis="x",
+                                         color="#333333", panel=i)
+            shapes.append(line)
+            annotations.append(note)
+        layout[axes["xaxis"].replace("x", "xaxis", 1)]["title"] = {"text": (
+            "Decision threshold" if several else "Decision threshold (predicted positive: score >= threshold)")}
+    layout["yaxis"].update(title={"text": "Rate" if several else plot_text(labels[0])}, range=[-0.02, 1.02])
     return go.Figure(data=data, layout=dict(
-        title=_title(title), xaxis_title="Decision threshold (predicted positive: score >= threshold)",
-        yaxis_title=plot_text(label), yaxis_range=[-0.02, 1.02], hovermode="closest", legend_title_text="Subgroup",
-        margin=dict(t=60), shapes=shapes, annotations=annotations))
+        layout, title=_title(title), hovermode="closest", legend_title_text="Subgroup", margin=dict(t=90 if several else 60),
+        shapes=shapes, annotations=annotations))
 
 
-def _shade(band: pd.DataFrame, label: str | None) -> tuple[list, list]:
-    """The runs of consecutive thresholds where ``band["holds"]``, shaded half-way to the neighbours: (the legend
-    entry's trace, the rectangles), as plain dictionaries; none where the rule never holds."""
+def _shade(band: pd.DataFrame, label: str | None, panel: int = 1) -> tuple[list, list]:
+    """The runs of consecutive thresholds where ``band["holds"]``, shaded half-way to the neighbours in panel
+    `panel`: (the legend entry's trace, the rectangles), as plain dictionaries; none where the rule never holds."""
     t = band["threshold"].to_numpy(dtype=np.float64)
     holds = band["holds"].to_numpy(dtype=bool)
     if not holds.any():
         return [], []
     mid = np.concatenate([[t[0]], (t[1:] + t[:-1]) / 2, [t[-1]]])
     edges = np.flatnonzero(np.diff(np.concatenate([[0], holds.astype(int), [0]])))
-    rects = [dict(type="rect", x0=float(mid[start]), x1=float(mid[stop]), xref="x", y0=0, y1=1, yref="y domain",
+    suffix = "" if panel == 1 else str(panel)
+    rects = [dict(type="rect", x0=float(mid[start]), x1=float(mid[stop]), xref=f"x{suffix}", y0=0, y1=1,
+                  yref=f"y{suffix} domain",
                   fillcolor="#009E73", opacity=0.12, line=dict(width=0), layer="below")
              for start, stop in zip(edges[::2], edges[1::2])]
     legend = dict(type="scatter", x=[None], y=[None], mode="markers", hoverinfo="skip",

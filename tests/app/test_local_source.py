@@ -170,8 +170,7 @@ def test_local_parquet_folder_equals_an_upload_on_every_page(folder, monkeypatch
             assert any(_close(chart, theirs) for theirs in their_charts), (page, chart["layout"].get("title"), [
                 _differences(chart, theirs)[:5] for theirs in same_title])
     assert {c["layout"]["title"]["text"] for c in local_pages["pages/rate_disparities.py"][2]} >= {
-        "Rates per subgroup", "False positive rate across thresholds", "False negative rate across thresholds",
-        "Each subgroup against the rest"}   # rates, two explorer curves, p% scores
+        "Rates per subgroup", "Rates across thresholds", "Each subgroup against the rest"}   # rates, explorer, p% scores
     # what was compared: the numbers of every page
     assert local_pages["pages/overview.py"][0]["Rows analysed"] == f"{N_ROWS:,}"
     assert local_pages["pages/subgroup_aucs.py"][0]["Overall AUC"] == upload_pages["pages/subgroup_aucs.py"][0][
@@ -283,7 +282,7 @@ def test_pages_that_need_rows_say_so_and_a_sample_works_everywhere(folder, monke
     assert any(v.startswith("The correlation score") for v in needs)
     open_section(at, "rates:section", "Threshold explorer")
     # the explorer runs over the binned counts' edges; per-subgroup thresholds need thresholds on edges
-    assert "Threshold explorer" in [s.value for s in at.subheader] and len(at.get("plotly_chart")) == 3
+    assert "Threshold explorer" in [s.value for s in at.subheader] and len(at.get("plotly_chart")) == 2   # rates, explorer
     assert any("lies inside a bin" in c.value for c in at.caption)
     widget(at, "toggle", "Per-subgroup thresholds").set_value(True).run()
     assert any("lies inside a score bin" in i.value.replace("\\", "") for i in at.info)

@@ -40,10 +40,27 @@ def array(value) -> np.ndarray:
     return np.asarray([np.nan if v is None else v for v in value], dtype=np.float64)
 
 
-def explorer_figures(at) -> dict:
-    """The explorer's charts by title: 'False positive rate across thresholds' -> figure."""
-    return {f["layout"]["title"]["text"]: f for f in figures(at)
-            if "across thresholds" in f["layout"].get("title", {}).get("text", "")}
+def explorer_figure(at) -> dict | None:
+    """The explorer's chart (one figure, a panel per rate), or None when it is not drawn."""
+    found = [f for f in figures(at) if "across thresholds" in f["layout"].get("title", {}).get("text", "")]
+    assert len(found) <= 1, len(found)
+    return found[0] if found else None
+
+
+def panels(figure: dict) -> dict:
+    """The explorer's panels by their titles: 'False positive rate' -> {trace name: trace} (the lines)."""
+    titles = [a["text"] for a in figure["layout"]["annotations"] if a.get("yref") == "paper"]
+    out = {title: {} for title in titles}
+    for trace in figure["data"]:
+        if trace.get("mode") == "lines":
+            axis = trace.get("xaxis", "x")
+            out[titles[0 if axis == "x" else int(axis[1:]) - 1]][trace["name"]] = trace
+    return out
+
+
+def threshold_lines(figure: dict) -> list:
+    """The x of each panel's chosen-threshold line."""
+    return [s["x0"] for s in figure["layout"]["shapes"] if s["type"] == "line"]
 
 
 def table_with(at, column: str) -> pd.DataFrame:
@@ -73,13 +90,15 @@ def rates_page(app, score: str = "score_logistic", opened: str = EXPLORER):
 def test_explorer_curves_equal_thresholding_the_rows(app):
     rates_page(app)
     widget(app, "number_input", "Decision threshold").set_value(0.43).run()
-    charts = explorer_figures(app)
-    assert list(charts) == ["False positive rate across thresholds", "False negative rate across thresholds"]
+    figure = explorer_figure(app)
+    assert figure["layout"]["title"]["text"] == "Rates across thresholds"
+    charts = panels(figure)
+    assert list(charts) == ["False positive rate", "False negative rate"]   # one panel per rate, in page order
     score = CREDIT["score_logistic"].to_numpy()
     rng = np.random.default_rng(0)
-    for title, metric in (("False positive rate across thresholds", "false_positive_rate"),
-                          ("False negative rate across thresholds", "false_negative_rate")):
-        traces = {t["name"]: t for t in charts[title]["data"] if t.get("mode") == "lines"}
+    for title, metric in (("False positive rate", "false_positive_rate"),
+                          ("False negative rate", "false_negative_rate")):
+        traces = charts[title]
         # in the page's order, all rows last (the order itself: tests/app/test_review_extras_app.py)
         assert sorted(traces) == sorted([*NAMES, "All rows"]) and list(traces)[-1] == "All rows"
         x = array(traces["All rows"]["x"])
@@ -92,26 +111,30 @@ def test_explorer_curves_equal_thresholding_the_rows(app):
             rows = slice(None) if name == "All rows" else GROUPS == name
             expected = [rate(Y[rows], score[rows] >= t, metric) for t in x[picks]]
             np.testing.assert_allclose(ys[picks], expected, rtol=0, atol=1e-12, err_msg=f"{title}: {name}")
-        # the chosen threshold is drawn as a line
-        lines = [s for s in charts[title]["layout"]["shapes"] if s["type"] == "line"]
-        assert [(s["x0"], s["x1"]) for s in lines] == [(0.43, 0.43)]
-    # Another threshold moves the line alone: the same curves (the memoized figure, with the new line)
+    # a subgroup has one legend entry for its lines in every panel
+    legend = [t["name"] for t in figure["data"] if t.get("mode") == "lines" and t.get("showlegend", True)]
+    assert sorted(legend) == sorted([*NAMES, "All rows"])
+    # the chosen threshold is drawn as a line in each panel
+    lines = [s for s in figure["layout"]["shapes"] if s["type"] == "line"]
+    assert [(s["x0"], s["x1"], s["xref"]) for s in lines] == [(0.43, 0.43, "x"), (0.43, 0.43, "x2")]
+    # Another threshold moves the lines alone: the same curves (the memoized figure, with the new lines)
     widget(app, "number_input", "Decision threshold").set_value(0.47).run()
-    moved = explorer_figures(app)
-    for title, figure in charts.items():
-        assert moved[title]["data"] == figure["data"], title
-        assert [(s["x0"], s["type"]) for s in moved[title]["layout"]["shapes"] if s["type"] == "line"] == [(0.47, "line")]
+    moved = explorer_figure(app)
+    assert moved["data"] == figure["data"]
+    assert threshold_lines(moved) == [0.47, 0.47]
 
 
 def test_band_shades_where_the_rule_holds(app):
     rates_page(app)
-    figure = explorer_figures(app)["False positive rate across thresholds"]
+    figure = explorer_figure(app)
     rule = widget(app, "selectbox", "Shade where this rule holds")
     assert rule.value == "false_positive_rate_diff_max_0.1"
-    rects = [(s["x0"], s["x1"]) for s in figure["layout"]["shapes"] if s["type"] == "rect"]
+    rects = [(s["x0"], s["x1"]) for s in figure["layout"]["shapes"] if s["type"] == "rect" and s["xref"] == "x"]
     assert rects
+    # the same band in the second panel
+    assert rects == [(s["x0"], s["x1"]) for s in figure["layout"]["shapes"] if s["type"] == "rect" and s["xref"] == "x2"]
     score = CREDIT["score_logistic"].to_numpy()
-    x = array(figure["data"][-1]["x"])
+    x = array(panels(figure)["False positive rate"]["All rows"]["x"])
     for t in x[:: max(1, len(x) // 20)][:20]:
         pred = score >= t
         worst = -np.inf
@@ -161,7 +184,7 @@ def test_performance_of_the_given_predictions_and_no_explorer(app):
     g = GROUPS == "Group B"
     assert row["f1"] == pytest.approx(f1_score(Y[g], pred[g]), abs=1e-12)
     section(app, EXPLORER)
-    assert not explorer_figures(app)
+    assert explorer_figure(app) is None
     assert not [s for s in app.slider if s.label == "Move the threshold"]
     assert any("choose **Predictions from** the score" in c.value for c in app.caption)
 
@@ -180,9 +203,7 @@ def test_slider_and_number_input_move_the_same_threshold(app):
     assert metrics(section(app, PERFORMANCE))["Accuracy"] == formats.tile(accuracy_score(Y, score >= 0.65)) != \
         formats.tile(accuracy_score(Y, score >= 0.5))
     section(app, EXPLORER)
-    lines = [s["x0"] for s in explorer_figures(app)["False positive rate across thresholds"]["layout"]["shapes"]
-             if s["type"] == "line"]
-    assert lines == [0.65]
+    assert threshold_lines(explorer_figure(app)) == [0.65, 0.65]
     widget(app, "number_input", "Decision threshold").set_value(0.337).run()
     assert widget(app, "slider", "Move the threshold").value == 0.337
     # a threshold typed outside the score's range widens the slider to it
@@ -275,6 +296,6 @@ def test_per_subgroup_thresholds_need_disjoint_subgroups(app):
     app.session_state["keep:rates:section"] = EXPLORER
     app.switch_page(PAGE).run()
     assert not app.exception
-    assert explorer_figures(app)  # the explorer works on overlapping identity columns
+    assert explorer_figure(app) is not None  # the explorer works on overlapping identity columns
     assert not [t for t in app.toggle if t.label == "Per-subgroup thresholds"]
     assert any("Per-subgroup thresholds need subgroups that do not overlap" in c.value for c in app.caption)

@@ -114,13 +114,17 @@ def _benchmark_module():
 
 def test_idle_monitor_ends_on_what_a_user_can_see(browser):
     """The benchmark's in-page monitor: a change of a canvas's fallback content (glide-data-grid's accessibility
-    table) or of an ARIA attribute is recorded as unseen and does not move the last visible change; the canvas's
-    own size and any other element's content do."""
+    table), of an ARIA attribute or inside a live region clipped to a pixel (an announcement for screen readers) is
+    recorded as unseen and does not move the last visible change; the canvas's own size, a visible live region and
+    any other element's content do."""
     bench = _benchmark_module()
     page = browser.new_page()
     try:
         page.set_content('<div data-testid="stMain"><div id="text">a</div>'
-                         '<canvas id="grid" width="10"><table><tr><td id="cell">1</td></tr></table></canvas></div>')
+                         '<canvas id="grid" width="10"><table><tr><td id="cell">1</td></tr></table></canvas>'
+                         '<div id="status" aria-live="polite">shown</div></div>'
+                         '<div style="position:absolute;width:1px;height:1px;overflow:hidden;clip-path:inset(50%)">'
+                         '<div id="announce" aria-live="polite"><div>4 options available.</div></div></div>')
         page.evaluate(bench.MONITOR)
 
         def state():
@@ -130,6 +134,7 @@ def test_idle_monitor_ends_on_what_a_user_can_see(browser):
         start = state()
         page.evaluate("() => { document.getElementById('cell').textContent = '2'; }")
         page.evaluate("() => { document.getElementById('text').setAttribute('aria-label', 'x'); }")
+        page.evaluate("() => { document.getElementById('announce').firstElementChild.remove(); }")
         unseen = state()
         assert unseen["mutation"] == start["mutation"] and unseen["hidden"] > start["mutation"], unseen
         page.evaluate("() => { document.getElementById('grid').setAttribute('width', '20'); }")
@@ -138,5 +143,7 @@ def test_idle_monitor_ends_on_what_a_user_can_see(browser):
         page.evaluate("() => { document.getElementById('text').textContent = 'b'; }")
         changed = state()
         assert changed["mutation"] > resized["mutation"] and changed["what"] == "stMain (childList)", changed
+        page.evaluate("() => { document.getElementById('status').textContent = 'done'; }")   # a visible live region
+        assert state()["mutation"] > changed["mutation"]
     finally:
         page.close()

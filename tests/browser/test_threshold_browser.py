@@ -4,6 +4,8 @@ tests/app/test_threshold_explorer.py; here the browser checks rendering and the 
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from playwright.sync_api import Page, expect
 
@@ -53,16 +55,19 @@ def test_explorer_band_line_and_slider(app_page, app_url, screenshot_dir):
     heading = page.get_by_role("heading", name="Threshold explorer")
     heading.scroll_into_view_if_needed()
     plots = explorer_plots(page)
-    expect(plots).to_have_count(2)  # the default rates: false positive and false negative rate
+    expect(plots).to_have_count(1)  # one chart, a panel per rate (the defaults: false positive and negative rate)
     # the page's other chart (the rates): the closed sections' charts (ratio scores) are not drawn
     expect(page.locator(PLOT).filter(has_not=page.locator(".gtitle", has_text=EXPLORER_TITLE))).to_have_count(1)
     first = plots.first
     first.scroll_into_view_if_needed()
     expect(first.locator(".main-svg").first).to_be_attached()
-    # band (shaded rectangles below the lines), the threshold line and its label, and the band's legend entry
-    assert first.locator(".layer-below .shapelayer path").count() >= 1
-    assert first.locator(".layer-above .shapelayer path").count() == 1
-    expect(first.get_by_text("chosen threshold 0.5", exact=True)).to_be_visible()
+    # a panel per rate, titled; the band (shaded rectangles below the lines) and the threshold line and its label
+    # in each; one legend entry for the band and one per subgroup
+    for title in ("False positive rate", "False negative rate"):
+        expect(first.locator(".annotation-text").filter(has_text=re.compile(f"^{title}$"))).to_have_count(1)
+    assert first.locator(".layer-below .shapelayer path").count() >= 2
+    assert first.locator(".layer-above .shapelayer path").count() == 2
+    expect(first.get_by_text("chosen threshold 0.5", exact=True)).to_have_count(2)
     expect(first.locator(".legendtext").filter(has_text="holds")).to_have_count(1)
     expect(first.locator(".legendtext").filter(has_text="All rows")).to_have_count(1)
 
@@ -78,7 +83,7 @@ def test_explorer_band_line_and_slider(app_page, app_url, screenshot_dir):
     expect(threshold_box(page)).to_have_value("0.53")
     expect(slider_thumb(page)).to_have_value("0.53")
     expect(slider_shows(page)).to_have_text("0.53")
-    expect(explorer_plots(page).first.get_by_text("chosen threshold 0.53", exact=True)).to_be_visible()
+    expect(explorer_plots(page).first.get_by_text("chosen threshold 0.53", exact=True)).to_have_count(2)
     after = tile_value(page, "False positive rate disparity (max)")
     assert after != before, (before, after)
 
@@ -89,7 +94,7 @@ def test_explorer_band_line_and_slider(app_page, app_url, screenshot_dir):
     settle(page)
     expect(slider_thumb(page)).to_have_value("0.42")
     expect(slider_shows(page)).to_have_text("0.42")
-    expect(explorer_plots(page).first.get_by_text("chosen threshold 0.42", exact=True)).to_be_visible()
+    expect(explorer_plots(page).first.get_by_text("chosen threshold 0.42", exact=True)).to_have_count(2)
     assert_no_exception(page)
 
     scroll_to(page, "Threshold explorer")

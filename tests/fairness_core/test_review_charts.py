@@ -42,6 +42,42 @@ def test_threshold_chart_draws_the_curves_the_band_and_the_threshold(scored):
         plotting.threshold_chart(curves.drop(columns="scope"), "false_positive_rate")
 
 
+def test_threshold_chart_has_a_panel_per_rate_with_one_legend(scored):
+    """Several rates: one panel each, side by side, every panel the single-rate chart's lines on its own axes, one
+    legend entry per subgroup (a legend group for its lines in every panel), the band and the line in each panel."""
+    y, s1, _, groups = scored
+    tc = fc.threshold_counts(y, s1, groups)
+    t = fc.explorer_thresholds(tc, 41, include=[0.5])
+    metrics = ["false_positive_rate", "false_negative_rate", "selection_rate"]
+    curves = fc.threshold_curves(tc, metrics, t)
+    band = fc.rule_band(tc, fc.Rule(metric="false_positive_rate", distance_measure="diff", bound=0.05), t)
+    fig = plotting.threshold_chart(curves, metrics, threshold=0.5, band=band, band_label="FPR diff <= 0.05",
+                                   order=["b", "<b>a</b>"])
+    lines = [tr for tr in fig.data if tr.mode == "lines"]
+    assert len(lines) == 3 * 4
+    for i, metric in enumerate(metrics):
+        axis = "x" if i == 0 else f"x{i + 1}"
+        single = [tr for tr in plotting.threshold_chart(curves, metric, order=["b", "<b>a</b>"]).data]
+        panel = [tr for tr in lines if tr.xaxis == axis]
+        assert [tr.name for tr in panel] == [tr.name for tr in single] == ["b", "&lt;b&gt;a&lt;/b&gt;", "small (small)",
+                                                                          "All rows"]
+        for mine, theirs in zip(panel, single):
+            np.testing.assert_array_equal(np.asarray(mine.y, dtype=float), np.asarray(theirs.y, dtype=float))
+            assert mine.yaxis == axis.replace("x", "y") and mine.line.color == theirs.line.color
+            assert mine.showlegend is (i == 0) and mine.legendgroup == mine.name.replace(" (small)", "")
+    # the panels' titles, the shared rate axis and the axis titles
+    assert [a.text for a in fig.layout.annotations if a.yref == "paper"] == [
+        "False positive rate", "False negative rate", "Selection rate"]
+    assert fig.layout.yaxis.title.text == "Rate" and fig.layout.yaxis2.matches == "y"
+    assert fig.layout.xaxis3.title.text == "Decision threshold"
+    # the band's rectangles and the threshold line in every panel; the band's legend entry once
+    rects = [(s.xref, s.x0, s.x1) for s in fig.layout.shapes if s.type == "rect"]
+    first = [(x0, x1) for ref, x0, x1 in rects if ref == "x"]
+    assert first and all([(x0, x1) for ref, x0, x1 in rects if ref == r] == first for r in ("x2", "x3"))
+    assert [(s.xref, s.x0) for s in fig.layout.shapes if s.type == "line"] == [("x", 0.5), ("x2", 0.5), ("x3", 0.5)]
+    assert [tr.name for tr in fig.data if tr.mode == "markers"] == ["FPR diff &lt;= 0.05"]
+
+
 def test_model_heatmap_cells_are_the_tables(scored):
     y, s1, s2, groups = scored
     tables = {"m1": fc.bias_auc_table(y, s1, groups), "m<2>": fc.bias_auc_table(y, s2, groups)}
