@@ -49,6 +49,9 @@ MEMO_KEY = "memo:"
 # (one score, race only): a page's working set always fits, so no page evicts what it needs itself.
 MAX_BYTES = 512 * 2 ** 20
 COLLECT_BYTES = 64 * 2 ** 20   # entries released at once that are worth a garbage collection (an old upload)
+# ... collected this long after the release, in a timer thread: a full collection of a large heap took 60 ms of the
+# script run that released it (a mapping change at 10^6 rows), while the user waited for the page.
+COLLECT_DELAY_SECONDS = 1.0
 SWEEP_SECONDS = 30.0  # how often the server looks for ended sessions (at most half the disconnected TTL)
 _LOGGER = streamlit_internals.logger(__name__)  # Streamlit's handler and level (info by default)
 _LARGE_LIST = 10_000  # a list or tuple longer than this is measured from a sample of its items
@@ -164,8 +167,8 @@ class SessionMemo:
                 self.evicted += 1
         if released >= COLLECT_BYTES:
             # Streamlit's collection after every script run is off (.streamlit/config.toml: it took a third of a
-            # second per rerun at 10^6 rows); what a large entry held in reference cycles is collected here.
-            gc.collect()
+            # second per rerun at 10^6 rows); what a large entry held in reference cycles is collected soon after.
+            collect_soon()
 
     def keys(self, name: str) -> list:
         """The keys of `name`'s entries, least recently used first."""
@@ -388,6 +391,22 @@ async def sweep_ended_sessions() -> None:
         server = streamlit_internals.server_runtime()
         if server is not None and release_ended_sessions(server, ttl):
             return_freed_memory()
+
+
+_collector: threading.Timer | None = None
+_collector_lock = threading.Lock()
+
+
+def collect_soon() -> None:
+    """A full garbage collection ``COLLECT_DELAY_SECONDS`` from now, in a timer thread (one pending at a time): after
+    the script run that released a large entry has drawn its page, not during it."""
+    global _collector
+    with _collector_lock:
+        if _collector is not None and _collector.is_alive():
+            return
+        _collector = threading.Timer(COLLECT_DELAY_SECONDS, gc.collect)
+        _collector.daemon = True
+        _collector.start()
 
 
 def return_freed_memory() -> None:

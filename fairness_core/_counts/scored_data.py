@@ -258,9 +258,9 @@ class ScoredData:
 
     @cached_property
     def score_ranges(self) -> dict:
-        """Per score column: (smallest, largest, every score a whole number), one pass each, computed once
-        (what ``threshold_for_range`` needs; ``engines.ScoredCounts.score_ranges`` holds the same)."""
-        return {name: (float(v.min()), float(v.max()), bool(np.all(np.mod(v, 1) == 0)))
+        """Per score column: (smallest, largest, every score a whole number: equal to its floor, as scores are finite),
+        computed once (what ``threshold_for_range`` needs; ``engines.ScoredCounts.score_ranges`` holds the same)."""
+        return {name: (float(v.min()), float(v.max()), bool(np.array_equal(np.floor(v), v)))
                 for name, v in self.scores.items()}
 
     @cached_property
@@ -322,7 +322,7 @@ class ScoredData:
         n_input = len(frame)
         if n_input == 0:
             raise ValueError(NO_ROWS)
-        reasons = np.full(n_input, "", dtype=object)
+        reasons, excluded = np.full(n_input, "", dtype=object), np.zeros(n_input, dtype=bool)   # rows with a reason
 
         label = frame[m.label]
         values = pd.unique(label.dropna())
@@ -338,7 +338,7 @@ class ScoredData:
             raise ValueError(POSITIVE_MISSING.format(value=m.positive_label, col=m.label, values=_show(values)))
         # A missing label (also in a nullable Int64 / boolean column) is excluded below, never a negative.
         is_positive = (label == matches[0]).to_numpy(dtype=bool, na_value=False)
-        _mark(reasons, label.isna().to_numpy(), "missing label")
+        _mark(reasons, excluded, label.isna().to_numpy(), "missing label")
 
         scores = {}
         for col in m.scores:
@@ -348,7 +348,7 @@ class ScoredData:
             if pd.api.types.is_complex_dtype(s):
                 raise ValueError(SCORE_COMPLEX.format(col=col, dtype=s.dtype))
             arr = s.to_numpy(dtype=np.float64, na_value=np.nan)
-            _mark(reasons, ~np.isfinite(arr), MISSING_SCORE.format(col=col))
+            _mark(reasons, excluded, ~np.isfinite(arr), MISSING_SCORE.format(col=col))
             scores[col] = arr
 
         predicted = None
@@ -362,28 +362,27 @@ class ScoredData:
                 if len(pvalues) > 2:
                     raise ValueError(PREDICTED_VALUES.format(col=col, n=len(pvalues), values=_show(pvalues)))
                 positive = _predicted_positive(pvalues, m.positive_label, col)
-            _mark(reasons, pred.isna().to_numpy(), f"missing predicted label in {col!r}")
+            _mark(reasons, excluded, pred.isna().to_numpy(), f"missing predicted label in {col!r}")
             predicted = (np.zeros(n_input, bool) if positive is None
                          else (pred == positive).to_numpy(dtype=bool, na_value=False))
 
         weights = None
         if m.weight is not None:
             weights = weight_column(frame[m.weight], m.weight)
-            _mark(reasons, np.isnan(weights), MISSING_WEIGHT.format(col=m.weight))
-            _mark(reasons, weights == 0, ZERO_WEIGHT.format(col=m.weight))
+            _mark(reasons, excluded, np.isnan(weights), MISSING_WEIGHT.format(col=m.weight))
+            _mark(reasons, excluded, weights == 0, ZERO_WEIGHT.format(col=m.weight))
 
-        keep = reasons == ""
+        keep, every = ~excluded, not excluded.any()   # every row kept: the columns are read as they are, not gathered
         if not keep.any():
             raise ValueError(NO_ROWS_LEFT.format(reasons=_reason_text(reasons)))
-        # Only the subgroups' columns are copied (a wide frame's other columns, text among them, are not needed).
-        columns = list(dict.fromkeys([*m.protected, *m.indicators]))
-        kept = frame.loc[keep, columns].reset_index(drop=True)
+        columns = list(dict.fromkeys([*m.protected, *m.indicators]))   # only these (a wide frame's others are not needed)
+        kept = (frame[columns] if every else frame.loc[keep, columns]).reset_index(drop=True)
         subgroups = _subgroups(kept, m)
         y_true = is_positive[keep].astype(np.int8)
         # Classes as integer codes into one sorted vocabulary of texts (each distinct value is
         # converted to text once); the text arrays are gathered from it. No kept row has a missing
         # label or predicted label, so text_codes' last text, MISSING, is never used.
-        coded = [_text_coded(label[keep])]
+        coded = [_text_coded(label if every else label[keep])]
         if predicted is not None:
             if m.all_classes:
                 coded.append(_text_coded(frame[m.predicted_label][keep]))
@@ -485,8 +484,9 @@ def _as_text(values) -> np.ndarray:
     return labels[codes]
 
 
-def _mark(reasons: np.ndarray, mask: np.ndarray, reason: str) -> None:
-    reasons[mask & (reasons == "")] = reason
+def _mark(reasons: np.ndarray, excluded: np.ndarray, mask: np.ndarray, reason: str) -> None:
+    new = mask & ~excluded   # the rows of `mask` without a reason yet: a row's first reason is the one reported
+    reasons[new], excluded[new] = reason, True
 
 
 def _reason_text(reasons: np.ndarray) -> str:

@@ -1,6 +1,8 @@
 """Memory bounded and released: the per-session memo is bounded by bytes, an ended session's memo is released,
 and a file over the app's rows x columns maximum gets a message and leaves nothing behind."""
 
+import threading
+
 import numpy as np
 import pandas as pd
 from streamlit.testing.v1 import AppTest
@@ -51,17 +53,21 @@ def test_a_large_release_is_collected_and_no_script_run_collects(monkeypatch):
 
     # Streamlit's gc.collect(2) after every script run is off (a third of a second per rerun at 10^6 rows) ...
     assert tomllib.loads((ROOT / ".streamlit" / "config.toml").read_text())["runner"]["postScriptGC"] is False
-    # ... so the memo collects when it lets go of a large entry (an old upload), and only then.
+    # ... so the memo collects when it lets go of a large entry (an old upload), and only then: soon after, in a
+    # timer thread, not in the script run that released it.
     calls = []
-    monkeypatch.setattr(memo.gc, "collect", lambda *a: calls.append(a))
+    monkeypatch.setattr(memo.gc, "collect", lambda *a: calls.append(threading.current_thread()))
     monkeypatch.setattr(memo, "COLLECT_BYTES", 2 * MB)
+    monkeypatch.setattr(memo, "COLLECT_DELAY_SECONDS", 0.2)
     store = memo.SessionMemo()
     store.put("rows", ("old",), np.zeros(3 * MB // 8), 1)
     store.put("small", ("x",), np.zeros(10), 1)
     store.put("small", ("y",), np.zeros(10), 1)   # a small entry released: no collection
-    assert calls == []
+    assert memo._collector is None or not memo._collector.is_alive()
     store.put("rows", ("new",), np.zeros(3 * MB // 8), 1)   # the old upload's 3 MiB released
-    assert len(calls) == 1
+    assert calls == []   # not yet: the run that released it goes on undisturbed
+    memo._collector.join(10)
+    assert calls == [memo._collector] and calls[0] is not threading.current_thread()
 
 
 def upload(at: AppTest, name: str, payload: bytes) -> AppTest:
