@@ -8,7 +8,9 @@ its steps, the detection of idleness and the report are read together.
 The app is served by ``streamlit run app.py`` (``tests/browser/conftest.py::serve_app``) and driven by
 Playwright in Debian's Chromium (``/usr/bin/chromium``; never a downloaded browser), at the app's defaults
 (intervals on). Every figure is a *time to idle*: from the user action (the key press, click or file choice
-that commits it) until the app is idle again, which is when all of these hold:
+that commits it) until the app is idle again. What comes before the action is untimed and waited quiet (a drop-down
+opened and filtered by the typed option, which draws its options), and the click is then dispatched at once, without
+Playwright's actionability waits. The app is idle when all of these hold:
 
 - the server has finished the script run(s) the action caused: the last ``script_finished`` message on the
   app's websocket (read by Playwright, decoded with Streamlit's own ``ForwardMsg`` protobuf) is not a
@@ -92,6 +94,7 @@ from ui import local  # noqa: E402
 
 QUIET_MS = 400           # the DOM must stay unchanged this long before the app counts as idle
 IDLE_TIMEOUT_S = 300.0   # a step that never goes idle fails the run
+PREPARED_MS = 200        # the DOM must stay unchanged this long after an untimed preparation before the clock starts
 POLL_MS = 50             # how often the page is asked whether it is idle (websocket frames are stamped on arrival)
 METRIC_PAGES = ("Overview", "Subgroup AUCs", "Rate disparities", "Calibration", "Class-wise bias", "Dataset metrics")
 # Issue 22 item 3's targets for what a user feels (seconds): (kind, target).
@@ -222,6 +225,16 @@ class Meter:
         after = time.monotonic()
         return (before + after) / 2 - now_ms / 1000
 
+    def _quiet(self, seconds: float) -> None:
+        """Wait until the page's DOM has not changed for `seconds` and Streamlit is not busy (untimed)."""
+        deadline = time.monotonic() + IDLE_TIMEOUT_S
+        while time.monotonic() < deadline:
+            self.page.wait_for_timeout(POLL_MS)
+            state = self.page.evaluate(STATE)
+            if not state["busyNow"] and (state["now"] - max(state["mutation"], state["busy"])) / 1000 >= seconds:
+                return
+        raise TimeoutError(f"the page did not settle within {IDLE_TIMEOUT_S:.0f} s after the untimed preparation")
+
     def time(self, step: str, kind: str, prepare: Callable[[], object] | None, act: Callable[[], None],
              done: Callable[[], bool] | None = None) -> Run:
         """Time `act` (the action that commits a change) to idle, after the untimed `prepare`.
@@ -233,7 +246,8 @@ class Meter:
         kind : str
             Its target's key in :data:`TARGETS`.
         prepare : callable or None
-            Untimed setup (open a drop-down, type a value); the app is waited idle after it.
+            Untimed setup (open a drop-down, type a value); the page is waited quiet after it (``PREPARED_MS``
+            without a DOM change: a drop-down filtered by the typed text has drawn its options).
         act : callable
             The action; the clock starts just before it.
         done : callable, optional
@@ -247,6 +261,7 @@ class Meter:
         page.evaluate(MONITOR)
         if prepare is not None:
             prepare()
+            self._quiet(PREPARED_MS / 1000)
         offset = self._clock_offset()
         cpu0, browser0 = process_cpu_seconds(self.server_pid), browser_cpu_seconds()
         t0 = time.monotonic()
@@ -347,7 +362,9 @@ def time_select(meter: Meter, step: str, label: str, option: str) -> Run:
     def prepare():
         holder["option"] = open_selectbox(page, label, option)
 
-    return meter.time(step, "control", prepare, lambda: holder["option"].click(),
+    # The option is drawn when the page has settled after prepare: the click is dispatched at once (force: no
+    # actionability waits of Playwright's, which took up to 0.1 s of the interval, before the user's click).
+    return meter.time(step, "control", prepare, lambda: holder["option"].click(force=True),
                       done=lambda: combobox(page, label).input_value() == option)
 
 
@@ -366,7 +383,7 @@ def add_or_remove_chip(page, label: str, value: str, add: bool):
         option = page.get_by_role("option", name=value, exact=True)
 
         def act():
-            option.click()
+            option.click(force=True)   # drawn: the page has settled after the typing (see time_select)
             page.keyboard.press("Escape")
         return act
     return multiselect(page, label).get_by_role("button", name=f"Remove {value}", exact=True).click

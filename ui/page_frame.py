@@ -4,7 +4,7 @@ options), then the settings in the URL and the context line."""
 
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 import streamlit as st
 
@@ -19,7 +19,26 @@ from .summaries import DEFAULTS
 ORDER_LABELS = {"worst": "worst first", "name": "by name"}
 
 
-def draw(context: bool = True) -> None:
+@dataclass
+class Sidebar:
+    """The sidebar's places that follow the mapping's subgroups (:func:`draw`'s return): the Subgroups box's count
+    and the resolved multiple-comparison adjustment, each an ``st.empty`` that :meth:`recount` writes anew."""
+
+    count: object
+    adjust: object
+    choice: str
+
+    def recount(self) -> None:
+        """Count the subgroups of the session's mapping and resolve the adjustment for them, in place of what the
+        sidebar said of the previous mapping (the Data page, on the run that changes the mapping)."""
+        self.adjust.empty()   # it says nothing when the choice is not Automatic
+        with self.count:
+            n_subgroups = _small_rows_caption()
+        with self.adjust:
+            _resolve_adjust(self.choice, n_subgroups)
+
+
+def draw(context: bool = True) -> Sidebar | None:
     """Shared state and sidebar, drawn at the top of every page.
 
     Initialises the session keys, applies a saved review's settings (``ui.review_config.apply_requested``:
@@ -33,6 +52,8 @@ def draw(context: bool = True) -> None:
     (``ui.review_url.sync_url``) and starts the page with one line naming the dataset, model and slice
     it shows (``ui.context_line``). The Metric definitions page has neither: its URL keeps its
     ``#anchor``, which a rewrite of the query string would drop.
+
+    Returns the sidebar's places that follow the mapping (:class:`Sidebar`), or None when no data is loaded.
     """
     state.init()
     review_config.apply_requested()  # a configuration requested in the previous run (a restore, a link's file)
@@ -44,7 +65,7 @@ def draw(context: bool = True) -> None:
         with st.sidebar:
             st.caption("Dataset")
             st.text("none")
-        return
+        return None
     with st.sidebar:
         st.caption("Dataset")
         st.text(st.session_state[state.DATASET_NAME] or "none")
@@ -58,12 +79,15 @@ def draw(context: bool = True) -> None:
         intervals_box, adjust_choice = _interval_options()
         _slice_picker()
         with subgroups_box:
-            n_subgroups = _small_rows_caption()
+            count = st.empty()
         with intervals_box:
-            _resolve_adjust(adjust_choice, n_subgroups)
+            adjust = st.empty()
+    sidebar = Sidebar(count, adjust, adjust_choice)
+    sidebar.recount()
     if context:
         review_url.sync_url()  # the settings (never the data) in the URL, so reload and a shared link reopen this view
         context_line.show()
+    return sidebar
 
 
 def _subgroup_options():

@@ -61,6 +61,7 @@ MAX_WORKERS = 4
 # docstring): above about K patterns a replicate of the stratified bootstrap costs more than K bucket tables.
 BUCKETS = 200
 BUCKET_PATTERNS = 200
+KEEP_TABLES_BYTES = 8 * 2 ** 20   # the replicate tables of one draw kept with small atoms (replicate_stat)
 # Buckets of weighted rows (Atoms.rows): with 200, a Theil index's percentile interval covered 92.9 % against the
 # stratified bootstrap's 94.8 %; 94.2 % with 1,000 (tests/fairness_core/test_weighted_metric_intervals.py).
 ROW_BUCKETS = 1000
@@ -227,6 +228,24 @@ def replicate_stat(atoms, stat: Callable, n_boot: int, rng: np.random.Generator)
             return block.reweight(block.split.dense_tables(atoms.tables))
         return atoms.tables(block)
 
+    if (isinstance(atoms, Atoms) and atoms.rows is None and len(atoms.counts) <= BUCKET_PATTERNS
+            and max(1, atoms.counts.size) * n_boot <= BLOCK_CELLS):
+        # One block (see Atoms.replicates): the tables of the last draw are kept with the atoms (one draw, read-only,
+        # up to KEEP_TABLES_BYTES), so every statistic of a page (each rate, distance and rule at one threshold, from
+        # the same seed) reads the same replicates without drawing them again; the generator is left where the
+        # draw leaves it.
+        key = (n_boot, repr(rng.bit_generator.state))
+        kept = atoms.memo.get("tables")
+        if kept is not None and kept[0] == key:
+            rng.bit_generator.state = kept[1]
+            drawn = kept[2]
+        else:
+            drawn = tables(next(iter(atoms.replicates(n_boot, rng))))
+            if sum(array.nbytes for array in drawn) <= KEEP_TABLES_BYTES:
+                for array in drawn:
+                    array.flags.writeable = False
+                atoms.memo["tables"] = (key, rng.bit_generator.state, drawn)
+        return np.concatenate([np.asarray(stat(*drawn))])   # the caller's own array, as below
     return np.concatenate([np.asarray(stat(*tables(block))) for block in atoms.replicates(n_boot, rng)])
 
 

@@ -52,6 +52,30 @@ def test_resampling_keeps_every_pattern_size_and_matches_the_multinomial_varianc
     np.testing.assert_allclose(draws[:, 2].var(axis=0), n_c * share * (1 - share), rtol=0.1)
 
 
+def test_replicate_tables_are_drawn_once_per_seed_and_read_by_every_statistic():
+    """The tables of one draw are kept with the atoms: a second statistic from a generator in the same state reads
+    them (the same replicates as drawing afresh: what another ConfusionCounts of the same rows gives), leaves the
+    generator where the draw leaves it, and the caller gets its own, writable array."""
+    from fairness_core._stats.bootstrap import replicate_stat
+
+    y, p, g = _frame(3)
+    kept = fc.confusion_counts(y, p, g).atoms
+    first = replicate_stat(kept, lambda m, b, o: m[..., 0] / m.sum(-1), 300, np.random.default_rng(7))
+    assert list(kept.memo) == ["tables"]
+    rng = np.random.default_rng(7)
+    again = replicate_stat(kept, lambda m, b, o: m, 300, rng)   # from the kept tables
+    fresh_rng = np.random.default_rng(7)
+    fresh = replicate_stat(fc.confusion_counts(y, p, g).atoms, lambda m, b, o: m, 300, fresh_rng)   # drawn anew
+    np.testing.assert_array_equal(again, fresh)
+    np.testing.assert_array_equal(first, fresh[..., 0] / fresh.sum(-1))
+    assert rng.bit_generator.state == fresh_rng.bit_generator.state   # the generator moved on as if it had drawn
+    again[0, 0, 0] += 1   # the caller's copy: the kept tables are read-only and unchanged
+    np.testing.assert_array_equal(replicate_stat(kept, lambda m, b, o: m, 300, np.random.default_rng(7)), fresh)
+    # another seed is another draw, which is the one kept from then on (one draw per atoms)
+    assert not np.array_equal(replicate_stat(kept, lambda m, b, o: m, 300, np.random.default_rng(8)), fresh)
+    assert kept.memo["tables"][0] == (300, repr(np.random.default_rng(8).bit_generator.state))
+
+
 def test_large_tables_are_drawn_in_parallel_blocks_that_do_not_depend_on_the_machine(monkeypatch):
     from fairness_core._stats import bootstrap as _bootstrap
 
