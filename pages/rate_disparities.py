@@ -45,42 +45,59 @@ with progress.computing("rate disparities", level):
     results = {m: disparity(labels.RATE_TO_METRIC[m]) for m in metrics}
     comparisons = {m: s.table for m, s in results.items()}
     odds = disparity("equalized_odds")
-    # The bound's widget is drawn under Policy below; its current value is read here.
-    max_difference = controls.setting("rates:max_difference", summaries.DEFAULTS["rates:max_difference"])
-    section = summaries.rate_section(token, mapping_key, counts, source=source, threshold=threshold, metrics=metrics,
-                                     distance=distance, reference=reference, include_small=include_small,
-                                     intervals=intervals, max_difference=max_difference,
-                                     mapping=scored.mapping)
-p_percent, opportunity = section.extra["p_percent"], section.extra["opportunity"]
+# The bound's widget is drawn under Policy below; its current value is read here.
+max_difference = controls.setting("rates:max_difference", summaries.DEFAULTS["rates:max_difference"])
+
+
+def conclusions():
+    """The findings and verdicts (``summaries.rate_section``: memoized, so computed once whichever part asks first)."""
+    with progress.computing("the findings and verdicts", level):
+        return summaries.rate_section(token, mapping_key, counts, source=source, threshold=threshold, metrics=metrics,
+                                      distance=distance, reference=reference, include_small=include_small,
+                                      intervals=intervals, max_difference=max_difference, mapping=scored.mapping)
+
+
 ref_text = labels.against(reference)  # article included
 pairwise = labels.reference_mode(reference) == "pairwise"
 order = controls.disparity_order(list(comparisons.values()), list(rates["subgroup"]), pairwise=pairwise)
 perfect = "0" if distance == "diff" else "1"
 
 # Rendering: the point first (verdicts, findings, the rates chart and the headline disparities), then the one
-# secondary section the user opened -------------------------------------------------------------------
-st.subheader("Policy")
-if distance == "diff":
-    bound = float(controls.kept(st.number_input, labels.MAX_DIFFERENCE, "rates:max_difference",
-                                summaries.DEFAULTS["rates:max_difference"], min_value=0.0,
-                                max_value=1.0, step=0.01, format="%.3f", help=labels.HELP[labels.MAX_DIFFERENCE]))
-verdicts = section.verdicts
-tally = summarize_verdicts(verdicts).attrs["counts"]
-for verdict in verdicts:
-    st.markdown(captions.verdict_markdown(verdict))
-st.caption("Verdicts: " + ", ".join(f"{n} {labels.STATUS_WORDS[status]}" for status, n in tally.items() if n) + ". The disparity rules "
-           f"are assessed on the largest disparity (max) against {ref_text}, whatever the Reduction above"
-           + ("; ratio rules only, since Distance is ratio" if distance == "ratio" else
-              "; the ratio band [0.8, 1.25] applies when Distance is ratio") + ". "
-           + ("A rule passes when its whole interval meets the bound, fails when the whole interval breaks it, and "
-              "is inconclusive when the interval straddles the bound." if level is not None else
-              "Intervals are off, so each verdict rests on the point estimate alone."))
+# secondary section the user opened. The verdicts and findings take the longest to compute: their places are kept
+# here and they are written last, so that the browser draws the charts below while the server computes them.
+policy_box, findings_box = st.container(), st.container()
 
-st.subheader("Findings")
-if section.findings:
-    st.markdown("\n".join(f"- {escape.md(s)}" for s in section.findings))
-else:
-    st.caption("No comparison could be assessed: every one is undefined or left out as small.")
+
+def policy_and_findings(section) -> None:
+    """The Policy (the bound, each verdict, their tally) and the Findings, written into their places above."""
+    with policy_box:
+        policy(section.verdicts)
+    with findings_box:
+        st.subheader("Findings")
+        if section.findings:
+            st.markdown("\n".join(f"- {escape.md(s)}" for s in section.findings))
+        else:
+            st.caption("No comparison could be assessed: every one is undefined or left out as small.")
+
+
+def policy(verdicts) -> None:
+    """The bound's widget, each verdict and their tally."""
+    st.subheader("Policy")
+    if distance == "diff":
+        controls.kept(st.number_input, labels.MAX_DIFFERENCE, "rates:max_difference",
+                      summaries.DEFAULTS["rates:max_difference"], min_value=0.0, max_value=1.0, step=0.01,
+                      format="%.3f", help=labels.HELP[labels.MAX_DIFFERENCE])
+    tally = summarize_verdicts(verdicts).attrs["counts"]
+    for verdict in verdicts:
+        st.markdown(captions.verdict_markdown(verdict))
+    st.caption("Verdicts: " + ", ".join(f"{n} {labels.STATUS_WORDS[status]}" for status, n in tally.items() if n)
+               + f". The disparity rules are assessed on the largest disparity (max) against {ref_text}, whatever the "
+               "Reduction above" + ("; ratio rules only, since Distance is ratio" if distance == "ratio" else
+                                    "; the ratio band [0.8, 1.25] applies when Distance is ratio") + ". "
+               + ("A rule passes when its whole interval meets the bound, fails when the whole interval breaks it, "
+                  "and is inconclusive when the interval straddles the bound." if level is not None else
+                  "Intervals are off, so each verdict rests on the point estimate alone."))
+
 
 reference_label = labels.reference_legend(reference)
 fig = plotting.rate_chart(rates, metrics, None if pairwise else comparisons,
@@ -173,6 +190,7 @@ def theil_section() -> None:
 
 def ratio_scores_section() -> None:
     """The p% and equal opportunity scores of each subgroup against the rest, their chart and tables."""
+    p_percent, opportunity = (conclusions().extra[k] for k in ("p_percent", "opportunity"))
     st.subheader("p% score and equal opportunity score")
     st.caption("Each subgroup against the rest of the population: min(a / b, b / a) of the selection rates "
                "(p% score) and of the true positive rates (equal opportunity score). 1 is parity; a p% score "
@@ -258,3 +276,4 @@ SECTIONS = {
 if len(scored.scores) < 2:
     del SECTIONS["Compare models"]
 controls.sections("rates:section", SECTIONS)
+policy_and_findings(conclusions())   # last: the charts above are drawn while these are computed
