@@ -11,6 +11,7 @@ largest per-bin gap, Brier = sum of squared errors / n. ``CalibrationCounts.erro
 from __future__ import annotations
 
 import math
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Optional
 
@@ -145,6 +146,10 @@ def calibration_disparity_of(counts, *, threshold: Optional[float] = None, min_p
     if level is not None:
         captured = []
         gate = _replicate_gate(counts, min_per_group)
+        # The null draws have a generator of their own (but for a Generator given, which they continue): drawn in a
+        # thread beside the bootstrap (numpy releases the GIL while it draws), the same draws as one after the other.
+        null = (_NULL_POOL.submit(_null_errors, counts, min_per_group, N_NULL, _null_rng(random_state, func))
+                if debias and not isinstance(random_state, np.random.Generator) else None)
 
         def values(member, background, overall):
             # Every error of the subgroups is kept (for the errors table's intervals) and the ECEs of
@@ -168,7 +173,8 @@ def calibration_disparity_of(counts, *, threshold: Optional[float] = None, min_p
             table.insert(at + 1, f"{side}_ci_high", high)
         sides = None
         if debias:   # the corrected difference: bootstrap and null band, joined (add_intervals)
-            null = _null_errors(counts, min_per_group, N_NULL, _null_rng(random_state, func))
+            null = (null.result() if null is not None
+                    else _null_errors(counts, min_per_group, N_NULL, _null_rng(random_state, func)))
             signed = (a - a0) - (b - b0)
             disparity = np.abs(signed)
             null_a, null_b = compared_values(*null, reference, counts.names)
@@ -299,6 +305,9 @@ def _null_errors(counts, min_per_group: int, n_draws: int, rng) -> tuple:
     parts = [(_error_values(m, gate)[0], _error_values(b, gate)[0], _error_values(o[..., None, :, :], gate)[0][..., 0])
              for m, b, o in counts.atoms.calibrated(n_draws, rng)]
     return tuple(np.concatenate(x) for x in zip(*parts))
+
+
+_NULL_POOL = ThreadPoolExecutor(max_workers=1, thread_name_prefix="null-ece")
 
 
 def _null_rng(random_state, func: str) -> np.random.Generator:

@@ -225,6 +225,29 @@ def test_same_seed_same_intervals(three_groups):
     pd.testing.assert_frame_equal(counts.error_table(ci=0.95, n_boot=300, random_state=7), first.errors)
 
 
+def test_the_null_draws_in_a_thread_are_those_drawn_in_turn(three_groups, monkeypatch):
+    """The draws under perfect calibration run in a thread beside the bootstrap (their generator is their own): the
+    band, p-values and verdict are those of drawing them in the same thread, one after the other."""
+    from concurrent.futures import Future
+
+    from fairness_core._disparity import calibration_errors
+
+    y, p, g = three_groups
+    threaded = fc.calibration_disparity(y, p, g, ci=0.95, n_boot=300, random_state=7)
+
+    class InTurn:
+        def submit(self, func, *args):
+            done = Future()
+            done.set_result(func(*args))
+            return done
+
+    monkeypatch.setattr(calibration_errors, "_NULL_POOL", InTurn())
+    in_turn = fc.calibration_disparity(y, p, g, ci=0.95, n_boot=300, random_state=7)
+    assert threaded.debiased and "p_value" in threaded.table
+    pd.testing.assert_frame_equal(threaded.table, in_turn.table)
+    assert (threaded.value, threaded.ci_low, threaded.ci_high) == (in_turn.value, in_turn.ci_low, in_turn.ci_high)
+
+
 def test_every_interval_contains_its_estimate(three_groups):
     y, p, g = three_groups
     for reference in ("rest", "overall", "pairwise"):
