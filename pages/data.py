@@ -305,10 +305,11 @@ if counted:   # the summary is of the mapping counted (the one applied), whateve
     label, positive, outcome = mapping.label, mapping.positive_label, mapping.positive_outcome
     guessed, why = fc.guess_outcome(label, positive)
 review_url.sync_url()  # the frame wrote the URL before this page's mapping was known
-if previous is None or previous.scores != mapping.scores or (counted and repr(previous) != repr(mapping)):
-    # The sidebar was drawn with the previous mapping: its Model picker (and the context line's model) must offer the
-    # mapped score columns, and on counted data the box of edits not applied yet must go, so the run starts again
-    # (once: then the mapping is unchanged).
+if (previous is None or sidebar is None or previous.scores != mapping.scores
+        or (counted and repr(previous) != repr(mapping))):
+    # The sidebar was drawn with the previous mapping (or none): its Model picker (and the context line's model) must
+    # offer the mapped score columns, and on counted data the box of edits not applied yet must go, so the run starts
+    # again (once: then the mapping is unchanged).
     st.rerun()
 if repr(previous) != repr(mapping):   # compared by repr, in which a NaN equals itself
     sidebar.recount()   # the Subgroups box counts this mapping's subgroups, on this run (a rerun cost 0.2 s at 10^6 rows)

@@ -76,6 +76,8 @@ def test_threshold_chart_has_a_panel_per_rate_with_one_legend(scored):
     assert first and all([(x0, x1) for ref, x0, x1 in rects if ref == r] == first for r in ("x2", "x3"))
     assert [(s.xref, s.x0) for s in fig.layout.shapes if s.type == "line"] == [("x", 0.5), ("x2", 0.5), ("x3", 0.5)]
     assert [tr.name for tr in fig.data if tr.mode == "markers"] == ["FPR diff &lt;= 0.05"]
+    with pytest.raises(ValueError, match="at least one rate"):
+        plotting.threshold_chart(curves, [])
 
 
 def test_model_heatmap_cells_are_the_tables(scored):
