@@ -153,6 +153,15 @@ class Atoms:
         b = np.matmul(self.background.T.astype(np.float64), c)
         return m, b, c.sum(axis=-2)
 
+    @property
+    def by_buckets(self) -> bool:
+        """Whether :meth:`replicates` draws the bucket bootstrap (above ``BUCKET_PATTERNS`` patterns, or weighted rows)."""
+        return len(self.counts) > BUCKET_PATTERNS or self.rows is not None
+
+    def one_block(self, n_boot: int) -> bool:
+        """Whether :meth:`replicates` draws `n_boot` replicates in one block (at most ``BLOCK_CELLS`` cells)."""
+        return not self.by_buckets and max(1, self.counts.size) * n_boot <= BLOCK_CELLS
+
     def replicates(self, n_boot: int, rng: np.random.Generator):
         """Yield blocks of resampled atoms, shape (block, n_patterns, n_cells), n_boot rows in all.
 
@@ -174,7 +183,7 @@ class Atoms:
         the generator is left in the state the split's draws leave it in, so the replicates are those
         of a split drawn afresh.
         """
-        if len(self.counts) > BUCKET_PATTERNS or self.rows is not None:   # weighted rows: always by buckets
+        if self.by_buckets:   # weighted rows: always by buckets
             before = repr(rng.bit_generator.state)
             kept = self.memo.get("split")
             if kept is None or kept[0] != before:   # one split kept per atoms: the memory of one
@@ -189,7 +198,7 @@ class Atoms:
         n = self.counts.sum(axis=1).astype(np.int64)
         pvals = self.counts / np.maximum(n, 1)[:, None]
         cells = max(1, self.counts.size) * n_boot
-        if cells <= BLOCK_CELLS:
+        if self.one_block(n_boot):
             yield rng.multinomial(n, pvals, size=(n_boot, len(n))).astype(np.float64)
             return
         workers = _workers()
@@ -228,8 +237,7 @@ def replicate_stat(atoms, stat: Callable, n_boot: int, rng: np.random.Generator)
             return block.reweight(block.split.dense_tables(atoms.tables))
         return atoms.tables(block)
 
-    if (isinstance(atoms, Atoms) and atoms.rows is None and len(atoms.counts) <= BUCKET_PATTERNS
-            and max(1, atoms.counts.size) * n_boot <= BLOCK_CELLS):
+    if isinstance(atoms, Atoms) and atoms.one_block(n_boot):
         # One block (see Atoms.replicates): the tables of the last draw are kept with the atoms (one draw, read-only,
         # up to KEEP_TABLES_BYTES), so every statistic of a page (each rate, distance and rule at one threshold, from
         # the same seed) reads the same replicates without drawing them again; the generator is left where the

@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ._common import (HOVER, PARITY_TEXT, SMALL_OPACITY, _bar_marks, _ci_name, _comparison_ci, _count, _error_bars,
-                      _estimate, _flags, _floats, _hover, _interval, _label, _level, _ordered, _panels, _parity_trace,
-                      _right_end, _small, _small_legend_trace, _title, plot_text, rule_line_parts, subgroup_colors)
+from ._common import (HOVER, PARITY_TEXT, SMALL_OPACITY, _bar_marks, _bar_panels_figure, _ci_name, _comparison_ci,
+                      _count, _error_bars, _estimate, _flags, _floats, _hover, _interval, _label, _level, _ordered,
+                      _panels, _parity_trace, _right_end, _small, plot_text, rule_line_parts, subgroup_colors)
 
 ERROR_LABELS = {"ece": "Expected calibration error (ECE)", "mce": "Maximum calibration error (MCE)",
                 "brier_score": "Brier score"}
@@ -70,8 +70,6 @@ def calibration_error_chart(errors: pd.DataFrame, comparison: pd.DataFrame | Non
     ValueError
         If `metric` is unknown (``METRIC_MESSAGE``) or `level` is not None or a number in (0, 1).
     """
-    import plotly.graph_objects as go
-
     if metric not in ERROR_LABELS:
         raise ValueError(METRIC_MESSAGE.format(allowed=list(ERROR_LABELS), got=metric))
     tables = [errors] + ([comparison] if comparison is not None else [])
@@ -118,15 +116,8 @@ def calibration_error_chart(errors: pd.DataFrame, comparison: pd.DataFrame | Non
     if comp is not None:
         any_small = _disparity_panel(data, layout, shapes, comparison, comp, subgroups, ticks, colors, small, reasons,
                                      level, distance_measure, bound, bound_label) or any_small
-    if any_small:
-        data.append(_small_legend_trace("bar"))
-    for name in [k for k in layout if k.startswith("yaxis")]:
-        layout[name].update(autorange="reversed", type="category")
-    layout.update(title=_title(title), height=max(320, 28 * len(ticks) + 160), legend={"orientation": "h", "y": -0.15},
-                  margin={"l": 10, "r": 10, "t": 60, "b": 10})
-    if shapes:
-        layout["shapes"] = shapes
-    return go.Figure(data=data, layout=layout)
+    return _bar_panels_figure(data, layout, any_small=any_small, title=title, height=max(320, 28 * len(ticks) + 160),
+                              shapes=shapes)
 
 
 def _bars(x, ticks, name, marker, error, hover, panel: str) -> dict:

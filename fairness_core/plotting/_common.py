@@ -402,6 +402,23 @@ def _panels(titles: Sequence[str], spacing: float) -> dict:
     return layout
 
 
+def _bar_panels_figure(data: list, layout: dict, *, any_small: bool, title, height: int, shapes: list = ()):
+    """The figure of a row of horizontal-bar panels (:func:`_panels`' layout): the small subgroups' legend entry
+    when any is drawn, every panel's subgroups top to bottom as categories, the title, `height` in pixels, the legend
+    under the panels and `shapes` (none: no key). Validated once, here."""
+    import plotly.graph_objects as go
+
+    if any_small:
+        data.append(_small_legend_trace("bar"))
+    for name in [k for k in layout if k.startswith("yaxis")]:
+        layout[name].update(autorange="reversed", type="category")
+    layout.update(title=_title(title), height=height, legend={"orientation": "h", "y": -0.15},
+                  margin={"l": 10, "r": 10, "t": 60, "b": 10})
+    if shapes:
+        layout["shapes"] = shapes
+    return go.Figure(data=data, layout=layout)
+
+
 def _ordered(table: pd.DataFrame, order) -> pd.DataFrame:
     """`table`'s rows with their ``subgroup`` in the order of `order` (stable; subgroups not in it last).
 

@@ -7,10 +7,9 @@ from typing import Sequence
 import numpy as np
 import pandas as pd
 
-from ._common import (HOVER, LEVEL_MESSAGE, PARITY_TEXT, RATE_LABELS, SMALL_TEXT, _bar_marks, _ci_name,
-                      _comparison_ci, _count, _error_bars, _estimate, _flags, _floats, _hover, _interval, _label,
-                      _level, _ordered, _panels, _parity_trace, _right_end, _small, _small_legend_trace, _title,
-                      plot_text, subgroup_colors)
+from ._common import (HOVER, LEVEL_MESSAGE, PARITY_TEXT, RATE_LABELS, SMALL_TEXT, _bar_marks, _bar_panels_figure,
+                      _ci_name, _comparison_ci, _count, _error_bars, _estimate, _flags, _floats, _hover, _interval,
+                      _label, _level, _ordered, _panels, _parity_trace, _right_end, _small, plot_text, subgroup_colors)
 
 
 def rate_chart(rates: pd.DataFrame, metrics: Sequence[str], references: dict | None = None,
@@ -65,8 +64,6 @@ def rate_chart(rates: pd.DataFrame, metrics: Sequence[str], references: dict | N
     ValueError
         If `level` is not None or a number in (0, 1) (``LEVEL_MESSAGE``).
     """
-    import plotly.graph_objects as go
-
     names = {**RATE_LABELS, **(labels or {})}
     metrics = list(metrics)
     references = references or {}
@@ -135,10 +132,4 @@ def rate_chart(rates: pd.DataFrame, metrics: Sequence[str], references: dict | N
         parity_legend = parity_legend and not np.isfinite(star_x)
         layout[f"xaxis{suffix}"]["range"] = [0, max(1.02, star_x + 0.03)]
         any_small = any_small or bool(panel_small.any())
-    if any_small:
-        data.append(_small_legend_trace("bar"))
-    for name in [k for k in layout if k.startswith("yaxis")]:
-        layout[name].update(autorange="reversed", type="category")
-    layout.update(title=_title(title), height=max(320, 28 * len(ticks) + 160), legend={"orientation": "h", "y": -0.15},
-                  margin={"l": 10, "r": 10, "t": 60, "b": 10})
-    return go.Figure(data=data, layout=layout)
+    return _bar_panels_figure(data, layout, any_small=any_small, title=title, height=max(320, 28 * len(ticks) + 160))

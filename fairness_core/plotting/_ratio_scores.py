@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ._common import (HOVER, LEVEL_MESSAGE, RULE_VALUE_MESSAGE, _bar_marks, _comparison_ci, _count, _error_bars,
-                      _estimate, _floats, _hover, _interval, _label, _num, _ordered, _panels, _parity_trace, _right_end,
-                      _small, _small_legend_trace, _title, plot_text, rule_line_parts, subgroup_colors)
+from ._common import (HOVER, LEVEL_MESSAGE, RULE_VALUE_MESSAGE, _bar_marks, _bar_panels_figure, _comparison_ci,
+                      _count, _error_bars, _estimate, _floats, _hover, _interval, _label, _num, _ordered, _panels,
+                      _parity_trace, _right_end, _small, plot_text, rule_line_parts, subgroup_colors)
 
 
 def ratio_score_chart(tables: dict, *, threshold: float = 0.8, title: str | None = None,
@@ -51,8 +51,6 @@ def ratio_score_chart(tables: dict, *, threshold: float = 0.8, title: str | None
         If `level` is not None or a number in (0, 1) (``LEVEL_MESSAGE``), or `threshold` is not
         finite (``RULE_VALUE_MESSAGE``).
     """
-    import plotly.graph_objects as go
-
     names = list(tables)
     first = tables[names[0]] if names else pd.DataFrame(columns=["subgroup", "small"])
     colors = subgroup_colors(list(first["subgroup"]))
@@ -99,12 +97,5 @@ def ratio_score_chart(tables: dict, *, threshold: float = 0.8, title: str | None
             data.append({**stars, **axes})
         parity_legend = parity_legend and not np.isfinite(star_x)
         layout[f"xaxis{suffix}"]["range"] = [0, max(1.02, star_x + 0.03)]
-    if any_small:
-        data.append(_small_legend_trace("bar"))
-    for axis in [k for k in layout if k.startswith("yaxis")]:
-        layout[axis].update(autorange="reversed", type="category")
-    layout.update(title=_title(title), height=max(300, 28 * len(first) + 150), legend={"orientation": "h", "y": -0.15},
-                  margin={"l": 10, "r": 10, "t": 60, "b": 10})
-    if shapes:
-        layout["shapes"] = shapes
-    return go.Figure(data=data, layout=layout)
+    return _bar_panels_figure(data, layout, any_small=any_small, title=title, height=max(300, 28 * len(first) + 150),
+                              shapes=shapes)

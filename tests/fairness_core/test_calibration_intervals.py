@@ -1,3 +1,4 @@
+# More than 500 lines: one concept (the intervals of the calibration metrics and their verdict, against a row-level bootstrap and hand cases).
 """Intervals on calibration metrics (issue 7): ECE / MCE / Brier per subgroup, the ECE disparity, and
 the units of the calibration verdict.
 
