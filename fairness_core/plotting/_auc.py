@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from ._margins import fit_margins
 from ._common import (AUC_COLUMNS, AUC_MIN_SPAN, HOVER, LEVEL_MESSAGE, SMALL_OPACITY, _ci_name, _count, _error_bars,
                       _estimate, _floats, _hover, _interval, _label, _level, _ordered, _small, _small_legend, _title,
                       add_rule_line)
@@ -117,4 +118,4 @@ def auc_chart(table: pd.DataFrame, *, title: str | None = None, level: float | N
     )
     if grouped:  # three markers with error bars per subgroup: more room per row
         fig.update_layout(scattermode="group", height=max(320, 42 * len(labels) + 160))
-    return fig
+    return fit_margins(fig)

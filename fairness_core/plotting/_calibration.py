@@ -7,6 +7,7 @@ from typing import Sequence
 import numpy as np
 import pandas as pd
 
+from ._margins import fit_margins
 from ._common import (ERROR_COLOR, HOVER, LEVEL_MESSAGE, SMALL_OPACITY, _ci_name, _count, _error_bars, _estimate,
                       _floats, _hover, _interval, _label, _legend_trace, _level, _num, _small, _small_legend_trace,
                       _title, subgroup_colors)
@@ -15,7 +16,8 @@ from ._common import (ERROR_COLOR, HOVER, LEVEL_MESSAGE, SMALL_OPACITY, _ci_name
 # MIN_BIN_OPACITY), so a bin of 1-3 rows, whose fraction of positives is 0 or 1 by chance, reads as faint.
 FULL_WEIGHT_ROWS = 30
 MIN_BIN_OPACITY = 0.15
-FAINT_BIN_LEGEND = f"Faint point: a bin of fewer than {FULL_WEIGHT_ROWS} rows (fainter = fewer; count on hover)"
+# on two lines: one line was as wide as the plot's legend at 1,024 px
+FAINT_BIN_LEGEND = f"Faint point: a bin of fewer than {FULL_WEIGHT_ROWS} rows<br>(fainter = fewer; count on hover)"
 
 
 def bin_opacity(count) -> np.ndarray:
@@ -121,7 +123,7 @@ def reliability_chart(table: pd.DataFrame, *, subgroups: Sequence[str] | None = 
                                   marker={"size": 8, "color": "#888888", "opacity": 0.3}))
     if small_of and any(n in small_of for n in (subgroups if subgroups is not None else all_names)):
         data.append(_small_legend_trace("line"))
-    return go.Figure(data=data, layout=dict(
+    return fit_margins(go.Figure(data=data, layout=dict(
         title=_title(title), xaxis={"title": {"text": "Mean predicted probability"}, "range": [0, 1]},
         yaxis={"title": {"text": "Fraction of positives"}, "range": [0, 1]}, height=520,
-        legend={"orientation": "v"}, margin={"l": 10, "r": 10, "t": 50, "b": 10}))
+        legend={"orientation": "v"}, margin={"l": 10, "r": 10, "t": 50, "b": 10})))

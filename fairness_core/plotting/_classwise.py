@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pandas as pd
 
+from ._margins import fit_margins
 from ._common import (HOVER, LEVEL_MESSAGE, SMALL_PATTERN, _ci_name, _count, _error_bars, _estimate, _floats, _hover,
                       _interval, _label, _level, _ordered, _small, _small_legend, _title, plot_text, subgroup_colors)
 
@@ -75,4 +76,4 @@ def classwise_chart(table: pd.DataFrame, metric: str = "fscore", *, title: str |
         yaxis_range=[0, 1.02], xaxis_type="category", legend_orientation="h", legend_y=-0.2, height=460,
         margin={"l": 10, "r": 10, "t": 50, "b": 10},
     )
-    return fig
+    return fit_margins(fig)

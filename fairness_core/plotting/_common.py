@@ -405,8 +405,11 @@ def _panels(titles: Sequence[str], spacing: float) -> dict:
 def _bar_panels_figure(data: list, layout: dict, *, any_small: bool, title, height: int, shapes: list = ()):
     """The figure of a row of horizontal-bar panels (:func:`_panels`' layout): the small subgroups' legend entry
     when any is drawn, every panel's subgroups top to bottom as categories, the title, `height` in pixels, the legend
-    under the panels and `shapes` (none: no key). Validated once, here."""
+    under the panels, `shapes` (none: no key) and margins that fit the labels (:func:`._margins.fit_margins`).
+    Validated once, here."""
     import plotly.graph_objects as go
+
+    from ._margins import fit_margins
 
     if any_small:
         data.append(_small_legend_trace("bar"))
@@ -416,7 +419,7 @@ def _bar_panels_figure(data: list, layout: dict, *, any_small: bool, title, heig
                   margin={"l": 10, "r": 10, "t": 60, "b": 10})
     if shapes:
         layout["shapes"] = shapes
-    return go.Figure(data=data, layout=layout)
+    return fit_margins(go.Figure(data=data, layout=layout))
 
 
 def _ordered(table: pd.DataFrame, order) -> pd.DataFrame:

@@ -7,6 +7,7 @@ from typing import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
+from ._margins import fit_margins
 from ._common import AUC_COLUMNS, HOVER, RATE_LABELS, RULE_COLOR, SMALL_OPACITY, _hover, _ordered, _panels, _title, add_rule_line, \
     plot_text, rule_line_parts, subgroup_colors
 
@@ -109,9 +110,10 @@ def threshold_chart(curves: pd.DataFrame, metric: str | Sequence[str], *, thresh
         layout[axes["xaxis"].replace("x", "xaxis", 1)]["title"] = {"text": (
             "Decision threshold" if several else "Decision threshold (predicted positive: score >= threshold)")}
     layout["yaxis"].update(title={"text": "Rate" if several else plot_text(labels[0])}, range=[-0.02, 1.02])
-    return go.Figure(data=data, layout=dict(
-        layout, title=_title(title), hovermode="closest", legend_title_text="Subgroup", margin=dict(t=90 if several else 60),
-        shapes=shapes, annotations=annotations))
+    # The legend under the panels, so that they keep the figure's width (beside them, at 1,024 px, it took most of it).
+    return fit_margins(go.Figure(data=data, layout=dict(
+        layout, title=_title(title), hovermode="closest", legend=dict(title_text="Subgroup", orientation="h", y=-0.25),
+        height=560, margin=dict(t=90 if several else 60), shapes=shapes, annotations=annotations)))
 
 
 def _shade(band: pd.DataFrame, label: str | None, panel: int = 1) -> tuple[list, list]:
@@ -264,7 +266,7 @@ def tradeoff_chart(points: pd.DataFrame, *, x: str = "performance", y: str = "di
             (fig.update_xaxes if axis == "x" else fig.update_yaxes)(range=span)
     fig.update_layout(title=_title(title), xaxis_title=plot_text(x_label), yaxis_title=plot_text(y_label),
                       showlegend=False, margin=dict(t=60))
-    return fig
+    return fit_margins(fig)
 
 
 STATUS_COLORS = {"pass": "#009E73", "inconclusive": "#E69F00", "fail": "#D55E00", "not_assessable": "#7F7F7F"}
@@ -321,4 +323,4 @@ def threshold_tradeoff_chart(table: pd.DataFrame, measure: str, *, measure_label
                   margin=dict(t=60 if title else 20))
     if title:
         layout["title"] = _title(title)
-    return go.Figure(data=data, layout=layout)
+    return fit_margins(go.Figure(data=data, layout=layout))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Sequence
 
+from ._margins import fit_margins
 from ._common import ERROR_COLOR, HOVER, RULE_COLOR, _finite, _hover, _title, plot_text
 
 # Verdict colours (colour-blind-safe: Okabe-Ito vermillion, orange, bluish green, grey) and words.
@@ -116,4 +117,4 @@ def scorecard_chart(verdicts: Sequence, names: Sequence[str], *, details: Sequen
             ticklen=3, nticks=6, tickfont=dict(size=9, color="#666666"))
         layout[f"yaxis{'' if i == 1 else i}"] = dict(anchor=x_axis, domain=[max(top - height, 0.0), top],
                                                      automargin=True, tickfont=dict(size=13))
-    return go.Figure(data=data, layout=dict(layout, shapes=shapes, annotations=annotations))
+    return fit_margins(go.Figure(data=data, layout=dict(layout, shapes=shapes, annotations=annotations)))

@@ -1,5 +1,6 @@
 """The pairwise heatmap and the worst-first order in Chromium (issue 10, item 3): the heatmap is drawn with one
-cell per pair, and a screenshot of it and of the fitted AUC axis is kept for a person to look at."""
+cell per pair, and a screenshot of it and of the fitted AUC axis is kept for a person to look at. Every chart's
+margins fit its labels before it is drawn (issue 22, item 3), so that Plotly draws it once."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ import pytest
 from playwright.sync_api import expect
 
 from tests.browser.test_app_browser import (PLOT, assert_no_exception, choose, choose_exactly, go_to, open_app,
-                                            open_sidebar_section, screenshot, settle, wait_for_plot)
+                                            open_sidebar_section, open_tab, screenshot, settle, wait_for_plot)
 
 pytestmark = pytest.mark.browser
 
@@ -53,4 +54,33 @@ def test_sidebar_subgroup_options_and_classwise_absolute_difference(app_page, ap
     assert_no_exception(page)
     assert page.get_by_text("shown: absolute", exact=False).count() == 1
     screenshot(page, screenshot_dir / "classwise_absolute_difference.png")
+    console.assert_clean()
+
+
+# Each visible chart: its title and the margins Plotly grew beyond those the figure asked for (a growth is a second
+# drawing of the whole chart).
+GROWN = """() => [...document.querySelectorAll('[data-testid="stMain"] .js-plotly-plot')]
+  .filter(gd => gd.getClientRects().length)
+  .map(gd => { const asked = gd.layout.margin || {}, size = gd._fullLayout._size, title = gd.querySelector('.gtitle');
+    return [title ? title.textContent : '(untitled)',
+            [...'lrtb'].filter(k => size[k] > (asked[k] || 0) + 0.5).map(k => `${k}: ${asked[k]} -> ${size[k]}`)]; })"""
+
+
+def test_charts_are_drawn_once_their_margins_fit_their_labels(app_page, app_url):
+    """At 1,400 and 1,024 px wide, no chart of the metric pages grows a margin after its first drawing."""
+    page, console = app_page
+    open_app(page, app_url)
+    for width in (1400, 1024):
+        page.set_viewport_size({"width": width, "height": 1000})
+        for title, tab in (("Subgroup AUCs", None), ("Rate disparities", "Threshold explorer"),
+                           ("Rate disparities", "p% scores"), ("Calibration", None), ("Class-wise bias", None),
+                           ("Dataset metrics", None), ("Overview", None)):
+            go_to(page, title)
+            if tab:
+                open_tab(page, tab)
+            wait_for_plot(page)
+            charts = page.evaluate(GROWN)
+            assert charts, (width, title)
+            assert [c for c in charts if c[1]] == [], (width, title, charts)
+    assert_no_exception(page)
     console.assert_clean()

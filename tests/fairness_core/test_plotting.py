@@ -341,7 +341,7 @@ def test_reliability_chart_fades_each_bin_by_its_rows():
     assert list(y_curve.marker.opacity) == [1.0]   # the empty bin is not drawn
     assert x_curve.marker.size == 8 and "count 1" in x_curve.hovertext[0] and "count 400" in x_curve.hovertext[3]
     legend = [t for t in fig.data if t.name and t.name.startswith("Faint point")]
-    assert [t.name for t in legend] == ["Faint point: a bin of fewer than 30 rows (fainter = fewer; count on hover)"]
+    assert [t.name for t in legend] == ["Faint point: a bin of fewer than 30 rows<br>(fainter = fewer; count on hover)"]
     assert legend[0].showlegend and legend[0].marker.opacity < 1
     # every bin drawn at full weight: no such legend entry
     full = plotting.reliability_chart(table[table["subgroup"] == "y"])

@@ -1,0 +1,190 @@
+"""Margins reserved for a figure's labels before the browser draws it.
+
+Plotly draws a figure, measures what pushes out of its margins (tick labels with ``automargin``, a
+legend beside or under the plot) and, when the margins must grow, draws the whole figure again. The
+second pass is as costly as the first: at 10⁶ rows it was a fifth of what the browser spent on a
+threshold change of the Rate disparities page. :func:`fit_margins` sets each margin to what its
+labels will need, from the text's width in the app's font, so that the first pass is the only one.
+The estimate errs wide (a few pixels of extra space); where it falls short, Plotly grows the margin
+as before, so no label is ever clipped by it.
+"""
+
+from __future__ import annotations
+
+import html
+import math
+import re
+
+# Advance widths of Source Sans 3 (the app's font) in thousandths of an em, each rounded up to its group's
+# widest character, as measured in Chromium (canvas ``measureText``). Other characters count 1 em.
+_WIDTHS = {ch: width for chars, width in (
+    (" ", 200), ("|ijl',.:;", 255), ("I!f", 292), ("()[]{}-", 311), ("tr/\\", 350), ("*s?z\"", 426),
+    ("xcvyYJLFke", 496), ("#$+0123456789<=>^~_", 500), ("agXVESTZ`oAhun", 547), ("bdpqPRCKB", 588),
+    ("&DG", 617), ("UNH", 652), ("OQ", 664), ("wM", 727), ("W", 786), ("%m@", 847),
+) for ch in chars}
+_TAG = re.compile(r"<[^>]*>")
+_BREAK = re.compile(r"<br\s*/?>", re.IGNORECASE)
+
+PAD = 12            # Plotly's padding of every push when all margins are at least 12 px
+SAFETY = 3          # pixels added to every estimated push
+TICK_GAP = 10       # tick labels to the plot (the Streamlit theme's margin pad of 8, and Plotly's own gap)
+AXIS_TITLE = 33     # a y axis title: its line and standoff; an x axis title takes X_TITLE
+X_TICKS, X_TITLE = 26, 30
+LEGEND_ROW, LEGEND_BOX = 19, 10   # a legend's row of entries and its padding above and below
+LEGEND_TITLE = 27                 # a title above a legend's entries
+LEGEND_SYMBOL = 44  # an entry's symbol, the gap after it, its end padding and the legend's border
+NARROWEST, WIDEST = 560, 1200     # the figure widths planned for (pixels): the narrowest is the main column at
+#                                   a 1,024-px window with the sidebar open; narrower, a legend under the plot may
+#                                   wrap to more rows than planned, and Plotly grows the margin as before
+SIDES_AT_MOST = 0.8              # the left and right margins together, at most, as a share of the narrowest width
+DEFAULT_HEIGHT = 450
+UNSET = {"t": 100, "b": 80}       # Plotly's top and bottom margins when unset (left and right are fitted from 0)
+
+
+def text_width(text, size: float = 12.0) -> float:
+    """Width in pixels of `text` (Plotly's HTML subset, entities allowed) at font `size`: its widest line."""
+    lines = _BREAK.split(str(text))
+    return max(sum(_WIDTHS.get(ch, 1000) for ch in html.unescape(_TAG.sub("", line))) for line in lines) * size / 1000
+
+
+def fit_margins(fig, *, width_range: tuple[int, int] = (NARROWEST, WIDEST)):
+    """Set `fig`'s margins to what its tick labels and legend need (never less than its own), in place.
+
+    Each label's push is its estimated size (:func:`text_width` for text) plus Plotly's padding ``PAD``:
+
+    - left: the widest tick label of the y axes on the left edge, ``TICK_GAP``, and ``AXIS_TITLE`` with a title;
+    - bottom: a row of x tick labels (``X_TICKS`` at 12 px), and ``X_TITLE`` with a title;
+    - a legend beside the plot at ``x >= 1`` (Plotly's default 1.02), as wide as its widest entry
+      (text + ``LEGEND_SYMBOL``): ``r = (box + (x - 1) (W - l)) / x`` at the widest width W;
+    - a legend under the plot at ``y < 0``, its entries wrapped into rows at the narrowest width:
+      ``b = (box - y (H - t)) / (1 - y)`` for a box of rows x ``LEGEND_ROW`` + ``LEGEND_BOX``.
+
+    What the labels add to the left and right margins is scaled down so that the two together leave
+    ``1 - SIDES_AT_MOST`` of the narrowest width to the plot (wider, Plotly grows them). Colour bars, axes at the
+    top or right, rotated tick labels and legends inside the plot are left to Plotly.
+
+    Parameters
+    ----------
+    fig : plotly.graph_objects.Figure
+        A figure whose layout gives its own margins (unset: 0 left and right, Plotly's 100 top and 80 bottom)
+        and height (unset: 450 px, Streamlit's).
+    width_range : (int, int)
+        The narrowest and widest widths in pixels the figure is drawn at.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        `fig`, with ``layout.margin`` l, r, t and b set (integers, pixels).
+    """
+    layout = fig.layout
+    narrow, wide = width_range
+    height = layout.height or DEFAULT_HEIGHT
+    asked = {side: max(PAD, UNSET.get(side, 0) if getattr(layout.margin, side) is None
+                       else getattr(layout.margin, side)) for side in "lrtb"}
+    margins = dict(asked)
+    margins["l"] = max(margins["l"], math.ceil(_left(fig) + PAD + SAFETY))
+    margins["b"] = max(margins["b"], math.ceil(_bottom(fig) + PAD + SAFETY))
+    legend = _legend(fig)
+    if legend is not None:
+        entries, title, orientation, x, y = legend
+        if orientation == "h":
+            room = max(narrow - margins["l"] - margins["r"], 100)
+            rows, used = 1, 0.0
+            for w in entries:
+                if used and used + w > room:
+                    rows, used = rows + 1, 0.0
+                used += w
+            box = rows * LEGEND_ROW + LEGEND_BOX + (LEGEND_TITLE if title else 0) + PAD + SAFETY
+            y = -0.1 if y is None else y
+            if y < 0:   # under the plot, `y` plot-heights below it
+                plot = height - margins["t"]
+                margins["b"] = max(margins["b"], math.ceil((box + -y * plot) / (1 - y)))
+        else:
+            box = max([*entries, text_width(title) + LEGEND_SYMBOL if title else 0]) + PAD + SAFETY
+            x = 1.02 if x is None else x
+            if x >= 1:   # beside the plot, at `x` plot-widths from its left edge
+                margins["r"] = max(margins["r"], math.ceil((box + (x - 1) * (wide - margins["l"])) / x))
+    # Keep a plot at the narrowest width: what the labels add to the left and right margins is scaled down to fit
+    # (the figure's own margins stay); wider, Plotly grows them as it needs.
+    added = margins["l"] - asked["l"] + margins["r"] - asked["r"]
+    room = SIDES_AT_MOST * narrow - asked["l"] - asked["r"]
+    if added > max(room, 0):
+        margins.update({side: asked[side] + (margins[side] - asked[side]) * max(room, 0) / added for side in "lr"})
+    fig.update_layout(margin={side: int(v) for side, v in margins.items()})
+    return fig
+
+
+def _axes(layout, letter: str) -> dict:
+    """``{"x": xaxis, "x2": xaxis2, ...}`` of `layout`'s axes of `letter`."""
+    return {name.replace("axis", ""): layout[name] for name in layout if re.fullmatch(f"{letter}axis\\d*", name)}
+
+
+def _values(fig, letter: str, axis_id: str) -> list:
+    """The values on axis `axis_id` (``"y"``, ``"y2"``) of every trace drawn on it."""
+    out = []
+    for trace in fig.data:
+        values = trace[letter]
+        if (getattr(trace, f"{letter}axis", None) or letter) == axis_id and not isinstance(values, (dict, str, type(None))):
+            out.extend(values)
+    return out
+
+
+def _tick_width(fig, letter: str, axis_id: str, axis) -> float:
+    """The widest tick label of an axis: its ``ticktext``, its categories, or a number such as -0.25."""
+    size = axis.tickfont.size or 12
+    if axis.showticklabels is False:
+        return 0.0
+    if axis.ticktext is not None:
+        return max((text_width(t, size) for t in axis.ticktext), default=0.0)
+    values = _values(fig, letter, axis_id)
+    if axis.type == "category" or any(isinstance(v, str) for v in values):
+        return max((text_width(v, size) for v in values if v is not None), default=0.0)
+    numbers = [float(v) for v in (axis.range or values) if v is not None and math.isfinite(float(v))]
+    low, high = min(numbers, default=0.0), max(numbers, default=1.0)
+    label = "0.25" if max(abs(low), abs(high)) < 10 else f"{max(abs(low), abs(high)):.0f}"   # a tick at most as long
+    negative = low < -0.05 * (high - low)   # a tick below 0 is drawn (a range padded below 0 draws none)
+    return text_width(("+" if negative else "") + label, size)
+
+
+def _on_edge(layout, axis) -> bool:
+    """Whether `axis` sits on the figure's left (a y axis) or bottom (an x axis) edge: the axis it is anchored to
+    starts at 0 of its domain."""
+    anchor = axis.anchor if axis.anchor not in (None, "free") else None
+    other = layout[anchor.replace("x", "xaxis", 1) if anchor.startswith("x") else anchor.replace("y", "yaxis", 1)] \
+        if anchor else None
+    return other is None or other.domain is None or other.domain[0] <= 0.01
+
+
+def _left(fig) -> float:
+    """The largest push of the y axes on the left edge: tick labels, their gap and the title."""
+    out = 0.0
+    for axis_id, axis in _axes(fig.layout, "y").items():
+        if axis.side == "right" or not _on_edge(fig.layout, axis):
+            continue
+        title = axis.title.text if axis.title is not None else None
+        out = max(out, _tick_width(fig, "y", axis_id, axis) + TICK_GAP + (AXIS_TITLE if title else 0))
+    return out
+
+
+def _bottom(fig) -> float:
+    """The largest push of the x axes on the bottom edge: a row of tick labels (none rotated) and the title."""
+    out = 0.0
+    for axis_id, axis in _axes(fig.layout, "x").items():
+        if axis.side == "top" or axis.showticklabels is False or not _on_edge(fig.layout, axis):
+            continue
+        title = axis.title.text if axis.title is not None else None
+        out = max(out, X_TICKS - 12 + (axis.tickfont.size or 12) + (X_TITLE if title else 0))
+    return out
+
+
+def _legend(fig):
+    """(entry widths, title, orientation, x, y) of the legend, or None when none is drawn."""
+    shown = [t for t in fig.data if t.showlegend is not False and t.name is not None]
+    if fig.layout.showlegend is False or not shown or (fig.layout.showlegend is None and len(fig.data) < 2
+                                                         and not any(t.showlegend for t in shown)):
+        return None
+    legend = fig.layout.legend
+    size = legend.font.size or 12
+    title = legend.title.text if legend.title is not None else None
+    entries = [text_width(t.name, size) + LEGEND_SYMBOL for t in shown]
+    return entries, title, legend.orientation, legend.x, legend.y
