@@ -59,56 +59,19 @@ include_small = controls.include_small()
 intervals = controls.intervals()
 level = intervals.ci
 
-# Computation (post-aggregation only: the counts are cached) ---------------------------------
-with progress.computing("calibration per subgroup and bin", level):
-    section = summaries.calibration_section(
-        token, mapping_key, scored, score, n_bins=int(n_bins), strategy=strategy, min_per_group=int(min_per_group),
-        distance=distance, reduction=reduction, reference=reference, include_small=include_small,
-        threshold=None if threshold is None else float(threshold), intervals=intervals)
-    if "counts" not in section.extra:
-        st.warning(section.note)
+# Computation and rendering: the point first (the verdict, the findings and the reliability diagram), then the one
+# secondary section the user opened. The diagram needs the counts and the point ECEs only; it is sent first, and the
+# verdict and findings (the bootstrap: the longest part) are written last into their places above it, so that the
+# browser draws the diagram while the server computes them.
+with progress.stage("Counting calibration per subgroup and bin ..."):
+    try:
+        counts = computations.calibration(token, mapping_key, score, int(n_bins), strategy, scored)
+    except ValueError as exc:   # e.g. quantile bins of more distinct scores than an engine reads
+        st.warning(f"Not assessed: {escape.md(exc)}")
         st.stop()
-    counts, result = section.extra["counts"], section.extra["result"]
     reliability = counts.reliability_table(ci=level)
-errors = result.errors
-
-# Rendering: the point first (the verdict, the findings and the reliability diagram), then the one secondary
-# section the user opened ---------------------------------------------------------------------------
-st.subheader("Policy")
-m1, m2 = st.columns([1, 2])
-m1.metric(f"ECE disparity ({reduction})", formats.tile(result.value),
-          help=f"{labels.DISTANCE_LABELS[distance].capitalize()} of expected calibration errors"
-               + (", each less the ECE a perfectly calibrated model shows at the same size and bins "
-                  "(bias-corrected)" if result.debiased else " (plug-in)") + "; perfect value "
-               f"{'0' if distance == 'diff' else '1'}. Over {result.disparity.n_used} comparisons; "
-               f"{result.disparity.n_small_excluded} with a small subgroup and {result.disparity.n_undefined} "
-               "undefined left out. " + definition_link("calibration-disparity"))
-m1.caption(captions.disparity_caption(result.disparity, None))
-with m2:
-    if result.verdict is not None:
-        st.markdown(captions.verdict_markdown(result.verdict))
-    else:
-        st.markdown(":gray-badge[No rule] No policy bound applies to a ratio of ECEs by default (the 0.1 "
-                    "calibration rule bounds a difference of ECEs). Enter a maximum ratio above to assess it.")
-    st.info(escape.md(result.interpretation))
-ref_text = labels.against(reference)  # article included
-compared = "ECE debiased diff" if distance == "diff" else "ECE ratio"   # the measured rows (ui.coverage)
-st.caption(f"Each subgroup's ECE is compared with {ref_text}; distance: {labels.DISTANCE_LABELS[distance]}. "
-           f"Score column: {escape.md(score)}; {int(n_bins)} {strategy} bins."
-           + (f" Intervals: {formats.level_text(level)}; Wilson's for each bin's fraction of positives, and a "
-              f"bootstrap with {intervals.n_boot:,} resamples (seed 0, stratified by subgroup) for ECE, MCE, "
-              "Brier and the disparities"
-              + (f", {labels.ADJUST_LABELS[intervals.adjust]}-adjusted" if intervals.adjust else "") + "."
-              + coverage.note(["ECE per subgroup", "MCE per subgroup", "Brier score per subgroup", "ECE of the rest",
-                               "reliability diagram", f"{compared}, {reduction}",
-                               *coverage.comparisons(compared, intervals.adjust)])
-              if level is not None else " Intervals are off, so the verdict rests on the point estimate alone."))
-
-st.subheader("Findings")
-if section.findings:
-    st.markdown("\n".join(f"- {escape.md(s)}" for s in section.findings))
-else:
-    st.caption("No comparison could be assessed: every one is undefined or left out as small.")
+    point_errors = counts.error_table(min_per_group=int(min_per_group))   # the ECEs the diagram is ordered by
+policy_box, findings_box = st.container(), st.container()
 
 
 @st.fragment
@@ -129,10 +92,56 @@ def reliability_diagram(reliability, errors, names: list, key: tuple, score: str
 
 
 # Worst first: largest ECE first.
-order = controls.ranked(list(errors["subgroup"]), errors["ece"], descending=True)
-reliability_diagram(reliability, errors, list(scored.subgroups.names),
+order = controls.ranked(list(point_errors["subgroup"]), point_errors["ece"], descending=True)
+reliability_diagram(reliability, point_errors, list(scored.subgroups.names),
                     (token, mapping_key, score, int(n_bins), strategy, int(min_per_group), include_small, level,
                      intervals.n_boot, intervals.adjust), score, level, order)
+
+with progress.computing("the calibration verdict and findings", level):
+    section = summaries.calibration_section(
+        token, mapping_key, scored, score, n_bins=int(n_bins), strategy=strategy, min_per_group=int(min_per_group),
+        distance=distance, reduction=reduction, reference=reference, include_small=include_small,
+        threshold=None if threshold is None else float(threshold), intervals=intervals)
+result = section.extra["result"]
+errors = result.errors
+
+with policy_box:
+    st.subheader("Policy")
+    m1, m2 = st.columns([1, 2])
+    m1.metric(f"ECE disparity ({reduction})", formats.tile(result.value),
+              help=f"{labels.DISTANCE_LABELS[distance].capitalize()} of expected calibration errors"
+                   + (", each less the ECE a perfectly calibrated model shows at the same size and bins "
+                      "(bias-corrected)" if result.debiased else " (plug-in)") + "; perfect value "
+                   f"{'0' if distance == 'diff' else '1'}. Over {result.disparity.n_used} comparisons; "
+                   f"{result.disparity.n_small_excluded} with a small subgroup and {result.disparity.n_undefined} "
+                   "undefined left out. " + definition_link("calibration-disparity"))
+    m1.caption(captions.disparity_caption(result.disparity, None))
+    with m2:
+        if result.verdict is not None:
+            st.markdown(captions.verdict_markdown(result.verdict))
+        else:
+            st.markdown(":gray-badge[No rule] No policy bound applies to a ratio of ECEs by default (the 0.1 "
+                        "calibration rule bounds a difference of ECEs). Enter a maximum ratio above to assess it.")
+        st.info(escape.md(result.interpretation))
+    ref_text = labels.against(reference)  # article included
+    compared = "ECE debiased diff" if distance == "diff" else "ECE ratio"   # the measured rows (ui.coverage)
+    st.caption(f"Each subgroup's ECE is compared with {ref_text}; distance: {labels.DISTANCE_LABELS[distance]}. "
+               f"Score column: {escape.md(score)}; {int(n_bins)} {strategy} bins."
+               + (f" Intervals: {formats.level_text(level)}; Wilson's for each bin's fraction of positives, and a "
+                  f"bootstrap with {intervals.n_boot:,} resamples (seed 0, stratified by subgroup) for ECE, MCE, "
+                  "Brier and the disparities"
+                  + (f", {labels.ADJUST_LABELS[intervals.adjust]}-adjusted" if intervals.adjust else "") + "."
+                  + coverage.note(["ECE per subgroup", "MCE per subgroup", "Brier score per subgroup",
+                                   "ECE of the rest", "reliability diagram", f"{compared}, {reduction}",
+                                   *coverage.comparisons(compared, intervals.adjust)])
+                  if level is not None else " Intervals are off, so the verdict rests on the point estimate alone."))
+
+with findings_box:
+    st.subheader("Findings")
+    if section.findings:
+        st.markdown("\n".join(f"- {escape.md(s)}" for s in section.findings))
+    else:
+        st.caption("No comparison could be assessed: every one is undefined or left out as small.")
 
 
 # Secondary sections: the user opens one, and only that one is computed and drawn -------------------------

@@ -75,33 +75,40 @@ def threshold_chart(curves: pd.DataFrame, metric: str | Sequence[str], *, thresh
     data, shapes = [], []
     # the panels' titles raised above the chosen threshold's label, which sits on the panel's top edge
     annotations = [{**title, "yshift": 22} for title in layout.pop("annotations")]
+    # The table's columns read once, and each (rate, subgroup)'s rows by position: pandas per line took most of
+    # the chart's own time (a figure of 19 lines rebuilt on every change of the page's reference).
+    counted = {"numerator", "denominator"} <= set(curves)
+    x, y = (curves[c].to_numpy(dtype=np.float64) for c in ("threshold", "value"))
+    hover_counts = curves[["numerator", "denominator"]].to_numpy(dtype=np.float64) if counted else None
+    small_rows = curves["small"].to_numpy(dtype=bool) if "small" in curves else np.zeros(len(curves), dtype=bool)
+    overall_rows = (curves["scope"] == "overall").to_numpy()
+    lines = curves.groupby(["metric", "subgroup"], sort=False).indices
     for i, (m, label) in enumerate(zip(metrics, labels), start=1):
         axes = {"xaxis": f"x{'' if i == 1 else i}", "yaxis": f"y{'' if i == 1 else i}"}
         rows = curves[curves["metric"] == m]
         names = list(dict.fromkeys(rows.loc[rows["scope"] == "subgroup", "subgroup"]))
         colors = subgroup_colors(names)
-        rows = pd.concat([_ordered(rows[rows["scope"] == "subgroup"], order), rows[rows["scope"] != "subgroup"]])
+        drawn = list(dict.fromkeys(_ordered(rows[rows["scope"] == "subgroup"], order)["subgroup"]))
+        drawn += list(dict.fromkeys(rows.loc[rows["scope"] != "subgroup", "subgroup"]))
         if band is not None and len(band):
             legend, rects = _shade(band, band_label, panel=i)
             data += legend if i == 1 else []   # one legend entry for the shading of every panel
             shapes += rects
-        for name, part in rows.groupby("subgroup", sort=False):
-            overall = part["scope"].iloc[0] == "overall"
-            small = bool(part["small"].any()) if "small" in part else False
+        for name in drawn:
+            at = lines[(m, name)]
+            overall, small = bool(overall_rows[at[0]]), bool(small_rows[at].any())
             # The hover from a template over the points' own numbers (per-point hover strings made the figure
             # 0.3 MB); a literal % in data text is written as an entity, so the template never reads it as a variable.
-            head, rate = (plot_text(x).replace("%", "&#37;") for x in (name, label))
-            counted = {"numerator", "denominator"} <= set(part)
+            head, rate = (plot_text(t).replace("%", "&#37;") for t in (name, label))
             template = _hover(f"<b>{head}</b>", f"{rate} %{{y:.4~g}}",
                               "%{customdata[0]} / %{customdata[1]}" if counted else "", "threshold %{x:.4~g}")
             data.append(dict(
-                type="scatter", x=part["threshold"].to_numpy(dtype=np.float64),
-                y=part["value"].to_numpy(dtype=np.float64), mode="lines",
+                type="scatter", x=x[at], y=y[at], mode="lines",
                 name=plot_text(name) + (" (small)" if small else ""), legendgroup=plot_text(name), showlegend=i == 1,
                 line=dict(color="black" if overall else colors[name], width=3 if overall else 2,
                           dash="dot" if small else "solid"),
                 opacity=SMALL_OPACITY if small else 1.0, hovertemplate=template + "<extra></extra>", **axes,
-                **({"customdata": part[["numerator", "denominator"]].to_numpy(dtype=np.float64)} if counted else {})))
+                **({"customdata": hover_counts[at]} if counted else {})))
         if threshold is not None and np.isfinite(threshold):
             line, note = rule_line_parts(float(threshold), f"chosen threshold {threshold:g}", axis="x",
                                          color="#333333", panel=i)
