@@ -72,8 +72,9 @@ def pages() -> list:
 
 @asynccontextmanager
 async def server_lifespan(app) -> AsyncIterator[None]:
-    """Server hook (``st.App(lifespan=...)``): no request ever runs in ``pages/``-directory mode, and while
-    the server runs, the memo and state of every ended session are released (``ui.memo.sweep_ended_sessions``).
+    """Server hook (``st.App(lifespan=...)``): no request ever runs in ``pages/``-directory mode, the libraries'
+    objects are out of the garbage collector's view (``ui.memo.freeze_startup_heap``), and while the server runs,
+    the memo and state of every ended session are released (``ui.memo.sweep_ended_sessions``).
 
     Parameters
     ----------
@@ -81,6 +82,7 @@ async def server_lifespan(app) -> AsyncIterator[None]:
         The app being served (unused).
     """
     streamlit_internals.use_navigation_pages()
+    memo.freeze_startup_heap()
     sweep = asyncio.create_task(memo.sweep_ended_sessions(), name="release ended sessions")
     try:
         yield
