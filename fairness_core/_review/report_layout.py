@@ -132,14 +132,20 @@ def split_columns(columns: list, rows: list, width_px: float = PAGE_WIDTH_PX) ->
 
 
 def label_width_px(label: str, font_size: float = 12) -> float:
-    """Estimated width in pixels of a Plotly tick label (its HTML entities and tags as displayed).
+    """Estimated printed width in pixels of a Plotly tick label (its HTML entities and tags as displayed): at least
+    ``LABEL_CHAR_EM`` of the font size a character, and at least its width in the app's font
+    (``plotting._margins.text_width``: a wide letter, or a character outside ASCII, is wider than that).
 
     Examples
     --------
     >>> label_width_px("yes") == 3 * 0.6 * 12
     True
+    >>> label_width_px("性别") == 2 * 12.0
+    True
     """
-    return len(html.unescape(_TAG.sub("", str(label)))) * LABEL_CHAR_EM * font_size
+    from ..plotting._margins import text_width
+
+    return max(len(html.unescape(_TAG.sub("", str(label)))) * LABEL_CHAR_EM * font_size, text_width(label, font_size))
 
 
 def _category_labels(fig, letter: str) -> list:
