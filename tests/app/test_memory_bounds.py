@@ -73,11 +73,11 @@ def test_a_large_release_is_collected_and_no_script_run_collects(monkeypatch):
 def test_the_start_up_heap_is_frozen_so_a_collection_walks_only_what_sessions_make():
     import gc
 
-    before = len(gc.get_objects())
     try:
         memo.freeze_startup_heap()
-        # the libraries' objects (Plotly's and fairness_core's included) are out of the collector's view
-        assert gc.get_freeze_count() >= 0.9 * before and len(gc.get_objects()) < 0.1 * gc.get_freeze_count()
+        # the libraries' objects (Plotly's and fairness_core's included: over 100,000) are out of the collector's
+        # view; what it still tracks is what was made after the freeze
+        assert gc.get_freeze_count() > 100_000 and len(gc.get_objects()) < 0.01 * gc.get_freeze_count()
         assert "plotly.graph_objects" in memo.sys.modules
         made = [[i] for i in range(1000)]   # what a session makes afterwards is tracked as usual
         assert len(gc.get_objects()) >= len(made)
