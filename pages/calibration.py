@@ -137,11 +137,7 @@ with policy_box:
                   if level is not None else " Intervals are off, so the verdict rests on the point estimate alone."))
 
 with findings_box:
-    st.subheader("Findings")
-    if section.findings:
-        st.markdown("\n".join(f"- {escape.md(s)}" for s in section.findings))
-    else:
-        st.caption("No comparison could be assessed: every one is undefined or left out as small.")
+    captions.write_findings(section.findings)
 
 
 # Secondary sections: the user opens one, and only that one is computed and drawn -------------------------

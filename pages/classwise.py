@@ -76,8 +76,7 @@ except ValueError as exc:
     st.stop()
 
 # Rendering -----------------------------------------------------------------------------------
-st.subheader("Findings")
-st.markdown("\n".join(f"- {escape.md(s)}" for s in section.findings))
+captions.write_findings(section.findings)
 
 used = result.per_class["value"].notna()
 m1, m2 = st.columns(2)

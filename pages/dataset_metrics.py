@@ -34,11 +34,8 @@ with progress.computing("base rates", level):
     parity = section.extra["parity"]
     rates = computations.base_rates(token, mapping_key, scored, level)
 
-st.subheader("Findings")
-if section.findings:
-    st.markdown("\n".join(f"- {escape.md(s)}" for s in section.findings))
-else:
-    st.caption("No comparison of base rates could be assessed: every one is undefined or left out as small.")
+captions.write_findings(section.findings, "No comparison of base rates could be assessed: every one is undefined or "
+                                          "left out as small.")
 
 # 1. Base rates -------------------------------------------------------------------------------
 st.subheader("Base rates (dataset statistical parity)")

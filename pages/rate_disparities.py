@@ -73,11 +73,7 @@ def policy_and_findings(section) -> None:
     with policy_box:
         policy(section.verdicts)
     with findings_box:
-        st.subheader("Findings")
-        if section.findings:
-            st.markdown("\n".join(f"- {escape.md(s)}" for s in section.findings))
-        else:
-            st.caption("No comparison could be assessed: every one is undefined or left out as small.")
+        captions.write_findings(section.findings)
 
 
 def policy(verdicts) -> None:

@@ -59,8 +59,7 @@ if not section.verdicts:
     st.caption("No rule is set for this page.")
 
 if level is not None:
-    st.subheader("Findings")
-    st.markdown("\n".join(f"- {escape.md(s)}" for s in section.findings if s != warning))
+    captions.write_findings([s for s in section.findings if s != warning])
 
 full_range = controls.kept(st.checkbox, "Full 0–1 range", "auc:full_range", False,
                            help="Draw the AUC axis from 0 to 1 instead of fitting it to the AUCs and their intervals.")

@@ -1,11 +1,12 @@
 """Captions: the lines under the pages' tiles (the worst comparison, zeros, left-outs, the interval), the
-small-subgroup line, a verdict's badge and the Data page's outcome sentence; all Markdown-safe."""
+small-subgroup line, a verdict's badge, a page's Findings and the Data page's outcome sentence; all Markdown-safe."""
 
 from __future__ import annotations
 
 import math
 
 import numpy as np
+import streamlit as st
 
 from fairness_core import DENOMINATOR_NAMES, wilson_interval
 from fairness_core.plotting import RATE_LABELS
@@ -233,6 +234,19 @@ def edf_caption(result) -> str:
     if result.level is not None and not math.isnan(result.value):
         parts.append(bias_auc_caption(result, result.level))
     return " · ".join(parts)
+
+
+NO_FINDINGS = "No comparison could be assessed: every one is undefined or left out as small."
+
+
+def write_findings(findings: list, empty: str = NO_FINDINGS) -> None:
+    """A page's "Findings": its sentences as a bulleted list (each escaped), or `empty` as a caption when there is
+    none."""
+    st.subheader("Findings")
+    if findings:
+        st.markdown("\n".join(f"- {escape.md(s)}" for s in findings))
+    else:
+        st.caption(empty)
 
 
 def verdict_markdown(verdict) -> str:
