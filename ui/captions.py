@@ -240,8 +240,15 @@ NO_FINDINGS = "No comparison could be assessed: every one is undefined or left o
 
 
 def write_findings(findings: list, empty: str = NO_FINDINGS) -> None:
-    """A page's "Findings": its sentences as a bulleted list (each escaped), or `empty` as a caption when there is
-    none."""
+    """Write a page's "Findings": its sentences as a bulleted list (each escaped), or `empty` as a caption.
+
+    Parameters
+    ----------
+    findings : list of str
+        The page's finding sentences (``summaries.Section.findings``), plain text.
+    empty : str, default ``NO_FINDINGS``
+        Markdown shown when there is no finding.
+    """
     st.subheader("Findings")
     if findings:
         st.markdown("\n".join(f"- {escape.md(s)}" for s in findings))

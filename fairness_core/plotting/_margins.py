@@ -1,9 +1,9 @@
 """Margins reserved for a figure's labels before the browser draws it.
 
 Plotly draws a figure, measures what pushes out of its margins (tick labels with ``automargin``, a
-legend beside or under the plot) and, when the margins must grow, draws the whole figure again. The
-second pass is as costly as the first: at 10⁶ rows it was a fifth of what the browser spent on a
-threshold change of the Rate disparities page. :func:`fit_margins` sets each margin to what its
+legend beside or under the plot) and, when the margins must grow, draws the whole figure again: the Rate
+disparities page's two charts took 33 and 47 ms each to draw in Chromium, and 16 and 23 ms with margins that already
+fit (``Plotly.newPlot``, measured apart). :func:`fit_margins` sets each margin to what its
 labels will need, from the text's width in the app's font, so that the first pass is the only one.
 The estimate errs wide (a few pixels of extra space); where it falls short, Plotly grows the margin
 as before, so no label is ever clipped by it.
@@ -42,7 +42,31 @@ UNSET = {"t": 100, "b": 80}       # Plotly's top and bottom margins when unset (
 
 
 def text_width(text, size: float = 12.0) -> float:
-    """Width in pixels of `text` (Plotly's HTML subset, entities allowed) at font `size`: its widest line."""
+    """Estimated width of `text` as Plotly shows it in the app's font: the sum of its characters' advance widths.
+
+    ``width = size / 1000 * sum(_WIDTHS[c])`` over the characters of the widest line, after Plotly's markup
+    (``<b>``, ``<br>``, ...) is taken out and HTML entities are read as the one character they show; a character
+    not in the table (outside printable ASCII) counts 1000 (one em, as wide as a CJK character).
+
+    Parameters
+    ----------
+    text : object
+        Plotly text (tick label, legend entry), converted with ``str``; ``<br>`` starts a new line.
+    size : float, default 12
+        Font size in pixels.
+
+    Returns
+    -------
+    float
+        Pixels: the widest line's width.
+
+    Examples
+    --------
+    >>> text_width("ab") == (547 + 588) * 12 / 1000
+    True
+    >>> text_width("a&amp;b<br>c", 10) == (547 + 617 + 588) * 10 / 1000
+    True
+    """
     lines = _BREAK.split(str(text))
     return max(sum(_WIDTHS.get(ch, 1000) for ch in html.unescape(_TAG.sub("", line))) for line in lines) * size / 1000
 
