@@ -64,10 +64,10 @@ level = intervals.ci
 # verdict and findings (the bootstrap: the longest part) are written last into their places above it, so that the
 # browser draws the diagram while the server computes them.
 with progress.stage("Counting calibration per subgroup and bin ..."):
-    try:
-        counts = computations.calibration(token, mapping_key, score, int(n_bins), strategy, scored)
-    except ValueError as exc:   # e.g. quantile bins of more distinct scores than an engine reads
-        st.warning(f"Not assessed: {escape.md(exc)}")
+    counts, note = summaries.calibration_counts(token, mapping_key, scored, score, n_bins=int(n_bins),
+                                                strategy=strategy)
+    if counts is None:
+        st.warning(note)
         st.stop()
     reliability = counts.reliability_table(ci=level)
     point_errors = counts.error_table(min_per_group=int(min_per_group))   # the ECEs the diagram is ordered by

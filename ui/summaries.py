@@ -146,6 +146,19 @@ def rate_section(token: str, mapping_key: str, counts: fc.ConfusionCounts, *, so
                    extra={"p_percent": p_percent, "opportunity": opportunity}, subjects=concluded.subjects)
 
 
+def calibration_counts(token: str, mapping_key: str, scored: fc.ScoredData, score: str, *, n_bins: int,
+                       strategy: str) -> tuple:
+    """The calibration counts of `score` (``computations.calibration``, memoized) and "", or None and why there are
+    none: a score outside [0, 1] is not a probability, and an engine may not give the bins asked for."""
+    low, high, _ = scored.score_ranges[score]
+    if low < 0 or high > 1:
+        return None, f"Not assessed: {escape.md(score)} ranges from {low:g} to {high:g}, so it is not a probability."
+    try:
+        return computations.calibration(token, mapping_key, score, int(n_bins), strategy, scored), ""
+    except ValueError as exc:   # e.g. quantile bins of more distinct scores than an engine reads
+        return None, f"Not assessed: {escape.md(exc)}"
+
+
 @memo(analysis.SMALL, ignore=("scored", "counts"))
 def calibration_section(token: str, mapping_key: str, scored: fc.ScoredData, score: str, *, n_bins: int,
                         strategy: str, min_per_group: int, distance: str, reduction: str, reference: str,
@@ -157,15 +170,10 @@ def calibration_section(token: str, mapping_key: str, scored: fc.ScoredData, sco
     Section then only has a `note`. Otherwise
     ``extra = {"counts": CalibrationCounts, "result": CalibrationDisparityResult}``.
     """
-    low, high, _ = scored.score_ranges[score]
     title, page = "Calibration", "pages/calibration.py"
-    if low < 0 or high > 1:
-        return Section(title, page, note=f"Not assessed: {escape.md(score)} ranges from {low:g} to "
-                                         f"{high:g}, so it is not a probability.")
-    try:
-        counts = computations.calibration(token, mapping_key, score, int(n_bins), strategy, scored)
-    except ValueError as exc:   # e.g. quantile bins of more distinct scores than an engine reads
-        return Section(title, page, note=f"Not assessed: {escape.md(exc)}")
+    counts, note = calibration_counts(token, mapping_key, scored, score, n_bins=n_bins, strategy=strategy)
+    if counts is None:
+        return Section(title, page, note=note)
     concluded = fc.calibration_conclusions(counts, threshold=None if threshold is None else float(threshold),
                                            min_per_group=int(min_per_group), distance_measure=distance,
                                            reduction=reduction, reference=reference, include_small=include_small,

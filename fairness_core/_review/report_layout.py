@@ -10,6 +10,8 @@ import html
 import math
 import re
 
+from ..plotting._margins import _values, text_width
+
 # The printed page: A4 (210 mm) less Chromium's default margins (about 10 mm each side), at 96 px per inch.
 PAGE_WIDTH_PX = 700
 # A printed table cell (report.css: 7.5 pt = 10 px text, .35rem of padding each side and a 1 px border).
@@ -143,19 +145,13 @@ def label_width_px(label: str, font_size: float = 12) -> float:
     >>> label_width_px("性别") == 2 * 12.0
     True
     """
-    from ..plotting._margins import text_width
-
     return max(len(html.unescape(_TAG.sub("", str(label)))) * LABEL_CHAR_EM * font_size, text_width(label, font_size))
 
 
 def _category_labels(fig, letter: str) -> list:
     """The text labels a figure shows on its `letter` ('x' or 'y') axes: string values of its traces on that
     axis, and the axes' own ``ticktext``."""
-    labels = []
-    for trace in fig.data:
-        values = getattr(trace, letter, None)
-        if values is not None:
-            labels += [v for v in values if isinstance(v, str)]
+    labels = [v for v in _values(fig, letter) if isinstance(v, str)]
     for name in fig.layout:
         if name.startswith(f"{letter}axis") and fig.layout[name].ticktext:
             labels += [str(t) for t in fig.layout[name].ticktext]

@@ -10,6 +10,8 @@ from typing import Sequence
 import numpy as np
 import pandas as pd
 
+from ._margins import fit_margins
+
 AUC_COLUMNS = {"subgroup_auc": "Subgroup AUC", "bpsn_auc": "BPSN AUC", "bnsp_auc": "BNSP AUC"}
 RATE_LABELS = {
     "selection_rate": "Selection rate", "true_positive_rate": "True positive rate",
@@ -408,8 +410,6 @@ def _bar_panels_figure(data: list, layout: dict, *, any_small: bool, title, heig
     under the panels, `shapes` (none: no key) and margins that fit the labels (:func:`._margins.fit_margins`).
     Validated once, here."""
     import plotly.graph_objects as go
-
-    from ._margins import fit_margins
 
     if any_small:
         data.append(_small_legend_trace("bar"))

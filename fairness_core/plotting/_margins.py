@@ -143,12 +143,14 @@ def _axes(layout, letter: str) -> dict:
     return {name.replace("axis", ""): layout[name] for name in layout if re.fullmatch(f"{letter}axis\\d*", name)}
 
 
-def _values(fig, letter: str, axis_id: str) -> list:
-    """The values on axis `axis_id` (``"y"``, ``"y2"``) of every trace drawn on it."""
+def _values(fig, letter: str, axis_id: str | None = None) -> list:
+    """The `letter` values (``"x"``, ``"y"``) of every trace drawn on axis `axis_id` (``"y"``, ``"y2"``; None: on
+    any axis of that letter)."""
     out = []
     for trace in fig.data:
-        values = trace[letter]
-        if (getattr(trace, f"{letter}axis", None) or letter) == axis_id and not isinstance(values, (dict, str, type(None))):
+        values = getattr(trace, letter, None)
+        on = getattr(trace, f"{letter}axis", None) or letter
+        if (axis_id is None or on == axis_id) and not isinstance(values, (dict, str, type(None))):
             out.extend(values)
     return out
 
