@@ -4,6 +4,8 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 PORT ?= 8501
+# The address the app listens on: this machine only, unless ADDRESS=0.0.0.0 (every interface) is given on purpose.
+ADDRESS ?= 127.0.0.1
 
 .PHONY: run test samples clean
 
@@ -25,7 +27,7 @@ $(VENV)/.test-deps: pyproject.toml | $(BIN)/python
 	touch $@ $(VENV)/.run-deps
 
 run: $(VENV)/.run-deps
-	$(BIN)/streamlit run app.py --server.port $(PORT)
+	$(BIN)/streamlit run app.py --server.address $(ADDRESS) --server.port $(PORT)
 
 test: $(VENV)/.test-deps
 	$(BIN)/python -m pytest -n auto --dist loadgroup --durations=25

@@ -90,7 +90,7 @@ from tests.browser.conftest import CHROMIUM, CHROMIUM_ARGS, serve_app  # noqa: E
 from tests.browser.test_app_browser import (  # noqa: E402
     chips, choose_exactly, combobox, go_to, multiselect, open_app, settle,
 )
-from ui import local  # noqa: E402
+from ui import local_paths  # noqa: E402
 
 QUIET_MS = 400           # the DOM must stay unchanged this long before the app counts as idle
 IDLE_TIMEOUT_S = 300.0   # a step that never goes idle fails the run
@@ -553,8 +553,8 @@ def _session(root: Path, log, timeout_ms: int):
     yield (page, meter, page errors); the browser, the server and the variable are restored afterwards."""
     from playwright.sync_api import sync_playwright
 
-    previous = os.environ.get(local.ENV)
-    os.environ[local.ENV] = str(root)
+    previous = os.environ.get(local_paths.ENV)
+    os.environ[local_paths.ENV] = str(root)
     try:
         with serve_app("streamlit-browser-benchmark.log") as (base, server), sync_playwright() as playwright:
             browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
@@ -574,9 +574,9 @@ def _session(root: Path, log, timeout_ms: int):
                 browser.close()
     finally:
         if previous is None:
-            os.environ.pop(local.ENV, None)
+            os.environ.pop(local_paths.ENV, None)
         else:
-            os.environ[local.ENV] = previous
+            os.environ[local_paths.ENV] = previous
 
 
 def counted_benchmark(glob: str, identities: int, repeats: int, log) -> dict:

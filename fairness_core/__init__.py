@@ -88,7 +88,7 @@ from ._review.gate import ChangeVerdict
 from ._review.suggest import ThresholdSuggestion, suggest_threshold
 from ._review.group_thresholds import GroupThresholds, group_thresholds
 from ._review.from_counts import build_review_from_counts
-from ._review.config_schema import CONFIG_BOUNDS
+from ._review.config_schema import CONFIG_BOUNDS, MAX_CONFIG_BYTES
 from ._review.export import export_name, neutralize_formulas, table_from_json, table_to_csv, table_to_json
 from ._review.auc_findings import auc_findings, direction_warning, outcome_words
 from ._review.finding import Finding, findings_table
@@ -129,7 +129,7 @@ _interval_names = ["wilson_interval", "weighted_wilson_interval", "effective_siz
 _policy_names = ["Rule", "Verdict", "DEFAULT_RULES", "evaluate", "evaluate_result", "summarize_verdicts",
                  "rules_to_json", "rules_from_json"]
 _review_names = ["compare_models", "compare_model_aucs", "compare_model_calibration", "render_report", "ReviewConfig", "Review", "ModelReview", "build_review", "build_review_from_counts", "default_threshold", "threshold_for_range", "rate_rules",
-                 "dataset_rule", "no_auc_finding", "CONFIG_BOUNDS", "Conclusions", "auc_conclusions",
+                 "dataset_rule", "no_auc_finding", "CONFIG_BOUNDS", "MAX_CONFIG_BYTES", "Conclusions", "auc_conclusions",
                  "rate_conclusions", "calibration_conclusions", "dataset_conclusions", "classwise_conclusions",
                  "bottom_line", "rule_plain_name", "result_subject", "model_changes", "ChangeVerdict",
                  "suggest_threshold", "ThresholdSuggestion", "group_thresholds", "GroupThresholds"]

@@ -225,8 +225,16 @@ def _config(args, frame):
 
 def _config_text(path: str) -> str:
     """The text of the ``--config`` file; ValueError saying what is wrong when it cannot be read."""
+    from ._review.config_schema import MAX_CONFIG_BYTES
+
     try:
-        return Path(path).read_text(encoding="utf-8")
+        with open(path, "rb") as file:   # never more than a configuration can be
+            raw = file.read(MAX_CONFIG_BYTES + 1)
+        if len(raw) > MAX_CONFIG_BYTES:
+            raise ValueError(f"--config {path!r} is larger than a review configuration can be (at most "
+                             f"{MAX_CONFIG_BYTES // 1024:,} KiB). Tip: give a review configuration saved from the "
+                             "app (JSON).")
+        return raw.decode("utf-8")
     except UnicodeDecodeError:
         raise ValueError(f"--config {path!r} is not UTF-8 text. Tip: give a review configuration saved from the "
                          "app (JSON).") from None

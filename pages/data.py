@@ -8,7 +8,7 @@ import streamlit as st
 import fairness_core as fc
 from fairness_core import plotting
 from ui import (
-    analysis, captions, computations, controls, escape, formats, labels, loading, local, page_frame, profiling,
+    analysis, captions, computations, controls, escape, formats, labels, loading, local, local_paths, page_frame, profiling,
     progress, review_restore, review_url, state,
 )
 
@@ -20,12 +20,17 @@ AUC_LEVEL_LABELS = {"bins": f"{local.AUC_LEVELS['bins']:,} score bins (bounded e
                     "exact": "Exact (one level per distinct score)"}
 
 
+def _use_weight(name: str, column: str) -> None:
+    """The proposed weight column's button: choose `column` in the Sample weights box kept under `name`."""
+    st.session_state[state.KEEP_PREFIX + name] = st.session_state["w:" + name] = column
+
+
 def _local_source() -> local.LocalSource:
     """The "Data on this machine" widgets: files (a path, folder or glob) or a DuckDB table; the source they name,
     or stop the page saying what to give or what is wrong."""
     kind = controls.kept(st.radio, "Read", "local:kind", "files", options=list(LOCAL_KINDS),
                          format_func=LOCAL_KINDS.get, horizontal=True)
-    st.caption("Paths are relative to " + " or ".join(escape.md(r) for r in local.roots())
+    st.caption("Paths are relative to " + " or ".join(escape.md(r) for r in local_paths.roots())
                + " (the directories this server may read).")
     try:
         if kind == "files":
@@ -106,7 +111,7 @@ st.title("Data")
 
 # 1. Source -------------------------------------------------------------------------------
 st.subheader("Load data")
-local_ready = bool(local.roots()) and not local.missing_packages()   # the server allows it and can read
+local_ready = bool(local_paths.roots()) and not local.missing_packages()   # the server allows it and can read
 sources = [*loading.SAMPLES, "upload", *(["local"] if local_ready else [])]
 current_token = st.session_state[state.DATASET_TOKEN] or ""
 current_source = ("local" if st.session_state[state.LOCAL_SOURCE] is not None else
@@ -116,7 +121,10 @@ source = controls.kept(
     format_func=lambda k: loading.SAMPLES[k]["title"] if k in loading.SAMPLES else
     {"upload": "Upload a file", "local": "Data on this machine"}[k], horizontal=True)
 review_restore.waiting_notice()  # a restored review's settings waiting for their data
-if local.roots() and local.missing_packages():
+if local_ready and local_paths.served_to_others(st.get_option("server.address")):
+    st.warning(local_paths.SERVED_TO_OTHERS.format(address=escape.md(st.get_option("server.address") or "every interface"),
+                                             roots=" and ".join(escape.md(r) for r in local_paths.roots())))
+if local_paths.roots() and local.missing_packages():
     st.caption(f"Data on this machine is configured but needs {' and '.join(local.missing_packages())}: "
                f"`pip install {' '.join(local.missing_packages())}` on the server, then restart it.")
 
@@ -268,6 +276,12 @@ with c2:
         st.selectbox, labels.WEIGHT_COLUMN, key + "weight", seed.weight,
         options=[None, *[c for c in numeric if c not in (label, *scores, *protected, *identities)]],
         format_func=lambda c: labels.NO_WEIGHT if c is None else str(c), help=labels.HELP[labels.WEIGHT_COLUMN])
+    proposed = profiling.first_guess(token, frame).weight   # proposed from its name and values, never applied unasked
+    if weight is None and proposed is not None and proposed not in (label, *scores, *protected, *identities):
+        st.caption(f"**{escape.md(proposed)}** looks like a column of sample weights. Weights change every number "
+                   "(each row then counts as that many people): use them only if that is what the column means.")
+        st.button(f"Weigh the rows by {escape.md(proposed)}", key=key + "use_weight", on_click=_use_weight,
+                  args=(key + "weight", proposed))
     st.caption("Intersections, bins for numeric attributes and the minimum subgroup size are under **Subgroups** "
                "in the sidebar; they apply to every page." if counted else
                "Intersections, bins for numeric attributes and the minimum subgroup size are under "

@@ -31,7 +31,8 @@ def test_make_run_announces_the_install_and_shows_progress(tmp_path):
     assert len(echo) == 1 and "Installing fairness_core and the app's dependencies" in echo[0] and "several minutes" in echo[0]
     # the announcement comes before the install, and the app starts after it
     assert lines.index(echo[0]) < lines.index(installs[0]) < len(lines) - 1
-    assert lines[-1] == ".venv/bin/streamlit run app.py --server.port 8501"
+    # this machine only by default (ADDRESS=0.0.0.0 opens it to others on purpose)
+    assert lines[-1] == ".venv/bin/streamlit run app.py --server.address 127.0.0.1 --server.port 8501"
 
 
 def test_make_test_keeps_its_log_quiet(tmp_path):

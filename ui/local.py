@@ -1,4 +1,3 @@
-# More than 500 lines: one concept (data on this machine: its sources, their counts where they lie, and the facade the pages read of those counts, weighted or not).
 """Data on this machine: Parquet or CSV files, or a DuckDB table, counted by DuckDB where they lie.
 
 The rows never enter pandas beyond a preview (the first rows, for the mapping widgets) or a random
@@ -6,9 +5,9 @@ sample the user asks for: ``fairness_core.engines.scored_counts`` returns the co
 pages read them through :class:`CountsData`, which answers what they read of ``ScoredData``.
 
 A browser user must not read any file the server can: the source is offered only when the server
-names the directories it may read in the environment variable ``FAIRNESS_LOCAL_DATA`` (several
-separated by ``os.pathsep``), and every file, after its links are resolved, must lie under one of
-them. DuckDB is given exactly the files checked, by their resolved paths, as a list, which the
+names the directories it may read in the environment variable ``FAIRNESS_LOCAL_DATA``, and every
+file, after its links are resolved, must lie under one of them, when it is named and again before
+each query (``ui.local_paths``, the boundary). DuckDB is given exactly the files checked, by their resolved paths, as a list, which the
 engines read as named: glob characters in a name (``[``, ``*``, ``?``) are escaped, never
 expanded again into other files. Several CSV files are combined by column name, and files without
 the same columns are refused with a message. A DuckDB database is opened read-only with external
@@ -18,7 +17,6 @@ access off, so its views cannot read other files.
 from __future__ import annotations
 
 import contextlib
-import glob
 import hashlib
 import importlib.util
 import os
@@ -30,9 +28,8 @@ import pandas as pd
 import fairness_core as fc
 from fairness_core.engines import TooManyPatterns
 
-from . import escape
+from . import escape, local_paths
 
-ENV = "FAIRNESS_LOCAL_DATA"
 MEMORY_ENV = "FAIRNESS_DUCKDB_MEMORY"   # DuckDB's memory_limit per query connection (it spills to disk beyond it)
 PREVIEW_ROWS = 10_000   # rows read into pandas to fill the mapping widgets
 SAMPLE_ROWS = 100_000   # rows of the random sample analysed in memory, on request
@@ -43,14 +40,8 @@ MAX_PATTERNS = 50_000   # membership patterns whose atoms the intervals of count
 FILE_TYPES = {".parquet": "parquet", ".csv": "csv", ".tsv": "csv", ".csv.gz": "csv", ".txt": "csv"}
 DATABASE_TYPES = (".duckdb", ".db", ".ddb")
 
-NOT_CONFIGURED = (
-    "Data on this machine is switched off on this server. Tip: start it with {env} set to the directories it may "
-    "read, e.g. `{env}=/data/logs streamlit run app.py`."
-)
 NO_MATCH = ("No Parquet or CSV file matches {pattern!r} under {roots}. Tip: give a path relative to that directory, "
             "a folder, or a glob such as 'logs/*.parquet'.")
-OUTSIDE = ("{path!r} lies outside the directories this server may read ({roots}). Tip: give a path under one of "
-           "them (links are followed before the check).")
 MIXED = ("{pattern!r} matches files of more than one type ({types}). Tip: narrow the glob to one type, e.g. "
          "'*.parquet'.")
 NOT_DATABASE = ("{path!r} is not a DuckDB database file (expected a name ending in {types}). Tip: give the path of "
@@ -77,55 +68,9 @@ NEEDS_ROWS = (
 )
 
 
-def roots() -> list[str]:
-    """The directories the server may read (real paths of the existing ones in ``FAIRNESS_LOCAL_DATA``)."""
-    raw = os.environ.get(ENV, "")
-    found = [os.path.realpath(os.path.expanduser(p)) for p in raw.split(os.pathsep) if p.strip()]
-    return [p for p in found if os.path.isdir(p)]
-
-
 def missing_packages() -> list[str]:
     """The optional packages this source needs that are not installed (DuckDB and SQLGlot)."""
     return [name for name in ("duckdb", "sqlglot") if importlib.util.find_spec(name) is None]
-
-
-def _real_inside(path: str, allowed: list[str]) -> str:
-    """The real path of `path` (links resolved), the very path that is checked and then read; ValueError
-    ``OUTSIDE`` unless it lies under one of the `allowed` directories."""
-    real = os.path.realpath(path)
-    if not any(os.path.commonpath([real, root]) == root for root in allowed):
-        raise ValueError(OUTSIDE.format(path=path, roots=_roots_text(allowed)))
-    return real
-
-
-def _candidates(text: str, allowed: list[str]) -> list[str]:
-    """The paths `text` names: itself if absolute, else under each root (the first root with a match).
-
-    The part before any glob character must lie under a root before the file system is looked at, so
-    no answer says whether a file elsewhere exists (ValueError ``OUTSIDE``).
-    """
-    text = os.path.expanduser(text.strip())
-    bases = [os.path.normpath(text if os.path.isabs(text) else os.path.join(root, text)) for root in allowed]
-    bases = [b for b in bases if _under_a_root(b, allowed)]
-    if not bases:
-        raise ValueError(OUTSIDE.format(path=text, roots=_roots_text(allowed)))
-    for base in bases:
-        if os.path.isdir(base):
-            inside = sorted(p for p in glob.glob(os.path.join(glob.escape(base), "*")) if os.path.isfile(p))
-            if inside:
-                return inside
-        matches = sorted(p for p in glob.glob(base) if os.path.isfile(p))
-        if matches:
-            return matches
-    return []
-
-
-def _under_a_root(pattern: str, allowed: list[str]) -> bool:
-    """Whether the directory part of `pattern` before its first glob character (or a root itself) lies under a root."""
-    cut = min([pattern.index(ch) for ch in "*?[" if ch in pattern] or [len(pattern)])
-    fixed = pattern[:cut]
-    parent = fixed if fixed in allowed else os.path.dirname(fixed)
-    return any(os.path.commonpath([parent, root]) == root for root in allowed)
 
 
 def _kind(path: str) -> str | None:
@@ -181,11 +126,11 @@ class LocalSource:
             When the source is switched off, nothing matches, a match lies outside the allowed
             directories, or the matches mix Parquet and CSV.
         """
-        allowed = _allowed()
-        files = [p for p in _candidates(pattern, allowed) if _kind(p)]
+        allowed = local_paths.allowed()
+        files = [p for p in local_paths.candidates(pattern, allowed) if _kind(p)]
         if not files:
-            raise ValueError(NO_MATCH.format(pattern=pattern, roots=_roots_text(allowed)))
-        real = [_real_inside(p, allowed) for p in files]
+            raise ValueError(NO_MATCH.format(pattern=pattern, roots=local_paths.roots_text(allowed)))
+        real = [local_paths.real_inside(p, allowed) for p in files]
         kinds = sorted({_kind(p) for p in files})
         if len(kinds) > 1:
             raise ValueError(MIXED.format(pattern=pattern, types=", ".join(kinds)))
@@ -196,12 +141,12 @@ class LocalSource:
     @classmethod
     def database_file(cls, path: str) -> str:
         """The real path of a DuckDB database file under the allowed directories (ValueError otherwise)."""
-        allowed = _allowed()
-        matches = _candidates(path, allowed)
+        allowed = local_paths.allowed()
+        matches = local_paths.candidates(path, allowed)
         if len(matches) != 1 or not matches[0].lower().endswith(DATABASE_TYPES):
             raise ValueError(NOT_DATABASE.format(path=path, types=", ".join(DATABASE_TYPES),
-                                                 roots=_roots_text(allowed)))
-        return _real_inside(matches[0], allowed)
+                                                 roots=local_paths.roots_text(allowed)))
+        return local_paths.real_inside(matches[0], allowed)
 
     @classmethod
     def from_table(cls, database: str, table: str) -> "LocalSource":
@@ -211,12 +156,13 @@ class LocalSource:
 
     def connection(self):
         """A DuckDB connection for this source's queries: read-only and without external access for a database
-        (its views cannot read other files); with ``FAIRNESS_DUCKDB_MEMORY``'s memory limit (default 1GB)."""
+        (its views cannot read other files); for files, one that checks them again before each query
+        (:class:`local_paths.CheckedConnection`); with ``FAIRNESS_DUCKDB_MEMORY``'s memory limit (default 1GB)."""
         import duckdb
 
         limit = os.environ.get(MEMORY_ENV, "1GB")
         if self.database is None:
-            return duckdb.connect(config={"memory_limit": limit})
+            return local_paths.CheckedConnection(duckdb.connect(config={"memory_limit": limit}), self.files)
         return duckdb.connect(self.database, read_only=True,
                               config={"enable_external_access": False, "memory_limit": limit})
 
@@ -253,17 +199,6 @@ def tables_of(database: str) -> list[str]:
     if not names:
         raise ValueError(NO_TABLES.format(path=os.path.basename(database)))
     return [n[0] for n in names]
-
-
-def _allowed() -> list[str]:
-    allowed = roots()
-    if not allowed:
-        raise ValueError(NOT_CONFIGURED.format(env=ENV))
-    return allowed
-
-
-def _roots_text(allowed: list[str]) -> str:
-    return ", ".join(allowed)
 
 
 def rows_of(source: LocalSource, n: int, *, sample: bool) -> pd.DataFrame:

@@ -4,6 +4,7 @@ read and applied to the loaded data (``ui.review_config.request``)."""
 from __future__ import annotations
 
 import json
+import re
 
 import streamlit as st
 
@@ -16,13 +17,18 @@ RESTORED = "review:restored_file"  # file_id of the configuration last uploaded 
 # apply_waiting as soon as data with those columns is loaded (as a link's settings wait for their file).
 WAITING = "review:waiting_for_data"
 RESTORE_OPEN = "review:restore_open"  # bool: the Data page's "Restore a saved review" expander is open
-MAX_FILE = 100_000_000             # bytes of an uploaded configuration or report read at most
-_CONFIG_OPEN = '<script type="application/json" id="review-config">'   # the report's embedded configuration
-_CONFIG_CLOSE = "</script>"
+MAX_FILE = 100_000_000             # bytes of an uploaded report or review export read at most
+_CONFIG_OPEN = b'<script type="application/json" id="review-config">'   # the report's embedded configuration
+_CONFIG_CLOSE = b"</script>"
+_EXPORT_KEY = re.compile(rb'"configuration"\s*:\s*')   # a review export's context.configuration
 
 
 def read_config(raw: bytes) -> fc.ReviewConfig:
     """The configuration in an uploaded file: a configuration JSON, a review's JSON export, or an HTML report.
+
+    Only the configuration's own JSON is parsed, and only when it is no longer than a configuration can be
+    (``fc.MAX_CONFIG_BYTES``): a report's embedded copy is found by two byte searches, a review export's by its
+    ``"configuration"`` key, so a large export or report costs no more than the configuration it holds.
 
     Raises
     ------
@@ -31,15 +37,20 @@ def read_config(raw: bytes) -> fc.ReviewConfig:
     """
     if len(raw) > MAX_FILE:
         raise ValueError(review_config.unreadable(f"the file is larger than {MAX_FILE // 1_000_000} MB"))
-    content = raw.decode("utf-8", errors="replace")
-    if content.lstrip()[:1] != "{":  # an HTML report: its embedded configuration
-        # Two str.find calls, linear in the file (a lazy regex is quadratic on many opening tags without a close).
-        start = content.find(_CONFIG_OPEN)
-        end = content.find(_CONFIG_CLOSE, start + len(_CONFIG_OPEN)) if start >= 0 else -1
+    if raw.lstrip()[:1] != b"{":  # an HTML report: its embedded configuration
+        # Two bytes.find calls, linear in the file (a lazy regex is quadratic on many opening tags without a close).
+        start = raw.find(_CONFIG_OPEN)
+        end = raw.find(_CONFIG_CLOSE, start + len(_CONFIG_OPEN)) if start >= 0 else -1
         if end < 0:
             raise ValueError(review_config.unreadable("the file is neither a configuration (JSON) nor a review's HTML report"))
-        start = content.rfind(_CONFIG_OPEN, start, end)   # the opening tag this close belongs to
-        content = content[start + len(_CONFIG_OPEN):end]
+        start = raw.rfind(_CONFIG_OPEN, start, end)   # the opening tag this close belongs to
+        raw = raw[start + len(_CONFIG_OPEN):end]
+    elif len(raw) > fc.MAX_CONFIG_BYTES:   # too large for a configuration: a review's JSON export, or nothing
+        return fc.ReviewConfig.from_dict(_exported_config(raw))
+    content = raw.decode("utf-8", errors="replace")
+    if len(content) > fc.MAX_CONFIG_BYTES:
+        raise ValueError(review_config.unreadable(f"its configuration is larger than a configuration can be "
+                                                  f"({fc.MAX_CONFIG_BYTES // 1024:,} KiB at most)"))
     try:
         parsed = json.loads(content)
     except ValueError as exc:
@@ -49,6 +60,27 @@ def read_config(raw: bytes) -> fc.ReviewConfig:
     if isinstance(parsed, dict) and isinstance(parsed.get("context"), dict) and "configuration" in parsed["context"]:
         parsed = parsed["context"]["configuration"]  # a review's JSON export
     return fc.ReviewConfig.from_dict(parsed)
+
+
+def _exported_config(raw: bytes):
+    """The ``context.configuration`` of a review's JSON export larger than a configuration, parsed alone.
+
+    The export writes its context first and the configuration second in it (after the data's source), so the first
+    ``"configuration":`` key is the one; its value is read from at most ``fc.MAX_CONFIG_BYTES`` bytes."""
+    found = _EXPORT_KEY.search(raw, 0, fc.MAX_CONFIG_BYTES)
+    if found is None:
+        raise ValueError(review_config.unreadable(
+            f"the file is larger than a configuration can be ({fc.MAX_CONFIG_BYTES // 1024:,} KiB) and is not a "
+            "review's JSON export or HTML report"))
+    window = raw[found.end():found.end() + fc.MAX_CONFIG_BYTES].decode("utf-8", errors="replace")
+    try:
+        value, _ = json.JSONDecoder().raw_decode(window)
+    except ValueError:
+        raise ValueError(review_config.unreadable(
+            f"the review's configuration is not JSON of at most {fc.MAX_CONFIG_BYTES // 1024:,} KiB")) from None
+    except RecursionError:
+        raise ValueError(review_config.unreadable("its JSON is nested too deeply")) from None
+    return value
 
 
 def restore_section() -> None:

@@ -29,7 +29,7 @@ PARAM = "review"                   # the URL parameter
 AWAITING = "review:awaiting"       # ReviewConfig from the URL, waiting for its data file
 URL_READ = "review:url_read"       # bool: this session has read its URL once
 MAX_PARAM = 8_000                  # characters of the URL parameter read at most
-MAX_JSON = 200_000                 # bytes of configuration JSON read at most (from the URL or a file)
+MAX_JSON = fc.MAX_CONFIG_BYTES    # bytes of configuration JSON read at most (as from a file)
 _SHA256 = re.compile(r"[0-9a-f]{64}")
 
 

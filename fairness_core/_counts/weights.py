@@ -37,6 +37,12 @@ WEIGHT_TYPE = ("The weight column {col!r} must hold numbers (it has dtype {dtype
                "survey or importance weights, or no weight column.")
 WEIGHT_VALUES = ("The weight column {col!r} has {n:,} {what} (first at row {first}). Weights must be finite and "
                  ">= 0. Tip: fix or drop those rows, or choose another weight column.")
+# Weights whose squares leave the range of a float (their sums, and Kish's effective size, would be infinite or 0).
+WEIGHT_RANGE = (1e-150, 1e150)   # (smallest, largest) positive weight: squares of 10^6 rows stay normal floats
+WEIGHT_SCALE = ("{what} has weights as {extreme} as {value:.3g}: their sums of squares "
+                "{flow} a floating-point number, so no weighted count could be computed. Tip: rescale the column (e.g. "
+                "divide it by its mean); weighted rates, AUCs and disparities do not change with the scale of the "
+                "weights.")
 WEIGHT_INTERVAL_MESSAGE = (
     "{func}: intervals with sample weights are not available yet (here they would resample rows or need rows "
     "these counts do not keep; with weights: the rates, disparities and equalized odds, the performance table, "
@@ -51,8 +57,9 @@ def check_sample_weight(sample_weight, n: int, func: str) -> Optional[np.ndarray
     Raises
     ------
     ValueError
-        For a weight array that is not one-dimensional, not numeric or of the wrong length, or that
-        holds negative, NaN or infinite values (the message counts them and gives the first row).
+        For a weight array that is not one-dimensional, not numeric or of the wrong length, that
+        holds negative, NaN or infinite values (the message counts them and gives the first row), or
+        whose squares overflow or underflow a float (``WEIGHT_SCALE``).
     """
     if sample_weight is None:
         return None
@@ -69,7 +76,37 @@ def check_sample_weight(sample_weight, n: int, func: str) -> Optional[np.ndarray
         if bad.any():
             raise ValueError(WEIGHT_VALUE_MESSAGE.format(func=func, n=int(bad.sum()), what=what,
                                                          first=int(np.argmax(bad))))
+    check_weight_scale(w, f"{func}: sample_weight")
     return w
+
+
+def check_weight_scale(w: np.ndarray, what: str) -> None:
+    """Refuse weights whose squares overflow or underflow a float (``WEIGHT_SCALE``).
+
+    Kish's effective size and the weighted variances take sums of squared weights: a positive weight
+    outside ``WEIGHT_RANGE`` (1e-150 to 1e150) makes them infinite or 0 (e.g. every weight 1e308, or
+    1e-320).
+
+    Parameters
+    ----------
+    w : ndarray of shape (n_samples,)
+        Weights, finite and >= 0 (NaN, for a missing weight, is ignored).
+    what : str
+        What the message calls them, e.g. ``"The weight column 'w'"`` or ``"metric: sample_weight"``.
+
+    Raises
+    ------
+    ValueError
+        ``WEIGHT_SCALE``, naming the largest (or smallest positive) weight and the fix.
+    """
+    positive = w[w > 0]
+    if not positive.size:
+        return
+    low, high = float(positive.min()), float(positive.max())
+    if high > WEIGHT_RANGE[1]:
+        raise ValueError(WEIGHT_SCALE.format(what=what, extreme="large", value=high, flow="overflow"))
+    if low < WEIGHT_RANGE[0]:
+        raise ValueError(WEIGHT_SCALE.format(what=what, extreme="small", value=low, flow="underflow"))
 
 
 def check_no_intervals(weighted: bool, ci, func: str) -> None:
@@ -132,8 +169,9 @@ def weight_column(column, col: str) -> np.ndarray:
     Raises
     ------
     ValueError
-        For a column that is not numeric (``WEIGHT_TYPE``) or holds negative or infinite weights
-        (``WEIGHT_VALUES``, with their count and the first row).
+        For a column that is not numeric (``WEIGHT_TYPE``), holds negative or infinite weights
+        (``WEIGHT_VALUES``, with their count and the first row), or weights whose squares overflow or
+        underflow a float (``WEIGHT_SCALE``).
     """
     import pandas as pd
 
@@ -143,4 +181,5 @@ def weight_column(column, col: str) -> np.ndarray:
     for bad, what in ((np.isinf(w), "infinite weights"), (w < 0, "negative weights")):
         if bad.any():
             raise ValueError(WEIGHT_VALUES.format(col=col, n=int(bad.sum()), what=what, first=int(np.argmax(bad))))
+    check_weight_scale(w, f"The weight column {col!r}")
     return w

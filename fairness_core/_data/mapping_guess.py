@@ -87,10 +87,14 @@ class MappingGuess:
     missing : tuple of str
         One sentence per role the guess could not fill (``MISSING_LABEL``, ``MISSING_OUTPUT``,
         ``MISSING_GROUPS``), saying what to choose.
+    weight : str or None
+        A column that looks like sample weights, proposed but **not** in `mapping`: weights change
+        every number, so the caller asks before applying them (the app offers a button).
     """
 
     mapping: ColumnMapping | None
     missing: tuple = ()
+    weight: str | None = None
 
 
 def words(name: object) -> list[str]:
@@ -241,9 +245,10 @@ def guess_mapping(frame: pd.DataFrame) -> MappingGuess:
       1 is a predicted label, as in Aequitas' layout); when none is named so, numeric non-integer
       columns in [0, 1] with at least 10 distinct values. A column equal to an earlier score (a
       duplicated column such as ``decile_score.1``) is skipped;
-    - **weight**: the first numeric column of values >= 0, not two-valued, named as a sample weight
-      (``WEIGHT_NAMES``, or a word of ``WEIGHT_WORDS``: ``fnlwgt``, ``pwgtp``, ``person_weight``); it
-      takes no other role;
+    - **weight** (proposed in ``MappingGuess.weight``, never put in the mapping): the first numeric
+      column named as a sample weight (``WEIGHT_NAMES``, or a word of ``WEIGHT_WORDS``: ``fnlwgt``,
+      ``pwgtp``, ``person_weight``) whose values look like weights (:func:`looks_like_weights`:
+      >= 0, not two-valued, whole counts or a mean between 0.05 and 20); it takes no other role;
     - **predicted label**: the first two-valued column with a prediction word (``PREDICTION_WORDS``)
       that is not a score;
     - **protected attributes**: columns with a protected word (``PROTECTED_WORDS``) that are numeric
@@ -308,7 +313,8 @@ def guess_mapping(frame: pd.DataFrame) -> MappingGuess:
         taken.add(label)
 
     weight = next((c for c in info.index if c not in taken and info.loc[c, "numeric"] and info.loc[c, "n_unique"] != 2
-                   and info.loc[c, "low"] >= 0 and (c.lower() in WEIGHT_NAMES or has(c, WEIGHT_WORDS))), None)
+                   and (c.lower() in WEIGHT_NAMES or has(c, WEIGHT_WORDS)) and looks_like_weights(frame[name[c]])),
+                  None)
     if weight is not None:
         taken.add(weight)
     numeric_many = [c for c in info.index if c not in taken and info.loc[c, "numeric"] and info.loc[c, "n_unique"] > 2]
@@ -346,9 +352,33 @@ def guess_mapping(frame: pd.DataFrame) -> MappingGuess:
     positive = guess_positive(_distinct(frame[name[label]]))
     mapping = ColumnMapping(label=label, positive_label=positive, scores=tuple(scores), predicted_label=predicted,
                             protected=tuple(protected), indicators=tuple(indicators), all_classes=all_classes,
-                            positive_outcome=guess_outcome(label, positive)[0],
-                            weight=weight)
-    return MappingGuess(mapping, tuple(missing))
+                            positive_outcome=guess_outcome(label, positive)[0])
+    return MappingGuess(mapping, tuple(missing), weight)
+
+
+def looks_like_weights(values: pd.Series) -> bool:
+    """Whether a numeric column's values look like sample weights rather than a measurement named "weight".
+
+    Sampling, frequency or importance weights are finite and >= 0, with some weight > 0, and either whole
+    counts (survey person weights such as ``fnlwgt`` or ``PWGTP``) or scaled near 1 (a mean between 0.05
+    and 20: inverse-probability and importance weights). A body weight in kilograms (72.5, 81.3, ...) is
+    neither; one recorded in whole kilograms would still be proposed, which is why a guessed weight column
+    is only proposed, never applied.
+
+    Parameters
+    ----------
+    values : Series
+        The column.
+
+    Returns
+    -------
+    bool
+    """
+    v = pd.to_numeric(values, errors="coerce").to_numpy(dtype=np.float64, na_value=np.nan)
+    v = v[~np.isnan(v)]
+    if not v.size or not np.all(np.isfinite(v)) or v.min() < 0 or v.max() <= 0:
+        return False
+    return bool(np.all(v == np.round(v)) or 0.05 <= float(v.mean()) <= 20)
 
 
 # Words that read like a harm to the person when they name the predicted event (label name or positive value).

@@ -20,7 +20,7 @@ import pandas as pd
 
 from .._stats.bootstrap import check_boot_options, percentile_interval, replicate_stat, rng_of
 from .._data.checks import check_int, check_option
-from .compare import (DISTANCES, DisparityResult, add_intervals, bootstrap_comparison, check_reference,
+from .compare import (ALONE_NOTE, DISTANCES, DisparityResult, add_intervals, bootstrap_comparison, check_reference,
                        comparison_columns, comparison_index, compared_values, reduce_disparities, reduced_interval)
 from .._policy.defaults import DEFAULT_RULES
 from .._policy.rules import BOUND_RTOL, Rule
@@ -141,7 +141,8 @@ def calibration_disparity_of(counts, *, threshold: Optional[float] = None, min_p
         table.insert(at, "subgroup_expected", a0)
         table.insert(at + 1, "reference_expected", b0)
         corrected = (table["subgroup_value"] - a0) - (table["reference_value"] - b0)
-        table["disparity"] = np.abs(corrected.to_numpy(dtype=np.float64))
+        plain_disparity = table["disparity"].to_numpy(dtype=np.float64)   # NaN stays NaN (e.g. a subgroup alone)
+        table["disparity"] = np.where(np.isnan(plain_disparity), np.nan, np.abs(corrected.to_numpy(dtype=np.float64)))
     table.attrs["debiased"] = debias
     if level is not None:
         captured = []
@@ -441,7 +442,7 @@ def _with_error_intervals(table: pd.DataFrame, samples: np.ndarray, level: float
     for j, col in enumerate(ERROR_COLUMNS):
         low, high, n_undefined = _value_interval(samples[:, :, j], table[col].to_numpy(dtype=np.float64), level,
                                                  shift=shift and col == "ece")
-        estimate_defined = table[col].notna().to_numpy() & ~(shift and col == "mce")
+        estimate_defined = table[col].notna().to_numpy() & (not (shift and col == "mce"))
         low, high = np.where(estimate_defined, low, np.nan), np.where(estimate_defined, high, np.nan)
         at = table.columns.get_loc(col) + 1
         table.insert(at, f"{col}_ci_low", low)
@@ -491,7 +492,9 @@ def _num3(x: float) -> str:
 def _interpret(result: DisparityResult, verdict: Optional[Verdict], min_per_group: int, distance: str,
                debiased: bool = False, weighted: bool = False) -> str:
     if np.isnan(result.value):
-        why = (f"no comparison has ECE defined on both sides (each side needs at least {min_per_group} rows)"
+        alone = len(result.table) > 0 and bool((result.table["note"] == ALONE_NOTE).all())
+        why = (ALONE_NOTE if alone else
+               f"no comparison has ECE defined on both sides (each side needs at least {min_per_group} rows)"
                if result.n_undefined or not result.n_small_excluded else
                f"every comparison involves a small subgroup, and small subgroups are left out "
                f"({result.n_small_excluded} comparisons; include them to assess)")

@@ -229,6 +229,11 @@ def compare(
         reference=reference, func=func, notes=notes, rest_notes=rest_notes), columns=TABLE_COLUMNS)
 
 
+#: The note of a comparison whose subgroup holds every row (one subgroup, or an identity every row has).
+ALONE_NOTE = ("every row is in this subgroup: there is no second group to compare it with "
+              "(a comparison needs at least two subgroups)")
+
+
 def comparison_columns(names: list[str], sizes: np.ndarray, values: np.ndarray, rest_values: np.ndarray,
                        rest_sizes: np.ndarray, overall_value: float, n_total: int, small: np.ndarray, *,
                        distance_measure: Distance, reference: str, func: str, notes: Optional[np.ndarray] = None,
@@ -260,6 +265,10 @@ def comparison_columns(names: list[str], sizes: np.ndarray, values: np.ndarray, 
         ref_label, ref_val, ref_size, ref_note, ref_small = names_arr[j], values[j], sizes[j], notes[j], small[j]
     disparity = distance(values[i], ref_val, distance_measure)
     note = [_join(a, b, ref) for a, b, ref in zip(notes[i], ref_note, ref_label)]
+    if mode in ("rest", "overall"):   # a subgroup that holds every row has nothing to be compared with
+        alone = np.asarray(rest_sizes)[i] <= 0
+        disparity = np.where(alone, np.nan, disparity)
+        note = [ALONE_NOTE if a else n for a, n in zip(alone, note)]
     if distance_measure == "ratio":
         note = [_join(n, "one value is 0, so the ratio is infinite" if np.isinf(d) else "", None)
                 for n, d in zip(note, disparity)]
@@ -450,6 +459,7 @@ def add_intervals(table: pd.DataFrame, signed: np.ndarray, disparity: np.ndarray
         inverted = (interval_p_value(sides, parity, p.shape) if p_values
                     else np.where(np.isnan(sides(np.full(p.shape, 1.0 - 1e-12))[0]), np.nan, 1.0))
         p = np.fmax(p, inverted)
+    p = np.where(np.isnan(table["disparity"].to_numpy(dtype=np.float64)), np.nan, p)   # no estimate, no test
     m = int(np.sum(~np.isnan(p)))
     alpha = 1.0 - level
     if adjust is None or m == 0:

@@ -14,7 +14,7 @@ import numpy as np
 from .._data.columns import ColumnMapping
 from .._disparity.compare import NamedReference, named_reference
 from .._subgroups.slices import Condition, Slice
-from .config_schema import problems
+from .config_schema import MAX_CONFIG_BYTES, problems
 
 
 CONFIG_VERSION = 1
@@ -259,8 +259,13 @@ def parse_json(text: str) -> Any:
     Raises
     ------
     ValueError
-        When `text` is not JSON, or is nested too deeply for the parser (e.g. 100,000 brackets).
+        When `text` is not JSON, is nested too deeply for the parser (e.g. 100,000 brackets), or is longer
+        than a configuration can be (``MAX_CONFIG_BYTES`` characters), which is refused before parsing.
     """
+    if len(text) > MAX_CONFIG_BYTES:   # characters: at least as many bytes in UTF-8
+        raise ValueError(CONFIG_MESSAGE.format(
+            problem=f"the JSON is longer than a configuration can be ({len(text):,} characters; at most "
+                    f"{MAX_CONFIG_BYTES:,})"))
     try:
         return json.loads(text)
     except (TypeError, ValueError) as exc:

@@ -11,9 +11,10 @@ the widget that shows it. The schema is JSON Schema (draft 2020-12), validated b
 from __future__ import annotations
 
 import functools
+import itertools
 import math
 import numbers
-from typing import Any
+from typing import Any, Optional
 
 from .._disparity.compare import ADJUSTMENTS, DISTANCES
 from .._counts.rates import RATE_NAMES
@@ -27,6 +28,10 @@ NEIGHBORS = (1, 50)           # kNN consistency's neighbours
 POWER_P = (-50.0, 50.0)       # the bias AUC score's power mean exponent
 MAX_COUNT = 1_000_000_000     # any other count (a minimum size, a sample's rows)
 MAX_ITEMS = 10_000            # columns, slice conditions, thresholds or values listed
+MAX_CONFIG_BYTES = 512 * 1024  # bytes of a configuration's JSON text (a file, a link or a report's embedded copy)
+MAX_VALUES = 25_000           # values (objects, arrays, texts, numbers) in a whole configuration
+MAX_DEPTH = 32                # levels of nesting
+MAX_PROBLEMS = 3              # validation stops after this many problems (each says its field)
 
 #: (smallest, largest) of each bounded number of a configuration, by its ReviewConfig or ColumnMapping field name.
 CONFIG_BOUNDS = {"cal_n_bins": CAL_BINS, "n_bins": ATTRIBUTE_BINS, "n_boot": N_BOOT,
@@ -90,7 +95,8 @@ SCHEMA: dict = {
                 "auc_p": _between("number", POWER_P),
                 "auc_weight": _SHARE,
                 "auc_min_score": _optional(_SHARE),
-                "rate_metrics": {"type": "array", "items": {"enum": list(RATE_NAMES) + ["statistical_parity"]},
+                "rate_metrics": {"type": "array", "maxItems": len(RATE_NAMES) + 1,
+                                 "items": {"enum": list(RATE_NAMES) + ["statistical_parity"]},
                                  "minItems": 1, "uniqueItems": True},
                 "rate_distance": {"enum": list(DISTANCES)},
                 "rate_reduction": _REDUCTION,
@@ -140,8 +146,49 @@ def _validator():
     return jsonschema.validators.extend(base, type_checker=checker)(SCHEMA)
 
 
+def size_problem(data: Any) -> Optional[str]:
+    """Why `data` is too large or too deep to be a configuration, or None; the first such field is named.
+
+    Checked before the schema (:func:`problems`), walking at most ``MAX_VALUES`` values: the schema's
+    validator checks every item of an array even after its ``maxItems`` failed, so an array of millions
+    of items cost minutes and gigabytes before this check.
+
+    Parameters
+    ----------
+    data : any
+        A configuration as JSON-ready data.
+
+    Returns
+    -------
+    str or None
+        E.g. ``"slice.0.values: 3,000,000 items; a configuration lists at most 10,000"``.
+    """
+    stack, seen = [(data, "", 0)], 1
+    while stack:
+        value, path, depth = stack.pop()
+        if isinstance(value, dict):
+            items = value.items()
+        elif isinstance(value, (list, tuple)):
+            items = enumerate(value)
+        else:
+            continue
+        where = path or "the configuration"
+        if len(value) > MAX_ITEMS:
+            return f"{where}: {len(value):,} items; a configuration lists at most {MAX_ITEMS:,}"
+        if depth >= MAX_DEPTH:
+            return f"{where}: nested more than {MAX_DEPTH} levels deep"
+        seen += len(value)
+        if seen > MAX_VALUES:
+            return f"the configuration holds more than {MAX_VALUES:,} values (counted up to {where})"
+        stack.extend((item, f"{path}.{key}" if path else str(key), depth + 1) for key, item in items)
+    return None
+
+
 def problems(data: Any) -> list[str]:
-    """Every way `data` departs from :data:`SCHEMA`, one text each, naming the field first.
+    """How `data` departs from :data:`SCHEMA`: its first few problems, one text each, naming the field first.
+
+    The size is checked first (:func:`size_problem`), then the schema, which stops after
+    ``MAX_PROBLEMS`` problems: a configuration of any content is answered in milliseconds.
 
     Parameters
     ----------
@@ -151,17 +198,21 @@ def problems(data: Any) -> list[str]:
     Returns
     -------
     list of str
-        Empty when `data` is valid; else e.g. ``"options.cal_n_bins: 10000000 is greater than the
-        maximum of 50"``, in the order of the fields' paths.
+        Empty when `data` is valid; else at most ``MAX_PROBLEMS`` texts, e.g. ``"options.cal_n_bins:
+        10000000 is greater than the maximum of 50"``, in the order of the fields' paths.
     """
+    too_large = size_problem(data)
+    if too_large is not None:
+        return [too_large]
     try:
-        errors = sorted(_validator().iter_errors(data), key=lambda e: [str(p) for p in e.absolute_path])
+        errors = sorted(itertools.islice(_validator().iter_errors(data), MAX_PROBLEMS),
+                        key=lambda e: [str(p) for p in e.absolute_path])
     except RecursionError:
         return ["the configuration is nested too deeply"]
     out = []
     for error in errors:
         where = ".".join(str(p) for p in error.absolute_path) or "the configuration"
-        message = error.message if len(error.message) <= 200 else error.message[:200] + "..."
+        message = error.message if len(error.message) <= 160 else error.message[:160] + "..."
         if error.validator in ("type", "anyOf", "oneOf") and isinstance(error.instance, float) \
                 and not math.isfinite(error.instance):
             message = f"{error.instance} is not a finite number"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import csv
 import io
 import json
 import math
@@ -56,13 +57,15 @@ def table_to_csv(frame: pd.DataFrame, context: Mapping[str, Any]) -> str:
 
     The header says what the numbers are (dataset, model, threshold, options, software version,
     time), so the file stands on its own; ``pandas.read_csv(path, comment="#")`` reads the
-    table back. Cells are made safe with :func:`neutralize_formulas`; floats are written with
-    17 significant digits (they read back exactly); NaN is an empty cell. Lines end in CR LF
-    (RFC 4180), so a cell with a line break in it is quoted.
+    table back. Cells are made safe with :func:`neutralize_formulas`, and every text cell (and
+    column name) is quoted, so a reader that splits at ``;`` or a tab instead of a comma never
+    starts a cell inside a text; numbers are not quoted, floats written as their shortest exact
+    form (they read back exactly); NaN is an empty quoted cell. Lines end in CR LF (RFC 4180).
 
     A header line is ``# key: value`` with the value as JSON on one line. A CSV reader splits
-    that line at its commas too, so no comma may start a cell of data text: a comma inside a JSON
-    string is written as its escape ``\\u002c`` (JSON readers read a comma back), the commas
+    that line at its commas (or semicolons) too, so neither may start a cell of data text: a comma
+    or semicolon inside a JSON string is written as its escape ``\\u002c`` or ``\\u003b`` (JSON readers
+    read it back; a tab is already escaped), the commas
     between JSON items are followed by a space, and a key other than plain words (letters,
     digits, ``_``, ``.``, ``-`` and single spaces) is written as a JSON string too. Every cell of
     a header line, as ``csv.reader`` splits it, then starts with ``#`` or a space, never with a
@@ -86,7 +89,10 @@ def table_to_csv(frame: pd.DataFrame, context: Mapping[str, Any]) -> str:
     lines = [_context_line(key, value) for key, value in _check_context(context).items()]
     body = io.StringIO()
     # RFC 4180 line ends: a cell holding a carriage return or a line feed is then quoted.
-    neutralize_formulas(frame).to_csv(body, index=False, float_format="%.17g", lineterminator="\r\n")
+    # Every text cell quoted, numbers not: a reader that splits at ';' or a tab (as spreadsheets do in many locales)
+    # never starts a cell inside a text, where "a;=1+1" would give the formula =1+1. Floats are written as Python's
+    # shortest repr, which reads back exactly.
+    neutralize_formulas(frame).to_csv(body, index=False, quoting=csv.QUOTE_NONNUMERIC, lineterminator="\r\n")
     return "".join(line + "\r\n" for line in lines) + body.getvalue()
 
 
@@ -198,8 +204,9 @@ def _context_line(key: str, value) -> str:
 
 
 def _comma_free(text: str) -> str:
-    """JSON `text` with each comma inside a string written as its escape ``\\u002c``."""
-    return _JSON_STRING.sub(lambda found: found.group().replace(",", "\\u002c"), text)
+    """JSON `text` with each comma and semicolon inside a string written as its escape (``\\u002c``, ``\\u003b``):
+    no cell of a reader that splits at either starts inside a string (json.dumps already escapes tabs)."""
+    return _JSON_STRING.sub(lambda found: found.group().replace(",", "\\u002c").replace(";", "\\u003b"), text)
 
 
 def _json(value) -> str:

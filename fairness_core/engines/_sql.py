@@ -198,7 +198,8 @@ def profile_query(plan: Plan, numeric_protected: Sequence[str]) -> str:
         parts.append(f"COUNT(DISTINCT {ident(c)}) AS distinct_{i}")
     if plan.weighted:   # over every row, whatever its reason (ScoredData checks the whole column)
         w = f"CAST({ident(plan.weight)} AS DOUBLE)"
-        parts += [f"SUM(CAST({infinite(w)} AS INT)) AS weight_infinite", f"SUM(CAST({w} < 0 AS INT)) AS weight_negative"]
+        parts += [f"SUM(CAST({infinite(w)} AS INT)) AS weight_infinite", f"SUM(CAST({w} < 0 AS INT)) AS weight_negative",
+                  f"MIN(CASE WHEN {w} > 0 THEN {w} END) AS weight_low", f"MAX(CASE WHEN {w} > 0 THEN {w} END) AS weight_high"]
     return f"SELECT {', '.join(parts)} FROM {SOURCE} GROUP BY 1"
 
 

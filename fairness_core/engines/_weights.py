@@ -12,10 +12,11 @@ from __future__ import annotations
 
 from typing import Callable, Optional
 
+import numpy as np
 import pandas as pd
 
 from . import _sql
-from .._counts.weights import WEIGHT_TYPE, WEIGHT_VALUES
+from .._counts.weights import WEIGHT_TYPE, WEIGHT_VALUES, check_weight_scale
 
 # WEIGHT_VALUES without the row, for an engine that numbers no rows (Spark): the same meaning, the count alone.
 WEIGHT_VALUES_UNPLACED = WEIGHT_VALUES.replace(" (first at row {first})", "")
@@ -44,13 +45,15 @@ def check_weight_type(preview: pd.DataFrame, col: str) -> None:
 
 
 def check_weight_values(profile: pd.DataFrame, col: str, first_row: Optional[Callable[[str], int]]) -> None:
-    """Refuse infinite, then negative weights, as ``ScoredData.from_frame`` does (over every row).
+    """Refuse infinite, then negative weights, then weights out of a float's range for their squares, as
+    ``ScoredData.from_frame`` does (over every row).
 
     Parameters
     ----------
     profile : DataFrame
         The rows of ``_sql.profile_query`` (one per exclusion reason), with ``weight_infinite`` and
-        ``weight_negative``: the rows of each reason with such a weight.
+        ``weight_negative``: the rows of each reason with such a weight; ``weight_low``, ``weight_high``: the
+        smallest and largest positive weight.
     col : str
         The weight column.
     first_row : callable or None
@@ -61,7 +64,7 @@ def check_weight_values(profile: pd.DataFrame, col: str, first_row: Optional[Cal
     ------
     ValueError
         ``WEIGHT_VALUES`` with the count of such weights and the first row (``WEIGHT_VALUES_UNPLACED``,
-        the count alone, without `first_row`).
+        the count alone, without `first_row`); ``WEIGHT_SCALE`` for weights whose squares overflow or underflow.
     """
     w = f"CAST({_sql.ident(col)} AS DOUBLE)"
     for name, what, condition in (("weight_infinite", "infinite weights", _sql.infinite(w)),
@@ -71,6 +74,8 @@ def check_weight_values(profile: pd.DataFrame, col: str, first_row: Optional[Cal
             if first_row is None:
                 raise ValueError(WEIGHT_VALUES_UNPLACED.format(col=col, n=n, what=what))
             raise ValueError(WEIGHT_VALUES.format(col=col, n=n, what=what, first=first_row(condition)))
+    extremes = pd.to_numeric(pd.concat([profile["weight_low"], profile["weight_high"]]), errors="coerce").dropna()
+    check_weight_scale(extremes.to_numpy(dtype=np.float64), f"The weight column {col!r}")   # infinite weights were refused above
 
 
 def first_row_query(condition: str, indexed: bool = False) -> str:

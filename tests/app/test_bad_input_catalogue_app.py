@@ -418,7 +418,7 @@ def test_no_cell_of_the_tables_zip_starts_a_formula(tmp_path):
     assert len(texts) > 10
     for name, content in texts.items():
         assert formula_cells(content) == [], name
-        assert '# source: {"name": "x\\u002c=1+1.csv", ' in content, name
+        assert '# source: {"name": "x\\u002c=1+1\\u003b@2.csv", ' in content, name
 
 
 # Many overlapping identity columns with intervals on (issue 20, M7) ---------------------------------------------------

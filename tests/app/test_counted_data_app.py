@@ -11,7 +11,7 @@ import fairness_core as fc
 from fairness_core import engines
 from fairness_core.engines import _result, _scored_counts
 from tests.app.helpers import ROOT, count_calls, metrics, open_section, scored_table, widget
-from ui import labels, local
+from ui import labels, local, local_paths
 
 FILES = "Parquet or CSV files: a path, a folder or a glob"
 APPLY = "Apply mapping"
@@ -35,7 +35,7 @@ def root(tmp_path_factory):
 
 
 def _opened(monkeypatch, root) -> AppTest:
-    monkeypatch.setenv(local.ENV, str(root))
+    monkeypatch.setenv(local_paths.ENV, str(root))
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=180)
     at.run()
     widget(at, "radio", "Source").set_value("local").run()
@@ -132,7 +132,7 @@ def _rate_page(at: AppTest, threshold: float) -> tuple:
 
 
 def test_a_threshold_on_a_counted_edge_with_intervals_needs_no_scan_and_equals_the_scan(root, monkeypatch):
-    monkeypatch.setenv(local.ENV, str(root))
+    monkeypatch.setenv(local_paths.ENV, str(root))
     source = local.LocalSource.from_files("ids.parquet")
     counted = local.counts(source, _mapping(IDENTITIES[:4]), local.AUC_LEVELS["bins"]).with_atoms()
     edges = counted.atom_thresholds("score_a")

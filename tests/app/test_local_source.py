@@ -13,7 +13,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from tests.app.helpers import PAGES, ROOT, each_section, figures, metrics, open_section, scored_table, widget
-from ui import local, formats, labels
+from ui import local, local_paths, formats, labels
 
 N_ROWS = 1_000_000
 FILES = "Parquet or CSV files: a path, a folder or a glob"
@@ -32,7 +32,7 @@ def folder(tmp_path_factory):
 
 
 def _start(monkeypatch, root) -> AppTest:
-    monkeypatch.setenv(local.ENV, str(root))
+    monkeypatch.setenv(local_paths.ENV, str(root))
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=180)
     at.run()
     return at
@@ -326,11 +326,11 @@ def test_paths_outside_the_allowed_directories_are_refused(folder, monkeypatch, 
 
 
 def test_the_source_is_offered_only_when_the_server_names_its_directories(monkeypatch):
-    monkeypatch.delenv(local.ENV, raising=False)
+    monkeypatch.delenv(local_paths.ENV, raising=False)
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
     at.run()
     assert "local" not in widget(at, "radio", "Source").options
-    with pytest.raises(ValueError, match=local.ENV):
+    with pytest.raises(ValueError, match=local_paths.ENV):
         local.LocalSource.from_files("anything.parquet")
 
 
@@ -484,7 +484,7 @@ def test_files_with_glob_characters_are_read_as_checked(monkeypatch, tmp_path):
     scored_table(40, seed=7).to_parquet(root / "lin[k]_out" / "x.parquet", index=False)
     scored_table(900, seed=8).to_parquet(outside / "x.parquet", index=False)
     (root / "link_out").symlink_to(outside, target_is_directory=True)
-    monkeypatch.setenv(local.ENV, str(root))
+    monkeypatch.setenv(local_paths.ENV, str(root))
 
     source = local.LocalSource.from_files("names")
     assert [f.rsplit("/", 1)[1] for f in source.files] == sorted(sizes)

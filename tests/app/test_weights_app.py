@@ -1,11 +1,12 @@
-"""AppTest: a weight column is guessed from its name and mapped on the Data page, which shows the effective sample
-size; every page's tiles are then the weighted numbers (each against the library's weighted computation of the
+"""AppTest: a weight column is proposed from its name and values on the Data page (never applied unasked), and once
+chosen the page shows the effective sample size; every page's tiles are then the weighted numbers (each against the library's weighted computation of the
 same mapping, which tests/fairness_core checks against scikit-learn, Fairlearn and literal formulas) and differ
 from the unweighted ones; taking the weights off gives the unweighted numbers back (issue 25, item 4)."""
 
 from __future__ import annotations
 
 import numpy as np
+import pytest
 from sklearn.metrics import roc_auc_score
 
 import fairness_core as fc
@@ -58,7 +59,14 @@ def test_a_weight_column_weights_every_page_and_shows_the_effective_size(app):
     frame = _frame()
     upload(app, "weighted.csv", csv_bytes(frame))
     assert not app.exception and not app.error
-    assert widget(app, "selectbox", labels.WEIGHT_COLUMN).value == "weight"   # guessed from its name
+    # proposed from its name and values, not applied: weights change every number (N5 of issue 40)
+    assert widget(app, "selectbox", labels.WEIGHT_COLUMN).value is None
+    assert app.session_state[state.MAPPING].weight is None
+    assert any("**weight** looks like a column of sample weights" in c.value for c in app.caption)
+    next(b for b in app.button if b.label == "Weigh the rows by weight").click().run()
+    assert not app.exception
+    assert widget(app, "selectbox", labels.WEIGHT_COLUMN).value == "weight"
+    assert not [b for b in app.button if b.label.startswith("Weigh the rows by")]
     w = frame["weight"].to_numpy()
     effective = w.sum() ** 2 / (w ** 2).sum()
     assert any(f"effective sample size {effective:,.0f} (Kish)" in c.value for c in app.caption)
@@ -94,6 +102,7 @@ def test_the_link_and_a_saved_configuration_keep_the_weight_column(app):
     frame = _frame()
     data = csv_bytes(frame)
     upload(app, "weighted.csv", data)
+    next(b for b in app.button if b.label == "Weigh the rows by weight").click().run()
     param = app.query_params["review"]
     config = review_url.decode(param[0] if isinstance(param, list) else param)
     assert config.mapping.weight == "weight"
@@ -117,6 +126,7 @@ def test_weights_on_data_counted_where_it_lies_show_the_uploads_numbers(monkeypa
     shown = []
     for source in ("local", "upload"):
         at = _opened(monkeypatch, tmp_path, "rows.parquet", source)
+        widget(at, "selectbox", labels.WEIGHT_COLUMN).set_value("weight").run()   # chosen: never applied unasked
         _map(at, ("race",))
         assert not at.exception and not at.error, [e.value for e in at.error]
         assert at.session_state[state.MAPPING].weight == "weight"
@@ -137,6 +147,7 @@ def test_the_correlation_score_with_weights_says_it_has_no_interval(app):
 
     frame = _frame()
     upload(app, "weighted.csv", csv_bytes(frame))
+    widget(app, "selectbox", labels.WEIGHT_COLUMN).set_value("weight").run()
     open_section(app, "rates:section", "Correlation", run=False)
     app.switch_page("pages/rate_disparities.py").run()
     assert not app.exception and not app.error, [e.value for e in app.error]
@@ -148,3 +159,30 @@ def test_the_correlation_score_with_weights_says_it_has_no_interval(app):
                                 sample_weight=scored.weights)
     shown = next(v for k, v in metrics(app).items() if k.startswith("Correlation score"))
     assert shown == formats.tile(float(want))
+
+
+def test_a_body_weight_is_neither_applied_nor_proposed(app):
+    """N5 of issue 40: a column named weight holding kilograms made every count a sum of kilograms."""
+    frame = scored_table(2000, seed=4)
+    frame["weight"] = np.round(np.random.default_rng(2).normal(75, 12, len(frame)), 1)   # kg
+    upload(app, "people.csv", csv_bytes(frame))
+    assert not app.exception and not app.error
+    assert widget(app, "selectbox", labels.WEIGHT_COLUMN).value is None
+    assert not [b for b in app.button if b.label.startswith("Weigh the rows by")]
+    assert not any("effective sample size" in c.value for c in app.caption)
+    assert metrics(app)["Rows used"] == "2,000"
+
+
+@pytest.mark.parametrize("value, word", [(1e308, "large"), (1e-320, "small")])
+def test_weights_out_of_a_float_s_range_are_refused_with_a_message(app, value, word):
+    """N5/N6 of issue 40: all-1e308 or all-1e-320 weights crashed the Overview."""
+    frame = scored_table(500, seed=5)
+    frame["w"] = value
+    upload(app, f"w{word}.csv", csv_bytes(frame))
+    widget(app, "selectbox", labels.WEIGHT_COLUMN).set_value("w").run()
+    assert not app.exception
+    assert any(f"has weights as {word} as" in e.value and "rescale the column" in e.value for e in app.error), \
+        [e.value for e in app.error]
+    for page in ("pages/overview.py", "pages/calibration.py"):
+        app.switch_page(page).run()
+        assert not app.exception, (value, page)

@@ -15,7 +15,7 @@ from tests.app.helpers import scored_table
 from tests.browser.conftest import serve_app
 from tests.browser.test_app_browser import (assert_no_exception, choose_exactly, go_to, open_tab, screenshot,
                                             settle, wait_for_plot)
-from ui import local
+from ui import local, local_paths
 
 pytestmark = pytest.mark.browser
 OWN_SERVER = True   # its own server (FAIRNESS_LOCAL_DATA set), no timing bound: may run beside the other browser tests
@@ -29,16 +29,16 @@ def local_url(tmp_path_factory):
     frame = scored_table(20_000, seed=5)
     for i, rows in enumerate(np.array_split(np.arange(len(frame)), 2)):
         frame.iloc[rows].to_parquet(root / "logs" / f"day-{i}.parquet", index=False)
-    previous = os.environ.get(local.ENV)
-    os.environ[local.ENV] = str(root)
+    previous = os.environ.get(local_paths.ENV)
+    os.environ[local_paths.ENV] = str(root)
     try:
         with serve_app("streamlit-local.log") as (base, _):
             yield base
     finally:
         if previous is None:
-            os.environ.pop(local.ENV, None)
+            os.environ.pop(local_paths.ENV, None)
         else:
-            os.environ[local.ENV] = previous
+            os.environ[local_paths.ENV] = previous
 
 
 def test_a_parquet_folder_on_this_machine(browser, local_url, screenshot_dir):

@@ -1,5 +1,5 @@
-"""Sample weights in Chromium: a weight column is guessed from its name, the Data page shows the effective sample
-size, and the pages' numbers are the weighted ones until the weights are taken off (issue 25, item 4). The
+"""Sample weights in Chromium: a weight column is proposed from its name and values and applied by its button (never
+unasked), the Data page shows the effective sample size, and the pages' numbers are the weighted ones until the weights are taken off (issue 25, item 4). The
 AppTest suite checks every page's numbers against independent weighted computations
 (tests/app/test_weights_app.py); here the browser shows them."""
 
@@ -28,7 +28,10 @@ def test_a_weight_column_weights_every_page(app_page, app_url, screenshot_dir, t
     effective = w.sum() ** 2 / (w ** 2).sum()
     open_app(page, app_url)
     upload(page, path, r"weighted\.csv: 4,000 rows")
-    # the weight column is guessed from its name, and the Data page says what it does to the sizes
+    # the weight column is proposed from its name and values, applied by its button, and the Data page then says
+    # what it does to the sizes
+    expect(page.get_by_text("effective sample size", exact=False)).to_have_count(0)
+    page.get_by_role("button", name="Weigh the rows by weight").click()
     expect(page.get_by_role("combobox", name=labels.WEIGHT_COLUMN, exact=True)).to_have_value("weight")
     expect(page.get_by_text(f"effective sample size {effective:,.0f} (Kish)")).to_be_visible()
     screenshot(page, screenshot_dir / "weights_data.png")

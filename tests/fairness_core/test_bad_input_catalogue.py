@@ -597,18 +597,23 @@ def test_a_blank_first_line_is_skipped_as_pandas_skips_it():
 
 def hostile_review(tmp_path) -> fc.Review:
     """A review whose file, column and subgroup names hold commas before formula characters (M3)."""
+    # N4: and semicolons or tabs before them, for the readers that split there (most continental European locales)
     frame = pd.DataFrame({"y": [0, 1] * 40, "s,=2+2": np.tile([0.2, 0.8, 0.4, 0.6], 20),
-                          "g,@x": ["a,=1+1", "b,-cmd", '"c,+1"', "=d"] * 20})
-    mapping = fc.ColumnMapping(label="y", positive_label=1, scores=("s,=2+2",), protected=("g,@x",), min_size=5)
-    return fc.build_review(frame, fc.ReviewConfig(mapping=mapping, ci=None), source={"name": "x,=1+1.csv"})
+                          "g,@x;=3": ["a,=1+1", "b,-cmd", '"c,+1"', "=d", "e;=1+1", "f\t@SUM(1)", 'g;=HYPERLINK("x")',
+                                      "h\n=1"] * 10})
+    mapping = fc.ColumnMapping(label="y", positive_label=1, scores=("s,=2+2",), protected=("g,@x;=3",), min_size=5)
+    return fc.build_review(frame, fc.ReviewConfig(mapping=mapping, ci=None), source={"name": "x,=1+1;@2.csv"})
 
 
 def formula_cells(text: str) -> list[str]:
-    """The cells of CSV `text`, as Python's csv module reads them, that a spreadsheet would run (not numbers)."""
+    """The cells of CSV `text`, as Python's csv module reads them with a comma, a semicolon or a tab as the separator,
+    that a spreadsheet would run (not numbers)."""
     import csv
 
     bad = []
-    for row in csv.reader(io.StringIO(text, newline="")):
+    rows = [row for separator in (",", ";", "\t")   # as readers split in other locales too (N4)
+            for row in csv.reader(io.StringIO(text, newline=""), delimiter=separator)]
+    for row in rows:
         for cell in row:
             if cell.startswith(("=", "+", "-", "@", "\t", "\r")):
                 try:
@@ -626,15 +631,18 @@ def test_no_cell_of_an_exported_csv_starts_a_formula_context_lines_included(tmp_
     for key, text in texts.items():
         assert formula_cells(text) == [], key
         head = [line for line in text.splitlines() if line.startswith("#")]
-        assert head[1].startswith('# source: {"name": "x\\u002c=1+1.csv", ')   # JSON: reads back as the name
-        assert json.loads(head[1].split(": ", 1)[1])["name"] == "x,=1+1.csv"
+        assert head[1].startswith('# source: {"name": "x\\u002c=1+1\\u003b@2.csv", ')   # JSON: reads back as the name
+        assert json.loads(head[1].split(": ", 1)[1])["name"] == "x,=1+1;@2.csv"
     table = pd.read_csv(io.StringIO(texts["s,=2+2.rates"]), comment="#")   # the table itself reads back
-    assert set(table["subgroup"]) == {"a,=1+1", "b,-cmd", '"c,+1"', "'=d"}
+    assert set(table["subgroup"]) == {"a,=1+1", "b,-cmd", '"c,+1"', "'=d", "e;=1+1", "f\t@SUM(1)",
+                                      'g;=HYPERLINK("x")', "h\n=1"}
     # any key and value: commas in strings escaped, keys other than plain words as JSON
     text = fc.table_to_csv(pd.DataFrame({"v": [1]}), {"a,=b": ["p", "-q", "r,@x"], "k\nx": "v\r,\t=1", "n": [1, -2]})
     assert formula_cells(text) == []
     assert text.splitlines()[:3] == ['# "a\\u002c=b": ["p", "-q", "r\\u002c@x"]', '# "k\\nx": "v\\r\\u002c\\t=1"',
                                      "# n: [1, -2]"]
+    text = fc.table_to_csv(pd.DataFrame({"v": ["x;=1", "y\t@2"]}), {"a;=b": "c;-d"})
+    assert formula_cells(text) == [] and text.splitlines()[0] == '# "a\\u003b=b": "c\\u003b-d"'
 
 
 def test_exact_auc_levels_are_bounded_by_default(tmp_path):

@@ -35,7 +35,7 @@ def test_csv_has_its_context_and_reads_back_exactly():
     assert head[3] == '# note: "two\\nlines"' and head[4] == "# reference: \"=evil\""
     back = pd.read_csv(io.StringIO(text), comment="#")
     assert back["subgroup"].str.startswith("'").sum() == 6
-    np.testing.assert_array_equal(back["value"].to_numpy(), _table()["value"].to_numpy())  # 17 digits: exact
+    np.testing.assert_array_equal(back["value"].to_numpy(), _table()["value"].to_numpy())  # shortest repr: exact
 
 
 def test_json_round_trips_numbers_nan_and_infinity():

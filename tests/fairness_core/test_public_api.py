@@ -18,7 +18,7 @@ import pytest
 PACKAGE_ALL = ['AucCounts', 'BiasAucResult', 'CONFIG_BOUNDS', 'CalibrationCounts', 'CalibrationDisparityResult',
  'ChangeVerdict', 'ClassCounts', 'ColumnMapping', 'Conclusions', 'Condition', 'ConfusionCounts', 'ConsistencyResult',
  'CorrelationScoreResult', 'DEFAULT_RULES', 'DENOMINATOR_NAMES', 'DisparityResult', 'FairnessScorer',
- 'Finding', 'GroupThresholds', 'MISSING', 'MappingGuess', 'ModelReview', 'NamedReference', 'RatioScoreResult',
+ 'Finding', 'GroupThresholds', 'MAX_CONFIG_BYTES', 'MISSING', 'MappingGuess', 'ModelReview', 'NamedReference', 'RatioScoreResult',
  'RatioScoresResult', 'Review', 'ReviewConfig', 'Rule', 'ScoredData', 'Slice', 'SmoothedEdfResult',
  'SubgroupThresholdEffect', 'Subgroups', 'TheilResult', 'ThresholdCounts', 'ThresholdSuggestion', 'UnweightedAverageBiasResult',
  'Verdict', 'auc_conclusions', 'auc_counts', 'auc_findings', 'auc_interval', 'base_rates',

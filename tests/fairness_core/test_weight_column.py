@@ -77,11 +77,30 @@ def test_the_subgroup_table_and_base_rate_are_weighted():
 
 def test_the_mapping_guess_proposes_a_weight_column_by_its_name():
     frame = _frame(100)
-    assert guess_mapping(frame).mapping.weight == "fnlwgt"
-    assert guess_mapping(frame.rename(columns={"fnlwgt": "PWGTP"})).mapping.weight == "PWGTP"
-    assert guess_mapping(frame.rename(columns={"fnlwgt": "person_weight"})).mapping.weight == "person_weight"
-    assert guess_mapping(frame.rename(columns={"fnlwgt": "income"})).mapping.weight is None
-    assert guess_mapping(frame.assign(fnlwgt=-frame["fnlwgt"])).mapping.weight is None   # negative: not weights
+    assert guess_mapping(frame).weight == "fnlwgt"
+    assert guess_mapping(frame).mapping.weight is None   # proposed, never applied: weights change every number
+    assert guess_mapping(frame.rename(columns={"fnlwgt": "PWGTP"})).weight == "PWGTP"
+    assert guess_mapping(frame.rename(columns={"fnlwgt": "person_weight"})).weight == "person_weight"
+    assert guess_mapping(frame.rename(columns={"fnlwgt": "income"})).weight is None
+    assert guess_mapping(frame.assign(fnlwgt=-frame["fnlwgt"])).weight is None   # negative: not weights
+    # values that look like weights: whole counts (survey weights) or a mean near 1; not a body weight in kg
+    assert guess_mapping(frame.assign(fnlwgt=np.round(frame["fnlwgt"] * 50_000))).weight == "fnlwgt"
+    body = frame.rename(columns={"fnlwgt": "weight"}).assign(weight=np.linspace(48.3, 120.7, len(frame)))
+    assert guess_mapping(body).weight is None
+    assert guess_mapping(frame.assign(fnlwgt=0.0)).weight is None   # all 0: no weight at all
+
+
+def test_weights_whose_squares_leave_a_float_s_range_are_refused():
+    frame = _frame(200)
+    for value, word in ((1e308, "large"), (1e200, "large"), (1e-320, "small"), (1e-200, "small")):
+        with pytest.raises(ValueError, match=f"has weights as {word} as .* Tip: rescale the column"):
+            fc.ScoredData.from_frame(frame.assign(fnlwgt=value), MAPPING)
+        with pytest.raises(ValueError, match=f"confusion_counts: sample_weight has weights as {word} as"):
+            fc.confusion_counts(frame["y"], frame["y"], frame["group"], sample_weight=np.full(len(frame), value))
+    scaled = fc.ScoredData.from_frame(frame.assign(fnlwgt=frame["fnlwgt"] * 1e140), MAPPING)   # within range
+    plain = fc.ScoredData.from_frame(frame, MAPPING)
+    assert scaled.base_rate == pytest.approx(plain.base_rate, rel=1e-12)
+    assert scaled.effective_rows == pytest.approx(plain.effective_rows, rel=1e-9)
 
 
 def test_the_review_is_weighted_and_says_so():

@@ -1,0 +1,62 @@
+"""Data on this machine: a checked file swapped for a link to outside the allowed directories is never read —
+every query of the source (the preview, the counts, a later threshold's scan, the intervals' atoms) checks the
+files' real paths again first (N2 of the fourth hostile-input round: the same source object once returned the
+outside file's rows)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import fairness_core as fc
+from ui import local, local_paths
+
+
+def rows(n: int, marker: str, seed: int) -> pd.DataFrame:
+    rng = np.random.default_rng(seed)
+    return pd.DataFrame({"label": rng.integers(0, 2, n), "score": np.round(rng.random(n), 3),
+                         "race": rng.choice([f"{marker}_a", f"{marker}_b"], n)})
+
+
+@pytest.fixture
+def swapped(tmp_path, monkeypatch):
+    """(source checked on root/logs/a.parquet, a function that swaps that file for a link to a file outside)."""
+    root, outside = tmp_path / "root", tmp_path / "outside"
+    (root / "logs").mkdir(parents=True)
+    outside.mkdir()
+    rows(300, "OK", 1).to_parquet(root / "logs" / "a.parquet", index=False)
+    rows(500, "SECRET", 2).to_parquet(outside / "secret.parquet", index=False)
+    monkeypatch.setenv(local_paths.ENV, str(root))
+    source = local.LocalSource.from_files("logs/*.parquet")
+
+    def swap():
+        (root / "logs" / "a.parquet").unlink()
+        (root / "logs" / "a.parquet").symlink_to(outside / "secret.parquet")
+
+    return source, swap
+
+
+MAPPING = fc.ColumnMapping(label="label", positive_label=1, scores=("score",), protected=("race",))
+
+
+def test_the_preview_and_the_counts_refuse_a_file_swapped_for_a_link(swapped):
+    source, swap = swapped
+    assert set(local.rows_of(source, 100, sample=False)["race"]) == {"OK_a", "OK_b"}
+    swap()
+    with pytest.raises(ValueError, match="lies outside the directories this server may read"):
+        local.rows_of(source, 100, sample=False)
+    with pytest.raises(ValueError, match="lies outside the directories this server may read"):
+        local.counts(source, MAPPING, 100)
+
+
+def test_later_queries_of_counted_files_refuse_a_swap(swapped):
+    source, swap = swapped
+    counted = local.counts(source, MAPPING, 100)
+    assert counted.n_input == 300
+    threshold = 0.12345   # inside a score bin of the count tables: its confusion counts need a scan
+    assert local.scans(counted, "score", threshold)
+    swap()
+    with pytest.raises(ValueError, match="lies outside the directories this server may read"):
+        counted.confusion_at("score", threshold)
+    assert local.changed(source)   # and every page stops before reading (ui.analysis)
