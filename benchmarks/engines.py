@@ -4,10 +4,11 @@
                                  [--memory-limit 2GB] [--auc-bins 10000] [--sample 1000000] [--data DIR]
     python benchmarks/run.py --engine duckdb ...     (the same, from the main benchmark's command)
     python benchmarks/engines.py --rows 10000000 --review [--repeats 3]
+    python benchmarks/engines.py --rows 150000 --files 300 --csv --review    (many small CSV files)
 
 With ``--review`` it times the command line's review of the same logs instead (``fairness-core metrics
 ... --engine duckdb``, every identity column mapped), with intervals and with ``--no-intervals``, each in
-a fresh process, ``--repeats`` times, interleaved: median wall and CPU seconds (the child's, DuckDB's threads
+a fresh process, ``--repeats`` times, interleaved (with ``--csv``, the same rows as one CSV file per Parquet file): median wall and CPU seconds (the child's, DuckDB's threads
 included), peak RSS, the ratio of the medians, and the load average beside each run.
 
 The layout is the one of issue 12's prototype: race x sex (disjoint), 20 overlapping identity columns
@@ -87,6 +88,18 @@ def make_files(folder: Path, rows: int, files: int, seed: int = 0) -> str:
             writer.write_table(table)
         writer.close()
     return str(folder / "part-*.parquet")
+
+
+def as_csv(folder: Path) -> str:
+    """The Parquet files of `folder` written once more as CSV files beside them (kept when present); their glob."""
+    import pyarrow.csv as pa_csv
+    import pyarrow.parquet as pq
+
+    for path in sorted(folder.glob("part-*.parquet")):
+        target = path.with_suffix(".csv")
+        if not target.exists():
+            pa_csv.write_csv(pq.read_table(path), target)
+    return str(folder / "part-*.csv")
 
 
 def _peak_rss_mib() -> float:
@@ -228,6 +241,7 @@ def main(argv=None) -> dict:
     parser.add_argument("--review", action="store_true",
                         help="time the command line's review with and without intervals instead")
     parser.add_argument("--repeats", type=int, default=3, help="runs of each review (with --review)")
+    parser.add_argument("--csv", action="store_true", help="review the same rows as CSV files (with --review)")
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     auc_bins = args.auc_bins if args.auc_bins == "exact" else int(args.auc_bins)
@@ -240,9 +254,11 @@ def main(argv=None) -> dict:
     make_files(folder, args.rows, args.files)
     print(f"data ready in {time.perf_counter() - started:.0f} s: {glob}", file=sys.stderr)
     if args.review:
+        glob = as_csv(folder) if args.csv else glob
         results = {"engine": args.engine, "rows": args.rows, "files": args.files, "cpus": os.cpu_count(),
-                   **review_times(glob, args.engine, args.repeats)}
-        out = Path(args.out if args.out != str(HERE / "results-engines.json") else HERE / "results-engines-review.json")
+                   "format": "csv" if args.csv else "parquet", **review_times(glob, args.engine, args.repeats)}
+        default = HERE / ("results-engines-review-csv.json" if args.csv else "results-engines-review.json")
+        out = Path(args.out if args.out != str(HERE / "results-engines.json") else default)
         out.write_text(json.dumps(results, indent=2))
         for name in ("no_intervals", "intervals"):
             r = results[name]
