@@ -26,7 +26,7 @@ EXAMPLES = """examples:
   python -m fairness_core metrics jigsaw.csv --label toxicity --positive 1 --score TOXICITY@1 \\
       --score TOXICITY@6 --identity gay --identity muslim --json
   python -m fairness_core metrics compas.csv --config review-config.json --strict --out review.json
-  python -m fairness_core metrics loans.csv --label default --score current --score candidate \
+  python -m fairness_core metrics loans.csv --label default --score current --score candidate \\
       --protected race --baseline current --max-worsening 0.02 --gate four_fifths,equalized_odds --out review.json
   python -m fairness_core report 'logs/*.parquet' --engine duckdb --auc-bins 10000 --label y --positive 1 \\
       --score score --protected race --protected sex --out logs-review.html
@@ -213,6 +213,9 @@ def _config(args, frame):
         if args.baseline not in mapping.scores:
             raise ValueError(f"--baseline {args.baseline!r} is not a score column (scores: "
                              f"{', '.join(map(repr, mapping.scores)) or 'none'}). Tip: give it with --score too.")
+        if len(mapping.scores) < 2:   # a gate whose candidate column went missing must not pass by default
+            raise ValueError(f"--baseline {args.baseline!r} is the only score column, so there is no candidate to "
+                             "compare with it. Tip: give the candidate's column with --score too.")
         gate["baseline"] = args.baseline
     if args.max_worsening is not None:
         gate["max_worsening"] = args.max_worsening
@@ -251,9 +254,9 @@ def _check_usage(args) -> None:
     if args.auc_bins is not None and not args.engine:
         raise ValueError("--auc-bins sets the score bins of counts computed by an engine: use it with --engine "
                          "(without one, every AUC is exact).")
-    if args.max_worsening is not None and not (math.isfinite(args.max_worsening) and args.max_worsening >= 0):
-        raise ValueError(f"--max-worsening {args.max_worsening!r}: expected a finite number >= 0 (the largest "
-                         "worsening from the baseline that passes).")
+    if args.max_worsening is not None and not (math.isfinite(args.max_worsening) and 0 <= args.max_worsening <= 1):
+        raise ValueError(f"--max-worsening {args.max_worsening!r}: expected a number from 0 to 1 (the largest "
+                         "worsening from the baseline that passes, in the units of AUCs, rates and ECEs).")
     if args.max_worsening is not None and args.baseline is None:
         raise ValueError("--max-worsening is the tolerance of the change from a baseline: give --baseline COL too.")
     if args.engine and args.suggest_threshold is not None:
@@ -328,9 +331,12 @@ def _engine_review(args):
         source = read_source(args.data, args.engine, master=args.spark_master)
     config = _config(args, preview(source, engine=args.engine, connection=connection))
     thresholds = dict(config.thresholds)
-    counts = scored_counts(source, config.mapping, threshold=next(iter(thresholds.values()), 0.5),
-                           n_bins=int(config.cal_n_bins), strategy=config.cal_strategy, auc_bins=bins,
-                           engine=args.engine, connection=connection, max_levels=MAX_EXACT_LEVELS)
+    try:
+        counts = scored_counts(source, config.mapping, threshold=next(iter(thresholds.values()), 0.5),
+                               n_bins=int(config.cal_n_bins), strategy=config.cal_strategy, auc_bins=bins,
+                               engine=args.engine, connection=connection, max_levels=MAX_EXACT_LEVELS)
+    except ValueError as exc:   # the library's tips name its parameters; here, the flags that set them
+        raise ValueError(str(exc).replace("(auc_bins=10000:", "(--auc-bins 10000:")) from None
     name = args.data if args.table is None else f"{Path(args.data).name}: {args.table}"
     if config.ci is not None:   # intervals: the bootstrap's atoms, one more GROUP BY per table
         counts = counts.with_atoms()

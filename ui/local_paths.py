@@ -57,31 +57,28 @@ def real_inside(path: str, allowed: list[str]) -> str:
 def candidates(text: str, allowed: list[str]) -> list[str]:
     """The paths `text` names: itself if absolute, else under each root (the first root with a match).
 
-    The part before any glob character must lie under a root before the file system is looked at, so
-    no answer says whether a file elsewhere exists (ValueError ``OUTSIDE``).
+    The path, normalized (``..`` resolved) with any glob characters in it, must lie under a root before the
+    file system is looked at, so no answer says whether a file elsewhere exists (ValueError ``OUTSIDE``).
+    A root is a literal directory: glob characters in its own name (``/data/[x]``) are escaped, and only
+    the part of `text` below it is expanded.
     """
     text = os.path.expanduser(text.strip())
-    bases = [os.path.normpath(text if os.path.isabs(text) else os.path.join(root, text)) for root in allowed]
-    bases = [b for b in bases if under_a_root(b, allowed)]
+    bases = []
+    for root in allowed:
+        base = os.path.normpath(text if os.path.isabs(text) else os.path.join(root, text))
+        if base == root or base.startswith(root.rstrip(os.sep) + os.sep):
+            bases.append((base, glob.escape(root) + base[len(root):]))
     if not bases:
         raise ValueError(OUTSIDE.format(path=text, roots=roots_text(allowed)))
-    for base in bases:
+    for base, pattern in bases:
         if os.path.isdir(base):
             inside = sorted(p for p in glob.glob(os.path.join(glob.escape(base), "*")) if os.path.isfile(p))
             if inside:
                 return inside
-        matches = sorted(p for p in glob.glob(base) if os.path.isfile(p))
+        matches = sorted(p for p in glob.glob(pattern) if os.path.isfile(p))
         if matches:
             return matches
     return []
-
-
-def under_a_root(pattern: str, allowed: list[str]) -> bool:
-    """Whether the directory part of `pattern` before its first glob character (or a root itself) lies under a root."""
-    cut = min([pattern.index(ch) for ch in "*?[" if ch in pattern] or [len(pattern)])
-    fixed = pattern[:cut]
-    parent = fixed if fixed in allowed else os.path.dirname(fixed)
-    return any(os.path.commonpath([parent, root]) == root for root in allowed)
 
 
 def allowed() -> list[str]:

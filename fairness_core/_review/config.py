@@ -177,7 +177,7 @@ class ReviewConfig:
         if isinstance(self.rate_metrics, (list, tuple)):   # rate_disparity's name of the selection rate, accepted too
             object.__setattr__(self, "rate_metrics", tuple(
                 "selection_rate" if m == "statistical_parity" else m for m in self.rate_metrics))
-        found = problems(self.to_dict())   # every field's type and bound (_config_schema.SCHEMA)
+        found = problems(self.to_dict()) or _role_problems(self)   # every type and bound, then the columns' roles
         if found:
             raise ValueError(CONFIG_MESSAGE.format(problem="; ".join(found[:3])))
 
@@ -243,6 +243,27 @@ class ReviewConfig:
     def from_json(cls, text: str) -> "ReviewConfig":
         """Read :meth:`to_json`'s text (ValueError with ``CONFIG_MESSAGE`` when it is not one)."""
         return cls.from_dict(parse_json(text))
+
+
+def _role_problems(config: "ReviewConfig") -> list[str]:
+    """A column of the mapping in two roles (a restored weight column that is the label, say), and a baseline that
+    is not one of the scores: each would otherwise be dropped, or skipped, without a word."""
+    m = config.mapping
+    roles = [("the label", m.label), *(("a score", s) for s in m.scores), ("the predicted label", m.predicted_label),
+             *(("a protected attribute", c) for c in m.protected), *(("an identity column", c) for c in m.indicators),
+             ("the weight", m.weight)]
+    found, seen = [], {}
+    for role, column in roles:
+        if column is None:
+            continue
+        if column in seen and seen[column] != role:
+            field = "mapping.weight" if "the weight" in (role, seen[column]) else "mapping"
+            found.append(f"{field}: column {column!r} is both {seen[column]} and {role} (give each column one role)")
+        seen.setdefault(column, role)
+    if config.baseline is not None and config.baseline not in m.scores:
+        found.append(f"options.baseline: {config.baseline!r} is not one of the mapping's scores "
+                     f"({', '.join(map(repr, m.scores)) or 'none'})")
+    return found
 
 
 def parse_json(text: str) -> Any:

@@ -226,7 +226,8 @@ def gated_verdicts(models: Iterable, dataset_verdicts: Iterable, *, rules: Itera
     unknown = [n for n in names if n not in known]
     if unknown:
         listed = sorted({v.rule.name for _, v in everything})
-        raise ValueError(UNKNOWN_RULE_MESSAGE.format(names=", ".join(map(repr, unknown)),
+        shown = ", ".join(map(repr, unknown[:5])) + (f" and {len(unknown) - 5:,} more" if len(unknown) > 5 else "")
+        raise ValueError(UNKNOWN_RULE_MESSAGE.format(names=shown,
                                                      verb="is" if len(unknown) == 1 else "are",
                                                      known=", ".join(listed) or "none"))
     return [(m, v) for m, v in everything if v.rule.name in names or v.rule.metric in names]

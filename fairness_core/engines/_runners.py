@@ -9,8 +9,9 @@ import numpy as np
 import pandas as pd
 
 from . import _sql
+from ._duckdb_files import _duckdb_files
 from ._limits import ENGINES, SOURCE_MESSAGE
-from ._sources import (_check_columns, _duckdb_files, _is_csv, _looks_like_path, _python_glob, _source_files,
+from ._sources import (_check_columns, _is_csv, _looks_like_path, _python_glob, _source_files,
                        spark_error)
 
 
@@ -100,7 +101,8 @@ def _polars_runner(source, polars_frame: bool):
     """The same SQL run by polars' SQL context on a lazy scan, collected with its streaming engine.
 
     Paths as :func:`_source_files` names them, each scanned with ``glob=False`` (read as named); CSV
-    files one scan each, combined by name (``diagonal_relaxed``, once their columns are the same).
+    files one scan each, combined by name (``diagonal_relaxed``, once their columns are the same), and
+    Parquet files too when their types differ (each column then of its supertype).
     """
     import polars as pl
 
@@ -113,8 +115,13 @@ def _polars_runner(source, polars_frame: bool):
             _check_columns(files, lambda i: scans[i].collect_schema().names())
             frame = scans[0] if len(scans) == 1 else pl.concat(scans, how="diagonal_relaxed")
         else:
-            _check_columns(files, lambda i: pl.scan_parquet(files[i], glob=False).collect_schema().names())
-            frame = pl.scan_parquet(files, glob=False)
+            scans = [pl.scan_parquet(p, glob=False) for p in files]
+            schemas = [scan.collect_schema() for scan in scans]
+            _check_columns(files, lambda i: schemas[i].names())
+            # Files whose types differ (Int32 in one, Int64 in another) combined with each column's supertype, as
+            # DuckDB widens them; polars' one scan of them all refuses them.
+            frame = (pl.scan_parquet(files, glob=False) if all(x == schemas[0] for x in schemas)
+                     else pl.concat(scans, how="diagonal_relaxed"))
     else:
         raise ValueError("engine='polars' needs a Parquet or CSV path or glob, or a polars (Lazy)DataFrame.")
     context = pl.SQLContext({_sql.SOURCE: frame, _sql.SOURCE_ROWS: frame.with_row_index(_sql.ROW_INDEX)})

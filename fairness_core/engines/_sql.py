@@ -194,12 +194,11 @@ def profile_query(plan: Plan, numeric_protected: Sequence[str]) -> str:
         kept = f"CASE WHEN {finite(ident(c))} THEN {value} END"
         parts += [f"MIN({kept}) AS id_min_{i}", f"MAX({kept}) AS id_max_{i}",
                   f"SUM(CAST(NOT {finite(ident(c))} AS INT)) AS id_missing_{i}"]
-    for i, c in enumerate(numeric_protected):
-        parts.append(f"COUNT(DISTINCT {ident(c)}) AS distinct_{i}")
+    parts += [f"COUNT(DISTINCT {ident(c)}) AS distinct_{i}" for i, c in enumerate(numeric_protected)]
     if plan.weighted:   # over every row, whatever its reason (ScoredData checks the whole column)
         w = f"CAST({ident(plan.weight)} AS DOUBLE)"
-        parts += [f"SUM(CAST({infinite(w)} AS INT)) AS weight_infinite", f"SUM(CAST({w} < 0 AS INT)) AS weight_negative",
-                  f"MIN(CASE WHEN {w} > 0 THEN {w} END) AS weight_low", f"MAX(CASE WHEN {w} > 0 THEN {w} END) AS weight_high"]
+        parts += [f"SUM(CAST({infinite(w)} AS INT)) AS weight_infinite", f"SUM(CAST({w} < 0 AS INT)) AS weight_negative"]
+        parts += [f"{f}(CASE WHEN {w} > 0 THEN {w} END) AS weight_{n}" for f, n in (("MIN", "low"), ("MAX", "high"))]
     return f"SELECT {', '.join(parts)} FROM {SOURCE} GROUP BY 1"
 
 

@@ -214,7 +214,7 @@ def test_encoded_settings_refuse_damage_and_bombs():
     import base64
     import zlib
     bomb = base64.urlsafe_b64encode(zlib.compress(b"{" + b" " * 1_000_000 + b"}", 9)).decode().rstrip("=")
-    with pytest.raises(ValueError, match="more than 200,000 bytes"):
+    with pytest.raises(ValueError, match=f"more than {fc.MAX_CONFIG_BYTES:,} bytes"):
         review_url.decode(bomb)
 
 

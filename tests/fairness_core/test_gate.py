@@ -186,7 +186,7 @@ def test_gate_options_round_trip_and_are_checked():
     (["--gate", "nosuch"], "error: The gate names 'nosuch', which is not a rule of this review"),
     (["--baseline", "zz"], "error: --baseline 'zz' is not a score column (scores: 'm1', 'm2')"),
     (["--max-worsening", "0.1"], "error: --max-worsening is the tolerance of the change from a baseline"),
-    (["--baseline", "m1", "--max-worsening", "-1"], "error: --max-worsening -1.0: expected a finite number >= 0"),
+    (["--baseline", "m1", "--max-worsening", "-1"], "error: --max-worsening -1.0: expected a number from 0 to 1"),
     (["--baseline", "m1", "--engine", "duckdb"], "error: --baseline compares models with paired intervals"),
 ])
 def test_gate_flags_that_cannot_apply_are_bad_input(tmp_path, args, message):

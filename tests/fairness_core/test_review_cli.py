@@ -300,4 +300,4 @@ def test_cli_exact_auc_levels_are_bounded(tmp_path, capsys):
     path = many_levels(tmp_path)
     assert _refused_here(capsys, "metrics", str(path), "--engine", "duckdb", "--auc-bins", "exact", "--label", "y",
                          "--score", "p", "--protected", "g", "--no-intervals") == (
-        "error: " + TOO_MANY_LEVELS.format(col="p", n=2_000_001, max=2_000_000))
+        "error: " + TOO_MANY_LEVELS.format(col="p", n=2_000_001, max=2_000_000).replace("(auc_bins=", "(--auc-bins "))

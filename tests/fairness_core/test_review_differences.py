@@ -72,5 +72,5 @@ def test_baseline_round_trips_and_is_checked(credit):
     one = fc.ReviewConfig(mapping=fc.ColumnMapping(label="repaid", positive_label=1, scores=("score_logistic",),
                                                    protected=("ethnicity",)), baseline="score_logistic", ci=None)
     assert fc.build_review(frame, one).differences == {}          # a single model has nothing to differ from
-    with pytest.raises(ValueError, match="baseline model 'approved' is not a mapped score column"):
-        fc.build_review(frame, fc.ReviewConfig(mapping=config.mapping, baseline="approved", ci=None))
+    with pytest.raises(ValueError, match="options.baseline: 'approved' is not one of the mapping's scores"):
+        fc.ReviewConfig(mapping=config.mapping, baseline="approved", ci=None)   # refused as the configuration is made

@@ -10,6 +10,7 @@ it held before the cases (a ``MemoryError`` there fails the test), and its CPU t
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 import textwrap
@@ -106,3 +107,26 @@ def test_each_refusal_says_what_is_wrong(answers, name):
 def test_a_large_review_export_still_restores_its_configuration(answers):
     # A review's JSON export is larger than a configuration: only its configuration is parsed.
     assert answers["export of 3,000,000 tables"]["message"] == "restored y"
+
+
+@pytest.mark.parametrize("change, expected", [
+    ({"mapping": {"weight": "y"}}, "mapping.weight: column 'y' is both the label and the weight"),
+    ({"mapping": {"weight": "r"}}, "mapping.weight: column 'r' is both a protected attribute and the weight"),
+    ({"options": {"baseline": "y"}}, "options.baseline: 'y' is not one of the mapping's scores ('s')"),
+    ({"options": {"baseline": "nowhere"}}, "options.baseline: 'nowhere' is not one of the mapping's scores"),
+])
+def test_a_restored_column_in_two_roles_or_an_unknown_baseline_is_refused_with_its_field(change, expected):
+    """N7: such a weight column was dropped, and such a baseline restored, without a word."""
+    from ui import review_restore, review_url
+
+    data = {"version": 1, "mapping": {"label": "y", "positive_label": 1, "scores": ["s"], "protected": ["r"]}}
+    for part, values in change.items():
+        data[part] = data.get(part, {}) | values
+    with pytest.raises(ValueError, match=re.escape(expected)):
+        review_restore.read_config(json.dumps(data).encode())
+    import base64
+    import zlib
+
+    link = base64.urlsafe_b64encode(zlib.compress(json.dumps(data).encode(), 9)).decode().rstrip("=")
+    with pytest.raises(ValueError, match=re.escape(expected)):
+        review_url.decode(link)

@@ -12,7 +12,7 @@ import pytest
 
 import fairness_core as fc
 from fairness_core import engines
-from fairness_core.engines import _sources
+from fairness_core.engines import _duckdb_files as _sources
 
 
 def write(folder, n_files: int, rows: int = 40, seed: int = 0) -> pd.DataFrame:
@@ -73,3 +73,23 @@ def test_files_with_columns_in_another_order_are_combined_by_name_and_others_ref
     pd.DataFrame({"y": [1], "score": [0.9]}).to_csv(tmp_path / "c.csv", index=False)
     with pytest.raises(ValueError, match=r"c\.csv' lacks 'race'"):
         _sources._duckdb_files(duckdb.connect(), [str(tmp_path / "a.csv"), str(tmp_path / "c.csv")])
+
+
+@pytest.mark.parametrize("engine", ["duckdb", "polars"])
+def test_parquet_files_of_different_integer_widths_are_widened_by_every_engine(tmp_path, engine):
+    """N10 of issue 40: polars refused Int32 in one file against Int64 in another, which DuckDB widens."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    pq.write_table(pa.table({"y": pa.array([0, 1, 1], pa.int32()), "score": [0.1, 0.9, 0.6], "g": ["a", "b", "a"]}),
+                   tmp_path / "a.parquet")
+    pq.write_table(pa.table({"y": pa.array([1, 0], pa.int64()), "score": pa.array([0.7, 0.2], pa.float32()),
+                             "g": ["b", "a"]}), tmp_path / "b.parquet")
+    mapping = fc.ColumnMapping(label="y", positive_label=1, scores=("score",), protected=("g",), min_size=1)
+    counted = engines.scored_counts(str(tmp_path / "*.parquet"), mapping, engine=engine)
+    rows = pd.concat([pd.read_parquet(tmp_path / "a.parquet"), pd.read_parquet(tmp_path / "b.parquet")],
+                     ignore_index=True).astype({"y": "int64", "score": "float64"})
+    scored = fc.ScoredData.from_frame(rows, mapping)
+    want = fc.confusion_counts(scored.y_true, scored.y_pred("score", 0.5), scored.subgroups).table()
+    pd.testing.assert_frame_equal(counted.confusion_at("score", 0.5).table().reset_index(drop=True),
+                                  want.reset_index(drop=True), check_dtype=False)

@@ -1,7 +1,7 @@
-"""Data on this machine: a checked file swapped for a link to outside the allowed directories is never read —
-every query of the source (the preview, the counts, a later threshold's scan, the intervals' atoms) checks the
-files' real paths again first (N2 of the fourth hostile-input round: the same source object once returned the
-outside file's rows)."""
+"""Data on this machine, the boundary (ui.local_paths): a checked file swapped for a link to outside the allowed
+directories is never read — every query of the source (the preview, the counts, a later threshold's scan, the
+intervals' atoms) checks the files' real paths again first (N2 of the fourth hostile-input round: the same source
+object once returned the outside file's rows); a root whose own name holds glob characters is read literally."""
 
 from __future__ import annotations
 
@@ -60,3 +60,22 @@ def test_later_queries_of_counted_files_refuse_a_swap(swapped):
     with pytest.raises(ValueError, match="lies outside the directories this server may read"):
         counted.confusion_at("score", threshold)
     assert local.changed(source)   # and every page stops before reading (ui.analysis)
+
+
+@pytest.mark.parametrize("name", ["data[1]", "da*ta", "what?", "a[b]*c?"])
+def test_a_root_with_glob_characters_in_its_name_is_read_literally(tmp_path, monkeypatch, name):
+    """N8 of issue 40: a data root whose path held '[', '*' or '?' was unusable ("lies outside ...")."""
+    root = tmp_path / name
+    (root / "logs").mkdir(parents=True)
+    rows(120, "OK", 3).to_parquet(root / "logs" / "a.parquet", index=False)
+    rows(80, "OK", 4).to_parquet(root / "logs" / "b.parquet", index=False)
+    (tmp_path / "elsewhere.parquet").write_bytes(b"")
+    monkeypatch.setenv(local_paths.ENV, str(root))
+    for pattern in ("logs", "logs/*.parquet", str(root / "logs" / "a.parquet")):
+        source = local.LocalSource.from_files(pattern)
+        assert all(f.startswith(str(root)) for f in source.files)
+    assert len(local.LocalSource.from_files("logs/*.parquet").files) == 2
+    assert len(local.rows_of(local.LocalSource.from_files("logs"), 1000, sample=False)) == 200
+    for outside in ("../elsewhere.parquet", "../*.parquet", str(tmp_path / "elsewhere.parquet")):
+        with pytest.raises(ValueError, match="lies outside the directories this server may read"):
+            local.LocalSource.from_files(outside)
