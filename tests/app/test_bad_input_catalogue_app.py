@@ -254,10 +254,19 @@ def test_attribute_problems(app):
     assert errors(app) == [escape.md(TOO_MANY_MESSAGE.format(n=n, max=200))]
     widget(app, "multiselect", labels.PROTECTED).set_value(["weight"]).run()   # floats: four quantile bins
     assert not errors(app) and app.dataframe[0].value["size"].tolist() == [n // 4] * 4
+    # N5 of issue 40: a column named weight is proposed as sample weights, never applied unasked
+    assert app.session_state["mapping"].weight is None
     widget(app, "multiselect", labels.PROTECTED).set_value(["nothing"]).run()  # all missing: one subgroup
     assert app.dataframe[0].value["subgroup"].tolist() == ["(missing)"]
     app.switch_page("pages/overview.py").run()
     assert [w.value for w in app.warning][0].startswith(f"Only one subgroup ({escape.md('(missing)')}) is in")
+    # N12: one subgroup crashed the Overview and Calibration; every page and section answers it
+    from tests.app.helpers import PAGES, each_section
+
+    for page in PAGES:
+        app.switch_page(page).run()
+        for section in each_section(app, page):
+            assert not app.exception, (page, section, app.exception)
 
 
 def test_subgroups_without_positives_or_negatives(app):
@@ -354,6 +363,36 @@ def test_a_hostile_restore_file_is_refused_at_once(app):
     page = (b"<html>" + hostile[:1000] + b'<script type="application/json" id="review-config">'
             + config.to_json().encode() + b"</script></html>")
     assert review.read_config(page) == config
+
+
+def test_a_restore_file_or_link_of_millions_of_items_is_refused_at_once(app):
+    # N1 of issue 40: jsonschema kept an error per item of an array past its maxItems (4.5 GB after 9 minutes for a
+    # file of 3,000,000 {}); the sizes are checked first (tests/ui/test_restore_limits.py measures CPU and memory).
+    import base64
+    import time
+    import zlib
+
+    from tests.app.review_helpers import restore
+
+    data = {"version": 1, "mapping": {"label": "repaid", "positive_label": 1},
+            "slice": [{"column": "sex", "values": [{}] * 3_000_000}]}
+    started = time.process_time()
+    restore(app, "items.json", json.dumps(data).encode())
+    assert not app.exception and time.process_time() - started < 5   # generous: two AppTest reruns
+    assert "larger than a configuration can be" in errors(app)[0]
+    data["slice"][0]["values"] = [{}] * 99_950
+    link = base64.urlsafe_b64encode(zlib.compress(json.dumps(data).encode(), 9)).decode().rstrip("=")
+    assert len(link) < 1000
+    from streamlit.testing.v1 import AppTest
+
+    from tests.app.helpers import ROOT
+
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
+    at.query_params["review"] = link
+    at.run()
+    assert not at.exception
+    toast = at.toast[0].value if at.toast else ""
+    assert "The settings in this link could not be read" in toast and "slice\\.0\\.values: 99,950 items" in toast, toast
 
 
 def link_with(**options) -> str:
