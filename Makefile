@@ -1,5 +1,6 @@
-# Two commands: `make run` (the app on the bundled sample data) and `make test` (the whole suite).
-# Both create the virtual environment in .venv and install what they need on first use.
+# `make run` (the app on the bundled sample data), `make check` (the fast tier, before each commit: about four
+# minutes on two cores) and `make test` (the whole suite, what CI runs); the tiers are in tests/tiers.py.
+# Each creates the virtual environment in .venv and installs what it needs on first use.
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
@@ -7,7 +8,7 @@ PORT ?= 8501
 # The address the app listens on: this machine only, unless ADDRESS=0.0.0.0 (every interface) is given on purpose.
 ADDRESS ?= 127.0.0.1
 
-.PHONY: run test samples clean
+.PHONY: run check test samples clean
 
 $(BIN)/python:
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "Python >= 3.11 is needed; set PYTHON=python3.11 or newer")'
@@ -28,6 +29,9 @@ $(VENV)/.test-deps: pyproject.toml | $(BIN)/python
 
 run: $(VENV)/.run-deps
 	$(BIN)/streamlit run app.py --server.address $(ADDRESS) --server.port $(PORT)
+
+check: $(VENV)/.test-deps
+	$(BIN)/python -m pytest -n auto --dist loadgroup -m "not full" --durations=15
 
 test: $(VENV)/.test-deps
 	$(BIN)/python -m pytest -n auto --dist loadgroup --durations=25

@@ -10,6 +10,7 @@ from hypothesis import settings as hypothesis_settings
 from streamlit.runtime.scriptrunner.script_cache import ScriptCache
 from streamlit.testing.v1 import app_test, local_script_runner
 
+from tests import tiers
 from tests.support import ROOT, SHARED_DATA, hypothesis_profile, require_file
 
 # Property tests (hypothesis): in CI (.ci/run sets CI) the same examples every run (derandomized, no example
@@ -44,6 +45,16 @@ def _wait_for_script_run(runner, timeout: float = 3) -> None:
     raise RuntimeError(f"AppTest script run timed out after {timeout}(s)")
 
 
+# What is patched, kept for the internals canary (tests/ui/test_streamlit_internals.py checks that each still exists
+# with the signature the patches assume).
+# Kept on Streamlit's own modules, so a second import of this file still finds the originals.
+for _module, _name in ((local_script_runner, "require_widgets_deltas"), (app_test, "ScriptCache"),
+                       (local_script_runner, "ScriptCache")):
+    if not hasattr(_module, "_original_" + _name):
+        setattr(_module, "_original_" + _name, getattr(_module, _name))
+PATCHED = {"require_widgets_deltas": local_script_runner._original_require_widgets_deltas,
+           "app_test.ScriptCache": app_test._original_ScriptCache,
+           "local_script_runner.ScriptCache": local_script_runner._original_ScriptCache}
 local_script_runner.require_widgets_deltas = _wait_for_script_run
 
 # AppTest compiles every page anew on each run (a new ScriptCache per run): one cache per test process instead. The
@@ -131,12 +142,39 @@ def _train_adult_two_models(seed: int):
                          "sex": test["sex"], "race": test["race"], "age": test["age"]})
 
 
+@pytest.fixture(scope="session")
+def spark():
+    """One Spark session (pyspark's local mode) for every Spark test of the run: a JVM takes about 30 s to start.
+    The Spark tests share one xdist group (:func:`pytest_collection_modifyitems`), so one worker starts it."""
+    import shutil
+
+    from tests.support import fail_or_skip
+
+    if shutil.which("java") is None:
+        fail_or_skip("Java is not installed: pyspark's local mode needs it (.ci/run installs default-jre-headless).")
+    from pyspark.sql import SparkSession
+
+    session = (SparkSession.builder.master("local[2]").appName("fairness_core-tests")
+               .config("spark.ui.enabled", "false").config("spark.sql.shuffle.partitions", "4").getOrCreate())
+    session.sparkContext.setLogLevel("FATAL")
+    yield session
+    session.stop()
+
+
 def pytest_collection_modifyitems(items):
     """`make test` runs pytest-xdist workers with ``--dist loadgroup``: every browser test goes to one worker, so
     one app server and one Chromium serve them all (and their timings are not shared with another browser test).
     A browser test whose module starts a server of its own and has no timing bound (``OWN_SERVER``) is a group of
-    its own, free to run on another worker."""
+    its own, free to run on another worker. Every Spark test goes to one worker too: one JVM (the ``spark`` fixture).
+
+    Every test of the full tier (``tests/tiers.py``: its file's tier, a browser or Spark test) is marked ``full``:
+    ``make check`` runs the others (``-m "not full"``)."""
     for item in items:
+        path = Path(str(item.fspath)).resolve().relative_to(ROOT).as_posix()
+        if tiers.tier(path) == "full" or item.get_closest_marker("browser") or item.get_closest_marker("spark"):
+            item.add_marker(pytest.mark.full)
         if item.get_closest_marker("browser") is not None:
             own = getattr(item.module, "OWN_SERVER", False)
             item.add_marker(pytest.mark.xdist_group(f"browser-{item.module.__name__}" if own else "browser"))
+        elif item.get_closest_marker("spark") is not None:
+            item.add_marker(pytest.mark.xdist_group("spark"))

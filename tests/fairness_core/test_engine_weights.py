@@ -2,7 +2,6 @@
 in-memory weighted ones (``ScoredData.from_frame`` and the ``sample_weight=`` constructors)."""
 
 import dataclasses
-import shutil
 
 import numpy as np
 import pandas as pd
@@ -432,38 +431,27 @@ def test_the_command_line_reviews_weighted_counts_through_an_engine(logs, tmp_pa
 
 
 @pytest.mark.spark
-def test_spark_weighted_counts_equal_the_in_memory_tables(logs, tmp_path):
+def test_spark_weighted_counts_equal_the_in_memory_tables(spark, logs, tmp_path):
     """Spark: the transpiled weighted queries; bad weights refused with their count (Spark numbers no rows); the
     buckets of a hash of each row's mapped columns and rank among equal rows, deterministic across runs."""
-    from pyspark.sql import SparkSession
-
     from fairness_core.engines._weights import WEIGHT_VALUES_UNPLACED
-    from tests.support import fail_or_skip
 
-    if shutil.which("java") is None:
-        fail_or_skip("Java is not installed: pyspark's local mode needs it (.ci/run installs default-jre-headless).")
     frame, glob, scored = logs
-    spark = (SparkSession.builder.master("local[2]").appName("fairness_core-weights")
-             .config("spark.ui.enabled", "false").config("spark.sql.shuffle.partitions", "4").getOrCreate())
-    try:
-        spark.sparkContext.setLogLevel("ERROR")
-        source = spark.read.parquet(glob.rsplit("/", 1)[0])
-        result = scored_counts(source, MAPPING, auc_bins="exact", strategy="quantile")
-        assert result.engine == "spark"
-        _assert_weighted_counts_equal(result, scored)
-        atoms = result.with_atoms()
-        memory = _confusion(scored, scored.y_pred("score", 0.5))
-        np.testing.assert_allclose(atoms.confusion["score"].atoms.counts, memory.atoms.counts, rtol=RTOL)
-        ours = atoms.confusion["score"].disparity("false_positive_rate", ci=0.95, reduction=None, n_boot=500)
-        random = memory.disparity("false_positive_rate", ci=0.95, reduction=None, n_boot=500)
-        np.testing.assert_allclose(ours["disparity"], random["disparity"], rtol=RTOL)
-        width = (random["disparity_ci_high"] - random["disparity_ci_low"]).to_numpy()
-        assert np.all(np.abs(ours["disparity_ci_high"] - random["disparity_ci_high"]).to_numpy() <= 0.25 * width)
-        _same_replicates(atoms, scored_counts(source, MAPPING, auc_bins="exact").with_atoms())
-        bad = _bad(frame, BAD_WEIGHTS["negative"])
-        bad.to_parquet(tmp_path / "bad.parquet", index=False)
-        with pytest.raises(ValueError) as info:
-            scored_counts(spark.read.parquet(str(tmp_path / "bad.parquet")), MAPPING)
-        assert str(info.value) == WEIGHT_VALUES_UNPLACED.format(col="w", n=3, what="negative weights")
-    finally:
-        spark.stop()
+    source = spark.read.parquet(glob.rsplit("/", 1)[0])
+    result = scored_counts(source, MAPPING, auc_bins="exact", strategy="quantile")
+    assert result.engine == "spark"
+    _assert_weighted_counts_equal(result, scored)
+    atoms = result.with_atoms()
+    memory = _confusion(scored, scored.y_pred("score", 0.5))
+    np.testing.assert_allclose(atoms.confusion["score"].atoms.counts, memory.atoms.counts, rtol=RTOL)
+    ours = atoms.confusion["score"].disparity("false_positive_rate", ci=0.95, reduction=None, n_boot=500)
+    random = memory.disparity("false_positive_rate", ci=0.95, reduction=None, n_boot=500)
+    np.testing.assert_allclose(ours["disparity"], random["disparity"], rtol=RTOL)
+    width = (random["disparity_ci_high"] - random["disparity_ci_low"]).to_numpy()
+    assert np.all(np.abs(ours["disparity_ci_high"] - random["disparity_ci_high"]).to_numpy() <= 0.25 * width)
+    _same_replicates(atoms, scored_counts(source, MAPPING, auc_bins="exact").with_atoms())
+    bad = _bad(frame, BAD_WEIGHTS["negative"])
+    bad.to_parquet(tmp_path / "bad.parquet", index=False)
+    with pytest.raises(ValueError) as info:
+        scored_counts(spark.read.parquet(str(tmp_path / "bad.parquet")), MAPPING)
+    assert str(info.value) == WEIGHT_VALUES_UNPLACED.format(col="w", n=3, what="negative weights")

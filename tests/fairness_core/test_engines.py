@@ -171,70 +171,56 @@ def test_import_fairness_core_loads_no_engine():
 
 
 @pytest.mark.spark
-def test_spark_local_mode_counts_equal_the_in_memory_library(logs, tmp_path):
-    import shutil
-
-    from pyspark.sql import SparkSession
-
+def test_spark_local_mode_counts_equal_the_in_memory_library(spark, logs, tmp_path):
     from fairness_core.engines import read_source
-    from tests.support import fail_or_skip
-
-    if shutil.which("java") is None:
-        fail_or_skip("Java is not installed: pyspark's local mode needs it (.ci/run installs default-jre-headless).")
 
     frame, glob, scored = logs
-    spark = (SparkSession.builder.master("local[2]").appName("fairness_core-test")
-             .config("spark.ui.enabled", "false").config("spark.sql.shuffle.partitions", "4").getOrCreate())
-    try:
-        spark.sparkContext.setLogLevel("ERROR")
-        result = scored_counts(spark.read.parquet(glob.rsplit("/", 1)[0]), MAPPING, auc_bins="exact")
-        assert result.engine == "spark"
-        _assert_counts_equal(result, scored)
-        ref = fc.bias_auc_table(scored.y_true, scored.scores["score"], scored.subgroups)
-        np.testing.assert_allclose(result.auc["score"].table()["bpsn_auc"], ref["bpsn_auc"], rtol=0, atol=1e-12)
-        # the transpiled SQL of binned numeric attributes (infinities, NaN), a predicted label, quantile bins
-        rng = np.random.default_rng(8)
-        rich = frame.iloc[:5_000].reset_index(drop=True)   # a few rows: this checks the SQL, the rest checks counts
-        rich = rich.assign(age=rng.integers(18, 90, len(rich)).astype(float),
-                           decision=np.where(rng.random(len(rich)) < 0.4, "yes", "no").astype(object))
-        rich.loc[:3, "age"] = [np.inf, -np.inf, np.nan, np.inf]
-        mapping = dataclasses.replace(MAPPING, protected=("race", "age"), predicted_label="decision")
-        rows = fc.ScoredData.from_frame(rich, mapping)
-        rich.to_parquet(tmp_path / "rich.parquet", index=False)   # (createDataFrame warns about pandas 3)
-        result = scored_counts(spark.read.parquet(str(tmp_path / "rich.parquet")), mapping, auc_bins="exact",
-                               strategy="quantile")
-        assert result.confusion["score"].names == rows.subgroups.names
-        np.testing.assert_array_equal(result.given.member,
-                                      fc.confusion_counts(rows.y_true, rows.y_pred(), rows.subgroups).member)
-        cal = fc.calibration_counts(rows.y_true, rows.scores["score"], rows.subgroups, strategy="quantile")
-        np.testing.assert_array_equal(result.calibration["score"].edges, cal.edges)
-        atoms = result.with_atoms()   # the transpiled pattern queries: the bootstrap's atoms, pattern for pattern
-        _assert_atoms_equal(atoms.confusion["score"].atoms,
-                            fc.confusion_counts(rows.y_true, rows.y_pred("score", 0.5), rows.subgroups).atoms)
-        _assert_atoms_equal(atoms.auc["score"].patterns[0],
-                            auc_counts(rows.y_true, rows.scores["score"], rows.subgroups).patterns[0])
-        _assert_atoms_equal(atoms.calibration["score"].atoms.atoms, cal.atoms.atoms)
-        # read_source: exactly the files named ('a[1]' beside 'a1', '*' in a name, a folder 'lin[k]_out' beside a
-        # link 'link_out' out of it), and CSV files combined by column name
-        (tmp_path / "names" / "lin[k]_out").mkdir(parents=True)
-        (tmp_path / "outside").mkdir()
-        parts = {"a1.parquet": rich.iloc[:100], "a[1].parquet": rich.iloc[100:400], "b*.parquet": rich.iloc[400:470],
-                 "bz.parquet": rich.iloc[:9], "lin[k]_out/x.parquet": rich.iloc[:3], "../outside/x.parquet": rich}
-        for name, part in parts.items():
-            part.to_parquet(tmp_path / "names" / name, index=False)
-        (tmp_path / "names" / "link_out").symlink_to(tmp_path / "outside", target_is_directory=True)
-        read = read_source([str(tmp_path / "names" / n) for n in list(parts)[:3] + ["lin[k]_out/x.parquet"]], "spark")
-        assert read.count() == 473
-        small = pd.DataFrame({"y": [1, 0, 1], "race": ["A", "B", "A"], "sex": ["F", "M", "M"]})
-        small.to_csv(tmp_path / "p1.csv", index=False)
-        small[["y", "sex", "race"]].to_csv(tmp_path / "p2.csv", index=False)
-        rows = read_source(str(tmp_path / "p*.csv"), "spark").select("y", "race", "sex").collect()
-        assert sorted(tuple(r) for r in rows) == sorted([tuple(r) for r in small.itertuples(index=False)] * 2)
-        small.rename(columns={"sex": "gender"}).to_csv(tmp_path / "p2.csv", index=False)
-        with pytest.raises(ValueError, match=r"p2\.csv' has 'gender' and lacks 'sex' compared with '.*p1\.csv'"):
-            read_source([str(tmp_path / "p1.csv"), str(tmp_path / "p2.csv")], "spark")
-    finally:
-        spark.stop()
+    result = scored_counts(spark.read.parquet(glob.rsplit("/", 1)[0]), MAPPING, auc_bins="exact")
+    assert result.engine == "spark"
+    _assert_counts_equal(result, scored)
+    ref = fc.bias_auc_table(scored.y_true, scored.scores["score"], scored.subgroups)
+    np.testing.assert_allclose(result.auc["score"].table()["bpsn_auc"], ref["bpsn_auc"], rtol=0, atol=1e-12)
+    # the transpiled SQL of binned numeric attributes (infinities, NaN), a predicted label, quantile bins
+    rng = np.random.default_rng(8)
+    rich = frame.iloc[:5_000].reset_index(drop=True)   # a few rows: this checks the SQL, the rest checks counts
+    rich = rich.assign(age=rng.integers(18, 90, len(rich)).astype(float),
+                       decision=np.where(rng.random(len(rich)) < 0.4, "yes", "no").astype(object))
+    rich.loc[:3, "age"] = [np.inf, -np.inf, np.nan, np.inf]
+    mapping = dataclasses.replace(MAPPING, protected=("race", "age"), predicted_label="decision")
+    rows = fc.ScoredData.from_frame(rich, mapping)
+    rich.to_parquet(tmp_path / "rich.parquet", index=False)   # (createDataFrame warns about pandas 3)
+    result = scored_counts(spark.read.parquet(str(tmp_path / "rich.parquet")), mapping, auc_bins="exact",
+                           strategy="quantile")
+    assert result.confusion["score"].names == rows.subgroups.names
+    np.testing.assert_array_equal(result.given.member,
+                                  fc.confusion_counts(rows.y_true, rows.y_pred(), rows.subgroups).member)
+    cal = fc.calibration_counts(rows.y_true, rows.scores["score"], rows.subgroups, strategy="quantile")
+    np.testing.assert_array_equal(result.calibration["score"].edges, cal.edges)
+    atoms = result.with_atoms()   # the transpiled pattern queries: the bootstrap's atoms, pattern for pattern
+    _assert_atoms_equal(atoms.confusion["score"].atoms,
+                        fc.confusion_counts(rows.y_true, rows.y_pred("score", 0.5), rows.subgroups).atoms)
+    _assert_atoms_equal(atoms.auc["score"].patterns[0],
+                        auc_counts(rows.y_true, rows.scores["score"], rows.subgroups).patterns[0])
+    _assert_atoms_equal(atoms.calibration["score"].atoms.atoms, cal.atoms.atoms)
+    # read_source: exactly the files named ('a[1]' beside 'a1', '*' in a name, a folder 'lin[k]_out' beside a
+    # link 'link_out' out of it), and CSV files combined by column name
+    (tmp_path / "names" / "lin[k]_out").mkdir(parents=True)
+    (tmp_path / "outside").mkdir()
+    parts = {"a1.parquet": rich.iloc[:100], "a[1].parquet": rich.iloc[100:400], "b*.parquet": rich.iloc[400:470],
+             "bz.parquet": rich.iloc[:9], "lin[k]_out/x.parquet": rich.iloc[:3], "../outside/x.parquet": rich}
+    for name, part in parts.items():
+        part.to_parquet(tmp_path / "names" / name, index=False)
+    (tmp_path / "names" / "link_out").symlink_to(tmp_path / "outside", target_is_directory=True)
+    read = read_source([str(tmp_path / "names" / n) for n in list(parts)[:3] + ["lin[k]_out/x.parquet"]], "spark")
+    assert read.count() == 473
+    small = pd.DataFrame({"y": [1, 0, 1], "race": ["A", "B", "A"], "sex": ["F", "M", "M"]})
+    small.to_csv(tmp_path / "p1.csv", index=False)
+    small[["y", "sex", "race"]].to_csv(tmp_path / "p2.csv", index=False)
+    rows = read_source(str(tmp_path / "p*.csv"), "spark").select("y", "race", "sex").collect()
+    assert sorted(tuple(r) for r in rows) == sorted([tuple(r) for r in small.itertuples(index=False)] * 2)
+    small.rename(columns={"sex": "gender"}).to_csv(tmp_path / "p2.csv", index=False)
+    with pytest.raises(ValueError, match=r"p2\.csv' has 'gender' and lacks 'sex' compared with '.*p1\.csv'"):
+        read_source([str(tmp_path / "p1.csv"), str(tmp_path / "p2.csv")], "spark")
 
 
 @pytest.mark.parametrize("ci", [None, 0.9])

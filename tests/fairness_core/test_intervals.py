@@ -305,6 +305,7 @@ def test_auc_interval_contains_the_estimate(pos, data, level):
         assert 0.0 <= low <= auc <= high <= 1.0
 
 
+@pytest.mark.full   # a coverage simulation: make test only (tests/tiers.py)
 def test_delong_logit_coverage_in_a_binormal_simulation():
     """300 datasets of 60 positives ~ N(d, 1) and 140 negatives ~ N(0, 1); true AUC = Phi(d / sqrt 2)."""
     rng = np.random.default_rng(20240611)

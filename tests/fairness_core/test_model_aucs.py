@@ -147,6 +147,7 @@ def test_paired_standard_error_is_close_to_a_paired_bootstrap():
         single.attrs["overall_auc_ci"][1] - single.attrs["overall_auc_ci"][0]) / (2 * norm.ppf(0.975))
 
 
+@pytest.mark.full   # a coverage simulation: make test only (tests/tiers.py)
 def test_coverage_of_a_zero_difference_is_about_the_level():
     """Two exchangeable models (equal true AUCs): the 95 % interval of their difference holds 0 about 95 % of the time."""
     rng = np.random.default_rng(8)

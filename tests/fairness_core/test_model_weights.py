@@ -171,6 +171,7 @@ def _poisson_sample(rng, stratum: np.ndarray, per_stratum: int):
     return rows, 1.0 / pi[rows]
 
 
+@pytest.mark.full   # a coverage simulation: make test only (tests/tiers.py)
 def test_weighted_paired_rate_disparity_difference_covers_the_population_difference():
     """300 Poisson samples of about 1,000 rows from a population of 200,000: the 95 % interval of model B's false
     positive rate disparity (diff, max against the rest) minus model A's covers the population's difference in
@@ -358,6 +359,7 @@ def _auc_population(rng, size: int):
     return group, stratum, y, scores
 
 
+@pytest.mark.full   # a coverage simulation: make test only (tests/tiers.py)
 def test_weighted_paired_auc_difference_covers_the_population_difference():
     """300 Poisson samples of about 1,000 rows from a population of 200,000: the 95 % interval of B's subgroup AUC
     minus A's (subgroup a, about 300 rows) covers the population's difference in 90-99 % of them, missing on both

@@ -77,6 +77,7 @@ def test_balanced_accuracy_is_half_for_a_model_that_predicts_one_class():
     assert table.loc[0, "balanced_accuracy_ci_low"] < 0.5 < table.loc[0, "balanced_accuracy_ci_high"]
 
 
+@pytest.mark.full   # a coverage simulation: make test only (tests/tiers.py)
 def test_balanced_accuracy_interval_covers_its_truth_with_misses_on_both_sides():
     """MOVER from two Wilson intervals: coverage near the nominal 90 % in simulation, small samples included."""
     rng = np.random.default_rng(0)

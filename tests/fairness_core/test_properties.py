@@ -9,6 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import fairness_core as fc
+from fairness_core._disparity.compare import ALONE_NOTE
 from tests.support import examples
 
 SETTINGS = settings(max_examples=examples(50), deadline=None)
@@ -102,8 +103,9 @@ def test_ratio_disparity_is_at_least_one(data, pred_bits, metric, reference):
     table = fc.rate_disparity(y, p, g, metric=metric, distance_measure="ratio", reduction=None, reference=reference)
     d = table["disparity"].to_numpy(dtype=float)
     assert (d[~np.isnan(d)] >= 1.0).all()
-    # NaN exactly where one of the two rates is undefined.
-    undefined = table["subgroup_value"].isna().to_numpy() | table["reference_value"].isna().to_numpy()
+    # NaN exactly where one of the two rates is undefined, or the subgroup holds every row (nothing to compare).
+    undefined = (table["subgroup_value"].isna().to_numpy() | table["reference_value"].isna().to_numpy()
+                 | (table["note"] == ALONE_NOTE).to_numpy())
     np.testing.assert_array_equal(np.isnan(d), undefined)
 
 

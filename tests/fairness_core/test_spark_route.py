@@ -4,7 +4,6 @@ files lacking a column, Spark's errors in words, and CSV booleans read alike by 
 from __future__ import annotations
 
 import json
-import shutil
 import subprocess
 import sys
 
@@ -181,19 +180,6 @@ def test_csv_true_false_columns_are_booleans_for_every_engine(tmp_path, engine):
 
 # --- Spark in local mode ---
 
-@pytest.fixture(scope="module")
-def spark():
-    from tests.support import fail_or_skip
-
-    if shutil.which("java") is None:
-        fail_or_skip("Java is not installed: pyspark's local mode needs it (.ci/run installs default-jre-headless).")
-    from pyspark.sql import SparkSession
-
-    session = (SparkSession.builder.master("local[1]").appName("fairness_core-spark-route")
-               .config("spark.ui.enabled", "false").config("spark.sql.shuffle.partitions", "2").getOrCreate())
-    session.sparkContext.setLogLevel("FATAL")
-    yield session
-    session.stop()
 
 
 @pytest.mark.spark

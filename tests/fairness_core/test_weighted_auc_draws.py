@@ -91,6 +91,7 @@ def test_unit_weights_give_an_interval_like_the_bootstraps():
     assert (drawn.ci_low, drawn.ci_high) == pytest.approx((boot.ci_low, boot.ci_high), abs=5e-3)
 
 
+@pytest.mark.full   # a coverage simulation: make test only (tests/tiers.py)
 def test_coverage_of_the_weighted_bias_auc_score_when_weights_correct_a_sampling_bias():
     """Five groups of a population with known AUCs; the sample over-represents positives and the smallest group,
     and inverse inclusion probabilities undo it. The truth is the score on 1,000,000 population rows. Longer runs

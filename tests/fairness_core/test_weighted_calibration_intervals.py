@@ -132,6 +132,7 @@ def test_weighted_calibration_disparity_takes_intervals():
     assert small["ece"].isna().all() and small["ece_ci_low"].isna().all() and small["brier_score_ci_low"].notna().all()
 
 
+@pytest.mark.full   # a coverage simulation: make test only (tests/tiers.py)
 def test_weighted_reliability_intervals_cover_the_population():
     """1,000 samples of 1,000 rows (group a: 300 rows, about 30 per bin): the observed rate of a's bins 2 (population
     0.101, a rare outcome) and 8 (0.749) covered in 93-99 %. Longer runs (2,000 samples): bins 0, 2, 5, 8 (rates
@@ -152,6 +153,7 @@ def test_weighted_reliability_intervals_cover_the_population():
     assert sum(m[0] for m in misses.values()) > 5 and sum(m[1] for m in misses.values()) > 5, misses
 
 
+@pytest.mark.full   # a coverage simulation: make test only (tests/tiers.py)
 @pytest.mark.parametrize("share_a", [0.3, 0.06])
 def test_weighted_calibration_errors_cover_the_population(share_a):
     """150 samples of 1,000 rows: group a's Brier score covered with misses on both sides, and with a at 30 % the

@@ -65,6 +65,7 @@ def _coverage(draw, truth: float, reps: int, seed: int) -> tuple[float, float, f
     return 1 - (above + below) / reps, above / reps, below / reps
 
 
+@pytest.mark.full   # a coverage simulation: make test only (tests/tiers.py)
 @pytest.mark.parametrize("n", [60, 400])
 def test_coverage_when_weights_correct_a_known_sampling_bias(n):
     """A population of 70 % stratum A (rate 0.2) and 30 % B (rate 0.6), true rate 0.32; the sample holds as many B
@@ -115,6 +116,7 @@ def test_weighted_auc_variance_is_the_literal_linearization():
     assert (float(got_n1[0]), float(got_n0[0])) == pytest.approx((n1, n0), rel=1e-12)
 
 
+@pytest.mark.full   # a coverage simulation: make test only (tests/tiers.py)
 @pytest.mark.parametrize("sigma, n", [(0.5, 1_000), (1.0, 3_000)])
 def test_weighted_auc_intervals_cover_the_auc(sigma, n):
     """Scores N(label, 1) (AUC = Phi(1 / sqrt 2) = 0.760), log-normal weights unrelated to them, 300 samples
@@ -138,6 +140,7 @@ def test_weighted_auc_intervals_cover_the_auc(sigma, n):
     assert 0.93 <= covered <= 0.97 and above > 0 and below > 0, (covered, above, below)
 
 
+@pytest.mark.full   # a coverage simulation: make test only (tests/tiers.py)
 @pytest.mark.parametrize("n, low, high", [(40, 0.88, 0.93), (200, 0.92, 0.97), (1_000, 0.92, 0.97)])
 def test_coverage_with_heavy_tailed_weights(n, low, high):
     """Weights unrelated to the label, log-normal with sigma 1 (Kish's design effect about 2.7), true rate 0.3:
@@ -168,6 +171,7 @@ def _biased_sample(rng, n: int):
     return np.zeros(n, int), predicted, group.reshape(-1, 1), np.where(stratum == 1, 0.2 / 0.5, 0.8 / 0.5)
 
 
+@pytest.mark.full   # a coverage simulation: make test only (tests/tiers.py)
 def test_weighted_rate_disparities_cover_the_population_disparity():
     """300 weighted samples of 1,000 rows: the false positive rate difference of a against the rest (bootstrap of
     rows with their weights joined with the MOVER interval of the two weighted rates) covers the population's

@@ -99,6 +99,7 @@ def test_unit_weights_give_the_unweighted_performance_intervals():
     assert (float(k), float(n)) == pytest.approx((7.0, 20.0), rel=1e-12)
 
 
+@pytest.mark.full   # a coverage simulation: make test only (tests/tiers.py)
 @pytest.mark.parametrize("share_a, n", [(0.3, 1_000), (0.06, 1_000)])
 def test_weighted_performance_intervals_cover_the_population(share_a, n):
     """200 samples each: every metric of group a (300 rows, or about 60: a small group) covered in 90-99 %
@@ -186,6 +187,7 @@ def test_a_replicates_theil_weighs_its_sides_by_their_own_sums_of_weights():
     assert (light.ci_low, light.ci_high) != (heavy.ci_low, heavy.ci_high)
 
 
+@pytest.mark.full   # a coverage simulation: make test only (tests/tiers.py)
 @pytest.mark.parametrize("share_a, low", [(0.3, 0.90), (0.06, 0.90)])
 def test_weighted_ratio_scores_and_theil_indices_cover_the_population(share_a, low):
     """120 samples of 1,000 rows. Longer runs (n_boot 200): a at 30 % (1,000 samples), p% score 95.5 %, equal
@@ -235,6 +237,7 @@ def test_weighted_base_rates_have_wilsons_interval_on_the_effective_size():
     np.testing.assert_allclose(plain["base_rate_ci_low"], wilson_interval(plain["n_positive"], plain["size"], 0.9)[0])
 
 
+@pytest.mark.full   # a coverage simulation: make test only (tests/tiers.py)
 @pytest.mark.parametrize("share_a", [0.3, 0.06])
 def test_weighted_base_rates_cover_the_population(share_a):
     """1,000 samples of 1,000 rows: group a's base rate (population 0.39) covered in 93-97 %, misses both sides
@@ -295,6 +298,7 @@ def test_weighted_class_intervals_are_wilsons_on_the_effective_counts():
     assert result.ci_low <= result.value <= result.ci_high
 
 
+@pytest.mark.full   # a coverage simulation: make test only (tests/tiers.py)
 @pytest.mark.parametrize("share_a", [0.3, 0.06])
 def test_weighted_class_scores_cover_the_population(share_a):
     """200 samples of 1,000 rows: class x's recall, precision (Wilson on effective counts) and F-score (bootstrap of
@@ -333,6 +337,7 @@ def test_weighted_smoothed_edf_takes_intervals_from_rows_or_counts():
 LABEL_RATE = {("a", 0): 0.3, ("a", 1): 0.6, ("b", 0): 0.15, ("b", 1): 0.4}   # P(y = 1 | group, stratum)
 
 
+@pytest.mark.full   # a coverage simulation: make test only (tests/tiers.py)
 @pytest.mark.parametrize("share_a", [0.3, 0.06])
 def test_weighted_smoothed_edf_covers_the_population(share_a):
     """300 samples of 1,000 rows, labels with rates 0.3 / 0.6 (a) and 0.15 / 0.4 (b) in strata 0 / 1: epsilon of a

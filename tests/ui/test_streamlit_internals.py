@@ -119,3 +119,18 @@ def test_requirements_bound_streamlit_below_a_release_this_file_has_not_checked(
     assert requirement.startswith("streamlit") and bound.startswith("<")
     assert "tests/ui/test_streamlit_internals.py" in text   # the comment that says when to raise it
     assert installed < tuple(int(part) for part in bound[1:].split(".")) <= (installed[0], installed[1] + 1)
+
+
+def test_the_internals_the_test_suite_patches_are_there():
+    """tests/conftest.py replaces AppTest's wait for a script run and its per-run script cache: both must still be
+    there, with what the replacements assume."""
+    from streamlit.runtime.scriptrunner.script_cache import ScriptCache
+    from streamlit.testing.v1.local_script_runner import LocalScriptRunner
+
+    from tests.conftest import PATCHED
+
+    wait = inspect.signature(PATCHED["require_widgets_deltas"])
+    assert list(wait.parameters) == ["runner", "timeout"] and wait.parameters["timeout"].default == 3
+    assert all(callable(getattr(LocalScriptRunner, name, None)) for name in ("script_stopped", "request_stop", "join"))
+    assert PATCHED["app_test.ScriptCache"] is ScriptCache and PATCHED["local_script_runner.ScriptCache"] is ScriptCache
+    assert callable(getattr(ScriptCache, "get_bytecode", None))
