@@ -106,3 +106,22 @@ def test_no_comparison_is_starred_while_its_interval_contains_parity(seed, n, k,
         if finding.excludes_parity:
             assert finding.difference_ci[0] > 0 or finding.difference_ci[1] < 0, finding
             assert finding.ratio_ci[0] > 1, finding
+
+
+def test_a_finding_excludes_parity_only_when_both_its_printed_intervals_do():
+    """Issue 41, item 7: with Holm's adjustment a finding was marked as excluding parity because its ratio interval
+    excluded 1 while the difference interval printed with it contained 0 (this case, found by hypothesis)."""
+    rng = np.random.default_rng(128)
+    groups = rng.integers(0, 4, 398).astype(str)
+    y = rng.integers(0, 2, 398)
+    y_pred = (rng.random(398) < 0.2 + 0.5 * (groups == "0")).astype(int)
+    counts = fc.confusion_counts(y, y_pred, fc.Subgroups.from_attributes(pd.DataFrame({"g": groups}), ["g"]))
+    findings = fc.rate_findings(counts, ("false_positive_rate",), reference="rest", ci=0.9, n_boot=200,
+                                adjust="holm", include_small=True, limit=10)
+    by_subgroup = {f.subgroup: f for f in findings}
+    straddling = by_subgroup["2"]
+    assert straddling.difference_ci[0] < 0 < straddling.difference_ci[1]
+    assert straddling.excludes_parity is False and straddling.ratio_ci[0] == 1.0   # widened to parity, as printed
+    for f in findings:
+        if f.excludes_parity:
+            assert (f.difference_ci[0] > 0 or f.difference_ci[1] < 0) and f.ratio_ci[0] > 1, f
