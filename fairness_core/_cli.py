@@ -343,11 +343,11 @@ def _engine_review(args):
     return build_review_from_counts(counts, config, source={"name": name})
 
 
-# The package each engine needs, and the install that brings it (pyproject.toml's dependencies and extras).
-ENGINE_PACKAGES = {"duckdb": ("duckdb", "pip install fairness-core"), "sqlglot": ("sqlglot", "pip install fairness-core"),
-                   "polars": ("polars", "pip install 'fairness-core[engines]'"),
-                   "ibis": ("ibis-framework[duckdb]", "pip install 'fairness-core[engines]'"),
-                   "pyspark": ("pyspark", "pip install 'fairness-core[spark]'")}
+# The package each engine needs, and the extra of pyproject.toml that brings it (None: a dependency of the library).
+# This project is not published under a name: its extras are installed from its checkout or its wheel, never by a
+# bare name that anyone could register.
+ENGINE_PACKAGES = {"duckdb": ("duckdb", None), "sqlglot": ("sqlglot", None), "polars": ("polars", "engines"),
+                   "ibis": ("ibis-framework[duckdb]", "engines"), "pyspark": ("pyspark", "spark")}
 
 
 def missing_package_message(exc: ImportError, engine: str | None) -> str:
@@ -364,15 +364,23 @@ def missing_package_message(exc: ImportError, engine: str | None) -> str:
     -------
     str
         E.g. "--engine polars needs the Python package 'polars', which is not installed here. Install it with:
-        pip install 'fairness-core[engines]' (in this project's checkout: make test installs every engine)."
+        pip install 'polars' (or this project with its 'engines' extra, from its checkout: pip install '.[engines]',
+        or from its wheel: pip install 'fairness_core-0.5.0-py3-none-any.whl[engines]'; make test installs every
+        engine)."
     """
+    from ._version import __version__
+
     top = (exc.name or "").split(".")[0]
     if top not in ENGINE_PACKAGES:
         return _one_line(str(exc))
-    package, command = ENGINE_PACKAGES[top]
+    package, extra = ENGINE_PACKAGES[top]
     what = f"--engine {engine}" if engine else "this command"
-    return (f"{what} needs the Python package {package!r}, which is not installed here. Install it with: {command} "
-            "(in this project's checkout: make test installs every engine).")
+    extra = extra or ""
+    return (f"{what} needs the Python package {package!r}, which is not installed here. Install it with: "
+            f"pip install '{package}' (or this project{f' with its {extra!r} extra' if extra else ''}, from its "
+            f"checkout: pip install '.{f'[{extra}]' if extra else ''}', or from its wheel: pip install "
+            f"'fairness_core-{__version__}-py3-none-any.whl{f'[{extra}]' if extra else ''}'; make test installs "
+            "every engine).")
 
 
 def _engine_error(exc: Exception) -> bool:

@@ -40,6 +40,8 @@ def test_the_wheel_declares_the_version_the_dependencies_and_the_extras(wheel):
         meta = email.message_from_bytes(z.read(next(n for n in names if n.endswith(".dist-info/METADATA"))))
         entry_points = z.read(next(n for n in names if n.endswith(".dist-info/entry_points.txt"))).decode()
     assert meta["Version"] == fairness_core.__version__
+    assert meta["License-Expression"] == "BSD-3-Clause"
+    assert any(n.endswith(".dist-info/licenses/LICENSE") for n in names)
     requires = meta.get_all("Requires-Dist")
     plain = {r.split(">")[0].split("[")[0].strip() for r in requires if "extra ==" not in r}
     # the library and its embedded engine install by default; the app and the other engines are extras
@@ -83,9 +85,11 @@ def test_installed_into_a_fresh_environment_it_imports_and_its_command_writes_a_
 
 
 @pytest.mark.parametrize("engine, module, install", [
-    ("polars", "polars", "pip install 'fairness-core[engines]'"),
-    ("spark", "pyspark", "pip install 'fairness-core[spark]'"),
-    ("duckdb", "duckdb", "pip install fairness-core"),
+    ("polars", "polars", "pip install 'polars' (or this project with its 'engines' extra, from its checkout: "
+                         "pip install '.[engines]'"),
+    ("spark", "pyspark", "pip install 'pyspark' (or this project with its 'spark' extra, from its checkout: "
+                         "pip install '.[spark]'"),
+    ("duckdb", "duckdb", "pip install 'duckdb' (or this project, from its checkout: pip install '.'"),
 ])
 def test_a_missing_engine_package_says_what_to_install(tmp_path, capsys, monkeypatch, engine, module, install):
     from fairness_core._cli import main
@@ -102,3 +106,59 @@ def test_a_missing_engine_package_says_what_to_install(tmp_path, capsys, monkeyp
     assert status == 2
     assert err.startswith(f"error: --engine {engine} needs the Python package ") and install in err
     assert len(err.strip().splitlines()) == 1
+
+
+def test_requirements_txt_installs_the_app_into_a_fresh_environment_that_serves_it(tmp_path):
+    """``pip install -r requirements.txt`` (as a Dockerfile or Streamlit Community Cloud runs it) installs this
+    checkout with its app extra; ``streamlit run app.py`` then serves the app on 127.0.0.1 from that environment.
+    The dependencies come from the environment running the tests (a ``.pth`` file), so nothing is downloaded."""
+    import shutil
+    import socket
+    import time
+    import urllib.request
+
+    lines = [line.strip() for line in (ROOT / "requirements.txt").read_text().splitlines()
+             if line.strip() and not line.startswith("#")]
+    assert lines == [".[app]"]
+    checkout = tmp_path / "checkout"   # a copy: the build writes into the tree it builds
+    shutil.copytree(ROOT, checkout, ignore=shutil.ignore_patterns(".venv", ".git", "test-artifacts", "build", "dist",
+                                                                  "*.egg-info", "__pycache__", ".pytest_cache"))
+    env_dir = tmp_path / "fresh"
+    venv.create(env_dir, with_pip=True)
+    python = env_dir / "bin" / "python"
+    site = subprocess.run([str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+                          check=True, capture_output=True, text=True).stdout.strip()
+    (Path(site) / "_deps.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
+    # the build backend of the test environment (its setuptools builds wheels; the one ensurepip brings may not)
+    subprocess.run([str(python), "-m", "pip", "uninstall", "--quiet", "--yes", "setuptools"], capture_output=True,
+                   timeout=300)
+    done = subprocess.run([str(python), "-m", "pip", "install", "--quiet", "--no-deps", "--no-index",
+                           "--no-build-isolation", "--disable-pip-version-check", "-r", "requirements.txt"],
+                          cwd=checkout, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    listed = subprocess.run([str(python), "-m", "pip", "list", "--path", site, "--format", "freeze"],
+                            capture_output=True, text=True, check=True).stdout
+    assert "fairness_core==" in listed.replace("-", "_")   # the project itself, in the fresh environment
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    server = subprocess.Popen([str(python), "-m", "streamlit", "run", "app.py", "--server.port", str(port),
+                               "--server.headless", "true"], cwd=checkout, stdout=subprocess.DEVNULL,
+                              stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 60 * max(1.0, __import__("os").getloadavg()[0] / 2)
+        answer = ""
+        while time.monotonic() < deadline and answer != "ok":
+            assert server.poll() is None, "the server exited"
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=5) as response:
+                    answer = response.read().decode().strip()
+            except OSError:
+                time.sleep(0.3)
+        assert answer == "ok"
+        from tests.browser.test_listen_address_browser import listening
+
+        assert listening(port) == {"127.0.0.1"}   # the checkout's .streamlit/config.toml: this machine only
+    finally:
+        server.terminate()
+        server.wait(timeout=30)

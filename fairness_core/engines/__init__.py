@@ -9,7 +9,7 @@ after the counts is the in-memory library's own code.
 
 ``import fairness_core`` imports nothing from here; this package imports an engine only inside
 the function that uses it. DuckDB and SQLGlot come with the default install; the extras add the others
-(``pip install 'fairness-core[engines]'`` for polars and ibis, ``'fairness-core[spark]'`` for pyspark).
+(from this project's checkout, ``pip install '.[engines]'`` for polars and ibis, ``'.[spark]'`` for pyspark).
 """
 
 from __future__ import annotations
