@@ -259,7 +259,7 @@ with c1:
     # None, not a text, means "no predicted label": a column may well be named "(none)".
     predicted = controls.kept(
         st.selectbox, labels.PREDICTED_COLUMN, key + "predicted", seed.predicted_label, options=[None, *candidates],
-        format_func=lambda c: labels.NO_PREDICTED if c is None else str(c),
+        format_func=lambda c: labels.NO_PREDICTED if c is None else str(c), placeholder=labels.NO_PREDICTED,
         help="Optional: the model's given decisions, used on the Rate disparities page instead of a threshold and "
              "on the Class-wise bias page.")
 with c2:
@@ -275,7 +275,8 @@ with c2:
     weight = controls.kept(
         st.selectbox, labels.WEIGHT_COLUMN, key + "weight", seed.weight,
         options=[None, *[c for c in numeric if c not in (label, *scores, *protected, *identities)]],
-        format_func=lambda c: labels.NO_WEIGHT if c is None else str(c), help=labels.HELP[labels.WEIGHT_COLUMN])
+        format_func=lambda c: labels.NO_WEIGHT if c is None else str(c), help=labels.HELP[labels.WEIGHT_COLUMN],
+        placeholder=labels.NO_WEIGHT)   # None shows the placeholder: the "(no weights ...)" choice, shown as chosen
     proposed = profiling.first_guess(token, frame).weight   # proposed from its name and values, never applied unasked
     if weight is None and proposed is not None and proposed not in (label, *scores, *protected, *identities):
         st.caption(f"**{escape.md(proposed)}** looks like a column of sample weights. Weights change every number "

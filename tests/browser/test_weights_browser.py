@@ -31,6 +31,8 @@ def test_a_weight_column_weights_every_page(app_page, app_url, screenshot_dir, t
     # the weight column is proposed from its name and values, applied by its button, and the Data page then says
     # what it does to the sizes
     expect(page.get_by_text("effective sample size", exact=False)).to_have_count(0)
+    box = page.get_by_role("combobox", name=labels.WEIGHT_COLUMN, exact=True)
+    expect(box).to_have_attribute("placeholder", labels.NO_WEIGHT)   # "no weights" shown as the choice, not blank
     page.get_by_role("button", name="Weigh the rows by weight").click()
     expect(page.get_by_role("combobox", name=labels.WEIGHT_COLUMN, exact=True)).to_have_value("weight")
     expect(page.get_by_text(f"effective sample size {effective:,.0f} (Kish)")).to_be_visible()
@@ -56,8 +58,10 @@ def test_a_weight_column_weights_every_page(app_page, app_url, screenshot_dir, t
     box = page.get_by_role("combobox", name=labels.WEIGHT_COLUMN, exact=True)
     box.click()
     box.fill(labels.NO_WEIGHT)
-    page.get_by_role("option", name=labels.NO_WEIGHT, exact=True).click()   # None: Streamlit then shows no text
+    page.get_by_role("option", name=labels.NO_WEIGHT, exact=True).click()   # None: shown as its placeholder
     settle(page)
+    expect(box).to_have_value("")
+    expect(box).to_have_attribute("placeholder", labels.NO_WEIGHT)
     expect(page.get_by_text("effective sample size", exact=False)).to_have_count(0)
     go_to(page, "Subgroup AUCs")
     expect(overall).to_contain_text(f"{plain:.3f}")
