@@ -749,8 +749,8 @@ def fam_calibration(data, truth: Truth, c: Collector, n_boot, margin):
     section = "Calibration (ECE, MCE, Brier; ECE disparity)"
     res = counts.disparity(reduction="max", **boot)
     errors = res.errors
-    for column, label in (("ece", "ECE"), ("mce", "MCE"), ("brier_score", "Brier score")):
-        value = {"ece": lambda p: p.ece, "mce": lambda p: p.mce, "brier_score": lambda p: p.brier}[column]
+    for column, label in (("ece", "ECE"), ("brier_score", "Brier score")):   # the MCE has no interval any more
+        value = {"ece": lambda p: p.ece, "brier_score": lambda p: p.brier}[column]
         c.add_rows(section, f"{label} per subgroup", errors, f"{column}_ci_low", f"{column}_ci_high",
                    [value(truth.member[s]) for s in errors["subgroup"]])
     table = res.disparity.table

@@ -79,8 +79,9 @@ def test_page_shows_the_interval_the_verdict_and_the_findings(app, credit_counts
     assert any(s.get("type") == "line" for s in ece["layout"]["shapes"])  # the 0.1 policy line
     # Tables with interval columns (the comparisons in their own section).
     errors = app.dataframe[0].value
-    for col in ("ece_ci_low", "ece_ci_high", "mce_ci_low", "brier_score_ci_high"):
+    for col in ("ece_ci_low", "ece_ci_high", "brier_score_ci_high"):
         assert col in errors.columns
+    assert "mce_ci_low" not in errors.columns   # the MCE has no interval (its percentile interval covered 0-9 %)
     # rows worst first (largest ECE) by default: compare by subgroup
     assert list(errors["ece"]) == sorted(errors["ece"], reverse=True)
     shown = errors.set_index("subgroup").loc[expected.errors["subgroup"]]
