@@ -145,8 +145,13 @@ def power_mean_caption(result, table, column: str, include_small: bool, level: f
         parts.append(formats.ci_text(low, high, level))
     if values.notna().any():
         row = used.loc[values.idxmin()]
-        parts.append(f"Lowest: {escape.md(row['subgroup'])} {formats.num(float(row[column]))} ({int(row['size']):,} rows: "
-                     f"{int(row['n_positive']):,} positive, {int(row['n_negative']):,} negative)")
+        pos, neg = float(row["n_positive"]), float(row["n_negative"])
+        if table.attrs.get("weighted"):   # sizes are effective sizes, positives and negatives sums of weights
+            sizes = (f"{float(row['size']):,.0f} effective rows, weight {pos + neg:,.0f}: {pos:,.0f} positive and "
+                     f"{neg:,.0f} negative by weight")
+        else:
+            sizes = f"{int(row['size']):,} rows: {int(pos):,} positive, {int(neg):,} negative"
+        parts.append(f"Lowest: {escape.md(row['subgroup'])} {formats.num(float(row[column]))} ({sizes})")
     else:
         parts.append("no subgroup has this AUC defined")
     return " · ".join(parts)

@@ -76,13 +76,21 @@ def direction_warning(overall_auc: float, label: object, positive: object) -> Op
 
 def _auc_rows(table: pd.DataFrame, row, column: str) -> str:
     """The rows an AUC of `row` compares (a BPSN AUC: the subgroup's negatives and the other rows' positives)."""
-    pos, neg = int(row["n_positive"]), int(row["n_negative"])
+    pos, neg = float(row["n_positive"]), float(row["n_negative"])
     total_pos, total_neg = table.attrs.get("n_positive"), table.attrs.get("n_negative")
+    weighted = bool(table.attrs.get("weighted"))   # sums of weights: said as weights, never as rows
+
+    def count(value: float, what: str) -> str:
+        return f"{what} of weight {value:,.0f}" if weighted else f"{int(value):,} {what}"
+
     if column == "subgroup_auc" or total_pos is None or total_neg is None:
-        return f"{pos + neg:,} rows: {pos:,} positive, {neg:,} negative"
+        if weighted:
+            return f"weight {pos + neg:,.0f}: {pos:,.0f} positive and {neg:,.0f} negative by weight"
+        return f"{int(pos + neg):,} rows: {int(pos):,} positive, {int(neg):,} negative"
     if column == "bpsn_auc":
-        return f"{neg:,} negatives of the subgroup against {int(total_pos) - pos:,} positives of the other rows"
-    return f"{pos:,} positives of the subgroup against {int(total_neg) - neg:,} negatives of the other rows"
+        return (f"{count(neg, 'negatives')} of the subgroup against {count(total_pos - pos, 'positives')} of the "
+                "other rows")
+    return f"{count(pos, 'positives')} of the subgroup against {count(total_neg - neg, 'negatives')} of the other rows"
 
 
 def auc_findings(table: pd.DataFrame, *, include_small: bool = False) -> list[str]:

@@ -906,3 +906,4 @@ def test_subset_score_slices_the_weights_and_favourable_swaps_the_squares():
     for field in ("member", "background", "overall", "member_sq", "background_sq", "overall_sq"):
         np.testing.assert_allclose(getattr(adverse, field), getattr(flipped, field), rtol=1e-12)
     np.testing.assert_allclose(adverse.sizes, counts.sizes, rtol=1e-12)
+

@@ -2,6 +2,7 @@
 
 import math
 
+import numpy as np
 import pandas as pd
 
 import fairness_core as fc
@@ -61,3 +62,27 @@ def test_against_gives_the_reference_its_article_once():
     assert labels.against("rest") == "the rest of the population"
     assert labels.against("overall") == "the whole population"
     assert labels.against(fc.named_reference("rest")) == "the subgroup rest"
+
+
+def test_weighted_auc_findings_and_captions_count_weights_as_weights():
+    """Issue 42, item 6: with weights a caption read "56 rows: 25 positive, 45 negative" (25 + 45 != 56): sizes are
+    effective sizes and the positives and negatives sums of weights, so they are said as such."""
+    from ui import captions
+
+    rng = np.random.default_rng(3)
+    n = 3000
+    g = rng.choice(["a", "b"], n)
+    y = rng.integers(0, 2, n)
+    s = np.where(g == "a", np.clip(0.3 + 0.4 * y + rng.normal(0, 0.15, n), 0, 1), rng.random(n))
+    w = rng.uniform(0.5, 3.0, n)
+    table = fc.bias_auc_table(y, s, g, ci=0.95, sample_weight=w)
+    sentences = fc.auc_findings(table)
+    assert sentences and all("rows:" not in t for t in sentences)
+    assert any("of weight" in t or "by weight" in t for t in sentences), sentences
+    b = table.set_index("subgroup").loc["b"]
+    want = f"{b['n_positive'] + b['n_negative']:,.0f}: {b['n_positive']:,.0f} positive and {b['n_negative']:,.0f}"
+    caption = captions.power_mean_caption(type("R", (), {"power_mean_ci": {}})(), table, "subgroup_auc", True, None)
+    assert "effective rows, weight " + want in caption and "negative by weight" in caption
+    plain = captions.power_mean_caption(type("R", (), {"power_mean_ci": {}})(), fc.bias_auc_table(y, s, g),
+                                        "subgroup_auc", True, None)
+    assert "rows: " in plain and "weight" not in plain
