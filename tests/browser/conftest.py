@@ -31,9 +31,15 @@ CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic"
 STARTUP_TIMEOUT = 30.0
 
 
+def load_factor() -> float:
+    """The machine's load average per CPU, at least 1: what a wait or a bound on a stall is scaled by, so that a
+    busy machine (CI beside another job) never fails a test that a quiet one passes."""
+    return max(1.0, os.getloadavg()[0] / (os.cpu_count() or 1))
+
+
 def startup_allowance() -> float:
-    """STARTUP_TIMEOUT times the load average per CPU, when above 1: the wait for a server on this machine now."""
-    return STARTUP_TIMEOUT * max(1.0, os.getloadavg()[0] / (os.cpu_count() or 1))
+    """STARTUP_TIMEOUT times :func:`load_factor`: the wait for a server on this machine now."""
+    return STARTUP_TIMEOUT * load_factor()
 
 # Playwright's expect() waits 5 s by default; a first page run with intervals on a busy CI machine (make test runs
 # one pytest worker per CPU) can take longer, so every assertion waits up to 20 s (it passes as soon as it holds).

@@ -22,7 +22,7 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from fairness_core._data.reading import REPEATED_NAMES_MESSAGE
-from tests.browser.conftest import ARTIFACTS, CHROMIUM, ConsoleLog, _tail, serve_app
+from tests.browser.conftest import ARTIFACTS, CHROMIUM, ConsoleLog, _tail, load_factor, serve_app
 from tests.browser.test_app_browser import (EXCEPTION, PLOT, assert_no_exception, chips, go_to, open_app, screenshot,
                                             settle, wait_for_plot)
 from tests.support import fail_or_skip
@@ -246,8 +246,8 @@ def test_a_pathological_upload_never_stalls_another_session(server, browser, tmp
     start_upload(uploader, stall)
     switch = switch_seconds(other, TARGET)
     print(f"\npage switch: {quiet:.2f} s alone, {switch:.2f} s during the pathological upload")
-    assert switch < 5, (f"the page switch took {switch:.1f} s while another session parsed the 64 KB file "
-                        f"({quiet:.1f} s alone)")
+    assert switch < 5 * load_factor(), (f"the page switch took {switch:.1f} s while another session parsed the 64 KB "
+                                        f"file ({quiet:.1f} s alone)")
     message = REPEATED_NAMES_MESSAGE.format(name="stall.csv", count=16_383, example=",")
     expect(uploader.get_by_test_id("stAlertContentError").filter(has_text=message[:60]).first).to_be_visible()
     expect(uploader.locator(EXCEPTION)).to_have_count(0)
@@ -316,7 +316,8 @@ def test_a_hostile_restore_file_never_stalls_the_server(server, browser, tmp_pat
     grown = (peak.peak - before) / MB
     print(f"\nhealth during the hostile restore {name}: {len(latencies)} answers, slowest {max(latencies):.3f} s; "
           f"peak memory {grown:+.0f} MiB for a file of {len(content()) / MB:.1f} MiB")
-    assert len(latencies) >= 2 and max(latencies) < 1, latencies
+    # a stall was 69 s; the bound scales with the machine's load, so a busy machine never fails it
+    assert len(latencies) >= 2 and max(latencies) < 1 * load_factor(), latencies
     assert grown < 4 * len(content()) / MB + 50, grown   # the upload held by Streamlit, not a structure per item
     expect(page.locator(EXCEPTION)).to_have_count(0)
     log.assert_clean()
@@ -354,7 +355,7 @@ def test_a_hostile_upload_never_stalls_the_server(server, browser, tmp_path, nam
     print(f"\nhealth during the upload of {name}: {len(latencies)} answers, slowest {max(latencies):.3f} s")
     # The bound for another session (2 s); quiet, the slowest answer is about 0.3 s here, 0.9 s with both
     # cores busy with other work (the upload's own parse and rerun share them), and the stall was 38 s.
-    assert len(latencies) >= 2 and max(latencies) < 2, latencies
+    assert len(latencies) >= 2 and max(latencies) < 2 * load_factor(), latencies
     expect(page.locator(EXCEPTION)).to_have_count(0)
     log.assert_clean()
     context.close()
