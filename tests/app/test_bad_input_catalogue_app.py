@@ -1,3 +1,4 @@
+# More than 500 lines: one concept (the bad-input catalogue through the app, entry by entry, beside its library half).
 """The bad-input catalogue of issue 11 through the app (AppTest): each entry uploads a file built here and
 asserts the exact message the Data page shows, or the documented correction. The library side of each
 entry is tests/fairness_core/test_bad_input_catalogue.py; entries the app already tests are not repeated
