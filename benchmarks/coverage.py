@@ -39,7 +39,7 @@ nominal 95 %, with misses on both sides"). Seven generating models, each known e
 Predictions are ``score >= 0.5``. The truth of every quantity is computed from the model, not
 from data: each membership pattern's joint distribution of (label, score) is integrated on a
 grid of 10^5 score cells (Beta CDFs; a calibration curve at the cell midpoints), and every rate,
-ECE, MCE, Brier score, AUC (subgroup, BPSN, BNSP, overall), power mean, Theil index, base rate,
+ℓ2 ECE, Brier score, AUC (subgroup, BPSN, BNSP, overall), power mean, Theil index, base rate,
 smoothed EDF and class-wise F-score is computed from those masses with the library's
 definitions. That truth is checked against the library's own point estimates on one sample of
 ``--truth-rows`` rows of the same model (reported in the header).
@@ -362,6 +362,14 @@ class Population:
         _, sum_y, sum_p = self._bins()
         ece = float(np.abs(sum_y - sum_p).sum() / self.size)
         return 0.0 if ece < ZERO else ece   # a calibrated population's gaps are rounding errors
+
+    @property
+    def squared_ce(self) -> float:
+        """The binned squared calibration error Σ_b (n_b / n) gap_b² (what the debiased estimator estimates)."""
+        total, sum_y, sum_p = self._bins()
+        ok = total > 0
+        squared = float(((sum_y - sum_p)[ok] ** 2 / total[ok]).sum() / self.size)
+        return 0.0 if squared < ZERO ** 2 else squared
 
     @property
     def mce(self) -> float:
@@ -746,24 +754,25 @@ def fam_aucs(data, truth: Truth, c: Collector, n_boot, margin):
 def fam_calibration(data, truth: Truth, c: Collector, n_boot, margin):
     counts = data["calcounts"]
     boot = dict(ci=LEVEL, n_boot=n_boot, random_state=0)
-    section = "Calibration (ECE, MCE, Brier; ECE disparity)"
+    section = "Calibration (ℓ2 ECE, Brier; calibration disparity)"
     res = counts.disparity(reduction="max", **boot)
     errors = res.errors
-    for column, label in (("ece", "ECE"), ("brier_score", "Brier score")):   # the MCE has no interval any more
-        value = {"ece": lambda p: p.ece, "brier_score": lambda p: p.brier}[column]
+    # The plug-in ECE and the MCE have no interval any more (they lie above their truth by the bins' noise).
+    for column, label in (("l2_ece", "ℓ2 ECE"), ("brier_score", "Brier score")):
+        value = {"l2_ece": lambda p: np.sqrt(p.squared_ce), "brier_score": lambda p: p.brier}[column]
         c.add_rows(section, f"{label} per subgroup", errors, f"{column}_ci_low", f"{column}_ci_high",
                    [value(truth.member[s]) for s in errors["subgroup"]])
     table = res.disparity.table
-    a, b = _subgroup_truth(table, truth, lambda p: p.ece)
-    c.add((section, "ECE of the rest (comparison table)"), table["reference_value_ci_low"],
-          table["reference_value_ci_high"], b)
-    debiased = "debiased " if getattr(res, "debiased", False) else ""
-    true = np.abs(a - b)
+    a, b = _subgroup_truth(table, truth, lambda p: p.squared_ce)
+    c.add((section, "ℓ2 ECE of the rest (comparison table)"), table["reference_value_ci_low"],
+          table["reference_value_ci_high"], np.sqrt(b))
+    true = np.sqrt(np.abs(np.asarray(a) - np.asarray(b)))   # the excess ℓ2 ECE
     mean = counts.disparity(reduction="mean", **boot)
-    _disparity_rows(c, section, f"ECE {debiased}diff", res.disparity, true, [("max", res.disparity),
-                                                                            ("mean", mean.disparity)])
+    _disparity_rows(c, section, "excess ℓ2 ECE diff", res.disparity, true, [("max", res.disparity),
+                                                                          ("mean", mean.disparity)])
     if res.verdict is not None:
         c.verdict(res.rule, res.disparity, reduce_true(true, _used(table), "max"), margin)
+    a, b = _subgroup_truth(table, truth, lambda p: p.ece)
     ratio = counts.disparity(distance_measure="ratio", reduction="max", **boot)
     true = ece_ratio_truth(a, b)
     _disparity_rows(c, section, "ECE ratio", ratio.disparity, true, [("max", ratio.disparity)])
@@ -910,10 +919,11 @@ def fam_adjusted(data, truth: Truth, c: Collector, n_boot, margin):
             for measure in ("diff", "ratio"):
                 res = data["calcounts"].disparity(distance_measure=measure, reduction="max", adjust=adjust, **boot)
                 table = res.disparity.table
-                a, b = _subgroup_truth(table, truth, lambda p: p.ece)
                 if measure == "diff":
-                    label, true = f"ECE {'debiased ' if getattr(res, 'debiased', False) else ''}diff", np.abs(a - b)
+                    a, b = _subgroup_truth(table, truth, lambda p: p.squared_ce)
+                    label, true = "excess ℓ2 ECE diff", np.sqrt(np.abs(np.asarray(a) - np.asarray(b)))
                 else:
+                    a, b = _subgroup_truth(table, truth, lambda p: p.ece)
                     label, true = "ECE ratio", ece_ratio_truth(a, b)
                 _adjusted_rows(c, section, label, adjust, table, true)
 

@@ -40,14 +40,17 @@ with c3:
 distance, reduction, reference = controls.disparity_controls(scored.subgroups, "cal")
 t1, _ = st.columns([1, 2])
 with t1:
-    # The bound is in the units of the distance: a difference of ECEs (default 0.1, seed 001) or a ratio
+    # The bound is in the units of the distance: an excess ℓ2 ECE (default 0.1, seed 001) or a ratio
     # (>= 1, no default). A ratio is never judged against a difference bound.
     if distance == "diff":
-        threshold = controls.kept(st.number_input, "Maximum difference in ECE", "cal:threshold",
+        threshold = controls.kept(st.number_input, "Maximum excess ℓ2 ECE", "cal:threshold",
                                   summaries.DEFAULTS["cal:threshold"], min_value=0.0,
                                   max_value=1.0, step=0.01, format="%.3f",
-                                  help="Policy bound on the ECE disparity as a difference |ECE_a - ECE_b| (seed "
-                                       "001's default 0.1). It passes when its whole interval is at most this value.")
+                                  help="Policy bound on the calibration disparity as an excess ℓ2 ECE: the square "
+                                       "root of the difference of two debiased squared calibration errors, so 0.1 "
+                                       "(seed 001's default) is a group whose scores are 10 points off where its "
+                                       "reference's are right. It passes when its whole interval is at most this "
+                                       "value.")
     else:
         threshold = controls.kept(st.number_input, "Maximum ratio of ECEs (optional)", "cal:ratio_threshold",
                                   summaries.DEFAULTS["cal:ratio_threshold"],
@@ -81,8 +84,8 @@ def reliability_diagram(reliability, errors, names: list, key: tuple, score: str
     `key` identifies the calibration counts and errors shown (the comparison options, which the
     diagram does not show, are not in it).
     """
-    # By default show the subgroups calibrated worst (largest ECE), where a reviewer should look first.
-    default_shown = errors[~errors["small"]].nlargest(6, "ece")["subgroup"].tolist()
+    # By default show the subgroups calibrated worst (largest debiased squared error), where a reviewer should look.
+    default_shown = errors[~errors["small"]].nlargest(6, "squared_ce")["subgroup"].tolist()
     shown = controls.kept(st.multiselect, "Subgroups shown", f"cal:shown:{key[1]}", default_shown, options=names)
     if order is not None:  # drawn (and listed in the legend) worst first
         shown = [n for n in order if n in shown] + [n for n in shown if n not in order]
@@ -91,8 +94,8 @@ def reliability_diagram(reliability, errors, names: list, key: tuple, score: str
         small=errors, level=level)), width="stretch")
 
 
-# Worst first: largest ECE first.
-order = controls.ranked(list(point_errors["subgroup"]), point_errors["ece"], descending=True)
+# Worst first: largest debiased squared calibration error (the quantity the verdict judges; the ℓ2 ECE's order).
+order = controls.ranked(list(point_errors["subgroup"]), point_errors["squared_ce"], descending=True)
 reliability_diagram(reliability, point_errors, list(scored.subgroups.names),
                     (token, mapping_key, score, int(n_bins), strategy, int(min_per_group), include_small, level,
                      intervals.n_boot, intervals.adjust), score, level, order)
@@ -109,9 +112,10 @@ with policy_box:
     st.subheader("Policy")
     m1, m2 = st.columns([1, 2])
     m1.metric(f"ECE disparity ({reduction})", formats.tile(result.value),
-              help=f"{labels.DISTANCE_LABELS[distance].capitalize()} of expected calibration errors"
-                   + (", each less the ECE a perfectly calibrated model shows at the same size and bins "
-                      "(bias-corrected)" if result.debiased else " (plug-in)") + "; perfect value "
+              help=(f"Excess ℓ2 ECE: the square root of the difference of debiased squared calibration errors "
+                    "(Kumar, Liang & Ma 2019), unbiased whatever the true miscalibration" if result.debiased else
+                    f"{labels.DISTANCE_LABELS[distance].capitalize()} of expected calibration errors (plug-in)")
+                   + "; perfect value "
                    f"{'0' if distance == 'diff' else '1'}. Over {result.disparity.n_used} comparisons; "
                    f"{result.disparity.n_small_excluded} with a small subgroup and {result.disparity.n_undefined} "
                    "undefined left out. " + definition_link("calibration-disparity"))
@@ -124,16 +128,17 @@ with policy_box:
                         "calibration rule bounds a difference of ECEs). Enter a maximum ratio above to assess it.")
         st.info(escape.md(result.interpretation))
     ref_text = labels.against(reference)  # article included
-    compared = "ECE debiased diff" if distance == "diff" else "ECE ratio"   # the measured rows (ui.coverage)
-    st.caption(f"Each subgroup's ECE is compared with {ref_text}; distance: {labels.DISTANCE_LABELS[distance]}. "
+    compared = "excess ℓ2 ECE diff" if result.debiased else "ECE ratio"   # the measured rows (ui.coverage)
+    st.caption(f"Each subgroup's {'ℓ2 ECE' if result.debiased else 'ECE'} is compared with {ref_text}; distance: "
+               f"{'excess ℓ2 ECE' if result.debiased else labels.DISTANCE_LABELS[distance]}. "
                f"Score column: {escape.md(score)}; {int(n_bins)} {strategy} bins."
                + (f" Intervals: {formats.level_text(level)}; Wilson's for each bin's fraction of positives, and a "
-                  f"bootstrap with {intervals.n_boot:,} resamples (seed 0, stratified by subgroup) for ECE, "
-                  "Brier and the disparities (the MCE has none: the largest of the bins' noisy gaps lies above the "
-                  "largest true gap, and its interval covered 0-9 % in simulation)"
+                  f"bootstrap with {intervals.n_boot:,} resamples (seed 0, stratified by subgroup) for the ℓ2 ECE "
+                  "(studentized), Brier and the disparities (the plug-in ECE and the MCE have none: both lie above "
+                  "their truth by the bins' noise, and their intervals covered 0 % and 0-9 % of calibrated groups)"
                   + (f", {labels.ADJUST_LABELS[intervals.adjust]}-adjusted" if intervals.adjust else "") + "."
-                  + coverage.note(["ECE per subgroup", "Brier score per subgroup",
-                                   "ECE of the rest", "reliability diagram", f"{compared}, {reduction}",
+                  + coverage.note(["ℓ2 ECE per subgroup", "Brier score per subgroup",
+                                   "ℓ2 ECE of the rest", "reliability diagram", f"{compared}, {reduction}",
                                    *coverage.comparisons(compared, intervals.adjust)])
                   if level is not None else " Intervals are off, so the verdict rests on the point estimate alone."))
 
@@ -152,13 +157,12 @@ def errors_section() -> None:
         bound=None if result.rule is None else result.rule.bound, bound_label=bound_label,
         reference_label=reference_label, title="Calibration error per subgroup", level=level, order=order),
         width="stretch")
-    st.caption(controls.order_caption("largest expected calibration error (ECE) first (undefined last)"))
-    if "ece_expected" in errors:
-        st.caption("A group's plug-in ECE is biased upwards when it is small: every bin's gap grows with its noise. "
-                   "*ECE if calibrated* is the ECE a perfectly calibrated model would show on the same rows and bins "
-                   "(labels drawn from the scores, 1,000 times); *ECE, bias-corrected* is the ECE less it (near 0 or "
-                   "below: no more than chance). The verdict, the stars and the findings compare the bias-corrected "
-                   "ECEs." if result.debiased else "")
+    st.caption(controls.order_caption("largest ℓ2 ECE (debiased squared calibration error) first (undefined last)"))
+    st.caption("A group's plug-in ECE is biased upwards when it is small: every bin's gap grows with its noise. The "
+               "*ℓ2 ECE* is the square root of the debiased squared calibration error (Kumar, Liang & Ma 2019: each "
+               "bin's squared gap less its label noise, unbiased whether the group is calibrated or not; below 0, "
+               "shown as 0, when the gaps are no more than chance). The chart, the verdict, the stars and the "
+               "findings use it; the plug-in ECE is in the table as seed 001 defines it.")
     st.dataframe(controls.in_order(errors, order), hide_index=True, column_config=formats.column_config(errors.columns))
 
 

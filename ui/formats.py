@@ -105,7 +105,7 @@ def undefined(value) -> bool:
 
 DECIMAL_COLUMNS = {*RATE_LABELS, "subgroup_auc", "bpsn_auc", "bnsp_auc", "subgroup_value", "reference_value",
                    "disparity", "tpr_disparity", "fpr_disparity", "ece", "mce", "brier_score", "score", "recall",
-                   "ece_expected", "ece_debiased", "subgroup_expected", "reference_expected",
+                   "l2_ece", "squared_ce", "subgroup_squared", "reference_squared",
                    "precision", "fscore", "value", "base_rate", "smoothed_positive_rate", "smoothed_negative_rate",
                    "accuracy", "f1", "subgroup_auc_max_binning_error", "bpsn_auc_max_binning_error",
                    "bnsp_auc_max_binning_error"}

@@ -13,8 +13,7 @@ import pandas as pd
 
 from .._data.checks import as_binary, as_probabilities, check_int, check_length, check_option
 from .._disparity.calibration_errors import calibration_disparity_of, error_table_of
-from .._stats import bootstrap
-from .._stats.bootstrap import BLOCK_CELLS, Atoms
+from .._stats.bootstrap import Atoms
 from .._stats.intervals import check_ci, weighted_wilson_interval, wilson_interval
 from .._subgroups.subgroups import as_subgroups
 from .binning import (STRATEGIES, SUB_BINS, Strategy, bin_edges, bin_index, sub_bin_index, uniform_edges,
@@ -107,114 +106,9 @@ class CalibrationAtoms:
             mean_p, mean_sq = (np.where(count > 0, x / np.where(count > 0, count, 1.0), 0.0) for x in (sum_p, sum_sq))
         return cls(atoms, mean_p, mean_sq, n_bins, squares)
 
-    def _trials(self, rows: np.ndarray, squares: Optional[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
-        """(trials, scale) of cells with `rows` rows (sums of weights) and sums of squared weights `squares`:
-        the rows themselves and 1, or with weights Kish's effective size n* = (sum w)^2 / sum w^2 rounded (at
-        least 1) and sum w / n*, so that scale x Binomial(trials, p) has the mean and variance of the weighted
-        sum of the cell's labels drawn with probability p."""
-        if squares is None:
-            return rows.astype(np.int64), np.ones(len(rows))
-        trials = np.maximum(1, np.rint(rows * rows / squares)).astype(np.int64)
-        return trials, rows / trials
-
     def replicates(self, n_boot: int, rng: np.random.Generator):
         """Blocks of resampled cell counts (see :meth:`_bootstrap.Atoms.replicates`)."""
         return self.atoms.replicates(n_boot, rng)
-
-    def calibrated(self, n_draws: int, rng: np.random.Generator):
-        """Yield blocks of (member, background, overall) calibration sums under perfect calibration.
-
-        Each (pattern, bin, sub-bin) keeps its rows and their mean predicted probability p̄; its
-        labels are drawn anew as Binomial(rows, p̄), the sum of the rows' y* ~ Bernoulli(p) with
-        the scores of a sub-bin taken as equal (a sub-bin spans 1 / ``SUB_BINS`` of its bin). So
-        every subgroup, background and bin keeps its size and its scores, and its labels are what
-        a perfectly calibrated model would give them: the calibration errors of these tables are
-        the null distribution of the errors at the data's own group sizes and bins. With sample
-        weights a cell of weight W and effective size n* = W^2 / sum w^2 (Kish) draws
-        (W / n*) Binomial(n*, p̄), n* rounded: the mean and variance of its weighted sum of labels.
-
-        Parameters
-        ----------
-        n_draws : int
-            Draws of labels, in blocks of at most ``_bootstrap.BLOCK_CELLS`` cells.
-        rng : numpy Generator
-
-        Returns
-        -------
-        generator of tuple of ndarray
-            Blocks shaped as :meth:`tables` returns them with a leading draw axis.
-        """
-        c = self.atoms.counts
-        n_patterns = c.shape[0]
-        if n_patterns > bootstrap.BUCKET_PATTERNS:
-            yield from self._calibrated_per_subgroup(n_draws, rng)
-            return
-        rows = c.reshape(n_patterns, -1, 2).sum(axis=-1).ravel()          # per (pattern, bin, sub-bin)
-        sum_p = (c * self.mean_p).reshape(n_patterns, -1, 2).sum(axis=-1).ravel()
-        cells = np.flatnonzero(rows > 0)                                    # only cells with rows are drawn
-        squares = None if self.squares is None else self.squares.reshape(n_patterns, -1, 2).sum(axis=-1).ravel()
-        (trials, scale), prob = (self._trials(rows[cells], None if squares is None else squares[cells]),
-                                 np.clip(sum_p[cells] / rows[cells], 0.0, 1.0))
-        member, background, overall = self.tables()   # rows and scores stay; only the labels' sums are drawn
-        # Each drawn cell's positives go to its bin of every subgroup (and background) its pattern is in: sparse
-        # sums over the occupied cells, whose cost does not grow with the patterns (sums of integers: exact).
-        pattern, bin_of = cells // (self.n_bins * SUB_BINS), (cells // SUB_BINS) % self.n_bins
-        spread = [_spread_bins(masks[pattern], bin_of, self.n_bins)
-                  for masks in (self.atoms.member, self.atoms.background)]
-        one_hot = np.eye(self.n_bins)[bin_of]
-        block = max(1, BLOCK_CELLS // max(1, rows.size))   # the blocks (and so the draws) of the dense layout
-        done = 0
-        while done < n_draws:
-            size = min(block, n_draws - done)
-            positives = rng.binomial(trials, prob, size=(size, len(cells))) * scale   # sums of weights with weights
-            out = []
-            for observed, labels in ((member, (spread[0].T @ positives.T).T.reshape(size, -1, self.n_bins)),
-                                     (background, (spread[1].T @ positives.T).T.reshape(size, -1, self.n_bins)),
-                                     (overall, positives @ one_hot)):
-                stats = np.repeat(observed[None], size, axis=0)
-                stats[..., 2, :] = labels
-                out.append(stats)
-            yield tuple(out)
-            done += size
-
-    def _calibrated_per_subgroup(self, n_draws: int, rng: np.random.Generator):
-        """:meth:`calibrated` with many patterns (above ``_bootstrap.BUCKET_PATTERNS``): each subgroup's, background's
-        and all rows' labels are drawn per (bin, sub-bin) on their own, Binomial(rows, mean p of those rows).
-
-        The cost is draws x (2 k + 1) x bins x sub-bins, whatever the patterns. The scores of a sub-bin are taken
-        as equal, as above, now over a subgroup's rows rather than a pattern's. A subgroup and its background
-        share no row, so their draws are independent as the rows' are; a reference that shares rows with the
-        subgroup (all rows, another overlapping subgroup) is drawn apart from it, which widens the null band of
-        their difference (the shared rows' draws would cancel).
-        """
-        c = self.atoms.counts
-        n_patterns = c.shape[0]
-        rows = c.reshape(n_patterns, -1, 2).sum(axis=-1)                      # (P, bins x sub-bins)
-        sum_p = (c * self.mean_p).reshape(n_patterns, -1, 2).sum(axis=-1)
-        masks = np.concatenate([self.atoms.member, self.atoms.background, np.ones((n_patterns, 1), dtype=bool)], axis=1)
-        rows_of, sum_of = (over_patterns(masks, x) for x in (rows, sum_p))   # (2 k + 1, bins x sub-bins)
-        cells = np.flatnonzero(rows_of.ravel() > 0)
-        squares = (None if self.squares is None else
-                   over_patterns(masks, self.squares.reshape(n_patterns, -1, 2).sum(axis=-1)).ravel()[cells])
-        trials, scale = self._trials(np.rint(rows_of.ravel()[cells]) if squares is None else rows_of.ravel()[cells],
-                                     squares)
-        prob = np.clip(sum_of.ravel()[cells] / rows_of.ravel()[cells], 0.0, 1.0)
-        member, background, overall = self.tables()
-        k = self.atoms.member.shape[1]
-        block = max(1, BLOCK_CELLS // max(1, rows_of.size))
-        done = 0
-        while done < n_draws:
-            size = min(block, n_draws - done)
-            positives = np.zeros((size, rows_of.size))
-            positives[:, cells] = rng.binomial(trials, prob, size=(size, len(cells))) * scale
-            labels = positives.reshape(size, 2 * k + 1, self.n_bins, SUB_BINS).sum(axis=-1)
-            out = []
-            for observed, drawn in ((member, labels[:, :k]), (background, labels[:, k:2 * k]), (overall, labels[:, -1])):
-                stats = np.repeat(observed[None], size, axis=0)
-                stats[..., 2, :] = drawn
-                out.append(stats)
-            yield tuple(out)
-            done += size
 
     def bucket_tables(self, split) -> tuple:
         """Per-bucket calibration sums of a split of the atoms among buckets (``_bootstrap.BucketSplit``): shapes
@@ -449,9 +343,14 @@ class CalibrationCounts:
 
     def error_table(self, *, min_per_group: int = 5, ci: Optional[float] = None, n_boot: int = 1000,
                     random_state=0) -> pd.DataFrame:
-        """Per-subgroup ECE, MCE and Brier score, with bootstrap intervals when `ci` is a level.
+        """Per-subgroup ECE, ℓ2 ECE, debiased squared calibration error, MCE and Brier score, with bootstrap
+        intervals when `ci` is a level.
 
-        The estimates are those of :func:`calibration_errors`, from the exact per-bin sums.
+        The estimates are those of :func:`calibration_errors`, from the exact per-bin sums:
+        the plug-in ECE (seed 001), the debiased squared calibration error
+        Σ_b (n_b / n)[(ȳ_b − p̄_b)² − ȳ_b (1 − ȳ_b) / (n_b − 1)] (Kumar, Liang & Ma 2019; unbiased
+        whatever the true miscalibration, so below 0 for many calibrated groups) and its square
+        root floored at 0, the ℓ2 ECE.
 
         What is resampled (with `ci`): rows are never touched. Every row falls in one *atom*, a
         (membership pattern, bin, sub-bin, label) cell, where the membership pattern says which
@@ -472,22 +371,21 @@ class CalibrationCounts:
         by well under 1 % of their width for uniform bins; wide quantile bins keep the most
         spread. The tests check the intervals against a brute-force row-level bootstrap.
 
-        Each interval is the percentile interval of the replicates, widened where needed to
-        contain the estimate: the bootstrap distribution of an ECE or MCE lies above the estimate
-        when bins hold few rows (each replicate adds noise to every bin's gap, and |gap| grows with
-        noise), so a plain percentile interval could miss its own estimate.
+        The debiased squared error's interval is the studentized bootstrap's
+        (``_disparity.calibration_errors.studentized``): each replicate's deviation from the
+        bootstrap's truth (the resampled rows' plug-in) over its own standard error, times the
+        estimate's; the ℓ2 ECE's is its square root. The Brier score's is the percentile interval,
+        widened where needed to contain the estimate. The plug-in ECE and the MCE have none: both
+        lie above their truth by the bins' noise, and their percentile intervals covered 0 % and
+        0-9 % of calibrated groups.
 
         With sample weights (the sums are then sums of weights) the atoms keep their rows, and the
         bootstrap deals each row with its weight into buckets and reweights the buckets
         (``_stats.bootstrap.BucketSplit.of_rows``): a replicate's per-bin sums are its sums of
-        weights times the cells' weighted means. A subgroup whose effective size is below
-        `min_per_group` has no ECE or MCE (nor interval); the replicates of the others are not
-        held to it (a replicate has no effective size). The ECE's interval is moved down by the
-        bootstrap's bias (the mean replicate less the estimate) before it is widened to contain the
-        estimate, never below 0: on the smaller effective sizes of weighted bins the plain
-        percentile interval covered too little (``_disparity.calibration_errors._value_interval``).
-        The MCE has no interval with weights (NaN): its percentile interval covered 61 % in
-        simulation (the maximum of the bins' noisy gaps is biased upwards; 22 % without weights).
+        weights times the cells' weighted means, and each bin counts as its Kish effective rows in
+        the squared error. A subgroup whose effective size is below `min_per_group` has no ECE or
+        MCE (nor interval); the replicates of the others are not held to it (a replicate has no
+        effective size).
 
         Parameters
         ----------
@@ -503,9 +401,9 @@ class CalibrationCounts:
         Returns
         -------
         DataFrame, one row per subgroup: ``subgroup, size, n_positive, n_negative, small,
-        small_reason, ece, mce, brier_score, note``; with `ci`, each of ``ece, mce, brier_score``
-        is followed by ``<col>_ci_low, <col>_ci_high``, and ``attrs`` holds ``ci`` (the level),
-        ``n_boot`` and ``n_boot_undefined`` (per column, the largest number of replicates in
+        small_reason, ece, l2_ece, squared_ce, mce, brier_score, note``; with `ci`, each of
+        ``l2_ece, squared_ce, brier_score`` is followed by ``<col>_ci_low, <col>_ci_high``, and
+        ``attrs`` holds ``ci`` (the level), ``n_boot`` and ``n_boot_undefined`` (per column, the largest number of replicates in
         which a subgroup's value was undefined).
 
         Raises
@@ -569,12 +467,3 @@ def calibration_counts(y_true, y_prob, subgroups, *, n_bins: int = 10, strategy:
     """
     return CalibrationCounts.compute(y_true, y_prob, subgroups, n_bins=n_bins, strategy=strategy,
                                      sample_weight=sample_weight)
-
-
-def _spread_bins(masks: np.ndarray, bin_of: np.ndarray, n_bins: int):
-    """Sparse (cells, subgroups x bins) matrix: cell i counts in bin ``bin_of[i]`` of each subgroup of ``masks[i]``."""
-    from scipy import sparse
-
-    cell, subgroup = np.nonzero(masks)
-    return sparse.csr_matrix((np.ones(len(cell)), (cell, subgroup * n_bins + bin_of[cell])),
-                             shape=(len(masks), masks.shape[1] * n_bins))

@@ -1,9 +1,11 @@
 # More than 500 lines: one concept (calibration errors of given counts and their disparity), unweighted and weighted.
-"""Calibration errors of calibration counts: ECE, MCE and Brier per subgroup, the ECE disparity and its verdict (§5.3).
+"""Calibration errors of calibration counts: ECE, ℓ2 ECE, MCE and Brier per subgroup, the calibration disparity
+and its verdict (§5.3).
 
 Every function here reads a ``CalibrationCounts`` (per-(subgroup, bin) count, sum of y_prob, sum of
-y_true and sum of squared errors) and never the rows: ECE = sum_b |sum_y_b - sum_p_b| / n, MCE the
-largest per-bin gap, Brier = sum of squared errors / n. ``CalibrationCounts.error_table`` and
+y_true and sum of squared errors) and never the rows: ECE = sum_b |sum_y_b - sum_p_b| / n, the debiased squared
+calibration error of Kumar, Liang & Ma (2019) and its square root (the ℓ2 ECE), MCE the largest per-bin gap,
+Brier = sum of squared errors / n. ``CalibrationCounts.error_table`` and
 ``.disparity`` call these functions; the public functions that take rows are in
 :mod:`fairness_core._metrics.calibration`. This module never imports the count tables' module (no import cycle).
 """
@@ -11,14 +13,13 @@ largest per-bin gap, Brier = sum of squared errors / n. ``CalibrationCounts.erro
 from __future__ import annotations
 
 import math
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Optional
 
 import numpy as np
 import pandas as pd
 
-from .._stats.bootstrap import check_boot_options, percentile_interval, replicate_stat, rng_of
+from .._stats.bootstrap import check_boot_options, percentile_interval, replicate_stat
 from .._data.checks import check_int, check_option
 from .compare import (ALONE_NOTE, DISTANCES, DisparityResult, add_intervals, bootstrap_comparison, check_reference,
                        comparison_columns, comparison_index, compared_values, reduce_disparities, reduced_interval)
@@ -50,17 +51,17 @@ NO_RATIO_RULE_NOTE = (
 
 def error_table_of(counts, *, min_per_group: int = 5, ci: Optional[float] = None, n_boot: int = 1000,
                    random_state=0) -> pd.DataFrame:
-    """Per-subgroup ECE, MCE and Brier score of a ``CalibrationCounts``; see ``CalibrationCounts.error_table``."""
+    """Per-subgroup ECE, ℓ2 ECE, MCE and Brier score of a ``CalibrationCounts``; see ``CalibrationCounts.error_table``."""
     func = "calibration_errors"
     min_per_group = check_int(min_per_group, 1, "min_per_group", func)
     level, n_boot, rng = check_boot_options(ci, n_boot, random_state, func)
-    table = _with_expected(error_frame(counts, min_per_group), counts, min_per_group)
+    table = error_frame(counts, min_per_group)
     if level is None:
         return table
-    gate = _replicate_gate(counts, min_per_group)
-    samples = replicate_stat(counts._calibration_atoms(func),
-                             lambda m, b, o: np.stack(_error_values(m, gate), axis=-1), n_boot, rng)
-    return _with_error_intervals(table, samples, level, n_boot, shift=_weighted(counts))
+    gate, ratio = _replicate_gate(counts, min_per_group), _ratios(counts)[0]
+    samples = replicate_stat(counts._calibration_atoms(func), lambda m, b, o: np.stack(
+        [*_error_values(m, gate), *squared_errors(m, gate, ratio)], axis=-1), n_boot, rng)
+    return _with_error_intervals(table, samples, level, n_boot, *_member_squared(counts, min_per_group)[1:])
 
 
 def error_frame(counts, min_per_group: int) -> pd.DataFrame:
@@ -70,20 +71,17 @@ def error_frame(counts, min_per_group: int) -> pd.DataFrame:
     `min_per_group` is compared with the effective size."""
     sizes = counts.sizes
     small, reasons = counts._small()
-    if _weighted(counts):
-        ece, mce, brier, note = _errors(counts.member, min_per_group, sizes)
-        mass, positive = counts.member[:, 0, :].sum(axis=1), counts.member[:, 2, :].sum(axis=1)
-        return pd.DataFrame({
-            "subgroup": counts.names, "size": sizes, "n_positive": positive, "n_negative": mass - positive,
-            "small": small, "small_reason": reasons, "ece": ece, "mce": mce, "brier_score": brier, "note": note,
-        })
-    ece, mce, brier, note = _errors(counts.member, min_per_group)
+    weighted = _weighted(counts)
+    ece, mce, brier, note = _errors(counts.member, min_per_group, sizes if weighted else None)
+    squared = _member_squared(counts, min_per_group)[0]
+    positive = counts.member[:, 2, :].sum(axis=1)
+    mass = counts.member[:, 0, :].sum(axis=1)
+    if not weighted:
+        sizes, positive, mass = sizes.astype(np.int64), positive.astype(np.int64), mass.astype(np.int64)
     return pd.DataFrame({
-        "subgroup": counts.names, "size": sizes.astype(np.int64),
-        "n_positive": counts.member[:, 2, :].sum(axis=1).astype(np.int64),
-        "n_negative": (sizes - counts.member[:, 2, :].sum(axis=1)).astype(np.int64),
-        "small": small, "small_reason": reasons,
-        "ece": ece, "mce": mce, "brier_score": brier, "note": note,
+        "subgroup": counts.names, "size": sizes, "n_positive": positive, "n_negative": mass - positive,
+        "small": small, "small_reason": reasons, "ece": ece, "l2_ece": l2_scale(squared), "squared_ce": squared,
+        "mce": mce, "brier_score": brier, "note": note,
     })
 
 
@@ -124,65 +122,74 @@ def calibration_disparity_of(counts, *, threshold: Optional[float] = None, min_p
     min_per_group = check_int(min_per_group, 1, "min_per_group", func)
     rule = calibration_rule(distance_measure, threshold, func)
     level, n_boot, rng = check_boot_options(ci, n_boot, random_state, func)
+    debias = bool(debias) and distance_measure == "diff"
     table = ece_comparison(counts, min_per_group, distance_measure, reference, func)
     errors = error_frame(counts, min_per_group)
-    # Bias correction (diff only: a ratio of corrected ECEs is undefined where one is <= 0): each ECE minus its
-    # expected value under perfect calibration at the same sizes, bins and scores, from labels drawn anew.
-    errors = _with_expected(errors, counts, min_per_group)
-    debias = bool(debias) and distance_measure == "diff"
-    null = None
+    ratios = _ratios(counts)
     if debias:
-        expected = [errors["ece_expected"].to_numpy()] + [
-            expected_ece(x, min_per_group, squares=sq) for x, sq in
-            ((counts.background, getattr(counts, "background_sq", None)),
-             (counts.overall, getattr(counts, "overall_sq", None)))]
-        a0, b0 = compared_values(*expected, reference, counts.names)
-        at = table.columns.get_loc("reference_value") + 1
-        table.insert(at, "subgroup_expected", a0)
-        table.insert(at + 1, "reference_expected", b0)
-        corrected = (table["subgroup_value"] - a0) - (table["reference_value"] - b0)
-        plain_disparity = table["disparity"].to_numpy(dtype=np.float64)   # NaN stays NaN (e.g. a subgroup alone)
-        table["disparity"] = np.where(np.isnan(plain_disparity), np.nan, np.abs(corrected.to_numpy(dtype=np.float64)))
+        # The debiased squared calibration errors (Kumar, Liang & Ma 2019) of the subgroups, their backgrounds and
+        # all rows: unbiased whatever the true miscalibration. The comparison is their difference, shown on the
+        # scale of a calibration error as the excess ℓ2 ECE sign(d) sqrt(|d|); the values are the ℓ2 ECEs.
+        weighted = _weighted(counts)
+        sides = [squared_errors(stats, min_per_group, r, sizes if weighted else None) for stats, r, sizes in (
+            (counts.member, ratios[0], counts.sizes), (counts.background, ratios[1], counts.background_sizes),
+            (counts.overall, ratios[2], np.array(counts.overall_size) if weighted else None))]
+        squared, plug_ins, variances = ([side[q] for side in sides] for q in range(3))
+        a_sq, b_sq = compared_values(*squared, reference, counts.names)
+        table = _on_l2_scale(table, squared, a_sq, b_sq, reference, counts.names)
     table.attrs["debiased"] = debias
     if level is not None:
         captured = []
         gate = _replicate_gate(counts, min_per_group)
-        # The null draws have a generator of their own (but for a Generator given, which they continue): drawn in a
-        # thread beside the bootstrap (numpy releases the GIL while it draws), the same draws as one after the other.
-        null = (_NULL_POOL.submit(_null_errors, counts, min_per_group, N_NULL, _null_rng(random_state, func))
-                if debias and not isinstance(random_state, np.random.Generator) else None)
 
         def values(member, background, overall):
-            # Every error of the subgroups is kept (for the errors table's intervals) and the ECEs of
+            # Every error of the subgroups is kept (for the errors table's intervals) and the compared values of
             # the subgroups, backgrounds and all rows go on to the comparisons: one bootstrap for both.
-            errs = np.stack(_error_values(member, gate), axis=-1)
-            rest = _error_values(background, gate)[0]
-            whole = _error_values(overall[..., None, :, :], gate)[0][..., 0]
+            errs = np.stack([*_error_values(member, gate), *squared_errors(member, gate, ratios[0])], axis=-1)
+            if not debias:
+                rest = _error_values(background, gate)[0]
+                whole = _error_values(overall[..., None, :, :], gate)[0][..., 0]
+                captured.append((errs, rest, whole))
+                return errs[..., 0], rest, whole
+            rest = np.stack(squared_errors(background, gate, ratios[1]), axis=-1)
+            whole = np.stack(squared_errors(overall[..., None, :, :], gate, ratios[2]), axis=-1)[..., 0, :]
             captured.append((errs, rest, whole))
-            return errs[..., 0], rest, whole
+            return errs[..., 3], rest[..., 0], whole[..., 0]   # the comparisons are made below, on the pivots
 
         signed, disparity = bootstrap_comparison(counts._calibration_atoms(func), counts.names, reference, values,
                                                  distance_measure=distance_measure, n_boot=n_boot, rng=rng)
         errs, rest, whole = (np.concatenate(parts) for parts in zip(*captured))
-        errors = _with_error_intervals(errors, errs, level, n_boot, shift=_weighted(counts))
-        a, b = compared_values(errs[..., 0], rest, whole, reference, counts.names)
-        for side, samples in (("subgroup_value", a), ("reference_value", b)):
-            low, high, _ = _value_interval(samples, table[side].to_numpy(dtype=np.float64), level,
-                                           shift=_weighted(counts))
-            at = table.columns.get_loc(side) + 1
-            table.insert(at, f"{side}_ci_low", low)
-            table.insert(at + 1, f"{side}_ci_high", high)
-        sides = None
-        if debias:   # the corrected difference: bootstrap and null band, joined (add_intervals)
-            null = (null.result() if null is not None
-                    else _null_errors(counts, min_per_group, N_NULL, _null_rng(random_state, func)))
-            signed = (a - a0) - (b - b0)
+        errors = _with_error_intervals(errors, errs, level, n_boot, *_member_squared(counts, min_per_group)[1:])
+        if debias:
+            # The studentized bootstrap (:func:`studentized`) of each side and of each difference: a difference's
+            # variance is the sum of its sides' (a subgroup and its background share no row; against all rows or
+            # an overlapping subgroup, their covariance is left out, which widens the interval).
+            def compared(x):
+                return compared_values(*x, reference, counts.names)
+            a_var, b_var = compared(variances)
+            a_plug, b_plug = compared(plug_ins)
+            a_rep, b_rep = compared((errs[..., 3], rest[..., 0], whole[..., 0]))
+            a_rep_var, b_rep_var = compared((errs[..., 5], rest[..., 2], whole[..., 2]))
+            signed = excess(studentized(a_sq - b_sq, a_var + b_var, a_rep - b_rep, a_rep_var + b_rep_var,
+                                        a_plug - b_plug))
             disparity = np.abs(signed)
-            null_a, null_b = compared_values(*null, reference, counts.names)
-            sides = _null_band(corrected.to_numpy(dtype=np.float64), (null_a - a0) - (null_b - b0))
+            a = studentized(a_sq, a_var, a_rep, a_rep_var, a_plug)
+            b = studentized(b_sq, b_var, b_rep, b_rep_var, b_plug)
+            for side, samples, estimate in (("subgroup_value", a, a_sq), ("reference_value", b, b_sq)):
+                low, high, _ = percentile_interval(samples, level)
+                at = table.columns.get_loc(side) + 1
+                table.insert(at, f"{side}_ci_low", l2_scale(np.fmin(low, estimate)))
+                table.insert(at + 1, f"{side}_ci_high", l2_scale(np.fmax(high, estimate)))
+        else:
+            a, b = compared_values(errs[..., 0], rest, whole, reference, counts.names)
+            for side, samples in (("subgroup_value", a), ("reference_value", b)):
+                low, high, _ = _value_interval(samples, table[side].to_numpy(dtype=np.float64), level)
+                at = table.columns.get_loc(side) + 1
+                table.insert(at, f"{side}_ci_low", low)
+                table.insert(at + 1, f"{side}_ci_high", high)
         plain = table
         table = add_intervals(plain, signed, disparity, distance_measure=distance_measure, level=level,
-                              adjust=adjust, func=func, sides=sides)
+                              adjust=adjust, func=func)
     table = _with_verdicts(table, rule, distance_measure, level)
     if reduction is None:
         return table
@@ -190,7 +197,7 @@ def calibration_disparity_of(counts, *, threshold: Optional[float] = None, min_p
                                 include_small=include_small, func=func)
     if level is not None:
         result = reduced_interval(result, table, plain, signed, disparity, distance_measure=distance_measure,
-                                  include_small=include_small, level=level, n_boot=n_boot, func=func, sides=sides)
+                                  include_small=include_small, level=level, n_boot=n_boot, func=func)
     verdict = None if rule is None else evaluate_result(rule, result)
     passes = None if verdict is None else {"pass": True, "fail": False}.get(verdict.status)
     return CalibrationDisparityResult(
@@ -198,18 +205,6 @@ def calibration_disparity_of(counts, *, threshold: Optional[float] = None, min_p
         strategy=counts.strategy, interpretation=_interpret(result, verdict, min_per_group, distance_measure, debias,
                                  weighted=_weighted(counts)),
         errors=errors, disparity=result, rule=rule, verdict=verdict, debiased=debias)
-
-
-N_NULL = 1000   # label draws under perfect calibration (the null band of a corrected difference)
-
-
-def _with_expected(errors: pd.DataFrame, counts, min_per_group: int) -> pd.DataFrame:
-    """`errors` with ``ece_expected`` (:func:`expected_ece`) and ``ece_debiased`` (ECE less it) after ``ece``."""
-    expected = expected_ece(counts.member, min_per_group, squares=getattr(counts, "member_sq", None))
-    errors = errors.copy()
-    errors.insert(errors.columns.get_loc("ece") + 1, "ece_expected", expected)
-    errors.insert(errors.columns.get_loc("ece") + 2, "ece_debiased", errors["ece"].to_numpy() - expected)
-    return errors
 
 
 def _weighted(counts) -> bool:
@@ -223,119 +218,149 @@ def _replicate_gate(counts, min_per_group: int) -> int:
     return 0 if _weighted(counts) else min_per_group
 
 
-def expected_ece(stats: np.ndarray, min_per_group: int = 1, squares: Optional[np.ndarray] = None) -> np.ndarray:
-    """The expected ECE under perfect calibration of calibration sums of shape (..., 4, n_bins) -> shape (...).
+def _ratios(counts) -> tuple:
+    """Per bin, the sum of squared weights over the sum of weights of the subgroups (k, n_bins), their backgrounds
+    (k, n_bins) and all rows (n_bins,), so that a bin of weight W counts as W / ratio effective rows (Kish) in the
+    data and in every bootstrap replicate; (None, None, None) without weights (a row counts once)."""
+    if not _weighted(counts):
+        return None, None, None
 
-    E0[ECE] = Σ_b E|S_b - n_b p̄_b| / n, with S_b ~ Binomial(n_b, p̄_b) the positives of bin b when
-    each of its n_b rows is positive with its score (the scores of a bin taken as equal, p̄_b
-    their mean; a bin of width 0.1 changes the variance by under 1 %), by de Moivre's mean
-    absolute deviation of the binomial, E|X - np| = 2 ν C(n, ν) p^ν (1 - p)^(n - ν + 1) with
-    ν = floor(np) + 1 (0 when p is 0 or 1). NaN below `min_per_group` rows, as the ECE.
+    def ratio(squares, stats):
+        mass = stats[..., 0, :]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return np.where(mass > 0, squares / np.where(mass > 0, mass, 1.0), 0.0)
+    return (ratio(counts.member_sq, counts.member), ratio(counts.background_sq, counts.background),
+            ratio(counts.overall_sq, counts.overall))
+
+
+def squared_errors(stats: np.ndarray, min_per_group: int = 1, ratio: Optional[np.ndarray] = None,
+                   sizes: Optional[np.ndarray] = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The debiased squared calibration error, its plug-in and its variance, of calibration sums (..., 4, n_bins).
+
+    With n_b rows in bin b, ȳ_b their fraction of positives, p̄_b their mean score and n the rows of the group:
+
+        debiased = Σ_b (n_b / n) [(ȳ_b − p̄_b)² − ȳ_b (1 − ȳ_b) / (n_b − 1)],   plug-in = Σ_b (n_b / n) (ȳ_b − p̄_b)²
+
+    over the bins of at least two rows (a bin of one row has no estimate of its label's variance and adds 0).
+    ȳ_b (1 − ȳ_b) / (n_b − 1) is the unbiased estimate of the variance of ȳ_b, so the debiased error is unbiased
+    for Σ_b (n_b / n)(E ȳ_b − p̄_b)², the binned squared calibration error at the group's own scores, **whatever the
+    true miscalibration**: 0 in expectation for a calibrated group of any size (then often below 0), the true
+    squared gap for a miscalibrated one. Its square root (floored at 0) is the ℓ2 ECE (:func:`l2_scale`).
 
     Parameters
     ----------
     stats : ndarray of shape (..., 4, n_bins)
-        Count, sum of y_prob, sum of y_true and sum of squared errors per bin (``CalibrationCounts``).
-    min_per_group : int
-    squares : ndarray of shape (..., n_bins) or None
-        With sample weights (`stats` then holds weighted sums): the sums of squared weights per bin.
-        Each bin then counts as n_eff_b = (sum w)^2 / sum w^2 rows of equal weight (Kish), so its
-        expected gap is E|Bin(n_eff_b, p̄_b) - n_eff_b p̄_b| x (sum w / n_eff_b), with p̄_b the weighted mean
-        score, and `min_per_group` is compared with the effective size of all the rows. Unit weights give
-        the unweighted value.
+        Count, sum of y_prob, sum of y_true and sum of squared errors per bin (``CalibrationCounts``): sums of
+        weights with sample weights.
+    min_per_group : int, default=1
+        Fewer rows (effective rows when `sizes` is given): NaN.
+    ratio : ndarray broadcasting to (..., n_bins), or None
+        With sample weights: each bin's sum of squared weights over its sum of weights, so that it counts as
+        n*_b = W_b / ratio_b = W_b² / Σw² effective rows (Kish) in the variance term; the bin's share is its mass.
+        None: unweighted rows (ratio 1). Unit weights give the unweighted value; integer weights are not
+        repeated rows here (a row of weight 2 is one person who stands for two, not two draws of the label).
+    sizes : ndarray of shape (...), optional
+        Effective sizes that `min_per_group` is compared with (default: the rows, ``stats[..., 0, :].sum(-1)``).
 
     Returns
     -------
-    ndarray of shape (...)
+    debiased, plug_in, variance : ndarray of shape (...)
+        In [-0.25, 1] and [0, 1]; NaN below `min_per_group`. `variance` estimates the debiased error's sampling
+        variance: Σ_b (n_b / n)² max(2 V_b² + 4 g_b² V_b, 0) + Σ_b (n_b / n)(g_b² − debiased)² / n, with g_b² the
+        bin's debiased squared gap (unbiased, so it can be below 0: its positive part overstated a calibrated bin's
+        variance) and V_b = max(ȳ_b (1 − ȳ_b), p̄_b (1 − p̄_b)) / (n_b − 1) the variance of
+        its fraction of positives (the score's variance keeps a bin whose labels are all alike from a variance of
+        0): the first sum is the variance of a squared normal gap, the second that of the bins' shares. The
+        intervals studentize by it (the bootstrap-t).
 
     References
     ----------
-    de Moivre (1730), *Miscellanea Analytica*; Diaconis & Zabell (1991), "Closed form summation for
-    classical distributions: variations on a theme of de Moivre", Statistical Science 6(3).
+    Kumar, Liang & Ma (2019), "Verified uncertainty calibration", NeurIPS (the debiased estimator of the squared
+    calibration error); Bröcker (2012), "Estimating reliability and resolution of probability forecasts through
+    decomposition of the empirical score", Climate Dynamics 39.
 
     Examples
     --------
-    Ten rows at p = 0.5 in one bin: E|Bin(10, 0.5) - 5| = 2 (1·210 + 2·120 + 3·45 + 4·10 + 5·1) / 1024
-    = 1.2305, so the expected ECE is 0.1230
+    One bin of 10 rows with mean score 0.5 and 7 positives: (0.7 − 0.5)² − 0.7 · 0.3 / 9 = 0.04 − 0.0233:
 
-    >>> stats = np.array([[10.0], [5.0], [0.0], [0.0]])
-    >>> round(float(expected_ece(stats)), 4)
-    0.123
+    >>> debiased, plug_in, _ = squared_errors(np.array([[10.0], [5.0], [7.0], [0.0]]))
+    >>> round(float(debiased), 4), round(float(plug_in), 4)
+    (0.0167, 0.04)
     """
-    n_b, sum_p = stats[..., 0, :], stats[..., 1, :]
-    if squares is not None:
-        return _expected_weighted_ece(n_b, sum_p, np.asarray(squares, dtype=np.float64), min_per_group)
-    n = n_b.sum(axis=-1)
+    count, sum_p, sum_y = stats[..., 0, :], stats[..., 1, :], stats[..., 2, :]
+    n = count.sum(axis=-1)
     with np.errstate(divide="ignore", invalid="ignore"):
-        out = _bin_mads(stats).sum(axis=-1) / n
-    return np.where(n >= min_per_group, out, np.nan)
+        safe = np.where(count > 0, count, 1.0)
+        y_bar, p_bar = np.clip(sum_y / safe, 0.0, 1.0), sum_p / safe
+        rows = count if ratio is None else count / np.where(ratio > 0, ratio, np.inf)
+        used = rows > 1 + 1e-9
+        gap = np.where(used, (y_bar - p_bar) ** 2, 0.0)
+        variance = np.where(used, y_bar * (1.0 - y_bar) / np.where(used, rows - 1.0, 1.0), 0.0)
+        plug_in = (count * gap).sum(axis=-1) / n
+        debiased = plug_in - (count * variance).sum(axis=-1) / n
+        share = count / n[..., None]
+        spread = np.where(used, np.maximum(y_bar * (1.0 - y_bar), p_bar * (1.0 - p_bar)), 0.0)
+        v = spread / np.where(used, rows - 1.0, 1.0)
+        g2 = gap - variance   # unbiased for the bin's squared gap (a bin's variance term is floored at 0 below)
+        effective = rows.sum(axis=-1)
+        sampling = (share ** 2 * np.maximum(2.0 * v * v + 4.0 * g2 * v, 0.0)).sum(axis=-1) + (
+            share * (g2 - debiased[..., None]) ** 2).sum(axis=-1) / np.where(effective > 0, effective, 1.0)
+    enough = ((n if sizes is None else sizes) >= min_per_group) & (n > 0)
+    return (np.where(enough, debiased, np.nan), np.where(enough, plug_in, np.nan),
+            np.where(enough, sampling, np.nan))
 
 
-def _expected_weighted_ece(mass: np.ndarray, sum_p: np.ndarray, squares: np.ndarray, min_per_group: int):
-    """:func:`expected_ece` of weighted sums: each bin as its effective number of equally weighted rows."""
+def _member_squared(counts, min_per_group: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`squared_errors` of the subgroups of a ``CalibrationCounts`` (debiased, plug-in, variance), each (k,)."""
+    weighted = _weighted(counts)
+    return squared_errors(counts.member, min_per_group, _ratios(counts)[0], counts.sizes if weighted else None)
+
+
+def studentized(estimate, variance, replicates, replicate_variances, plug_in) -> np.ndarray:
+    """Bootstrap-t replicates of a debiased squared error: estimate − t* sqrt(variance), t* = (replicate − plug_in)
+    / sqrt(replicate variance), so their percentiles are the studentized bootstrap's interval.
+
+    The bootstrap's truth is the plug-in of the resampled rows (a replicate's debiased error is unbiased for it).
+    Each replicate's deviation from it is studentized by the replicate's own variance (:func:`squared_errors`),
+    which matters: the resampled rows' bins are miscalibrated by their own noise, so the plain (basic) bootstrap's
+    spread was 1.4-1.7 times the true one for calibrated groups (over-coverage) and too narrow where a
+    miscalibrated group's estimate came out low. Shapes broadcast: `replicates` (n_boot, m) with the rest (m,).
+    """
     with np.errstate(divide="ignore", invalid="ignore"):
-        n_eff = np.where(squares > 0, mass * mass / np.where(squares > 0, squares, 1.0), 0.0)
-        scale = np.where(n_eff > 0, mass / np.where(n_eff > 0, n_eff, 1.0), 0.0)
-        stats = np.stack([n_eff, sum_p / np.where(mass > 0, mass, 1.0) * n_eff,
-                          np.zeros_like(n_eff), np.zeros_like(n_eff)], axis=-2)
-        per_bin = _bin_mads(stats) * scale
-        total, total_sq = mass.sum(axis=-1), squares.sum(axis=-1)
-        size = np.where(total_sq > 0, total * total / np.where(total_sq > 0, total_sq, 1.0), 0.0)
-        out = per_bin.sum(axis=-1) / total
-    return np.where(size >= min_per_group, out, np.nan)
+        t = (np.asarray(replicates) - plug_in) / np.sqrt(np.maximum(replicate_variances, 1e-300))
+        return estimate - t * np.sqrt(np.maximum(variance, 0.0))
 
 
-def _bin_mads(stats: np.ndarray) -> np.ndarray:
-    """de Moivre's E|S_b - n_b p̄_b| of each bin of calibration sums (..., 4, n_bins) -> (..., n_bins)."""
-    from scipy.special import gammaln
-
-    n_b, sum_p = stats[..., 0, :], stats[..., 1, :]
-    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        p = np.clip(np.where(n_b > 0, sum_p / np.where(n_b > 0, n_b, 1.0), 0.0), 0.0, 1.0)
-        nu = np.floor(n_b * p) + 1
-        ok = (n_b > 0) & (p > 0) & (p < 1) & (nu <= n_b)
-        log_mad = (np.log(2.0) + np.log(nu) + gammaln(n_b + 1) - gammaln(nu + 1) - gammaln(n_b - nu + 1)
-                   + nu * np.log(p) + (n_b - nu + 1) * np.log1p(-p))
-        return np.where(ok, np.exp(np.where(ok, log_mad, 0.0)), 0.0)
+def l2_scale(squared) -> np.ndarray:
+    """The ℓ2 ECE of a debiased squared calibration error, sqrt(max(squared, 0)): the root-mean-square gap between
+    the fraction of positives and the mean score over the bins, on the scale of a probability (NaN stays NaN)."""
+    x = np.asarray(squared, dtype=np.float64)
+    with np.errstate(invalid="ignore"):
+        return np.sqrt(np.where(np.isnan(x), np.nan, np.maximum(x, 0.0)))
 
 
-def _null_errors(counts, min_per_group: int, n_draws: int, rng) -> tuple:
-    """ECEs of the subgroups (n_draws, k), their backgrounds (n_draws, k) and all rows (n_draws,) under perfect
-    calibration: labels drawn anew from the scores (``CalibrationAtoms.calibrated``)."""
-    gate = _replicate_gate(counts, min_per_group)
-    parts = [(_error_values(m, gate)[0], _error_values(b, gate)[0], _error_values(o[..., None, :, :], gate)[0][..., 0])
-             for m, b, o in counts.atoms.calibrated(n_draws, rng)]
-    return tuple(np.concatenate(x) for x in zip(*parts))
+def excess(difference) -> np.ndarray:
+    """sign(d) sqrt(|d|) of a difference of squared calibration errors: the *excess ℓ2 ECE* of one side over the
+    other, on the scale of a probability. Monotone, so its intervals are the difference's, mapped; a subgroup whose
+    squared error exceeds a calibrated reference's by e² has an excess of e."""
+    d = np.asarray(difference, dtype=np.float64)
+    return np.sign(d) * np.sqrt(np.abs(d))
 
 
-_NULL_POOL = ThreadPoolExecutor(max_workers=1, thread_name_prefix="null-ece")
-
-
-def _null_rng(random_state, func: str) -> np.random.Generator:
-    """The generator of the label draws under perfect calibration: `random_state` itself when it is a Generator,
-    else a stream of its own from the seed (so the bootstrap keeps the draws the seed gives it)."""
-    if isinstance(random_state, np.random.Generator):
-        return random_state
-    rng_of(random_state, func)   # the seed's checks
-    return np.random.default_rng(None if random_state is None else [int(random_state), 53])
-
-
-def _null_band(corrected: np.ndarray, null_signed: np.ndarray):
-    """``sides(levels)`` of ``add_intervals`` for bias-corrected ECE differences: the corrected difference minus the
-    central quantiles of its null distribution (perfect calibration on both sides), as an interval of |difference|.
-
-    Parity is excluded exactly when the corrected difference lies outside what perfect calibration produces at
-    these group sizes and bins (a parametric test of equal calibration), so a small group's noise is never read
-    as a disparity."""
-    def sides(levels):   # every comparison at its own level in one pass (the p-value's bisection calls this often)
-        levels = np.asarray(levels, dtype=np.float64)
-        q_low, q_high, _ = percentile_interval(null_signed, np.where(np.isnan(levels), 0.5, levels))
-        low = np.where(np.isnan(levels), np.nan, corrected - q_high)
-        high = np.where(np.isnan(levels), np.nan, corrected - q_low)
-        above, below, undefined = low > 0, high < 0, np.isnan(low) | np.isnan(high)
-        return (np.where(undefined, np.nan, np.where(above, low, np.where(below, -high, 0.0))),
-                np.where(undefined, np.nan, np.where(above, high, np.where(below, -low, np.fmax(-low, high)))))
-    return sides
+def _on_l2_scale(table: pd.DataFrame, squared: list, a_sq: np.ndarray, b_sq: np.ndarray, reference: str,
+                 names: list) -> pd.DataFrame:
+    """The comparison table of debiased errors: the values as ℓ2 ECEs, the debiased squared errors beside them
+    (``subgroup_squared``, ``reference_squared``) and the disparity |excess(a - b)| (NaN where it was NaN, e.g. a
+    subgroup alone)."""
+    table = table.copy()
+    a_l2, b_l2 = compared_values(*(l2_scale(x) for x in squared), reference, names)
+    table["subgroup_value"], table["reference_value"] = a_l2, b_l2
+    at = table.columns.get_loc("reference_value") + 1
+    table.insert(at, "subgroup_squared", a_sq)
+    table.insert(at + 1, "reference_squared", b_sq)
+    plain = table["disparity"].to_numpy(dtype=np.float64)
+    table["disparity"] = np.where(np.isnan(plain), np.nan, np.abs(excess(a_sq - b_sq)))
+    return table
 
 
 def calibration_rule(distance_measure: str, threshold: Optional[float],
@@ -359,7 +384,7 @@ def calibration_rule(distance_measure: str, threshold: Optional[float],
     Rule or None
         ``Rule(name='calibration_diff' | 'calibration_ratio', metric='calibration_disparity',
         distance_measure=..., bound=threshold, direction='max')``, labelled "Calibration:
-        difference in ECE <= 0.1" or "Calibration: ratio of ECEs <= 1.5"; for ``'diff'`` with the
+        excess ℓ2 ECE <= 0.1" or "Calibration: ratio of ECEs <= 1.5"; for ``'diff'`` with the
         default bound it equals the default rule.
 
     Raises
@@ -381,7 +406,7 @@ def calibration_rule(distance_measure: str, threshold: Optional[float],
     bound = float(threshold)
     if distance_measure == "diff":
         return Rule(name="calibration_diff", metric="calibration_disparity", distance_measure="diff", bound=bound,
-                    direction="max", label=f"Calibration: difference in ECE <= {bound:g}")
+                    direction="max", label=f"Calibration: excess ℓ2 ECE <= {bound:g}")
     return Rule(name="calibration_ratio", metric="calibration_disparity", distance_measure="ratio", bound=bound,
                 direction="max", label=f"Calibration: ratio of ECEs <= {bound:g}")
 
@@ -409,22 +434,10 @@ def _with_verdicts(table: pd.DataFrame, rule: Optional[Rule], distance_measure: 
     return table
 
 
-def _value_interval(samples: np.ndarray, estimate: np.ndarray, level: float, shift: bool = False):
-    """Percentile interval of each column of `samples` (n_boot, m), widened to contain `estimate` (m,).
-
-    `shift`: first moved by the bootstrap's bias, the mean of the defined replicates less the estimate (an ECE's
-    replicates lie above it: each adds noise to every bin's gap, and |gap| grows with noise). Used for weighted
-    counts, whose bins' effective sizes are smaller: the plain percentile interval covered 91.0-91.8 % of a 300-row
-    group's ECE (93.3-94.8 % unweighted) and about 50 % of a 60-row group's (58-62 % unweighted); shifted, 91.6 % and
-    80.5 % (tests/fairness_core/test_weighted_calibration_intervals.py)."""
+def _value_interval(samples: np.ndarray, estimate: np.ndarray, level: float):
+    """Percentile interval of each column of `samples` (n_boot, m), widened to contain `estimate` (m,)."""
     low, high, undefined = percentile_interval(samples, level)
     estimate = np.asarray(estimate, dtype=np.float64)
-    if shift:
-        defined = (samples.shape[0] - undefined) > 0
-        with np.errstate(invalid="ignore"):
-            bias = np.where(defined, np.nansum(samples, axis=0) / np.maximum(samples.shape[0] - undefined, 1)
-                            - estimate, 0.0)
-        low, high = np.maximum(low - bias, 0.0), high - bias   # an error is never below 0
     has = ~np.isnan(low) & ~np.isnan(estimate)
     low = np.where(has, np.fmin(low, estimate), low)
     high = np.where(has, np.fmax(high, estimate), high)
@@ -432,24 +445,30 @@ def _value_interval(samples: np.ndarray, estimate: np.ndarray, level: float, shi
 
 
 def _with_error_intervals(table: pd.DataFrame, samples: np.ndarray, level: float, n_boot: int,
-                          shift: bool = False) -> pd.DataFrame:
-    """`table` with ``<col>_ci_low/_ci_high`` after the ECE and the Brier score, from samples (n_boot, k, 3); with
-    `shift` (weighted counts) the ECE's interval is moved by the bootstrap's bias (:func:`_value_interval`). The MCE
-    has none (no columns): the largest of the bins' noisy gaps lies well above the
-    largest true gap, and its percentile interval covered 0-9 % of calibrated groups' MCE in the coverage
-    benchmark (22 % of a 300-row group's, 61 % with weights), a claim it cannot keep."""
+                          plug_in: np.ndarray, variance: np.ndarray) -> pd.DataFrame:
+    """`table` with ``<col>_ci_low/_ci_high`` after ``l2_ece``, ``squared_ce`` and ``brier_score``, from samples
+    (n_boot, k, 6) of (ECE, MCE, Brier, debiased squared error, its plug-in, its variance); `plug_in` and
+    `variance` (k,): the data's.
+
+    The squared error's interval is the studentized bootstrap's (:func:`studentized`), centred on the unbiased
+    estimate and reaching below 0 where the truth can be 0; the ℓ2 ECE's is its square root. The plug-in ECE and the MCE have none: both lie above their truth by the
+    bins' noise (a calibrated group's every replicate is above 0), and their percentile intervals covered 0 % and
+    0-9 % of calibrated groups in the coverage benchmark, a claim they cannot keep."""
     table = table.copy()
+    squared = table["squared_ce"].to_numpy(dtype=np.float64)
+    pivot = studentized(squared, variance, samples[:, :, 3], samples[:, :, 5], plug_in)
+    low, high, n_undefined = percentile_interval(pivot, level)
+    defined = ~np.isnan(squared)
+    low, high = np.where(defined, np.fmin(low, squared), np.nan), np.where(defined, np.fmax(high, squared), np.nan)
+    columns = {"l2_ece": (l2_scale(low), l2_scale(high), n_undefined), "squared_ce": (low, high, n_undefined),
+               "brier_score": _value_interval(samples[:, :, 2], table["brier_score"].to_numpy(dtype=np.float64),
+                                              level)}
     undefined = {}
-    for j, col in enumerate(ERROR_COLUMNS):
-        if col == "mce":   # no MCE interval (see above)
-            continue
-        low, high, n_undefined = _value_interval(samples[:, :, j], table[col].to_numpy(dtype=np.float64), level,
-                                                 shift=shift and col == "ece")
+    for col, (low, high, n_undefined) in columns.items():
         estimate_defined = table[col].notna().to_numpy()
-        low, high = np.where(estimate_defined, low, np.nan), np.where(estimate_defined, high, np.nan)
         at = table.columns.get_loc(col) + 1
-        table.insert(at, f"{col}_ci_low", low)
-        table.insert(at + 1, f"{col}_ci_high", high)
+        table.insert(at, f"{col}_ci_low", np.where(estimate_defined, low, np.nan))
+        table.insert(at + 1, f"{col}_ci_high", np.where(estimate_defined, high, np.nan))
         counted = n_undefined[estimate_defined]
         undefined[col] = int(counted.max()) if len(counted) else 0
     table.attrs.update({"ci": level, "n_boot": n_boot, "n_boot_undefined": undefined})
@@ -502,8 +521,8 @@ def _interpret(result: DisparityResult, verdict: Optional[Verdict], min_per_grou
                f"every comparison involves a small subgroup, and small subgroups are left out "
                f"({result.n_small_excluded} comparisons; include them to assess)")
         return f"Calibration disparity could not be assessed: {why}."
-    unit = ("bias-corrected difference in ECE" if debiased else "difference in ECE") if distance == "diff" \
-        else "ratio of ECEs"
+    unit = ("excess ℓ2 ECE" if debiased else "difference in ECE") if distance == "diff" else "ratio of ECEs"
+    value_name = "ℓ2 ECE" if debiased else "ECE"
     interval = ""
     if result.level is not None and not (np.isnan(result.ci_low) or np.isnan(result.ci_high)):
         interval = f" ({result.level * 100:g} % interval {_num3(result.ci_low)}–{_num3(result.ci_high)})"
@@ -514,8 +533,8 @@ def _interpret(result: DisparityResult, verdict: Optional[Verdict], min_per_grou
             sizes = [f"{float(row[c]):,.1f} effective rows" for c in ("size", "reference_size")]
         else:
             sizes = [f"{int(row[c]):,} rows" for c in ("size", "reference_size")]
-        head = (f"The largest {unit} is {_num3(result.value)}{interval}, between {row['subgroup']} (ECE "
-                f"{row['subgroup_value']:.3f}, {sizes[0]}) and {row['reference']} (ECE "
+        head = (f"The largest {unit} is {_num3(result.value)}{interval}, between {row['subgroup']} ({value_name} "
+                f"{row['subgroup_value']:.3f}, {sizes[0]}) and {row['reference']} ({value_name} "
                 f"{row['reference_value']:.3f}, {sizes[1]}).")
     else:
         head = f"The mean {unit} over {result.n_used} comparisons is {_num3(result.value)}{interval}."
@@ -541,8 +560,10 @@ class CalibrationDisparityResult(ValueResult):
     Attributes
     ----------
     value : float
-        The reduced ECE disparity, in the units of the distance measure (a difference of ECEs, or
-        a ratio larger / smaller).
+        The reduced calibration disparity, in the units of the distance measure: with ``debiased``
+        the excess ℓ2 ECE |sign(d) sqrt(|d|)| of the difference d of debiased squared calibration
+        errors (:func:`squared_errors`), else a difference of plug-in ECEs, or a ratio of ECEs
+        (larger / smaller).
     passes : bool or None
         True when the verdict is 'pass', False when 'fail'; None when it is 'inconclusive' (the
         interval straddles the bound) or 'undefined', or when no rule applies (a ratio without a
@@ -554,8 +575,8 @@ class CalibrationDisparityResult(ValueResult):
     interpretation : str
         A plain-language sentence for reports.
     errors : DataFrame
-        Per-subgroup ``ece, mce, brier_score`` (see :meth:`CalibrationCounts.error_table`), with
-        interval columns when intervals were asked for.
+        Per-subgroup ``ece, l2_ece, squared_ce, mce, brier_score`` (see
+        :meth:`CalibrationCounts.error_table`), with interval columns when intervals were asked for.
     disparity : DisparityResult
         The comparisons behind ``value``, with ``ci_low, ci_high, level, n_boot,
         n_boot_undefined``.
@@ -565,9 +586,9 @@ class CalibrationDisparityResult(ValueResult):
         The rule's verdict on the reduced value and its interval: pass, fail, inconclusive or
         undefined, with its sentence.
     debiased : bool
-        Whether the disparity compares bias-corrected ECEs (each ECE minus its expected value
-        under perfect calibration; ``calibration_disparity(debias=True)``, the default for a
-        difference), rather than the plug-in ECEs of seed 001.
+        Whether the disparity compares debiased squared calibration errors (Kumar, Liang & Ma
+        2019; ``calibration_disparity(debias=True)``, the default for a difference), shown as
+        ℓ2 ECEs and their excess, rather than the plug-in ECEs of seed 001.
     """
 
     value: float

@@ -110,23 +110,28 @@ def reliability_diagram(y_true, y_prob, subgroups, *, n_bins: int = 10, strategy
 def calibration_errors(y_true, y_prob, subgroups, *, n_bins: int = 10, strategy: Strategy = "uniform",
                        min_per_group: int = 5, ci: Optional[float] = None, n_boot: int = 1000,
                        random_state=0, sample_weight=None) -> pd.DataFrame:
-    """Per-subgroup expected and maximum calibration error and Brier score, with optional intervals.
+    """Per-subgroup expected calibration error (plug-in and ℓ2), MCE and Brier score, with optional intervals.
 
-    ECE = sum_b (n_b / n) * |fraction_positive_b - mean_predicted_b|; MCE = the largest such gap
-    over non-empty bins; Brier = mean((y_prob - y_true) ** 2).
+    ECE = sum_b (n_b / n) * |fraction_positive_b - mean_predicted_b| (the plug-in, seed 001);
+    squared_ce = sum_b (n_b / n) [(fraction_positive_b - mean_predicted_b) ** 2 -
+    fraction_positive_b (1 - fraction_positive_b) / (n_b - 1)] over bins of two rows or more, the
+    debiased squared calibration error (unbiased whatever the true miscalibration, so often below
+    0 for a calibrated group); l2_ece = sqrt(max(squared_ce, 0)); MCE = the largest gap over
+    non-empty bins; Brier = mean((y_prob - y_true) ** 2).
 
     Parameters
     ----------
     y_true, y_prob, subgroups, n_bins, strategy
         As in :func:`reliability_diagram`.
     min_per_group : int, default=5
-        A subgroup with fewer rows gets NaN ECE and MCE with a note.
+        A subgroup with fewer rows gets NaN ECE, ℓ2 ECE and MCE with a note.
     ci : float in (0, 1) or None, default=None
-        Confidence level of bootstrap percentile intervals of the three errors (e.g. 0.95): a
-        seeded multinomial bootstrap over (membership pattern, bin, sub-bin, label) counts,
-        stratified by membership pattern, so subgroup sizes stay fixed. See
-        :meth:`CalibrationCounts.error_table` for exactly what is resampled and the approximation
-        it makes.
+        Confidence level of bootstrap intervals (e.g. 0.95) of the squared error (studentized),
+        the ℓ2 ECE (its square root) and the Brier score (percentile), from a seeded multinomial
+        bootstrap over (membership pattern, bin, sub-bin, label) counts, stratified by membership
+        pattern, so subgroup sizes stay fixed. The plug-in ECE and the MCE have none (both lie
+        above their truth by the bins' noise; their intervals covered 0 % and 0-9 % of calibrated
+        groups). See :meth:`CalibrationCounts.error_table`.
     n_boot : int >= 100, default=1000
         Bootstrap replicates.
     random_state : int, numpy Generator or None, default=0
@@ -135,18 +140,18 @@ def calibration_errors(y_true, y_prob, subgroups, *, n_bins: int = 10, strategy:
         Finite weights >= 0, one per row: every bin sum is weighted (the bin's mass sum w, the
         weighted mean score and weighted share of positives), sizes and small flags use Kish's
         effective sample size (see :func:`calibration_counts`).
-        Then ECE = sum_b |sum w y - sum w p| / sum w (bins weighted by their mass), MCE the
-        largest weighted gap, Brier = sum w (p - y)^2 / sum w (``sklearn.metrics.brier_score_loss``
-        with ``sample_weight``); `min_per_group` is compared with the effective size. With `ci`,
-        percentile intervals of a bootstrap that deals the rows with their weights into buckets,
-        the ECE's moved down by the bootstrap's bias, and none for the MCE (NaN: it covered 61 %;
-        :meth:`CalibrationCounts.error_table`).
+        Then ECE = sum_b |sum w y - sum w p| / sum w (bins weighted by their mass), the squared
+        error's variance term counts each bin as its Kish effective rows, MCE the largest weighted
+        gap, Brier = sum w (p - y)^2 / sum w (``sklearn.metrics.brier_score_loss`` with
+        ``sample_weight``); `min_per_group` is compared with the effective size. With `ci`, the
+        bootstrap deals the rows with their weights into buckets.
 
     Returns
     -------
     DataFrame, one row per subgroup: ``subgroup, size, n_positive, n_negative, small,
-    small_reason, ece, mce, brier_score, note``; with `ci`, ``<col>_ci_low, <col>_ci_high`` after
-    each of ``ece, mce, brier_score`` and the level in ``attrs["ci"]``.
+    small_reason, ece, l2_ece, squared_ce, mce, brier_score, note``; with `ci`, ``<col>_ci_low,
+    <col>_ci_high`` after each of ``l2_ece, squared_ce, brier_score`` and the level in
+    ``attrs["ci"]``.
 
     Raises
     ------
@@ -155,8 +160,8 @@ def calibration_errors(y_true, y_prob, subgroups, *, n_bins: int = 10, strategy:
 
     References
     ----------
-    Naeini et al. (2015); Guo et al. (2017); Brier (1950); Efron & Tibshirani (1993), *An
-    Introduction to the Bootstrap* (percentile intervals).
+    Naeini et al. (2015); Guo et al. (2017); Brier (1950); Kumar, Liang & Ma (2019), "Verified
+    uncertainty calibration"; Efron & Tibshirani (1993), *An Introduction to the Bootstrap*.
     """
     return CalibrationCounts.compute(y_true, y_prob, subgroups, n_bins=n_bins, strategy=strategy,
                                      sample_weight=sample_weight, func="calibration_errors").error_table(
@@ -247,22 +252,27 @@ def calibration_disparity(y_true, y_prob, subgroups, *, n_bins: int = 10, strate
                           adjust: Optional[str] = None, debias: bool = True, sample_weight=None):
     """Disparity of the expected calibration error between subgroups, with its policy verdict.
 
-    Each subgroup's ECE is compared with its reference's ECE; the comparisons are reduced, and
-    the reduced value is judged by a policy rule. The plug-in ECE of a small group is biased
-    upwards (roughly by sqrt(bins / n): every bin's |gap| grows with its noise), so by default a
-    difference compares *bias-corrected* ECEs: each ECE minus its expected value under perfect
-    calibration, E0 = the ECE the same rows are expected to show when each is positive with its
-    own score (per bin, the binomial's mean absolute deviation; ``_disparity.calibration_errors.expected_ece``),
-    so a perfectly calibrated model does not fail because a group is small. With ``debias=False`` (and always
-    for ``"ratio"``, whose corrected values can be <= 0) the comparison is seed 001's plug-in
-    one: for two groups exactly |ECE_A - ECE_B|. The comparisons are reduced, and the reduced
-    value is judged by a
-    policy rule in the units of the distance (:func:`calibration_rule`): by default, for
-    ``"diff"``, difference of ECEs <= 0.1 (``DEFAULT_RULES``' ``calibration_diff``, seed 001);
-    for ``"ratio"`` no rule applies unless a `threshold` >= 1 is given. A ratio is never judged
-    against a difference bound. With intervals the verdict is 'pass' (the whole interval within
-    the bound), 'fail' (the whole interval beyond it) or 'inconclusive' (the interval straddles
-    it); without, the point estimate decides.
+    Each subgroup's calibration error is compared with its reference's; the comparisons are
+    reduced, and the reduced value is judged by a policy rule. The plug-in ECE of a small group is
+    biased upwards (roughly by sqrt(bins / n): every bin's |gap| grows with its noise), so by
+    default a difference compares *debiased squared calibration errors* (Kumar, Liang & Ma 2019;
+    :func:`fairness_core._disparity.calibration_errors.squared_errors`),
+
+        CE² = Σ_b (n_b / n) [(ȳ_b − p̄_b)² − ȳ_b (1 − ȳ_b) / (n_b − 1)],
+
+    unbiased for the binned squared calibration error whatever the true miscalibration (0 in
+    expectation for a calibrated group of any size, the true squared gap for a miscalibrated
+    one). Each side is shown as its ℓ2 ECE sqrt(max(CE², 0)), and a comparison as the *excess ℓ2
+    ECE* sign(d) sqrt(|d|) of the difference d = CE²_a − CE²_b: a subgroup whose squared error
+    exceeds a calibrated reference's by e² has an excess of e, so the rule's 0.1 keeps the scale of
+    an ECE, and a verdict on the excess is exactly one on d. With ``debias=False`` (and always for
+    ``"ratio"``) the comparison is seed 001's plug-in one: for two groups exactly |ECE_A − ECE_B|.
+    The reduced value is judged by a policy rule in the units of the distance
+    (:func:`calibration_rule`): by default, for ``"diff"``, 0.1 (``DEFAULT_RULES``'
+    ``calibration_diff``, seed 001); for ``"ratio"`` no rule applies unless a `threshold` >= 1 is
+    given. A ratio is never judged against a difference bound. With intervals the verdict is
+    'pass' (the whole interval within the bound), 'fail' (the whole interval beyond it) or
+    'inconclusive' (the interval straddles it); without, the point estimate decides.
 
     Parameters
     ----------
@@ -285,15 +295,17 @@ def calibration_disparity(y_true, y_prob, subgroups, *, n_bins: int = 10, strate
     include_small : bool, default=False
         Whether comparisons with a subgroup of fewer than ``min_size`` rows enter the reduction.
     ci : float in (0, 1) or None, default=None
-        Confidence level of intervals (e.g. 0.95): bootstrap percentile intervals of every ECE
-        (subgroup and reference), every disparity and the reduced value, from a seeded,
-        stratified multinomial bootstrap over (membership pattern, bin, sub-bin, label) counts
-        (rows are never resampled; see :meth:`CalibrationCounts.error_table` for what is
-        resampled and the approximation it makes). ``excludes_parity`` says whether the interval
-        of the signed distance (ECE_a - ECE_b, or ln(ECE_a / ECE_b)) excludes 0, and ``p_value``
-        is the bootstrap p-value of parity; where parity is not excluded, ``disparity_ci_low`` is
-        the parity value (0 or 1). Replicates in which the reduced value is undefined are left
-        out of its interval and counted in ``n_boot_undefined``.
+        Confidence level of intervals (e.g. 0.95), from a seeded, stratified multinomial bootstrap
+        over (membership pattern, bin, sub-bin, label) counts (rows are never resampled; see
+        :meth:`CalibrationCounts.error_table` for what is resampled and the approximation it
+        makes). Debiased errors and their differences take the studentized bootstrap's interval
+        (each replicate's deviation from the bootstrap's truth, the resampled rows' plug-in, over
+        its own standard error, times the estimate's; a difference's variance the sum of its
+        sides'); plug-in ECEs and ratios the percentile interval. ``excludes_parity`` says whether
+        the interval of the signed distance excludes 0, and ``p_value`` is the bootstrap p-value of
+        parity; where parity is not excluded, ``disparity_ci_low`` is the parity value (0 or 1).
+        Replicates in which the reduced value is undefined are left out of its interval and
+        counted in ``n_boot_undefined``.
     n_boot : int >= 100, default=1000
         Bootstrap replicates.
     random_state : int, numpy Generator or None, default=0
@@ -301,36 +313,26 @@ def calibration_disparity(y_true, y_prob, subgroups, *, n_bins: int = 10, strate
     adjust : {None, 'bonferroni', 'holm', 'fdr_bh'}, default=None
         Multiple-comparison adjustment of the per-comparison intervals and ``excludes_parity``.
     debias : bool, default=True
-        Compare bias-corrected ECEs (a difference only). With intervals (which need the counts'
-        atoms, as every interval does), a corrected difference d = (ECE_a - E0_a) -
-        (ECE_b - E0_b) gets the union of its bootstrap percentile interval and its *null band*
-        (d minus the central quantiles of d under perfect calibration of both sides, from
-        `n_boot` label draws), and parity is excluded only where both exclude it, i.e. where the
-        difference is larger than perfect calibration produces at these sizes and bins; the
-        reduced value's interval joins the comparisons' intervals at the Bonferroni level
-        ([max of lows, max of highs] for a max), which the bootstrap of a max cannot bias upwards.
+        Compare debiased squared calibration errors on the ℓ2 scale (a difference only).
     sample_weight : array-like of shape (n_samples,) or None, default=None
         Finite weights >= 0, one per row: weighted ECEs (each bin weighed by its mass, see
         :func:`calibration_errors`), ``size``/``reference_size`` and small flags as Kish's effective
-        sample sizes, and `min_per_group` compared with the effective size. The bias correction
-        treats each bin as its effective number of equally weighted rows
-        (``_disparity.calibration_errors.expected_ece`` with ``squares``). With `ci`, the bootstrap
-        deals the rows with their weights into buckets (:meth:`CalibrationCounts.error_table`), and
-        the null band's labels are drawn per cell on its effective size: (sum w / n*) Binomial(n*,
-        mean score), n* = (sum w)^2 / sum w^2 (``CalibrationAtoms.calibrated``).
+        sample sizes, and `min_per_group` compared with the effective size. The debiased error
+        counts each bin as its Kish effective number of rows n*_b = (Σw)² / Σw² in its variance
+        term, so unit weights give the unweighted value and integer weights are not repeated rows.
+        With `ci`, the bootstrap deals the rows with their weights into buckets
+        (:meth:`CalibrationCounts.error_table`).
 
     Returns
     -------
     CalibrationDisparityResult, or DataFrame when ``reduction=None``: columns ``subgroup,
     reference, size, reference_size, subgroup_value, reference_value, disparity, small, note,
-    small_reason, passes, verdict`` (the values are plug-in ECEs; ``disparity`` is the
-    corrected difference when ``debias``, with ``subgroup_expected, reference_expected``, the
-    ECEs expected under perfect calibration, after the values; ``passes`` is the point estimate
+    small_reason, passes, verdict`` (the values are ℓ2 ECEs when ``debias``, with
+    ``subgroup_squared, reference_squared``, the debiased squared errors, after them, and
+    ``disparity`` the excess ℓ2 ECE; plug-in ECEs otherwise; ``passes`` is the point estimate
     within the bound, ``verdict`` the rule's status; both None when no rule applies); with `ci`
     also ``subgroup_value_ci_low/high, reference_value_ci_low/high, disparity_ci_low/high,
     p_value, excludes_parity``. ``table.attrs["debiased"]`` says which comparison was made.
-    The result's ``errors`` gain ``ece_expected`` and ``ece_debiased`` (ECE - E0) when
-    ``debias``.
 
     Raises
     ------
@@ -342,9 +344,10 @@ def calibration_disparity(y_true, y_prob, subgroups, *, n_bins: int = 10, strate
     References
     ----------
     Pleiss et al. (2017), "On Fairness and Calibration"; Kleinberg et al. (2017); seed 001
-    (ExFairness.Metrics.Calibration). The small-sample bias of the binned ECE and its correction
-    against perfectly calibrated labels: Kumar, Liang & Ma (2019), "Verified uncertainty
-    calibration"; Roelofs et al. (2022), "Mitigating bias in calibration error estimation".
+    (ExFairness.Metrics.Calibration). The debiased squared calibration error: Kumar, Liang & Ma
+    (2019), "Verified uncertainty calibration", NeurIPS; Roelofs et al. (2022), "Mitigating bias in
+    calibration error estimation". The studentized bootstrap: Efron & Tibshirani (1993), *An
+    Introduction to the Bootstrap*, ch. 12.
 
     Examples
     --------
@@ -358,14 +361,15 @@ def calibration_disparity(y_true, y_prob, subgroups, *, n_bins: int = 10, strate
     >>> round(plug_in.value, 3), plug_in.verdict.status
     (0.15, 'fail')
 
-    With 40 rows each, perfect calibration would give ECEs of about 0.09 and 0.06 (a's rows
-    spread over four bins, b's in one), so the bias-corrected difference is larger:
+    Debiased: b's one bin has (0.75 - 0.4)² - 0.75 · 0.25 / 39 = 0.1177; a's four bins of ten rows
+    of one label each have no label variance and gaps of 0.1, 0.3, 0.3 and 0.1, so 0.05: ℓ2 ECEs of
+    0.224 and 0.343 and an excess of sqrt(0.1177 - 0.05) = 0.260:
 
     >>> result = calibration_disparity(y, p, groups, n_bins=5)
-    >>> result.errors[["subgroup", "ece", "ece_expected"]].round(2).values.tolist()
-    [['a', 0.2, 0.09], ['b', 0.35, 0.06]]
-    >>> round(result.value, 2), result.verdict.status
-    (0.18, 'fail')
+    >>> result.errors[["subgroup", "ece", "l2_ece", "squared_ce"]].round(4).values.tolist()
+    [['a', 0.2, 0.2236, 0.05], ['b', 0.35, 0.3431, 0.1177]]
+    >>> round(result.value, 3), result.verdict.status
+    (0.26, 'fail')
     >>> ratio = calibration_disparity(y, p, groups, distance_measure="ratio")
     >>> round(ratio.value, 3), ratio.verdict  # no default bound on a ratio of ECEs
     (1.75, None)

@@ -17,7 +17,7 @@ DEFAULT_RULES: tuple[Rule, ...] = (
     Rule.ratio_within("false_positive_rate", low=0.8, high=1.25, name="false_positive_rate_ratio",
                       label="False positive rate band: ratio within [0.8, 1.25]"),
     Rule(name="calibration_diff", metric="calibration_disparity", distance_measure="diff", bound=0.1,
-         direction="max", label="Calibration: difference in ECE <= 0.1"),
+         direction="max", label="Calibration: excess ℓ2 ECE <= 0.1"),
 )
 """The rules the dashboard starts with (a tuple; ``list(DEFAULT_RULES)`` to edit).
 
@@ -27,8 +27,9 @@ DEFAULT_RULES: tuple[Rule, ...] = (
 3. ``selection_rate_ratio``, ``true_positive_rate_ratio``, ``false_positive_rate_ratio``: the ratio
    disparity of the selection rate, TPR and FPR within [0.8, 1.25], i.e. <= 1.25 (Aequitas's
    default band, Saleiro et al. 2018, arXiv:1811.05577).
-4. ``calibration_diff``: calibration disparity (difference in ECE) <= 0.1, the default threshold
-   of seed 001 (ExFairness.Metrics.Calibration).
+4. ``calibration_diff``: calibration disparity <= 0.1, the default threshold of seed 001
+   (ExFairness.Metrics.Calibration), on the excess ℓ2 ECE (the square root of the difference of
+   debiased squared calibration errors; the plug-in ECE difference with ``debias=False``).
 
 There is no default rule on the bias AUC score: no source sets a level; add one with
 ``Rule(metric="bias_auc_score", bound=...)``.

@@ -62,7 +62,7 @@ _SUBJECTS = {
     "dataset_statistical_parity": "base rate disparity of the labels",
 }
 _UNITS = {"diff": "difference", "ratio": "ratio"}
-_CALIBRATION_UNITS = {"diff": "difference in ECE", "ratio": "ratio of ECEs"}
+_CALIBRATION_UNITS = {"diff": "excess ℓ2 ECE", "ratio": "ratio of ECEs"}
 
 FIELD_TYPE_MESSAGE = "The '{field}' field of Rule must be {expected}. Got {got!r} instead."
 FIELD_OPTION_MESSAGE = "The '{field}' field of Rule must be one of {allowed}. Got {got!r} instead."

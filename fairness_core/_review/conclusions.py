@@ -273,7 +273,7 @@ def calibration_conclusions(counts, *, threshold: Optional[float] = None, min_pe
     """The Calibration page's conclusions.
 
     Findings: the ECE comparisons whose interval excludes parity (:func:`disparity_findings`; the
-    difference compares bias-corrected ECEs, ARCHITECTURE §5.3). Verdict: the calibration rule
+    difference compares debiased squared calibration errors as the excess ℓ2 ECE, ARCHITECTURE §5.3). Verdict: the calibration rule
     (:meth:`CalibrationCounts.disparity`), when it applies.
 
     Parameters

@@ -1,4 +1,4 @@
-"""Calibration errors per subgroup: ECE (or MCE / Brier) bars with intervals, and the ECE disparities."""
+"""Calibration errors per subgroup: ℓ2 ECE (or ECE / MCE / Brier) bars with intervals, and the calibration disparities."""
 
 from __future__ import annotations
 
@@ -9,13 +9,15 @@ from ._common import (HOVER, PARITY_TEXT, SMALL_OPACITY, _bar_marks, _bar_panels
                       _count, _error_bars, _estimate, _flags, _floats, _hover, _interval, _label, _level, _ordered,
                       _panels, _parity_trace, _right_end, _small, plot_text, rule_line_parts, subgroup_colors)
 
-ERROR_LABELS = {"ece": "Expected calibration error (ECE)", "mce": "Maximum calibration error (MCE)",
+ERROR_LABELS = {"l2_ece": "ℓ2 ECE (debiased)", "ece": "Expected calibration error (ECE, plug-in)",
+                "squared_ce": "Squared calibration error (debiased)", "mce": "Maximum calibration error (MCE)",
                 "brier_score": "Brier score"}
 DISPARITY_LABELS = {"diff": "ECE difference |a - b|", "ratio": "ECE ratio (larger / smaller)"}
+DEBIASED_DISPARITY_LABEL = "Excess ℓ2 ECE"
 METRIC_MESSAGE = "The 'metric' parameter of calibration_error_chart must be one of {allowed}. Got {got!r} instead."
 
 
-def calibration_error_chart(errors: pd.DataFrame, comparison: pd.DataFrame | None = None, *, metric: str = "ece",
+def calibration_error_chart(errors: pd.DataFrame, comparison: pd.DataFrame | None = None, *, metric: str = "l2_ece",
                             distance_measure: str = "diff", bound: float | None = None,
                             bound_label: str | None = None, reference_label: str = "Reference",
                             title: str | None = None, level: float | None = None, order=None):
@@ -34,9 +36,12 @@ def calibration_error_chart(errors: pd.DataFrame, comparison: pd.DataFrame | Non
         in the hover) on the ECE panel, and a second panel with the disparity of each subgroup:
         bars with ``disparity_ci_low/high`` error bars, small comparisons hatched (``small``,
         ``small_reason``), the rule's verdict in the hover (``verdict``) and a black star where
-        ``excludes_parity`` is True. Ignored when a subgroup has several rows (pairwise).
-    metric : {'ece', 'mce', 'brier_score'}, default='ece'
-        The column drawn in the first panel; the reference diamonds are drawn only for 'ece'.
+        ``excludes_parity`` is True. Ignored when a subgroup has several rows (pairwise). A table
+        of debiased errors (``attrs["debiased"]``, the default of ``calibration_disparity``)
+        compares ℓ2 ECEs: its panel is the excess ℓ2 ECE.
+    metric : {'l2_ece', 'ece', 'squared_ce', 'mce', 'brier_score'}, default='l2_ece'
+        The column drawn in the first panel; the reference diamonds are drawn only for the
+        quantity the comparison compares ('l2_ece' for debiased errors, else 'ece').
     distance_measure : {'diff', 'ratio'}, default='diff'
         The units of the disparity panel.
     bound : float, optional
@@ -87,7 +92,9 @@ def calibration_error_chart(errors: pd.DataFrame, comparison: pd.DataFrame | Non
     if comparison is not None and len(comparison) and not comparison["subgroup"].duplicated().any():
         comp = comparison.set_index("subgroup").reindex(subgroups)
     label = ERROR_LABELS[metric]
-    disparity_label = DISPARITY_LABELS.get(distance_measure, "ECE disparity")
+    debiased = comparison is not None and bool(comparison.attrs.get("debiased", False))
+    disparity_label = (DEBIASED_DISPARITY_LABEL if debiased and distance_measure == "diff"
+                       else DISPARITY_LABELS.get(distance_measure, "ECE disparity"))
     # One figure from plain dictionaries, validated once: the panels as make_subplots lays them out (its figure,
     # a trace object per add_trace and add_vline were most of the chart's time).
     layout = _panels([label] + ([disparity_label] if comp is not None else []), 0.06)
@@ -99,13 +106,13 @@ def calibration_error_chart(errors: pd.DataFrame, comparison: pd.DataFrame | Non
     data = [_bars(values, ticks, label, _faded(_bar_marks(colors, small), small), _error_bars(values, interval), hover,
                   "")]
     right = _right_end(values, *(interval or ()))
-    if comp is not None and metric == "ece":
+    if comp is not None and metric == ("l2_ece" if debiased else "ece"):
         ref, ref_iv = _floats(comp["reference_value"]), _interval(comp, "reference_value")
         ref_name = plot_text(reference_label)
         data.append(dict(
             type="scatter", x=ref, y=ticks, mode="markers", name=ref_name, legendgroup="reference",
             marker={"symbol": "diamond", "size": 10, "color": "black"},
-            hovertext=[_hover(f"<b>{ticks[i]}</b>", f"{ref_name}: ECE {_estimate(ref, ref_iv, i, '.4f', ci_name)}")
+            hovertext=[_hover(f"<b>{ticks[i]}</b>", f"{ref_name}: {'ℓ2 ECE' if debiased else 'ECE'} {_estimate(ref, ref_iv, i, '.4f', ci_name)}")
                        for i in range(len(ref))],
             hovertemplate=HOVER, xaxis="x", yaxis="y"))
         right = _right_end(right, ref)

@@ -60,12 +60,12 @@ def test_page_shows_the_interval_the_verdict_and_the_findings(app, credit_counts
     assert f"{worst} vs rest ({size:,} rows)" in caption
     level, low, high = CI.search(caption).groups()
     assert (level, low, high) == ("95", formats.tile(expected.ci_low), formats.tile(expected.ci_high))
-    # The verdict badge: the default rule (difference in ECE <= 0.1) on the interval.
+    # The verdict badge: the default rule (excess ℓ2 ECE <= 0.1) on the interval.
     status = expected.verdict.status
     label, color = labels.STATUS_BADGES[status]
     shown = badges(app)
     assert (color, label, expected.verdict.sentence) in shown
-    assert "(difference in ECE)" in expected.verdict.sentence
+    assert "(excess ℓ2 ECE)" in expected.verdict.sentence
     # Findings: the driver of the max, in words, with its interval.
     panel = findings(app)
     first = fc.disparity_findings(expected.disparity, "expected calibration error")[0].sentence
@@ -79,23 +79,24 @@ def test_page_shows_the_interval_the_verdict_and_the_findings(app, credit_counts
     assert any(s.get("type") == "line" for s in ece["layout"]["shapes"])  # the 0.1 policy line
     # Tables with interval columns (the comparisons in their own section).
     errors = app.dataframe[0].value
-    for col in ("ece_ci_low", "ece_ci_high", "brier_score_ci_high"):
+    for col in ("l2_ece_ci_low", "l2_ece_ci_high", "squared_ce_ci_low", "brier_score_ci_high"):
         assert col in errors.columns
-    assert "mce_ci_low" not in errors.columns   # the MCE has no interval (its percentile interval covered 0-9 %)
-    # rows worst first (largest ECE) by default: compare by subgroup
-    assert list(errors["ece"]) == sorted(errors["ece"], reverse=True)
+    # The plug-in ECE and the MCE have no interval (theirs covered 0 % and 0-9 % of calibrated groups).
+    assert "mce_ci_low" not in errors.columns and "ece_ci_low" not in errors.columns
+    # rows worst first (largest debiased squared error, the quantity judged) by default: compare by subgroup
+    assert list(errors["squared_ce"]) == sorted(errors["squared_ce"], reverse=True)
     shown = errors.set_index("subgroup").loc[expected.errors["subgroup"]]
-    assert list(shown["ece_ci_low"]) == pytest.approx(list(expected.errors["ece_ci_low"]), abs=1e-12)
+    assert list(shown["l2_ece_ci_low"]) == pytest.approx(list(expected.errors["l2_ece_ci_low"]), abs=1e-12)
     open_section(app, "cal:section", "ECE comparisons")
     comparisons = app.dataframe[0].value
     for col in ("disparity_ci_low", "disparity_ci_high", "excludes_parity", "verdict"):
         assert col in comparisons.columns
 
 
-@pytest.mark.parametrize("bound", [0.2, 0.1, 0.05])
+@pytest.mark.parametrize("bound", [0.3, 0.2, 0.1])
 def test_the_bound_gives_pass_inconclusive_or_fail(app, credit_counts, bound):
     open_page(app)
-    widget(app, "number_input", "Maximum difference in ECE").set_value(bound).run()
+    widget(app, "number_input", "Maximum excess ℓ2 ECE").set_value(bound).run()
     assert not app.exception
     expected = credit_counts.disparity(threshold=bound, ci=0.95, n_boot=1000, random_state=0)
     label, color = labels.STATUS_BADGES[expected.verdict.status]
@@ -105,7 +106,7 @@ def test_the_bound_gives_pass_inconclusive_or_fail(app, credit_counts, bound):
 def test_the_three_verdicts_occur_on_the_sample(credit_counts):
     # The bounds above give all three statuses on this sample (so the AppTest above covers each).
     statuses = [credit_counts.disparity(threshold=b, ci=0.95, n_boot=1000, random_state=0).verdict.status
-                for b in (0.2, 0.1, 0.05)]
+                for b in (0.3, 0.2, 0.1)]
     assert statuses == ["pass", "inconclusive", "fail"]
 
 
@@ -139,7 +140,7 @@ def test_intervals_off_the_point_decides(app, credit_counts):
     label, color = labels.STATUS_BADGES[expected.verdict.status]
     assert (color, label, expected.verdict.sentence) in badges(app)
     assert "no interval was available" in expected.verdict.sentence
-    assert "ece_ci_low" not in app.dataframe[0].value.columns
+    assert "l2_ece_ci_low" not in app.dataframe[0].value.columns
 
 
 @pytest.mark.parametrize("reference", ["overall", "pairwise", "named"])
@@ -158,7 +159,7 @@ def test_every_reference_draws_the_page(app, credit_counts, reference):
     assert len([t for t in ece["data"] if t["type"] == "bar"]) == (1 if reference == "pairwise" else 2)
     against = {"overall": "the whole population", "pairwise": "every other subgroup (pairwise)",
                "named": "the subgroup Group A"}[reference]
-    assert any(f"Each subgroup's ECE is compared with {against}; distance: " in c.value for c in app.caption)
+    assert any(f"Each subgroup's ℓ2 ECE is compared with {against}; distance: " in c.value for c in app.caption)
     open_section(app, "cal:section", "ECE comparisons")
     reliability, *heatmap = figures(app)
     assert [f["data"][0]["type"] for f in heatmap] == (["heatmap"] if reference == "pairwise" else [])

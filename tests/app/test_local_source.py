@@ -234,7 +234,7 @@ def test_intervals_of_data_counted_where_it_lies_equal_an_upload_s(monkeypatch, 
         for chart in charts:   # error bars included
             assert any(_close(chart, theirs) for theirs in their_charts), (page, chart["layout"].get("title"))
     intervals = [c for _, tables, _ in counted.values() for t in tables for c in t.columns if c.endswith("ci_low")]
-    assert {"subgroup_auc_ci_low", "ece_ci_low"} <= set(intervals) and len(intervals) > 10
+    assert {"subgroup_auc_ci_low", "l2_ece_ci_low"} <= set(intervals) and len(intervals) > 10
 
 
 def test_too_many_membership_patterns_for_intervals_get_a_message_and_point_estimates(monkeypatch, tmp_path):

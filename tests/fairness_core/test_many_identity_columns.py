@@ -189,22 +189,6 @@ def test_an_engine_gives_the_in_memory_bucket_intervals(tmp_path, engine):
         assert [v.status for v in got.verdicts] == [v.status for v in want.verdicts]
 
 
-def test_the_perfect_calibration_null_per_subgroup_matches_the_one_per_pattern(monkeypatch):
-    """Above BUCKET_PATTERNS the null draws each subgroup's and background's labels per (bin, sub-bin) on their own:
-    the ECEs it gives a subgroup and its background have the distribution of the per-pattern draws."""
-    from fairness_core._disparity.calibration_errors import _null_errors
-
-    frame = identity_frame(4_000, 4, seed=9)
-    scored = fc.ScoredData.from_frame(frame, mapping_of(frame))
-    counts = fc.calibration_counts(scored.y_true, scored.scores["score"], scored.subgroups)
-    per_pattern = _null_errors(counts, 5, 2_000, np.random.default_rng(0))
-    monkeypatch.setattr(bootstrap, "BUCKET_PATTERNS", 0)
-    per_subgroup = _null_errors(counts, 5, 2_000, np.random.default_rng(0))
-    for a, b in zip(per_pattern, per_subgroup):
-        np.testing.assert_allclose(a.mean(axis=0), b.mean(axis=0), rtol=0.05)
-        np.testing.assert_allclose(a.std(axis=0), b.std(axis=0), rtol=0.1)
-
-
 def test_bucket_auc_replicates_equal_the_literal_evaluation_of_their_coarser_levels():
     """Many patterns: the AUC replicates are the AUCs of each replicate's tables (Atoms.tables of the bucket
     block) over at most BUCKET_LEVELS merged levels (level_groups: one merge of the levels into groups of about

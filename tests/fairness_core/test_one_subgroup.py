@@ -42,7 +42,7 @@ def test_a_subgroup_holding_every_row_is_not_compared(reference, ci):
     assert ALONE_NOTE in cal.interpretation
     if ci is not None:   # the errors table still has each subgroup's own intervals
         errors = cal.errors.iloc[0]
-        assert errors["ece_ci_low"] <= errors["ece"] <= errors["ece_ci_high"]
+        assert errors["l2_ece_ci_low"] <= errors["l2_ece"] <= errors["l2_ece_ci_high"]
         assert cal.disparity.table["p_value"].isna().all()
     rates = fc.rate_disparity(y, (p >= 0.5).astype(int), frame["region"], metric="false_positive_rate",
                               reference=reference, ci=ci, n_boot=200)
@@ -55,19 +55,17 @@ def test_the_undefined_replicate_counts_are_those_of_their_own_subgroups():
     from fairness_core._disparity.calibration_errors import _with_error_intervals
 
     rng = np.random.default_rng(2)
-    samples = rng.random((200, 2, 3)) * 0.1
+    samples = rng.random((200, 2, 6)) * 0.1   # ECE, MCE, Brier, debiased squared error, its plug-in, its variance
     samples[:7, 0, :] = np.nan   # 7 replicates of the first subgroup undefined, none of the second
-    table = pd.DataFrame({"subgroup": ["a", "b"], "ece": [0.05, 0.05], "mce": [0.08, 0.08],
-                          "brier_score": [0.2, 0.2]})
-    out = _with_error_intervals(table, samples, 0.9, 200)   # (the MCE has no interval)
-    assert out.attrs["n_boot_undefined"] == {"ece": 7, "brier_score": 7}
-    one = _with_error_intervals(table.iloc[:1], samples[:, :1, :], 0.9, 200)
-    assert one.attrs["n_boot_undefined"] == {"ece": 7, "brier_score": 7}
-    shifted = _with_error_intervals(table, samples, 0.9, 200, shift=True)   # weighted
-    assert shifted.attrs["n_boot_undefined"] == {"ece": 7, "brier_score": 7}
-    for frame in (out, shifted):
-        assert "mce_ci_low" not in frame.columns and "mce_ci_high" not in frame.columns
-        assert frame["ece_ci_low"].notna().all() and frame["brier_score_ci_high"].notna().all()
+    table = pd.DataFrame({"subgroup": ["a", "b"], "ece": [0.05, 0.05], "l2_ece": [0.1, 0.1],
+                          "squared_ce": [0.01, 0.01], "mce": [0.08, 0.08], "brier_score": [0.2, 0.2]})
+    plug_in, variance = np.array([0.012, 0.012]), np.array([1e-4, 1e-4])
+    out = _with_error_intervals(table, samples, 0.9, 200, plug_in, variance)   # (no ECE or MCE interval)
+    assert out.attrs["n_boot_undefined"] == {"l2_ece": 7, "squared_ce": 7, "brier_score": 7}
+    one = _with_error_intervals(table.iloc[:1], samples[:, :1, :], 0.9, 200, plug_in[:1], variance[:1])
+    assert one.attrs["n_boot_undefined"] == {"l2_ece": 7, "squared_ce": 7, "brier_score": 7}
+    assert "mce_ci_low" not in out.columns and "ece_ci_high" not in out.columns
+    assert out["squared_ce_ci_low"].notna().all() and out["brier_score_ci_high"].notna().all()
 
 
 @settings(deadline=None, max_examples=examples(12))

@@ -497,7 +497,7 @@ def test_charts_draw_subgroups_in_order_and_keep_their_colours():
     assert list(bars.y) == ["d", "b", "a", "c (small)"]
     np.testing.assert_allclose(bars.x, [0.1, 0.3, 0.2, 0.25])
     assert list(bars.marker.color) == [colors[n] for n in ["d", "b", "a", "c"]]
-    errors = rates.rename(columns={"false_positive_rate": "ece"})
+    errors = rates.rename(columns={"false_positive_rate": "l2_ece"})
     fig = plotting.calibration_error_chart(errors, order=order)
     assert list(fig.data[0].y) == ["d", "b", "a", "c (small)"]
     assert list(fig.data[0].marker.color) == [colors[n] for n in ["d", "b", "a", "c"]]

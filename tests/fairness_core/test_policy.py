@@ -94,7 +94,7 @@ def test_sentences_read_as_documented():
         "False positive rate band: false positive rate disparity (ratio) 1.1 (interval 1.05–1.2) is at most 1.25 "
         "across the whole interval: passes.")
     assert evaluate(CALIBRATION, 0.4 - 0.3).sentence == (
-        f"Calibration: calibration disparity (difference in ECE) 0.1 is at most 0.1: passes; {NO_INTERVAL_NOTE}.")
+        f"Calibration: calibration disparity (excess ℓ2 ECE) 0.1 is at most 0.1: passes; {NO_INTERVAL_NOTE}.")
     # A value that rounds to the bound but is on the other side shows enough digits.
     assert "0.79996" in evaluate(FOUR_FIFTHS, 0.79996).sentence
     # A label without a title: the sentence opens with the metric.

@@ -562,13 +562,36 @@ def test_calibration_disparity_with_weights():
         assert row["disparity"] == pytest.approx(abs(row["subgroup_value"] - rest_ece), rel=1e-9)
         assert row["size"] == pytest.approx(_kish(w[m]), rel=1e-12)
         assert row["reference_size"] == pytest.approx(_kish(w[~m]), rel=1e-12)
-    # Unit weights: the bias-corrected values of the unweighted counts.
+    # Unit weights: the debiased values of the unweighted counts.
     plain = fc.calibration_disparity(y, p, group, n_bins=5)
     ones = fc.calibration_disparity(y, p, group, n_bins=5, sample_weight=np.ones(len(y)))
     assert ones.value == pytest.approx(plain.value, rel=1e-9)
-    np.testing.assert_allclose(ones.errors["ece_expected"], plain.errors["ece_expected"], rtol=1e-9)
+    np.testing.assert_allclose(ones.errors["squared_ce"], plain.errors["squared_ce"], rtol=1e-9)
     weighted = fc.calibration_disparity(y, p, group, n_bins=5, sample_weight=w)
     assert np.isfinite(weighted.value) and weighted.debiased
+    # Weighted: each bin's mass is its share and its Kish effective size n* = (Σw)² / Σw² its rows in the variance.
+    table = weighted.table.set_index("subgroup")
+    for name in table.index:
+        m = group == name
+        mine, rest = _literal_squared(y[m], p[m], w[m]), _literal_squared(y[~m], p[~m], w[~m])
+        assert table.loc[name, "subgroup_squared"] == pytest.approx(mine, rel=1e-9, abs=1e-12)
+        assert table.loc[name, "reference_squared"] == pytest.approx(rest, rel=1e-9, abs=1e-12)
+        assert table.loc[name, "disparity"] == pytest.approx(np.sqrt(abs(mine - rest)), rel=1e-9)
+
+
+def _literal_squared(y, p, w, edges=np.arange(6) / 5) -> float:
+    """Σ_b W_b [(ȳ_b − p̄_b)² − ȳ_b (1 − ȳ_b) / (n*_b − 1)] / Σ W_b over bins with n*_b > 1, written out."""
+    b = np.clip(np.searchsorted(edges[1:-1], p, side="right"), 0, len(edges) - 2)
+    total = 0.0
+    for k in range(len(edges) - 1):
+        wk = w[b == k]
+        if wk.sum() == 0:
+            continue
+        n_eff = wk.sum() ** 2 / (wk ** 2).sum()
+        if n_eff > 1:
+            y_bar, p_bar = np.average(y[b == k], weights=wk), np.average(p[b == k], weights=wk)
+            total += wk.sum() * ((y_bar - p_bar) ** 2 - y_bar * (1 - y_bar) / (n_eff - 1))
+    return total / w.sum()
 
 
 def test_base_rates_and_dataset_statistical_parity():
