@@ -69,7 +69,7 @@ from ._stats.delong import auc_interval, delong_variance
 from ._policy.defaults import DEFAULT_RULES
 from ._policy.rules import Rule
 from ._policy.rules_json import rules_from_json, rules_to_json
-from ._policy.verdicts import Verdict, evaluate, evaluate_result, summarize_verdicts
+from ._policy.verdicts import Verdict, evaluate, evaluate_result, rows_factor, summarize_verdicts
 from ._metrics.explorer import disparity_curve, explorer_thresholds, rule_band, threshold_curves
 from ._metrics.auc_counts import AucCounts, auc_counts
 from ._metrics.subgroup_thresholds import SubgroupThresholdEffect, subgroup_threshold_effect
@@ -126,7 +126,7 @@ _dataset_names = ["dataset_statistical_parity", "base_rates", "base_rates_from_c
                   "SmoothedEdfResult"]
 
 _interval_names = ["wilson_interval", "weighted_wilson_interval", "effective_size", "delong_variance", "auc_interval"]
-_policy_names = ["Rule", "Verdict", "DEFAULT_RULES", "evaluate", "evaluate_result", "summarize_verdicts",
+_policy_names = ["Rule", "Verdict", "DEFAULT_RULES", "evaluate", "evaluate_result", "rows_factor", "summarize_verdicts",
                  "rules_to_json", "rules_from_json"]
 _review_names = ["compare_models", "compare_model_aucs", "compare_model_calibration", "render_report", "ReviewConfig", "Review", "ModelReview", "build_review", "build_review_from_counts", "default_threshold", "threshold_for_range", "rate_rules",
                  "dataset_rule", "no_auc_finding", "CONFIG_BOUNDS", "MAX_CONFIG_BYTES", "Conclusions", "auc_conclusions",

@@ -25,7 +25,7 @@ from .compare import (ALONE_NOTE, DISTANCES, DisparityResult, add_intervals, boo
                        comparison_columns, comparison_index, compared_values, reduce_disparities, reduced_interval)
 from .._policy.defaults import DEFAULT_RULES
 from .._policy.rules import BOUND_RTOL, Rule
-from .._policy.verdicts import Verdict, evaluate, evaluate_result
+from .._policy.verdicts import Verdict, _rows_text, evaluate, evaluate_result
 from .._stats.result import ValueResult
 
 ERROR_COLUMNS = ("ece", "mce", "brier_score")
@@ -549,8 +549,8 @@ def _interpret(result: DisparityResult, verdict: Optional[Verdict], min_per_grou
         return head + (f" It exceeds the bound of {bound}{whole}: predicted probabilities are less reliable "
                        f"for some subgroups than for others; see the reliability diagrams for where they "
                        f"over- or under-estimate the outcome.")
-    return head + (f" Its interval straddles the bound of {bound}: inconclusive at this sample size (more rows "
-                   f"per subgroup would narrow it).")
+    return head + f" Its interval straddles the bound of {bound}: inconclusive at this sample size." + _rows_text(
+        verdict.rows_factor, verdict.smallest)
 
 
 @dataclass(frozen=True)

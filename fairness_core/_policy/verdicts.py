@@ -64,6 +64,13 @@ class Verdict:
         What the value leaves out and why, one text per comparison, e.g. ``"afam=yes: 20 actual
         positives < minimum 30"`` (small comparisons, unless they were included, and undefined
         ones); the sentence names them too.
+    rows_factor : float
+        For an inconclusive verdict: about how many times the rows would decide it at the current
+        estimate (:func:`rows_factor`; inf when the estimate is on the bound); NaN otherwise.
+    smallest : float
+        The rows (effective rows with weights) of the smallest subgroup the value compares, when
+        known (:func:`evaluate_result`); NaN otherwise. ``smallest * rows_factor`` is about what
+        that subgroup would need.
     """
 
     rule: Rule
@@ -75,6 +82,8 @@ class Verdict:
     level: Optional[float] = None
     note: str = field(default="")
     left_out: tuple = ()
+    rows_factor: float = field(default=float("nan"), compare=False)
+    smallest: float = field(default=float("nan"), compare=False)
 
 
 def _real(x: Any, param: str) -> float:
@@ -101,9 +110,70 @@ def _at_least(x: float, bound: float) -> bool:
     return x >= bound or math.isclose(x, bound, rel_tol=BOUND_RTOL)
 
 
+ROWS_MARGIN = 1.3   # the interval's half must shrink to 1 / 1.3 of the gap to the bound
+
+
+def rows_factor(rule: Rule, value: float, low: float, high: float) -> float:
+    """About how many times the rows would decide an inconclusive verdict, at its current estimate.
+
+    An interval's half-width shrinks as 1 / sqrt(n). Its half h (the larger of the two: a
+    disparity's lower end is held at parity while its interval includes parity, so the lower half
+    understates the width) must shrink below the gap g = |value - bound|, with a margin: the factor
+    is (1.3 h / g)², at least 1. At that many rows, were the truth the current estimate, the
+    interval's end would lie short of the estimate by g / 1.3, 0.45 of a standard error from the
+    bound (1.96 (1 - 1 / 1.3)), so the verdict would be decided in about two samples of three
+    (measured: 65 % and 71 %, tests/fairness_core/test_rows_needed.py). Ratios are measured on the log
+    scale, on which their intervals are symmetric.
+
+    Parameters
+    ----------
+    rule : Rule
+    value, low, high : float
+        The estimate and its interval, in the rule's units.
+
+    Returns
+    -------
+    float
+        >= 1; inf when the estimate is on the bound (no number of rows decides it there); NaN
+        when any input is NaN, or a ratio's end is not positive.
+
+    Examples
+    --------
+    >>> from fairness_core import Rule
+    >>> rule = Rule(name="fpr", metric="false_positive_rate", distance_measure="diff", bound=0.05)
+    >>> round(rows_factor(rule, 0.08, 0.01, 0.15), 2)   # h = 0.15 - 0.08, g = 0.08 - 0.05
+    9.2
+    """
+    maximum = rule.direction == "max"
+    x, lo, hi, bound = value, low, high, rule.bound
+    if any(math.isnan(v) for v in (x, lo, hi)):
+        return float("nan")
+    if rule.distance_measure == "ratio":
+        if min(x, lo, bound) <= 0 or math.isinf(x) or math.isinf(hi):
+            return float("nan")
+        x, lo, hi, bound = math.log(x), math.log(lo), math.log(hi), math.log(bound)
+    gap = abs(x - bound)
+    if gap <= BOUND_RTOL * max(abs(bound), 1e-12):
+        return float("inf")
+    half = max(hi - x, x - lo)   # the larger half: a disparity's lower end is held at parity when its interval
+    return max(1.0, (ROWS_MARGIN * half / gap) ** 2)   # includes it, so that half is not its width
+
+
+def _rows_text(factor: float, smallest: float) -> str:
+    """The sentence's clause for an inconclusive verdict: the rows that would decide it."""
+    if math.isnan(factor):
+        return ""
+    if math.isinf(factor):
+        return " The estimate is on the bound: no number of rows decides it at this estimate."
+    times = f"{factor:.1f}" if factor < 10 else f"{factor:,.0f}"
+    where = ("" if math.isnan(smallest) or smallest <= 0 else
+             f" (the smallest subgroup compared, {smallest:,.0f} rows, about {smallest * factor:,.0f})")
+    return f" At this estimate about {times} times the rows would decide it{where}."
+
+
 def evaluate(rule: Rule, value: float, *, ci_low: Optional[float] = None, ci_high: Optional[float] = None,
              distance_measure: Optional[str] = None, level: Optional[float] = None, note: str = "",
-             left_out: tuple = ()) -> Verdict:
+             left_out: tuple = (), smallest: Optional[float] = None) -> Verdict:
     """Assess a value (and its interval) against a rule: pass, fail, inconclusive or not assessable.
 
     With an interval [ci_low, ci_high], for ``direction='max'`` (value <= bound):
@@ -133,10 +203,15 @@ def evaluate(rule: Rule, value: float, *, ci_low: Optional[float] = None, ci_hig
     left_out : tuple of str, optional
         The comparisons the value leaves out, with why (``evaluate_result`` reads them off the
         result's table); kept in the verdict and named at the end of its sentence.
+    smallest : float, optional
+        The rows of the smallest subgroup the value compares: an inconclusive verdict's sentence
+        then says about how many it would need (:func:`rows_factor`).
 
     Returns
     -------
     Verdict
+        An inconclusive one carries ``rows_factor`` and its sentence says about how many times
+        the rows would decide it at this estimate.
 
     Raises
     ------
@@ -210,7 +285,11 @@ def evaluate(rule: Rule, value: float, *, ci_low: Optional[float] = None, ci_hig
         if infinite:
             verdict_note = INFINITE_RATIO_NOTE
             sentence += f" The point estimate is infinite because {INFINITE_REASON}."
-        return _with_left_out(Verdict(rule, value, low, high, status, sentence, level, verdict_note), left_out)
+        factor = rows_factor(rule, value, low, high) if status == "inconclusive" else float("nan")
+        least = float("nan") if smallest is None else _real(smallest, "smallest")
+        sentence += _rows_text(factor, least)
+        return _with_left_out(Verdict(rule, value, low, high, status, sentence, level, verdict_note,
+                                      rows_factor=factor, smallest=least), left_out)
 
     passes = _at_most(value, bound) if maximum else _at_least(value, bound)
     status = "pass" if passes else "fail"
@@ -338,7 +417,28 @@ def evaluate_result(rule: Rule, result: Any, *, level: Optional[float] = None) -
     return evaluate(rule, result.value, ci_low=_attribute(result, "ci_low", nan),
                     ci_high=_attribute(result, "ci_high", nan),
                     distance_measure=_attribute(result, "distance_measure", None), level=level, note=note,
-                    left_out=left_out_of(result))
+                    left_out=left_out_of(result), smallest=smallest_compared(result))
+
+
+def smallest_compared(result: Any) -> Optional[float]:
+    """The rows (effective rows with weights) of the smallest subgroup among the comparisons a result's value
+    uses: its table's ``size`` (and ``reference_size`` of a pair of subgroups) over the rows with a defined value,
+    small ones left out unless the result included them; None when there is no such table."""
+    table = _attribute(result, "table", None)
+    if not isinstance(table, pd.DataFrame) or "size" not in table or table.empty:
+        return None
+    column = next((c for c in ("disparity", "score") if c in table), None)
+    if column is None:
+        return None
+    used = table[column].notna().to_numpy()
+    if "small" in table and _attribute(result, "n_small_excluded", 0):
+        used = used & ~table["small"].to_numpy(dtype=bool)
+    sizes = [pd.to_numeric(table["size"], errors="coerce").to_numpy(dtype=np.float64)[used]]
+    if "reference" in table and "reference_size" in table and not table["reference"].isin(["rest", "overall"]).all():
+        sizes.append(pd.to_numeric(table["reference_size"], errors="coerce").to_numpy(dtype=np.float64)[used])
+    values = np.concatenate(sizes)
+    values = values[~np.isnan(values)]
+    return float(values.min()) if len(values) else None
 
 
 SUMMARY_COLUMNS = ["rule", "metric", "distance_measure", "value", "ci_low", "ci_high", "bound", "direction",

@@ -221,7 +221,8 @@ class Review:
         def verdicts(items):
             return [{"rule": v.rule.to_dict(), "value": _json_cell(v.value), "ci_low": _json_cell(v.ci_low),
                      "ci_high": _json_cell(v.ci_high), "status": v.status, "sentence": v.sentence,
-                     "note": v.note} for v in items]
+                     "note": v.note, "rows_factor": _json_cell(v.rows_factor),
+                     "rows_needed": _json_cell(v.smallest * v.rows_factor)} for v in items]
 
         try:
             status = self.exit_status()

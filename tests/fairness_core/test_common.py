@@ -136,6 +136,7 @@ NOT_METRICS = {
     "delong_variance": "a variance of given histograms", "auc_interval": "an interval of given histograms",
     # rules, verdicts, findings, conclusions
     "evaluate": "a verdict", "evaluate_result": "a verdict", "summarize_verdicts": "a table of verdicts",
+    "rows_factor": "how many times the rows would decide a verdict",
     "rules_to_json": "serialisation", "rules_from_json": "serialisation", "classwise_findings": "sentences",
     "disparity_findings": "sentences", "rate_findings": "sentences", "reduction_finding": "sentences",
     "findings_table": "a table of findings", "auc_findings": "sentences", "direction_warning": "a sentence",

@@ -89,7 +89,9 @@ def test_sentences_read_as_documented():
         "Four-fifths rule: p% score 0.72 (95 % interval 0.65–0.78) is below 0.8 across the whole interval: fails.")
     assert evaluate(FOUR_FIFTHS, 0.78, ci_low=0.7, ci_high=0.86, level=0.9).sentence == (
         "Four-fifths rule: p% score 0.78 (90 % interval 0.7–0.86) is below 0.8, but the interval straddles 0.8: "
-        "inconclusive at this sample size.")
+        "inconclusive at this sample size. At this estimate about 27 times the rows would decide it.")
+    # (1.3 x (0.86 - 0.78) / (0.8 - 0.78))² = 5.2² = 27.04: the larger half must shrink below the gap to 0.8.
+    assert evaluate(FOUR_FIFTHS, 0.78, ci_low=0.7, ci_high=0.86).rows_factor == pytest.approx(27.04)
     assert evaluate(FPR_RATIO, 1.1, ci_low=1.05, ci_high=1.2).sentence == (
         "False positive rate band: false positive rate disparity (ratio) 1.1 (interval 1.05–1.2) is at most 1.25 "
         "across the whole interval: passes.")

@@ -36,7 +36,7 @@ PACKAGE_ALL = ['AucCounts', 'BiasAucResult', 'CONFIG_BOUNDS', 'CalibrationCounts
  'model_statistical_parity', 'named_reference', 'neutralize_formulas', 'no_auc_finding', 'numbers_as_text',
  'outcome_words', 'p_percent_score', 'performance_table', 'power_mean', 'rate_conclusions', 'rate_disparity',
  'rate_findings', 'rate_rules', 'read_table', 'reduce_disparities', 'reduction_finding', 'reference_keyword',
- 'reliability_diagram', 'render_report', 'result_subject', 'rule_band', 'rule_plain_name', 'rules_from_json', 'rules_to_json', 'smoothed_edf',
+ 'reliability_diagram', 'render_report', 'result_subject', 'rows_factor', 'rule_band', 'rule_plain_name', 'rules_from_json', 'rules_to_json', 'smoothed_edf',
  'smoothed_edf_from_counts', 'subgroup_auc', 'subgroup_threshold_effect', 'subset_score',
  'suggest_threshold', 'summarize_bias_auc', 'summarize_verdicts', 'table_from_json', 'table_to_csv', 'table_to_json',
  'theil_index', 'threshold_counts', 'threshold_curves', 'threshold_for_range', 'true_positive_rate_disparity',
