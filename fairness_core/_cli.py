@@ -147,7 +147,7 @@ def _config(args, frame):
     from ._review.config import ReviewConfig
     from ._data.columns import ColumnMapping
 
-    base = ReviewConfig.from_json(_config_text(args.config)) if args.config else None
+    base = _base_config(args)
     mapping = base.mapping if base is not None else None
     label = args.label or (mapping.label if mapping else None)
     if label is None:
@@ -224,6 +224,20 @@ def _config(args, frame):
     if args.suggest_threshold is not None:
         gate["suggest_measure"] = args.suggest_threshold
     return dataclasses.replace(config, **gate) if gate else config
+
+
+def _base_config(args):
+    """The ``--config`` review configuration (None without one), read and checked once, before any data is read:
+    a configuration refused starts no reading thread (Arrow's thread pools, torn down at exit, could abort)."""
+    if not args.config:
+        return None
+    cached = getattr(args, "_base_config", None)
+    if cached is None:
+        from ._review.config import ReviewConfig
+
+        cached = ReviewConfig.from_json(_config_text(args.config))
+        args._base_config = cached
+    return cached
 
 
 def _config_text(path: str) -> str:
@@ -388,6 +402,25 @@ def _engine_error(exc: Exception) -> bool:
     return type(exc).__module__.split(".")[0].lstrip("_") in ("duckdb", "polars", "pyspark", "ibis", "sqlglot")
 
 
+def run() -> None:
+    """The console command: :func:`main`, then exit with its status without tearing the interpreter down.
+
+    Arrow's and DuckDB's native thread pools can abort the process at interpreter exit
+    ("terminate called without an active exception", status -6) when a worker is still alive
+    (apache/arrow#34314), which would turn a verdict's exit status into a crash. Everything is
+    written and flushed by then, so the process ends with ``os._exit``.
+    """
+    import os
+
+    status = main()
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):   # a closed or broken pipe: nothing more can be said on it
+            pass
+    os._exit(status)
+
+
 def main(argv=None) -> int:
     """Run the command line; returns the exit status.
 
@@ -413,6 +446,7 @@ def main(argv=None) -> int:
     path = Path(args.data)
     try:
         _check_usage(args)
+        _base_config(args)   # a configuration outside its bounds is refused before the data is read
         if args.engine:
             review = _engine_review(args)
         else:

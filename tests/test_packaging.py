@@ -49,7 +49,7 @@ def test_the_wheel_declares_the_version_the_dependencies_and_the_extras(wheel):
     assert "streamlit" not in plain and "pyspark" not in plain
     assert {"app", "engines", "spark", "test", "bench"} <= set(meta.get_all("Provides-Extra"))
     assert any(r.startswith("streamlit") and 'extra == "app"' in r for r in requires)
-    assert "fairness-core = fairness_core._cli:main" in entry_points
+    assert "fairness-core = fairness_core._cli:run" in entry_points
     # the package data and the typing marker; nothing of the app or the tests
     assert {"fairness_core/py.typed", "fairness_core/templates/report.html.j2",
             "fairness_core/templates/report.css"} <= set(names)

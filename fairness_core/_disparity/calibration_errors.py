@@ -266,11 +266,13 @@ def squared_errors(stats: np.ndarray, min_per_group: int = 1, ratio: Optional[np
     -------
     debiased, plug_in, variance : ndarray of shape (...)
         In [-0.25, 1] and [0, 1]; NaN below `min_per_group`. `variance` estimates the debiased error's sampling
-        variance: Σ_b (n_b / n)² max(2 V_b² + 4 g_b² V_b, 0) + Σ_b (n_b / n)(g_b² − debiased)² / n, with g_b² the
-        bin's debiased squared gap (unbiased, so it can be below 0: its positive part overstated a calibrated bin's
-        variance) and V_b = max(ȳ_b (1 − ȳ_b), p̄_b (1 − p̄_b)) / (n_b − 1) the variance of
-        its fraction of positives (the score's variance keeps a bin whose labels are all alike from a variance of
-        0): the first sum is the variance of a squared normal gap, the second that of the bins' shares. The
+        variance: Σ_b (n_b / n)² (2 V_b² + 4 g² V_b) + Σ_b (n_b / n)(g_b² − debiased)² / n, with g² = max(debiased,
+        0) the group's squared gap taken for every bin's (a bin's own debiased gap is as noisy as the variance it
+        would estimate, and its positive part overstated a calibrated bin's variance; its signed value made the
+        interval short exactly where the estimate came out low), g_b² the bin's debiased squared gap and
+        V_b = r_b (1 − r_b) / n_b the variance of its fraction of positives at r_b = (n_b ȳ_b + p̄_b) / (n_b + 1), its
+        rate shrunk towards its mean score by one row's worth (a bin whose labels are all alike keeps a variance
+        above 0): the first sum is the variance of a squared normal gap, the second that of the bins' shares. The
         intervals studentize by it (the bootstrap-t).
 
     References
@@ -299,11 +301,15 @@ def squared_errors(stats: np.ndarray, min_per_group: int = 1, ratio: Optional[np
         plug_in = (count * gap).sum(axis=-1) / n
         debiased = plug_in - (count * variance).sum(axis=-1) / n
         share = count / n[..., None]
-        spread = np.where(used, np.maximum(y_bar * (1.0 - y_bar), p_bar * (1.0 - p_bar)), 0.0)
-        v = spread / np.where(used, rows - 1.0, 1.0)
-        g2 = gap - variance   # unbiased for the bin's squared gap (a bin's variance term is floored at 0 below)
+        # The variance of a bin's fraction of positives at its rate shrunk towards its mean score by one row's worth,
+        # (Σy + p̄) / (n_b + 1): never 0 for a bin whose labels are all alike, and nearly ȳ's elsewhere.
+        rate = np.clip((y_bar * rows + p_bar) / np.where(used, rows + 1.0, 1.0), 0.0, 1.0)
+        v = np.where(used, rate * (1.0 - rate) / np.where(used, rows, 1.0), 0.0)
+        # Each bin's squared gap taken as the group's (at least 0): a bin's own estimate is as noisy as the variance
+        # it would estimate, and low exactly where the group's estimate is low, which made those intervals too short.
+        g2 = np.maximum(debiased, 0.0)[..., None]
         effective = rows.sum(axis=-1)
-        sampling = (share ** 2 * np.maximum(2.0 * v * v + 4.0 * g2 * v, 0.0)).sum(axis=-1) + (
+        sampling = (share ** 2 * (2.0 * v * v + 4.0 * g2 * v)).sum(axis=-1) + (
             share * (g2 - debiased[..., None]) ** 2).sum(axis=-1) / np.where(effective > 0, effective, 1.0)
     enough = ((n if sizes is None else sizes) >= min_per_group) & (n > 0)
     return (np.where(enough, debiased, np.nan), np.where(enough, plug_in, np.nan),

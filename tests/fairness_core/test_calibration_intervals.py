@@ -533,8 +533,9 @@ def test_error_chart_bars_error_bars_and_reference(with_small):
 
     stars = [t for t in fig.data if t.name == PARITY_LEGEND]
     flagged = by_name["excludes_parity"].fillna(False).astype(bool)
-    assert flagged.tolist() == [False, True, True]  # big and mid against their rest
-    assert len(stars) == 1 and list(stars[0].y) == ["big", "mid"]
+    # Every comparison: mid is miscalibrated (p² against p), so big's rest is too, and few's rest holds mid.
+    assert flagged.tolist() == [True, True, True]
+    assert len(stars) == 1 and list(stars[0].y) == ["&lt;b&gt;few&lt;/b&gt; (small)", "big", "mid"]
     assert any(t.name == "Hatched: small subgroup (reason on hover)" for t in fig.data)
 
 
