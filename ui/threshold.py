@@ -200,8 +200,11 @@ def _suggest_group_thresholds(token: str, mapping_key: str, score: str, threshol
             return
         st.markdown(f"Balanced accuracy **{formats.num(found.value)}** with these thresholds "
                     f"({formats.num(found.single_value)} at the single threshold {threshold:g}); the largest "
-                    f"difference between two subgroups' rates is {formats.num(found.gap)}. One deterministic "
-                    "threshold per subgroup, no randomised decisions.")
+                    f"difference between two subgroups' rates is {formats.num(found.gap)} on these rows, and on new "
+                    f"rows of the same sizes expect up to **{formats.num(found.expected_gap)}** (in four samples of "
+                    "five). One deterministic threshold per subgroup, no randomised decisions.")
+        if found.note:
+            st.warning(escape.md(found.note))
         st.dataframe(found.table.round(4), hide_index=True)
         st.button("Use these thresholds in the boxes below", on_click=_use, args=(token, score, found.thresholds))
 
