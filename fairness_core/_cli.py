@@ -1,3 +1,4 @@
+# More than 500 lines: one concept (the command line: its arguments, their checks, the in-memory and engine reviews and the exit status), whose help text is most of it.
 """Command line: ``python -m fairness_core report|metrics DATA ...`` (see ``--help``).
 
 Exit status (the release gate): 0 when every gating verdict passes, 1 when one fails (with ``--strict``

@@ -301,10 +301,16 @@ def calibration_conclusions(counts, *, threshold: Optional[float] = None, min_pe
                               distance_measure=distance_measure, reduction=reduction, reference=reference,
                               include_small=include_small, ci=ci, n_boot=n_boot, random_state=random_state,
                               adjust=adjust)
-    findings = tuple(f.sentence for f in disparity_findings(result.disparity, "expected calibration error"))
+    findings = tuple(f.sentence for f in disparity_findings(result.disparity, calibration_words(result)))
     verdicts = () if result.verdict is None else (result.verdict,)
     return Conclusions(findings, verdicts, {"calibration": result}, (who(result),) * len(verdicts)).weighted_if(
         counts.weighted)
+
+
+def calibration_words(result) -> str:
+    """What a calibration disparity's findings call the compared quantity: "ℓ2 ECE" for debiased squared
+    calibration errors (the default), "expected calibration error" for seed 001's plug-in ECEs."""
+    return "ℓ2 ECE" if getattr(result, "debiased", False) else "expected calibration error"
 
 
 def dataset_conclusions(label_counts, *, distance_measure: str = "diff", reduction: str = "max",

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pandas as pd
 
@@ -189,8 +191,21 @@ def _faded(marker: dict, small) -> dict:
 
 
 def _axis_end(right) -> float:
-    """A little beyond the largest finite value (at least 0.05, so an all-zero panel still shows)."""
+    """A little beyond the largest finite value (at least 0.05, so an all-zero panel still shows), and clear of the
+    last tick: a tick label within 8 % of the end would hang over the panel's edge (and make Plotly grow the
+    margin after drawing), so the end then moves 8 % past that tick. Ticks as Plotly places them on a linear axis
+    of 3 to 12 ticks, whichever it picks for the panel's width: steps of 1, 2, 2.5 or 5 times a power of ten."""
     right = np.asarray(right, dtype=float)
     finite = right[np.isfinite(right)]
     top = float(finite.max()) if finite.size else 0.0
-    return max(0.05, top * 1.08)
+    end = max(0.05, top * 1.08)
+    for _ in range(3):   # moving the end past one step's last tick can bring it near another step's
+        magnitude = 10.0 ** math.floor(math.log10(end / 12.0))
+        steps = [m * magnitude * 10 ** e for e in (0, 1, 2) for m in (1.0, 2.0, 2.5, 5.0)
+                 if end / 12.0 <= m * magnitude * 10 ** e <= end / 3.0]
+        lasts = [math.floor(end / step + 1e-9) * step for step in steps]
+        near = [last for last in lasts if end - last < 0.08 * end]
+        if not near:
+            break
+        end = max(near) + 0.08 * end
+    return end

@@ -68,8 +68,8 @@ def test_page_shows_the_interval_the_verdict_and_the_findings(app, credit_counts
     assert "(excess ℓ2 ECE)" in expected.verdict.sentence
     # Findings: the driver of the max, in words, with its interval.
     panel = findings(app)
-    first = fc.disparity_findings(expected.disparity, "expected calibration error")[0].sentence
-    assert first in panel and worst in panel and "expected calibration error" in panel
+    first = fc.disparity_findings(expected.disparity, "ℓ2 ECE")[0].sentence
+    assert first in panel and worst in panel and "The largest ℓ2 ECE difference" in panel
     # Charts: the reliability diagram with Wilson error bars, the ECE chart with bootstrap error bars.
     reliability, ece = figures(app)
     curves = [t for t in reliability["data"] if t.get("error_y")]
