@@ -130,10 +130,7 @@ def calibration_disparity_of(counts, *, threshold: Optional[float] = None, min_p
         # The debiased squared calibration errors (Kumar, Liang & Ma 2019) of the subgroups, their backgrounds and
         # all rows: unbiased whatever the true miscalibration. The comparison is their difference, shown on the
         # scale of a calibration error as the excess ℓ2 ECE sign(d) sqrt(|d|); the values are the ℓ2 ECEs.
-        weighted = _weighted(counts)
-        sides = [squared_errors(stats, min_per_group, r, sizes if weighted else None) for stats, r, sizes in (
-            (counts.member, ratios[0], counts.sizes), (counts.background, ratios[1], counts.background_sizes),
-            (counts.overall, ratios[2], np.array(counts.overall_size) if weighted else None))]
+        sides = _squared_sides(counts, min_per_group)
         squared, plug_ins, variances = ([side[q] for side in sides] for q in range(3))
         a_sq, b_sq = compared_values(*squared, reference, counts.names)
         table = _on_l2_scale(table, squared, a_sq, b_sq, reference, counts.names)
@@ -173,13 +170,12 @@ def calibration_disparity_of(counts, *, threshold: Optional[float] = None, min_p
             signed = excess(studentized(a_sq - b_sq, a_var + b_var, a_rep - b_rep, a_rep_var + b_rep_var,
                                         a_plug - b_plug))
             disparity = np.abs(signed)
-            a = studentized(a_sq, a_var, a_rep, a_rep_var, a_plug)
-            b = studentized(b_sq, b_var, b_rep, b_rep_var, b_plug)
-            for side, samples, estimate in (("subgroup_value", a, a_sq), ("reference_value", b, b_sq)):
-                low, high, _ = percentile_interval(samples, level)
+            for side, parts in (("subgroup_value", (a_sq, a_var, a_rep, a_rep_var, a_plug)),
+                                ("reference_value", (b_sq, b_var, b_rep, b_rep_var, b_plug))):
+                low, high, _ = _studentized_interval(*parts, level)
                 at = table.columns.get_loc(side) + 1
-                table.insert(at, f"{side}_ci_low", l2_scale(np.fmin(low, estimate)))
-                table.insert(at + 1, f"{side}_ci_high", l2_scale(np.fmax(high, estimate)))
+                table.insert(at, f"{side}_ci_low", l2_scale(low))
+                table.insert(at + 1, f"{side}_ci_high", l2_scale(high))
         else:
             a, b = compared_values(errs[..., 0], rest, whole, reference, counts.names)
             for side, samples in (("subgroup_value", a), ("reference_value", b)):
@@ -322,6 +318,26 @@ def _member_squared(counts, min_per_group: int) -> tuple[np.ndarray, np.ndarray,
     return squared_errors(counts.member, min_per_group, _ratios(counts)[0], counts.sizes if weighted else None)
 
 
+def _squared_sides(counts, min_per_group: int) -> list:
+    """:func:`squared_errors` of the subgroups (k,), their backgrounds (k,) and all rows (scalars)."""
+    weighted, ratios = _weighted(counts), _ratios(counts)
+    return [_member_squared(counts, min_per_group)] + [
+        squared_errors(stats, min_per_group, r, sizes if weighted else None) for stats, r, sizes in (
+            (counts.background, ratios[1], counts.background_sizes),
+            (counts.overall, ratios[2], np.array(counts.overall_size) if weighted else None))]
+
+
+def _studentized_interval(estimate, variance, replicates, replicate_variances, plug_in, level: float):
+    """(low, high, n_undefined): the percentile interval of :func:`studentized` replicates, widened to contain the
+    estimate (NaN where the estimate is)."""
+    low, high, undefined = percentile_interval(
+        studentized(estimate, variance, replicates, replicate_variances, plug_in), level)
+    estimate = np.asarray(estimate, dtype=np.float64)
+    defined = ~np.isnan(estimate)
+    return (np.where(defined, np.fmin(low, estimate), np.nan), np.where(defined, np.fmax(high, estimate), np.nan),
+            undefined)
+
+
 def studentized(estimate, variance, replicates, replicate_variances, plug_in) -> np.ndarray:
     """Bootstrap-t replicates of a debiased squared error: estimate − t* sqrt(variance), t* = (replicate − plug_in)
     / sqrt(replicate variance), so their percentiles are the studentized bootstrap's interval.
@@ -457,15 +473,13 @@ def _with_error_intervals(table: pd.DataFrame, samples: np.ndarray, level: float
     `variance` (k,): the data's.
 
     The squared error's interval is the studentized bootstrap's (:func:`studentized`), centred on the unbiased
-    estimate and reaching below 0 where the truth can be 0; the ℓ2 ECE's is its square root. The plug-in ECE and the MCE have none: both lie above their truth by the
-    bins' noise (a calibrated group's every replicate is above 0), and their percentile intervals covered 0 % and
-    0-9 % of calibrated groups in the coverage benchmark, a claim they cannot keep."""
+    estimate and reaching below 0 where the truth can be 0; the ℓ2 ECE's is its square root. The plug-in ECE and
+    the MCE have none: both lie above their truth by the bins' noise (a calibrated group's every replicate is above
+    0), and their percentile intervals covered 0 % and 0-9 % of calibrated groups in the coverage benchmark, a claim
+    they cannot keep."""
     table = table.copy()
-    squared = table["squared_ce"].to_numpy(dtype=np.float64)
-    pivot = studentized(squared, variance, samples[:, :, 3], samples[:, :, 5], plug_in)
-    low, high, n_undefined = percentile_interval(pivot, level)
-    defined = ~np.isnan(squared)
-    low, high = np.where(defined, np.fmin(low, squared), np.nan), np.where(defined, np.fmax(high, squared), np.nan)
+    low, high, n_undefined = _studentized_interval(table["squared_ce"].to_numpy(dtype=np.float64), variance,
+                                                   samples[:, :, 3], samples[:, :, 5], plug_in, level)
     columns = {"l2_ece": (l2_scale(low), l2_scale(high), n_undefined), "squared_ce": (low, high, n_undefined),
                "brier_score": _value_interval(samples[:, :, 2], table["brier_score"].to_numpy(dtype=np.float64),
                                               level)}

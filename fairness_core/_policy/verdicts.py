@@ -330,25 +330,36 @@ def left_out_of(result: Any) -> tuple:
     -------
     tuple of str
     """
-    table = _attribute(result, "table", None)
-    if not isinstance(table, pd.DataFrame) or "subgroup" not in table or table.empty:
+    found = _comparisons(result)
+    if found is None or "subgroup" not in found[0]:
         return ()
-    column = next((c for c in ("disparity", "score") if c in table), None)
-    if column is None:
-        return ()
+    table, small, undefined, pair = found
     n = len(table)
-    small = table["small"].to_numpy(dtype=bool) if "small" in table else np.zeros(n, bool)
-    small = small & bool(_attribute(result, "n_small_excluded", 0))
-    undefined = table[column].isna().to_numpy() & ~small
     reasons = table["small_reason"].astype(str).to_numpy() if "small_reason" in table else np.full(n, "small")
     notes = table["note"].astype(str).to_numpy() if "note" in table else np.full(n, "undefined")
-    pair = "reference" in table and not table["reference"].isin(["rest", "overall"]).all()
     out = []
     for i in np.flatnonzero(small | undefined):
         who = str(table["subgroup"].iloc[i]) + (f" vs {table['reference'].iloc[i]}" if pair else "")
         why = (reasons[i] or "small") if small[i] else (notes[i] or "undefined")
         out.append(f"{who}: {why}")
     return tuple(out)
+
+
+def _comparisons(result: Any) -> Optional[tuple]:
+    """A result's comparison table and, per row, whether it was left out as small (unless the result included
+    small ones) or as undefined (its ``disparity`` or ``score`` NaN), and whether its rows compare pairs of
+    subgroups: ``(table, small, undefined, pair)``; None without such a table."""
+    table = _attribute(result, "table", None)
+    if not isinstance(table, pd.DataFrame) or table.empty:
+        return None
+    column = next((c for c in ("disparity", "score") if c in table), None)
+    if column is None:
+        return None
+    small = table["small"].to_numpy(dtype=bool) if "small" in table else np.zeros(len(table), bool)
+    small = small & bool(_attribute(result, "n_small_excluded", 0))
+    undefined = table[column].isna().to_numpy() & ~small
+    pair = "reference" in table and not table["reference"].isin(["rest", "overall"]).all()
+    return table, small, undefined, pair
 
 
 def _attribute(result: Any, name: str, default: Any) -> Any:
@@ -424,17 +435,13 @@ def smallest_compared(result: Any) -> Optional[float]:
     """The rows (effective rows with weights) of the smallest subgroup among the comparisons a result's value
     uses: its table's ``size`` (and ``reference_size`` of a pair of subgroups) over the rows with a defined value,
     small ones left out unless the result included them; None when there is no such table."""
-    table = _attribute(result, "table", None)
-    if not isinstance(table, pd.DataFrame) or "size" not in table or table.empty:
+    found = _comparisons(result)
+    if found is None or "size" not in found[0]:
         return None
-    column = next((c for c in ("disparity", "score") if c in table), None)
-    if column is None:
-        return None
-    used = table[column].notna().to_numpy()
-    if "small" in table and _attribute(result, "n_small_excluded", 0):
-        used = used & ~table["small"].to_numpy(dtype=bool)
+    table, small, undefined, pair = found
+    used = ~(small | undefined)
     sizes = [pd.to_numeric(table["size"], errors="coerce").to_numpy(dtype=np.float64)[used]]
-    if "reference" in table and "reference_size" in table and not table["reference"].isin(["rest", "overall"]).all():
+    if pair and "reference_size" in table:
         sizes.append(pd.to_numeric(table["reference_size"], errors="coerce").to_numpy(dtype=np.float64)[used])
     values = np.concatenate(sizes)
     values = values[~np.isnan(values)]

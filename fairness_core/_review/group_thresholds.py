@@ -173,7 +173,7 @@ def group_thresholds(counts, constraint: str = "equalized_odds", *, tolerance: f
     constrained = [rates[r] for r in CONSTRAINTS[constraint]]
     chosen, kept = None, False
     if held_out is not None:
-        margins = _margins(member, CONSTRAINTS[constraint], float(held_out))
+        margins = _margins(member, rates, CONSTRAINTS[constraint], float(held_out))
         chosen = _best_windows(constrained, gain, float(tolerance), grid, single, margins)
         # Thresholds that decide alike for everyone (all selected, or none) keep any tolerance and help no one: when
         # the margins leave nothing better, the subgroups are too small for the tolerance.
@@ -211,15 +211,14 @@ def _denominators(cells: np.ndarray, rate: str) -> np.ndarray:
     return {"selection_rate": tn + fp + fn + tp, "true_positive_rate": tp + fn, "false_positive_rate": tn + fp}[rate]
 
 
-def _margins(member: np.ndarray, rates: tuple, held_out: float) -> list:
+def _margins(member: np.ndarray, values: dict, rates: tuple, held_out: float) -> list:
     """Per constrained rate, the margin (T, k) each (threshold, subgroup) keeps inside the window (see
-    :func:`group_thresholds`)."""
+    :func:`group_thresholds`); `values`: :func:`_rates` of `member`."""
     from scipy.stats import norm
 
     k = member.shape[1]
     pairs = max(k * (k - 1) // 2, 1) * len(rates)   # every pair of subgroups on every constrained rate
     z = float(norm.ppf(1.0 - (1.0 - held_out) / pairs)) / np.sqrt(2.0)
-    values = _rates(member)
     out = []
     for rate in rates:
         r, d = values[rate], _denominators(member, rate)
