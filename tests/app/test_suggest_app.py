@@ -13,7 +13,7 @@ import fairness_core as fc
 from tests.app.helpers import csv_bytes, open_section, start, unescape, widget
 from tests.app.review_helpers import downloads, restore, upload  # noqa: F401
 from tests.support import three_groups
-from ui import computations
+from ui import computations, formats
 
 RATES, OVERVIEW = "pages/rate_disparities.py", "pages/overview.py"
 
@@ -96,6 +96,11 @@ def test_per_subgroup_thresholds_suggested_and_used(app):
     assert any("may not be lawful in every setting" in c.value for c in app.caption)
     table = next(df.value for df in app.dataframe if "balanced_accuracy_single" in df.value.columns)
     pd.testing.assert_frame_equal(table, expected.table.round(4))
+    # The gap to expect on new rows is said beside the fitted one, and a warning where it cannot be kept.
+    said = next(unescape(m.value) for m in app.markdown if "on new rows of the same sizes expect up to" in m.value)
+    assert f"**{formats.num(expected.expected_gap)}**" in said
+    assert [unescape(w.value) for w in app.warning if "on the rows they were fitted on only" in w.value] == (
+        [] if expected.kept else [expected.note])
     next(b for b in app.button if b.label == "Use these thresholds in the boxes below").click().run()
     assert not app.exception and not app.error
     for name, t in expected.thresholds.items():

@@ -120,6 +120,15 @@ def test_explorer_band_line_and_slider(app_page, app_url, screenshot_dir):
     page.screenshot(path=str(screenshot_dir / "per_subgroup_thresholds.png"))
     assert_no_exception(page)
 
+    # suggested per-subgroup thresholds say the gap to expect on new rows
+    suggest = page.get_by_test_id("stExpander").filter(has_text="Suggest per-subgroup thresholds")
+    suggest.locator("summary").click()
+    settle(page)
+    expect(suggest.get_by_text("on new rows of the same sizes expect up to")).to_be_visible()
+    suggest.scroll_into_view_if_needed()
+    page.screenshot(path=str(screenshot_dir / "suggest_group_thresholds.png"))
+    assert_no_exception(page)
+
     # suggest a threshold: every threshold assessed with intervals, the trade-off chart and the summary (on the
     # credit sample no threshold passes every rule, so nothing is offered to apply; tests/app/test_suggest_app.py
     # applies one)
