@@ -866,7 +866,7 @@ def fam_references(data, truth: Truth, c: Collector, n_boot, margin):
                                  for s in res.table["subgroup"]])
                 _disparity_rows(c, section, f"{SHORT[rate]} {measure} {words}", res, true, [("max", res)])
 
-ADJUSTED = {"bonferroni": "Bonferroni or Holm", "fdr_bh": "Benjamini–Hochberg"}
+ADJUSTED = {"max_t": "Simultaneous (max-t)", "bonferroni": "Bonferroni or Holm", "fdr_bh": "Benjamini–Hochberg"}
 
 
 def _adjusted_rows(c: Collector, section: str, label: str, adjust: str, table, truth) -> None:
@@ -877,7 +877,7 @@ def _adjusted_rows(c: Collector, section: str, label: str, adjust: str, table, t
     low, high = (table[col].to_numpy(dtype=np.float64) for col in ("disparity_ci_low", "disparity_ci_high"))
     truth = np.asarray(truth, dtype=np.float64)
     name = ADJUSTED[adjust]
-    if adjust == "bonferroni":
+    if adjust in ("max_t", "bonferroni"):
         c.add_together((section, f"{name}: {label}, all comparisons at once"), low, high, truth)
         return
     # 1 - false coverage rate: per data set, the share of its R starred intervals that hold their truth (1 when
@@ -1272,6 +1272,23 @@ def _cell(s: dict | None) -> str:
             f"({100 * s['above']:.1f}/{100 * s['below']:.1f})")
 
 
+def _width_cell(now: dict | None, before: dict | None) -> str:
+    if now is None or not now["n"] or not np.isfinite(now.get("width", np.nan)):
+        return "–"
+    text = f"{now['width']:.3g}"
+    if before and before.get("width") and np.isfinite(before["width"]) and before["width"] > 0:
+        text += f" ({now['width'] / before['width']:.2f}×)"
+    return text
+
+
+def _power(counts: Counter) -> str:
+    """Right verdicts where the truth is clear: passes where it passes, fails where it fails (by the margin)."""
+    clear = {t: sum(n for (_, truth), n in counts.items() if truth == t) for t in ("pass", "fail")}
+    right = counts[("pass", "pass")] + counts[("fail", "fail")]
+    total = clear["pass"] + clear["fail"]
+    return f"{100 * right / total:.1f}" if total else "–"
+
+
 def findings(results: dict) -> list[str]:
     """Every (quantity, setting) whose coverage is outside 93-97 %."""
     lines = []
@@ -1303,6 +1320,22 @@ def report(results: dict, args, header: list[str]) -> str:
         out.append(f"| **{section}** |" + " |" * len(settings))
         for key in (k for k in keys if k[0] == section):
             out.append(f"| {key[1]} | " + " | ".join(_cell(results[s][0].get(key)) for s in settings) + " |")
+    previous = getattr(args, "previous_data", None)
+    out += ["", "## Width of the intervals", "",
+            "Each cell: the mean width of the intervals (finite ones; for a ratio, in its units), then"
+            + (f" its ratio to the previous run's ({args.previous.name}: {previous['run']})." if previous else ".")
+            + " An interval's width is what decides between 'inconclusive' and a verdict.", ""]
+    out.append("| quantity (mean width) | " + " | ".join(settings) + " |")
+    out.append("|---|" + "---:|" * len(settings))
+    for section in sections:
+        out.append(f"| **{section}** |" + " |" * len(settings))
+        for key in (k for k in keys if k[0] == section):
+            cells = []
+            for s in settings:
+                now = results[s][0].get(key)
+                before = (previous or {}).get("settings", {}).get(s, {}).get("intervals", {}).get(f"{key[0]} | {key[1]}")
+                cells.append(_width_cell(now, before))
+            out.append(f"| {key[1]} | " + " | ".join(cells) + " |")
     out += ["", "## Quantities outside 93–97 %", "",
             "| section | quantity | setting | coverage % ± SE | misses above % | misses below % | intervals |",
             "|---|---|---|---:|---:|---:|---:|"]
@@ -1311,9 +1344,12 @@ def report(results: dict, args, header: list[str]) -> str:
             f"Per rule and setting: the true value (its range where the comparisons reduced vary between data sets), "
             f"the share of data sets with each verdict, and the wrong verdicts: 'fail' where the truth passes by at "
             f"least the margin ({args.margin:g} in the rule's units), 'pass' where the truth fails. 'edge': truth "
-            "within the margin of the bound (no verdict counts as wrong).", "",
+            "within the margin of the bound (no verdict counts as wrong). Power: the share of data sets given the "
+            "right verdict where the truth passes or fails by at least the margin"
+            + (", and the previous run's beside it." if previous else "."), "",
             "| setting | rule | truth | truth status | data sets | pass % | inconclusive % | fail % | undefined % | "
-            "wrong verdicts % |", "|---|---|---|---|---:|---:|---:|---:|---:|---:|"]
+            "wrong verdicts % | power % |" + (" previous power % |" if previous else ""),
+            "|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|" + ("---:|" if previous else "")]
     for setting in settings:
         for name, v in results[setting][1].items():
             counts = v["counts"]
@@ -1333,8 +1369,12 @@ def report(results: dict, args, header: list[str]) -> str:
             shares = " | ".join(f"{100 * by_verdict[k] / total:.1f}" for k in ("pass", "inconclusive", "fail",
                                                                                 "undefined"))
             wrong_text = f"{100 * wrong / judged:.1f}" if judged else "–"
-            out.append(f"| {setting} | {v['label']} | {rng_text} ({'≤' if v['direction'] == 'max' else '≥'} "
-                       f"{v['bound']:g}) | {status} | {total} | {shares} | {wrong_text} |")
+            row = (f"| {setting} | {v['label']} | {rng_text} ({'≤' if v['direction'] == 'max' else '≥'} "
+                   f"{v['bound']:g}) | {status} | {total} | {shares} | {wrong_text} | {_power(counts)} |")
+            if previous:
+                before = previous.get("settings", {}).get(setting, {}).get("verdicts", {}).get(name)
+                row += (f" {_power(Counter({(a, b): n for a, b, n in before['counts']}))} |" if before else " – |")
+            out.append(row)
     problems = Counter()
     for _, _, p in results.values():
         problems.update(p)
@@ -1403,12 +1443,21 @@ def main(argv=None) -> None:
     parser.add_argument("--out", type=Path, default=None, help="also write the Markdown report here")
     parser.add_argument("--json", type=Path, default=None,
                         help=f"also write its coverage table as JSON here (the app reads {MEASURED.relative_to(ROOT)})")
+    parser.add_argument("--raw", type=Path, default=None,
+                        help="also write every summary (coverage, misses, mean width, verdict counts) as JSON here")
+    parser.add_argument("--previous", type=Path, default=None, metavar="RAW",
+                        help="an earlier run's --raw file: its widths and power are set beside this run's")
     parser.add_argument("--json-from", type=Path, default=None, metavar="REPORT",
                         help="only write --json (default: the app's file) from a saved report")
     args = parser.parse_args(argv)
     if args.json_from is not None:
         _write_measured(args.json_from.read_text(), args.json or MEASURED)
         return
+    args.previous_data = None
+    if args.previous is not None:
+        import json
+
+        args.previous_data = json.loads(args.previous.read_text())
     if args.quick:
         args.datasets = min(args.datasets, 20)
         args.truth_rows = min(args.truth_rows, 200_000)
@@ -1479,6 +1528,26 @@ def main(argv=None) -> None:
         print(f"written to {args.out}", file=sys.stderr)
     if args.json is not None:
         _write_measured(text, args.json)
+    if args.raw is not None:
+        write_raw(results, args.raw, next(line for line in header if line.startswith("Run ")))
+
+
+def write_raw(results: dict, path: Path, run: str) -> None:
+    """Every setting's summaries as JSON: ``{"run": the report's "Run ..." line, "settings": {setting: {"intervals":
+    {"section | quantity": stats}, "verdicts": {rule: {"label", "bound", "direction", "counts": [[verdict, truth
+    status, n], ...]}}}}}``,
+    read back by ``--previous`` to set this run's widths and verdicts beside an earlier one's."""
+    import json
+
+    out = {"run": run, "settings": {}}
+    for setting, (intervals, verdicts, _) in results.items():
+        out["settings"][setting] = {
+            "intervals": {f"{k[0]} | {k[1]}": v for k, v in intervals.items()},
+            "verdicts": {name: {"label": v["label"], "bound": v["bound"], "direction": v["direction"],
+                                "counts": [[a, b, n] for (a, b), n in v["counts"].items()]}
+                         for name, v in verdicts.items()}}
+    path.write_text(json.dumps(out, indent=0, default=float) + "\n")
+    print(f"written to {path}", file=sys.stderr)
 
 
 def _write_measured(report_text: str, path: Path) -> None:

@@ -66,7 +66,7 @@ from ._data.mapping_guess import MappingGuess, guess_mapping, guess_outcome, gue
 from ._stats.intervals import weighted_wilson_interval, wilson_interval
 from ._counts.weights import effective_size
 from ._stats.delong import auc_interval, delong_variance
-from ._policy.defaults import DEFAULT_RULES
+from ._policy.defaults import DEFAULT_RULES, outcome_rule
 from ._policy.rules import Rule
 from ._policy.rules_json import rules_from_json, rules_to_json
 from ._policy.verdicts import Verdict, evaluate, evaluate_result, rows_factor, summarize_verdicts
@@ -126,7 +126,7 @@ _dataset_names = ["dataset_statistical_parity", "base_rates", "base_rates_from_c
                   "SmoothedEdfResult"]
 
 _interval_names = ["wilson_interval", "weighted_wilson_interval", "effective_size", "delong_variance", "auc_interval"]
-_policy_names = ["Rule", "Verdict", "DEFAULT_RULES", "evaluate", "evaluate_result", "rows_factor", "summarize_verdicts",
+_policy_names = ["Rule", "Verdict", "DEFAULT_RULES", "outcome_rule", "evaluate", "evaluate_result", "rows_factor", "summarize_verdicts",
                  "rules_to_json", "rules_from_json"]
 _review_names = ["compare_models", "compare_model_aucs", "compare_model_calibration", "render_report", "ReviewConfig", "Review", "ModelReview", "build_review", "build_review_from_counts", "default_threshold", "threshold_for_range", "rate_rules",
                  "dataset_rule", "no_auc_finding", "CONFIG_BOUNDS", "MAX_CONFIG_BYTES", "Conclusions", "auc_conclusions",

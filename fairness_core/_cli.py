@@ -2,10 +2,11 @@
 """Command line: ``python -m fairness_core report|metrics DATA ...`` (see ``--help``).
 
 Exit status (the release gate): 0 when every gating verdict passes, 1 when one fails (with ``--strict``
-also when one is inconclusive or not assessable). The gating verdicts are the rules of the models (or the
-rules ``--gate`` names; the rules about the labels only when named or with ``--gate-labels``) and, with
-``--baseline``, each other model's changes from the baseline judged against ``--max-worsening``; each one that
-is not a pass is a line on stderr. 2 for bad input or usage, 3 for an internal error. The review comes from
+also when one is inconclusive or not assessable). The gating verdicts are the rules of the models and, with
+``--baseline``, each other model's changes from the baseline judged against ``--max-worsening`` (or what
+``--gate`` names: rules, ``changes``, ``changes:<quantity>``; the rules about the labels only when named or with
+``--gate-labels``); each one that is not a pass is a line on stderr, fails first (``--quiet``: only those that
+set the status to 1). 2 for bad input or usage, 3 for an internal error. The review comes from
 :func:`fairness_core.build_review`, the builder behind the app's exports.
 """
 
@@ -37,7 +38,8 @@ EXAMPLES = """examples:
       --positive 1 --score score --protected race --out review.json
 
 exit status: 0 every gating rule (and, with --baseline, every change) passes, 1 one fails (--strict: or is
-  inconclusive), 2 bad input or usage, 3 an internal error; each gating verdict that is not a pass is a line on stderr
+  inconclusive), 2 bad input or usage, 3 an internal error; each gating verdict that is not a pass is a line on
+  stderr, fails first (--quiet: only the lines that set the status to 1)
 """
 
 
@@ -90,22 +92,36 @@ def parser() -> argparse.ArgumentParser:
                          help="a review configuration saved from the app (JSON); flags given override it")
         sub.add_argument("--no-intervals", action="store_true", help="compute no confidence intervals (faster)")
         sub.add_argument("--strict", action="store_true",
-                         help="exit 1 also when a verdict is inconclusive or not assessable")
+                         help="exit 1 also when a gating verdict is inconclusive or not assessable: a rule whose "
+                              "interval straddles its bound and, with --baseline, every change whose interval "
+                              "straddles --max-worsening (at a few thousand rows most changes do, so --strict then "
+                              "fails most candidates; gate fewer changes with --gate)")
+        sub.add_argument("--quiet", action="store_true",
+                         help="print on stderr only the lines of the gating verdicts that set the exit status to 1 "
+                              "(and errors): no notes, suggestions, verdicts that do not gate or tally")
         sub.add_argument("--gate-labels", action="store_true",
                          help="let the rules about the labels (base-rate disparity: a property of the data, which "
                               "no model can change) decide the exit status too; by default they are reported only")
-        sub.add_argument("--gate", action="append", default=[], metavar="RULE[,RULE...]",
-                         help="the rules that decide the exit status, by rule name or metric (e.g. "
-                              "four_fifths,equalized_odds; the report and stderr list the names); default: every rule "
-                              "of the models. A rule about the labels named here gates too")
+        sub.add_argument("--gate", action="append", default=[], metavar="NAME[,NAME...]",
+                         help="what decides the exit status: rules by rule name or metric (e.g. "
+                              "four_fifths,equalized_odds; the report and stderr list the names), 'changes' (every "
+                              "change from --baseline) or 'changes:QUANTITY' (e.g. changes:bpsn_auc, "
+                              "changes:false_positive_rate); what is not named is reported, not gating. Default: "
+                              "every rule of the models and every change. A rule about the labels named here gates "
+                              "too")
         sub.add_argument("--baseline", metavar="COL",
                          help="a score column (given with --score) the other scores are compared with on the same "
                               "rows: a candidate fails when a rate disparity, ratio score, subgroup/BPSN/BNSP AUC or "
                               "subgroup ECE is worse than the baseline's by more than --max-worsening across its "
                               "paired interval, passes when the whole interval is within it, else is inconclusive")
         sub.add_argument("--max-worsening", type=float, metavar="X",
-                         help="with --baseline: the largest worsening that passes, in each quantity's units "
-                              "(default 0.01)")
+                         help="with --baseline: the non-inferiority margin, the largest worsening that still "
+                              "counts as no worse than the baseline, in each quantity's units (a rate or a "
+                              "difference of rates, a ratio score, an AUC, an ECE; default 0.01). A change passes "
+                              "when its whole paired interval is within it (its high end at the review's level, "
+                              "95 %% unless a --config says otherwise: a pass must hold for every change), fails "
+                              "when its whole interval is above it (its low end at Bonferroni's level over the "
+                              "changes)")
         sub.add_argument("--suggest-threshold", metavar="MEASURE",
                          choices=list(MEASURES),
                          help="for each score, the thresholds where every rate rule passes with its whole interval "
@@ -172,7 +188,7 @@ def _config(args, frame):
         outcome = mapping.positive_outcome
     else:
         outcome, why = guess_outcome(label, positive)
-        if why:
+        if why and not args.quiet:
             print(f"note: a positive prediction ({label} = {positive}) is taken as adverse for the person, because "
                   f"{why}; give --outcome favourable if it is not.", file=sys.stderr)
     fields = dict(label=label, positive_label=positive, positive_outcome=outcome)
@@ -222,6 +238,8 @@ def _config(args, frame):
         gate["max_worsening"] = args.max_worsening
     if args.strict:
         gate["gate_strict"] = True
+    if args.gate_labels:
+        gate["gate_labels"] = True
     if args.suggest_threshold is not None:
         gate["suggest_measure"] = args.suggest_threshold
     return dataclasses.replace(config, **gate) if gate else config
@@ -434,14 +452,15 @@ def main(argv=None) -> int:
     -------
     int
         0 when every gating verdict passes; 1 when one fails (with ``--strict`` also when one is
-        inconclusive or not assessable): the models' rules or those ``--gate`` names (the rules about the
-        labels only when named or with ``--gate-labels``), and with ``--baseline`` every change from it;
+        inconclusive or not assessable): the models' rules and, with ``--baseline``, every change from it, or what
+        ``--gate`` names (the rules about the labels only when named or with ``--gate-labels``);
         2 for bad input or usage (a flag that would be ignored, a file that cannot be read, a
         configuration outside its schema, an output that cannot be written, too little memory), said in one line on stderr; 3 for an internal error (a defect of ours,
         never mistaken for a failing rule), with its traceback.
     """
     args = parser().parse_args(argv)   # usage errors exit 2 here, in one line
     from ._data.reading import read_table
+    from ._review.gate import STATUS_ORDER
     from ._review.review import build_review
 
     path = Path(args.data)
@@ -454,7 +473,8 @@ def main(argv=None) -> int:
             data = path.read_bytes()
             frame = read_table(data, name=path.name)
             review = build_review(frame, _config(args, frame), source={"name": path.name}, data=data)
-        status, lines = review.gate(strict=args.strict, labels=args.gate_labels)   # a rule it cannot find: 2
+        status, lines = review.gate(strict=args.strict, gating_only=args.quiet)   # a name it cannot find: 2
+        gated, gated_changes = review.gating()
         if args.command == "report":
             from ._review.report import render_report
 
@@ -482,28 +502,30 @@ def main(argv=None) -> int:
         traceback.print_exc()
         print("internal error: please report it with the command that caused it", file=sys.stderr)
         return 3
-    model = [v for m in review.models for v in m.verdicts]
-    rules = set(review.config.gate_rules)
-    labels_gate = (any(v.rule.name in rules or v.rule.metric in rules for v in review.dataset_verdicts) if rules
-                   else args.gate_labels)
-
-    def tally(verdicts) -> str:
-        counts = {}
-        for v in verdicts:
-            counts[v.status] = counts.get(v.status, 0) + 1
-        return ", ".join(f"{n} {s.replace('_', ' ')}" for s, n in counts.items()) or "none"
-
     for line in lines:
         print(line, file=sys.stderr)
+    if args.quiet:
+        return status
+    model = [v for m in review.models for v in m.verdicts]
+    rules = set(review.config.gate_rules)
+    labels_gate = any(m is None for m, _ in gated)
+
+    def tally(verdicts) -> str:   # what fails first
+        counts = {s: sum(v.status == s for v in verdicts) for s in STATUS_ORDER}
+        return ", ".join(f"{n} {s.replace('_', ' ')}" for s, n in counts.items() if n) or "none"
+
     for m in review.models:
         if m.suggestion is not None:
             print(suggestion_line(m.name, m.suggestion), file=sys.stderr)
     if args.engine and review.config.baseline is not None:
         print(f"note: the changes from the baseline {review.config.baseline!r} are not judged with --engine (they "
               "need the rows in memory).", file=sys.stderr)
-    changes = (f"; changes from the baseline {review.config.baseline}: {tally(review.changes)}" if review.changes
-               else "")
-    print(f"verdicts: model {tally(model)}" + (f" (gating: {', '.join(sorted(rules))})" if rules else "")
+    changes = (f"; changes from the baseline {review.config.baseline}: {tally(review.changes)}"
+               + ("" if gated_changes else " (reported, not gating)") if review.changes else "")
+    named = sorted(n for n in rules if n != "changes" and not n.startswith("changes:"))
+    model_gate = ((f" (gating: {', '.join(named)})" if named else "") if any(m is not None for m, _ in gated)
+                  else " (reported, not gating)" if model else "")
+    print(f"verdicts: model {tally(model)}" + model_gate
           + f"; labels {tally(review.dataset_verdicts)}" + ("" if labels_gate else " (reported, not gating)")
           + changes + f"; exit status {status}", file=sys.stderr)
     return status

@@ -116,6 +116,10 @@ def answer(model: str | None, own: list) -> None:
                                                              "settings."))
         return
     st.markdown(lead + "\n\n".join(escape.md(sentence) for sentence in line))
+    if judged is not None and model is not None:   # a candidate: its release gate against the baseline, fails first
+        against = gate.answer_line(model, *judged)
+        if against:
+            st.markdown(against)
     key = (token, mapping_key, model, tuple((v.rule, v.value, v.ci_low, v.ci_high, v.status) for v in rules))
     st.plotly_chart(computations.chart("scorecard", key, lambda: plotting.scorecard_chart(
         rules, [rule_plain_name(v.rule) for v in rules], details=whom)),
@@ -123,6 +127,8 @@ def answer(model: str | None, own: list) -> None:
 
 
 # 2. The bottom line and the scorecard: the answer, above the fold (a tab per model when comparing) -------------
+# Comparing, each candidate's tab also says how the release gate judges its changes from the baseline (section 5).
+judged = gate.judged_changes(token, mapping_key, scored, intervals=intervals) if comparing else None
 if len(models) > 1:
     for tab, model in zip(st.tabs([escape.md(m) for m in models]), models):
         with tab:

@@ -120,7 +120,7 @@ cols[-1].caption(captions.disparity_caption(odds, None))
 st.caption(f"Each subgroup is compared with {ref_text}; distance: {labels.DISTANCE_LABELS[distance]}; "
            f"perfect value {perfect}."
            + (f" Intervals: {formats.level_text(level)}, bootstrap with {intervals.n_boot:,} resamples (seed 0)"
-              + (f", {labels.ADJUST_LABELS[intervals.adjust]}-adjusted per table" if intervals.adjust else "")
+              + (f", adjusted per table ({labels.ADJUST_LABELS[intervals.adjust]})" if intervals.adjust else "")
               + "." + coverage.note(coverage.rate_prefixes(metrics, distance, reduction, intervals.adjust, reference))
               if level is not None else ""))
 

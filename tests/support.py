@@ -53,3 +53,30 @@ def three_groups(levels: int, seed: int = 4, n: int = 3_000):
     y = (rng.random(n) < np.where(g == "a", 0.5, 0.3)).astype(int)
     shift = np.where(g == "b", 0.15, np.where(g == "c", -0.1, 0.0))
     return y, np.clip(np.round((0.4 * y + 0.6 * rng.random(n) + shift) * levels) / levels, 0, 1), g
+
+
+def literal_simultaneous_level(samples, level: float) -> float:
+    """The per-column level of fairness_core's simultaneous intervals, by brute force: of the levels 1 - 2 i / (n - 1)
+    at which numpy's linear-interpolation percentile interval of a column of n defined replicates falls on a
+    replicate, the smallest one whose intervals hold a share `level` of the replicates in every column at once (NaN is
+    inside), clipped to [level, the Bonferroni level]. An independent reading of Mandel & Betensky (2008)."""
+    import numpy as np
+
+    x = np.asarray(samples, dtype=float)
+    keep = (~np.isnan(x)).sum(axis=0) >= 2
+    x = x[:, keep]
+    m = x.shape[1]
+    if m < 2:
+        return level
+    sizes = (~np.isnan(x)).sum(axis=0)
+    tails = sorted({i / (n - 1) for n in sizes for i in range(n // 2 + 1)}, reverse=True)
+    for t in tails:   # from the narrowest intervals outward: the first that holds enough
+        inside = np.ones(len(x), dtype=bool)
+        for k in range(m):
+            col = x[:, k]
+            defined = col[~np.isnan(col)]
+            lo, hi = np.quantile(defined, t), np.quantile(defined, 1 - t)
+            inside &= np.isnan(col) | ((col >= lo - 1e-12) & (col <= hi + 1e-12))
+        if inside.mean() >= level - 1e-12:
+            return float(min(max(1 - 2 * t, level), 1 - (1 - level) / m))
+    return 1 - (1 - level) / m

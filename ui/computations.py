@@ -414,24 +414,26 @@ def performance_at(token: str, mapping_key: str, score: str, threshold: float, _
 
 @memo(analysis.SMALL)
 def explorer_band(token: str, mapping_key: str, score: str, threshold: float, n_points: int, rule: fc.Rule,
-                  reference: str, include_small: bool, _tc) -> pd.DataFrame:
-    """Where `rule` holds across the explorer's thresholds (``fc.rule_band``, point estimates), the grid's
-    band memoized apart from the threshold's own point."""
+                  outcome: str, reference: str, include_small: bool, _tc) -> pd.DataFrame:
+    """Where `rule` holds across the explorer's thresholds (``fc.rule_band``, point estimates; the ratio scores
+    on the favourable prediction under an adverse `outcome`), the grid's band memoized apart from the threshold's
+    own point."""
     grid, _ = explorer_grid(token, mapping_key, score, n_points, _tc)
-    band = grid_band(token, mapping_key, score, n_points, rule, reference, include_small, _tc)
+    band = grid_band(token, mapping_key, score, n_points, rule, outcome, reference, include_small, _tc)
     if not reads(_tc, threshold):
         return band
     return _insert_threshold(band, grid, fc.rule_band(_tc, rule, [threshold], reference=reference,
-                                                      include_small=include_small), threshold)
+                                                      include_small=include_small, positive_outcome=outcome),
+                             threshold)
 
 
 @memo(analysis.SMALL)
-def grid_band(token: str, mapping_key: str, score: str, n_points: int, rule: fc.Rule, reference: str,
+def grid_band(token: str, mapping_key: str, score: str, n_points: int, rule: fc.Rule, outcome: str, reference: str,
               include_small: bool, _tc) -> pd.DataFrame:
-    """Where `rule` holds at each threshold of the explorer's fixed grid (:func:`explorer_grid`; point estimates),
-    whatever the chosen threshold."""
+    """Where `rule` holds at each threshold of the explorer's fixed grid (:func:`explorer_grid`; point estimates;
+    the ratio scores on the favourable prediction under an adverse `outcome`), whatever the chosen threshold."""
     grid, _ = explorer_grid(token, mapping_key, score, n_points, _tc)
-    return fc.rule_band(_tc, rule, grid, reference=reference, include_small=include_small)
+    return fc.rule_band(_tc, rule, grid, reference=reference, include_small=include_small, positive_outcome=outcome)
 
 
 def _insert_threshold(table: pd.DataFrame, grid: np.ndarray, extra: pd.DataFrame, threshold: float) -> pd.DataFrame:

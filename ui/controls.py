@@ -144,26 +144,27 @@ def comparisons_per_table(n_subgroups: int) -> int:
 def resolve_adjust(choice: str, n_comparisons: int) -> str | None:
     """fairness_core's `adjust` for the sidebar's "Multiple comparisons" `choice`.
 
-    An explicit choice is kept as it is; ``"auto"`` (the default) is Holm's adjustment when a table holds more than
-    ``labels.AUTO_ADJUST_ABOVE`` comparisons, and none otherwise.
+    An explicit choice is kept as it is; ``"auto"`` (the default) is simultaneous max-t intervals when a table holds
+    more than ``labels.AUTO_ADJUST_ABOVE`` comparisons (family-wise error rate 1 - level, as Bonferroni's and Holm's,
+    with intervals as narrow as the comparisons' dependence allows), and none otherwise.
 
     Parameters
     ----------
-    choice : {'auto', 'none', 'bonferroni', 'holm', 'fdr_bh'}
+    choice : {'auto', 'none', 'max_t', 'bonferroni', 'holm', 'fdr_bh'}
     n_comparisons : int
         The most comparisons one table holds (:func:`comparisons_per_table`).
 
     Returns
     -------
-    {None, 'bonferroni', 'holm', 'fdr_bh'}
+    {None, 'max_t', 'bonferroni', 'holm', 'fdr_bh'}
 
     Examples
     --------
     >>> resolve_adjust("auto", 5), resolve_adjust("auto", 6), resolve_adjust("none", 50)
-    (None, 'holm', None)
+    (None, 'max_t', None)
     """
     if choice == "auto":
-        return "holm" if n_comparisons > labels.AUTO_ADJUST_ABOVE else None
+        return "max_t" if n_comparisons > labels.AUTO_ADJUST_ABOVE else None
     return labels.ADJUSTMENTS[choice]
 
 

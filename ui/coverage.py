@@ -28,7 +28,7 @@ SHORT = {"selection_rate": "selection rate", "true_positive_rate": "TPR", "false
 
 
 # The benchmark's names of the adjusted comparison tables (Holm shows Bonferroni's intervals).
-ADJUSTED = {"bonferroni": "Bonferroni or Holm", "holm": "Bonferroni or Holm", "fdr_bh": "Benjamini–Hochberg"}
+ADJUSTED = {"max_t": "Simultaneous (max-t)", "bonferroni": "Bonferroni or Holm", "holm": "Bonferroni or Holm", "fdr_bh": "Benjamini–Hochberg"}
 # The benchmark's names of the class-wise reductions.
 CLASSWISE = {"std": "std", "difference": "signed difference", "absolute_difference": "absolute difference"}
 

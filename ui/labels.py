@@ -51,17 +51,21 @@ COUNTED_SLICE = ("Not available for data on this machine counted where it lies: 
 LEVELS = (0.90, 0.95, 0.99)
 N_BOOTS = (200, 500, 1000, 2000)
 # "Multiple comparisons" choice -> fairness_core's `adjust` option ("auto", the default, is resolved by
-# ui.controls.resolve_adjust: Holm when a table holds more than AUTO_ADJUST_ABOVE comparisons, else none).
-ADJUSTMENTS = {"auto": None, "none": None, "bonferroni": "bonferroni", "holm": "holm", "fdr_bh": "fdr_bh"}
-ADJUST_LABELS = {"auto": "Automatic", "none": "None", "bonferroni": "Bonferroni", "holm": "Holm",
-                 "fdr_bh": "Benjamini–Hochberg"}
-# Above this many comparisons in one table the automatic choice is Holm's adjustment. With 6 comparisons at 95 %
-# the chance of at least one false star is already 1 - 0.95**6 = 26 %, and it grows with every comparison; up to 5
-# each star can still be read on its own and Holm would widen the intervals for little gain.
+# ui.controls.resolve_adjust: simultaneous max-t intervals when a table holds more than AUTO_ADJUST_ABOVE
+# comparisons, else none).
+ADJUSTMENTS = {"auto": None, "none": None, "max_t": "max_t", "bonferroni": "bonferroni", "holm": "holm",
+               "fdr_bh": "fdr_bh"}
+ADJUST_LABELS = {"auto": "Automatic", "none": "None", "max_t": "Simultaneous (max-t)", "bonferroni": "Bonferroni",
+                 "holm": "Holm", "fdr_bh": "Benjamini–Hochberg"}
+# Above this many comparisons in one table the automatic choice is simultaneous (max-t) intervals. With 6
+# comparisons at 95 % the chance of at least one false star is already 1 - 0.95**6 = 26 %, and it grows with every
+# comparison; up to 5 each star can still be read on its own and an adjustment would widen the intervals for
+# little gain.
 AUTO_ADJUST_ABOVE = 5
 STATUS_BADGES = {"pass": ("Pass", "green"), "fail": ("Fail", "red"), "inconclusive": ("Inconclusive", "orange"),
                  "not_assessable": ("Not assessable", "gray")}
 STATUS_WORDS = {"pass": "pass", "fail": "fail", "inconclusive": "inconclusive", "not_assessable": "not assessable"}
+STATUS_ORDER = {"fail": 0, "inconclusive": 1, "not_assessable": 2, "pass": 3}   # what fails is listed first
 DISTANCE_LABELS = {"diff": "difference |a - b|", "ratio": "ratio (larger / smaller)"}
 REDUCTION_LABELS = {"max": "max", "mean": "mean"}
 REFERENCE_LABELS = {
@@ -117,11 +121,13 @@ HELP = {
     N_BOOT: "Bootstrap resamples for the intervals of disparities and other composite figures; more resamples "
             "give steadier interval ends and take longer. Seed 0: the same data and options give the same "
             "intervals.",
-    ADJUST: "With many subgroups, some intervals exclude parity by chance. Bonferroni and Holm widen the "
-            "intervals of each table (and adjust its parity marks) so that the chance of any false mark stays "
-            "below 1 - level; Benjamini-Hochberg controls the share of false marks instead. Automatic (the "
-            "default): Holm when a table compares more than 5 pairs (subgroups against the rest, the overall "
-            "rate or a reference group, or every pair of subgroups), none otherwise.",
+    ADJUST: "With many subgroups, some intervals exclude parity by chance. Simultaneous (max-t), Bonferroni and "
+            "Holm widen the intervals of each table (and adjust its parity marks) so that the chance of any false "
+            "mark stays below 1 - level; max-t widens them only as far as the comparisons' dependence requires "
+            "(read off the bootstrap), Bonferroni as if they were independent. Benjamini-Hochberg controls the "
+            "share of false marks instead. Automatic (the default): max-t when a table compares more than 5 pairs "
+            "(subgroups against the rest, the overall rate or a reference group, or every pair of subgroups), "
+            "none otherwise.",
     MAX_DIFFERENCE: "Policy bound for a difference |a - b| of rates (in [0, 1]): each selected rate's largest "
                     "difference, and equalized odds, must be at most this value.",
 }

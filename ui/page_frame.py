@@ -178,7 +178,8 @@ def _interval_options():
 
 def _resolve_adjust(choice: str, n_subgroups: int) -> None:
     """Resolve the "Multiple comparisons" `choice` for the current subgroups into the session's interval options
-    (``controls.resolve_adjust``: "Automatic" is Holm above ``labels.AUTO_ADJUST_ABOVE`` comparisons per table),
+    (``controls.resolve_adjust``: "Automatic" is simultaneous max-t intervals above ``labels.AUTO_ADJUST_ABOVE``
+    comparisons per table),
     and say under the control which adjustment the pages use and why (every page's caption names it too)."""
     options = st.session_state[state.INTERVALS]
     n = controls.comparisons_per_table(n_subgroups)
@@ -190,7 +191,8 @@ def _resolve_adjust(choice: str, n_subgroups: int) -> None:
         st.caption(f"Automatic: no adjustment, since a table compares at most {n:,} pairs "
                    f"({labels.AUTO_ADJUST_ABOVE} or fewer).")
     else:
-        st.caption(f"Automatic: {labels.ADJUST_LABELS[adjust]}'s adjustment, since a table compares up to {n:,} pairs "
+        st.caption(f"Automatic: adjusted for multiple comparisons ({labels.ADJUST_LABELS[adjust]}), since a table "
+                   f"compares up to {n:,} pairs "
                    f"(more than {labels.AUTO_ADJUST_ABOVE}). Choose None to see each comparison unadjusted.")
 
 

@@ -99,6 +99,7 @@ def config_from_session() -> fc.ReviewConfig:
         dataset_concentration=float(setting("dataset:concentration", 1.0)),
         subgroup_thresholds=subgroup_thresholds, baseline=_baseline(mapping), **classwise, **consistency,
         gate_rules=tuple(setting("gate:rules", ())), gate_strict=bool(setting("gate:strict", False)),
+        gate_labels=bool(setting("gate:labels", False)),
         max_worsening=float(setting("gate:max_worsening", GATE_TOLERANCE)),
         suggest_measure=setting("gate:suggest_measure", None),
         view=((SOURCE, _source_entry()), *_view(covered, mapping_key)))
@@ -288,6 +289,7 @@ def apply_config(config: fc.ReviewConfig) -> None:
     _put("gate:max_worsening", float(config.max_worsening))
     _put("gate:rules", list(config.gate_rules))
     _put("gate:strict", bool(config.gate_strict))
+    _put("gate:labels", bool(config.gate_labels))
     _put("gate:suggest_measure", config.suggest_measure)
     _put("classwise:metric", config.classwise_metric)
     _put("classwise:reduction", "std" if config.classwise_reduction == "std" else "difference")

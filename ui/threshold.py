@@ -67,7 +67,8 @@ def explorer_section(token: str, mapping_key: str, scored: fc.ScoredData, score:
     tc = computations.threshold_counts(token, mapping_key, score, scored)
     controls.threshold_slider(scored, score)   # the page's threshold: the whole page follows it
     explorer_charts(token, mapping_key, score, threshold, tc, metrics, distance=distance, reference=reference,
-                    include_small=include_small, max_difference=max_difference, order=order)
+                    include_small=include_small, max_difference=max_difference, order=order,
+                    outcome=scored.mapping.positive_outcome)
     suggest.suggest_section(token, mapping_key, scored, score, threshold, tc, metrics, distance=distance,
                             reference=reference, include_small=include_small, max_difference=max_difference,
                             intervals=intervals)
@@ -77,11 +78,14 @@ def explorer_section(token: str, mapping_key: str, scored: fc.ScoredData, score:
 
 @st.fragment
 def explorer_charts(token: str, mapping_key: str, score: str, threshold: float, tc, metrics: list, *, distance: str,
-                    reference: str, include_small: bool, max_difference: float, order: list | None) -> None:
+                    reference: str, include_small: bool, max_difference: float, order: list | None,
+                    outcome: str = "favourable") -> None:
     """The rule whose band is shaded and each rate's curves across thresholds. A fragment: choosing another rule
-    reruns only this section."""
+    reruns only this section. With an adverse `outcome` the four-fifths and equal opportunity rules are judged (and
+    named) on the favourable prediction, as their verdicts are (``fc.outcome_rule``)."""
     rules = {r.name: r for r in (*fc.rate_rules(metrics, distance, max_difference),
-                                 *(r for r in fc.DEFAULT_RULES if r.name in EXPLORER_DEFAULT_RULES))}
+                                 *(fc.outcome_rule(r, outcome) for r in fc.DEFAULT_RULES
+                                   if r.name in EXPLORER_DEFAULT_RULES))}
     rule = rules[controls.kept(
         st.selectbox, "Shade where this rule holds", "rates:explorer_rule", next(iter(rules)), options=list(rules),
         format_func=lambda name: rules[name].label,
@@ -91,9 +95,9 @@ def explorer_charts(token: str, mapping_key: str, score: str, threshold: float, 
     # memoized apart from the threshold, whose line is added to a copy.
     with progress.stage("Following the rates across thresholds ..."):
         _, curves = computations.explorer_grid(token, mapping_key, score, computations.EXPLORER_POINTS, tc)
-        band = computations.grid_band(token, mapping_key, score, computations.EXPLORER_POINTS, rule, reference,
+        band = computations.grid_band(token, mapping_key, score, computations.EXPLORER_POINTS, rule, outcome, reference,
                                       include_small, tc)
-        at = computations.explorer_band(token, mapping_key, score, threshold, computations.EXPLORER_POINTS, rule,
+        at = computations.explorer_band(token, mapping_key, score, threshold, computations.EXPLORER_POINTS, rule, outcome,
                                         reference, include_small, tc)
     at_threshold = at.loc[at["threshold"] == threshold, "holds"]
     ref_text = ("the rest of the population" if rule.metric in ("p_percent_score", "equal_opportunity_score")

@@ -74,8 +74,8 @@ class UnweightedAverageBiasResult(ValueResult):
     ci_low, ci_high : float
         Bootstrap interval of `value` (NaN unless an interval was asked for, or when `value` is
         NaN): for 'difference' the percentile interval of the resampled means; for 'std' and
-        'absolute_difference' the classes' intervals at the Bonferroni level joined,
-        [mean of lows, mean of highs] (see :func:`unweighted_average_bias`).
+        'absolute_difference' a mean of spreads whose low end counts only the classes whose spread
+        is distinguishable from 0 at the classes' simultaneous level (see :func:`unweighted_average_bias`).
     level : float or None
         Confidence level of the intervals (None: no intervals).
     n_boot : int
@@ -296,22 +296,29 @@ def _joined_interval(samples: np.ndarray, estimate: np.ndarray, level: float, re
                      values: np.ndarray) -> tuple[float, float]:
     """Interval of the mean over classes of a spread that is never negative (std, absolute difference).
 
-    Each of the K classes with a defined value gets its interval at the Bonferroni level
-    1 - (1 - level) / K; the mean's interval is [mean of lows, mean of highs]: if every class's
-    interval holds its truth, which happens with probability at least `level`, so does this one,
-    and its lower end is 0 when no class's spread is distinguishable from 0 (the reduced
-    disparities' construction, ``_disparity.compare.reduced_interval``). A percentile interval of resampled
-    means of spreads never holds a true value of 0.
+    The construction of the mean of rate disparities (``_disparity.compare.reduced_interval``): with
+    L the simultaneous level of the K classes (``_stats.simultaneous.simultaneous_level`` of their
+    signed differences, or of their standard deviations), the classes whose interval at L excludes 0
+    count with their replicates in the low end and at 0 otherwise; the high end is the upper
+    percentile of the replicates' mean spread. Its lower end is 0 when no class's spread is
+    distinguishable from 0. A percentile interval of resampled means of spreads never holds a true
+    value of 0; joining the classes' intervals at the Bonferroni level covered 99-100 %.
     """
+    from .._stats.simultaneous import simultaneous_level
+    from .compare import mean_interval
+
     used = ~np.isnan(values)
-    k = int(used.sum())
-    if not k:
+    if not used.any():
         return np.nan, np.nan
-    low, high, _ = _class_interval(samples, estimate, 1.0 - (1.0 - level) / k, reduction)
+    per_class, _ = _reduce_replicates(samples, reduction)
+    ranked = _reduce_replicates(samples, "difference")[0] if reduction == "absolute_difference" else per_class
+    joint = simultaneous_level(ranked[:, used], level)
+    low_joint = _class_interval(samples, estimate, joint, reduction)[0][used]
+    low, high, _ = _class_interval(samples, estimate, level, reduction)
     low, high = low[used], high[used]
-    if np.isnan(low).any() or np.isnan(high).any():
+    if np.isnan(low).any() or np.isnan(high).any() or np.isnan(low_joint).any():
         return np.nan, np.nan
-    return float(low.mean()), float(high.mean())
+    return mean_interval(low_joint, low, high, per_class[:, used], 0.0, level)
 
 
 def unweighted_average_bias_of(counts, metric: str, reduction: Any, order: list[int], include_small: bool,

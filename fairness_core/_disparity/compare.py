@@ -388,7 +388,7 @@ def signed_distance(a, b, measure: str | None) -> np.ndarray:
 
 
 PARITY = {"diff": 0.0, "ratio": 1.0, None: 0.0}
-ADJUSTMENTS = (None, "bonferroni", "holm", "fdr_bh")
+ADJUSTMENTS = (None, "max_t", "bonferroni", "holm", "fdr_bh")
 
 
 
@@ -421,9 +421,14 @@ def add_intervals(table: pd.DataFrame, signed: np.ndarray, disparity: np.ndarray
     distance_measure : {'diff', 'ratio'} or None
     level : float
         Confidence level.
-    adjust : {None, 'bonferroni', 'holm', 'fdr_bh'}
+    adjust : {None, 'max_t', 'bonferroni', 'holm', 'fdr_bh'}
         None: each interval at `level`, and ``excludes_parity`` when the percentile interval of the
-        signed distance excludes 0. 'bonferroni' / 'holm': intervals at level 1 - (1 - level) / m
+        signed distance excludes 0. 'max_t': simultaneous intervals, every one at the level L at which
+        the percentile intervals of the m signed distances hold `level` of the replicates all at once
+        (:func:`~fairness_core._stats.simultaneous.simultaneous_level`: between `level` and the
+        Bonferroni level, as narrow as the comparisons' dependence allows), and ``excludes_parity``
+        where the signed distance's interval at L excludes 0: family-wise error rate 1 - `level`
+        over the m comparisons. 'bonferroni' / 'holm': intervals at level 1 - (1 - level) / m
         for m comparisons with a defined p-value (Bonferroni intervals serve Holm too, a
         conservative choice); ``excludes_parity`` is the test's rejection. 'fdr_bh': rejections of
         Benjamini-Hochberg at false discovery rate 1 - level, and false-coverage-rate intervals at
@@ -451,6 +456,7 @@ def add_intervals(table: pd.DataFrame, signed: np.ndarray, disparity: np.ndarray
     from .._stats.bootstrap import bootstrap_p_values, percentile_interval
     from .._data.checks import check_option
     from .._stats.intervals import interval_p_value
+    from .._stats.simultaneous import simultaneous_level
 
     check_option(adjust, ADJUSTMENTS, "adjust", func)
     parity = PARITY[distance_measure]
@@ -462,12 +468,12 @@ def add_intervals(table: pd.DataFrame, signed: np.ndarray, disparity: np.ndarray
     p = np.where(np.isnan(table["disparity"].to_numpy(dtype=np.float64)), np.nan, p)   # no estimate, no test
     m = int(np.sum(~np.isnan(p)))
     alpha = 1.0 - level
-    if adjust is None or m == 0:
-        row_level = level
-        s_low, s_high, _ = percentile_interval(signed, level)
+    if adjust in (None, "max_t") or m == 0:
+        row_level = level if adjust is None or m == 0 else simultaneous_level(signed[:, ~np.isnan(p)], level)
+        s_low, s_high, _ = percentile_interval(signed, row_level)
         excludes = (s_low > 0) | (s_high < 0)
         if sides is not None:
-            excludes &= sides(np.full(p.shape, level))[0] > parity
+            excludes &= sides(np.full(p.shape, row_level))[0] > parity
     else:
         reject = np.zeros(len(p), dtype=bool)
         defined = ~np.isnan(p)
@@ -540,17 +546,30 @@ def reduce_with_interval(table: pd.DataFrame, plain: pd.DataFrame, signed: np.nd
 def reduced_interval(result: DisparityResult, table: pd.DataFrame, plain: pd.DataFrame, signed: np.ndarray,
                      disparity: np.ndarray, *, distance_measure, include_small: bool, level: float, n_boot: int,
                      func: str, sides=None) -> DisparityResult:
-    """`result` (a max or mean over comparisons) with the interval joined from its comparisons' own intervals.
+    """`result` (a max or mean over comparisons) with an interval that holds its truth with probability `level`.
 
-    Each of the m comparisons reduced gets its interval at the Bonferroni level 1 - (1 - level) / m
-    (:func:`add_intervals` on `plain`, the table without interval columns, with the same replicates
-    and `sides`); the reduction's interval is [max of lows, max of highs] for a max and [mean of lows,
-    mean of highs] for a mean (finite ones: a mean leaves out infinite ratios), widened to contain
-    the value. If every comparison's interval holds its truth, which happens with probability at
-    least `level`, so does this one. A percentile interval of resampled maxima cannot do that: with
-    every comparison at parity the max of |a - b| is above 0 in every replicate, and its interval
-    missed the truth every time (``benchmarks/coverage.py``); a comparison whose interval holds
-    parity has its low end at parity here.
+    A percentile interval of resampled maxima (or means) of |a - b| cannot: with every comparison at
+    parity the resampled disparities are above 0 in every replicate, and such an interval missed the
+    truth every time (``benchmarks/coverage.py``). Instead, with L the simultaneous level of the m
+    comparisons reduced (:func:`~fairness_core._stats.simultaneous.simultaneous_level` of their
+    signed distances: every one of their intervals at L holds its truth together with probability
+    `level`), and each comparison's interval from :func:`add_intervals` (percentile, joined with its
+    sides' Wilson intervals where given; low end at parity unless the signed distance excludes it):
+
+    - **max**: [max over k of low_k at L, max over k of high_k at `level`]. The low end is above the
+      true maximum only if some comparison's low end at L is above its own truth (probability at
+      most 1 - `level`, shared with nothing else); the high end is below it only if the comparison
+      attaining the true maximum has its high end below its truth (at most (1 - `level`) / 2): no
+      multiplicity is needed on that side.
+    - **mean**: with S the comparisons whose interval at L excludes parity (their disparity is a
+      smooth function of the rates there), the low end is the lower percentile at `level` of the
+      replicates' mean of the disparities of S, every other comparison counted at parity; the high
+      end is the upper percentile of the replicates' mean of every disparity (whose upward bias near
+      parity errs on the safe side). Where a comparison's sides widen its own interval beyond its
+      bootstrap's, the mean's ends move out by that widening over m.
+
+    Both are widened to contain the value. Earlier releases joined every comparison's interval at the
+    Bonferroni level 1 - (1 - level) / m, which covered 98-100 % at 95 % (``docs/coverage.md``).
 
     Parameters
     ----------
@@ -569,26 +588,67 @@ def reduced_interval(result: DisparityResult, table: pd.DataFrame, plain: pd.Dat
     """
     from dataclasses import replace
 
+    from .._stats.bootstrap import percentile_interval
+    from .._stats.simultaneous import simultaneous_level
+
     values = plain["disparity"].to_numpy(dtype=np.float64)
     used = used_rows(plain, include_small) & ~np.isnan(values)
     if result.reduction == "mean":
         used &= np.isfinite(values)
-    m = max(int(used.sum()), 1)
-    wide = add_intervals(plain, signed, disparity, distance_measure=distance_measure, level=1.0 - (1.0 - level) / m,
-                         adjust=None, func=func, sides=sides, p_values=False)
-    low = wide["disparity_ci_low"].to_numpy(dtype=np.float64)[used]
-    high = wide["disparity_ci_high"].to_numpy(dtype=np.float64)[used]
-    if np.isnan(result.value) or not used.any() or np.isnan(low).all():
-        ci = (np.nan, np.nan)
-    elif result.reduction == "max":
-        ci = (float(np.nanmax(low)), float(np.nanmax(high)))
-    else:
-        ci = (float(np.nanmean(low)), float(np.nanmean(high)))
+    undefined = int(np.isnan(reduce_samples(disparity, used_rows(plain, include_small), result.reduction)).sum())
+    ci = (np.nan, np.nan)
+    if used.any() and not np.isnan(result.value):
+        joint = simultaneous_level(np.asarray(signed, dtype=np.float64)[:, used], level)
+        def ends(at):   # each comparison's interval at level `at`, over the comparisons used
+            out = add_intervals(plain, signed, disparity, distance_measure=distance_measure, level=at,
+                                adjust=None, func=func, sides=sides, p_values=False)
+            return (out["disparity_ci_low"].to_numpy(dtype=np.float64)[used],
+                    out["disparity_ci_high"].to_numpy(dtype=np.float64)[used])
+        low_joint, _ = ends(joint)
+        low, high = ends(level)
+        if not (np.isnan(low_joint).all() or np.isnan(high).all()):
+            ci = (mean_interval(low_joint, low, high, np.asarray(disparity, dtype=np.float64)[:, used],
+                                 PARITY[distance_measure], level) if result.reduction == "mean"
+                  else (float(np.nanmax(low_joint)), float(np.nanmax(high))))
     if not np.isnan(ci[0]):
         ci = (min(ci[0], result.value), max(ci[1], result.value))
-    undefined = int(np.isnan(reduce_samples(disparity, used_rows(plain, include_small), result.reduction)).sum())
     return replace(result, table=table, ci_low=ci[0], ci_high=ci[1], level=level, n_boot=n_boot,
                    n_boot_undefined=undefined, adjust=table.attrs.get("adjust"))
+
+
+def mean_interval(low_joint: np.ndarray, low: np.ndarray, high: np.ndarray, samples: np.ndarray, parity: float,
+                   level: float) -> tuple[float, float]:
+    """The interval of a mean over m disparities that are never below `parity` (see :func:`reduced_interval`).
+
+    Parameters
+    ----------
+    low_joint : ndarray of shape (m,)
+        Each disparity's low end at the simultaneous level (at `parity` where it does not exclude parity).
+    low, high : ndarray of shape (m,)
+        Each disparity's interval at `level` (its sides' widening included).
+    samples : ndarray of shape (n_boot, m)
+        The disparities' bootstrap replicates.
+    parity : float
+    level : float
+
+    Returns
+    -------
+    (low, high) : tuple of float
+    """
+    from .._stats.bootstrap import percentile_interval
+
+    nonzero = low_joint > parity   # excludes parity at the simultaneous level
+    everyone = np.ones(samples.shape[1], dtype=bool)
+    low_reps = reduce_samples(np.where(nonzero, samples, parity), everyone, "mean")
+    high_reps = reduce_samples(samples, everyone, "mean")
+    boot_low, boot_high, _ = percentile_interval(samples, level)
+    m = samples.shape[1]
+    with np.errstate(invalid="ignore"):   # inf - inf (a ratio's unbounded end on both): no widening to add
+        widen_low = float(np.nansum(np.where(nonzero, np.fmax(boot_low - low, 0.0), 0.0))) / m
+        widen_high = float(np.nansum(np.fmax(high - boot_high, 0.0))) / m
+    mean_low = percentile_interval(low_reps[:, None], level)[0][0]
+    mean_high = percentile_interval(high_reps[:, None], level)[1][0]
+    return float(max(mean_low - widen_low, parity)), float(mean_high + widen_high)
 
 
 def used_rows(table: pd.DataFrame, include_small: bool) -> np.ndarray:

@@ -121,10 +121,12 @@ def unweighted_average_bias(truth, prediction, protected, *, labels: Optional[Se
         when 0 cannot be told apart: a class's std interval has its lower end at 0 where a
         bootstrap test of equal scores (the std of the centred replicates s*_g - s_g) does not
         reject at 1 - `ci`, and an absolute difference's where the signed interval holds 0. For
-        'std' and 'absolute_difference' the interval of the mean over the K classes used is
-        [mean of lows, mean of highs] of the classes' intervals at the Bonferroni level
-        1 - (1 - ci) / K (it holds whenever every class's does); for 'difference' it is the
-        percentile interval of the resampled means. Coverage measured in
+        'std' and 'absolute_difference' the interval of the mean over the K classes used counts,
+        in its low end, only the classes whose spread is distinguishable from 0 at the
+        simultaneous level of the K classes (the others at 0), and its high end is the upper
+        percentile of the resampled mean spreads (as for the mean of rate disparities:
+        ``reduction="mean"`` of :func:`rate_disparity`); for 'difference' it is the percentile
+        interval of the resampled means. Coverage measured in
         ``benchmarks/coverage.py`` (docs/coverage.md). Not available with a callable
         `metric` or `reduction` (``CALLABLE_CI_MESSAGE``).
     n_boot : int >= 100, default=1000

@@ -154,7 +154,7 @@ def threshold_curves(counts: ThresholdCounts, metrics: Sequence[str] = ("selecti
 
 def disparity_curve(counts: ThresholdCounts, metric: str, thresholds=None, *, distance_measure: str = "diff",
                     reduction: str = "max", reference: str = "rest", include_small: bool = False,
-                    n_points: int = 101) -> pd.DataFrame:
+                    n_points: int = 101, positive_outcome: str = "favourable") -> pd.DataFrame:
     """A reduced disparity (or ratio score) at every threshold.
 
     At each threshold t the value is what the page shows for the predictions ``score >= t``:
@@ -179,6 +179,12 @@ def disparity_curve(counts: ThresholdCounts, metric: str, thresholds=None, *, di
     include_small : bool, default=False
         Whether comparisons (scores: subgroups) involving a small subgroup are used.
     n_points : int >= 2, default=101
+    positive_outcome : {'favourable', 'adverse'}, default='favourable'
+        Whether a positive prediction is favourable for the person. With ``'adverse'`` the p% and equal
+        opportunity scores compare the favourable prediction, as their verdicts do
+        (:meth:`ConfusionCounts.favourable`: labels and predictions swapped, so the selection rate is the rate of
+        not being predicted positive and the true positive rate that rate among the negative labels); the rates'
+        disparities stay on the positive prediction.
 
     Returns
     -------
@@ -201,6 +207,7 @@ def disparity_curve(counts: ThresholdCounts, metric: str, thresholds=None, *, di
     func = "disparity_curve"
     _check_counts(counts, func)
     check_option(metric, list(BAND_METRICS), "metric", func)
+    check_option(positive_outcome, ("favourable", "adverse"), "positive_outcome", func)
     check_option(distance_measure, ("diff", "ratio"), "distance_measure", func)
     check_option(reduction, ("max", "mean"), "reduction", func)
     if metric not in _SCORE_RATES:
@@ -208,6 +215,9 @@ def disparity_curve(counts: ThresholdCounts, metric: str, thresholds=None, *, di
     t = _thresholds(counts, thresholds, n_points)
     _, member, background, overall = counts.counts_at(t)
     squares = _squares(counts, t)
+    if positive_outcome == "adverse" and metric in _SCORE_RATES:   # the favourable prediction: TP<->TN, FP<->FN
+        member, background, overall = (cells[..., ::-1] for cells in (member, background, overall))
+        squares = None if squares is None else tuple(cells[..., ::-1] for cells in squares)
     sizes = member[0].sum(axis=1) if squares is None else effective_size(member[0].sum(axis=1),
                                                                           squares[0][0].sum(axis=1))
     value, used, n_used, n_undefined = reduced_values(
@@ -281,7 +291,7 @@ def reduced_values(member, background, overall, sizes, names: list, min_size: in
 
 
 def rule_band(counts: ThresholdCounts, rule, thresholds=None, *, reference: str = "rest", include_small: bool = False,
-              n_points: int = 101) -> pd.DataFrame:
+              n_points: int = 101, positive_outcome: str = "favourable") -> pd.DataFrame:
     """Where a policy rule holds across thresholds (the explorer's shaded band), from point estimates.
 
     A rule bounds a disparity's maximum over comparisons from above (``value <= bound``) or a
@@ -300,6 +310,9 @@ def rule_band(counts: ThresholdCounts, rule, thresholds=None, *, reference: str 
         The reference of disparity rules (scores always compare with the rest).
     include_small : bool, default=False
     n_points : int >= 2, default=101
+    positive_outcome : {'favourable', 'adverse'}, default='favourable'
+        As in :func:`disparity_curve`: with ``'adverse'`` the four-fifths and equal opportunity rules are judged
+        on the favourable prediction, as their verdicts are.
 
     Returns
     -------
@@ -319,7 +332,8 @@ def rule_band(counts: ThresholdCounts, rule, thresholds=None, *, reference: str 
         raise ValueError(RULE_MESSAGE.format(func=func, allowed=", ".join(BAND_METRICS),
                                              name=getattr(rule, "name", rule), metric=getattr(rule, "metric", None)))
     curve = disparity_curve(counts, rule.metric, thresholds, distance_measure=rule.distance_measure or "ratio",
-                            reduction="max", reference=reference, include_small=include_small, n_points=n_points)
+                            reduction="max", reference=reference, include_small=include_small, n_points=n_points,
+                            positive_outcome=positive_outcome)
     value = curve["value"].to_numpy(dtype=np.float64)
     with np.errstate(invalid="ignore"):
         holds = value <= rule.bound if rule.direction == "max" else value >= rule.bound

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 from .rules import Rule
 
 
@@ -34,3 +36,46 @@ DEFAULT_RULES: tuple[Rule, ...] = (
 There is no default rule on the bias AUC score: no source sets a level; add one with
 ``Rule(metric="bias_auc_score", bound=...)``.
 """
+
+# When a positive prediction is adverse for the person (deny, default, high risk), the p% and equal opportunity
+# scores compare the favourable prediction (``ConfusionCounts.favourable``): the rate of not being predicted
+# positive, and that rate among people whose label is the favourable value, the true negative rate of the label's
+# positive value. Their default labels are said in those words then.
+_ADVERSE_LABELS = {
+    "Four-fifths rule: p% score >= 0.8":
+        "Four-fifths rule on the favourable prediction (not predicted positive): p% score >= 0.8",
+    "Four-fifths rule on true positive rates: equal opportunity score >= 0.8":
+        "Four-fifths rule on true negative rates (the favourable prediction among people with the favourable "
+        "label): equal opportunity score >= 0.8",
+}
+#: The labels of :data:`DEFAULT_RULES`' two ratio-score rules when a positive prediction is adverse.
+ADVERSE_LABELS = frozenset(_ADVERSE_LABELS.values())
+
+
+def outcome_rule(rule: Rule, positive_outcome: str = "favourable") -> Rule:
+    """`rule` labelled for what its metric compares under `positive_outcome`.
+
+    With ``'adverse'`` the default four-fifths and equal opportunity rules (their default labels) are relabelled:
+    their scores compare the favourable prediction, so "p% score" is the ratio of the rates of *not* being
+    predicted positive and the "equal opportunity score" the ratio of true negative rates. Name, metric, bound and
+    direction are kept (a gate names the rule as before); any other rule is returned as it is.
+
+    Parameters
+    ----------
+    rule : Rule
+    positive_outcome : {'favourable', 'adverse'}, default='favourable'
+
+    Returns
+    -------
+    Rule
+
+    Examples
+    --------
+    >>> outcome_rule(DEFAULT_RULES[1], "adverse").label.split(":")[0]
+    'Four-fifths rule on true negative rates (the favourable prediction among people with the favourable label)'
+    >>> outcome_rule(DEFAULT_RULES[1]) is DEFAULT_RULES[1]
+    True
+    """
+    if positive_outcome != "adverse" or rule.label not in _ADVERSE_LABELS:
+        return rule
+    return dataclasses.replace(rule, label=_ADVERSE_LABELS[rule.label])

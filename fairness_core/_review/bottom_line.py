@@ -7,6 +7,7 @@ import math
 from typing import Optional, Sequence
 
 from .._disparity.compare import keyword
+from .._policy.defaults import ADVERSE_LABELS
 
 # A rule's metric in plain words; the technical name (the rule's label) goes in the hover and the details.
 _RATE_WORDS = {
@@ -20,6 +21,12 @@ _RATE_WORDS = {
     "equalized_odds": "true or false positive rates (equalized odds)",
     "calibration_disparity": "calibration error (ECE)",
     "dataset_statistical_parity": "base rates of the labels",
+}
+# When a positive prediction is adverse, the two ratio scores compare the favourable prediction (their rules'
+# labels say so: ``_policy.defaults.outcome_rule``).
+_ADVERSE_SCORE_NAMES = {
+    "p_percent_score": "Favourable-prediction-rate ratio",
+    "equal_opportunity_score": "True-negative-rate ratio",
 }
 _SCORE_NAMES = {
     "p_percent_score": "Selection-rate ratio",
@@ -40,8 +47,12 @@ def plain_name(rule) -> str:
     -------
     str
         "Gap in <rates>" for a difference, "Ratio of <rates>" for a ratio; a descriptive name for the
-        scores and the Theil index; the rule's label for a metric this module does not know.
+        scores and the Theil index (the p% and equal opportunity scores named for the favourable prediction,
+        "Favourable-prediction-rate ratio" and "True-negative-rate ratio", when their rule is labelled for an
+        adverse positive prediction: ``outcome_rule``); the rule's label for a metric this module does not know.
     """
+    if rule.metric in _ADVERSE_SCORE_NAMES and rule.label in ADVERSE_LABELS:
+        return _ADVERSE_SCORE_NAMES[rule.metric]
     if rule.metric in _SCORE_NAMES:
         return _SCORE_NAMES[rule.metric]
     if rule.metric in _RATE_WORDS:

@@ -20,7 +20,7 @@ from .bottom_line import who
 from .auc_findings import auc_findings, direction_warning, outcome_words
 from .findings import rate_findings
 from .result_findings import disparity_findings, reduction_finding
-from .._policy.defaults import DEFAULT_RULES
+from .._policy.defaults import DEFAULT_RULES, outcome_rule
 from .._policy.rules import Rule
 from .._policy.verdicts import evaluate_result
 
@@ -260,8 +260,8 @@ def rate_verdicts(counts, positive_outcome: str, *, rate_metrics, distance_measu
     rules = rate_rules(rate_metrics, distance_measure, max_difference)
     largest = {(rule.metric, rule.distance_measure): disparity(rule.metric, rule.distance_measure, "max")
                for rule in rules}
-    verdicts = [evaluate_result(_RULES["four_fifths"], p_percent),
-                evaluate_result(_RULES["equal_opportunity"], opportunity)]
+    verdicts = [evaluate_result(outcome_rule(_RULES["four_fifths"], positive_outcome), p_percent),
+                evaluate_result(outcome_rule(_RULES["equal_opportunity"], positive_outcome), opportunity)]
     verdicts += [evaluate_result(rule, largest[rule.metric, rule.distance_measure]) for rule in rules]
     return tuple(verdicts), {"p_percent": p_percent, "equal_opportunity": opportunity, "max": largest}
 

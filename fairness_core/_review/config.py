@@ -95,10 +95,14 @@ class ReviewConfig:
     consistency_sample : int or None, default=20000
         Rows whose neighbours are counted (a sample, seed 0); None: every row.
     gate_rules : tuple of str
-        The rules that decide the exit status of the command line's gate (``Rule.name`` or ``Rule.metric``);
-        empty (the default): every rule of the models, never the rules about the labels unless named.
+        What decides the exit status of the command line's gate: rules (``Rule.name`` or ``Rule.metric``),
+        ``'changes'`` (every change from the baseline) or ``'changes:<quantity>'`` (e.g. ``'changes:bpsn_auc'``);
+        empty (the default): every rule of the models and every change, never the rules about the labels unless
+        named (or `gate_labels`).
     gate_strict : bool, default=False
         Whether an inconclusive or not assessable gating verdict fails the gate too.
+    gate_labels : bool, default=False
+        With no `gate_rules`: the rules about the labels gate too (by default they are reported only).
     max_worsening : float >= 0, default=0.01
         With a baseline: the largest worsening of a candidate score from the baseline that passes, in each
         quantity's units (a rate disparity under ``rate_distance``, an AUC, an ECE); see ``Review.changes``.
@@ -150,6 +154,7 @@ class ReviewConfig:
     consistency_sample: Optional[int] = 20_000
     gate_rules: tuple = ()
     gate_strict: bool = False
+    gate_labels: bool = False
     max_worsening: float = 0.01
     suggest_measure: Optional[str] = None
     view: tuple = ()

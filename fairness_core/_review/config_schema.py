@@ -122,6 +122,7 @@ SCHEMA: dict = {
                 "consistency_sample": _optional(_COUNT),
                 "gate_rules": _TEXTS,
                 "gate_strict": {"type": "boolean"},
+                "gate_labels": {"type": "boolean"},
                 "max_worsening": {"type": "number", "minimum": 0, "maximum": 1},   # AUCs, rates, ECEs: in [0, 1]
                 "suggest_measure": _optional({"enum": list(MEASURES)}),
             },

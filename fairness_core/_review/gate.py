@@ -2,9 +2,13 @@
 model judged with paired intervals against a tolerance.
 
 A gate is what a pipeline acts on, so it judges the model, never the data: the rules about the labels (base-rate
-disparity) are reported and gate only when named. A candidate gated on change fails only where its paired interval
-of worsening lies wholly beyond the tolerance, at a Bonferroni level over every change it is judged on, so that an
-equal candidate on small data is inconclusive rather than failed.
+disparity) are reported and gate only when named. A candidate gated on change is judged for non-inferiority: the
+tolerance is the largest worsening, in each quantity's units, that still counts as no worse. A change fails only
+where the low end of its paired interval of worsening lies beyond the tolerance, that end at a Bonferroni level over
+every change judged (so a candidate is failed on a change that is real, whatever the number of changes); it passes
+where the high end is within the tolerance, that end at the unadjusted level: the candidate passes only when every
+change passes, and a claim that holds only if each of its parts holds needs no adjustment (the intersection-union
+principle, Berger 1982).
 """
 
 from __future__ import annotations
@@ -24,9 +28,15 @@ WORSE_SIGN = {"equalized_odds": 1, "p_percent_score": -1, "equal_opportunity_sco
 QUANTITY_WORDS = {"equalized_odds": "equalized odds disparity", "p_percent_score": "p% score",
                   "equal_opportunity_score": "equal opportunity score", "subgroup_auc": "subgroup AUC",
                   "bpsn_auc": "BPSN AUC", "bnsp_auc": "BNSP AUC", "ece": "ECE"}
-UNKNOWN_RULE_MESSAGE = ("The gate names {names}, which {verb} not a rule of this review. Its rules: {known}. "
-                        "Tip: name a rule (or its metric) as the report lists it.")
+#: In a gate's names: every change from the baseline; ``"changes:<quantity>"`` names one quantity's changes.
+CHANGES = "changes"
+UNKNOWN_RULE_MESSAGE = ("The gate names {names}, which {verb} not a rule of this review. Its rules: {known}; with a "
+                        "baseline also 'changes' (every change from it) or 'changes:<quantity>'. Tip: name a rule "
+                        "(or its metric) as the report lists it.")
+UNKNOWN_CHANGE_MESSAGE = ("The gate names {names}, but {problem}. Tip: {tip}.")
 GATING_STATUSES = {False: ("fail",), True: ("fail", "inconclusive", "not_assessable")}
+#: The order of the gate's lines: what fails first, then what could not be decided.
+STATUS_ORDER = {"fail": 0, "inconclusive": 1, "not_assessable": 2, "pass": 3}
 
 
 @dataclass(frozen=True)
@@ -57,7 +67,10 @@ class ChangeVerdict:
         The verdict in words, e.g. "m2 against the baseline m1: BPSN AUC of A worse by 0.061 (99.8 % interval
         0.032-0.090), more than the tolerance 0.01 across the whole interval: fails."
     level : float or None
-        The level of the interval (Bonferroni-adjusted over the changes judged).
+        The level of the interval's low end (Bonferroni-adjusted over the changes judged), which decides a fail.
+    pass_level : float or None
+        The level of the interval's high end, which decides a pass: the review's level, unadjusted (a pass must
+        hold for every change; see the module's docstring).
     """
 
     model: str
@@ -71,6 +84,7 @@ class ChangeVerdict:
     status: str
     sentence: str
     level: Optional[float] = None
+    pass_level: Optional[float] = None
 
 
 def change_table(differences: dict, baseline: str, *, include_small: bool = False) -> pd.DataFrame:
@@ -123,7 +137,7 @@ def change_table(differences: dict, baseline: str, *, include_small: bool = Fals
 
 
 def gate_level(level: Optional[float], n_changes: int) -> Optional[float]:
-    """The Bonferroni level of each change's interval: ``1 - (1 - level) / n_changes`` (`level` for one or none).
+    """The Bonferroni level of each change's low end: ``1 - (1 - level) / n_changes`` (`level` for one or none).
 
     Parameters
     ----------
@@ -144,8 +158,9 @@ def _words(quantity: str, subgroup) -> str:
     return what if subgroup is None else f"{what} of {subgroup}"
 
 
-def change_verdicts(table: pd.DataFrame, baseline: str, tolerance: float, level: Optional[float]) -> tuple:
-    """Each row of :func:`change_table` judged against `tolerance`.
+def change_verdicts(table: pd.DataFrame, baseline: str, tolerance: float, level: Optional[float],
+                    pass_level: Optional[float] = None) -> tuple:
+    """Each row of :func:`change_table` judged against `tolerance` (non-inferiority).
 
     With an interval: pass if ``ci_high <= tolerance``, fail if ``ci_low > tolerance``, else inconclusive (as a
     policy rule judges a bound); without one the point value decides; an undefined change is not assessable. A value
@@ -154,12 +169,14 @@ def change_verdicts(table: pd.DataFrame, baseline: str, tolerance: float, level:
     Parameters
     ----------
     table : DataFrame
-        :func:`change_table`'s rows, their intervals at `level`.
+        :func:`change_table`'s rows: ``ci_low`` at `level`, ``ci_high`` at `pass_level`.
     baseline : str
     tolerance : float >= 0
-        The largest worsening that passes, in each quantity's units.
+        The largest worsening that still counts as no worse, in each quantity's units.
     level : float or None
-        The intervals' level (for the sentences).
+        The level of the intervals' low ends (for the sentences).
+    pass_level : float or None, default=None
+        The level of their high ends; None: `level`.
 
     Returns
     -------
@@ -168,7 +185,10 @@ def change_verdicts(table: pd.DataFrame, baseline: str, tolerance: float, level:
     """
     out = []
     tol = float(tolerance)
-    lvl = "interval" if level is None else f"{level * 100:.4g} % interval"
+    pass_level = level if pass_level is None else pass_level
+    lvl = "interval" if level is None or pass_level != level else f"{level * 100:.4g} % interval"
+    ends = ("" if level is None or pass_level == level
+            else f": low end at {level * 100:.4g} %, high end at {pass_level * 100:.4g} %")
     for row in table.itertuples(index=False):
         w, low, high = (float(x) + 0.0 for x in (row.worsening, row.ci_low, row.ci_high))   # + 0.0: no -0
         head = f"{row.model} against the baseline {baseline}: {_words(row.quantity, row.subgroup)}"
@@ -183,14 +203,22 @@ def change_verdicts(table: pd.DataFrame, baseline: str, tolerance: float, level:
                             f"(no interval): {'fails' if status == 'fail' else 'passes'}.")
             else:
                 status = "fail" if above(low) else "pass" if not above(high) else "inconclusive"
-                interval = f"({lvl} of the worsening {low:.3g} to {high:.3g})"
+                interval = f"({lvl} of the worsening {low:.3g} to {high:.3g}{ends})"
                 sentence = f"{head} {shown} {interval}" + {
                     "fail": f", more than the tolerance {tol:g} across the whole interval: fails.",
-                    "pass": f", within the tolerance {tol:g} across the whole interval: passes.",
+                    "pass": f", within the tolerance {tol:g} across the whole interval: no worse than the baseline "
+                            f"by more than the tolerance, passes.",
                     "inconclusive": f"; the interval straddles the tolerance {tol:g}: inconclusive."}[status]
         out.append(ChangeVerdict(str(row.model), baseline, str(row.quantity), row.subgroup, w, low, high, tol,
-                                 status, sentence, level))
+                                 status, sentence, level, pass_level))
     return tuple(out)
+
+
+def _split(names: Iterable[str]) -> tuple[list, list]:
+    """A gate's names as (rule or metric names, names of changes: ``changes`` or ``changes:<quantity>``)."""
+    names = [str(n) for n in names]
+    changes = [n for n in names if n == CHANGES or n.startswith(CHANGES + ":")]
+    return [n for n in names if n not in changes], changes
 
 
 def gated_verdicts(models: Iterable, dataset_verdicts: Iterable, *, rules: Iterable[str] = (),
@@ -205,8 +233,10 @@ def gated_verdicts(models: Iterable, dataset_verdicts: Iterable, *, rules: Itera
         The rules about the labels.
     rules : iterable of str, default=()
         Rule names or metric names (``Rule.name`` or ``Rule.metric``) that gate; empty: every rule of the models
-        (and, with `labels`, the rules about the labels).
+        (and, with `labels`, the rules about the labels). Names of changes (``changes``, ``changes:<quantity>``,
+        :func:`gated_changes`) select no rule: names that are all of changes leave no rule gating.
     labels : bool, default=False
+        With no `rules`: the rules about the labels gate too.
 
     Returns
     -------
@@ -219,9 +249,9 @@ def gated_verdicts(models: Iterable, dataset_verdicts: Iterable, *, rules: Itera
         When a name in `rules` is no rule of the review (``UNKNOWN_RULE_MESSAGE``, listing its rules).
     """
     everything = [(m.name, v) for m in models for v in m.verdicts] + [(None, v) for v in dataset_verdicts]
-    names = [str(r) for r in rules]
-    if not names:
-        return [(m, v) for m, v in everything if m is not None or labels]
+    names, changes = _split(rules)
+    if not names:   # no names at all: every rule of the models; only names of changes: no rule
+        return [] if changes else [(m, v) for m, v in everything if m is not None or labels]
     known = {v.rule.name for _, v in everything} | {v.rule.metric for _, v in everything}
     unknown = [n for n in names if n not in known]
     if unknown:
@@ -233,27 +263,79 @@ def gated_verdicts(models: Iterable, dataset_verdicts: Iterable, *, rules: Itera
     return [(m, v) for m, v in everything if v.rule.name in names or v.rule.metric in names]
 
 
-def gate_lines(gated: list, changes: Iterable[ChangeVerdict], *, strict: bool = False) -> list:
-    """One line per gating verdict that is not a pass: failing ones, and inconclusive or not assessable ones.
+def gated_changes(changes: Iterable[ChangeVerdict], *, rules: Iterable[str] = ()) -> list:
+    """The changes from the baseline that decide a gate.
+
+    Parameters
+    ----------
+    changes : iterable of ChangeVerdict
+        ``Review.changes``.
+    rules : iterable of str, default=()
+        The gate's names. Empty: every change gates. Otherwise only the changes named: ``changes`` (every
+        change) or ``changes:<quantity>`` (the changes in one quantity, ``ChangeVerdict.quantity``, e.g.
+        ``changes:bpsn_auc`` or ``changes:false_positive_rate``); names of rules alone leave no change gating.
+
+    Returns
+    -------
+    list of ChangeVerdict
+
+    Raises
+    ------
+    ValueError
+        When a change is named but none was judged (no baseline, or intervals of changes the engine cannot
+        compute), or a quantity is named that no change has (the message lists the quantities).
+    """
+    changes = list(changes)
+    names = [str(r) for r in rules]
+    if not names:
+        return changes
+    named = _split(names)[1]
+    if not named:
+        return []
+    shown = ", ".join(map(repr, named))
+    if not changes:
+        raise ValueError(UNKNOWN_CHANGE_MESSAGE.format(
+            names=shown, problem="no change from a baseline was judged",
+            tip="give a baseline score (--baseline COL) among two or more scores, with the rows in memory"))
+    if CHANGES in named:
+        return changes
+    wanted = {n.split(":", 1)[1] for n in named}
+    known = list(dict.fromkeys(c.quantity for c in changes))
+    unknown = sorted(wanted.difference(known))
+    if unknown:
+        raise ValueError(UNKNOWN_CHANGE_MESSAGE.format(
+            names=shown, problem=f"no change is in {', '.join(map(repr, unknown))}",
+            tip=f"name 'changes' or one of {', '.join(CHANGES + ':' + q for q in known)}"))
+    return [c for c in changes if c.quantity in wanted]
+
+
+def gate_lines(gated: list, changes: Iterable[ChangeVerdict], *, strict: bool = False,
+               gating_only: bool = False) -> list:
+    """One line per gating verdict that is not a pass, failing ones first, then inconclusive and not assessable ones.
 
     Parameters
     ----------
     gated : list of (str or None, Verdict)
         :func:`gated_verdicts`.
     changes : iterable of ChangeVerdict
+        :func:`gated_changes`.
     strict : bool, default=False
         Whether inconclusive and not assessable verdicts gate (their lines then say so).
+    gating_only : bool, default=False
+        Only the lines of verdicts that set the exit status to 1 (without `strict`: the fails).
 
     Returns
     -------
     list of str
         E.g. ``"fail: model m2, rule false_positive_rate_diff_max_0.1: estimate 0.132, 95 % interval 0.101 to
         0.16, bound <= 0.1; not assessed: X: 12 rows < minimum 30"`` and ``"fail: m2 against the baseline m1:
-        BPSN AUC of A worse by 0.061 ..."``.
+        BPSN AUC of A worse by 0.061 ..."``; the rules' and the changes' fails before any other line (each kind in
+        its own order otherwise).
     """
+    shown = GATING_STATUSES[bool(strict)] if gating_only else ("fail", "inconclusive", "not_assessable")
     lines = []
     for model, v in gated:
-        if v.status == "pass":
+        if v.status not in shown:
             continue
         who = "the labels" if model is None else f"model {model}"
         estimate = "undefined" if math.isnan(v.value) else f"{v.value:.4g}"
@@ -262,13 +344,13 @@ def gate_lines(gated: list, changes: Iterable[ChangeVerdict], *, strict: bool = 
         bound = f"{'<=' if v.rule.direction == 'max' else '>='} {v.rule.bound:g}"
         missed = f"; not assessed: {'; '.join(v.left_out)}" if v.left_out else ""
         note = "" if strict or v.status == "fail" else " (not gating without --strict)"
-        lines.append(f"{v.status.replace('_', ' ')}{note}: {who}, rule {v.rule.name}: estimate {estimate}{interval}, "
-                     f"bound {bound}{missed}")
+        lines.append((v.status, f"{v.status.replace('_', ' ')}{note}: {who}, rule {v.rule.name}: estimate "
+                                f"{estimate}{interval}, bound {bound}{missed}"))
     for c in changes:
-        if c.status != "pass":
+        if c.status in shown:
             note = "" if strict or c.status == "fail" else " (not gating without --strict)"
-            lines.append(f"{c.status.replace('_', ' ')}{note}: {c.sentence}")
-    return lines
+            lines.append((c.status, f"{c.status.replace('_', ' ')}{note}: {c.sentence}"))
+    return [line for _, line in sorted(lines, key=lambda item: STATUS_ORDER[item[0]])]   # stable: order kept within
 
 
 def gate_status(gated: list, changes: Iterable[ChangeVerdict], *, strict: bool = False) -> int:
@@ -277,7 +359,9 @@ def gate_status(gated: list, changes: Iterable[ChangeVerdict], *, strict: bool =
     Parameters
     ----------
     gated : list of (str or None, Verdict)
+        :func:`gated_verdicts`.
     changes : iterable of ChangeVerdict
+        :func:`gated_changes`.
     strict : bool, default=False
 
     Returns

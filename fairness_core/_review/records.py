@@ -12,7 +12,7 @@ from .._metrics.auc import BiasAucResult
 from .._metrics.calibration import CalibrationDisparityResult
 from .config import ReviewConfig
 from .export import _json_cell, table_data
-from .gate import gate_lines, gate_status, gated_verdicts
+from .gate import gate_lines, gate_status, gated_changes, gated_verdicts
 
 
 @dataclass(frozen=True)
@@ -106,7 +106,8 @@ class Review:
     changes : tuple of ChangeVerdict
         With a configured baseline and two or more scores: each other score's changes from the baseline
         (reduced rate disparities, ratio scores, subgroup/BPSN/BNSP AUCs, subgroup ECEs) judged against
-        ``config.max_worsening`` with paired intervals at a Bonferroni level (``_review.gate``); else empty.
+        ``config.max_worsening`` with paired intervals (low ends at a Bonferroni level, high ends unadjusted:
+        ``_review.gate``); else empty.
     created : str
         UTC time, ISO 8601.
     version : str
@@ -134,19 +135,47 @@ class Review:
         """Every verdict: the dataset's, then each model's."""
         return list(self.dataset_verdicts) + [v for m in self.models for v in m.verdicts]
 
-    def gate(self, *, strict: bool = False, labels: bool = False, rules=None) -> tuple:
-        """The release gate: its exit status and one line per gating verdict that is not a pass.
+    def gating(self, *, labels: Optional[bool] = None, rules=None) -> tuple:
+        """What decides the release gate: the gating rule verdicts and the gating changes from the baseline.
+
+        Parameters
+        ----------
+        labels : bool, optional
+            With no `rules`: judge the rules about the labels (``dataset_verdicts``: properties of the
+            data, which no model can change) too; default ``config.gate_labels`` (False: reported, never gating).
+        rules : iterable of str, optional
+            The gate's names (default ``config.gate_rules``): rule or metric names, ``changes`` (every change from
+            the baseline) or ``changes:<quantity>``. Empty: every rule of the models and every change.
+
+        Returns
+        -------
+        (list of (str or None, Verdict), list of ChangeVerdict)
+            :func:`~fairness_core._review.gate.gated_verdicts` (each with its model's name, None for the
+            labels') and :func:`~fairness_core._review.gate.gated_changes`.
+
+        Raises
+        ------
+        ValueError
+            When a name is no rule of this review, or names changes this review did not judge (the message lists
+            what it has).
+        """
+        rules = self.config.gate_rules if rules is None else rules
+        labels = self.config.gate_labels if labels is None else labels
+        return (gated_verdicts(self.models, self.dataset_verdicts, rules=rules, labels=labels),
+                gated_changes(self.changes, rules=rules))
+
+    def gate(self, *, strict: bool = False, labels: Optional[bool] = None, rules=None,
+             gating_only: bool = False) -> tuple:
+        """The release gate: its exit status and one line per gating verdict that is not a pass, fails first.
 
         Parameters
         ----------
         strict : bool, default=False
             Inconclusive and not assessable verdicts fail too (so does ``config.gate_strict``).
-        labels : bool, default=False
-            With no `rules`: judge the rules about the labels (``dataset_verdicts``: properties of the
-            data, which no model can change) too; by default they are reported, never gating.
-        rules : iterable of str, optional
-            Rule or metric names that gate (default ``config.gate_rules``; empty: every rule of the models).
-            The changes from a baseline (``changes``) always gate.
+        labels, rules
+            As in :meth:`gating`.
+        gating_only : bool, default=False
+            Only the lines of the verdicts that set the status to 1 (the command line's ``--quiet``).
 
         Returns
         -------
@@ -156,14 +185,14 @@ class Review:
         Raises
         ------
         ValueError
-            When a named rule is no rule of this review (the message lists its rules).
+            As :meth:`gating`.
         """
         strict = bool(strict or self.config.gate_strict)
-        gated = gated_verdicts(self.models, self.dataset_verdicts,
-                               rules=self.config.gate_rules if rules is None else rules, labels=labels)
-        return gate_status(gated, self.changes, strict=strict), gate_lines(gated, self.changes, strict=strict)
+        gated, changes = self.gating(labels=labels, rules=rules)
+        return (gate_status(gated, changes, strict=strict),
+                gate_lines(gated, changes, strict=strict, gating_only=gating_only))
 
-    def exit_status(self, strict: bool = False, labels: bool = False, rules=None) -> int:
+    def exit_status(self, strict: bool = False, labels: Optional[bool] = None, rules=None) -> int:
         """0 when no gating verdict fails, 1 when one does (:meth:`gate`'s status).
 
         Parameters
@@ -217,17 +246,24 @@ class Review:
         return out
 
     def to_dict(self) -> dict:
-        """The review as JSON-ready data: context, findings, verdicts, headline values and every table."""
+        """The review as JSON-ready data: context, findings, verdicts (each with ``gating``: whether it decides the
+        configured gate; null when the gate names what this review lacks), headline values and every table."""
+        try:
+            status = self.exit_status()
+            gated, gated_changes_ = self.gating()
+            gating = {id(v) for _, v in gated} | {id(c) for c in gated_changes_}
+        except ValueError:   # the configured gate names a rule this review does not have: no status to record
+            status, gating = None, None
+
+        def gates(item):
+            return None if gating is None else id(item) in gating
+
         def verdicts(items):
             return [{"rule": v.rule.to_dict(), "value": _json_cell(v.value), "ci_low": _json_cell(v.ci_low),
-                     "ci_high": _json_cell(v.ci_high), "status": v.status, "sentence": v.sentence,
+                     "ci_high": _json_cell(v.ci_high), "status": v.status, "gating": gates(v), "sentence": v.sentence,
                      "note": v.note, "rows_factor": _json_cell(v.rows_factor),
                      "rows_needed": _json_cell(v.smallest * v.rows_factor)} for v in items]
 
-        try:
-            status = self.exit_status()
-        except ValueError:   # the configured gate names a rule this review does not have: no status to record
-            status = None
         models = []
         for m in self.models:
             headline = {metric: _json_cell(r.value) for metric, r in m.rates.items()}
@@ -254,7 +290,10 @@ class Review:
                 "changes": [{"model": c.model, "baseline": c.baseline, "quantity": c.quantity, "subgroup": c.subgroup,
                              "worsening": _json_cell(c.worsening), "ci_low": _json_cell(c.ci_low),
                              "ci_high": _json_cell(c.ci_high), "tolerance": c.tolerance, "level": c.level,
-                             "status": c.status, "sentence": c.sentence} for c in self.changes],
+                             "pass_level": c.pass_level,
+                             "status": c.status, "gating": gates(c), "sentence": c.sentence} for c in self.changes],
+                "gate": {"names": list(self.config.gate_rules), "strict": bool(self.config.gate_strict),
+                         "labels": bool(self.config.gate_labels), "exit_status": status},
                 "exit_status": status,
                 "tables": {name: table_data(frame) for name, frame in self.tables().items()}}
 

@@ -19,6 +19,7 @@ import pandas as pd
 
 from .._disparity.compare import keyword
 from .export import neutralize_formulas
+from .gate import GATING_STATUSES, STATUS_ORDER
 from .suggest import MEASURES
 from .report_layout import fit_labels, heading_settings, split_columns, unwrapped
 
@@ -91,8 +92,8 @@ def render_report(review) -> str:
     # With two or more models every verdict line names its model (a line is read, quoted and printed alone);
     # with one, its heading does.
     several = len(review.models) > 1
-    blocks = [_h1(f"Fairness review: {review.source.get('name', 'data')}"), _meta(review),
-              _h2("Policy verdicts", first=True)]
+    blocks = [_h1(f"Fairness review: {review.source.get('name', 'data')}"), _meta(review), *_gate(review),
+              _h2("Policy verdicts")]
     for model in review.models:   # each model's rules under its name; the labels' rules apart, never the model's
         if model.verdicts:
             blocks += [_h3(model.name), _verdicts(model.verdicts, model.name if several else "")]
@@ -280,8 +281,44 @@ def _verdicts(verdicts, model: str = ""):
         return None
     items = [{"status": v.status, "label": v.status.replace("_", " "), "model": model, "sentence": v.sentence,
               "note": v.note if v.note and v.note not in v.sentence else ""}   # a sentence may already end with its note
-             for v in verdicts]
+             for v in _fails_first(verdicts)]
     return {"kind": "verdicts", "entries": items}
+
+
+def _fails_first(items) -> list:
+    """Verdicts or changes, what fails first, then inconclusive and not assessable ones, then passes (stable)."""
+    return sorted(items, key=lambda item: STATUS_ORDER[item.status])
+
+
+def _gate(review) -> list:
+    """The release gate as the command line judges it with the review's configuration: its exit status, what gates,
+    and each gating verdict that is not a pass, fails first (those that do not gate without strictness marked)."""
+    try:
+        status, _ = review.gate()
+        gated, changes = review.gating()
+    except ValueError as exc:   # the configured gate names what this review lacks
+        return [_h2("Release gate", first=True), _p(f"Not judged: {exc}")]
+    strict = bool(review.config.gate_strict)
+    names = review.config.gate_rules
+    what = (f"what the configuration names ({', '.join(names)})" if names else
+            "every rule of the models" + (" and of the labels" if review.config.gate_labels else "")
+            + (f" and every change from the baseline {review.config.baseline}" if review.changes else ""))
+    bad = GATING_STATUSES[strict]
+    failing = sum(v.status in bad for _, v in gated) + sum(c.status in bad for c in changes)
+    text = (f"{'Fails' if status else 'Passes'} (exit status {status} of the command line): {failing} of "
+            f"{len(gated) + len(changes)} gating verdicts {'fail' if not strict else 'are not a pass'}. What gates: "
+            f"{what}" + ("; inconclusive and not assessable verdicts fail too (strict)." if strict else
+                         "; an inconclusive or not assessable verdict is listed but does not fail the gate."))
+    several = len(review.models) > 1
+    entries = [{"status": v.status, "label": v.status.replace("_", " "),
+                "model": "Labels" if model is None else model if several else "", "sentence": v.sentence,
+                "note": "" if v.status in bad else "(does not fail the gate unless it is strict)"}
+               for model, v in gated if v.status != "pass"]
+    entries += [{"status": c.status, "label": c.status.replace("_", " "), "model": "", "sentence": c.sentence,
+                 "note": "" if c.status in bad else "(does not fail the gate unless it is strict)"}
+                for c in changes if c.status != "pass"]
+    entries.sort(key=lambda entry: STATUS_ORDER[entry["status"]])
+    return [_h2("Release gate", first=True), _p(text)] + ([{"kind": "verdicts", "entries": entries}] if entries else [])
 
 
 def _suggestion(suggestion) -> list:
@@ -301,15 +338,20 @@ def _suggestion(suggestion) -> list:
 def _changes(changes, config) -> list:
     """The changes from the baseline that are not a pass, each a verdict line under its candidate's name, and how
     many are within the tolerance."""
-    shown = [c for c in changes if c.status != "pass"]
+    shown = _fails_first(c for c in changes if c.status != "pass")
     passed = len(changes) - len(shown)
-    level = changes[0].level
-    intro = (f"Each other model against the baseline {config.baseline} on the same rows: a rate disparity, ratio "
-             f"score, subgroup, BPSN or BNSP AUC or subgroup ECE fails when it is worse than the baseline's by more "
-             f"than {config.max_worsening:g} across its paired interval"
-             + ("" if level is None else f" (at {level * 100:.4g} %, Bonferroni over the {len(changes)} changes)")
-             + f", passes when the whole interval is within it, and is otherwise inconclusive. {passed} of "
-             f"{len(changes)} changes pass" + (":" if shown else "."))
+    level, pass_level = changes[0].level, changes[0].pass_level
+    intro = (f"Each other model against the baseline {config.baseline} on the same rows, for non-inferiority with "
+             f"the tolerance {config.max_worsening:g} (in each quantity's units): a rate disparity, ratio score, "
+             f"subgroup, BPSN or BNSP AUC or subgroup ECE fails when it is worse than the baseline's by more than the "
+             f"tolerance across its paired interval"
+             + ("" if level is None else f" (its low end at {level * 100:.4g} %, Bonferroni over the "
+                                         f"{len(changes)} changes)")
+             + ", passes when the whole interval is within it"
+             + ("" if pass_level is None or pass_level == level else
+                f" (its high end at {pass_level * 100:.4g} %: the candidate passes only if every change does, which "
+                f"needs no adjustment)")
+             + f", and is otherwise inconclusive. {passed} of {len(changes)} changes pass" + (":" if shown else "."))
     entries = [{"status": c.status, "label": c.status.replace("_", " "), "model": "", "sentence": c.sentence,
                 "note": ""} for c in shown]
     blocks = [_h3(f"Changes from the baseline model {config.baseline}"), _p(intro)]

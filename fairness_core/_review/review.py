@@ -127,10 +127,11 @@ def model_changes(scored: ScoredData, config: ReviewConfig, differences: Optiona
     The changes are those of :func:`~fairness_core._review.gate.change_table`: each rate's reduced disparity,
     equalized odds, the p% and equal opportunity scores (each score at its threshold; paired bootstrap), every
     subgroup, BPSN and BNSP AUC (DeLong's covariance of correlated AUCs) and every subgroup's ECE (paired bootstrap),
-    signed so that positive is worse. With intervals, each is judged on its paired interval at the Bonferroni level
-    ``1 - (1 - ci) / m`` over the m changes with a value: it fails when the whole interval is above the tolerance,
-    passes when the whole interval is at most the tolerance, and is inconclusive otherwise; without intervals the
-    point value decides. Small subgroups are left out unless ``config.include_small``.
+    signed so that positive is worse. With intervals, each is judged for non-inferiority on its paired interval: it
+    fails when the low end, at the Bonferroni level ``1 - (1 - ci) / m`` over the m changes with a value, is above
+    the tolerance; passes when the high end, at ``ci`` itself, is at most the tolerance (the candidate passes only
+    if every change does, which needs no adjustment: ``_review.gate``); and is inconclusive otherwise. Without
+    intervals the point value decides. Small subgroups are left out unless ``config.include_small``.
 
     Parameters
     ----------
@@ -158,10 +159,11 @@ def model_changes(scored: ScoredData, config: ReviewConfig, differences: Optiona
         return ()
     table = change_table(differences, config.baseline, include_small=config.include_small)
     level = gate_level(config.ci, int(np.isfinite(table["worsening"].to_numpy(dtype=np.float64)).sum()))
-    if level is not None and level != config.ci:
-        table = change_table(_differences(scored, dataclasses.replace(config, ci=level)), config.baseline,
-                             include_small=config.include_small)
-    return change_verdicts(table, config.baseline, config.max_worsening, level)
+    if level is not None and level != config.ci:   # the low ends at the Bonferroni level; the high ends at ci
+        adjusted = change_table(_differences(scored, dataclasses.replace(config, ci=level)), config.baseline,
+                                include_small=config.include_small)
+        table = table.assign(ci_low=adjusted["ci_low"].to_numpy())
+    return change_verdicts(table, config.baseline, config.max_worsening, level, config.ci)
 
 
 def _differences(scored: ScoredData, config: ReviewConfig) -> dict:

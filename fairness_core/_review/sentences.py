@@ -14,7 +14,7 @@ from .._disparity.compare import keyword
 TEXT_MESSAGE = "The {name!r} parameter of {func} must be a non-empty str or None. Got {got!r} instead."
 
 
-ADJUST_NAMES = {"bonferroni": "Bonferroni", "holm": "Holm", "fdr_bh": "Benjamini-Hochberg"}
+ADJUST_NAMES = {"max_t": "max-t", "bonferroni": "Bonferroni", "holm": "Holm", "fdr_bh": "Benjamini-Hochberg"}
 
 # Words per rate: (label, who the rate is about, what happened to them, who the denominator counts).
 # {pos} / {neg}: the positive / negative prediction; {pos_out} / {neg_out}: the actual outcomes.
@@ -166,8 +166,9 @@ def _adjust_text(adjust: Optional[str], n_comparisons: Optional[int]) -> str:
 def _reduced_interval_text(level_txt: Optional[str], interval: Optional[str], reduction: str, n: int) -> str:
     """' (95 % interval for the largest of 4 comparisons: 19.1–27.0 points)', or '' without an interval.
 
-    The interval of a max or mean joins its comparisons' intervals at the Bonferroni level, so it is
-    wider than the one comparison's own interval that a finding beside it may give: it says so.
+    The interval of a max or mean holds for the reduction over every comparison (its low end at the
+    comparisons' simultaneous level), so it may differ from the one comparison's own interval that a
+    finding beside it gives: it says so.
     """
     if not (level_txt and interval):
         return ""

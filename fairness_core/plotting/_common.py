@@ -33,7 +33,7 @@ SMALL_OPACITY = 0.4
 AUC_MIN_SPAN = 0.2
 SMALL_PATTERN = "/"
 HOVER = "%{hovertext}<extra></extra>"
-ADJUSTMENTS = {"bonferroni": "Bonferroni", "holm": "Holm", "fdr_bh": "Benjamini-Hochberg"}
+ADJUSTMENTS = {"max_t": "max-t", "bonferroni": "Bonferroni", "holm": "Holm", "fdr_bh": "Benjamini-Hochberg"}
 
 LEVEL_MESSAGE = ("The 'level' parameter of {func} must be None or a confidence level strictly between 0 and 1, "
                  "such as 0.95. Got {got!r} instead.")

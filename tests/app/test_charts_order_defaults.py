@@ -4,6 +4,7 @@ zoomed (or 0–1), the named reference defaulting to the largest subgroup, and o
 option for every page and the Overview."""
 
 import math
+import re
 
 import numpy as np
 import pandas as pd
@@ -69,11 +70,12 @@ def test_pairwise_heatmap_cells_equal_the_pairwise_disparity_table(app):
     assert_heatmap_equals_table(theil_maps[0], theil_tables[0])
     open_section(app, "rates:section", "Tables")
     # hover: both sides' rates with their counts, and the disparity's interval (intervals are on by default; the
-    # 10 pairs of 5 subgroups are more than 5 comparisons, so the Automatic adjustment is Holm's, whose intervals
-    # are Bonferroni's: 1 - 0.05 / 10 = 99.5 %)
+    # 10 pairs of 5 subgroups are more than 5 comparisons, so the Automatic adjustment is simultaneous (max-t):
+    # its level lies between the unadjusted 95 % and Bonferroni's 1 - 0.05 / 10 = 99.5 %)
     fpr = maps[0]["data"][0]
     hover = fpr["hovertext"][0][1]
-    assert "99.5 % CI" in hover and "adjusted for 10 comparisons" in hover and " of " in hover
+    level = float(re.search(r"\(([\d.]+) % CI ", hover).group(1))
+    assert 95 < level <= 99.5 and "adjusted for 10 comparisons" in hover and " of " in hover
     # ... under the ratio distance as well, and without intervals
     widget(app, "selectbox", "Distance").set_value("ratio").run()
     widget(app, "checkbox", "Show intervals").set_value(False).run()

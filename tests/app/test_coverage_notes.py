@@ -123,5 +123,5 @@ def test_an_adjusted_table_says_how_far_its_adjusted_intervals_cover(app):
     widget(app, "selectbox", "Multiple comparisons").set_value("holm").run()
     assert not app.exception
     adjusted = caption()
-    assert "Holm-adjusted per table" in adjusted and "Measured coverage" in adjusted
+    assert "adjusted per table (Holm)" in adjusted and "Measured coverage" in adjusted
     assert "Bonferroni or Holm:" in adjusted and ", per comparison " not in adjusted

@@ -160,7 +160,9 @@ def test_fpr_tile_shows_the_library_interval_and_names_the_worst_subgroup(app, c
         assert f"{formats.level_text(level)} CI {formats.tile(result.ci_low)}–{formats.tile(result.ci_high)}" in captions[0]
         if level == 0.95:
             at_95 = shown
-            assert shown[1:] == (1.808, 3.441)   # the comparisons' intervals at the Bonferroni level, joined
+            # the interval of the max: the low end the largest of the comparisons' low ends at the simultaneous (max-t)
+            # level, the high end the largest of their high ends at 95 % (narrower than Bonferroni's join, 1.808-3.441)
+            assert shown[1:] == (1.811, 3.175)
         else:  # the level select changes the interval: narrower at 90 %, wider at 99 %
             assert shown != at_95
             inner, outer = (shown, at_95) if level == 0.90 else (at_95, shown)
@@ -195,14 +197,14 @@ def test_findings_panel_names_african_american_and_the_false_positive_rate(app, 
     # the same sentences as the library's, escaped for Markdown
     _, _, _, counts = compas_counts(frame)
     mapping = fc.ColumnMapping(label="two_year_recid", positive_label=1, positive_outcome="adverse")   # guessed
-    # six races against the rest: more than 5 comparisons, so the app's Automatic adjustment is Holm's
+    # six races against the rest: more than 5 comparisons, so the app's Automatic adjustment is simultaneous (max-t)
     expected = fc.rate_findings(counts, ["false_positive_rate", "false_negative_rate"], reference="rest", ci=0.95,
-                                n_boot=1000, random_state=0, adjust="holm", limit=3, **fc.outcome_words(mapping))
-    assert "95 % intervals (Holm-adjusted for 6 comparisons)" in first
+                                n_boot=1000, random_state=0, adjust="max_t", limit=3, **fc.outcome_words(mapping))
+    assert "95 % intervals (max-t-adjusted for 6 comparisons)" in first
     assert panel.split("\n")[: len(expected)] == [f"- {escape.md(f.sentence)}" for f in expected]
     # ... and the driving comparison of each max
     assert any(b.startswith("The largest false positive rate ratio, 2.27 (95 % interval for the largest of 4 "
-                            "comparisons: 1.81–3.44), is Other")
+                            "comparisons: 1.81–3.17), is Other")
                for b in bullets)
     assert any(b.startswith("The largest false negative rate ratio") for b in bullets)
     # Native American (18 rows) is small: left out of every reduction, and said to be too few to assess

@@ -156,7 +156,8 @@ def test_rate_comparison_each_model_at_its_own_threshold(madlibs):
     assert side.loc["p% score (min)", "TOXICITY@1"].split(" [")[0] == p1
     open_section(app, "rates:section", "Compare models")
     assert any(row.startswith("Rule: ") for row in side.index)
-    assert side.loc["Rule: Four-fifths rule: p% score >= 0.8", "TOXICITY@1"].split(":")[0] in (
+    four_fifths = fc.outcome_rule(fc.DEFAULT_RULES[0], "adverse")   # toxicity, guessed adverse: on the rest
+    assert side.loc[f"Rule: {four_fifths.label}", "TOXICITY@1"].split(":")[0] in (
         "Pass", "Fail", "Inconclusive", "Not assessable")
 
     # differences from the baseline (default: the first score), paired intervals
@@ -329,10 +330,19 @@ def test_overview_judges_each_model_against_the_baseline_as_the_command_line_doe
     failing = [c for c in expected if c.status != "pass"]
     assert {c.status for c in failing} == {"fail"} and any(c.quantity == "subgroup_auc" for c in failing)
     texts = [unescape(md.value) for md in app.markdown]
-    summary = next(t for t in texts if t.endswith(f"of {len(expected)} changes from score_a (tolerance 0.01; "
-                                                  f"paired intervals at {expected[0].level * 100:.4g} %, Bonferroni "
-                                                  f"over the {len(expected)} changes)."))
-    assert summary.startswith(f"{len(expected) - len(failing)} pass, {len(failing)} fail")
+    summary = next(t for t in texts if t.endswith(
+        f"of {len(expected)} changes from score_a (tolerance 0.01: the largest worsening that still counts as no "
+        f"worse; paired intervals: a change fails when their low end, at {expected[0].level * 100:.4g} % (Bonferroni "
+        f"over the {len(expected)} changes), is above the tolerance, and passes when their high end, at 95 %, is "
+        f"within it)."))
+    assert summary.startswith(f"{len(failing)} fail, {len(expected) - len(failing)} pass")   # fails first
+    # the candidate's own tab says it fails against the baseline, its first two failing changes in full
+    against = next(t for t in texts if t.startswith("**Against the baseline score_a**"))
+    assert against.splitlines() == [
+        f"**Against the baseline score_a** (release gate, tolerance 0.01): the candidate fails; {len(failing)} fail, "
+        f"{len(expected) - len(failing)} pass of {len(expected)} changes.",
+        *(f"- :red-badge[Fail] {c.sentence}" for c in failing[:gate.FAILS_IN_ANSWER]), "",
+        f"{len(failing) - gate.FAILS_IN_ANSWER} more failing changes under *Changes from the baseline* below."]
     shown = [t for t in texts if t.startswith("- :red-badge[")]
     assert [s.split("] ", 1)[1] for s in shown] == [c.sentence for c in failing]   # the first ones, then the rest
     assert len(failing) > gate.CHANGES_SHOWN   # ... in the expander
@@ -343,5 +353,7 @@ def test_overview_judges_each_model_against_the_baseline_as_the_command_line_doe
     relaxed = fc.model_changes(sd, fc.ReviewConfig(mapping=mapping, baseline="score_a", max_worsening=1.0))
     assert not [c for c in relaxed if c.status == "fail"]
     texts = [unescape(md.value) for md in app.markdown]
-    assert any(t.startswith(f"{len(relaxed)} pass of {len(relaxed)} changes from score_a (tolerance 1;")
+    assert any(t.startswith(f"{len(relaxed)} pass of {len(relaxed)} changes from score_a (tolerance 1:")
                for t in texts)
+    assert any(t == f"**Against the baseline score_a** (release gate, tolerance 1): no change fails; "
+                    f"{len(relaxed)} pass of {len(relaxed)} changes." for t in texts)

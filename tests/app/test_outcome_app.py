@@ -2,7 +2,10 @@
 so in one sentence; the Rate disparities page's four-fifths rule then compares approval rates; a score that ranks
 the other class higher gets a visible warning (issue 19, item 1)."""
 
-from tests.app.helpers import widget
+import json
+
+import fairness_core as fc
+from tests.app.helpers import open_section, widget
 from tests.app.test_intervals_ui import upload
 from tests.fairness_core.test_outcome import credit
 from ui import captions, labels
@@ -23,8 +26,37 @@ def test_denial_is_proposed_as_adverse_and_the_four_fifths_rule_compares_approva
     denied = frame["score"] >= 0.5
     approval = (~denied).groupby(frame["race"]).mean()
     by_hand = min(approval["Black"] / approval["White"], approval["White"] / approval["Black"])
-    four_fifths = next(m.value.replace("\\", "") for m in app.markdown if "Four\\-fifths rule: p%" in m.value)
+    texts = [m.value.replace("\\", "") for m in app.markdown]
+    four_fifths = next(t for t in texts if t.startswith((":green-badge", ":red-badge", ":orange-badge"))
+                       and "Four-fifths rule on the favourable prediction (not predicted positive): p% score" in t)
     assert f"p% score {by_hand:.3g} " in four_fifths, (four_fifths, by_hand)
+    # the equal opportunity score is the ratio of approval rates among applicants labelled "no": true negative rates
+    kept = frame["deny"] == "no"
+    tnr = (~denied)[kept].groupby(frame["race"][kept]).mean()
+    tnr_by_hand = min(tnr["Black"] / tnr["White"], tnr["White"] / tnr["Black"])
+    opportunity = next(t for t in texts if "Four-fifths rule on true negative rates (the favourable prediction among "
+                                           "people with the favourable label): equal opportunity score" in t)
+    assert f"equal opportunity score {tnr_by_hand:.3g} " in opportunity, (opportunity, tnr_by_hand)
+    # the explorer judges (and names) the four-fifths rule on approvals too, as the verdict above
+    open_section(app, "rates:section", "Threshold explorer")
+    rule = widget(app, "selectbox", "Shade where this rule holds")
+    adverse = fc.outcome_rule(fc.DEFAULT_RULES[0], "adverse")
+    assert adverse.label in rule.options and "Four-fifths rule: p% score >= 0.8" not in rule.options
+    rule.set_value("four_fifths").run()
+    assert not app.exception
+    counts = fc.threshold_counts((frame["deny"] == "yes").to_numpy(), frame["score"].to_numpy(),
+                                 fc.Subgroups.from_attributes(frame, ["race"]))
+    holds = bool(fc.rule_band(counts, adverse, [0.5], positive_outcome="adverse")["holds"].iloc[0])
+    assert holds == (by_hand >= 0.8)
+    shaded = next(c.value for c in app.caption if "Shaded: thresholds where" in c.value).replace("\\", "")
+    assert f"**{adverse.label}** holds" in shaded
+    assert f"at the chosen threshold it **{'holds' if holds else 'does not hold'}**" in shaded
+    # the Overview's scorecard names the two scores for what they compare
+    app.switch_page("pages/overview.py").run()
+    chart = next(el for el in app.main if getattr(el, "type", "") == "plotly_chart")
+    rows = [trace["y"][0] for trace in json.loads(chart.proto.spec)["data"]]
+    assert rows[:2] == ["Favourable-prediction-rate ratio", "True-negative-rate ratio"]
+    app.switch_page("pages/rate_disparities.py").run()
     # Declared favourable instead, the same predictions give the ratio of denial rates.
     app.switch_page("pages/data.py").run()
     widget(app, "radio", labels.OUTCOME).set_value("favourable").run()

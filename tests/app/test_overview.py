@@ -50,9 +50,9 @@ def test_overview_on_compas_shows_the_rate_page_verdicts_and_findings(app, compa
     assert "African-American" in first and "false positive rate" in first
     _, _, _, counts = compas_counts(frame)
     adverse = fc.ColumnMapping(label="two_year_recid", positive_label=1, positive_outcome="adverse")   # guessed
-    # six races against the rest: more than 5 comparisons, so the Automatic adjustment is Holm's
+    # six races against the rest: more than 5 comparisons, so the Automatic adjustment is simultaneous (max-t)
     expected = fc.rate_findings(counts, ["false_positive_rate", "false_negative_rate"], reference="rest", ci=0.95,
-                                n_boot=1000, random_state=0, adjust="holm", limit=3, **fc.outcome_words(adverse))
+                                n_boot=1000, random_state=0, adjust="max_t", limit=3, **fc.outcome_words(adverse))
     assert bullets(rate_findings)[: len(expected)] == [f.sentence for f in expected]
     tally = next(md.value for md in app.markdown if "across" in md.value and md.value.startswith("**"))
     # The model's rules are counted; the labels' rule (base rates) is listed apart and not counted.
@@ -113,7 +113,9 @@ def test_base_rate_tiles_carry_the_wilson_interval(app, compas_csv):
 
 
 # Plain names (the bottom line's) of the rules of the Rate disparities page, and the start of their technical ones.
-_TECHNICAL = {"selection-rate ratio": "Four-fifths rule:", "true-positive-rate ratio": "Four-fifths rule on true",
+# COMPAS's positive label (recidivism) is guessed adverse: the two ratio scores compare the favourable prediction.
+_TECHNICAL = {"favourable-prediction-rate ratio": "Four-fifths rule on the favourable prediction",
+              "true-negative-rate ratio": "Four-fifths rule on true negative rates",
               "gap in false positive rates": "False positive rate disparity",
               "gap in false negative rates": "False negative rate disparity",
               "gap in true or false positive rates (equalized odds)": "Equalized odds disparity"}
@@ -145,10 +147,10 @@ def test_overview_opens_with_the_bottom_line_and_the_scorecard(app, compas_csv):
     first = [name for name in model][0]
     assert first.startswith("Four-fifths rule") and model[first] == "Fail"   # listed first, in full, with whom
     p_percent = counts.favourable("adverse").ratio_scores("selection_rate", ci=None)
-    assert (f"the selection-rate ratio is {p_percent.value:.3g} for {p_percent.worst} against everyone else, below "
-            "the minimum of 0.8") in sentences[0]
+    assert (f"the favourable-prediction-rate ratio is {p_percent.value:.3g} for {p_percent.worst} against everyone "
+            "else, below the minimum of 0.8") in sentences[0]
     # ... and every failing rule is named (after the first two, by name only)
-    for name in ("selection-rate ratio", "true-positive-rate ratio", "gap in false positive rates",
+    for name in ("favourable-prediction-rate ratio", "true-negative-rate ratio", "gap in false positive rates",
                  "gap in false negative rates", "gap in true or false positive rates (equalized odds)"):
         assert (name in sentences[0]) == any(n.startswith(_TECHNICAL[name]) for n in failing), name
     undecided = [name for name, status in model.items() if status == "Inconclusive"]
@@ -163,7 +165,8 @@ def test_overview_opens_with_the_bottom_line_and_the_scorecard(app, compas_csv):
     figure = json.loads(scorecard.proto.spec)
     rows = [trace["y"][0] for trace in figure["data"]]
     assert len(rows) == len(model)
-    assert rows[0] == "Selection-rate ratio" and "Gap in true or false positive rates (equalized odds)" in rows
+    assert rows[:2] == ["Favourable-prediction-rate ratio", "True-negative-rate ratio"]
+    assert "Gap in true or false positive rates (equalized odds)" in rows
     colours = {"Fail": "#D55E00", "Inconclusive": "#E69F00", "Pass": "#009E73", "Not assessable": "#7F7F7F"}
     assert [t["marker"]["color"] for t in figure["data"]] == [colours[s] for s in model.values()]
     # The details are there, collapsed.

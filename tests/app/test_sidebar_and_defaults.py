@@ -44,34 +44,38 @@ def _comparison_table(app):
     return found[0].sort_values(["subgroup", "reference"]).reset_index(drop=True)
 
 
-def test_holm_is_the_default_above_five_comparisons_and_an_explicit_choice_wins(app):
+def test_max_t_is_the_default_above_five_comparisons_and_an_explicit_choice_wins(app):
     from ui import controls, labels
 
     assert widget(app, "selectbox", "Multiple comparisons").value == "auto"
     # credit sample, ethnicity: 5 subgroups, each against the rest: 5 comparisons, no adjustment
     app.switch_page("pages/rate_disparities.py").run()
     assert _adjust(app) is None
-    assert "-adjusted" not in _rate_caption(app)
+    assert "adjusted per table" not in _rate_caption(app)
     assert "Automatic: no adjustment, since a table compares at most 5 pairs (5 or fewer)." in [
         c.value for c in app.sidebar.caption]
-    # pairwise on the same 5 subgroups: 10 comparisons in the table, so Holm
+    # pairwise on the same 5 subgroups: 10 comparisons in the table, so simultaneous max-t intervals
     widget(app, "selectbox", "Reference").set_value("pairwise").run()
-    assert _adjust(app) == "holm"
-    assert ", Holm-adjusted per table." in _rate_caption(app)
-    assert any(c.value.startswith("Automatic: Holm's adjustment, since a table compares up to 10 pairs (more than 5).")
-               for c in app.sidebar.caption)
-    # the disparity table's intervals are Holm's (Bonferroni's intervals, as fairness_core draws them for Holm)
-    holm = _comparison_table(app)
+    assert _adjust(app) == "max_t"
+    assert ", adjusted per table (Simultaneous (max-t))." in _rate_caption(app)
+    assert any(c.value.startswith("Automatic: adjusted for multiple comparisons (Simultaneous (max-t)), since a "
+                                  "table compares up to 10 pairs (more than 5).") for c in app.sidebar.caption)
+    simultaneous = _comparison_table(app)
     # an explicit choice wins, whatever the number of comparisons
     widget(app, "selectbox", "Multiple comparisons").set_value("none").run()
-    assert _adjust(app) is None and "-adjusted" not in _rate_caption(app)
+    assert _adjust(app) is None and "adjusted per table" not in _rate_caption(app)
     unadjusted = _comparison_table(app)
-    assert len(holm) == len(unadjusted) == 10
-    wide, narrow = (t["disparity_ci_high"] - t["disparity_ci_low"] for t in (holm, unadjusted))
-    assert (wide.to_numpy() > narrow.to_numpy()).all()
+    widget(app, "selectbox", "Multiple comparisons").set_value("bonferroni").run()
+    bonferroni = _comparison_table(app)
+    assert len(simultaneous) == len(unadjusted) == len(bonferroni) == 10
+    # max-t's intervals lie between the unadjusted ones and Bonferroni's, and are narrower than Bonferroni's overall
+    width = {name: (t["disparity_ci_high"] - t["disparity_ci_low"]).to_numpy()
+             for name, t in (("max_t", simultaneous), ("none", unadjusted), ("bonferroni", bonferroni))}
+    assert (width["max_t"] >= width["none"] - 1e-12).all() and (width["max_t"] <= width["bonferroni"] + 1e-12).all()
+    assert width["max_t"].sum() < width["bonferroni"].sum() and width["max_t"].sum() > width["none"].sum()
     assert not any(c.value.startswith("Automatic") for c in app.sidebar.caption)
     widget(app, "selectbox", "Multiple comparisons").set_value("auto").run()
-    assert _adjust(app) == "holm"
+    assert _adjust(app) == "max_t"
     # the rule itself
-    assert [controls.resolve_adjust("auto", n) for n in (0, 5, 6, 45)] == [None, None, "holm", "holm"]
+    assert [controls.resolve_adjust("auto", n) for n in (0, 5, 6, 45)] == [None, None, "max_t", "max_t"]
     assert labels.AUTO_ADJUST_ABOVE == 5

@@ -317,7 +317,7 @@ def test_compas_upload_mapping_and_every_page(compas_csv, app_page, app_url, scr
         page.set_viewport_size({"width": width, "height": height})
         page.wait_for_timeout(500)   # Plotly redraws at the new width
         bottom = main.get_by_text(re.compile(r"^Bottom line for decile_score\. Fails \d of \d rules: the "
-                                             r"selection-rate ratio is"))
+                                             r"favourable-prediction-rate ratio is"))
         expect(bottom).to_be_in_viewport(ratio=1)
         scorecard = main.locator(PLOT).first
         expect(scorecard.locator("g.trace.scatter")).to_have_count(5)

@@ -251,8 +251,10 @@ def test_intervals_match_a_row_level_bootstrap(request, case, metric, reduction,
                                      per_class[:, i], level, per_estimate[c], c)
     else:
         # A standard deviation: the percentile interval, its low end 0 where the bootstrap test of equal scores
-        # (centred replicates) does not reject; the mean over K classes joins the classes' intervals at the
-        # Bonferroni level 1 - (1 - level) / K: [mean of lows, mean of highs].
+        # (centred replicates) does not reject. The mean over K classes: its high end the upper percentile of the
+        # replicates' mean spread; its low end the lower percentile of the replicates' mean with the classes whose
+        # spread is not told from 0 at the simultaneous level (between level and Bonferroni's) counted at 0; each
+        # moved out by the classes' widening to their estimates, over K.
         estimates = np.array([[literal_scores(rows[g], labels, metric)[c] for c in labels] for g in order])
         p = std_test_p_values(scores, estimates)
         alpha, k = 1 - level, sum(not math.isnan(v) for v in per_estimate.values())
@@ -261,24 +263,24 @@ def test_intervals_match_a_row_level_bootstrap(request, case, metric, reduction,
         # small_case: no class's spread is distinguishable from 0; distinct_case: two are, even at alpha / K, and
         # one is not.
         assert (p > alpha).all() if case == "small_case" else ((p < alpha / k).sum(), (p > alpha).sum()) == (2, 1), p
-        lows, highs = [], []
+        widen_low, widen_high = np.zeros(2), np.zeros(2)
+        nonzero = p < alpha / k   # told from 0 at Bonferroni's level, so at the simultaneous one
         for i, c in enumerate(labels):
-            for at, got_low, got_high in ((level, per_row.loc[c, "value_ci_low"], per_row.loc[c, "value_ci_high"]),
-                                          (1 - alpha / k, None, None)):
-                if p[i] > 1 - at:
-                    band_low = (0.0, 0.0)
-                else:
-                    band_low = quantile_band(per_class[:, i], (1 - at) / 2, per_estimate[c])
-                band_high = quantile_band(per_class[:, i], (1 + at) / 2, per_estimate[c])
-                if got_low is None:
-                    lows.append(band_low)
-                    highs.append(band_high)
-                else:
-                    assert band_low[0] - TOL <= got_low <= band_low[1] + TOL, (c, got_low, band_low)
-                    assert band_high[0] - TOL <= got_high <= band_high[1] + TOL, (c, got_high, band_high)
-        lows, highs = np.array(lows), np.array(highs)
-        assert lows[:, 0].mean() - TOL <= result.ci_low <= lows[:, 1].mean() + TOL, (result.ci_low, lows)
-        assert highs[:, 0].mean() - TOL <= result.ci_high <= highs[:, 1].mean() + TOL, (result.ci_high, highs)
+            got_low, got_high = per_row.loc[c, "value_ci_low"], per_row.loc[c, "value_ci_high"]
+            band_low = (0.0, 0.0) if p[i] > alpha else quantile_band(per_class[:, i], alpha / 2, per_estimate[c])
+            band_high = quantile_band(per_class[:, i], 1 - alpha / 2, per_estimate[c])
+            assert band_low[0] - TOL <= got_low <= band_low[1] + TOL, (c, got_low, band_low)
+            assert band_high[0] - TOL <= got_high <= band_high[1] + TOL, (c, got_high, band_high)
+            plain_low = quantile_band(per_class[:, i], alpha / 2)
+            plain_high = quantile_band(per_class[:, i], 1 - alpha / 2)
+            if nonzero[i]:
+                widen_low += np.maximum(np.array(plain_low) - per_estimate[c], 0.0)[::-1] / k
+            widen_high += np.maximum(per_estimate[c] - np.array(plain_high), 0.0)[::-1] / k
+        low_reps = np.nanmean(np.where(nonzero, per_class, 0.0), axis=1)
+        band = np.array(quantile_band(low_reps, alpha / 2)) - widen_low
+        assert max(band[0], 0.0) - TOL <= result.ci_low <= max(band[1], 0.0) + TOL, (result.ci_low, band)
+        band = np.array(quantile_band(values, 1 - alpha / 2)) + widen_high
+        assert band[0] - TOL <= result.ci_high <= band[1] + TOL, (result.ci_high, band)
     for i, c in enumerate(labels):
         row = per_row.loc[c]
         expected = np.isnan(per_class[:, i]).mean()  # two binomial counts of the same rate

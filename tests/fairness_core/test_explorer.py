@@ -97,6 +97,32 @@ def test_rule_band_marks_where_the_bound_holds(scored):
         fc.rule_band(tc, fc.Rule(metric="calibration_disparity", distance_measure="diff", bound=0.1), THRESHOLDS)
 
 
+@pytest.mark.parametrize("weighted", [False, True])
+@pytest.mark.parametrize("metric, rate", [("p_percent_score", "selection_rate"),
+                                          ("equal_opportunity_score", "true_positive_rate")])
+def test_with_an_adverse_outcome_the_scores_compare_the_favourable_prediction(scored, metric, rate, weighted):
+    """Deny = 1: the four-fifths rule is judged on the rate of *not* being predicted 1 (and among the 0 labels),
+    as the verdicts judge it; the rates' disparities stay on the prediction itself."""
+    frame, groups, _ = scored
+    y, score = frame["y"].to_numpy(), frame["score"].to_numpy()
+    weight = np.random.default_rng(0).integers(1, 4, len(y)).astype(float) if weighted else None
+    tc = fc.threshold_counts(y, score, groups, sample_weight=weight)
+    curve = fc.disparity_curve(tc, metric, THRESHOLDS, positive_outcome="adverse")
+    plain = fc.disparity_curve(tc, metric, THRESHOLDS)
+    assert not np.allclose(curve["value"], plain["value"], equal_nan=True)
+    for row in curve.itertuples():
+        flipped = 1 - y, (score < row.threshold).astype(int)   # the favourable label and prediction as literal 1s
+        literal = fc.confusion_counts(*flipped, groups, sample_weight=weight).ratio_scores(rate)
+        counts = fc.confusion_counts(y, (score >= row.threshold).astype(int), groups, sample_weight=weight)
+        assert literal.value == pytest.approx(counts.favourable("adverse").ratio_scores(rate).value, nan_ok=True)
+        np.testing.assert_allclose(row.value, literal.value, rtol=1e-12, atol=0)
+        assert (row.n_used, row.n_small_excluded) == (literal.n_used, literal.n_small_excluded)
+    band = fc.rule_band(tc, fc.Rule(metric=metric, bound=0.8), THRESHOLDS, positive_outcome="adverse")
+    np.testing.assert_array_equal(band["holds"], np.nan_to_num(curve["value"].to_numpy(), nan=-1) >= 0.8)
+    same = fc.disparity_curve(tc, "false_positive_rate", THRESHOLDS, positive_outcome="adverse")
+    pd.testing.assert_frame_equal(same, fc.disparity_curve(tc, "false_positive_rate", THRESHOLDS))
+
+
 def test_default_thresholds_are_the_levels_or_an_even_grid(scored):
     _, _, tc = scored
     few = fc.threshold_counts([0, 1, 1, 0], [0.2, 0.7, 0.4, 0.9], ["a", "a", "b", "b"])

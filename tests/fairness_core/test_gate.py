@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import re
 import subprocess
 import sys
 
@@ -15,6 +16,7 @@ import pytest
 
 import fairness_core as fc
 from fairness_core._review.gate import WORSE_SIGN, change_table, change_verdicts, gate_level
+from fairness_core._review.report import render_report
 from tests.support import ROOT
 
 N_BOOT = 200
@@ -151,7 +153,9 @@ def test_baseline_identical_passes_worse_fails_with_its_interval(tmp_path):
     review = json.loads((tmp_path / "b").read_text())
     auc = next(c for c in review["changes"] if c["quantity"] == "subgroup_auc" and c["subgroup"] == "A")
     assert auc["status"] == "fail" and auc["ci_low"] > 0.01 and auc["level"] == pytest.approx(1 - 0.05 / 17)
-    assert f"interval of the worsening {auc['ci_low']:.3g} to {auc['ci_high']:.3g}" in line
+    assert auc["pass_level"] == 0.95
+    assert (f"interval of the worsening {auc['ci_low']:.3g} to {auc['ci_high']:.3g}: low end at 99.71 %, high end at "
+            "95 %)" in line)
     # the report gives the same judgement
     report = cli("report", str(worse), "--config", config, "--baseline", "m1", "--out", str(tmp_path / "r.html"))
     assert report.returncode == 1
@@ -171,13 +175,45 @@ def test_an_equal_candidate_on_small_data_is_inconclusive_not_failed():
     assert "fail" not in statuses and statuses.count("inconclusive") > 0.9 * len(statuses)
 
 
+def retrained(n: int, seed: int, own: float = 0.1) -> pd.DataFrame:
+    """A baseline m1 and a retrained candidate m2 as good as it: both score sigmoid(1.5 (x + e) - 0.5 + shift) with
+    noise e ~ N(0, 0.5^2), of which a part of sd `own` is each model's own (scores correlate about 0.99)."""
+    rng = np.random.default_rng(seed)
+    group = rng.choice(3, n, p=[0.5, 0.3, 0.2])
+    shift = np.array([0.0, 0.4, -0.3])[group]
+    x = rng.normal(size=n)
+    y = (rng.random(n) < 1 / (1 + np.exp(-(1.5 * x - 0.5 + shift)))).astype(int)
+    shared = rng.normal(0, np.sqrt(0.25 - own ** 2), n)
+    scores = {m: 1 / (1 + np.exp(-(1.5 * (x + shared + rng.normal(0, own, n)) - 0.5 + shift))) for m in ("m1", "m2")}
+    return pd.DataFrame({"y": y, "g": np.array(list("ABC"))[group], **scores})
+
+
+@pytest.mark.full   # ten reviews of 10^5 rows: make test only (tests/tiers.py)
+def test_a_retrained_candidate_as_good_as_the_baseline_passes_on_large_data():
+    """Issue 41, item 6: non-inferiority with the high ends unadjusted (the candidate passes only if every change
+    does) and the low ends at Bonferroni's level. benchmarks/gate_equal_candidate.py measured 70 % of such gates
+    passing at 10^5 rows (none failing; 27.5 % with the high ends at Bonferroni's level too, 3 of these 10);
+    here at least 7 of 10, and no change fails."""
+    mapping = fc.ColumnMapping(label="y", positive_label=1, scores=("m1", "m2"), protected=("g",))
+    passed, statuses = 0, []
+    for seed in range(10):
+        review = fc.build_review(retrained(100_000, seed), fc.ReviewConfig(mapping=mapping, baseline="m1"))
+        statuses += [c.status for c in review.changes]
+        passed += all(c.status == "pass" for c in review.changes)
+        assert {(c.level, c.pass_level) for c in review.changes} == {(1 - 0.05 / 17, 0.95)}
+    assert "fail" not in statuses and passed >= 7, (passed, statuses.count("inconclusive"))
+
+
 def test_gate_options_round_trip_and_are_checked():
     mapping = fc.ColumnMapping(label="y", positive_label=1, scores=("m1", "m2"))
     config = fc.ReviewConfig(mapping=mapping, baseline="m1", gate_rules=["four_fifths"], gate_strict=True,
                              max_worsening=0.02)
     assert config.gate_rules == ("four_fifths",)
     assert fc.ReviewConfig.from_json(config.to_json()) == config
-    for field, value in (("max_worsening", -0.1), ("gate_strict", "yes"), ("gate_rules", "four_fifths")):
+    assert not config.gate_labels and dataclasses.replace(config, gate_labels=True).to_dict()["options"][
+        "gate_labels"] is True
+    for field, value in (("max_worsening", -0.1), ("gate_strict", "yes"), ("gate_rules", "four_fifths"),
+                         ("gate_labels", 1)):
         with pytest.raises(ValueError, match=f"options.{field}"):
             dataclasses.replace(config, **{field: value})
 
@@ -188,6 +224,12 @@ def test_gate_options_round_trip_and_are_checked():
     (["--max-worsening", "0.1"], "error: --max-worsening is the tolerance of the change from a baseline"),
     (["--baseline", "m1", "--max-worsening", "-1"], "error: --max-worsening -1.0: expected a number from 0 to 1"),
     (["--baseline", "m1", "--engine", "duckdb"], "error: --baseline compares models with paired intervals"),
+    (["--gate", "changes"], "error: The gate names 'changes', but no change from a baseline was judged. Tip: give "
+                            "a baseline score (--baseline COL)"),
+    (["--baseline", "m1", "--gate", "changes:auc"],
+     "error: The gate names 'changes:auc', but no change is in 'auc'. Tip: name 'changes' or one of "
+     "changes:false_positive_rate, changes:false_negative_rate, changes:equalized_odds, changes:p_percent_score, "
+     "changes:equal_opportunity_score, changes:subgroup_auc, changes:bpsn_auc, changes:bnsp_auc, changes:ece."),
 ])
 def test_gate_flags_that_cannot_apply_are_bad_input(tmp_path, args, message):
     data = tmp_path / "d.csv"
@@ -205,3 +247,89 @@ def test_without_intervals_the_point_change_decides():
     auc = next(c for c in review.changes if c.quantity == "subgroup_auc" and c.subgroup == "A")
     assert auc.status == "fail" and auc.sentence.endswith("more than the tolerance 0.01 (no interval): fails.")
     assert {c.status for c in review.changes} <= {"pass", "fail"}
+
+
+def test_gate_names_select_rules_and_changes_and_the_json_marks_what_gates(tmp_path):
+    """`--gate` selects changes as it selects rules: 'changes' or 'changes:<quantity>'; what is not named is
+    reported, not gating; every verdict and change in the JSON says whether it gates (m2 is worse than m1 for A's
+    positives: its FPR rule and FPR change pass, its BPSN AUCs of B and C fail)."""
+    data = tmp_path / "worse.csv"
+    two_models(3_000, 4, candidate="worse").to_csv(data, index=False)
+    base = ["metrics", str(data), "--label", "y", "--positive", "1", "--score", "m1", "--score", "m2",
+            "--protected", "g", "--baseline", "m1"]
+    rule = cli(*base, "--gate", "false_positive_rate", "--out", str(tmp_path / "rule.json"))
+    assert rule.returncode == 0, rule.stderr   # the failing changes are reported, not gating
+    assert rule.stderr.splitlines()[-1].endswith("(reported, not gating); exit status 0")
+    record = json.loads((tmp_path / "rule.json").read_text())
+    assert record["gate"] == {"names": ["false_positive_rate"], "strict": False, "labels": False, "exit_status": 0}
+    gating = {(m["name"], v["rule"]["name"]): v["gating"] for m in record["models"] for v in m["verdicts"]}
+    assert gating == {key: key[1].startswith("false_positive_rate") for key in gating} and sum(gating.values()) == 2
+    assert {c["gating"] for c in record["changes"]} == {False}
+    assert not any(v["gating"] for v in record["dataset"]["verdicts"])
+
+    bpsn = cli(*base, "--gate", "changes:bpsn_auc", "--out", str(tmp_path / "bpsn.json"))
+    assert bpsn.returncode == 1
+    failing = [line for line in bpsn.stderr.splitlines() if line.startswith("fail")]
+    assert [line.split(": BPSN AUC of ")[1][0] for line in failing] == ["B", "C"]
+    record = json.loads((tmp_path / "bpsn.json").read_text())
+    assert [(c["quantity"], c["subgroup"]) for c in record["changes"] if c["gating"]] == [
+        ("bpsn_auc", "A"), ("bpsn_auc", "B"), ("bpsn_auc", "C")]
+    assert not any(v["gating"] for m in record["models"] for v in m["verdicts"])
+    assert "verdicts: model " in bpsn.stderr and "(reported, not gating); labels" in bpsn.stderr
+
+    both = cli(*base, "--gate", "false_positive_rate,changes:false_positive_rate", "--out", str(tmp_path / "b.json"))
+    every = cli(*base, "--gate", "four_fifths,changes", "--out", str(tmp_path / "e.json"))
+    assert (both.returncode, every.returncode) == (0, 1)
+    assert sum(c["gating"] for c in json.loads((tmp_path / "e.json").read_text())["changes"]) == 17
+
+
+def test_quiet_prints_only_what_sets_the_status_and_every_gate_lists_fails_first(tmp_path):
+    data = tmp_path / "small.csv"
+    frame = two_models(400, 5, candidate="worse")   # m1's rules inconclusive at this size, m2's failing
+    frame.assign(y=np.where(frame["y"] == 1, "deny", "approve")).to_csv(data, index=False)
+    base = ["metrics", str(data), "--label", "y", "--positive", "deny", "--score", "m1", "--score", "m2",
+            "--protected", "g", "--baseline", "m1", "--out", str(tmp_path / "r.json")]
+    loud, quiet = cli(*base), cli(*base, "--quiet")
+    assert loud.returncode == quiet.returncode == 1
+    assert "note: a positive prediction (y = deny) is taken as adverse" in loud.stderr
+
+    def status(line: str) -> str:
+        return line.split(":")[0].split(" (")[0]
+
+    lines = [line for line in loud.stderr.splitlines() if status(line) in ("fail", "inconclusive", "not assessable")]
+    statuses = [status(line) for line in lines]
+    assert statuses == sorted(statuses, key=["fail", "inconclusive", "not assessable"].index)
+    assert statuses[0] == "fail" and "inconclusive" in statuses   # m1's inconclusive rules come after m2's fails
+    assert quiet.stderr.splitlines() == [line for line in lines if line.startswith("fail:")]
+    strict = cli(*base, "--quiet", "--strict")
+    assert strict.returncode == 1
+    assert strict.stderr.splitlines() == [line.replace(" (not gating without --strict)", "") for line in lines]
+
+
+def test_help_says_what_strict_does_to_inconclusive_changes():
+    text = " ".join(cli("metrics", "--help").stdout.split())
+    assert ("--strict exit 1 also when a gating verdict is inconclusive or not assessable: a rule whose interval "
+            "straddles its bound and, with --baseline, every change whose interval straddles --max-worsening") in text
+    assert "'changes:QUANTITY' (e.g. changes:bpsn_auc" in text and "--quiet print on stderr only the lines" in text
+
+
+def test_the_report_opens_with_the_gate_fails_first():
+    frame = two_models(400, 5, candidate="worse")
+    mapping = fc.ColumnMapping(label="y", positive_label=1, scores=("m1", "m2"), protected=("g",))
+    review = fc.build_review(frame, fc.ReviewConfig(mapping=mapping, n_boot=N_BOOT, baseline="m1"))
+    html = render_report(review)
+    gate = html[html.index("<h2 class=\"first\">Release gate</h2>"):html.index("<h2>Policy verdicts</h2>")]
+    status, lines = review.gate()
+    gated, changes = review.gating()
+    failing = sum(v.status == "fail" for _, v in gated) + sum(c.status == "fail" for c in changes)
+    assert (status, failing) == (1, sum(line.startswith("fail:") for line in lines))
+    assert (f"Fails (exit status 1 of the command line): {failing} of {len(gated) + len(changes)} gating verdicts "
+            "fail. What gates: every rule of the models and every change from the baseline m1;") in gate
+    labels = re.findall(r'<span class="verdict (\w+)">', gate)
+    assert labels == sorted(labels, key=["fail", "inconclusive", "not_assessable"].index)
+    assert labels.count("fail") == failing and "inconclusive" in labels
+    assert gate.count("(does not fail the gate unless it is strict)") == labels.count("inconclusive")
+    # the changes' own section lists them fails first too
+    section = html[html.index("Changes from the baseline model m1"):]
+    changes_labels = re.findall(r'<span class="verdict (\w+)">', section[:section.index("<h2")])
+    assert changes_labels == sorted(changes_labels, key=["fail", "inconclusive", "not_assessable"].index)

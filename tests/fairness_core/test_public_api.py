@@ -34,7 +34,7 @@ PACKAGE_ALL = ['AucCounts', 'BiasAucResult', 'CONFIG_BOUNDS', 'CalibrationCounts
  'false_positive_rate_disparity', 'findings_table', 'group_rates', 'group_thresholds', 'guess_mapping', 'guess_outcome',
  'guess_positive', 'individual_theil_index', 'make_fairness_scorer', 'maximum_calibration_error', 'model_changes',
  'model_statistical_parity', 'named_reference', 'neutralize_formulas', 'no_auc_finding', 'numbers_as_text',
- 'outcome_words', 'p_percent_score', 'performance_table', 'power_mean', 'rate_conclusions', 'rate_disparity',
+ 'outcome_rule', 'outcome_words', 'p_percent_score', 'performance_table', 'power_mean', 'rate_conclusions', 'rate_disparity',
  'rate_findings', 'rate_rules', 'read_table', 'reduce_disparities', 'reduction_finding', 'reference_keyword',
  'reliability_diagram', 'render_report', 'result_subject', 'rows_factor', 'rule_band', 'rule_plain_name', 'rules_from_json', 'rules_to_json', 'smoothed_edf',
  'smoothed_edf_from_counts', 'subgroup_auc', 'subgroup_threshold_effect', 'subset_score',

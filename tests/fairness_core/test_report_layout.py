@@ -12,6 +12,7 @@ from html.parser import HTMLParser
 import pytest
 
 import fairness_core as fc
+from fairness_core._review.gate import STATUS_ORDER
 from fairness_core._review import report_layout
 from fairness_core._review.report_layout import (PAGE_WIDTH_PX, _width_px, fit_labels, heading_settings,
                                                  label_width_px, split_columns)
@@ -79,7 +80,12 @@ def two_models(credit):
 
 def test_each_verdict_line_of_a_two_model_report_names_its_model(two_models):
     review, html = two_models
-    lines = Outline(html).verdicts()
+    everything = Outline(html).verdicts()
+    gate = [line for heading, line in everything if heading == "Release gate"]   # the gate's non-passes, first
+    lines = [(heading, line) for heading, line in everything if heading != "Release gate"]
+    assert everything[:len(gate)] == [("Release gate", line) for line in gate]
+    gated = [(m.name, v) for m in review.models for v in m.verdicts if v.status != "pass"]
+    assert sorted(gate) == sorted(f"{name}: {v.sentence}" for name, v in gated) and gate
     expected = sum(len(m.verdicts) for m in review.models) * 2 + len(review.dataset_verdicts)  # summary + sections
     assert len(lines) == expected and expected >= 13
     for heading, line in lines:
@@ -88,7 +94,8 @@ def test_each_verdict_line_of_a_two_model_report_names_its_model(two_models):
             assert heading.startswith("Rules about the labels") and line.startswith("Labels: Base rate disparity")
         else:   # under its model's heading, and naming it itself
             assert line.startswith(f"{owner}: "), (heading, line)
-    sentences = {m.name: [v.sentence for v in m.verdicts] for m in review.models}
+    sentences = {m.name: [v.sentence for v in sorted(m.verdicts, key=lambda v: STATUS_ORDER[v.status])]   # fails first
+                 for m in review.models}
     for name, said in sentences.items():   # each model's own sentences, not the other's
         assert [line for _, line in lines if line.startswith(f"{name}: ")] == [f"{name}: {s}" for s in said] * 2
     assert sentences["score_logistic"] != sentences["score_boosting"]
@@ -96,9 +103,10 @@ def test_each_verdict_line_of_a_two_model_report_names_its_model(two_models):
 
 def test_a_single_model_report_reads_without_the_prefix(credit):
     review = _review(credit, scores=("score_logistic",))
-    lines = Outline(fc.render_report(review)).verdicts()
+    lines = [(h, line) for h, line in Outline(fc.render_report(review)).verdicts() if h != "Release gate"]
     assert len(lines) == 2 * len(review.models[0].verdicts) + len(review.dataset_verdicts) > 0
-    assert [line for _, line in lines[:len(review.models[0].verdicts)]] == [v.sentence for v in review.models[0].verdicts]
+    assert [line for _, line in lines[:len(review.models[0].verdicts)]] == [
+        v.sentence for v in sorted(review.models[0].verdicts, key=lambda v: STATUS_ORDER[v.status])]
     assert not [line for _, line in lines if line.startswith(("score_logistic:", "Labels:"))]
 
 

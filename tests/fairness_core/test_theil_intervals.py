@@ -12,6 +12,8 @@ import math
 import numpy as np
 import pandas as pd
 import pytest
+
+from support import literal_simultaneous_level
 from scipy.stats import ks_2samp, norm
 
 import fairness_core as fc
@@ -198,23 +200,26 @@ def test_intervals_equal_literal_theil_on_the_resampled_rows(reference, overlap)
             low, high = percentile(samples, level)
             assert table[f"{side}_ci_low"].iloc[j] == pytest.approx(low, abs=TOL)
             assert table[f"{side}_ci_high"].iloc[j] == pytest.approx(high, abs=TOL)
-    # The reduced max and mean: each comparison's interval at the Bonferroni level (its low end 0 where the signed
-    # difference's interval holds 0), then the max (or mean) of the lows and of the highs, widened to the estimate.
-    m = theil.shape[1]
-    bonferroni = 1 - (1 - level) / m
-    ends = []
-    for j in range(m):
-        low, high = percentile(theil[:, j], bonferroni)
-        s_low, s_high = percentile(signed[:, j], bonferroni)
-        ends.append((low if (s_low > 0 or s_high < 0) else 0.0, high))
-    lows, highs = np.array(ends).T
-    assert result.ci_low == pytest.approx(min(lows.max(), result.value), abs=TOL)
+    # The reduced max: the largest low end at the comparisons' simultaneous level (0 where the signed difference's
+    # interval there holds 0) and the largest high end at the level itself, widened to the estimate.
+    joint = literal_simultaneous_level(signed, level)
+    lows, highs = [], []
+    for j in range(theil.shape[1]):
+        low, _ = percentile(theil[:, j], joint)
+        s_low, s_high = percentile(signed[:, j], joint)
+        lows.append(low if (s_low > 0 or s_high < 0) else 0.0)
+        highs.append(percentile(theil[:, j], level)[1])
+    lows, highs = np.array(lows), np.array(highs)
+    assert result.ci_low == pytest.approx(min(lows.max(), result.value), abs=1e-6)
     assert result.ci_high == pytest.approx(max(highs.max(), result.value), abs=TOL)
     assert (result.level, result.n_boot, result.n_boot_undefined, result.adjust) == (level, n_boot, 0, None)
+    # The mean: its low end the percentile of the replicates' mean with the comparisons that do not exclude parity at
+    # the simultaneous level counted at 0; its high end the percentile of the replicates' plain mean.
     mean = counts.theil_index(reference=reference, reduction="mean", include_small=True, ci=level, n_boot=n_boot,
                               random_state=7)
-    assert mean.ci_low == pytest.approx(min(lows.mean(), mean.value), abs=TOL)
-    assert mean.ci_high == pytest.approx(max(highs.mean(), mean.value), abs=TOL)
+    low_reps = np.where(lows > 0, theil, 0.0).mean(axis=1)
+    assert mean.ci_low == pytest.approx(min(percentile(low_reps, level)[0], mean.value), abs=1e-6)
+    assert mean.ci_high == pytest.approx(max(percentile(theil.mean(axis=1), level)[1], mean.value), abs=TOL)
 
 
 @pytest.mark.parametrize("overlap", [False, True])

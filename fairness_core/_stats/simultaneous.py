@@ -1,0 +1,86 @@
+"""Simultaneous bootstrap intervals: the per-comparison level at which every interval holds together.
+
+Joining m intervals at the Bonferroni level 1 - (1 - level) / m is valid whatever the dependence
+between them, and wider than it needs to be whenever they depend on each other (comparisons with the
+rest share rows; pairwise comparisons share subgroups). The bootstrap already holds that dependence:
+its replicates are drawn jointly for every comparison. This module reads it off.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+EDGE = 1e-9
+
+
+def simultaneous_level(samples: np.ndarray, level: float) -> float:
+    """The level L of per-column percentile intervals that hold `level` of the replicates in every column at once.
+
+    Each replicate b is given its depth in each column k, how far inside that column's bootstrap
+    distribution it lies: d_bk = min(i_hi, n_k - 1 - i_lo) / (n_k - 1), where i_lo and i_hi are the
+    first and last positions of its value among the column's n_k defined replicates sorted (so ties
+    count as inside). The percentile interval at tail t (level 1 - 2t, with linear interpolation as
+    :func:`percentile_interval`) holds replicate b in column k exactly when d_bk >= t. A replicate
+    is inside every column's interval when its smallest depth q_b = min_k d_bk is at least t; t* is
+    the largest t that keeps a share `level` of the replicates inside every interval, and
+    L = 1 - 2 t*. This is the percentile bootstrap's simultaneous interval (Mandel & Betensky 2008):
+    the max-t construction of Romano & Wolf (2005) with each column standardised by its own bootstrap
+    distribution (its ranks) instead of its standard error, so it needs no variance estimate and
+    keeps the percentile intervals' asymmetry. L lies between `level` (one column, or columns that
+    move together) and the Bonferroni level 1 - (1 - level) / m (independent columns); it is clipped
+    to that range, which only the bootstrap's discreteness can leave.
+
+    Parameters
+    ----------
+    samples : ndarray of shape (n_boot, m)
+        Jointly drawn bootstrap replicates of m quantities (e.g. the signed distances of m
+        comparisons). NaN marks an undefined replicate of a column: it is inside that column. Columns
+        with fewer than 2 defined replicates have no interval and are left out.
+    level : float
+        Simultaneous confidence level, in (0, 1).
+
+    Returns
+    -------
+    float
+        The per-column level L; `level` itself when fewer than two columns have an interval.
+
+    References
+    ----------
+    Mandel, M. & Betensky, R. A. (2008). Simultaneous confidence intervals based on the percentile
+    bootstrap approach. Computational Statistics & Data Analysis 52(4), 2158-2165.
+    Romano, J. P. & Wolf, M. (2005). Exact and approximate stepdown methods for multiple hypothesis
+    testing. Journal of the American Statistical Association 100(469), 94-108.
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(0)
+    >>> z = rng.normal(size=(4000, 1))
+    >>> round(simultaneous_level(np.hstack([z, z, z]), 0.95), 3)   # three copies: no adjustment
+    0.95
+    >>> 0.98 < simultaneous_level(rng.normal(size=(4000, 3)), 0.95) < 1 - 0.05 / 3 + 1e-9   # independent: Šidák
+    True
+    """
+    from scipy.stats import rankdata
+
+    x = np.asarray(samples, dtype=np.float64)
+    if x.ndim != 2:
+        raise ValueError(f"simultaneous_level: samples must have shape (n_boot, m); got shape {x.shape}.")
+    defined = ~np.isnan(x)
+    n = defined.sum(axis=0)
+    x = x[:, n >= 2]
+    defined, n = defined[:, n >= 2], n[n >= 2]
+    m = x.shape[1]
+    if m < 2:
+        return float(level)
+    filled = np.where(defined, x, np.inf)   # undefined replicates sort last and leave the others' ranks alone
+    i_lo = rankdata(filled, method="min", axis=0) - 1.0
+    i_hi = rankdata(filled, method="max", axis=0) - 1.0
+    depth = np.minimum(i_hi, (n - 1) - i_lo) / (n - 1)
+    depth = np.where(defined, depth, np.inf)
+    q = np.sort(depth.min(axis=1))[::-1]
+    keep = int(np.ceil(level * len(q) - 1e-9))
+    tail = float(q[min(max(keep, 1), len(q)) - 1])
+    bonferroni = 1.0 - (1.0 - level) / m
+    # A hair wider than 1 - 2 t*: the interval's ends then fall just outside the replicates on them, never just
+    # inside through rounding of the quantile's position.
+    return float(np.clip(1.0 - 2.0 * min(tail, 0.5) + EDGE, level, bonferroni))
