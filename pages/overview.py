@@ -138,7 +138,8 @@ else:
 if verdicts or others:
     st.caption("Each row is a rule: the dot is the estimate"
                + (f", the bar its {formats.level_text(intervals.ci)} interval" if intervals.ci is not None else "")
-               + "; the green band is where the rule passes, the dashed line its bound. Hover a row for the "
+               + "; the green band is where the rule passes, the dashed line its bound; the numbers are printed "
+                 "on the right. Ratios share one scale, gaps another. Hover a row for the "
                  "rule's technical name and its verdict in full.")
 if label_verdicts:
     st.markdown("**About the labels** (a property of the data, not of the model; not counted above)")

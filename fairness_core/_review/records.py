@@ -44,6 +44,9 @@ class ModelReview:
     calibration_note : str
     findings : tuple of str
     verdicts : tuple of Verdict
+    subjects : tuple of str
+        Whom each verdict's value is about, one per verdict (e.g. "C against everyone else"; '' when it names no
+        subgroup): the bottom line's and the scorecard's "for whom".
     classwise : UnweightedAverageBiasResult or None
         Class-wise bias of the predicted label column of a multi-class label (see
         ``ReviewConfig.classwise_metric``); None otherwise.
@@ -70,6 +73,7 @@ class ModelReview:
     calibration_note: str = ""
     findings: tuple = ()
     verdicts: tuple = ()
+    subjects: tuple = ()
     classwise: Any = None
     subgroup_thresholds: Any = None
     suggestion: Any = None

@@ -19,6 +19,7 @@ import pandas as pd
 
 from .._disparity.compare import keyword
 from .export import neutralize_formulas
+from .bottom_line import bottom_line, plain_name
 from .gate import GATING_STATUSES, STATUS_ORDER
 from .suggest import MEASURES
 from .report_layout import fit_labels, heading_settings, split_columns, unwrapped
@@ -81,8 +82,8 @@ def render_report(review) -> str:
     level = review.config.ci
     first = [True]
 
-    def figure(fig) -> dict:
-        fig.update_layout(width=None, height=max(int(fig.layout.height or 420), 380))
+    def figure(fig, min_height: int = 380) -> dict:
+        fig.update_layout(width=None, height=max(int(fig.layout.height or 420), min_height))
         fit_labels(fig)   # margins that hold the subgroup labels, printed too
         out = pio.to_html(fig, full_html=False, include_plotlyjs=first[0], config={"displaylogo": False,
                                                                                      "responsive": True})
@@ -92,8 +93,18 @@ def render_report(review) -> str:
     # With two or more models every verdict line names its model (a line is read, quoted and printed alone);
     # with one, its heading does.
     several = len(review.models) > 1
-    blocks = [_h1(f"Fairness review: {review.source.get('name', 'data')}"), _meta(review), *_gate(review),
-              _h2("Policy verdicts")]
+    # Page one is the answer, as the Overview's first screen: the outcome in one sentence, each model's bottom line
+    # and scorecard, the gate; then the details.
+    blocks = [_h1(f"Fairness review: {review.source.get('name', 'data')}"), _p(_outcome_text(review.config.mapping))]
+    for model in review.models:
+        line = bottom_line(model.verdicts, model.subjects or None, review.dataset_verdicts,
+                           intervals=level is not None)
+        lead = f"Bottom line for {model.name}" + ("" if model.threshold is None else f" at threshold {model.threshold:g}")
+        blocks.append(_p(f"{lead}. {' '.join(line)}" if line else f"{lead}: no policy rule applies."))
+        if model.verdicts:
+            blocks.append(figure(plotting.scorecard_chart(model.verdicts, [plain_name(v.rule) for v in model.verdicts],
+                                                 details=model.subjects or None), min_height=0))
+    blocks += [*_gate(review), _meta(review), _h2("Policy verdicts")]
     for model in review.models:   # each model's rules under its name; the labels' rules apart, never the model's
         if model.verdicts:
             blocks += [_h3(model.name), _verdicts(model.verdicts, model.name if several else "")]
@@ -297,7 +308,7 @@ def _gate(review) -> list:
         status, _ = review.gate()
         gated, changes = review.gating()
     except ValueError as exc:   # the configured gate names what this review lacks
-        return [_h2("Release gate", first=True), _p(f"Not judged: {exc}")]
+        return [_h3("Release gate"), _p(f"Not judged: {exc}")]
     strict = bool(review.config.gate_strict)
     names = review.config.gate_rules
     what = (f"what the configuration names ({', '.join(names)})" if names else
@@ -318,7 +329,20 @@ def _gate(review) -> list:
                  "note": "" if c.status in bad else "(does not fail the gate unless it is strict)"}
                 for c in changes if c.status != "pass"]
     entries.sort(key=lambda entry: STATUS_ORDER[entry["status"]])
-    return [_h2("Release gate", first=True), _p(text)] + ([{"kind": "verdicts", "entries": entries}] if entries else [])
+    return [_h3("Release gate"), _p(text)] + ([{"kind": "verdicts", "entries": entries}] if entries else [])
+
+
+def _outcome_text(mapping) -> str:
+    """The declared outcome and the label's coding in one sentence, e.g. "The label deny has the positive value yes
+    (the event the scores predict); a positive prediction is adverse for the person, so the four-fifths rule and the
+    p% and equal opportunity scores compare the favourable prediction (deny ≠ yes)." """
+    event = f"{mapping.label} = {mapping.positive_label}"
+    head = (f"The label {mapping.label} has the positive value {mapping.positive_label} (the event the scores "
+            f"predict); a positive prediction is {mapping.positive_outcome} for the person, so the four-fifths rule "
+            f"and the p% and equal opportunity scores compare ")
+    if mapping.positive_outcome == "adverse":
+        return head + f"the favourable prediction ({mapping.label} ≠ {mapping.positive_label}) across subgroups."
+    return head + f"the positive prediction ({event}) across subgroups."
 
 
 def _suggestion(suggestion) -> list:

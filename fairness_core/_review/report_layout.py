@@ -150,7 +150,10 @@ def label_width_px(label: str, font_size: float = 12) -> float:
 
 def _category_labels(fig, letter: str) -> list:
     """The text labels a figure shows on its `letter` ('x' or 'y') axes: string values of its traces on that
-    axis, and the axes' own ``ticktext``."""
+    axis, and the axes' own ``ticktext``; none when no such axis shows tick labels."""
+    axes = [fig.layout[name] for name in fig.layout if name.startswith(f"{letter}axis")]
+    if axes and all(axis.showticklabels is False for axis in axes):   # no label shown (the scorecard's rows)
+        return []
     labels = [v for v in _values(fig, letter) if isinstance(v, str)]
     for name in fig.layout:
         if name.startswith(f"{letter}axis") and fig.layout[name].ticktext:

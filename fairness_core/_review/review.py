@@ -248,15 +248,18 @@ def with_aucs_and_calibration(review: ModelReview, table: pd.DataFrame, counts, 
     aucs = auc_conclusions(table, config.mapping, p=float(config.auc_p), overall_weight=float(config.auc_weight),
                            include_small=config.include_small, ci=config.ci, min_score=config.auc_min_score)
     bias, findings, verdicts = aucs.results["bias_auc"], list(aucs.findings), list(aucs.verdicts)
+    subjects = _subjects(aucs)
     calibration = reliability = None
     if counts is not None:
         cal = calibration_conclusions(counts, **calibration_options(config))
         calibration, reliability = cal.results["calibration"], counts.reliability_table(ci=config.ci)
         findings += cal.findings
         verdicts += cal.verdicts
+        subjects += _subjects(cal)
     return dataclasses.replace(review, auc_table=table, bias_auc=bias, calibration=calibration,
                                reliability=reliability, calibration_note=note,
-                               findings=tuple(findings) + review.findings, verdicts=tuple(verdicts) + review.verdicts)
+                               findings=tuple(findings) + review.findings, verdicts=tuple(verdicts) + review.verdicts,
+                               subjects=subjects + review.subjects)
 
 
 def _consistency(sliced: pd.DataFrame, scored: ScoredData, config: ReviewConfig):
@@ -319,4 +322,10 @@ def _rate_review(counts, name: str, kind: str, threshold: Optional[float], confi
     return ModelReview(name=name, kind=kind, threshold=threshold, performance=performance_table(counts, **boot),
                        rate_table=counts.table(ci=config.ci), rates=rates, p_percent=rate.results["p_percent"],
                        equal_opportunity=rate.results["equal_opportunity"], findings=rate.findings,
-                       verdicts=rate.verdicts)
+                       verdicts=rate.verdicts, subjects=_subjects(rate))
+
+
+def _subjects(concluded) -> tuple:
+    """Whom each of a page's verdicts is about (``Conclusions.subjects``), '' where it does not say."""
+    subjects = tuple(concluded.subjects or ())
+    return subjects if len(subjects) == len(concluded.verdicts) else ("",) * len(concluded.verdicts)

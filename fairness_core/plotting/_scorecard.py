@@ -4,15 +4,15 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from ._margins import fit_margins
 from ._common import ERROR_COLOR, HOVER, RULE_COLOR, _finite, _hover, _title, plot_text
 
 # Verdict colours (colour-blind-safe: Okabe-Ito vermillion, orange, bluish green, grey) and words.
 STATUS_STYLE = {"fail": ("#D55E00", "Fail"), "inconclusive": ("#E69F00", "Inconclusive"),
                 "pass": ("#009E73", "Pass"), "not_assessable": ("#7F7F7F", "Not assessable")}
 PASS_FILL = "rgba(0, 158, 115, 0.12)"
-ROW_HEIGHT = 46
-VERDICT_WIDTH = 150   # px right of the rows for "0.123 Inconclusive"
+ROW_HEIGHT = 50      # px per row: its name on a line of NAME_HEIGHT, then its bar
+NAME_HEIGHT = 20
+VERDICT_WIDTH = 215   # px right of the rows for "0.123 (0.101–0.160) Inconclusive"
 NAMES_MESSAGE = "scorecard_chart needs one name per verdict: got {names} names for {verdicts} verdicts."
 
 
@@ -33,15 +33,35 @@ def _span(verdict) -> tuple[float, float]:
     return low - pad, high + pad
 
 
+def _kind(rule) -> str:
+    """The scale a rule's row is drawn on: 'ratio' (parity 1: ratios and ratio scores) or 'gap' (parity 0)."""
+    return "ratio" if _parity(rule) == 1.0 else "gap"
+
+
+def _shared_ranges(verdicts) -> dict:
+    """One x range per kind of rule (:func:`_kind`), holding every row of that kind's parity, bound, estimate and
+    interval: rows of one kind share a scale, so their bars can be compared by eye."""
+    spans = {}
+    for verdict in verdicts:
+        low, high = _span(verdict)
+        kind = _kind(verdict.rule)
+        old = spans.get(kind, (low, high))
+        spans[kind] = (min(old[0], low), max(old[1], high))
+    return spans
+
+
 def scorecard_chart(verdicts: Sequence, names: Sequence[str], *, details: Sequence[str] | None = None,
                     title: str | None = None):
     """One row per policy verdict: the estimate and its interval against the rule's pass band.
 
-    Each row has its own x axis (the rules have different units): the band where the rule passes is
-    shaded green from the value of parity to the bound, the bound is a line, and the estimate is a
-    dot coloured by the verdict (fail, inconclusive, pass, not assessable) with its interval as an
-    error bar and the verdict beside it. The row's label is the rule's plain name; the hover adds
-    the technical name (the rule's label) and the verdict's sentence.
+    Rows of one kind share one x scale (ratios and ratio scores, whose parity is 1; gaps, whose parity is 0), so
+    their bars compare by eye; the axes carry no tick labels, which stacked rows would put under the wrong row:
+    every number is printed where it belongs instead. Each row has its name (and for whom the value is, from
+    `details`) on a line above its bar; the band where the rule passes shaded green from parity to the bound; the
+    bound a dashed line labelled with its value ("≤ 0.1"); the estimate a dot coloured by the verdict (fail,
+    inconclusive, pass, not assessable) with its interval as an error bar; and right of the row the estimate, its
+    interval and the verdict in words. The hover adds the technical name (the rule's label) and the verdict's
+    sentence.
 
     Parameters
     ----------
@@ -51,13 +71,16 @@ def scorecard_chart(verdicts: Sequence, names: Sequence[str], *, details: Sequen
     names : sequence of str
         Plain-text row labels, one per verdict (escaped), e.g. "Gap in false positive rates".
     details : sequence of str, optional
-        One more plain-text line per row for the hover, e.g. whom the value is about (escaped).
+        Whom each row's value is about, e.g. "C against everyone else" (plain text, escaped): beside its name
+        and in the hover.
     title : str, optional
 
     Returns
     -------
     plotly.graph_objects.Figure
-        Height ``ROW_HEIGHT`` per row plus margins; an empty figure for no verdict.
+        Height ``ROW_HEIGHT`` per row plus margins; each row's y category is its (escaped) name; annotations named
+        ``'rule'`` (name and whom), ``'value'`` (estimate, interval, verdict) and ``'bound'``. An empty figure for
+        no verdict.
 
     Raises
     ------
@@ -74,47 +97,60 @@ def scorecard_chart(verdicts: Sequence, names: Sequence[str], *, details: Sequen
     # One figure from plain dictionaries, validated once: the rows are stacked axes (what make_subplots would lay
     # out), and add_vrect / add_vline per row would validate every shape again (most of the chart's time).
     n = len(verdicts)
-    spacing = min(0.35 / n, 0.08)
-    height = (1.0 - spacing * (n - 1)) / n
+    plot_height = ROW_HEIGHT * n
+    name_share = NAME_HEIGHT / plot_height   # each row's name sits in its slot above its bar
+    ranges = _shared_ranges(verdicts)
     data, shapes, annotations = [], [], []
-    layout = dict(height=ROW_HEIGHT * n + (90 if title else 60),
-                  margin=dict(t=50 if title else 20, b=20, r=VERDICT_WIDTH), plot_bgcolor="white")
+    layout = dict(height=plot_height + (60 if title else 20),
+                  margin=dict(t=50 if title else 10, b=10, l=10, r=VERDICT_WIDTH), plot_bgcolor="white")
     if title:
         layout["title"] = _title(title)
     for i, verdict in enumerate(verdicts, start=1):
         rule = verdict.rule
         x_axis, y_axis = f"x{'' if i == 1 else i}", f"y{'' if i == 1 else i}"
         color, word = STATUS_STYLE.get(verdict.status, STATUS_STYLE["not_assessable"])
-        low, high = _span(verdict)
+        low, high = ranges[_kind(rule)]
         parity, bound = _parity(rule), float(rule.bound)
         band = sorted((parity, bound))
         label = plot_text(names[i - 1])
+        whom = plot_text(details[i - 1]) if details is not None and details[i - 1] else ""
         value = float(verdict.value)
         shown = _finite(value)
+        interval = shown and _finite(verdict.ci_low) and _finite(verdict.ci_high)
         err = {}
-        if shown and _finite(verdict.ci_low) and _finite(verdict.ci_high):
+        if interval:
             err = dict(error_x=dict(type="data", symmetric=False, array=[float(verdict.ci_high) - value],
                                     arrayminus=[value - float(verdict.ci_low)], color=ERROR_COLOR, thickness=1.5))
-        lines = [f"<b>{label}</b>", plot_text(rule.label), plot_text(verdict.sentence)]
-        if details is not None and details[i - 1]:
-            lines.insert(1, plot_text(details[i - 1]))
+        lines = [f"<b>{label}</b>", whom, plot_text(rule.label), plot_text(verdict.sentence)]
         x = value if shown else (low + high) / 2
         data.append(dict(type="scatter", x=[x], y=[label], xaxis=x_axis, yaxis=y_axis, mode="markers",
                          marker=dict(size=13 if shown else 1, color=color, symbol="circle" if shown else "line-ew"),
                          hovertext=[_hover(*lines)], hovertemplate=HOVER, showlegend=False, **err))
-        # The estimate and the verdict in a column of their own, right of the row (never over its neighbours).
-        annotations.append(dict(x=1, xref=f"{x_axis} domain", xanchor="left", xshift=10, y=label, yref=y_axis,
-                                showarrow=False, align="left", text=f"<b>{value:.3g}</b> {word}" if shown else word,
-                                font=dict(color=color, size=12)))
-        # The pass band, shaded, and the bound, dashed, across the row's height.
+        top = 1.0 - (i - 1) / n
+        bottom = 1.0 - i / n
+        # The row's name (and for whom) above its bar, across the row: never squeezed by the bars.
+        annotations.append(dict(name="rule", x=0, xref="paper", xanchor="left", y=top, yref="paper",
+                                yanchor="top", showarrow=False, align="left",
+                                text=f"<b>{label}</b>" + (f"  <span style='color:#555555'>{whom}</span>" if whom
+                                                          else ""), font=dict(size=13)))
+        # The estimate, its interval and the verdict in a column of their own, right of the row.
+        text = (f"<b>{value:.3g}</b>" + (f" ({float(verdict.ci_low):.3g}–{float(verdict.ci_high):.3g})"
+                                          if interval else "") + f" {word}") if shown else word
+        annotations.append(dict(name="value", x=1, xref=f"{x_axis} domain", xanchor="left", xshift=10, y=label,
+                                yref=y_axis, showarrow=False, align="left", text=text, font=dict(color=color, size=12)))
+        # The pass band, shaded, and the bound, dashed and labelled with its value (the axis has no ticks: every
+        # number is printed where it belongs).
         shapes.append(dict(type="rect", x0=band[0], x1=band[1], xref=x_axis, y0=0, y1=1, yref=f"{y_axis} domain",
                            fillcolor=PASS_FILL, line=dict(width=0), layer="below"))
         shapes.append(dict(type="line", x0=bound, x1=bound, xref=x_axis, y0=0, y1=1, yref=f"{y_axis} domain",
-                           line=dict(color=RULE_COLOR, width=1.5, dash="dash")))
-        top = 1.0 - (i - 1) * (height + spacing)
+                           line=dict(color=RULE_COLOR, width=1.5, dash="3px,2px")))
+        annotations.append(dict(name="bound", x=bound, xref=x_axis, xanchor="left", xshift=3, y=0,
+                                yref=f"{y_axis} domain", yanchor="bottom", showarrow=False,
+                                text=f"{'≤' if rule.direction == 'max' else '≥'} {bound:g}",
+                                font=dict(size=10, color=RULE_COLOR)))
         layout[f"xaxis{'' if i == 1 else i}"] = dict(
-            anchor=y_axis, domain=[0.0, 1.0], range=[low, high], showgrid=False, zeroline=False, ticks="outside",
-            ticklen=3, nticks=6, tickfont=dict(size=9, color="#666666"))
-        layout[f"yaxis{'' if i == 1 else i}"] = dict(anchor=x_axis, domain=[max(top - height, 0.0), top],
-                                                     automargin=True, tickfont=dict(size=13))
-    return fit_margins(go.Figure(data=data, layout=dict(layout, shapes=shapes, annotations=annotations)))
+            anchor=y_axis, domain=[0.0, 1.0], range=[low, high], showgrid=False, zeroline=False,
+            showticklabels=False, ticks="", showline=True, linecolor="#DDDDDD")
+        layout[f"yaxis{'' if i == 1 else i}"] = dict(anchor=x_axis, domain=[bottom, max(top - name_share, bottom)],
+                                                     showticklabels=False, ticks="")
+    return go.Figure(data=data, layout=dict(layout, shapes=shapes, annotations=annotations))

@@ -324,10 +324,15 @@ def test_compas_upload_mapping_and_every_page(compas_csv, app_page, app_url, scr
         box, shown = scorecard.bounding_box(), main.bounding_box()
         assert box is not None and box["y"] + box["height"] <= height, (width, box)
         assert box["x"] >= shown["x"] and box["x"] + box["width"] <= shown["x"] + shown["width"], (width, box, shown)
-        labels = scorecard.locator(".yaxislayer-above text")   # each row's name, none cut at the left edge
+        # each row's name on its own line above its bar, none cut at either edge of the chart
+        labels = scorecard.locator("text.annotation-text").filter(has_text=re.compile(
+            r"^(Favourable-prediction-rate ratio|True-negative-rate ratio|Gap in )"))
         assert labels.count() == 5
-        lefts = [labels.nth(i).bounding_box()["x"] for i in range(5)]
-        assert min(lefts) >= box["x"] - 1, (lefts, box)   # (to the pixel: text boxes start at fractions)
+        boxes = [labels.nth(i).bounding_box() for i in range(5)]
+        assert min(b["x"] for b in boxes) >= box["x"] - 1, (boxes, box)   # (to the pixel: text starts at fractions)
+        assert max(b["x"] + b["width"] for b in boxes) <= box["x"] + box["width"] + 1, (boxes, box)
+        # no tick labels on the rows' axes (stacked, they read as the next row's): each number is printed
+        assert scorecard.locator(".xtick text").count() == 0
         assert not [c for c in page.evaluate(TRUNCATED) if "Bottom line" in c], width
         page.screenshot(path=str(screenshot_dir / f"overview_fold_{width}.png"))   # what a reader sees first
     page.set_viewport_size({"width": 1400, "height": 1000})

@@ -143,16 +143,34 @@ def test_scorecard_one_row_per_rule_against_its_band():
     bands = [(s.x0, s.x1) for s in figure.layout.shapes if s.type == "rect"]
     lines = [s.x0 for s in figure.layout.shapes if s.type == "line"]
     assert bands == [(0.8, 1.0), (0.0, 0.1), (0.0, 0.1), (1.0, 1.25)] and lines == [0.8, 0.1, 0.1, 1.25]
-    # each row's axis holds its interval, parity and the bound
-    for i, v in enumerate(verdicts[:3], start=1):
-        low, high = figure.layout[f"xaxis{'' if i == 1 else i}"].range
-        assert low <= min(v.ci_low, v.rule.bound) and max(v.ci_high, v.rule.bound) <= high
-    # each row's estimate and verdict in a column right of the rows; the undefined value as text only, without
-    # an error bar
-    assert [(a.text, a.xref, a.yref, a.x, a.xanchor) for a in figure.layout.annotations] == [
-        ("<b>0.61</b> Fail", "x domain", "y", 1, "left"), ("<b>0.05</b> Pass", "x2 domain", "y2", 1, "left"),
-        ("<b>0.12</b> Inconclusive", "x3 domain", "y3", 1, "left"), ("Not assessable", "x4 domain", "y4", 1, "left")]
-    assert [a.font.color for a in figure.layout.annotations] == [t.marker.color for t in figure.data]
+    # rows of one kind share one scale (the p% score and the ratio: parity 1; the two gaps: parity 0) holding
+    # every such row's interval, parity and bound; no tick labels (stacked, they read as the next row's)
+    ranges = [figure.layout[f"xaxis{'' if i == 1 else i}"].range for i in range(1, 5)]
+    assert ranges[1] == ranges[2] and ranges[0] == ranges[3] and ranges[0] != ranges[1]
+    for v, (low, high) in zip(verdicts, ranges):
+        ends = [v.rule.bound, 1.0 if v.rule.metric == "p_percent_score" or v.rule.distance_measure == "ratio"
+                else 0.0] + [x for x in (v.ci_low, v.ci_high) if np.isfinite(x)]
+        assert low <= min(ends) and max(ends) <= high
+    assert not any(figure.layout[f"xaxis{'' if i == 1 else i}"].showticklabels for i in range(1, 5))
+    notes = {kind: [a for a in figure.layout.annotations if a.name == kind] for kind in ("rule", "value", "bound")}
+    # each row's name above its bar, with whom (escaped); the estimate, its interval and the verdict right of it;
+    # the bound labelled at its line
+    assert [a.text for a in notes["rule"]] == [
+        "<b>Selection-rate ratio</b>  <span style='color:#555555'>&lt;i&gt;C&lt;/i&gt; against everyone else</span>",
+        "<b>&lt;b&gt;x&lt;/b&gt;</b>", "<b>Gap in false negative rates</b>",
+        "<b>Ratio of true or false positive rates (equalized odds)</b>"]
+    assert [(a.text, a.xref, a.yref, a.x, a.xanchor) for a in notes["value"]] == [
+        ("<b>0.61</b> (0.55–0.66) Fail", "x domain", "y", 1, "left"),
+        ("<b>0.05</b> (0.02–0.08) Pass", "x2 domain", "y2", 1, "left"),
+        ("<b>0.12</b> (0.05–0.2) Inconclusive", "x3 domain", "y3", 1, "left"),
+        ("Not assessable", "x4 domain", "y4", 1, "left")]
+    assert [a.font.color for a in notes["value"]] == [t.marker.color for t in figure.data]
+    assert [(a.text, a.x, a.xref) for a in notes["bound"]] == [("≥ 0.8", 0.8, "x"), ("≤ 0.1", 0.1, "x2"),
+                                                                ("≤ 0.1", 0.1, "x3"), ("≤ 1.25", 1.25, "x4")]
+    # each name sits in its row's slot, above the row's bar
+    for i, note in enumerate(notes["rule"], start=1):
+        low, high = figure.layout[f"yaxis{'' if i == 1 else i}"].domain
+        assert high < note.y <= high + 0.5 / len(verdicts) and note.yanchor == "top"
     assert figure.data[3].error_x.array is None
     with pytest.raises(ValueError, match="one name per verdict"):
         plotting.scorecard_chart(verdicts, names[:2])

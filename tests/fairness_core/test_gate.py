@@ -318,7 +318,7 @@ def test_the_report_opens_with_the_gate_fails_first():
     mapping = fc.ColumnMapping(label="y", positive_label=1, scores=("m1", "m2"), protected=("g",))
     review = fc.build_review(frame, fc.ReviewConfig(mapping=mapping, n_boot=N_BOOT, baseline="m1"))
     html = render_report(review)
-    gate = html[html.index("<h2 class=\"first\">Release gate</h2>"):html.index("<h2>Policy verdicts</h2>")]
+    gate = html[html.index("<h3>Release gate</h3>"):html.index("<h2>Policy verdicts</h2>")]
     status, lines = review.gate()
     gated, changes = review.gating()
     failing = sum(v.status == "fail" for _, v in gated) + sum(c.status == "fail" for c in changes)
