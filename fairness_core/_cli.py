@@ -539,7 +539,15 @@ def suggestion_line(model: str, suggestion) -> str:
     measure = suggestion.measure
     now = f"{table.loc[suggestion.current, measure]:.4g}" if suggestion.current in table.index else "n/a"
     if suggestion.suggested is None:
-        head = f"suggested threshold for {model}: none (no threshold passes every rate rule with its interval)"
+        head = (f"suggested threshold for {model}: none (at every threshold a rate rule fails or cannot be "
+                "assessed)")
+    elif suggestion.basis == "no_fail":
+        needed = suggestion.rows_needed
+        head = (f"suggested threshold for {model}: {suggestion.suggested:g}, where no rate rule fails (none passes "
+                f"every rule with its interval at any threshold; here one is inconclusive"
+                + (f": about {needed:,.0f} rows in the smallest subgroup would decide it" if math.isfinite(needed)
+                   else "") + f") ({measure} {table.loc[suggestion.suggested, measure]:.4g}; at the current "
+                f"{suggestion.current:g}: {now})")
     else:
         head = (f"suggested threshold for {model}: {suggestion.suggested:g} ({measure} "
                 f"{table.loc[suggestion.suggested, measure]:.4g}; at the current {suggestion.current:g}: {now})")

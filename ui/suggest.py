@@ -4,6 +4,8 @@ best keeps a measure, and a button that applies it to every page (the kept thres
 
 from __future__ import annotations
 
+import math
+
 import pandas as pd
 import streamlit as st
 
@@ -72,12 +74,19 @@ def _summary(found: fc.ThresholdSuggestion, score: str, threshold: float) -> str
     head = (f"Every rule passes at: **{runs('pass')}**; none fails but one is inconclusive at: {runs('inconclusive')} "
             f"({len(found.table):,} thresholds of {escape.md(score)}).")   # numbers and our words: no escaping
     if found.suggested is None:
-        return head + " No threshold passes every rule, so none is suggested."
+        return head + " At every threshold a rule fails or cannot be assessed, so none is suggested."
     how = ("the highest" if fc.ThresholdSuggestion.MEASURES[found.measure] == "max"
            else f"the closest to its value at the current threshold {threshold:g}")
+    cost = f"The table gives what it costs each subgroup against the current threshold {threshold:g}."
+    if found.basis == "no_fail":   # nothing passes with its interval: the best threshold where nothing fails
+        needed = found.rows_needed
+        return (head + f" No threshold passes every rule with its interval. Suggested: **{found.suggested:g}**, the "
+                f"threshold where **no rule fails** whose {found.measure.replace('_', ' ')} is {how}; a rule is "
+                f"inconclusive there, the data too few to decide it"
+                + (f" (about {needed:,.0f} rows in the smallest subgroup would)" if math.isfinite(needed) else "")
+                + f". {cost}")
     return (head + f" Suggested: **{found.suggested:g}**, the passing threshold whose "
-            f"{found.measure.replace('_', ' ')} is {how}. The table gives what it costs each subgroup against the "
-            f"current threshold {threshold:g}.")
+            f"{found.measure.replace('_', ' ')} is {how}. {cost}")
 
 
 def _cost(found: fc.ThresholdSuggestion, threshold: float, current: pd.DataFrame) -> pd.DataFrame:

@@ -310,6 +310,7 @@ def suggestion_data(suggestion) -> dict:
     """A :class:`ThresholdSuggestion` as JSON-ready data: the measure, the current and suggested thresholds, the
     passing and inconclusive bands (``[[first, last], ...]``) and its per-threshold table."""
     return {"measure": suggestion.measure, "current": suggestion.current, "suggested": suggestion.suggested,
+            "basis": suggestion.basis, "rows_needed": _json_cell(suggestion.rows_needed),
             "passing": [list(b) for b in suggestion.bands("pass")],
             "inconclusive": [list(b) for b in suggestion.bands("inconclusive")],
             "table": table_data(suggestion.table)}

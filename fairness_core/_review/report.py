@@ -19,7 +19,7 @@ import pandas as pd
 
 from .._disparity.compare import keyword
 from .export import neutralize_formulas
-from .bottom_line import bottom_line, plain_name
+from .bottom_line import bottom_line, plain_name, who
 from .gate import GATING_STATUSES, STATUS_ORDER
 from .suggest import MEASURES
 from .report_layout import fit_labels, heading_settings, split_columns, unwrapped
@@ -96,8 +96,10 @@ def render_report(review) -> str:
     # Page one is the answer, as the Overview's first screen: the outcome in one sentence, each model's bottom line
     # and scorecard, the gate; then the details.
     blocks = [_h1(f"Fairness review: {review.source.get('name', 'data')}"), _p(_outcome_text(review.config.mapping))]
+    # the labels' one rule (base-rate disparity) is about the subgroup its largest comparison names
+    labels_whom = [who(review.dataset_parity)] if len(review.dataset_verdicts) == 1 else None
     for model in review.models:
-        line = bottom_line(model.verdicts, model.subjects or None, review.dataset_verdicts,
+        line = bottom_line(model.verdicts, model.subjects or None, review.dataset_verdicts, labels_whom,
                            intervals=level is not None)
         lead = f"Bottom line for {model.name}" + ("" if model.threshold is None else f" at threshold {model.threshold:g}")
         blocks.append(_p(f"{lead}. {' '.join(line)}" if line else f"{lead}: no policy rule applies."))
@@ -355,7 +357,13 @@ def _suggestion(suggestion) -> list:
     text = (f"Every rate rule passes with its whole interval at: {runs('pass')}; none fails but one is "
             f"inconclusive at: {runs('inconclusive')}. "
             + (f"Suggested threshold: {suggestion.suggested:g}, the passing one whose {measure} is {how}."
-               if suggestion.suggested is not None else "No threshold passes every rule, so none is suggested."))
+               if suggestion.basis == "pass" else
+               f"No threshold passes every rule with its interval. Suggested threshold: {suggestion.suggested:g}, "
+               f"where no rule fails (one is inconclusive: the data are too few to decide it"
+               + (f"; about {suggestion.rows_needed:,.0f} rows in the smallest subgroup would" if
+                  math.isfinite(suggestion.rows_needed) else "") + f"), the one whose {measure} is {how}."
+               if suggestion.basis == "no_fail" else
+               "At every threshold a rule fails or cannot be assessed, so none is suggested."))
     return [_h3("Thresholds where the rules pass (suggestion)"), _p(text), _table(suggestion.table)]
 
 

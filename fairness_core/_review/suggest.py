@@ -55,7 +55,12 @@ class ThresholdSuggestion:
     current : float or None
         The threshold in use, when given.
     suggested : float or None
-        The passing threshold that best keeps `measure` (None when no threshold passes).
+        The passing threshold that best keeps `measure`; when no threshold passes, the threshold where no rule
+        fails (each passes or is inconclusive) that best keeps it, with `basis` ``'no_fail'``; None when every
+        threshold has a failing or unassessable rule.
+    basis : {'pass', 'no_fail'} or None
+        What the suggestion rests on: every rule passes with its whole interval there (``'pass'``), or none fails
+        but one is inconclusive, the data too few to decide (``'no_fail'``); None without a suggestion.
     MEASURES : dict of str to str
         (class attribute) Each measure a suggestion can keep: ``'max'`` (maximised) or ``'keep'`` (kept as at
         the current threshold).
@@ -68,6 +73,18 @@ class ThresholdSuggestion:
     measure: str
     current: Optional[float]
     suggested: Optional[float]
+    basis: Optional[str] = None
+
+    @property
+    def rows_needed(self) -> float:
+        """With a ``'no_fail'`` suggestion: about how many rows the smallest subgroup of its inconclusive rules
+        would need for their intervals to decide them (the largest ``Verdict.smallest * Verdict.rows_factor``
+        among them: an interval's width shrinks as one over the square root of the rows); NaN otherwise."""
+        if self.basis != "no_fail":
+            return float("nan")
+        needed = [v.smallest * v.rows_factor for v in self.verdicts[self.suggested] if v.status == "inconclusive"]
+        needed = [n for n in needed if np.isfinite(n)]
+        return float(max(needed)) if needed else float("nan")
 
     @property
     def passing(self) -> np.ndarray:
@@ -105,7 +122,9 @@ def suggest_threshold(counts, positive_outcome: str = "favourable", *, threshold
     threshold passes when every verdict passes: each whole interval meets its bound. The suggestion is, among
     the passing thresholds, the one with the highest `measure` over all rows (``'balanced_accuracy'``,
     ``'accuracy'``), or the one whose `measure` is closest to its value at `current` (``'recall'``,
-    ``'precision'``, ``'selection_rate'``); ties go to the threshold nearest `current` (else the lowest).
+    ``'precision'``, ``'selection_rate'``); ties go to the threshold nearest `current` (else the lowest). When no
+    threshold passes, the suggestion is chosen the same way among the thresholds where no rule fails (each passes
+    or is inconclusive), and says so (``basis='no_fail'``, with :attr:`ThresholdSuggestion.rows_needed`).
 
     Parameters
     ----------
@@ -171,13 +190,17 @@ def suggest_threshold(counts, positive_outcome: str = "favourable", *, threshold
     table = pd.DataFrame(rows)
     cost = pd.concat(costs, ignore_index=True)
     cost = cost[["threshold", *[c for c in cost.columns if c != "threshold"]]]
+    basis = "pass"
+    suggested = _suggested(table, measure, current)
+    if suggested is None:   # nothing passes: the best threshold where nothing fails, said as such
+        basis, suggested = "no_fail", _suggested(table, measure, current, status="inconclusive")
     return ThresholdSuggestion(table, cost, verdicts, measure, None if current is None else float(current),
-                               _suggested(table, measure, current))
+                               suggested, None if suggested is None else basis)
 
 
-def _suggested(table: pd.DataFrame, measure: str, current: Optional[float]) -> Optional[float]:
-    """The passing threshold that best keeps `measure` (see :func:`suggest_threshold`); None if none passes."""
-    passing = table[(table["status"] == "pass") & table[measure].notna()]
+def _suggested(table: pd.DataFrame, measure: str, current: Optional[float], status: str = "pass") -> Optional[float]:
+    """The threshold of `status` that best keeps `measure` (see :func:`suggest_threshold`); None if none has it."""
+    passing = table[(table["status"] == status) & table[measure].notna()]
     if passing.empty:
         return None
     t = passing["threshold"].to_numpy(dtype=np.float64)

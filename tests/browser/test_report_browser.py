@@ -158,7 +158,8 @@ def test_report_prints_on_a4_without_cut_columns(browser, compas_csv, tmp_path, 
     page = context.new_page()
     try:
         page.goto(path.as_uri())
-        expect(page.locator(PLOT)).to_have_count(6)   # AUCs, rates, ratio scores of each model (deciles: no calibration)
+        # each model's scorecard on page one, then its AUCs, rates and ratio scores (deciles: no calibration)
+        expect(page.locator(PLOT)).to_have_count(8)
         expect(page.locator(PLOT).last.locator(".main-svg").first).to_be_attached()
         on_screen = page.evaluate(PRINT_PROBLEMS)
         assert (on_screen["wider"], on_screen["cut"], on_screen["clipped"]) == ([], [], []), on_screen
@@ -166,7 +167,7 @@ def test_report_prints_on_a4_without_cut_columns(browser, compas_csv, tmp_path, 
         page.set_viewport_size({"width": 794, "height": 1123})   # A4 at 96 dpi
         page.wait_for_timeout(800)
         printed = page.evaluate(PRINT_PROBLEMS)
-        assert printed["page"] <= 794 and printed["plots"] == 6
+        assert printed["page"] <= 794 and printed["plots"] == 8
         assert (printed["wider"], printed["cut"], printed["clipped"]) == ([], [], []), printed
         # the disparity tables with their intervals are wider than the page: printed in parts, subgroup first
         fpr = page.evaluate("""() => { const h = [...document.querySelectorAll('h3')]

@@ -104,6 +104,28 @@ def test_a_kept_measure_is_kept_closest_to_its_value_at_the_current_threshold():
     assert set(MEASURES) == {"balanced_accuracy", "accuracy", "recall", "precision", "selection_rate"}
 
 
+def test_when_nothing_passes_the_best_threshold_where_nothing_fails_is_suggested_as_such():
+    """The credit sample by ethnicity (6,000 rows, as the app opens it): no threshold passes every rule with its
+    interval, so the
+    suggestion is the highest balanced accuracy among the thresholds where no rule fails, said to rest on that,
+    with the rows its inconclusive rules would need."""
+    frame = fc.read_table(ROOT / "sample_data" / "credit_decisions.csv")
+    mapping = fc.ColumnMapping(label="repaid", positive_label=1, scores=("score_logistic",), protected=("ethnicity",))
+    sd = fc.ScoredData.from_frame(frame, mapping)
+    tc = fc.threshold_counts(sd.y_true, sd.scores["score_logistic"], sd.subgroups)
+    found = suggest_threshold(tc, measure="balanced_accuracy", current=0.5, n_boot=N_BOOT)
+    assert len(found.passing) == 0 and len(found.inconclusive) > 0
+    table = found.table.set_index("threshold")
+    no_fail = table[table["status"] == "inconclusive"]
+    assert found.basis == "no_fail" and found.suggested == no_fail["balanced_accuracy"].idxmax()
+    at = found.verdicts[found.suggested]
+    assert {v.status for v in at} <= {"pass", "inconclusive"} and any(v.status == "inconclusive" for v in at)
+    assert found.rows_needed == max(v.smallest * v.rows_factor for v in at if v.status == "inconclusive") > 0
+    # a suggestion from passing thresholds says so, and has no rows to ask for
+    passing = suggest_threshold(tc, measure="balanced_accuracy", current=0.5, ci=None)
+    assert passing.basis == "pass" and passing.suggested in passing.passing and np.isnan(passing.rows_needed)
+
+
 def test_bands_are_runs_of_consecutive_thresholds():
     from fairness_core._review.suggest import ThresholdSuggestion
 
