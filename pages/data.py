@@ -8,8 +8,8 @@ import streamlit as st
 import fairness_core as fc
 from fairness_core import plotting
 from ui import (
-    analysis, captions, computations, controls, escape, formats, labels, loading, local, local_paths, page_frame, profiling,
-    progress, review_restore, review_url, state,
+    analysis, captions, computations, controls, escape, formats, labels, loading, local, local_paths,
+    page_frame, profiling, progress, review_restore, review_url, state, tiles
 )
 
 LOCAL_KINDS = {"files": "Parquet or CSV files", "duckdb": "A DuckDB table"}
@@ -336,7 +336,7 @@ if current_slice.conditions:
     st.info(f"Slice: {escape.md(current_slice.describe())}. {len(frame) - scored.n_input:,} of the file's "
             f"{len(frame):,} rows are outside it and left out of every page (change it under Slice in the sidebar).")
 st.markdown(captions.outcome_sentence(label, positive, outcome, why if outcome == guessed == "adverse" else ""))
-m1, m2, m3, m4 = st.columns(4)
+m1, m2, m3, m4 = tiles.row(4)
 m1.metric("Rows in slice" if current_slice.conditions else "Rows in file", f"{scored.n_input:,}")
 m2.metric("Rows used", f"{scored.n_rows:,}")
 if mapping.weight:

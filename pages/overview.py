@@ -7,7 +7,7 @@ import streamlit as st
 from fairness_core import bottom_line, plotting, rule_plain_name, summarize_verdicts
 from ui import (
     analysis, captions, compare, computations, controls, escape, formats, gate, labels, page_frame, progress,
-    review_export, state, summaries, tradeoff,
+    review_export, state, summaries, tiles, tradeoff
 )
 
 page_frame.draw()
@@ -148,7 +148,7 @@ if label_verdicts:
 
 # 3. The data in brief ------------------------------------------------------------------------------------------
 st.subheader("Data")
-m = st.columns(4)
+m = tiles.row(4)
 m[0].metric("Rows analysed", f"{scored.n_rows:,}")
 m[1].metric("Rows excluded", f"{scored.n_input - scored.n_rows:,}",
             help="Rows left out of every page (missing or invalid label, score or attribute); the Data page "

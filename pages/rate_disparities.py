@@ -6,7 +6,7 @@ import streamlit as st
 from fairness_core import plotting, summarize_verdicts
 from ui import (
     analysis, captions, compare, comparison_table, computations, controls, coverage, escape, formats, labels,
-    page_frame, profiling, progress, state, summaries,
+    page_frame, profiling, progress, state, summaries, tiles
 )
 from ui import threshold as threshold_sections
 from ui.definitions import RATE_KEYS, definition_link
@@ -104,7 +104,7 @@ st.caption(controls.order_caption(f"the largest disparity ({labels.DISTANCE_LABE
                                   + (" (a named reference itself last)" if labels.reference_mode(reference) == "named"
                                      else "")))
 
-cols = st.columns(len(metrics) + 1)
+cols = tiles.row(len(metrics) + 1)
 for col, m in zip(cols, metrics):
     s = results[m]
     col.metric(f"{labels.RATE_LABELS[m]} disparity ({reduction})", formats.tile(s.value),

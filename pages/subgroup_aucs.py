@@ -6,8 +6,8 @@ import streamlit as st
 import fairness_core as fc
 from fairness_core import plotting
 from ui import (
-    analysis, captions, compare, computations, controls, coverage, escape, formats, labels, page_frame, progress,
-    summaries,
+    analysis, captions, compare, computations, controls, coverage, escape, formats, labels, page_frame,
+    progress, summaries, tiles
 )
 from ui.definitions import definition_link
 
@@ -44,7 +44,7 @@ if warning:
 # Rendering: the point first (verdicts, findings, the AUC chart and the headline tiles), then the one secondary
 # section the user opened ---------------------------------------------------------------------------
 st.subheader("Policy")
-c1, c2 = st.columns([1, 2])
+c1, c2 = st.columns(2)
 with c1:
     on = controls.kept(st.checkbox, "Require a minimum bias AUC score", "auc:min_score_on",
                        summaries.DEFAULTS["auc:min_score_on"],
@@ -83,7 +83,7 @@ chart_key = (token, mapping_key, score, level, intervals.n_boot, min_score, full
 st.plotly_chart(computations.chart("auc", chart_key, auc_chart), width="stretch")
 st.caption(controls.order_caption("the lowest of its subgroup, BPSN and BNSP AUCs, lowest first (undefined last)"))
 
-m = st.columns(5)
+m = tiles.row(5)
 m[0].metric("Bias AUC score", formats.tile(result.value),
             help="w x overall AUC + (1 - w) x mean of the three power means. " + definition_link("bias-auc-score"))
 m[1].metric("Overall AUC", formats.tile(result.overall_auc),

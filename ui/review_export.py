@@ -88,14 +88,16 @@ def export_section() -> None:
                "rows, SHA-256), the mapping and every option, the findings and policy verdicts, every chart and "
                "table of every model. The configuration restores this view with the same data file (Data page, "
                "Restore a saved review); this page's link holds it too, never the data.")
-    c1, c2, c3, c4 = st.columns(4)
+    # the buttons side by side while they fit, wrapping (never cut) on a narrow window
+    row = st.container(horizontal=True, wrap=True)
+    c1, c2, c3, c4 = (row.container(width="content") for _ in range(4))
     c1.download_button("Configuration (JSON)", config_json, file_name=fc.export_name(dataset, "review-config",
                                                                                       suffix="json"),
-                       mime="application/json", on_click="ignore", width="stretch")
+                       mime="application/json", on_click="ignore", width="content")
     review = built_review.peek(*args)
     slot = c2.empty()  # the button, then the report's download in its place
     if review is None:
-        if not slot.button("Prepare the report", type="primary", width="stretch",
+        if not slot.button("Prepare the report", type="primary", width="content",
                          help="Computes every model's tables at its threshold with these settings (a few seconds), "
                               "then offers the report, the review's JSON and every table as CSV."):
             return
@@ -108,10 +110,10 @@ def export_section() -> None:
     with progress.stage("Writing the report, the review's JSON and the tables ..."):
         files = export_files(token, config_json, review)
     slot.download_button("Report (HTML)", files["html"], file_name=fc.export_name(dataset, "review", suffix="html"),
-                       mime="text/html", on_click="ignore", width="stretch", type="primary")
+                       mime="text/html", on_click="ignore", width="content", type="primary")
     c3.download_button("Review (JSON)", files["json"], file_name=fc.export_name(dataset, "review", suffix="json"),
-                       mime="application/json", on_click="ignore", width="stretch")
+                       mime="application/json", on_click="ignore", width="content")
     c4.download_button("Every table (CSV, ZIP)", files["zip"], file_name=fc.export_name(dataset, "tables", suffix="zip"),
-                       mime="application/zip", on_click="ignore", width="stretch")
+                       mime="application/zip", on_click="ignore", width="content")
     st.caption(f"Prepared {review.created} (UTC) with these settings; a change of any setting asks to prepare it "
                "again.")

@@ -346,9 +346,14 @@ def test_compas_upload_mapping_and_every_page(compas_csv, app_page, app_url, scr
     assert_no_exception(page)
     screenshot(page, screenshot_dir / "overview.png")
 
-    # Every page readable at 1,400 px: no label, tile, header, tab or value cut off.
+    # Every page readable at 1,400 px and at 1,024 x 768: no label, tile, header, tab, button or value cut off
+    # (tiles wrap onto a new line instead).
     cut = every_page_cut(page, "compas", screenshot_dir)
     assert not cut, "Text cut off:\n" + "\n".join(f"{k}: {v}" for k, v in cut.items())
+    page.set_viewport_size({"width": 1024, "height": 768})
+    cut = every_page_cut(page, "compas_1024", screenshot_dir)
+    page.set_viewport_size({"width": 1400, "height": 1000})
+    assert not cut, "Text cut off at 1,024 px:\n" + "\n".join(f"{k}: {v}" for k, v in cut.items())
 
     console.assert_clean()
 
