@@ -73,7 +73,7 @@ def explorer_section(token: str, mapping_key: str, scored: fc.ScoredData, score:
                             reference=reference, include_small=include_small, max_difference=max_difference,
                             intervals=intervals)
     per_subgroup_thresholds(token, mapping_key, score, threshold, tc, metrics, distance, reduction, reference,
-                            include_small, order)
+                            include_small, order, outcome=scored.mapping.positive_outcome)
 
 
 @st.fragment
@@ -144,7 +144,7 @@ def _marked(spec: dict, threshold: float, panels: int):
 @st.fragment
 def per_subgroup_thresholds(token: str, mapping_key: str, score: str, threshold: float, tc,
                             metrics: list, distance: str, reduction: str, reference: str, include_small: bool,
-                            order: list | None) -> None:
+                            order: list | None, outcome: str = "favourable") -> None:
     """A threshold per subgroup (disjoint subgroups only) and its effect on each selected rate and on accuracy,
     beside the single threshold. A fragment: a subgroup's threshold reruns only this section."""
     if not tc.disjoint:
@@ -158,7 +158,7 @@ def per_subgroup_thresholds(token: str, mapping_key: str, score: str, threshold:
     names = list(tc.names) if order is None else [n for n in order if n in tc.names]
     step = 1.0 if bool(np.all(np.mod(tc.levels, 1) == 0)) else 0.01
     if isinstance(tc, fc.ThresholdCounts):
-        _suggest_group_thresholds(token, mapping_key, score, threshold, tc)
+        _suggest_group_thresholds(token, mapping_key, score, threshold, tc, outcome)
     chosen = _subgroup_threshold_inputs(token, score, threshold, names, step)
     unread = [t for t in (threshold, *dict(chosen).values()) if not computations.reads(tc, t)]
     if unread:   # binned AUC counts read bin edges only
@@ -185,7 +185,8 @@ GROUP_CONSTRAINTS = {"equalized_odds": "Equalized odds (true and false positive 
                      "demographic_parity": "Demographic parity (selection rates)"}
 
 
-def _suggest_group_thresholds(token: str, mapping_key: str, score: str, threshold: float, tc) -> None:
+def _suggest_group_thresholds(token: str, mapping_key: str, score: str, threshold: float, tc,
+                              outcome: str = "favourable") -> None:
     """A threshold per subgroup that keeps a constraint's rates within a tolerance at the least loss of balanced
     accuracy (``fc.group_thresholds``), its cost per subgroup, and a button that fills the boxes below with it."""
     with st.expander("Suggest per-subgroup thresholds", icon=":material/tune:"):
@@ -203,7 +204,8 @@ def _suggest_group_thresholds(token: str, mapping_key: str, score: str, threshol
             st.caption(escape.md(found.note))
             return
         st.markdown(f"Balanced accuracy **{formats.num(found.value)}** with these thresholds "
-                    f"({formats.num(found.single_value)} at the single threshold {threshold:g}); the largest "
+                    f"({formats.num(found.single_value)} at the single threshold {threshold:g}); "
+                    + _rate_change(found, outcome) + "; the largest "
                     f"difference between two subgroups' rates is {formats.num(found.gap)} on these rows, and on new "
                     f"rows of the same sizes expect up to **{formats.num(found.expected_gap)}** (in four samples of "
                     "five). One deterministic threshold per subgroup, no randomised decisions.")
@@ -211,6 +213,18 @@ def _suggest_group_thresholds(token: str, mapping_key: str, score: str, threshol
             st.warning(escape.md(found.note))
         st.dataframe(found.table.round(4), hide_index=True)
         st.button("Use these thresholds in the boxes below", on_click=_use, args=(token, score, found.thresholds))
+
+
+def _rate_change(found: fc.GroupThresholds, outcome: str) -> str:
+    """How the thresholds move who gets the decision, beside the objective they keep (Markdown-safe): the share of
+    all rows predicted positive, as the approval (favourable-prediction) rate when a positive prediction is adverse,
+    with these thresholds and at the single one, e.g. "approval rate **55.0 %** (95.2 % at the single threshold)"."""
+    overall = found.table.iloc[-1]   # "All rows"
+    rate, single = float(overall["selection_rate"]), float(overall["selection_rate_single"])
+    name = "selection rate"
+    if outcome == "adverse":   # the favourable prediction is the negative one
+        rate, single, name = 1.0 - rate, 1.0 - single, "favourable-prediction (approval) rate"
+    return f"{name} **{100 * rate:.1f} %** ({100 * single:.1f} % at the single threshold)"
 
 
 def _use(token: str, score: str, thresholds: dict) -> None:

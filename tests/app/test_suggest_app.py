@@ -99,6 +99,10 @@ def test_per_subgroup_thresholds_suggested_and_used(app):
     # The gap to expect on new rows is said beside the fitted one, and a warning where it cannot be kept.
     said = next(unescape(m.value) for m in app.markdown if "on new rows of the same sizes expect up to" in m.value)
     assert f"**{formats.num(expected.expected_gap)}**" in said
+    # ... and how the thresholds move who is selected, beside the objective they keep
+    overall = expected.table.iloc[-1]
+    assert (f"selection rate **{100 * overall['selection_rate']:.1f} %** ({100 * overall['selection_rate_single']:.1f}"
+            " % at the single threshold)") in said
     assert [unescape(w.value) for w in app.warning if "on the rows they were fitted on only" in w.value] == (
         [] if expected.kept else [expected.note])
     next(b for b in app.button if b.label == "Use these thresholds in the boxes below").click().run()
