@@ -45,11 +45,15 @@ def as_shown(value: float) -> float:
 
 
 def tile(app, label: str) -> tuple[str, list[str]]:
-    """(value, captions) of the st.metric labelled `label` and the captions in its column."""
+    """(value, captions) of the st.metric labelled `label` and the captions in its column, or in its own container
+    of a row of tiles (``ui.tiles.row``: the innermost container holding that metric alone)."""
     for column in app.columns:
         labels = [m.label for m in column.metric]
         if label in labels:
             return column.metric[labels.index(label)].value, [c.value for c in column.caption]
+    for block in app.get("flex_container"):
+        if [m.label for m in block.metric] == [label]:
+            return block.metric[0].value, [c.value for c in block.caption]
     raise AssertionError(f"no tile {label!r}; tiles: {list(metrics(app))}")
 
 
