@@ -303,8 +303,8 @@ def disparity_findings(result: DisparityResult, quantity: str, *, limit: int = 3
                 d = float(row["disparity"])
                 text = (f"{pair(row)[:-1]}; {kind_word} {size_fmt(d)}"
                         f"{interval(row['disparity_ci_low'], row['disparity_ci_high'])}).")
-                sentence = text[0].upper() + text[1:]
-                out.append(Finding(**record(row, "disparity", float(low[at])), sentence=sentence))
+                # the sentence starts with the subgroup's name: written as the data writes it, never capitalized
+                out.append(Finding(**record(row, "disparity", float(low[at])), sentence=text))
         elif defined.any():
             n = int(defined.sum())
             adjust = _adjust_text(result.adjust, table.attrs.get("n_comparisons"))

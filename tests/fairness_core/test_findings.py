@@ -521,3 +521,14 @@ def test_disparity_findings_label_adjusted_comparison_intervals_apart_from_the_m
     assert found[0].kind == "reduction" and "(95 % interval for the largest of 3 comparisons: " in found[0].sentence
     comparisons = [f for f in found if f.kind == "disparity"]
     assert comparisons and all("95 % interval (Holm-adjusted for 3 comparisons) " in f.sentence for f in comparisons)
+
+
+def test_a_finding_writes_the_subgroup_as_the_data_does():
+    """'afam=yes' starts a sentence as written: a column's name and value are never capitalized."""
+    rng = np.random.default_rng(0)
+    g = rng.choice(["afam=yes", "afam=no"], 4000)
+    y = (rng.random(4000) < np.where(g == "afam=yes", 0.3, 0.1)).astype(int)
+    found = [f.sentence for f in fc.disparity_findings(fc.dataset_statistical_parity(y, g, reduction="max", ci=0.95),
+                                                       "base rate")]
+    starts = [s for s in found if s.lower().startswith("afam=")]
+    assert len(starts) == 2 and all(s.startswith(("afam=yes against", "afam=no against")) for s in starts), found
