@@ -460,7 +460,7 @@ def main(argv=None) -> int:
     """
     args = parser().parse_args(argv)   # usage errors exit 2 here, in one line
     from ._data.reading import read_table
-    from ._review.gate import STATUS_ORDER
+    from ._review.gate import STATUS_ORDER, split_names
     from ._review.review import build_review
 
     path = Path(args.data)
@@ -522,7 +522,7 @@ def main(argv=None) -> int:
               "need the rows in memory).", file=sys.stderr)
     changes = (f"; changes from the baseline {review.config.baseline}: {tally(review.changes)}"
                + ("" if gated_changes else " (reported, not gating)") if review.changes else "")
-    named = sorted(n for n in rules if n != "changes" and not n.startswith("changes:"))
+    named = sorted(split_names(rules)[0])
     model_gate = ((f" (gating: {', '.join(named)})" if named else "") if any(m is not None for m, _ in gated)
                   else " (reported, not gating)" if model else "")
     print(f"verdicts: model {tally(model)}" + model_gate

@@ -38,7 +38,7 @@ def judged_changes(token: str, mapping_key: str, scored: fc.ScoredData, *, inter
                                  max_worsening=float(tolerance), view=())
     with progress.computing("each model's changes from the baseline", intervals.ci):
         changes = computations.model_changes(token, mapping_key, config.to_json(), scored)
-    return baseline, float(tolerance), sorted(changes, key=lambda c: labels.STATUS_ORDER[c.status])
+    return baseline, float(tolerance), sorted(changes, key=lambda c: labels.FAILS_FIRST.index(c.status))
 
 
 def answer_line(model: str, baseline: str, tolerance: float, changes: list) -> str:
@@ -47,15 +47,19 @@ def answer_line(model: str, baseline: str, tolerance: float, changes: list) -> s
     own = [c for c in changes if c.model == model]
     if model == baseline or not own:
         return ""
-    tally = {s: sum(c.status == s for c in own) for s in sorted(labels.STATUS_WORDS, key=labels.STATUS_ORDER.get)}
-    counts = ", ".join(f"{n} {labels.STATUS_WORDS[s]}" for s, n in tally.items() if n)
     fails = [c for c in own if c.status == "fail"]
     head = (f"**Against the baseline {escape.md(baseline)}** (release gate, tolerance {tolerance:g}): "
-            f"{'the candidate fails' if fails else 'no change fails'}; {counts} of {len(own)} changes.")
+            f"{'the candidate fails' if fails else 'no change fails'}; {_tally(own)} of {len(own)} changes.")
     quoted = "".join("\n- " + captions.verdict_markdown(c) for c in fails[:FAILS_IN_ANSWER])
     more = (f"\n\n{len(fails) - FAILS_IN_ANSWER} more failing changes under *Changes from the baseline* below."
             if len(fails) > FAILS_IN_ANSWER else "")
     return head + quoted + more
+
+
+def _tally(changes) -> str:
+    """'2 fail, 5 inconclusive, 10 pass': the changes counted by status, what fails first."""
+    counts = ((s, sum(c.status == s for c in changes)) for s in labels.FAILS_FIRST)
+    return ", ".join(f"{n} {labels.STATUS_WORDS[s]}" for s, n in counts if n)
 
 
 def changes_section(token: str, mapping_key: str, scored: fc.ScoredData, *, intervals) -> None:
@@ -78,10 +82,8 @@ def changes_section(token: str, mapping_key: str, scored: fc.ScoredData, *, inte
     if not changes:
         st.caption("No change to judge: every other model's values are undefined.")
         return
-    tally = {s: sum(c.status == s for c in changes)
-             for s in sorted(labels.STATUS_WORDS, key=labels.STATUS_ORDER.get)}
     level, pass_level = changes[0].level, changes[0].pass_level
-    st.markdown(", ".join(f"{n} {labels.STATUS_WORDS[s]}" for s, n in tally.items() if n)
+    st.markdown(_tally(changes)
                 + f" of {len(changes)} changes from {escape.md(baseline)} (tolerance {float(tolerance):g}: the "
                   f"largest worsening that still counts as no worse"
                 + ("; intervals are off, so each change is judged on its point value" if level is None else

@@ -65,7 +65,7 @@ AUTO_ADJUST_ABOVE = 5
 STATUS_BADGES = {"pass": ("Pass", "green"), "fail": ("Fail", "red"), "inconclusive": ("Inconclusive", "orange"),
                  "not_assessable": ("Not assessable", "gray")}
 STATUS_WORDS = {"pass": "pass", "fail": "fail", "inconclusive": "inconclusive", "not_assessable": "not assessable"}
-STATUS_ORDER = {"fail": 0, "inconclusive": 1, "not_assessable": 2, "pass": 3}   # what fails is listed first
+FAILS_FIRST = ("fail", "inconclusive", "not_assessable", "pass")   # the order verdicts are listed and counted in
 DISTANCE_LABELS = {"diff": "difference |a - b|", "ratio": "ratio (larger / smaller)"}
 REDUCTION_LABELS = {"max": "max", "mean": "mean"}
 REFERENCE_LABELS = {

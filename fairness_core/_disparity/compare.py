@@ -588,7 +588,6 @@ def reduced_interval(result: DisparityResult, table: pd.DataFrame, plain: pd.Dat
     """
     from dataclasses import replace
 
-    from .._stats.bootstrap import percentile_interval
     from .._stats.simultaneous import simultaneous_level
 
     values = plain["disparity"].to_numpy(dtype=np.float64)

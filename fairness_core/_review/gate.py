@@ -214,8 +214,20 @@ def change_verdicts(table: pd.DataFrame, baseline: str, tolerance: float, level:
     return tuple(out)
 
 
-def _split(names: Iterable[str]) -> tuple[list, list]:
-    """A gate's names as (rule or metric names, names of changes: ``changes`` or ``changes:<quantity>``)."""
+def split_names(names: Iterable[str]) -> tuple[list, list]:
+    """A gate's names split by what they select.
+
+    Parameters
+    ----------
+    names : iterable of str
+        ``ReviewConfig.gate_rules`` (the command line's ``--gate``).
+
+    Returns
+    -------
+    (list of str, list of str)
+        The rule or metric names, and the names of changes (``changes`` or ``changes:<quantity>``), each in the
+        order given.
+    """
     names = [str(n) for n in names]
     changes = [n for n in names if n == CHANGES or n.startswith(CHANGES + ":")]
     return [n for n in names if n not in changes], changes
@@ -249,7 +261,7 @@ def gated_verdicts(models: Iterable, dataset_verdicts: Iterable, *, rules: Itera
         When a name in `rules` is no rule of the review (``UNKNOWN_RULE_MESSAGE``, listing its rules).
     """
     everything = [(m.name, v) for m in models for v in m.verdicts] + [(None, v) for v in dataset_verdicts]
-    names, changes = _split(rules)
+    names, changes = split_names(rules)
     if not names:   # no names at all: every rule of the models; only names of changes: no rule
         return [] if changes else [(m, v) for m, v in everything if m is not None or labels]
     known = {v.rule.name for _, v in everything} | {v.rule.metric for _, v in everything}
@@ -289,7 +301,7 @@ def gated_changes(changes: Iterable[ChangeVerdict], *, rules: Iterable[str] = ()
     names = [str(r) for r in rules]
     if not names:
         return changes
-    named = _split(names)[1]
+    named = split_names(names)[1]
     if not named:
         return []
     shown = ", ".join(map(repr, named))

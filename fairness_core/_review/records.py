@@ -253,8 +253,8 @@ class Review:
         """The review as JSON-ready data: context, findings, verdicts (each with ``gating``: whether it decides the
         configured gate; null when the gate names what this review lacks), headline values and every table."""
         try:
-            status = self.exit_status()
             gated, gated_changes_ = self.gating()
+            status = gate_status(gated, gated_changes_, strict=bool(self.config.gate_strict))
             gating = {id(v) for _, v in gated} | {id(c) for c in gated_changes_}
         except ValueError:   # the configured gate names a rule this review does not have: no status to record
             status, gating = None, None

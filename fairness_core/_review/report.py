@@ -20,7 +20,7 @@ import pandas as pd
 from .._disparity.compare import keyword
 from .export import neutralize_formulas
 from .bottom_line import bottom_line, plain_name, who
-from .gate import GATING_STATUSES, STATUS_ORDER
+from .gate import GATING_STATUSES, STATUS_ORDER, gate_status
 from .suggest import MEASURES
 from .report_layout import fit_labels, heading_settings, split_columns, unwrapped
 
@@ -307,11 +307,11 @@ def _gate(review) -> list:
     """The release gate as the command line judges it with the review's configuration: its exit status, what gates,
     and each gating verdict that is not a pass, fails first (those that do not gate without strictness marked)."""
     try:
-        status, _ = review.gate()
         gated, changes = review.gating()
     except ValueError as exc:   # the configured gate names what this review lacks
         return [_h3("Release gate"), _p(f"Not judged: {exc}")]
     strict = bool(review.config.gate_strict)
+    status = gate_status(gated, changes, strict=strict)
     names = review.config.gate_rules
     what = (f"what the configuration names ({', '.join(names)})" if names else
             "every rule of the models" + (" and of the labels" if review.config.gate_labels else "")
