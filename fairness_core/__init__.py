@@ -90,7 +90,8 @@ from ._review.group_thresholds import GroupThresholds, group_thresholds
 from ._review.from_counts import build_review_from_counts
 from ._review.config_schema import CONFIG_BOUNDS, MAX_CONFIG_BYTES
 from ._review.export import export_name, neutralize_formulas, table_from_json, table_to_csv, table_to_json
-from ._review.auc_findings import auc_findings, direction_warning, outcome_words
+from ._review.auc_findings import auc_findings, direction_warning
+from ._review.outcome_words import outcome_phrases, outcome_words
 from ._review.finding import Finding, findings_table
 from ._review.findings import rate_findings
 from ._review.result_findings import disparity_findings, reduction_finding
@@ -137,7 +138,7 @@ _export_names = ["neutralize_formulas", "table_to_csv", "table_to_json", "table_
 _threshold_names = ["performance_table", "explorer_thresholds", "threshold_curves", "disparity_curve", "rule_band",
                     "subgroup_threshold_effect", "SubgroupThresholdEffect"]
 _findings_names = ["Finding", "disparity_findings", "rate_findings", "reduction_finding", "findings_table", "auc_findings",
-                   "direction_warning", "outcome_words"]
+                   "direction_warning", "outcome_words", "outcome_phrases"]
 
 __all__ = (_data_names + _auc_names + _rate_names + _disparity_names + _calibration_names + _theil_names
            + _ratio_score_names + _scorer_names + _classwise_names + _dataset_names + _interval_names + _policy_names

@@ -192,6 +192,8 @@ def _config(args, frame):
             print(f"note: a positive prediction ({label} = {positive}) is taken as adverse for the person, because "
                   f"{why}; give --outcome favourable if it is not.", file=sys.stderr)
     fields = dict(label=label, positive_label=positive, positive_outcome=outcome)
+    if mapping is not None and label != mapping.label:
+        fields["label_words"] = ()   # the configuration's words name another column's values
     for flag, key in (("score", "scores"), ("protected", "protected"), ("identity", "indicators")):
         if getattr(args, flag):
             fields[key] = tuple(getattr(args, flag))

@@ -86,6 +86,29 @@ def _discard() -> None:
         del st.session_state[name]
 
 
+def _label_words(seed: fc.ColumnMapping, key: str, label: str, positive, values: list, outcome: str) -> dict:
+    """The two optional text boxes of words for the predictions (e.g. "denied" / "approved"), kept per label and
+    positive value and seeded from the mapping (a restored configuration's words); the words by the label value as
+    text (``ColumnMapping.label_words``), the negative one only for a label with two values."""
+    seeded = dict(seed.label_words) if label == seed.label else {}   # by value: they hold whichever value is positive
+    phrases = fc.outcome_phrases(label, positive, outcome)
+    others = [v for v in values if v != positive]
+    other = others[0] if len(others) == 1 else None
+    w1, w2 = st.columns(2)
+    words = {}
+    for box, value, placeholder, title, side in (
+            (w1, positive, phrases.predicted_positive, labels.WORD_POSITIVE, "positive"),
+            (w2, other, phrases.predicted_negative, labels.WORD_NEGATIVE, "negative")):
+        text_key = str(value) if value is not None else None
+        word = controls.kept(box.text_input, title, f"{key}words:{label}:{positive}:{side}",
+                             seeded.get(text_key, ""), placeholder=f"as written: {placeholder}",
+                             max_chars=fc.CONFIG_BOUNDS["label_words"][1], disabled=value is None,
+                             help=labels.HELP[title])
+        if value is not None and word.strip():
+            words[text_key] = word
+    return words
+
+
 def _file_line() -> str:
     """'credit.csv: 6,000 rows, 12 columns, 512.0 KB' for the loaded dataset (Markdown-safe)."""
     frame_, token_ = st.session_state[state.FRAME], st.session_state[state.DATASET_TOKEN]
@@ -247,6 +270,7 @@ with c1:
                             format_func=lambda o: {"favourable": "Favourable (e.g. approve, hire)",
                                                    "adverse": "Adverse (e.g. deny, flag)"}[o],
                             help=labels.HELP[labels.OUTCOME])
+    label_words = _label_words(seed, key, label, positive, values, outcome)
     counted = analysis.counted()   # every row counted where it lies
     all_classes = controls.kept(st.checkbox, labels.KEEP_ALL_CLASSES, key + "all_classes:" + label,
                                 seed.all_classes or len(values) > 2, help=labels.HELP[labels.KEEP_ALL_CLASSES])
@@ -290,7 +314,7 @@ with c2:
 
 mapping = fc.ColumnMapping(
     label=label, positive_label=positive, scores=tuple(scores), positive_outcome=outcome,
-    predicted_label=predicted,
+    predicted_label=predicted, label_words=label_words,
     protected=tuple(protected), indicators=tuple(identities), all_classes=bool(all_classes), weight=weight,
     **st.session_state[state.SUBGROUP_OPTIONS])
 if counted:   # every mapping edit is a count of every row: edits wait for one press of the button, together
@@ -335,7 +359,8 @@ current_slice = st.session_state[state.SLICE]
 if current_slice.conditions:
     st.info(f"Slice: {escape.md(current_slice.describe())}. {len(frame) - scored.n_input:,} of the file's "
             f"{len(frame):,} rows are outside it and left out of every page (change it under Slice in the sidebar).")
-st.markdown(captions.outcome_sentence(label, positive, outcome, why if outcome == guessed == "adverse" else ""))
+st.markdown(captions.outcome_sentence(label, positive, outcome, why if outcome == guessed == "adverse" else "",
+                                     mapping.label_words))
 m1, m2, m3, m4 = tiles.row(4)
 m1.metric("Rows in slice" if current_slice.conditions else "Rows in file", f"{scored.n_input:,}")
 m2.metric("Rows used", f"{scored.n_rows:,}")

@@ -8,6 +8,7 @@ import math
 import numpy as np
 import streamlit as st
 
+import fairness_core as fc
 from fairness_core import DENOMINATOR_NAMES, wilson_interval
 from fairness_core.plotting import RATE_LABELS
 
@@ -147,8 +148,8 @@ def power_mean_caption(result, table, column: str, include_small: bool, level: f
         row = used.loc[values.idxmin()]
         pos, neg = float(row["n_positive"]), float(row["n_negative"])
         if table.attrs.get("weighted"):   # sizes are effective sizes, positives and negatives sums of weights
-            sizes = (f"{float(row['size']):,.0f} effective rows, weight {pos + neg:,.0f}: {pos:,.0f} positive and "
-                     f"{neg:,.0f} negative by weight")
+            sizes = (f"{float(row['size']):,.0f} effective rows, weight {pos + neg:,.0f} ({pos:,.0f} positive and "
+                     f"{neg:,.0f} negative by weight)")
         else:
             sizes = f"{int(row['size']):,} rows: {int(pos):,} positive, {int(neg):,} negative"
         parts.append(f"Lowest: {escape.md(row['subgroup'])} {formats.num(float(row[column]))} ({sizes})")
@@ -267,19 +268,23 @@ def verdict_markdown(verdict) -> str:
     return f":{color}-badge[{label}] {escape.md(verdict.sentence)}"
 
 
-def outcome_sentence(label, positive, outcome: str, guessed_because: str = "") -> str:
-    """The Data page's one sentence on what a positive prediction means for the person (Markdown-safe).
+def outcome_sentence(label, positive, outcome: str, guessed_because: str = "", words=()) -> str:
+    """The Data page's one sentence on what a positive prediction means for the person (Markdown-safe), with the
+    words the findings use for the predictions (``ColumnMapping.label_words``, ``fc.outcome_phrases``) when given.
 
-    >>> outcome_sentence("deny", "yes", "adverse", "the label's name reads like a harm (deny)")[:58]
+    >>> outcome_sentence("deny", "yes", "adverse", "the label's name reads like a harm (deny)")[:60]
     'A positive prediction means deny = yes, which is **adverse**'
     """
+    phrases = fc.outcome_phrases(label, positive, outcome, dict(words))
     event = f"{escape.md(label)} = {escape.md(positive)}"
+    word = dict(words).get(str(positive))
+    named = f" (said “{escape.md(word)}” in the findings)" if word else ""
     if outcome == "adverse":
-        text_ = (f"A positive prediction means {event}, which is **adverse** for the person: the four-fifths rule, "
-                 f"the p% and equal opportunity scores and the Theil index compare the favourable prediction (not "
-                 f"{event}).")
+        text_ = (f"A positive prediction means {event}{named}, which is **adverse** for the person: the four-fifths "
+                 f"rule, the p% and equal opportunity scores and the Theil index compare the favourable prediction "
+                 f"({escape.md(phrases.favourable_prediction)}).")
     else:
-        text_ = (f"A positive prediction means {event}, which is **favourable** for the person: the four-fifths "
-                 f"rule, the p% and equal opportunity scores and the Theil index compare it.")
+        text_ = (f"A positive prediction means {event}{named}, which is **favourable** for the person: the "
+                 f"four-fifths rule, the p% and equal opportunity scores and the Theil index compare it.")
     return text_ + (f" Proposed because {escape.md(guessed_because)}; change it above if it is wrong."
                     if guessed_because else "")

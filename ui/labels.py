@@ -13,6 +13,8 @@ from . import escape
 LABEL_COLUMN = "Label column"
 POSITIVE_LABEL = "Positive label"
 OUTCOME = "For the person, a positive prediction is"
+WORD_POSITIVE = "Word for a positive prediction"
+WORD_NEGATIVE = "Word for a negative prediction"
 SCORE_COLUMN = "Score column"
 PREDICTED_COLUMN = "Predicted label column"
 PROTECTED = "Protected attributes"
@@ -87,6 +89,12 @@ HELP = {
              "the rates of the favourable prediction, the equal opportunity score its rate among people whose "
              "true label is favourable, and the Theil index counts a favourable prediction as the benefit. The "
              "score keeps its meaning: AUCs and calibration do not change.",
+    WORD_POSITIVE: "Optional: how findings say a positive prediction, e.g. denied (\"people in A who were labelled "
+                   "approved were denied at 2× the rate of everyone else\"). Empty: the value as written. Words "
+                   "only: no number changes.",
+    WORD_NEGATIVE: "Optional: how findings say a negative prediction, e.g. approved. Empty: the value as written. "
+                   "For a label with more than two classes a negative prediction is any other class, written as "
+                   "such.",
     UPLOAD: "One row per prediction: the true label, model score(s) and/or a predicted label, and protected "
             "attributes. Files up to 1 GB. **Parquet is recommended** for large files: it is several times smaller "
             "than the same CSV and faster to read, and keeps each column's type. Nothing is stored after your "

@@ -231,6 +231,10 @@ def apply_config(config: fc.ReviewConfig) -> None:
                         ("protected", list(mapping.protected)), ("identities", list(mapping.indicators)),
                         ("weight", mapping.weight)):
         _put(key + name, value)
+    for name in (f"outcome:{mapping.label}:{mapping.positive_label}",   # drawn from the restored mapping (pages/data.py)
+                 *(f"words:{mapping.label}:{mapping.positive_label}:{side}" for side in ("positive", "negative"))):
+        st.session_state.pop(state.KEEP_PREFIX + key + name, None)
+        st.session_state.pop("w:" + key + name, None)
     options = {"intersect": bool(mapping.intersect), "n_bins": int(mapping.n_bins), "min_size": int(mapping.min_size)}
     for name, value in options.items():
         _put(f"subgroups:{name}", value)

@@ -10,6 +10,9 @@ OUTCOMES = ("favourable", "adverse")
 OUTCOME_MESSAGE = ("The 'positive_outcome' of a ColumnMapping says whether a positive prediction is good or bad for "
                    "the person: 'favourable' or 'adverse'. Got {got!r} instead.")
 
+WORDS_MESSAGE = ("The 'label_words' of a ColumnMapping are words for the label's values, e.g. {{'yes': 'denied', "
+                 "'no': 'approved'}}. Got {got!r} instead.")
+
 
 @dataclass(frozen=True)
 class ColumnMapping:
@@ -51,6 +54,11 @@ class ColumnMapping:
         A column of sample weights (survey or importance weights; finite, >= 0): every count becomes
         the sum of its rows' weights and every size Kish's effective sample size (see ``sample_weight``
         of the metric functions). Rows with a missing weight or a weight of 0 are excluded, counted.
+    label_words : tuple of (str, str), default=()
+        Optional words for the label's values, as ``(value as text, word)`` pairs (a dict is accepted), e.g.
+        ``{"yes": "denied", "no": "approved"}``: findings then say "were denied" and "labelled approved"
+        instead of "were predicted deny = yes" and "labelled deny = no" (``_review.outcome_words``). Words
+        only: no number depends on them.
     """
 
     label: str
@@ -66,10 +74,17 @@ class ColumnMapping:
     all_classes: bool = False
     positive_outcome: str = "favourable"
     weight: Optional[str] = None
+    label_words: tuple = ()
 
     def __post_init__(self):
         if self.positive_outcome not in OUTCOMES:
             raise ValueError(OUTCOME_MESSAGE.format(got=self.positive_outcome))
+        words = self.label_words.items() if isinstance(self.label_words, dict) else self.label_words
+        try:   # hashable (value text, word) pairs; an empty word means none
+            pairs = tuple((str(value), " ".join(str(word).split())) for value, word in words)
+        except (TypeError, ValueError):
+            raise ValueError(WORDS_MESSAGE.format(got=self.label_words)) from None
+        object.__setattr__(self, "label_words", tuple((v, w) for v, w in pairs if w))
 
     @property
     def adverse(self) -> bool:

@@ -1,4 +1,4 @@
-"""AUC findings and the words of an outcome: outcome_words, direction_warning, auc_findings."""
+"""AUC findings: direction_warning, auc_findings (their words of the labels from ``outcome_words``)."""
 
 from __future__ import annotations
 
@@ -7,46 +7,21 @@ from typing import Optional
 import numpy as np
 import pandas as pd
 
+from .outcome_words import NEUTRAL, OutcomePhrases
 
+
+# What a low AUC of each kind means for the people of a subgroup {name}, with the labels' phrases
+# ({pos}: "labelled deny = yes"; {neg}; {pred_pos}: "predicted deny = yes" or "denied"; {pred_neg}).
 _AUC_WORDS = {
-    "subgroup_auc": ("subgroup AUC", "the score separates positives from negatives less well within {name} "
+    "subgroup_auc": ("subgroup AUC", "the score separates the rows {pos} from those {neg} less well within {name} "
                                      "than in the whole population"),
-    "bpsn_auc": ("BPSN AUC", "the negatives of {name} are scored above the positives of everyone else more "
-                             "often than overall, which tends to mean more false positives for {name}"),
-    "bnsp_auc": ("BNSP AUC", "the positives of {name} are scored below the negatives of everyone else more "
-                             "often than overall, which tends to mean more false negatives for {name}"),
+    "bpsn_auc": ("BPSN AUC", "the rows of {name} {neg} are scored above the rows of everyone else {pos} more "
+                             "often than overall, which tends to mean that more people in {name} who were {neg} "
+                             "were {pred_pos} (false positives)"),
+    "bnsp_auc": ("BNSP AUC", "the rows of {name} {pos} are scored below the rows of everyone else {neg} more "
+                             "often than overall, which tends to mean that more people in {name} who were {pos} "
+                             "were {pred_neg} (false negatives)"),
 }
-
-
-def outcome_words(mapping) -> dict:
-    """The words of findings for a mapping whose positive prediction is adverse for the person (§5.0).
-
-    Parameters
-    ----------
-    mapping : ColumnMapping
-
-    Returns
-    -------
-    dict
-        For ``positive_outcome='adverse'``: ``positive_text``, ``negative_text``,
-        ``positive_outcome_text`` and ``negative_outcome_text`` naming the label and its value
-        ("were predicted deny = yes", "who actually had deny ≠ yes"), for :func:`rate_findings` and
-        :func:`reduction_finding`, so a finding never calls a denial "positive". Empty for a
-        favourable one (the neutral defaults).
-
-    Examples
-    --------
-    >>> from fairness_core import ColumnMapping
-    >>> outcome_words(ColumnMapping(label="deny", positive_label="yes", positive_outcome="adverse"))["positive_text"]
-    'predicted deny = yes'
-    """
-    if getattr(mapping, "positive_outcome", "favourable") != "adverse":
-        return {}
-    event = f"{mapping.label} = {mapping.positive_label}"
-    other = f"{mapping.label} ≠ {mapping.positive_label}"
-    return {"positive_text": f"predicted {event}", "negative_text": f"predicted {other}",
-            "positive_outcome_text": f"actually had {event}", "negative_outcome_text": f"actually had {other}"}
-
 
 def direction_warning(overall_auc: float, label: object, positive: object) -> Optional[str]:
     """The warning an overall AUC below 0.5 deserves: the score ranks the other label value higher.
@@ -74,32 +49,37 @@ def direction_warning(overall_auc: float, label: object, positive: object) -> Op
             f"whether that event is good or bad for the person is set apart, so every verdict keeps its meaning.")
 
 
-def _auc_rows(table: pd.DataFrame, row, column: str) -> str:
-    """The rows an AUC of `row` compares (a BPSN AUC: the subgroup's negatives and the other rows' positives)."""
+def _auc_rows(table: pd.DataFrame, row, column: str, said: OutcomePhrases) -> str:
+    """The rows an AUC of `row` compares (a BPSN AUC: the subgroup's rows labelled negative and the other rows'
+    labelled positive), the labels in `said`'s words. With weights the counts are sums of weights, said as weights,
+    and the size is Kish's effective size: '56 effective rows, weight 70 (25 labelled positive and 45 labelled
+    negative by weight)'."""
     pos, neg = float(row["n_positive"]), float(row["n_negative"])
     total_pos, total_neg = table.attrs.get("n_positive"), table.attrs.get("n_negative")
     weighted = bool(table.attrs.get("weighted"))   # sums of weights: said as weights, never as rows
+    p_, n_ = said.labelled_positive, said.labelled_negative
 
     def count(value: float, what: str) -> str:
-        return f"{what} of weight {value:,.0f}" if weighted else f"{int(value):,} {what}"
+        return f"rows {what} of weight {value:,.0f}" if weighted else f"{int(value):,} rows {what}"
 
     if column == "subgroup_auc" or total_pos is None or total_neg is None:
         if weighted:
-            return f"weight {pos + neg:,.0f}: {pos:,.0f} positive and {neg:,.0f} negative by weight"
-        return f"{int(pos + neg):,} rows: {int(pos):,} positive, {int(neg):,} negative"
+            return (f"{float(row['size']):,.0f} effective rows, weight {pos + neg:,.0f} ({pos:,.0f} {p_} and "
+                    f"{neg:,.0f} {n_} by weight)")
+        return f"{int(pos + neg):,} rows: {int(pos):,} {p_}, {int(neg):,} {n_}"
     if column == "bpsn_auc":
-        return (f"{count(neg, 'negatives')} of the subgroup against {count(total_pos - pos, 'positives')} of the "
-                "other rows")
-    return f"{count(pos, 'positives')} of the subgroup against {count(total_neg - neg, 'negatives')} of the other rows"
+        return f"{count(neg, n_)} in the subgroup against {count(total_pos - pos, p_)} in the other rows"
+    return f"{count(pos, p_)} in the subgroup against {count(total_neg - neg, n_)} in the other rows"
 
 
-def auc_findings(table: pd.DataFrame, *, include_small: bool = False) -> list[str]:
+def auc_findings(table: pd.DataFrame, *, include_small: bool = False,
+                 phrases: Optional[OutcomePhrases] = None) -> list[str]:
     """Sentences on the lowest subgroup, BPSN and BNSP AUC whose interval lies below the overall AUC.
 
     For each AUC column, among the subgroups used (small ones only with `include_small`), the
     subgroup with the lowest AUC whose whole interval (``<column>_ci_high``) lies below the overall
     AUC's point estimate is named, with its AUC, interval and the rows it compares (a BPSN AUC: the
-    subgroup's negatives against the positives of the other rows), and what a low value of that
+    subgroup's rows labelled negative against the other rows labelled positive), and what a low value of that
     AUC means for the people in it (Borkan et al. 2019). Plain text: escape it before rendering it
     as Markdown or HTML.
 
@@ -108,6 +88,9 @@ def auc_findings(table: pd.DataFrame, *, include_small: bool = False) -> list[st
     table : DataFrame
         From :func:`bias_auc_table` with ``ci`` (its ``attrs["ci"]`` and ``attrs["overall_auc"]``).
     include_small : bool, default=False
+    phrases : OutcomePhrases, optional
+        The labels and predictions in the data's words (:func:`mapping_phrases` of the mapping); by
+        default "labelled positive" / "labelled negative".
 
     Returns
     -------
@@ -123,6 +106,9 @@ def auc_findings(table: pd.DataFrame, *, include_small: bool = False) -> list[st
     if level is None or overall is None or np.isnan(overall):
         return []
     used = table if include_small else table[~table["small"].astype(bool)]
+    said = phrases or NEUTRAL
+    words = dict(pos=said.labelled_positive, neg=said.labelled_negative, pred_pos=said.predicted_positive,
+                 pred_neg=said.predicted_negative)
     sentences = []
     for column, (name, meaning) in _AUC_WORDS.items():
         below = used[used[f"{column}_ci_high"].astype(float) < overall]
@@ -133,6 +119,7 @@ def auc_findings(table: pd.DataFrame, *, include_small: bool = False) -> list[st
         sentences.append(
             f"The {name} of {group} is {float(row[column]):.4f} ({level * 100:g} % CI "
             f"{float(row[f'{column}_ci_low']):.4f}–{float(row[f'{column}_ci_high']):.4f}; "
-            f"{_auc_rows(table, row, column)}), below the overall AUC of {overall:.4f} across its whole interval: "
-            + meaning.format(name=group) + ".")
+            f"{_auc_rows(table, row, column, said)}), below the overall AUC of {overall:.4f} across its whole "
+            "interval: "
+            + meaning.format(name=group, **words) + ".")
     return sentences

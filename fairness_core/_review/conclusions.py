@@ -17,7 +17,8 @@ from .._metrics.auc import summarize_bias_auc
 from .._metrics.classwise import classwise_findings
 from .._counts.rates import RATE_TO_METRIC
 from .bottom_line import who
-from .auc_findings import auc_findings, direction_warning, outcome_words
+from .auc_findings import auc_findings, direction_warning
+from .outcome_words import mapping_phrases
 from .findings import rate_findings
 from .result_findings import disparity_findings, reduction_finding
 from .._policy.defaults import DEFAULT_RULES, outcome_rule
@@ -88,6 +89,25 @@ def rate_rules(metrics, distance: str, max_difference: float) -> list:
             for m in [RATE_TO_METRIC[r] for r in metrics] + ["equalized_odds"]]
 
 
+def rate_page_rules(positive_outcome: str, metrics, distance: str, max_difference: float) -> list:
+    """Every rule of the Rate disparities page, in its order: the four-fifths and equal opportunity rules on the
+    favourable prediction's ratio scores (named for the declared outcome, :func:`outcome_rule`), then
+    :func:`rate_rules`.
+
+    Parameters
+    ----------
+    positive_outcome : {'favourable', 'adverse'}
+    metrics, distance, max_difference
+        As in :func:`rate_rules`.
+
+    Returns
+    -------
+    list of Rule
+    """
+    return [outcome_rule(_RULES["four_fifths"], positive_outcome),
+            outcome_rule(_RULES["equal_opportunity"], positive_outcome), *rate_rules(metrics, distance, max_difference)]
+
+
 def dataset_rule(distance: str, max_difference: float) -> Rule:
     """The Dataset metrics page's rule on the largest base-rate disparity.
 
@@ -155,7 +175,8 @@ def auc_conclusions(table, mapping, *, p: float = -5.0, overall_weight: float = 
         ``results = {"bias_auc": BiasAucResult}``.
     """
     bias = summarize_bias_auc(table, p=float(p), overall_weight=float(overall_weight), include_small=include_small)
-    findings = [] if ci is None else (list(auc_findings(table, include_small=include_small))
+    findings = [] if ci is None else (list(auc_findings(table, include_small=include_small,
+                                                        phrases=mapping_phrases(mapping)))
                                       or [no_auc_finding(ci, bias.overall_auc)])
     warning = direction_warning(bias.overall_auc, mapping.label, mapping.positive_label)
     verdicts = () if min_score is None else (
@@ -172,9 +193,9 @@ def rate_conclusions(counts, mapping, *, rate_metrics=("false_positive_rate", "f
     """The Rate disparities page's conclusions.
 
     Findings: the top three rate comparisons (:func:`rate_findings`), then the comparison that
-    drives each rate's largest disparity (:func:`reduction_finding`), in the outcome's words
-    (:func:`outcome_words`). Verdicts: the four-fifths rule on the p% score and the equal
-    opportunity rule, both of the favourable prediction (``mapping.positive_outcome``,
+    drives each rate's largest disparity (:func:`reduction_finding`), in the data's own words
+    (:func:`outcome_words`: the label's values, or the mapping's ``label_words``). Verdicts: the
+    four-fifths rule on the p% score and the equal opportunity rule, both of the favourable prediction (``mapping.positive_outcome``,
     ARCHITECTURE §5.0), then :func:`rate_rules` on each rate's largest disparity (max) against
     `reference`.
 
@@ -183,7 +204,7 @@ def rate_conclusions(counts, mapping, *, rate_metrics=("false_positive_rate", "f
     counts : ConfusionCounts
         The predictions' confusion counts per subgroup (positive = the event the score predicts).
     mapping : ColumnMapping
-        Its ``positive_outcome`` and words.
+        Its label, positive value, ``positive_outcome`` and ``label_words``.
     rate_metrics : sequence of str
         Rate names (``RATE_NAMES``, e.g. 'selection_rate', 'false_positive_rate').
     distance_measure : {'diff', 'ratio'}, default='diff'
@@ -219,7 +240,7 @@ def rate_conclusions(counts, mapping, *, rate_metrics=("false_positive_rate", "f
             return counts.equalized_odds(**kw) if metric == "equalized_odds" else counts.disparity(metric, **kw)
 
     metrics = [RATE_TO_METRIC[r] for r in rate_metrics]
-    words = outcome_words(mapping)   # a denial is never called "positive"
+    words = mapping_phrases(mapping).texts()   # the data's own words: a denial is never called "positive"
     side = dict(words, positive_outcome=mapping.positive_outcome)   # a pair is spoken from its disadvantaged side
     top = rate_findings(counts, metrics, reference=reference, include_small=include_small, adjust=adjust, limit=3,
                         **boot, **side) if metrics else []
@@ -257,11 +278,11 @@ def rate_verdicts(counts, positive_outcome: str, *, rate_metrics, distance_measu
     favourable = counts.favourable(positive_outcome)
     p_percent, opportunity = (favourable.ratio_scores(rate, include_small=include_small, **boot)
                               for rate in ("selection_rate", "true_positive_rate"))
-    rules = rate_rules(rate_metrics, distance_measure, max_difference)
+    four_fifths, opportunity_rule, *rules = rate_page_rules(positive_outcome, rate_metrics, distance_measure,
+                                                            max_difference)
     largest = {(rule.metric, rule.distance_measure): disparity(rule.metric, rule.distance_measure, "max")
                for rule in rules}
-    verdicts = [evaluate_result(outcome_rule(_RULES["four_fifths"], positive_outcome), p_percent),
-                evaluate_result(outcome_rule(_RULES["equal_opportunity"], positive_outcome), opportunity)]
+    verdicts = [evaluate_result(four_fifths, p_percent), evaluate_result(opportunity_rule, opportunity)]
     verdicts += [evaluate_result(rule, largest[rule.metric, rule.distance_measure]) for rule in rules]
     return tuple(verdicts), {"p_percent": p_percent, "equal_opportunity": opportunity, "max": largest}
 

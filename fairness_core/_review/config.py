@@ -34,7 +34,8 @@ class ReviewConfig:
     ----------
     mapping : ColumnMapping
         Label, positive value, score columns, predicted-label column, protected attributes or
-        identity columns, and the subgroup options.
+        identity columns, the subgroup options, and optional words for the label's values
+        (``label_words``, written as ``{"yes": "denied", "no": "approved"}``; words only).
     slice : Slice
         The rows analysed (default: all).
     thresholds : tuple of (str, float)
@@ -203,7 +204,8 @@ class ReviewConfig:
             if isinstance(value, NamedReference):
                 options[key] = {"subgroup": str(value)}
         return {"version": CONFIG_VERSION,
-                "mapping": {k: list(v) if isinstance(v, tuple) else v for k, v in dataclasses.asdict(self.mapping).items()},
+                "mapping": {k: dict(v) if k == "label_words" else list(v) if isinstance(v, tuple) else v
+                            for k, v in dataclasses.asdict(self.mapping).items()},
                 "slice": [dataclasses.asdict(c) | {"values": list(c.values)} for c in self.slice.conditions],
                 "thresholds": dict(self.thresholds),
                 "subgroup_thresholds": {score: dict(own) for score, own in self.subgroup_thresholds},

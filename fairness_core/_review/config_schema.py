@@ -32,10 +32,12 @@ MAX_CONFIG_BYTES = 512 * 1024  # bytes of a configuration's JSON text (a file, a
 MAX_VALUES = 25_000           # values (objects, arrays, texts, numbers) in a whole configuration
 MAX_DEPTH = 32                # levels of nesting
 MAX_PROBLEMS = 3              # validation stops after this many problems (each says its field)
+MAX_WORD = 80                 # characters of a word for a label's value (mapping.label_words)
 
-#: (smallest, largest) of each bounded number of a configuration, by its ReviewConfig or ColumnMapping field name.
+#: (smallest, largest) of each bounded number of a configuration, by its ReviewConfig or ColumnMapping field name
+#: (of ``label_words``: the characters of one word).
 CONFIG_BOUNDS = {"cal_n_bins": CAL_BINS, "n_bins": ATTRIBUTE_BINS, "n_boot": N_BOOT,
-                 "consistency_neighbors": NEIGHBORS, "auc_p": POWER_P}
+                 "consistency_neighbors": NEIGHBORS, "auc_p": POWER_P, "label_words": (0, MAX_WORD)}
 
 _NUMBER = {"type": "number"}
 _TEXT = {"type": "string"}
@@ -72,6 +74,9 @@ SCHEMA: dict = {
                 "min_size": _COUNT, "n_bins": _between("integer", ATTRIBUTE_BINS),
                 "indicator_threshold": _NUMBER, "all_classes": {"type": "boolean"},
                 "positive_outcome": {"enum": ["favourable", "adverse"]}, "weight": _optional(_TEXT),
+                # words for the label's values, by the value as text: {"yes": "denied", "no": "approved"}
+                "label_words": {"type": "object", "maxProperties": MAX_ITEMS,
+                                "additionalProperties": {"type": "string", "maxLength": MAX_WORD}},
             },
         },
         "slice": {

@@ -294,7 +294,8 @@ def rate_findings(counts, metrics=DEFAULT_METRICS, *, reference: str = "rest", c
         The negative prediction; default ``'not ' + positive_text`` (or ``'predicted negative'``).
     positive_outcome_text, negative_outcome_text : str, optional
         The actual outcomes after "people who", e.g. ``'reoffended'`` / ``'did not reoffend'``;
-        default ``'were actually positive'`` / ``'were actually negative'``.
+        default ``'were labelled positive'`` / ``'were labelled negative'`` (``outcome_words.NEUTRAL``;
+        :func:`outcome_words` gives a mapping's, in the data's own words).
     positive_outcome : {'favourable', 'adverse'}, default='favourable'
         Whether a positive prediction is good or bad for the person (``ColumnMapping.positive_outcome``):
         which subgroup of a pair is disadvantaged.
@@ -329,9 +330,9 @@ def rate_findings(counts, metrics=DEFAULT_METRICS, *, reference: str = "rest", c
     >>> counts = fc.confusion_counts(y_true, y_pred, ["a"] * 80 + ["b"] * 80)
     >>> top = rate_findings(counts, ["false_positive_rate"], limit=1)
     >>> print(top[0].sentence)
-    People in a who were actually negative were predicted positive at 5.00× the rate of everyone else
+    People in a who were labelled negative were predicted positive at 5.00× the rate of everyone else
     (false positive rate 50.0 % vs 10.0 %, a difference of 40.0 percentage points; 95 % intervals:
-    ratio 2.00–21.48, difference 20.3–58.1 points; 40 vs 40 people who were actually negative). It
+    ratio 2.00–21.48, difference 20.3–58.1 points; 40 vs 40 people who were labelled negative). It
     is the largest false positive rate ratio and difference among the subgroups assessed.
     """
     func = "rate_findings"

@@ -9,6 +9,7 @@ import pandas as pd
 
 from .._data.checks import check_option
 from .._disparity.compare import keyword
+from .outcome_words import NEUTRAL
 
 
 TEXT_MESSAGE = "The {name!r} parameter of {func} must be a non-empty str or None. Got {got!r} instead."
@@ -82,7 +83,7 @@ _NAN2 = (float("nan"), float("nan"))
 
 
 class _Texts:
-    """The words for the prediction and the outcomes, with neutral defaults."""
+    """The words for the prediction and the outcomes, with neutral defaults (``outcome_words.NEUTRAL``)."""
 
     def __init__(self, func, positive_text, negative_text, positive_outcome_text, negative_outcome_text):
         for name, value in (("positive_text", positive_text), ("negative_text", negative_text),
@@ -90,13 +91,14 @@ class _Texts:
                             ("negative_outcome_text", negative_outcome_text)):
             if value is not None and (not isinstance(value, str) or not value.strip()):
                 raise ValueError(TEXT_MESSAGE.format(name=name, func=func, got=value))
-        self.pos = positive_text.strip() if positive_text else "predicted positive"
+        neutral = NEUTRAL.texts()   # no label named: the words of outcome_words for positive and negative labels
+        self.pos = positive_text.strip() if positive_text else neutral["positive_text"]
         if negative_text:
             self.neg = negative_text.strip()
         else:
-            self.neg = f"not {self.pos}" if positive_text else "predicted negative"
-        self.pos_out = positive_outcome_text.strip() if positive_outcome_text else "were actually positive"
-        self.neg_out = negative_outcome_text.strip() if negative_outcome_text else "were actually negative"
+            self.neg = f"not {self.pos}" if positive_text else neutral["negative_text"]
+        self.pos_out = positive_outcome_text.strip() if positive_outcome_text else neutral["positive_outcome_text"]
+        self.neg_out = negative_outcome_text.strip() if negative_outcome_text else neutral["negative_outcome_text"]
 
     def words(self, rate: str) -> tuple[str, str, str, str]:
         label, who, what, people = _WORDS[rate]

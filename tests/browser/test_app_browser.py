@@ -338,7 +338,7 @@ def test_compas_upload_mapping_and_every_page(compas_csv, app_page, app_url, scr
     page.set_viewport_size({"width": 1400, "height": 1000})
     open_overview_details(page)
     # two_year_recid reads like a harm, so the outcome is guessed adverse and the findings use the label's words.
-    expect(main.get_by_text(re.compile(r"People in African-American who actually had two_year_recid ≠ 1 were "
+    expect(main.get_by_text(re.compile(r"People in African-American who were labelled two_year_recid ≠ 1 were "
                                        r"predicted two_year_recid = 1 at 2\.04× the rate of everyone else")).first
            ).to_be_visible()
     expect(main.get_by_role("link", name="Rate disparities")).to_have_count(2)  # verdicts and findings

@@ -140,7 +140,7 @@ NOT_METRICS = {
     "rules_to_json": "serialisation", "rules_from_json": "serialisation", "classwise_findings": "sentences",
     "disparity_findings": "sentences", "rate_findings": "sentences", "reduction_finding": "sentences",
     "findings_table": "a table of findings", "auc_findings": "sentences", "direction_warning": "a sentence",
-    "outcome_words": "words for outcomes", "outcome_rule": "a rule labelled for the outcome",
+    "outcome_words": "words for outcomes", "outcome_phrases": "words for outcomes", "outcome_rule": "a rule labelled for the outcome",
     "rate_rules": "rules", "dataset_rule": "a rule",
     "no_auc_finding": "a sentence", "auc_conclusions": "findings and verdicts of a page",
     "rate_conclusions": "findings and verdicts of a page", "calibration_conclusions": "findings and verdicts of a page",

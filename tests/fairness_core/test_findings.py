@@ -188,7 +188,7 @@ def test_adjusted_findings_say_so(compas_counts):
 
 def test_neutral_words_by_default(compas_counts):
     top = rate_findings(compas_counts, limit=1)[0]
-    assert "who were actually negative were predicted positive" in top.sentence
+    assert "who were labelled negative were predicted positive" in top.sentence
     fnr = rate_findings(compas_counts, ("false_negative_rate",), limit=1, positive_text="flagged high risk")[0]
     assert "were not flagged high risk" in fnr.sentence
 
@@ -244,7 +244,7 @@ def test_a_zero_rate_is_reported_as_zero_of_n():
     described = reduction_finding(mean, "false_positive_rate")
     assert "over 2 comparisons" in described.sentence
     assert "1 comparison is left out of the mean" in described.sentence
-    assert "z: 0 of 69 people who were actually negative" in described.sentence
+    assert "z: 0 of 69 people who were labelled negative" in described.sentence
     assert described.drives is None and described.reduction == "mean"
 
 
@@ -358,8 +358,9 @@ def test_auc_findings_name_the_lowest_auc_below_the_overall(compas):
     lowest = below.loc[below["bpsn_auc"].idxmin()]
     assert lowest["subgroup"] == "African-American"
     expected = (f"The BPSN AUC of African-American is {lowest['bpsn_auc']:.4f} (95 % CI "
-                f"{lowest['bpsn_auc_ci_low']:.4f}–{lowest['bpsn_auc_ci_high']:.4f}; 1,795 negatives of the "
-                f"subgroup against {int(compas['two_year_recid'].sum()) - 1901:,} positives of the other rows), "
+                f"{lowest['bpsn_auc_ci_low']:.4f}–{lowest['bpsn_auc_ci_high']:.4f}; 1,795 rows labelled negative in "
+                f"the subgroup against {int(compas['two_year_recid'].sum()) - 1901:,} rows labelled positive in the "
+                "other rows), "
                 f"below the overall AUC of {overall:.4f} across its whole interval")
     assert any(s.startswith(expected) for s in found)
     assert fc.auc_findings(fc.bias_auc_table(compas["two_year_recid"], compas["decile_score"], groups)) == []
@@ -460,8 +461,8 @@ def test_pairwise_adverse_selection_rate_speaks_about_the_higher_rate():
 
 
 @pytest.mark.parametrize("positive_outcome, subject, lead", [
-    ("adverse", "x", "People in x who were actually negative were predicted positive at 4.00× the rate of people in y"),
-    ("favourable", "y", "People in y who were actually negative were predicted positive at 0.25× the rate of people "
+    ("adverse", "x", "People in x who were labelled negative were predicted positive at 4.00× the rate of people in y"),
+    ("favourable", "y", "People in y who were labelled negative were predicted positive at 0.25× the rate of people "
                         "in x"),
 ])
 def test_pairwise_false_positive_rate_follows_the_outcome(positive_outcome, subject, lead):
@@ -481,7 +482,7 @@ def test_a_lower_rate_than_the_rest_reads_as_a_fraction_with_its_interval_turned
     f = next(f for f in rate_findings(counts, ["false_positive_rate"], limit=2) if f.subgroup == "a")
     assert (f.reference, f.subgroup_value, f.reference_value) == ("rest", 0.1, 0.4)
     low, high = f.ratio_ci
-    assert f.sentence.startswith("People in a who were actually negative were predicted positive at 0.25× the rate "
+    assert f.sentence.startswith("People in a who were labelled negative were predicted positive at 0.25× the rate "
                                  "of everyone else (false positive rate 10.0 % vs 40.0 %")
     assert f"ratio {1 / high:.2f}–{1 / low:.2f}," in f.sentence and "by a factor of" not in f.sentence
 
@@ -510,7 +511,7 @@ def test_rate_conclusions_label_the_intervals_of_one_comparison_and_of_the_max(c
     # Pairwise, an adverse positive prediction: the findings speak about the group flagged more often.
     pairwise = fc.rate_conclusions(compas_counts, mapping, rate_metrics=("false_positive_rate",), n_boot=300,
                                    reference="pairwise")
-    assert pairwise.findings[0].startswith("People in African-American who actually had two_year_recid ≠ 1 were "
+    assert pairwise.findings[0].startswith("People in African-American who were labelled two_year_recid ≠ 1 were "
                                            "predicted two_year_recid = 1 at 3.04× the rate of people in Other")
 
 

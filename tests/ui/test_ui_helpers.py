@@ -80,9 +80,10 @@ def test_weighted_auc_findings_and_captions_count_weights_as_weights():
     assert sentences and all("rows:" not in t for t in sentences)
     assert any("of weight" in t or "by weight" in t for t in sentences), sentences
     b = table.set_index("subgroup").loc["b"]
-    want = f"{b['n_positive'] + b['n_negative']:,.0f}: {b['n_positive']:,.0f} positive and {b['n_negative']:,.0f}"
+    want = (f"{b['size']:,.0f} effective rows, weight {b['n_positive'] + b['n_negative']:,.0f} "
+            f"({b['n_positive']:,.0f} positive and {b['n_negative']:,.0f} negative by weight)")
     caption = captions.power_mean_caption(type("R", (), {"power_mean_ci": {}})(), table, "subgroup_auc", True, None)
-    assert "effective rows, weight " + want in caption and "negative by weight" in caption
+    assert want in caption, caption
     plain = captions.power_mean_caption(type("R", (), {"power_mean_ci": {}})(), fc.bias_auc_table(y, s, g),
                                         "subgroup_auc", True, None)
     assert "rows: " in plain and "weight" not in plain
