@@ -62,7 +62,10 @@ def model_sections(model: str | None) -> tuple[list, list]:
     return found, missed
 
 
-# With Compare models on, every mapped model gets its own bottom line and scorecard (the sidebar's Model first).
+# With Compare models on, every mapped model gets its own bottom line and scorecard (the sidebar's Model first). The
+# answer is drawn into a container made before the toggle, so the toggle sits below it: the first screen holds the
+# answer (8 rules at 1,024 x 768: tests/browser/test_scorecard_browser.py).
+answer_box = st.container()
 comparing = compare.shown(scored)
 models = [score] + ([m for m in scored.scores if m != score] if comparing else [])
 with progress.computing("every page's findings and verdicts", intervals.ci):
@@ -103,48 +106,83 @@ label_verdicts = [v for s in label_sections for v in s.verdicts]
 label_subjects = [w for s in label_sections for w in (s.subjects or ("",) * len(s.verdicts))]
 
 
+# The result each rule's verdict was evaluated on, by the key of its section's ``extra`` (ui.summaries): the ratio
+# scores by metric, the rate rules' largest disparities by (metric, distance), else the section's one result.
+_RESULT_KEYS = {"p_percent_score": "p_percent", "equal_opportunity_score": "opportunity"}
+
+
+def rule_results(own: list) -> list:
+    """For each verdict of the sections `own`, the result it was evaluated on, as the section computed it (its
+    comparisons are what "Each rule per subgroup" draws); None where the section keeps none."""
+    out = []
+    for section in own:
+        for verdict in section.verdicts:
+            metric, largest = verdict.rule.metric, section.extra.get("max", {})
+            out.append(section.extra.get(_RESULT_KEYS[metric]) if metric in _RESULT_KEYS
+                       else largest.get((metric, verdict.rule.distance_measure), section.extra.get("result")))
+    return out
+
+
 def answer(model: str | None, own: list) -> None:
-    """The bottom line of `model` (plain sentences) and its scorecard (one row per rule of the model)."""
+    """The bottom line of `model` (plain sentences), its scorecard (one row per rule of the model) and, collapsed,
+    each of its rules per subgroup."""
     rules = [v for s in own for v in s.verdicts]
     whom = [w for s in own for w in (s.subjects or ("",) * len(s.verdicts))]
-    # The model's name leads the first sentence (not a heading of its own: the answer must fit one screen).
+    # The model's name leads the first sentence (not a heading of its own: the answer must fit one screen). The
+    # labels' sentence, the same for every model, follows the scorecard (label_line).
     weighted = f", weighted by {escape.md(scored.mapping.weight)}" if scored.mapping.weight else ""
     lead = f"**Bottom line for {escape.md(model or 'the predicted label')}{weighted}.** "
-    line = bottom_line(rules, whom, label_verdicts, label_subjects, intervals=intervals.ci is not None)
+    line = bottom_line(rules, whom, intervals=intervals.ci is not None)
     if not rules:
-        st.markdown(lead + (escape.md(line[0]) if line else "No policy rule applies to the current data and "
-                                                             "settings."))
+        st.markdown(lead + "No policy rule applies to the current data and settings.")
         return
-    st.markdown(lead + "\n\n".join(escape.md(sentence) for sentence in line))
+    st.markdown(lead + " ".join(escape.md(sentence) for sentence in line))
     if judged is not None and model is not None:   # a candidate: its release gate against the baseline, fails first
         against = gate.answer_line(model, *judged)
         if against:
             st.markdown(against)
     key = (token, mapping_key, model, tuple((v.rule, v.value, v.ci_low, v.ci_high, v.status) for v in rules))
-    st.plotly_chart(computations.chart("scorecard", key, lambda: plotting.scorecard_chart(
-        rules, [rule_plain_name(v.rule) for v in rules], details=whom)),
-        width="stretch", config={"displayModeBar": False})
-
-
-# 2. The bottom line and the scorecard: the answer, above the fold (a tab per model when comparing) -------------
-# Comparing, each candidate's tab also says how the release gate judges its changes from the baseline (section 5).
-judged = gate.judged_changes(token, mapping_key, scored, intervals=intervals) if comparing else None
-if len(models) > 1:
-    for tab, model in zip(st.tabs([escape.md(m) for m in models]), models):
-        with tab:
-            answer(model, own_sections if model == score else others[model])
-else:
-    answer(score, own_sections)
-if verdicts or others:
+    names = [rule_plain_name(v.rule) for v in rules]
+    st.plotly_chart(computations.chart("scorecard", key, lambda: plotting.scorecard_chart(rules, names, details=whom)),
+                    width="stretch", config={"displayModeBar": False})
     st.caption("Each row is a rule: the dot is the estimate"
                + (f", the bar its {formats.level_text(intervals.ci)} interval" if intervals.ci is not None else "")
                + "; the green band is where the rule passes, the dashed line its bound; the numbers are printed "
                  "on the right. Ratios share one scale, gaps another. Hover a row for the "
                  "rule's technical name and its verdict in full.")
-if label_verdicts:
-    st.markdown("**About the labels** (a property of the data, not of the model; not counted above)")
-    for verdict in label_verdicts:
-        st.markdown(captions.verdict_markdown(verdict))
+    # Every subgroup's value behind each row, against the rule's band: drawn only while open.
+    box = st.expander("Each rule per subgroup", key=f"{state.RULE_SUBGROUPS_OPEN}:{model or ''}", on_change="rerun",
+                      icon=":material/view_agenda:")
+    if box.open:
+        every = key + (include_small, intervals, tuple(s.settings for s in own))
+        box.plotly_chart(computations.chart("rule_subgroups", every, lambda: plotting.rule_subgroups_chart(
+            rules, rule_results(own), names, details=whom)), width="stretch", config={"displayModeBar": False})
+        box.caption("One panel per row of the scorecard: each subgroup's value (against the rest, or the compared "
+                    "pair)" + (f" with its {formats.level_text(intervals.ci)} interval" if intervals.ci is not None
+                               else "") + "; the green band is where the rule passes, the dashed line its bound. "
+                    "The subgroup that decides the rule is in bold, its dot in the verdict's colour; small subgroups "
+                    "are open and faded.")
+
+
+# 2. The bottom line and the scorecard: the answer, above the fold (a tab per model when comparing) -------------
+# Comparing, each candidate's tab also says how the release gate judges its changes from the baseline (section 5).
+judged = gate.judged_changes(token, mapping_key, scored, intervals=intervals) if comparing else None
+with answer_box:
+    if len(models) > 1:
+        for tab, model in zip(st.tabs([escape.md(m) for m in models]), models):
+            with tab:
+                answer(model, own_sections if model == score else others[model])
+    else:
+        answer(score, own_sections)
+    # What is a property of the labels, the same for every model: the bottom line's sentence about them (when a rule
+    # on them fails or is undecided), then their verdicts.
+    if label_verdicts:
+        st.markdown("**About the labels** (a property of the data, not of the model; not counted above)")
+        label_line = bottom_line((), None, label_verdicts, label_subjects, intervals=intervals.ci is not None)
+        if label_line:
+            st.markdown(" ".join(escape.md(sentence) for sentence in label_line))
+        for verdict in label_verdicts:
+            st.markdown(captions.verdict_markdown(verdict))
 
 # 3. The data in brief ------------------------------------------------------------------------------------------
 st.subheader("Data")

@@ -27,6 +27,7 @@ LOCAL_AUC = "local_auc"            # "bins" or "exact": the score levels of the 
 NO_INTERVALS = "no_intervals"      # why this run shows no intervals though they are asked for (counted data), or None
 CHARTS_LOADED = "charts_loaded"    # bool: a chart was drawn in this session, so the browser has the chart library
 BASE_RATES_OPEN = "data:base_rates_open"   # the Data page's base-rate chart expander (its own widget state)
+RULE_SUBGROUPS_OPEN = "overview:rule_subgroups_open"   # + ":<model>": the Overview's "Each rule per subgroup" expander
 KEEP_PREFIX = "keep:"
 
 DEFAULTS = {

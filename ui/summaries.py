@@ -122,8 +122,9 @@ def rate_section(token: str, mapping_key: str, counts: fc.ConfusionCounts, *, so
     (four-fifths) and equal opportunity rules and of a bound on each selected rate (and equalized odds):
     the ratio band [0.8, 1.25] under the ratio distance, `max_difference` under the difference.
 
-    Returns the Section with ``extra = {"p_percent", "opportunity"}`` (the two ratio-score results, of the
-    favourable prediction: `mapping`'s ``positive_outcome``, whose words the findings use).
+    Returns the Section with ``extra = {"p_percent", "opportunity", "max"}`` (the two ratio-score results, of the
+    favourable prediction: `mapping`'s ``positive_outcome``, whose words the findings use; each rate rule's largest
+    disparity by (metric, distance), ``Conclusions.results["max"]``).
     """
     level, n_boot, adjust = intervals.ci, intervals.n_boot, intervals.adjust
 
@@ -143,7 +144,8 @@ def rate_section(token: str, mapping_key: str, counts: fc.ConfusionCounts, *, so
     settings = (f"predictions from {predictions}, rates {', '.join(labels.RATE_LABELS[m] for m in metrics)}, "
                 f"against {ref}, distance {labels.DISTANCE_LABELS[distance]}, {_interval_words(intervals)}")
     return Section("Rate disparities", "pages/rate_disparities.py", findings, verdicts, settings,
-                   extra={"p_percent": p_percent, "opportunity": opportunity}, subjects=concluded.subjects)
+                   extra={"p_percent": p_percent, "opportunity": opportunity, "max": concluded.results["max"]},
+                   subjects=concluded.subjects)
 
 
 def calibration_counts(token: str, mapping_key: str, scored: fc.ScoredData, score: str, *, n_bins: int,

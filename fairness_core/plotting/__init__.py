@@ -38,9 +38,10 @@ from ._common import (AUC_COLUMNS, AUC_MIN_SPAN, LEVEL_MESSAGE, PARITY_LEGEND, P
 from ._rates import rate_chart
 from ._ratio_scores import ratio_score_chart
 from ._review import model_auc_heatmap, threshold_chart, threshold_tradeoff_chart, tradeoff_chart
+from ._rule_subgroups import rule_subgroups_chart
 from ._scorecard import scorecard_chart
 
 __all__ = ["AUC_COLUMNS", "RATE_LABELS", "add_rule_line", "auc_chart", "classwise_chart", "pairwise_heatmap",
            "plot_text", "rate_chart", "ratio_score_chart", "reliability_chart", "rule_line_parts", "subgroup_colors",
            "calibration_error_chart", "threshold_chart", "model_auc_heatmap", "tradeoff_chart", "scorecard_chart",
-           "threshold_tradeoff_chart"]
+           "threshold_tradeoff_chart", "rule_subgroups_chart"]

@@ -5,13 +5,20 @@ from __future__ import annotations
 from typing import Sequence
 
 from ._common import ERROR_COLOR, HOVER, RULE_COLOR, _finite, _hover, _title, plot_text
+from ._margins import NARROWEST, text_width
 
 # Verdict colours (colour-blind-safe: Okabe-Ito vermillion, orange, bluish green, grey) and words.
 STATUS_STYLE = {"fail": ("#D55E00", "Fail"), "inconclusive": ("#E69F00", "Inconclusive"),
                 "pass": ("#009E73", "Pass"), "not_assessable": ("#7F7F7F", "Not assessable")}
 PASS_FILL = "rgba(0, 158, 115, 0.12)"
-ROW_HEIGHT = 50      # px per row: its name on a line of NAME_HEIGHT, then its bar
-NAME_HEIGHT = 20
+# A row is its name on one or two lines of NAME_HEIGHT (two when the name and whom it is about would be wider than
+# NAME_WIDTH, the chart at a 1,024-px window less its left margin), then its bar: 8 rules fit above the fold at
+# 1,024 x 768 (tests/browser/test_scorecard_browser.py).
+BAR_HEIGHT = 22
+NAME_HEIGHT = 16
+NAME_WIDTH = NARROWEST - 15
+NAME_COLOR = "#31333F"   # the app's text colour: the names read as text, not as a faded label
+MARGIN = 4   # px above and below the rows
 VERDICT_WIDTH = 215   # px right of the rows for "0.123 (0.101–0.160) Inconclusive"
 NAMES_MESSAGE = "scorecard_chart needs one name per verdict: got {names} names for {verdicts} verdicts."
 
@@ -50,6 +57,15 @@ def _shared_ranges(verdicts) -> dict:
     return spans
 
 
+def _name_lines(label: str, whom: str) -> tuple[str, int]:
+    """A row's name (escaped `label`, bold) and whom it is about (escaped, grey), and how many lines they take: one
+    when they fit in ``NAME_WIDTH`` pixels (:func:`text_width`), else whom on a line of its own."""
+    if not whom:
+        return f"<b>{label}</b>", 1
+    lines = 1 if text_width(f"{label}  {whom}") <= NAME_WIDTH else 2
+    return f"<b>{label}</b>" + ("  " if lines == 1 else "<br>") + f"<span style='color:#555555'>{whom}</span>", lines
+
+
 def scorecard_chart(verdicts: Sequence, names: Sequence[str], *, details: Sequence[str] | None = None,
                     title: str | None = None):
     """One row per policy verdict: the estimate and its interval against the rule's pass band.
@@ -57,7 +73,7 @@ def scorecard_chart(verdicts: Sequence, names: Sequence[str], *, details: Sequen
     Rows of one kind share one x scale (ratios and ratio scores, whose parity is 1; gaps, whose parity is 0), so
     their bars compare by eye; the axes carry no tick labels, which stacked rows would put under the wrong row:
     every number is printed where it belongs instead. Each row has its name (and for whom the value is, from
-    `details`) on a line above its bar; the band where the rule passes shaded green from parity to the bound; the
+    `details`) on a line above its bar (whom on a second line when both would not fit at a 1,024-px window); the band where the rule passes shaded green from parity to the bound; the
     bound a dashed line labelled with its value ("≤ 0.1"); the estimate a dot coloured by the verdict (fail,
     inconclusive, pass, not assessable) with its interval as an error bar; and right of the row the estimate, its
     interval and the verdict in words. The hover adds the technical name (the rule's label) and the verdict's
@@ -78,7 +94,8 @@ def scorecard_chart(verdicts: Sequence, names: Sequence[str], *, details: Sequen
     Returns
     -------
     plotly.graph_objects.Figure
-        Height ``ROW_HEIGHT`` per row plus margins; each row's y category is its (escaped) name; annotations named
+        Height ``BAR_HEIGHT`` plus ``NAME_HEIGHT`` per line of its name per row, plus margins; each row's y category
+        is its (escaped) name; annotations named
         ``'rule'`` (name and whom), ``'value'`` (estimate, interval, verdict) and ``'bound'``. An empty figure for
         no verdict.
 
@@ -96,13 +113,15 @@ def scorecard_chart(verdicts: Sequence, names: Sequence[str], *, details: Sequen
         return go.Figure(layout=dict(title=_title(title), height=120))
     # One figure from plain dictionaries, validated once: the rows are stacked axes (what make_subplots would lay
     # out), and add_vrect / add_vline per row would validate every shape again (most of the chart's time).
-    n = len(verdicts)
-    plot_height = ROW_HEIGHT * n
-    name_share = NAME_HEIGHT / plot_height   # each row's name sits in its slot above its bar
+    labels = [plot_text(name) for name in names]
+    heads = [_name_lines(label, plot_text(details[i]) if details is not None and details[i] else "")
+             for i, label in enumerate(labels)]
+    heights = [BAR_HEIGHT + NAME_HEIGHT * lines for _, lines in heads]
+    plot_height = sum(heights)
     ranges = _shared_ranges(verdicts)
     data, shapes, annotations = [], [], []
-    layout = dict(height=plot_height + (60 if title else 20),
-                  margin=dict(t=50 if title else 10, b=10, l=10, r=VERDICT_WIDTH), plot_bgcolor="white")
+    layout = dict(height=plot_height + (50 if title else MARGIN) + MARGIN,
+                  margin=dict(t=50 if title else MARGIN, b=MARGIN, l=10, r=VERDICT_WIDTH), plot_bgcolor="white")
     if title:
         layout["title"] = _title(title)
     for i, verdict in enumerate(verdicts, start=1):
@@ -112,7 +131,7 @@ def scorecard_chart(verdicts: Sequence, names: Sequence[str], *, details: Sequen
         low, high = ranges[_kind(rule)]
         parity, bound = _parity(rule), float(rule.bound)
         band = sorted((parity, bound))
-        label = plot_text(names[i - 1])
+        label, (head, lines) = labels[i - 1], heads[i - 1]
         whom = plot_text(details[i - 1]) if details is not None and details[i - 1] else ""
         value = float(verdict.value)
         shown = _finite(value)
@@ -121,18 +140,16 @@ def scorecard_chart(verdicts: Sequence, names: Sequence[str], *, details: Sequen
         if interval:
             err = dict(error_x=dict(type="data", symmetric=False, array=[float(verdict.ci_high) - value],
                                     arrayminus=[value - float(verdict.ci_low)], color=ERROR_COLOR, thickness=1.5))
-        lines = [f"<b>{label}</b>", whom, plot_text(rule.label), plot_text(verdict.sentence)]
+        hover = [f"<b>{label}</b>", whom, plot_text(rule.label), plot_text(verdict.sentence)]
         x = value if shown else (low + high) / 2
         data.append(dict(type="scatter", x=[x], y=[label], xaxis=x_axis, yaxis=y_axis, mode="markers",
-                         marker=dict(size=13 if shown else 1, color=color, symbol="circle" if shown else "line-ew"),
-                         hovertext=[_hover(*lines)], hovertemplate=HOVER, showlegend=False, **err))
-        top = 1.0 - (i - 1) / n
-        bottom = 1.0 - i / n
+                         marker=dict(size=12 if shown else 1, color=color, symbol="circle" if shown else "line-ew"),
+                         hovertext=[_hover(*hover)], hovertemplate=HOVER, showlegend=False, **err))
+        top = 1.0 - sum(heights[:i - 1]) / plot_height
+        bottom = 1.0 - sum(heights[:i]) / plot_height
         # The row's name (and for whom) above its bar, across the row: never squeezed by the bars.
-        annotations.append(dict(name="rule", x=0, xref="paper", xanchor="left", y=top, yref="paper",
-                                yanchor="top", showarrow=False, align="left",
-                                text=f"<b>{label}</b>" + (f"  <span style='color:#555555'>{whom}</span>" if whom
-                                                          else ""), font=dict(size=13)))
+        annotations.append(dict(name="rule", x=0, xref="paper", xanchor="left", y=top, yref="paper", yanchor="top",
+                                showarrow=False, align="left", text=head, font=dict(size=12, color=NAME_COLOR)))
         # The estimate, its interval and the verdict in a column of their own, right of the row.
         text = (f"<b>{value:.3g}</b>" + (f" ({float(verdict.ci_low):.3g}–{float(verdict.ci_high):.3g})"
                                           if interval else "") + f" {word}") if shown else word
@@ -151,6 +168,6 @@ def scorecard_chart(verdicts: Sequence, names: Sequence[str], *, details: Sequen
         layout[f"xaxis{'' if i == 1 else i}"] = dict(
             anchor=y_axis, domain=[0.0, 1.0], range=[low, high], showgrid=False, zeroline=False,
             showticklabels=False, ticks="", showline=True, linecolor="#DDDDDD")
-        layout[f"yaxis{'' if i == 1 else i}"] = dict(anchor=x_axis, domain=[bottom, max(top - name_share, bottom)],
-                                                     showticklabels=False, ticks="")
+        layout[f"yaxis{'' if i == 1 else i}"] = dict(
+            anchor=x_axis, domain=[bottom, top - NAME_HEIGHT * lines / plot_height], showticklabels=False, ticks="")
     return go.Figure(data=data, layout=dict(layout, shapes=shapes, annotations=annotations))

@@ -5,7 +5,9 @@ import json
 import re
 
 import fairness_core as fc
-from tests.app.helpers import metrics, widget
+import pytest
+
+from tests.app.helpers import figures, metrics, widget
 from tests.app.test_intervals_ui import (AUC_PAGE, RATE_PAGE, compas_counts, findings, load_compas, unescape,
                                          verdicts)
 from ui import captions
@@ -126,7 +128,8 @@ LEAD = re.compile(r"^\*\*Bottom line for (.+?)\.\*\* ")
 
 
 def test_overview_opens_with_the_bottom_line_and_the_scorecard(app, compas_csv):
-    """Above everything else: one to three plain sentences, then one scorecard row per rule of the model."""
+    """Above everything else: one or two plain sentences in one paragraph, then one scorecard row per rule of the
+    model; the labels' sentence after the scorecard, under "About the labels"; the Compare models toggle below."""
     frame = load_compas(app, compas_csv)
     app.switch_page(OVERVIEW).run()
     assert not app.exception and not app.error
@@ -134,34 +137,41 @@ def test_overview_opens_with_the_bottom_line_and_the_scorecard(app, compas_csv):
     heading = next(i for i, el in enumerate(main) if LEAD.match(getattr(el, "value", None) or ""))
     assert heading == next(i for i, el in enumerate(main) if getattr(el, "type", "") == "markdown")  # first text
     assert unescape(LEAD.match(main[heading].value).group(1)) == "decile_score"
-    sentences = [unescape(s) for s in LEAD.sub("", main[heading].value).split("\n\n")]
-    assert 1 <= len(sentences) <= 3
+    text = unescape(LEAD.sub("", main[heading].value))
+    assert "\n" not in text   # one paragraph: the answer fits one screen
     shown = verdicts(app)   # the full list (collapsed below): {name: (status, sentence)}
     model = {name: status for name, (status, _) in shown.items() if not name.startswith("Base rate")}
     failing = [name for name, status in model.items() if status == "Fail"]
     _, _, groups, counts = compas_counts(frame)
     if failing:
-        assert sentences[0].startswith(f"Fails {len(failing)} of {len(model)} rules: ")
+        assert text.startswith(f"Fails {len(failing)} of {len(model)} rules: ")
     else:
-        assert sentences[0].startswith(("Passes every rule", "No rule fails"))
+        assert text.startswith(("Passes every rule", "No rule fails"))
     first = [name for name in model][0]
     assert first.startswith("Four-fifths rule") and model[first] == "Fail"   # listed first, in full, with whom
     p_percent = counts.favourable("adverse").ratio_scores("selection_rate", ci=None)
     assert (f"the favourable-prediction-rate ratio is {p_percent.value:.3g} for {p_percent.worst} against everyone "
-            "else, below the minimum of 0.8") in sentences[0]
+            "else, below the minimum of 0.8") in text
     # ... and every failing rule is named (after the first two, by name only)
     for name in ("favourable-prediction-rate ratio", "true-negative-rate ratio", "gap in false positive rates",
                  "gap in false negative rates", "gap in true or false positive rates (equalized odds)"):
-        assert (name in sentences[0]) == any(n.startswith(_TECHNICAL[name]) for n in failing), name
+        assert (name in text) == any(n.startswith(_TECHNICAL[name]) for n in failing), name
     undecided = [name for name, status in model.items() if status == "Inconclusive"]
     if undecided:
-        assert any(s.startswith(f"{len(undecided)} rule") and "cannot be decided" in s for s in sentences[1:])
-    # COMPAS's base rates differ by race by more than 0.1: said as a property of the labels, not of the model.
-    assert sentences[-1].startswith("The labels themselves differ between subgroups: the gap in base rates of the "
-                                    "labels is ")
-    assert sentences[-1].endswith("This is a property of the data, not of the model.")
+        assert f". {len(undecided)} rule" in text and "cannot be decided" in text
     # The scorecard right below: one row per model rule, in the verdicts' order, coloured by verdict.
-    scorecard = next(el for el in main[heading + 1:] if getattr(el, "type", "") == "plotly_chart")
+    chart = next(i for i, el in enumerate(main) if getattr(el, "type", "") == "plotly_chart")
+    assert chart == heading + 1
+    scorecard = main[chart]
+    # COMPAS's base rates differ by race by more than 0.1: said after the scorecard, as a property of the labels (the
+    # same for every model), not in the model's bottom line; then the Compare models toggle (not drawn here: COMPAS
+    # has one score).
+    assert "The labels themselves" not in text
+    texts = [unescape(getattr(el, "value", "") or "") for el in main[chart:]]
+    about = texts.index("**About the labels** (a property of the data, not of the model; not counted above)")
+    assert texts[about + 1].startswith("The labels themselves differ between subgroups: the gap in base rates of the "
+                                       "labels is ")
+    assert texts[about + 1].endswith("This is a property of the data, not of the model.")
     figure = json.loads(scorecard.proto.spec)
     rows = [trace["y"][0] for trace in figure["data"]]
     assert len(rows) == len(model)
@@ -190,6 +200,10 @@ def test_compare_models_gives_each_model_its_own_bottom_line_and_scorecard(app):
     """On the credit sample (two scores): with Compare models on, a tab per model (the sidebar's Model first),
     each the very bottom line and scorecard the Overview shows when that model is the one picked."""
     app.switch_page(OVERVIEW).run()
+    # the toggle sits below the answer (bottom line, scorecard), which fills the first screen
+    kinds = [getattr(el, "type", "") for el in app.main]
+    assert kinds.index("plotly_chart") < [i for i, el in enumerate(app.main)
+                                          if getattr(el, "label", "") == "Compare models"][0]
     alone = {}
     for model in ("score_logistic", "score_boosting"):
         widget(app, "selectbox", "Model").set_value(model).run()
@@ -200,3 +214,30 @@ def test_compare_models_gives_each_model_its_own_bottom_line_and_scorecard(app):
     assert not app.exception and not app.error
     assert [unescape(t.label) for t in app.tabs][:2] == ["score_boosting", "score_logistic"]   # the picked model first
     assert bottom_lines(app) == {"score_boosting": alone["score_boosting"], "score_logistic": alone["score_logistic"]}
+
+
+def test_each_rule_per_subgroup_opens_below_the_scorecard(app):
+    """On the credit sample: "Each rule per subgroup", collapsed and not drawn until opened, then one facet per row of
+    the scorecard, each subgroup's value behind the row, the deciding subgroup's the scorecard's value."""
+    from ui import state
+
+    app.switch_page(OVERVIEW).run()
+    assert not app.exception
+    assert "Each rule per subgroup" in [e.label for e in app.expander]
+    (scorecard,) = figures(app)   # collapsed: not drawn
+    app.session_state[f"{state.RULE_SUBGROUPS_OPEN}:score_logistic"] = True
+    app.run()
+    assert not app.exception and not app.error
+    first, view = figures(app)
+    assert first == scorecard
+    rows = [t["y"][0] for t in scorecard["data"]]
+    facets = [a for a in view["layout"]["annotations"] if a.get("name") == "facet"]
+    assert len(view["data"]) == len(facets) == len(rows) == 6   # 2 ratio scores, 3 gaps, calibration
+    assert [re.match(r"<b>(.*?)</b>", a["text"]).group(1) for a in facets] == rows
+    subgroups = {"Group A", "Group B", "Group C", "Group D", "Group E"}   # the sample's subgroups (ethnicity)
+    for row, panel in zip(scorecard["data"], view["data"]):
+        assert set(panel["y"]) == subgroups
+        axis = view["layout"]["yaxis" + panel["yaxis"][1:]]
+        decides = [x for x, tick in zip(panel["x"], axis["ticktext"]) if tick.startswith("<b>")]
+        assert decides == [pytest.approx(row["x"][0])]   # the largest gap, the smallest ratio score
+    assert any(c.value.startswith("One panel per row of the scorecard") for c in app.caption)

@@ -176,6 +176,29 @@ def test_scorecard_one_row_per_rule_against_its_band():
         plotting.scorecard_chart(verdicts, names[:2])
 
 
+def test_scorecard_rows_are_compact_and_wrap_whom_only_when_it_would_not_fit():
+    """A row is its bar under one line of name and whom, or two when they would be wider than the chart at a 1,024-px
+    window: 8 rules of short names take 8 x (22 + 16) px plus the margins, so they fit above the fold."""
+    from fairness_core.plotting import _scorecard as S
+
+    long = "sex=Female, age_group=18-24, ethnicity=Group A against everyone else"
+    verdicts = [verdict(FPR, 0.05, 0.02, 0.08)] * 8
+    names = [fc.rule_plain_name(v.rule) for v in verdicts]
+    short = plotting.scorecard_chart(verdicts, names, details=["C against everyone else"] * 8)
+    assert short.layout.height == 8 * (S.BAR_HEIGHT + S.NAME_HEIGHT) + 2 * S.MARGIN == 312
+    assert not any("<br>" in a.text for a in short.layout.annotations if a.name == "rule")
+    odds = fc.Rule(metric="equalized_odds", distance_measure="diff", bound=0.1)
+    mixed = plotting.scorecard_chart([verdicts[0], verdict(odds, 0.3, 0.2, 0.4)],
+                                     ["Gap in false positive rates", fc.rule_plain_name(odds)], details=[long, long])
+    rules = [a.text for a in mixed.layout.annotations if a.name == "rule"]
+    assert ["<br>" in t for t in rules] == [False, True]   # 503 px fit in 545; 628 px do not
+    assert mixed.layout.height == 2 * S.BAR_HEIGHT + 3 * S.NAME_HEIGHT + 2 * S.MARGIN
+    # each bar below its name's lines: the second row's plot area leaves two lines above it
+    top2 = 1 - (S.BAR_HEIGHT + S.NAME_HEIGHT) / (2 * S.BAR_HEIGHT + 3 * S.NAME_HEIGHT)
+    assert mixed.layout.yaxis2.domain[1] == pytest.approx(top2 - 2 * S.NAME_HEIGHT / (2 * S.BAR_HEIGHT
+                                                                                     + 3 * S.NAME_HEIGHT))
+
+
 def test_tradeoff_labels_of_coincident_points_go_to_different_sides():
     points = pd.DataFrame({"model": ["a", "b", "c"], "auc": [0.9034, 0.9034, 0.7], "disparity": [0.2, 0.2, 0.1],
                            "auc_ci_low": [0.88, 0.88, 0.6], "auc_ci_high": [0.93, 0.93, 0.8],

@@ -34,7 +34,7 @@ PACKAGE_ALL = ['AucCounts', 'BiasAucResult', 'CONFIG_BOUNDS', 'CalibrationCounts
  'false_positive_rate_disparity', 'findings_table', 'group_rates', 'group_thresholds', 'guess_mapping', 'guess_outcome',
  'guess_positive', 'individual_theil_index', 'make_fairness_scorer', 'maximum_calibration_error', 'model_changes',
  'model_statistical_parity', 'named_reference', 'neutralize_formulas', 'no_auc_finding', 'numbers_as_text',
- 'outcome_rule', 'outcome_words', 'p_percent_score', 'performance_table', 'power_mean', 'rate_conclusions', 'rate_disparity',
+ 'outcome_phrases', 'outcome_rule', 'outcome_words', 'p_percent_score', 'performance_table', 'power_mean', 'rate_conclusions', 'rate_disparity',
  'rate_findings', 'rate_rules', 'read_table', 'reduce_disparities', 'reduction_finding', 'reference_keyword',
  'reliability_diagram', 'render_report', 'result_subject', 'rows_factor', 'rule_band', 'rule_plain_name', 'rules_from_json', 'rules_to_json', 'smoothed_edf',
  'smoothed_edf_from_counts', 'subgroup_auc', 'subgroup_threshold_effect', 'subset_score',
@@ -44,7 +44,7 @@ PACKAGE_ALL = ['AucCounts', 'BiasAucResult', 'CONFIG_BOUNDS', 'CalibrationCounts
 
 PLOTTING_ALL = ['AUC_COLUMNS', 'RATE_LABELS', 'add_rule_line', 'auc_chart', 'calibration_error_chart', 'classwise_chart',
  'model_auc_heatmap', 'pairwise_heatmap', 'plot_text', 'rate_chart', 'ratio_score_chart', 'reliability_chart',
- 'rule_line_parts', 'scorecard_chart', 'subgroup_colors', 'threshold_chart', 'threshold_tradeoff_chart', 'tradeoff_chart']
+ 'rule_line_parts', 'rule_subgroups_chart', 'scorecard_chart', 'subgroup_colors', 'threshold_chart', 'threshold_tradeoff_chart', 'tradeoff_chart']
 
 ENGINES_ALL = ['ENGINES', 'ScoredCounts', 'TooManyPatterns', 'preview', 'read_source', 'scored_counts']
 
