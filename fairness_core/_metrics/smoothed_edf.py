@@ -303,7 +303,7 @@ def _edf_of(names: list, member: np.ndarray, min_size: int, concentration: float
     smoothed = _smoothed(member, alpha)  # columns: outcome 0, outcome 1
     used = (sizes > 0) & (include_small | ~small)
     note = np.where(sizes == 0, "no rows: not used",
-                    np.where(used, "", "small: not used (include_small=False)")).astype(object)
+                    np.where(used, "", "small: not used (fewer rows than the minimum size)")).astype(object)
     n_used = int(used.sum())
     interval, eps_reps, bounds = {}, None, None
     if level is not None:

@@ -14,7 +14,6 @@ import html
 import json
 import math
 
-import numpy as np
 import pandas as pd
 
 from .._disparity.compare import keyword
@@ -23,6 +22,8 @@ from .bottom_line import bottom_line, plain_name, who
 from .gate import GATING_STATUSES, STATUS_ORDER, gate_status
 from .suggest import MEASURES
 from .report_layout import fit_labels, heading_settings, split_columns, unwrapped
+from .report_text import (COLUMN_NAMES, DISTANCE_NAMES, QUANTITY_NAMES, interval_text, number_text, shown_table,
+                          threshold_text)
 
 CONFIG_ELEMENT_ID = "review-config"
 REVIEW_ELEMENT_ID = "review-json"
@@ -80,7 +81,11 @@ def render_report(review) -> str:
     from .. import plotting
 
     level = review.config.ci
+    weighted = bool(review.config.mapping.weight)   # counts are sums of weights, sizes effective sizes
     first = [True]
+
+    def table(frame, empty: str = "None.") -> dict:
+        return _table(frame, empty, weighted=weighted)
 
     def figure(fig, min_height: int = 380) -> dict:
         fig.update_layout(width=None, height=max(int(fig.layout.height or 420), min_height))
@@ -101,7 +106,8 @@ def render_report(review) -> str:
     for model in review.models:
         line = bottom_line(model.verdicts, model.subjects or None, review.dataset_verdicts, labels_whom,
                            intervals=level is not None)
-        lead = f"Bottom line for {model.name}" + ("" if model.threshold is None else f" at threshold {model.threshold:g}")
+        lead = f"Bottom line for {model.name}" + ("" if model.threshold is None else
+                                                  f" at threshold {threshold_text(model.threshold)}")
         blocks.append(_p(f"{lead}. {' '.join(line)}" if line else f"{lead}: no policy rule applies."))
         if model.verdicts:
             blocks.append(figure(plotting.scorecard_chart(model.verdicts, [plain_name(v.rule) for v in model.verdicts],
@@ -116,28 +122,31 @@ def render_report(review) -> str:
     if review.changes:   # the release gate's judgement of each candidate against the baseline
         blocks += _changes(review.changes, review.config)
     blocks += [_h2("The data"),
-               _p(f"Base rate (share of positive labels): {review.base_rate[0]:.4g}"
-                  + ("" if level is None else f" ({level * 100:g} % interval {review.base_rate[1]:.4g}–"
-                                                 f"{review.base_rate[2]:.4g})")),
-               _h3("Subgroups"), _table(review.subgroups), _h3("Rows left out"),
-               _table(review.exclusions, "No row was left out."),
-               _h3("Base-rate disparity"), _findings(review.dataset_findings), _table(review.dataset_parity.table)]
+               _p(f"Base rate (share of positive labels): {number_text(review.base_rate[0])}"
+                  + ("" if level is None else f" ({level * 100:g} % interval "
+                                                 f"{interval_text(review.base_rate[1], review.base_rate[2])})")),
+               _h3("Subgroups"), table(review.subgroups), _h3("Rows left out"),
+               table(review.exclusions, "No row was left out."),
+               _h3("Base-rate disparity"), _findings(review.dataset_findings), table(review.dataset_parity.table)]
     if review.edf is not None:
-        blocks += [_h3(f"Smoothed empirical differential fairness: {review.edf.value:.4g}"), _table(review.edf.table)]
+        blocks += [_h3(f"Smoothed empirical differential fairness: {number_text(review.edf.value)}"),
+                   table(review.edf.table)]
     if review.consistency is not None:
         blocks += _consistency(review.consistency)
     for model in review.models:
-        title = (f"Model {model.name}" + ("" if model.threshold is None else f" at threshold {model.threshold:g}")
+        title = (f"Model {model.name}" + ("" if model.threshold is None else
+                                          f" at threshold {threshold_text(model.threshold)}")
                  if model.kind == "score" else f"Given predictions ({model.name})")
         blocks += [_h2(title), _findings(model.findings), _verdicts(model.verdicts, model.name if several else ""),
-                   _h3("Performance at the threshold"), _table(model.performance)]
+                   _h3("Performance at the threshold"), table(model.performance)]
         if model.auc_table is not None:
-            table = model.auc_table.copy()
-            table.attrs = {k: v for k, v in model.auc_table.attrs.items() if k == "ci"}
+            auc = model.auc_table.copy()
+            auc.attrs = {k: v for k, v in model.auc_table.attrs.items() if k == "ci"}
             blocks += [_h3("Subgroup AUCs"),
-                       _p(f"Bias AUC score {model.bias_auc.value:.4g}; overall AUC {model.bias_auc.overall_auc:.4g}."),
-                       figure(plotting.auc_chart(table, title=f"AUCs per subgroup, {model.name}", level=level)),
-                       _table(table)]
+                       _p(f"Bias AUC score {number_text(model.bias_auc.value)}; overall AUC "
+                          f"{number_text(model.bias_auc.overall_auc)}."),
+                       figure(plotting.auc_chart(auc, title=f"AUCs per subgroup, {model.name}", level=level)),
+                       table(auc)]
         assessed = [m for m in model.rates if m not in ("equalized_odds", "theil_index")]
         metrics = [m if m != "statistical_parity" else "selection_rate" for m in assessed]
         pairwise = keyword(review.config.rate_reference) == "pairwise"
@@ -145,18 +154,19 @@ def render_report(review) -> str:
             rate: model.rates[metric].table for rate, metric in zip(metrics, assessed)}
         blocks += [_h3("Rates per subgroup"),
                    figure(plotting.rate_chart(model.rate_table, metrics, references, title="Rates per subgroup",
-                                              level=level)), _table(model.rate_table)]
+                                              level=level)), table(model.rate_table)]
         for metric, result in model.rates.items():
             against = None if result.reference is None else _AGAINST.get(keyword(result.reference),
                                                                           f"against subgroup {result.reference}")
-            blocks += [_h3(f"{metric.replace('_', ' ').capitalize()} disparity"
-                           f"{heading_settings(result.reduction, result.distance_measure, against)}: {result.value:.4g}"),
-                       _table(result.table)]
+            distance = DISTANCE_NAMES.get(result.distance_measure, result.distance_measure)
+            settings = heading_settings(result.reduction, distance, against)
+            blocks += [_h3(f"{QUANTITY_NAMES.get(metric, metric)}{settings}: {number_text(result.value)}"),
+                       table(result.table)]
         ratio_tables = {"p% score": model.p_percent.table, "Equal opportunity score": model.equal_opportunity.table}
         blocks += [_h3("p% and equal opportunity scores"),
                    figure(plotting.ratio_score_chart(ratio_tables, title="Each subgroup against the rest",
                                                      level=level))]
-        blocks += [_table(t) for t in ratio_tables.values()]
+        blocks += [table(t) for t in ratio_tables.values()]
         if model.calibration is not None:
             result = model.calibration
             blocks += [_h3("Calibration"),
@@ -166,7 +176,7 @@ def render_report(review) -> str:
                            result.errors, None if keyword(review.config.cal_reference) == "pairwise" else result.table,
                            distance_measure=result.distance_measure, level=level,
                            title="Calibration error per subgroup")),
-                       _table(result.errors), _table(result.table)]
+                       table(result.errors), table(result.table)]
         elif model.calibration_note:
             blocks += [_h3("Calibration"), _p(model.calibration_note)]
         if model.subgroup_thresholds is not None:
@@ -174,7 +184,7 @@ def render_report(review) -> str:
         if model.suggestion is not None:
             blocks += _suggestion(model.suggestion)
         if model.classwise is not None:
-            blocks += _classwise(model.classwise, level, figure)
+            blocks += _classwise(model.classwise, level, figure, table)
     if review.differences:
         blocks += [_h2(f"Differences from the baseline model {review.config.baseline}"),
                    _p("Each model minus the baseline, with paired intervals (both models score the same rows): a "
@@ -182,8 +192,8 @@ def render_report(review) -> str:
                       "AUCs for the AUCs.")]
         titles = {"rates": "Rate disparities and ratio scores", "aucs": "AUCs",
                   "calibration": "Expected calibration error"}
-        for kind, table in review.differences.items():
-            blocks += [_h3(titles[kind]), _table(table)]
+        for kind, frame in review.differences.items():
+            blocks += [_h3(titles[kind]), table(frame)]
     config = review.config.to_json()
     link = "data:application/json;base64," + base64.b64encode(config.encode("utf-8")).decode("ascii")
     blocks += [_h2("Configuration"),
@@ -211,41 +221,49 @@ def _consistency(result) -> list:
 
     counted = (f"every one of the {result.n_rows:,} rows" if result.n_sampled >= result.n_rows else
                f"a random sample of {result.n_sampled:,} of the {result.n_rows:,} rows (seed 0), standard error "
-               f"{result.std_error:.4g}")
+               f"{number_text(result.std_error)}")
     return [_h3("Consistency (similar rows, similar labels)"),
-            _p(f"Share of differing neighbours {result.value:.4g} (perfect 0); consistency (Zemel et al.) "
-               f"{result.zemel_consistency:.4g}. The {result.n_neighbors} nearest neighbours of {counted}, on the "
-               f"standardised features {', '.join(result.features)}"
+            _p(f"Share of differing neighbours {number_text(result.value)} (perfect 0); consistency (Zemel et al.) "
+               f"{number_text(result.zemel_consistency)}. The {result.n_neighbors} nearest neighbours of {counted}, "
+               f"on the standardised features {', '.join(result.features)}"
                + (f"; {result.n_excluded:,} rows with a missing feature value left out." if result.n_excluded else ".")),
             _table(consistency_table(result))]
 
 
 def _subgroup_thresholds(effect, config) -> list:
     overall = effect.table.iloc[0]
-    changes = "; ".join(f"the {rate.replace('_', ' ')} disparity goes from {single:.4g} to {own:.4g}"
-                        for rate, single, own in effect.disparities.itertuples(index=False))
-    sentence = (f"With these thresholds, overall accuracy is {overall['accuracy_own']:.4g} "
-                f"({overall['accuracy_single']:.4g} at the single threshold {effect.threshold:g})"
-                + (f"; {changes} ({config.rate_reduction}, {config.rate_distance}, against "
+    changes = "; ".join(f"the {_lower(QUANTITY_NAMES.get(rate, rate))} goes from {number_text(single)} to "
+                        f"{number_text(own)}" for rate, single, own in effect.disparities.itertuples(index=False))
+    sentence = (f"With these thresholds, overall accuracy is {number_text(overall['accuracy_own'])} "
+                f"({number_text(overall['accuracy_single'])} at the single threshold "
+                f"{threshold_text(effect.threshold)})"
+                + (f"; {changes} ({config.rate_reduction}, "
+                   f"{DISTANCE_NAMES.get(config.rate_distance, config.rate_distance)}, against "
                    f"{_REFERENCES.get(keyword(config.rate_reference), f'subgroup {config.rate_reference}')})."
                    if changes else "."))
     return [_h3("Per-subgroup thresholds"), _p(sentence), _table(effect.table), _table(effect.disparities)]
 
 
-def _classwise(result, level, figure) -> list:
+def _lower(name: str) -> str:
+    """A name inside a sentence: its first letter lower case, unless it is an acronym ("BPSN AUC")."""
+    return name if name[:2].isupper() else name[:1].lower() + name[1:]
+
+
+def _classwise(result, level, figure, table=None) -> list:
     from .. import plotting
 
     metric = _CLASS_METRICS.get(result.metric, result.metric)
     what = _CLASS_REDUCTIONS.get(result.reduction, result.reduction)
     pair = f" ({', '.join(result.subgroups)})" if result.reduction != "std" else ""
-    value = (f"{result.value:.4g}" + ("" if level is None or math.isnan(result.ci_low)
-                                      else f" ({level * 100:g} % interval {result.ci_low:.4g}–{result.ci_high:.4g})"))
+    table = table or _table
+    interval = "" if level is None or math.isnan(result.ci_low) else interval_text(result.ci_low, result.ci_high)
+    value = number_text(result.value) + (f" ({level * 100:g} % interval {interval})" if interval else "")
     return [_h3(f"Class-wise bias: unweighted average bias {value}"),
             _p(f"Per class: {what}{pair} of the subgroups' {metric}; then the unweighted mean over the "
                f"{result.n_classes_used} classes used. Perfect value 0." + (f" {result.reason}" if result.reason else "")),
             figure(plotting.classwise_chart(result.table, result.metric, level=level,
                                             title=f"{metric} per class and subgroup")),
-            _table(result.per_class), _table(result.table)]
+            table(result.per_class), table(result.table)]
 
 
 # Blocks: what the template lays out, in document order. Each holds text and numbers, never markup.
@@ -277,7 +295,7 @@ def _meta(review) -> dict:
              + f"; minimum size {mapping.min_size}"),
             ("Intervals", "off" if review.config.ci is None else f"{review.config.ci * 100:g} %, "
                                                                    f"{review.config.n_boot:,} resamples, seed 0"),
-            ("Created", f"{review.created} by fairness_core {review.version}")]
+            ("Created", f"{review.created} by fairness-core {review.version}")]
     if mapping.weight:
         rows.insert(3, ("Weights", f"{mapping.weight}: every count is a sum of weights (total "
                                    f"{source.get('weight_total', float('nan')):,.6g}), every size an effective sample "
@@ -350,21 +368,30 @@ def _outcome_text(mapping) -> str:
 def _suggestion(suggestion) -> list:
     """Where every rate rule passes across thresholds, the suggested threshold and each threshold's verdicts and
     overall cost."""
-    runs = suggestion.bands_text
-    measure = suggestion.measure.replace("_", " ")
+    def runs(status: str) -> str:   # the thresholds of a status, to 3 decimals: "0.959 to 0.978, 0.99"
+        return ", ".join(threshold_text(a) if a == b else f"{threshold_text(a)} to {threshold_text(b)}"
+                         for a, b in suggestion.bands(status)) or "none"
+
+    measure = _lower(COLUMN_NAMES.get(suggestion.measure, suggestion.measure))
     how = ("the highest" if MEASURES[suggestion.measure] == "max"
-           else f"the closest to its value at the current threshold {suggestion.current:g}")
+           else f"the closest to its value at the current threshold {threshold_text(suggestion.current)}")
     text = (f"Every rate rule passes with its whole interval at: {runs('pass')}; none fails but one is "
             f"inconclusive at: {runs('inconclusive')}. "
-            + (f"Suggested threshold: {suggestion.suggested:g}, the passing one whose {measure} is {how}."
+            + (f"Suggested threshold: {threshold_text(suggestion.suggested)}, the passing one whose {measure} is {how}."
                if suggestion.basis == "pass" else
-               f"No threshold passes every rule with its interval. Suggested threshold: {suggestion.suggested:g}, "
+               f"No threshold passes every rule with its interval. Suggested threshold: "
+               f"{threshold_text(suggestion.suggested)}, "
                f"where no rule fails (one is inconclusive: the data are too few to decide it"
                + (f"; about {suggestion.rows_needed:,.0f} rows in the smallest subgroup would" if
                   math.isfinite(suggestion.rows_needed) else "") + f"), the one whose {measure} is {how}."
                if suggestion.basis == "no_fail" else
                "At every threshold a rule fails or cannot be assessed, so none is suggested."))
-    return [_h3("Thresholds where the rules pass (suggestion)"), _p(text), _table(suggestion.table)]
+    # the table's column per rule (named by the rule's key) under the rule's plain name
+    shown = suggestion.suggested if suggestion.suggested is not None else next(iter(suggestion.verdicts), None)
+    rules = [v.rule for v in suggestion.verdicts[shown]] if shown is not None else []
+    plain = [plain_name(rule) for rule in rules]
+    names = {rule.name: name if plain.count(name) == 1 else rule.label for rule, name in zip(rules, plain)}
+    return [_h3("Thresholds where the rules pass (suggestion)"), _p(text), _table(suggestion.table, names=names)]
 
 
 def _changes(changes, config) -> list:
@@ -396,14 +423,15 @@ def _findings(findings):
     return {"kind": "findings", "entries": [str(f) for f in findings]}
 
 
-def _table(frame: pd.DataFrame, empty: str = "None.") -> dict:
-    """A table block: the column names and every cell as the text pandas' to_html shows (floats to 6
-    significant digits, missing values empty), after neutralizing spreadsheet formulas."""
+def _table(frame: pd.DataFrame, empty: str = "None.", weighted: bool = False, names=None) -> dict:
+    """A table block: the columns by their human names and every cell as the report prints it (estimates and
+    interval ends to 3 significant digits, an interval's two ends as one column, counts with thousands separators,
+    thresholds to 3 decimals, missing values empty: ``report_text.shown_table``), after neutralizing
+    spreadsheet formulas. `weighted`: the counts are sums of weights; `names`: columns the report layer does not
+    name (a suggestion's rules) by name."""
     if frame.empty:
         return {"kind": "table", "columns": [], "rows": [], "parts": [], "empty": empty}
-    shown = neutralize_formulas(frame.reset_index(drop=True))
-    columns = [_cell_text(c) for c in shown.columns]
-    rows = [[_cell_text(v) for v in row] for row in shown.itertuples(index=False, name=None)]
+    columns, rows = shown_table(neutralize_formulas(frame.reset_index(drop=True)), weighted=weighted, names=names)
     # A table wider than the printed page is split by columns into parts that fit it, its key columns
     # (subgroup, reference) repeated in each: never one-character columns on A4.
     split = split_columns(columns, rows)
@@ -413,19 +441,6 @@ def _table(frame: pd.DataFrame, empty: str = "None.") -> dict:
               "caption": "" if len(split) == 1 else f"Part {n} of {len(split)}"}
              for n, part in enumerate(split, 1)]
     return {"kind": "table", "columns": columns, "rows": rows, "parts": parts, "empty": empty}
-
-
-def _cell_text(value) -> str:
-    if value is None or value is pd.NA or value is pd.NaT:
-        return ""
-    if isinstance(value, np.generic):   # numpy scalars as the Python numbers they hold
-        value = value.item()
-    if isinstance(value, float):
-        return "" if math.isnan(value) else f"{value:.6g}"
-    text = str(value)
-    for char, shown in (("\t", "\\t"), ("\r", "\\r"), ("\n", "\\n")):   # as pandas prints them
-        text = text.replace(char, shown)
-    return text.strip()
 
 
 def _json_script(element_id: str, text: str) -> dict:

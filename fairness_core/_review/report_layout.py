@@ -1,5 +1,6 @@
 """How the review report fits a printed A4 page: charts with margins that hold their labels, tables split by
-columns into parts no wider than the page, and headings that leave out absent settings.
+columns into parts no wider than the page, and headings that leave out absent settings. (Its words and numbers:
+``report_text``.)
 
 Everything here works on plain values (column names, cell texts, a Plotly figure's layout); nothing makes markup.
 """
@@ -11,6 +12,7 @@ import math
 import re
 
 from ..plotting._margins import _values, text_width
+from .report_text import COLUMN_NAMES
 
 # The printed page: A4 (210 mm) less Chromium's default margins (about 10 mm each side), at 96 px per inch.
 PAGE_WIDTH_PX = 700
@@ -28,8 +30,11 @@ SHORT_HEADER = 10
 LABEL_CHAR_EM = 0.6
 LABEL_PAD_PX = 24
 _TAG = re.compile(r"<[^>]*>")
-# Columns that say which row a row is: repeated at the left of every part of a split table.
-KEY_COLUMNS = ("subgroup", "reference", "first", "second", "class", "model", "rate", "metric", "kind")
+
+# Columns that say which row a row is: repeated at the left of every part of a split table (by key or name).
+_KEYS = ("subgroup", "reference", "first", "second", "class", "model", "rate", "metric", "kind")
+KEY_COLUMNS = _KEYS + tuple(COLUMN_NAMES[k] for k in _KEYS)
+_INTERVAL = re.compile(r"-?[0-9.,e-]+ to -?[0-9.,e-]+")
 
 
 def heading_settings(*settings) -> str:
@@ -59,14 +64,16 @@ def heading_settings(*settings) -> str:
 
 def _width_px(texts, header: str) -> float:
     """Estimated printed width of a column: its longest cell (text wrapped past WRAP_CHARS, at a word if it has
-    one), or half its header (a header wraps onto two lines)."""
+    one), or half its header (a header wraps onto two lines, at its spaces: never less than its longest word)."""
     longest = 0
     for text in texts:
         n = len(text)
         if n > WRAP_CHARS:
             n = max(WRAP_CHARS, max((len(w) for w in text.split()), default=0)) if " " in text else WRAP_CHARS
         longest = max(longest, n)
-    longest = max(longest, len(header) if len(header) <= SHORT_HEADER else min(math.ceil(len(header) / 2), WRAP_CHARS), 1)
+    word = max((len(w) for w in header.split()), default=0)   # a header wraps at its spaces only (report.css)
+    longest = max(longest, len(header) if len(header) <= SHORT_HEADER else
+                  min(max(math.ceil(len(header) / 2), word), WRAP_CHARS), 1)
     return CELL_CHAR_PX * longest + CELL_PAD_PX
 
 
@@ -82,9 +89,12 @@ def unwrapped(columns: list, rows: list) -> tuple:
     --------
     >>> unwrapped(["size", "subgroup_value_ci_low"], [["243", "a b"]])
     ([True, False], [True, False])
+    >>> unwrapped(["Disparity interval"], [["-0.0804 to 0.0524"]])   # an interval is never cut either
+    ([False], [True])
     """
     headers = [len(c) <= SHORT_HEADER for c in columns]
-    cells = [all(len(row[i]) <= SHORT_CELL and " " not in row[i] for row in rows) for i in range(len(columns))]
+    cells = [all((len(row[i]) <= SHORT_CELL and " " not in row[i]) or _INTERVAL.fullmatch(row[i]) for row in rows)
+             for i in range(len(columns))]
     return headers, cells
 
 

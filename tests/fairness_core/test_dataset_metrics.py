@@ -519,7 +519,7 @@ def test_smoothed_edf_needs_two_usable_subgroups():
     frame = pd.DataFrame({"g": ["big"] * 40 + ["tiny"] * 3})
     small = fc.smoothed_edf([1, 0] * 20 + [1, 1, 1], fc.Subgroups.from_attributes(frame, ["g"]))
     assert math.isnan(small.value) and small.n_used == 1
-    assert small.table["note"].tolist() == ["", "small: not used (include_small=False)"]
+    assert small.table["note"].tolist() == ["", "small: not used (fewer rows than the minimum size)"]
     empty = fc.Subgroups.from_indicators(pd.DataFrame({"u": [0, 0], "v": [1, 0], "w": [0, 1]}), ["u", "v", "w"],
                                          min_size=1)
     result = fc.smoothed_edf([1, 0], empty)

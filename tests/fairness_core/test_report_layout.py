@@ -16,6 +16,7 @@ from fairness_core._review.gate import STATUS_ORDER
 from fairness_core._review import report_layout
 from fairness_core._review.report_layout import (PAGE_WIDTH_PX, _width_px, fit_labels, heading_settings,
                                                  label_width_px, split_columns)
+from fairness_core._review.report_text import QUANTITY_NAMES, cell_text, column_name, number_text
 from tests.support import ROOT
 
 CREDIT = ROOT / "sample_data" / "credit_decisions.csv"
@@ -127,11 +128,12 @@ def test_no_heading_shows_an_absent_setting(credit, options, reduction, against)
     assert not [h for h in headings if re.search(r"\bNone\b", h)], headings
     # the Theil index: its reduction and reference, no distance
     assert [h for h in headings if h.startswith("Theil")] == [
-        f"Theil index disparity ({reduction}, {against}): {rates['theil_index'].value:.4g}"]
-    # every other rate: reduction, distance and reference, in the same words
-    distance = options.get("rate_distance", "diff")
-    expected = [f"{m.replace('_', ' ').capitalize()} disparity ({reduction}, {distance}, {against}): {r.value:.4g}"
+        f"Theil index disparity ({reduction}, {against}): {number_text(rates['theil_index'].value)}"]
+    # every other rate: reduction, distance (in words) and reference, in the same words, the value to 3 digits
+    distance = {"diff": "difference"}.get(options.get("rate_distance", "diff"), "ratio")
+    expected = [f"{QUANTITY_NAMES[m]} ({reduction}, {distance}, {against}): {number_text(r.value)}"
                 for m, r in rates.items() if m != "theil_index"]
+    assert "Selection rate disparity" in " ".join(expected) or "statistical_parity" not in rates
     assert len(expected) == len(options.get("rate_metrics", "ab")) + 1   # and equalized odds
     assert [h for h in headings if h in expected] == expected
 
@@ -191,27 +193,22 @@ def test_wide_tables_are_split_into_parts_that_fit_the_page(two_models):
     parts = block["parts"]
     assert len(parts) >= 2
     for n, part in enumerate(parts, 1):
-        assert part["columns"][:2] == ["subgroup", "reference"] and part["caption"] == f"Part {n} of {len(parts)}"
+        assert part["columns"][:2] == ["Subgroup", "Compared with"] and part["caption"] == f"Part {n} of {len(parts)}"
         width = sum(_width_px([row[i] for row in part["rows"]], c) for i, c in enumerate(part["columns"]))
         assert width <= PAGE_WIDTH_PX
         assert len(part["rows"]) == len(table)
     others = [c for part in parts for c in part["columns"][2:]]
-    assert others == list(table.columns[2:])   # every other column once, in order
+    assert others == [column_name(c) for c in table.columns[2:]]   # every other column once, in order, named
     # a row's cells are the same row in every part
     row = table.reset_index(drop=True).iloc[3]
     for part in parts:
-        for column, cell in zip(part["columns"], part["rows"][3]):
-            assert cell == report_layout_cell(row[column])
+        keys = [next(k for k in table.columns if column_name(k) == c) for c in part["columns"]]
+        for key, cell in zip(keys, part["rows"][3]):
+            assert cell == cell_text(key, row[key])
     # a narrow table stays one table
     small = _table(review.subgroups)
     assert len(small["parts"]) == 1 and small["parts"][0]["caption"] == ""
     assert html.count("<caption>Part 1 of ") >= 4
-
-
-def report_layout_cell(value) -> str:
-    from fairness_core._review.report import _cell_text
-
-    return _cell_text(value)
 
 
 def test_split_columns_keeps_the_keys_and_every_column():
