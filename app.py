@@ -14,8 +14,16 @@ import streamlit as st
 
 from ui import navigation
 
+# The app's one style sheet. Tabs wrap onto a second line when the page is narrow, instead of scrolling sideways
+# behind an arrow: at a 1,024-px window "Correlation" and "Compare models" were out of sight (issue 42, item 7).
+CSS = """<style>
+[data-testid="stTabs"] [role="tablist"] { flex-wrap: wrap; row-gap: 0.25rem; }
+[data-testid="stTabsScrollLeft"], [data-testid="stTabsScrollRight"] { display: none; }
+</style>"""
+
 if __name__ == "__main__":  # a script run of a session
     st.set_page_config(page_title="Fairness dashboard", layout="wide")
+    st.html(CSS)   # only a style sheet: Streamlit adds it to the page without taking any room
     st.navigation(navigation.pages()).run()
 else:  # imported by `streamlit run` (or an ASGI server) at start-up
     app = st.App(__file__, lifespan=navigation.server_lifespan)

@@ -15,6 +15,11 @@ page_frame.draw()
 st.title("Rate disparities")
 token, mapping_key, scored = analysis.current()
 score = st.session_state[state.MODEL]
+# The point first, above the controls (issue 42, item 7: at 1,024 x 768 six controls pushed the first verdict to the
+# bottom of the first screen): the places of the Policy (the bound, each verdict) and the Findings are kept here and
+# written last (policy_and_findings), so that the browser draws the controls and charts below while the server
+# computes them.
+policy_box, findings_box = st.container(), st.container()
 
 # Controls ----------------------------------------------------------------------------------
 source, threshold = controls.predictions(scored, score)
@@ -45,7 +50,7 @@ with progress.computing("rate disparities", level):
     results = {m: disparity(labels.RATE_TO_METRIC[m]) for m in metrics}
     comparisons = {m: s.table for m, s in results.items()}
     odds = disparity("equalized_odds")
-# The bound's widget is drawn under Policy below; its current value is read here.
+# The bound's widget is drawn under Policy (at the top of the page, written last); its current value is read here.
 max_difference = controls.setting("rates:max_difference", summaries.DEFAULTS["rates:max_difference"])
 
 
@@ -62,10 +67,8 @@ pairwise = labels.reference_mode(reference) == "pairwise"
 order = controls.disparity_order(list(comparisons.values()), list(rates["subgroup"]), pairwise=pairwise)
 perfect = "0" if distance == "diff" else "1"
 
-# Rendering: the point first (verdicts, findings, the rates chart and the headline disparities), then the one
-# secondary section the user opened. The verdicts and findings take the longest to compute: their places are kept
-# here and they are written last, so that the browser draws the charts below while the server computes them.
-policy_box, findings_box = st.container(), st.container()
+# Rendering: the point first (verdicts and findings, in their places above the controls; then the rates chart and
+# the headline disparities), then the one secondary section the user opened.
 
 
 def policy_and_findings(section) -> None:
@@ -88,7 +91,7 @@ def policy(verdicts) -> None:
         st.markdown(captions.verdict_markdown(verdict))
     st.caption("Verdicts: " + ", ".join(f"{n} {labels.STATUS_WORDS[status]}" for status, n in tally.items() if n)
                + f". The disparity rules are assessed on the largest disparity (max) against {ref_text}, whatever the "
-               "Reduction above" + ("; ratio rules only, since Distance is ratio" if distance == "ratio" else
+               "Reduction below" + ("; ratio rules only, since Distance is ratio" if distance == "ratio" else
                                     "; the ratio band [0.8, 1.25] applies when Distance is ratio") + ". "
                + ("A rule passes when its whole interval meets the bound, fails when the whole interval breaks it, "
                   "and is inconclusive when the interval straddles the bound." if level is not None else
@@ -272,4 +275,4 @@ SECTIONS = {
 if len(scored.scores) < 2:
     del SECTIONS["Compare models"]
 controls.sections("rates:section", SECTIONS)
-policy_and_findings(conclusions())   # last: the charts above are drawn while these are computed
+policy_and_findings(conclusions())   # last, into their places at the top: the charts are drawn meanwhile

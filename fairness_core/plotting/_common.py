@@ -10,7 +10,7 @@ from typing import Sequence
 import numpy as np
 import pandas as pd
 
-from ._margins import fit_margins
+from ._margins import PANEL_TITLE, fit_margins
 
 AUC_COLUMNS = {"subgroup_auc": "Subgroup AUC", "bpsn_auc": "BPSN AUC", "bnsp_auc": "BNSP AUC"}
 RATE_LABELS = {
@@ -385,7 +385,8 @@ def _panels(titles: Sequence[str], spacing: float) -> dict:
     """The layout of one row of panels side by side sharing the y axis, as ``make_subplots(rows=1, cols=n,
     shared_yaxes=True, subplot_titles=titles, horizontal_spacing=spacing)`` lays it out, as a plain dictionary
     (axes ``xaxis``, ``xaxis2``, ..., each anchored to its ``yaxis<i>``, which follows ``yaxis``; the titles as
-    annotations). Panel i's traces take ``xaxis="x<i>"``, ``yaxis="y<i>"`` (no number for the first)."""
+    annotations named ``PANEL_TITLE``, which ``fit_margins`` wraps within their panels). Panel i's traces take
+    ``xaxis="x<i>"``, ``yaxis="y<i>"`` (no number for the first)."""
     n = max(len(titles), 1)
     width = (1.0 - spacing * (n - 1)) / n
     layout, annotations = {}, []
@@ -397,9 +398,9 @@ def _panels(titles: Sequence[str], spacing: float) -> dict:
                                     {"anchor": f"x{suffix}", "domain": [0.0, 1.0], "matches": "y",
                                      "showticklabels": False})
         if i < len(titles):
-            annotations.append({"font": {"size": 16}, "showarrow": False, "text": titles[i], "x": low + width / 2,
-                                "xanchor": "center", "xref": "paper", "y": 1.0, "yanchor": "bottom",
-                                "yref": "paper"})
+            annotations.append({"font": {"size": 16}, "name": PANEL_TITLE, "showarrow": False, "text": titles[i],
+                                "x": low + width / 2, "xanchor": "center", "xref": "paper", "y": 1.0,
+                                "yanchor": "bottom", "yref": "paper"})
     layout["annotations"] = annotations
     return layout
 

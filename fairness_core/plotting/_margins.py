@@ -30,9 +30,16 @@ SAFETY = 3          # pixels added to every estimated push
 TICK_GAP = 10       # tick labels to the plot (the Streamlit theme's margin pad of 8, and Plotly's own gap)
 AXIS_TITLE = 33     # a y axis title: its line and standoff; an x axis title takes X_TITLE
 X_TICKS, X_TITLE = 26, 30
-LEGEND_ROW, LEGEND_BOX = 19, 10   # a legend's row of entries and its padding above and below
+LEGEND_ROW = 29     # a row of a legend's entries with its padding, as the app draws it (1 row 29 px, 2 rows 58, 3 87)
 LEGEND_TITLE = 27                 # a title above a legend's entries
 LEGEND_SYMBOL = 44  # an entry's symbol, the gap after it, its end padding and the legend's border
+LEGEND_GAP = 6      # a legend under the plot: from the x axis title (or its tick labels) to the legend's top
+LEGEND_MOST = 10 * LEGEND_ROW + LEGEND_TITLE + PAD + SAFETY   # a legend under the plot at most: 10 rows, a title
+PLOT_LEAST = 200    # pixels of plot kept above a legend under it: the figure grows taller instead
+TITLE_SIZE = 17     # a chart's title: bold 16 px in the app's theme, estimated a little wide
+TITLE_LINE = 22     # each further line of a wrapped title
+TITLE_INSET = 12    # the title's start from the figure's left edge, and room at its end
+PANEL_TITLE = "panel title"   # the name of a panel's title annotation (_common._panels): wrapped within its panel
 NARROWEST, WIDEST = 560, 1200     # the figure widths planned for (pixels): the narrowest is the main column at
 #                                   a 1,024-px window with the sidebar open; narrower, a legend under the plot may
 #                                   wrap to more rows than planned, and Plotly grows the margin as before
@@ -71,17 +78,66 @@ def text_width(text, size: float = 12.0) -> float:
     return max(sum(_WIDTHS.get(ch, 1000) for ch in html.unescape(_TAG.sub("", line))) for line in lines) * size / 1000
 
 
+def wrap_text(text: str, width: float, size: float = 12.0) -> list[str]:
+    """`text` broken into lines at its spaces (and at its own ``<br>``), each at most `width` pixels wide where the
+    words allow (:func:`text_width`); a word wider than `width` keeps a line of its own.
+
+    Parameters
+    ----------
+    text : str
+        Plotly text (escaped, possibly with markup such as ``<b>``; a space inside a tag is not a break).
+    width : float
+        Pixels.
+    size : float, default 12
+        Font size in pixels.
+
+    Returns
+    -------
+    list of str
+        The lines, in order; ``"<br>".join`` gives the wrapped text.
+
+    Examples
+    --------
+    >>> wrap_text("aaa bbb ccc", text_width("aaa bbb"))
+    ['aaa bbb', 'ccc']
+    >>> wrap_text("one<br>two", 1000)
+    ['one', 'two']
+    """
+    out = []
+    for line in _BREAK.split(str(text)):
+        current = ""
+        for word in re.split(r" (?![^<]*>)", line):
+            joined = f"{current} {word}" if current else word
+            if current and text_width(joined, size) > width:
+                out.append(current)
+                current = word
+            else:
+                current = joined
+        out.append(current)
+    return out
+
+
 def fit_margins(fig, *, width_range: tuple[int, int] = (NARROWEST, WIDEST)):
-    """Set `fig`'s margins to what its tick labels and legend need (never less than its own), in place.
+    """Set `fig`'s margins to what its title, tick labels and legend need (never less than its own), in place; a
+    long title is wrapped and a legend under the plot goes just under the x axis title.
 
     Each label's push is its estimated size (:func:`text_width` for text) plus Plotly's padding ``PAD``:
 
     - left: the widest tick label of the y axes on the left edge, ``TICK_GAP``, and ``AXIS_TITLE`` with a title;
     - bottom: a row of x tick labels (``X_TICKS`` at 12 px), and ``X_TITLE`` with a title;
+    - top: a title wider than the narrowest width is wrapped onto more lines (:func:`wrap_text` at ``TITLE_SIZE``,
+      ``TITLE_INSET`` from its edges), and a panel's title (an annotation named ``PANEL_TITLE``) wider than its
+      panel, each further line adding ``TITLE_LINE``;
     - a legend beside the plot at ``x >= 1`` (Plotly's default 1.02), as wide as its widest entry
       (text + ``LEGEND_SYMBOL``): ``r = (box + (x - 1) (W - l)) / x`` at the widest width W;
-    - a legend under the plot at ``y < 0``, its entries wrapped into rows at the narrowest width:
-      ``b = (box - y (H - t)) / (1 - y)`` for a box of rows x ``LEGEND_ROW`` + ``LEGEND_BOX``.
+    - a legend under the plot (horizontal, at ``y < 0`` or unset), its entries wrapped into rows at the
+      narrowest width: ``b = drop + box`` for a box of rows x ``LEGEND_ROW``, where
+      ``drop`` is the x axes' push (tick labels and title, as for the bottom margin) and ``LEGEND_GAP``; the
+      legend is moved to that drop below the plot (``y = -drop / (H - t - b)``, ``yanchor='top'``), so that it
+      never overlaps the x axis title, as a share of the plot's height did on short plots (AUCs of six
+      subgroups) and left a wide gap on tall ones. A legend taller than ``LEGEND_MOST`` is shown that tall
+      (``legend.maxheight``; Plotly scrolls the rest), and when the plot would be shorter than ``PLOT_LEAST``
+      the figure's height grows to keep it.
 
     What the labels add to the left and right margins is scaled down so that the two together leave
     ``1 - SIDES_AT_MOST`` of the narrowest width to the plot (wider, Plotly grows them). Colour bars, axes at the
@@ -98,7 +154,8 @@ def fit_margins(fig, *, width_range: tuple[int, int] = (NARROWEST, WIDEST)):
     Returns
     -------
     plotly.graph_objects.Figure
-        `fig`, with ``layout.margin`` l, r, t and b set (integers, pixels).
+        `fig`, with ``layout.margin`` l, r, t and b set (integers, pixels), a long title wrapped, and a legend
+        under the plot placed just under its x axis title.
     """
     layout = fig.layout
     narrow, wide = width_range
@@ -109,6 +166,7 @@ def fit_margins(fig, *, width_range: tuple[int, int] = (NARROWEST, WIDEST)):
     margins["l"] = max(margins["l"], math.ceil(_left(fig) + PAD + SAFETY))
     margins["b"] = max(margins["b"], math.ceil(_bottom(fig) + PAD + SAFETY))
     legend = _legend(fig)
+    under = None   # a legend under the plot: the pixels of its box
     if legend is not None:
         entries, title, orientation, x, y = legend
         if orientation == "h":
@@ -118,11 +176,8 @@ def fit_margins(fig, *, width_range: tuple[int, int] = (NARROWEST, WIDEST)):
                 if used and used + w > room:
                     rows, used = rows + 1, 0.0
                 used += w
-            box = rows * LEGEND_ROW + LEGEND_BOX + (LEGEND_TITLE if title else 0) + PAD + SAFETY
-            y = -0.1 if y is None else y
-            if y < 0:   # under the plot, `y` plot-heights below it
-                plot = height - margins["t"]
-                margins["b"] = max(margins["b"], math.ceil((box + -y * plot) / (1 - y)))
+            if y is None or y < 0:
+                under = rows * LEGEND_ROW + (LEGEND_TITLE if title else 0) + PAD + SAFETY
         else:
             box = max([*entries, text_width(title) + LEGEND_SYMBOL if title else 0]) + PAD + SAFETY
             x = 1.02 if x is None else x
@@ -134,8 +189,42 @@ def fit_margins(fig, *, width_range: tuple[int, int] = (NARROWEST, WIDEST)):
     room = SIDES_AT_MOST * narrow - asked["l"] - asked["r"]
     if added > max(room, 0):
         margins.update({side: asked[side] + (margins[side] - asked[side]) * max(room, 0) / added for side in "lr"})
+    # Titles wrapped at the narrowest width (Plotly draws each on one line, cut at the figure's or its panel's edge):
+    # the figure's title, and each panel's title (_common._panels) within its panel.
+    title = layout.title.text if layout.title is not None else None
+    lines = wrap_text(title, narrow - TITLE_INSET, TITLE_SIZE) if title else []
+    if len(lines) > 1:
+        fig.update_layout(title_text="<br>".join(lines))
+        margins["t"] += (len(lines) - 1) * TITLE_LINE
+    plot_width = narrow - margins["l"] - margins["r"]
+    more = 0
+    for note in layout.annotations or ():
+        if note.name == PANEL_TITLE and note.text:
+            lines = wrap_text(note.text, _domain_width(layout, note.x) * plot_width, (note.font.size or 12) + 1)
+            if len(lines) > 1:
+                note.text = "<br>".join(lines)
+                more = max(more, len(lines) - 1)
+    margins["t"] += more * TITLE_LINE
+    if under is not None:   # under the plot: its top a fixed drop under the x axes' tick labels and title
+        if under > LEGEND_MOST:   # shown LEGEND_MOST tall, Plotly scrolls the rest
+            fig.update_layout(legend_maxheight=LEGEND_MOST - PAD - SAFETY)
+            under = LEGEND_MOST
+        drop = _bottom(fig) + LEGEND_GAP
+        margins["b"] = max(margins["b"], math.ceil(drop + under))
+        if height - margins["t"] - margins["b"] < PLOT_LEAST:   # the figure grows rather than the plot shrinking
+            height = margins["t"] + margins["b"] + PLOT_LEAST
+            fig.update_layout(height=height)
+        fig.update_layout(legend={"y": -drop / (height - margins["t"] - margins["b"]), "yanchor": "top"})
     fig.update_layout(margin={side: int(v) for side, v in margins.items()})
     return fig
+
+
+def _domain_width(layout, x: float) -> float:
+    """The share of the plot's width of the panel centred at `x` (paper coordinates): the domain of the x axis whose
+    centre is nearest `x`; 1 without x axes."""
+    domains = [axis.domain or (0.0, 1.0) for axis in _axes(layout, "x").values()] or [(0.0, 1.0)]
+    low, high = min(domains, key=lambda d: abs((d[0] + d[1]) / 2 - float(x if x is not None else 0.5)))
+    return high - low
 
 
 def _axes(layout, letter: str) -> dict:

@@ -7,7 +7,7 @@ from typing import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from ._margins import fit_margins
+from ._margins import DEFAULT_HEIGHT, NARROWEST, fit_margins, text_width
 from ._common import AUC_COLUMNS, HOVER, RATE_LABELS, RULE_COLOR, SMALL_OPACITY, _hover, _ordered, _panels, _title, add_rule_line, \
     plot_text, rule_line_parts, subgroup_colors
 
@@ -204,18 +204,82 @@ def model_auc_heatmap(tables: Mapping[str, pd.DataFrame], column: str = "subgrou
     return fig
 
 
-LABEL_POSITIONS = ("top right", "bottom right", "top left", "bottom left", "middle right", "middle left")
+LABEL_POSITIONS = ("top right", "bottom right", "top left", "bottom left", "middle right", "middle left",
+                   "top center", "bottom center")
+MARKER_SIZE = 14      # the trade-off chart's points (pixels)
+LABEL_HEIGHT = 16     # a label's line of 12-px text (pixels)
+BAR_HALF = 5          # an error bar's half thickness with its caps (pixels)
 
 
-def _label_positions(points: pd.DataFrame, x: str, y: str) -> list:
-    """A text position per point: points within 5 % of the axes' spans of an earlier one get the next free side."""
-    xs, ys = (points[c].to_numpy(dtype=np.float64) for c in (x, y))
-    spans = [max(np.nanmax(v) - np.nanmin(v), 1e-9) if np.isfinite(v).any() else 1.0 for v in (xs, ys)]
+def _boxes_overlap(a, b) -> float:
+    """The area shared by two boxes ``(left, top, right, bottom)`` in pixels (0 when apart)."""
+    return max(0.0, min(a[2], b[2]) - max(a[0], b[0])) * max(0.0, min(a[3], b[3]) - max(a[1], b[1]))
+
+
+def _label_box(position: str, cx: float, cy: float, width: float) -> tuple:
+    """The box ``(left, top, right, bottom)`` in pixels of a label `width` wide at Plotly's text `position` beside a
+    marker centred at (`cx`, `cy`) (y downwards)."""
+    vertical, horizontal = position.split()
+    radius = MARKER_SIZE / 2
+    left = {"right": cx + radius, "left": cx - radius - width, "center": cx - width / 2}[horizontal]
+    top = {"top": cy - radius - LABEL_HEIGHT, "bottom": cy + radius, "middle": cy - LABEL_HEIGHT / 2}[vertical]
+    return left, top, left + width, top + LABEL_HEIGHT
+
+
+def _label_positions(points: pd.DataFrame, x: str, y: str, x_range, y_range, size: tuple[float, float],
+                     bound: float | None = None) -> list:
+    """Per point, a text position (``LABEL_POSITIONS``) whose label is clear of every point's marker and error bars,
+    of the labels placed before it and of the bound's line, where a side is, and the label's box in pixels.
+
+    The chart is laid out in pixels at `size` (the plot's width and height at the narrowest width the app draws it:
+    a label is then widest against the axes' spans, so a side clear there is clear wider too). Each side's label box
+    (its text's width, :func:`._margins.text_width`, by ``LABEL_HEIGHT``, beside the marker as Plotly puts it) is
+    scored by ten times the area it shares with those obstacles plus its area outside the plot (the caller widens the
+    axes to hold it); the first side with the least wins, in the order of ``LABEL_POSITIONS``.
+
+    Returns
+    -------
+    list of (str, tuple)
+        Per point of `points`, its position and its label's box ``(left, top, right, bottom)`` (y downwards; the
+        plot spans 0 to `size`).
+    """
+    width, height = size
+    (x0, x1), (y0, y1) = x_range, y_range
+
+    def px(value, low, high, span, flip=False):
+        at = (float(value) - low) / ((high - low) or 1.0) * span
+        return span - at if flip else at
+
+    def ends(row, col):
+        low, high = row.get(f"{col}_ci_low"), row.get(f"{col}_ci_high")
+        ok = low is not None and high is not None and np.isfinite(low) and np.isfinite(high)
+        return (float(low), float(high)) if ok else None
+
+    rows = [row for _, row in points.iterrows()]
+    centres = [(px(r[x], x0, x1, width), px(r[y], y0, y1, height, flip=True)) for r in rows]
+    radius = MARKER_SIZE / 2
+    obstacles = []
+    for r, (cx, cy) in zip(rows, centres):
+        obstacles.append((cx - radius, cy - radius, cx + radius, cy + radius))
+        if (xs := ends(r, x)) is not None:
+            obstacles.append((px(xs[0], x0, x1, width), cy - BAR_HALF, px(xs[1], x0, x1, width), cy + BAR_HALF))
+        if (ys := ends(r, y)) is not None:
+            obstacles.append((cx - BAR_HALF, px(ys[1], y0, y1, height, flip=True), cx + BAR_HALF,
+                              px(ys[0], y0, y1, height, flip=True)))
+    if bound is not None and np.isfinite(bound):
+        line = px(bound, y0, y1, height, flip=True)
+        obstacles.append((0.0, line - 1, width, line + 1))
     out = []
-    for i in range(len(points)):
-        near = [out[j] for j in range(i) if abs(xs[i] - xs[j]) <= 0.05 * spans[0] + 1e-12
-                and abs(ys[i] - ys[j]) <= 0.05 * spans[1] + 1e-12]
-        out.append(next((p for p in LABEL_POSITIONS if p not in near), LABEL_POSITIONS[i % len(LABEL_POSITIONS)]))
+    for r, (cx, cy) in zip(rows, centres):
+        w = text_width(plot_text(r["model"]))
+        boxes = {position: _label_box(position, cx, cy, w) for position in LABEL_POSITIONS}
+        # A label over a bar, a marker or a label counts ten times its part outside the plot (the axes widen for that).
+        scores = {position: 10 * sum(_boxes_overlap(box, o) for o in obstacles)
+                  + w * LABEL_HEIGHT - _boxes_overlap(box, (0.0, 0.0, width, height))
+                  for position, box in boxes.items()}
+        best = min(LABEL_POSITIONS, key=lambda position: (round(scores[position], 6), LABEL_POSITIONS.index(position)))
+        out.append((best, boxes[best]))
+        obstacles.append(boxes[best])
     return out
 
 
@@ -238,14 +302,16 @@ def tradeoff_chart(points: pd.DataFrame, *, x: str = "performance", y: str = "di
     Returns
     -------
     plotly.graph_objects.Figure
+        One marker trace per model, labelled with its name on the side of its point (``textposition``) that is
+        clear of every point's marker and error bars, of the other labels and of the bound's line, laid out at the
+        narrowest width the app draws the chart (:func:`_label_positions`); axes that hold every point and its
+        whole interval.
     """
     import plotly.graph_objects as go
 
     colors = subgroup_colors(list(points["model"]))
     fig = go.Figure()
-    # Labels of points that sit close together go to different sides, so that no two overlap.
-    positions = _label_positions(points, x, y)
-    for (_, row), position in zip(points.iterrows(), positions):
+    for _, row in points.iterrows():
         data = row.to_dict()
         err = {}
         for axis, col in (("x", x), ("y", y)):
@@ -254,14 +320,16 @@ def tradeoff_chart(points: pd.DataFrame, *, x: str = "performance", y: str = "di
                 err[f"error_{axis}"] = dict(type="data", symmetric=False, array=[high - data[col]],
                                             arrayminus=[data[col] - low], color="#444444")
         fig.add_trace(go.Scatter(
-            x=[data[x]], y=[data[y]], mode="markers+text", text=[plot_text(data["model"])], textposition=position,
-            marker=dict(size=14, color=colors[data["model"]]), name=plot_text(data["model"]),
+            x=[data[x]], y=[data[y]], mode="markers+text", text=[plot_text(data["model"])],
+            textposition=LABEL_POSITIONS[0], marker=dict(size=MARKER_SIZE, color=colors[data["model"]]),
+            name=plot_text(data["model"]),
             hovertext=[_hover(f"<b>{plot_text(data['model'])}</b>", f"{plot_text(x_label)} {data[x]:.4g}",
                               f"{plot_text(y_label)} {data[y]:.4g}")],
             hovertemplate="%{hovertext}<extra></extra>", **err))
     if bound is not None:
         add_rule_line(fig, float(bound), f"bound {bound:g}", axis="y", color=RULE_COLOR)
     # Axes that hold every point, its whole interval (and the bound), with room for the labels.
+    ranges = {}
     for axis, col, extra in (("x", x, ()), ("y", y, () if bound is None else (float(bound),))):
         ends = [points[c].to_numpy(dtype=np.float64) for c in (col, f"{col}_ci_low", f"{col}_ci_high")
                 if c in points.columns]
@@ -269,11 +337,34 @@ def tradeoff_chart(points: pd.DataFrame, *, x: str = "performance", y: str = "di
         values = values[np.isfinite(values)]
         if len(values):
             pad = max(0.12 * (values.max() - values.min()), 0.01)
-            span = [values.min() - pad, values.max() + (2 * pad if axis == "x" else pad)]
+            ranges[axis] = span = [float(values.min() - pad), float(values.max() + (2 * pad if axis == "x" else pad))]
             (fig.update_xaxes if axis == "x" else fig.update_yaxes)(range=span)
     fig.update_layout(title=_title(title), xaxis_title=plot_text(x_label), yaxis_title=plot_text(y_label),
                       showlegend=False, margin=dict(t=60))
-    return fit_margins(fig)
+    fit_margins(fig)
+    # Each label on a side of its point clear of every error bar, marker and label (at the narrowest width drawn),
+    # and the axes widened to hold the labels (up to three times: a widening moves the points a little).
+    margin = fig.layout.margin
+    width, height = NARROWEST - margin.l - margin.r, DEFAULT_HEIGHT - margin.t - margin.b
+    shown = np.isfinite(points[x].to_numpy(dtype=np.float64)) & np.isfinite(points[y].to_numpy(dtype=np.float64))
+    if len(ranges) < 2 or not shown.all():   # nothing to place, or a point Plotly does not draw: its sides as they are
+        return fig
+    for _ in range(3):
+        placed = _label_positions(points, x, y, ranges["x"], ranges["y"], (width, height), bound)
+        boxes = [box for _, box in placed]
+        over = {"left": max(0.0, -min(b[0] for b in boxes)), "right": max(0.0, max(b[2] for b in boxes) - width),
+                "top": max(0.0, -min(b[1] for b in boxes)), "bottom": max(0.0, max(b[3] for b in boxes) - height)}
+        if not any(over.values()):
+            break
+        over = {side: v + 4 if v else 0.0 for side, v in over.items()}   # 4 px more: a widening moves the points
+        (x0, x1), (y0, y1) = ranges["x"], ranges["y"]
+        per_x, per_y = (x1 - x0) / width, (y1 - y0) / height
+        ranges = {"x": [x0 - over["left"] * per_x, x1 + over["right"] * per_x],
+                  "y": [y0 - over["bottom"] * per_y, y1 + over["top"] * per_y]}
+    fig.update_layout(xaxis_range=ranges["x"], yaxis_range=ranges["y"])
+    for trace, (position, _) in zip(fig.data, placed):
+        trace.textposition = position
+    return fig
 
 
 STATUS_COLORS = {"pass": "#009E73", "inconclusive": "#E69F00", "fail": "#D55E00", "not_assessable": "#7F7F7F"}

@@ -101,6 +101,44 @@ def test_tradeoff_chart_has_one_point_per_model_with_intervals():
     assert any(s.y0 == 0.1 for s in fig.layout.shapes)
 
 
+def test_tradeoff_labels_clear_every_error_bar():
+    """Issue 42, item 7: one model's label was struck through by the other model's error bar. Laid out at the
+    narrowest width the app draws the chart, no label box meets a marker, an error bar or another label, and every
+    label lies inside the plot (whose axes widen for it)."""
+    from fairness_core.plotting import _review as R
+
+    points = pd.DataFrame({"model": ["p_logistic_regression_income", "p_gradient_boosting_income"],
+                           "performance": [0.765, 0.772], "disparity": [0.137, 0.177],
+                           "performance_ci_low": [0.757, 0.764], "performance_ci_high": [0.773, 0.780],
+                           "disparity_ci_low": [0.045, 0.022], "disparity_ci_high": [0.235, 0.325]})
+    fig = plotting.tradeoff_chart(points, bound=0.1)
+    margin = fig.layout.margin
+    size = (R.NARROWEST - margin.l - margin.r, R.DEFAULT_HEIGHT - margin.t - margin.b)
+    x_range, y_range = list(fig.layout.xaxis.range), list(fig.layout.yaxis.range)
+    placed = R._label_positions(points, "performance", "disparity", x_range, y_range, size, 0.1)
+    assert [p for p, _ in placed] == [t.textposition for t in fig.data]
+    # the first label, right of its point (the old default side), would cross the second model's vertical bar
+    assert placed[0][0] != "top right"
+
+    def px(value, low, high, span, flip=False):
+        at = (value - low) / (high - low) * span
+        return span - at if flip else at
+
+    bars = []
+    for row in points.itertuples():
+        cx, cy = px(row.performance, *x_range, size[0]), px(row.disparity, *y_range, size[1], True)
+        bars += [(px(row.performance_ci_low, *x_range, size[0]), cy - 1, px(row.performance_ci_high, *x_range, size[0]),
+                  cy + 1),
+                 (cx - 1, px(row.disparity_ci_high, *y_range, size[1], True), cx + 1,
+                  px(row.disparity_ci_low, *y_range, size[1], True)),
+                 (cx - 7, cy - 7, cx + 7, cy + 7)]
+    boxes = [box for _, box in placed]
+    for i, box in enumerate(boxes):
+        assert all(R._boxes_overlap(box, bar) == 0 for bar in bars), (i, box)
+        assert box[0] >= 0 and box[1] >= 0 and box[2] <= size[0] and box[3] <= size[1], (box, size)
+    assert R._boxes_overlap(*boxes) == 0
+
+
 def test_threshold_chart_hover_is_a_template_that_data_text_cannot_enter():
     """The hover reads each point's own numbers (rate, numerator / denominator, threshold) through a template; a
     subgroup named like a template variable is written with an entity, and its HTML is escaped."""
