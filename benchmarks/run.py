@@ -880,6 +880,11 @@ def incremental_rows(frame: pd.DataFrame, repeats: int, log, warm: bool = True) 
         return (cal.disparity(threshold=0.1, min_per_group=5, **_option_kw(ci=ci)),
                 cal.reliability_table(ci=None if ci is None else LEVEL))
 
+    def page_verdicts(ci):
+        """What a suggestion cost before its verdict-only path: the page's verdicts, tables and all, per threshold."""
+        return [fc.rate_conclusions(sorted_scores.at(float(t)), MAPPING, **(ci or {"ci": None})).verdicts
+                for t in grid]
+
     changes = {
         "threshold change: confusion counts from the sorted scores (ThresholdCounts.at)": (threshold_counts,
                                                                                           threshold_counts),
@@ -902,6 +907,11 @@ def incremental_rows(frame: pd.DataFrame, repeats: int, log, warm: bool = True) 
             lambda: rate_page(counts, ci=None, reference="pairwise"), lambda: rate_page(counts, reference="pairwise")),
         "n_bins change (20): calibration counts, ECE disparity, reliability": (lambda: calibration(None),
                                                                                lambda: calibration(CI)),
+        "threshold suggestion: the rate rules' verdicts at 101 thresholds (suggest_threshold)": (
+            lambda: fc.suggest_threshold(sorted_scores, thresholds=grid, ci=None),
+            lambda: fc.suggest_threshold(sorted_scores, thresholds=grid, **CI)),
+        "the same 101 thresholds through the Rate disparities page's whole verdicts (for comparison)": (
+            lambda: page_verdicts(None), lambda: page_verdicts(CI)),
     }
     rows = []
     for name, (off, on) in changes.items():

@@ -401,9 +401,11 @@ def suggestion(token: str, mapping_key: str, score: str, metrics: tuple, distanc
 
 @memo(analysis.SMALL)
 def group_thresholds(token: str, mapping_key: str, score: str, threshold: float, constraint: str, tolerance: float,
-                     _tc: fc.ThresholdCounts) -> fc.GroupThresholds:
-    """``fc.group_thresholds`` of `score` over the explorer's grid, the single `threshold` for comparison."""
-    return fc.group_thresholds(_tc, constraint, tolerance=tolerance, n_points=EXPLORER_POINTS, single=threshold)
+                     measure: str, _tc: fc.ThresholdCounts) -> fc.GroupThresholds:
+    """``fc.group_thresholds`` of `score` over the explorer's grid for the objective `measure`, the single
+    `threshold` for comparison (and the kept measures' target)."""
+    return fc.group_thresholds(_tc, constraint, tolerance=tolerance, measure=measure, n_points=EXPLORER_POINTS,
+                               single=threshold)
 
 
 @memo(analysis.SMALL)

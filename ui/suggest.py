@@ -25,7 +25,7 @@ def suggest_section(token: str, mapping_key: str, scored: fc.ScoredData, score: 
                     metrics: list, *, distance: str, reference: str, include_small: bool, max_difference: float,
                     intervals) -> None:
     """The suggestion, on request: it assesses every rule at every threshold of the explorer's grid (seconds)."""
-    st.markdown("**Suggest a threshold**: where every rule of the Policy above passes with its whole interval, "
+    st.markdown(f"**Suggest a threshold**: where every rule of the Policy above passes {_passes(intervals.ci)}, "
                 "and what each threshold costs.")
     if not isinstance(tc, fc.ThresholdCounts) or analysis.needs_rows("Suggesting a threshold"):
         st.caption("The suggestion reads the counts of the rows in memory at every threshold: analyse the rows (or a "
@@ -47,7 +47,7 @@ def suggest_section(token: str, mapping_key: str, scored: fc.ScoredData, score: 
         found = computations.suggestion(*options, current, tc)
         # the current threshold's own point (off the grid, mostly): one threshold more, memoized apart
         here = computations.suggestion(*options, None, tc, thresholds=(float(threshold),)).table
-    st.markdown(_summary(found, score, threshold))
+    st.markdown(_summary(found, score, threshold, scored.mapping.positive_outcome))
     points = pd.concat([found.table, here]).drop_duplicates("threshold").sort_values("threshold")
     label = MEASURES[measure].split(" (")[0]
     key = (token, mapping_key, score, tuple(metrics), distance, reference, include_small, max_difference,
@@ -57,9 +57,10 @@ def suggest_section(token: str, mapping_key: str, scored: fc.ScoredData, score: 
         disparity_label=f"Worst rate disparity ({labels.DISTANCE_LABELS[distance]})", current=threshold,
         suggested=found.suggested, title=f"{label} against the worst disparity at each threshold of {score}")),
         width="stretch")
-    st.caption("Each point is a threshold, coloured by the status of its rules: pass (every rule passes with its "
-               "whole interval), inconclusive (none fails, an interval straddles its bound) or fail. The star is the "
-               "suggestion; the ring the current threshold, where it is on the grid.")
+    st.caption(f"Each point is a threshold, coloured by the status of its rules: pass (every rule passes "
+               f"{_passes(intervals.ci)})" + (", inconclusive (none fails, an interval straddles its bound)"
+                                               if intervals.ci is not None else "")
+               + " or fail. The star is the suggestion; the ring the current threshold, where it is on the grid.")
     if found.suggested is None:
         return
     st.dataframe(_cost(found, threshold, computations.performance_at(token, mapping_key, score, threshold, tc)),
@@ -68,11 +69,18 @@ def suggest_section(token: str, mapping_key: str, scored: fc.ScoredData, score: 
               args=(score, found.suggested), disabled=found.suggested == threshold, type="primary")
 
 
-def _summary(found: fc.ThresholdSuggestion, score: str, threshold: float) -> str:
-    """The passing and inconclusive thresholds and the suggestion, in words (Markdown-safe)."""
+def _passes(ci) -> str:
+    """How a rule passes: with its whole interval, or on its point estimate when intervals are off."""
+    return "with its whole interval" if ci is not None else "on its point estimate (intervals are off)"
+
+
+def _summary(found: fc.ThresholdSuggestion, score: str, threshold: float, outcome: str = "favourable") -> str:
+    """The passing and inconclusive thresholds and the suggestion, in words (Markdown-safe); a passing band that
+    starts where everyone gets the same prediction is said to pass for that reason."""
     runs = found.bands_text
     head = (f"Every rule passes at: **{runs('pass')}**; none fails but one is inconclusive at: {runs('inconclusive')} "
             f"({len(found.table):,} thresholds of {escape.md(score)}).")   # numbers and our words: no escaping
+    head += _alike(found, outcome)
     if found.suggested is None:
         return head + " At every threshold a rule fails or cannot be assessed, so none is suggested."
     how = ("the highest" if fc.ThresholdSuggestion.MEASURES[found.measure] == "max"
@@ -87,6 +95,24 @@ def _summary(found: fc.ThresholdSuggestion, score: str, threshold: float) -> str
                 + f". {cost}")
     return (head + f" Suggested: **{found.suggested:g}**, the passing threshold whose "
             f"{found.measure.replace('_', ' ')} is {how}. {cost}")
+
+
+def _alike(found: fc.ThresholdSuggestion, outcome: str) -> str:
+    """A sentence when a passing threshold predicts the same for every row (selection rate 1 or 0): every subgroup
+    is then treated alike, which passes the rate rules whatever the model; '' otherwise."""
+    table = found.table[found.table["status"] == "pass"]
+    said = []
+    for rate, who in ((1.0, "positive"), (0.0, "negative")):
+        alike = table.loc[table["selection_rate"] == rate, "threshold"]
+        if len(alike):
+            favourable = (who == "positive") == (outcome == "favourable")
+            word = "the favourable" if favourable else "the adverse"
+            said.append(f"at {', '.join(f'{t:g}' for t in alike)} every row is predicted {who} ({word} prediction "
+                        f"for everyone)")
+    if not said:
+        return ""
+    return (" " + "; ".join(said)[0].upper() + "; ".join(said)[1:] + ": every subgroup is treated alike there, so "
+            "the rules pass whatever the model ranks, and such a threshold decides nothing.")
 
 
 def _cost(found: fc.ThresholdSuggestion, threshold: float, current: pd.DataFrame) -> pd.DataFrame:

@@ -193,19 +193,25 @@ def _suggest_group_thresholds(token: str, mapping_key: str, score: str, threshol
         st.caption("Group-specific thresholds treat groups differently by design, and may not be lawful in every "
                    "setting (e.g. where a protected attribute may not be used at decision time). This says what "
                    "they would cost; it does not make them acceptable.")
-        left, right = st.columns(2)
+        left, middle, right = st.columns(3)
         constraint = left.selectbox("Keep within the tolerance", list(GROUP_CONSTRAINTS), key="rates:group_constraint",
                                     format_func=GROUP_CONSTRAINTS.get)
-        tolerance = right.number_input("Tolerance", min_value=0.0, max_value=1.0, value=0.05, step=0.01,
-                                       format="%.3f", key="rates:group_tolerance",
-                                       help="The largest difference allowed between two subgroups' rates.")
-        found = computations.group_thresholds(token, mapping_key, score, threshold, constraint, float(tolerance), tc)
+        tolerance = middle.number_input("Tolerance", min_value=0.0, max_value=1.0, value=0.05, step=0.01,
+                                        format="%.3f", key="rates:group_tolerance",
+                                        help="The largest difference allowed between two subgroups' rates.")
+        objectives = group_objectives(outcome)
+        measure = right.selectbox("Objective", list(objectives), key="rates:group_objective",
+                                  format_func=objectives.get,
+                                  help="What the thresholds optimise over all rows: the highest balanced accuracy or "
+                                       "accuracy, or a rate kept as at the single threshold (within half a "
+                                       "percentage point where the constraint allows) at the highest balanced "
+                                       "accuracy.")
+        found = computations.group_thresholds(token, mapping_key, score, threshold, constraint, float(tolerance),
+                                              measure, tc)
         if not found.thresholds:
             st.caption(escape.md(found.note))
             return
-        st.markdown(f"Balanced accuracy **{formats.num(found.value)}** with these thresholds "
-                    f"({formats.num(found.single_value)} at the single threshold {threshold:g}); "
-                    + _rate_change(found, outcome) + "; the largest "
+        st.markdown(_objective_sentence(found, threshold, outcome) + "; the largest "
                     f"difference between two subgroups' rates is {formats.num(found.gap)} on these rows, and on new "
                     f"rows of the same sizes expect up to **{formats.num(found.expected_gap)}** (in four samples of "
                     "five). One deterministic threshold per subgroup, no randomised decisions.")
@@ -215,16 +221,46 @@ def _suggest_group_thresholds(token: str, mapping_key: str, score: str, threshol
         st.button("Use these thresholds in the boxes below", on_click=_use, args=(token, score, found.thresholds))
 
 
-def _rate_change(found: fc.GroupThresholds, outcome: str) -> str:
-    """How the thresholds move who gets the decision, beside the objective they keep (Markdown-safe): the share of
-    all rows predicted positive, as the approval (favourable-prediction) rate when a positive prediction is adverse,
-    with these thresholds and at the single one, e.g. "approval rate **55.0 %** (95.2 % at the single threshold)"."""
+def group_objectives(outcome: str) -> dict:
+    """The per-subgroup thresholds' objectives (``fc.group_thresholds`` measures) in words; the selection rate is
+    the approval (favourable-prediction) rate kept when a positive prediction is adverse (keeping one keeps the
+    other)."""
+    kept = ("Keep the approval (favourable-prediction) rate" if outcome == "adverse"
+            else "Keep the selection rate")
+    return {"balanced_accuracy": "Highest balanced accuracy", "accuracy": "Highest accuracy",
+            "selection_rate": kept, "true_positive_rate": "Keep the true positive rate",
+            "true_negative_rate": "Keep the true negative rate"}
+
+
+def _objective_sentence(found: fc.GroupThresholds, threshold: float, outcome: str) -> str:
+    """The objective with these thresholds against the single one, and how they move who gets the decision
+    (Markdown-safe); a kept rate is followed by the balanced accuracy it is kept at."""
+    overall = found.table.iloc[-1]   # "All rows"
+    at = f"at the single threshold {threshold:g}"
+    name, rate, single = _decision_rate(found, outcome)
+    decision = f"{name} **{100 * rate:.1f} %** ({100 * single:.1f} % {at})"
+    accuracy = (f"balanced accuracy **{formats.num(float(overall['balanced_accuracy']))}** "
+                f"({formats.num(float(overall['balanced_accuracy_single']))} {at})")
+    if found.measure == "selection_rate":   # the kept rate is the decision rate itself
+        parts = [decision, accuracy]
+    elif found.measure == "balanced_accuracy":
+        parts = [accuracy, decision]
+    else:
+        name = {"accuracy": "accuracy", "true_positive_rate": "true positive rate",
+                "true_negative_rate": "true negative rate"}[found.measure]
+        parts = [f"{name} **{formats.num(found.value)}** ({formats.num(found.single_value)} {at})", accuracy, decision]
+    return "With these thresholds, " + "; ".join(parts)
+
+
+def _decision_rate(found: fc.GroupThresholds, outcome: str) -> tuple:
+    """How the thresholds move who gets the decision: the share of all rows predicted positive, as the approval
+    (favourable-prediction) rate when a positive prediction is adverse, with these thresholds and at the single
+    one: ``(name, rate, single)``."""
     overall = found.table.iloc[-1]   # "All rows"
     rate, single = float(overall["selection_rate"]), float(overall["selection_rate_single"])
-    name = "selection rate"
     if outcome == "adverse":   # the favourable prediction is the negative one
-        rate, single, name = 1.0 - rate, 1.0 - single, "favourable-prediction (approval) rate"
-    return f"{name} **{100 * rate:.1f} %** ({100 * single:.1f} % at the single threshold)"
+        return "favourable-prediction (approval) rate", 1.0 - rate, 1.0 - single
+    return "selection rate", rate, single
 
 
 def _use(token: str, score: str, thresholds: dict) -> None:

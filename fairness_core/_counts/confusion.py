@@ -14,8 +14,8 @@ import pandas as pd
 
 from .._data.checks import as_binary, check_length, check_option
 from .._disparity.compare import (RatioScoresResult, bootstrap_comparison, check_reference, compared_values,
-    add_intervals, comparison_columns, comparison_index, finish_disparity, join_notes, ratio_rule, reduce_columns,
-    reduce_with_interval)
+    PARITY, add_intervals, comparison_columns, comparison_index, finish_disparity, join_notes, ratio_rule,
+    reduce_columns, reduce_with_interval, reduced_ends)
 from .._disparity.inequality import between_group_theil_of, individual_theil_of, theil_disparity
 from .._stats.bootstrap import Atoms, check_boot_options, rng_of
 from .._stats.intervals import check_ci, effective_counts, mover_disparity, weighted_wilson_interval, wilson_interval
@@ -466,26 +466,116 @@ class ConfusionCounts:
             return table if reduction is None else reduce_columns(
                 table, columns, reduction, distance_measure=distance_measure, reference=reference,
                 include_small=include_small, func=func)
+        signed, disparity, sides = self._odds_draws(tpr, fpr, distance_measure, reference, n_boot, rng, func)
+        return finish_disparity(table, signed, disparity, distance_measure=distance_measure, reduction=reduction,
+                                reference=reference, include_small=include_small, level=level, n_boot=n_boot,
+                                adjust=adjust, func=func, sides=sides)
+
+    def _odds_draws(self, tpr: dict, fpr: dict, distance_measure: str, reference: str, n_boot: int, rng,
+                    func: str) -> tuple:
+        """Equalized odds' replicates and sides: ``(signed, disparity, sides)`` of each comparison, from the TPR and
+        FPR comparison columns (:meth:`_comparison_columns`). TPR and FPR come from the same replicates (resampled
+        jointly); per replicate a comparison's disparity is the larger of the two, its sign that one's sign, and
+        its sides' interval the larger of the two rates' intervals, end by end."""
         tpr_sides = _sides(self._side_counts(tpr, "true_positive_rate", reference), distance_measure)
         fpr_sides = _sides(self._side_counts(fpr, "false_positive_rate", reference), distance_measure)
-        # TPR and FPR from the same replicates (resampled jointly): axis 1 of every array is the rate.
-        signed, disparity = bootstrap_comparison(
+        signed, disparity = bootstrap_comparison(   # axis 1 of every array is the rate
             self._atoms(func), self.names, reference,
             lambda m, b, o: tuple(np.stack([_rate(x, "true_positive_rate")[0], _rate(x, "false_positive_rate")[0]],
                                            axis=1) for x in (m, b, o)),
             distance_measure=distance_measure, n_boot=n_boot, rng=rng)
-        # Per replicate, the comparison's disparity is the larger one, and its sign that one's sign.
-        tpr, fpr = disparity[:, 0], disparity[:, 1]
-        tpr_larger = np.nan_to_num(tpr, nan=-np.inf) >= np.nan_to_num(fpr, nan=-np.inf)
-        signed = np.where(tpr_larger, signed[:, 0], signed[:, 1])
-        disparity = np.fmax(tpr, fpr)
-        def sides(levels):   # the larger of the two rates' disparities, end by end
+        tpr_draws, fpr_draws = disparity[:, 0], disparity[:, 1]
+        tpr_larger = np.nan_to_num(tpr_draws, nan=-np.inf) >= np.nan_to_num(fpr_draws, nan=-np.inf)
+
+        def sides(levels):
             (t_low, t_high), (f_low, f_high) = tpr_sides(levels), fpr_sides(levels)
             return np.fmax(t_low, f_low), np.fmax(t_high, f_high)
 
-        return finish_disparity(table, signed, disparity, distance_measure=distance_measure, reduction=reduction,
-                                reference=reference, include_small=include_small, level=level, n_boot=n_boot,
-                                adjust=adjust, func=func, sides=sides)
+        return np.where(tpr_larger, signed[:, 0], signed[:, 1]), np.fmax(tpr_draws, fpr_draws), sides
+
+    def largest_disparity(self, metric: str, *, distance_measure: str = "diff", reference: str = "rest",
+                          include_small: bool = False, ci=None, n_boot: int = 1000,
+                          random_state=0) -> tuple[float, float, float]:
+        """The largest disparity of one rate (or of equalized odds) and its interval, as three numbers.
+
+        ``(value, ci_low, ci_high)`` of :meth:`disparity` (or :meth:`equalized_odds`) with ``reduction="max"`` and
+        the same arguments, the same replicates and the same construction (``_disparity.compare.reduced_ends``),
+        without their tables, notes or p-values: what a verdict needs, for a sweep over many thresholds.
+
+        Parameters
+        ----------
+        metric : str
+            A disparity metric (``DISPARITY_METRICS``) or ``"equalized_odds"``.
+        distance_measure, reference, include_small, ci, n_boot, random_state
+            As in :meth:`disparity`.
+
+        Returns
+        -------
+        (value, ci_low, ci_high) : tuple of float
+            NaN ends without `ci`, or when no comparison used has an interval; value NaN when none is defined.
+
+        Raises
+        ------
+        ValueError
+            As :meth:`disparity` (intervals asked of weighted counts without their rows, bad options).
+        """
+        func = "rate_disparity" if metric != "equalized_odds" else "equalized_odds"
+        check_no_intervals(self.weighted and self.atoms is None, ci, func)
+        level, n_boot, rng = check_boot_options(ci, n_boot, random_state, func)
+        if metric == "equalized_odds":
+            tpr = self._comparison_columns("true_positive_rate", distance_measure, reference, func)
+            fpr = self._comparison_columns("false_positive_rate", distance_measure, reference, func)
+            values = np.fmax(tpr["disparity"], fpr["disparity"])
+            small = np.asarray(tpr["small"], dtype=bool) | np.asarray(fpr["small"], dtype=bool)
+        else:
+            columns = self._comparison_columns(metric, distance_measure, reference, func)
+            values, small = columns["disparity"], np.asarray(columns["small"], dtype=bool)
+        values = np.asarray(values, dtype=np.float64)
+        used = (include_small | ~small) & ~np.isnan(values)
+        value = float(values[used].max()) if used.any() else np.nan
+        if level is None or np.isnan(value):
+            return value, np.nan, np.nan
+        if metric == "equalized_odds":
+            signed, disparity, sides = self._odds_draws(tpr, fpr, distance_measure, reference, n_boot, rng, func)
+        else:
+            signed, disparity = self.replicates(metric, distance_measure=distance_measure, reference=reference,
+                                                n_boot=n_boot, random_state=random_state, func=func)
+            sides = _sides(self._side_counts(columns, DISPARITY_METRICS[metric], reference), distance_measure)
+        low, high = reduced_ends(values, used, signed, disparity, level, "max", parity=PARITY[distance_measure],
+                                 sides=sides)
+        return value, (low if np.isnan(low) else min(low, value)), (high if np.isnan(low) else max(high, value))
+
+    def smallest_ratio_score(self, rate: str, *, include_small: bool = False, ci=None, n_boot: int = 1000,
+                             random_state=0) -> tuple[float, float, float]:
+        """The smallest ratio score of a rate over the subgroups and its interval, as three numbers.
+
+        ``(value, ci_low, ci_high)`` of :meth:`ratio_scores` with the same arguments (the value min(a/b, b/a) of
+        each subgroup's rate a and its background's b, the smallest over the subgroups used; the interval the
+        inverse of the largest ratio disparity's, :meth:`largest_disparity`), without the table.
+
+        Parameters
+        ----------
+        rate : {'selection_rate', 'true_positive_rate'}
+        include_small, ci, n_boot, random_state
+            As in :meth:`ratio_scores`.
+
+        Returns
+        -------
+        (value, ci_low, ci_high) : tuple of float
+        """
+        check_option(rate, RATIO_RATES, "rate", "ConfusionCounts.ratio_scores")
+        metric = "statistical_parity" if rate == "selection_rate" else rate
+        score, _ = ratio_rule(_rate(self.member, rate)[0], _rate(self.background, rate)[0], rate)
+        columns = self._comparison_columns(metric, "ratio", "rest", "ConfusionCounts.ratio_scores")
+        used = (include_small | ~np.asarray(columns["small"], dtype=bool)) & ~np.isnan(score)
+        value = float(score[used].min()) if used.any() else np.nan
+        if ci is None:
+            return value, np.nan, np.nan
+        _, low, high = self.largest_disparity(metric, distance_measure="ratio", reference="rest",
+                                              include_small=include_small, ci=ci, n_boot=n_boot,
+                                              random_state=random_state)
+        with np.errstate(divide="ignore"):
+            return value, 1.0 / high, 1.0 / low
 
     def theil_index(self, *, reduction: Optional[str] = "mean", reference: str = "rest",
                     include_small: bool = False, ci=None, n_boot: int = 1000, random_state=0,

@@ -410,7 +410,7 @@ def reduce_samples(samples: np.ndarray, used: np.ndarray, reduction: str) -> np.
 
 
 def add_intervals(table: pd.DataFrame, signed: np.ndarray, disparity: np.ndarray, *, distance_measure,
-                  level: float, adjust: str | None, func: str, sides=None, p_values: bool = True) -> pd.DataFrame:
+                  level: float, adjust: str | None, func: str, sides=None) -> pd.DataFrame:
     """Add ``disparity_ci_low, disparity_ci_high, p_value, excludes_parity`` to a comparison table.
 
     Parameters
@@ -442,10 +442,6 @@ def add_intervals(table: pd.DataFrame, signed: np.ndarray, disparity: np.ndarray
         The bootstrap collapses where a side's rows all fall in one cell (zero variance); with
         `sides`, the p-value is the larger of the bootstrap's and the one `sides` inverts, and
         the interval the union of both, so such a comparison keeps its sampling uncertainty.
-    p_values : bool, default=True
-        False: for a caller that needs the intervals only (``adjust=None``), the p-value that `sides`
-        inverts is not computed (a bisection): ``p_value`` is then 1.0 wherever that interval is
-        defined (NaN where both are undefined, as with True), and the intervals are the same.
 
     Returns
     -------
@@ -462,9 +458,7 @@ def add_intervals(table: pd.DataFrame, signed: np.ndarray, disparity: np.ndarray
     parity = PARITY[distance_measure]
     p = bootstrap_p_values(signed)
     if sides is not None:
-        inverted = (interval_p_value(sides, parity, p.shape) if p_values
-                    else np.where(np.isnan(sides(np.full(p.shape, 1.0 - 1e-12))[0]), np.nan, 1.0))
-        p = np.fmax(p, inverted)
+        p = np.fmax(p, interval_p_value(sides, parity, p.shape))
     p = np.where(np.isnan(table["disparity"].to_numpy(dtype=np.float64)), np.nan, p)   # no estimate, no test
     m = int(np.sum(~np.isnan(p)))
     alpha = 1.0 - level
@@ -588,8 +582,6 @@ def reduced_interval(result: DisparityResult, table: pd.DataFrame, plain: pd.Dat
     """
     from dataclasses import replace
 
-    from .._stats.simultaneous import simultaneous_level
-
     values = plain["disparity"].to_numpy(dtype=np.float64)
     used = used_rows(plain, include_small) & ~np.isnan(values)
     if result.reduction == "mean":
@@ -597,22 +589,96 @@ def reduced_interval(result: DisparityResult, table: pd.DataFrame, plain: pd.Dat
     undefined = int(np.isnan(reduce_samples(disparity, used_rows(plain, include_small), result.reduction)).sum())
     ci = (np.nan, np.nan)
     if used.any() and not np.isnan(result.value):
-        joint = simultaneous_level(np.asarray(signed, dtype=np.float64)[:, used], level)
-        def ends(at):   # each comparison's interval at level `at`, over the comparisons used
-            out = add_intervals(plain, signed, disparity, distance_measure=distance_measure, level=at,
-                                adjust=None, func=func, sides=sides, p_values=False)
-            return (out["disparity_ci_low"].to_numpy(dtype=np.float64)[used],
-                    out["disparity_ci_high"].to_numpy(dtype=np.float64)[used])
-        low_joint, _ = ends(joint)
-        low, high = ends(level)
-        if not (np.isnan(low_joint).all() or np.isnan(high).all()):
-            ci = (mean_interval(low_joint, low, high, np.asarray(disparity, dtype=np.float64)[:, used],
-                                 PARITY[distance_measure], level) if result.reduction == "mean"
-                  else (float(np.nanmax(low_joint)), float(np.nanmax(high))))
+        ci = reduced_ends(values, used, signed, disparity, level, result.reduction, parity=PARITY[distance_measure],
+                          sides=sides)
     if not np.isnan(ci[0]):
         ci = (min(ci[0], result.value), max(ci[1], result.value))
     return replace(result, table=table, ci_low=ci[0], ci_high=ci[1], level=level, n_boot=n_boot,
                    n_boot_undefined=undefined, adjust=table.attrs.get("adjust"))
+
+
+def comparison_ends(values: np.ndarray, signed: np.ndarray, disparity: np.ndarray, levels, *, parity: float,
+                    sides=None) -> list:
+    """Each comparison's interval at each of `levels`, unadjusted: :func:`add_intervals`' ``disparity_ci_low`` and
+    ``disparity_ci_high`` with ``adjust=None`` at that level, as arrays (no table, no p-value bisection; the
+    replicates sorted once for every level).
+
+    The percentile interval of the disparity's replicates, joined with `sides`' interval where given; its low end
+    at `parity` unless the signed distance's percentile interval excludes 0 (and the sides' low end is above
+    parity); NaN where the comparison has no estimate or no replicate interval and no sides' interval.
+
+    Parameters
+    ----------
+    values : ndarray of shape (m,)
+        The comparisons' disparities.
+    signed, disparity : ndarray of shape (n_boot, m)
+        Their bootstrap replicates (see :func:`add_intervals`).
+    levels : sequence of float in (0, 1)
+    parity : float
+        0 for a difference, 1 for a ratio.
+    sides : callable or None
+        As in :func:`add_intervals`.
+
+    Returns
+    -------
+    list of (low, high)
+        One pair of ndarrays of shape (m,) per level.
+    """
+    from .._stats.bootstrap import bootstrap_p_values, sorted_percentiles
+
+    signed, disparity = (np.asarray(x, dtype=np.float64) for x in (signed, disparity))
+    defined = ~np.isnan(bootstrap_p_values(signed))   # where add_intervals has a p-value
+    if sides is not None:
+        defined |= ~np.isnan(sides(np.full(np.shape(values), 1.0 - 1e-12))[0])
+    undefined = ~defined | np.isnan(np.asarray(values, dtype=np.float64))
+    signed_sorted, signed_nan = np.sort(signed, axis=0), np.isnan(signed).sum(axis=0)
+    sorted_draws, draws_nan = np.sort(disparity, axis=0), np.isnan(disparity).sum(axis=0)
+    out = []
+    for level in levels:
+        s_low, s_high = sorted_percentiles(signed_sorted, signed_nan, level)
+        excludes = (s_low > 0) | (s_high < 0)
+        low, high = sorted_percentiles(sorted_draws, draws_nan, level)
+        if sides is not None:
+            side_low, side_high = sides(np.full(np.shape(values), level))
+            excludes &= side_low > parity
+            low, high = np.fmin(low, side_low), np.fmax(high, side_high)
+        low = np.where(excludes | np.isnan(low), low, parity)
+        out.append((np.where(undefined, np.nan, low), np.where(undefined, np.nan, high)))
+    return out
+
+
+def reduced_ends(values: np.ndarray, used: np.ndarray, signed: np.ndarray, disparity: np.ndarray, level: float,
+                 reduction: str, *, parity: float, sides=None) -> tuple[float, float]:
+    """The interval of a max or mean over the comparisons `used` (see :func:`reduced_interval`), before it is
+    widened to contain the value: NaN ends when no comparison used has an interval.
+
+    Parameters
+    ----------
+    values : ndarray of shape (m,)
+    used : ndarray of bool, shape (m,)
+        The comparisons that enter the reduction (defined, and not small unless small ones are included).
+    signed, disparity : ndarray of shape (n_boot, m)
+    level : float in (0, 1)
+    reduction : {'max', 'mean'}
+    parity : float
+    sides : callable or None
+        As in :func:`add_intervals`.
+
+    Returns
+    -------
+    (low, high) : tuple of float
+    """
+    from .._stats.simultaneous import simultaneous_level
+
+    signed = np.asarray(signed, dtype=np.float64)
+    joint = simultaneous_level(signed[:, used], level)
+    (low_joint, _), (low, high) = ((low[used], high[used]) for low, high in comparison_ends(
+        values, signed, disparity, (joint, level), parity=parity, sides=sides))
+    if np.isnan(low_joint).all() or np.isnan(high).all():
+        return np.nan, np.nan
+    if reduction == "mean":
+        return mean_interval(low_joint, low, high, np.asarray(disparity, dtype=np.float64)[:, used], parity, level)
+    return float(np.nanmax(low_joint)), float(np.nanmax(high))
 
 
 def mean_interval(low_joint: np.ndarray, low: np.ndarray, high: np.ndarray, samples: np.ndarray, parity: float,

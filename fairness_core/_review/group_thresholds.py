@@ -21,7 +21,15 @@ from .._metrics.explorer import explorer_thresholds
 #: The rates each constraint brings within the tolerance across subgroups.
 CONSTRAINTS = {"demographic_parity": ("selection_rate",), "equal_opportunity": ("true_positive_rate",),
                "equalized_odds": ("true_positive_rate", "false_positive_rate")}
-OBJECTIVES = ("balanced_accuracy", "accuracy")
+#: What the thresholds optimise: "max" measures of all rows are maximised; "keep" rates of all rows are kept at their
+#: value at the single threshold (within ``KEEP_WITHIN``) while the balanced accuracy is maximised.
+OBJECTIVES = {"balanced_accuracy": "max", "accuracy": "max", "selection_rate": "keep", "true_positive_rate": "keep",
+              "true_negative_rate": "keep"}
+KEEP_WITHIN = 0.005   # a kept rate within half a percentage point of its value at the single threshold is kept
+KEEP_STEPS = 24       # bisection steps on the price of the kept rate
+KEEP_BLOCK = 2_000_000   # (window, threshold, subgroup) cells priced at once
+KEEP_MESSAGE = ("group_thresholds keeps the {measure} of all rows at its value at the single threshold: give single= "
+                "(the threshold in use), or pick a measure that is maximised (balanced_accuracy, accuracy).")
 DISJOINT_MESSAGE = ("group_thresholds needs subgroups that do not overlap and cover every row (intersected protected "
                     "attributes, no identity columns), so that each row has exactly one threshold.")
 TOLERANCE_MESSAGE = "The 'tolerance' parameter of group_thresholds must be a number in [0, 1]. Got {got!r} instead."
@@ -44,9 +52,11 @@ class GroupThresholds:
     constraint : str
     tolerance : float
     measure : str
-        The objective (``'balanced_accuracy'`` or ``'accuracy'`` of all rows).
+        The objective (``OBJECTIVES``): the balanced accuracy or accuracy of all rows, maximised, or the selection
+        rate, true positive rate or true negative rate of all rows, kept as at the single threshold.
     value, single_value : float
-        The objective with these thresholds, and at the single threshold (NaN when none was given).
+        The objective's measure of all rows with these thresholds, and at the single threshold (NaN when none was
+        given).
     gap : float
         The largest difference between two subgroups in a constrained rate with these thresholds, on the rows they
         were fitted on (<= tolerance).
@@ -82,7 +92,7 @@ def _rates(cells: np.ndarray) -> dict:
         n, pos, neg = tn + fp + fn + tp, tp + fn, tn + fp
         tpr, tnr = tp / pos, tn / neg
         return {"selection_rate": (tp + fp) / n, "true_positive_rate": tpr, "false_positive_rate": fp / neg,
-                "accuracy": (tp + tn) / n, "balanced_accuracy": (tpr + tnr) / 2}
+                "true_negative_rate": tnr, "accuracy": (tp + tn) / n, "balanced_accuracy": (tpr + tnr) / 2}
 
 
 HELD_OUT_MESSAGE = ("The 'held_out' parameter of group_thresholds must be None or a share in [0.5, 1), the share of "
@@ -118,6 +128,19 @@ def group_thresholds(counts, constraint: str = "equalized_odds", *, tolerance: f
     subgroups are too small for the tolerance), they are fitted to the rows alone and ``kept`` is False. Either
     way ``expected_gap`` is the gap to expect on new rows (its 80th percentile under the same sampling errors).
 
+    A kept measure (the selection rate, true positive rate or true negative rate of all rows: ``"keep"`` in
+    ``OBJECTIVES``; e.g. keep the approval rate a lender can afford) is a count over the subgroups,
+    K = sum_g k_g(t_g), with a target K* = its value at `single`. The thresholds maximise the balanced accuracy
+    subject to K near K*, through its Lagrangian: for a price λ each subgroup independently maximises
+    gain_g(t) - λ k_g(t) / D (D the rate's denominator over all rows), and λ is bisected (up to 24 steps) until the
+    kept rate is within 0.005 of its target (``KEEP_WITHIN``); among the bisection's answers the best balanced
+    accuracy within 0.005 wins, else the answer closest to the target (when the constraint leaves no thresholds
+    that reach it). An answer of the Lagrangian has the highest balanced accuracy among the thresholds with its
+    kept rate (Everett 1963), so only kept rates the Lagrangian skips can be missed. When the margins of `held_out`
+    leave no thresholds that keep the rate within 0.005 and the rows alone do, the rows alone decide (``kept``
+    False: keeping the approval rate a decision maker set comes before the tolerance on new rows, and the note
+    says so).
+
     Parameters
     ----------
     counts : ThresholdCounts
@@ -125,7 +148,9 @@ def group_thresholds(counts, constraint: str = "equalized_odds", *, tolerance: f
     constraint : {'demographic_parity', 'equal_opportunity', 'equalized_odds'}, default='equalized_odds'
     tolerance : float in [0, 1], default=0.05
         The largest difference allowed between two subgroups' constrained rates.
-    measure : {'balanced_accuracy', 'accuracy'}, default='balanced_accuracy'
+    measure : {'balanced_accuracy', 'accuracy', 'selection_rate', 'true_positive_rate', 'true_negative_rate'}, \
+default='balanced_accuracy'
+        The objective (``OBJECTIVES``): the first two are maximised; the last three are kept as at `single`.
     thresholds : array-like of float, optional
         The grid each subgroup's threshold is chosen from; default :func:`explorer_thresholds` with `n_points`
         (every distinct score when there are at most that many).
@@ -143,13 +168,15 @@ def group_thresholds(counts, constraint: str = "equalized_odds", *, tolerance: f
     Raises
     ------
     ValueError
-        For overlapping subgroups (``DISJOINT_MESSAGE``), an unknown constraint or measure, or a tolerance outside
-        [0, 1] (``TOLERANCE_MESSAGE``).
+        For overlapping subgroups (``DISJOINT_MESSAGE``), an unknown constraint or measure, a kept measure without
+        `single` (``KEEP_MESSAGE``), or a tolerance outside [0, 1] (``TOLERANCE_MESSAGE``).
 
     References
     ----------
     Hardt, M., Price, E. & Srebro, N. (2016), "Equality of Opportunity in Supervised Learning", NeurIPS
     (group-specific thresholds for equal opportunity and equalized odds).
+    Everett, H. (1963), "Generalized Lagrange multiplier method for solving problems of optimum allocation of
+    resources", Operations Research 11 (3) (the kept measure's price).
     """
     func = "group_thresholds"
     if not getattr(counts, "disjoint", False):
@@ -158,6 +185,8 @@ def group_thresholds(counts, constraint: str = "equalized_odds", *, tolerance: f
     check_option(measure, list(OBJECTIVES), "measure", func)
     if isinstance(tolerance, bool) or not isinstance(tolerance, (int, float)) or not 0 <= tolerance <= 1:
         raise ValueError(TOLERANCE_MESSAGE.format(got=tolerance))
+    if OBJECTIVES[measure] == "keep" and single is None:
+        raise ValueError(KEEP_MESSAGE.format(measure=measure.replace("_", " ")))
     if held_out is not None and (isinstance(held_out, bool) or not isinstance(held_out, (int, float))
                                  or not 0.5 <= held_out < 1):
         raise ValueError(HELD_OUT_MESSAGE.format(got=held_out))
@@ -171,18 +200,34 @@ def group_thresholds(counts, constraint: str = "equalized_odds", *, tolerance: f
             else 0.5 * (tp / max(positives, 1.0) + tn / max(negatives, 1.0)))   # (T, k): additive over subgroups
     rates = _rates(member)
     constrained = [rates[r] for r in CONSTRAINTS[constraint]]
+    if OBJECTIVES[measure] == "keep":   # the kept rate's share per (threshold, subgroup), and its target
+        share = _kept_share(member, measure)
+        target = float(_rates(counts.at(float(single)).member.sum(axis=0))[measure])
+
+        def best(margins=None):
+            return _kept_windows(constrained, gain, share, target, float(tolerance), grid, single, margins)
+    else:
+        def best(margins=None):
+            return _best_windows(constrained, gain, float(tolerance), grid, single, margins)
     chosen, kept = None, False
     if held_out is not None:
         margins = _margins(member, rates, CONSTRAINTS[constraint], float(held_out))
-        chosen = _best_windows(constrained, gain, float(tolerance), grid, single, margins)
+        chosen = best(margins)
         # Thresholds that decide alike for everyone (all selected, or none) keep any tolerance and help no one: when
         # the margins leave nothing better, the subgroups are too small for the tolerance.
-        trivial = 0.5 if measure == "balanced_accuracy" else max(positives, negatives) / max(positives + negatives, 1)
+        trivial = max(positives, negatives) / max(positives + negatives, 1) if measure == "accuracy" else 0.5
         if chosen is not None and gain[chosen, np.arange(gain.shape[1])].sum() <= trivial + TRIVIAL_MARGIN:
             chosen = None
         kept = chosen is not None
+    if kept and OBJECTIVES[measure] == "keep":   # a kept rate the margins cannot keep: the rows alone may
+        columns = np.arange(gain.shape[1])
+        missed = abs(share[chosen, columns].sum() - target)
+        if missed > KEEP_WITHIN:
+            alone = best()
+            if alone is not None and abs(share[alone, columns].sum() - target) < missed:
+                chosen, kept = alone, False
     if chosen is None:
-        chosen = _best_windows(constrained, gain, float(tolerance), grid, single)
+        chosen = best()
     names = list(counts.names)
     single_at = None if single is None else counts.at(float(single)).member
     if chosen is None:
@@ -200,9 +245,64 @@ def group_thresholds(counts, constraint: str = "equalized_odds", *, tolerance: f
         f"These thresholds keep the tolerance of {tolerance:g} on the rows they were fitted on only: no thresholds "
         f"leave room for the sampling error of subgroups this small, and on new rows of the same sizes expect a gap "
         f"up to {expected:.3f} (in four samples of five). More rows per subgroup, or a larger tolerance, would keep it.")
+    value = _objective(picked, measure)
+    if OBJECTIVES[measure] == "keep" and abs(value - target) > KEEP_WITHIN:
+        note = " ".join(x for x in (note, (
+            f"The {measure.replace('_', ' ')} of all rows is {value:.3f} with these thresholds, not within "
+            f"{KEEP_WITHIN:g} of its {target:.3f} at the single threshold: no thresholds that keep the tolerance "
+            f"come closer.")) if x)
     return GroupThresholds(own, _table(names, own, picked, single_at), constraint, float(tolerance), measure,
-                           _objective(picked, measure), _objective(single_at, measure), float(max(gaps, default=0.0)),
+                           value, _objective(single_at, measure), float(max(gaps, default=0.0)),
                            note, expected, kept)
+
+
+def _kept_share(member: np.ndarray, measure: str) -> np.ndarray:
+    """Each (threshold, subgroup)'s share of a kept rate of all rows (T, k): its numerator over the rate's
+    denominator over all rows (sums to the rate of all rows over the subgroups)."""
+    tn, fp, fn, tp = (member[..., i].astype(np.float64) for i in range(4))
+    total = member[0].sum(axis=0).astype(np.float64)   # every row's cell at the lowest threshold: TN + FP, FN + TP
+    numerator, denominator = {"selection_rate": (tp + fp, total.sum()),
+                              "true_positive_rate": (tp, total[2] + total[3]),
+                              "true_negative_rate": (tn, total[0] + total[1])}[measure]
+    return numerator / max(float(denominator), 1.0)
+
+
+def _kept_windows(rates: list, gain: np.ndarray, share: np.ndarray, target: float, tolerance: float,
+                  grid: np.ndarray, single, margins: Optional[list] = None) -> Optional[np.ndarray]:
+    """Each subgroup's grid index keeping ``sum share`` near `target` at the best gain (see
+    :func:`group_thresholds`); None when no window holds every subgroup.
+
+    In each window every subgroup's thresholds are independent, so the window's Lagrangian (price λ = tan θ on the
+    kept share) is bisected on θ in every window at once; the best answer within ``KEEP_WITHIN`` of the target
+    (highest gain), else the closest, over every window and step."""
+    inside, score = _windows(rates, gain, tolerance, grid, single, margins)
+    first = inside[0]
+    rest = inside[1] if len(inside) > 1 else np.ones((1,) + gain.shape, dtype=bool)
+    k = gain.shape[1]
+    best_key, best_pick = None, None
+    block = max(1, KEEP_BLOCK // max(rest.size, 1))
+    for start in range(0, len(first), block):   # windows of the first rate, a block at a time, with every other's
+        allowed = (first[start:start + block, None] & rest[None]).reshape((-1,) + gain.shape)   # (F, T, k)
+        allowed = allowed[allowed.any(axis=1).all(axis=1)]   # windows that hold every subgroup
+        if not len(allowed):
+            continue
+        low = np.full(len(allowed), -np.pi / 2 + 1e-9)
+        high = np.full(len(allowed), np.pi / 2 - 1e-9)
+        theta = np.zeros(len(allowed))   # the unpriced best first
+        for _ in range(KEEP_STEPS):
+            priced = np.where(allowed, score[None] - np.tan(theta)[:, None, None] * share[None], -np.inf)
+            pick = priced.argmax(axis=1)                                           # (F, k)
+            kept = share[pick, np.arange(k)].sum(axis=1)
+            total = gain[pick, np.arange(k)].sum(axis=1)
+            gap = np.abs(kept - target)
+            key = np.where(gap <= KEEP_WITHIN, 0.0, gap)   # within the tolerance first, then the best gain
+            i = int(np.lexsort((-total, key))[0])
+            if best_key is None or (key[i], -total[i]) < best_key:
+                best_key, best_pick = (key[i], -total[i]), pick[i].copy()
+            more = kept > target   # too much kept: a higher price
+            low, high = np.where(more, theta, low), np.where(more, high, theta)
+            theta = (low + high) / 2
+    return best_pick
 
 
 def _denominators(cells: np.ndarray, rate: str) -> np.ndarray:
@@ -245,10 +345,11 @@ def _expected_gap(picked: np.ndarray, rates: tuple) -> float:
     return float(np.quantile(largest, EXPECTED_SHARE))
 
 
-def _best_windows(rates: list, gain: np.ndarray, tolerance: float, grid: np.ndarray, single,
-                  margins: Optional[list] = None) -> Optional[np.ndarray]:
-    """Each subgroup's grid index in the best window (None when no window holds every subgroup); with `margins`
-    (per rate, (T, k)) a rate must lie its margin inside the window."""
+def _windows(rates: list, gain: np.ndarray, tolerance: float, grid: np.ndarray, single,
+             margins: Optional[list] = None) -> tuple:
+    """The windows and the tie-broken gain of :func:`_best_windows`: ``inside[j]`` (L_j, T, k) says whether each
+    (threshold, subgroup) has rate j (its margin inside, with `margins`) in the window starting at its l-th lower
+    end; a rate a subgroup does not have (no positives, or no negatives) does not constrain it."""
     eps = 1e-12
     margins = [np.zeros_like(r) for r in rates] if margins is None else margins
     if len(rates) == 1:
@@ -257,12 +358,17 @@ def _best_windows(rates: list, gain: np.ndarray, tolerance: float, grid: np.ndar
         step = max(tolerance, 1e-3) / LATTICE
         lows = [np.arange(np.nanmin(r) - tolerance, np.nanmax(r) + step, step) if np.isfinite(r).any()
                 else np.array([0.0]) for r in rates]
-    # inside[j][l]: whether each (threshold, subgroup) has rate j in the window starting at lows[j][l]; a rate a
-    # subgroup does not have (no positives, or no negatives) does not constrain it
     inside = [((r - m >= low[:, None, None] - eps) & (r + m <= low[:, None, None] + tolerance + eps)) | np.isnan(r)
               for r, m, low in zip(rates, margins, lows)]                  # (L_j, T, k)
     # prefer, among equal gains, the threshold nearest the single one (else the lowest): a tiny tie-break
-    score = gain - np.abs(grid - (single if single is not None else grid[0]))[:, None] * 1e-12
+    return inside, gain - np.abs(grid - (single if single is not None else grid[0]))[:, None] * 1e-12
+
+
+def _best_windows(rates: list, gain: np.ndarray, tolerance: float, grid: np.ndarray, single,
+                  margins: Optional[list] = None) -> Optional[np.ndarray]:
+    """Each subgroup's grid index in the best window (None when no window holds every subgroup); with `margins`
+    (per rate, (T, k)) a rate must lie its margin inside the window."""
+    inside, score = _windows(rates, gain, tolerance, grid, single, margins)
     best_total, best_pick = -np.inf, None
     first = inside[0]
     rest = inside[1] if len(inside) > 1 else np.ones((1,) + gain.shape, dtype=bool)

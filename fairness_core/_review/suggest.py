@@ -3,15 +3,18 @@ across decision thresholds, what each threshold costs each subgroup, and the pas
 measure the user picks.
 
 Every threshold is read off one :class:`ThresholdCounts` (one sort of the score column): the confusion counts at a
-threshold are array lookups (``ThresholdCounts.at``), never a new pass over the rows, and the verdicts at each
-threshold are the page's own (:func:`~fairness_core._review.conclusions.rate_verdicts`, with the same seed), so the
-band equals what the page would conclude at each of its thresholds.
+threshold are array lookups (``ThresholdCounts.at``), never a new pass over the rows. At each threshold only what a
+verdict needs is computed (each rule's value and interval as numbers: ``ConfusionCounts.largest_disparity`` and
+``smallest_ratio_score``, from the same replicates and the same construction as the page's tables, without their
+tables, notes or p-values), so the band equals what the page would conclude at each of its thresholds; a
+threshold's whole verdicts (:func:`~fairness_core._review.conclusions.rate_verdicts`) are computed when asked for.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import ClassVar, Optional
+from typing import Callable, ClassVar, Optional
 
 import numpy as np
 import pandas as pd
@@ -19,7 +22,8 @@ import pandas as pd
 from .._data.checks import check_option
 from .._metrics.explorer import explorer_thresholds
 from .._metrics.performance import performance_table
-from .conclusions import rate_verdicts
+from .._policy.verdicts import evaluate
+from .conclusions import rate_page_rules, rate_verdicts
 
 #: The measures a suggestion optimises: "max" ones are maximised over the passing thresholds; "keep" ones are kept
 #: as close as possible to their value at the current threshold (maximising recall alone would predict everyone
@@ -29,7 +33,6 @@ MEASURES = {"balanced_accuracy": "max", "accuracy": "max", "recall": "keep", "pr
 CURRENT_MESSAGE = ("suggest_threshold keeps {measure!r} at its value at the current threshold: give current= (the "
                    "threshold in use), or pick a measure that is maximised ({maximised}).")
 STATUS_ORDER = ("fail", "not_assessable", "inconclusive", "pass")   # a threshold's status: its rules' worst
-_SCORES = ("p_percent_score", "equal_opportunity_score")   # rules on a ratio score, not on a disparity
 
 
 @dataclass(frozen=True)
@@ -48,8 +51,8 @@ class ThresholdSuggestion:
         :func:`performance_table` at every threshold, with a leading ``threshold`` column: per threshold the
         rows "All rows" and each subgroup (``size``, ``selection_rate``, ``recall``, ``precision``,
         ``accuracy``, ``balanced_accuracy``, ...).
-    verdicts : dict of float to tuple of Verdict
-        Each threshold's verdicts, in the page's order.
+    verdicts : Mapping of float to tuple of Verdict
+        Each threshold's verdicts, in the page's order (computed the first time a threshold is looked up).
     measure : str
         The measure of the suggestion (``MEASURES``).
     current : float or None
@@ -167,26 +170,38 @@ def suggest_threshold(counts, positive_outcome: str = "favourable", *, threshold
     grid = (explorer_thresholds(counts, n_points, include=include) if thresholds is None
             else np.unique(np.concatenate([np.asarray(thresholds, dtype=np.float64).reshape(-1), include])))
     boot = dict(ci=ci, n_boot=n_boot, random_state=random_state)
-    rows, costs, verdicts = [], [], {}
+    rules = rate_page_rules(positive_outcome, rate_metrics, distance_measure, max_difference)
+    rows, costs = [], []
     for t in grid:
         at = counts.at(float(t))
+        favourable = at.favourable(positive_outcome)
+        estimates = [favourable.smallest_ratio_score(rate, include_small=include_small, **boot)
+                     for rate in ("selection_rate", "true_positive_rate")]
+        estimates += [at.largest_disparity(rule.metric, distance_measure=rule.distance_measure, reference=reference,
+                                           include_small=include_small, **boot) for rule in rules[2:]]
+        statuses = [evaluate(rule, value, ci_low=low, ci_high=high, level=ci).status
+                    for rule, (value, low, high) in zip(rules, estimates)]
+        status = next(s for s in STATUS_ORDER if s in statuses)
+        performance = performance_table(at)
+        overall = performance.iloc[0]
+        bounded = [value for value, _, _ in estimates[2:] if np.isfinite(value)]
+        rows.append({"threshold": float(t), "status": status, **{r.name: s for r, s in zip(rules, statuses)},
+                     "worst_disparity": max(bounded, default=np.nan), **{m: float(overall[m]) for m in MEASURES}})
+        costs.append(performance.assign(threshold=float(t)))
 
-        def disparity(metric: str, distance: str, reduction: str, at=at):
+    def verdicts_at(t: float) -> tuple:   # the page's whole verdicts at one threshold
+        at = counts.at(t)
+
+        def disparity(metric: str, distance: str, reduction: str):
             kw = dict(distance_measure=distance, reduction=reduction, reference=reference,
                       include_small=include_small, adjust=adjust, **boot)
             return at.equalized_odds(**kw) if metric == "equalized_odds" else at.disparity(metric, **kw)
 
-        found, _ = rate_verdicts(at, positive_outcome, rate_metrics=rate_metrics, distance_measure=distance_measure,
-                                 max_difference=max_difference, include_small=include_small, disparity=disparity,
-                                 **boot)
-        verdicts[float(t)] = found
-        status = next(s for s in STATUS_ORDER if any(v.status == s for v in found)) if found else "pass"
-        performance = performance_table(at)
-        overall = performance.iloc[0]
-        bounded = [v.value for v in found if v.rule.metric not in _SCORES and np.isfinite(v.value)]
-        rows.append({"threshold": float(t), "status": status, **{v.rule.name: v.status for v in found},
-                     "worst_disparity": max(bounded, default=np.nan), **{m: float(overall[m]) for m in MEASURES}})
-        costs.append(performance.assign(threshold=float(t)))
+        return rate_verdicts(at, positive_outcome, rate_metrics=rate_metrics, distance_measure=distance_measure,
+                             max_difference=max_difference, include_small=include_small, disparity=disparity,
+                             **boot)[0]
+
+    verdicts = _Verdicts(grid, verdicts_at)
     table = pd.DataFrame(rows)
     cost = pd.concat(costs, ignore_index=True)
     cost = cost[["threshold", *[c for c in cost.columns if c != "threshold"]]]
@@ -196,6 +211,28 @@ def suggest_threshold(counts, positive_outcome: str = "favourable", *, threshold
         basis, suggested = "no_fail", _suggested(table, measure, current, status="inconclusive")
     return ThresholdSuggestion(table, cost, verdicts, measure, None if current is None else float(current),
                                suggested, None if suggested is None else basis)
+
+
+class _Verdicts(Mapping):
+    """Each threshold's verdicts, computed by `compute(threshold)` the first time the threshold is looked up."""
+
+    def __init__(self, thresholds, compute: Callable[[float], tuple]):
+        self._thresholds = tuple(float(t) for t in thresholds)
+        self._compute, self._done = compute, {}
+
+    def __getitem__(self, threshold) -> tuple:
+        t = float(threshold)
+        if t not in self._done:
+            if t not in self._thresholds:
+                raise KeyError(threshold)
+            self._done[t] = self._compute(t)
+        return self._done[t]
+
+    def __iter__(self):
+        return iter(self._thresholds)
+
+    def __len__(self) -> int:
+        return len(self._thresholds)
 
 
 def _suggested(table: pd.DataFrame, measure: str, current: Optional[float], status: str = "pass") -> Optional[float]:

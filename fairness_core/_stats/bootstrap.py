@@ -455,14 +455,20 @@ def percentile_interval(samples: np.ndarray, level) -> tuple[np.ndarray, np.ndar
     """
     samples = np.asarray(samples, dtype=np.float64)
     undefined = np.isnan(samples).sum(axis=0)
-    alpha = (1.0 - level) / 2.0
-    low = np.full(samples.shape[1:], np.nan)
-    high = np.full(samples.shape[1:], np.nan)
-    ok = (samples.shape[0] - undefined) >= 2
+    # Sort with NaN last; the defined replicates of each column are its first n_ok entries.
+    s = np.sort(samples, axis=0) if np.any((samples.shape[0] - undefined) >= 2) else samples
+    return (*sorted_percentiles(s, undefined, level), undefined)
+
+
+def sorted_percentiles(s: np.ndarray, undefined: np.ndarray, level) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`percentile_interval`'s (low, high) from replicates already sorted along axis 0 (NaN last), with
+    `undefined` the count of NaN per column: several levels from one sort."""
+    alpha = (1.0 - np.asarray(level, dtype=np.float64)) / 2.0
+    low = np.full(s.shape[1:], np.nan)
+    high = np.full(s.shape[1:], np.nan)
+    ok = (s.shape[0] - undefined) >= 2
     if np.any(ok):
-        # Sort with NaN last; the defined replicates of each column are its first n_ok entries.
-        s = np.sort(samples, axis=0)
-        n_ok = samples.shape[0] - undefined
+        n_ok = s.shape[0] - undefined
         for q, out in ((alpha, low), (1.0 - alpha, high)):
             pos = q * (np.maximum(n_ok, 1) - 1)
             lo_i = np.floor(pos).astype(np.intp)
@@ -474,7 +480,7 @@ def percentile_interval(samples: np.ndarray, level) -> tuple[np.ndarray, np.ndar
                 val = np.where(frac > 0, a + frac * (b - a), a)
             val = np.where(np.isinf(a) & (a == b), a, val)
             out[...] = np.where(ok, val, np.nan)
-    return low, high, undefined
+    return low, high
 
 
 def bias_corrected_interval(samples: np.ndarray, estimate: np.ndarray,

@@ -60,8 +60,6 @@ def simultaneous_level(samples: np.ndarray, level: float) -> float:
     >>> 0.98 < simultaneous_level(rng.normal(size=(4000, 3)), 0.95) < 1 - 0.05 / 3 + 1e-9   # independent: Šidák
     True
     """
-    from scipy.stats import rankdata
-
     x = np.asarray(samples, dtype=np.float64)
     if x.ndim != 2:
         raise ValueError(f"simultaneous_level: samples must have shape (n_boot, m); got shape {x.shape}.")
@@ -73,8 +71,7 @@ def simultaneous_level(samples: np.ndarray, level: float) -> float:
     if m < 2:
         return float(level)
     filled = np.where(defined, x, np.inf)   # undefined replicates sort last and leave the others' ranks alone
-    i_lo = rankdata(filled, method="min", axis=0) - 1.0
-    i_hi = rankdata(filled, method="max", axis=0) - 1.0
+    i_lo, i_hi = _tie_ranks(filled)
     depth = np.minimum(i_hi, (n - 1) - i_lo) / (n - 1)
     depth = np.where(defined, depth, np.inf)
     q = np.sort(depth.min(axis=1))[::-1]
@@ -84,3 +81,22 @@ def simultaneous_level(samples: np.ndarray, level: float) -> float:
     # A hair wider than 1 - 2 t*: the interval's ends then fall just outside the replicates on them, never just
     # inside through rounding of the quantile's position.
     return float(np.clip(1.0 - 2.0 * min(tail, 0.5) + EDGE, level, bonferroni))
+
+
+def _tie_ranks(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per column of `x` (n, m), each value's first and last position among the column sorted (0-based; ties share
+    them): ``rankdata(x, method="min", axis=0) - 1`` and ``rankdata(x, method="max", axis=0) - 1`` from one sort."""
+    n = x.shape[0]
+    order = np.argsort(x, axis=0, kind="stable")
+    s = np.take_along_axis(x, order, axis=0)
+    positions = np.broadcast_to(np.arange(n, dtype=np.float64)[:, None], s.shape)
+    new = np.ones(s.shape, dtype=bool)
+    new[1:] = s[1:] != s[:-1]                      # a tie run starts here
+    first = np.maximum.accumulate(np.where(new, positions, 0.0), axis=0)
+    last_new = np.ones(s.shape, dtype=bool)
+    last_new[:-1] = new[1:]                        # a tie run ends here
+    last = np.flip(np.minimum.accumulate(np.flip(np.where(last_new, positions, n - 1.0), axis=0), axis=0), axis=0)
+    i_lo, i_hi = np.empty_like(first), np.empty_like(last)
+    np.put_along_axis(i_lo, order, first, axis=0)
+    np.put_along_axis(i_hi, order, last, axis=0)
+    return i_lo, i_hi

@@ -52,6 +52,17 @@ def test_suggest_apply_and_save(app, downloads):
     runs = ", ".join(f"{a:g}" if a == b else f"{a:g} to {b:g}" for a, b in expected.bands())
     assert text.startswith(f"Every rule passes at: **{runs}**;")
     assert f"Suggested: **{expected.suggested:g}**, the passing threshold whose balanced accuracy is the highest" in text
+    # a passing threshold that predicts positive for everyone is said to pass for that reason
+    everyone = expected.table[(expected.table["status"] == "pass") & (expected.table["selection_rate"] == 1.0)]
+    assert list(everyone["threshold"]) == [0.0]
+    assert ("At 0 every row is predicted positive (the favourable prediction for everyone): every subgroup is "
+            "treated alike there") in text
+    assert any("passes with its whole interval, and what each threshold costs" in m.value for m in app.markdown)
+    widget(app, "checkbox", "Show intervals").set_value(False).run()   # point estimates decide: said so
+    assert not any("with its whole interval" in m.value for m in app.markdown)
+    assert any("passes on its point estimate (intervals are off), and what each threshold costs" in m.value
+               for m in app.markdown)
+    widget(app, "checkbox", "Show intervals").set_value(True).run()
     cost = next(df.value for df in app.dataframe if "rows" in df.value.columns)
     at = expected.cost[expected.cost["threshold"] == expected.suggested]
     np.testing.assert_allclose(cost[f"recall at {expected.suggested:g}"], at["recall"].round(4).to_numpy())
@@ -86,7 +97,7 @@ def test_suggest_apply_and_save(app, downloads):
 
 
 def test_per_subgroup_thresholds_suggested_and_used(app):
-    y, s, g = three_groups(20)
+    y, s, g = three_groups(50)
     explorer_of(app, pd.DataFrame({"label": y, "group": g, "score": s}), "group")
     widget(app, "toggle", "Per-subgroup thresholds").set_value(True).run()
     assert not app.exception and not app.error
@@ -101,14 +112,31 @@ def test_per_subgroup_thresholds_suggested_and_used(app):
     assert f"**{formats.num(expected.expected_gap)}**" in said
     # ... and how the thresholds move who is selected, beside the objective they keep
     overall = expected.table.iloc[-1]
-    assert (f"selection rate **{100 * overall['selection_rate']:.1f} %** ({100 * overall['selection_rate_single']:.1f}"
-            " % at the single threshold)") in said
+    assert said.startswith(
+        f"With these thresholds, balanced accuracy **{formats.num(expected.value)}** ({formats.num(expected.single_value)}"
+        f" at the single threshold 0.5); selection rate **{100 * overall['selection_rate']:.1f} %** "
+        f"({100 * overall['selection_rate_single']:.1f} % at the single threshold 0.5)")
     assert [unescape(w.value) for w in app.warning if "on the rows they were fitted on only" in w.value] == (
         [] if expected.kept else [expected.note])
+    # The objective: keep the selection rate as at the single threshold, at the best balanced accuracy
+    objective = widget(app, "selectbox", "Objective")
+    assert objective.options[:3] == ["Highest balanced accuracy", "Highest accuracy", "Keep the selection rate"]
+    objective.set_value("selection_rate").run()
+    assert not app.exception and not app.error
+    kept = fc.group_thresholds(fc.threshold_counts(y, s, g), "equalized_odds", tolerance=0.05, measure="selection_rate",
+                               n_points=computations.EXPLORER_POINTS, single=0.5)
+    moved = abs(expected.table.iloc[-1]["selection_rate"] - kept.single_value)   # the objective's own answer
+    assert kept.thresholds != expected.thresholds and abs(kept.value - kept.single_value) < moved / 10
+    table = next(df.value for df in app.dataframe if "balanced_accuracy_single" in df.value.columns)
+    pd.testing.assert_frame_equal(table, kept.table.round(4))
+    said = next(unescape(m.value) for m in app.markdown if "on new rows of the same sizes expect up to" in m.value)
+    assert said.startswith(f"With these thresholds, selection rate **{100 * kept.value:.1f} %** "
+                           f"({100 * kept.single_value:.1f} % at the single threshold 0.5); balanced accuracy **")
+    objective.set_value("balanced_accuracy").run()
     next(b for b in app.button if b.label == "Use these thresholds in the boxes below").click().run()
     assert not app.exception and not app.error
     for name, t in expected.thresholds.items():
         assert widget(app, "number_input", name).value == t
-    effect = next(unescape(m.value) for m in app.markdown if m.value.startswith("With these thresholds"))
+    effect = next(unescape(m.value) for m in app.markdown if m.value.startswith("With these thresholds, overall"))
     pred = s >= np.array([expected.thresholds[k] for k in g])
     assert f"overall accuracy is **{(pred == y).mean():.4g}**" in effect

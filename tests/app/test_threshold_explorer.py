@@ -277,7 +277,7 @@ def test_per_subgroup_thresholds_equal_thresholding_each_row_at_its_own(app):
             assert row[f"{metric}_single"] == pytest.approx(rate(Y[rows], single[rows], metric), abs=1e-12)
         assert row["accuracy_own"] == pytest.approx(accuracy_score(Y[rows], own_pred[rows]), abs=1e-12)
         assert row["accuracy_single"] == pytest.approx(accuracy_score(Y[rows], single[rows]), abs=1e-12)
-    sentence = next(m.value for m in app.markdown if m.value.startswith("With these thresholds"))
+    sentence = next(m.value for m in app.markdown if m.value.startswith("With these thresholds, overall"))
     assert f"overall accuracy is **{formats.num(accuracy_score(Y, own_pred))}**" in sentence
     # the rest of the page keeps the single threshold
     assert float(metrics(section(app, PERFORMANCE))["Accuracy"]) == as_shown(accuracy_score(Y, single))

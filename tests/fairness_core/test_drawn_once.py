@@ -1,6 +1,6 @@
 """Bootstrap replicates drawn once per counts object and shared (ConfusionCounts.replicates): the same values as
-drawing them again, the caller's tables its own, the memory kept bounded; and add_intervals without the inverted
-p-values gives the same intervals."""
+drawing them again, the caller's tables its own, the memory kept bounded; and the verdict-only path (the intervals
+as arrays: comparison_ends, largest_disparity, smallest_ratio_score) gives the tables' numbers exactly."""
 
 import numpy as np
 import pandas as pd
@@ -8,7 +8,7 @@ import pytest
 
 import fairness_core as fc
 from fairness_core._counts import confusion
-from fairness_core._disparity.compare import add_intervals
+from fairness_core._disparity.compare import add_intervals, comparison_ends
 
 RNG = np.random.default_rng(3)
 N = 20_000
@@ -79,14 +79,60 @@ def test_a_generator_seed_is_never_kept():
 
 
 @pytest.mark.parametrize("distance", ["diff", "ratio"])
-def test_intervals_without_the_inverted_p_values_are_the_same(distance):
+@pytest.mark.parametrize("level", [0.9, 0.99])
+def test_the_array_intervals_are_the_tables(distance, level):
+    """comparison_ends (no table, no p-value bisection) gives add_intervals' unadjusted interval columns."""
     counts = fresh()
-    plain = pd.DataFrame(counts._comparison_columns("false_positive_rate", distance, "rest", "test"))
+    columns = counts._comparison_columns("false_positive_rate", distance, "rest", "test")
+    plain = pd.DataFrame(columns)
     signed, disparity = counts.replicates("false_positive_rate", distance_measure=distance, reference="rest",
                                           n_boot=400)
-    columns = counts._comparison_columns("false_positive_rate", distance, "rest", "test")
     sides = confusion._sides(counts._side_counts(columns, "false_positive_rate", "rest"), distance)
-    full, quick = (add_intervals(plain, signed, disparity, distance_measure=distance, level=0.99, adjust=None,
-                                 func="test", sides=sides, p_values=flag) for flag in (True, False))
-    pd.testing.assert_frame_equal(full.drop(columns="p_value"), quick.drop(columns="p_value"))
-    assert (full["p_value"].isna() == quick["p_value"].isna()).all()
+    full = add_intervals(plain, signed, disparity, distance_measure=distance, level=level, adjust=None,
+                         func="test", sides=sides)
+    (low, high), = comparison_ends(plain["disparity"].to_numpy(), signed, disparity, (level,),
+                                   parity=0.0 if distance == "diff" else 1.0, sides=sides)
+    np.testing.assert_array_equal(low, full["disparity_ci_low"].to_numpy(dtype=np.float64))
+    np.testing.assert_array_equal(high, full["disparity_ci_high"].to_numpy(dtype=np.float64))
+    assert np.isfinite(low).any() and (low != high).any()
+
+
+def _weighted() -> fc.ConfusionCounts:
+    w = np.random.default_rng(5).integers(1, 4, N).astype(float)
+    return fc.confusion_counts(Y, PRED, GROUPS, sample_weight=w)
+
+
+@pytest.mark.parametrize("metric", ["false_positive_rate", "false_negative_rate", "statistical_parity",
+                                    "equalized_odds"])
+@pytest.mark.parametrize("distance", ["diff", "ratio"])
+@pytest.mark.parametrize("reference", ["rest", "overall", "pairwise", "A"])
+@pytest.mark.parametrize("include_small", [False, True])
+@pytest.mark.parametrize("ci", [None, 0.9])
+def test_the_largest_disparity_as_numbers_is_the_tables(metric, distance, reference, include_small, ci):
+    counts = fc.confusion_counts(Y[:3000], PRED[:3000], GROUPS[:3000])   # group G has ~90 rows: small for some rates
+    kw = dict(distance_measure=distance, reduction="max", reference=reference, include_small=include_small, ci=ci,
+              n_boot=300, random_state=0)
+    full = (counts.equalized_odds(**kw) if metric == "equalized_odds" else counts.disparity(metric, **kw))
+    kw.pop("reduction")
+    got = fc.confusion_counts(Y[:3000], PRED[:3000], GROUPS[:3000]).largest_disparity(metric, **kw)   # new counts
+    np.testing.assert_array_equal(got, (full.value, full.ci_low, full.ci_high))
+    assert np.isfinite(got[0]) and (ci is None) == np.isnan(got[1])
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+@pytest.mark.parametrize("rate", ["selection_rate", "true_positive_rate"])
+@pytest.mark.parametrize("include_small", [False, True])
+def test_the_smallest_ratio_score_as_numbers_is_the_tables(weighted, rate, include_small):
+    counts = _weighted() if weighted else fresh()
+    full = counts.ratio_scores(rate, include_small=include_small, ci=0.95, n_boot=300, random_state=1)
+    got = counts.smallest_ratio_score(rate, include_small=include_small, ci=0.95, n_boot=300, random_state=1)
+    np.testing.assert_array_equal(got, (full.value, full.ci_low, full.ci_high))
+    assert 0 < got[1] < got[0] <= got[2] <= 1.0 / got[1]
+    assert counts.smallest_ratio_score(rate, include_small=include_small)[0] == full.value
+
+
+def test_weighted_largest_disparity_is_the_tables():
+    counts = _weighted()
+    full = counts.disparity("false_positive_rate", reduction="max", **KW)
+    np.testing.assert_array_equal(counts.largest_disparity("false_positive_rate", **KW),
+                                  (full.value, full.ci_low, full.ci_high))

@@ -178,3 +178,57 @@ def test_subgroups_too_small_for_the_tolerance_are_said_so():
     assert found.note.startswith("These thresholds keep the tolerance of 0.02 on the rows they were fitted on only")
     with pytest.raises(ValueError, match="'held_out' parameter of group_thresholds"):
         fc.group_thresholds(fc.threshold_counts(y, s, g), held_out=0.3)
+
+
+KEPT = {"selection_rate": lambda pred, y: pred.mean(), "true_positive_rate": lambda pred, y: pred[y == 1].mean(),
+        "true_negative_rate": lambda pred, y: 1 - pred[y == 0].mean()}
+
+
+@pytest.mark.parametrize("levels, groups", [(12, ("a", "b", "c")), (40, ("a", "b"))])
+@pytest.mark.parametrize("constraint", list(RATES))
+@pytest.mark.parametrize("measure", list(KEPT))
+def test_a_kept_rate_is_kept_as_closely_as_any_combination_keeps_it(levels, groups, constraint, measure):
+    """Against every combination of thresholds: the kept rate as close to its value at the single threshold as any
+    combination that meets the constraint brings it, and where some come within 0.005 of it, the best balanced
+    accuracy among them."""
+    from fairness_core._review.group_thresholds import KEEP_WITHIN
+
+    y, s, g = three_groups(levels)
+    rows = np.isin(g, groups)
+    y, s, g = y[rows], s[rows], g[rows]
+    kept = KEPT[measure]
+    target = kept(s >= 0.5, y)
+    found = fc.group_thresholds(fc.threshold_counts(y, s, g), constraint, tolerance=TOLERANCE, measure=measure,
+                                single=0.5, held_out=None)
+    pred = s >= np.array([found.thresholds[k] for k in g])
+    assert found.value == pytest.approx(kept(pred, y), abs=1e-12)
+    assert found.single_value == pytest.approx(target, abs=1e-12)
+    assert gap(pred, y, g, constraint) <= TOLERANCE + 1e-12
+    # every combination at once, from each group's counts at each distinct score (masks on the rows)
+    levels_ = np.unique(s)
+    count = {k: np.array([[((g == k) & (s >= t) & (y == v)).sum() for v in (0, 1)] for t in levels_]) for k in groups}
+    size = {k: np.array([((g == k) & (y == v)).sum() for v in (0, 1)]) for k in groups}
+    combos = np.array(list(itertools.product(range(len(levels_)), repeat=len(groups))))        # (C, groups)
+    picked = np.stack([count[k][combos[:, j]] for j, k in enumerate(groups)], axis=1)      # (C, groups, 2)
+    sizes = np.stack([size[k] for k in groups])                                              # (groups, 2)
+    rates = {None: picked.sum(axis=2) / sizes.sum(axis=1), 1: picked[..., 1] / sizes[:, 1],
+             0: picked[..., 0] / sizes[:, 0]}
+    spread = np.max([rates[label].max(axis=1) - rates[label].min(axis=1) for label in RATES[constraint]], axis=0)
+    total = picked.sum(axis=1)                                                               # (C, 2): FP, TP
+    value = {"selection_rate": total.sum(axis=1) / len(y), "true_positive_rate": total[:, 1] / (y == 1).sum(),
+             "true_negative_rate": 1 - total[:, 0] / (y == 0).sum()}[measure]
+    accuracy = 0.5 * (total[:, 1] / (y == 1).sum() + 1 - total[:, 0] / (y == 0).sum())
+    meets = spread <= TOLERANCE - TOLERANCE / LATTICE * (constraint == "equalized_odds") + 1e-12
+    distance = np.abs(value - target)
+    closest = distance[meets].min()
+    within = meets & (distance <= KEEP_WITHIN)
+    best_within = accuracy[within].max() if within.any() else -np.inf
+    ours = abs(found.value - target)
+    if np.isfinite(best_within):
+        assert ours <= KEEP_WITHIN and balanced_accuracy(pred, y) >= best_within - 1e-12
+        assert found.note == ""
+    else:
+        assert ours <= closest + 1e-12
+        assert f"not within {KEEP_WITHIN:g} of its {target:.3f} at the single threshold" in found.note
+    with pytest.raises(ValueError, match="keeps the .* of all rows at its value at the single threshold: give single="):
+        fc.group_thresholds(fc.threshold_counts(y, s, g), constraint, measure=measure)

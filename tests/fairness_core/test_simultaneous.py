@@ -70,3 +70,17 @@ def test_coverage_of_the_simultaneous_box_in_simulation():
     assert 0.93 <= held / 600 <= 0.97
     assert held_bonferroni >= held
     assert np.mean(width) < 0.97 * np.mean(width_bonferroni)
+
+
+def test_the_tie_ranks_are_scipys_min_and_max_ranks():
+    from scipy.stats import rankdata
+
+    from fairness_core._stats.simultaneous import _tie_ranks
+
+    rng = np.random.default_rng(0)
+    for _ in range(200):
+        x = rng.integers(0, rng.integers(1, 30), size=(rng.integers(1, 60), rng.integers(1, 6))).astype(float)
+        x[rng.random(x.shape) < 0.1] = np.inf   # undefined replicates, as simultaneous_level fills them
+        low, high = _tie_ranks(x)
+        np.testing.assert_array_equal(low, rankdata(x, method="min", axis=0) - 1)
+        np.testing.assert_array_equal(high, rankdata(x, method="max", axis=0) - 1)
