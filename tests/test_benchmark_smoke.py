@@ -57,7 +57,8 @@ def test_benchmark_runs_and_every_pair_agrees(tmp_path):
     assert len(results["intervals"]) == 9
     assert [r["step"] for r in results["audit"]][0].startswith("full audit")
     changes = [r["change"] for r in results["incremental"]]
-    assert len(changes) == 10 and changes[0].startswith("threshold change: confusion counts from the sorted scores")
+    assert len(changes) == 12 and changes[0].startswith("threshold change: confusion counts from the sorted scores")
+    assert changes[-2].startswith("threshold suggestion: the rate rules' verdicts at 101 thresholds")
     assert [r["format"] for r in results["loading"]] == ["CSV", "Parquet"]
     assert results["end_to_end"]["rows"] == 20000
 

@@ -19,6 +19,7 @@ import pandas as pd
 from .._disparity.compare import keyword
 from .export import neutralize_formulas
 from .bottom_line import bottom_line, plain_name, who
+from .outcome_words import mapping_phrases
 from .gate import GATING_STATUSES, STATUS_ORDER, gate_status
 from .suggest import MEASURES
 from .report_layout import fit_labels, heading_settings, split_columns, unwrapped
@@ -355,14 +356,13 @@ def _gate(review) -> list:
 def _outcome_text(mapping) -> str:
     """The declared outcome and the label's coding in one sentence, e.g. "The label deny has the positive value yes
     (the event the scores predict); a positive prediction is adverse for the person, so the four-fifths rule and the
-    p% and equal opportunity scores compare the favourable prediction (deny ≠ yes)." """
-    event = f"{mapping.label} = {mapping.positive_label}"
+    p% and equal opportunity scores compare the favourable prediction (predicted deny ≠ yes)." In the data's own
+    words where the mapping gives them (:func:`mapping_phrases`: "... the favourable prediction (approved)")."""
     head = (f"The label {mapping.label} has the positive value {mapping.positive_label} (the event the scores "
             f"predict); a positive prediction is {mapping.positive_outcome} for the person, so the four-fifths rule "
             f"and the p% and equal opportunity scores compare ")
-    if mapping.positive_outcome == "adverse":
-        return head + f"the favourable prediction ({mapping.label} ≠ {mapping.positive_label}) across subgroups."
-    return head + f"the positive prediction ({event}) across subgroups."
+    which = "favourable" if mapping.positive_outcome == "adverse" else "positive"
+    return head + f"the {which} prediction ({mapping_phrases(mapping).favourable_prediction}) across subgroups."
 
 
 def _suggestion(suggestion) -> list:

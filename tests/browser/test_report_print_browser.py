@@ -62,7 +62,7 @@ def test_the_printed_report_is_a4_and_page_one_is_the_answer(browser, tmp_path, 
     assert first.startswith("Fairness review: credit_decisions.csv")
     assert ("The label repaid has the positive value 0 (the event the scores predict); a positive prediction is "
             "adverse for the person, so the four-fifths rule and the p% and equal opportunity scores compare the "
-            "favourable prediction (repaid ≠ 0) across subgroups.") in first
+            "favourable prediction (predicted repaid ≠ 0) across subgroups.") in first
     line = " ".join(fc.bottom_line(review.models[0].verdicts, review.models[0].subjects, review.dataset_verdicts,
                                    [fc.result_subject(review.dataset_parity)]))
     assert f"Bottom line for score_logistic at threshold 0.5. {line}" in first

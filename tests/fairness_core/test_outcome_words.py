@@ -140,3 +140,16 @@ def test_weighted_auc_findings_say_effective_rows_and_weights_in_the_labels_word
     assert paired and all(re.search(r"; rows labelled (denied|approved) of weight [\d,]+ in the subgroup against rows "
                                     r"labelled (denied|approved) of weight [\d,]+ in the other rows\)", t)
                           for t in paired), paired
+
+
+def test_the_reports_outcome_sentence_names_the_favourable_prediction_in_the_datas_words():
+    from fairness_core._review.report import _outcome_text
+
+    plain = fc.ColumnMapping(label="deny", positive_label="yes", scores=("s",), positive_outcome="adverse")
+    assert _outcome_text(plain).endswith("compare the favourable prediction (predicted deny ≠ yes) across subgroups.")
+    worded = fc.ColumnMapping(label="deny", positive_label="yes", scores=("s",), positive_outcome="adverse",
+                              label_words={"yes": "denied", "no": "approved"})
+    assert _outcome_text(worded).endswith("compare the favourable prediction (approved) across subgroups.")
+    favourable = fc.ColumnMapping(label="repaid", positive_label=1, scores=("s",))
+    assert _outcome_text(favourable).endswith("compare the positive prediction (predicted repaid = 1) across "
+                                              "subgroups.")
