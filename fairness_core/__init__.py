@@ -84,7 +84,7 @@ from ._review.conclusions import (Conclusions, auc_conclusions, calibration_conc
 from ._review.config import ReviewConfig, default_threshold, threshold_for_range
 from ._review.records import ModelReview, Review
 from ._review.review import build_review, model_changes
-from ._review.gate import ChangeVerdict
+from ._review.gate import ChangeVerdict, changes_by_rule
 from ._review.suggest import ThresholdSuggestion, suggest_threshold
 from ._review.group_thresholds import GroupThresholds, group_thresholds
 from ._review.from_counts import build_review_from_counts
@@ -132,7 +132,7 @@ _policy_names = ["Rule", "Verdict", "DEFAULT_RULES", "outcome_rule", "evaluate",
 _review_names = ["compare_models", "compare_model_aucs", "compare_model_calibration", "render_report", "ReviewConfig", "Review", "ModelReview", "build_review", "build_review_from_counts", "default_threshold", "threshold_for_range", "rate_rules",
                  "dataset_rule", "no_auc_finding", "CONFIG_BOUNDS", "MAX_CONFIG_BYTES", "Conclusions", "auc_conclusions",
                  "rate_conclusions", "calibration_conclusions", "dataset_conclusions", "classwise_conclusions",
-                 "bottom_line", "rule_plain_name", "result_subject", "model_changes", "ChangeVerdict",
+                 "bottom_line", "rule_plain_name", "result_subject", "model_changes", "ChangeVerdict", "changes_by_rule",
                  "suggest_threshold", "ThresholdSuggestion", "group_thresholds", "GroupThresholds"]
 _export_names = ["neutralize_formulas", "table_to_csv", "table_to_json", "table_from_json", "export_name"]
 _threshold_names = ["performance_table", "explorer_thresholds", "threshold_curves", "disparity_curve", "rule_band",

@@ -4,7 +4,7 @@ with each page's current settings (or its defaults before it was opened)."""
 
 import streamlit as st
 
-from fairness_core import bottom_line, plotting, rule_plain_name, summarize_verdicts
+from fairness_core import bottom_line, changes_by_rule, plotting, rule_plain_name, summarize_verdicts
 from ui import (
     analysis, captions, compare, computations, controls, escape, formats, gate, labels, page_frame, progress,
     review_export, state, summaries, tiles, tradeoff
@@ -141,15 +141,20 @@ def answer(model: str | None, own: list) -> None:
         against = gate.answer_line(model, *judged)
         if against:
             st.markdown(against)
-    key = (token, mapping_key, model, tuple((v.rule, v.value, v.ci_low, v.ci_high, v.status) for v in rules))
+    # a candidate's rows also say how the gate judges the change in their quantity from the baseline
+    vs_baseline = changes_by_rule(rules, judged[2], model) if judged is not None and model else None
+    key = (token, mapping_key, model, tuple((v.rule, v.value, v.ci_low, v.ci_high, v.status) for v in rules),
+           None if vs_baseline is None else tuple(None if c is None else c.sentence for c in vs_baseline))
     names = [rule_plain_name(v.rule) for v in rules]
-    st.plotly_chart(computations.chart("scorecard", key, lambda: plotting.scorecard_chart(rules, names, details=whom)),
-                    width="stretch", config={"displayModeBar": False})
+    st.plotly_chart(computations.chart("scorecard", key, lambda: plotting.scorecard_chart(
+        rules, names, details=whom, changes=vs_baseline)), width="stretch", config={"displayModeBar": False})
     st.caption("Each row is a rule: the dot is the estimate"
                + (f", the bar its {formats.level_text(intervals.ci)} interval" if intervals.ci is not None else "")
                + "; the green band is where the rule passes, the dashed line its bound; the numbers are printed "
                  "on the right. Ratios share one scale, gaps another. Hover a row for the "
-                 "rule's technical name and its verdict in full.")
+                 "rule's technical name and its verdict in full."
+               + (" Under a row's numbers, its change from the baseline as the release gate judges it."
+                  if vs_baseline is not None and any(c is not None for c in vs_baseline) else ""))
     # Every subgroup's value behind each row, against the rule's band: drawn only while open.
     box = st.expander("Each rule per subgroup", key=f"{state.RULE_SUBGROUPS_OPEN}:{model or ''}", on_change="rerun",
                       icon=":material/view_agenda:")

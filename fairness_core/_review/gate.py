@@ -153,6 +153,31 @@ def gate_level(level: Optional[float], n_changes: int) -> Optional[float]:
     return 1.0 - (1.0 - level) / max(int(n_changes), 1)
 
 
+def changes_by_rule(verdicts, changes, model: str) -> Optional[list]:
+    """For each of `model`'s verdicts, its change from the baseline in the rule's own quantity, else None.
+
+    A change matches a rule when it is of the whole model (no subgroup) and its ``quantity`` is the rule's metric:
+    a rate's reduced disparity, equalized odds, the p% or equal opportunity score. The scorecard's "vs baseline"
+    column (``plotting.scorecard_chart(changes=...)``) in the app and the report.
+
+    Parameters
+    ----------
+    verdicts : sequence of Verdict
+        The candidate's verdicts, in the scorecard's order.
+    changes : sequence of ChangeVerdict
+        Every change from the baseline (:func:`model_changes`).
+    model : str
+        The candidate's score column.
+
+    Returns
+    -------
+    list of (ChangeVerdict or None), one per verdict; or None when no change is of `model` (the baseline itself, or
+    no baseline).
+    """
+    own = {c.quantity: c for c in changes if c.model == model and c.subgroup is None}
+    return [own.get(v.rule.metric) for v in verdicts] if own else None
+
+
 def _words(quantity: str, subgroup) -> str:
     what = QUANTITY_WORDS.get(quantity, f"{quantity.replace('_', ' ')} disparity")
     return what if subgroup is None else f"{what} of {subgroup}"

@@ -20,7 +20,7 @@ from .._disparity.compare import keyword
 from .export import neutralize_formulas
 from .bottom_line import bottom_line, plain_name, who
 from .outcome_words import mapping_phrases
-from .gate import GATING_STATUSES, STATUS_ORDER, gate_status
+from .gate import GATING_STATUSES, STATUS_ORDER, changes_by_rule, gate_status
 from .suggest import MEASURES
 from .report_layout import fit_labels, heading_settings, split_columns, unwrapped
 from .report_text import (COLUMN_NAMES, DISTANCE_NAMES, QUANTITY_NAMES, interval_text, number_text, shown_table,
@@ -111,8 +111,9 @@ def render_report(review) -> str:
                                                   f" at threshold {threshold_text(model.threshold)}")
         blocks.append(_p(f"{lead}. {' '.join(line)}" if line else f"{lead}: no policy rule applies."))
         if model.verdicts:
-            blocks.append(figure(plotting.scorecard_chart(model.verdicts, [plain_name(v.rule) for v in model.verdicts],
-                                                 details=model.subjects or None), min_height=0))
+            blocks.append(figure(plotting.scorecard_chart(
+                model.verdicts, [plain_name(v.rule) for v in model.verdicts], details=model.subjects or None,
+                changes=changes_by_rule(model.verdicts, review.changes or (), model.name)), min_height=0))
     blocks += [*_gate(review), _meta(review), _h2("Policy verdicts")]
     for model in review.models:   # each model's rules under its name; the labels' rules apart, never the model's
         if model.verdicts:

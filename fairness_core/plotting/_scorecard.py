@@ -67,7 +67,7 @@ def _name_lines(label: str, whom: str) -> tuple[str, int]:
 
 
 def scorecard_chart(verdicts: Sequence, names: Sequence[str], *, details: Sequence[str] | None = None,
-                    title: str | None = None):
+                    changes: Sequence | None = None, title: str | None = None):
     """One row per policy verdict: the estimate and its interval against the rule's pass band.
 
     Rows of one kind share one x scale (ratios and ratio scores, whose parity is 1; gaps, whose parity is 0), so
@@ -89,6 +89,11 @@ def scorecard_chart(verdicts: Sequence, names: Sequence[str], *, details: Sequen
     details : sequence of str, optional
         Whom each row's value is about, e.g. "C against everyone else" (plain text, escaped): beside its name
         and in the hover.
+    changes : sequence of ChangeVerdict or None, optional
+        For a candidate model, each row's change from the baseline in the same quantity (``fc.model_changes``;
+        read: ``worsening``, ``status``, ``sentence``), or None where the gate judged none: a line under the row's
+        value, "vs baseline: worse by 0.079 Fail", coloured by the change's verdict (the "vs baseline" column),
+        its sentence (which names the baseline) in the hover.
     title : str, optional
 
     Returns
@@ -96,8 +101,8 @@ def scorecard_chart(verdicts: Sequence, names: Sequence[str], *, details: Sequen
     plotly.graph_objects.Figure
         Height ``BAR_HEIGHT`` plus ``NAME_HEIGHT`` per line of its name per row, plus margins; each row's y category
         is its (escaped) name; annotations named
-        ``'rule'`` (name and whom), ``'value'`` (estimate, interval, verdict) and ``'bound'``. An empty figure for
-        no verdict.
+        ``'rule'`` (name and whom), ``'value'`` (estimate, interval, verdict), ``'bound'`` and ``'change'`` (the
+        change from the baseline; a row with one is ``NAME_HEIGHT`` taller). An empty figure for no verdict.
 
     Raises
     ------
@@ -107,7 +112,7 @@ def scorecard_chart(verdicts: Sequence, names: Sequence[str], *, details: Sequen
     import plotly.graph_objects as go
 
     verdicts = list(verdicts)
-    if len(names) != len(verdicts) or (details is not None and len(details) != len(verdicts)):
+    if len(names) != len(verdicts) or any(x is not None and len(x) != len(verdicts) for x in (details, changes)):
         raise ValueError(NAMES_MESSAGE.format(names=len(names), verdicts=len(verdicts)))
     if not verdicts:
         return go.Figure(layout=dict(title=_title(title), height=120))
@@ -116,7 +121,8 @@ def scorecard_chart(verdicts: Sequence, names: Sequence[str], *, details: Sequen
     labels = [plot_text(name) for name in names]
     heads = [_name_lines(label, plot_text(details[i]) if details is not None and details[i] else "")
              for i, label in enumerate(labels)]
-    heights = [BAR_HEIGHT + NAME_HEIGHT * lines for _, lines in heads]
+    changes = list(changes) if changes is not None else [None] * len(verdicts)
+    heights = [BAR_HEIGHT + NAME_HEIGHT * (lines + (change is not None)) for (_, lines), change in zip(heads, changes)]
     plot_height = sum(heights)
     ranges = _shared_ranges(verdicts)
     data, shapes, annotations = [], [], []
@@ -140,7 +146,9 @@ def scorecard_chart(verdicts: Sequence, names: Sequence[str], *, details: Sequen
         if interval:
             err = dict(error_x=dict(type="data", symmetric=False, array=[float(verdict.ci_high) - value],
                                     arrayminus=[value - float(verdict.ci_low)], color=ERROR_COLOR, thickness=1.5))
-        hover = [f"<b>{label}</b>", whom, plot_text(rule.label), plot_text(verdict.sentence)]
+        change = changes[i - 1]
+        hover = [f"<b>{label}</b>", whom, plot_text(rule.label), plot_text(verdict.sentence),
+                 plot_text(change.sentence) if change is not None else ""]
         x = value if shown else (low + high) / 2
         data.append(dict(type="scatter", x=[x], y=[label], xaxis=x_axis, yaxis=y_axis, mode="markers",
                          marker=dict(size=12 if shown else 1, color=color, symbol="circle" if shown else "line-ew"),
@@ -161,6 +169,15 @@ def scorecard_chart(verdicts: Sequence, names: Sequence[str], *, details: Sequen
                            fillcolor=PASS_FILL, line=dict(width=0), layer="below"))
         shapes.append(dict(type="line", x0=bound, x1=bound, xref=x_axis, y0=0, y1=1, yref=f"{y_axis} domain",
                            line=dict(color=RULE_COLOR, width=1.5, dash="3px,2px")))
+        if change is not None:   # the change from the baseline, under the row's value
+            c_color, c_word = STATUS_STYLE.get(change.status, STATUS_STYLE["not_assessable"])
+            worse = float(change.worsening)
+            how = ("no change" if worse == 0 else f"{'worse' if worse > 0 else 'better'} by {abs(worse):.3g}"
+                   if _finite(worse) else "not assessable")
+            annotations.append(dict(name="change", x=1, xref=f"{x_axis} domain", xanchor="left", xshift=10, y=0,
+                                    yref=f"{y_axis} domain", yanchor="top", showarrow=False, align="left",
+                                    text=f"vs baseline: {how} {c_word}",
+                                    font=dict(color=c_color, size=11)))
         annotations.append(dict(name="bound", x=bound, xref=x_axis, xanchor="left", xshift=3, y=0,
                                 yref=f"{y_axis} domain", yanchor="bottom", showarrow=False,
                                 text=f"{'≤' if rule.direction == 'max' else '≥'} {bound:g}",
@@ -169,5 +186,6 @@ def scorecard_chart(verdicts: Sequence, names: Sequence[str], *, details: Sequen
             anchor=y_axis, domain=[0.0, 1.0], range=[low, high], showgrid=False, zeroline=False,
             showticklabels=False, ticks="", showline=True, linecolor="#DDDDDD")
         layout[f"yaxis{'' if i == 1 else i}"] = dict(
-            anchor=x_axis, domain=[bottom, top - NAME_HEIGHT * lines / plot_height], showticklabels=False, ticks="")
+            anchor=x_axis, domain=[bottom + NAME_HEIGHT * (change is not None) / plot_height,
+                                   top - NAME_HEIGHT * lines / plot_height], showticklabels=False, ticks="")
     return go.Figure(data=data, layout=dict(layout, shapes=shapes, annotations=annotations))

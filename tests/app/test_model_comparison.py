@@ -343,6 +343,18 @@ def test_overview_judges_each_model_against_the_baseline_as_the_command_line_doe
         f"{len(expected) - len(failing)} pass of {len(expected)} changes.",
         *(f"- :red-badge[Fail] {c.sentence}" for c in failing[:gate.FAILS_IN_ANSWER]), "",
         f"{len(failing) - gate.FAILS_IN_ANSWER} more failing changes under *Changes from the baseline* below."]
+    # the candidate's scorecard: under each rate rule's numbers, its change from the baseline in the same quantity
+    cards = [f for f in figures(app) if any(a.get("name") == "change" for a in f["layout"].get("annotations", []))]
+    assert len(cards) == 1   # the candidate's only: the baseline's own scorecard has no change
+    lines = [a["text"] for a in cards[0]["layout"]["annotations"] if a.get("name") == "change"]
+    verdicts = fc.rate_conclusions(fc.confusion_counts(sd.y_true, sd.scores["score_b"] >= 0.5, sd.subgroups),
+                                   mapping).verdicts
+    own = {c.quantity: c for c in expected if c.model == "score_b" and c.subgroup is None}
+    matched = [own[v.rule.metric] for v in verdicts if v.rule.metric in own]
+    assert len(matched) >= 3 and lines[:len(matched)] == [
+        f"vs baseline: {'no change' if c.worsening == 0 else 'worse' if c.worsening > 0 else 'better'}"
+        f"{'' if c.worsening == 0 else f' by {abs(c.worsening):.3g}'} "
+        f"{ {'fail': 'Fail', 'pass': 'Pass', 'inconclusive': 'Inconclusive'}[c.status]}" for c in matched]
     shown = [t for t in texts if t.startswith("- :red-badge[")]
     assert [s.split("] ", 1)[1] for s in shown] == [c.sentence for c in failing]   # the first ones, then the rest
     assert len(failing) > gate.CHANGES_SHOWN   # ... in the expander

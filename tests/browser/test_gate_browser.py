@@ -1,6 +1,7 @@
 """The release gate where people look, in Chromium at 1,400 x 900 and 1,024 x 768: with a candidate model worse than
 the baseline for one subgroup's positives, the candidate's tab on the Overview opens with "the candidate fails" in
-the first screen, above its scorecard, and the changes from the baseline list what fails first. The numbers are
+the first screen, above its scorecard, whose rows say their change from the baseline ("vs baseline"), and the changes
+from the baseline list what fails first. The numbers are
 checked in tests/app/test_model_comparison.py; screenshots docs/screenshots/gate_<width>.png are kept for a person to
 look at."""
 
@@ -61,6 +62,8 @@ def test_the_candidates_fail_is_in_its_first_screen(width, height, app_page, app
     assert box is not None and box["y"] + box["height"] <= height, (box, height)   # in the first screen
     scorecard = main.locator(".js-plotly-plot:visible").first   # the open tab's scorecard
     assert against.bounding_box()["y"] < scorecard.bounding_box()["y"]            # above the candidate's scorecard
+    # the scorecard's "vs baseline" lines: the changes in the rules' own quantities, a fail among them
+    expect(scorecard.locator("text", has_text=re.compile(r"^vs baseline: worse by [0-9.]+ Fail$")).first).to_be_visible()
     # the changes from the baseline: the tally and the list open with what fails
     tally = main.get_by_text("changes from score_a (tolerance").first
     expect(tally).to_contain_text("fail")
@@ -73,4 +76,5 @@ def test_the_candidates_fail_is_in_its_first_screen(width, height, app_page, app
     assert_no_exception(page)
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(SCREENSHOTS / f"gate_{width}.png"))
+    scorecard.screenshot(path=str(SCREENSHOTS / f"gate_scorecard_{width}.png"))   # its "vs baseline" lines
     console.assert_clean()

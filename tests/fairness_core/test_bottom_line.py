@@ -209,3 +209,41 @@ def test_tradeoff_labels_of_coincident_points_go_to_different_sides():
     x_low, x_high = figure.layout.xaxis.range
     y_low, y_high = figure.layout.yaxis.range
     assert x_low <= 0.6 and 0.93 <= x_high and y_low <= 0.05 and 0.35 <= y_high
+
+
+def test_scorecard_vs_baseline_line_under_a_candidates_row():
+    """A candidate's row with a change from the baseline in its quantity gets a line under its numbers (the "vs
+    baseline" column), coloured by the change's verdict; rows without one are unchanged."""
+    from types import SimpleNamespace
+
+    from fairness_core.plotting import _scorecard as S
+
+    verdicts = [verdict(P_PERCENT, 0.61, 0.55, 0.66), verdict(FPR, 0.05, 0.02, 0.08), verdict(FNR, 0.12, 0.05, 0.2)]
+    names = [fc.rule_plain_name(v.rule) for v in verdicts]
+    worse = SimpleNamespace(worsening=0.0793, status="fail", sentence="m2 against the baseline m1: <b>worse</b>")
+    better = SimpleNamespace(worsening=-0.02, status="pass", sentence="m2 against the baseline m1: better")
+    figure = plotting.scorecard_chart(verdicts, names, changes=[worse, None, better])
+    notes = [a for a in figure.layout.annotations if a.name == "change"]
+    assert [(a.text, a.yref, a.font.color) for a in notes] == [
+        ("vs baseline: worse by 0.0793 Fail", "y domain", "#D55E00"),
+        ("vs baseline: better by 0.02 Pass", "y3 domain", "#009E73")]
+    assert figure.layout.height == 3 * (S.BAR_HEIGHT + S.NAME_HEIGHT) + 2 * S.NAME_HEIGHT + 2 * S.MARGIN
+    assert "&lt;b&gt;worse&lt;/b&gt;" in figure.data[0].hovertext[0]   # the change's sentence, escaped, on hover
+    plain = plotting.scorecard_chart(verdicts, names)
+    assert plain.layout.height == 3 * (S.BAR_HEIGHT + S.NAME_HEIGHT) + 2 * S.MARGIN
+    assert not [a for a in plain.layout.annotations if a.name == "change"]
+    with pytest.raises(ValueError, match="one name per verdict"):
+        plotting.scorecard_chart(verdicts, names, changes=[worse])
+
+
+def test_changes_by_rule_match_a_rules_metric_of_the_whole_model():
+    from types import SimpleNamespace
+
+    verdicts = [verdict(P_PERCENT, 0.61, 0.55, 0.66), verdict(FPR, 0.05, 0.02, 0.08), verdict(FNR, 0.12, 0.05, 0.2)]
+    change = lambda model, quantity, subgroup=None: SimpleNamespace(model=model, quantity=quantity, subgroup=subgroup)
+    p_percent, fnr = change("m2", "p_percent_score"), change("m2", "false_negative_rate")
+    changes = [p_percent, change("m2", "false_positive_rate", "A"), change("m3", "false_positive_rate"), fnr,
+               change("m2", "subgroup_auc", "A")]
+    assert fc.changes_by_rule(verdicts, changes, "m2") == [p_percent, None, fnr]
+    assert fc.changes_by_rule(verdicts, changes, "m1") is None   # the baseline: no change of its own
+    assert fc.changes_by_rule(verdicts, [], "m2") is None

@@ -164,6 +164,7 @@ NOT_METRICS = {
     "group_thresholds": "chooses a threshold per subgroup (a decision aid)",
     "suggest_threshold": "assesses the rate rules at every threshold (a review's decision aid)",
     "model_changes": "judges a review's differences from a baseline (the release gate)",
+    "changes_by_rule": "matches the release gate's changes to the rules of a scorecard",
 }
 
 # Known failures of an invariance, reported (not hidden): (test name, metric name) -> reason.

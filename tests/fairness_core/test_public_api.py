@@ -24,7 +24,7 @@ PACKAGE_ALL = ['AucCounts', 'BiasAucResult', 'CONFIG_BOUNDS', 'CalibrationCounts
  'Verdict', 'auc_conclusions', 'auc_counts', 'auc_findings', 'auc_interval', 'base_rates',
  'base_rates_from_counts', 'between_group_theil_index', 'bias_auc_score', 'bias_auc_table', 'bnsp_auc', 'bottom_line',
  'bpsn_auc', 'build_review', 'build_review_from_counts', 'calibration_conclusions', 'calibration_counts',
- 'calibration_disparity', 'calibration_errors', 'calibration_rule', 'class_counts', 'classwise_conclusions',
+ 'calibration_disparity', 'calibration_errors', 'calibration_rule', 'changes_by_rule', 'class_counts', 'classwise_conclusions',
  'classwise_findings', 'compare_model_aucs', 'compare_model_calibration', 'compare_models',
  'confusion_counts', 'consistency', 'correlation_score', 'dataset_conclusions', 'dataset_rule',
  'dataset_statistical_parity', 'default_threshold', 'delong_variance', 'direction_warning', 'disparity_curve',
