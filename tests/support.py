@@ -55,6 +55,34 @@ def three_groups(levels: int, seed: int = 4, n: int = 3_000):
     return y, np.clip(np.round((0.4 * y + 0.6 * rng.random(n) + shift) * levels) / levels, 0, 1), g
 
 
+def two_models_frame():
+    """A label, a race attribute and two scores: the candidate (score_b) halves the scores of subgroup a's positives,
+    so it is worse than the current model (score_a) for them (tests of the release gate in the app)."""
+    import numpy as np
+    import pandas as pd
+
+    rng = np.random.default_rng(5)
+    n = 3_000
+    race = rng.choice(["a", "b", "c"], n, p=[0.5, 0.3, 0.2])
+    y = rng.integers(0, 2, n)
+    current = np.clip(0.3 * y + 0.7 * rng.random(n), 0, 1).round(4)
+    candidate = current.copy()
+    candidate[(race == "a") & (y == 1)] *= 0.5    # worse for the positives of subgroup a
+    return pd.DataFrame({"label": y, "race": race, "score_a": current, "score_b": candidate.round(4)})
+
+
+def weighted_two_groups(seed: int = 3, n: int = 3_000):
+    """(y, score, group, weight) of two groups, the score informative in a only, weights uniform in [0.5, 3]
+    (tests of weighted AUC findings and captions)."""
+    import numpy as np
+
+    rng = np.random.default_rng(seed)
+    g = rng.choice(["a", "b"], n)
+    y = rng.integers(0, 2, n)
+    s = np.where(g == "a", np.clip(0.3 + 0.4 * y + rng.normal(0, 0.15, n), 0, 1), rng.random(n))
+    return y, s, g, rng.uniform(0.5, 3.0, n)
+
+
 def literal_simultaneous_level(samples, level: float) -> float:
     """The per-column level of fairness_core's simultaneous intervals, by brute force: of the levels 1 - 2 i / (n - 1)
     at which numpy's linear-interpolation percentile interval of a column of n defined replicates falls on a

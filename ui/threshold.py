@@ -246,8 +246,7 @@ def _objective_sentence(found: fc.GroupThresholds, threshold: float, outcome: st
     elif found.measure == "balanced_accuracy":
         parts = [accuracy, decision]
     else:
-        name = {"accuracy": "accuracy", "true_positive_rate": "true positive rate",
-                "true_negative_rate": "true negative rate"}[found.measure]
+        name = found.measure.replace("_", " ")   # accuracy, true positive rate, true negative rate
         parts = [f"{name} **{formats.num(found.value)}** ({formats.num(found.single_value)} {at})", accuracy, decision]
     return "With these thresholds, " + "; ".join(parts)
 

@@ -449,7 +449,7 @@ def add_intervals(table: pd.DataFrame, signed: np.ndarray, disparity: np.ndarray
     ``ci``, ``adjust`` and ``n_comparisons``.
     """
     from .._stats.adjust import rejections
-    from .._stats.bootstrap import bootstrap_p_values, percentile_interval
+    from .._stats.bootstrap import bootstrap_p_values
     from .._data.checks import check_option
     from .._stats.intervals import interval_p_value
     from .._stats.simultaneous import simultaneous_level
@@ -462,31 +462,25 @@ def add_intervals(table: pd.DataFrame, signed: np.ndarray, disparity: np.ndarray
     p = np.where(np.isnan(table["disparity"].to_numpy(dtype=np.float64)), np.nan, p)   # no estimate, no test
     m = int(np.sum(~np.isnan(p)))
     alpha = 1.0 - level
+    defined = ~np.isnan(p)
+    excludes = None   # unadjusted or max-t: the signed distance's interval at the row level decides (comparison_ends)
     if adjust in (None, "max_t") or m == 0:
-        row_level = level if adjust is None or m == 0 else simultaneous_level(signed[:, ~np.isnan(p)], level)
-        s_low, s_high, _ = percentile_interval(signed, row_level)
-        excludes = (s_low > 0) | (s_high < 0)
-        if sides is not None:
-            excludes &= sides(np.full(p.shape, row_level))[0] > parity
+        row_level = level if adjust is None or m == 0 else simultaneous_level(signed[:, defined], level)
     else:
-        reject = np.zeros(len(p), dtype=bool)
-        defined = ~np.isnan(p)
-        reject[defined] = rejections(p[defined], alpha, adjust)
-        excludes = reject
-        r = int(reject.sum()) if adjust == "fdr_bh" else 1
+        excludes = np.zeros(len(p), dtype=bool)
+        excludes[defined] = rejections(p[defined], alpha, adjust)
+        r = int(excludes.sum()) if adjust == "fdr_bh" else 1
         row_level = 1.0 - max(r, 1) * alpha / m
-    low, high, _ = percentile_interval(disparity, row_level)
-    if sides is not None:
-        side_low, side_high = sides(np.full(p.shape, row_level))
-        low, high = np.fmin(low, side_low), np.fmax(high, side_high)
-    low = np.where(excludes | np.isnan(low), low, parity)
-    excludes = excludes & (low > parity)   # marked only where the displayed interval excludes parity
+    (low, high), = comparison_ends(table["disparity"].to_numpy(dtype=np.float64), signed, disparity, (row_level,),
+                                   parity=parity, sides=sides, excludes=excludes, defined=defined)
+    # marked only where the displayed interval excludes parity: its low end is at parity unless the test rejected
+    excludes = low > parity
     out = table.copy()
     at = out.columns.get_loc("disparity") + 1
     undefined = np.isnan(p) | np.isnan(out["disparity"].to_numpy(dtype=np.float64))
     for offset, (name, values) in enumerate((
-            ("disparity_ci_low", np.where(undefined, np.nan, low)),
-            ("disparity_ci_high", np.where(undefined, np.nan, high)),
+            ("disparity_ci_low", low),
+            ("disparity_ci_high", high),
             ("p_value", p),
             ("excludes_parity", pd.array(np.where(undefined, None, excludes), dtype="boolean")))):
         out.insert(at + offset, name, values)
@@ -598,7 +592,7 @@ def reduced_interval(result: DisparityResult, table: pd.DataFrame, plain: pd.Dat
 
 
 def comparison_ends(values: np.ndarray, signed: np.ndarray, disparity: np.ndarray, levels, *, parity: float,
-                    sides=None) -> list:
+                    sides=None, excludes: Optional[np.ndarray] = None, defined: Optional[np.ndarray] = None) -> list:
     """Each comparison's interval at each of `levels`, unadjusted: :func:`add_intervals`' ``disparity_ci_low`` and
     ``disparity_ci_high`` with ``adjust=None`` at that level, as arrays (no table, no p-value bisection; the
     replicates sorted once for every level).
@@ -618,6 +612,12 @@ def comparison_ends(values: np.ndarray, signed: np.ndarray, disparity: np.ndarra
         0 for a difference, 1 for a ratio.
     sides : callable or None
         As in :func:`add_intervals`.
+    excludes : ndarray of bool, shape (m,), optional
+        Which comparisons a test rejected (:func:`add_intervals` with an adjustment): their low ends stay where the
+        interval puts them. Default: those whose signed distance's interval at the level excludes 0.
+    defined : ndarray of bool, shape (m,), optional
+        Which comparisons have a p-value (:func:`add_intervals`'); default: where the bootstrap's or the sides'
+        interval is defined.
 
     Returns
     -------
@@ -627,22 +627,27 @@ def comparison_ends(values: np.ndarray, signed: np.ndarray, disparity: np.ndarra
     from .._stats.bootstrap import bootstrap_p_values, sorted_percentiles
 
     signed, disparity = (np.asarray(x, dtype=np.float64) for x in (signed, disparity))
-    defined = ~np.isnan(bootstrap_p_values(signed))   # where add_intervals has a p-value
-    if sides is not None:
-        defined |= ~np.isnan(sides(np.full(np.shape(values), 1.0 - 1e-12))[0])
+    if defined is None:   # where add_intervals has a p-value
+        defined = ~np.isnan(bootstrap_p_values(signed))
+        if sides is not None:
+            defined |= ~np.isnan(sides(np.full(np.shape(values), 1.0 - 1e-12))[0])
     undefined = ~defined | np.isnan(np.asarray(values, dtype=np.float64))
-    signed_sorted, signed_nan = np.sort(signed, axis=0), np.isnan(signed).sum(axis=0)
+    if excludes is None:
+        signed_sorted, signed_nan = np.sort(signed, axis=0), np.isnan(signed).sum(axis=0)
     sorted_draws, draws_nan = np.sort(disparity, axis=0), np.isnan(disparity).sum(axis=0)
     out = []
     for level in levels:
-        s_low, s_high = sorted_percentiles(signed_sorted, signed_nan, level)
-        excludes = (s_low > 0) | (s_high < 0)
+        rejected = excludes
+        if rejected is None:
+            s_low, s_high = sorted_percentiles(signed_sorted, signed_nan, level)
+            rejected = (s_low > 0) | (s_high < 0)
         low, high = sorted_percentiles(sorted_draws, draws_nan, level)
         if sides is not None:
             side_low, side_high = sides(np.full(np.shape(values), level))
-            excludes &= side_low > parity
+            if excludes is None:
+                rejected = rejected & (side_low > parity)
             low, high = np.fmin(low, side_low), np.fmax(high, side_high)
-        low = np.where(excludes | np.isnan(low), low, parity)
+        low = np.where(rejected | np.isnan(low), low, parity)
         out.append((np.where(undefined, np.nan, low), np.where(undefined, np.nan, high)))
     return out
 

@@ -13,6 +13,7 @@ import fairness_core as fc
 from tests.app.helpers import (
     count_calls, csv_bytes, figures, metrics, open_section, plotly_array as array, scored_table, tile, unescape, widget,
 )
+from tests.support import two_models_frame
 from ui import compare, formats, gate, labels
 
 AUC_PAGE, RATE_PAGE = "pages/subgroup_aucs.py", "pages/rate_disparities.py"
@@ -310,14 +311,7 @@ def test_controls_recompute_only_what_they_change(app, calls):
 
 
 def test_overview_judges_each_model_against_the_baseline_as_the_command_line_does(app):
-    rng = np.random.default_rng(5)
-    n = 3_000
-    race = rng.choice(["a", "b", "c"], n, p=[0.5, 0.3, 0.2])
-    y = rng.integers(0, 2, n)
-    current = np.clip(0.3 * y + 0.7 * rng.random(n), 0, 1).round(4)
-    candidate = current.copy()
-    candidate[(race == "a") & (y == 1)] *= 0.5    # worse for the positives of subgroup a
-    frame = pd.DataFrame({"label": y, "race": race, "score_a": current, "score_b": candidate.round(4)})
+    frame = two_models_frame()   # the candidate is worse for the positives of subgroup a
     upload(app, "two_models.csv", csv_bytes(frame))
     widget(app, "selectbox", "Label column").set_value("label").run()
     widget(app, "multiselect", "Score column").set_value(["score_a", "score_b"]).run()

@@ -9,39 +9,24 @@ from __future__ import annotations
 
 import re
 
-import numpy as np
-import pandas as pd
 import pytest
 from playwright.sync_api import expect
 
 from tests.browser.test_app_browser import (TRUNCATED, assert_no_exception, choose, choose_exactly, go_to,
                                             open_app, settle, upload)
 from tests.browser.test_comparison_browser import compare_on
-from tests.support import ROOT
+from tests.support import ROOT, two_models_frame
 
 pytestmark = pytest.mark.browser
 
 SCREENSHOTS = ROOT / "docs" / "screenshots"
 
 
-def two_models(path) -> None:
-    """Two scores of one label: the candidate (score_b) halves the scores of subgroup a's positives."""
-    rng = np.random.default_rng(5)
-    n = 3_000
-    race = rng.choice(["a", "b", "c"], n, p=[0.5, 0.3, 0.2])
-    y = rng.integers(0, 2, n)
-    current = np.clip(0.3 * y + 0.7 * rng.random(n), 0, 1).round(4)
-    candidate = current.copy()
-    candidate[(race == "a") & (y == 1)] *= 0.5
-    pd.DataFrame({"label": y, "race": race, "score_a": current, "score_b": candidate.round(4)}).to_csv(path,
-                                                                                                    index=False)
-
-
 @pytest.mark.parametrize("width, height", [(1400, 900), (1024, 768)])
 def test_the_candidates_fail_is_in_its_first_screen(width, height, app_page, app_url, tmp_path):
     page, console = app_page
     page.set_viewport_size({"width": width, "height": height})
-    two_models(tmp_path / "two_models.csv")
+    two_models_frame().to_csv(tmp_path / "two_models.csv", index=False)
     open_app(page, app_url)
     upload(page, tmp_path / "two_models.csv", r"two_models\.csv: 3,000 rows")
     choose(page, "Label column", "label")

@@ -118,16 +118,10 @@ def test_the_command_line_reads_the_words_from_its_configuration(tmp_path, capsy
 def test_weighted_auc_findings_say_effective_rows_and_weights_in_the_labels_words():
     """Item 6: sizes are Kish's effective sizes and the labels' counts sums of weights; the parts add up to the
     weight, and each is named by the label's words."""
-    import numpy as np
-
     from fairness_core._review.outcome_words import mapping_phrases
+    from tests.support import weighted_two_groups
 
-    rng = np.random.default_rng(3)
-    n = 3000
-    g = rng.choice(["a", "b"], n)
-    y = rng.integers(0, 2, n)
-    s = np.where(g == "a", np.clip(0.3 + 0.4 * y + rng.normal(0, 0.15, n), 0, 1), rng.random(n))
-    w = rng.uniform(0.5, 3.0, n)
+    y, s, g, w = weighted_two_groups()
     table = fc.bias_auc_table(y, s, g, ci=0.95, sample_weight=w)
     b = table.set_index("subgroup").loc["b"]
     sentences = fc.auc_findings(table, phrases=mapping_phrases(_mapping(label_words=WORDS)))

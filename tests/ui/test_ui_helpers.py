@@ -67,14 +67,10 @@ def test_against_gives_the_reference_its_article_once():
 def test_weighted_auc_findings_and_captions_count_weights_as_weights():
     """Issue 42, item 6: with weights a caption read "56 rows: 25 positive, 45 negative" (25 + 45 != 56): sizes are
     effective sizes and the positives and negatives sums of weights, so they are said as such."""
+    from tests.support import weighted_two_groups
     from ui import captions
 
-    rng = np.random.default_rng(3)
-    n = 3000
-    g = rng.choice(["a", "b"], n)
-    y = rng.integers(0, 2, n)
-    s = np.where(g == "a", np.clip(0.3 + 0.4 * y + rng.normal(0, 0.15, n), 0, 1), rng.random(n))
-    w = rng.uniform(0.5, 3.0, n)
+    y, s, g, w = weighted_two_groups()
     table = fc.bias_auc_table(y, s, g, ci=0.95, sample_weight=w)
     sentences = fc.auc_findings(table)
     assert sentences and all("rows:" not in t for t in sentences)
