@@ -4,15 +4,15 @@
 as a module when the server starts (``__name__ != "__main__"``), and every session runs it as a
 script (``__name__ == "__main__"``), as AppTest does. The App's lifespan hook switches off
 Streamlit's older ``pages/``-directory mode before the first request, so a page's URL opened first
-after a server start gets the same navigation as every later request (``ui.navigation``).
+after a server start gets the same navigation as every later request (``fairness_dashboard.navigation``).
 
-The shared state and sidebar are set up by ``ui.page_frame.draw()`` at the top of every page
+The shared state and sidebar are set up by ``fairness_dashboard.page_frame.draw()`` at the top of every page
 rather than here: AppTest can run a page file directly, and the frame must be there then too.
 """
 
 import streamlit as st
 
-from ui import navigation
+from fairness_dashboard import navigation
 
 # The app's one style sheet. Tabs wrap onto a second line when the page is narrow, instead of scrolling sideways
 # behind an arrow: at a 1,024-px window "Correlation" and "Compare models" were out of sight (issue 42, item 7).

@@ -90,7 +90,7 @@ from tests.browser.conftest import CHROMIUM, CHROMIUM_ARGS, serve_app  # noqa: E
 from tests.browser.test_app_browser import (  # noqa: E402
     chips, choose_exactly, combobox, go_to, multiselect, open_app, settle,
 )
-from ui import local_paths  # noqa: E402
+from fairness_dashboard import local_paths  # noqa: E402
 
 QUIET_MS = 400           # the DOM must stay unchanged this long before the app counts as idle
 IDLE_TIMEOUT_S = 300.0   # a step that never goes idle fails the run

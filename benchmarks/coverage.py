@@ -2,7 +2,7 @@
 """Coverage of every interval the app shows, and error rates of its policy verdicts, by simulation.
 
     .venv/bin/python benchmarks/coverage.py                          # 7 settings x 300 data sets, n_boot 500
-    .venv/bin/python benchmarks/coverage.py --out docs/coverage.md --json ui/measured_coverage.json   # + files
+    .venv/bin/python benchmarks/coverage.py --out docs/coverage.md --json fairness_dashboard/measured_coverage.json   # + files
     .venv/bin/python benchmarks/coverage.py --quick                  # 20 data sets per setting (a smoke run)
     .venv/bin/python benchmarks/coverage.py --json-from docs/coverage.md   # only the app's table, from the report
 
@@ -103,7 +103,7 @@ import pandas as pd
 from scipy import special, stats
 
 ROOT = Path(__file__).resolve().parents[1]
-MEASURED = ROOT / "ui" / "measured_coverage.json"   # the table the app's interval notes read
+MEASURED = ROOT / "fairness_dashboard" / "measured_coverage.json"   # the table the app's interval notes read
 sys.path.insert(0, str(ROOT))
 
 import fairness_core as fc  # noqa: E402
@@ -1388,7 +1388,7 @@ def measured(report_text: str) -> dict:
     """The coverage table of a report (:func:`report`'s Markdown) as data, for the app's notes.
 
     Returns ``{"run": the report's "Run ..." line, "settings": [names], "rows": [{"section", "quantity",
-    "coverage": {setting: % or None}, "above": {...}, "below": {...}}]}``: what ``ui/measured_coverage.json``
+    "coverage": {setting: % or None}, "above": {...}, "below": {...}}]}``: what ``fairness_dashboard/measured_coverage.json``
     holds (``--json PATH`` writes it; ``--json-from REPORT`` rebuilds it from a saved report).
     """
     lines = report_text.splitlines()

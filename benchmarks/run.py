@@ -761,7 +761,7 @@ def interval_rows(frame: pd.DataFrame, repeats: int, ref_boot: int, checks: Chec
 MAPPING = fc.ColumnMapping(label="y", positive_label=1, scores=SCORES, predicted_label="pred",
                            protected=("race", "sex"))
 CI = dict(ci=LEVEL, n_boot=N_BOOT, random_state=0)
-RATE_PAGE_METRICS = ("false_positive_rate", "false_negative_rate")  # ui.summaries.DEFAULTS["rates:metrics"]
+RATE_PAGE_METRICS = ("false_positive_rate", "false_negative_rate")  # fairness_dashboard.summaries.DEFAULTS["rates:metrics"]
 
 
 def _option_kw(distance="diff", reduction="max", reference="rest", ci=CI):
@@ -789,7 +789,7 @@ def rate_page(counts: fc.ConfusionCounts, ci=CI, **options) -> dict:
 
 def full_audit(frame: pd.DataFrame, *, with_consistency: bool = False) -> dict:
     """Every number every page shows at default options (intervals on: 95 %, 1,000 resamples, seed 0), from a
-    DataFrame: what pages/ compute through ui/data.py and ui/summaries.py, called on fairness_core directly."""
+    DataFrame: what pages/ compute through fairness_dashboard/data.py and fairness_dashboard/summaries.py, called on fairness_core directly."""
     scored = fc.ScoredData.from_frame(frame, MAPPING)
     groups, y, score = scored.subgroups, scored.y_true, MAPPING.scores[0]
     probability = scored.scores[score]
@@ -1015,7 +1015,7 @@ def child_app(path: str, repeats: int, quick: bool) -> dict:
     os.environ.setdefault("STREAMLIT_CLIENT_SHOW_ERROR_DETAILS", "full")
     for name in ("streamlit.runtime.scriptrunner_utils.script_run_context", "streamlit.runtime.caching.cache_data_api"):
         logging.getLogger(name).setLevel(logging.ERROR)
-    from ui import labels, state
+    from fairness_dashboard import labels, state
 
     data = Path(path).read_bytes()
     steps: dict[str, list] = {}

@@ -17,7 +17,7 @@ import math
 import sys
 from pathlib import Path
 
-# Distinct scores that --auc-bins exact may bring into memory (as the app's ui.local.MAX_EXACT_LEVELS): more are
+# Distinct scores that --auc-bins exact may bring into memory (as the app's fairness_dashboard.local.MAX_EXACT_LEVELS): more are
 # refused with a message after one counting query, before any table of levels is built.
 MAX_EXACT_LEVELS = 2_000_000
 DUCKDB_MAGIC = b"DUCK"   # bytes 8-11 of a DuckDB database file

@@ -5,11 +5,11 @@ import streamlit as st
 
 import fairness_core as fc
 from fairness_core import plotting
-from ui import (
+from fairness_dashboard import (
     analysis, captions, compare, comparison_table, computations, controls, coverage, escape, formats, labels,
     page_frame, progress, summaries,
 )
-from ui.definitions import definition_link
+from fairness_dashboard.definitions import definition_link
 
 page_frame.draw()
 st.title("Calibration")
@@ -128,7 +128,7 @@ with policy_box:
                         "calibration rule bounds a difference of ECEs). Enter a maximum ratio above to assess it.")
         st.info(escape.md(result.interpretation))
     ref_text = labels.against(reference)  # article included
-    compared = "excess ℓ2 ECE diff" if result.debiased else "ECE ratio"   # the measured rows (ui.coverage)
+    compared = "excess ℓ2 ECE diff" if result.debiased else "ECE ratio"   # the measured rows (fairness_dashboard.coverage)
     st.caption(f"Each subgroup's {'ℓ2 ECE' if result.debiased else 'ECE'} is compared with {ref_text}; distance: "
                f"{'excess ℓ2 ECE' if result.debiased else labels.DISTANCE_LABELS[distance]}. "
                f"Score column: {escape.md(score)}; {int(n_bins)} {strategy} bins."

@@ -4,10 +4,10 @@ with intervals and the findings in plain words."""
 import streamlit as st
 
 from fairness_core import plotting
-from ui import (
+from fairness_dashboard import (
     analysis, captions, computations, controls, coverage, escape, formats, page_frame, progress, state, summaries,
 )
-from ui.definitions import definition_link
+from fairness_dashboard.definitions import definition_link
 
 page_frame.draw()
 st.title("Class-wise bias")

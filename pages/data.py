@@ -7,7 +7,7 @@ import streamlit as st
 
 import fairness_core as fc
 from fairness_core import plotting
-from ui import (
+from fairness_dashboard import (
     analysis, captions, computations, controls, escape, formats, labels, loading, local, local_paths,
     page_frame, profiling, progress, review_restore, review_url, state, tiles
 )

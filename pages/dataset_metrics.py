@@ -7,11 +7,11 @@ import streamlit as st
 
 import fairness_core as fc
 from fairness_core import plotting
-from ui import (
+from fairness_dashboard import (
     analysis, captions, comparison_table, computations, controls, coverage, escape, formats, labels, loading,
     page_frame, profiling, progress, review_config, state, summaries,
 )
-from ui.definitions import definition_link
+from fairness_dashboard.definitions import definition_link
 
 page_frame.draw()
 st.title("Dataset metrics")

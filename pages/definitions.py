@@ -1,13 +1,13 @@
 """Metric definitions: a guide to choosing metrics, then every metric's formula and how to read it.
 
-The content is the Markdown file ``ui/definitions.md``, loaded by ``ui/definitions.py``; this page only
+The content is the Markdown file ``fairness_dashboard/definitions.md``, loaded by ``fairness_dashboard/definitions.py``; this page only
 lays it out. No user data is shown.
 """
 
 import streamlit as st
 
-from ui import coverage, escape, page_frame
-from ui import definitions as defs
+from fairness_dashboard import coverage, escape, page_frame
+from fairness_dashboard import definitions as defs
 
 page_frame.draw(context=False)
 st.title("Metric definitions")
@@ -100,7 +100,7 @@ st.dataframe(coverage.table(), hide_index=True,
              column_config={s: st.column_config.NumberColumn(s, format="%.1f %%")
                             for s in coverage.MEASURED["settings"]})
 st.caption(f"Coverage in % of the nominal 95 % intervals per setting. {escape.md(coverage.MEASURED['run'])} "
-           "Reproduce with `python benchmarks/coverage.py --out docs/coverage.md --json ui/measured_coverage.json "
+           "Reproduce with `python benchmarks/coverage.py --out docs/coverage.md --json fairness_dashboard/measured_coverage.json "
            "--raw benchmarks/results-coverage.json --previous benchmarks/results-coverage-previous.json` "
            "(about 25 minutes on two idle cores); `docs/coverage.md` has every quantity, the misses above and below, the "
            "intervals' mean widths beside the previous release's, and the error rates and power "

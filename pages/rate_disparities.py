@@ -4,12 +4,12 @@ with intervals, the findings in plain words and the verdicts of the policy rules
 import streamlit as st
 
 from fairness_core import plotting, summarize_verdicts
-from ui import (
+from fairness_dashboard import (
     analysis, captions, compare, comparison_table, computations, controls, coverage, escape, formats, labels,
     page_frame, profiling, progress, state, summaries, tiles
 )
-from ui import threshold as threshold_sections
-from ui.definitions import RATE_KEYS, definition_link
+from fairness_dashboard import threshold as threshold_sections
+from fairness_dashboard.definitions import RATE_KEYS, definition_link
 
 page_frame.draw()
 st.title("Rate disparities")

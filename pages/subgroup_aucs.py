@@ -5,11 +5,11 @@ import streamlit as st
 
 import fairness_core as fc
 from fairness_core import plotting
-from ui import (
+from fairness_dashboard import (
     analysis, captions, compare, computations, controls, coverage, escape, formats, labels, page_frame,
     progress, summaries, tiles
 )
-from ui.definitions import definition_link
+from fairness_dashboard.definitions import definition_link
 
 page_frame.draw()
 st.title("Subgroup AUCs")

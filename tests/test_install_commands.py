@@ -13,7 +13,7 @@ BY_NAME = re.compile(r"pip3? install\s+(?:-[-\w]+\s+)*['\"]?fairness[-_]core(?=[
 
 def test_no_instruction_or_message_installs_the_project_by_name():
     places = [ROOT / "README.md", ROOT / "Makefile", *(ROOT / "docs").rglob("*.md")]
-    for folder in ("fairness_core", "ui", "pages", "benchmarks"):
+    for folder in ("fairness_core", "fairness_dashboard", "pages", "benchmarks"):
         places += (ROOT / folder).rglob("*.py")
     assert len(places) > 100
     found = [f"{p.relative_to(ROOT)}:{i}: {line.strip()}" for p in places

@@ -53,7 +53,7 @@ def test_the_wheel_declares_the_version_the_dependencies_and_the_extras(wheel):
     # the package data and the typing marker; nothing of the app or the tests
     assert {"fairness_core/py.typed", "fairness_core/templates/report.html.j2",
             "fairness_core/templates/report.css"} <= set(names)
-    assert not [n for n in names if n.split("/")[0] in ("ui", "pages", "tests", "benchmarks", "app.py")]
+    assert not [n for n in names if n.split("/")[0] in ("fairness_dashboard", "pages", "tests", "benchmarks", "app.py")]
 
 
 def test_installed_into_a_fresh_environment_it_imports_and_its_command_writes_a_report(wheel, tmp_path):

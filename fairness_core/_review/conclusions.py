@@ -1,6 +1,6 @@
 """What each page of the dashboard concludes: its findings and its policy verdicts, in one place.
 
-One function per page. The app's pages and the Overview (``ui/summaries.py``), the review that the
+One function per page. The app's pages and the Overview (``fairness_dashboard/summaries.py``), the review that the
 report and the command line print (:func:`fairness_core.build_review`) and the counts-based review
 of an engine all call these, so the same configuration gives the same sentences and verdicts
 wherever it is read. Each takes the page's computed inputs (an AUC table, confusion, calibration,

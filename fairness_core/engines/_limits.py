@@ -12,7 +12,7 @@ NO_FILES = "scored_counts: no file matches {source!r}. Tip: check the path or gl
 # (pattern, cell), up to the rows themselves when most rows have a pattern of their own. Measured: 63,623 patterns
 # (10^7 rows, 20 identity columns, race x sex) peak at 1.6 GB for the review with intervals (0.5 GB without), about
 # 20 KB a pattern, so this bound keeps the library and the command line within about 3 GB. The app keeps a lower
-# bound of its own (ui.local.MAX_PATTERNS), for a server shared by many sessions.
+# bound of its own (fairness_dashboard.local.MAX_PATTERNS), for a server shared by many sessions.
 MAX_PATTERNS = 150_000
 TOO_MANY_PATTERNS_REASON = (
     "Intervals from count tables read the counts of each membership pattern (a combination of subgroups and "

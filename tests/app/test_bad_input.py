@@ -11,7 +11,7 @@ from streamlit.config import ShowErrorDetailsConfigOptions
 
 from fairness_core._data.reading import NESTED_NOTE, REPEATED_NAMES_MESSAGE
 from tests.app.helpers import PAGES, ROOT, each_section, metrics, widget
-from ui import profiling, escape, labels
+from fairness_dashboard import profiling, escape, labels
 
 N = 300
 

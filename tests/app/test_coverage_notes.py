@@ -13,7 +13,7 @@ from streamlit.testing.v1 import AppTest
 
 import fairness_core as fc
 from tests.app.helpers import ROOT, open_section, unescape, widget
-from ui import coverage
+from fairness_dashboard import coverage
 
 
 def _benchmark():
@@ -27,7 +27,7 @@ def _benchmark():
 
 def test_the_app_reads_the_table_of_the_documented_run():
     documented = _benchmark().measured((ROOT / "docs" / "coverage.md").read_text(encoding="utf-8"))
-    shipped = json.loads((ROOT / "ui" / "measured_coverage.json").read_text(encoding="utf-8"))
+    shipped = json.loads((ROOT / "fairness_dashboard" / "measured_coverage.json").read_text(encoding="utf-8"))
     assert shipped == documented
     assert len(shipped["rows"]) > 100 and shipped["settings"] == ["disjoint", "disparity", "indicators", "weighted",
                                                                    "identities", "calibrated", "miscalibrated"]
@@ -84,7 +84,7 @@ def test_the_model_comparison_says_how_far_its_difference_intervals_cover(app):
 
 
 def test_every_name_a_page_asks_for_is_a_measured_quantity():
-    # ui.coverage keeps the benchmark's short rate names: a renamed row there must not silently drop a page's note.
+    # fairness_dashboard.coverage keeps the benchmark's short rate names: a renamed row there must not silently drop a page's note.
     quantities = [r["quantity"] for r in coverage.MEASURED["rows"]]
     asked = []
     for adjust in (None, *coverage.ADJUSTED):

@@ -7,8 +7,8 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from tests.app.helpers import PAGES, ROOT, each_section
-from ui import definitions as defs
-from ui import navigation
+from fairness_dashboard import definitions as defs
+from fairness_dashboard import navigation
 
 # Every public metric function named in ARCHITECTURE.md §5 (the contract), written out here on purpose:
 # the page must name each of them, and fairness_core must export each of them.
@@ -153,7 +153,7 @@ def test_definitions_live_in_the_markdown_file():
     for metric in defs.METRICS:
         assert f"{{#{metric.key}}}" in source and metric.formula in source
     # the module is a loader, not content
-    assert len((ROOT / "ui" / "definitions.py").read_text().splitlines()) < 260
+    assert len((ROOT / "fairness_dashboard" / "definitions.py").read_text().splitlines()) < 260
 
 
 _ENTRY = """# Guide {#guide}

@@ -6,7 +6,7 @@ from streamlit import config
 from streamlit.testing.v1 import AppTest
 
 from tests.app.helpers import ROOT
-from ui import escape, local_paths
+from fairness_dashboard import escape, local_paths
 
 
 @pytest.mark.parametrize("address, warned", [("0.0.0.0", True), ("", True), ("192.0.2.10", True),

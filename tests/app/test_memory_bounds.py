@@ -9,7 +9,7 @@ from streamlit.testing.v1 import AppTest
 
 from fairness_core._data.reading import TOO_MANY_CELLS_MESSAGE
 from tests.app.helpers import PAGES, ROOT, csv_bytes, each_section, scored_table, widget
-from ui import loading as data, memo, state, escape, labels
+from fairness_dashboard import loading as data, memo, state, escape, labels
 
 MB = 2 ** 20
 
@@ -118,7 +118,7 @@ def session_script():
     """A session memoizing one 1 MiB array."""
     import numpy as np
 
-    from ui.memo import memo
+    from fairness_dashboard.memo import memo
 
     @memo(4)
     def block(i):

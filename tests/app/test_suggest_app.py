@@ -13,7 +13,7 @@ import fairness_core as fc
 from tests.app.helpers import csv_bytes, open_section, start, unescape, widget
 from tests.app.review_helpers import downloads, restore, upload  # noqa: F401
 from tests.support import three_groups
-from ui import computations, formats
+from fairness_dashboard import computations, formats
 
 RATES, OVERVIEW = "pages/rate_disparities.py", "pages/overview.py"
 

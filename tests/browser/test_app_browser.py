@@ -17,7 +17,7 @@ import pandas as pd
 import pytest
 from playwright.sync_api import Page, expect
 
-from ui.navigation import TITLES
+from fairness_dashboard.navigation import TITLES
 
 pytestmark = pytest.mark.browser
 

@@ -21,11 +21,11 @@ from tests.browser.conftest import ConsoleLog
 from tests.browser.test_app_browser import (PLOT, assert_no_exception, choose, go_to, open_app, open_overview_details,
                                             open_tab, screenshot, settle, wait_for_plot)
 from tests.browser.test_comparison_browser import compare_on
-from ui import navigation
+from fairness_dashboard import navigation
 
 pytestmark = pytest.mark.browser
 
-ZWJ = "\u200d"  # ui.escape.md and plotting.plot_text break URLs, e-mails and :directives with it; it is invisible
+ZWJ = "\u200d"  # fairness_dashboard.escape.md and plotting.plot_text break URLs, e-mails and :directives with it; it is invisible
 # Links and images whose address holds a hostile host, in HTML or SVG (Plotly), and any element loading one.
 HOSTILE_ELEMENTS = """() => [...document.querySelectorAll('a, img, image, [src], [href], [srcset]')]
   .map(e => [e.tagName, e.getAttribute('href') || e.getAttribute('xlink:href') || e.getAttribute('src')

@@ -18,7 +18,7 @@ from playwright.sync_api import expect
 from tests.browser.conftest import ConsoleLog
 from tests.browser.test_app_browser import assert_no_exception, go_to, open_app, open_tab, settle, wait_for_plot
 from tests.support import ROOT
-from ui.navigation import TITLES
+from fairness_dashboard.navigation import TITLES
 
 pytestmark = pytest.mark.browser
 

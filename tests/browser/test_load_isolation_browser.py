@@ -26,7 +26,7 @@ from tests.browser.conftest import ARTIFACTS, CHROMIUM, ConsoleLog, _tail, load_
 from tests.browser.test_app_browser import (EXCEPTION, PLOT, assert_no_exception, chips, go_to, open_app, screenshot,
                                             settle, wait_for_plot)
 from tests.support import fail_or_skip
-from ui import navigation
+from fairness_dashboard import navigation
 
 pytestmark = pytest.mark.browser
 
@@ -41,7 +41,7 @@ MB = 2 ** 20
 RSS_BOUND = 640 * MB
 WAIT = 60_000  # ms: five sessions share two cores
 LOG = ARTIFACTS / "streamlit-load-server.log"
-RELEASED = "Released the ended session"  # the server's log line for each session the sweep releases (ui.memo)
+RELEASED = "Released the ended session"  # the server's log line for each session the sweep releases (fairness_dashboard.memo)
 ALL_RELEASED = re.compile(RELEASED + r" .*\(0 sessions left\)")  # ... when it was the last session the server held
 
 
@@ -453,7 +453,7 @@ def test_five_sessions_on_large_files_render_every_page_within_the_memory_bound(
 
 def test_a_refused_large_upload_is_given_back_when_its_session_ends(warm_server, browser, tmp_path):
     # L5 of issue 20: after a refused 1 GB upload the server kept about 1 GB more than before for minutes after the
-    # session ended. At a smaller scale: a 60 MB CSV of 21 million cells, over ui.loading.MAX_CELLS, refused once its
+    # session ended. At a smaller scale: a 60 MB CSV of 21 million cells, over fairness_dashboard.loading.MAX_CELLS, refused once its
     # first 20 million are parsed. Once the browser has been closed for the TTL, the sweep releases the session, its
     # uploaded bytes and what the refusal allocated, and gives the memory back to the system.
     base, pid = warm_server

@@ -15,7 +15,7 @@ from tests.app.helpers import scored_table
 from tests.browser.conftest import serve_app
 from tests.browser.test_app_browser import (assert_no_exception, choose_exactly, go_to, open_tab, screenshot,
                                             settle, wait_for_plot)
-from ui import local, local_paths
+from fairness_dashboard import local, local_paths
 
 pytestmark = pytest.mark.browser
 OWN_SERVER = True   # its own server (FAIRNESS_LOCAL_DATA set), no timing bound: may run beside the other browser tests

@@ -1,4 +1,4 @@
-"""Data on this machine, the boundary (ui.local_paths): a checked file swapped for a link to outside the allowed
+"""Data on this machine, the boundary (fairness_dashboard.local_paths): a checked file swapped for a link to outside the allowed
 directories is never read — every query of the source (the preview, the counts, a later threshold's scan, the
 intervals' atoms) checks the files' real paths again first (N2 of the fourth hostile-input round: the same source
 object once returned the outside file's rows); a root whose own name holds glob characters is read literally."""
@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 
 import fairness_core as fc
-from ui import local, local_paths
+from fairness_dashboard import local, local_paths
 
 
 def rows(n: int, marker: str, seed: int) -> pd.DataFrame:
@@ -59,7 +59,7 @@ def test_later_queries_of_counted_files_refuse_a_swap(swapped):
     swap()
     with pytest.raises(ValueError, match="lies outside the directories this server may read"):
         counted.confusion_at("score", threshold)
-    assert local.changed(source)   # and every page stops before reading (ui.analysis)
+    assert local.changed(source)   # and every page stops before reading (fairness_dashboard.analysis)
 
 
 @pytest.mark.parametrize("name", ["data[1]", "da*ta", "what?", "a[b]*c?"])

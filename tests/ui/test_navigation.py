@@ -1,4 +1,4 @@
-"""ui.navigation: URL paths from titles, and the server-start hook that `streamlit run app.py` installs."""
+"""fairness_dashboard.navigation: URL paths from titles, and the server-start hook that `streamlit run app.py` installs."""
 
 import asyncio
 import gc
@@ -10,7 +10,7 @@ from streamlit.runtime.pages_manager import PagesManager
 from streamlit.web.server.app_discovery import discover_asgi_app
 
 from tests.support import ROOT
-from ui import navigation
+from fairness_dashboard import navigation
 
 
 def test_url_paths_are_the_titles_in_lowercase_with_hyphens():
@@ -51,7 +51,7 @@ def test_server_lifespan_switches_off_the_pages_directory_mode():
         # In a thread of its own: an earlier test (Playwright's sync API) may leave an event loop running here.
         with ThreadPoolExecutor(1) as pool:
             assert pool.submit(asyncio.run, start()).result() is False
-        assert gc.get_freeze_count() > 0   # the start-up heap is out of the collector's view (ui.memo)
+        assert gc.get_freeze_count() > 0   # the start-up heap is out of the collector's view (fairness_dashboard.memo)
     finally:
         PagesManager.uses_pages_directory = before
         gc.unfreeze()   # the rest of the test session collects as usual

@@ -1,4 +1,4 @@
-"""ui.streamlit_internals against the installed Streamlit: every internal attribute, method and signature it uses
+"""fairness_dashboard.streamlit_internals against the installed Streamlit: every internal attribute, method and signature it uses
 exists, so an upgrade that moves one fails here (not in a server that silently stops releasing ended sessions).
 
 pyproject.toml (the app extra) bounds Streamlit below its next minor release because of these internals: raise the bound
@@ -26,7 +26,7 @@ from streamlit.runtime.uploaded_file_manager import UploadedFileManager
 from streamlit.runtime.websocket_session_manager import WebsocketSessionManager
 
 from tests.support import ROOT
-from ui import streamlit_internals
+from fairness_dashboard import streamlit_internals
 
 
 def parameters(func) -> list[str]:
@@ -107,8 +107,8 @@ def test_the_pages_directory_mode_is_a_class_attribute_read_at_every_run():
 
 
 def test_the_logger_is_streamlits():
-    log = streamlit_internals.logger("ui.test")
-    assert isinstance(log, logging.Logger) and log.name == "ui.test"
+    log = streamlit_internals.logger("fairness_dashboard.test")
+    assert isinstance(log, logging.Logger) and log.name == "fairness_dashboard.test"
 
 
 def test_requirements_bound_streamlit_below_a_release_this_file_has_not_checked():

@@ -1,15 +1,15 @@
 """The ui package's import graph, read with ast (imports at the top of a module and inside functions alike):
 no cycle among ui modules, ui and the pages import only public fairness_core names, Streamlit's internals are
-used in ui.streamlit_internals alone, and the app never imports the namespaces kept for the tests' bodies."""
+used in fairness_dashboard.streamlit_internals alone, and the app never imports the namespaces kept for the tests' bodies."""
 
 import ast
 from pathlib import Path
 
 from tests.support import ROOT
 
-UI = ROOT / "ui"
-INTERNALS = "ui.streamlit_internals"
-# What only ui.streamlit_internals may touch: Streamlit's internal modules, and its internal names and attributes.
+UI = ROOT / "fairness_dashboard"
+INTERNALS = "fairness_dashboard.streamlit_internals"
+# What only fairness_dashboard.streamlit_internals may touch: Streamlit's internal modules, and its internal names and attributes.
 INTERNAL_MODULES = ("streamlit.runtime", "streamlit.logger", "streamlit.web", "streamlit.elements",
                     "streamlit.proto", "streamlit.config", "streamlit.delta_generator")
 INTERNAL_NAMES = {"AppSession", "PagesManager", "Runtime", "ScriptRunContext", "get_script_run_ctx",
@@ -22,7 +22,7 @@ def module_name(path: Path) -> str:
 
 
 def imports(path: Path) -> list[tuple[str, int]]:
-    """(absolute module name, line) of every import in `path`, top-level or not; ``from . import x`` names ``ui.x``."""
+    """(absolute module name, line) of every import in `path`, top-level or not; ``from . import x`` names ``fairness_dashboard.x``."""
     package = module_name(path).rsplit(".", 1)[0]
     out = []
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
@@ -83,7 +83,7 @@ def app_files() -> list[Path]:
 
 def test_the_import_walk_finds_imports_inside_functions():
     edges = graph()
-    assert "ui.analysis" in edges["ui.loading"] and "ui.memo" in edges["ui.navigation"]
+    assert "fairness_dashboard.analysis" in edges["fairness_dashboard.loading"] and "fairness_dashboard.memo" in edges["fairness_dashboard.navigation"]
     assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
 
 

@@ -1,5 +1,5 @@
 """Restoring a saved review on the Data page: a configuration file, a review's JSON export or its HTML report,
-read and applied to the loaded data (``ui.review_config.request``)."""
+read and applied to the loaded data (``fairness_dashboard.review_config.request``)."""
 
 from __future__ import annotations
 
@@ -115,7 +115,7 @@ def restore_section() -> None:
 
 def apply_waiting() -> None:
     """Apply a restored configuration that waits for its data, once the loaded data has its columns (called by
-    ``ui.page_frame.draw`` before any widget; a new upload starts a new run, so it is applied on that run)."""
+    ``fairness_dashboard.page_frame.draw`` before any widget; a new upload starts a new run, so it is applied on that run)."""
     waiting = st.session_state.get(WAITING)
     frame = st.session_state.get(state.FRAME)
     if waiting is None or frame is None:

@@ -14,7 +14,7 @@ def draw(table, *, pairwise: bool, order, level, title: str, **heatmap) -> None:
     """Draw comparison table `table` (``subgroup``, ``reference``, ``disparity``, ...): when `pairwise`, above it
     ``plotting.pairwise_heatmap(table, order=order, level=level, title=title, **heatmap)`` (`heatmap`: its
     ``distance_measure``, ``value_label`` and ``label``, as the page's comparison calls for), full width; then the
-    table sorted by :func:`ui.controls.by_value`, with the readable headers of :func:`ui.formats.column_config`."""
+    table sorted by :func:`fairness_dashboard.controls.by_value`, with the readable headers of :func:`fairness_dashboard.formats.column_config`."""
     if pairwise:
         st.plotly_chart(plotting.pairwise_heatmap(table, order=order, level=level, title=title, **heatmap),
                         width="stretch")

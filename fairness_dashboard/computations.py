@@ -1,7 +1,7 @@
 """Memoized computations: the fairness_core calls of every page, each keyed by what it depends on.
 
-Each statistic is memoized per session (:func:`ui.memo.memo`) on the dataset token, the key of the
-analysed rows (``mapping_key``, from ``ui.rows.analyse``) and its own options, never on the rows
+Each statistic is memoized per session (:func:`fairness_dashboard.memo.memo`) on the dataset token, the key of the
+analysed rows (``mapping_key``, from ``fairness_dashboard.rows.analyse``) and its own options, never on the rows
 themselves (passed with a leading underscore):
 
 - count tables (AUC table, threshold, calibration, class and label counts): the rows' key plus the
@@ -10,8 +10,8 @@ themselves (passed with a leading underscore):
 - post-aggregation results (disparities, reductions, findings): the counts' key plus their own
   options, computed from the memoized counts in milliseconds.
 
-A page's caching is changed here (or in ``ui.rows`` for the rows themselves): the arguments a
-function is keyed on, and the entries it keeps (``ui.rows.LARGE``, ``COUNTS``, ``SMALL``).
+A page's caching is changed here (or in ``fairness_dashboard.rows`` for the rows themselves): the arguments a
+function is keyed on, and the entries it keeps (``fairness_dashboard.rows.LARGE``, ``COUNTS``, ``SMALL``).
 """
 
 from __future__ import annotations
@@ -311,7 +311,7 @@ def consistency(token: str, mapping_key: str, features: tuple, n_neighbors: int,
                           n_jobs=min(CONSISTENCY_JOBS, os.cpu_count() or 1), **weights(_data))
 
 
-# Model comparison (ui/compare.py): every mapped score column, each at its own threshold --------------------------
+# Model comparison (fairness_dashboard/compare.py): every mapped score column, each at its own threshold --------------------------
 
 
 @memo(analysis.SMALL)

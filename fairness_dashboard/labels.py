@@ -53,7 +53,7 @@ COUNTED_SLICE = ("Not available for data on this machine counted where it lies: 
 LEVELS = (0.90, 0.95, 0.99)
 N_BOOTS = (200, 500, 1000, 2000)
 # "Multiple comparisons" choice -> fairness_core's `adjust` option ("auto", the default, is resolved by
-# ui.controls.resolve_adjust: simultaneous max-t intervals when a table holds more than AUTO_ADJUST_ABOVE
+# fairness_dashboard.controls.resolve_adjust: simultaneous max-t intervals when a table holds more than AUTO_ADJUST_ABOVE
 # comparisons, else none).
 ADJUSTMENTS = {"auto": None, "none": None, "max_t": "max_t", "bonferroni": "bonferroni", "holm": "holm",
                "fdr_bh": "fdr_bh"}

@@ -1,13 +1,13 @@
 """The session's analysed rows: the current dataset under its mapping and the sidebar's slice, validated once.
 
-Results are memoized per session (:func:`ui.memo.memo`: the objects themselves, in
+Results are memoized per session (:func:`fairness_dashboard.memo.memo`: the objects themselves, in
 ``st.session_state``, never pickled, bounded, released when the session ends), keyed by small
 values: the dataset token (a sample id, or the SHA-256 of the uploaded bytes), the mapping and
 slice (``mapping_key``), and the options the result depends on. Large objects are passed with a
 leading underscore and are not part of the key. Rows and subgroups (``ScoredData``) are keyed by
 token, mapping and slice; a new minimum subgroup size reuses them (only the small flags change).
-For data counted where it lies (``ui.local``) the rows are its count tables. What is computed from
-the rows is in ``ui.computations``.
+For data counted where it lies (``fairness_dashboard.local``) the rows are its count tables. What is computed from
+the rows is in ``fairness_dashboard.computations``.
 """
 
 from __future__ import annotations

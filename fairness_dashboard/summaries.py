@@ -1,7 +1,7 @@
 """Findings and policy verdicts of each metric page, in one place for the page and the Overview.
 
 Each ``*_section`` function takes the page's settings (from its widgets on the page itself, from
-:func:`ui.controls.setting` on the Overview) and the cached computations of :mod:`ui.computations`, asks
+:func:`fairness_dashboard.controls.setting` on the Overview) and the cached computations of :mod:`fairness_dashboard.computations`, asks
 fairness_core's conclusions function of that page (``fc.rate_conclusions`` and the others, which the
 report and the command line call too) for its findings and verdicts, and returns a :class:`Section`
 with the settings in words. No rule or finding is built here. Sections

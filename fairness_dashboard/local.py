@@ -7,7 +7,7 @@ pages read them through :class:`CountsData`, which answers what they read of ``S
 A browser user must not read any file the server can: the source is offered only when the server
 names the directories it may read in the environment variable ``FAIRNESS_LOCAL_DATA``, and every
 file, after its links are resolved, must lie under one of them, when it is named and again before
-each query (``ui.local_paths``, the boundary). DuckDB is given exactly the files checked, by their resolved paths, as a list, which the
+each query (``fairness_dashboard.local_paths``, the boundary). DuckDB is given exactly the files checked, by their resolved paths, as a list, which the
 engines read as named: glob characters in a name (``[``, ``*``, ``?``) are escaped, never
 expanded again into other files. Several CSV files are combined by column name, and files without
 the same columns are refused with a message. A DuckDB database is opened read-only with external

@@ -2,7 +2,7 @@
 what one session may load.
 
 Loading makes the dataset current (``st.session_state``: its rows, name, content token and a first
-mapping guess, ``ui.profile``) and analyses the guess once (``ui.rows.analyse``), so the Data page
+mapping guess, ``fairness_dashboard.profile``) and analyses the guess once (``fairness_dashboard.rows.analyse``), so the Data page
 shows any problem with it. Only the bundled samples (public data, small) are cached across sessions,
 with ``st.cache_resource``. Nothing is written to disk.
 """

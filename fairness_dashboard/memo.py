@@ -10,7 +10,7 @@ first, whatever its function). One session's uploaded data is never served to an
 
 When a session ends (its browser tab closed, or its connection lost for longer than Streamlit's
 ``server.disconnectedSessionTTL``), :func:`release_ended_sessions`, run by the server's lifespan
-hook (``ui.navigation.server_lifespan``), clears its memo, its state and its uploaded files, and
+hook (``fairness_dashboard.navigation.server_lifespan``), clears its memo, its state and its uploaded files, and
 closes it. Streamlit 1.67 keeps a disconnected session in a store whose expired entries are only
 removed when another session disconnects, and never shuts them down (their uploaded files stay);
 its session-scoped caches are cleared on every disconnect, a network blip included, and it has no
@@ -45,7 +45,7 @@ from . import streamlit_internals
 MEMO_KEY = "memo:"
 # Bytes of memoized results one session keeps. Measured after every page of an upload mapped with two scores,
 # a predicted label and race x sex (8 subgroups): 86 MB at 10^6 rows; at the largest table the app accepts
-# (ui.loading.MAX_CELLS, 2*10^7 cells) 280 MB for 3.3*10^6 rows of 6 columns, 360 MB for 6.7*10^6 rows of 3
+# (fairness_dashboard.loading.MAX_CELLS, 2*10^7 cells) 280 MB for 3.3*10^6 rows of 6 columns, 360 MB for 6.7*10^6 rows of 3
 # (one score, race only): a page's working set always fits, so no page evicts what it needs itself.
 MAX_BYTES = 512 * 2 ** 20
 COLLECT_BYTES = 64 * 2 ** 20   # entries released at once that are worth a garbage collection (an old upload)
@@ -418,7 +418,7 @@ def freeze_startup_heap() -> None:
     and neither Python's automatic collections nor :func:`collect_soon` hold a script run up any more. Frozen
     objects are still freed by reference counting; only a reference cycle among them would stay, and what the
     libraries hold at start-up lives as long as the server does anyway. Called once, by the server's start-up hook
-    (``ui.navigation.server_lifespan``), before any session has data.
+    (``fairness_dashboard.navigation.server_lifespan``), before any session has data.
     """
     import plotly.graph_objects  # noqa: F401  (every metric page draws with it; imported here to be frozen)
 

@@ -73,8 +73,8 @@ def pages() -> list:
 @asynccontextmanager
 async def server_lifespan(app) -> AsyncIterator[None]:
     """Server hook (``st.App(lifespan=...)``): no request ever runs in ``pages/``-directory mode, the libraries'
-    objects are out of the garbage collector's view (``ui.memo.freeze_startup_heap``), and while the server runs,
-    the memo and state of every ended session are released (``ui.memo.sweep_ended_sessions``).
+    objects are out of the garbage collector's view (``fairness_dashboard.memo.freeze_startup_heap``), and while the server runs,
+    the memo and state of every ended session are released (``fairness_dashboard.memo.sweep_ended_sessions``).
 
     Parameters
     ----------

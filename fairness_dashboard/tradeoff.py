@@ -1,6 +1,6 @@
 """The Overview's trade-off: every mapped model's performance at its own threshold against its worst rate disparity.
 
-Shown when two or more score columns are mapped and Compare models is on (:mod:`ui.compare`). The performance is
+Shown when two or more score columns are mapped and Compare models is on (:mod:`fairness_dashboard.compare`). The performance is
 balanced accuracy or the overall AUC, chosen by the user: both are 0.5 for a model that cannot rank or that predicts
 one class for everyone, so a trivial model never wins the chart as it would on accuracy.
 """
@@ -70,7 +70,7 @@ def overview_section(token: str, mapping_key: str, scored: fc.ScoredData, *, int
                      comparing: bool) -> None:
     """Overview page: every model's overall performance at its own threshold against its worst rate disparity
     (the Rate disparities page's rates, distance, reduction and reference), as a scatter and a table; drawn when
-    `comparing` (the page's Compare models toggle, :func:`ui.compare.shown`, is on)."""
+    `comparing` (the page's Compare models toggle, :func:`fairness_dashboard.compare.shown`, is on)."""
     if not comparing:
         return
     st.subheader("Compare models")

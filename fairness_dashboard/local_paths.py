@@ -3,7 +3,7 @@ reads lies under one of them (links resolved), before the path is read and again
 
 The server names the directories in the environment variable ``FAIRNESS_LOCAL_DATA`` (several separated by
 ``os.pathsep``); without it, nothing on the machine can be read through the app. The pages reach this module
-through ``ui.local``, whose sources are built from the paths checked here.
+through ``fairness_dashboard.local``, whose sources are built from the paths checked here.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The Metric definitions page's content, loaded from ``ui/definitions.md``, and links to its entries.
+"""The Metric definitions page's content, loaded from ``fairness_dashboard/definitions.md``, and links to its entries.
 
 The content is a Markdown file (its format is described at its top): every metric of the contract
 (ARCHITECTURE.md §5) with its formula (LaTeX for KaTeX, as ``st.latex`` renders it), perfect value,
@@ -146,7 +146,7 @@ def load(source: str) -> tuple[str, str, tuple[Question, ...], tuple[Family, ...
     Parameters
     ----------
     source : str
-        The Markdown text (see the format described at the top of ``ui/definitions.md``).
+        The Markdown text (see the format described at the top of ``fairness_dashboard/definitions.md``).
 
     Returns
     -------

@@ -41,16 +41,16 @@ class Sidebar:
 def draw(context: bool = True) -> Sidebar | None:
     """Shared state and sidebar, drawn at the top of every page.
 
-    Initialises the session keys, applies a saved review's settings (``ui.review_config.apply_requested``:
-    a restore, or a link's file once uploaded; ``ui.review_restore.apply_waiting``: a restore made before its
-    data, once data with its columns is loaded; ``ui.review_url.start``: a link's settings, which first ask for
+    Initialises the session keys, applies a saved review's settings (``fairness_dashboard.review_config.apply_requested``:
+    a restore, or a link's file once uploaded; ``fairness_dashboard.review_restore.apply_waiting``: a restore made before its
+    data, once data with its columns is loaded; ``fairness_dashboard.review_url.start``: a link's settings, which first ask for
     their data file), opens the default sample on first use, and draws the sidebar:
     the dataset name, the "Model" picker (the score column every analysis page uses), the
     subgroup options (intersections, bins for numeric attributes, minimum size), the interval options (the
     "Automatic" multiple-comparison adjustment resolved for the current subgroups) and the slice. With
     `context` (every page that shows the data) it then writes the settings into the URL
-    (``ui.review_url.sync_url``) and starts the page with one line naming the dataset, model and slice
-    it shows (``ui.context_line``). The Metric definitions page has neither: its URL keeps its
+    (``fairness_dashboard.review_url.sync_url``) and starts the page with one line naming the dataset, model and slice
+    it shows (``fairness_dashboard.context_line``). The Metric definitions page has neither: its URL keeps its
     ``#anchor``, which a rewrite of the query string would drop.
 
     Returns the sidebar's places that follow the mapping (:class:`Sidebar`), or None when no data is loaded.
@@ -61,7 +61,7 @@ def draw(context: bool = True) -> Sidebar | None:
     review_url.start()  # a link's settings, on a session's first run (stops here while they wait for their file)
     if st.session_state[state.FRAME] is None and st.session_state[state.FAILED_UPLOAD] is None:
         loading.load_sample(loading.DEFAULT_SAMPLE)
-    if st.session_state[state.FRAME] is None:  # a failed upload cleared the data (ui.loading.forget_dataset)
+    if st.session_state[state.FRAME] is None:  # a failed upload cleared the data (fairness_dashboard.loading.forget_dataset)
         with st.sidebar:
             st.caption("Dataset")
             st.text("none")

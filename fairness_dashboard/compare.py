@@ -2,7 +2,7 @@
 
 One function per page draws that page's "Compare models" section, below a toggle shown only when at
 least two score columns are mapped (one toggle, kept across pages). Every number comes from the
-memoized computations of :mod:`ui.computations` and :mod:`ui.summaries`, called per score column with the
+memoized computations of :mod:`fairness_dashboard.computations` and :mod:`fairness_dashboard.summaries`, called per score column with the
 page's own settings, so a model's column here shows what its page shows when that model is picked
 under Model; the tables assembled from them are memoized too (keys: token, mapping key, the models'
 thresholds and the options). Each model's threshold is its kept ``threshold:<score>`` value (the
@@ -68,7 +68,7 @@ def threshold_inputs(token: str, mapping_key: str, scored: fc.ScoredData) -> Non
 
     A box is seeded from the kept value on every run; its change is written, in its callback, to the
     kept value and to the state of the page's Decision threshold box of that model (as
-    :func:`ui.controls.threshold_slider` does), so the current model's two boxes always show one
+    :func:`fairness_dashboard.controls.threshold_slider` does), so the current model's two boxes always show one
     value and no other model's threshold changes.
     """
     columns = st.columns(min(4, len(scored.scores)))
@@ -86,7 +86,7 @@ def threshold_inputs(token: str, mapping_key: str, scored: fc.ScoredData) -> Non
 
 
 def cell(value: float, low: float = float("nan"), high: float = float("nan")) -> str:
-    """'0.1234 [0.1000, 0.1500]': a value and its interval (when both ends are defined), as ui.formats.num writes them.
+    """'0.1234 [0.1000, 0.1500]': a value and its interval (when both ends are defined), as fairness_dashboard.formats.num writes them.
 
     A comma, not a dash, between the ends: differences have negative ends ('-0.06 [-0.09, -0.03]')."""
     out = formats.num(value)
@@ -232,7 +232,7 @@ def in_page_order(table: pd.DataFrame, baseline: str, order: tuple) -> pd.DataFr
 def auc_differences(token: str, mapping_key: str, scored: fc.ScoredData, *, baseline: str, level: float | None,
                     order: tuple) -> pd.DataFrame:
     """Every other model's overall, subgroup, BPSN and BNSP AUCs and their differences from `baseline`'s with
-    DeLong's paired intervals (``fc.compare_model_aucs``, memoized in :func:`ui.computations.model_auc_differences`), in
+    DeLong's paired intervals (``fc.compare_model_aucs``, memoized in :func:`fairness_dashboard.computations.model_auc_differences`), in
     the page's subgroup `order`, each AUC type in words; ``attrs``: the baseline and the level."""
     table = computations.model_auc_differences(token, mapping_key, baseline, level, scored)
     columns = [c for c in ("model", "subgroup", "auc", "n_positive", "n_negative", "value", "baseline_value",
@@ -247,7 +247,7 @@ def auc_differences(token: str, mapping_key: str, scored: fc.ScoredData, *, base
 def difference_notes(differences: pd.DataFrame, baseline: str, level: float | None, method: str, describe,
                      measured=()) -> None:
     """The caption of a difference table (model - baseline, how its intervals are made: `method`; the measured
-    coverage of the quantities `measured` names, :func:`ui.coverage.note`) and, with intervals, the differences whose
+    coverage of the quantities `measured` names, :func:`fairness_dashboard.coverage.note`) and, with intervals, the differences whose
     interval excludes 0 in words, the largest first (at most ``LISTED``; `describe(row)` names what a row
     compares)."""
     if level is None:
@@ -454,7 +454,7 @@ def calibration_differences(token: str, mapping_key: str, scored: fc.ScoredData,
                             order: tuple) -> pd.DataFrame:
     """Every other probability column's ECE of all rows and of each subgroup (in the page's `order`) and its
     difference from `baseline`'s with a paired bootstrap interval (``fc.compare_model_calibration``, memoized in
-    :func:`ui.computations.model_calibration_differences`); ``attrs``: the baseline and the options."""
+    :func:`fairness_dashboard.computations.model_calibration_differences`); ``attrs``: the baseline and the options."""
     table = computations.model_calibration_differences(token, mapping_key, models, baseline, n_bins, strategy, min_per_group,
                                                level, n_boot, scored)
     out = in_page_order(table, baseline, order).drop(columns=["small"])

@@ -5,12 +5,12 @@ The configuration is what :func:`fairness_core.build_review` needs (mapping, sli
 thresholds, every option a number depends on) plus ``view``: every other kept widget value (the
 sidebar's model and subgroup order, chart ranges, page choices), and ``source``, the data it was
 made with (file name and SHA-256, or the sample). :func:`config_from_session` reads it from the
-widgets' kept values (:func:`ui.controls.setting`, with the pages' defaults), so a review built from
+widgets' kept values (:func:`fairness_dashboard.controls.setting`, with the pages' defaults), so a review built from
 it has the numbers the pages show; :func:`apply_config` writes it back into those kept values, so
 every page shows the same view. A restore or a link's settings are applied at the start of the next
-run (:func:`request`, then :func:`apply_requested`, the first thing ``ui.page_frame.draw`` does), before
-any widget is drawn. The URL is ``ui.review_url``, restoring a file ``ui.review_restore``, the
-exports ``ui.review_export``.
+run (:func:`request`, then :func:`apply_requested`, the first thing ``fairness_dashboard.page_frame.draw`` does), before
+any widget is drawn. The URL is ``fairness_dashboard.review_url``, restoring a file ``fairness_dashboard.review_restore``, the
+exports ``fairness_dashboard.review_export``.
 """
 
 from __future__ import annotations
@@ -40,7 +40,7 @@ def config_from_session() -> fc.ReviewConfig:
     """The review configuration of the current session: what every page shows, as one object.
 
     The mapping and slice of the session, each mapped score's threshold, every option a number
-    depends on (read as the pages read them: :func:`ui.controls.setting` with the pages' defaults,
+    depends on (read as the pages read them: :func:`fairness_dashboard.controls.setting` with the pages' defaults,
     ``disparity_settings`` for references) and, in ``view``, every other kept widget value and the
     data's name and SHA-256.
 
@@ -302,7 +302,7 @@ def apply_config(config: fc.ReviewConfig) -> None:
         for name, value in zip(("first", "second"), config.classwise_subgroups):
             _put(f"classwise:{name}", value)
     own = dict(config.subgroup_thresholds)
-    for score in mapping.scores:  # a plain dict the page edits in place (ui.threshold)
+    for score in mapping.scores:  # a plain dict the page edits in place (fairness_dashboard.threshold)
         st.session_state[f"{state.KEEP_PREFIX}subgroup_thresholds:{token}:{score}"] = dict(own.get(score, ()))
     st.session_state.pop(state.KEEP_PREFIX + CONSISTENCY_RUN, None)
     if config.consistency_features and scored is not None:
@@ -363,7 +363,7 @@ def request(config: fc.ReviewConfig, notice: str = "") -> None:
 
 def apply_requested() -> None:
     """Apply the configuration :func:`request` asked for in the previous run, with its notice in a toast (the first
-    thing ``ui.page_frame.draw`` does, before any widget)."""
+    thing ``fairness_dashboard.page_frame.draw`` does, before any widget)."""
     pending = st.session_state.pop(PENDING, None)
     if pending is not None:
         apply_config(pending)

@@ -1,6 +1,6 @@
 """The Rate disparities page's sections on the decision threshold: performance at the threshold, the
 threshold explorer (each rate across thresholds, the band where a rule holds, a slider) and
-per-subgroup thresholds. Every number comes from ``ui.computations`` (memoized from the score's sorted
+per-subgroup thresholds. Every number comes from ``fairness_dashboard.computations`` (memoized from the score's sorted
 ``ThresholdCounts``): a new threshold counts one threshold, never the explorer's grid again."""
 
 from __future__ import annotations
@@ -56,7 +56,7 @@ def explorer_section(token: str, mapping_key: str, scored: fc.ScoredData, score:
                      threshold: float | None, metrics: list, *, distance: str, reduction: str, reference: str,
                      include_small: bool, max_difference: float, order: list | None, intervals) -> None:
     """Each selected rate of every subgroup across thresholds, the chosen threshold marked, the band where a
-    chosen rule holds shaded, a slider that moves the threshold, a suggested threshold (``ui.suggest``) and
+    chosen rule holds shaded, a slider that moves the threshold, a suggested threshold (``fairness_dashboard.suggest``) and
     optional per-subgroup thresholds."""
     st.subheader("Threshold explorer")
     if threshold is None:

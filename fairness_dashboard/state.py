@@ -2,7 +2,7 @@
 
 Data objects live under plain keys (a widget's own state is dropped when its page is left).
 Widget values that must survive page switches are mirrored under ``keep:<name>`` keys by
-:func:`ui.controls.kept`.
+:func:`fairness_dashboard.controls.kept`.
 """
 
 from __future__ import annotations
@@ -20,10 +20,10 @@ MAPPING = "mapping"                # fairness_core.ColumnMapping that validated,
 MODEL = "model"                    # the score column analysed on every page
 SLICE = "slice"                    # fairness_core.Slice: the rows every page analyses (sidebar)
 SUBGROUP_OPTIONS = "subgroup_options"  # dict(intersect, n_bins, min_size) from the sidebar
-INTERVALS = "intervals"            # ui.controls.IntervalOptions from the sidebar (show, level, n_boot, adjust)
-LOCAL_SOURCE = "local_source"      # ui.local.LocalSource of "Data on this machine", or None (an upload or a sample)
+INTERVALS = "intervals"            # fairness_dashboard.controls.IntervalOptions from the sidebar (show, level, n_boot, adjust)
+LOCAL_SOURCE = "local_source"      # fairness_dashboard.local.LocalSource of "Data on this machine", or None (an upload or a sample)
 LOCAL_ROWS = "local_rows"          # "counts": every row, counted where it lies; "sample": a random sample in memory
-LOCAL_AUC = "local_auc"            # "bins" or "exact": the score levels of the AUC counts (ui.local.AUC_LEVELS)
+LOCAL_AUC = "local_auc"            # "bins" or "exact": the score levels of the AUC counts (fairness_dashboard.local.AUC_LEVELS)
 NO_INTERVALS = "no_intervals"      # why this run shows no intervals though they are asked for (counted data), or None
 CHARTS_LOADED = "charts_loaded"    # bool: a chart was drawn in this session, so the browser has the chart library
 BASE_RATES_OPEN = "data:base_rates_open"   # the Data page's base-rate chart expander (its own widget state)
@@ -52,6 +52,6 @@ DEFAULTS = {
 
 
 def init() -> None:
-    """Set every key to its default if absent (called at the top of every page by ui.page_frame.draw)."""
+    """Set every key to its default if absent (called at the top of every page by fairness_dashboard.page_frame.draw)."""
     for key, value in DEFAULTS.items():
         st.session_state.setdefault(key, value)

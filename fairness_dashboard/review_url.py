@@ -2,7 +2,7 @@
 default values, zlib-compressed and base64url-encoded (a few hundred characters), so reload and a shared link
 reopen the same view; never the data.
 
-Session flow (``ui.page_frame.draw``, which every page draws first):
+Session flow (``fairness_dashboard.page_frame.draw``, which every page draws first):
 
 - :func:`start`, before any widget: on a session's first run reads the URL's ``review`` parameter:
   a sample's settings are applied at once, an uploaded file's settings wait for that file
@@ -84,7 +84,7 @@ def sync_url() -> None:
 
 
 def start() -> None:
-    """The session hook (``ui.page_frame.draw``, before any widget, after a requested configuration is applied):
+    """The session hook (``fairness_dashboard.page_frame.draw``, before any widget, after a requested configuration is applied):
     on a session's first run, read the URL's settings; while they wait for their data file, ask for it and stop."""
     if not st.session_state.get(URL_READ):
         st.session_state[URL_READ] = True

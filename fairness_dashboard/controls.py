@@ -31,7 +31,7 @@ class IntervalOptions:
     adjust : {None, 'bonferroni', 'holm', 'fdr_bh'}
         Multiple-comparison adjustment.
 
-    The bootstrap seed is fixed at 0 (in ``ui.computations``), so the same data and options give the same
+    The bootstrap seed is fixed at 0 (in ``fairness_dashboard.computations``), so the same data and options give the same
     intervals.
     """
 

@@ -37,7 +37,7 @@ def context_text(dataset: str | None, model: str | None, current_slice: fc.Slice
 
 
 def show() -> None:
-    """Write the context line (a caption) for the current session; called by ``ui.page_frame.draw``."""
+    """Write the context line (a caption) for the current session; called by ``fairness_dashboard.page_frame.draw``."""
 
     frame, token = st.session_state[state.FRAME], st.session_state[state.DATASET_TOKEN]
     if frame is None:
