@@ -33,8 +33,12 @@ run: $(VENV)/.run-deps
 check: $(VENV)/.test-deps
 	$(BIN)/python -m pytest -n auto --dist loadgroup -m "not full" --durations=15
 
+# One pytest worker per CPU and one more: two of them drive the browser tests (tests/conftest.py, browser_group) and
+# spend most of their time waiting on an app server and Chromium.
+TEST_WORKERS ?= $(shell $(PYTHON) -c 'import os; print((os.cpu_count() or 1) + 1)')
+
 test: $(VENV)/.test-deps
-	$(BIN)/python -m pytest -n auto --dist loadgroup --durations=25
+	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadgroup --durations=25
 
 samples: $(VENV)/.run-deps
 	$(BIN)/python sample_data/make_samples.py

@@ -15,7 +15,7 @@ import streamlit as st
 from fairness_dashboard import navigation
 
 # The app's one style sheet. Tabs wrap onto a second line when the page is narrow, instead of scrolling sideways
-# behind an arrow: at a 1,024-px window "Correlation" and "Compare models" were out of sight (issue 42, item 7).
+# behind an arrow: at a 1,024-px window "Correlation" and "Compare models" were out of sight.
 CSS = """<style>
 [data-testid="stTabs"] [role="tablist"] { flex-wrap: wrap; row-gap: 0.25rem; }
 [data-testid="stTabsScrollLeft"], [data-testid="stTabsScrollRight"] { display: none; }

@@ -13,7 +13,7 @@ difference the rule judges) against their truth, the mean of the excess ℓ2 ECE
 comparison interval (misses below and above), and the shares of verdicts pass / inconclusive / fail with
 intervals and on the point estimate alone. A false pass is a pass where the truth breaks the bound by more than
 0.02; a false fail, a fail where the truth meets it with that margin (δ = 0.5 lies within 0.02 of the bound, so it
-has neither). ARCHITECTURE §5.3 asks for a mean within 10 % of the truth (0.01 below 0.05) and ≤ 2.5 % of each.
+has neither). The goal: a mean within 10 % of the truth (0.01 below 0.05) and ≤ 2.5 % of each.
 
 **Perfectly calibrated model at 2,000 rows.** Four groups of 60, 400, 700 and 840 rows, all calibrated, at 10 and 20
 bins: the shares of data sets whose rule passes and fails, whose comparison table stars a comparison, and whose
@@ -138,7 +138,7 @@ def main(argv=None) -> None:
     print("| errors compared | passes at 10 bins | at 20 | fails at 10 | at 20 | starred at 10 | at 20 "
           "| pass/inconclusive -> fail |")
     print("|---|---:|---:|---:|---:|---:|---:|---:|")
-    for debias, name in ((True, "debiased squared (the app's)"), (False, "plug-in ECE (seed 001)")):
+    for debias, name in ((True, "debiased squared (the app's)"), (False, "plug-in ECE (ExFairness)")):
         c = perfectly_calibrated(args.datasets, args.n_boot, debias)
         pct = {k: 100 * v / args.datasets for k, v in c.items()}
         print(f"| {name} | {pct['pass_10']:.1f} | {pct['pass_20']:.1f} | {pct['fail_10']:.1f} | {pct['fail_20']:.1f} "

@@ -11,7 +11,7 @@ interval, default 500), ``--rows`` (rows per data set, default 2,000), ``--setti
 list of the names below), ``--processes`` (default 2), ``--truth-rows`` (rows of the sample the
 truth is checked against, default 10^6), ``--margin`` (see verdicts), ``--seed``, ``--out``.
 
-What it does (ARCHITECTURE.md §5.6: "every interval the product shows covers 93-97 % at its
+What it does (the goal: "every interval the product shows covers 93-97 % at its
 nominal 95 %, with misses on both sides"). Seven generating models, each known exactly:
 
 1. ``disjoint``: four disjoint groups A, B, C, D (45, 32, 20, 3 % of rows; D has ~60 of 2,000),
@@ -1260,7 +1260,7 @@ def simulate(setting: str, datasets: int, *, rows: int = 2000, n_boot: int = 500
 
 
 def within_band(coverage: float) -> bool:
-    """Coverage within 93-97 % (ARCHITECTURE.md §5.6), to rounding."""
+    """Coverage within 93-97 %, to rounding."""
     return 0.93 - 1e-12 <= coverage <= 0.97 + 1e-12
 
 

@@ -11,7 +11,7 @@ With ``--review`` it times the command line's review of the same logs instead (`
 a fresh process, ``--repeats`` times, interleaved (with ``--csv``, the same rows as one CSV file per Parquet file): median wall and CPU seconds (the child's, DuckDB's threads
 included), peak RSS, the ratio of the medians, and the load average beside each run.
 
-The layout is the one of issue 12's prototype: race x sex (disjoint), 20 overlapping identity columns
+The layout: race x sex (disjoint), 20 overlapping identity columns
 (booleans, prevalence 1 % to 20 %), a 0/1 label and a float32 score, in ``--files`` Parquet files.
 
 Reported (JSON to ``--out``, a table to stdout):

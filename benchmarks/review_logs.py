@@ -1,4 +1,4 @@
-"""Review Parquet logs where they live: the driver script of the README's Spark example.
+"""Review Parquet logs where they live: the driver script of the Spark example in docs/data-beyond-memory.md.
 
     spark-submit --master spark://host:7077 --py-files dist/fairness_core-<version>-py3-none-any.whl \\
         benchmarks/review_logs.py hdfs:///logs/2026-11/ --out review.json

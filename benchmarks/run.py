@@ -13,7 +13,7 @@ indicator columns; three score columns, untied, tied to two decimals and integer
 and a three-class label; two standardised features) feeds every section:
 
 1. side by side: each metric computed by ours (called as a user calls it, with the raw attribute
-   columns, and again with a prepared ``Subgroups``) and by its peer (the literal seed 000 code,
+   columns, and again with a prepared ``Subgroups``) and by its peer (the literal Jigsaw Unintended Bias benchmark code,
    guardian-ai, ``calibration_curve`` per mask, an ExFairness-style literal, audmetric, aif360,
    Fairlearn's ``MetricFrame``, a plain pandas groupby, scikit-lego); the implementations of a row
    run interleaved, each ``--repeats`` times, and the medians of CPU seconds (``time.process_time``:
@@ -254,7 +254,7 @@ class Checks:
 
 
 # The literal peer code ------------------------------------------------------------------------------
-# Seed 000 (Jigsaw bias-aware AUC), written from the seed's definition: roc_auc_score per mask.
+# Jigsaw bias-aware AUC, written from its definition: roc_auc_score per mask.
 
 
 def seed_power_mean(scores, p=-5):
@@ -283,7 +283,7 @@ def seed_bnsp_auc(df, subgroup, label, pred):
 
 
 def seed_final_metric(df, identity_cols, label, pred, overall_weight=0.25):
-    """The seed's final_metric, also returning the three per-subgroup AUC lists (for the agreement check)."""
+    """The benchmark's final_metric, also returning the three per-subgroup AUC lists (for the agreement check)."""
     from sklearn.metrics import roc_auc_score
     overall = roc_auc_score(df[label] >= 0.5, df[pred])
     sub_aucs = [seed_subgroup_auc(df, c, label, pred) for c in identity_cols]
@@ -294,7 +294,7 @@ def seed_final_metric(df, identity_cols, label, pred, overall_weight=0.25):
 
 
 def seed_on_attributes(frame: pd.DataFrame, score: str):
-    """The seed code on race x sex: one indicator column per combination (as a user must build them)."""
+    """The literal code on race x sex: one indicator column per combination (as a user must build them)."""
     combination = "race=" + frame["race"] + ", sex=" + frame["sex"]
     indicators = pd.get_dummies(combination, dtype=float)
     df = pd.concat([frame[["y", score]], indicators], axis=1)
@@ -302,7 +302,7 @@ def seed_on_attributes(frame: pd.DataFrame, score: str):
 
 
 def exfairness_calibration(probabilities, labels, sensitive, n_bins=10):
-    """ExFairness.Metrics.Calibration.compute (seed 001) transliterated: per group and bin a mask, ECE and MCE,
+    """ExFairness.Metrics.Calibration.compute (ExFairness) transliterated: per group and bin a mask, ECE and MCE,
     disparity |ECE_A - ECE_B|. Bins [low, high) with the last closed, edges arange(n_bins + 1) / n_bins."""
     edges = np.arange(n_bins + 1) / n_bins
     out = {}
@@ -373,7 +373,7 @@ def auc_identity_case(n_identity: int) -> Case:
                          np.column_stack([sub, bpsn, bnsp]))
 
     return Case(f"AUC family, {n_identity} identity columns, untied scores",
-                "literal seed 000 code (roc_auc_score per mask)", ("sklearn.metrics",), setup, check)
+                "literal Jigsaw Unintended Bias benchmark code (roc_auc_score per mask)", ("sklearn.metrics",), setup, check)
 
 
 def auc_attributes_case(score_column: str, words: str) -> Case:
@@ -392,7 +392,7 @@ def auc_attributes_case(score_column: str, words: str) -> Case:
             checks.close(f"AUC, race x sex, {words} ({key}): subgroup/BPSN/BNSP AUCs",
                          table[["subgroup_auc", "bpsn_auc", "bnsp_auc"]].to_numpy(), np.column_stack([sub, bpsn, bnsp]))
 
-    return Case(f"AUC family, race x sex (8 subgroups), {words}", "literal seed 000 code (one-hot race x sex)",
+    return Case(f"AUC family, race x sex (8 subgroups), {words}", "literal Jigsaw Unintended Bias benchmark code (one-hot race x sex)",
                 ("sklearn.metrics",), setup, check)
 
 
@@ -451,7 +451,7 @@ def calibration_curve_case() -> Case:
                 theirs.append(np.column_stack([prob_true, prob_pred]))
             checks.close(f"reliability diagram per subgroup ({key})", np.concatenate(ours), np.concatenate(theirs),
                          note="untied scores: no score lies on an inner bin edge, where sklearn's bins put it in "
-                              "the lower bin and ours (exact decimal edges, ARCHITECTURE 5.3) in the upper one")
+                              "the lower bin and ours (exact decimal edges) in the upper one")
 
     return Case("calibration per subgroup (race x sex), 10 uniform bins", "calibration_curve per mask",
                 ("sklearn.calibration",), setup, check)

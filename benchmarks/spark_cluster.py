@@ -1,4 +1,4 @@
-"""The README's spark-submit route, end to end, on a Spark standalone cluster started on this machine.
+"""The spark-submit route of docs/data-beyond-memory.md, end to end, on a Spark standalone cluster started on this machine.
 
     python benchmarks/spark_cluster.py [--rows 10000000] [--files 10] [--data DIR] [--port 7077]
 
@@ -7,7 +7,7 @@
    ``--worker-memory`` each;
 2. builds the wheel (``python -m build --wheel`` into ``dist/``);
 3. writes ``--rows`` rows of ``benchmarks/engines.py``'s logs as ``--files`` Parquet files (kept and reused);
-4. runs the README's command against the cluster::
+4. runs that page's command against the cluster::
 
        spark-submit --master spark://127.0.0.1:7077 --py-files dist/fairness_core-<version>-py3-none-any.whl \\
            benchmarks/review_logs.py file:///DIR/ --out review-spark.json

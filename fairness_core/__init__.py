@@ -2,7 +2,7 @@
 
 Everything public is re-exported here; import from ``fairness_core``, never from a module.
 Figure builders live in :mod:`fairness_core.plotting` (Plotly, imported only when called).
-See ARCHITECTURE.md §5 for the contract each name follows.
+docs/architecture.md maps the modules behind each name.
 """
 
 from ._version import __version__

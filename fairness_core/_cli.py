@@ -1,5 +1,6 @@
 # More than 500 lines: one concept (the command line: its arguments, their checks, the in-memory and engine reviews and the exit status), whose help text is most of it.
-"""Command line: ``python -m fairness_core report|metrics DATA ...`` (see ``--help``).
+"""Command line: ``python -m fairness_core report|metrics DATA ...`` (see ``--help``), and ``app``, which serves the
+dashboard (:mod:`fairness_dashboard.launch`: this process becomes ``python -m streamlit run``).
 
 Exit status (the release gate): 0 when every gating verdict passes, 1 when one fails (with ``--strict``
 also when one is inconclusive or not assessable). The gating verdicts are the rules of the models and, with
@@ -36,6 +37,7 @@ EXAMPLES = """examples:
       --protected region --out review.json
   python -m fairness_core metrics hdfs:///logs/2026-11/ --engine spark --spark-master yarn --label y \\
       --positive 1 --score score --protected race --out review.json
+  python -m fairness_core app --port 8502 --data-root /data/logs
 
 exit status: 0 every gating rule (and, with --baseline, every change) passes, 1 one fails (--strict: or is
   inconclusive), 2 bad input or usage, 3 an internal error; each gating verdict that is not a pass is a line on
@@ -62,8 +64,9 @@ def parser() -> argparse.ArgumentParser:
     main = _Parser(
         prog=_prog(), formatter_class=argparse.RawDescriptionHelpFormatter, epilog=EXAMPLES,
         description="Assess a model's scored data for disparities between subgroups: the same review as the "
-                    "fairness dashboard, as an HTML report or JSON, with an exit status that can gate a release.")
-    commands = main.add_subparsers(dest="command", required=True, metavar="{report,metrics}")
+                    "fairness dashboard, as an HTML report or JSON, with an exit status that can gate a release; "
+                    "or serve the dashboard itself (app).")
+    commands = main.add_subparsers(dest="command", required=True, metavar="{report,metrics,app}")
     for name, text in (("report", "write the self-contained HTML report (charts work offline)"),
                        ("metrics", "write every table, finding and verdict as JSON")):
         sub = commands.add_parser(name, help=text, description=text, epilog=EXAMPLES,
@@ -154,6 +157,16 @@ def parser() -> argparse.ArgumentParser:
                          help="where to write" + (" the HTML report" if name == "report" else " (default: stdout)"))
         if name == "metrics":
             sub.add_argument("--json", action="store_true", help="JSON output (the default and only format)")
+    text = ("serve the interactive dashboard with its settings (.streamlit/config.toml beside its entry script) "
+            "until Ctrl-C; needs this project's 'app' extra")
+    app = commands.add_parser("app", help=text, description=text)
+    app.add_argument("--port", type=int, metavar="N", help="the port to listen on (default 8501)")
+    app.add_argument("--address", metavar="A",
+                     help="the address to listen on (default 127.0.0.1: this machine only; 0.0.0.0: every "
+                          "interface, as a container whose port is published needs)")
+    app.add_argument("--data-root", action="append", default=[], metavar="DIR",
+                     help="a directory whose files the Data page's 'Data on this machine' may read (repeat for "
+                          "several; sets FAIRNESS_LOCAL_DATA). Default: none, unless FAIRNESS_LOCAL_DATA is set")
     return main
 
 
@@ -403,19 +416,54 @@ def missing_package_message(exc: ImportError, engine: str | None) -> str:
         or from its wheel: pip install 'fairness_core-0.5.0-py3-none-any.whl[engines]'; make test installs every
         engine)."
     """
-    from ._version import __version__
-
     top = (exc.name or "").split(".")[0]
     if top not in ENGINE_PACKAGES:
         return _one_line(str(exc))
     package, extra = ENGINE_PACKAGES[top]
     what = f"--engine {engine}" if engine else "this command"
-    extra = extra or ""
     return (f"{what} needs the Python package {package!r}, which is not installed here. Install it with: "
-            f"pip install '{package}' (or this project{f' with its {extra!r} extra' if extra else ''}, from its "
-            f"checkout: pip install '.{f'[{extra}]' if extra else ''}', or from its wheel: pip install "
-            f"'fairness_core-{__version__}-py3-none-any.whl{f'[{extra}]' if extra else ''}'; make test installs "
-            "every engine).")
+            f"pip install '{package}' (or this project{f' with its {extra!r} extra' if extra else ''}, "
+            f"{install_commands(extra)}; make test installs every engine).")
+
+
+def install_commands(extra: str | None) -> str:
+    """How to install this project, with `extra`, from its checkout or its built wheel: never by a bare name.
+
+    Parameters
+    ----------
+    extra : str or None
+        An extra of pyproject.toml (``app``, ``engines``, ``spark``), or None for the library alone.
+
+    Returns
+    -------
+    str
+        E.g. "from its checkout: pip install '.[app]', or from its wheel: pip install
+        'fairness_core-0.5.0-py3-none-any.whl[app]'".
+    """
+    from ._version import __version__
+
+    extra = f"[{extra}]" if extra else ""
+    return (f"from its checkout: pip install '.{extra}', or from its wheel: pip install "
+            f"'fairness_core-{__version__}-py3-none-any.whl{extra}'")
+
+
+def _serve_app(args) -> int:
+    """``app``: this process becomes the dashboard's server (:func:`fairness_dashboard.launch.serve`); 2 when a
+    ``--data-root`` is no directory or Streamlit (the ``app`` extra) is not installed, said in one line."""
+    for root in args.data_root:
+        if not Path(root).expanduser().is_dir():
+            print(f"error: --data-root {root!r} is not a directory", file=sys.stderr)
+            return 2
+    try:
+        import streamlit  # noqa: F401  (the app extra; launch.serve runs its command line)
+    except ImportError:
+        print("error: the app needs Streamlit, which is not installed here. Install this project with its 'app' "
+              f"extra (the Streamlit versions the app is tested with), {install_commands('app')}.", file=sys.stderr)
+        return 2
+    from fairness_dashboard.launch import serve
+
+    serve(args.port, args.address, [str(Path(root).expanduser()) for root in args.data_root])
+    return 0   # reached only when serve is replaced (tests): it becomes the server
 
 
 def _engine_error(exc: Exception) -> bool:
@@ -461,6 +509,8 @@ def main(argv=None) -> int:
         never mistaken for a failing rule), with its traceback.
     """
     args = parser().parse_args(argv)   # usage errors exit 2 here, in one line
+    if args.command == "app":
+        return _serve_app(args)
     from ._data.reading import read_table
     from ._review.gate import STATUS_ORDER, split_names
     from ._review.review import build_review

@@ -20,7 +20,7 @@ import streamlit as st
 
 import fairness_core as fc
 
-from . import escape, local, state
+from . import counted_data, escape, local, state
 from .memo import memo
 
 # Entries per memoized function and session: the large ones (rows of a mapping) few, small results many.
@@ -134,9 +134,9 @@ def intervals_shown() -> bool:
 
 
 @memo(COUNTS)
-def counts_data(token: str, mapping_key: str, min_size: int, _counts) -> local.CountsData:
+def counts_data(token: str, mapping_key: str, min_size: int, _counts) -> counted_data.CountsData:
     """The pages' view of the count tables `_counts`, subgroups flagged small below `min_size`."""
-    return local.CountsData.of(_counts, min_size)
+    return counted_data.CountsData.of(_counts, min_size)
 
 
 def needs_rows(what: str) -> bool:
@@ -149,7 +149,7 @@ def needs_rows(what: str) -> bool:
 
 def class_sizes(scored) -> pd.Series:
     """Kept rows per class of the label (its values as text), sorted by class."""
-    if isinstance(scored, local.CountsData):
+    if isinstance(scored, counted_data.CountsData):
         return pd.Series(scored.counts.class_sizes, dtype=np.int64).sort_index()
     return pd.Series(scored.classes).value_counts().sort_index()
 

@@ -1,4 +1,4 @@
-"""Model comparison: every mapped score column side by side, each at its own decision threshold (issue 9, item 1).
+"""Model comparison: every mapped score column side by side, each at its own decision threshold.
 
 One function per page draws that page's "Compare models" section, below a toggle shown only when at
 least two score columns are mapped (one toggle, kept across pages). Every number comes from the

@@ -26,7 +26,7 @@ import pandas as pd
 
 import fairness_core as fc
 
-from . import analysis, captions, labels, local, progress
+from . import analysis, captions, counted_data, labels, progress
 from .memo import memo
 
 CONSISTENCY_JOBS = 2  # threads of its neighbour search
@@ -98,7 +98,7 @@ def small_rows(token: str, mapping_key: str, _data: fc.ScoredData) -> str:
 def auc_table(token: str, mapping_key: str, score: str, _data: fc.ScoredData) -> pd.DataFrame:
     """Per-subgroup AUC table of one score column (one sort of that column; or the engine's AUC counts', with
     ``max_binning_error``)."""
-    if isinstance(_data, local.CountsData):
+    if isinstance(_data, counted_data.CountsData):
         return _data.counts.auc[score].table()
     return fc.bias_auc_table(_data.y_true, _data.scores[score], _data.subgroups, **weights(_data))
 
@@ -107,7 +107,7 @@ def auc_table(token: str, mapping_key: str, score: str, _data: fc.ScoredData) ->
 def threshold_counts(token: str, mapping_key: str, score: str, _data: fc.ScoredData) -> fc.ThresholdCounts | fc.AucCounts:
     """Score column `score` sorted once, with cumulative counts: the confusion counts at any threshold (data counted
     where it lies: its AUC counts, which answer the same questions at their levels)."""
-    if isinstance(_data, local.CountsData):
+    if isinstance(_data, counted_data.CountsData):
         return _data.counts.auc[score]
     return fc.threshold_counts(_data.y_true, _data.scores[score], _data.subgroups, **weights(_data))
 
@@ -118,13 +118,13 @@ def confusion(token: str, mapping_key: str, source: str, threshold: float | None
     :func:`threshold_counts`, no pass over the rows), or of the given predictions (memoized: :func:`confusion_at`).
 
     On data counted where it lies, a threshold the count tables cannot answer (between the counted bin
-    edges, or with intervals between the edges of their atoms: ``local.scans``) costs a scan of the
+    edges, or with intervals between the edges of their atoms: ``counted_data.scans``) costs a scan of the
     source: the page then says so where this is first called, with buttons that move the threshold to
     the counted edges nearest it (:func:`_threshold_note`), and the scan runs under a spinner that says
     what is counted.
     """
-    if isinstance(_data, local.CountsData) and threshold is not None and source in _data.counts.auc:
-        note = local.threshold_note(_data.counts, source, threshold)
+    if isinstance(_data, counted_data.CountsData) and threshold is not None and source in _data.counts.auc:
+        note = counted_data.threshold_note(_data.counts, source, threshold)
         if note is not None:
             _threshold_note(_data.counts, source, threshold, note)
             if confusion_at.peek(token, mapping_key, source, threshold, _data) is None:
@@ -135,7 +135,7 @@ def confusion(token: str, mapping_key: str, source: str, threshold: float | None
 
 
 def _threshold_note(counts, score: str, threshold: float, note: str) -> None:
-    """`note` (``local.threshold_note``: why this threshold costs a scan) as a caption, and a button per counted edge
+    """`note` (``counted_data.threshold_note``: why this threshold costs a scan) as a caption, and a button per counted edge
     near `threshold` that moves the page's threshold there (the number input and the slider: ``threshold:<score>``).
     Drawn once per run, where :func:`confusion` is first called for this score and threshold."""
     import hashlib
@@ -157,7 +157,7 @@ def _threshold_note(counts, score: str, threshold: float, note: str) -> None:
 
     with box:
         st.caption(note)
-        edges = local.nearest_edges(counts, score, threshold)
+        edges = counted_data.nearest_edges(counts, score, threshold)
         for column, edge in zip(st.columns(max(len(edges), 1) + 2), edges):
             column.button(f"Use {edge:.6g}", key=f"{key}_{edge!r}", on_click=use, args=(edge,),
                           help="Move the threshold to this counted edge: answered from the count tables, no scan.")
@@ -168,7 +168,7 @@ def confusion_at(token: str, mapping_key: str, source: str, threshold: float | N
                  _data: fc.ScoredData) -> fc.ConfusionCounts:
     """The memoized counts of :func:`confusion` (on data counted where it lies: read off the AUC counts or their
     atoms, or counted again by the engine at this threshold)."""
-    if isinstance(_data, local.CountsData):   # read off the AUC counts, counted again by the engine, or given
+    if isinstance(_data, counted_data.CountsData):   # read off the AUC counts, counted again by the engine, or given
         counts = _data.counts.given if threshold is None else _data.counts.confusion_at(source, threshold)
         return with_min_size(counts, _data.subgroups.min_size)
     if threshold is None:
@@ -224,7 +224,7 @@ def auc_intervals(token: str, mapping_key: str, score: str, level: float, n_boot
     """Per-subgroup AUC table of one score column with DeLong intervals at `level`, and in its attrs the
     bootstrap replicates (`n_boot`, seed 0) behind the intervals of the power means and the bias AUC score (data
     counted where it lies: from its AUC counts, with ``max_binning_error``)."""
-    if isinstance(_data, local.CountsData):   # from the AUC counts' atoms (the counts with_atoms: see analyse)
+    if isinstance(_data, counted_data.CountsData):   # from the AUC counts' atoms (the counts with_atoms: see analyse)
         return _data.counts.auc[score].table(level, n_boot=n_boot, random_state=0)
     return fc.bias_auc_table(_data.y_true, _data.scores[score], _data.subgroups, ci=level, n_boot=n_boot,
                              random_state=0, **weights(_data))
@@ -235,7 +235,7 @@ def calibration(token: str, mapping_key: str, score: str, n_bins: int, strategy:
                 _data: fc.ScoredData) -> fc.CalibrationCounts:
     """Per-(subgroup, bin) calibration sums of one probability column (and the atoms its bootstrap resamples;
     from the engine: no atoms)."""
-    if isinstance(_data, local.CountsData):
+    if isinstance(_data, counted_data.CountsData):
         return _data.counts.calibration_at(score, n_bins, strategy)
     return fc.calibration_counts(_data.y_true, _data.scores[score], _data.subgroups, n_bins=n_bins,
                                  strategy=strategy, **weights(_data))
@@ -248,7 +248,7 @@ def class_counts(token: str, mapping_key: str, source: str, threshold: float | N
     Predictions come from the given predicted label column (``source="given"``) or from score
     column `source` at `threshold`.
     """
-    if isinstance(_data, local.CountsData):
+    if isinstance(_data, counted_data.CountsData):
         return _data.counts.class_counts_at(None if source == "given" else source, threshold)
     predicted = _data.class_predictions(None if source == "given" else source, threshold)
     return fc.class_counts(_data.classes, predicted, _data.subgroups, **weights(_data))
@@ -259,7 +259,7 @@ def smoothed_edf(token: str, mapping_key: str, concentration: float, include_sma
                  level: float | None = None, n_boot: int = 1000):
     """Smoothed empirical differential fairness of the labels, with bootstrap intervals (seed 0) when `level`
     is set."""
-    if isinstance(_data, local.CountsData):
+    if isinstance(_data, counted_data.CountsData):
         return fc.smoothed_edf_from_counts(label_counts(token, mapping_key, _data), concentration=concentration,
                                            include_small=include_small, ci=level, n_boot=n_boot, random_state=0)
     return fc.smoothed_edf(_data.y_true, _data.subgroups, concentration=concentration, include_small=include_small,
@@ -296,7 +296,7 @@ def label_counts(token: str, mapping_key: str, _data: fc.ScoredData) -> fc.Confu
     (dataset statistical parity) for any distance, reference and reduction come from these cached
     counts without recomputation; the tests check them against ``fc.dataset_statistical_parity``.
     """
-    if isinstance(_data, local.CountsData):
+    if isinstance(_data, counted_data.CountsData):
         return _data.labels
     return fc.confusion_counts(_data.y_true, _data.y_true, _data.subgroups, **weights(_data))
 

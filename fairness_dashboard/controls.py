@@ -304,14 +304,14 @@ def threshold_slider(scored: fc.ScoredData, score: str, label: str = "Move the t
     the same run (no second rerun). Its range is the score's, widened to the chosen threshold and
     rounded outwards to its step (1 for integer scores, else a power of ten near 1/100 of the range).
     On data counted where they lie with intervals, a move lands on the nearest counted edge
-    (``local.counted_edges``): there the threshold is read off the counted atoms, anywhere else it would
+    (``counted_data.counted_edges``): there the threshold is read off the counted atoms, anywhere else it would
     cost a scan of every row.
     Returns the threshold, or None (no slider) when the score is constant.
     """
-    from . import local
+    from . import counted_data
 
     name, slider_key = f"threshold:{score}", f"w:slider:threshold:{score}"
-    edges = local.counted_edges(scored, score)
+    edges = counted_data.counted_edges(scored, score)
     lo, hi, integer = scored.score_ranges[score]
     current = float(setting(name, analysis.default_threshold(scored, score)))
     if hi <= lo:

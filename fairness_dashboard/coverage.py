@@ -2,7 +2,7 @@
 
 ``measured_coverage.json`` is the table of ``benchmarks/coverage.py`` (written with its ``--out``): for each
 interval the app shows, the share of nominal 95 % intervals that contained the true value in five simulated
-settings (300 data sets of 2,000 rows each, one subgroup of about 3 % of rows). ARCHITECTURE §5.6 asks for
+settings (300 data sets of 2,000 rows each, one subgroup of about 3 % of rows). The goal:
 93–97 %; where a quantity falls outside that in some setting, the page that shows it says so with the measured
 numbers (:func:`note`) and the Metric definitions page lists them all (:func:`table`).
 """
@@ -16,7 +16,7 @@ import pandas as pd
 
 import fairness_core as fc
 
-BAND = (93.0, 97.0)   # % : what a nominal 95 % interval must cover (ARCHITECTURE §5.6)
+BAND = (93.0, 97.0)   # % : what a nominal 95 % interval must cover
 MEASURED = json.loads(Path(__file__).with_name("measured_coverage.json").read_text(encoding="utf-8"))
 ANCHOR = "coverage"   # the Metric definitions page's section
 

@@ -1,11 +1,10 @@
 """The Metric definitions page's content, loaded from ``fairness_dashboard/definitions.md``, and links to its entries.
 
-The content is a Markdown file (its format is described at its top): every metric of the contract
-(ARCHITECTURE.md §5) with its formula (LaTeX for KaTeX, as ``st.latex`` renders it), perfect value,
-what a disparity in it means for the people affected, source, and where ``fairness_core`` departs
-from the source's reference implementation; metrics grouped into :class:`Family` sections, each
-shown on one page; and :data:`GUIDE`, a question-driven guide to choosing metrics in the spirit of
-the Aequitas fairness tree. This module parses it once, at import.
+The content is a Markdown file (its format is described at its top): every public metric with its formula
+(LaTeX for KaTeX, as ``st.latex`` renders it), perfect value, what a disparity in it means for the people
+affected, source, and where ``fairness_core`` departs from the source's reference implementation; metrics
+grouped into :class:`Family` sections, each shown on one page; and :data:`GUIDE`, a question-driven guide to
+choosing metrics in the spirit of the Aequitas fairness tree. This module parses it once, at import.
 """
 
 from __future__ import annotations
@@ -14,6 +13,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .labels import RATE_TO_METRIC, metric_spec
 from .navigation import TITLES, url
 
 SOURCE = Path(__file__).with_name("definitions.md")
@@ -197,10 +197,16 @@ def _metric(block: _Block) -> Metric:
 NOTATION, GUIDE_INTRO, GUIDE, FAMILIES = load(SOURCE.read_text(encoding="utf-8"))
 METRICS: tuple[Metric, ...] = tuple(m for family in FAMILIES for m in family.metrics)
 BY_KEY = {m.key: m for m in METRICS}
+
+
+def metric_key(name: str) -> str:
+    """The entry (anchor) of registered metric `name` on the Metric definitions page: the metric registry's
+    ``anchor``, e.g. ``metric_key("false_positive_rate")`` is ``"fpr"``."""
+    return metric_spec(name).anchor
+
+
 # A rate's name in fairness_core (group_rates' columns) -> its entry.
-RATE_KEYS = {"selection_rate": "selection-rate", "true_positive_rate": "tpr", "false_positive_rate": "fpr",
-             "false_negative_rate": "fnr", "false_omission_rate": "for", "false_discovery_rate": "fdr",
-             "error_rate": "error-rate"}
+RATE_KEYS = {rate: metric_key(metric) for rate, metric in RATE_TO_METRIC.items()}
 
 
 def definition_link(key: str, label: str = "Definition") -> str:

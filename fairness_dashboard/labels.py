@@ -5,9 +5,39 @@ from __future__ import annotations
 
 import fairness_core as fc
 from fairness_core import reference_keyword
-from fairness_core.plotting import RATE_LABELS
 
 from . import escape
+
+
+def metric_spec(name: str):
+    """The metric registry's row of metric `name` (``fc.Rule.metric_specs()``, read at each call).
+
+    Parameters
+    ----------
+    name : str
+        A registered metric's name, e.g. ``"false_positive_rate"`` or ``"bias_auc_score"``.
+
+    Returns
+    -------
+    MetricSpec
+        Its function, label, definition anchor and the rest.
+
+    Raises
+    ------
+    KeyError
+        When no metric of that name is registered.
+    """
+    for spec in fc.Rule.metric_specs():
+        if spec.name == name:
+            return spec
+    raise KeyError(f"no registered metric {name!r}")
+
+
+def metric_label(name: str) -> str:
+    """The dashboard's name of metric `name`, from the metric registry: ``metric_label("false_positive_rate")``
+    is ``"False positive rate"``."""
+    return metric_spec(name).label
+
 
 # Widget labels named by the issue, so documentation and tests can find them.
 LABEL_COLUMN = "Label column"
@@ -78,6 +108,8 @@ REFERENCE_LABELS = {
 }
 # Rate name in group_rates -> metric name of rate_disparity (fairness_core's one map).
 RATE_TO_METRIC = fc.ConfusionCounts.RATE_TO_METRIC
+# Rate name -> its label, in the order of the rates (the pages' tabs, the explorer's curves).
+RATE_LABELS = {rate: metric_label(metric) for rate, metric in RATE_TO_METRIC.items()}
 HELP = {
     WEIGHT_COLUMN: "Optional: a column of sample weights, e.g. survey person weights (fnlwgt, pwgtp) or weights "
                    "that reweight the rows to a target population. Every count on every page is then a sum of "
@@ -144,17 +176,18 @@ COLUMN_LABELS = {
     "subgroup": "Subgroup", "size": "Rows", "share": "Share", "n_positive": "Positives",
     "n_negative": "Negatives", "n_background_positive": "Background positives",
     "n_background_negative": "Background negatives", "small": "Small", "note": "Note",
-    "tp": "TP", "fp": "FP", "tn": "TN", "fn": "FN", **RATE_LABELS,
-    "subgroup_auc": "Subgroup AUC", "bpsn_auc": "BPSN AUC", "bnsp_auc": "BNSP AUC",
+    "tp": "TP", "fp": "FP", "tn": "TN", "fn": "FN",
+    # a metric's per-subgroup column: the rates, the three AUCs, ece, mce, base_rate (the metric registry's labels)
+    **{spec.label_key: spec.label for spec in fc.Rule.metric_specs() if spec.label_key},
     "reference": "Compared with", "reference_size": "Reference rows", "subgroup_value": "Subgroup value",
     "reference_value": "Reference value", "disparity": "Disparity", "tpr_disparity": "TPR disparity",
-    "fpr_disparity": "FPR disparity", "passes": "Passes", "verdict": "Verdict", "ece": "ECE", "mce": "MCE",
+    "fpr_disparity": "FPR disparity", "passes": "Passes", "verdict": "Verdict",
     "brier_score": "Brier score", "l2_ece": "ℓ2 ECE", "squared_ce": "Squared calibration error (debiased)",
     "subgroup_squared": "Subgroup squared error", "reference_squared": "Reference squared error",
     "reason": "Reason", "rows": "Rows", "score": "Score",
     "class": "Class", "n_true": "True rows", "n_predicted": "Predicted rows", "recall": "Recall",
     "precision": "Precision", "fscore": "F-score", "value": "Value", "n_subgroups": "Subgroups",
-    "base_rate": "Base rate", "smoothed_positive_rate": "Smoothed positive rate",
+    "smoothed_positive_rate": "Smoothed positive rate",
     "smoothed_negative_rate": "Smoothed negative rate", "used": "Used",
     "numerator": "Numerator", "denominator": "Denominator", "reference_numerator": "Reference numerator",
     "reference_denominator": "Reference denominator", "small_reason": "Why small", "p_value": "p-value",

@@ -11,16 +11,15 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import replace
-from pathlib import Path
 
 import pandas as pd
 import streamlit as st
 
 import fairness_core as fc
 
-from . import analysis, local, profiling, state
+from . import analysis, launch, local, profiling, state
 
-SAMPLE_DIR = Path(__file__).resolve().parent.parent / "sample_data"
+SAMPLE_DIR = launch.APP_DIR / "sample_data"   # beside app.py, in a checkout and in an install
 SAMPLES = {
     "credit": {
         "title": "Sample: credit decisions",

@@ -1,17 +1,15 @@
-"""Data on this machine: Parquet or CSV files, or a DuckDB table, counted by DuckDB where they lie.
+"""Data on this machine: the source (Parquet or CSV files, or a DuckDB table) and DuckDB's reads and counts of it.
 
 The rows never enter pandas beyond a preview (the first rows, for the mapping widgets) or a random
-sample the user asks for: ``fairness_core.engines.scored_counts`` returns the count tables, and the
-pages read them through :class:`CountsData`, which answers what they read of ``ScoredData``.
+sample the user asks for: :func:`counts` returns ``fairness_core.engines.scored_counts``' count tables,
+which the pages read through ``fairness_dashboard.counted_data.CountsData`` (the counts facade).
 
-A browser user must not read any file the server can: the source is offered only when the server
-names the directories it may read in the environment variable ``FAIRNESS_LOCAL_DATA``, and every
-file, after its links are resolved, must lie under one of them, when it is named and again before
-each query (``fairness_dashboard.local_paths``, the boundary). DuckDB is given exactly the files checked, by their resolved paths, as a list, which the
-engines read as named: glob characters in a name (``[``, ``*``, ``?``) are escaped, never
+Which files may be read is decided by ``fairness_dashboard.local_paths`` (the boundary): a
+:class:`LocalSource` holds only files it checked, by their resolved paths, and reads them through the
+connection it gives (:func:`fairness_dashboard.local_paths.connect`). DuckDB is given exactly those files, as a
+list, which the engines read as named: glob characters in a name (``[``, ``*``, ``?``) are escaped, never
 expanded again into other files. Several CSV files are combined by column name, and files without
-the same columns are refused with a message. A DuckDB database is opened read-only with external
-access off, so its views cannot read other files.
+the same columns are refused with a message.
 """
 
 from __future__ import annotations
@@ -22,7 +20,6 @@ import importlib.util
 import os
 from dataclasses import dataclass, replace
 
-import numpy as np
 import pandas as pd
 
 import fairness_core as fc
@@ -51,10 +48,6 @@ ENGINE_FAILED = ("DuckDB could not {verb} the rows of {label!r}: {reason}. Tip: 
                  "columns and a readable format, or choose other files.")
 CHANGED = ("The files of {label} changed since they were read: a file was rewritten, added or removed. Open the "
            "**Data** page to read them again.")
-BETWEEN_EDGES = (
-    "The threshold {threshold} of {score} lies {where}: DuckDB counts {what} again at this threshold, a scan where "
-    "the data lie. Choose a counted edge near it, such as {near}, for an instant answer from the count tables."
-)
 FIRST_MAPPING = "local:first_mapping"   # session key: set when a source is read, so its first mapping is counted at once
 MAPPING_FIELDS = {"label": "label", "positive_label": "positive label value", "positive_outcome": "positive outcome",
                   "scores": "score columns", "predicted_label": "predicted label column",
@@ -83,7 +76,7 @@ def _fingerprint(*parts) -> str:
 
 
 def _stat(real: str) -> tuple:
-    """(path, size, modification time) of a file by its real path (from :func:`_real_inside`)."""
+    """(path, size, modification time) of a file by its real path (from :func:`local_paths.real_inside`)."""
     info = os.stat(real)
     return real, info.st_size, info.st_mtime_ns
 
@@ -155,16 +148,10 @@ class LocalSource:
         return cls(f"{os.path.basename(real)}: {table}", (), real, table, _fingerprint(real, size, mtime, table), size)
 
     def connection(self):
-        """A DuckDB connection for this source's queries: read-only and without external access for a database
-        (its views cannot read other files); for files, one that checks them again before each query
-        (:class:`local_paths.CheckedConnection`); with ``FAIRNESS_DUCKDB_MEMORY``'s memory limit (default 1GB)."""
-        import duckdb
-
-        limit = os.environ.get(MEMORY_ENV, "1GB")
-        if self.database is None:
-            return local_paths.CheckedConnection(duckdb.connect(config={"memory_limit": limit}), self.files)
-        return duckdb.connect(self.database, read_only=True,
-                              config={"enable_external_access": False, "memory_limit": limit})
+        """A DuckDB connection for this source's queries (:func:`local_paths.connect`: the files checked again
+        before each query, a database read-only without external access), with ``FAIRNESS_DUCKDB_MEMORY``'s
+        memory limit (default 1GB)."""
+        return local_paths.connect(self.files, self.database, os.environ.get(MEMORY_ENV, "1GB"))
 
     def engine_source(self):
         """(source, connection) for ``fairness_core.engines``: the checked files as a list, which the engines read
@@ -249,135 +236,6 @@ def _engine_errors(source: LocalSource, verb: str):
         raise ValueError(ENGINE_FAILED.format(verb=verb, label=source.label, reason=reason)) from exc
 
 
-@dataclass(frozen=True)
-class CountsSubgroups:
-    """What the pages read of ``Subgroups``, from count tables: names, sizes and the small flags.
-
-    ``codes`` is None (there are no rows); ``n_rows_small`` is None when the subgroups overlap,
-    since marginal counts cannot say how many rows lie in at least one small subgroup.
-    """
-
-    names: list
-    sizes: np.ndarray
-    min_size: int
-    disjoint: bool
-    n_samples: int
-    codes = None
-
-    @property
-    def small(self) -> np.ndarray:
-        """Boolean flag per subgroup: fewer rows than ``min_size``."""
-        return self.sizes < self.min_size
-
-    @property
-    def n_rows_small(self) -> int | None:
-        """Rows in small subgroups when the subgroups are disjoint, else None."""
-        return int(self.sizes[self.small].sum()) if self.disjoint else None
-
-    def with_min_size(self, min_size: int) -> "CountsSubgroups":
-        """The same subgroups with another small-subgroup threshold."""
-        return CountsSubgroups(self.names, self.sizes, int(min_size), self.disjoint, self.n_samples)
-
-
-@dataclass(frozen=True, eq=False)
-class CountsData:
-    """What the pages read of ``ScoredData``, answered from an engine's count tables.
-
-    Attributes
-    ----------
-    counts : fairness_core.engines.ScoredCounts
-    labels : ConfusionCounts
-        The labels counted against themselves (``ScoredCounts.label_counts``).
-    subgroups : CountsSubgroups
-    """
-
-    counts: object
-    labels: fc.ConfusionCounts
-    subgroups: CountsSubgroups
-
-    @classmethod
-    def of(cls, counts, min_size: int) -> "CountsData":
-        """The facade of `counts` with subgroups flagged small below `min_size`."""
-        labels = counts.label_counts()
-        sizes = labels.member[:, [0, 3]].sum(axis=1)
-        return cls(counts, labels, CountsSubgroups(list(labels.names), sizes, int(min_size), bool(labels.disjoint),
-                                                   int(counts.n_rows)))
-
-    mapping = property(lambda self: self.counts.mapping, doc="The column mapping.")
-    predicted = property(lambda self: self.counts.given,
-                         doc="The predicted label column's confusion counts, or None when none is mapped.")
-    n_input = property(lambda self: self.counts.n_input, doc="Rows in the source.")
-    n_rows = property(lambda self: self.counts.n_rows, doc="Rows kept.")
-    exclusions = property(lambda self: self.counts.exclusions, doc="Rows left out, by reason.")
-    score_ranges = property(lambda self: self.counts.score_ranges,
-                            doc="Per score column: (smallest, largest, every score whole).")
-
-    @property
-    def scores(self) -> dict:
-        """The mapped score columns (their values stay in the source: read ranges with ``score_ranges``)."""
-        return {s: None for s in self.counts.mapping.scores}
-
-    weights = None   # the rows' weights stay where they lie; ``weighted`` says whether the counts sum them (as
-    # ScoredData's ``weights``, ``weighted``, ``weight_total`` and ``effective_rows``, which the pages read of both)
-
-    @property
-    def weighted(self) -> bool:
-        """Whether the counts are sums of sample weights (the mapping names a weight column)."""
-        return bool(self.labels.weighted)
-
-    @property
-    def base_rate(self) -> float:
-        """Share of positive labels among the kept rows (with weights: of the total weight)."""
-        negatives, positives = float(self.labels.overall[0]), float(self.labels.overall[3])
-        return positives / (negatives + positives) if negatives + positives else float("nan")
-
-    def base_rate_interval(self, level: float) -> tuple[float, float]:
-        """As ``ScoredData.base_rate_interval``: Wilson's interval of the base rate, on the effective sample size
-        with weights."""
-        positives, n = self.labels.overall[3], self.labels.overall.sum()
-        if not self.weighted:
-            low, high = fc.wilson_interval(int(positives), int(n), level)
-        else:
-            squares = self.labels.overall_sq
-            low, high = fc.weighted_wilson_interval(positives, n, squares[3], squares[0], level)
-        return float(np.asarray(low).reshape(-1)[0]), float(np.asarray(high).reshape(-1)[0])
-
-    @property
-    def effective_rows(self) -> float:
-        """Kish's effective sample size of the kept rows; the rows without weights."""
-        if not self.weighted:
-            return float(self.n_rows)
-        return float(fc.effective_size(self.labels.overall.sum(), self.labels.overall_sq.sum()))
-
-    @property
-    def weight_total(self) -> float:
-        """The kept rows' sum of weights (the rows without weights)."""
-        return float(self.labels.overall.sum())
-
-    @property
-    def class_names(self) -> list:
-        """The label's two values as text, sorted (the engines count no multi-class label)."""
-        return self.counts.class_names
-
-    def subgroup_table(self) -> pd.DataFrame:
-        """As ``ScoredData.subgroup_table``: ``subgroup, size, share, n_positive, n_negative, small`` (with weights
-        the effective sizes, shares of the weight, sums of weights, then ``rows`` and ``weight``)."""
-        member = self.labels.member
-        if self.weighted:
-            total = member.sum(axis=1)
-            sizes = fc.effective_size(total, self.labels.member_sq.sum(axis=1))
-            return pd.DataFrame({
-                "subgroup": self.subgroups.names, "size": sizes, "share": total / max(self.weight_total, 1e-300),
-                "n_positive": member[:, 3], "n_negative": member[:, 0], "small": sizes < self.subgroups.min_size,
-                "rows": self.counts.subgroup_rows(), "weight": total})
-        sizes = self.subgroups.sizes.astype(np.int64)
-        return pd.DataFrame({
-            "subgroup": self.subgroups.names, "size": sizes, "share": sizes / max(self.n_rows, 1),
-            "n_positive": member[:, 3].astype(np.int64), "n_negative": member[:, 0].astype(np.int64),
-            "small": self.subgroups.small,
-        })
-
-
 def recounts(applied: fc.ColumnMapping | None, mapping: fc.ColumnMapping) -> bool:
     """Whether `mapping` needs a count of its own rather than `applied`'s (every field but the minimum size, which
     only flags subgroups); True when nothing is applied."""
@@ -421,44 +279,3 @@ def _size_text(n_bytes: float) -> str:
         if n_bytes >= scale:
             return f"{n_bytes / scale:.1f} {unit}"
     return f"{int(n_bytes)} bytes"
-
-
-def nearest_edges(counts, score: str, threshold: float) -> list[float]:
-    """The thresholds nearest `threshold` (one below, one above, when there are) that `counts`
-    (``fairness_core.engines.ScoredCounts``) answer without a scan (``ScoredCounts.atom_thresholds``)."""
-    edges = counts.atom_thresholds(score)
-    if not len(edges):
-        return []
-    i = int(np.searchsorted(edges, float(threshold)))
-    return [float(edges[j]) for j in (i - 1, i) if 0 <= j < len(edges)]
-
-
-def counted_edges(data, score: str):
-    """The thresholds of `score` that data counted where they lie answer from their counted atoms without a scan
-    (``ScoredCounts.atom_thresholds``), or None when `data` are rows in memory or counts without atoms (every
-    threshold is then cheap)."""
-    counts = getattr(data, "counts", None) if isinstance(data, CountsData) else None
-    if counts is None or not counts.atoms:
-        return None
-    return np.asarray(counts.atom_thresholds(score), dtype=np.float64)
-
-
-def scans(counts, score: str, threshold: float) -> bool:
-    """Whether the confusion counts of `score` at `threshold` need a scan of the source (``ScoredCounts.needs_query``:
-    neither read off the AUC counts nor, with atoms, off their atoms)."""
-    return bool(counts.needs_query(score, float(threshold)))
-
-
-def threshold_note(counts, score: str, threshold: float) -> str | None:
-    """Why a threshold on data counted where it lies costs a scan and which thresholds nearby do not (Markdown-safe),
-    or None when the count tables answer it (``BETWEEN_EDGES``)."""
-    if threshold is None or not scans(counts, score, threshold):
-        return None
-    near = " or ".join(f"{t:.6g}" for t in nearest_edges(counts, score, threshold)) or "another threshold"
-    if counts.atoms:
-        where = "between the edges of the score groups that the intervals' counts were taken at"
-        what = "every row per membership pattern"
-    else:
-        where, what = "inside a score bin of the count tables", "the rows between its bin edges"
-    return BETWEEN_EDGES.format(threshold=escape.md(f"{float(threshold):g}"), score=escape.md(repr(score)),
-                                where=where, what=what, near=escape.md(near))

@@ -2,8 +2,12 @@
 reads lies under one of them (links resolved), before the path is read and again before each query.
 
 The server names the directories in the environment variable ``FAIRNESS_LOCAL_DATA`` (several separated by
-``os.pathsep``); without it, nothing on the machine can be read through the app. The pages reach this module
-through ``fairness_dashboard.local``, whose sources are built from the paths checked here.
+``os.pathsep``); without it, nothing on the machine can be read through the app. A path is checked before
+the file system is looked at (:func:`candidates`: ``..`` resolved, no answer about files elsewhere), each
+match by its real path (:func:`real_inside`: links followed), and DuckDB reads through :func:`connect` only:
+the checked files, checked again before each query, or a database opened read-only with external access
+off, so its views cannot read other files. ``fairness_dashboard.local``'s sources are built from the paths
+checked here.
 """
 
 from __future__ import annotations
@@ -126,3 +130,29 @@ class CheckedConnection:
 
     def __getattr__(self, name):
         return getattr(self._connection, name)
+
+
+def connect(files: tuple, database: str | None, memory_limit: str):
+    """The DuckDB connection a source on this machine reads through, with DuckDB's `memory_limit` (e.g. "1GB").
+
+    Parameters
+    ----------
+    files : tuple of str
+        The source's files, real paths checked by :func:`real_inside` (empty for a database).
+    database : str or None
+        The real path of a DuckDB database file, checked likewise; None for files.
+    memory_limit : str
+
+    Returns
+    -------
+    CheckedConnection or duckdb.DuckDBPyConnection
+        For files, a :class:`CheckedConnection` (every file checked again before each query or read); for a
+        database, a connection to it opened read-only with ``enable_external_access`` off, so its views cannot
+        read other files.
+    """
+    import duckdb
+
+    if database is None:
+        return CheckedConnection(duckdb.connect(config={"memory_limit": memory_limit}), files)
+    return duckdb.connect(database, read_only=True,
+                          config={"enable_external_access": False, "memory_limit": memory_limit})

@@ -40,7 +40,7 @@ with c3:
 distance, reduction, reference = controls.disparity_controls(scored.subgroups, "cal")
 t1, _ = st.columns([1, 2])
 with t1:
-    # The bound is in the units of the distance: an excess ℓ2 ECE (default 0.1, seed 001) or a ratio
+    # The bound is in the units of the distance: an excess ℓ2 ECE (default 0.1, ExFairness) or a ratio
     # (>= 1, no default). A ratio is never judged against a difference bound.
     if distance == "diff":
         threshold = controls.kept(st.number_input, "Maximum excess ℓ2 ECE", "cal:threshold",
@@ -48,7 +48,7 @@ with t1:
                                   max_value=1.0, step=0.01, format="%.3f",
                                   help="Policy bound on the calibration disparity as an excess ℓ2 ECE: the square "
                                        "root of the difference of two debiased squared calibration errors, so 0.1 "
-                                       "(seed 001's default) is a group whose scores are 10 points off where its "
+                                       "(ExFairness's default) is a group whose scores are 10 points off where its "
                                        "reference's are right. It passes when its whole interval is at most this "
                                        "value.")
     else:
@@ -162,7 +162,7 @@ def errors_section() -> None:
                "*ℓ2 ECE* is the square root of the debiased squared calibration error (Kumar, Liang & Ma 2019: each "
                "bin's squared gap less its label noise, unbiased whether the group is calibrated or not; below 0, "
                "shown as 0, when the gaps are no more than chance). The chart, the verdict, the stars and the "
-               "findings use it; the plug-in ECE is in the table as seed 001 defines it.")
+               "findings use it; the plug-in ECE is in the table as ExFairness defines it.")
     st.dataframe(controls.in_order(errors, order), hide_index=True, column_config=formats.column_config(errors.columns))
 
 

@@ -56,7 +56,7 @@ if reduction == "difference":
             format_func={"absolute": "absolute |first - second|", "signed": "signed first - second"}.get,
             help="Absolute (default): a class where the first subgroup scores 0.2 higher and one where it scores 0.2 "
                  "lower add up, instead of cancelling to the perfect 0 in the mean over classes. Signed: the "
-                 "direction, as seed 002 defines the difference.")
+                 "direction, as audmetric defines the difference.")
     reduction = summaries.classwise_reduction(reduction, difference)
     order = [first, second]
 include_small = controls.include_small()

@@ -193,7 +193,7 @@ def consistency_section(token: str, mapping_key: str, scored, level) -> None:
     st.session_state[state.KEEP_PREFIX + review_config.CONSISTENCY_RUN] = run  # the review (Overview, Export) includes it
     k1, k2 = st.columns(2)
     k1.metric("Share of differing neighbours", formats.tile(result.value),
-              help="The mean over rows of the share of its k nearest neighbours whose label differs (seed 004's "
+              help="The mean over rows of the share of its k nearest neighbours whose label differs (Oracle AutoMLx's "
                    "consistency); perfect 0. " + definition_link("consistency"))
     k2.metric("Consistency (Zemel et al.)", formats.tile(result.zemel_consistency),
               help="1 minus the share of differing neighbours; perfect 1. " + definition_link("consistency"))

@@ -15,8 +15,7 @@ page_frame.draw()
 st.title("Rate disparities")
 token, mapping_key, scored = analysis.current()
 score = st.session_state[state.MODEL]
-# The point first, above the controls (issue 42, item 7: at 1,024 x 768 six controls pushed the first verdict to the
-# bottom of the first screen): the places of the Policy (the bound, each verdict) and the Findings are kept here and
+# The point first, above the controls: the places of the Policy (the bound, each verdict) and the Findings are kept here and
 # written last (policy_and_findings), so that the browser draws the controls and charts below while the server
 # computes them.
 policy_box, findings_box = st.container(), st.container()
@@ -236,7 +235,7 @@ def correlation_section(token: str, mapping_key: str, scored, source: str, thres
                  + profiling.feature_columns(token, st.session_state[state.FRAME], mapping) + candidates)
     column = controls.kept(st.selectbox, "Correlate predictions with", "rates:correlation_column", preferred[0],
                            options=candidates, help="A numeric column, such as age: the score is -|Pearson r| "
-                                                    "between the predicted labels and it (seed 003); 0 is best, -1 "
+                                                    "between the predicted labels and it (scikit-lego); 0 is best, -1 "
                                                     "the worst.")
     weighted = mapping.weight is not None   # Fisher's interval assumes rows of equal weight: none with weights
     with progress.computing(f"the correlation with {escape.md(column)}", level):

@@ -161,11 +161,28 @@ def spark():
     session.stop()
 
 
-def pytest_collection_modifyitems(items):
-    """`make test` runs pytest-xdist workers with ``--dist loadgroup``: every browser test goes to one worker, so
-    one app server and one Chromium serve them all (and their timings are not shared with another browser test).
-    A browser test whose module starts a server of its own and has no timing bound (``OWN_SERVER``) is a group of
-    its own, free to run on another worker. Every Spark test goes to one worker too: one JVM (the ``spark`` fixture).
+# The browser tests' second xdist group (``make test``: two workers drive the browser, each with its app server and
+# Chromium, beside the CPU-bound tests): these modules, about half of the browser tier's time (measured one after the
+# other: 254 s, and 257 s for the first group); every other browser module is in the first group.
+SECOND_BROWSER_GROUP = frozenset({"test_load_isolation_browser", "test_layout_1024_browser", "test_charts_browser",
+                                  "test_comparison_browser", "test_model_differences_browser", "test_report_browser"})
+
+
+def browser_group(module: str, own_server: bool = False) -> str:
+    """The xdist group of the browser tests of `module` (its name without the package, e.g. "test_app_browser"):
+    "browser-2" for SECOND_BROWSER_GROUP, "browser-<module>" when it starts a server of its own (``OWN_SERVER``),
+    else "browser-1"."""
+    if own_server:
+        return f"browser-{module}"
+    return "browser-2" if module in SECOND_BROWSER_GROUP else "browser-1"
+
+
+@pytest.hookimpl(tryfirst=True)   # before xdist's own hook, which reads the groups
+def pytest_collection_modifyitems(config, items):
+    """`make test` runs pytest-xdist workers with ``--dist loadgroup``: the browser tests go to two groups
+    (:func:`browser_group`), each on one worker, so one app server and one Chromium serve each group. A browser
+    test whose module starts a server of its own (``OWN_SERVER``) is a group of its own, free to run on any worker.
+    Every Spark test goes to one worker too: one JVM (the ``spark`` fixture).
 
     Every test of the full tier (``tests/tiers.py``: its file's tier, a browser or Spark test) is marked ``full``:
     ``make check`` runs the others (``-m "not full"``)."""
@@ -174,10 +191,18 @@ def pytest_collection_modifyitems(items):
         if tiers.tier(path) == "full" or item.get_closest_marker("browser") or item.get_closest_marker("spark"):
             item.add_marker(pytest.mark.full)
         if item.get_closest_marker("browser") is not None:
-            own = getattr(item.module, "OWN_SERVER", False)
-            item.add_marker(pytest.mark.xdist_group(f"browser-{item.module.__name__}" if own else "browser"))
+            module = item.module.__name__.rsplit(".", 1)[-1]
+            item.add_marker(pytest.mark.xdist_group(browser_group(module, getattr(item.module, "OWN_SERVER", False))))
         elif item.get_closest_marker("spark") is not None:
             item.add_marker(pytest.mark.xdist_group("spark"))
-    # The browser tests first: their worker spends most of its time waiting on a server and Chromium, so starting
-    # them at once, beside the CPU-bound tests on the other worker, shortens the run by several minutes.
+        group = item.get_closest_marker("xdist_group")
+        if group is not None and getattr(config.option, "loadgroup", False):   # an xdist worker of --dist loadgroup
+            # pytest-xdist 3.8 marks a test's group by appending "@<group>" to item._nodeid, which pytest 9.2 no longer
+            # reads (a node's id is item._id): every test was then a group of its own, each worker started its own
+            # app server, Chromium and Spark session. The same suffix, where pytest 9.2 keeps the id.
+            from _pytest.nodeid import NodeId
+
+            item._id = NodeId.parse(f"{item.nodeid}@{group.args[0]}")
+    # The browser tests first: their two workers spend most of their time waiting on a server and Chromium, so
+    # starting them at once, beside the CPU-bound tests on the other workers, shortens the run by several minutes.
     items.sort(key=lambda item: item.get_closest_marker("browser") is None)

@@ -1,7 +1,7 @@
 """The benchmark (benchmarks/run.py) at 20,000 rows, so that it cannot rot.
 
 It runs in a child process with warnings as errors, as the suite does, using only the peers
-importable here (the literal seed code, scikit-learn and pandas are always there). Asserted: every
+importable here (the literal reference code, scikit-learn and pandas are always there). Asserted: every
 agreement check passed and the JSON has every section and row. Never a time.
 """
 
@@ -15,9 +15,9 @@ ROOT = Path(__file__).resolve().parents[1]
 
 # Side-by-side rows: (operation, peer) -> the module the peer needs (None: always available).
 ROWS = {
-    ("AUC family, 8 identity columns, untied scores", "literal seed 000 code (roc_auc_score per mask)"): None,
-    ("AUC family, race x sex (8 subgroups), untied scores", "literal seed 000 code (one-hot race x sex)"): None,
-    ("AUC family, race x sex (8 subgroups), tied scores (2 decimals)", "literal seed 000 code (one-hot race x sex)"):
+    ("AUC family, 8 identity columns, untied scores", "literal Jigsaw Unintended Bias benchmark code (roc_auc_score per mask)"): None,
+    ("AUC family, race x sex (8 subgroups), untied scores", "literal Jigsaw Unintended Bias benchmark code (one-hot race x sex)"): None,
+    ("AUC family, race x sex (8 subgroups), tied scores (2 decimals)", "literal Jigsaw Unintended Bias benchmark code (one-hot race x sex)"):
         None,
     ("7 rates x 8 subgroups, one call per rate (pairwise, diff, mean)", "guardian-ai (category dtype)"): "guardian_ai",
     ("calibration per subgroup (race x sex), 10 uniform bins", "calibration_curve per mask"): None,

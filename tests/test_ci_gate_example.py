@@ -1,4 +1,4 @@
-"""The README's "Gate a release in CI": its plain shell step and its GitHub Actions job, run as written on the
+"""The documentation's "Gate a release in CI" (docs/model-review.md): its plain shell step and its GitHub Actions job, run as written on the
 bundled credit sample laid out as a model's repository would hold it (``scored/holdout.csv``).
 
 The Actions job's own steps (``uses:``: checkout, setup-python, upload-artifact) are GitHub's; its ``run:`` steps
@@ -21,20 +21,22 @@ import yaml
 
 from tests.support import ROOT
 
-SECTION = "### Gate a release in CI"
+PAGE = ROOT / "docs" / "model-review.md"
+SECTION = "## Gate a release in CI"
 
 
 def blocks(language: str) -> list:
-    """The README section's fenced code blocks in `language`."""
-    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    """The section's fenced code blocks in `language`: from its heading to the next one of its level."""
+    text = PAGE.read_text(encoding="utf-8")
     start = text.index(SECTION)
-    section = text[start:text.index("\n## ", start)]
+    end = text.find("\n## ", start + len(SECTION))
+    section = text[start:end if end >= 0 else len(text)]
     return re.findall(rf"```{language}\n(.*?)```", section, flags=re.S)
 
 
 @pytest.fixture
 def workspace(tmp_path) -> Path:
-    """A model repository's checkout: the scored hold-out rows where the README's commands read them; `python`
+    """A model repository's checkout: the scored hold-out rows where the section's commands read them; `python`
     on PATH is this suite's interpreter, as setup-python's would be."""
     (tmp_path / "scored").mkdir()
     shutil.copyfile(ROOT / "sample_data" / "credit_decisions.csv", tmp_path / "scored" / "holdout.csv")
@@ -60,7 +62,7 @@ def test_the_shell_step_passes_the_sample_candidate_and_fails_it_when_the_rules_
     html = (workspace / "fairness-review.html").read_text(encoding="utf-8")
     assert "Passes (exit status 0 of the command line)" in html and "What gates: what the configuration names " \
                                                                    "(changes)" in html
-    # the README's variant: the four-fifths rule gates too, and both models fail it
+    # the section's variant: the four-fifths rule gates too, and both models fail it
     strict = script.replace("--gate changes", "--gate four_fifths,changes")
     failed = run(strict, workspace)
     assert failed.returncode == 1
@@ -68,7 +70,7 @@ def test_the_shell_step_passes_the_sample_candidate_and_fails_it_when_the_rules_
     lines = failed.stderr.splitlines()
     assert [line.split(", rule ")[0] for line in lines] == ["fail: model score_logistic", "fail: model score_boosting"]
     assert lines[0].startswith("fail: model score_logistic, rule four_fifths: estimate 0.3154, ")
-    # what the README says of the changes: 7 pass, 34 inconclusive, none fails
+    # what the section says of the changes: 7 pass, 34 inconclusive, none fails
     review = subprocess.run([sys.executable, "-m", "fairness_core", "metrics", "scored/holdout.csv", "--label",
                              "repaid", "--positive", "1", "--score", "score_logistic", "--score", "score_boosting",
                              "--protected", "sex", "--protected", "age_group", "--baseline", "score_logistic",

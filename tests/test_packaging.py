@@ -6,6 +6,7 @@ environment running the tests, made visible through a ``.pth`` file, so the test
 """
 
 import email
+import shutil
 import subprocess
 import sys
 import sysconfig
@@ -22,13 +23,24 @@ import fairness_core
 ROOT = Path(__file__).resolve().parents[1]
 
 
+def build_context(dest: Path) -> Path:
+    """A copy of the checkout as the Dockerfile's build stage gets it (``COPY . .`` less .dockerignore's entries,
+    matched here by name): without a build/ folder of an earlier build, whose stale modules setuptools would pack
+    into the wheel, and without the tests. Also, builds running at once never share a build/ folder."""
+    ignored = [line.strip().removeprefix("**/") for line in (ROOT / ".dockerignore").read_text().splitlines()
+               if line.strip() and not line.startswith("#")]
+    shutil.copytree(ROOT, dest, ignore=shutil.ignore_patterns(*ignored))
+    return dest
+
+
 @pytest.fixture(scope="module")
 def wheel(tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("dist")
+    context = build_context(tmp_path_factory.mktemp("build") / "context")
     # --no-isolation: the build backend of the test environment (pyproject.toml's "test" extra), so building needs
     # no download while the suite runs (an isolated build fetches setuptools from the index each time).
-    done = subprocess.run([sys.executable, "-m", "build", "--wheel", "--no-isolation", "--outdir", str(out), str(ROOT)],
-                          capture_output=True, text=True, timeout=600)
+    done = subprocess.run([sys.executable, "-m", "build", "--wheel", "--no-isolation", "--outdir", str(out),
+                           str(context)], capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     (built,) = out.glob("fairness_core-*.whl")
     return built
@@ -50,10 +62,53 @@ def test_the_wheel_declares_the_version_the_dependencies_and_the_extras(wheel):
     assert {"app", "engines", "spark", "test", "bench"} <= set(meta.get_all("Provides-Extra"))
     assert any(r.startswith("streamlit") and 'extra == "app"' in r for r in requires)
     assert "fairness-core = fairness_core._cli:run" in entry_points
-    # the package data and the typing marker; nothing of the app or the tests
+    # the package data and the typing marker; nothing of the tests or benchmarks
     assert {"fairness_core/py.typed", "fairness_core/templates/report.html.j2",
             "fairness_core/templates/report.css"} <= set(names)
-    assert not [n for n in names if n.split("/")[0] in ("fairness_dashboard", "pages", "tests", "benchmarks", "app.py")]
+    assert not [n for n in names if n.split("/")[0] in ("tests", "benchmarks", "pages", "app.py", "ui")]
+
+
+def _files(folder: str, pattern: str = "*") -> set[str]:
+    """The checkout's files under `folder` matching `pattern`, as paths from the project root (no bytecode)."""
+    return {p.relative_to(ROOT).as_posix() for p in (ROOT / folder).rglob(pattern)
+            if p.is_file() and "__pycache__" not in p.parts}
+
+
+def test_the_wheel_carries_the_library_and_the_app_with_its_settings_and_samples(wheel):
+    """Every file of the two packages, and the app's top-level files in fairness_dashboard/app/ as in the checkout
+    (app.py with pages/, sample_data/ and .streamlit/config.toml beside it): the same bytes, one source each."""
+    app = {"app.py", ".streamlit/config.toml"} | _files("pages", "*.py") | _files("sample_data", "*.csv")
+    with zipfile.ZipFile(wheel) as z:
+        names = {n for n in z.namelist() if ".dist-info/" not in n}
+        installed = {name: z.read(f"fairness_dashboard/app/{name}") for name in sorted(app)}
+    assert names == _files("fairness_core") | _files("fairness_dashboard") | {f"fairness_dashboard/app/{n}" for n in app}
+    assert installed == {name: (ROOT / name).read_bytes() for name in installed}
+    assert {"fairness_dashboard/definitions.md", "fairness_dashboard/measured_coverage.json",
+            "fairness_dashboard/app/pages/data.py", "fairness_dashboard/app/sample_data/credit_decisions.csv"} <= names
+
+
+def test_the_app_command_serves_the_checkout_app_and_says_how_to_install_streamlit(monkeypatch, capsys, tmp_path):
+    from fairness_core._cli import main
+    from fairness_dashboard import launch
+
+    # a checkout: its top-level app.py, with only the flags given (the rest from .streamlit/config.toml beside it)
+    assert launch.entry_script() == ROOT / "app.py" and launch.APP_DIR == ROOT
+    assert launch.streamlit_arguments() == ["run", str(ROOT / "app.py")]
+    assert launch.streamlit_arguments(8502, "0.0.0.0") == ["run", str(ROOT / "app.py"), "--server.port", "8502",
+                                                           "--server.address", "0.0.0.0"]
+    served = []
+    monkeypatch.setattr(launch, "serve", lambda *args: served.append(args))
+    assert main(["app", "--port", "8502", "--data-root", str(tmp_path)]) == 0
+    assert served == [(8502, None, [str(tmp_path)])]
+    assert main(["app", "--data-root", str(tmp_path / "missing")]) == 2
+    assert capsys.readouterr().err == f"error: --data-root {str(tmp_path / 'missing')!r} is not a directory\n"
+
+    monkeypatch.setitem(sys.modules, "streamlit", None)   # as if the app extra were not installed
+    assert main(["app"]) == 2 and served == [(8502, None, [str(tmp_path)])]
+    err = capsys.readouterr().err
+    assert err.startswith("error: the app needs Streamlit, which is not installed here.") and len(err.splitlines()) == 1
+    assert (f"from its checkout: pip install '.[app]', or from its wheel: pip install "
+            f"'fairness_core-{fairness_core.__version__}-py3-none-any.whl[app]'") in err
 
 
 def test_installed_into_a_fresh_environment_it_imports_and_its_command_writes_a_report(wheel, tmp_path):

@@ -36,3 +36,32 @@ def test_the_check_tier_touches_every_package_and_leaves_the_browser_and_spark_o
                    "in_memory_tables", "test_spark_reads_a_file_uri_as_duckdb_reads_the_folder"}
     assert not [i for i in ids if i.split("::")[-1].split("[")[0] in spark_tests]
     assert len(ids) > 1500
+
+
+def test_doctests_run_once_through_their_test_module():
+    # fairness_core's docstring examples run in tests/fairness_core/test_docstring_examples.py, one test per module;
+    # pytest's own --doctest-modules (in pytest.ini or a make target) would run them a second time
+    ini = (ROOT / "pytest.ini").read_text()
+    make = [line for line in (ROOT / "Makefile").read_text().splitlines() if "-m pytest" in line]
+    assert len(make) == 2 and "--doctest" not in ini and not [line for line in make if "--doctest" in line], make
+    assert "doctest.testmod(" in (ROOT / "tests" / "fairness_core" / "test_docstring_examples.py").read_text()
+
+
+def test_ci_never_runs_fewer_property_examples_than_a_developer():
+    from hypothesis import settings
+
+    from tests.support import EXAMPLES_SCALE
+
+    assert settings.get_profile("ci").max_examples >= settings.get_profile("dev").max_examples
+    assert EXAMPLES_SCALE["ci"] >= EXAMPLES_SCALE["dev"]
+    assert settings.get_profile("ci").derandomize and settings.get_profile("ci").database is None
+
+
+def test_the_browser_tests_are_split_into_two_groups_of_existing_modules():
+    # make test drives the browser from two xdist workers, one group each (tests/conftest.py)
+    from tests.conftest import SECOND_BROWSER_GROUP, browser_group
+
+    modules = {p.stem for p in (ROOT / "tests" / "browser").glob("test_*.py")}
+    assert SECOND_BROWSER_GROUP < modules, SECOND_BROWSER_GROUP - modules   # no stale name; the first not empty
+    assert {browser_group(m) for m in modules} == {"browser-1", "browser-2"}
+    assert browser_group("test_local_source_browser", own_server=True) == "browser-test_local_source_browser"

@@ -4,7 +4,7 @@
   property tests (at the developer's hypothesis profile), the ui helpers, and one AppTest walk of every page
   on each sample (``tests/app/test_pages.py``); about four minutes on two cores;
 - ``make test``, what CI runs (``.ci/run``): every test, these and the ``full`` tier's — the browser tests,
-  Spark, the other AppTests, the coverage simulations and the large-data tests.
+  Spark, the other AppTests, the coverage simulations, the large-data tests and the documentation's build.
 
 A test is in the full tier when its file is (:data:`FULL_FILES`, by path prefix from the project root, with the
 exceptions of :data:`CHECK_FILES`), when it is marked ``browser`` or ``spark``, or when it carries
@@ -17,7 +17,7 @@ from __future__ import annotations
 
 # Files (or folders, ending in "/") of the full tier.
 FULL_FILES = ("tests/browser/", "tests/app/", "tests/test_benchmark_smoke.py", "tests/test_coverage_smoke.py",
-              "tests/test_packaging.py")
+              "tests/test_packaging.py", "tests/test_docs.py")
 # Files inside a folder of the full tier that run in the check tier too: a short AppTest of every page.
 CHECK_FILES = ("tests/app/test_pages.py",)
 

@@ -1,4 +1,4 @@
-"""The count tables: the sufficient statistics behind every metric, in one home (§3).
+"""The count tables: the sufficient statistics behind every metric, in one home.
 
 Every metric is a function of a small table of counts, never of the rows. This package holds
 those tables and the code that takes them from rows, one module each:

@@ -347,7 +347,7 @@ class CalibrationCounts:
         intervals when `ci` is a level.
 
         The estimates are those of :func:`calibration_errors`, from the exact per-bin sums:
-        the plug-in ECE (seed 001), the debiased squared calibration error
+        the plug-in ECE (ExFairness), the debiased squared calibration error
         Σ_b (n_b / n)[(ȳ_b − p̄_b)² − ȳ_b (1 − ȳ_b) / (n_b − 1)] (Kumar, Liang & Ma 2019; unbiased
         whatever the true miscalibration, so below 0 for many calibrated groups) and its square
         root floored at 0, the ℓ2 ECE.

@@ -367,7 +367,7 @@ def class_counts(truth, prediction, subgroups, *, labels: Optional[Sequence[Any]
 
     References
     ----------
-    Seed 002 (audmetric, ``unweighted_average_bias``).
+    audmetric, ``unweighted_average_bias``.
 
     Examples
     --------

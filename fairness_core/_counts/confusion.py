@@ -173,7 +173,7 @@ class ConfusionCounts:
         return self.sizes < self.min_size
 
     def favourable(self, positive_outcome: str = "favourable") -> "ConfusionCounts":
-        """The counts with the favourable outcome as "positive" (ARCHITECTURE §5.0).
+        """The counts with the favourable outcome as "positive".
 
         For ``'favourable'`` the counts themselves. For ``'adverse'`` (a positive prediction harms
         the person: deny, default, reject, ...) labels and predictions are both swapped (TN <-> TP,
@@ -452,12 +452,11 @@ class ConfusionCounts:
         check_option(reduction, ("max", "mean", None), "reduction", func)
         check_no_intervals(self.weighted and self.atoms is None, ci, func)
         level, n_boot, rng = check_boot_options(ci, n_boot, random_state, func)
-        tpr = self._comparison_columns("true_positive_rate", distance_measure, reference, func)
-        fpr = self._comparison_columns("false_positive_rate", distance_measure, reference, func)
+        tpr, fpr, values, small = self._odds_columns(distance_measure, reference, func)
         columns = {
             **{name: tpr[name] for name in ("subgroup", "reference", "size", "reference_size")},
             "tpr_disparity": tpr["disparity"], "fpr_disparity": fpr["disparity"],
-            "disparity": np.fmax(tpr["disparity"], fpr["disparity"]), "small": tpr["small"] | fpr["small"],
+            "disparity": values, "small": small,
             "note": ["; ".join(n for n in pair if n) for pair in zip(tpr["note"], fpr["note"])],
             "small_reason": ["; ".join(dict.fromkeys(n for n in pair if n))
                              for pair in zip(tpr["small_reason"], fpr["small_reason"])]}
@@ -470,6 +469,14 @@ class ConfusionCounts:
         return finish_disparity(table, signed, disparity, distance_measure=distance_measure, reduction=reduction,
                                 reference=reference, include_small=include_small, level=level, n_boot=n_boot,
                                 adjust=adjust, func=func, sides=sides)
+
+    def _odds_columns(self, distance_measure: str, reference: str, func: str) -> tuple:
+        """Equalized odds of every comparison: ``(tpr, fpr, disparity, small)``, the TPR and FPR comparison columns
+        (:meth:`_comparison_columns`), max(TPR disparity, FPR disparity) (NaN only where both are) and the small
+        flags (small where either rate's comparison is)."""
+        tpr = self._comparison_columns("true_positive_rate", distance_measure, reference, func)
+        fpr = self._comparison_columns("false_positive_rate", distance_measure, reference, func)
+        return tpr, fpr, np.fmax(tpr["disparity"], fpr["disparity"]), tpr["small"] | fpr["small"]
 
     def _odds_draws(self, tpr: dict, fpr: dict, distance_measure: str, reference: str, n_boot: int, rng,
                     func: str) -> tuple:
@@ -523,10 +530,7 @@ class ConfusionCounts:
         check_no_intervals(self.weighted and self.atoms is None, ci, func)
         level, n_boot, rng = check_boot_options(ci, n_boot, random_state, func)
         if metric == "equalized_odds":
-            tpr = self._comparison_columns("true_positive_rate", distance_measure, reference, func)
-            fpr = self._comparison_columns("false_positive_rate", distance_measure, reference, func)
-            values = np.fmax(tpr["disparity"], fpr["disparity"])
-            small = np.asarray(tpr["small"], dtype=bool) | np.asarray(fpr["small"], dtype=bool)
+            tpr, fpr, values, small = self._odds_columns(distance_measure, reference, func)
         else:
             columns = self._comparison_columns(metric, distance_measure, reference, func)
             values, small = columns["disparity"], np.asarray(columns["small"], dtype=bool)

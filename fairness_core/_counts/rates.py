@@ -26,7 +26,7 @@ RATE_NAMES = tuple(RATES)
 # The rates a ratio score compares (p% score, equal opportunity score).
 RATIO_RATES = ("selection_rate", "true_positive_rate")
 # The one rate <-> metric name map (public as ConfusionCounts.RATE_TO_METRIC, which the app reads):
-# rate name -> the name of its disparity metric (rate_disparity's `metric`; seed 004 calls the
+# rate name -> the name of its disparity metric (rate_disparity's `metric`; Oracle AutoMLx calls the
 # selection rate "statistical parity").
 RATE_TO_METRIC = {rate: ("statistical_parity" if rate == "selection_rate" else rate) for rate in RATE_NAMES}
 # The same map the other way: disparity metric name -> rate name.

@@ -1,4 +1,4 @@
-"""The validated boundary: a table plus a column mapping -> ScoredData (§3)."""
+"""The validated boundary: a table plus a column mapping -> ScoredData."""
 
 from __future__ import annotations
 

@@ -49,7 +49,7 @@ class ColumnMapping:
         prediction (the negative one), the equal opportunity score its rate among people whose true
         label is favourable (1 - FPR), and the Theil index counts a favourable prediction as the
         benefit. The score's direction stays with the positive label, so ranking and calibration
-        metrics do not change (ARCHITECTURE §5.0).
+        metrics do not change.
     weight : str or None, default=None
         A column of sample weights (survey or importance weights; finite, >= 0): every count becomes
         the sum of its rows' weights and every size Kish's effective sample size (see ``sample_weight``

@@ -1,4 +1,4 @@
-"""The unweighted average bias of class counts: per class, the spread of a score across subgroups, averaged (§5.4).
+"""The unweighted average bias of class counts: per class, the spread of a score across subgroups, averaged.
 
 Every function here reads a ``ClassCounts`` (per-subgroup K x K confusion matrices) and never the
 rows: per-class recall, precision or F-score per subgroup, their reduction across the subgroups

@@ -1,6 +1,6 @@
 # More than 500 lines: one concept (calibration errors of given counts and their disparity), unweighted and weighted.
 """Calibration errors of calibration counts: ECE, ℓ2 ECE, MCE and Brier per subgroup, the calibration disparity
-and its verdict (§5.3).
+and its verdict.
 
 Every function here reads a ``CalibrationCounts`` (per-(subgroup, bin) count, sum of y_prob, sum of
 y_true and sum of squared errors) and never the rows: ECE = sum_b |sum_y_b - sum_p_b| / n, the debiased squared
@@ -29,7 +29,7 @@ from .._policy.verdicts import Verdict, _rows_text, evaluate, evaluate_result
 from .._stats.result import ValueResult
 
 ERROR_COLUMNS = ("ece", "mce", "brier_score")
-# The default calibration rule (seed 001's 0.1): a bound on a *difference* of ECEs.
+# The default calibration rule (ExFairness's 0.1): a bound on a *difference* of ECEs.
 DEFAULT_RULE = next(r for r in DEFAULT_RULES if r.metric == "calibration_disparity")
 
 THRESHOLD_MESSAGE = (
@@ -394,7 +394,7 @@ def calibration_rule(distance_measure: str, threshold: Optional[float],
     distance_measure : {'diff', 'ratio'}
     threshold : float or None
         None: the default rule for ``'diff'`` (``DEFAULT_RULES``' ``calibration_diff``, difference
-        of ECEs <= 0.1, seed 001) and no rule for ``'ratio'`` (no source sets a bound on a ratio of
+        of ECEs <= 0.1, ExFairness) and no rule for ``'ratio'`` (no source sets a bound on a ratio of
         ECEs, and the 0.1 difference bound is never applied to a ratio). A number: a rule with
         that bound, which must be in [0, 1] for ``'diff'`` and >= 1 for ``'ratio'`` (ratios here
         are larger / smaller, so 1 is parity).
@@ -608,7 +608,7 @@ class CalibrationDisparityResult(ValueResult):
     debiased : bool
         Whether the disparity compares debiased squared calibration errors (Kumar, Liang & Ma
         2019; ``calibration_disparity(debias=True)``, the default for a difference), shown as
-        ℓ2 ECEs and their excess, rather than the plug-in ECEs of seed 001.
+        ℓ2 ECEs and their excess, rather than the plug-in ECEs of ExFairness.
     """
 
     value: float

@@ -46,6 +46,9 @@ class NamedReference(str):
 
     __slots__ = ()
 
+    def __new__(cls, name: str) -> "NamedReference":
+        return super().__new__(cls, name)
+
     def __repr__(self) -> str:
         return f"named_reference({str.__repr__(self)})"
 
@@ -254,16 +257,19 @@ def comparison_columns(names: list[str], sizes: np.ndarray, values: np.ndarray, 
     rest_notes = np.full(k, "", dtype=object) if rest_notes is None else np.asarray(rest_notes, dtype=object)
     i, j = comparison_index(reference, names)
     mode = keyword(reference)
+    # The values compared, as the replicates and the threshold curves take them (one selection of a comparison's sides).
+    value, ref_val = compared_values(values, np.asarray(rest_values, float), float(overall_value), reference, names)
+    ref_val = np.array(ref_val, dtype=np.float64)   # a copy (the overall's is a broadcast view)
     if mode == "rest":
         ref_label = np.full(k, "rest", dtype=object)
-        ref_val, ref_size, ref_note, ref_small = np.asarray(rest_values, float), np.asarray(rest_sizes), rest_notes, np.zeros(k, bool)
+        ref_size, ref_note, ref_small = np.asarray(rest_sizes), rest_notes, np.zeros(k, bool)
     elif mode == "overall":
         ref_label = np.full(k, "overall", dtype=object)
-        ref_val, ref_size = np.full(k, float(overall_value)), np.full(k, n_total)
+        ref_size = np.full(k, n_total)
         ref_note, ref_small = np.full(k, "", dtype=object), np.zeros(k, bool)
     else:
-        ref_label, ref_val, ref_size, ref_note, ref_small = names_arr[j], values[j], sizes[j], notes[j], small[j]
-    disparity = distance(values[i], ref_val, distance_measure)
+        ref_label, ref_size, ref_note, ref_small = names_arr[j], sizes[j], notes[j], small[j]
+    disparity = distance(value, ref_val, distance_measure)
     note = [_join(a, b, ref) for a, b, ref in zip(notes[i], ref_note, ref_label)]
     if mode in ("rest", "overall"):   # a subgroup that holds every row has nothing to be compared with
         alone = np.asarray(rest_sizes)[i] <= 0
@@ -273,7 +279,7 @@ def comparison_columns(names: list[str], sizes: np.ndarray, values: np.ndarray, 
         note = [_join(n, "one value is 0, so the ratio is infinite" if np.isinf(d) else "", None)
                 for n, d in zip(note, disparity)]
     return {"subgroup": names_arr[i], "reference": ref_label, "size": sizes[i], "reference_size": ref_size,
-            "subgroup_value": values[i], "reference_value": ref_val, "disparity": disparity,
+            "subgroup_value": value, "reference_value": ref_val, "disparity": disparity,
             "small": small[i] | ref_small, "note": note}
 
 

@@ -1,4 +1,4 @@
-"""Theil indices of the benefit b = y_pred - y_true + 1 (Speicher et al. 2018), from confusion counts (§5.2).
+"""Theil indices of the benefit b = y_pred - y_true + 1 (Speicher et al. 2018), from confusion counts.
 
 The benefit of a row depends only on its confusion cell: a false negative gets 0, a true negative
 or true positive 1, a false positive 2. So every Theil index below is computed from the confusion
@@ -144,7 +144,7 @@ def between_group_theil(sizes: np.ndarray, means: np.ndarray, axis: int = -1) ->
 
 
 def check_distance_measure(distance_measure) -> None:
-    """Refuse any distance measure: the Theil index has none (seed 004 raises too)."""
+    """Refuse any distance measure: the Theil index has none (Oracle AutoMLx raises too)."""
     if distance_measure is not None:
         raise ValueError(DISTANCE_MESSAGE.format(got=distance_measure))
 

@@ -1,68 +1,42 @@
-# More than 500 lines: one concept (the scikit-learn scorer; its messages are its contract), a few lines over.
-"""Fairness metrics as scikit-learn scorers: ``scorer(estimator, X, y_true)`` (seeds 003 and 004).
+"""Fairness metrics as scikit-learn scorers: ``scorer(estimator, X, y_true)`` (scikit-lego, Oracle AutoMLx).
 
 A :class:`FairnessScorer` predicts with the estimator, reads the protected attributes from `X` or
 from supplementary features, builds the subgroups (observed combinations of the listed columns,
-nothing flagged small: the seed 004 convention of §4) and returns one number, oriented so that
+nothing flagged small, as Oracle AutoMLx's scorers do) and returns one number, oriented so that
 larger is better, as ``GridSearchCV`` expects.
 """
 
 from __future__ import annotations
 
+import importlib
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
 import numpy as np
 import pandas as pd
 
+from .. import _registry as registry
 from .._counts.confusion import confusion_counts
-from .._metrics.auc import bias_auc_score
-from .._metrics.calibration import calibration_disparity
-from .._metrics.classwise import unweighted_average_bias
-from .._metrics.dataset import dataset_statistical_parity
-from .._metrics.smoothed_edf import smoothed_edf
-from .._metrics.rates import equalized_odds, rate_disparity
-from .._metrics.ratio_scores import correlation_score, equal_opportunity_score, p_percent_score
-from .._metrics.theil import theil_index
-
-RATE_METRICS = ("statistical_parity", "true_positive_rate", "false_positive_rate", "false_negative_rate",
-                "false_omission_rate", "false_discovery_rate", "error_rate")
-_DISPARITY_OPTIONS = ("distance_measure", "reduction", "reference", "include_small")
 
 
-@dataclass(frozen=True)
-class _Spec:
-    function: str          # the fairness_core function computing the metric
-    inputs: str            # what is taken from the estimator: pred, raw, score, proba or none
-    needs_y: bool          # whether y_true is required
-    lower_is_better: bool  # natural orientation; negated by default when True
-    options: tuple         # option names accepted through **options
+def __getattr__(name: str) -> dict:
+    """``METRICS`` (scorer metric -> its ``MetricSpec``) and ``ALIASES`` (a metric's function name -> the metric),
+    read from the metric registry at each use."""
+    if name == "METRICS":
+        return _metrics()
+    if name == "ALIASES":
+        return _aliases()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-METRICS = {
-    **{m: _Spec("rate_disparity", "pred", m != "statistical_parity", True, _DISPARITY_OPTIONS) for m in RATE_METRICS},
-    "equalized_odds": _Spec("equalized_odds", "pred", True, True, _DISPARITY_OPTIONS),
-    "theil_index": _Spec("theil_index", "pred", True, True, _DISPARITY_OPTIONS),
-    "p_percent_score": _Spec("p_percent_score", "pred", False, False, ("include_small",)),
-    "equal_opportunity_score": _Spec("equal_opportunity_score", "pred", True, False, ("include_small",)),
-    "correlation_score": _Spec("correlation_score", "raw", False, False, ()),
-    "unweighted_average_bias": _Spec("unweighted_average_bias", "raw", True, True,
-                                     ("labels", "subgroups", "class_metric", "reduction", "include_small")),
-    "dataset_statistical_parity": _Spec("dataset_statistical_parity", "none", True, True, _DISPARITY_OPTIONS),
-    "smoothed_edf": _Spec("smoothed_edf", "none", True, True, ("concentration", "include_small")),
-    "bias_auc_score": _Spec("bias_auc_score", "score", True, False, ("p", "overall_weight", "include_small")),
-    "calibration_disparity": _Spec("calibration_disparity", "proba", True, True,
-                                   ("n_bins", "strategy", "threshold", "min_per_group", "distance_measure",
-                                    "reduction", "reference", "include_small")),
-}
-# The fairness_core function of each _Spec.function name.
-_FUNCTIONS = {f.__name__: f for f in (
-    rate_disparity, equalized_odds, theil_index, p_percent_score, equal_opportunity_score, correlation_score,
-    unweighted_average_bias, dataset_statistical_parity, smoothed_edf, bias_auc_score, calibration_disparity)}
-ALIASES = {
-    "model_statistical_parity": "statistical_parity",
-    **{f"{m}_disparity": m for m in RATE_METRICS if m != "statistical_parity"},
-}
+def _metrics() -> dict:
+    return {row.name: row for row in registry.specs() if row.scorer}
+
+
+def _aliases() -> dict:
+    """A metric is also known by its function's name (``'false_positive_rate_disparity'``)."""
+    return {row.function: row.name for row in registry.specs() if row.scorer and row.function != row.name}
+
 
 METRIC_MESSAGE = (
     "The 'metric' parameter of make_fairness_scorer must be one of {allowed}. Got {got!r} instead."
@@ -136,19 +110,21 @@ UNAVAILABLE_MESSAGE = (
 )
 
 
-def _function(metric: str, name: str):
-    func = _FUNCTIONS.get(name)
-    if func is None:
-        raise ValueError(UNAVAILABLE_MESSAGE.format(metric=metric, function=name))
-    return func
+def _function(metric: str, spec: registry.MetricSpec):
+    """The public function computing `spec`, from the module the registry names."""
+    try:
+        return getattr(importlib.import_module(spec.module), spec.function)
+    except (ImportError, AttributeError):
+        raise ValueError(UNAVAILABLE_MESSAGE.format(metric=metric, function=spec.function)) from None
 
 
 def _canonical(metric: Any) -> str:
+    metrics, aliases = _metrics(), _aliases()
     if isinstance(metric, str):
-        name = ALIASES.get(metric, metric)
-        if name in METRICS:
+        name = aliases.get(metric, metric)
+        if name in metrics:
             return name
-    raise ValueError(METRIC_MESSAGE.format(allowed=sorted([*METRICS, *ALIASES]), got=metric))
+    raise ValueError(METRIC_MESSAGE.format(allowed=sorted([*metrics, *aliases]), got=metric))
 
 
 def _protected_list(protected: Any) -> tuple:
@@ -225,7 +201,7 @@ class FairnessScorer:
 
     def __post_init__(self) -> None:
         metric = _canonical(self.metric)
-        spec = METRICS[metric]
+        spec = registry.spec(metric)
         options = dict(self.options)
         for key in options:
             if key not in spec.options:
@@ -244,9 +220,9 @@ class FairnessScorer:
             repeated = int(supplementary.index.duplicated().sum())
             if repeated:
                 raise ValueError(SUPPLEMENTARY_INDEX_MESSAGE.format(n=repeated))
-        _function(metric, spec.function)
+        _function(metric, spec)
         if self.greater_is_better is None:
-            sign = -1 if spec.lower_is_better else 1
+            sign = -1 if spec.direction == "lower" else 1
         else:
             sign = 1 if self.greater_is_better else -1
         object.__setattr__(self, "metric", metric)
@@ -364,52 +340,52 @@ class FairnessScorer:
         -------
         float
         """
-        spec = METRICS[self.metric]
-        func = _function(self.metric, spec.function)
-        if spec.needs_y and y_true is None:
+        spec = registry.spec(self.metric)
+        func = _function(self.metric, spec)
+        roles = spec.roles
+        if spec.uses_y_true and {"y_true", "truth"} & set(roles) and y_true is None:
             raise ValueError(Y_TRUE_MESSAGE.format(metric=self.metric))
         groups = self.protected_frame(X, supplementary_features)
         y = None if y_true is None else (np.asarray(y_true).reshape(-1) == self.positive_target).astype(np.int8)
         options = dict(self.options)
-        m = self.metric
-        if spec.inputs == "pred":
+        if spec.scorer == "pred":
             pred = (np.asarray(estimator.predict(X)).reshape(-1) == self.positive_target).astype(np.int8)
-        if m in RATE_METRICS:
-            result = func(y, pred, groups, metric=m, sample_weight=sample_weight, **options)
-        elif m in ("equalized_odds", "theil_index"):
-            result = func(y, pred, groups, sample_weight=sample_weight, **options)
-        elif m in ("p_percent_score", "equal_opportunity_score"):
-            result = self._ratio_score(func, y, pred, groups, options, sample_weight)
-        elif m == "correlation_score":
+        if "sensitive" in roles and spec.scorer == "pred":   # a ratio score
+            result = self._ratio_score(func, "y_true" in roles, y, pred, groups, options, sample_weight)
+        elif "sensitive" in roles:   # the raw predictions against one column
             if groups.shape[1] != 1:
                 raise ValueError(ONE_COLUMN_MESSAGE.format(got=list(self.protected_attributes)))
             raw = np.asarray(estimator.predict(X)).reshape(-1)
             if raw.dtype.kind not in "biuf":
                 raw = (raw == self.positive_target).astype(np.int8)
             result = func(raw, groups.iloc[:, 0].to_numpy(), sample_weight=sample_weight)
-        elif m == "unweighted_average_bias":
+        elif "truth" in roles:   # multi-class labels and predictions as they are
             if "class_metric" in options:
                 options["metric"] = options.pop("class_metric")
             result = func(np.asarray(y_true).reshape(-1), np.asarray(estimator.predict(X)).reshape(-1), groups,
                           sample_weight=sample_weight, **options)
-        elif spec.inputs == "none":
-            result = func(y, groups, sample_weight=sample_weight, **options)
         else:
-            result = func(y, self._scores(estimator, X, spec.inputs == "proba"), groups, sample_weight=sample_weight,
+            values = {"y_true": y, "subgroups": groups}
+            if "y_pred" in roles:
+                values["y_pred"] = pred
+            if "y_score" in roles:
+                values["y_score"] = self._scores(estimator, X, spec.scorer == "proba")
+            result = func(*[values[role] for role in roles], sample_weight=sample_weight, **dict(spec.fixed),
                           **options)
         return self.sign * float(getattr(result, "value", result))
 
-    def _ratio_score(self, func, y, pred, groups, options, sample_weight=None) -> Any:
-        """The binary score on a 0/1 attribute, else the minimum over subgroups against the rest."""
+    def _ratio_score(self, func, labels: bool, y, pred, groups, options, sample_weight=None) -> Any:
+        """The binary score on a 0/1 attribute, else the minimum over subgroups against the rest: of the
+        selection rate, or of the true positive rate when the score reads the labels."""
         column = groups.iloc[:, 0]
         binary = (groups.shape[1] == 1 and (column.dtype == bool or (
             pd.api.types.is_numeric_dtype(column) and bool(column.isin([0, 1]).all()))))
         if binary:
-            if self.metric == "p_percent_score":
+            if not labels:
                 return func(pred, column.to_numpy(), sample_weight=sample_weight)
             return func(y, pred, column.to_numpy(), sample_weight=sample_weight)
-        rate = "selection_rate" if self.metric == "p_percent_score" else "true_positive_rate"
-        truth = np.zeros(len(pred), np.int8) if self.metric == "p_percent_score" else y
+        rate = "true_positive_rate" if labels else "selection_rate"
+        truth = y if labels else np.zeros(len(pred), np.int8)
         return confusion_counts(truth, pred, groups, sample_weight=sample_weight).ratio_scores(rate, **options)
 
 
@@ -480,7 +456,7 @@ def make_fairness_scorer(metric: str, protected_attributes, *, supplementary_fea
         For an unknown metric (``METRIC_MESSAGE``), ``reduction=None`` (``REDUCTION_NONE_MESSAGE``:
         a scorer returns one number), a bad `greater_is_better` or `protected_attributes`. At
         call time: a protected attribute in both X and the supplementary features
-        (``BOTH_MESSAGE``, as seed 004) or in neither, a missing `y_true`.
+        (``BOTH_MESSAGE``, as Oracle AutoMLx) or in neither, a missing `y_true`.
         A `distance_measure` other than None for ``'theil_index'``.
     TypeError
         For an option the metric does not take (``OPTION_MESSAGE``), or supplementary features
@@ -495,8 +471,8 @@ def make_fairness_scorer(metric: str, protected_attributes, *, supplementary_fea
 
     References
     ----------
-    Seed 004 (Oracle AutoMLx fairness scorers, ``supplementary_features``); seed 003
-    (scikit-lego's scorer-style ``p_percent_score``, ``equal_opportunity_score``,
+    Oracle AutoMLx (its fairness scorers, ``supplementary_features``); scikit-lego (its
+    scorer-style ``p_percent_score``, ``equal_opportunity_score``,
     ``correlation_score``).
 
     Examples

@@ -6,7 +6,7 @@ with P[t], N[t] the positives and negatives at level t (levels in increasing sco
 
     AUC(P, N) = sum_t P[t] (N[< t] + N[t] / 2) / (|P| |N|)
 
-(``_metrics.auc._twice_u``). A level is either one distinct score (``edges=None``: exact, equal to
+(``_metrics.auc_ranking._twice_u``). A level is either one distinct score (``edges=None``: exact, equal to
 ``bias_auc_table``) or one bin of B monotone bins (``edges`` of shape (B + 1,)), which is what an
 engine that cannot keep every distinct score returns (``fairness_core.engines``). Binning only
 turns pairs of a positive and a negative in the same bin into ties, so
@@ -28,8 +28,10 @@ from typing import Optional, Union
 import numpy as np
 import pandas as pd
 
-from .auc import (BiasAucResult, _auc_from_hists, auc_frame, level_sides, summarize_bias_auc, weighted_auc_table,
-                  weighted_level_tables)
+from .auc import BiasAucResult, summarize_bias_auc
+from .auc_ranking import _auc_from_hists
+from .auc_table import auc_frame
+from .auc_weighted import level_sides, weighted_auc_table, weighted_level_tables
 from .._counts.weights import check_sample_weight
 from .._stats.auc_bootstrap import AUC_COLUMNS, level_atoms, replicates_of
 from .._stats.bootstrap import check_boot_options
@@ -233,8 +235,8 @@ class AucCounts:
 
     def _weighted_table(self, level: Optional[float], n_boot: int, rng) -> pd.DataFrame:
         """:meth:`table` of weighted histograms: weighted AUCs, effective sizes, the binning bounds and with `level`
-        the intervals of :func:`~fairness_core._metrics.auc.weighted_auc_table` (replicates drawn when the counts
-        hold their ``patterns``)."""
+        the intervals of :func:`~fairness_core._metrics.auc_weighted.weighted_auc_table` (replicates drawn when
+        the counts hold their ``patterns``)."""
         sides = level_sides(self.member, self.background, self.member_sq, self.background_sq, self.overall,
                             self.overall_sq)
         table, bound = weighted_auc_table(list(self.names), sides, self.overall, self.overall_sq, self.min_size,
@@ -469,7 +471,7 @@ def auc_counts(y_true, y_score, subgroups, *, bins: Union[int, str] = "exact", s
 
     References
     ----------
-    Borkan et al. (2019); seed 000. The binning bound: a pair in one bin is counted as a tie (1/2)
+    Borkan et al. (2019); Jigsaw Unintended Bias benchmark. The binning bound: a pair in one bin is counted as a tie (1/2)
     whatever its true order, so the error is at most half the share of such pairs.
     """
     return _auc_counts(y_true, y_score, subgroups, bins=bins, sample_weight=sample_weight, func="auc_counts")
@@ -509,7 +511,8 @@ def _auc_counts(y_true, y_score, subgroups, *, bins, sample_weight, func: str) -
 
 
 def _weighted_auc_counts(groups, y: np.ndarray, level: np.ndarray, levels: np.ndarray, edges, w: np.ndarray) -> AucCounts:
-    """The weighted level histograms (:func:`fairness_core._metrics.auc.weighted_level_tables`) as AucCounts."""
+    """The weighted level histograms (:func:`~fairness_core._metrics.auc_weighted.weighted_level_tables`), as
+    AucCounts."""
     (m, b, o), (m_sq, b_sq, o_sq), patterns = weighted_level_tables(groups, y, level, len(levels), w)
     return AucCounts(list(groups.names), levels, edges, m, b, o, groups.min_size, disjoint=groups.codes is not None,
                      patterns=patterns, member_sq=m_sq, background_sq=b_sq, overall_sq=o_sq)

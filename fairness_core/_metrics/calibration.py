@@ -1,4 +1,4 @@
-"""Calibration per subgroup from rows: reliability diagrams, ECE, MCE, Brier score and their disparity (§5.3).
+"""Calibration per subgroup from rows: reliability diagrams, ECE, MCE, Brier score and their disparity.
 
 Sufficient statistic: for every subgroup, its background and all rows, and for every bin, the
 row count, the sum of predicted probabilities, the sum of labels and the sum of squared errors,
@@ -7,7 +7,7 @@ errors and the ECE disparity are computed from it in :mod:`fairness_core._dispar
 here validate the rows, count once and call the table's methods. ECE = sum_b |sum_y_b - sum_p_b| / n,
 which equals sum_b (n_b / n) * |fraction_positive_b - mean_predicted_b|.
 
-Intervals (§5.6): a stratified multinomial bootstrap over *calibration atoms*, never over rows.
+Intervals: a stratified multinomial bootstrap over *calibration atoms*, never over rows.
 An atom is a (membership pattern, sub-bin, label) cell: each bin is split into ``SUB_BINS``
 equal-width sub-bins, and every cell keeps its row count and its mean predicted probability and
 mean squared error. A replicate redraws each pattern's cell counts from
@@ -84,8 +84,8 @@ def reliability_diagram(y_true, y_prob, subgroups, *, n_bins: int = 10, strategy
 
     References
     ----------
-    Guo et al. (2017), "On Calibration of Modern Neural Networks"; seed 001 (ExFairness
-    Calibration); the bins of ``sklearn.calibration.calibration_curve`` (which puts a score on an
+    Guo et al. (2017), "On Calibration of Modern Neural Networks"; ExFairness
+    Calibration; the bins of ``sklearn.calibration.calibration_curve`` (which puts a score on an
     inner edge in the lower bin). Wilson (1927), "Probable inference, the law of succession, and
     statistical inference", JASA 22(158).
 
@@ -112,7 +112,7 @@ def calibration_errors(y_true, y_prob, subgroups, *, n_bins: int = 10, strategy:
                        random_state=0, sample_weight=None) -> pd.DataFrame:
     """Per-subgroup expected calibration error (plug-in and ℓ2), MCE and Brier score, with optional intervals.
 
-    ECE = sum_b (n_b / n) * |fraction_positive_b - mean_predicted_b| (the plug-in, seed 001);
+    ECE = sum_b (n_b / n) * |fraction_positive_b - mean_predicted_b| (the plug-in, ExFairness);
     squared_ce = sum_b (n_b / n) [(fraction_positive_b - mean_predicted_b) ** 2 -
     fraction_positive_b (1 - fraction_positive_b) / (n_b - 1)] over bins of two rows or more, the
     debiased squared calibration error (unbiased whatever the true miscalibration, so often below
@@ -196,7 +196,7 @@ def expected_calibration_error(y_true, y_prob, *, n_bins: int = 10, strategy: St
 
     References
     ----------
-    Naeini et al. (2015); Guo et al. (2017); seed 001.
+    Naeini et al. (2015); Guo et al. (2017); ExFairness.
 
     Examples
     --------
@@ -237,7 +237,7 @@ def maximum_calibration_error(y_true, y_prob, *, n_bins: int = 10, strategy: Str
 
     References
     ----------
-    Naeini et al. (2015); seed 001.
+    Naeini et al. (2015); ExFairness.
     """
     y = as_binary(y_true, "y_true", "maximum_calibration_error")
     counts = CalibrationCounts.compute(y, y_prob, np.zeros(len(y)), n_bins=n_bins, strategy=strategy,
@@ -266,10 +266,10 @@ def calibration_disparity(y_true, y_prob, subgroups, *, n_bins: int = 10, strate
     ECE* sign(d) sqrt(|d|) of the difference d = CE²_a − CE²_b: a subgroup whose squared error
     exceeds a calibrated reference's by e² has an excess of e, so the rule's 0.1 keeps the scale of
     an ECE, and a verdict on the excess is exactly one on d. With ``debias=False`` (and always for
-    ``"ratio"``) the comparison is seed 001's plug-in one: for two groups exactly |ECE_A − ECE_B|.
+    ``"ratio"``) the comparison is ExFairness's plug-in one: for two groups exactly |ECE_A − ECE_B|.
     The reduced value is judged by a policy rule in the units of the distance
     (:func:`calibration_rule`): by default, for ``"diff"``, 0.1 (``DEFAULT_RULES``'
-    ``calibration_diff``, seed 001); for ``"ratio"`` no rule applies unless a `threshold` >= 1 is
+    ``calibration_diff``, ExFairness); for ``"ratio"`` no rule applies unless a `threshold` >= 1 is
     given. A ratio is never judged against a difference bound. With intervals the verdict is
     'pass' (the whole interval within the bound), 'fail' (the whole interval beyond it) or
     'inconclusive' (the interval straddles it); without, the point estimate decides.
@@ -343,7 +343,7 @@ def calibration_disparity(y_true, y_prob, subgroups, *, n_bins: int = 10, strate
 
     References
     ----------
-    Pleiss et al. (2017), "On Fairness and Calibration"; Kleinberg et al. (2017); seed 001
+    Pleiss et al. (2017), "On Fairness and Calibration"; Kleinberg et al. (2017); ExFairness
     (ExFairness.Metrics.Calibration). The debiased squared calibration error: Kumar, Liang & Ma
     (2019), "Verified uncertainty calibration", NeurIPS; Roelofs et al. (2022), "Mitigating bias in
     calibration error estimation". The studentized bootstrap: Efron & Tibshirani (1993), *An

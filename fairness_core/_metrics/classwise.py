@@ -1,4 +1,4 @@
-"""Class-wise bias from rows: per-class recall, precision and F-score per subgroup, and their spread (§5.4).
+"""Class-wise bias from rows: per-class recall, precision and F-score per subgroup, and their spread.
 
 The sufficient statistic is a K x K confusion matrix (true class x predicted class) for every
 subgroup, :class:`ClassCounts` in :mod:`fairness_core._counts`, taken with one count of the cell ``t * K + p``
@@ -83,7 +83,7 @@ def unweighted_average_bias(truth, prediction, protected, *, labels: Optional[Se
     labels : sequence, optional
         The classes to score, in preferred order. Default: the distinct values of `truth` and
         `prediction`, sorted. Rows whose truth or prediction is missing or not among `labels`
-        are left out and counted (``n_excluded``), as in seed 002 ("the bias is computed only on
+        are left out and counted (``n_excluded``), as in audmetric ("the bias is computed only on
         the specified labels").
     subgroups : sequence of subgroup names, optional
         Selects the subgroups and fixes their order (which decides the sign of
@@ -94,7 +94,7 @@ def unweighted_average_bias(truth, prediction, protected, *, labels: Optional[Se
         missing key or NaN means undefined).
     reduction : {'std', 'difference', 'absolute_difference'} or callable, default='std'
         ``'std'``: population standard deviation (ddof=0) of the defined scores.
-        ``'difference'``: first minus second defined score in subgroup order (seed 002's
+        ``'difference'``: first minus second defined score in subgroup order (audmetric's
         signed difference); at most two subgroups may take part. Signed per-class differences
         of opposite sign cancel in the mean over classes: a class where the first subgroup
         scores 0.2 higher and one where it scores 0.2 lower give 0, the perfect value.
@@ -170,7 +170,7 @@ def unweighted_average_bias(truth, prediction, protected, *, labels: Optional[Se
     subgroup where the class is true but never predicted (precision undefined, recall 0):
     computing F as the harmonic mean 2PR / (P + R) of an undefined P would give NaN there and
     drop that subgroup from the class's spread, hiding exactly the failure a bias metric must
-    show. (Seed 002's reference code special-cases P = 0 or R = 0 with the other undefined to 0
+    show. (audmetric's reference code special-cases P = 0 or R = 0 with the other undefined to 0
     and agrees with this definition.) Classes with fewer than two defined scores are skipped and
     listed in ``per_class`` with the reason. Unlike ``sklearn.metrics`` with ``labels=``, rows
     of classes outside `labels` do not count as errors; to count them, map those values to one
@@ -178,14 +178,14 @@ def unweighted_average_bias(truth, prediction, protected, *, labels: Optional[Se
 
     References
     ----------
-    Seed 002: audmetric ``unweighted_average_bias`` (equalized odds across classes and
+    audmetric: audmetric ``unweighted_average_bias`` (equalized odds across classes and
     subgroups). Hardt et al. (2016), "Equality of Opportunity in Supervised Learning".
     Wilson (1927), JASA 22(158); Efron & Tibshirani (1993), "An Introduction to the Bootstrap"
     (percentile intervals).
 
     Examples
     --------
-    The four examples of seed 002:
+    The four examples of audmetric:
 
     >>> unweighted_average_bias([1, 1], [1, 0], ["male", "female"]).value
     0.5

@@ -45,7 +45,7 @@ class ConsistencyResult(ValueResult):
     ----------
     value : float
         Mean over rows of the share of a row's `n_neighbors` nearest neighbours whose label
-        differs from its own (seed 004's consistency; perfect 0), rows tied at the k-th
+        differs from its own (Oracle AutoMLx's consistency; perfect 0), rows tied at the k-th
         neighbour's distance sharing its places (see :func:`consistency`); with sample weights
         the weighted mean over rows of |y_i - the weighted mean of its neighbours' labels|.
     zemel_consistency : float
@@ -288,7 +288,7 @@ def consistency(X, y_true, *, n_neighbors: int = 5, sample_size: Optional[int] =
         value = (1 / n) * sum_i (1 / k) * (#{j in C(i) : y_j != y_i} + w_i * #{j in T(i) : y_j != y_i})
         zemel_consistency = 1 - value                                  (perfect 1)
 
-    Without ties at the k-th distance (|T(i)| = k - |C(i)|, every w_i = 1) this is the seed's
+    Without ties at the k-th distance (|T(i)| = k - |C(i)|, every w_i = 1) this is Oracle AutoMLx's
     share of the k nearest neighbours whose label differs (perfect 0), and Zemel et al.'s
     1 - (1 / n) * sum_i |y_i - (1 / k) * sum_{j in kNN(i)} y_j|.
 
@@ -368,13 +368,13 @@ def consistency(X, y_true, *, n_neighbors: int = 5, sample_size: Optional[int] =
     its standard error the linearized one,
     sqrt((1 - m / n) * m / (m - 1) * sum w_i^2 (t_i - v)^2) / sum w_i (unit weights: the formula above).
 
-    Zemel et al. define consistency on a model's predictions; here, as in seed 004, it is applied
+    Zemel et al. define consistency on a model's predictions; here, as in Oracle AutoMLx, it is applied
     to the labels, a property of the dataset.
 
     References
     ----------
-    Zemel et al. (2013), "Learning Fair Representations", ICML; seed 004 (Oracle AutoMLx,
-    ``consistency``).
+    Zemel et al. (2013), "Learning Fair Representations", ICML; Oracle AutoMLx,
+    ``consistency``.
 
     Examples
     --------

@@ -1,4 +1,4 @@
-"""Dataset metrics: properties of the labels themselves, before any model (§5.5).
+"""Dataset metrics: properties of the labels themselves, before any model.
 
 Base rates and the smoothed EDF need only the count of rows and of positive labels per subgroup
 (one crosstab), and their bootstrap intervals resample those counts within each membership pattern;
@@ -80,7 +80,7 @@ def base_rates(y_true, subgroups, *, ci: Optional[float] = None, sample_weight=N
 
     References
     ----------
-    Seed 004 (Oracle AutoMLx, "Evaluating a Dataset": statistical parity of a dataset).
+    Oracle AutoMLx, "Evaluating a Dataset": statistical parity of a dataset.
     Wilson (1927), "Probable inference, the law of succession, and statistical inference",
     JASA 22(158).
 
@@ -237,8 +237,8 @@ def dataset_statistical_parity(y_true, subgroups, *, distance_measure: str = "di
 
     References
     ----------
-    Dwork et al. (2012), "Fairness Through Awareness"; seed 004 (Oracle AutoMLx,
-    ``dataset_statistical_parity``). Wilson (1927), JASA 22(158).
+    Dwork et al. (2012), "Fairness Through Awareness"; Oracle AutoMLx,
+    ``dataset_statistical_parity``. Wilson (1927), JASA 22(158).
 
     Examples
     --------

@@ -200,7 +200,7 @@ def disparity_curve(counts: ThresholdCounts, metric: str, thresholds=None, *, di
 
     References
     ----------
-    Seed 004 (Oracle AutoMLx fairness metrics): distance measures, reductions and references.
+    Oracle AutoMLx fairness metrics: distance measures, reductions and references.
     Hardt, M., Price, E. & Srebro, N. (2016), "Equality of Opportunity in Supervised Learning"
     (equalized odds; thresholds chosen per group).
     """

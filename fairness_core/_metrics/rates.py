@@ -1,4 +1,4 @@
-"""Rates per subgroup, their disparities and equalized odds, from rows (§5.2).
+"""Rates per subgroup, their disparities and equalized odds, from rows.
 
 The sufficient statistic is the confusion matrix (TN, FP, FN, TP) of every subgroup, of its
 background and of all rows, held by :class:`ConfusionCounts` in :mod:`fairness_core._counts` (one bincount).
@@ -15,7 +15,8 @@ import pandas as pd
 
 # Re-exported here too (``_review.findings`` and the tests import them from this module).
 from .._counts.confusion import ConfusionCounts, confusion_counts
-from .._counts.rates import DENOMINATOR_NAMES, DISPARITY_METRICS, RATE_NAMES, RATES, Metric, _rate
+from .. import _registry as registry
+from .._counts.rates import DENOMINATOR_NAMES, DISPARITY_METRICS, FN, FP, RATE_NAMES, RATES, TN, TP, Metric, _rate
 from .._stats.intervals import check_ci
 
 
@@ -67,7 +68,7 @@ def group_rates(y_true, y_pred, subgroups, *, ci=None, sample_weight=None) -> pd
 
     References
     ----------
-    Hardt et al. (2016); Chouldechova (2017); seed 004.
+    Hardt et al. (2016); Chouldechova (2017); Oracle AutoMLx fairness metrics.
     Wilson, E. B. (1927), "Probable inference, the law of succession, and statistical inference",
     JASA 22(158), 209-212.
     """
@@ -143,7 +144,7 @@ def rate_disparity(y_true, y_pred, subgroups, *, metric: Metric, distance_measur
 
     References
     ----------
-    Dwork et al. (2012); Hardt et al. (2016); seed 004 (Oracle AutoMLx fairness metrics).
+    Dwork et al. (2012); Hardt et al. (2016); Oracle AutoMLx fairness metrics.
     """
     y_true = np.zeros(len(np.asarray(y_pred)), np.int8) if y_true is None else y_true
     counts = ConfusionCounts.compute(y_true, y_pred, subgroups, sample_weight=sample_weight, func="rate_disparity")
@@ -152,14 +153,26 @@ def rate_disparity(y_true, y_pred, subgroups, *, metric: Metric, distance_measur
                             random_state=random_state, adjust=adjust)
 
 
-def _shortcut(metric: str, doc: str):
+def _formula(rate: str) -> str:
+    """A rate's formula from its cells: 'FP / (FP + TN)'; N for all four cells."""
+    names = {TN: "TN", FP: "FP", FN: "FN", TP: "TP"}
+    num, den, _ = RATES[rate]
+    top, bottom = " + ".join(names[c] for c in num), " + ".join(names[c] for c in den)
+    return f"{top if len(num) == 1 else f'({top})'} / {'N' if len(den) == 4 else f'({bottom})'}"
+
+
+def _shortcut(spec):
+    """``spec.function``: ``rate_disparity(..., metric=spec.name)``, with its own numpydoc docstring."""
+    metric, rate = spec.name, DISPARITY_METRICS[spec.name]
+
     def f(y_true, y_pred, subgroups, *, distance_measure="diff", reduction="mean", reference="rest",
           include_small=False, ci=None, n_boot=1000, random_state=0, adjust=None, sample_weight=None):
         return rate_disparity(y_true, y_pred, subgroups, metric=metric, distance_measure=distance_measure,
                               reduction=reduction, reference=reference, include_small=include_small, ci=ci,
                               n_boot=n_boot, random_state=random_state, adjust=adjust,
                               sample_weight=sample_weight)
-    f.__doc__ = f"""{doc}
+    f.__name__ = f.__qualname__ = spec.function
+    f.__doc__ = f"""Disparity of the {rate.replace('_', ' ')} {_formula(rate)}.
 
     The same as ``rate_disparity(..., metric={metric!r})``; see :func:`rate_disparity` for the
     parameters (``y_true``, ``y_pred``, ``subgroups``, ``distance_measure``, ``reduction``,
@@ -169,29 +182,18 @@ def _shortcut(metric: str, doc: str):
 
     References
     ----------
-    Seed 004 (Oracle AutoMLx fairness metrics).
+    Hardt et al. (2016), "Equality of Opportunity in Supervised Learning"; Oracle AutoMLx fairness metrics.
     """
     return f
 
 
-true_positive_rate_disparity = _shortcut(
-    "true_positive_rate", "Disparity of the true positive rate TP / (TP + FN) (equal opportunity).")
-false_positive_rate_disparity = _shortcut(
-    "false_positive_rate", "Disparity of the false positive rate FP / (FP + TN).")
-false_negative_rate_disparity = _shortcut(
-    "false_negative_rate", "Disparity of the false negative rate FN / (FN + TP).")
-false_omission_rate_disparity = _shortcut(
-    "false_omission_rate", "Disparity of the false omission rate FN / (FN + TN).")
-false_discovery_rate_disparity = _shortcut(
-    "false_discovery_rate", "Disparity of the false discovery rate FP / (FP + TP).")
-error_rate_disparity = _shortcut("error_rate", "Disparity of the error rate (FP + FN) / N.")
-for _f, _n in ((true_positive_rate_disparity, "true_positive_rate_disparity"),
-               (false_positive_rate_disparity, "false_positive_rate_disparity"),
-               (false_negative_rate_disparity, "false_negative_rate_disparity"),
-               (false_omission_rate_disparity, "false_omission_rate_disparity"),
-               (false_discovery_rate_disparity, "false_discovery_rate_disparity"),
-               (error_rate_disparity, "error_rate_disparity")):
-    _f.__name__ = _f.__qualname__ = _n
+# The rate disparities of the metric registry named "<rate>_disparity" are generated here, one shortcut each
+# (true_positive_rate_disparity, false_positive_rate_disparity, false_negative_rate_disparity,
+# false_omission_rate_disparity, false_discovery_rate_disparity, error_rate_disparity); model_statistical_parity,
+# which takes y_true=None, is written below.
+SHORTCUTS = tuple(spec.function for spec in registry.specs() if spec.module == __name__
+                  and spec.name in DISPARITY_METRICS and spec.function == f"{spec.name}_disparity")
+globals().update({spec.function: _shortcut(spec) for spec in registry.specs() if spec.function in SHORTCUTS})
 
 
 def model_statistical_parity(y_true=None, y_pred=None, subgroups=None, *, distance_measure="diff",
@@ -205,7 +207,7 @@ def model_statistical_parity(y_true=None, y_pred=None, subgroups=None, *, distan
 
     References
     ----------
-    Dwork et al. (2012), "Fairness Through Awareness"; seed 004.
+    Dwork et al. (2012), "Fairness Through Awareness"; Oracle AutoMLx fairness metrics.
     """
     if y_pred is None or subgroups is None:
         raise ValueError("model_statistical_parity needs y_pred and subgroups. Got None instead.")
@@ -251,7 +253,7 @@ def equalized_odds(y_true, y_pred, subgroups, *, distance_measure: str = "diff",
 
     References
     ----------
-    Hardt et al. (2016), "Equality of Opportunity in Supervised Learning"; seed 004.
+    Hardt et al. (2016), "Equality of Opportunity in Supervised Learning"; Oracle AutoMLx fairness metrics.
     """
     counts = ConfusionCounts.compute(y_true, y_pred, subgroups, sample_weight=sample_weight, func="equalized_odds")
     return counts.equalized_odds(distance_measure=distance_measure, reduction=reduction, reference=reference,

@@ -1,4 +1,4 @@
-"""scikit-lego style fairness scores (seed 003): p% score, equal opportunity score, correlation score (§5.2).
+"""scikit-lego style fairness scores (scikit-lego): p% score, equal opportunity score, correlation score.
 
 Higher is better for all three. The two ratio scores compare a rate in two groups as
 min(r1 / r0, r0 / r1), so 1 is parity and 0 means one group never gets the outcome; they are
@@ -155,7 +155,7 @@ def p_percent_score(y_pred, sensitive, *, positive_target=1, sample_weight=None)
 
     Notes
     -----
-    Seed 003's scikit-lego code returns 0 (with a "No samples with y_hat == ..." warning) as soon
+    scikit-lego's code returns 0 (with a "No samples with y_hat == ..." warning) as soon
     as either rate is 0, so both rates 0 give 0 there; here both rates 0 give 1.0 with a note, since
     the two groups are treated alike. Exactly one rate 0 gives 0.0 in both. For an empty group
     scikit-lego's rate is the mean of an empty slice (NaN, with numpy's warning), the ratio is NaN
@@ -165,7 +165,7 @@ def p_percent_score(y_pred, sensitive, *, positive_target=1, sample_weight=None)
     References
     ----------
     Zafar et al. (2017), "Fairness Constraints: Mechanisms for Fair Classification", AISTATS;
-    seed 003 (scikit-lego ``p_percent_score``).
+    scikit-lego ``p_percent_score``.
 
     Examples
     --------
@@ -218,7 +218,7 @@ def equal_opportunity_score(y_true, y_pred, sensitive, *, positive_target=1, sam
     References
     ----------
     Hardt, Price and Srebro (2016), "Equality of Opportunity in Supervised Learning", NeurIPS;
-    seed 003 (scikit-lego ``equal_opportunity_score``).
+    scikit-lego ``equal_opportunity_score``.
 
     Examples
     --------
@@ -353,7 +353,7 @@ def correlation_score(y_pred_or_score, column, *, ci=None, sample_weight=None):
 
     References
     ----------
-    seed 003 (scikit-lego ``correlation_score``); Fisher, R. A. (1921), "On the 'probable error'
+    scikit-lego ``correlation_score``; Fisher, R. A. (1921), "On the 'probable error'
     of a coefficient of correlation deduced from a small sample", Metron 1, 3-32.
 
     Examples

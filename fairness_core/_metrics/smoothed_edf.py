@@ -172,8 +172,8 @@ def smoothed_edf(y_true, subgroups, *, concentration: float = 1.0, include_small
 
     Notes
     -----
-    Seed 004's prose describes a subgroup compared "to the rest of the population"; Foulds et al.
-    and ARCHITECTURE §5.5 define epsilon over pairs of subgroups, which is what is computed.
+    Oracle AutoMLx's prose describes a subgroup compared "to the rest of the population"; Foulds et al.
+    define epsilon over pairs of subgroups, which is what is computed.
     Foulds et al.'s groups are the intersections of the protected attributes, which partition the
     people; overlapping subgroups (a row both "female" and "black" as separate indicator columns)
     have no such meaning and are refused rather than compared silently.
@@ -181,7 +181,7 @@ def smoothed_edf(y_true, subgroups, *, concentration: float = 1.0, include_small
     References
     ----------
     Foulds, Islam, Keya and Pan (2020), "An Intersectional Definition of Fairness", ICDE;
-    seed 004 (Oracle AutoMLx, ``smoothed_edf``). Efron & Tibshirani (1993), "An Introduction to
+    Oracle AutoMLx, ``smoothed_edf``. Efron & Tibshirani (1993), "An Introduction to
     the Bootstrap" (percentile intervals).
 
     Examples

@@ -1,4 +1,4 @@
-"""Theil indices of the benefit b = y_pred - y_true + 1 (Speicher et al. 2018), from rows (§5.2).
+"""Theil indices of the benefit b = y_pred - y_true + 1 (Speicher et al. 2018), from rows.
 
 The functions here validate the rows, count the confusion cells once (:class:`ConfusionCounts`
 in :mod:`fairness_core._counts`) and call the table's methods; the indices themselves are computed from the
@@ -72,7 +72,7 @@ def individual_theil_index(y_true, y_pred, *, subgroups=None, ci=None, n_boot: i
     References
     ----------
     Speicher et al. (2018), "A Unified Approach to Quantifying Algorithmic Unfairness: Measuring
-    Individual & Group Unfairness via Inequality Indices", KDD; seed 004 (Oracle AutoMLx).
+    Individual & Group Unfairness via Inequality Indices", KDD; Oracle AutoMLx.
     Efron & Tibshirani (1993), "An Introduction to the Bootstrap", ch. 13 (percentile interval).
 
     Examples
@@ -160,7 +160,7 @@ def between_group_theil_index(y_true, y_pred, subgroups, *, ci=None, n_boot: int
 
     References
     ----------
-    Speicher et al. (2018), KDD, section on the between-group component; seed 004.
+    Speicher et al. (2018), KDD, section on the between-group component; Oracle AutoMLx.
 
     Examples
     --------
@@ -196,7 +196,7 @@ def theil_index(y_true, y_pred, subgroups, *, distance_measure=None, reduction: 
         Binary predictions, 0 or 1.
     subgroups : Subgroups, or DataFrame / Series / array of protected attributes
     distance_measure : None
-        Accepted only as None: the Theil index is itself the disparity (seed 004 raises too).
+        Accepted only as None: the Theil index is itself the disparity (Oracle AutoMLx raises too).
     reduction : {'max', 'mean'} or None, default='mean'
         Over comparisons with a defined index (NaN ones are counted in ``n_undefined``); None
         returns the table.
@@ -256,12 +256,12 @@ def theil_index(y_true, y_pred, subgroups, *, distance_measure=None, reduction: 
     false negatives (pooled mean benefit 0). Oracle AutoMLx's pairwise code adds
     ln(n / (n_i + n_j)) to every pair's index, so its value is never 0 with three or more
     subgroups; ours is the index of the two-group split itself and is 0 for perfect predictions,
-    as the seed's definition says.
+    as Oracle AutoMLx's definition says.
 
     References
     ----------
     Speicher et al. (2018), "A Unified Approach to Quantifying Algorithmic Unfairness", KDD;
-    seed 004 (Oracle AutoMLx ``theil_index`` / ``TheilIndexScorer``).
+    Oracle AutoMLx ``theil_index`` / ``TheilIndexScorer``.
 
     Examples
     --------

@@ -29,7 +29,7 @@ and the linearized (DeLong) variance of a difference takes each row's squared we
 the finite-sample factor of ``_delong.weighted_auc_variance`` (:func:`_weighted_placement_variance`; unit
 weights give the unweighted sums and DeLong's variance, bit for bit).
 
-The placements come from one sort per score column (:class:`._auc._Ranked`: every row's tie level).
+The placements come from one sort per score column (``_metrics.auc_ranking._Ranked``: every row's tie level).
 For a set of rows, its count per level is one ``bincount`` of the rows' levels, and the placement
 numerators of every level are cumulative sums of it: twice the negatives a positive at level t
 outranks is 2 N[<= t] - N[t], twice the positives above a negative 2 (n_pos - P[<= t]) + P[t];
@@ -48,7 +48,8 @@ import numpy as np
 import pandas as pd
 from scipy.stats import norm
 
-from .._metrics.auc import _note, _ratio, _Ranked
+from .._metrics.auc_ranking import _ratio, _Ranked
+from .._metrics.auc_table import _note
 from .._data.checks import as_binary, as_scores, model_columns
 from .._counts.weights import check_sample_weight, effective_size
 from .._stats.delong import UNDEFINED_NOTE, interval_of, placement_variance

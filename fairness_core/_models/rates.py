@@ -74,7 +74,7 @@ def compare_models(y_true, predictions: Mapping[str, object], subgroups, *, base
     reduction : {'max', 'mean'}, default='max'
     reference : {'rest', 'overall', 'pairwise'} or a subgroup name, default='rest'
     positive_outcome : {'favourable', 'adverse'}, default='favourable'
-        Whether a positive prediction is favourable for the person (ARCHITECTURE §5.0): for
+        Whether a positive prediction is favourable for the person: for
         ``'adverse'`` the p% and equal opportunity scores compare the favourable (negative)
         prediction, as :meth:`ConfusionCounts.favourable` does.
         Of the disparities (the ratio scores always compare with the rest).
@@ -104,7 +104,7 @@ def compare_models(y_true, predictions: Mapping[str, object], subgroups, *, base
     References
     ----------
     Efron, B. & Tibshirani, R. (1993), "An Introduction to the Bootstrap", ch. 6 and 16 (paired
-    and stratified resampling). Seed 004 (Oracle AutoMLx fairness metrics): distances, reductions.
+    and stratified resampling). Oracle AutoMLx fairness metrics: distances, reductions.
     """
     func = "compare_models"
     check_option(positive_outcome, ("favourable", "adverse"), "positive_outcome", func)

@@ -29,7 +29,7 @@ DEFAULT_RULES: tuple[Rule, ...] = (
 3. ``selection_rate_ratio``, ``true_positive_rate_ratio``, ``false_positive_rate_ratio``: the ratio
    disparity of the selection rate, TPR and FPR within [0.8, 1.25], i.e. <= 1.25 (Aequitas's
    default band, Saleiro et al. 2018, arXiv:1811.05577).
-4. ``calibration_diff``: calibration disparity <= 0.1, the default threshold of seed 001
+4. ``calibration_diff``: calibration disparity <= 0.1, the default threshold of ExFairness
    (ExFairness.Metrics.Calibration), on the excess ℓ2 ECE (the square root of the difference of
    debiased squared calibration errors; the plug-in ECE difference with ``debias=False``).
 

@@ -1,4 +1,4 @@
-"""Policy rules as plain data, and their verdicts: pass, fail, inconclusive or not assessable (issue 7, item 5).
+"""Policy rules as plain data, and their verdicts: pass, fail, inconclusive or not assessable.
 
 A :class:`Rule` bounds one metric in the units of its distance measure ("the FPR ratio disparity
 must be at most 1.25"); :func:`evaluate` assesses a value, with its interval when there is one,
@@ -13,7 +13,7 @@ References
   impact), the source of the p% score >= 0.8 default.
 - Saleiro et al. (2018), "Aequitas: A Bias and Fairness Audit Toolkit", arXiv:1811.05577: a
   disparity passes within [tau, 1 / tau], tau = 0.8 by default, i.e. [0.8, 1.25].
-- Seed 001 (ExFairness.Metrics.Calibration): calibration disparity threshold 0.1 by default.
+- ExFairness (ExFairness.Metrics.Calibration): calibration disparity threshold 0.1 by default.
 """
 
 from __future__ import annotations
@@ -25,42 +25,23 @@ from typing import Any, Iterable, Literal, Optional
 
 import numpy as np
 
+from .. import _registry as registry
 
 Direction = Literal["max", "min"]
 Status = Literal["pass", "fail", "inconclusive", "not_assessable"]
 
 STATUSES = ("pass", "fail", "inconclusive", "not_assessable")
 DIRECTIONS = ("max", "min")
-RATE_METRICS = ("statistical_parity", "true_positive_rate", "false_positive_rate", "false_negative_rate",
-                "false_omission_rate", "false_discovery_rate", "error_rate")
-# Higher is better, 1 is parity, no distance measure: bounded from below.
-SCORE_METRICS = ("p_percent_score", "equal_opportunity_score", "bias_auc_score")
-# A disparity in the units of 'diff' (|a - b|, in [0, 1]) or 'ratio' (>= 1): bounded from above.
-DISTANCE_METRICS = RATE_METRICS + ("equalized_odds", "calibration_disparity", "dataset_statistical_parity")
-METRICS = SCORE_METRICS[:2] + RATE_METRICS + ("equalized_odds", "theil_index", "calibration_disparity",
-                                              "bias_auc_score", "dataset_statistical_parity")
+# The metrics a rule may bound, and which kind each is, are the registry's (``fairness_core._registry``):
+# a score (higher is better, 1 is parity) is bounded from below; a distance (a disparity in the units of 'diff',
+# |a - b| in [0, 1], or 'ratio', >= 1) and the Theil index from above. ``METRICS``, ``SCORE_METRICS`` and
+# ``DISTANCE_METRICS`` are read from it at each use (module ``__getattr__`` below).
 FIELDS = ("name", "metric", "distance_measure", "bound", "direction", "label")
 REQUIRED_FIELDS = ("metric", "bound")
 # Values within this relative distance of the bound count as on it: 0.4 - 0.3 is stored as
 # 0.10000000000000003 and meets a bound of 0.1.
 BOUND_RTOL = 1e-9
 
-_SUBJECTS = {
-    "p_percent_score": "p% score",
-    "equal_opportunity_score": "equal opportunity score",
-    "statistical_parity": "selection rate disparity",
-    "true_positive_rate": "true positive rate disparity",
-    "false_positive_rate": "false positive rate disparity",
-    "false_negative_rate": "false negative rate disparity",
-    "false_omission_rate": "false omission rate disparity",
-    "false_discovery_rate": "false discovery rate disparity",
-    "error_rate": "error rate disparity",
-    "equalized_odds": "equalized odds disparity",
-    "theil_index": "Theil index",
-    "calibration_disparity": "calibration disparity",
-    "bias_auc_score": "bias AUC score",
-    "dataset_statistical_parity": "base rate disparity of the labels",
-}
 _UNITS = {"diff": "difference", "ratio": "ratio"}
 _CALIBRATION_UNITS = {"diff": "excess ℓ2 ECE", "ratio": "ratio of ECEs"}
 
@@ -128,8 +109,19 @@ def _capital(text: str) -> str:
     return text if text.startswith("p%") else text[:1].upper() + text[1:]
 
 
+def __getattr__(name: str) -> tuple:
+    """``METRICS`` (every metric a rule may bound), ``SCORE_METRICS``, ``DISTANCE_METRICS``: from the registry."""
+    if name == "METRICS":
+        return registry.names(rule=True)
+    if name == "SCORE_METRICS":
+        return registry.names(rule=True, kind="score")
+    if name == "DISTANCE_METRICS":
+        return registry.names(rule=True, kind="distance")
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
 def _subject(metric: str, distance: Optional[str]) -> str:
-    subject = _SUBJECTS[metric]
+    subject = registry.spec(metric).subject
     if distance is None:
         return subject
     units = _CALIBRATION_UNITS if metric == "calibration_disparity" else _UNITS
@@ -137,7 +129,7 @@ def _subject(metric: str, distance: Optional[str]) -> str:
 
 
 def _natural_direction(metric: str) -> str:
-    return "min" if metric in SCORE_METRICS else "max"
+    return "min" if registry.spec(metric).kind == "score" else "max"
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -217,10 +209,12 @@ class Rule:
 
     def __post_init__(self) -> None:
         metric = self.metric
-        if not isinstance(metric, str) or metric not in METRICS:
-            raise ValueError(FIELD_OPTION_MESSAGE.format(field="metric", allowed=list(METRICS), got=metric))
+        allowed = registry.names(rule=True)
+        if not isinstance(metric, str) or metric not in allowed:
+            raise ValueError(FIELD_OPTION_MESSAGE.format(field="metric", allowed=list(allowed), got=metric))
+        kind = registry.spec(metric).kind
         distance = self.distance_measure
-        if metric in DISTANCE_METRICS:
+        if kind == "distance":
             if not isinstance(distance, str) or distance not in ("diff", "ratio"):
                 raise ValueError(DISTANCE_REQUIRED_MESSAGE.format(metric=metric, got=distance))
         elif distance is not None:
@@ -242,7 +236,7 @@ class Rule:
         if distance == "ratio":
             if bound < 1.0:
                 raise ValueError(RATIO_BOUND_MESSAGE.format(metric=metric, got=given))
-        elif metric == "theil_index":
+        elif kind == "index":
             if bound < 0.0:
                 raise ValueError(BOUND_RANGE_MESSAGE.format(metric=metric, distance=distance,
                                                             expected="a finite number >= 0", got=given))
@@ -265,6 +259,25 @@ class Rule:
         object.__setattr__(self, "direction", direction)
         object.__setattr__(self, "name", name)
         object.__setattr__(self, "label", label)
+
+    @staticmethod
+    def metric_specs() -> tuple:
+        """Every registered metric: the metric registry's rows (``MetricSpec``), the one home of their names.
+
+        Each row gives a metric's function, inputs, interval, weight and engine support, direction, kind,
+        default rule, plain name, dashboard label and definition anchor; the metrics a rule may bound have
+        ``rule=True``. Read at each call.
+
+        Returns
+        -------
+        tuple of MetricSpec
+
+        Examples
+        --------
+        >>> [s.name for s in Rule.metric_specs() if s.rule and s.kind == "score"]
+        ['p_percent_score', 'equal_opportunity_score', 'bias_auc_score']
+        """
+        return registry.specs()
 
     @classmethod
     def ratio_within(cls, metric: str, low: Optional[float] = None, high: Optional[float] = None, *,
@@ -321,8 +334,8 @@ class Rule:
         low, high = float(low), float(high)
         if not (low <= 1.0 <= high and math.isclose(low * high, 1.0, rel_tol=1e-9)):
             raise ValueError(RATIO_WITHIN_MESSAGE.format(low=low, high=high))
-        if not label and metric in _SUBJECTS:
-            label = f"{_capital(_SUBJECTS[metric])} ratio within [{low:.3g}, {high:.3g}]"
+        if not label and metric in registry.names(rule=True):
+            label = f"{_capital(registry.spec(metric).subject)} ratio within [{low:.3g}, {high:.3g}]"
         return cls(name=name, metric=metric, distance_measure="ratio", bound=high, direction="max", label=label)
 
     def to_dict(self) -> dict:

@@ -100,7 +100,7 @@ def auc_findings(table: pd.DataFrame, *, include_small: bool = False,
     References
     ----------
     Borkan et al. (2019), "Nuanced Metrics for Measuring Unintended Bias with Real Data for Text
-    Classification"; seed 000.
+    Classification"; Jigsaw Unintended Bias benchmark.
     """
     level, overall = table.attrs.get("ci"), table.attrs.get("overall_auc")
     if level is None or overall is None or np.isnan(overall):

@@ -6,34 +6,9 @@ from __future__ import annotations
 import math
 from typing import Optional, Sequence
 
+from .. import _registry as registry
 from .._disparity.compare import keyword
 from .._policy.defaults import ADVERSE_LABELS
-
-# A rule's metric in plain words; the technical name (the rule's label) goes in the hover and the details.
-_RATE_WORDS = {
-    "statistical_parity": "selection rates",
-    "true_positive_rate": "true positive rates",
-    "false_positive_rate": "false positive rates",
-    "false_negative_rate": "false negative rates",
-    "false_omission_rate": "false omission rates",
-    "false_discovery_rate": "false discovery rates",
-    "error_rate": "error rates",
-    "equalized_odds": "true or false positive rates (equalized odds)",
-    "calibration_disparity": "calibration error (ECE)",
-    "dataset_statistical_parity": "base rates of the labels",
-}
-# When a positive prediction is adverse, the two ratio scores compare the favourable prediction (their rules'
-# labels say so: ``_policy.defaults.outcome_rule``).
-_ADVERSE_SCORE_NAMES = {
-    "p_percent_score": "Favourable-prediction-rate ratio",
-    "equal_opportunity_score": "True-negative-rate ratio",
-}
-_SCORE_NAMES = {
-    "p_percent_score": "Selection-rate ratio",
-    "equal_opportunity_score": "True-positive-rate ratio",
-    "bias_auc_score": "Ranking quality in every subgroup (bias AUC score)",
-    "theil_index": "Inequality of benefit between people (Theil index)",
-}
 
 
 def plain_name(rule) -> str:
@@ -49,16 +24,19 @@ def plain_name(rule) -> str:
         "Gap in <rates>" for a difference, "Ratio of <rates>" for a ratio; a descriptive name for the
         scores and the Theil index (the p% and equal opportunity scores named for the favourable prediction,
         "Favourable-prediction-rate ratio" and "True-negative-rate ratio", when their rule is labelled for an
-        adverse positive prediction: ``outcome_rule``); the rule's label for a metric this module does not know.
+        adverse positive prediction: ``outcome_rule``), as the metric registry's ``plain`` and ``plain_adverse``
+        name them; the rule's label for a metric the registry gives no plain name.
     """
-    if rule.metric in _ADVERSE_SCORE_NAMES and rule.label in ADVERSE_LABELS:
-        return _ADVERSE_SCORE_NAMES[rule.metric]
-    if rule.metric in _SCORE_NAMES:
-        return _SCORE_NAMES[rule.metric]
-    if rule.metric in _RATE_WORDS:
-        kind = "Ratio of" if rule.distance_measure == "ratio" else "Gap in"
-        return f"{kind} {_RATE_WORDS[rule.metric]}"
-    return rule.label
+    if rule.metric not in registry.names():
+        return rule.label
+    spec = registry.spec(rule.metric)
+    # When a positive prediction is adverse, the ratio scores compare the favourable prediction (their rules'
+    # labels say so: ``_policy.defaults.outcome_rule``).
+    if spec.plain_adverse and rule.label in ADVERSE_LABELS:
+        return spec.plain_adverse
+    if spec.kind == "distance" and spec.plain:
+        return f"{'Ratio of' if rule.distance_measure == 'ratio' else 'Gap in'} {spec.plain}"
+    return spec.plain or rule.label
 
 
 def who(result) -> str:

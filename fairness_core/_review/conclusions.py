@@ -196,7 +196,7 @@ def rate_conclusions(counts, mapping, *, rate_metrics=("false_positive_rate", "f
     drives each rate's largest disparity (:func:`reduction_finding`), in the data's own words
     (:func:`outcome_words`: the label's values, or the mapping's ``label_words``). Verdicts: the
     four-fifths rule on the p% score and the equal opportunity rule, both of the favourable prediction (``mapping.positive_outcome``,
-    ARCHITECTURE §5.0), then :func:`rate_rules` on each rate's largest disparity (max) against
+    the declared outcome), then :func:`rate_rules` on each rate's largest disparity (max) against
     `reference`.
 
     Parameters
@@ -294,7 +294,7 @@ def calibration_conclusions(counts, *, threshold: Optional[float] = None, min_pe
     """The Calibration page's conclusions.
 
     Findings: the ECE comparisons whose interval excludes parity (:func:`disparity_findings`; the
-    difference compares debiased squared calibration errors as the excess ℓ2 ECE, ARCHITECTURE §5.3). Verdict: the calibration rule
+    difference compares debiased squared calibration errors as the excess ℓ2 ECE). Verdict: the calibration rule
     (:meth:`CalibrationCounts.disparity`), when it applies.
 
     Parameters
@@ -330,7 +330,7 @@ def calibration_conclusions(counts, *, threshold: Optional[float] = None, min_pe
 
 def calibration_words(result) -> str:
     """What a calibration disparity's findings call the compared quantity: "ℓ2 ECE" for debiased squared
-    calibration errors (the default), "expected calibration error" for seed 001's plug-in ECEs."""
+    calibration errors (the default), "expected calibration error" for ExFairness's plug-in ECEs."""
     return "ℓ2 ECE" if getattr(result, "debiased", False) else "expected calibration error"
 
 

@@ -29,7 +29,7 @@ from .sentences import _NAN2, _WORDS, _Texts, _disparity_sentence, _int, _too_sm
 
 DEFAULT_METRICS = ("false_positive_rate", "false_negative_rate", "statistical_parity")
 # A small comparison is worth a "too few to assess" finding when its point ratio falls outside the
-# four-fifths band [0.8, 1.25] (the policy band of issue 7, item 5).
+# four-fifths band [0.8, 1.25] (the policy's band).
 LARGE_RATIO = 1.25
 
 COUNTS_MESSAGE = (

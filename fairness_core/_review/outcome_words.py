@@ -116,7 +116,7 @@ def mapping_phrases(mapping) -> OutcomePhrases:
 
 
 def outcome_words(mapping) -> dict:
-    """The words of findings for a mapping: its predictions and labels in the data's own words (§5.0).
+    """The words of findings for a mapping: its predictions and labels in the data's own words.
 
     Parameters
     ----------

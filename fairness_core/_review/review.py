@@ -315,7 +315,7 @@ def _rate_review(counts, name: str, kind: str, threshold: Optional[float], confi
 
     rates = {m: disparity(m, config.rate_distance, config.rate_reduction)
              for m in [RATE_TO_METRIC[r] for r in config.rate_metrics] + ["equalized_odds"]}
-    # The Theil benefit reads the favourable outcome (§5.0); the Theil index has no distance.
+    # The Theil benefit reads the favourable outcome; the Theil index has no distance.
     rates["theil_index"] = counts.favourable(config.mapping.positive_outcome).theil_index(
         reduction=config.rate_reduction, **kw)
     rate = rate_conclusions(counts, config.mapping, disparity=disparity, **rate_options(config))

@@ -37,7 +37,7 @@ _COUNTS_POSITIVE = {"selection_rate": True, "true_positive_rate": True, "false_p
 
 
 def higher_is_adverse(rate: str, positive_outcome: str = "favourable", func: str = "rate_findings") -> bool:
-    """Whether a higher `rate` is worse for the people it describes (ARCHITECTURE §5.0).
+    """Whether a higher `rate` is worse for the people it describes.
 
     A rate of positive predictions (selection rate, true and false positive rates, false discovery
     rate) is the rate of an adverse decision when the positive prediction is adverse (a detention),

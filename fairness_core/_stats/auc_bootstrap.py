@@ -1,4 +1,4 @@
-"""Bootstrap replicates of every AUC of the bias AUC family, for intervals of composite numbers (§5.6).
+"""Bootstrap replicates of every AUC of the bias AUC family, for intervals of composite numbers.
 
 Sufficient statistic: per membership pattern, label and score level, the row count. For speed the
 score levels are merged into at most ``MAX_LEVELS`` adjacent groups of about equal size (ties are

@@ -1,5 +1,5 @@
 # More than 500 lines: one concept (the bootstrap over atoms: its multinomial draws, its bucket splits of rows in memory, of weighted rows and of rows an engine dealt, and its intervals).
-"""Seeded bootstrap over sufficient statistics, stratified by subgroup membership (§5.6).
+"""Seeded bootstrap over sufficient statistics, stratified by subgroup membership.
 
 Rows are never resampled. Every row has a *pattern* (which subgroups it belongs to, and of which
 it is background) and a *cell* (its confusion cell, label, calibration bin, ...). The counts per

@@ -1,6 +1,6 @@
-"""DeLong's variance of an AUC and its confidence interval, from tie-level histograms (§5.6).
+"""DeLong's variance of an AUC and its confidence interval, from tie-level histograms.
 
-The AUCs of ``_metrics.auc`` are counted from one sort of the score column: every score is replaced by
+The AUCs of ``_metrics.auc_ranking`` are counted from one sort of the score column: every score is replaced by
 its tie level t (levels in increasing score order), and a set of positives and negatives is
 described by its histograms P[t] and N[t]. DeLong's variance needs only the *placement values*
 of the examples, and with ties counting one half every example at the same level has the same

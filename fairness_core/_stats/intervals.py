@@ -1,4 +1,4 @@
-"""Confidence intervals of single estimates: the level check, the normal quantile, Wilson's interval (§5.6),
+"""Confidence intervals of single estimates: the level check, the normal quantile, Wilson's interval,
 and the MOVER interval of a disparity of two proportions built from their Wilson intervals.
 
 Composite numbers (power means, disparities, ECE, ...) get bootstrap intervals instead; see

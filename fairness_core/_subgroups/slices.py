@@ -1,4 +1,4 @@
-"""Slices: metrics on a subset of the rows that the user defines (seed 003's ``subset_score``, §5.2).
+"""Slices: metrics on a subset of the rows that the user defines (scikit-lego's ``subset_score``).
 
 A :class:`Slice` is a conjunction of column conditions (values of a categorical column, or a
 closed range of a numeric one) that turns a table into a boolean row mask; :func:`subset_score`
@@ -148,7 +148,7 @@ def subset_score(metric: Callable, mask: Any, /, *args, **kwargs):
     Returns
     -------
     Whatever `metric` returns on the slice; ``nan`` (with a RuntimeWarning) when the slice is
-    empty, as in seed 003.
+    empty, as in scikit-lego.
 
     Raises
     ------
@@ -157,7 +157,7 @@ def subset_score(metric: Callable, mask: Any, /, *args, **kwargs):
 
     References
     ----------
-    Seed 003 (scikit-lego ``subset_score``), which slices with a picker function at scoring
+    scikit-lego ``subset_score``, which slices with a picker function at scoring
     time; here the slice is a mask, so it also serves the plain functions.
 
     Examples

@@ -61,7 +61,7 @@ class Subgroups:
 
     Notes
     -----
-    Build it with :meth:`from_attributes` or :meth:`from_indicators`; see ARCHITECTURE.md §4.
+    Build it with :meth:`from_attributes` or :meth:`from_indicators`.
     """
 
     names: list[str]
@@ -354,7 +354,7 @@ def as_subgroups(subgroups: Any, n: int, func: str) -> Subgroups:
     """Accept a Subgroups, or protected attributes as a DataFrame, Series or array.
 
     Attributes mean ``Subgroups.from_attributes(df, df.columns, intersect=True, min_size=1)``
-    (the seed 004 convention: nothing flagged small).
+    (the Oracle AutoMLx convention: nothing flagged small).
     """
     if isinstance(subgroups, Subgroups):
         result = subgroups

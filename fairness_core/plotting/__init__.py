@@ -5,7 +5,7 @@ Plotly is imported inside each function, so ``import fairness_core`` never loads
 Colours come from Plotly's colour-blind-safe "Safe" palette, assigned by subgroup position, so
 a subgroup keeps its colour on every chart of the same data.
 
-Table conventions the charts read when present (architecture §5.6); without them a chart has no
+Table conventions the charts read when present; without them a chart has no
 error bars, no interval text and no stars:
 
 - ``<col>_ci_low`` / ``<col>_ci_high`` beside an estimate column ``<col>``: drawn as error bars and

@@ -1,5 +1,5 @@
 # More than 500 lines: one concept (the bad-input catalogue through the app, entry by entry, beside its library half).
-"""The bad-input catalogue of issue 11 through the app (AppTest): each entry uploads a file built here and
+"""The bad-input catalogue through the app (AppTest): each entry uploads a file built here and
 asserts the exact message the Data page shows, or the documented correction. The library side of each
 entry is tests/fairness_core/test_bad_input_catalogue.py; entries the app already tests are not repeated
 (line endings, the '",' stall and nested Parquet: test_bad_input.py; ±inf, keyword subgroups:
@@ -69,7 +69,7 @@ REFUSED = [
         "{error}", "No columns to parse from file")),
     # M6: every row one field longer than the header was read shifted (pandas' implicit index)
     ("shifted.csv", LONG_FIRST_ROW, fio.LONG_ROWS_MESSAGE.replace("{fields:,}", "3").replace("{columns:,}", "2")),
-    # L4 (issue 20): a gzip bomb (here 64 MiB of zeros in 65 KB) was decompressed up to 1 GiB before its refusal
+    # L4: a gzip bomb (here 64 MiB of zeros in 65 KB) was decompressed up to 1 GiB before its refusal
     ("bomb.csv.gz", gzip_bomb(b"", b"\0", 64 << 20), fio.GZIP_NO_ROWS_MESSAGE.replace("{limit:,}", "16,777,216")),
 ]
 
@@ -255,7 +255,7 @@ def test_attribute_problems(app):
     assert errors(app) == [escape.md(TOO_MANY_MESSAGE.format(n=n, max=200))]
     widget(app, "multiselect", labels.PROTECTED).set_value(["weight"]).run()   # floats: four quantile bins
     assert not errors(app) and app.dataframe[0].value["size"].tolist() == [n // 4] * 4
-    # N5 of issue 40: a column named weight is proposed as sample weights, never applied unasked
+    # A column named weight is proposed as sample weights, never applied unasked
     assert app.session_state["mapping"].weight is None
     widget(app, "multiselect", labels.PROTECTED).set_value(["nothing"]).run()  # all missing: one subgroup
     assert app.dataframe[0].value["subgroup"].tolist() == ["(missing)"]
@@ -346,7 +346,7 @@ def test_a_column_named_none_can_be_the_predicted_label(app):
     assert rates.to_dict() == pd.Series(expected).groupby(np.array(GROUPS)).mean().to_dict()
 
 
-# Restores and links (issue 20: H1, H2) -------------------------------------------------------------------------
+# Restores and links -------------------------------------------------------------------------
 
 def test_a_hostile_restore_file_is_refused_at_once(app):
     # H1: 5 MB of opening tags without a close made the lazy regex quadratic (714 KB froze every session for 69 s);
@@ -367,7 +367,7 @@ def test_a_hostile_restore_file_is_refused_at_once(app):
 
 
 def test_a_restore_file_or_link_of_millions_of_items_is_refused_at_once(app):
-    # N1 of issue 40: jsonschema kept an error per item of an array past its maxItems (4.5 GB after 9 minutes for a
+    # jsonschema kept an error per item of an array past its maxItems (4.5 GB after 9 minutes for a
     # file of 3,000,000 {}); the sizes are checked first (tests/ui/test_restore_limits.py measures CPU and memory).
     import base64
     import time
@@ -413,7 +413,7 @@ def link_with(**options) -> str:
     return base64.urlsafe_b64encode(zlib.compress(json.dumps(data).encode())).decode().rstrip("=")
 
 
-# One link's rerun under this address-space cap (the bound README states for one worker; an AppTest of the app on
+# One link's rerun under this address-space cap (the bound docs/security.md states for one worker; an AppTest of the app on
 # its sample, with the Overview, peaks at about 2.1 GiB of address space on this machine).
 ADDRESS_SPACE = 3 * 2 ** 30
 LINK_SCRIPT = """
@@ -461,7 +461,7 @@ def test_no_cell_of_the_tables_zip_starts_a_formula(tmp_path):
         assert '# source: {"name": "x\\u002c=1+1\\u003b@2.csv", ' in content, name
 
 
-# Many overlapping identity columns with intervals on (issue 20, M7) ---------------------------------------------------
+# Many overlapping identity columns with intervals on ---------------------------------------------------
 
 def identity_file(n_rows: int, n_columns: int, seed: int = 0) -> bytes:
     """A label, a probability score and `n_columns` overlapping 0/1 identity columns (each row in ~20 % of each)."""
@@ -473,8 +473,8 @@ def identity_file(n_rows: int, n_columns: int, seed: int = 0) -> bytes:
 
 @pytest.mark.parametrize("n_rows, n_columns", [(20_000, 20), (100_000, 51), (20_000, 200)])
 def test_many_overlapping_identity_columns_keep_their_intervals_and_the_overview_answers(n_rows, n_columns):
-    """Thousands of membership patterns (issue 24, item 4): the bootstrap reweights buckets of rows, so the Overview
-    answers with intervals (issue 20's refusal above 5,000 patterns is gone)."""
+    """Thousands of membership patterns: the bootstrap reweights buckets of rows, so the Overview
+    answers with intervals."""
     import time
 
     from tests.app.helpers import start
@@ -496,7 +496,7 @@ def test_many_overlapping_identity_columns_keep_their_intervals_and_the_overview
     assert bars and all(b.get("array") is not None or b.get("arrayminus") is not None for b in bars)
 
 
-# Restored values that do not fit their widgets (issue 20, M2) and a review of another file (L2) ---------------------
+# Restored values that do not fit their widgets and a review of another file (L2) ---------------------
 
 def test_view_entries_of_the_wrong_type_fall_back_on_every_page():
     from tests.app.helpers import PAGES, start

@@ -1,4 +1,4 @@
-"""AppTest: charts that fit the data and sensible defaults (issue 10, items 3 and 4) — the pairwise heatmap
+"""AppTest: charts that fit the data and sensible defaults — the pairwise heatmap
 equals the pairwise disparity table, subgroups worst first (or by name) in charts and tables, the AUC axis
 zoomed (or 0–1), the named reference defaulting to the largest subgroup, and one "Include small subgroups"
 option for every page and the Overview."""

@@ -1,4 +1,4 @@
-"""AppTest of the app on data counted where it lies (issue 24): boolean identity columns are mappable, mapping edits
+"""AppTest of the app on data counted where it lies: boolean identity columns are mappable, mapping edits
 are applied together (one count), a threshold change with intervals on a counted edge is answered from the counted
 atoms (no scan, the scan's numbers), and a threshold between the edges says so and offers the edges near it."""
 

@@ -1,6 +1,6 @@
 """The measured coverage of the intervals (benchmarks/coverage.py) where users read them: the table the app reads
 is the one in docs/coverage.md, a page whose intervals leave 93–97 % says so with the measured numbers, and the
-Metric definitions page lists every such quantity (issue 19, item 4)."""
+Metric definitions page lists every such quantity."""
 
 from __future__ import annotations
 

@@ -10,8 +10,11 @@ from tests.app.helpers import PAGES, ROOT, each_section
 from fairness_dashboard import definitions as defs
 from fairness_dashboard import navigation
 
-# Every public metric function named in ARCHITECTURE.md §5 (the contract), written out here on purpose:
+# Every public metric function of the metric families, written out here on purpose:
 # the page must name each of them, and fairness_core must export each of them.
+# The public projects the fairness metrics follow (each definition's source names one).
+PROJECTS = ("Jigsaw", "ExFairness", "audmetric", "scikit-lego", "Oracle AutoMLx")
+
 CONTRACT_FUNCTIONS = [
     # 5.1 bias-aware AUCs
     "subgroup_auc", "bpsn_auc", "bnsp_auc", "power_mean", "bias_auc_score", "bias_auc_table",
@@ -90,8 +93,8 @@ def test_entries_are_complete():
         for field in ("name", "formula", "perfect", "meaning", "source"):
             assert getattr(metric, field).strip(), (metric.key, field)
         assert metric.functions, metric.key
-        # Every fairness metric comes from a seed; the standard performance measures from the literature.
-        assert "seed 00" in metric.source or metric.key in {"performance"}, (metric.key, "source names no seed")
+        # Every fairness metric names the public project it follows; the standard performance measures the literature.
+        assert any(p in metric.source for p in PROJECTS) or metric.key in {"performance"}, (metric.key, "source names no project")
     for family in defs.FAMILIES:
         assert family.page in defs.PAGES and family.metrics
 
@@ -135,8 +138,8 @@ def test_corrected_statements_about_the_reference_implementations():
     # roc_auc_score on one class: NaN with a warning in current scikit-learn, an error in older versions.
     auc_note = defs.BY_KEY["subgroup-auc"].differs
     assert "depends on the scikit-learn version" in auc_note and "NaN" in auc_note and "older" in auc_note
-    # Seed 002 cites no "Wagner et al."; the FPR gap is about actual negatives.
-    assert "Wagner" not in everything and "Wagner" not in (ROOT / "README.md").read_text()
+    # audmetric cites no "Wagner et al."; the FPR gap is about actual negatives.
+    assert "Wagner" not in everything and "Wagner" not in (ROOT / "docs" / "metrics.md").read_text(encoding="utf-8")
     assert "actual negatives" in defs.BY_KEY["disparity"].meaning
     assert "true negatives" not in defs.BY_KEY["disparity"].meaning
     # scikit-lego's p% score: both rates 0 -> 0 and an empty side -> 1 there; 1.0 and NaN here.
@@ -194,7 +197,7 @@ perfect: 0
 meaning: What it means,
 continued on a second line.
 
-source: seed 000
+source: Jigsaw Unintended Bias benchmark
 """
 
 
@@ -206,14 +209,14 @@ def test_loader_reads_fields_paragraphs_answers_and_formulas():
     (family,) = families
     assert (family.key, family.title, family.page, family.intro) == ("fam", "Family", "Data", "The family's introduction.")
     assert family.metrics == (defs.Metric("m", "Metric M", ("f", "g"), "a + b", "0",
-                                          "What it means, continued on a second line.", "seed 000"),)
+                                          "What it means, continued on a second line.", "Jigsaw Unintended Bias benchmark"),)
 
 
 @pytest.mark.parametrize("broken, message", [
     (_ENTRY.replace("perfect: 0\n", ""), "lacks \\['perfect'\\]"),
     (_ENTRY.replace("## Metric M {#m}", "## Metric M"), "lacks"),
     (_ENTRY.replace("  look at: the thing", "  look: the thing"), "expected one of"),
-    (_ENTRY.replace("source: seed 000\n", "source: seed 000\n\nsource: again\n"), "a second 'source'"),
+    (_ENTRY.replace("source: Jigsaw Unintended Bias benchmark\n", "source: Jigsaw Unintended Bias benchmark\n\nsource: again\n"), "a second 'source'"),
     (_ENTRY.replace("perfect: 0\n", "perfect: 0\n\nStray text.\n"), "text outside a field"),
 ])
 def test_loader_says_where_the_file_departs_from_the_format(broken, message):

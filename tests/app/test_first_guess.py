@@ -1,5 +1,5 @@
 """AppTest: the first screen after an upload whose mapping guess is incomplete says, in one sentence per
-role, what to choose (issue 10, item 1), and is never an error."""
+role, what to choose, and is never an error."""
 
 import numpy as np
 import pandas as pd

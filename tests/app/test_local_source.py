@@ -1,5 +1,5 @@
 # More than 500 lines: one concept (data on this machine, counted where it lies, against an upload of the same rows, page by page).
-"""AppTest of "Data on this machine" (issue 12): a generated 10^6-row Parquet folder, counted by DuckDB where it
+"""AppTest of "Data on this machine": a generated 10^6-row Parquet folder, counted by DuckDB where it
 lies, shows on every page the same numbers as an upload of the same rows; binned AUCs lie within their bound;
 pages that need the rows say so and a random sample works on every page; paths outside the allowed directories,
 a switched-off server and unreadable files get messages."""

@@ -1,4 +1,4 @@
-"""AppTest: model comparison (issue 9, item 1). With two score columns mapped, each page's "Compare models"
+"""AppTest: model comparison. With two score columns mapped, each page's "Compare models"
 section shows every model side by side, each at its own threshold: the numbers equal fairness_core's for each
 model and the single-model page's when that model is picked under Model; only what a control changes is
 recomputed. Acceptance: TOXICITY@1 against TOXICITY@6 on the Jigsaw madlibs with 51 identity columns."""

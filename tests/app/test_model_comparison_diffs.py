@@ -1,5 +1,5 @@
 """AppTest: differences from a baseline model for the AUCs (DeLong's paired intervals) and the ECE (paired
-bootstrap) in the "Compare models" sections of Subgroup AUCs and Calibration (issue 9, item 1): the shown
+bootstrap) in the "Compare models" sections of Subgroup AUCs and Calibration: the shown
 values equal fairness_core's, the baseline picker is the one the Rate disparities page uses. (The madlibs pair is
 checked in the library's tests: through the app it takes about 45 s, most of it the pages' own AUC bootstraps.)"""
 

@@ -1,4 +1,4 @@
-"""AppTest, odd data (issue 11): a subgroup called like a reference keyword ("rest", "overall", "pairwise") can
+"""AppTest, odd data: a subgroup called like a reference keyword ("rest", "overall", "pairwise") can
 be the named reference, with the numbers against that subgroup, never the keyword's; infinite values in a
 numeric column are left out of the correlation score (and counted) and binned at the ends."""
 

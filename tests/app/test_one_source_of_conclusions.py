@@ -1,5 +1,5 @@
 """AppTest: each metric page, the Overview, the review's exports (report and JSON) and the command line give the
-same findings and verdicts for the same configuration (issue 19, item 7): one test per page.
+same findings and verdicts for the same configuration: one test per page.
 
 The page's findings and verdicts are read as rendered; the review is built from the configuration the app saves,
 by ``fc.build_review`` and by ``python -m fairness_core metrics --config`` (in-process).

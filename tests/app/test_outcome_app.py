@@ -1,6 +1,6 @@
 """AppTest: the Data page proposes whether a positive prediction is favourable or adverse for the person and says
 so in one sentence; the Rate disparities page's four-fifths rule then compares approval rates; a score that ranks
-the other class higher gets a visible warning (issue 19, item 1)."""
+the other class higher gets a visible warning."""
 
 import json
 

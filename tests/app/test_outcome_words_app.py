@@ -1,7 +1,7 @@
 """AppTest: with an adverse positive label (deny = yes) every page names the rules for what they compare and the
 findings say who was predicted and labelled what in the data's own words: the label's values as written, or the
 words given on the Data page ("denied" / "approved"), which the saved configuration, the link and the printed
-report keep (issue 42, item 2)."""
+report keep."""
 
 import json
 

@@ -1,4 +1,4 @@
-"""AppTest: the metric pages show their point first (issue 22, item 2) — the verdicts, the findings and the main
+"""AppTest: the metric pages show their point first — the verdicts, the findings and the main
 chart come before the tabs of the secondary sections, and only the open section is computed and drawn
 (fairness_dashboard.controls.sections)."""
 

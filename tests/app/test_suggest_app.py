@@ -1,4 +1,4 @@
-"""AppTest: the threshold explorer's "Suggest a threshold" (issue 23, item 2) shows fc.suggest_threshold's bands,
+"""AppTest: the threshold explorer's "Suggest a threshold" shows fc.suggest_threshold's bands,
 suggestion and cost, and applying the suggestion moves every page to the recomputed numbers; the saved
 configuration carries the threshold."""
 

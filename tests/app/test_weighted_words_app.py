@@ -1,4 +1,4 @@
-"""AppTest: weighted words (issue 42, item 6). A column named like ``sampling_weight`` is proposed as sample weights,
+"""AppTest: weighted words. A column named like ``sampling_weight`` is proposed as sample weights,
 never applied unasked (weights change every number); once chosen, every count of positives and negatives a page
 shows is said as weights beside the effective rows, "56 effective rows, weight 70 (25 positive and 45 negative by
 weight)", never "56 rows: 25 positive, 45 negative" (25 + 45 != 56); the "(no weights ...)" choice is then shown as

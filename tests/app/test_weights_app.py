@@ -1,7 +1,7 @@
 """AppTest: a weight column is proposed from its name and values on the Data page (never applied unasked), and once
 chosen the page shows the effective sample size; every page's tiles are then the weighted numbers (each against the library's weighted computation of the
 same mapping, which tests/fairness_core checks against scikit-learn, Fairlearn and literal formulas) and differ
-from the unweighted ones; taking the weights off gives the unweighted numbers back (issue 25, item 4)."""
+from the unweighted ones; taking the weights off gives the unweighted numbers back."""
 
 from __future__ import annotations
 
@@ -59,7 +59,7 @@ def test_a_weight_column_weights_every_page_and_shows_the_effective_size(app):
     frame = _frame()
     upload(app, "weighted.csv", csv_bytes(frame))
     assert not app.exception and not app.error
-    # proposed from its name and values, not applied: weights change every number (N5 of issue 40)
+    # proposed from its name and values, not applied: weights change every number
     assert widget(app, "selectbox", labels.WEIGHT_COLUMN).value is None
     assert app.session_state[state.MAPPING].weight is None
     assert any("**weight** looks like a column of sample weights" in c.value for c in app.caption)
@@ -162,7 +162,7 @@ def test_the_correlation_score_with_weights_says_it_has_no_interval(app):
 
 
 def test_a_body_weight_is_neither_applied_nor_proposed(app):
-    """N5 of issue 40: a column named weight holding kilograms made every count a sum of kilograms."""
+    """A column named weight holding kilograms made every count a sum of kilograms."""
     frame = scored_table(2000, seed=4)
     frame["weight"] = np.round(np.random.default_rng(2).normal(75, 12, len(frame)), 1)   # kg
     upload(app, "people.csv", csv_bytes(frame))
@@ -175,7 +175,7 @@ def test_a_body_weight_is_neither_applied_nor_proposed(app):
 
 @pytest.mark.parametrize("value, word", [(1e308, "large"), (1e-320, "small")])
 def test_weights_out_of_a_float_s_range_are_refused_with_a_message(app, value, word):
-    """N5/N6 of issue 40: all-1e308 or all-1e-320 weights crashed the Overview."""
+    """All-1e308 or all-1e-320 weights crashed the Overview."""
     frame = scored_table(500, seed=5)
     frame["w"] = value
     upload(app, f"w{word}.csv", csv_bytes(frame))

@@ -41,9 +41,78 @@ def startup_allowance() -> float:
     """STARTUP_TIMEOUT times :func:`load_factor`: the wait for a server on this machine now."""
     return STARTUP_TIMEOUT * load_factor()
 
+
+def scaled_ms(ms: float) -> float:
+    """`ms` milliseconds times :func:`load_factor` now: the bound of a wait on an event (it ends as soon as the event
+    happens; only a failing wait takes the whole bound)."""
+    return ms * load_factor()
+
+
 # Playwright's expect() waits 5 s by default; a first page run with intervals on a busy CI machine (make test runs
-# one pytest worker per CPU) can take longer, so every assertion waits up to 20 s (it passes as soon as it holds).
-expect.set_options(timeout=20_000)
+# one pytest worker per CPU and one more) can take longer, so every assertion waits up to 20 s times the load when
+# the browser tests are collected (it passes as soon as it holds).
+expect.set_options(timeout=scaled_ms(20_000))
+
+# Installed in every page of a context made by the `browser` fixture's Chromium, before Streamlit's own code: counts
+# the script runs the page asks for and the server's answers, read from the top-level fields of the protobuf
+# messages on Streamlit's websocket (BackMsg.rerun_script = 11; ForwardMsg.new_session = 4, sent when a run starts,
+# and script_finished = 6, with 2 = FINISHED_EARLY_FOR_RERUN when a rerun replaces the run). A rerun asked for by a
+# click starts only after a round trip to the server, so the page's idle state alone cannot say that the click's run
+# is over; these counts can (:data:`SCRIPT_IDLE`).
+SCRIPT_RUNS = """(() => {
+  const runs = window.__scriptRuns = {requested: 0, startedAfter: -1, open: false};
+  const fields = (data) => {
+    const bytes = data instanceof ArrayBuffer ? new Uint8Array(data)
+      : new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
+    const out = [];
+    let i = 0;
+    const varint = () => {
+      let value = 0, scale = 1, byte;
+      do { byte = bytes[i++]; value += (byte & 0x7f) * scale; scale *= 128; } while (byte & 0x80 && i < bytes.length);
+      return value;
+    };
+    while (i < bytes.length) {
+      const tag = varint(), type = tag % 8;
+      let value = null;
+      if (type === 0) value = varint();
+      else if (type === 2) { const length = varint(); i += length; }  // (not i += varint(): i is read first)
+      else if (type === 1) i += 8;
+      else if (type === 5) i += 4;
+      else break;
+      out.push([Math.floor(tag / 8), value]);
+    }
+    return out;
+  };
+  const Native = window.WebSocket;
+  window.WebSocket = class extends Native {
+    constructor(...args) {
+      super(...args);
+      this.addEventListener('message', (event) => {
+        if (typeof event.data === 'string') return;
+        for (const [field, value] of fields(event.data)) {
+          if (field === 4) { runs.startedAfter = runs.requested; runs.open = true; }
+          if (field === 6 && value !== 2) runs.open = false;
+        }
+      });
+    }
+    send(data) {
+      if (typeof data !== 'string' && fields(data).some(([field]) => field === 11)) runs.requested += 1;
+      return super.send(data);
+    }
+  };
+})();"""
+
+# True once Streamlit has finished every run the page asked for: a run started after the last request and has
+# finished (not replaced by a rerun), the app says it is not running, and no element is left stale from an earlier
+# run. A page without the counts (made outside the `browser` fixture) is an error, not a wait.
+SCRIPT_IDLE = """() => {
+  const runs = window.__scriptRuns;
+  if (!runs) throw new Error('no script-run counts in this page: make its context with the browser fixture');
+  const app = document.querySelector('[data-testid="stApp"]');
+  return !!app && app.dataset.testScriptState === 'notRunning'
+    && (runs.requested === 0 || runs.startedAfter === runs.requested) && !runs.open
+    && !document.querySelector('[data-testid="stStatusWidget"]') && !document.querySelector('[data-stale="true"]');
+}"""
 
 
 def _free_port() -> int:
@@ -111,14 +180,17 @@ def serve_app(log_name: str, *extra: str):
 
 @pytest.fixture(scope="session")
 def app_url():
-    """The base URL of the session's app server (see :func:`serve_app`)."""
-    with serve_app("streamlit-server.log") as (base, _):
+    """The base URL of the session's app server (see :func:`serve_app`); under xdist each worker that runs browser
+    tests has its own, with its own log (streamlit-server-gw<n>.log)."""
+    worker = os.environ.get("PYTEST_XDIST_WORKER")
+    with serve_app(f"streamlit-server-{worker}.log" if worker else "streamlit-server.log") as (base, _):
         yield base
 
 
 @pytest.fixture(scope="session")
 def browser():
-    """Debian's Chromium, launched by Playwright (never a downloaded browser)."""
+    """Debian's Chromium, launched by Playwright (never a downloaded browser). Every context it makes counts its
+    pages' script runs (SCRIPT_RUNS), which test_app_browser.settle waits on."""
     if not CHROMIUM.exists():
         fail_or_skip("Chromium not found at /usr/bin/chromium. Install it with: "
                      "sudo apt-get install chromium chromium-driver fonts-liberation libatomic1")
@@ -126,6 +198,15 @@ def browser():
 
     with sync_playwright() as playwright:
         chromium = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        new_context = chromium.new_context
+
+        def counting_context(**options):
+            """A new context whose pages count their script runs (SCRIPT_RUNS) for test_app_browser.settle."""
+            context = new_context(**options)
+            context.add_init_script(SCRIPT_RUNS)
+            return context
+
+        chromium.new_context = counting_context
         try:
             yield chromium
         finally:
@@ -175,7 +256,7 @@ def app_page(browser, app_url, request):
     When the test fails, a screenshot of the page is saved as test-artifacts/failure-<test>.png.
     """
     context = browser.new_context(viewport={"width": 1400, "height": 1000})
-    context.set_default_timeout(20_000)
+    context.set_default_timeout(scaled_ms(20_000))
     pg = context.new_page()
     log = ConsoleLog.of(pg)
     try:

@@ -9,15 +9,16 @@ Also the shared helpers of the browser tests (settle, choose, go_to, upload, scr
 from __future__ import annotations
 
 import re
-import time
 
 from pathlib import Path
 
 import pandas as pd
 import pytest
 from playwright.sync_api import Page, expect
+from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
 from fairness_dashboard.navigation import TITLES
+from tests.browser.conftest import SCRIPT_IDLE, scaled_ms
 
 pytestmark = pytest.mark.browser
 
@@ -28,25 +29,35 @@ CREDIT = pd.read_csv(Path(__file__).resolve().parents[2] / "sample_data" / "cred
 
 # Helpers ---------------------------------------------------------------------------------------
 
-def settle(page: Page, quiet_ms: int = 400, timeout_s: float = 60.0) -> None:
-    """Wait until Streamlit has finished its rerun: no status widget and no stale elements for `quiet_ms`.
+def settle(page: Page, timeout_s: float = 60.0) -> None:
+    """Wait until Streamlit has finished every script run the page asked for (conftest's SCRIPT_IDLE: a run started
+    after the last request and finished, the app not running, nothing stale), at most `timeout_s` seconds times the
+    machine's load. It returns at once when nothing was asked for since the last run."""
+    try:
+        page.wait_for_function(SCRIPT_IDLE, timeout=scaled_ms(timeout_s * 1000))
+    except PlaywrightTimeoutError:
+        bound = scaled_ms(timeout_s * 1000) / 1000
+        raise AssertionError(f"Streamlit kept running for more than {bound:.0f} s") from None
 
-    A rerun starts a moment after the interaction (a websocket round trip), so the page must stay
-    quiet for a while, not just once.
-    """
-    busy = ('() => !!document.querySelector(\'[data-testid="stStatusWidget"]\') '
-            '|| !!document.querySelector(\'[data-stale="true"]\')')
-    deadline = time.monotonic() + timeout_s
-    quiet_since = None
-    while time.monotonic() < deadline:
-        if page.evaluate(busy):
-            quiet_since = None
-        elif quiet_since is None:
-            quiet_since = time.monotonic()
-        elif (time.monotonic() - quiet_since) * 1000 >= quiet_ms:
-            return
-        page.wait_for_timeout(50)
-    raise AssertionError(f"Streamlit kept running for more than {timeout_s:.0f} s")
+
+# Nothing moves: every finite animation has ended (an expander opening, a transition; spinners and skeletons loop
+# forever and are not waited for), and every chart on screen is laid out at its container's width (Plotly redraws
+# after a resize, a moment after the page's own layout).
+STILL = """() => document.getAnimations().every(a => a.playState !== 'running' || !a.effect
+    || a.effect.getComputedTiming().endTime === Infinity)
+  && [...document.querySelectorAll('.js-plotly-plot')].every(plot => !plot._fullLayout || plot.clientWidth === 0
+    || Math.abs(plot._fullLayout.width - plot.clientWidth) <= 1)"""
+
+
+def still(page: Page, timeout_s: float = 20.0) -> None:
+    """Wait until nothing moves on the page (STILL), at most `timeout_s` seconds times the machine's load, then for
+    two frames to be painted: what a scroll, a resize, an expander or a chart's redraw changed is on screen."""
+    try:
+        page.wait_for_function(STILL, timeout=scaled_ms(timeout_s * 1000))
+    except PlaywrightTimeoutError:
+        raise AssertionError(f"the page kept moving for more than {scaled_ms(timeout_s * 1000) / 1000:.0f} s: "
+                             "an animation or a chart's redraw at a new width never ended") from None
+    page.evaluate("() => new Promise(done => requestAnimationFrame(() => requestAnimationFrame(() => done())))")
 
 
 def combobox(page: Page, label: str):
@@ -130,7 +141,7 @@ def wait_for_plot(page: Page) -> None:
     expect(plot.locator(".main-svg").first).to_be_attached()
     assert plot.locator(".main-svg").count() > 0
     expect(plot.locator(".plot-container")).to_be_visible()
-    page.wait_for_timeout(300)  # Plotly's transitions
+    still(page)
 
 
 def screenshot(page: Page, path) -> None:
@@ -140,15 +151,15 @@ def screenshot(page: Page, path) -> None:
     height = page.evaluate(
         "() => { const m = document.querySelector('[data-testid=\"stMain\"]'); return m ? m.scrollHeight : 0; }")
     page.set_viewport_size({"width": size["width"], "height": max(size["height"], int(height))})
-    page.wait_for_timeout(300)
+    still(page)
     page.screenshot(path=str(path), full_page=True)
     page.set_viewport_size(size)
 
 
 def open_app(page: Page, app_url: str) -> None:
     page.goto(app_url)
-    expect(page.get_by_role("heading", name="Data", level=1)).to_be_visible(timeout=30_000)
-    expect(page.get_by_text("What will be analysed")).to_be_visible(timeout=30_000)
+    expect(page.get_by_role("heading", name="Data", level=1)).to_be_visible(timeout=scaled_ms(30_000))
+    expect(page.get_by_text("What will be analysed")).to_be_visible(timeout=scaled_ms(30_000))
     settle(page)
 
 
@@ -165,7 +176,7 @@ def open_sidebar_section(page: Page, title: str, shows: str) -> None:
             return
         sidebar.get_by_text(title, exact=True).click()
         try:
-            expect(content).to_be_visible(timeout=5_000)
+            expect(content).to_be_visible(timeout=scaled_ms(5_000))
             return
         except AssertionError:
             settle(page)
@@ -178,7 +189,7 @@ def upload(page: Page, path, shown: str) -> None:
     file_input = page.locator("input[type=file]")
     expect(file_input).to_be_attached()
     file_input.set_input_files(path)
-    expect(page.get_by_text(re.compile(shown))).to_be_visible(timeout=30_000)
+    expect(page.get_by_text(re.compile(shown))).to_be_visible(timeout=scaled_ms(30_000))
     settle(page)
 
 
@@ -234,7 +245,7 @@ def every_page_cut(page: Page, name: str, screenshot_dir) -> dict:
         go_to(page, title)
         if page.locator(".js-plotly-plot").count():
             expect(page.locator(".js-plotly-plot").first).to_be_visible()
-        page.wait_for_timeout(300)
+        still(page)
         assert_no_exception(page)
         screenshot(page, screenshot_dir / f"readable_{name}_{title.lower().replace(' ', '_')}.png")
         cut = page.evaluate(TRUNCATED)
@@ -315,7 +326,7 @@ def test_compas_upload_mapping_and_every_page(compas_csv, app_page, app_url, scr
     # of the model), nothing in them cut off.
     for width, height in ((1400, 1000), (1024, 768)):
         page.set_viewport_size({"width": width, "height": height})
-        page.wait_for_timeout(500)   # Plotly redraws at the new width
+        still(page)   # Plotly redraws at the new width
         bottom = main.get_by_text(re.compile(r"^Bottom line for decile_score\. Fails \d of \d rules: the "
                                              r"favourable-prediction-rate ratio is"))
         expect(bottom).to_be_in_viewport(ratio=1)
@@ -410,7 +421,7 @@ def test_credit_classwise_dataset_metrics_and_slice(app_page, app_url, screensho
     sidebar = page.get_by_test_id("stSidebar")
     sidebar.get_by_test_id("stExpander").filter(has_text="Slice").locator("summary").click()
     expect(combobox(page, "Slice by")).to_be_visible()
-    page.wait_for_timeout(500)  # the expander's opening animation
+    still(page)  # the expander's opening animation
     choose_exactly(page, "Slice by", ["ethnicity"])
     choose_exactly(page, "ethnicity", ["Group A"])
     n_rows = f"{int((CREDIT['ethnicity'] == 'Group A').sum()):,}"

@@ -128,7 +128,8 @@ def test_idle_monitor_ends_on_what_a_user_can_see(browser):
         page.evaluate(bench.MONITOR)
 
         def state():
-            page.wait_for_timeout(30)   # the observer's records are delivered after the script that made them
+            # the observer's records are delivered after the script that made them: wait for the next task
+            page.evaluate("() => new Promise(done => setTimeout(done, 0))")
             return page.evaluate("() => ({...window.__idle, busyNow: undefined})")
 
         start = state()

@@ -1,6 +1,6 @@
-"""The pairwise heatmap and the worst-first order in Chromium (issue 10, item 3): the heatmap is drawn with one
+"""The pairwise heatmap and the worst-first order in Chromium: the heatmap is drawn with one
 cell per pair, and a screenshot of it and of the fitted AUC axis is kept for a person to look at. Every chart's
-margins fit its labels before it is drawn (issue 22, item 3), so that Plotly draws it once."""
+margins fit its labels before it is drawn, so that Plotly draws it once."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Model comparison in Chromium (issue 9, item 1): the Jigsaw madlibs uploaded with its two toxicity models;
+"""Model comparison in Chromium: the Jigsaw madlibs uploaded with its two toxicity models;
 "Compare models" draws the subgroup x model heatmaps, the side-by-side disparities with the differences from
 a baseline, the calibration side by side and the Overview's performance-vs-disparity scatter, without an
 exception or a console error. Screenshots (1400x1000 viewport) are kept for a person to look at; the numbers
@@ -11,8 +11,9 @@ import re
 import pytest
 from playwright.sync_api import expect
 
+from tests.browser.conftest import scaled_ms
 from tests.browser.test_app_browser import (PLOT, assert_no_exception, choose, go_to, open_app, open_sidebar_section,
-                                            open_tab, settle, wait_for_plot)
+                                            open_tab, settle, still, wait_for_plot)
 
 pytestmark = pytest.mark.browser
 
@@ -30,7 +31,7 @@ def show_intervals(page, on: bool) -> None:
 def shot_of_section(page, path) -> None:
     """A viewport screenshot (1400x1000) that starts at the "Compare models" heading."""
     page.get_by_role("heading", name="Compare models").evaluate("el => el.scrollIntoView({block: 'start'})")
-    page.wait_for_timeout(300)
+    still(page)
     page.screenshot(path=str(path))
 
 
@@ -52,7 +53,8 @@ def test_madlibs_model_comparison_views(madlibs_csv, app_page, app_url, screensh
     file_input = page.locator("input[type=file]")
     expect(file_input).to_be_attached()
     file_input.set_input_files(madlibs_csv)
-    expect(page.get_by_text(re.compile(r"madlibs_identities\.csv: 30,240 rows"))).to_be_visible(timeout=60_000)
+    expect(page.get_by_text(re.compile(r"madlibs_identities\.csv: 30,240 rows"))).to_be_visible(
+        timeout=scaled_ms(60_000))
     settle(page)
     # The first guess maps the label, both models and the 51 identity columns.
     expect(page.get_by_test_id("stMetric").filter(has_text="Rows used")).to_contain_text("30,240")

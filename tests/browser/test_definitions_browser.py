@@ -8,6 +8,7 @@ from urllib.parse import urlparse
 import pytest
 from playwright.sync_api import expect
 
+from tests.browser.conftest import scaled_ms
 from tests.browser.test_app_browser import assert_no_exception, go_to, open_app, screenshot, settle
 from fairness_dashboard import definitions as defs
 
@@ -22,7 +23,7 @@ _SUBPAGE_PROBE = re.compile(r"status of 404 .*\(https?://[^/]+/metric-definition
 def _open(page, console, app_url: str) -> None:
     # a page's URL path is its title in lowercase with hyphens (fairness_dashboard.navigation)
     page.goto(f"{app_url}/metric-definitions")
-    expect(page.get_by_role("heading", name=TITLE, level=1)).to_be_visible(timeout=30_000)
+    expect(page.get_by_role("heading", name=TITLE, level=1)).to_be_visible(timeout=scaled_ms(30_000))
     settle(page)
     console.errors[:] = [e for e in console.errors if not _SUBPAGE_PROBE.search(e)]
 

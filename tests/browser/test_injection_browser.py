@@ -17,9 +17,9 @@ import pytest
 from playwright.sync_api import expect
 
 from tests import hostile_data as hostile
-from tests.browser.conftest import ConsoleLog
+from tests.browser.conftest import ConsoleLog, scaled_ms
 from tests.browser.test_app_browser import (PLOT, assert_no_exception, choose, go_to, open_app, open_overview_details,
-                                            open_tab, screenshot, settle, wait_for_plot)
+                                            open_tab, screenshot, settle, still, wait_for_plot)
 from tests.browser.test_comparison_browser import compare_on
 from fairness_dashboard import navigation
 
@@ -88,7 +88,7 @@ def check(page, watch: Watch, origin: str, where: str, expected=(), *, formulas:
 def test_markup_in_a_file_is_shown_as_text_on_every_page_and_in_the_report(browser, app_url, tmp_path,
                                                                               screenshot_dir):
     context = browser.new_context(viewport={"width": 1400, "height": 1000}, accept_downloads=True)
-    context.set_default_timeout(30_000)
+    context.set_default_timeout(scaled_ms(30_000))
     watch = Watch(context)
     page = context.new_page()
     console = ConsoleLog.of(page)
@@ -133,7 +133,7 @@ def test_markup_in_a_file_is_shown_as_text_on_every_page_and_in_the_report(brows
         assert f"{hostile.SCORE} ranges from" in text
         assert f"Reference: {hostile.LINK}" in page.evaluate(PLOT_TEXT).replace(ZWJ, "")  # the legend
         page.locator(PLOT).first.evaluate("el => el.scrollIntoView({block: 'start'})")  # the rates, the legend
-        page.wait_for_timeout(300)
+        still(page)
         page.screenshot(path=str(screenshot_dir / "injection_rate_disparities.png"))
         choose(page, "Reference", "rest of the population")
 
@@ -153,7 +153,7 @@ def test_markup_in_a_file_is_shown_as_text_on_every_page_and_in_the_report(brows
                                                  f"score {hostile.SCORE}"])
         page.get_by_role("button", name="Prepare the report").click()
         download_button = page.get_by_role("button", name="Report (HTML)")
-        expect(download_button).to_be_visible(timeout=60_000)
+        expect(download_button).to_be_visible(timeout=scaled_ms(60_000))
         settle(page)
         with page.expect_download() as pending:
             download_button.click()

@@ -1,4 +1,4 @@
-"""Nothing cut, nothing overlapping at 1,024 x 768 (and at 1,400 x 900), in Chromium (issue 42, item 7).
+"""Nothing cut, nothing overlapping at 1,024 x 768 (and at 1,400 x 900), in Chromium.
 
 Each width in a fresh browser session opened at that size (a chart drawn at one width and resized keeps some of its
 first layout until it is drawn again). On Rate disparities the first verdict is within the first screen, above the
@@ -15,7 +15,7 @@ import re
 import pytest
 from playwright.sync_api import expect
 
-from tests.browser.conftest import ConsoleLog
+from tests.browser.conftest import ConsoleLog, scaled_ms
 from tests.browser.test_app_browser import assert_no_exception, go_to, open_app, open_tab, settle, wait_for_plot
 from tests.support import ROOT
 from fairness_dashboard.navigation import TITLES
@@ -104,7 +104,7 @@ def first_verdict(page):
 @pytest.mark.parametrize("width, height", SIZES, ids=[f"{w}px" for w, _ in SIZES])
 def test_verdicts_first_and_nothing_cut_or_overlapping(browser, app_url, width, height):
     context = browser.new_context(viewport={"width": width, "height": height})
-    context.set_default_timeout(30_000)
+    context.set_default_timeout(scaled_ms(30_000))
     page = context.new_page()
     console = ConsoleLog.of(page)
     try:

@@ -12,7 +12,7 @@ import pytest
 from playwright.sync_api import expect
 
 from tests.app.helpers import scored_table
-from tests.browser.conftest import serve_app
+from tests.browser.conftest import serve_app, scaled_ms
 from tests.browser.test_app_browser import (assert_no_exception, choose_exactly, go_to, open_tab, screenshot,
                                             settle, wait_for_plot)
 from fairness_dashboard import local, local_paths
@@ -43,13 +43,13 @@ def local_url(tmp_path_factory):
 
 def test_a_parquet_folder_on_this_machine(browser, local_url, screenshot_dir):
     context = browser.new_context(viewport={"width": 1400, "height": 1000})
-    context.set_default_timeout(20_000)
+    context.set_default_timeout(scaled_ms(20_000))
     page = context.new_page()
     errors = []
     page.on("pageerror", lambda error: errors.append(str(error)))
     try:
         page.goto(local_url)
-        expect(page.get_by_role("heading", name="Data", level=1)).to_be_visible(timeout=30_000)
+        expect(page.get_by_role("heading", name="Data", level=1)).to_be_visible(timeout=scaled_ms(30_000))
         settle(page)
         page.get_by_test_id("stRadio").filter(has_text="Source").get_by_text("Data on this machine",
                                                                               exact=True).click()

@@ -1,4 +1,4 @@
-"""Differences from a baseline model for the AUCs and the ECE in Chromium (issue 9, item 1), on the bundled credit
+"""Differences from a baseline model for the AUCs and the ECE in Chromium, on the bundled credit
 sample (two probability scores): the "Compare models" sections of Subgroup AUCs and Calibration draw the
 difference tables and their summaries without an exception or a console error. Screenshots (1400x1000) are kept
 for a person to look at; the numbers are checked in tests/app/test_model_comparison_diffs.py."""
@@ -10,7 +10,7 @@ import re
 import pytest
 from playwright.sync_api import expect
 
-from tests.browser.test_app_browser import assert_no_exception, go_to, open_app, open_tab
+from tests.browser.test_app_browser import assert_no_exception, go_to, open_app, open_tab, still
 from tests.browser.test_comparison_browser import compare_on
 
 pytestmark = pytest.mark.browser
@@ -22,7 +22,7 @@ def shot_of_differences(page, path) -> None:
     """A viewport screenshot that starts at the Baseline model picker."""
     page.get_by_test_id("stSelectbox").filter(has_text="Baseline model").evaluate(
         "el => el.scrollIntoView({block: 'start'})")
-    page.wait_for_timeout(300)
+    still(page)
     page.screenshot(path=str(path))
 
 

@@ -12,7 +12,7 @@ import re
 import pytest
 from playwright.sync_api import Page, expect
 
-from tests.browser.conftest import serve_app
+from tests.browser.conftest import serve_app, scaled_ms
 from tests.browser.test_app_browser import (assert_no_exception, choose, choose_exactly, go_to, open_app, screenshot,
                                             settle, wait_for_plot)
 from fairness_dashboard import loading, navigation
@@ -45,7 +45,7 @@ def main_text(page: Page) -> str:
 
 def assert_page(page: Page, title: str) -> None:
     """The page titled `title` is shown at its URL path, under the app's navigation, with nothing 'None'."""
-    expect(page.get_by_role("heading", name=title, level=1)).to_be_visible(timeout=30_000)
+    expect(page.get_by_role("heading", name=title, level=1)).to_be_visible(timeout=scaled_ms(30_000))
     settle(page)
     path = page.evaluate("location.pathname").strip("/")
     # the default page (Data) is also the app's root
@@ -83,7 +83,7 @@ def test_load_change_switch_and_reload(compas_csv, app_page, app_url, screenshot
     page.get_by_test_id("stRadio").filter(has_text="Source").get_by_text("Upload a file", exact=True).click()
     page.locator("input[type=file]").set_input_files(compas_csv)
     expect(page.get_by_text(re.compile(r"compas-scores-two-years\.csv: 7,214 rows, \d+ columns, [\d.]+ MB"))
-           ).to_be_visible(timeout=30_000)
+           ).to_be_visible(timeout=scaled_ms(30_000))
     settle(page)
     choose(page, "Label column", "two_year_recid")
     choose(page, "Positive label", "1")
@@ -123,7 +123,7 @@ def test_load_change_switch_and_reload(compas_csv, app_page, app_url, screenshot
     # page on the default sample, named by the context line
     go_to(page, "Rate disparities")
     page.reload()
-    expect(page.get_by_role("heading", name="Reopen a saved review", level=1)).to_be_visible(timeout=30_000)
+    expect(page.get_by_role("heading", name="Reopen a saved review", level=1)).to_be_visible(timeout=scaled_ms(30_000))
     settle(page)
     page.get_by_role("button", name="Continue without it").click()
     assert_page(page, "Rate disparities")
@@ -149,8 +149,9 @@ def test_tile_help_links_to_the_definition(app_page, app_url, screenshot_dir):
     with page.context.expect_page() as opened:
         link.click()
     definitions = opened.value
-    expect(definitions.get_by_role("heading", name="Metric definitions", level=1)).to_be_visible(timeout=30_000)
-    expect(definitions.locator("#equalized-odds")).to_be_in_viewport(timeout=10_000)
+    expect(definitions.get_by_role("heading", name="Metric definitions", level=1)).to_be_visible(
+        timeout=scaled_ms(30_000))
+    expect(definitions.locator("#equalized-odds")).to_be_in_viewport(timeout=scaled_ms(10_000))
     screenshot(definitions, screenshot_dir / "definition_anchor.png")
     definitions.close()
     console.errors[:] = [e for e in console.errors if not _SUBPAGE_PROBE.search(e)]

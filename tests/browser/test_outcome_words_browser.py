@@ -1,4 +1,4 @@
-"""The words of an outcome in Chromium (issue 42, item 2): on an adverse label (deny = yes) the Data page offers two
+"""The words of an outcome in Chromium: on an adverse label (deny = yes) the Data page offers two
 optional boxes of words for the predictions, their placeholders the values as written; given "denied" and
 "approved", the Rate disparities page's findings say who was labelled and predicted what in those words."""
 

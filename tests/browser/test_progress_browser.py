@@ -10,6 +10,7 @@ import pytest
 from playwright.sync_api import expect
 
 from tests.app.helpers import csv_bytes, scored_table
+from tests.browser.conftest import scaled_ms
 from tests.browser.test_app_browser import assert_no_exception, go_to, open_app, open_tab, settle
 
 pytestmark = pytest.mark.browser
@@ -48,7 +49,7 @@ def test_large_upload_shows_its_stages_and_the_running_indicator(million_csv, ap
     expect(file_input).to_be_attached()
     page.evaluate(WATCH)
     file_input.set_input_files(million_csv)
-    expect(page.get_by_text(f"million.csv: {N_ROWS:,} rows, 8 columns")).to_be_visible(timeout=90_000)
+    expect(page.get_by_text(f"million.csv: {N_ROWS:,} rows, 8 columns")).to_be_visible(timeout=scaled_ms(90_000))
     settle(page, timeout_s=60)
     seen = page.evaluate("() => window.__seen")
     assert any(STAGES.search(label) for label in seen["status"]), seen["status"]
@@ -60,12 +61,12 @@ def test_large_upload_shows_its_stages_and_the_running_indicator(million_csv, ap
     go_to(page, "Dataset metrics")
     open_tab(page, "Consistency")
     button = page.get_by_role("button", name="Compute consistency")
-    expect(button).to_be_visible(timeout=60_000)
+    expect(button).to_be_visible(timeout=scaled_ms(60_000))
     expect(page.get_by_test_id("stMetric").filter(has_text="Share of differing neighbours")).to_have_count(0)
     page.evaluate(WATCH)
     button.click()
     expect(page.get_by_test_id("stMetric").filter(has_text="Share of differing neighbours")).to_be_visible(
-        timeout=90_000)
+        timeout=scaled_ms(90_000))
     settle(page, timeout_s=60)
     seen = page.evaluate("() => window.__seen")
     assert seen["running"] or any("nearest neighbours" in s for s in seen["spinner"]), seen

@@ -17,7 +17,7 @@ def test_adult_two_models_every_page_readable(adult_two_models_csv, app_page, ap
     page, console = app_page
     open_app(page, app_url)
     upload(page, adult_two_models_csv, r"adult_two_models\.csv: 16,281 rows")
-    # The first guess maps the file: no choice needed (issue 10 item 1).
+    # The first guess maps the file: no choice needed.
     cut = every_page_cut(page, "adult", screenshot_dir)
     assert not cut, "Text cut off:\n" + "\n".join(f"{k}: {v}" for k, v in cut.items())
     console.assert_clean()

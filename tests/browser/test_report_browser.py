@@ -12,8 +12,8 @@ from playwright.sync_api import expect
 from tests.app.helpers import start, widget
 from tests.app.review_helpers import Downloads, fpr_table, map_compas, prepare, restore, sha256, upload
 from tests.browser.test_app_browser import (PLOT, assert_no_exception, choose, combobox, go_to, open_app, screenshot,
-                                            set_threshold, settle, upload_compas)
-from tests.browser.conftest import ConsoleLog
+                                            set_threshold, settle, still, upload_compas)
+from tests.browser.conftest import ConsoleLog, scaled_ms
 from tests.browser.test_navigation_browser import _SUBPAGE_PROBE
 
 pytestmark = pytest.mark.browser
@@ -74,7 +74,7 @@ def test_report_offline_numbers_and_restore(browser, compas_csv, monkeypatch, tm
         page = context.new_page()
         console = ConsoleLog.of(page)
         page.goto(report.as_uri())
-        expect(page.locator(PLOT).first.locator(".main-svg").first).to_be_attached(timeout=20_000)
+        expect(page.locator(PLOT).first.locator(".main-svg").first).to_be_attached(timeout=scaled_ms(20_000))
         assert page.locator(PLOT).count() >= 3  # AUCs, rates, p% and equal opportunity scores
         expect(page.get_by_role("heading", level=1)).to_have_text(f"Fairness review: {compas_csv.name}")
         expect(page.get_by_text(sha256(compas_csv), exact=True)).to_be_visible()
@@ -88,7 +88,7 @@ def test_report_offline_numbers_and_restore(browser, compas_csv, monkeypatch, tm
         saved = page.locator("#review-config").text_content()
         page.screenshot(path=str(screenshot_dir / "review_report.png"))
         page.locator(PLOT).nth(1).scroll_into_view_if_needed()  # the rates chart
-        page.wait_for_timeout(300)
+        still(page)
         page.screenshot(path=str(screenshot_dir / "review_report_chart.png"))
         console.assert_clean()
     finally:
@@ -118,7 +118,7 @@ def test_reload_asks_for_the_file_and_keeps_the_options(app_page, app_url, compa
     assert "/rate-disparities?review=" in page.url and len(page.url) < 1000
 
     page.reload()
-    expect(page.get_by_role("heading", name="Reopen a saved review", level=1)).to_be_visible(timeout=30_000)
+    expect(page.get_by_role("heading", name="Reopen a saved review", level=1)).to_be_visible(timeout=scaled_ms(30_000))
     prompt = page.get_by_test_id("stAlertContentInfo")
     expect(prompt).to_contain_text(compas_csv.name)
     expect(prompt).to_contain_text(sha256(compas_csv))
@@ -130,7 +130,7 @@ def test_reload_asks_for_the_file_and_keeps_the_options(app_page, app_url, compa
     screenshot(page, screenshot_dir / "review_reopen_link.png")
 
     page.locator("input[type=file]").set_input_files(compas_csv)
-    expect(page.get_by_role("heading", name="Rate disparities", level=1)).to_be_visible(timeout=30_000)
+    expect(page.get_by_role("heading", name="Rate disparities", level=1)).to_be_visible(timeout=scaled_ms(30_000))
     settle(page)
     expect(page.get_by_label("Decision threshold", exact=True)).to_have_value("6")
     expect(combobox(page, "Reference")).to_have_value("whole population")
@@ -164,7 +164,7 @@ def test_report_prints_on_a4_without_cut_columns(browser, compas_csv, tmp_path, 
         assert (on_screen["wider"], on_screen["cut"], on_screen["clipped"]) == ([], [], []), on_screen
         page.emulate_media(media="print")
         page.set_viewport_size({"width": 794, "height": 1123})   # A4 at 96 dpi
-        page.wait_for_timeout(800)
+        still(page)
         printed = page.evaluate(PRINT_PROBLEMS)
         assert printed["page"] <= 794 and printed["plots"] == 8
         assert (printed["wider"], printed["cut"], printed["clipped"]) == ([], [], []), printed

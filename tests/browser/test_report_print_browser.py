@@ -14,6 +14,7 @@ from playwright.sync_api import expect
 from pypdf import PdfReader
 
 import fairness_core as fc
+from tests.browser.conftest import scaled_ms
 from tests.browser.test_app_browser import PLOT
 from tests.support import ROOT
 
@@ -41,7 +42,7 @@ def printed(browser, html: str, tmp_path, screenshots=None) -> PdfReader:
     try:
         page = context.new_page()
         page.goto(path.as_uri())
-        expect(page.locator(PLOT).first.locator(".main-svg").first).to_be_attached(timeout=60_000)
+        expect(page.locator(PLOT).first.locator(".main-svg").first).to_be_attached(timeout=scaled_ms(60_000))
         if screenshots:
             page.screenshot(path=str(screenshots / "review_report_1024.png"))
             page.locator("h3", has_text="False positive rate disparity").first.scroll_into_view_if_needed()

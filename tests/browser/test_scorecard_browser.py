@@ -1,4 +1,4 @@
-"""The Overview's answer above the fold with 8 rules (issue 42, item 1): at 1,024 x 768 and at 1,400 x 900 every row of
+"""The Overview's answer above the fold with 8 rules: at 1,024 x 768 and at 1,400 x 900 every row of
 the scorecard lies inside the first screen, nothing in the answer is cut, and the screenshots are kept in
 docs/screenshots/ (scorecard_1024.png, scorecard_1400.png).
 

@@ -9,8 +9,9 @@ import re
 import pytest
 from playwright.sync_api import Page, expect
 
+from tests.browser.conftest import scaled_ms
 from tests.browser.test_app_browser import (PLOT, assert_no_exception, go_to, open_app, open_tab, settle,
-                                            wait_for_plot)
+                                            still, wait_for_plot)
 
 pytestmark = pytest.mark.browser
 
@@ -43,7 +44,7 @@ def slider_shows(page: Page):
 def scroll_to(page: Page, heading: str) -> None:
     """Scroll the main area so that `heading` is at the top of the viewport."""
     page.get_by_role("heading", name=heading).evaluate("h => h.scrollIntoView({block: 'start'})")
-    page.wait_for_timeout(400)
+    still(page)
 
 
 def test_explorer_band_line_and_slider(app_page, app_url, screenshot_dir):
@@ -116,7 +117,7 @@ def test_explorer_band_line_and_slider(app_page, app_url, screenshot_dir):
     expect(page.get_by_text("With these thresholds, overall accuracy is")).to_be_visible()
     page.get_by_test_id("stCheckbox").filter(has_text="Per-subgroup thresholds").scroll_into_view_if_needed()
     page.evaluate("() => document.querySelector('[data-testid=\"stMain\"]').scrollBy(0, 200)")
-    page.wait_for_timeout(400)
+    still(page)
     page.screenshot(path=str(screenshot_dir / "per_subgroup_thresholds.png"))
     assert_no_exception(page)
 
@@ -135,7 +136,7 @@ def test_explorer_band_line_and_slider(app_page, app_url, screenshot_dir):
     page.get_by_test_id("stCheckbox").filter(has_text="Assess every threshold").locator("label").click()
     settle(page, timeout_s=120)
     summary = page.get_by_text("Every rule passes at:")
-    expect(summary).to_be_visible(timeout=60_000)
+    expect(summary).to_be_visible(timeout=scaled_ms(60_000))
     expect(page.get_by_text(re.compile(r"No threshold passes every rule with its interval\. Suggested: \S+, the "
                                        r"threshold where no rule fails"))).to_be_visible()
     expect(page.get_by_role("button", name=re.compile(r"^Apply the threshold \S+ to every page$"))).to_be_visible()
@@ -144,7 +145,7 @@ def test_explorer_band_line_and_slider(app_page, app_url, screenshot_dir):
     expect(tradeoff.locator(".legendtext").filter(has_text="fail")).to_have_count(1)
     expect(tradeoff.locator(".legendtext").filter(has_text="current")).to_have_count(1)
     summary.scroll_into_view_if_needed()
-    page.wait_for_timeout(400)
+    still(page)
     page.screenshot(path=str(screenshot_dir / "suggest_threshold.png"))
     assert_no_exception(page)
     console.assert_clean()

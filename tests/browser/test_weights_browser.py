@@ -1,5 +1,5 @@
 """Sample weights in Chromium: a weight column is proposed from its name and values and applied by its button (never
-unasked), the Data page shows the effective sample size, and the pages' numbers are the weighted ones until the weights are taken off (issue 25, item 4). The
+unasked), the Data page shows the effective sample size, and the pages' numbers are the weighted ones until the weights are taken off. The
 AppTest suite checks every page's numbers against independent weighted computations
 (tests/app/test_weights_app.py); here the browser shows them."""
 

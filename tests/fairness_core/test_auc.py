@@ -1,4 +1,4 @@
-"""Bias-aware AUCs (ARCHITECTURE §5.1, seed 000): cross-checked with scikit-learn on masks."""
+"""Bias-aware AUCs (Jigsaw Unintended Bias benchmark): cross-checked with scikit-learn on masks."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import pytest
 from sklearn.metrics import roc_auc_score
 
 import fairness_core as fc
-from fairness_core._metrics.auc import NO_NEGATIVES
+from fairness_core._metrics.auc_table import NO_NEGATIVES
 
 TOL = 1e-9
 
@@ -24,7 +24,7 @@ def sk_auc(y: np.ndarray, s: np.ndarray, mask: np.ndarray) -> float:
 
 
 def sk_auc_columns(y, s, members, backgrounds) -> dict[str, np.ndarray]:
-    """Subgroup / BPSN / BNSP AUCs per subgroup, from scikit-learn on the seed's masks."""
+    """Subgroup / BPSN / BNSP AUCs per subgroup, from scikit-learn on the benchmark's masks."""
     y = np.asarray(y).astype(bool)
     out = {"subgroup_auc": [], "bpsn_auc": [], "bnsp_auc": []}
     for m, b in zip(members, backgrounds):
@@ -44,13 +44,13 @@ def assert_same_with_nan(actual, expected, tol=TOL):
 
 
 def seed_power_mean(x, p):
-    """Seed 000's power mean, literally."""
+    """Jigsaw Unintended Bias benchmark's power mean, literally."""
     x = np.array(x)
     return np.power(np.mean(np.power(x, p)), 1 / p)
 
 
 def seed_final_metric(overall, sub, bpsn, bnsp, *, p=-5, overall_weight=0.25):
-    """Seed 000's final_metric, literally, from precomputed AUC lists."""
+    """Jigsaw Unintended Bias benchmark's final_metric, literally, from precomputed AUC lists."""
     bias = np.mean([seed_power_mean(sub, p), seed_power_mean(bpsn, p), seed_power_mean(bnsp, p)])
     return overall_weight * overall + (1 - overall_weight) * bias
 
@@ -69,7 +69,7 @@ def madlibs_sd(madlibs, madlibs_identities):
 
 @pytest.fixture(scope="module")
 def madlibs_expected(madlibs, madlibs_identities, madlibs_sd):
-    """scikit-learn AUCs on the seed's masks, computed from the raw frame (not from ScoredData)."""
+    """scikit-learn AUCs on the benchmark's masks, computed from the raw frame (not from ScoredData)."""
     assert madlibs_sd.n_rows == len(madlibs)  # no row is excluded, so positions line up
     y = (madlibs["toxicity"] == "toxic").to_numpy()
     s = madlibs["TOXICITY@1"].to_numpy(dtype=float)

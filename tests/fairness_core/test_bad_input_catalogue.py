@@ -1,4 +1,4 @@
-"""The bad-input catalogue of issue 11, through fairness_core: each entry is an input built here (no committed
+"""The bad-input catalogue, through fairness_core: each entry is an input built here (no committed
 binaries) with the exact message it gets or the documented correction made while reading it.
 
 Entries already covered elsewhere are not repeated: empty and header-only files, semicolon/tab/pipe
@@ -126,7 +126,7 @@ def inflated(monkeypatch) -> list[int]:
                                         (b"label,score\n0,0.5\n", b" \t \n")],
                          ids=["NUL bytes", "one value without a line break", "blank lines", "lines of spaces"])
 def test_a_gzip_bomb_is_refused_after_a_bounded_decompression(monkeypatch, head, unit):
-    # L4 (issue 20): a 4 MB gzip of 4 GiB was decompressed up to 1 GiB (2 GiB of memory) before it was refused.
+    # L4: a 4 MB gzip of 4 GiB was decompressed up to 1 GiB (2 GiB of memory) before it was refused.
     data = gzip_bomb(head, unit, 256 << 20)
     assert len(data) < 2 << 20 and int.from_bytes(data[-4:], "little") == len(head) + (256 << 20)  # (its ISIZE)
     sizes, kept = counting_decompression(monkeypatch), inflated(monkeypatch)
@@ -425,7 +425,7 @@ def test_subgroups_without_positives_or_negatives_are_undefined_not_errors():
 
 
 def test_a_zero_row_slice_gives_nan_with_a_warning():
-    # The documented behaviour of subset_score (seed 003): an empty slice is NaN and says so; the app refuses
+    # The documented behaviour of subset_score (scikit-lego): an empty slice is NaN and says so; the app refuses
     # it with fairness_dashboard.analysis.EMPTY_SLICE_MESSAGE (tests/app/test_bad_input_catalogue_app.py).
     mask = fc.Slice((fc.Condition("race", values=("A",)), fc.Condition("label", values=("2",)))).mask(PLAIN)
     assert not mask.any()
@@ -435,7 +435,7 @@ def test_a_zero_row_slice_gives_nan_with_a_warning():
     assert np.isnan(value)
 
 
-# Configurations (issue 20, H2, M1, M2, M5): one declared schema with a bound on every field that sizes a computation ------
+# Configurations: one declared schema with a bound on every field that sizes a computation ------
 
 CONFIG = fc.ReviewConfig(mapping=fc.ColumnMapping(label="y", positive_label=1, scores=("s",),
                                                   protected=("g",))).to_dict()

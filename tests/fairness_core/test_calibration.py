@@ -1,4 +1,4 @@
-"""Calibration per subgroup (ARCHITECTURE §5.3, seed 001): sklearn cross-checks and hand cases."""
+"""Calibration per subgroup (ExFairness): sklearn cross-checks and hand cases."""
 
 from __future__ import annotations
 
@@ -150,7 +150,7 @@ def test_a_score_on_an_edge_goes_to_the_upper_bin(score, expected_bin):
 
 
 def test_a_score_of_exactly_one_is_counted():
-    # The seed's reference implementation drops p == 1.0; here it is in the last bin.
+    # ExFairness drops p == 1.0; here it is in the last bin.
     assert fc.expected_calibration_error([0], [1.0], n_bins=10) == 1.0
     assert fc.expected_calibration_error([1], [1.0], n_bins=10) == 0.0
     table = fc.reliability_diagram([1, 1], [1.0, 0.95], np.zeros(2), n_bins=10)
@@ -311,7 +311,7 @@ SEED_LABELS = [0, 0, 1, 1, 0, 0, 1, 1, 1, 0]
 
 
 def test_ece_seed_001_example_by_hand():
-    # Seed 001's second example (each group is these 10 values), n_bins=5, edges 0, .2, .4, .6, .8, 1.
+    # ExFairness's second example (each group is these 10 values), n_bins=5, edges 0, .2, .4, .6, .8, 1.
     #   [0, .2):   0.1 (y 0)                      n=1  |0 - 0.1|         -> 1 * 0.1 = 0.1
     #   [.2, .4):  0.3, 0.2, 0.3 (y 0, 0, 0)      n=3  |0 - 0.8/3|       -> 3 * 0.8/3 = 0.8
     #   [.4, .6):  0.4 (0), 0.5 (1)               n=2  |1/2 - 0.9/2|     -> 2 * 0.05 = 0.1
@@ -378,7 +378,7 @@ def test_per_subgroup_errors_match_literal_and_sklearn(random_probs, strategy):
 
 @pytest.fixture
 def two_groups():
-    # A = the seed's 10 values (ECE 0.2, see above).
+    # A = ExFairness's 10 values (ECE 0.2, see above).
     # B, n_bins=5: [0, .2): 0.15, 0.15 (0, 0) -> gap sum 0.3; [.4, .6): 0.55 (1), 0.45 (0) -> |1 - 1| = 0;
     #              [.8, 1]: 0.85, 0.85 (1, 1) -> |2 - 1.7| = 0.3.  ECE_B = 0.6 / 6 = 0.1
     probs = SEED_PROBS + [0.15, 0.15, 0.55, 0.45, 0.85, 0.85]

@@ -1,5 +1,5 @@
 # More than 500 lines: one concept (the intervals of the calibration metrics and their verdict, against a row-level bootstrap and hand cases).
-"""Intervals on calibration metrics (issue 7): ECE / MCE / Brier per subgroup, the ECE disparity, and
+"""Intervals on calibration metrics: ECE / MCE / Brier per subgroup, the ECE disparity, and
 the units of the calibration verdict.
 
 The bootstrap resamples (membership pattern, bin, sub-bin, label) counts; a replicate's sum of
@@ -564,7 +564,7 @@ def test_error_chart_other_metrics_pairwise_and_ratio(with_small):
 
 
 # --------------------------------------------------------------------------------------------
-# Perfect calibration at small group sizes (issue 19, item 2)
+# Perfect calibration at small group sizes
 # --------------------------------------------------------------------------------------------
 
 

@@ -1,4 +1,4 @@
-"""Class-wise bias (ARCHITECTURE §5.4, seed 002), against scikit-learn and literal loops.
+"""Class-wise bias (audmetric), against scikit-learn and literal loops.
 
 Real cases: COMPAS as a 3-class problem (prediction ``score_text`` Low / Medium / High against a
 truth derived here: High = violent recidivism within two years, Medium = other two-year
@@ -48,7 +48,7 @@ def literal_score(rows, label, metric):
 
 
 def literal_uab(truth, prediction, groups, labels, subgroups, metric, reduction):
-    """Seed 002's algorithm written out: per class, reduce the defined subgroup scores; average."""
+    """audmetric's algorithm written out: per class, reduce the defined subgroup scores; average."""
     scores = {}
     for g in subgroups:
         rows = [(t, p) for t, p, h in zip(truth, prediction, groups) if h == g and t in labels and p in labels]
@@ -73,7 +73,7 @@ def same(a, b, tol=TOL):
 
 
 # --------------------------------------------------------------------------------------------
-# Seed 002's documented examples
+# audmetric's documented examples
 # --------------------------------------------------------------------------------------------
 
 

@@ -1,4 +1,4 @@
-"""Class-wise bias: the absolute difference per class, where signed differences of opposite sign cancel (issue 10)."""
+"""Class-wise bias: the absolute difference per class, where signed differences of opposite sign cancel."""
 
 import numpy as np
 import pytest

@@ -1,4 +1,4 @@
-"""Intervals of class-wise bias (issue 7): Wilson intervals of recall and precision, bootstrap intervals of
+"""Intervals of class-wise bias: Wilson intervals of recall and precision, bootstrap intervals of
 the F-score, of each class's reduced value and of the unweighted average bias, and the findings sentences.
 
 The bootstrap is checked against a brute-force bootstrap written here: rows resampled with replacement
@@ -47,7 +47,7 @@ def literal_scores(rows, labels, metric):
 
 
 def literal_uab(by_group, labels, metric, reduction):
-    """(value, {class: reduced value}) of seed 002's algorithm on rows grouped by subgroup (in order)."""
+    """(value, {class: reduced value}) of audmetric's algorithm on rows grouped by subgroup (in order)."""
     scores = {g: literal_scores(rows, labels, metric) for g, rows in by_group.items()}
     per = {}
     for c in labels:

@@ -1,118 +1,52 @@
-"""Common invariance tests for every public metric, in the spirit of scikit-learn's metrics/tests/test_common.py.
+"""The invariance suite: every public metric of the metric registry checked for the same properties, in the
+spirit of scikit-learn's sklearn/metrics/tests/test_common.py.
 
-Each metric of ``fairness_core.__all__`` is registered once in ``REGISTRY`` with its kind: the inputs it takes
-(in order), whether it takes ``ci=``, which per-subgroup column a subgroup without positive labels leaves
-undefined, whether it reduces over subgroups, and whether it takes a positive label. Every registered metric is
-then checked for:
+Every check is parametrised from the registry (``fairness_core._registry.specs()``: one ``MetricSpec`` per public
+metric, its inputs in ``roles``), so a metric gets all of them by its registry row alone:
 
-- row-order invariance (estimates and, with ``ci=``, the seeded intervals);
-- binary labels given as integers, floats or booleans; and where the API takes a positive label, labels as
-  strings, numbers or booleans with that label named; multi-class labels as strings or numbers;
+- row-order invariance (estimates and, with ``ci=``, the seeded intervals), and the order of tied scores;
+- binary labels given as integers, floats or booleans; where the API takes a positive label, labels as strings,
+  numbers or booleans with that label named; multi-class labels as strings or numbers;
 - inputs as lists, numpy arrays or pandas objects (with an index that is neither 0..n-1 nor in row order);
-- relabelled subgroups: the same values under the new names;
+- relabelled and permuted subgroup labels: the same values under the new names;
 - intervals with ``ci=``: present, and finite low <= estimate <= high wherever the estimate is defined;
+- integer sample weights: the values of the rows repeated that many times;
+- NaN and infinite inputs refused by fairness_core's own checks;
 - undefined values (a subgroup without positives) as NaN with a note, and left out of a reduction;
 - small subgroups left out of every reduction (the same value as without the small subgroup at all);
-- empty input: a ValueError from fairness_core's own checks, or an empty table / NaN that says why.
+- one subgroup, every subgroup missing, every subgroup small: NaN with the reason, "not assessable" for a rule;
+- empty input: a ValueError from fairness_core's own checks, or an empty table / NaN that says why;
+- an engine's count table (DuckDB, polars; Spark in the full tier) equal to the in-memory one.
 
-A new metric gets all of these by being registered; ``test_every_public_metric_is_registered`` fails when a
-public function is neither registered nor listed in ``NOT_METRICS`` with the reason it is not a metric.
+Where a metric cannot satisfy an invariance, its row's ``limits`` says why; the check then asserts that the
+reason is given and still true, so neither a silent skip nor a stale reason passes.
+``test_every_public_metric_is_registered`` fails when a public function is neither registered nor listed in
+``NOT_METRICS`` with the reason it is not a metric.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import importlib
 import inspect
 import math
-from typing import Any, Callable, Optional
+from typing import Callable
 
 import numpy as np
 import pandas as pd
 import pytest
 
 import fairness_core as fc
+from fairness_core import _registry as registry
+from fairness_core._registry import MetricSpec
 from tests.fairness_core.test_properties_extra import raise_site
 
 TOL = 1e-12
 LEVEL = 0.95
 N_BOOT = 200
-RENAME = {"a": "zeta", "b": "alpha", "c": "mu (renamed)"}   # the new names sort in another order
-
-
-@dataclasses.dataclass(frozen=True)
-class Metric:
-    """A registered metric: its public name and kind.
-
-    roles : the positional inputs, in order: ``y_true``, ``y_score`` (probabilities in [0, 1]), ``y_pred``,
-        ``subgroups``, ``member`` (a boolean mask of subgroup "a"), ``sensitive`` (1 for subgroup "c", else 0),
-        ``X`` (features), ``truth`` / ``prediction`` (multi-class labels), ``confusion_counts`` (the
-        confusion counts of y_true, y_pred and subgroups).
-    ci : takes ``ci=`` (and ``n_boot=`` when its signature has it).
-    undefined : the column of its per-subgroup table that a subgroup without positive labels leaves NaN (with a
-        note); ``"value"`` when the summary itself is then undefined (a binary ``sensitive`` split).
-    reduces : reduces over subgroups (small subgroups are left out unless ``include_small=True``).
-    positive_target : takes the favourable label (``positive_target=``).
-    options : fixed keyword arguments for every call.
-    """
-
-    name: str
-    roles: tuple
-    ci: bool = False
-    undefined: Optional[str] = None
-    reduces: bool = False
-    positive_target: bool = False
-    options: dict = dataclasses.field(default_factory=dict)
-
-    def __str__(self) -> str:
-        return self.name
-
-    @property
-    def func(self) -> Callable:
-        return getattr(fc, self.name)
-
-
-BINARY = ("y_true", "y_pred", "subgroups")
-SCORED = ("y_true", "y_score", "subgroups")
-RATE_SHORTCUTS = ["model_statistical_parity", "true_positive_rate_disparity", "false_positive_rate_disparity",
-                  "false_negative_rate_disparity", "false_omission_rate_disparity", "false_discovery_rate_disparity",
-                  "error_rate_disparity"]
-UNDEFINED_WITHOUT_POSITIVES = {"true_positive_rate_disparity": "disparity", "false_negative_rate_disparity": "disparity"}
-
-REGISTRY = [
-    # AUCs (ARCHITECTURE §5.1)
-    Metric("subgroup_auc", ("y_true", "y_score", "member")),
-    Metric("bpsn_auc", ("y_true", "y_score", "member")),
-    Metric("bnsp_auc", ("y_true", "y_score", "member")),
-    Metric("bias_auc_table", SCORED, ci=True, undefined="subgroup_auc"),
-    Metric("bias_auc_score", SCORED, ci=True, undefined="subgroup_auc", reduces=True),
-    # rates and disparities (§5.2)
-    Metric("group_rates", BINARY, ci=True, undefined="true_positive_rate"),
-    Metric("rate_disparity", BINARY, ci=True, undefined="disparity", reduces=True,
-           options={"metric": "true_positive_rate"}),
-    *[Metric(name, BINARY, ci=True, undefined=UNDEFINED_WITHOUT_POSITIVES.get(name), reduces=True)
-      for name in RATE_SHORTCUTS],
-    Metric("equalized_odds", BINARY, ci=True, reduces=True),
-    Metric("theil_index", BINARY, ci=True, reduces=True),
-    Metric("individual_theil_index", ("y_true", "y_pred"), ci=True),
-    Metric("between_group_theil_index", BINARY, ci=True),
-    Metric("p_percent_score", ("y_pred", "sensitive"), positive_target=True),
-    Metric("equal_opportunity_score", ("y_true", "y_pred", "sensitive"), undefined="value", positive_target=True),
-    Metric("correlation_score", ("y_score", "sensitive"), ci=True),
-    Metric("performance_table", ("confusion_counts",), ci=True, undefined="recall"),
-    # calibration (§5.3)
-    Metric("reliability_diagram", SCORED, ci=True),
-    Metric("expected_calibration_error", ("y_true", "y_score")),
-    Metric("maximum_calibration_error", ("y_true", "y_score")),
-    Metric("calibration_errors", SCORED, ci=True),
-    Metric("calibration_disparity", SCORED, ci=True, reduces=True),
-    # class-wise bias (§5.4)
-    Metric("unweighted_average_bias", ("truth", "prediction", "subgroups"), ci=True, reduces=True),
-    # dataset metrics (§5.5)
-    Metric("dataset_statistical_parity", ("y_true", "subgroups"), ci=True, reduces=True),
-    Metric("base_rates", ("y_true", "subgroups"), ci=True),
-    Metric("smoothed_edf", ("y_true", "subgroups"), ci=True, reduces=True),
-    Metric("consistency", ("X", "y_true")),
-]
+# New names that sort in another order, and the same names permuted among the subgroups.
+RENAMES = {"renamed": {"a": "zeta", "b": "alpha", "c": "mu (renamed)"}, "permuted": {"a": "b", "b": "c", "c": "a"}}
+NUMERIC_ROLES = ("y_true", "y_pred", "y_score", "X")
 
 # Public functions that are not metrics of scored data, and why. A new public function must go in REGISTRY or here.
 NOT_METRICS = {
@@ -167,18 +101,34 @@ NOT_METRICS = {
     "changes_by_rule": "matches the release gate's changes to the rules of a scorecard",
 }
 
-# Known failures of an invariance, reported (not hidden): (test name, metric name) -> reason.
 # (test, metric name) -> why that metric is known to fail that check: marked xfail(strict=True), so a fix removes it.
 KNOWN_FAILURES: dict = {}
 
 
-def cases(test: str, metrics=None):
-    """The registered metrics as pytest parameters; a known failure is xfail(strict=True) for this test only."""
+def function(spec: MetricSpec) -> Callable:
+    """The function of a registry row, from the module it names (a row a test registers lives in the test)."""
+    return getattr(importlib.import_module(spec.module), spec.function)
+
+
+def takes(spec: MetricSpec, parameter: str) -> bool:
+    return parameter in inspect.signature(function(spec)).parameters
+
+
+def reduces(spec: MetricSpec) -> bool:
+    """Reduces over subgroups: small subgroups are left out unless ``include_small=True``."""
+    return takes(spec, "include_small")
+
+
+def cases(test: str, where: Callable[[MetricSpec], bool] = lambda spec: True) -> list:
+    """The registered metrics as pytest parameters (read from the registry now: a row registered later is in);
+    a known failure is xfail(strict=True) for this test only."""
     out = []
-    for metric in (REGISTRY if metrics is None else metrics):
-        reason = KNOWN_FAILURES.get((test, metric.name))
+    for spec in registry.specs():
+        if not where(spec):
+            continue
+        reason = KNOWN_FAILURES.get((test, spec.name))
         marks = [pytest.mark.xfail(strict=True, reason=reason)] if reason else []
-        out.append(pytest.param(metric, id=metric.name, marks=marks))
+        out.append(pytest.param(spec, id=spec.name, marks=marks))
     return out
 
 
@@ -206,25 +156,26 @@ DATA = make_data()
 
 
 def inputs(data: dict, role: str):
+    """The input of `role`; ``subgroups`` is ``data["subgroups"]`` (a Subgroups) when given, else the labels."""
     if role == "subgroups":
-        return data["groups"]
+        return data.get("subgroups", data["groups"])
     if role == "member":
         return np.asarray(data["groups"]) == data.get("member_name", "a")
     if role == "sensitive":
         return (np.asarray(data["groups"]) == data.get("sensitive_name", "c")).astype(int)
     if role == "confusion_counts":
-        return fc.confusion_counts(data["y_true"], data["y_pred"], data["groups"])
+        return fc.confusion_counts(data["y_true"], data["y_pred"], inputs(data, "subgroups"))
     return data[role]
 
 
-def run(metric: Metric, data: dict, *, ci: Optional[float] = None, **options):
-    args = [inputs(data, role) for role in metric.roles]
-    kwargs = {**metric.options, **options}
+def run(spec: MetricSpec, data: dict, *, ci=None, **options):
+    args = [inputs(data, role) for role in spec.roles]
+    kwargs = {**dict(spec.fixed), **options}
     if ci is not None:
         kwargs["ci"] = ci
-        if "n_boot" in inspect.signature(metric.func).parameters:
+        if takes(spec, "n_boot"):
             kwargs["n_boot"] = N_BOOT
-    return metric.func(*args, **kwargs)
+    return function(spec)(*args, **kwargs)
 
 
 def permuted(data: dict, perm: np.ndarray) -> dict:
@@ -253,9 +204,13 @@ def binary_as(data: dict, kind: str) -> dict:
     return {**data, "y_true": convert(data["y_true"]), "y_pred": convert(data["y_pred"])}
 
 
-def renamed(data: dict) -> dict:
-    return {**data, "groups": np.array([RENAME.get(g, g) for g in data["groups"]], dtype=object),
-            "member_name": RENAME["a"], "sensitive_name": RENAME["c"]}
+def renamed(data: dict, rename: dict) -> dict:
+    return {**data, "groups": np.array([rename.get(g, g) for g in data["groups"]], dtype=object),
+            "member_name": rename["a"], "sensitive_name": rename["c"]}
+
+
+def subgroups(groups, min_size: int = 1) -> fc.Subgroups:
+    return fc.Subgroups.from_attributes(pd.DataFrame({"g": groups}), ["g"], min_size=min_size)
 
 
 # Comparing results ------------------------------------------------------------------------------------------
@@ -286,8 +241,8 @@ def tables(result) -> list:
     return [v for v in parts(result).values() if isinstance(v, pd.DataFrame)]
 
 
-def rename_back(frame: pd.DataFrame) -> pd.DataFrame:
-    back = {new: old for old, new in RENAME.items()}
+def rename_back(frame: pd.DataFrame, rename: dict) -> pd.DataFrame:
+    back = {new: old for old, new in rename.items()}
     frame = frame.copy()
     for column in ("subgroup", "reference"):
         if column in frame:
@@ -296,78 +251,119 @@ def rename_back(frame: pd.DataFrame) -> pd.DataFrame:
     return frame.sort_values(keys, kind="stable").reset_index(drop=True) if keys else frame
 
 
-def assert_same(got, want, *, renamed_subgroups: bool = False, what: str = ""):
+def assert_same(got, want, *, rename: dict | None = None, skip=(), what: str = ""):
+    """The same numbers and tables; `skip`: keys and columns left out (those of one side only are left out too)."""
     got, want = parts(got), parts(want)
-    assert got.keys() == want.keys(), what
-    for key in want:
+    if not skip:
+        assert got.keys() == want.keys(), what
+    for key in [k for k in want if k in got and k.rsplit(".", 1)[-1] not in skip]:
         a, b = got[key], want[key]
         if isinstance(b, pd.DataFrame):
-            if renamed_subgroups:
-                a, b = rename_back(a), rename_back(b)
+            if rename:
+                a, b = rename_back(a, rename), rename_back(b, {})
+            if skip:
+                columns = [c for c in b.columns if c in a.columns and c not in skip]
+                a, b = a[columns], b[columns]
             pd.testing.assert_frame_equal(a.reset_index(drop=True), b.reset_index(drop=True), check_exact=False,
                                           rtol=1e-9, atol=TOL, check_dtype=False, obj=f"{what} {key}")
         else:
             assert (math.isnan(a) and math.isnan(b)) or a == pytest.approx(b, rel=1e-9, abs=TOL), (what, key, a, b)
 
 
+def said_why(result) -> bool:
+    """Whether an undefined result says why: its note, reason or interpretation, or in every row of its tables a
+    note, a reason it is small, or its small flag."""
+    for name in ("note", "reason", "interpretation"):
+        if str(getattr(result, name, "") or "").strip():
+            return True
+
+    def why(table: pd.DataFrame) -> pd.Series:
+        said = pd.Series(False, index=table.index)
+        for column in ("note", "small_reason"):
+            if column in table:
+                said |= table[column].fillna("").astype(str).str.strip().astype(bool)
+        return said | table["small"].astype(bool) if "small" in table else said
+
+    frames = [t for t in tables(result) if len(t)]
+    return bool(frames) and all(why(t).all() for t in frames)
+
+
+def rule_for(spec: MetricSpec) -> fc.Rule:
+    """A rule on a metric a rule may bound, in the units the checks compute it in (differences)."""
+    distance, bound = {"score": (None, 0.8), "index": (None, 0.1)}.get(spec.kind, ("diff", 0.1))
+    return fc.Rule(metric=spec.name, distance_measure=distance, bound=bound)
+
+
 # The registry is complete ------------------------------------------------------------------------------------
 
 def test_every_public_metric_is_registered():
     functions = sorted(name for name in fc.__all__ if inspect.isfunction(getattr(fc, name)))
-    registered = [m.name for m in REGISTRY]
+    registered = [spec.function for spec in registry.specs()]
     assert len(registered) == len(set(registered)), "a metric is registered twice"
     assert not set(registered) & set(NOT_METRICS), "a name is both a metric and not a metric"
     assert sorted((set(registered) | set(NOT_METRICS)) - set(functions)) == [], "a listed name is not public"
     forgotten = [name for name in functions if name not in registered and name not in NOT_METRICS]
-    assert forgotten == [], f"register these in REGISTRY (or list them in NOT_METRICS with a reason): {forgotten}"
+    assert forgotten == [], f"register these in fairness_core/_registry.py (or list them in NOT_METRICS): {forgotten}"
 
 
-def test_registered_kinds_match_the_signatures():
-    for metric in REGISTRY:
-        parameters = inspect.signature(metric.func).parameters
-        assert ("ci" in parameters) == metric.ci, metric.name
-        assert ("positive_target" in parameters) == metric.positive_target, metric.name
-        assert ("include_small" in parameters) == metric.reduces, metric.name
-        assert set(metric.options) <= set(parameters), metric.name
+@pytest.mark.parametrize("spec", cases("signature"))
+def test_registered_kinds_match_the_signatures(spec):
+    parameters = inspect.signature(function(spec)).parameters
+    positional = [p for p in parameters.values() if p.kind is p.POSITIONAL_OR_KEYWORD]
+    assert len(positional) >= len(spec.roles) and set(spec.roles) <= set(registry.ROLES), spec.name
+    assert ("ci" in parameters) == spec.ci, spec.name
+    assert set(dict(spec.fixed)) <= set(parameters), spec.name
+    assert ("sample_weight" in parameters) or spec.limit("weights"), f"{spec.name}: no sample_weight and no reason"
 
 
 # The common checks ----------------------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("metric", cases("row_order"))
-def test_row_order_does_not_matter(metric):
+@pytest.mark.parametrize("spec", cases("row_order"))
+def test_row_order_does_not_matter(spec):
     perm = np.random.default_rng(1).permutation(len(DATA["y_true"]))
-    ci = LEVEL if metric.ci else None
-    assert_same(run(metric, permuted(DATA, perm), ci=ci), run(metric, DATA, ci=ci), what=metric.name)
+    ci = LEVEL if spec.ci else None
+    assert_same(run(spec, permuted(DATA, perm), ci=ci), run(spec, DATA, ci=ci), what=spec.name)
+
+
+@pytest.mark.parametrize("spec", cases("score_ties", lambda spec: "y_score" in spec.roles))
+def test_the_order_of_tied_scores_does_not_matter(spec):
+    """Scores with many ties (one decimal): the rows of a tie first to last, or last to first, give the same."""
+    data = {**DATA, "y_score": DATA["y_score"].round(1)}
+    n = len(data["y_score"])
+    assert len(np.unique(data["y_score"])) <= 11 < n   # every score is tied with many others
+    forward = np.lexsort((np.arange(n), data["y_score"]))
+    backward = np.lexsort((-np.arange(n), data["y_score"]))
+    ci = LEVEL if spec.ci else None
+    assert_same(run(spec, permuted(data, backward), ci=ci), run(spec, permuted(data, forward), ci=ci), what=spec.name)
 
 
 @pytest.mark.parametrize("kind", ["float", "bool", "int8"])
-@pytest.mark.parametrize("metric", cases("binary_labels", [m for m in REGISTRY
-                                                           if {"y_true", "y_pred"} & set(m.roles)]))
-def test_binary_labels_as_integers_floats_or_booleans(metric, kind):
-    assert_same(run(metric, binary_as(DATA, kind)), run(metric, DATA), what=metric.name)
+@pytest.mark.parametrize("spec", cases("binary_labels", lambda spec: bool({"y_true", "y_pred"} & set(spec.roles))))
+def test_binary_labels_as_integers_floats_or_booleans(spec, kind):
+    assert_same(run(spec, binary_as(DATA, kind)), run(spec, DATA), what=spec.name)
 
 
-@pytest.mark.parametrize("metric", cases("positive_label", [m for m in REGISTRY if m.positive_target]))
-def test_positive_label_as_string_number_or_boolean(metric):
-    want = run(metric, DATA)
+@pytest.mark.parametrize("spec", cases("positive_label", lambda spec: takes(spec, "positive_target")))
+def test_positive_label_as_string_number_or_boolean(spec):
+    want = run(spec, DATA)
     for yes, no in (("yes", "no"), (1, 0), (True, False), (2.5, -1.0)):
         def coded(v):
             return np.where(v == 1, yes, no) if not isinstance(yes, bool) else v.astype(bool)
         data = {**DATA, "y_true": coded(DATA["y_true"]), "y_pred": coded(DATA["y_pred"])}
-        assert_same(run(metric, data, positive_target=yes), want, what=f"{metric.name} {yes!r}")
+        assert_same(run(spec, data, positive_target=yes), want, what=f"{spec.name} {yes!r}")
     # the other label named as the favourable one: the same as the labels flipped
     flipped = {**DATA, "y_true": 1 - DATA["y_true"], "y_pred": 1 - DATA["y_pred"]}
-    assert_same(run(metric, DATA, positive_target=0), run(metric, flipped), what=f"{metric.name} flipped")
+    assert_same(run(spec, DATA, positive_target=0), run(spec, flipped), what=f"{spec.name} flipped")
 
 
 @pytest.mark.parametrize("codes", [{"x": 0, "y": 1, "z": 2}, {"x": 2.5, "y": -1.0, "z": 0.0},
                                    {"x": "z", "y": "x", "z": "y"}], ids=["int", "float", "permuted-str"])
-@pytest.mark.parametrize("metric", cases("class_labels", [m for m in REGISTRY if "truth" in m.roles]))
-def test_class_labels_as_strings_or_numbers(metric, codes):
+@pytest.mark.parametrize("spec", cases("class_labels", lambda spec: "truth" in spec.roles))
+def test_class_labels_as_strings_or_numbers(spec, codes):
     """Multi-class labels: recoded classes give the same values under the new class names."""
     data = {**DATA, "truth": np.array([codes[v] for v in DATA["truth"]]),
             "prediction": np.array([codes[v] for v in DATA["prediction"]])}
-    got, want = parts(run(metric, data)), parts(run(metric, DATA))
+    got, want = parts(run(spec, data)), parts(run(spec, DATA))
     back = {str(new): old for old, new in codes.items()}
     for key, table in got.items():
         if isinstance(table, pd.DataFrame) and "class" in table:
@@ -383,26 +379,29 @@ def test_class_labels_as_strings_or_numbers(metric, codes):
 
 
 @pytest.mark.parametrize("kind", ["list", "pandas"])
-@pytest.mark.parametrize("metric", cases("containers"))
-def test_inputs_as_lists_arrays_or_pandas(metric, kind):
-    assert_same(run(metric, as_container(DATA, kind)), run(metric, DATA), what=f"{metric.name} {kind}")
+@pytest.mark.parametrize("spec", cases("containers"))
+def test_inputs_as_lists_arrays_or_pandas(spec, kind):
+    assert_same(run(spec, as_container(DATA, kind)), run(spec, DATA), what=f"{spec.name} {kind}")
 
 
-@pytest.mark.parametrize("metric", cases("renamed_subgroups"))
-def test_renamed_subgroups_give_the_same_values_under_the_new_names(metric):
-    got, want = run(metric, renamed(DATA)), run(metric, DATA)
+@pytest.mark.parametrize("how", sorted(RENAMES))
+@pytest.mark.parametrize("spec", cases("renamed_subgroups"))
+def test_renamed_or_permuted_subgroups_give_the_same_values_under_the_new_names(spec, how):
+    rename = RENAMES[how]
+    got, want = run(spec, renamed(DATA, rename)), run(spec, DATA)
+    new_only = set(rename.values()) - set(rename)
     for table in tables(want):
         if "subgroup" in table:
-            assert set(table["subgroup"]) & set(RENAME), metric.name   # the tables name the subgroups
+            assert set(table["subgroup"]) & set(rename), spec.name   # the tables name the subgroups
     for table in tables(got):
-        if "subgroup" in table:
-            assert not set(table["subgroup"]) & set(RENAME), metric.name   # ... by their new names only
-    assert_same(got, want, renamed_subgroups=True, what=metric.name)
+        if "subgroup" in table and new_only:
+            assert not set(table["subgroup"]) & set(rename), spec.name   # ... by their new names only
+    assert_same(got, want, rename=rename, what=spec.name)
 
 
-@pytest.mark.parametrize("metric", cases("intervals", [m for m in REGISTRY if m.ci]))
-def test_intervals_are_present_and_hold_the_estimate(metric):
-    result = run(metric, DATA, ci=LEVEL)
+@pytest.mark.parametrize("spec", cases("intervals", lambda spec: spec.ci))
+def test_intervals_are_present_and_hold_the_estimate(spec):
+    result = run(spec, DATA, ci=LEVEL)
     found = 0
     for table in tables(result):
         for column in [c for c in table.columns if f"{c}_ci_low" in table]:
@@ -411,9 +410,9 @@ def test_intervals_are_present_and_hold_the_estimate(metric):
             high = table[f"{column}_ci_high"].to_numpy(dtype=float)
             defined = np.isfinite(estimate)
             found += int(defined.sum())
-            assert np.isfinite(low[defined]).all() and not np.isnan(high[defined]).any(), (metric.name, column)
-            assert (low[defined] <= estimate[defined] + TOL).all(), (metric.name, column)
-            assert (estimate[defined] <= high[defined] + TOL).all(), (metric.name, column)
+            assert np.isfinite(low[defined]).all() and not np.isnan(high[defined]).any(), (spec.name, column)
+            assert (low[defined] <= estimate[defined] + TOL).all(), (spec.name, column)
+            assert (estimate[defined] <= high[defined] + TOL).all(), (spec.name, column)
     numbers = parts(result)
     for key in [k for k in numbers if k.endswith("ci_low") and not isinstance(numbers[k], pd.DataFrame)]:
         value_key = key[: -len("ci_low")] + "value"
@@ -421,10 +420,74 @@ def test_intervals_are_present_and_hold_the_estimate(metric):
         if value is not None and np.isfinite(value):
             found += 1
             low, high = numbers[key], numbers[key[: -len("low")] + "high"]
-            assert np.isfinite(low) and not np.isnan(high), (metric.name, key, low, high)
-            assert low - TOL <= value <= high + TOL, (metric.name, key, low, value, high)
-    assert found > 0, f"{metric.name}(ci={LEVEL}) gave no interval"
+            assert np.isfinite(low) and not np.isnan(high), (spec.name, key, low, high)
+            assert low - TOL <= value <= high + TOL, (spec.name, key, low, value, high)
+    assert found > 0, f"{spec.name}(ci={LEVEL}) gave no interval"
 
+
+# Integer weights: the rows repeated -------------------------------------------------------------------------
+
+# What integer weights change although the values do not: sizes are Kish's effective sizes (not the repeated
+# rows' count), a weighted table has a weight column, notes and small flags follow the effective sizes.
+SIZES = ("size", "reference_size", "size_0", "size_1", "weight", "small", "note", "small_reason")
+
+
+def weighted_data() -> tuple[dict, np.ndarray, dict]:
+    """Rows with integer weights 0-3, and the same rows repeated as many times as their weights. Each subgroup
+    keeps rows of both labels and both predictions by construction (no example is drawn and then discarded)."""
+    data = make_data(3, sizes=(("a", 60), ("b", 45), ("c", 35)))
+    n = len(data["y_true"])
+    weights = np.random.default_rng(4).integers(0, 4, n)
+    for g in "abc":
+        for column in ("y_true", "y_pred"):
+            for value in (0, 1):
+                rows = np.flatnonzero((data["groups"] == g) & (data[column] == value))
+                weights[rows[:2]] = np.maximum(weights[rows[:2]], 1)
+    repeated = permuted(data, np.repeat(np.arange(n), weights))
+    return ({**data, "subgroups": subgroups(data["groups"])}, weights,
+            {**repeated, "subgroups": subgroups(repeated["groups"])})
+
+
+WEIGHTED, WEIGHTS, REPEATED = weighted_data()
+
+
+@pytest.mark.parametrize("spec", cases("weights"))
+def test_integer_weights_equal_repeated_rows(spec):
+    reason = spec.limit("weights")
+    if not takes(spec, "sample_weight"):
+        assert reason.strip(), f"{spec.name} takes no sample_weight: its registry row must say why"
+        return
+    got, want = run(spec, WEIGHTED, sample_weight=WEIGHTS), run(spec, REPEATED)
+    if reason:   # a known limit: it must still hold, or the reason is stale
+        with pytest.raises(AssertionError):
+            assert_same(got, want, skip=SIZES, what=spec.name)
+        return
+    assert_same(got, want, skip=SIZES, what=spec.name)
+
+
+# NaN and infinite inputs ---------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("bad", [np.nan, np.inf], ids=["nan", "inf"])
+@pytest.mark.parametrize("spec", cases("nan", lambda spec: bool(set(NUMERIC_ROLES) & set(spec.roles))
+                                       or bool(spec.limit("nan"))))
+def test_nan_and_infinite_inputs_are_refused_with_the_librarys_messages(spec, bad):
+    reason = spec.limit("nan")
+    refused = []
+    for role in [r for r in spec.roles if r in NUMERIC_ROLES]:
+        values = np.array(DATA[role], dtype=float)
+        values.flat[7] = bad
+        try:
+            run(spec, {**DATA, role: values})
+            refused.append((role, None))
+        except ValueError as exc:
+            refused.append((role, raise_site(exc)))
+    if reason:   # a known limit: it must still hold, or the reason is stale
+        assert reason.strip() and (not refused or any(site is None for _, site in refused)), spec.name
+        return
+    assert refused and all(site is not None for _, site in refused), f"{spec.name}: {refused}"
+
+
+# Undefined, small, not assessable, empty -----------------------------------------------------------------------
 
 def _no_positives_in_c() -> dict:
     data = dict(DATA)
@@ -432,20 +495,20 @@ def _no_positives_in_c() -> dict:
     return data
 
 
-@pytest.mark.parametrize("metric", cases("undefined", [m for m in REGISTRY if m.undefined]))
-def test_undefined_values_are_nan_with_a_note(metric):
-    result = run(metric, _no_positives_in_c())
-    if metric.undefined == "value":
-        assert math.isnan(result.value) and result.note.strip(), (metric.name, result)
+@pytest.mark.parametrize("spec", cases("undefined", lambda spec: bool(spec.undefined)))
+def test_undefined_values_are_nan_with_a_note(spec):
+    result = run(spec, _no_positives_in_c())
+    if spec.undefined == "value":
+        assert math.isnan(result.value) and result.note.strip(), (spec.name, result)
         return
-    (table,) = [t for t in tables(result) if metric.undefined in t]
+    (table,) = [t for t in tables(result) if spec.undefined in t]
     rows = table[table["subgroup"] == "c"]
-    assert len(rows) >= 1 and rows[metric.undefined].isna().all(), (metric.name, rows)
-    assert rows["note"].str.strip().astype(bool).all(), (metric.name, rows["note"].tolist())
+    assert len(rows) >= 1 and rows[spec.undefined].isna().all(), (spec.name, rows)
+    assert rows["note"].str.strip().astype(bool).all(), (spec.name, rows["note"].tolist())
     defined = table[table["subgroup"].isin(["a", "b"])]
-    assert defined[metric.undefined].notna().all(), metric.name   # only the subgroup without positives
-    if metric.reduces:
-        assert np.isfinite(result.value), f"{metric.name}: the undefined subgroup is left out of the reduction"
+    assert defined[spec.undefined].notna().all(), spec.name   # only the subgroup without positives
+    if reduces(spec):
+        assert np.isfinite(result.value), f"{spec.name}: the undefined subgroup is left out of the reduction"
 
 
 def _with_small(indicators: list) -> dict:
@@ -454,48 +517,126 @@ def _with_small(indicators: list) -> dict:
     data["y_true"] = np.where(data["groups"] == "d", 1 - data["y_true"], data["y_true"])
     data["truth"] = np.where(data["groups"] == "d", "z", data["truth"])
     frame = pd.DataFrame({name: (data["groups"] == name).astype(int) for name in indicators})
-    return {**data, "groups": fc.Subgroups.from_indicators(frame, indicators, min_size=30)}
+    return {**data, "subgroups": fc.Subgroups.from_indicators(frame, indicators, min_size=30)}
 
 
-@pytest.mark.parametrize("metric", cases("small_left_out", [m for m in REGISTRY if m.reduces]))
-def test_small_subgroups_are_left_out_of_reductions(metric):
+@pytest.mark.parametrize("spec", cases("small_left_out", reduces))
+def test_small_subgroups_are_left_out_of_reductions(spec):
     # Subgroup d (12 rows, minimum 30) is small: the reduction is the one without d at all (its rows kept, in
     # no subgroup, so that every other subgroup's rest and the whole population are unchanged).
-    with_small = run(metric, _with_small(["a", "b", "c", "d"]))
-    without = run(metric, _with_small(["a", "b", "c"]))
+    with_small = run(spec, _with_small(["a", "b", "c", "d"]))
+    without = run(spec, _with_small(["a", "b", "c"]))
     small = [t for t in tables(with_small) if "small" in t and "subgroup" in t]
-    assert small and all(t.loc[t["subgroup"] == "d", "small"].all() for t in small), metric.name
-    assert with_small.value == pytest.approx(without.value, rel=1e-9, abs=TOL), metric.name
-    included = run(metric, _with_small(["a", "b", "c", "d"]), include_small=True)
+    assert small and all(t.loc[t["subgroup"] == "d", "small"].all() for t in small), spec.name
+    assert with_small.value == pytest.approx(without.value, rel=1e-9, abs=TOL), spec.name
+    included = run(spec, _with_small(["a", "b", "c", "d"]), include_small=True)
     assert not included.value == pytest.approx(with_small.value, rel=1e-9, abs=TOL), \
-        f"{metric.name}: include_small=True should let the small subgroup change the value here"
+        f"{spec.name}: include_small=True should let the small subgroup change the value here"
 
 
-def _empty(metric: Metric) -> dict:
-    empty = {k: v[:0] for k, v in DATA.items()}
-    return empty
+def _situation(name: str) -> dict:
+    n = len(DATA["groups"])
+    if name == "one subgroup":
+        return {**DATA, "groups": np.full(n, "a", dtype=object)}
+    if name == "every subgroup missing":
+        return {**DATA, "groups": np.full(n, None, dtype=object)}
+    return {**DATA, "subgroups": subgroups(DATA["groups"], min_size=1000)}   # every subgroup small
 
 
-@pytest.mark.parametrize("metric", cases("empty_input"))
-def test_empty_input_is_refused_or_empty_with_a_reason(metric):
+@pytest.mark.parametrize("situation", ["one subgroup", "every subgroup missing", "every subgroup small"])
+@pytest.mark.parametrize("spec", cases("not_assessable", reduces))
+def test_nothing_to_compare_is_nan_with_a_reason_and_not_assessable(spec, situation):
+    result = run(spec, _situation(situation))
+    assert math.isnan(result.value), (spec.name, situation, result.value)
+    assert said_why(result), f"{spec.name} ({situation}): NaN without a reason"
+    if spec.rule:
+        verdict = fc.evaluate_result(rule_for(spec), result)
+        assert verdict.status == "not_assessable" and verdict.note.strip(), (spec.name, situation, verdict)
+
+
+@pytest.mark.parametrize("spec", cases("one_attribute_value", lambda spec: "sensitive" in spec.roles))
+def test_one_value_of_the_attribute_is_nan_with_a_reason(spec):
+    result = run(spec, {**DATA, "sensitive_name": "nobody"})   # every row on the same side
+    if isinstance(result, float):   # a float (scikit-lego's API) has no place for a reason
+        assert math.isnan(result), spec.name
+        return
+    assert math.isnan(result.value) and said_why(result), (spec.name, result)
+    if spec.rule:
+        assert fc.evaluate_result(rule_for(spec), result).status == "not_assessable", spec.name
+
+
+@pytest.mark.parametrize("spec", cases("empty_input"))
+def test_empty_input_is_refused_or_empty_with_a_reason(spec):
     """No rows: a ValueError raised by fairness_core's own checks (a message template), or a result that says
     there is nothing: an empty table, or NaN with a note or reason (a float result has no place for one)."""
     try:
-        result = run(metric, _empty(metric))
+        result = run(spec, {k: v[:0] for k, v in DATA.items()})
     except ValueError as exc:
-        assert raise_site(exc) is not None, f"{metric.name}: not fairness_core's own error: {exc!r}"
-        assert metric.name in str(exc) or "'" in str(exc), f"{metric.name}: the message names no parameter: {exc}"
+        assert raise_site(exc) is not None, f"{spec.name}: not fairness_core's own error: {exc!r}"
+        assert spec.function in str(exc) or "'" in str(exc), f"{spec.name}: the message names no parameter: {exc}"
         return
     if isinstance(result, pd.DataFrame):   # no rows, or only rows that say why they are empty (an "All rows" row)
         assert len(result.columns) > 0 and (result.empty or result["note"].str.strip().astype(bool).all()), \
-            metric.name
+            spec.name
         return
     if isinstance(result, (float, np.floating)):
-        assert math.isnan(result), metric.name
+        assert math.isnan(result), spec.name
         return
-    assert math.isnan(result.value), metric.name
+    assert math.isnan(result.value), spec.name
     said = getattr(result, "note", None) or getattr(result, "reason", None)
     if said is None:   # a disparity result: its (empty) table says there is nothing
-        assert all(t.empty for t in tables(result)), metric.name
+        assert all(t.empty for t in tables(result)), spec.name
     else:
-        assert said.strip(), metric.name
+        assert said.strip(), spec.name
+
+
+# Engines: the count tables where the data lives ----------------------------------------------------------------
+
+ENGINE_MAPPING = fc.ColumnMapping(label="grade", positive_label="x", scores=("score",), protected=("g",),
+                                  predicted_label="grade_hat", all_classes=True, min_size=30)
+
+
+@pytest.fixture(scope="module")
+def engine_rows(tmp_path_factory):
+    """DATA as a Parquet file (labels x/y/z, x positive; its class predictions) and its in-memory count tables."""
+    frame = pd.DataFrame({"g": DATA["groups"], "grade": np.where(DATA["y_true"] == 1, "x", DATA["truth"]),
+                          "grade_hat": DATA["prediction"], "score": DATA["y_score"]})
+    frame["grade"] = np.where((DATA["y_true"] == 0) & (frame["grade"] == "x"), "y", frame["grade"])
+    path = tmp_path_factory.mktemp("engine") / "rows.parquet"
+    frame.to_parquet(path, index=False)
+    rows = fc.ScoredData.from_frame(frame, ENGINE_MAPPING)
+    y, score, groups = rows.y_true, rows.scores["score"], rows.subgroups
+    memory = {"confusion": fc.confusion_counts(y, rows.y_pred("score", 0.5), groups).table(),
+              "auc": fc.auc_counts(y, score, groups).table(),
+              "calibration": fc.calibration_counts(y, score, groups, n_bins=10).error_table(),
+              "labels": fc.confusion_counts(y, y, groups).table(),
+              "classes": rows.class_counts().table()}
+    return str(path), memory
+
+
+def engine_tables(source, engine: str) -> dict:
+    from fairness_core.engines import scored_counts
+
+    counts = scored_counts(source, ENGINE_MAPPING, threshold=0.5, auc_bins="exact", engine=engine)
+    return {"confusion": counts.confusion["score"].table(), "auc": counts.auc["score"].table(),
+            "calibration": counts.calibration["score"].error_table(), "labels": counts.label_counts().table(),
+            "classes": counts.class_counts_at().table()}
+
+
+_ENGINE_CACHE: dict = {}
+
+
+@pytest.mark.parametrize("engine", ["duckdb", "polars", pytest.param("spark", marks=pytest.mark.spark)])
+@pytest.mark.parametrize("spec", cases("engines"))
+def test_engine_counts_equal_the_in_memory_counts(spec, engine, engine_rows, request):
+    reason = spec.limit("engines")
+    if not spec.engine:
+        assert reason.strip(), f"{spec.name}: no engine table and no reason"
+        return
+    path, memory = engine_rows
+    if engine not in _ENGINE_CACHE:   # one query per engine, whatever the number of metrics
+        source = request.getfixturevalue("spark").read.parquet(path) if engine == "spark" else path
+        _ENGINE_CACHE[engine] = engine_tables(source, engine)
+    got = _ENGINE_CACHE[engine][spec.engine]
+    pd.testing.assert_frame_equal(got, memory[spec.engine], check_exact=False, rtol=1e-12, atol=1e-12,
+                                  obj=f"{spec.name}: the {spec.engine} counts of {engine}")

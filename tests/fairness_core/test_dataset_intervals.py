@@ -1,4 +1,4 @@
-"""Intervals of the dataset metrics (issue 7): dataset statistical parity and the smoothed EDF.
+"""Intervals of the dataset metrics: dataset statistical parity and the smoothed EDF.
 
 Checked against statsmodels' Wilson interval (base rates), exact binomial quantiles (each subgroup's
 smoothed rates: with subgroup sizes fixed, a resampled positive count is Binomial(n_g, p_g)), and a

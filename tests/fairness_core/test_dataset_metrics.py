@@ -1,4 +1,4 @@
-"""Dataset metrics (ARCHITECTURE §5.5, seed 004): base-rate parity, consistency, smoothed EDF.
+"""Dataset metrics (Oracle AutoMLx): base-rate parity, consistency, smoothed EDF.
 
 Checked against plain pandas, statsmodels' Wilson interval, a brute-force distance matrix with the
 tie rule applied row by row, and a literal pairwise double loop. Real data: COMPAS (label

@@ -1,4 +1,4 @@
-"""A comparison carries its own sampling uncertainty on both sides (issue 19, items 3 and 5): a tiny subgroup whose
+"""A comparison carries its own sampling uncertainty on both sides: a tiny subgroup whose
 rows all fall in one confusion cell is never declared different from parity because its bootstrap draws have no
 variance, and no comparison is marked as excluding parity while the interval shown beside it contains parity."""
 

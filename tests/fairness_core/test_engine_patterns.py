@@ -1,4 +1,4 @@
-"""Intervals of data counted where it lies refuse too many membership patterns before reading any (issue 20, H6):
+"""Intervals of data counted where it lies refuse too many membership patterns before reading any:
 the engine counts the distinct membership keys (one number), so a refusal costs a scan, not memory that grows
 with the data."""
 

@@ -1,4 +1,4 @@
-"""Findings (issue 7, item 4): ranked rate disparities with plain-language sentences."""
+"""Findings: ranked rate disparities with plain-language sentences."""
 
 from __future__ import annotations
 
@@ -426,7 +426,7 @@ def test_disparity_findings_without_intervals_and_bad_input():
 
 
 # --------------------------------------------------------------------------------------------
-# Pairwise findings speak about the disadvantaged subgroup; one labelled interval per number (issue 22, item 6)
+# Pairwise findings speak about the disadvantaged subgroup; one labelled interval per number
 # --------------------------------------------------------------------------------------------
 
 # x: selection rate 100/200 = 50 %, false positive rate 40/100; y: 30/200 = 15 %, 10/100.

@@ -1,4 +1,4 @@
-"""The release gate (issue 23, item 1): the model's rules gate, the labels' only when named; `--gate` chooses the
+"""The release gate: the model's rules gate, the labels' only when named; `--gate` chooses the
 rules; `--baseline` gates a candidate on its change from the baseline with paired intervals; the gate's options are
 part of ReviewConfig, so a saved configuration drives the command line."""
 

@@ -1,4 +1,4 @@
-"""Per-group thresholds (issue 23, item 2): the optimum over every combination of thresholds (brute force), and on
+"""Per-group thresholds: the optimum over every combination of thresholds (brute force), and on
 the held-out rows of two real datasets the constraint gap within the tolerance, with a balanced accuracy no worse
 than Fairlearn's ThresholdOptimizer (randomised decisions) by more than 0.01."""
 

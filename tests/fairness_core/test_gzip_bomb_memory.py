@@ -1,4 +1,4 @@
-"""A gzip bomb is refused within a bounded memory (issue 20, L4): read in a subprocess under an address-space cap.
+"""A gzip bomb is refused within a bounded memory: read in a subprocess under an address-space cap.
 
 A 4 MB gzip of 4 GiB of zeros was refused, but only after it had been decompressed up to 1 GiB, which took 2 GiB
 of memory (zlib's output blocks and their joined copy). Here bombs of 2 GiB are read by a process whose address

@@ -1,4 +1,4 @@
-"""Subgroup labels are unique by construction, and odd numeric columns are binned correctly (issue 11)."""
+"""Subgroup labels are unique by construction, and odd numeric columns are binned correctly."""
 
 from __future__ import annotations
 

@@ -71,7 +71,7 @@ def test_missing_constant_is_the_documented_label():
     assert fc.MISSING in fc.Subgroups.from_attributes.__doc__
 
 
-@pytest.mark.parametrize("module", ["_data.checks", "_subgroups.subgroups", "_metrics.auc", "_disparity.compare", "_metrics.rates", "_metrics.calibration", "_data.reading",
+@pytest.mark.parametrize("module", ["_data.checks", "_subgroups.subgroups", "_metrics.auc", "_metrics.auc_table", "_disparity.compare", "_metrics.rates", "_metrics.calibration", "_data.reading",
                                     "_counts.scored_data", "_subgroups.slices", "_metrics.theil", "_metrics.ratio_scores", "_integrations.sklearn_scorer", "_metrics.classwise",
                                     "_metrics.dataset"])
 def test_private_modules_are_not_shadowed_by_package_attributes(module):

@@ -1,4 +1,4 @@
-"""Confidence intervals of single estimates (ARCHITECTURE §5.6): Wilson for rates, DeLong for AUCs.
+"""Confidence intervals of single estimates: Wilson for rates, DeLong for AUCs.
 
 Checked against statsmodels (Wilson), a literal O(n^2) DeLong computation, an independent
 DeLong implementation from scipy's midranks (Sun & Xu 2014), and a seeded coverage simulation.
@@ -20,7 +20,8 @@ from statsmodels.stats.proportion import proportion_confint
 
 import fairness_core as fc
 from fairness_core._stats import delong as _delong, intervals as _intervals
-from fairness_core._metrics.auc import _Ranked, bias_auc_table
+from fairness_core._metrics.auc import bias_auc_table
+from fairness_core._metrics.auc_ranking import _Ranked
 from fairness_core._stats.delong import LEVEL_MESSAGE, auc_interval, delong_variance
 from fairness_core._stats.intervals import CI_MESSAGE, wilson_interval
 from fairness_core._metrics.rates import RATES, RATE_NAMES, ConfusionCounts

@@ -31,7 +31,8 @@ REASON = re.compile(r"^# More than 500 lines: \S")
 
 # Lowest first. A module may import from its own layer and the layers before it.
 LAYERS = [
-    ("_version", "_data"),   # version string; reading, CSV dialect, argument checks, column mapping and its guess
+    ("_version", "_registry", "_data"),  # version string; the metric registry; reading, CSV dialect, argument
+                                         # checks, column mapping and its guess
     ("_subgroups",),         # Subgroups, membership patterns, attribute binning, slices
     ("_stats",),             # Wilson / MOVER intervals, DeLong, bootstrap helpers, AUC bootstrap
     ("_policy",),            # rules, verdicts and their evaluation, the default rules, rules as JSON

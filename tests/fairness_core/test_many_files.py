@@ -77,7 +77,7 @@ def test_files_with_columns_in_another_order_are_combined_by_name_and_others_ref
 
 @pytest.mark.parametrize("engine", ["duckdb", "polars"])
 def test_parquet_files_of_different_integer_widths_are_widened_by_every_engine(tmp_path, engine):
-    """N10 of issue 40: polars refused Int32 in one file against Int64 in another, which DuckDB widens."""
+    """Polars refused Int32 in one file against Int64 in another, which DuckDB widens."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 

@@ -1,4 +1,4 @@
-"""Intervals whose cost does not grow with the membership patterns (issue 24, item 4): many overlapping identity
+"""Intervals whose cost does not grow with the membership patterns: many overlapping identity
 columns switch the bootstrap from strata of patterns to buckets of rows (``_stats.bootstrap``, above
 ``BUCKET_PATTERNS`` patterns). Point estimates never depend on the bootstrap; the bucket intervals are close to the
 stratified ones where both apply, reproducible with a seed, the same from an engine's atoms as in memory, and finite

@@ -1,4 +1,4 @@
-"""The first mapping guess on real layouts (issue 10, item 1): label, positive value, every score
+"""The first mapping guess on real layouts: label, positive value, every score
 column, the predicted label, every protected attribute and identity column."""
 
 from __future__ import annotations

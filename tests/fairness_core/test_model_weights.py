@@ -1,4 +1,4 @@
-"""Sample weights in the model comparisons (issue 25): compare_models, compare_model_aucs, compare_model_calibration,
+"""Sample weights in the model comparisons: compare_models, compare_model_aucs, compare_model_calibration,
 and in consistency. Weighted values against independent computations (scikit-learn with ``sample_weight`` on masks,
 literal formulas), integer weights against repeated rows, unit weights against the unweighted results, the paired
 intervals' coverage by simulation with weights that correct a known sampling bias, and bad weights refused."""

@@ -1,4 +1,4 @@
-"""Outcome semantics (issue 19, item 1; ARCHITECTURE §5.0): the event a score predicts, and whether a positive
+"""Outcome semantics: the event a score predicts, and whether a positive
 prediction of it is favourable or adverse for the person, are declared apart. The four-fifths rule, the p% and equal
 opportunity scores and the Theil benefit follow the favourable outcome; ranking and calibration follow the event."""
 

@@ -1,4 +1,4 @@
-"""The words of an outcome (issue 42, item 2): one place gives the phrases of every finding from the label's name, its
+"""The words of an outcome: one place gives the phrases of every finding from the label's name, its
 positive value, the declared outcome and the optional words of the mapping; the words are kept by the review
 configuration (JSON, the schema's bounds) and used by the library, the report's findings and the command line,
 without changing any number."""

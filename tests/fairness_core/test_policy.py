@@ -398,7 +398,7 @@ def test_docstring_examples():
     assert result.attempted > 0 and result.failed == 0
 
 
-# Verdicts that say what they could not assess (issue 19, item 6) ---------------------------------------------------
+# Verdicts that say what they could not assess ---------------------------------------------------
 
 def _few_positives(n_small_pos: int = 20):
     """Two large groups and 'afam' with `n_small_pos` actual positives among 200 rows."""

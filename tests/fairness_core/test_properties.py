@@ -1,4 +1,4 @@
-"""Property-based tests (hypothesis) for the invariants of ARCHITECTURE §7."""
+"""Property-based tests (hypothesis) for the metrics' invariants."""
 
 from __future__ import annotations
 
@@ -168,7 +168,7 @@ def test_ece_and_mce_lie_in_the_unit_interval(data, n_bins, strategy):
 @given(data=labelled(min_n=1), n_bins=st.integers(1, 12))
 def test_uniform_ece_equals_the_literal_formula(data, n_bins):
     y, s, _ = data
-    edges = np.arange(n_bins + 1) / n_bins  # exact edges (ARCHITECTURE §5.3)
+    edges = np.arange(n_bins + 1) / n_bins  # exact edges
     expected = 0.0
     for b in range(n_bins):
         last = b == n_bins - 1

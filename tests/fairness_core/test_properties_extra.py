@@ -1,4 +1,4 @@
-"""More property-based tests (hypothesis) for issue 11, beside test_properties.py (which has: the AUC table's
+"""More property-based tests (hypothesis), beside test_properties.py (which has: the AUC table's
 row-order invariance, 1 - AUC for negated scores, ratio disparities >= 1, perfect predictions on TPR/FPR/
 equalized odds, counts summing to sizes, ECE/MCE in [0, 1]) and test_bootstrap.py (fc.power_mean between
 min and max for p in ±1e-15, ±1000, ±inf).

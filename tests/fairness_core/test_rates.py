@@ -1,4 +1,4 @@
-"""Rates, rate disparities and equalized odds (ARCHITECTURE §5.2), against plain pandas / sklearn."""
+"""Rates, rate disparities and equalized odds, against plain pandas / sklearn."""
 
 from __future__ import annotations
 
@@ -67,7 +67,7 @@ def denominator(frame: pd.DataFrame, metric: str) -> int:
 
 def expected_comparisons(frame: pd.DataFrame, metric: str, reference: str, measure: str,
                          min_size: int) -> pd.DataFrame:
-    """The comparison table, from the definitions in ARCHITECTURE §5.2 (frame columns y, p, g)."""
+    """The comparison table, from the definitions (frame columns y, p, g)."""
     names = sorted(frame["g"].unique())
     sizes = frame["g"].value_counts()
     value = {g: pandas_rate(frame[frame["g"] == g], metric) for g in names}

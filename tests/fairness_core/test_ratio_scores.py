@@ -1,4 +1,4 @@
-"""p% score, equal opportunity score and correlation score (ARCHITECTURE §5.2, seed 003), against plain pandas."""
+"""p% score, equal opportunity score and correlation score (scikit-lego), against plain pandas."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The interval of a max or mean over comparisons (issue 41, item 3): nominal coverage, narrower than the Bonferroni
+"""The interval of a max or mean over comparisons: nominal coverage, narrower than the Bonferroni
 join it replaced, in simulation against a known truth (the full benchmark is benchmarks/coverage.py)."""
 
 import zlib

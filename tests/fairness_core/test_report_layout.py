@@ -1,4 +1,4 @@
-"""The review report read by a committee and printed on A4 (issue 22, item 5): every verdict line of a
+"""The review report read by a committee and printed on A4: every verdict line of a
 two-model report names its model, no heading shows an absent setting ("None"), charts get margins that hold
 their subgroup labels, and tables wider than the printed page are split by columns into parts that fit it.
 """

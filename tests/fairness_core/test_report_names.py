@@ -1,4 +1,4 @@
-"""The printed review report's details in human names and to the precision their intervals justify (issue 42, item 5):
+"""The printed review report's details in human names and to the precision their intervals justify:
 no library key (snake_case) in the visible text outside the JSON appendix, only the data's own names; estimates and
 interval ends to 3 significant digits, an interval as one column "low to high", counts with thousands separators,
 thresholds to 3 decimals; the JSON appendix keeps the keys and every digit.

@@ -1,4 +1,4 @@
-"""Rows needed to decide" (issue 41, item 4): an inconclusive verdict says about how many times the rows would
+"""Rows needed to decide": an inconclusive verdict says about how many times the rows would
 decide it at its current estimate, and at that many rows, were the truth the current estimate, the verdict is
 decided in at least half of the samples."""
 

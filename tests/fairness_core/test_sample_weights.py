@@ -1,4 +1,4 @@
-"""sample_weight in the count tables and the metric functions (point estimates; issue 25 item 1).
+"""sample_weight in the count tables and the metric functions (point estimates).
 
 Every weighted number is checked against an independent computation: scikit-learn with
 ``sample_weight``, Fairlearn's ``MetricFrame(..., sample_params=...)``, pandas, or the literal weighted
@@ -447,8 +447,8 @@ def test_adult_weighted_rates_by_sex_and_race(data_file):
 
 
 def test_the_readme_table_of_adult_with_its_random_forest(data_file):
-    """README "Sample weights": the random forest of adult_rf_binary.csv (predicted >50K = 1 - score) joined to
-    adult.data's fnlwgt by entity_id; its rows and weighted rates by race and sex, as the README prints them, and
+    """docs/weights.md: the random forest of adult_rf_binary.csv (predicted >50K = 1 - score) joined to
+    adult.data's fnlwgt by entity_id; its rows and weighted rates by race and sex, as docs/weights.md prints them, and
     the weighted ones equal to pandas."""
     adult = pd.read_csv(data_file("adult/adult.data"), header=None, names=ADULT_COLUMNS, skipinitialspace=True)
     rf = pd.read_csv(data_file("adult/adult_rf_binary.csv"))

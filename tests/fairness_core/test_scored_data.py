@@ -1,4 +1,4 @@
-"""ScoredData.from_frame: the validated boundary (ARCHITECTURE §3)."""
+"""ScoredData.from_frame: the validated boundary."""
 
 from __future__ import annotations
 

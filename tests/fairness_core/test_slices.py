@@ -1,4 +1,4 @@
-"""Slices and subset_score (seed 003's subset score), against filtering the data by hand."""
+"""Slices and subset_score (scikit-lego's subset score), against filtering the data by hand."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Fast paths of issue 8 equal straightforward references written out here.
+"""Fast paths equal straightforward references written out here.
 
 - ``Subgroups.from_attributes`` (factorized columns, mixed-radix codes) equals the former coding:
   sorted distinct values per column and ``np.unique(stacked, axis=0)`` over the rows.
@@ -6,7 +6,7 @@
 - ``Subgroups.crosstab`` of overlapping subgroups (one bincount over patterns) equals a masked
   bincount per subgroup.
 - The AUC family (runs of the rows outside each background, in score order) equals
-  ``roc_auc_score`` on the seed's masks, its DeLong intervals those of ``auc_interval`` on
+  ``roc_auc_score`` on the benchmark's masks, its DeLong intervals those of ``auc_interval`` on
   histograms of the masks, and the bootstrap replicates a literal per-replicate evaluation.
 """
 
@@ -21,9 +21,9 @@ from sklearn.metrics import roc_auc_score
 
 import fairness_core as fc
 from fairness_core import MISSING, Subgroups
-from fairness_core._metrics import auc as _auc
+from fairness_core._metrics import auc_ranking as _auc_ranking
 from fairness_core._subgroups import subgroups as _subgroups
-from fairness_core._metrics.auc import _Ranked
+from fairness_core._metrics.auc_ranking import _Ranked
 from fairness_core._stats.auc_bootstrap import auc_replicates
 from fairness_core._stats import bootstrap
 from fairness_core._stats.bootstrap import Atoms
@@ -109,7 +109,7 @@ def sk_auc(y, s, mask):
 
 
 def reference_table(y, s, groups: Subgroups, level=None):
-    """Per-subgroup AUCs with roc_auc_score on the seed's masks, counts from the masks, and the
+    """Per-subgroup AUCs with roc_auc_score on the benchmark's masks, counts from the masks, and the
     DeLong bounds of ``auc_interval`` on histograms of the masks (the former per-subgroup path)."""
     y = np.asarray(y).astype(bool)
     ranked = _Ranked.of(np.asarray(s, dtype=float))
@@ -315,7 +315,7 @@ def test_auc_intervals_equal_delong_on_the_mask_histograms(case, ties):
     groups = subgroup_cases(8, 500)[case]
     table = fc.bias_auc_table(y, s, groups, ci=0.9, n_boot=100)
     assert_table_matches(table, reference_table(y, s, groups, level=0.9))
-    # A one-class or one-row subgroup: NaN with the seed's notes.
+    # A one-class or one-row subgroup: NaN with the benchmark's notes.
     for _, row in table.iterrows():
         if row["n_positive"] == 0 or row["n_negative"] == 0:
             assert np.isnan(row["subgroup_auc"]) and "subgroup AUC undefined" in row["note"]
@@ -326,7 +326,7 @@ def test_blocks_of_subgroups_give_the_same_table(monkeypatch, case):
     y, s = scores_and_labels(9, 400, True)
     groups = subgroup_cases(9, 400)[case]
     whole = fc.bias_auc_table(y, s, groups, ci=0.95, n_boot=100)
-    monkeypatch.setattr(_auc, "_BLOCK_ROWS", 50)  # one or two subgroups per block
+    monkeypatch.setattr(_auc_ranking, "_BLOCK_ROWS", 50)  # one or two subgroups per block
     pd.testing.assert_frame_equal(fc.bias_auc_table(y, s, groups, ci=0.95, n_boot=100), whole)
 
 

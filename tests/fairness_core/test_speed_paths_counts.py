@@ -1,4 +1,4 @@
-"""The fast paths of the count tables (issue 8) give what the plain computations give.
+"""The fast paths of the count tables give what the plain computations give.
 
 - one home for the count tables: every module imports alone (no cycle: test_layers.py);
 - ``ThresholdCounts``: the confusion counts at any threshold equal ``confusion_counts(y, s >= t, g)``;

@@ -1,4 +1,4 @@
-"""Subgroups (ARCHITECTURE §4): names, membership, background, small flags and crosstab."""
+"""Subgroups: names, membership, background, small flags and crosstab."""
 
 from __future__ import annotations
 

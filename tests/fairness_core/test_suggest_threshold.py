@@ -1,4 +1,4 @@
-"""Thresholds suggested with their cost (issue 23, item 2): the band where every rate rule passes with its interval
+"""Thresholds suggested with their cost: the band where every rate rule passes with its interval
 equals a brute-force recomputation (rows thresholded at each threshold, the page's verdicts with their intervals) on
 two real datasets, and so do the cost table and the suggested threshold."""
 

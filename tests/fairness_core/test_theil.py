@@ -1,4 +1,4 @@
-"""Theil indices of the benefit b = y_pred - y_true + 1 (ARCHITECTURE §5.2), against literal per-row numpy."""
+"""Theil indices of the benefit b = y_pred - y_true + 1, against literal per-row numpy."""
 
 from __future__ import annotations
 

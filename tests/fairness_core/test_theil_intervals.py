@@ -1,4 +1,4 @@
-"""Intervals on the Theil indices and the correlation score (issue 7, ARCHITECTURE §5.6).
+"""Intervals on the Theil indices and the correlation score.
 
 Every expected number is computed here from the rows: the literal Theil formula on explicit
 per-row benefits b = y_pred - y_true + 1, a row-level stratified bootstrap, numpy percentiles,

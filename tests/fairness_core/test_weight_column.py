@@ -1,4 +1,4 @@
-"""A weight column of a table (issue 25, item 4, library side): ColumnMapping(weight=), ScoredData's exclusions
+"""A weight column of a table: ColumnMapping(weight=), ScoredData's exclusions
 and refusals, the guessed mapping, the review and the command line's --weight, each against an independent
 weighted computation."""
 

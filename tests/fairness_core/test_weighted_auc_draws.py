@@ -1,4 +1,4 @@
-"""Intervals of the power means and the bias AUC score with sample weights (issue 25, item 2): replicates drawn from
+"""Intervals of the power means and the bias AUC score with sample weights: replicates drawn from
 the weighted AUCs' linearized joint law (``_stats.auc_draws``), checked against the literal per-row covariance, the
 table's own intervals, the count-table path, and by simulation against a known population value."""
 
@@ -95,7 +95,7 @@ def test_unit_weights_give_an_interval_like_the_bootstraps():
 def test_coverage_of_the_weighted_bias_auc_score_when_weights_correct_a_sampling_bias():
     """Five groups of a population with known AUCs; the sample over-represents positives and the smallest group,
     and inverse inclusion probabilities undo it. The truth is the score on 1,000,000 population rows. Longer runs
-    (benchmarks and README): 94.4 % / 94.7 % / 93.9 % at 400 / 1,000 / 3,000 rows (1,000 samples each)."""
+    (benchmarks and docs/weights.md): 94.4 % / 94.7 % / 93.9 % at 400 / 1,000 / 3,000 rows (1,000 samples each)."""
     share, base = np.array([0.4, 0.25, 0.2, 0.1, 0.05]), np.array([0.3, 0.4, 0.2, 0.5, 0.35])
     mu, names = np.array([1.2, 1.0, 0.8, 1.4, 0.6]), np.array(list("abcde"))
 

@@ -1,4 +1,4 @@
-"""Calibration intervals with sample weights (issue 25, item 2): the reliability diagram's Wilson intervals on each
+"""Calibration intervals with sample weights: the reliability diagram's Wilson intervals on each
 bin's effective size, the bootstrap of weighted rows behind the squared calibration error and Brier intervals and the
 calibration disparity; each against an independent computation, and the coverage by simulation.
 

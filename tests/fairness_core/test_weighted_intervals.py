@@ -1,4 +1,4 @@
-"""Intervals of weighted rates (issue 25, item 2, first part): Wilson's interval on the rate's effective sample size
+"""Intervals of weighted rates: Wilson's interval on the rate's effective sample size
 (``weighted_wilson_interval``), its coverage measured by simulation against a known population rate, and the
 intervals still refused with weights (the bootstrap ones) saying so."""
 
@@ -121,7 +121,7 @@ def test_weighted_auc_variance_is_the_literal_linearization():
 def test_weighted_auc_intervals_cover_the_auc(sigma, n):
     """Scores N(label, 1) (AUC = Phi(1 / sqrt 2) = 0.760), log-normal weights unrelated to them, 300 samples
     (a: 30 % of the rows): the subgroup AUC of a within 93-97 %, misses on both sides. With sigma 1 and about 300
-    rows in a it measured 91.3 % (misses mostly above): heavy-tailed weights need more rows (README). The bootstrap
+    rows in a it measured 91.3 % (misses mostly above): heavy-tailed weights need more rows (docs/weights.md). The bootstrap
     of weighted rows measured 89-91 % where this linearization gives 94-95 %."""
     from scipy.stats import norm
 
@@ -145,7 +145,7 @@ def test_weighted_auc_intervals_cover_the_auc(sigma, n):
 def test_coverage_with_heavy_tailed_weights(n, low, high):
     """Weights unrelated to the label, log-normal with sigma 1 (Kish's design effect about 2.7), true rate 0.3:
     about 93 % from 200 rows (93.0 % at 200, 93.5 % at 1,000 with these seeds); at 40 rows (an effective size of
-    about 15) the interval under-covers (90.1 %), as the README says."""
+    about 15) the interval under-covers (90.1 %), as docs/weights.md says."""
     def draw(rng):
         return rng.random(n) < 0.3, rng.lognormal(0.0, 1.0, n)
 

@@ -1,5 +1,4 @@
-"""Intervals with sample weights of the performance table, the ratio scores, the Theil indices and the base rates
-(issue 25, item 2): each against an independent computation, and its coverage by simulation.
+"""Intervals with sample weights of the performance table, the ratio scores, the Theil indices and the base rates: each against an independent computation, and its coverage by simulation.
 
 The simulations draw samples from a known population of two groups (a: 30 %, or 6 % for a small group) and two
 strata (stratum 1: 20 % of every group) with confusion cells per (group, stratum); the samples hold stratum 1 at

@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 
 import fairness_core as fc
-from fairness_dashboard import local, local_paths
+from fairness_dashboard import counted_data, local, local_paths
 
 
 def rows(n: int, marker: str, seed: int) -> pd.DataFrame:
@@ -55,7 +55,7 @@ def test_later_queries_of_counted_files_refuse_a_swap(swapped):
     counted = local.counts(source, MAPPING, 100)
     assert counted.n_input == 300
     threshold = 0.12345   # inside a score bin of the count tables: its confusion counts need a scan
-    assert local.scans(counted, "score", threshold)
+    assert counted_data.scans(counted, "score", threshold)
     swap()
     with pytest.raises(ValueError, match="lies outside the directories this server may read"):
         counted.confusion_at("score", threshold)
@@ -64,7 +64,7 @@ def test_later_queries_of_counted_files_refuse_a_swap(swapped):
 
 @pytest.mark.parametrize("name", ["data[1]", "da*ta", "what?", "a[b]*c?"])
 def test_a_root_with_glob_characters_in_its_name_is_read_literally(tmp_path, monkeypatch, name):
-    """N8 of issue 40: a data root whose path held '[', '*' or '?' was unusable ("lies outside ...")."""
+    """A data root whose path held '[', '*' or '?' was unusable ("lies outside ...")."""
     root = tmp_path / name
     (root / "logs").mkdir(parents=True)
     rows(120, "OK", 3).to_parquet(root / "logs" / "a.parquet", index=False)

@@ -16,7 +16,7 @@ from fairness_dashboard import formats
     (1234.5678, "1,235"),
     (0.0523449, "0.05234"),     # below 0.1: more decimals, not fewer digits
     (0.000123456, "0.0001235"),
-    (2.3456e-5, "2.346e-5"),    # the Theil index of issue 10 (order 1e-5) was "0.0000"
+    (2.3456e-5, "2.346e-5"),    # a Theil index (order 1e-5) was "0.0000"
     (-4.2e-7, "-4.200e-7"),
     (0.99996, "1.000"),         # rounding that reaches the next power of ten keeps four digits
     (1.0, "1.000"),

@@ -134,3 +134,22 @@ def test_the_internals_the_test_suite_patches_are_there():
     assert all(callable(getattr(LocalScriptRunner, name, None)) for name in ("script_stopped", "request_stop", "join"))
     assert PATCHED["app_test.ScriptCache"] is ScriptCache and PATCHED["local_script_runner.ScriptCache"] is ScriptCache
     assert callable(getattr(ScriptCache, "get_bytecode", None))
+
+
+def test_the_patched_names_are_the_ones_streamlit_calls():
+    """The patches of tests/conftest.py replace module globals: they take effect only while Streamlit calls them by
+    those names (a call moved into a method, or a cache made elsewhere, would leave the suite on Streamlit's own
+    slower paths without a word). Each call site, and each patch in place."""
+    from streamlit.testing.v1 import app_test, local_script_runner
+    from streamlit.testing.v1.app_test import AppTest
+    from streamlit.testing.v1.local_script_runner import LocalScriptRunner
+
+    from tests import conftest
+
+    assert "require_widgets_deltas(self, timeout)" in inspect.getsource(LocalScriptRunner)
+    assert "ScriptCache()" in inspect.getsource(LocalScriptRunner.__init__)
+    assert "ScriptCache()" in inspect.getsource(AppTest)
+    assert local_script_runner.require_widgets_deltas is conftest._wait_for_script_run
+    assert app_test.ScriptCache() is local_script_runner.ScriptCache() is conftest._SCRIPTS   # one cache per process
+    assert set(conftest.PATCHED) == {"require_widgets_deltas", "app_test.ScriptCache",
+                                     "local_script_runner.ScriptCache"}
