@@ -200,9 +200,13 @@ def pytest_collection_modifyitems(config, items):
             # pytest-xdist 3.8 marks a test's group by appending "@<group>" to item._nodeid, which pytest 9.2 no longer
             # reads (a node's id is item._id): every test was then a group of its own, each worker started its own
             # app server, Chromium and Spark session. The same suffix, where pytest 9.2 keeps the id.
-            from _pytest.nodeid import NodeId
-
-            item._id = NodeId.parse(f"{item.nodeid}@{group.args[0]}")
+            # Older pytest (8.x) reads item._nodeid, which xdist sets itself: nothing to do there.
+            try:
+                from _pytest.nodeid import NodeId
+            except ImportError:
+                continue
+            if not item.nodeid.endswith(f"@{group.args[0]}"):
+                item._id = NodeId.parse(f"{item.nodeid}@{group.args[0]}")
     # The browser tests first: their two workers spend most of their time waiting on a server and Chromium, so
     # starting them at once, beside the CPU-bound tests on the other workers, shortens the run by several minutes.
     items.sort(key=lambda item: item.get_closest_marker("browser") is None)

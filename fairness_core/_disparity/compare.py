@@ -46,8 +46,8 @@ class NamedReference(str):
 
     __slots__ = ()
 
-    def __new__(cls, name: str) -> "NamedReference":
-        return super().__new__(cls, name)
+    def __init__(self, name: str) -> None:   # str.__new__ keeps the name; this signature documents it
+        super().__init__()
 
     def __repr__(self) -> str:
         return f"named_reference({str.__repr__(self)})"

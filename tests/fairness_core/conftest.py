@@ -13,7 +13,7 @@ import pandas as pd
 import pytest
 
 from tests.support import SHARED_DATA as DATA_DIR
-from tests.support import fail_or_skip, require_file
+from tests.support import missing_data, require_file
 
 COMPAS_FILE = "compas/compas-scores-two-years.csv"
 MADLIBS_FILE = "jigsaw_madlibs/madlibs_identities.csv"
@@ -31,7 +31,7 @@ def require_data_file(relative: str) -> Path:
 def data_dir() -> Path:
     """The shared data folder (``<project root>/../shared/data``)."""
     if not DATA_DIR.is_dir():
-        fail_or_skip(f"The shared data folder {DATA_DIR.resolve()} is missing (see shared/data/README.md).")
+        missing_data(f"The real data folder {DATA_DIR.resolve()}")
     return DATA_DIR
 
 
