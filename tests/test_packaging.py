@@ -33,6 +33,22 @@ def build_context(dest: Path) -> Path:
     return dest
 
 
+def fresh_environment(env_dir: Path, *, test_build_backend: bool = False) -> tuple[Path, Path]:
+    """A new virtual environment in `env_dir` that sees the test environment's packages behind its own (a ``.pth``
+    file in its site-packages), so installing the project into it with ``--no-deps`` needs no download; with
+    `test_build_backend`, its own setuptools (the older one ensurepip brings, which may not build the wheel) is
+    removed, so a build without isolation uses the test environment's. Returns (its python, its site-packages)."""
+    venv.create(env_dir, with_pip=True)
+    python = env_dir / "bin" / "python"
+    site = Path(subprocess.run([str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+                               check=True, capture_output=True, text=True).stdout.strip())
+    (site / "_deps.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
+    if test_build_backend:
+        subprocess.run([str(python), "-m", "pip", "uninstall", "--quiet", "--yes", "setuptools"],
+                       capture_output=True, timeout=300)
+    return python, site
+
+
 @pytest.fixture(scope="module")
 def wheel(tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("dist")
@@ -113,14 +129,9 @@ def test_the_app_command_serves_the_checkout_app_and_says_how_to_install_streaml
 
 def test_installed_into_a_fresh_environment_it_imports_and_its_command_writes_a_report(wheel, tmp_path):
     env_dir = tmp_path / "fresh"
-    venv.create(env_dir, with_pip=True)
-    python = env_dir / "bin" / "python"
+    python, _ = fresh_environment(env_dir)
     subprocess.run([str(python), "-m", "pip", "install", "--quiet", "--no-deps", "--no-index",
                     "--disable-pip-version-check", str(wheel)], check=True, capture_output=True, timeout=300)
-    # the dependencies of the environment running this test, behind the fresh one's own packages
-    site = subprocess.run([str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
-                          check=True, capture_output=True, text=True).stdout.strip()
-    (Path(site) / "_deps.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
     outside = tmp_path / "elsewhere"   # not the checkout: the import must come from the installed wheel
     outside.mkdir()
     done = subprocess.run([str(python), "-c", "import fairness_core as fc; print(fc.__file__); print(fc.__version__)"],
@@ -167,7 +178,6 @@ def test_requirements_txt_installs_the_app_into_a_fresh_environment_that_serves_
     """``pip install -r requirements.txt`` (as a Dockerfile or Streamlit Community Cloud runs it) installs this
     checkout with its app extra; ``streamlit run app.py`` then serves the app on 127.0.0.1 from that environment.
     The dependencies come from the environment running the tests (a ``.pth`` file), so nothing is downloaded."""
-    import shutil
     import socket
     import time
     import urllib.request
@@ -175,18 +185,9 @@ def test_requirements_txt_installs_the_app_into_a_fresh_environment_that_serves_
     lines = [line.strip() for line in (ROOT / "requirements.txt").read_text().splitlines()
              if line.strip() and not line.startswith("#")]
     assert lines == [".[app]"]
-    checkout = tmp_path / "checkout"   # a copy: the build writes into the tree it builds
-    shutil.copytree(ROOT, checkout, ignore=shutil.ignore_patterns(".venv", ".git", "test-artifacts", "build", "dist",
-                                                                  "*.egg-info", "__pycache__", ".pytest_cache"))
+    checkout = build_context(tmp_path / "checkout")   # a copy: the build writes into the tree it builds
     env_dir = tmp_path / "fresh"
-    venv.create(env_dir, with_pip=True)
-    python = env_dir / "bin" / "python"
-    site = subprocess.run([str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
-                          check=True, capture_output=True, text=True).stdout.strip()
-    (Path(site) / "_deps.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
-    # the build backend of the test environment (its setuptools builds wheels; the one ensurepip brings may not)
-    subprocess.run([str(python), "-m", "pip", "uninstall", "--quiet", "--yes", "setuptools"], capture_output=True,
-                   timeout=300)
+    python, site = fresh_environment(env_dir, test_build_backend=True)
     done = subprocess.run([str(python), "-m", "pip", "install", "--quiet", "--no-deps", "--no-index",
                            "--no-build-isolation", "--disable-pip-version-check", "-r", "requirements.txt"],
                           cwd=checkout, capture_output=True, text=True, timeout=600)

@@ -17,10 +17,8 @@ import os
 import shlex
 import shutil
 import subprocess
-import sysconfig
 import time
 import tomllib
-import venv
 from pathlib import Path
 
 import pytest
@@ -30,7 +28,7 @@ from tests.browser.conftest import ARTIFACTS, ConsoleLog, _free_port, _healthy, 
 from tests.browser.test_app_browser import go_to, open_app, screenshot, settle
 from tests.browser.test_listen_address_browser import listening
 from tests.support import ROOT
-from tests.test_packaging import build_context
+from tests.test_packaging import build_context, fresh_environment
 
 pytestmark = pytest.mark.browser
 
@@ -106,14 +104,7 @@ def installed(tmp_path_factory) -> dict:
     returns the environment variables (PATH first on its bin folder) to run its commands with."""
     tmp = tmp_path_factory.mktemp("installed-app")
     env_dir = tmp / "env"
-    venv.create(env_dir, with_pip=True)
-    python = env_dir / "bin" / "python"
-    site = subprocess.run([str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
-                          check=True, capture_output=True, text=True).stdout.strip()
-    (Path(site) / "_deps.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
-    # the build backend of the test environment (pyproject's "test" extra), not the older one ensurepip brings
-    subprocess.run([str(python), "-m", "pip", "uninstall", "--quiet", "--yes", "setuptools"], capture_output=True,
-                   timeout=300)
+    python, site = fresh_environment(env_dir, test_build_backend=True)
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PIP_", "PYTHON", "VIRTUAL_ENV", "STREAMLIT_"))}
     env.update(PATH=f"{env_dir / 'bin'}{os.pathsep}{env['PATH']}", VIRTUAL_ENV=str(env_dir), PIP_NO_INDEX="1",
                PIP_NO_DEPS="1", PIP_QUIET="1")
