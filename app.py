@@ -6,7 +6,7 @@ script (``__name__ == "__main__"``), as AppTest does. The App's lifespan hook sw
 Streamlit's older ``pages/``-directory mode before the first request, so a page's URL opened first
 after a server start gets the same navigation as every later request (``fairness_dashboard.navigation``).
 
-The shared state and sidebar are set up by ``fairness_dashboard.page_frame.draw()`` at the top of every page
+The shared state and sidebar are set up by ``fairness_dashboard.settings.page_frame.draw()`` at the top of every page
 rather than here: AppTest can run a page file directly, and the frame must be there then too.
 """
 

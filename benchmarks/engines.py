@@ -5,11 +5,16 @@
     python benchmarks/run.py --engine duckdb ...     (the same, from the main benchmark's command)
     python benchmarks/engines.py --rows 10000000 --review [--repeats 3]
     python benchmarks/engines.py --rows 150000 --files 300 --csv --review    (many small CSV files)
+    python benchmarks/engines.py --rows 1000000 --files 1 --review --auc-bins exact --in-memory
+                                 [--identities 20] [--memory-limit 2GB] [--threads 2]
 
 With ``--review`` it times the command line's review of the same logs instead (``fairness-core metrics
 ... --engine duckdb``, every identity column mapped), with intervals and with ``--no-intervals``, each in
 a fresh process, ``--repeats`` times, interleaved (with ``--csv``, the same rows as one CSV file per Parquet file): median wall and CPU seconds (the child's, DuckDB's threads
-included), peak RSS, the ratio of the medians, and the load average beside each run.
+included), peak RSS beside them, the ratio of the medians, and the load average beside each run. ``--auc-bins``,
+``--memory-limit`` and ``--threads`` are the command line's (without ``--memory-limit``, its default: half of the
+memory), ``--identities`` the identity columns mapped; ``--in-memory`` (one file) also reviews the file without
+``--engine``, the in-memory path, with intervals, and reports each engine run's peak RSS as a multiple of its.
 
 The layout: race x sex (disjoint), 20 overlapping identity columns
 (booleans, prevalence 1 % to 20 %), a 0/1 label and a float32 score, in ``--files`` Parquet files.
@@ -190,40 +195,56 @@ def check_sample(glob: str, sample: int, auc_bins, engine: str = "duckdb") -> di
             "max_bound": float(np.nanmax(table[[c for c in table.columns if c.endswith("binning_error")]]))}
 
 
-def review_times(glob: str, engine: str, repeats: int) -> dict:
+def review_times(glob: str, engine: str, repeats: int, *, auc_bins: str = "10000", identities: int = N_IDENTITY,
+                 memory_limit=None, threads=None, in_memory: bool = False) -> dict:
     """The command line's review of `glob` with and without intervals (see the module docstring)."""
     import shlex
     import statistics
     import tempfile
 
-    m = mapping()
-    command = [sys.executable, "-m", "fairness_core", "metrics", glob, "--engine", engine, "--label", m.label,
-               "--positive", str(m.positive_label), "--score", m.scores[0], "--threshold", "0.5"]
+    m = mapping(identities)
+    common = ["--label", m.label, "--positive", str(m.positive_label), "--score", m.scores[0], "--threshold", "0.5"]
     for c in m.protected:
-        command += ["--protected", c]
+        common += ["--protected", c]
     for c in m.indicators:
-        command += ["--identity", c]
-    runs: dict = {"intervals": [], "no_intervals": []}
+        common += ["--identity", c]
+    command = [sys.executable, "-m", "fairness_core", "metrics", glob, "--engine", engine, "--auc-bins", auc_bins,
+               *common]
+    command += (["--memory-limit", memory_limit] if memory_limit else []) + (["--threads", str(threads)] if threads
+                                                                            else [])
+    kinds = [("no_intervals", command + ["--no-intervals"]), ("intervals", command)]
+    if in_memory:   # the in-memory path: the one file, read whole, with intervals
+        files = sorted(Path(glob).parent.glob(Path(glob).name))
+        if len(files) != 1:
+            raise ValueError("--in-memory reviews one file: generate the rows with --files 1.")
+        kinds.append(("in_memory", [sys.executable, "-m", "fairness_core", "metrics", str(files[0]), *common]))
+    runs: dict = {name: [] for name, _ in kinds}
     with tempfile.TemporaryDirectory() as tmp:
         for _ in range(repeats):
-            for name, extra in (("no_intervals", ["--no-intervals"]), ("intervals", [])):
+            for name, run_command in kinds:
                 load = os.getloadavg()[0]
                 started = time.perf_counter()
-                child = subprocess.Popen(command + extra + ["--out", f"{tmp}/{name}.json"], stdout=subprocess.DEVNULL,
+                child = subprocess.Popen(run_command + ["--out", f"{tmp}/{name}.json"], stdout=subprocess.DEVNULL,
                                          stderr=subprocess.PIPE, text=True)
                 _, status, usage = os.wait4(child.pid, 0)
                 wall = time.perf_counter() - started
                 err = child.stderr.read()
                 child.stderr.close()
                 if os.waitstatus_to_exitcode(status) not in (0, 1):   # 1: a gating rule fails, a review all the same
-                    raise RuntimeError(f"{shlex.join(command + extra)} failed: {err[-2000:]}")
+                    raise RuntimeError(f"{shlex.join(run_command)} failed: {err[-2000:]}")
                 runs[name].append({"wall_s": wall, "cpu_s": usage.ru_utime + usage.ru_stime,
                                    "peak_rss_mib": usage.ru_maxrss / 1024, "load_average": load})
-                print(f"{name:13} {wall:6.1f} s wall, load {load:.1f}", file=sys.stderr)
+                print(f"{name:13} {wall:6.1f} s wall, {usage.ru_utime + usage.ru_stime:6.1f} CPU-s, "
+                      f"{usage.ru_maxrss / 1024:6.0f} MiB peak, load {load:.1f}", file=sys.stderr)
     out = {name: {key: statistics.median(r[key] for r in rs) for key in rs[0]} for name, rs in runs.items()}
     out["runs"] = runs
     out["wall_ratio"] = out["intervals"]["wall_s"] / out["no_intervals"]["wall_s"]
     out["cpu_ratio"] = out["intervals"]["cpu_s"] / out["no_intervals"]["cpu_s"]
+    if in_memory:
+        out["peak_rss_ratio_to_in_memory"] = {name: out[name]["peak_rss_mib"] / out["in_memory"]["peak_rss_mib"]
+                                              for name in ("no_intervals", "intervals")}
+    out["settings"] = {"auc_bins": auc_bins, "identities": identities, "memory_limit": memory_limit or "default",
+                       "threads": threads or "default"}
     return out
 
 
@@ -233,7 +254,12 @@ def main(argv=None) -> dict:
     parser.add_argument("--rows", type=int, default=100_000_000)
     parser.add_argument("--files", type=int, default=10)
     parser.add_argument("--engine", choices=["duckdb", "spark", "polars"], default="duckdb")
-    parser.add_argument("--memory-limit", default="2GB")
+    parser.add_argument("--memory-limit", help="DuckDB's memory limit (default: 2GB for the counts, the command "
+                                               "line's own default with --review)")
+    parser.add_argument("--threads", type=int, help="DuckDB's threads (default: one per core)")
+    parser.add_argument("--identities", type=int, default=N_IDENTITY, help="identity columns mapped (with --review)")
+    parser.add_argument("--in-memory", action="store_true",
+                        help="with --review and --files 1: also review the file in memory, with intervals")
     parser.add_argument("--auc-bins", default="10000", help='bins of the AUC counts, or "exact"')
     parser.add_argument("--sample", type=int, default=1_000_000, help="rows checked against the in-memory library")
     parser.add_argument("--data", default="/tmp/fairness-engine-bench", help="where the Parquet files are kept")
@@ -248,7 +274,7 @@ def main(argv=None) -> dict:
     folder = Path(args.data) / f"{args.rows}-{args.files}"
     glob = str(folder / "part-*.parquet")
     if args.child:
-        print(json.dumps(child(glob, args.engine, args.memory_limit, auc_bins)))
+        print(json.dumps(child(glob, args.engine, args.memory_limit or "2GB", auc_bins)))
         return {}
     started = time.perf_counter()
     make_files(folder, args.rows, args.files)
@@ -256,19 +282,22 @@ def main(argv=None) -> dict:
     if args.review:
         glob = as_csv(folder) if args.csv else glob
         results = {"engine": args.engine, "rows": args.rows, "files": args.files, "cpus": os.cpu_count(),
-                   "format": "csv" if args.csv else "parquet", **review_times(glob, args.engine, args.repeats)}
+                   "format": "csv" if args.csv else "parquet",
+                   **review_times(glob, args.engine, args.repeats, auc_bins=args.auc_bins, identities=args.identities,
+                                  memory_limit=args.memory_limit, threads=args.threads, in_memory=args.in_memory)}
         default = HERE / ("results-engines-review-csv.json" if args.csv else "results-engines-review.json")
         out = Path(args.out if args.out != str(HERE / "results-engines.json") else default)
         out.write_text(json.dumps(results, indent=2))
-        for name in ("no_intervals", "intervals"):
+        for name in ("no_intervals", "intervals", "in_memory")[:3 if args.in_memory else 2]:
             r = results[name]
             print(f"{name:13} {r['wall_s']:6.1f} s wall, {r['cpu_s']:6.1f} CPU-s, {r['peak_rss_mib']:6.0f} MiB peak")
         print(f"ratio (intervals / none): {results['wall_ratio']:.2f} wall, {results['cpu_ratio']:.2f} CPU")
         return results
     run = subprocess.run([sys.executable, __file__, "--child", "--rows", str(args.rows), "--files", str(args.files),
-                          "--engine", args.engine, "--memory-limit", args.memory_limit, "--auc-bins", args.auc_bins,
+                          "--engine", args.engine, "--memory-limit", args.memory_limit or "2GB",
+                          "--auc-bins", args.auc_bins,
                           "--data", args.data], capture_output=True, text=True, check=True)
-    results = {"engine": args.engine, "memory_limit": args.memory_limit, "auc_bins": args.auc_bins,
+    results = {"engine": args.engine, "memory_limit": args.memory_limit or "2GB", "auc_bins": args.auc_bins,
                "files": args.files, "cpus": os.cpu_count(), **json.loads(run.stdout.strip().splitlines()[-1])}
     results["check"] = check_sample(glob, args.sample, auc_bins, args.engine)
     Path(args.out).write_text(json.dumps(results, indent=2))

@@ -2,7 +2,7 @@
 """Benchmark: fairness_core against the tools a user would pick instead, at 10^6 rows, in one run.
 
     python benchmarks/run.py [--rows 1000000] [--subgroups 20] [--repeats 3] [--out results.json] [--quick]
-                             [--skip side,intervals,audit,incremental,loading,memory,app]
+                             [--skip side,import,intervals,audit,incremental,loading,memory,app]
     python benchmarks/run.py --engine duckdb|spark|polars [--rows 100000000] [engines.py options]
 
 The peers are optional, benchmark-only dependencies: ``pip install '.[app,bench]'`` in an
@@ -18,6 +18,8 @@ and a three-class label; two standardised features) feeds every section:
    Fairlearn's ``MetricFrame``, a plain pandas groupby, scikit-lego); the implementations of a row
    run interleaved, each ``--repeats`` times, and the medians of CPU seconds (``time.process_time``:
    every thread of the process) and wall seconds are reported; ratio = peer / ours (CPU);
+1b. the import: ``python -c "import fairness_core"`` against ``python -c "import pandas, numpy"``, fresh
+   processes interleaved;
 2. intervals on every metric at 1,000 replicates (the metrics of ``benchmarks/intervals.py``);
 3. the full audit: every number every page shows at default options, from a DataFrame;
 4. the incremental cost of a threshold, p, distance, reduction, reference or n_bins change;
@@ -25,6 +27,10 @@ and a three-class label; two standardised features) feeds every section:
    in a fresh process;
 6. the app: each page's first run and the rerun after each main control change on the uploaded
    file, through ``streamlit.testing.v1.AppTest`` (in a child process; wall seconds of the script).
+
+The report ends with the library's speed targets (AUC family >= 50x the literal code, seven rates from raw columns >= 1.2x
+a pandas groupby of the same counts, calibration >= 3x the calibration_curve loop, the import <= 0.7 s), each
+as measured in this run, with the machine's load average at its start and end.
 
 Before it reports, every pair of implementations is checked to agree (1e-9, or the documented
 definitional difference applied explicitly); any disagreement prints what differs and exits with
@@ -348,6 +354,13 @@ RATE_METRICS = {  # ours (rate_disparity's metric) -> guardian-ai function name
     "false_omission_rate": "false_omission_rate", "false_discovery_rate": "false_discovery_rate",
     "error_rate": "error_rate"}
 THREE_RATES = ("selection_rate", "true_positive_rate", "false_positive_rate")  # group_rates' and MetricFrame's names
+SEVEN_RATES = ["selection_rate", "true_positive_rate", "false_positive_rate", "false_negative_rate",
+               "false_omission_rate", "false_discovery_rate", "error_rate"]
+RATES_TARGET = "7 rates by race x sex from raw columns, one call"
+# Issue 48's targets: (side-by-side operation, or "import"; the smallest ratio peer / ours it asks for).
+TARGETS = [("AUC family, {n} identity columns, untied scores", 50.0), (RATES_TARGET, 1.2),
+           ("calibration per subgroup (race x sex), 10 uniform bins", 3.0)]
+IMPORT_TARGET_SECONDS = 0.7
 
 
 def _arrays(frame: pd.DataFrame, *names: str):
@@ -633,6 +646,33 @@ def rates_pandas_case() -> Case:
     return Case("3 rates by race, one call", "plain pandas groupby", (), setup, check)
 
 
+def rates_counts_case() -> Case:
+    """The seven rates by race x sex from raw columns, against one pandas groupby of the same counts."""
+    def setup(frame):
+        y, pred = _arrays(frame, "y", "pred")
+        prepared = fc.Subgroups.from_attributes(frame, ["race", "sex"], min_size=1)
+
+        def groupby():
+            cells = frame.groupby(["race", "sex", "y", "pred"]).size().unstack(["y", "pred"], fill_value=0)
+            tn, fp, fn, tp = (cells.get((a, b), 0) for a, b in ((0, 0), (0, 1), (1, 0), (1, 1)))
+            n = tn + fp + fn + tp
+            return pd.DataFrame({"selection_rate": (tp + fp) / n, "true_positive_rate": tp / (tp + fn),
+                                 "false_positive_rate": fp / (fp + tn), "false_negative_rate": fn / (fn + tp),
+                                 "false_omission_rate": fn / (fn + tn), "false_discovery_rate": fp / (fp + tp),
+                                 "error_rate": (fp + fn) / n})
+
+        return {"ours": lambda: fc.group_rates(y, pred, frame[["race", "sex"]]),
+                "ours_prepared": lambda: fc.group_rates(y, pred, prepared), "peer": peer(groupby)}
+
+    def check(results, checks):
+        theirs = results["peer"].sort_index()
+        for key in ("ours", "ours_prepared"):
+            checks.close(f"7 rates by race x sex vs pandas groupby ({key})", results[key][SEVEN_RATES].to_numpy(),
+                         theirs[SEVEN_RATES].to_numpy())
+
+    return Case(RATES_TARGET, "plain pandas groupby of the same counts", (), setup, check)
+
+
 def ratio_scores_case() -> Case:
     class Predictions:
         """An 'estimator' whose predictions are given: scikit-lego's scores take (estimator, X, y)."""
@@ -681,7 +721,8 @@ def cases(n_identity: int) -> list[Case]:
     return [auc_identity_case(n_identity), auc_attributes_case("score", "untied scores"),
             auc_attributes_case("score_tied", "tied scores (2 decimals)"), rates_guardian_case(),
             calibration_curve_case(), calibration_two_groups_case(), uab_case(), edf_case(), theil_case(),
-            consistency_case(), rates_metricframe_case(), rates_pandas_case(), ratio_scores_case(), subgroups_case()]
+            consistency_case(), rates_metricframe_case(), rates_pandas_case(), rates_counts_case(), ratio_scores_case(),
+            subgroups_case()]
 
 
 def available(modules: tuple) -> str | None:
@@ -761,7 +802,7 @@ def interval_rows(frame: pd.DataFrame, repeats: int, ref_boot: int, checks: Chec
 MAPPING = fc.ColumnMapping(label="y", positive_label=1, scores=SCORES, predicted_label="pred",
                            protected=("race", "sex"))
 CI = dict(ci=LEVEL, n_boot=N_BOOT, random_state=0)
-RATE_PAGE_METRICS = ("false_positive_rate", "false_negative_rate")  # fairness_dashboard.summaries.DEFAULTS["rates:metrics"]
+RATE_PAGE_METRICS = ("false_positive_rate", "false_negative_rate")  # fairness_dashboard.results.summaries.DEFAULTS["rates:metrics"]
 
 
 def _option_kw(distance="diff", reduction="max", reference="rest", ci=CI):
@@ -1015,7 +1056,8 @@ def child_app(path: str, repeats: int, quick: bool) -> dict:
     os.environ.setdefault("STREAMLIT_CLIENT_SHOW_ERROR_DETAILS", "full")
     for name in ("streamlit.runtime.scriptrunner_utils.script_run_context", "streamlit.runtime.caching.cache_data_api"):
         logging.getLogger(name).setLevel(logging.ERROR)
-    from fairness_dashboard import labels, state
+    from fairness_dashboard.presentation import labels
+    from fairness_dashboard.session import state
 
     data = Path(path).read_bytes()
     steps: dict[str, list] = {}
@@ -1106,6 +1148,65 @@ def run_child(kind: str, path: Path, *extra: str) -> dict:
     if done.returncode != 0:
         return {"error": (done.stderr or done.stdout).strip().splitlines()[-1:] or ["failed"]}
     return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+# Import time and targets --------------------------------------------------------------------------------
+
+
+def import_rows(repeats: int, log) -> dict:
+    """Seconds of ``python -c "import fairness_core"`` and of ``python -c "import pandas, numpy"`` in fresh
+    processes, interleaved (wall seconds, and the child's CPU seconds from its resource usage): the import every
+    command-line run and release gate pays, against the floor of its two dependencies."""
+    code = {"fairness_core": "import fairness_core", "pandas_numpy": "import pandas, numpy"}
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]).rstrip(os.pathsep))
+
+    def child(source):
+        def run():
+            before = resource.getrusage(resource.RUSAGE_CHILDREN)
+            subprocess.run([sys.executable, "-c", source], cwd=ROOT, env=env, check=True)
+            after = resource.getrusage(resource.RUSAGE_CHILDREN)
+            return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+        return run
+
+    timings = {name: Timing() for name in code}
+    for r in range(max(repeats, 3) + 1):   # one round more: the first warms the file cache
+        for name in (list(code) if r % 2 else list(code)[::-1]):
+            w0 = time.perf_counter()
+            cpu = child(code[name])()
+            if r:
+                timings[name].add(Run(None, cpu, time.perf_counter() - w0, None))
+    out = {name: t.summary() for name, t in timings.items()}
+    out["ratio_wall"] = out["fairness_core"]["wall"] / max(out["pandas_numpy"]["wall"], 1e-9)
+    log(f"  import fairness_core {out['fairness_core']['wall']:.3f} s, import pandas, numpy "
+        f"{out['pandas_numpy']['wall']:.3f} s (wall)")
+    return out
+
+
+def load_average() -> list | None:
+    """The machine's 1-, 5- and 15-minute load averages (None where the platform has none)."""
+    with contextlib.suppress(OSError, AttributeError):
+        return [round(x, 2) for x in os.getloadavg()]
+    return None
+
+
+def targets(results: dict) -> list[dict]:
+    """Issue 48's targets, each with the ratio this run measured (peer / ours, CPU) and whether it is met."""
+    rows = {r["operation"]: r for r in results.get("side_by_side", []) if "skipped" not in r}
+    out = []
+    for operation, goal in TARGETS:
+        operation = operation.format(n=results["meta"]["identity_columns"])
+        if operation in rows:
+            ratio = rows[operation]["ratio"]
+            out.append({"target": f"{operation} vs {rows[operation]['peer']}", "goal": f">= {goal:g}x",
+                        "measured": f"{ratio:.2f}x", "met": ratio >= goal})
+    imports = results.get("import")
+    if imports:
+        seconds = imports["fairness_core"]["wall"]
+        out.append({"target": 'python -c "import fairness_core" (wall s; ratio to "import pandas, numpy")',
+                    "goal": f"<= {IMPORT_TARGET_SECONDS:g} s",
+                    "measured": f"{seconds:.3f} s ({imports['ratio_wall']:.2f}x)",
+                    "met": seconds <= IMPORT_TARGET_SECONDS})
+    return out
 
 
 # Report ----------------------------------------------------------------------------------------------------
@@ -1216,6 +1317,12 @@ def markdown(results: dict) -> str:
             out.append(f"| {name} | the page showed an error: {' / '.join(shown)} | |")
         if app.get("error"):
             out.append(f"| (app) | error: {app['error']} | |")
+    if results.get("targets"):
+        out += ["", f"Targets of the library's speed, measured in this run; load average (1, 5, 15 min) at its start "
+                    f"{meta.get('load_start')}, at its end {meta.get('load_end')}:", "",
+                "| target | goal | measured | met |", "|---|---|---|---|"]
+        for row in results["targets"]:
+            out.append(f"| {row['target']} | {row['goal']} | {row['measured']} | {'yes' if row['met'] else 'no'} |")
     checks = results["agreement"]
     out += ["", f"Agreement: {sum(c['passed'] for c in checks)} of {len(checks)} checks passed (tolerance {TOL:g})."]
     for note in results["notes"]:
@@ -1234,7 +1341,7 @@ def main(argv: list[str] | None = None) -> dict:
                         help="one run each without warm-up, one row-bootstrap replicate, the app's page visits "
                              "and one control change")
     parser.add_argument("--skip", default="", help="comma-separated sections to leave out: "
-                                                  "side,intervals,audit,incremental,loading,memory,app")
+                                                  "side,import,intervals,audit,incremental,loading,memory,app")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--engine", choices=["duckdb", "spark", "polars"],
                         help="instead: the engine benchmark (benchmarks/engines.py) with this engine; "
@@ -1273,7 +1380,7 @@ def main(argv: list[str] | None = None) -> dict:
         "date": datetime.date.today().isoformat(), "rows": args.rows, "identity_columns": args.subgroups,
         "repeats": repeats, "app_repeats": 1 if args.quick else repeats, "quick": args.quick, "seed": args.seed,
         "command": " ".join(["python benchmarks/run.py", *(argv if argv is not None else sys.argv[1:])]),
-        "machine": machine()}, "notes": notes}
+        "machine": machine(), "load_start": load_average()}, "notes": notes}
     log(f"generating {args.rows:,} rows ...")
     frame = make_data(args.rows, args.subgroups, args.seed)
     if "side" not in skip:
@@ -1287,6 +1394,9 @@ def main(argv: list[str] | None = None) -> dict:
                          "categories then fail inside aif360")
     else:
         results["side_by_side"] = []
+    if "import" not in skip:
+        log("import time ...")
+        results["import"] = import_rows(repeats, log)
     if "intervals" not in skip:
         log("intervals ...")
         results["intervals"] = interval_rows(frame, repeats, 1 if args.quick else 2, checks, log)
@@ -1316,6 +1426,8 @@ def main(argv: list[str] | None = None) -> dict:
                                                loaded.get("predicted")],
                           [args.rows, ["race", "sex"], list(SCORES), "pred"])
     results["agreement"] = checks.records
+    results["meta"]["load_end"] = load_average()
+    results["targets"] = targets(results)
     if args.out:
         Path(args.out).write_text(json.dumps(results, indent=1, default=str))
     if checks.failed:

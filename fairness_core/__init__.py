@@ -87,7 +87,10 @@ from ._review.review import build_review, model_changes
 from ._review.gate import ChangeVerdict, changes_by_rule
 from ._review.suggest import ThresholdSuggestion, suggest_threshold
 from ._review.group_thresholds import GroupThresholds, group_thresholds
+from ._review.discovery import SubgroupDiscovery, discover_subgroups
 from ._review.from_counts import build_review_from_counts
+from ._review.over_time import OverTime, over_time
+from ._stats.trend import PeriodTrend, period_changes, period_trend
 from ._review.config_schema import CONFIG_BOUNDS, MAX_CONFIG_BYTES
 from ._review.export import export_name, neutralize_formulas, table_from_json, table_to_csv, table_to_json
 from ._review.auc_findings import auc_findings, direction_warning
@@ -134,6 +137,8 @@ _review_names = ["compare_models", "compare_model_aucs", "compare_model_calibrat
                  "rate_conclusions", "calibration_conclusions", "dataset_conclusions", "classwise_conclusions",
                  "bottom_line", "rule_plain_name", "result_subject", "model_changes", "ChangeVerdict", "changes_by_rule",
                  "suggest_threshold", "ThresholdSuggestion", "group_thresholds", "GroupThresholds"]
+_discovery_names = ["discover_subgroups", "SubgroupDiscovery"]
+_over_time_names = ["over_time", "OverTime", "period_trend", "PeriodTrend", "period_changes"]
 _export_names = ["neutralize_formulas", "table_to_csv", "table_to_json", "table_from_json", "export_name"]
 _threshold_names = ["performance_table", "explorer_thresholds", "threshold_curves", "disparity_curve", "rule_band",
                     "subgroup_threshold_effect", "SubgroupThresholdEffect"]
@@ -142,4 +147,4 @@ _findings_names = ["Finding", "disparity_findings", "rate_findings", "reduction_
 
 __all__ = (_data_names + _auc_names + _rate_names + _disparity_names + _calibration_names + _theil_names
            + _ratio_score_names + _scorer_names + _classwise_names + _dataset_names + _interval_names + _policy_names
-           + _findings_names + _threshold_names + _export_names + _review_names)
+           + _findings_names + _threshold_names + _export_names + _review_names + _over_time_names + _discovery_names)

@@ -15,13 +15,17 @@ from __future__ import annotations
 
 import argparse
 import math
+import re
 import sys
 from pathlib import Path
 
-# Distinct scores that --auc-bins exact may bring into memory (as the app's fairness_dashboard.local.MAX_EXACT_LEVELS): more are
-# refused with a message after one counting query, before any table of levels is built.
+# Distinct scores that --auc-bins exact may bring into memory (as the app's MAX_EXACT_LEVELS): with more (counted
+# by one query, before any table of levels is built) every AUC is from DEFAULT_AUC_BINS bins, said in the review.
 MAX_EXACT_LEVELS = 2_000_000
+DEFAULT_AUC_BINS = 10_000   # --auc-bins, and the bins of every AUC when a score has more distinct scores than the above
 DUCKDB_MAGIC = b"DUCK"   # bytes 8-11 of a DuckDB database file
+# A size DuckDB's memory_limit reads: a number with a unit (KB, MiB, G ...) or a share of the machine's memory (%).
+MEMORY_SIZE = re.compile(r"^\s*\d+(\.\d+)?\s*(%|[KMGT]i?B?)\s*$", re.IGNORECASE)
 
 EXAMPLES = """examples:
   python -m fairness_core report compas.csv --label two_year_recid --score decile_score \\
@@ -60,6 +64,7 @@ def _prog() -> str:
 def parser() -> argparse.ArgumentParser:
     """The argument parser of ``python -m fairness_core`` (installed: the ``fairness-core`` command)."""
     from ._review.suggest import MEASURES
+    from .engines._limits import default_memory_limit
 
     main = _Parser(
         prog=_prog(), formatter_class=argparse.RawDescriptionHelpFormatter, epilog=EXAMPLES,
@@ -139,8 +144,9 @@ def parser() -> argparse.ArgumentParser:
         sub.add_argument("--engine", choices=["duckdb", "spark", "polars"],
                          help="compute the counts where the data lives instead of loading it: DuckDB (out of core), "
                               "Spark (the active session under spark-submit, else one on --spark-master) or polars "
-                              "(streaming); intervals from the counts' atoms (one more pass per table), no "
-                              "consistency. With spark, DATA may be any URI Spark reads (hdfs://, s3a://, "
+                              "(streaming); intervals from the counts' atoms (one more pass per table; with more "
+                              "membership patterns than the engines' bound, the review without intervals, saying "
+                              "why), no consistency. With spark, DATA may be any URI Spark reads (hdfs://, s3a://, "
                               "abfss://, gs://, file://), given to it without a local check")
         sub.add_argument("--spark-master", metavar="URL",
                          help="with --engine spark: the master of the Spark session started here, e.g. "
@@ -151,8 +157,16 @@ def parser() -> argparse.ArgumentParser:
                               "table or view in it")
         sub.add_argument("--auc-bins", metavar="N or exact",
                          help="with --engine: score bins of the AUCs (each AUC within its reported max_binning_error "
-                              f"of the exact one), at most {MAX_EXACT_LEVELS:,}, or 'exact' (at most that many "
-                              "distinct scores per score column; default 10000)")
+                              f"of the exact one), at most {MAX_EXACT_LEVELS:,}, or 'exact' (a score column with "
+                              f"more distinct scores than that: every AUC from {DEFAULT_AUC_BINS} bins instead, said "
+                              f"in the review; default {DEFAULT_AUC_BINS})")
+        sub.add_argument("--memory-limit", metavar="SIZE",
+                         help="with --engine duckdb: the most memory DuckDB may use, e.g. 4GB, 512MiB or 25%% "
+                              "(beyond it, it spills to disk in its temporary directory); default: half of this "
+                              "machine's memory, or of its container's (cgroup) limit when lower, here "
+                              f"{default_memory_limit()}, leaving the rest for the review and other programs")
+        sub.add_argument("--threads", type=int, metavar="N",
+                         help="with --engine duckdb: the threads DuckDB computes with (default: one per core)")
         sub.add_argument("--out", metavar="FILE", required=name == "report",
                          help="where to write" + (" the HTML report" if name == "report" else " (default: stdout)"))
         if name == "metrics":
@@ -299,6 +313,13 @@ def _check_usage(args) -> None:
         raise ValueError("--spark-master URL sets the master of the Spark session: use it with --engine spark.")
     if args.table is not None and args.engine != "duckdb":
         raise ValueError("--table NAME reads a table of a DuckDB database file: use it with --engine duckdb.")
+    for flag, value in (("--memory-limit", args.memory_limit), ("--threads", args.threads)):
+        if value is not None and args.engine != "duckdb":
+            raise ValueError(f"{flag} sets how DuckDB computes the counts: use it with --engine duckdb.")
+    if args.memory_limit is not None and not MEMORY_SIZE.match(args.memory_limit):
+        raise ValueError(f"--memory-limit {args.memory_limit!r}: expected a size such as 4GB, 512MiB or 25%.")
+    if args.threads is not None and args.threads < 1:
+        raise ValueError(f"--threads {args.threads}: expected a whole number of threads, at least 1.")
     if args.auc_bins is not None and not args.engine:
         raise ValueError("--auc-bins sets the score bins of counts computed by an engine: use it with --engine "
                          "(without one, every AUC is exact).")
@@ -353,9 +374,10 @@ def _engine_review(args):
     ``--engine``."""
     from ._review.from_counts import build_review_from_counts
     from .engines._scored_counts import preview, scored_counts
+    from .engines import _limits
     from .engines._sources import read_source
 
-    text = "10000" if args.auc_bins is None else args.auc_bins
+    text = str(DEFAULT_AUC_BINS) if args.auc_bins is None else args.auc_bins
     bins = text if text == "exact" else int(text) if text.isascii() and text.isdigit() else None
     if bins is None or (bins != "exact" and not 2 <= bins <= MAX_EXACT_LEVELS):
         raise ValueError(f"--auc-bins {text!r}: expected a whole number of bins from 2 to {MAX_EXACT_LEVELS:,}, or "
@@ -369,7 +391,7 @@ def _engine_review(args):
                              "Tip: to read a CSV or Parquet file, leave out --table.")
         import duckdb
 
-        connection = duckdb.connect(args.data, read_only=True)
+        connection = duckdb.connect(args.data, read_only=True, config=_duckdb_settings(args))
         source = args.table
     else:
         if args.engine == "spark":   # Spark's errors are said in one line (engines.spark_error), not logged too
@@ -379,16 +401,27 @@ def _engine_review(args):
         source = read_source(args.data, args.engine, master=args.spark_master)
     config = _config(args, preview(source, engine=args.engine, connection=connection))
     thresholds = dict(config.thresholds)
-    try:
-        counts = scored_counts(source, config.mapping, threshold=next(iter(thresholds.values()), 0.5),
-                               n_bins=int(config.cal_n_bins), strategy=config.cal_strategy, auc_bins=bins,
-                               engine=args.engine, connection=connection, max_levels=MAX_EXACT_LEVELS)
-    except ValueError as exc:   # the library's tips name its parameters; here, the flags that set them
-        raise ValueError(str(exc).replace("(auc_bins=10000:", "(--auc-bins 10000:")) from None
+    # more distinct scores than exact levels may hold: every AUC from bins, said in the review (levels_fallback)
+    counts = scored_counts(source, config.mapping, threshold=next(iter(thresholds.values()), 0.5),
+                           n_bins=int(config.cal_n_bins), strategy=config.cal_strategy, auc_bins=bins,
+                           engine=args.engine, connection=connection, max_levels=MAX_EXACT_LEVELS,
+                           levels_fallback=DEFAULT_AUC_BINS, **_duckdb_settings(args))
     name = args.data if args.table is None else f"{Path(args.data).name}: {args.table}"
-    if config.ci is not None:   # intervals: the bootstrap's atoms, one more GROUP BY per table
-        counts = counts.with_atoms()
+    if config.ci is not None:   # intervals: the bootstrap's atoms, one more GROUP BY per table; too many patterns:
+        # the review of every point estimate, saying why it has no intervals (nothing computed is thrown away)
+        counts = counts.with_atoms(_limits.MAX_PATTERNS, too_many="skip")
     return build_review_from_counts(counts, config, source={"name": name})
+
+
+def _duckdb_settings(args) -> dict:
+    """``--memory-limit`` (default: :func:`~fairness_core.engines.default_memory_limit`) and ``--threads`` as
+    DuckDB's settings (``memory_limit``, ``threads``); none for another engine."""
+    if args.engine != "duckdb":
+        return {}
+    from .engines._limits import default_memory_limit
+
+    settings = {"memory_limit": args.memory_limit.strip() if args.memory_limit else default_memory_limit()}
+    return settings | ({"threads": args.threads} if args.threads else {})
 
 
 # The package each engine needs, and the extra of pyproject.toml that brings it (None: a dependency of the library).
@@ -558,6 +591,8 @@ def main(argv=None) -> int:
         print(line, file=sys.stderr)
     if args.quiet:
         return status
+    from ._review.from_counts import NO_ATOMS, NOT_COMPUTED
+
     model = [v for m in review.models for v in m.verdicts]
     rules = set(review.config.gate_rules)
     labels_gate = any(m is None for m, _ in gated)
@@ -569,6 +604,9 @@ def main(argv=None) -> int:
     for m in review.models:
         if m.suggestion is not None:
             print(suggestion_line(m.name, m.suggestion), file=sys.stderr)
+    for why in review.source.get("not_computed", [])[len(NOT_COMPUTED):]:   # what the bounds left out, and why
+        if why != NO_ATOMS:
+            print(f"note: not computed: {why}.", file=sys.stderr)
     if args.engine and review.config.baseline is not None:
         print(f"note: the changes from the baseline {review.config.baseline!r} are not judged with --engine (they "
               "need the rows in memory).", file=sys.stderr)

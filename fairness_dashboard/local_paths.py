@@ -6,7 +6,7 @@ The server names the directories in the environment variable ``FAIRNESS_LOCAL_DA
 the file system is looked at (:func:`candidates`: ``..`` resolved, no answer about files elsewhere), each
 match by its real path (:func:`real_inside`: links followed), and DuckDB reads through :func:`connect` only:
 the checked files, checked again before each query, or a database opened read-only with external access
-off, so its views cannot read other files. ``fairness_dashboard.local``'s sources are built from the paths
+off, so its views cannot read other files. ``fairness_dashboard.data.local``'s sources are built from the paths
 checked here.
 """
 

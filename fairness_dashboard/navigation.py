@@ -22,7 +22,8 @@ from typing import AsyncIterator
 
 import streamlit as st
 
-from . import memo, streamlit_internals
+from . import streamlit_internals
+from .session import memo
 
 # (script path relative to app.py, title); the first is the default page.
 PAGES: tuple[tuple[str, str], ...] = (
@@ -73,8 +74,8 @@ def pages() -> list:
 @asynccontextmanager
 async def server_lifespan(app) -> AsyncIterator[None]:
     """Server hook (``st.App(lifespan=...)``): no request ever runs in ``pages/``-directory mode, the libraries'
-    objects are out of the garbage collector's view (``fairness_dashboard.memo.freeze_startup_heap``), and while the server runs,
-    the memo and state of every ended session are released (``fairness_dashboard.memo.sweep_ended_sessions``).
+    objects are out of the garbage collector's view (``fairness_dashboard.session.memo.freeze_startup_heap``), and while the server runs,
+    the memo and state of every ended session are released (``fairness_dashboard.session.memo.sweep_ended_sessions``).
 
     Parameters
     ----------

@@ -7,7 +7,7 @@ function says what it needs and why):
 - :func:`session_id`: the running script's session (``get_script_run_ctx``), for the per-session memo;
 - :func:`server_runtime`, :func:`app_session`, :func:`is_connected`, :func:`end_session`: the server's
   ``Runtime`` and a session's ``AppSession``, for the sweep that releases ended sessions
-  (``fairness_dashboard.memo.release_ended_sessions``);
+  (``fairness_dashboard.session.memo.release_ended_sessions``);
 - :func:`use_navigation_pages`: ``PagesManager.uses_pages_directory``, cleared when the server starts
   (``fairness_dashboard.navigation.server_lifespan``);
 - :func:`logger`: Streamlit's logger, so the app's log lines go where Streamlit's do.

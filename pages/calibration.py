@@ -5,11 +5,13 @@ import streamlit as st
 
 import fairness_core as fc
 from fairness_core import plotting
-from fairness_dashboard import (
-    analysis, captions, compare, comparison_table, computations, controls, coverage, escape, formats, labels,
-    page_frame, progress, summaries,
-)
-from fairness_dashboard.definitions import definition_link
+from fairness_dashboard.data import analysis
+from fairness_dashboard.presentation import captions, coverage, escape, formats, labels
+from fairness_dashboard.presentation.definitions import definition_link
+from fairness_dashboard.results import computations, summaries
+from fairness_dashboard.sections import compare, comparison_table
+from fairness_dashboard.session import progress
+from fairness_dashboard.settings import controls, page_frame
 
 page_frame.draw()
 st.title("Calibration")
@@ -128,18 +130,22 @@ with policy_box:
                         "calibration rule bounds a difference of ECEs). Enter a maximum ratio above to assess it.")
         st.info(escape.md(result.interpretation))
     ref_text = labels.against(reference)  # article included
-    compared = "excess ℓ2 ECE diff" if result.debiased else "ECE ratio"   # the measured rows (fairness_dashboard.coverage)
+    compared = ["excess ℓ2 ECE diff, " + reduction, *coverage.comparisons("excess ℓ2 ECE diff", intervals.adjust)] \
+        if result.debiased else []   # the measured rows (fairness_dashboard.presentation.coverage); a ratio has none
     st.caption(f"Each subgroup's {'ℓ2 ECE' if result.debiased else 'ECE'} is compared with {ref_text}; distance: "
                f"{'excess ℓ2 ECE' if result.debiased else labels.DISTANCE_LABELS[distance]}. "
                f"Score column: {escape.md(score)}; {int(n_bins)} {strategy} bins."
-               + (f" Intervals: {formats.level_text(level)}; Wilson's for each bin's fraction of positives, and a "
-                  f"bootstrap with {intervals.n_boot:,} resamples (seed 0, stratified by subgroup) for the ℓ2 ECE "
-                  "(studentized), Brier and the disparities (the plug-in ECE and the MCE have none: both lie above "
-                  "their truth by the bins' noise, and their intervals covered 0 % and 0-9 % of calibrated groups)"
-                  + (f", {labels.ADJUST_LABELS[intervals.adjust]}-adjusted" if intervals.adjust else "") + "."
+               + (f" Intervals: {formats.level_text(level)}; Wilson's for each bin's fraction of positives; for each "
+                  "ℓ2 ECE, the high end from a studentized bootstrap and the low end from a test of calibration that "
+                  "redraws each bin's labels from its scores, so a calibrated subgroup's interval reaches 0; a "
+                  f"bootstrap with {intervals.n_boot:,} resamples (seed 0, stratified by subgroup) for the Brier score "
+                  "and the differences of ℓ2 ECEs"
+                  + (f" ({labels.ADJUST_LABELS[intervals.adjust]}-adjusted)" if intervals.adjust else "")
+                  + ". The plug-in ECE, the MCE and a ratio of ECEs have none: the first two lie above their truth by "
+                  "the bins' noise (their intervals covered 0 % and 0-9 % of calibrated groups), a ratio's covered "
+                  "0-92 % in the simulation."
                   + coverage.note(["ℓ2 ECE per subgroup", "Brier score per subgroup",
-                                   "ℓ2 ECE of the rest", "reliability diagram", f"{compared}, {reduction}",
-                                   *coverage.comparisons(compared, intervals.adjust)])
+                                   "ℓ2 ECE of the rest", "reliability diagram", *compared])
                   if level is not None else " Intervals are off, so the verdict rests on the point estimate alone."))
 
 with findings_box:

@@ -4,10 +4,12 @@ with intervals and the findings in plain words."""
 import streamlit as st
 
 from fairness_core import plotting
-from fairness_dashboard import (
-    analysis, captions, computations, controls, coverage, escape, formats, page_frame, progress, state, summaries,
-)
-from fairness_dashboard.definitions import definition_link
+from fairness_dashboard.data import analysis
+from fairness_dashboard.presentation import captions, coverage, escape, formats
+from fairness_dashboard.presentation.definitions import definition_link
+from fairness_dashboard.results import computations, summaries
+from fairness_dashboard.session import progress, state
+from fairness_dashboard.settings import controls, page_frame
 
 page_frame.draw()
 st.title("Class-wise bias")

@@ -7,10 +7,12 @@ import streamlit as st
 
 import fairness_core as fc
 from fairness_core import plotting
-from fairness_dashboard import (
-    analysis, captions, computations, controls, escape, formats, labels, loading, local, local_paths,
-    page_frame, profiling, progress, review_restore, review_url, state, tiles
-)
+from fairness_dashboard import local_paths
+from fairness_dashboard.data import analysis, loading, local, profiling
+from fairness_dashboard.presentation import captions, escape, formats, labels, tiles
+from fairness_dashboard.results import computations
+from fairness_dashboard.session import progress, state
+from fairness_dashboard.settings import controls, page_frame, review_restore, review_url
 
 LOCAL_KINDS = {"files": "Parquet or CSV files", "duckdb": "A DuckDB table"}
 ROWS_ANALYSED = {"counts": "Every row (counted where it lies)", "sample": f"A random sample of {local.SAMPLE_ROWS:,} rows"}

@@ -7,11 +7,13 @@ import streamlit as st
 
 import fairness_core as fc
 from fairness_core import plotting
-from fairness_dashboard import (
-    analysis, captions, comparison_table, computations, controls, coverage, escape, formats, labels, loading,
-    page_frame, profiling, progress, review_config, state, summaries,
-)
-from fairness_dashboard.definitions import definition_link
+from fairness_dashboard.data import analysis, loading, profiling
+from fairness_dashboard.presentation import captions, coverage, escape, formats, labels
+from fairness_dashboard.presentation.definitions import definition_link
+from fairness_dashboard.results import computations, summaries
+from fairness_dashboard.sections import comparison_table
+from fairness_dashboard.session import progress, state
+from fairness_dashboard.settings import controls, page_frame, review_config
 
 page_frame.draw()
 st.title("Dataset metrics")

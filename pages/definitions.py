@@ -1,13 +1,14 @@
 """Metric definitions: a guide to choosing metrics, then every metric's formula and how to read it.
 
-The content is the Markdown file ``fairness_dashboard/definitions.md``, loaded by ``fairness_dashboard/definitions.py``; this page only
+The content is the Markdown file ``fairness_dashboard/definitions.md``, loaded by ``fairness_dashboard/presentation/definitions.py``; this page only
 lays it out. No user data is shown.
 """
 
 import streamlit as st
 
-from fairness_dashboard import coverage, escape, page_frame
-from fairness_dashboard import definitions as defs
+from fairness_dashboard.presentation import coverage, escape
+from fairness_dashboard.presentation import definitions as defs
+from fairness_dashboard.settings import page_frame
 
 page_frame.draw(context=False)
 st.title("Metric definitions")

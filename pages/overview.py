@@ -5,10 +5,12 @@ with each page's current settings (or its defaults before it was opened)."""
 import streamlit as st
 
 from fairness_core import bottom_line, changes_by_rule, plotting, rule_plain_name, summarize_verdicts
-from fairness_dashboard import (
-    analysis, captions, compare, computations, controls, escape, formats, gate, labels, page_frame, progress,
-    review_export, state, summaries, tiles, tradeoff
-)
+from fairness_dashboard.data import analysis
+from fairness_dashboard.presentation import captions, escape, formats, labels, tiles
+from fairness_dashboard.results import computations, summaries
+from fairness_dashboard.sections import compare, gate, tradeoff
+from fairness_dashboard.session import progress, state
+from fairness_dashboard.settings import controls, page_frame, review_export
 
 page_frame.draw()
 st.title("Overview")
@@ -106,7 +108,7 @@ label_verdicts = [v for s in label_sections for v in s.verdicts]
 label_subjects = [w for s in label_sections for w in (s.subjects or ("",) * len(s.verdicts))]
 
 
-# The result each rule's verdict was evaluated on, by the key of its section's ``extra`` (fairness_dashboard.summaries): the ratio
+# The result each rule's verdict was evaluated on, by the key of its section's ``extra`` (fairness_dashboard.results.summaries): the ratio
 # scores by metric, the rate rules' largest disparities by (metric, distance), else the section's one result.
 _RESULT_KEYS = {"p_percent_score": "p_percent", "equal_opportunity_score": "opportunity"}
 

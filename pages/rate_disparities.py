@@ -4,12 +4,14 @@ with intervals, the findings in plain words and the verdicts of the policy rules
 import streamlit as st
 
 from fairness_core import plotting, summarize_verdicts
-from fairness_dashboard import (
-    analysis, captions, compare, comparison_table, computations, controls, coverage, escape, formats, labels,
-    page_frame, profiling, progress, state, summaries, tiles
-)
-from fairness_dashboard import threshold as threshold_sections
-from fairness_dashboard.definitions import RATE_KEYS, definition_link
+from fairness_dashboard.data import analysis, profiling
+from fairness_dashboard.presentation import captions, coverage, escape, formats, labels, tiles
+from fairness_dashboard.presentation.definitions import RATE_KEYS, definition_link
+from fairness_dashboard.results import computations, summaries
+from fairness_dashboard.sections import compare, comparison_table
+from fairness_dashboard.sections import threshold as threshold_sections
+from fairness_dashboard.session import progress, state
+from fairness_dashboard.settings import controls, page_frame
 
 page_frame.draw()
 st.title("Rate disparities")

@@ -5,11 +5,13 @@ import streamlit as st
 
 import fairness_core as fc
 from fairness_core import plotting
-from fairness_dashboard import (
-    analysis, captions, compare, computations, controls, coverage, escape, formats, labels, page_frame,
-    progress, summaries, tiles
-)
-from fairness_dashboard.definitions import definition_link
+from fairness_dashboard.data import analysis
+from fairness_dashboard.presentation import captions, coverage, escape, formats, labels, tiles
+from fairness_dashboard.presentation.definitions import definition_link
+from fairness_dashboard.results import computations, summaries
+from fairness_dashboard.sections import compare
+from fairness_dashboard.session import progress
+from fairness_dashboard.settings import controls, page_frame
 
 page_frame.draw()
 st.title("Subgroup AUCs")

@@ -177,6 +177,24 @@ def browser_group(module: str, own_server: bool = False) -> str:
     return "browser-2" if module in SECOND_BROWSER_GROUP else "browser-1"
 
 
+def keep_group(item, config) -> None:
+    """Make `item`'s ``xdist_group`` marker take effect under ``--dist loadgroup`` (tests/test_tiers.py checks it).
+
+    pytest-xdist 3.8 marks a test's group by appending "@<group>" to ``item._nodeid``, which pytest 9.2 no longer
+    reads (a node's id is ``item._id``): every test was then a group of its own, and each worker started its own
+    app server, Chromium and Spark session. This writes the same suffix where pytest 9.2 keeps the id; on older
+    pytest (8.x), which reads ``item._nodeid`` as xdist sets it, it does nothing."""
+    group = item.get_closest_marker("xdist_group")
+    if group is None or not getattr(config.option, "loadgroup", False):   # not an xdist worker of --dist loadgroup
+        return
+    try:
+        from _pytest.nodeid import NodeId
+    except ImportError:
+        return
+    if not item.nodeid.endswith(f"@{group.args[0]}"):
+        item._id = NodeId.parse(f"{item.nodeid}@{group.args[0]}")
+
+
 @pytest.hookimpl(tryfirst=True)   # before xdist's own hook, which reads the groups
 def pytest_collection_modifyitems(config, items):
     """`make test` runs pytest-xdist workers with ``--dist loadgroup``: the browser tests go to two groups
@@ -195,18 +213,7 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(pytest.mark.xdist_group(browser_group(module, getattr(item.module, "OWN_SERVER", False))))
         elif item.get_closest_marker("spark") is not None:
             item.add_marker(pytest.mark.xdist_group("spark"))
-        group = item.get_closest_marker("xdist_group")
-        if group is not None and getattr(config.option, "loadgroup", False):   # an xdist worker of --dist loadgroup
-            # pytest-xdist 3.8 marks a test's group by appending "@<group>" to item._nodeid, which pytest 9.2 no longer
-            # reads (a node's id is item._id): every test was then a group of its own, each worker started its own
-            # app server, Chromium and Spark session. The same suffix, where pytest 9.2 keeps the id.
-            # Older pytest (8.x) reads item._nodeid, which xdist sets itself: nothing to do there.
-            try:
-                from _pytest.nodeid import NodeId
-            except ImportError:
-                continue
-            if not item.nodeid.endswith(f"@{group.args[0]}"):
-                item._id = NodeId.parse(f"{item.nodeid}@{group.args[0]}")
+        keep_group(item, config)
     # The browser tests first: their two workers spend most of their time waiting on a server and Chromium, so
     # starting them at once, beside the CPU-bound tests on the other workers, shortens the run by several minutes.
     items.sort(key=lambda item: item.get_closest_marker("browser") is None)

@@ -28,6 +28,7 @@ ROWS = {
     ("consistency (2 features, k = 5)", "aif360 consistency (n_neighbors = 6: self included)"): "aif360",
     ("3 rates by race, one call", "fairlearn MetricFrame"): "fairlearn",
     ("3 rates by race, one call", "plain pandas groupby"): None,
+    ("7 rates by race x sex from raw columns, one call", "plain pandas groupby of the same counts"): None,
     ("p% and equal opportunity scores, sex", "scikit-lego"): "sklego",
     ("Subgroups.from_attributes, race x sex", "pandas groupby(...).ngroup()"): None,
 }
@@ -53,6 +54,12 @@ def test_benchmark_runs_and_every_pair_agrees(tmp_path):
         assert ("skipped" not in rows[key]) == present, (key, rows[key].get("skipped"))
         if present:
             assert rows[key]["ratio"] > 0 and rows[key]["ours"]["cpu_runs"] and rows[key]["agreement_checks"] >= 1
+
+    # Issue 48's targets, each reported with the ratio this run measured (met or not: never asserted) and the load.
+    assert [r["goal"] for r in results["targets"]] == [">= 50x", ">= 1.2x", ">= 3x", "<= 0.7 s"]
+    assert all(isinstance(r["met"], bool) and r["measured"] for r in results["targets"])
+    assert results["import"]["fairness_core"]["wall_runs"] and results["import"]["ratio_wall"] > 0
+    assert "Targets of the library's speed" in done.stdout and len(results["meta"]["load_start"]) == 3
 
     assert len(results["intervals"]) == 9
     assert [r["step"] for r in results["audit"]][0].startswith("full audit")

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 # Files (or folders, ending in "/") of the full tier.
 FULL_FILES = ("tests/browser/", "tests/app/", "tests/test_benchmark_smoke.py", "tests/test_coverage_smoke.py",
-              "tests/test_packaging.py", "tests/test_docs.py")
+              "tests/test_packaging.py", "tests/test_docs.py", "tests/test_ci_gate_example.py")
 # Files inside a folder of the full tier that run in the check tier too: a short AppTest of every page.
 CHECK_FILES = ("tests/app/test_pages.py",)
 

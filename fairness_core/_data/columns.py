@@ -13,6 +13,9 @@ OUTCOME_MESSAGE = ("The 'positive_outcome' of a ColumnMapping says whether a pos
 WORDS_MESSAGE = ("The 'label_words' of a ColumnMapping are words for the label's values, e.g. {{'yes': 'denied', "
                  "'no': 'approved'}}. Got {got!r} instead.")
 
+TIME_MESSAGE = ("The 'time' of a ColumnMapping is the name of a column of times (dates, datetimes or integers), "
+                "or None. Got {got!r} instead.")
+
 
 @dataclass(frozen=True)
 class ColumnMapping:
@@ -59,6 +62,11 @@ class ColumnMapping:
         ``{"yes": "denied", "no": "approved"}``: findings then say "were denied" and "labelled approved"
         instead of "were predicted deny = yes" and "labelled deny = no" (``_review.outcome_words``). Words
         only: no number depends on them.
+    time : str or None, default=None
+        A column of times (dates, datetimes, ISO 8601 text, or integers such as a week number or a
+        release), read as the data gives them: a time zone is kept and periods follow its local
+        calendar. Only :func:`over_time` reads it, to assign each row to a period; every other
+        metric ignores it. Rows without a time are left out of the periods, counted.
     """
 
     label: str
@@ -75,8 +83,11 @@ class ColumnMapping:
     positive_outcome: str = "favourable"
     weight: Optional[str] = None
     label_words: tuple = ()
+    time: Optional[str] = None
 
     def __post_init__(self):
+        if self.time is not None and (not isinstance(self.time, str) or not self.time):
+            raise ValueError(TIME_MESSAGE.format(got=self.time))
         if self.positive_outcome not in OUTCOMES:
             raise ValueError(OUTCOME_MESSAGE.format(got=self.positive_outcome))
         words = self.label_words.items() if isinstance(self.label_words, dict) else self.label_words

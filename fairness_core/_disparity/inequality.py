@@ -28,7 +28,6 @@ from typing import Optional
 
 import numpy as np
 import pandas as pd
-from scipy.special import xlogy
 
 from .._stats.bootstrap import check_boot_options, percentile_interval, replicate_stat
 from .._data.checks import check_option
@@ -109,6 +108,8 @@ def mean_benefit(counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 def theil_of_counts(counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Individual Theil index of the rows behind counts of shape (..., 4) -> (values, notes)."""
+    from scipy.special import xlogy  # scipy on first use: import fairness_core stays light
+
     counts = np.asarray(counts, dtype=np.float64)
     n = counts.sum(axis=-1)
     mu, notes = mean_benefit(counts)
@@ -127,6 +128,8 @@ def between_group_theil(sizes: np.ndarray, means: np.ndarray, axis: int = -1) ->
     `sizes` and `means` broadcast together; groups with no rows take no part; NaN when the
     overall mean benefit is 0 or undefined, or a non-empty group's mean is NaN.
     """
+    from scipy.special import xlogy
+
     sizes = np.asarray(sizes, dtype=np.float64)
     means = np.asarray(means, dtype=np.float64)
     sizes, means = np.broadcast_arrays(sizes, means)

@@ -49,6 +49,8 @@ EDGE_MESSAGE = (
     "(bins=\"exact\"), or count the confusion table at this threshold directly."
 )
 BOUND_NOTE = "binned: |AUC - exact AUC| <= max_binning_error"
+# Levels x AUCs whose dense histograms AucCounts.table builds at once (2^22: 32 MiB of int64 per side).
+DENSE_CELLS = 2 ** 22
 
 
 def uniform_score_bins(low: float, high: float, n_bins: int) -> tuple[float, float]:
@@ -194,24 +196,35 @@ class AucCounts:
         level, n_boot, rng = check_boot_options(ci, n_boot, random_state, "AucCounts.table")
         if self.weighted:
             return self._weighted_table(level, n_boot, rng)
-        k = len(self.names)
-        pos = np.zeros((k, 3, len(self.levels)), dtype=np.int64)
-        neg = np.zeros_like(pos)
-        for j in range(k):
-            mn, mp, bn, bp = self._sides(j)
-            pos[j] = mp, bp, mp   # subgroup, BPSN, BNSP: whose positives ...
-            neg[j] = mn, mn, bn   # ... against whose negatives
-        n = np.column_stack([pos[:, 0].sum(axis=1), neg[:, 0].sum(axis=1), pos[:, 1].sum(axis=1),
-                             neg[:, 2].sum(axis=1)]) if k else np.zeros((0, 4), np.int64)
-        flat_pos, flat_neg = pos.reshape(-1, len(self.levels)), neg.reshape(-1, len(self.levels))
-        aucs = np.array([_auc_from_hists(p, q) for p, q in zip(flat_pos, flat_neg)]).reshape(k, 3)
+        k, n_levels = len(self.names), len(self.levels)
+        n, sizes = np.zeros((k, 4), dtype=np.int64), np.zeros((k, 3, 2), dtype=np.int64)
+        aucs, var, bound = np.zeros((k, 3)), np.zeros((k, 3)), np.zeros((k, 3))
+        # The dense histograms of a few subgroups at a time (at most DENSE_CELLS levels in all): with exact levels
+        # (a level per distinct score) those of every subgroup at once took several times the rows' memory.
+        step = max(1, DENSE_CELLS // max(3 * n_levels, 1))
+        for start in range(0, k, step):
+            chunk = range(start, min(k, start + step))
+            pos = np.zeros((len(chunk), 3, n_levels), dtype=np.int64)
+            neg = np.zeros_like(pos)
+            for i, j in enumerate(chunk):
+                mn, mp, bn, bp = self._sides(j)
+                pos[i] = mp, bp, mp   # subgroup, BPSN, BNSP: whose positives ...
+                neg[i] = mn, mn, bn   # ... against whose negatives
+            flat_pos, flat_neg = pos.reshape(-1, n_levels), neg.reshape(-1, n_levels)
+            sizes[chunk, :, 0], sizes[chunk, :, 1] = (flat_pos.sum(axis=1).reshape(-1, 3),
+                                                      flat_neg.sum(axis=1).reshape(-1, 3))
+            n[chunk] = np.column_stack([sizes[chunk, 0, 0], sizes[chunk, 0, 1], sizes[chunk, 1, 0],
+                                        sizes[chunk, 2, 1]])
+            aucs[chunk] = np.array([_auc_from_hists(p, q) for p, q in zip(flat_pos, flat_neg)]).reshape(-1, 3)
+            if level is not None:
+                var[chunk] = delong_variance(flat_pos, flat_neg)[1].reshape(-1, 3)
+            bound[chunk] = _binning_bound(flat_pos, flat_neg, self.exact).reshape(-1, 3)
+            del pos, neg, flat_pos, flat_neg
         interval = None
         if level is not None:
-            _, var = delong_variance(flat_pos, flat_neg) if k else (None, np.zeros(0))
             interval = [a.reshape(k, 3) for a in interval_of(
-                aucs.ravel(), var, flat_pos.sum(axis=1), flat_neg.sum(axis=1), level)]
+                aucs.ravel(), var.ravel(), sizes[:, :, 0].ravel(), sizes[:, :, 1].ravel(), level)]
         table = auc_frame(list(self.names), n, aucs, self.min_size, interval)
-        bound = _binning_bound(flat_pos, flat_neg, self.exact).reshape(k, 3)
         for i, column in enumerate(AUC_COLUMNS):
             table[f"{column}_max_binning_error"] = np.where(np.isnan(aucs[:, i]), np.nan, bound[:, i])
         if not self.exact:

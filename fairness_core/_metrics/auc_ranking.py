@@ -32,6 +32,9 @@ import numpy as np
 
 # Rows of the per-subgroup segments handled at once (bounds the memory of overlapping subgroups).
 _BLOCK_ROWS = 1 << 22
+# Overlapping subgroups are listed from their (subgroups, rows) table when it has at most this many cells per row
+# listed (a pass over the table costs less than a sort of the list), else pattern by pattern (see _listed).
+_DENSE_CELLS_PER_ROW = 32
 
 
 @dataclass(frozen=True)
@@ -66,7 +69,8 @@ class _Ranked:
         step[:1] = True
         np.not_equal(ordered[1:], ordered[:-1], out=step[1:])
         starts = np.flatnonzero(step)
-        sorted_level = np.cumsum(step, dtype=np.intp) - 1
+        sorted_level = np.cumsum(step, dtype=np.intp)
+        sorted_level -= 1
         return cls(len(starts), order, sorted_level, np.append(starts, len(ordered)))
 
     @cached_property
@@ -326,14 +330,15 @@ def _subgroup_counts(ys: np.ndarray, ranked: _Ranked, levels: _LevelTotals, grou
     `ys` are the labels in score order and `levels` their totals per level. Disjoint subgroups:
     the rows in score order are split by subgroup with one stable (radix) sort of their codes.
     Overlapping subgroups: each row is listed once per subgroup whose background it is not in
-    (through its membership pattern). Subgroups are taken in blocks of at most ``_BLOCK_ROWS``
-    listed rows (at least one subgroup each), which bounds the memory.
+    (through its membership pattern; :func:`_listed`). Subgroups are taken in blocks of at most
+    ``_BLOCK_ROWS`` listed rows (and table cells, when read from the table; at least one subgroup
+    each), which bounds the memory.
     """
     n, k = len(ys), len(groups.names)
     parts = []
     if groups.codes is not None:
-        codes = groups.codes[ranked.order]
-        by_subgroup = np.argsort(codes.astype(_small_int(k), copy=False), kind="stable")
+        codes = groups.codes.astype(_small_int(k), copy=False)[ranked.order]   # a narrow gather
+        by_subgroup = np.argsort(codes, kind="stable")
         sizes = np.bincount(codes, minlength=k)
         bounds = np.append(0, np.cumsum(sizes))
         for block in _blocks(sizes, _BLOCK_ROWS):
@@ -342,23 +347,19 @@ def _subgroup_counts(ys: np.ndarray, ranked: _Ranked, levels: _LevelTotals, grou
                                              variance))
     else:
         codes, member, background = groups.patterns
-        codes = codes[ranked.order]
+        codes = codes.astype(_small_int(member.shape[0]), copy=False)[ranked.order]
         outside = ~background                                             # (n_patterns, k)
         sizes = np.bincount(codes, minlength=member.shape[0]) @ outside  # rows listed per subgroup
-        for block in _blocks(sizes, _BLOCK_ROWS):
-            sel = outside[:, block]
-            per_pattern = sel.sum(axis=1)
-            _, sub_of_pair = np.nonzero(sel)             # pairs (pattern, subgroup), by pattern
-            count = per_pattern[codes]
-            rows = np.repeat(np.arange(n), count)        # each row once per subgroup of its pattern
-            # Entry e of row i is pair (first pair of i's pattern) + (e - first entry of row i).
-            shift = (np.cumsum(per_pattern) - per_pattern)[codes] - (np.cumsum(count) - count)
-            sub = sub_of_pair[np.arange(len(rows)) + np.repeat(shift, count)]
-            by_subgroup = np.argsort(sub.astype(_small_int(len(block)), copy=False), kind="stable")
-            rows, sub = rows[by_subgroup], sub[by_subgroup]
-            is_member = member[:, block][codes[rows], sub]
+        # Members are the rows outside the background unless an indicator is missing somewhere.
+        any_other = not np.array_equal(member, outside)
+        # Read from the (subgroups, rows) table when it has few cells per listed row, else listed pattern by pattern.
+        dense = k * n <= _DENSE_CELLS_PER_ROW * int(sizes.sum())
+        for block in _blocks(sizes, _BLOCK_ROWS, np.full(k, max(n, 1)) if dense else None):
+            rows, sub = _listed(codes, outside[:, block], sizes[block], dense)
+            is_member = member[:, block][codes[rows], sub] if any_other else None
             parts.append(_counts_by_segments(ranked.sorted_level[rows], ys[rows],
-                                             None if is_member.all() else is_member, sizes[block], levels, variance))
+                                             None if is_member is None or is_member.all() else is_member,
+                                             sizes[block], levels, variance))
     if not parts:
         return _SubgroupCounts(np.zeros((0, 4), np.int64), np.zeros((0, 3), np.int64),
                                *(2 * [np.zeros((0, 3))] if variance else []))
@@ -366,19 +367,47 @@ def _subgroup_counts(ys: np.ndarray, ranked: _Ranked, levels: _LevelTotals, grou
                              for f in ("n", "u2", "s10", "s01")))
 
 
+def _listed(codes: np.ndarray, outside: np.ndarray, sizes: np.ndarray, dense: bool) -> tuple[np.ndarray, np.ndarray]:
+    """The rows (positions in score order) outside the background of each subgroup of a block, and their subgroup:
+    subgroup by subgroup, each in score order.
+
+    `codes` are the rows' patterns in score order, `outside` (n_patterns, block) whether a pattern's rows are outside
+    a subgroup's background, `sizes` the rows so listed per subgroup. `dense`: the positions of the True values of
+    the (block, rows) table, read row by row (no sort); otherwise each row is listed once per subgroup of its pattern
+    and the list put in subgroup order by one stable (radix) sort, which costs in proportion to the rows listed.
+    """
+    n = len(codes)
+    if dense:
+        listed = np.flatnonzero(outside.T.take(codes, axis=1))
+        sub = np.repeat(np.arange(outside.shape[1]), sizes)
+        return listed - sub * n, sub
+    per_pattern = outside.sum(axis=1)
+    _, sub_of_pair = np.nonzero(outside)             # pairs (pattern, subgroup), by pattern
+    count = per_pattern[codes]
+    rows = np.repeat(np.arange(n), count)            # each row once per subgroup of its pattern
+    # Entry e of row i is pair (first pair of i's pattern) + (e - first entry of row i).
+    shift = (np.cumsum(per_pattern) - per_pattern)[codes] - (np.cumsum(count) - count)
+    sub = sub_of_pair[np.arange(len(rows)) + np.repeat(shift, count)]
+    by_subgroup = np.argsort(sub.astype(_small_int(outside.shape[1]), copy=False), kind="stable")
+    return rows[by_subgroup], sub[by_subgroup]
+
+
 def _small_int(k: int):
     """The smallest integer type for codes below `k` (numpy's stable sort is a radix sort up to 16 bits)."""
     return np.int16 if k <= np.iinfo(np.int16).max else np.intp
 
 
-def _blocks(sizes: np.ndarray, limit: int) -> list[np.ndarray]:
-    """Consecutive groups of subgroup indices whose sizes sum to at most `limit` (at least one each)."""
-    blocks, start, total = [], 0, 0
-    for j, size in enumerate(sizes.tolist()):
-        if j > start and total + size > limit:
+def _blocks(sizes: np.ndarray, limit: int, cells: np.ndarray | None = None) -> list[np.ndarray]:
+    """Consecutive groups of subgroup indices whose sizes (and `cells`, when given) each sum to at most `limit`
+    (at least one subgroup each)."""
+    blocks, start, total, total_cells = [], 0, 0, 0
+    cells = np.zeros(len(sizes), np.int64) if cells is None else cells
+    for j, (size, cell) in enumerate(zip(sizes.tolist(), cells.tolist())):
+        if j > start and (total + size > limit or total_cells + cell > limit):
             blocks.append(np.arange(start, j))
-            start, total = j, 0
+            start, total, total_cells = j, 0, 0
         total += size
+        total_cells += cell
     if len(sizes):
         blocks.append(np.arange(start, len(sizes)))
     return blocks

@@ -152,6 +152,8 @@ def weighted_point_table(names: list, member, other, overall: np.ndarray, member
             aucs[j] = [sub / (w1 * w0) if w1 > 0 and w0 > 0 else np.nan,
                        bpsn / (b1 * w0) if b1 > 0 and w0 > 0 else np.nan,
                        bnsp / (w1 * b0) if w1 > 0 and b0 > 0 else np.nan]
+    # BPSN and BNSP are sums less the subgroup's own part: a true 0 or 1 may come out 1e-15 beyond it
+    np.clip(aucs, 0.0, 1.0, out=aucs)
     sizes = effective_size(np.asarray(member.sum(axis=1)).reshape(-1), member_sq)
     table = auc_frame(list(names), n, aucs, min_size, None, sizes=sizes)
     table.attrs["overall_auc"] = _weighted_auc_from_hists(pos_all, neg_all)

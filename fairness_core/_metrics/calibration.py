@@ -126,7 +126,9 @@ def calibration_errors(y_true, y_prob, subgroups, *, n_bins: int = 10, strategy:
     min_per_group : int, default=5
         A subgroup with fewer rows gets NaN ECE, ℓ2 ECE and MCE with a note.
     ci : float in (0, 1) or None, default=None
-        Confidence level of bootstrap intervals (e.g. 0.95) of the squared error (studentized),
+        Confidence level of bootstrap intervals (e.g. 0.95) of the squared error (studentized; its
+        low end the smallest squared error a test of its size does not reject, 0 unless perfect
+        calibration is rejected: ``_disparity.calibration_errors.calibrated_low``),
         the ℓ2 ECE (its square root) and the Brier score (percentile), from a seeded multinomial
         bootstrap over (membership pattern, bin, sub-bin, label) counts, stratified by membership
         pattern, so subgroup sizes stay fixed. The plug-in ECE and the MCE have none (both lie
@@ -301,7 +303,10 @@ def calibration_disparity(y_true, y_prob, subgroups, *, n_bins: int = 10, strate
         makes). Debiased errors and their differences take the studentized bootstrap's interval
         (each replicate's deviation from the bootstrap's truth, the resampled rows' plug-in, over
         its own standard error, times the estimate's; a difference's variance the sum of its
-        sides'); plug-in ECEs and ratios the percentile interval. ``excludes_parity`` says whether
+        sides'), a debiased error's low end from a test of its size (``calibrated_low``); plug-in
+        ECEs the percentile interval. A ratio of ECEs has none (NaN, and ``table.attrs
+        ['no_interval']`` says why: its bootstrap interval covered 0-92 % at 95 %), so a bound on
+        it is judged on the point value. ``excludes_parity`` says whether
         the interval of the signed distance excludes 0, and ``p_value`` is the bootstrap p-value of
         parity; where parity is not excluded, ``disparity_ci_low`` is the parity value (0 or 1).
         Replicates in which the reduced value is undefined are left out of its interval and

@@ -46,7 +46,6 @@ from typing import Mapping, Optional
 
 import numpy as np
 import pandas as pd
-from scipy.stats import norm
 
 from .._metrics.auc_ranking import _ratio, _Ranked
 from .._metrics.auc_table import _note
@@ -368,6 +367,8 @@ def _table(parts: list, names: list, base: int, level, weighted: bool = False) -
         z = z_value(level)
         low = np.clip(diff - z * flat_se, -1.0, 1.0)
         high = np.clip(diff + z * flat_se, -1.0, 1.0)
+        from scipy.stats import norm  # scipy.stats on first use: import fairness_core stays light
+
         with np.errstate(divide="ignore", invalid="ignore"):
             p_value = np.where(flat_se > 0, 2.0 * norm.sf(np.abs(diff) / flat_se), np.nan)
         p_value[own] = np.nan

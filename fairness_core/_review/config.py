@@ -258,7 +258,7 @@ def _role_problems(config: "ReviewConfig") -> list[str]:
     m = config.mapping
     roles = [("the label", m.label), *(("a score", s) for s in m.scores), ("the predicted label", m.predicted_label),
              *(("a protected attribute", c) for c in m.protected), *(("an identity column", c) for c in m.indicators),
-             ("the weight", m.weight)]
+             ("the weight", m.weight), ("the time", m.time)]
     found, seen = [], {}
     for role, column in roles:
         if column is None:

@@ -74,6 +74,7 @@ SCHEMA: dict = {
                 "min_size": _COUNT, "n_bins": _between("integer", ATTRIBUTE_BINS),
                 "indicator_threshold": _NUMBER, "all_classes": {"type": "boolean"},
                 "positive_outcome": {"enum": ["favourable", "adverse"]}, "weight": _optional(_TEXT),
+                "time": _optional(_TEXT),   # the time column of over_time
                 # words for the label's values, by the value as text: {"yes": "denied", "no": "approved"}
                 "label_words": {"type": "object", "maxProperties": MAX_ITEMS,
                                 "additionalProperties": {"type": "string", "maxLength": MAX_WORD}},

@@ -54,7 +54,9 @@ def build_review_from_counts(counts, config: ReviewConfig, *, source: Optional[d
     Returns
     -------
     Review
-        ``source`` also holds ``engine`` and ``not_computed`` (what needs the rows).
+        ``source`` also holds ``engine`` and ``not_computed``: what needs the rows, and what the counts could not
+        compute within their bounds and why (``ScoredCounts.not_computed``: intervals over the bound on membership
+        patterns, exact AUC levels over theirs), its verdicts then judged on what was computed.
 
     Raises
     ------
@@ -109,7 +111,7 @@ def build_review_from_counts(counts, config: ReviewConfig, *, source: Optional[d
     subgroups = _subgroup_table(first, n, counts.subgroup_rows() if weighted else None)
     info = dict(source or {}) | {"engine": counts.engine, "rows_input": counts.n_input, "rows_in_slice": counts.n_input,
                                  "rows_used": counts.n_rows, "slice": "all rows",
-                                 "not_computed": list(NOT_COMPUTED) + ([] if counts.atoms else [NO_ATOMS])}
+                                 "not_computed": list(NOT_COMPUTED) + _not_computed(counts)}
     if weighted:   # as build_review records a weight column
         info |= {"weight": config.mapping.weight, "weight_total": n,
                  "effective_rows": float(effective_size(n, float(first.overall_sq.sum())))}
@@ -140,6 +142,14 @@ def _subgroup_table(first, n: float, rows=None):
                          "share": totals / n if n > 0 else np.zeros(len(totals)), "n_positive": positives,
                          "n_negative": totals - positives, "small": first.small,
                          "rows": np.asarray(rows, dtype=np.int64), "weight": totals})
+
+
+def _not_computed(counts) -> list:
+    """What the counts could not compute and why (``ScoredCounts.not_computed``), and the intervals when the counts
+    hold no atoms and say no reason of their own (``NO_ATOMS``)."""
+    said = list(getattr(counts, "not_computed", ()))
+    silent = not counts.atoms and not any(s.startswith("confidence intervals") for s in said)
+    return ([NO_ATOMS] if silent else []) + said
 
 
 def _calibration_note(counts, score: str) -> str:

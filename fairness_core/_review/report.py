@@ -286,6 +286,10 @@ def _p(text) -> dict:
     return {"kind": "p", "text": str(text)}
 
 
+# How an engine's review says why it has no intervals (engines._limits.INTERVALS_NOT_COMPUTED): the Intervals row.
+INTERVALS = "confidence intervals: "
+
+
 def _meta(review) -> dict:
     source, mapping = review.source, review.config.mapping
     rows = [("Data", source.get("name", "")), ("SHA-256", source.get("sha256", "not recorded")),
@@ -295,8 +299,10 @@ def _meta(review) -> dict:
             ("Models", ", ".join(list(mapping.scores) + ([mapping.predicted_label] if mapping.predicted_label else []))),
             ("Subgroups", ", ".join(list(mapping.protected) + list(mapping.indicators))
              + f"; minimum size {mapping.min_size}"),
-            ("Intervals", "off" if review.config.ci is None else f"{review.config.ci * 100:g} %, "
-                                                                   f"{review.config.n_boot:,} resamples, seed 0"),
+            ("Intervals", next((f"not computed: {why[len(INTERVALS):]}"   # why, said here only
+                                for why in source.get("not_computed", []) if why.startswith(INTERVALS)),
+                               "off") if review.config.ci is None else f"{review.config.ci * 100:g} %, "
+                                                                       f"{review.config.n_boot:,} resamples, seed 0"),
             ("Created", f"{review.created} by fairness-core {review.version}")]
     if mapping.weight:
         rows.insert(3, ("Weights", f"{mapping.weight}: every count is a sum of weights (total "
@@ -304,7 +310,9 @@ def _meta(review) -> dict:
                                    f"size (Kish; {source.get('effective_rows', float('nan')):,.0f} for every row)"))
     if source.get("engine"):
         rows.insert(3, ("Computed by", f"{source['engine']}, from count tables (the rows never left it); "
-                                       f"not computed: {', '.join(source.get('not_computed', []))}"))
+                                       "not computed: " + "; ".join(
+                                           why for why in source.get("not_computed", [])
+                                           if not why.startswith(INTERVALS))))
     return {"kind": "meta", "rows": rows}
 
 

@@ -234,7 +234,9 @@ def disparity_findings(result: DisparityResult, quantity: str, *, limit: int = 3
     size_fmt = _ratio_text if measure == "ratio" else diff_fmt
     kind_word = "ratio" if measure == "ratio" else "difference"
     level_txt = None if result.level is None else _level_text(result.level)
-    has_ci = "excludes_parity" in table.columns and result.level is not None
+    # A table whose intervals are all blank (a ratio of ECEs has none) says nothing about parity.
+    has_ci = ("excludes_parity" in table.columns and result.level is not None
+              and bool(table["disparity_ci_low"].notna().any()))
     used = np.ones(len(table), bool) if result.n_small_excluded == 0 else ~table["small"].to_numpy(dtype=bool)
     disp = table["disparity"].to_numpy(dtype=np.float64)
 

@@ -8,7 +8,6 @@ Composite numbers (power means, disparities, ECE, ...) get bootstrap intervals i
 from __future__ import annotations
 
 import numpy as np
-from scipy.special import ndtri   # the normal quantile: scipy.stats.norm.ppf without its argument checks
 
 CI_MESSAGE = (
     "The 'ci' parameter of {func} must be None or a confidence level strictly between 0 and 1, "
@@ -27,6 +26,7 @@ def check_ci(ci, func: str) -> float | None:
 
 def z_value(level: float) -> float:
     """Two-sided normal quantile z = ``scipy.stats.norm.ppf(1 - (1 - level) / 2)`` (1.96 for 0.95)."""
+    from scipy.special import ndtri  # the normal quantile without norm.ppf's argument checks; scipy on first use
     return float(ndtri(1.0 - (1.0 - level) / 2.0))
 
 
@@ -214,6 +214,8 @@ def mover_interval(k1, n1, k2, n2, level, distance_measure: str) -> tuple[np.nda
         NaN where a side has no trials; a ratio's high end is inf where b's Wilson interval
         reaches 0.
     """
+    from scipy.special import ndtri
+
     level = np.asarray(level, dtype=np.float64)
     z = np.asarray(ndtri(1.0 - (1.0 - level) / 2.0), dtype=np.float64)
     k1, n1, k2, n2 = (np.asarray(x, dtype=np.float64) for x in (k1, n1, k2, n2))

@@ -32,6 +32,8 @@ def _compact(key: np.ndarray, n_keys: int) -> tuple[np.ndarray, int]:
     """The observed values of `key` (integers in [0, n_keys)) numbered 0, 1, ... in increasing order -> (codes, count)."""
     if n_keys <= max(4 * len(key), 1 << 16):
         seen = np.bincount(key, minlength=n_keys) > 0
+        if seen.all():   # every value observed: the codes are the keys
+            return key.astype(np.intp), n_keys
         return (np.cumsum(seen) - 1).astype(np.intp)[key], int(seen.sum())
     key_codes, uniques = pd.factorize(key, sort=True)
     return key_codes.astype(np.intp, copy=False), len(uniques)

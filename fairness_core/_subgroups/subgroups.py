@@ -322,6 +322,9 @@ class Subgroups:
         membership = np.empty((len(data), len(columns)), dtype=bool)
         background = np.empty_like(membership)
         missing = []
+        # Without a missing value a row's pattern is its membership bits (first column most significant): the key
+        # is built from each column as it is read, so ``patterns`` need not pack and hash the rows again.
+        key = np.zeros(len(data), np.int64) if 0 < len(columns) < 63 else None
         for j, col in enumerate(columns):
             values = data[col]
             if values.dtype == bool:
@@ -329,16 +332,28 @@ class Subgroups:
             if not pd.api.types.is_numeric_dtype(values):
                 raise ValueError(INDICATOR_TYPE_MESSAGE.format(col=col, dtype=values.dtype))
             arr = values.to_numpy(dtype=np.float64, na_value=np.nan)
-            low, high = np.nanmin(arr, initial=0.0), np.nanmax(arr, initial=0.0)
+            low, high = np.min(arr, initial=0.0), np.max(arr, initial=0.0)   # NaN if a value is missing
+            has_nan = bool(np.isnan(low))
+            if has_nan:
+                low, high = np.nanmin(arr, initial=0.0), np.nanmax(arr, initial=0.0)
             if low < 0 or high > 1:
                 raise ValueError(INDICATOR_RANGE_MESSAGE.format(col=col, low=low, high=high))
-            np.greater_equal(arr, threshold, out=membership[:, j])
-            if np.isnan(arr).any():
+            member = np.greater_equal(arr, threshold)
+            membership[:, j] = member
+            if has_nan:
                 missing.append((j, arr))
+            if key is not None and not missing:
+                key <<= 1
+                key |= member
         np.logical_not(membership, out=background)  # without a missing value: background = not member
         for j, arr in missing:
             np.less(arr, threshold, out=background[:, j])
-        return cls(list(columns), membership, background, min_size)
+        groups = cls(list(columns), membership, background, min_size)
+        if key is not None and not missing:   # the patterns, ordered as ``patterns`` orders them
+            codes, n_codes = _compact(key, 1 << len(columns))
+            first = _representatives(codes, n_codes)
+            groups.__dict__["patterns"] = (codes, membership[first], background[first])
+        return groups
 
     def take(self, rows: np.ndarray) -> "Subgroups":
         """The same subgroups restricted to `rows` (a boolean mask or integer index)."""

@@ -15,9 +15,10 @@ the function that uses it. DuckDB and SQLGlot come with the default install; the
 from __future__ import annotations
 
 from ._result import ScoredCounts
-from ._limits import ENGINES, TooManyPatterns
+from ._limits import ENGINES, TooManyPatterns, default_memory_limit
 from ._scored_counts import preview, scored_counts
 from ._sources import read_source
 
 
-__all__ = ["ScoredCounts", "scored_counts", "preview", "read_source", "ENGINES", "TooManyPatterns"]
+__all__ = ["ScoredCounts", "scored_counts", "preview", "read_source", "ENGINES", "TooManyPatterns",
+           "default_memory_limit"]

@@ -1,4 +1,6 @@
-"""The engines' names and shared limits and messages (sources, patterns of membership)."""
+"""The engines' names and shared limits and messages (sources, patterns of membership, memory)."""
+
+import os
 
 ENGINES = ("duckdb", "spark", "polars", "ibis")
 CSV_TYPES = ["BIGINT", "DOUBLE", "DATE", "TIMESTAMP", "VARCHAR"]   # what DuckDB may guess for a CSV column
@@ -12,12 +14,19 @@ NO_FILES = "scored_counts: no file matches {source!r}. Tip: check the path or gl
 # (pattern, cell), up to the rows themselves when most rows have a pattern of their own. Measured: 63,623 patterns
 # (10^7 rows, 20 identity columns, race x sex) peak at 1.6 GB for the review with intervals (0.5 GB without), about
 # 20 KB a pattern, so this bound keeps the library and the command line within about 3 GB. The app keeps a lower
-# bound of its own (fairness_dashboard.local.MAX_PATTERNS), for a server shared by many sessions.
+# bound of its own (fairness_dashboard.data.local.MAX_PATTERNS), for a server shared by many sessions.
 MAX_PATTERNS = 150_000
 TOO_MANY_PATTERNS_REASON = (
     "Intervals from count tables read the counts of each membership pattern (a combination of subgroups and "
     "backgrounds: protected values and identity columns), and these rows have {n:,} patterns, more than {max:,}: "
     "reading them would take about as long as reading the rows."
+)
+# What a review says instead of its intervals when the counts hold too many patterns (ScoredCounts.not_computed).
+INTERVALS_NOT_COMPUTED = (
+    "confidence intervals: {n:,} membership patterns, more than the limit of {max:,} (reading the counts of each "
+    "would take about as long as reading the rows); the point estimates and counts are computed and the verdicts "
+    "judge them without intervals. Tip: choose fewer identity columns, or compute intervals on a random sample of "
+    "the rows"
 )
 TOO_MANY_PATTERNS = TOO_MANY_PATTERNS_REASON + (
     " Tip: compute the review without intervals "
@@ -43,3 +52,39 @@ class TooManyPatterns(ValueError):
         super().__init__(TOO_MANY_PATTERNS.format(n=n_patterns, max=max_patterns))
         self.n_patterns, self.max_patterns = int(n_patterns), int(max_patterns)
         self.reason = TOO_MANY_PATTERNS_REASON.format(n=n_patterns, max=max_patterns)
+
+# Where a cgroup's memory limit is written: cgroup v2, then v1.
+CGROUP_LIMITS = ("/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory/memory.limit_in_bytes")
+
+
+def default_memory_limit() -> str:
+    """DuckDB's memory limit that leaves room for the rest of the machine: half of its memory, or of the memory
+    limit of the cgroup this process runs in (a container's) when that is lower.
+
+    DuckDB's own default is 80 % of the machine's memory, whatever a container allows; its limit bounds its
+    buffers (hash tables and sorts spill to disk beyond it), not the Python side of the review, which the other
+    half is left for.
+
+    Returns
+    -------
+    str
+        E.g. ``"11986MiB"``, as DuckDB's ``SET memory_limit`` reads it.
+
+    Notes
+    -----
+    The cgroup's limit is read from ``/sys/fs/cgroup/memory.max`` (cgroup v2) or
+    ``/sys/fs/cgroup/memory/memory.limit_in_bytes`` (v1); the machine's memory from ``os.sysconf``
+    (``SC_PHYS_PAGES`` x ``SC_PAGE_SIZE``), as in the Linux kernel's documentation of cgroups
+    (https://docs.kernel.org/admin-guide/cgroup-v2.html).
+    """
+    total = os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    for path in CGROUP_LIMITS:
+        try:
+            with open(path) as fh:
+                text = fh.read().strip()
+        except OSError:
+            continue
+        if text.isdigit():   # "max" (v2) means no limit; v1 writes a huge number instead
+            total = min(total, int(text))
+        break
+    return f"{max(total // 2, 2 ** 28) // 2 ** 20}MiB"   # at least 256 MiB, as DuckDB needs some to start

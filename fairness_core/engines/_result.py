@@ -17,7 +17,7 @@ from .._metrics.auc_counts import AucCounts
 from .._stats.auc_bootstrap import level_groups
 from .._stats.bootstrap import Atoms
 from ._atoms import _AtomQueries
-from ._limits import MAX_PATTERNS, TooManyPatterns
+from ._limits import INTERVALS_NOT_COMPUTED, MAX_PATTERNS, TooManyPatterns
 
 
 @dataclass(frozen=True, eq=False)
@@ -67,6 +67,10 @@ class ScoredCounts:
         the library's intervals (``ci=``) work on it as on rows in memory.
     labels : ConfusionCounts or None
         With `atoms`: the labels counted against themselves, atoms included (:meth:`label_counts`).
+    not_computed : tuple of str
+        What was asked for but could not be computed within the bounds, and why, each a phrase a review lists
+        (``Review.source["not_computed"]``): exact AUC levels over ``max_levels`` of :func:`scored_counts` (with
+        its ``levels_fallback``), intervals over ``max_patterns`` of :meth:`with_atoms` (with ``too_many="skip"``).
     """
 
     mapping: ColumnMapping
@@ -90,8 +94,9 @@ class ScoredCounts:
     labels: Optional[ConfusionCounts] = None
     _atom_queries: Optional["_AtomQueries"] = field(default=None, repr=False)
     _count_rows: Optional[Callable] = field(default=None, repr=False)
+    not_computed: tuple = ()
 
-    def with_atoms(self, max_patterns: Optional[int] = MAX_PATTERNS) -> "ScoredCounts":
+    def with_atoms(self, max_patterns: Optional[int] = MAX_PATTERNS, *, too_many: str = "raise") -> "ScoredCounts":
         """The same counts with the atoms of the bootstrap: what ``ci=`` needs on every table.
 
         The bootstrap of ``fairness_core`` resamples counts per (row membership pattern, cell), never
@@ -130,12 +135,17 @@ class ScoredCounts:
             reading the atoms grows with patterns x cells, up to the rows themselves (many independent
             identity columns can give tens of thousands of patterns); the bootstrap's work does not
             (above ``_stats.bootstrap.BUCKET_PATTERNS`` it reweights buckets of rows). None: no bound.
+        too_many : {"raise", "skip"}, default="raise"
+            More patterns than `max_patterns`: "raise" refuses with ``TooManyPatterns``; "skip" returns these
+            counts without atoms, the reason (``INTERVALS_NOT_COMPUTED``) added to :attr:`not_computed`, so that a
+            review is still written with every point estimate (the command line's choice).
 
         Returns
         -------
         ScoredCounts
             With ``atoms=True``: equal counts (calibration sums up to summation order), and the
             atoms in ``ConfusionCounts.atoms``, ``CalibrationCounts.atoms`` and ``AucCounts.patterns``.
+            With ``too_many="skip"`` and too many patterns: these counts (``atoms=False``), saying why.
 
         Raises
         ------
@@ -143,6 +153,8 @@ class ScoredCounts:
             If this result has no engine to query again; ``TooManyPatterns`` (a ValueError) with more
             than `max_patterns` patterns (its message ``TOO_MANY_PATTERNS``).
         """
+        if too_many not in ("raise", "skip"):
+            raise ValueError(f"ScoredCounts.with_atoms: too_many must be 'raise' or 'skip'. Got {too_many!r} instead.")
         if self.atoms:
             return self
         q = self._atom_queries
@@ -150,6 +162,9 @@ class ScoredCounts:
             raise ValueError("ScoredCounts.with_atoms: this result has no engine to query again.")
         n_patterns = q.n_patterns()   # one number counted where the data lies, before any pattern is read
         if max_patterns is not None and n_patterns > max_patterns:
+            if too_many == "skip":
+                why = INTERVALS_NOT_COMPUTED.format(n=n_patterns, max=max_patterns)
+                return dataclasses.replace(self, not_computed=self.not_computed + (why,))
             raise TooManyPatterns(n_patterns, max_patterns)
         if self.weighted:   # the bucketed atoms of the confusion counts, the AUCs' weighted level atoms
             confusion = {s: q.confusion(s, self.threshold) for s in self.confusion}

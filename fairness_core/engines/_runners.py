@@ -19,7 +19,7 @@ def _plain(v):
     return v.item() if hasattr(v, "item") else v
 
 
-def _runner(source, engine, connection, memory_limit):
+def _runner(source, engine, connection, memory_limit, threads=None):
     """(run(sql) -> DataFrame, source column names, engine name) with the source as view ``__fc_source``.
 
     Paths are read by :func:`_duckdb_files` (or :func:`_polars_runner`): a list of files exactly as
@@ -54,6 +54,8 @@ def _runner(source, engine, connection, memory_limit):
         con = duckdb.connect()
         if memory_limit:
             con.execute(f"SET memory_limit = {_sql.literal(str(memory_limit))}")
+        if threads:
+            con.execute(f"SET threads = {int(threads)}")
     if isinstance(source, duckdb.DuckDBPyRelation):
         relation = source
     elif isinstance(source, str) and connection is not None and not _looks_like_path(source):

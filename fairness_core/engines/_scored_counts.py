@@ -19,7 +19,8 @@ from .._metrics.auc_counts import bin_edges_of, uniform_score_bins
 from .._subgroups.binning import quantile_edges_from_counts, quantiles_from_counts
 from .._subgroups.subgroups import INDICATOR_RANGE_MESSAGE
 from . import _atoms
-from ._atoms import _AtomQueries, _Keys, _Rows, _assemble, _calibration, _class_counts, _given_counts
+from ._atoms import _AtomQueries, _Rows, _assemble, _calibration, _class_counts, _given_counts
+from ._keys import _Keys
 from ._result import ScoredCounts
 from ._runners import _plain, _runner, _with_bins
 from ._sources import check_spark_files
@@ -32,6 +33,12 @@ MAX_HISTOGRAM = 5_000_000    # distinct values of such a column the engine may r
 TOO_MANY_LEVELS = (
     "Exact AUC levels of {col!r} would keep each of its {n:,} distinct scores (more than {max:,}), a table nearly "
     "as large as the data. Tip: use score bins (auc_bins=10000: each AUC within its reported max binning error)."
+)
+# What a review says instead when exact levels fall back to bins (levels_fallback; ScoredCounts.not_computed).
+EXACT_NOT_COMPUTED = (
+    "exact AUCs: {col!r} has {n:,} distinct scores, more than the limit of {max:,} (a table of its levels would be "
+    "nearly as large as the data); every AUC is from {bins:,} score bins instead, each within its reported "
+    "max_binning_error of the exact one"
 )
 QUANTILE_SCORES = (
     "Quantile calibration bins of {col!r} need its distinct scores, and it has {n:,}, more than scored_counts "
@@ -47,7 +54,8 @@ BINNED_PROTECTED = (
 def scored_counts(source: Any, mapping: ColumnMapping, *, threshold: float = 0.5, n_bins: int = 10,
                   strategy: str = "uniform", auc_bins: Union[int, str] = 10_000, engine: Optional[str] = None,
                   connection: Any = None, memory_limit: Optional[str] = None,
-                  max_levels: Optional[int] = 2_000_000) -> ScoredCounts:
+                  max_levels: Optional[int] = 2_000_000, levels_fallback: Optional[int] = None,
+                  threads: Optional[int] = None) -> ScoredCounts:
     """Compute every count table of `mapping` where the data lives.
 
     Parameters
@@ -102,6 +110,12 @@ def scored_counts(source: Any, mapping: ColumnMapping, *, threshold: float = 0.5
         With ``auc_bins="exact"``: refuse a score column with more distinct values than this
         (counted first, one more scan; ``TOO_MANY_LEVELS``), whose exact levels would bring a table
         as large as the data back into memory (10⁷ distinct scores took 7.5 GB). None: no check.
+    levels_fallback : int >= 2 or None, default=None
+        With ``auc_bins="exact"`` and a score column over `max_levels`: None refuses (``TOO_MANY_LEVELS``); a
+        number of bins counts every AUC with that many score bins instead, before any count table is scanned,
+        and says so in ``ScoredCounts.not_computed`` (``EXACT_NOT_COMPUTED``), so the rest is still computed.
+    threads : int or None
+        DuckDB's ``threads`` for a connection opened here (None: DuckDB's default, every core).
 
     Returns
     -------
@@ -136,7 +150,7 @@ def scored_counts(source: Any, mapping: ColumnMapping, *, threshold: float = 0.5
         raise ValueError(f'The \'auc_bins\' parameter of {func} must be "exact" or an integer >= 2. Got {auc_bins!r} instead.')
     if isinstance(auc_bins, str) and auc_bins != "exact":
         raise ValueError(f'The \'auc_bins\' parameter of {func} must be "exact" or an integer >= 2. Got {auc_bins!r} instead.')
-    run, columns, name = _runner(source, engine, connection, memory_limit)
+    run, columns, name = _runner(source, engine, connection, memory_limit, threads)
     _check_roles(pd.DataFrame(columns=columns), m)   # ScoredData's checks: missing columns, clashes, no model
     if name == "spark":   # a column missing from some files would be NULL in their rows
         check_spark_files(source, [c for c in (m.label, *m.scores, *m.protected, *m.indicators, m.predicted_label,
@@ -209,11 +223,17 @@ def scored_counts(source: Any, mapping: ColumnMapping, *, threshold: float = 0.5
         run = _with_bins(run, binned)
 
     with_missing = [int(kept[f"id_missing_{i}"] or 0) > 0 for i in range(len(m.indicators))]
+    not_computed = ()
     if auc_bins == "exact" and max_levels is not None:
         for score in m.scores:
             n_levels = int(run(_sql.distinct_query(plan, score))["n"].iloc[0])
             if n_levels > max_levels:
-                raise ValueError(TOO_MANY_LEVELS.format(col=score, n=n_levels, max=max_levels))
+                if levels_fallback is None:
+                    raise ValueError(TOO_MANY_LEVELS.format(col=score, n=n_levels, max=max_levels))
+                not_computed = (EXACT_NOT_COMPUTED.format(col=score, n=n_levels, max=max_levels,
+                                                          bins=int(levels_fallback)),)
+                auc_bins = int(levels_fallback)   # every score's AUC from bins: one setting for every table
+                break
 
     def query(score: str, t: float):
         i = m.scores.index(score)
@@ -321,7 +341,7 @@ def scored_counts(source: Any, mapping: ColumnMapping, *, threshold: float = 0.5
         class_sizes = dict(zip((str(t) for t in _as_text(sizes["v"].tolist())), sizes["n"].astype(int).tolist()))
     return ScoredCounts(m, n_input, n_rows, exclusions, float(threshold), confusion, auc, calibration, notes,
                         name, ranges, requery, recalibrate, tuple(_plain(v) for v in values), given, classes,
-                        class_sizes, _atom_queries=atom_queries, _count_rows=count_rows)
+                        class_sizes, _atom_queries=atom_queries, _count_rows=count_rows, not_computed=not_computed)
 
 
 def preview(source: Any, n: int = 10_000, *, engine: Optional[str] = None, connection: Any = None,
@@ -346,7 +366,7 @@ def preview(source: Any, n: int = 10_000, *, engine: Optional[str] = None, conne
     ValueError
         For ``sample=True`` with Spark.
     """
-    run, _, name = _runner(source, engine, connection, None)
+    run, _, name = _runner(source, engine, connection, None, None)
     if not sample:
         return run(f"SELECT * FROM {_sql.SOURCE} LIMIT {int(n)}")
     if name != "duckdb":

@@ -7,7 +7,7 @@ import os
 import re
 from typing import Callable, Optional
 
-from ._limits import CSV_TYPES, ENGINES, NO_FILES
+from ._limits import ENGINES, NO_FILES
 
 
 CSV_SUFFIXES = (".csv", ".csv.gz", ".tsv", ".txt")

@@ -28,7 +28,8 @@ from .._metrics.auc_counts import AucCounts
 from .._stats.auc_bootstrap import level_groups
 from .._stats.auc_draws import WeightedLevelAtoms
 from .._stats.bootstrap import Atoms
-from ._atoms import _AtomQueries, _Keys, _atoms_of, _pattern_of
+from ._atoms import _AtomQueries
+from ._keys import _Keys, _atoms_of, _pattern_of
 
 
 class _WeightedAtomQueries(_AtomQueries):

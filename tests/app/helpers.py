@@ -15,12 +15,13 @@ PAGES = ["pages/data.py", "pages/overview.py", "pages/subgroup_aucs.py", "pages/
 # on the session's first view and when opened: tests/app/test_data_base_rates.py).
 CHARTS = {"pages/data.py": 0, "pages/overview.py": 1, "pages/subgroup_aucs.py": 1, "pages/rate_disparities.py": 1, "pages/calibration.py": 2,
           "pages/classwise.py": 1, "pages/dataset_metrics.py": 1, "pages/definitions.py": 0}
-# The key under which each page keeps its open secondary section (fairness_dashboard.controls.sections).
+# The key under which each page keeps its open secondary section (fairness_dashboard.settings.controls.sections).
 SECTIONS = {"pages/rate_disparities.py": "rates:section", "pages/subgroup_aucs.py": "auc:section",
             "pages/calibration.py": "cal:section", "pages/dataset_metrics.py": "dataset:section"}
 
 
-# An interval as the pages write it under a tile: "95 % CI 0.123–0.568" (fairness_dashboard.formats.ci_text).
+# An interval as the pages write it under a tile: "95 % CI 0.123–0.568"
+# (fairness_dashboard.presentation.formats.ci_text).
 CI = re.compile(r"(\d+) % CI (\S+)–(\S+)")
 
 
@@ -32,21 +33,22 @@ def interval(caption: str) -> tuple[float, float, float]:
 
 
 def unescape(markdown: str) -> str:
-    """Markdown text as the reader sees it: fairness_dashboard.escape.md's backslash escapes and zero-width joiners removed."""
+    """Markdown text as the reader sees it: fairness_dashboard.presentation.escape.md's backslash escapes and zero-width joiners removed."""
     return re.sub(r"\\(.)", r"\1", markdown).replace("\u200d", "")
 
 
 def as_shown(value: float) -> float:
-    """`value` as a tile or the interval beside it shows it (fairness_dashboard.formats.tile: the tiles' one precision policy),
+    """`value` as a tile or the interval beside it shows it (fairness_dashboard.presentation.formats.tile: the tiles' one precision policy),
     read back as a number."""
-    from fairness_dashboard import formats
+    from fairness_dashboard.presentation import formats
 
     return float(formats.tile(value).replace(",", ""))
 
 
 def tile(app, label: str) -> tuple[str, list[str]]:
     """(value, captions) of the st.metric labelled `label` and the captions in its column, or in its own container
-    of a row of tiles (``fairness_dashboard.tiles.row``: the innermost container holding that metric alone)."""
+    of a row of tiles (``fairness_dashboard.presentation.tiles.row``: the innermost container holding that metric
+    alone)."""
     for column in app.columns:
         labels = [m.label for m in column.metric]
         if label in labels:
@@ -153,7 +155,7 @@ def each_section(at: AppTest, page: str):
 def open_section(at: AppTest, name: str, title: str, *, run: bool = True) -> AppTest:
     """Open the secondary section `title` of a page's tabs kept under `name` (e.g. "rates:section") and rerun
     (`run`; without it, the page opens on that section when it is next shown): only the open section is computed
-    and drawn (fairness_dashboard.controls.sections)."""
+    and drawn (fairness_dashboard.settings.controls.sections)."""
     at.session_state["keep:" + name] = title   # the kept choice, which the page reads when it is next shown
     if run:   # the tabs' own state, on the page shown now
         at.session_state["w:" + name] = title

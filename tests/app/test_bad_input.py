@@ -11,7 +11,8 @@ from streamlit.config import ShowErrorDetailsConfigOptions
 
 from fairness_core._data.reading import NESTED_NOTE, REPEATED_NAMES_MESSAGE
 from tests.app.helpers import PAGES, ROOT, each_section, metrics, widget
-from fairness_dashboard import profiling, escape, labels
+from fairness_dashboard.data import profiling
+from fairness_dashboard.presentation import escape, labels
 
 N = 300
 

@@ -27,7 +27,8 @@ from tests.app.helpers import figures, metrics, start, widget
 from tests.fairness_core.test_bad_input_catalogue import (GROUPS, LABEL, LONG_FIRST_ROW, N, PLAIN, SCORES,
                                                           formula_cells, gzip_bomb, hostile_review, mixed_encoding,
                                                           parquet, table_text, workbook)
-from fairness_dashboard import analysis, escape, formats, labels, loading, profiling
+from fairness_dashboard.data import analysis, loading, profiling
+from fairness_dashboard.presentation import escape, formats, labels
 
 
 @pytest.fixture(scope="module")
@@ -352,7 +353,7 @@ def test_a_hostile_restore_file_is_refused_at_once(app):
     # H1: 5 MB of opening tags without a close made the lazy regex quadratic (714 KB froze every session for 69 s);
     # two str.find calls read it in one pass. The stall check of a second session is in the browser tests.
     from tests.app.review_helpers import restore
-    from fairness_dashboard import review_restore as review
+    from fairness_dashboard.settings import review_restore as review
 
     hostile = b'<script type="application/json" id="review-config">' * 100_000
     assert len(hostile) > 5_000_000
@@ -451,7 +452,7 @@ def test_no_cell_of_the_tables_zip_starts_a_formula(tmp_path):
     # M3: a file named 'x,=1+1.csv' put the cell '=1+1' into every CSV of the Overview's ZIP (its context lines).
     import zipfile
 
-    from fairness_dashboard import review_export as ui_review
+    from fairness_dashboard.settings import review_export as ui_review
 
     with zipfile.ZipFile(io.BytesIO(ui_review.tables_zip(hostile_review(tmp_path)))) as archive:
         texts = {name: archive.read(name).decode() for name in archive.namelist()}

@@ -10,8 +10,8 @@ import pytest
 
 import fairness_core as fc
 from tests.app.helpers import CI, figures, open_section, tile, widget
-from fairness_dashboard import formats, labels
-from fairness_dashboard.loading import SAMPLE_DIR, SAMPLES
+from fairness_dashboard.data.loading import SAMPLE_DIR, SAMPLES
+from fairness_dashboard.presentation import formats, labels
 
 PAGE = "pages/calibration.py"
 TILE = "ECE disparity (max)"

@@ -13,7 +13,7 @@ import pytest
 from fairness_core.plotting import plot_text
 from tests.app.helpers import ROOT, figures, open_section, widget
 from tests.app.test_intervals_ui import verdicts
-from fairness_dashboard import labels
+from fairness_dashboard.presentation import labels
 
 CREDIT = pd.read_csv(ROOT / "sample_data" / "credit_decisions.csv")
 RATES, CALIBRATION, DATASET, AUC = ("pages/rate_disparities.py", "pages/calibration.py", "pages/dataset_metrics.py",

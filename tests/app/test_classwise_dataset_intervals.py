@@ -12,7 +12,7 @@ import pytest
 
 import fairness_core as fc
 from tests.app.helpers import CI, ROOT, as_shown, figures, interval, metrics, open_section, unescape, widget
-from fairness_dashboard import formats
+from fairness_dashboard.presentation import formats
 
 CREDIT = pd.read_csv(ROOT / "sample_data" / "credit_decisions.csv")
 CLASSWISE, DATASET = "pages/classwise.py", "pages/dataset_metrics.py"

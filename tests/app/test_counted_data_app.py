@@ -11,7 +11,9 @@ import fairness_core as fc
 from fairness_core import engines
 from fairness_core.engines import _result, _scored_counts
 from tests.app.helpers import ROOT, count_calls, metrics, open_section, scored_table, widget
-from fairness_dashboard import labels, local, local_paths
+from fairness_dashboard import local_paths
+from fairness_dashboard.data import local
+from fairness_dashboard.presentation import labels
 
 FILES = "Parquet or CSV files: a path, a folder or a glob"
 APPLY = "Apply mapping"

@@ -7,7 +7,8 @@ from statsmodels.stats.proportion import proportion_confint
 from streamlit.testing.v1 import AppTest
 
 from tests.app.helpers import ROOT, csv_bytes, figures, plotly_array, scored_table, widget
-from fairness_dashboard import labels, state
+from fairness_dashboard.presentation import labels
+from fairness_dashboard.session import state
 
 
 def _upload(frame) -> AppTest:

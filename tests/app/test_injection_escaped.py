@@ -2,8 +2,8 @@
 
 Every text field Streamlit renders as Markdown (bodies of markdown, captions, alerts and toasts;
 labels, values, deltas and help of tiles and widgets; radio options; expander and tab labels)
-must hold the data text only as ``fairness_dashboard.escape.md`` writes it, and every string of every Plotly figure
-only as ``plotting.plot_text`` writes it. The browser test (tests/browser/test_injection_browser.py)
+must hold the data text only as ``fairness_dashboard.presentation.escape.md`` writes it, and every string of every
+Plotly figure only as ``plotting.plot_text`` writes it. The browser test (tests/browser/test_injection_browser.py)
 checks what Chromium then renders and fetches.
 """
 
@@ -19,7 +19,7 @@ from fairness_core.plotting import plot_text
 from tests import hostile_data as hostile
 from tests.app.helpers import PAGES, each_section, open_section, start, widget
 from tests.support import ROOT
-from fairness_dashboard import escape, labels
+from fairness_dashboard.presentation import escape, labels
 
 # Element types whose strings are shown as plain text, or are data rather than text to render.
 PLAIN = {"text", "code", "json", "plotly_chart", "arrow_data_frame", "arrow_table", "exception"}

@@ -15,7 +15,7 @@ from sklearn.metrics import roc_auc_score
 
 import fairness_core as fc
 from tests.app.helpers import CI, as_shown, figures, interval, metrics, tile, unescape, widget
-from fairness_dashboard import escape, formats
+from fairness_dashboard.presentation import escape, formats
 
 RATE_PAGE, AUC_PAGE = "pages/rate_disparities.py", "pages/subgroup_aucs.py"
 

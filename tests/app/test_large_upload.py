@@ -11,7 +11,8 @@ from sklearn.metrics import roc_auc_score
 from streamlit.testing.v1 import AppTest
 
 from tests.app.helpers import PAGES, ROOT, csv_bytes, metrics, open_section, scored_table, widget
-from fairness_dashboard import loading as data, escape, formats, labels, profiling
+from fairness_dashboard.data import loading as data, profiling
+from fairness_dashboard.presentation import escape, formats, labels
 
 N_ROWS = 1_000_000
 

@@ -4,7 +4,7 @@ again, and every page starts with one line naming the dataset, model and slice."
 import pandas as pd
 
 from tests.app.helpers import PAGES, csv_bytes, scored_table, widget
-from fairness_dashboard import labels
+from fairness_dashboard.presentation import labels
 
 FRAME = scored_table(400)
 PAYLOAD = csv_bytes(FRAME)

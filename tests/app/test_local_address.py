@@ -6,7 +6,8 @@ from streamlit import config
 from streamlit.testing.v1 import AppTest
 
 from tests.app.helpers import ROOT
-from fairness_dashboard import escape, local_paths
+from fairness_dashboard import local_paths
+from fairness_dashboard.presentation import escape
 
 
 @pytest.mark.parametrize("address, warned", [("0.0.0.0", True), ("", True), ("192.0.2.10", True),

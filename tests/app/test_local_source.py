@@ -13,7 +13,9 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from tests.app.helpers import PAGES, ROOT, each_section, figures, metrics, open_section, scored_table, widget
-from fairness_dashboard import local, local_paths, formats, labels
+from fairness_dashboard import local_paths
+from fairness_dashboard.data import local
+from fairness_dashboard.presentation import formats, labels
 
 N_ROWS = 1_000_000
 FILES = "Parquet or CSV files: a path, a folder or a glob"

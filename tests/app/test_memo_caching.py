@@ -8,7 +8,9 @@ from streamlit.testing.v1 import AppTest
 
 import fairness_core as fc
 from tests.app.helpers import ROOT, each_section, metrics, widget
-from fairness_dashboard import analysis, computations, memo
+from fairness_dashboard.data import analysis
+from fairness_dashboard.results import computations
+from fairness_dashboard.session import memo
 
 
 @pytest.fixture
@@ -99,7 +101,7 @@ def test_memo_keeps_the_most_recent_entries_of_a_session():
     def script():
         import streamlit as st
 
-        from fairness_dashboard.memo import memo
+        from fairness_dashboard.session.memo import memo
 
         @memo(2)
         def double(x, _ignored=None):

@@ -9,7 +9,9 @@ from streamlit.testing.v1 import AppTest
 
 from fairness_core._data.reading import TOO_MANY_CELLS_MESSAGE
 from tests.app.helpers import PAGES, ROOT, csv_bytes, each_section, scored_table, widget
-from fairness_dashboard import loading as data, memo, state, escape, labels
+from fairness_dashboard.data import loading as data
+from fairness_dashboard.presentation import escape, labels
+from fairness_dashboard.session import memo, state
 
 MB = 2 ** 20
 
@@ -118,7 +120,7 @@ def session_script():
     """A session memoizing one 1 MiB array."""
     import numpy as np
 
-    from fairness_dashboard.memo import memo
+    from fairness_dashboard.session.memo import memo
 
     @memo(4)
     def block(i):

@@ -14,7 +14,8 @@ from tests.app.helpers import (
     count_calls, csv_bytes, figures, metrics, open_section, plotly_array as array, scored_table, tile, unescape, widget,
 )
 from tests.support import two_models_frame
-from fairness_dashboard import compare, formats, gate, labels
+from fairness_dashboard.presentation import formats, labels
+from fairness_dashboard.sections import compare, gate
 
 AUC_PAGE, RATE_PAGE = "pages/subgroup_aucs.py", "pages/rate_disparities.py"
 CAL_PAGE, OVERVIEW = "pages/calibration.py", "pages/overview.py"
@@ -129,8 +130,8 @@ def test_auc_heatmaps_and_table_on_madlibs(madlibs):
 
 
 def as_tile(cell: str) -> str:
-    """The value of a side-by-side cell ('0.6707 [0.6, 0.7]', written by fairness_dashboard.compare.cell with fairness_dashboard.formats.num) as
-    a tile writes it (fairness_dashboard.formats.tile, the tiles' precision policy)."""
+    """The value of a side-by-side cell ('0.6707 [0.6, 0.7]', written by fairness_dashboard.sections.compare.cell with fairness_dashboard.presentation.formats.num) as
+    a tile writes it (fairness_dashboard.presentation.formats.tile, the tiles' precision policy)."""
     text = cell.split(" [")[0]
     return text if text in ("undefined", "∞", "-∞") else formats.tile(float(text.replace(",", "")))
 

@@ -12,7 +12,7 @@ from tests.app.helpers import open_section, scored_table, widget
 from tests.app.helpers import unescape
 from tests.app.test_model_comparison import (AUC_PAGE, CAL_PAGE, RATE_PAGE, compare_on, table_with,
                                              upload_three_scores)
-from fairness_dashboard import compare
+from fairness_dashboard.sections import compare
 
 KEY = ["model", "subgroup", "auc"]
 

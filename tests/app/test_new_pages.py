@@ -8,13 +8,13 @@ import pandas as pd
 import pytest
 
 from tests.app.helpers import ROOT, figures, metrics, open_section, widget
-from fairness_dashboard import formats
+from fairness_dashboard.presentation import formats
 
 CREDIT = pd.read_csv(ROOT / "sample_data" / "credit_decisions.csv")
 
 
 def num(value: float) -> str:
-    """A tile's display of a metric value (fairness_dashboard.formats.tile, the tiles' one policy; tested in tests/ui)."""
+    """A tile's display of a metric value (fairness_dashboard.presentation.formats.tile, the tiles' one policy; tested in tests/ui)."""
     return formats.tile(value)
 
 

@@ -17,7 +17,7 @@ import fairness_core as fc
 from fairness_core._cli import main as cli
 from tests.app.helpers import ROOT, widget
 from tests.app.review_helpers import downloads, prepare  # noqa: F401
-from fairness_dashboard import captions, escape
+from fairness_dashboard.presentation import captions, escape
 
 CREDIT_PATH = ROOT / "sample_data" / "credit_decisions.csv"
 CREDIT = pd.read_csv(CREDIT_PATH)

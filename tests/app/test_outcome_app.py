@@ -8,7 +8,7 @@ import fairness_core as fc
 from tests.app.helpers import open_section, widget
 from tests.app.test_intervals_ui import upload
 from tests.fairness_core.test_outcome import credit
-from fairness_dashboard import captions, labels
+from fairness_dashboard.presentation import captions, labels
 
 
 def test_denial_is_proposed_as_adverse_and_the_four_fifths_rule_compares_approvals(app):

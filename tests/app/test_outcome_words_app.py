@@ -10,7 +10,9 @@ from tests.app.helpers import PAGES, start, widget
 from tests.app.review_helpers import downloads, prepare, restore  # noqa: F401 (a fixture)
 from tests.app.test_intervals_ui import upload
 from tests.fairness_core.test_outcome import credit
-from fairness_dashboard import labels, review_url, state
+from fairness_dashboard.presentation import labels
+from fairness_dashboard.session import state
+from fairness_dashboard.settings import review_url
 
 # Names a rule of an adverse outcome must not have: these numbers are of the favourable prediction (approvals).
 WRONG_NAMES = ("Selection-rate ratio", "True-positive-rate ratio", "Four-fifths rule on true positive rates",

@@ -10,7 +10,7 @@ import pytest
 from tests.app.helpers import figures, metrics, widget
 from tests.app.test_intervals_ui import (AUC_PAGE, RATE_PAGE, compas_counts, findings, load_compas, unescape,
                                          verdicts)
-from fairness_dashboard import captions
+from fairness_dashboard.presentation import captions
 
 OVERVIEW = "pages/overview.py"
 
@@ -219,7 +219,7 @@ def test_compare_models_gives_each_model_its_own_bottom_line_and_scorecard(app):
 def test_each_rule_per_subgroup_opens_below_the_scorecard(app):
     """On the credit sample: "Each rule per subgroup", collapsed and not drawn until opened, then one facet per row of
     the scorecard, each subgroup's value behind the row, the deciding subgroup's the scorecard's value."""
-    from fairness_dashboard import state
+    from fairness_dashboard.session import state
 
     app.switch_page(OVERVIEW).run()
     assert not app.exception

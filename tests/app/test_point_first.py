@@ -1,13 +1,14 @@
 """AppTest: the metric pages show their point first — the verdicts, the findings and the main
 chart come before the tabs of the secondary sections, and only the open section is computed and drawn
-(fairness_dashboard.controls.sections)."""
+(fairness_dashboard.settings.controls.sections)."""
 
 from collections import Counter
 
 import pytest
 
 from tests.app.helpers import count_calls, figures, metrics, open_section, section_titles, start
-from fairness_dashboard import compare, computations
+from fairness_dashboard.results import computations
+from fairness_dashboard.sections import compare
 
 AUC, CALIBRATION, DATASET = "pages/subgroup_aucs.py", "pages/calibration.py", "pages/dataset_metrics.py"
 RATES = "pages/rate_disparities.py"
@@ -96,7 +97,7 @@ def test_dataset_smoothed_edf_is_computed_only_when_open(app, monkeypatch):
     assert "Smoothed empirical differential fairness" not in subheaders(app)
 
 
-# What only one section computes (the fairness_dashboard.computations function behind it).
+# What only one section computes (the fairness_dashboard.results.computations function behind it).
 SECTION_WORK = {"Performance at the threshold": "performance", "Theil index": "theil_indices",
                 "Threshold explorer": "explorer_grid", "Correlation": "correlation"}
 

@@ -4,7 +4,7 @@ without a second restore (as a link's settings wait for their file)."""
 import fairness_core as fc
 from tests.app.helpers import csv_bytes, scored_table, widget
 from tests.app.review_helpers import restore, upload
-from fairness_dashboard import review_restore
+from fairness_dashboard.settings import review_restore
 
 
 def _saved_config() -> bytes:

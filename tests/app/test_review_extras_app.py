@@ -12,8 +12,8 @@ from streamlit.testing.v1 import AppTest
 import fairness_core as fc
 from tests.app.helpers import ROOT, figures, metrics, open_section, start, widget
 from tests.app.review_helpers import downloads, prepare, restore  # noqa: F401
-from fairness_dashboard import review_url as ui_review
-from fairness_dashboard import escape, formats, labels
+from fairness_dashboard.presentation import escape, formats, labels
+from fairness_dashboard.settings import review_url as ui_review
 
 CREDIT = pd.read_csv(ROOT / "sample_data" / "credit_decisions.csv")
 RATES = "pages/rate_disparities.py"

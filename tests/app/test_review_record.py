@@ -15,7 +15,7 @@ from streamlit.testing.v1 import AppTest
 import fairness_core as fc
 from tests.app.helpers import ROOT, csv_bytes, scored_table, start, widget
 from tests.app.review_helpers import downloads, fpr_table, map_compas, prepare, restore, sha256, upload  # noqa: F401
-from fairness_dashboard import review_restore, review_url
+from fairness_dashboard.settings import review_restore, review_url
 
 FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 

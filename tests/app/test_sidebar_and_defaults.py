@@ -26,7 +26,7 @@ def test_sidebar_counts_the_new_subgroups_on_the_run_that_maps_them(app):
 
 
 def _adjust(app):
-    from fairness_dashboard import state
+    from fairness_dashboard.session import state
 
     return app.session_state[state.INTERVALS].adjust
 
@@ -45,7 +45,8 @@ def _comparison_table(app):
 
 
 def test_max_t_is_the_default_above_five_comparisons_and_an_explicit_choice_wins(app):
-    from fairness_dashboard import controls, labels
+    from fairness_dashboard.presentation import labels
+    from fairness_dashboard.settings import controls
 
     assert widget(app, "selectbox", "Multiple comparisons").value == "auto"
     # credit sample, ethnicity: 5 subgroups, each against the rest: 5 comparisons, no adjustment

@@ -13,7 +13,8 @@ import fairness_core as fc
 from tests.app.helpers import csv_bytes, open_section, start, unescape, widget
 from tests.app.review_helpers import downloads, restore, upload  # noqa: F401
 from tests.support import three_groups
-from fairness_dashboard import computations, formats
+from fairness_dashboard.presentation import formats
+from fairness_dashboard.results import computations
 
 RATES, OVERVIEW = "pages/rate_disparities.py", "pages/overview.py"
 

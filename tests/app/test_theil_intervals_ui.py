@@ -13,7 +13,7 @@ from scipy.stats import norm
 
 import fairness_core as fc
 from tests.app.helpers import CI, ROOT, interval, metrics, as_shown, open_section, tile, widget
-from fairness_dashboard import formats
+from fairness_dashboard.presentation import formats
 
 RATE_PAGE = "pages/rate_disparities.py"
 CREDIT = pd.read_csv(ROOT / "sample_data" / "credit_decisions.csv")

@@ -10,7 +10,7 @@ from sklearn.metrics import accuracy_score, confusion_matrix, f1_score, precisio
 
 import fairness_core as fc
 from tests.app.helpers import ROOT, as_shown, figures, metrics, open_section, widget
-from fairness_dashboard import formats
+from fairness_dashboard.presentation import formats
 
 PAGE = "pages/rate_disparities.py"
 CREDIT = pd.read_csv(ROOT / "sample_data" / "credit_decisions.csv")

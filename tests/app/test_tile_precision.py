@@ -1,10 +1,10 @@
 """AppTest: every tile (st.metric) of every page, and every interval written beside one, follows the tiles' one
-precision policy (fairness_dashboard.formats.tile): 3 decimals from 0.01 up, 3 significant digits below."""
+precision policy (fairness_dashboard.presentation.formats.tile): 3 decimals from 0.01 up, 3 significant digits below."""
 
 import re
 
 from tests.app.helpers import CI, PAGES, each_section
-from fairness_dashboard import formats
+from fairness_dashboard.presentation import formats
 
 DECIMAL = re.compile(r"^-?[\d,]*\d\.\d+(e-\d+)?$")
 COUNT = re.compile(r"^\d{1,3}(,\d{3})*( of \d{1,3}(,\d{3})*)?$")   # "6,000", "2 of 3"
@@ -12,7 +12,7 @@ WORDS = {"undefined", "∞", "-∞", "n/a"}
 
 
 def _follows_policy(text: str) -> bool:
-    """Whether a shown number is written as fairness_dashboard.formats.tile writes it (a count or a word is not a decimal)."""
+    """Whether a shown number is written as fairness_dashboard.presentation.formats.tile writes it (a count or a word is not a decimal)."""
     if text in WORDS or COUNT.match(text):
         return True
     return bool(DECIMAL.match(text)) and formats.tile(float(text.replace(",", ""))) == text

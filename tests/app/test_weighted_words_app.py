@@ -14,7 +14,8 @@ import fairness_core as fc
 from tests.app.helpers import PAGES, csv_bytes, scored_table, start, widget
 from tests.app.test_intervals_ui import upload
 from tests.app.test_outcome_words_app import _texts
-from fairness_dashboard import labels, state
+from fairness_dashboard.presentation import labels
+from fairness_dashboard.session import state
 
 WEIGHTED = re.compile(r"([\d,]+) effective rows, weight ([\d,]+) \(([\d,]+) (?:labelled )?positive and ([\d,]+) "
                       r"(?:labelled )?negative by weight\)")

@@ -12,7 +12,8 @@ from sklearn.metrics import roc_auc_score
 import fairness_core as fc
 from tests.app.helpers import csv_bytes, metrics, scored_table, widget
 from tests.app.test_intervals_ui import upload
-from fairness_dashboard import formats, labels, state
+from fairness_dashboard.presentation import formats, labels
+from fairness_dashboard.session import state
 
 
 def _frame():
@@ -97,7 +98,7 @@ def test_the_link_and_a_saved_configuration_keep_the_weight_column(app):
     """The page's link holds the weight column, and a configuration restored onto the same file maps it again."""
     from tests.app.helpers import start
     from tests.app.review_helpers import restore
-    from fairness_dashboard import review_url
+    from fairness_dashboard.settings import review_url
 
     frame = _frame()
     data = csv_bytes(frame)

@@ -10,7 +10,7 @@ from playwright.sync_api import expect
 
 from tests.browser.conftest import scaled_ms
 from tests.browser.test_app_browser import assert_no_exception, go_to, open_app, screenshot, settle
-from fairness_dashboard import definitions as defs
+from fairness_dashboard.presentation import definitions as defs
 
 pytestmark = pytest.mark.browser
 

@@ -25,7 +25,7 @@ from fairness_dashboard import navigation
 
 pytestmark = pytest.mark.browser
 
-ZWJ = "\u200d"  # fairness_dashboard.escape.md and plotting.plot_text break URLs, e-mails and :directives with it; it is invisible
+ZWJ = "\u200d"  # fairness_dashboard.presentation.escape.md and plotting.plot_text break URLs, e-mails and :directives with it; it is invisible
 # Links and images whose address holds a hostile host, in HTML or SVG (Plotly), and any element loading one.
 HOSTILE_ELEMENTS = """() => [...document.querySelectorAll('a, img, image, [src], [href], [srcset]')]
   .map(e => [e.tagName, e.getAttribute('href') || e.getAttribute('xlink:href') || e.getAttribute('src')

@@ -15,7 +15,8 @@ from tests.app.helpers import scored_table
 from tests.browser.conftest import serve_app, scaled_ms
 from tests.browser.test_app_browser import (assert_no_exception, choose_exactly, go_to, open_tab, screenshot,
                                             settle, wait_for_plot)
-from fairness_dashboard import local, local_paths
+from fairness_dashboard import local_paths
+from fairness_dashboard.data import local
 
 pytestmark = pytest.mark.browser
 OWN_SERVER = True   # its own server (FAIRNESS_LOCAL_DATA set), no timing bound: may run beside the other browser tests

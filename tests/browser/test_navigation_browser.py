@@ -15,7 +15,8 @@ from playwright.sync_api import Page, expect
 from tests.browser.conftest import serve_app, scaled_ms
 from tests.browser.test_app_browser import (assert_no_exception, choose, choose_exactly, go_to, open_app, screenshot,
                                             settle, wait_for_plot)
-from fairness_dashboard import loading, navigation
+from fairness_dashboard import navigation
+from fairness_dashboard.data import loading
 
 pytestmark = pytest.mark.browser
 
@@ -119,7 +120,7 @@ def test_load_change_switch_and_reload(compas_csv, app_page, app_url, screenshot
     expect(page.locator("input[type=file]")).to_be_attached()
     expect(page.get_by_role("button", name="Keep compas-scores-two-years.csv")).to_be_visible()
 
-    # a reload is a new session: the URL's settings ask for their data file (fairness_dashboard.review_url); without it, the same
+    # a reload is a new session: the URL's settings ask for their data file (fairness_dashboard.settings.review_url); without it, the same
     # page on the default sample, named by the context line
     go_to(page, "Rate disparities")
     page.reload()

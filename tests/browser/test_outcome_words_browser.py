@@ -12,7 +12,7 @@ from playwright.sync_api import expect
 from tests.browser.test_app_browser import (assert_no_exception, choose, go_to, open_app, screenshot, set_threshold,
                                             settle, upload)
 from tests.fairness_core.test_outcome import credit
-from fairness_dashboard import labels
+from fairness_dashboard.presentation import labels
 
 pytestmark = pytest.mark.browser
 

@@ -14,7 +14,7 @@ from sklearn.metrics import roc_auc_score
 from tests.app.test_weights_app import _frame as weighted_frame
 from tests.browser.test_app_browser import (assert_no_exception, go_to, open_app, screenshot, settle, upload,
                                             wait_for_plot)
-from fairness_dashboard import labels
+from fairness_dashboard.presentation import labels
 
 pytestmark = pytest.mark.browser
 

@@ -426,7 +426,7 @@ def test_subgroups_without_positives_or_negatives_are_undefined_not_errors():
 
 def test_a_zero_row_slice_gives_nan_with_a_warning():
     # The documented behaviour of subset_score (scikit-lego): an empty slice is NaN and says so; the app refuses
-    # it with fairness_dashboard.analysis.EMPTY_SLICE_MESSAGE (tests/app/test_bad_input_catalogue_app.py).
+    # it with fairness_dashboard.data.analysis.EMPTY_SLICE_MESSAGE (tests/app/test_bad_input_catalogue_app.py).
     mask = fc.Slice((fc.Condition("race", values=("A",)), fc.Condition("label", values=("2",)))).mask(PLAIN)
     assert not mask.any()
     with pytest.warns(RuntimeWarning, match="the slice has no rows, so the metric is NaN"):

@@ -90,6 +90,7 @@ NOT_METRICS = {
     # model comparisons: differences of the registered metrics between models (test_compare_models.py and others)
     "compare_models": "differences between models", "compare_model_aucs": "differences between models",
     "compare_model_calibration": "differences between models",
+    "discover_subgroups": "a search over intersections for a rate or the subgroup AUC (tests/fairness_core/test_discovery.py)",
     # scikit-learn scorer, export, review
     "make_fairness_scorer": "wraps a registered metric as a scikit-learn scorer",
     "neutralize_formulas": "export", "table_to_csv": "export", "table_to_json": "export",
@@ -99,6 +100,8 @@ NOT_METRICS = {
     "suggest_threshold": "assesses the rate rules at every threshold (a review's decision aid)",
     "model_changes": "judges a review's differences from a baseline (the release gate)",
     "changes_by_rule": "matches the release gate's changes to the rules of a scorecard",
+    "over_time": "a whole review per period (tests/fairness_core/test_over_time.py)",
+    "period_trend": "a trend test of given per-period estimates", "period_changes": "changes of given per-period estimates",
 }
 
 # (test, metric name) -> why that metric is known to fail that check: marked xfail(strict=True), so a fix removes it.

@@ -16,7 +16,7 @@ from fairness_core._integrations import sklearn_scorer
 from fairness_core._metrics import rates
 from fairness_core._policy import rules
 from fairness_core.plotting import RATE_LABELS
-from fairness_dashboard import definitions, labels
+from fairness_dashboard.presentation import definitions, labels
 from tests.fairness_core import test_common as common
 from tests.fairness_core.test_common import engine_rows  # noqa: F401 - the fixture of the engine check
 

@@ -290,14 +290,3 @@ def test_cli_flags_that_would_be_ignored_or_cannot_apply_are_refused(tmp_path, c
         "error: --threshold '0.5' applies to score columns, and none is given: add --score COL.")
     assert _refused(_cli("metrics", path, *flags, "--no-such-flag")) == (
         "error: unrecognized arguments: --no-such-flag (see python -m fairness_core --help)")
-
-
-def test_cli_exact_auc_levels_are_bounded(tmp_path, capsys):
-    # M8: 10^7 distinct scores took 7.5 GB through --engine duckdb --auc-bins exact; the app refuses them at once.
-    from fairness_core.engines._scored_counts import TOO_MANY_LEVELS
-    from tests.fairness_core.test_bad_input_catalogue import many_levels
-
-    path = many_levels(tmp_path)
-    assert _refused_here(capsys, "metrics", str(path), "--engine", "duckdb", "--auc-bins", "exact", "--label", "y",
-                         "--score", "p", "--protected", "g", "--no-intervals") == (
-        "error: " + TOO_MANY_LEVELS.format(col="p", n=2_000_001, max=2_000_000).replace("(auc_bins=", "(--auc-bins "))

@@ -321,6 +321,23 @@ def test_auc_intervals_equal_delong_on_the_mask_histograms(case, ties):
             assert np.isnan(row["subgroup_auc"]) and "subgroup AUC undefined" in row["note"]
 
 
+@pytest.mark.parametrize("blocks", [False, True])
+def test_both_listings_of_overlapping_subgroups_give_the_same_table(monkeypatch, blocks):
+    # Overlapping subgroups are listed from the (subgroups, rows) table or pattern by pattern: the same
+    # rows in the same order, so the same table to the last bit, with missing indicators and in blocks too.
+    y, s = scores_and_labels(9, 400, True)
+    groups = subgroup_cases(9, 400)["indicators"]
+    if blocks:
+        monkeypatch.setattr(_auc_ranking, "_BLOCK_ROWS", 50)
+    tables = []
+    for cells_per_row in (0, 10 ** 9):   # never / always from the table
+        monkeypatch.setattr(_auc_ranking, "_DENSE_CELLS_PER_ROW", cells_per_row)
+        tables.append(fc.bias_auc_table(y, s, groups, ci=0.95, n_boot=100))
+    pd.testing.assert_frame_equal(tables[0], tables[1], check_exact=True)
+    assert_table_matches(tables[0], reference_table(y, s, groups, level=0.95))
+    assert not (groups.membership | groups.background).all()   # a missing indicator: rows in neither mask
+
+
 @pytest.mark.parametrize("case", ["intersections", "indicators"])
 def test_blocks_of_subgroups_give_the_same_table(monkeypatch, case):
     y, s = scores_and_labels(9, 400, True)

@@ -152,6 +152,24 @@ def test_from_indicators_membership_background_and_missing(indicators):
     assert list(groups.sizes) == [3, 3]
 
 
+@pytest.mark.parametrize("n_columns", [1, 5, 40, 62, 63])
+@pytest.mark.parametrize("with_missing", [False, True])
+def test_from_indicators_patterns_equal_those_of_the_packed_rows(n_columns, with_missing):
+    # from_indicators numbers the membership patterns as it reads the columns; they must be the patterns
+    # the packed rows give (same codes, same order, same masks), with or without a missing value.
+    rng = np.random.default_rng(n_columns)
+    values = (rng.random((400, n_columns)) < np.geomspace(0.02, 0.5, n_columns)).astype(float)
+    if with_missing:
+        values[rng.random(values.shape) < 0.01] = np.nan
+    frame = pd.DataFrame(values, columns=[f"c{j}" for j in range(n_columns)])
+    groups = Subgroups.from_indicators(frame, list(frame.columns))
+    again = Subgroups(list(groups.names), groups.membership, groups.background, groups.min_size)
+    for ours, packed in zip(groups.patterns, again.patterns):
+        assert ours.dtype == packed.dtype
+        np.testing.assert_array_equal(ours, packed)
+    assert len(groups.patterns[1]) == len(np.unique(np.hstack([groups.membership, groups.background]), axis=0)) > 1
+
+
 def test_from_indicators_threshold(indicators):
     groups = Subgroups.from_indicators(indicators, ["gay"], threshold=0.75)
     np.testing.assert_array_equal(groups.membership[:, 0], [True, False, False, False, False, False])

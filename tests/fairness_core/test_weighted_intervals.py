@@ -246,3 +246,22 @@ def test_weighted_rate_disparities_with_heavy_tailed_weights_stay_conservative()
         below += row["disparity_ci_high"] < 0.056
     covered = 1 - (above + below) / 300
     assert 0.93 <= covered <= 0.995 and above + below > 0, (covered, above, below)
+
+
+def test_a_weighted_auc_of_0_or_1_stays_in_range_and_the_bias_auc_score_is_defined():
+    # Integer scores equal to the subgroup (0..9): the top subgroup's positives outrank every other negative and its
+    # negatives every other positive, so its BPSN AUC is exactly 0 and its BNSP AUC 1. Computed as sums less the
+    # subgroup's own part, they came out 1e-16 beyond [0, 1] with these weights (1.0000000000000002 here; -2e-15 on
+    # other data, where the power mean then refused the whole table).
+    rng = np.random.default_rng(1)
+    group = rng.integers(0, 10, 20_000)
+    y = (rng.random(group.size) < 0.3).astype(int)
+    w = rng.random(group.size) * 3
+    w[::7] = 0.0
+    table = fc.bias_auc_table(y, group.astype(float), group, sample_weight=w)
+    aucs = table[["subgroup_auc", "bpsn_auc", "bnsp_auc"]].to_numpy()
+    assert np.all((aucs >= 0) & (aucs <= 1)), (aucs.min(), aucs.max())
+    by_name = table.set_index(table["subgroup"].astype(str))
+    assert by_name.loc["9", "bpsn_auc"] == 0.0 and by_name.loc["0", "bnsp_auc"] == 0.0
+    assert by_name.loc["9", "bnsp_auc"] == pytest.approx(1.0) and by_name.loc["0", "bpsn_auc"] == pytest.approx(1.0)
+    assert 0 <= float(fc.bias_auc_score(y, group.astype(float), group, sample_weight=w)) <= 1

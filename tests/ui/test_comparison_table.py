@@ -1,4 +1,4 @@
-"""fairness_dashboard.comparison_table.draw: the pairwise heatmap above the table only for a pairwise reference, the table sorted
+"""fairness_dashboard.sections.comparison_table.draw: the pairwise heatmap above the table only for a pairwise reference, the table sorted
 worst first, as each metric page drew it before it was one helper."""
 
 from streamlit.testing.v1 import AppTest
@@ -10,7 +10,8 @@ def script(reference: str, order: str):
     import streamlit as st
 
     import fairness_core as fc
-    from fairness_dashboard import comparison_table, state
+    from fairness_dashboard.sections import comparison_table
+    from fairness_dashboard.session import state
 
     st.session_state[state.KEEP_PREFIX + "subgroups:order"] = order
     rng = np.random.default_rng(0)

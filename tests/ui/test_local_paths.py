@@ -10,7 +10,8 @@ import pandas as pd
 import pytest
 
 import fairness_core as fc
-from fairness_dashboard import counted_data, local, local_paths
+from fairness_dashboard import local_paths
+from fairness_dashboard.data import counted_data, local
 
 
 def rows(n: int, marker: str, seed: int) -> pd.DataFrame:
@@ -59,7 +60,7 @@ def test_later_queries_of_counted_files_refuse_a_swap(swapped):
     swap()
     with pytest.raises(ValueError, match="lies outside the directories this server may read"):
         counted.confusion_at("score", threshold)
-    assert local.changed(source)   # and every page stops before reading (fairness_dashboard.analysis)
+    assert local.changed(source)   # and every page stops before reading (fairness_dashboard.data.analysis)
 
 
 @pytest.mark.parametrize("name", ["data[1]", "da*ta", "what?", "a[b]*c?"])

@@ -1,4 +1,4 @@
-"""fairness_dashboard.escape.md: what it writes for each construct Streamlit's Markdown would act on.
+"""fairness_dashboard.presentation.escape.md: what it writes for each construct Streamlit's Markdown would act on.
 
 What Chromium then renders is checked by tests/browser/test_injection_browser.py; these pin the text.
 """
@@ -9,7 +9,7 @@ import re
 
 import pytest
 
-from fairness_dashboard.escape import ZWJ, md
+from fairness_dashboard.presentation.escape import ZWJ, md
 
 
 @pytest.mark.parametrize("raw, escaped", [

@@ -51,7 +51,8 @@ def test_server_lifespan_switches_off_the_pages_directory_mode():
         # In a thread of its own: an earlier test (Playwright's sync API) may leave an event loop running here.
         with ThreadPoolExecutor(1) as pool:
             assert pool.submit(asyncio.run, start()).result() is False
-        assert gc.get_freeze_count() > 0   # the start-up heap is out of the collector's view (fairness_dashboard.memo)
+        # the start-up heap is out of the collector's view (fairness_dashboard.session.memo)
+        assert gc.get_freeze_count() > 0
     finally:
         PagesManager.uses_pages_directory = before
         gc.unfreeze()   # the rest of the test session collects as usual

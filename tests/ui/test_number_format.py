@@ -1,4 +1,4 @@
-"""fairness_dashboard.formats.num (numbers in text by magnitude, significant digits), the tiles' policy fairness_dashboard.formats.tile and the
+"""fairness_dashboard.presentation.formats.num (numbers in text by magnitude, significant digits), the tiles' policy fairness_dashboard.presentation.formats.tile and the
 interval beside a tile (ci_text): never 0.0000 for a nonzero value."""
 
 import math
@@ -6,7 +6,7 @@ import math
 import numpy as np
 import pytest
 
-from fairness_dashboard import formats
+from fairness_dashboard.presentation import formats
 
 
 @pytest.mark.parametrize("value, expected", [

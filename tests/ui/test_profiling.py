@@ -1,10 +1,10 @@
-"""fairness_dashboard.profiling.column_profile: distinct values counted in full only where the app compares the count."""
+"""fairness_dashboard.data.profiling.column_profile: distinct values counted in full only where the app compares the count."""
 
 import numpy as np
 import pandas as pd
 
 import fairness_core as fc
-from fairness_dashboard import profiling
+from fairness_dashboard.data import profiling
 
 N = 3 * profiling.PROFILE_HEAD
 

@@ -22,7 +22,7 @@ from tests.support import ROOT
 CHILD = textwrap.dedent(r'''
     import base64, json, resource, sys, time, zlib
     import fairness_core as fc
-    from fairness_dashboard import review_restore, review_url
+    from fairness_dashboard.settings import review_restore, review_url
 
     MAPPING = {"label": "y", "positive_label": 1, "scores": ["s"], "protected": ["r"]}
 
@@ -117,7 +117,7 @@ def test_a_large_review_export_still_restores_its_configuration(answers):
 ])
 def test_a_restored_column_in_two_roles_or_an_unknown_baseline_is_refused_with_its_field(change, expected):
     """N7: such a weight column was dropped, and such a baseline restored, without a word."""
-    from fairness_dashboard import review_restore, review_url
+    from fairness_dashboard.settings import review_restore, review_url
 
     data = {"version": 1, "mapping": {"label": "y", "positive_label": 1, "scores": ["s"], "protected": ["r"]}}
     for part, values in change.items():

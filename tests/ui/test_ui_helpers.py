@@ -6,7 +6,8 @@ import numpy as np
 import pandas as pd
 
 import fairness_core as fc
-from fairness_dashboard import loading, profiling, escape, formats
+from fairness_dashboard.data import loading, profiling
+from fairness_dashboard.presentation import escape, formats
 
 
 def test_numbers_say_undefined_and_infinity():
@@ -56,7 +57,7 @@ def test_guess_mapping_on_madlibs(madlibs_csv):
 
 
 def test_against_gives_the_reference_its_article_once():
-    from fairness_dashboard import labels
+    from fairness_dashboard.presentation import labels
 
     assert labels.against("pairwise") == "every other subgroup (pairwise)"   # never "the every other subgroup"
     assert labels.against("rest") == "the rest of the population"
@@ -68,7 +69,7 @@ def test_weighted_auc_findings_and_captions_count_weights_as_weights():
     """Issue 42, item 6: with weights a caption read "56 rows: 25 positive, 45 negative" (25 + 45 != 56): sizes are
     effective sizes and the positives and negatives sums of weights, so they are said as such."""
     from tests.support import weighted_two_groups
-    from fairness_dashboard import captions
+    from fairness_dashboard.presentation import captions
 
     y, s, g, w = weighted_two_groups()
     table = fc.bias_auc_table(y, s, g, ci=0.95, sample_weight=w)

@@ -1,6 +1,7 @@
-"""The ui package's import graph, read with ast (imports at the top of a module and inside functions alike):
-no cycle among ui modules, ui and the pages import only public fairness_core names, Streamlit's internals are
-used in fairness_dashboard.streamlit_internals alone, and the app never imports the namespaces kept for the tests' bodies."""
+"""The fairness_dashboard package's import graph, read with ast (imports at the top of a module and inside functions
+alike): no cycle among its modules nor among its subpackages, which import each other in one order; each page imports
+a few of its parts; it and the pages import only public fairness_core names, Streamlit's internals are used in
+fairness_dashboard.streamlit_internals alone, and the app never imports the namespaces kept for the tests' bodies."""
 
 import ast
 from pathlib import Path
@@ -9,6 +10,10 @@ from tests.support import ROOT
 
 UI = ROOT / "fairness_dashboard"
 INTERNALS = "fairness_dashboard.streamlit_internals"
+# The subpackages, each importing only those before it (the top-level modules, navigation, launch, local_paths and
+# streamlit_internals, sit between them: the whole graph is checked for cycles).
+SUBPACKAGES = ("session", "presentation", "data", "results", "settings", "sections")
+MAX_PARTS = 6   # the subpackages and top-level modules of fairness_dashboard that one page may import
 # What only fairness_dashboard.streamlit_internals may touch: Streamlit's internal modules, and its internal names and attributes.
 INTERNAL_MODULES = ("streamlit.runtime", "streamlit.logger", "streamlit.web", "streamlit.elements",
                     "streamlit.proto", "streamlit.config", "streamlit.delta_generator")
@@ -38,7 +43,7 @@ def imports(path: Path) -> list[tuple[str, int]]:
 
 
 def ui_modules() -> dict[str, Path]:
-    return {module_name(p): p for p in sorted(UI.glob("*.py")) if p.name != "__init__.py"}
+    return {module_name(p): p for p in sorted(UI.rglob("*.py")) if p.name != "__init__.py"}
 
 
 def graph() -> dict[str, set[str]]:
@@ -78,17 +83,51 @@ def cycles(edges: dict[str, set[str]]) -> list[list[str]]:
 
 
 def app_files() -> list[Path]:
-    return [*sorted(UI.glob("*.py")), *sorted((ROOT / "pages").glob("*.py")), ROOT / "app.py"]
+    return [*sorted(UI.rglob("*.py")), *sorted((ROOT / "pages").glob("*.py")), ROOT / "app.py"]
+
+
+def part(module: str) -> str:
+    """The part of fairness_dashboard that `module` belongs to: its subpackage, or the top-level module itself."""
+    return module.split(".")[1]
+
+
+def parts_graph() -> dict[str, set[str]]:
+    """The module graph collapsed onto the parts: an edge from each part to every other part it imports."""
+    edges: dict[str, set[str]] = {}
+    for name, deps in graph().items():
+        edges.setdefault(part(name), set()).update(part(d) for d in deps if part(d) != part(name))
+    return edges
+
+
+def page_parts(path: Path) -> set[str]:
+    return {part(name) for name, _ in imports(path) if name.startswith("fairness_dashboard.")}
 
 
 def test_the_import_walk_finds_imports_inside_functions():
     edges = graph()
-    assert "fairness_dashboard.analysis" in edges["fairness_dashboard.loading"] and "fairness_dashboard.memo" in edges["fairness_dashboard.navigation"]
+    assert "fairness_dashboard.data.analysis" in edges["fairness_dashboard.data.loading"] and "fairness_dashboard.session.memo" in edges["fairness_dashboard.navigation"]
     assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
 
 
 def test_ui_modules_form_no_import_cycle():
     assert cycles(graph()) == []
+
+
+def test_the_subpackages_import_each_other_in_one_order_with_no_cycle():
+    edges = parts_graph()
+    assert set(SUBPACKAGES) | {"launch", "local_paths", "navigation", "streamlit_internals"} == set(edges)
+    assert cycles(edges) == []
+    later = {pkg: {dep for dep in edges[pkg] if dep in SUBPACKAGES[i:]} for i, pkg in enumerate(SUBPACKAGES)}
+    assert later == {pkg: set() for pkg in SUBPACKAGES}
+    assert edges["sections"] >= {"settings", "results", "data", "presentation", "session"}
+
+
+def test_each_page_imports_a_few_parts_of_fairness_dashboard():
+    pages = {path.name: page_parts(path) for path in sorted((ROOT / "pages").glob("*.py"))}
+    assert len(pages) == 8
+    assert pages["overview.py"] == {"data", "presentation", "results", "sections", "session", "settings"}
+    assert pages["definitions.py"] == {"presentation", "settings"}
+    assert {name: sorted(parts) for name, parts in pages.items() if len(parts) > MAX_PARTS} == {}
 
 
 def test_ui_and_pages_import_only_public_fairness_core_names():

@@ -1,0 +1,403 @@
+"""Subgroup discovery: the intersections of attribute values a model treats worst, with intervals that hold for the
+subgroups the search selected (the search on one random part of the rows, the estimates on the other)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Optional
+
+import numpy as np
+import pandas as pd
+
+from .._counts.rates import DISPARITY_METRICS, RATE_NAMES, RATES
+from .._counts.weights import check_sample_weight
+from .._data.checks import as_binary, as_scores, check_int, check_length, check_option
+from .._metrics.discovery_search import AUC_QUANTITIES, atoms, search
+from .._stats.adjust import rejections
+from .._stats.delong import _delong
+from .._stats.intervals import check_ci, effective_counts, interval_p_value, mover_disparity, mover_interval, z_value
+from .._subgroups.subgroups import _codes
+from .sentences import higher_is_adverse
+
+FUNC = "discover_subgroups"
+MAX_DEPTH = 3
+MAX_VALUES = 100
+DIRECTIONS = ("higher", "lower", "either")
+SEARCH_LEVELS = 64   # score levels of the search for an AUC (quantile bins beyond 64 distinct scores)
+NO_SCORE_MESSAGE = ("discover_subgroups: the quantity {quantity!r} needs 'y_score' (a score or probability per row); "
+                    "none was given.")
+COLUMNS_MESSAGE = ("discover_subgroups: 'columns' must name columns of 'attributes'; {missing} are not among "
+                   "its columns {available}.")
+NO_COLUMNS_MESSAGE = "discover_subgroups: give at least one column to search ('columns' is empty)."
+ATTRIBUTES_MESSAGE = ("discover_subgroups: 'attributes' must be a DataFrame of the columns to search (one row per "
+                      "row of y_true). Got {got} instead.")
+MANY_VALUES_MESSAGE = ("discover_subgroups: column {column!r} has {n} values, more than {most}. Tip: search a "
+                       "column of fewer values, or bin a numeric column (it is cut into n_bins quantile bins when "
+                       "it has more than max_categories values).")
+HOLDOUT_MESSAGE = ("The 'holdout' parameter of discover_subgroups must be a number in [0, 1): the share of rows kept "
+                   "apart to estimate the subgroups found on the others (0: no interval). Got {got!r} instead.")
+DEPTH_MESSAGE = "The 'depth' parameter of discover_subgroups must be 1, 2 or 3. Got {got!r} instead."
+
+
+@dataclass(frozen=True)
+class SubgroupDiscovery:
+    """The subgroups a search over every intersection found worst treated, ranked.
+
+    Attributes
+    ----------
+    table : DataFrame
+        One row per subgroup found, best (worst treated) first: ``rank``, ``subgroup`` (its conditions, e.g.
+        ``race=Black & sex=Female``), ``depth``, ``size`` (rows where it is estimated), ``value`` (its rate),
+        ``rest_value`` (the rate of every other row), ``difference`` (value - rest_value), ``ratio``
+        (value / rest_value), ``ci_low``, ``ci_high`` (the interval of the difference), ``p_value``,
+        ``excludes_parity`` (after Benjamini-Hochberg over the rows of the table), ``k``, ``n``, ``rest_k``,
+        ``rest_n`` (numerator and denominator of each rate, or positives and rows for the AUC; sums of weights
+        with weights), then the search's
+        ``search_size``, ``search_value``, ``search_difference`` (on the rows of the search).
+    quantity : str
+        The rate (or ``'subgroup_auc'``) compared.
+    direction : {'higher', 'lower', 'either'}
+        Which side of the rest counted as worse.
+    level : float or None
+        Confidence level of the intervals; None without a holdout.
+    holdout : float
+        The share of rows kept apart for the estimates (0: the table's values are the search's, no interval).
+    depth, min_size, top_k : int
+    examined : int
+        Intersections counted by the search.
+    pruned : int
+        Intersections with enough rows whose bound could not beat the k-th best, so not expanded.
+    search_rows, estimate_rows : int
+        Rows of the search and of the estimates.
+    columns : tuple of str
+        The columns searched.
+    """
+
+    table: pd.DataFrame = field(repr=False)
+    quantity: str
+    direction: str
+    level: Optional[float]
+    holdout: float
+    depth: int
+    min_size: int
+    top_k: int
+    examined: int
+    pruned: int
+    search_rows: int
+    estimate_rows: int
+    columns: tuple
+
+    @property
+    def discoveries(self) -> pd.DataFrame:
+        """The rows of `table` whose interval excludes parity after the correction."""
+        return self.table[self.table["excludes_parity"]]
+
+
+def discover_subgroups(y_true, y_pred, attributes, *, y_score=None, columns=None, quantity: str = "selection_rate",
+                       depth: int = 2, min_size: int = 30, top_k: int = 10, positive_outcome: str = "favourable",
+                       direction: Optional[str] = None, ci=0.95, holdout: float = 0.5, random_state=0,
+                       sample_weight=None, n_bins: int = 4, max_categories: int = 10,
+                       prune: bool = True) -> SubgroupDiscovery:
+    """The intersections of attribute values whose rate differs most from the rest, with honest intervals.
+
+    Every intersection of up to `depth` of the `columns` (``race=Black & sex=Female``) with at least `min_size`
+    rows, and `min_size` rows in the rate's denominator, is compared with the rest of the rows: difference
+    = rate(S) - rate(not S), with rate = Σ w [numerator cells] / Σ w [denominator cells] as in
+    :func:`group_rates`. The `top_k` with the worst difference are returned, ranked by it (ties: shallower
+    first, then columns and values in their order). Intersections are counted from one contingency table of
+    the columns, and a parent whose upper bound on the score cannot beat the current k-th best is not expanded
+    (SliceLine's pruning; the result is the one without pruning).
+
+    The worst of thousands of small subgroups looks bad by chance (the winner's curse), so the search and the
+    estimates use different rows: a random share `holdout` of the rows (drawn with `random_state`) is kept
+    apart; the search ranks the intersections on the other rows, and each subgroup found is then estimated
+    on the kept rows alone, independent of its selection. Its interval is the MOVER interval of the difference
+    of two proportions (Newcombe 1998) from Wilson intervals, on Kish's effective sizes with weights; its p-value
+    is the one that interval inverts, and ``excludes_parity`` applies Benjamini-Hochberg at 1 - `ci` over the
+    `top_k` subgroups tested.
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n_samples,)
+        Binary labels, 0 or 1 (unused for the selection rate but must have the right length).
+    y_pred : array-like of shape (n_samples,)
+        Binary predictions, 0 or 1.
+    attributes : DataFrame of shape (n_samples, n_columns)
+        The columns to search: protected attributes, identity columns or any other column. A missing value is
+        its own value, ``(missing)``; a numeric column with more than `max_categories` values is cut into
+        `n_bins` quantile bins as :meth:`Subgroups.from_attributes` cuts it.
+    y_score : array-like of shape (n_samples,), optional
+        Scores (higher: more likely positive), needed for ``'subgroup_auc'``.
+    columns : sequence of str, optional
+        The columns of `attributes` to search; all of them by default.
+    quantity : str, default='selection_rate'
+        The rate compared: ``'selection_rate'``, ``'true_positive_rate'``, ``'false_positive_rate'``,
+        ``'false_negative_rate'``, ``'false_omission_rate'``, ``'false_discovery_rate'``, ``'error_rate'``, or
+        the name of its disparity metric (``'statistical_parity'``); or ``'subgroup_auc'``, the AUC of the
+        subgroup's rows against the AUC of every other row (lower is worse). For the AUC a subgroup needs
+        `min_size` positives and `min_size` negatives; the search ranks on the score cut into at most 64 quantile
+        levels (nothing pruned but by size), and the table's values are exact AUCs (on the held-out rows, with
+        DeLong's variances: the difference's interval is Wald's, the two sides' rows being disjoint).
+    depth : {1, 2, 3}, default=2
+        The most attributes intersected.
+    min_size : int >= 1, default=30
+        The fewest rows of a subgroup and of its rate's denominator among the search's rows (rows, whatever their
+        weights).
+    top_k : int >= 1, default=10
+        Subgroups returned.
+    positive_outcome : {'favourable', 'adverse'}, default='favourable'
+        Whether a positive prediction is good for the person; it says which side of the rest is worse
+        (``_review.sentences.higher_is_adverse``) unless `direction` is given.
+    direction : {'higher', 'lower', 'either'} or None, default=None
+        Which side of the rest is worse; 'either' ranks by the absolute difference.
+    ci : float in (0, 1), default=0.95
+        Confidence level of the intervals; 1 - `ci` is the false discovery rate of ``excludes_parity``.
+    holdout : float in [0, 1), default=0.5
+        The share of rows kept apart for the estimates. 0 searches and reports on all rows, without interval
+        (an interval computed on the rows that selected the subgroup would not hold).
+    random_state : int, numpy Generator or None, default=0
+        Seed of the split.
+    sample_weight : array-like of shape (n_samples,), optional
+        Finite weights >= 0: every count is a sum of weights.
+    n_bins : int >= 2, default=4
+    max_categories : int >= 1, default=10
+    prune : bool, default=True
+        Whether to prune by the bound (False counts every intersection; the same result, slower).
+
+    Returns
+    -------
+    SubgroupDiscovery
+
+    Raises
+    ------
+    ValueError
+        For bad labels, predictions, weights, an unknown quantity, direction or column, no column, a column of
+        more than 100 values, a depth outside 1-3, a holdout outside [0, 1) or a ci outside (0, 1).
+
+    References
+    ----------
+    Sagadeeva, S. & Boehm, M. (2021). SliceLine: Fast, linear-algebra-based slice finding for ML model
+    debugging. SIGMOD 2021. Chung, Y. et al. (2019). Slice Finder: Automated data slicing for model validation.
+    ICDE 2019 (the winner's curse of a search). Benjamini, Y. & Hochberg, Y. (1995). Controlling the false
+    discovery rate. JRSS B 57(1), 289-300. Newcombe, R. G. (1998). Statistics in Medicine 17, 873-890.
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(0)
+    >>> x = pd.DataFrame({"a": rng.integers(0, 3, 4000), "b": rng.integers(0, 4, 4000)})
+    >>> y_pred = (rng.random(4000) < np.where((x.a == 2) & (x.b == 1), 0.7, 0.3)).astype(int)
+    >>> found = discover_subgroups(np.zeros(4000, int), y_pred, x, direction="higher", top_k=3)
+    >>> found.table["subgroup"].iloc[0], bool(found.table["excludes_parity"].iloc[0])
+    ('a=2 & b=1', True)
+    """
+    y_true, y_pred = as_binary(y_true, "y_true", FUNC), as_binary(y_pred, "y_pred", FUNC)
+    n = len(y_true)
+    check_length(y_pred, n, "y_pred", FUNC)
+    if not isinstance(attributes, pd.DataFrame):
+        raise ValueError(ATTRIBUTES_MESSAGE.format(got=type(attributes).__name__))
+    check_length(np.empty(len(attributes)), n, "attributes", FUNC)
+    columns = list(attributes.columns) if columns is None else list(columns)
+    if not columns:
+        raise ValueError(NO_COLUMNS_MESSAGE)
+    missing = [c for c in columns if c not in attributes.columns]
+    if missing:
+        raise ValueError(COLUMNS_MESSAGE.format(missing=missing, available=list(attributes.columns)))
+    quantity = DISPARITY_METRICS.get(quantity, quantity)
+    check_option(quantity, RATE_NAMES + AUC_QUANTITIES, "quantity", FUNC)
+    score = None
+    if quantity in AUC_QUANTITIES:
+        if y_score is None:
+            raise ValueError(NO_SCORE_MESSAGE.format(quantity=quantity))
+        score = as_scores(y_score, "y_score", FUNC)
+        check_length(score, n, "y_score", FUNC)
+    if isinstance(depth, bool) or depth not in (1, 2, 3):
+        raise ValueError(DEPTH_MESSAGE.format(got=depth))
+    min_size, top_k = check_int(min_size, 1, "min_size", FUNC), check_int(top_k, 1, "top_k", FUNC)
+    n_bins, max_categories = check_int(n_bins, 2, "n_bins", FUNC), check_int(max_categories, 1, "max_categories", FUNC)
+    if direction is None and quantity in AUC_QUANTITIES:
+        check_option(positive_outcome, ("favourable", "adverse"), "positive_outcome", FUNC)
+        direction = "lower"
+    elif direction is None:
+        direction = "higher" if higher_is_adverse(quantity, positive_outcome, FUNC) else "lower"
+    check_option(direction, DIRECTIONS, "direction", FUNC)
+    level = check_ci(ci, FUNC)
+    if level is None:
+        raise ValueError(f"The 'ci' parameter of {FUNC} must be a number strictly between 0 and 1. Got None instead.")
+    if isinstance(holdout, bool) or not isinstance(holdout, (int, float)) or not 0.0 <= float(holdout) < 1.0:
+        raise ValueError(HOLDOUT_MESSAGE.format(got=holdout))
+    weight = check_sample_weight(sample_weight, n, FUNC)
+
+    coded = [_codes(attributes[c], n_bins, max_categories) for c in columns]
+    for c, (_, labels) in zip(columns, coded):
+        if len(labels) > MAX_VALUES + 1:
+            raise ValueError(MANY_VALUES_MESSAGE.format(column=c, n=len(labels) - 1, most=MAX_VALUES))
+    codes = [np.asarray(c, dtype=np.int32) for c, _ in coded]
+    cards = [len(labels) for _, labels in coded]
+    cell = (2 * y_true + y_pred).astype(np.int32)
+
+    estimate = _holdout_rows(n, float(holdout), random_state)
+    on = ~estimate
+    part = (lambda a: a) if holdout == 0 else (lambda a: a[on])
+    levels = [] if score is None else [_score_levels(part(score))]
+    a_codes, a_cell, a_rows, a_weight = atoms([part(c) for c in codes] + levels,
+                                              cards + [int(lv.max(initial=0)) + 1 for lv in levels], part(cell),
+                                              None if weight is None else part(weight))
+    a_level = a_codes.pop() if levels else None
+    min_weight = 1.0 if weight is None else float(part(weight).min(initial=0.0))
+    found = search(a_codes, cards, a_cell, a_rows, a_weight, quantity, depth=min(depth, len(columns)),
+                   min_size=min_size, top_k=top_k, direction=direction, prune=prune, min_weight=min_weight,
+                   level=a_level, n_levels=int(a_level.max(initial=0)) + 1 if levels else 1)
+    top = slice(0, top_k)
+    names = [_name(cols, vals, columns, coded) for cols, vals in zip(found.columns[top], found.codes[top])]
+    table = pd.DataFrame({"rank": np.arange(1, len(names) + 1), "subgroup": names,
+                          "depth": (found.columns[top] >= 0).sum(axis=1)})
+    search_part = pd.DataFrame({"search_size": found.rows[top], "search_value": found.value[top],
+                                "search_difference": found.difference[top]})
+    if quantity in AUC_QUANTITIES:   # exact AUCs, on the held-out rows (or all rows, without interval)
+        estimates = _auc_estimates(found.columns[top], found.codes[top], codes, cell, score, weight,
+                                   estimate if holdout > 0 else np.ones(n, dtype=bool), level, direction)
+        if holdout == 0:
+            estimates[["ci_low", "ci_high", "p_value"]] = np.nan
+            estimates["excludes_parity"] = False
+    elif holdout > 0:
+        estimates = _estimates(found.columns[top], found.codes[top], codes, cell, weight, estimate, quantity, level,
+                               direction)
+    else:
+        estimates = _search_values(found, top)
+    table = pd.concat([table, estimates, search_part], axis=1)
+    return SubgroupDiscovery(table=table, quantity=quantity, direction=direction,
+                             level=level if holdout > 0 else None, holdout=float(holdout),
+                             depth=int(depth), min_size=min_size, top_k=top_k, examined=found.examined,
+                             pruned=found.pruned, search_rows=int(on.sum()), estimate_rows=int(estimate.sum()),
+                             columns=tuple(columns))
+
+
+def _holdout_rows(n: int, holdout: float, random_state) -> np.ndarray:
+    """A random share `holdout` of the rows (rounded), drawn without replacement, as a mask."""
+    mask = np.zeros(n, dtype=bool)
+    if holdout > 0:
+        rng = random_state if isinstance(random_state, np.random.Generator) else np.random.default_rng(random_state)
+        mask[rng.permutation(n)[:int(round(holdout * n))]] = True
+    return mask
+
+
+def _score_levels(score: np.ndarray) -> np.ndarray:
+    """Each row's score level for the search: the rank of its distinct score, or of its quantile bin beyond
+    ``SEARCH_LEVELS`` distinct scores (ties always share a level)."""
+    distinct, inverse = np.unique(score, return_inverse=True)
+    if len(distinct) <= SEARCH_LEVELS:
+        return inverse.astype(np.int32)
+    edges = np.unique(np.quantile(score, np.linspace(0.0, 1.0, SEARCH_LEVELS + 1)[1:-1]))
+    return np.searchsorted(edges, score, side="left").astype(np.int32)
+
+
+def _members(cand_columns, cand_codes, codes, rows) -> np.ndarray:
+    """Each candidate's membership among `rows` (a mask), shape (n_candidates, rows.sum())."""
+    held = {c: codes[c][rows] for c in np.unique(cand_columns) if c >= 0}
+    member = np.ones((len(cand_columns), int(rows.sum())), dtype=bool)
+    for i, (cols, vals) in enumerate(zip(cand_columns, cand_codes)):
+        for c, v in zip(cols, vals):
+            if c >= 0:
+                member[i] &= held[c] == v
+    return member
+
+
+def _auc_estimates(cand_columns, cand_codes, codes, cell, score, weight, rows, level, direction) -> pd.DataFrame:
+    """Each candidate's AUC and the rest's on `rows`, exact (every distinct score its own level), the difference's
+    Wald interval from their DeLong variances (disjoint rows: independent), its p-value and Benjamini-Hochberg."""
+    member = _members(cand_columns, cand_codes, codes, rows)
+    distinct, lv = np.unique(score[rows], return_inverse=True)
+    positive = cell[rows] >= 2
+    w = np.ones(len(lv)) if weight is None else weight[rows]
+
+    def hists(x):   # (candidates, 2 sides, 2 classes, levels) of the sums of x
+        out = np.zeros((len(member), 2, 2, len(distinct)))
+        for i, m in enumerate(member):
+            for side, rows_of in enumerate((m, ~m)):
+                for label in (0, 1):
+                    keep = rows_of & (positive == bool(label))
+                    out[i, side, label] = np.bincount(lv[keep], weights=x[keep], minlength=len(distinct))
+        return out
+
+    h = hists(w)
+    sq = hists(w * w) if weight is not None else None
+    auc, var, n_pos, n_neg = _delong(h[:, :, 1], h[:, :, 0], None if sq is None else sq[:, :, 1],
+                                     None if sq is None else sq[:, :, 0])
+    diff = auc[:, 0] - auc[:, 1]
+    se = np.sqrt(var[:, 0] + var[:, 1])
+    z = z_value(level)
+    from scipy.special import ndtr
+
+    with np.errstate(divide="ignore", invalid="ignore"):
+        p = np.where(se > 0, 2.0 * ndtr(-np.abs(diff) / se), np.nan)
+    excludes = np.zeros(len(p), dtype=bool)
+    tested = ~np.isnan(p)
+    if tested.any():
+        excludes[tested] = rejections(p[tested], 1.0 - level, "fdr_bh")
+    if direction != "either":
+        excludes &= (diff > 0) if direction == "higher" else (diff < 0)
+    return pd.DataFrame({"size": member.sum(axis=1).astype(np.int64), "value": auc[:, 0], "rest_value": auc[:, 1],
+                         "difference": diff, "ratio": _ratio(auc[:, 0], auc[:, 1]), "ci_low": diff - z * se,
+                         "ci_high": diff + z * se, "p_value": p, "excludes_parity": excludes,
+                         "k": h[:, 0, 1].sum(axis=1), "n": h[:, 0].sum(axis=(1, 2)), "rest_k": h[:, 1, 1].sum(axis=1),
+                         "rest_n": h[:, 1].sum(axis=(1, 2))})
+
+
+def _name(cols, vals, columns, coded) -> str:
+    """A candidate's conditions as text: ``race=Black & sex=Female``."""
+    return " & ".join(f"{columns[c]}={coded[c][1][v]}" for c, v in zip(cols, vals) if c >= 0)
+
+
+def _search_values(found, top) -> pd.DataFrame:
+    """Without a holdout: the search's own values, and no interval."""
+    m = len(found.value[top])
+    return pd.DataFrame({"size": found.rows[top], "value": found.value[top], "rest_value": found.rest[top],
+                         "difference": found.difference[top], "ratio": _ratio(found.value[top], found.rest[top]),
+                         "ci_low": np.full(m, np.nan), "ci_high": np.full(m, np.nan), "p_value": np.full(m, np.nan),
+                         "excludes_parity": np.zeros(m, dtype=bool), "k": found.num[top], "n": found.den[top],
+                         "rest_k": found.rest_num[top], "rest_n": found.rest_den[top]})
+
+
+def _estimates(cand_columns, cand_codes, codes, cell, weight, rows, quantity, level, direction) -> pd.DataFrame:
+    """Each candidate's rate, the rest's, the difference and its interval on the held-out `rows` alone."""
+    num_cells, den_cells, _ = RATES[quantity]
+    cell = cell[rows]
+    w = np.ones(int(rows.sum())) if weight is None else weight[rows]
+    in_num, in_den = np.isin(cell, num_cells), np.isin(cell, den_cells)
+    member = _members(cand_columns, cand_codes, codes, rows)
+    in_num, in_den, member = in_num.astype(np.float64), in_den.astype(np.float64), member.astype(np.float64)
+
+    def sums(x):   # (candidate, rest) sums of x over the numerator and the denominator's other cells
+        k, f = member @ (x * in_num), member @ (x * (in_den - in_num))
+        return k, f, (x * in_num).sum() - k, (x * (in_den - in_num)).sum() - f
+
+    k1, f1, k2, f2 = sums(w)
+    n1, n2 = k1 + f1, k2 + f2
+    if weight is not None:   # Kish's effective sizes (weighted_wilson_interval's)
+        s = sums(w * w)
+        e1 = effective_counts(k1, n1, s[0], s[1], member @ in_den)
+        e2 = effective_counts(k2, n2, s[2], s[3], (1.0 - member) @ in_den)
+        (ek1, en1), (ek2, en2) = e1, e2
+    else:
+        ek1, en1, ek2, en2 = k1, n1, k2, n2
+    with np.errstate(divide="ignore", invalid="ignore"):
+        value, rest = np.where(n1 > 0, k1 / n1, np.nan), np.where(n2 > 0, k2 / n2, np.nan)
+    low, high = mover_interval(ek1, en1, ek2, en2, level, "diff")
+    p = interval_p_value(lambda lv: mover_disparity(ek1, en1, ek2, en2, lv, "diff"), 0.0, (len(k1),))
+    tested = ~np.isnan(p)
+    excludes = np.zeros(len(p), dtype=bool)
+    if tested.any():
+        excludes[tested] = rejections(p[tested], 1.0 - level, "fdr_bh")
+    # Parity excluded on the worse side only counts as a discovery in the direction searched.
+    diff = value - rest
+    if direction != "either":
+        excludes &= (diff > 0) if direction == "higher" else (diff < 0)
+    return pd.DataFrame({"size": member.sum(axis=1).astype(np.int64), "value": value, "rest_value": rest,
+                         "difference": diff, "ratio": _ratio(value, rest), "ci_low": low, "ci_high": high, "p_value": p,
+                         "excludes_parity": excludes, "k": k1, "n": n1, "rest_k": k2, "rest_n": n2})
+
+
+def _ratio(value, rest) -> np.ndarray:
+    """value / rest; inf where only the rest is 0, NaN where both are."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(rest > 0, value / np.where(rest > 0, rest, 1.0), np.where(value > 0, np.inf, np.nan))
