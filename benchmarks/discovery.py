@@ -4,7 +4,7 @@
     .venv/bin/python benchmarks/discovery.py --runs 20 --skip speed  # a smoke run
     .venv/bin/python benchmarks/discovery.py --json benchmarks/results-discovery.json
 
-Simulation (the goals of issue 46). Ten attributes, independent: ``a0`` of 5 equally likely values, ``a1`` of 10,
+Simulation. Ten attributes, independent: ``a0`` of 5 equally likely values, ``a1`` of 10,
 ``a2`` ... ``a9`` of 2 to 9 (cycled); 10^5 rows; the prediction ~ Bernoulli(0.30). Two settings:
 
 - ``null``: no true disparity anywhere. Goal: at most 5 % of runs report any discovery (a row of the table whose

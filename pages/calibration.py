@@ -114,8 +114,8 @@ with policy_box:
     st.subheader("Policy")
     m1, m2 = st.columns([1, 2])
     m1.metric(f"ECE disparity ({reduction})", formats.tile(result.value),
-              help=(f"Excess ℓ2 ECE: the square root of the difference of debiased squared calibration errors "
-                    "(Kumar, Liang & Ma 2019), unbiased whatever the true miscalibration" if result.debiased else
+              help=("Excess ℓ2 ECE: the square root of the difference of debiased squared calibration errors "
+                    "(Kumar, Liang & Ma 2019), right on average whatever the true miscalibration" if result.debiased else
                     f"{labels.DISTANCE_LABELS[distance].capitalize()} of expected calibration errors (plug-in)")
                    + "; perfect value "
                    f"{'0' if distance == 'diff' else '1'}. Over {result.disparity.n_used} comparisons; "

@@ -144,7 +144,6 @@ def rows_factor(rule: Rule, value: float, low: float, high: float) -> float:
     >>> round(rows_factor(rule, 0.08, 0.01, 0.15), 2)   # h = 0.15 - 0.08, g = 0.08 - 0.05
     9.2
     """
-    maximum = rule.direction == "max"
     x, lo, hi, bound = value, low, high, rule.bound
     if any(math.isnan(v) for v in (x, lo, hi)):
         return float("nan")

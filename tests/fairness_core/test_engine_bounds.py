@@ -1,5 +1,5 @@
-"""What the engines' bounds leave out is said, never a reason to throw away what was computed (issue 45, items 2
-and 3): intervals over the bound on membership patterns and exact AUC levels over theirs leave a review of every
+"""What the engines' bounds leave out is said, never a reason to throw away what was computed:
+intervals over the bound on membership patterns and exact AUC levels over theirs leave a review of every
 point estimate that says what is missing and why, through the library and the command line; DuckDB's memory limit
 and threads are set from the command line, with a default that leaves room for the rest of the machine."""
 
