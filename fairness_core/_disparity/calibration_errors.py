@@ -424,10 +424,11 @@ def calibrated_low(stats: np.ndarray, estimate, level: float, rng, ratio: Option
     one-sided test does not reject, each test's null a group with the data's bins (rows n_b, mean score p̄_b) whose
     true fraction of positives is
 
-        r_b(θ) = clip(p̄_b + s_b √θ, 0, 1),   s_b the sign of the bin's observed gap,
+        r_b(θ) = clip(p̄_b + s_b √θ, 0, 1),   s_b = g_b / sqrt(Σ_c (n_c / n) g_c²),
 
-    so its true squared calibration error is θ (every bin off by √θ, the same gap the variance of
-    :func:`squared_errors` takes): at θ = 0 labels ~ Bernoulli(p̄_b) within each bin, a perfectly calibrated group.
+    g_b the bin's observed gap ȳ_b − p̄_b (s_b = 1 in every bin where all gaps are 0), so its true squared
+    calibration error Σ_b (n_b / n) (r_b − p̄_b)² is θ (before clipping) and its gaps are shaped like the data's:
+    at θ = 0 labels ~ Bernoulli(p̄_b) within each bin, a perfectly calibrated group.
     Under each null the fractions of positives are drawn, ȳ*_b ~ Binomial(n_b, r_b) / n_b, and the debiased
     error D* recomputed (`n_draws` draws); θ is rejected when the data's estimate exceeds the 1 − α_θ quantile of
     D*. The size α_θ = clip(α − P_θ(high end < θ), α/2, α), α = 1 − `level`, spends on the low end what the high
