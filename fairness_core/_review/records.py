@@ -14,6 +14,10 @@ from .config import ReviewConfig
 from .export import _json_cell, table_data
 from .gate import gate_lines, gate_status, gated_changes, gated_verdicts
 
+# The start of the entry of a review's ``source["not_computed"]`` that says why it has no intervals (an engine's
+# counts over their bound, ``engines._limits.INTERVALS_NOT_COMPUTED``): the report's Intervals row reads it.
+NO_INTERVALS = "confidence intervals: "
+
 
 @dataclass(frozen=True)
 class ModelReview:

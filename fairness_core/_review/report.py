@@ -22,6 +22,7 @@ from .bottom_line import bottom_line, plain_name, who
 from .outcome_words import mapping_phrases
 from .gate import GATING_STATUSES, STATUS_ORDER, changes_by_rule, gate_status
 from .suggest import MEASURES
+from .records import NO_INTERVALS
 from .report_layout import fit_labels, heading_settings, split_columns, unwrapped
 from .report_text import (COLUMN_NAMES, DISTANCE_NAMES, QUANTITY_NAMES, interval_text, number_text, shown_table,
                           threshold_text)
@@ -286,10 +287,6 @@ def _p(text) -> dict:
     return {"kind": "p", "text": str(text)}
 
 
-# How an engine's review says why it has no intervals (engines._limits.INTERVALS_NOT_COMPUTED): the Intervals row.
-INTERVALS = "confidence intervals: "
-
-
 def _meta(review) -> dict:
     source, mapping = review.source, review.config.mapping
     rows = [("Data", source.get("name", "")), ("SHA-256", source.get("sha256", "not recorded")),
@@ -299,8 +296,8 @@ def _meta(review) -> dict:
             ("Models", ", ".join(list(mapping.scores) + ([mapping.predicted_label] if mapping.predicted_label else []))),
             ("Subgroups", ", ".join(list(mapping.protected) + list(mapping.indicators))
              + f"; minimum size {mapping.min_size}"),
-            ("Intervals", next((f"not computed: {why[len(INTERVALS):]}"   # why, said here only
-                                for why in source.get("not_computed", []) if why.startswith(INTERVALS)),
+            ("Intervals", next((f"not computed: {why[len(NO_INTERVALS):]}"   # why, said here only
+                                for why in source.get("not_computed", []) if why.startswith(NO_INTERVALS)),
                                "off") if review.config.ci is None else f"{review.config.ci * 100:g} %, "
                                                                        f"{review.config.n_boot:,} resamples, seed 0"),
             ("Created", f"{review.created} by fairness-core {review.version}")]
@@ -312,7 +309,7 @@ def _meta(review) -> dict:
         rows.insert(3, ("Computed by", f"{source['engine']}, from count tables (the rows never left it); "
                                        "not computed: " + "; ".join(
                                            why for why in source.get("not_computed", [])
-                                           if not why.startswith(INTERVALS))))
+                                           if not why.startswith(NO_INTERVALS))))
     return {"kind": "meta", "rows": rows}
 
 

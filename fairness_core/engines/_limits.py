@@ -2,6 +2,8 @@
 
 import os
 
+from .._review.records import NO_INTERVALS
+
 ENGINES = ("duckdb", "spark", "polars", "ibis")
 CSV_TYPES = ["BIGINT", "DOUBLE", "DATE", "TIMESTAMP", "VARCHAR"]   # what DuckDB may guess for a CSV column
 SOURCE_MESSAGE = (
@@ -22,8 +24,8 @@ TOO_MANY_PATTERNS_REASON = (
     "reading them would take about as long as reading the rows."
 )
 # What a review says instead of its intervals when the counts hold too many patterns (ScoredCounts.not_computed).
-INTERVALS_NOT_COMPUTED = (
-    "confidence intervals: {n:,} membership patterns, more than the limit of {max:,} (reading the counts of each "
+INTERVALS_NOT_COMPUTED = NO_INTERVALS + (
+    "{n:,} membership patterns, more than the limit of {max:,} (reading the counts of each "
     "would take about as long as reading the rows); the point estimates and counts are computed and the verdicts "
     "judge them without intervals. Tip: choose fewer identity columns, or compute intervals on a random sample of "
     "the rows"
