@@ -97,7 +97,7 @@ IDLE_TIMEOUT_S = 300.0   # a step that never goes idle fails the run
 PREPARED_MS = 200        # the DOM must stay unchanged this long after an untimed preparation before the clock starts
 POLL_MS = 50             # how often the page is asked whether it is idle (websocket frames are stamped on arrival)
 METRIC_PAGES = ("Overview", "Subgroup AUCs", "Rate disparities", "Calibration", "Class-wise bias", "Dataset metrics")
-# Issue 22 item 3's targets for what a user feels (seconds): (kind, target).
+# The targets for what a user feels (seconds): (kind, target).
 TARGETS = {"control": 0.5, "first visit": 1.5, "upload": 3.0, "local mapping": 3.0,
            # On counted data with intervals, a threshold on a counted edge within 1 s; the count and a scan
            # (between edges) have no target of their own (inf: reported, never "not met")

@@ -10,7 +10,7 @@ of all held-out rows. Beside it, Fairlearn's ``ThresholdOptimizer`` (the same ob
 randomised thresholds fitted on the same half, predictions with a fixed seed) on the same held-out half. Printed:
 the share of halvings whose held-out gap is within the tolerance, the mean held-out gap, the gap
 ``group_thresholds`` said to expect on new rows (its ``expected_gap``, the 80th percentile), and the mean balanced
-accuracy of each. Issue 41 asks for the held-out gap within the tolerance in at least 80 % of halvings, and a
+accuracy of each. The goal is the held-out gap within the tolerance in at least 80 % of halvings, and a
 balanced accuracy no worse than Fairlearn's minus 0.01.
 
 Data sets (the project's own sample and two of ``../shared/data`` or ``$FAIRNESS_TEST_DATA``): the credit sample's

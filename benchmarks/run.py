@@ -357,7 +357,7 @@ THREE_RATES = ("selection_rate", "true_positive_rate", "false_positive_rate")  #
 SEVEN_RATES = ["selection_rate", "true_positive_rate", "false_positive_rate", "false_negative_rate",
                "false_omission_rate", "false_discovery_rate", "error_rate"]
 RATES_TARGET = "7 rates by race x sex from raw columns, one call"
-# Issue 48's targets: (side-by-side operation, or "import"; the smallest ratio peer / ours it asks for).
+# The library's speed targets: (side-by-side operation, or "import"; the smallest ratio peer / ours it asks for).
 TARGETS = [("AUC family, {n} identity columns, untied scores", 50.0), (RATES_TARGET, 1.2),
            ("calibration per subgroup (race x sex), 10 uniform bins", 3.0)]
 IMPORT_TARGET_SECONDS = 0.7
@@ -1190,7 +1190,7 @@ def load_average() -> list | None:
 
 
 def targets(results: dict) -> list[dict]:
-    """Issue 48's targets, each with the ratio this run measured (peer / ours, CPU) and whether it is met."""
+    """The library's speed targets, each with the ratio this run measured (peer / ours, CPU) and whether it is met."""
     rows = {r["operation"]: r for r in results.get("side_by_side", []) if "skipped" not in r}
     out = []
     for operation, goal in TARGETS:

@@ -55,7 +55,7 @@ def test_benchmark_runs_and_every_pair_agrees(tmp_path):
         if present:
             assert rows[key]["ratio"] > 0 and rows[key]["ours"]["cpu_runs"] and rows[key]["agreement_checks"] >= 1
 
-    # Issue 48's targets, each reported with the ratio this run measured (met or not: never asserted) and the load.
+    # The library's speed targets, each reported with the ratio this run measured (met or not: never asserted) and the load.
     assert [r["goal"] for r in results["targets"]] == [">= 50x", ">= 1.2x", ">= 3x", "<= 0.7 s"]
     assert all(isinstance(r["met"], bool) and r["measured"] for r in results["targets"])
     assert results["import"]["fairness_core"]["wall_runs"] and results["import"]["ratio_wall"] > 0

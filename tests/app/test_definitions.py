@@ -130,7 +130,7 @@ def test_fairness_core_exports_every_named_function():
 
 
 def test_corrected_statements_about_the_reference_implementations():
-    """Issue 7, item 9: statements an independent check found wrong stay corrected."""
+    """Statements an independent check found wrong stay corrected."""
     everything = " ".join(f"{m.meaning} {m.source} {m.differs}" for m in defs.METRICS)
     # audmetric scores a class that occurs but is never predicted 0, as we do: no difference to list.
     assert defs.BY_KEY["fscore-class"].differs == ""

@@ -109,7 +109,7 @@ def test_no_comparison_is_starred_while_its_interval_contains_parity(seed, n, k,
 
 
 def test_a_finding_excludes_parity_only_when_both_its_printed_intervals_do():
-    """Issue 41, item 7: with Holm's adjustment a finding was marked as excluding parity because its ratio interval
+    """With Holm's adjustment a finding was marked as excluding parity because its ratio interval
     excluded 1 while the difference interval printed with it contained 0 (this case, found by hypothesis)."""
     rng = np.random.default_rng(128)
     groups = rng.integers(0, 4, 398).astype(str)

@@ -190,7 +190,7 @@ def retrained(n: int, seed: int, own: float = 0.1) -> pd.DataFrame:
 
 @pytest.mark.full   # ten reviews of 10^5 rows: make test only (tests/tiers.py)
 def test_a_retrained_candidate_as_good_as_the_baseline_passes_on_large_data():
-    """Issue 41, item 6: non-inferiority with the high ends unadjusted (the candidate passes only if every change
+    """Non-inferiority with the high ends unadjusted (the candidate passes only if every change
     does) and the low ends at Bonferroni's level. benchmarks/gate_equal_candidate.py measured 70 % of such gates
     passing at 10^5 rows (none failing; 27.5 % with the high ends at Bonferroni's level too, 3 of these 10);
     here at least 7 of 10, and no change fails."""

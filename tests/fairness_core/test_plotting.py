@@ -468,7 +468,7 @@ def test_no_data_text_reaches_a_figure_unescaped():
     assert "&lt;i&gt;2 rows&lt;/i&gt; &lt; minimum" in figs[1].data[0].hovertext[1]
 
 
-# Issue 10: axis range, order, pairwise heatmap ---------------------------------------------------
+# Axis range, order, pairwise heatmap ---------------------------------------------------
 
 
 def test_auc_chart_full_range_and_order():

@@ -102,7 +102,7 @@ def test_tradeoff_chart_has_one_point_per_model_with_intervals():
 
 
 def test_tradeoff_labels_clear_every_error_bar():
-    """Issue 42, item 7: one model's label was struck through by the other model's error bar. Laid out at the
+    """One model's label was struck through by the other model's error bar. Laid out at the
     narrowest width the app draws the chart, no label box meets a marker, an error bar or another label, and every
     label lies inside the plot (whose axes widen for it)."""
     from fairness_core.plotting import _review as R

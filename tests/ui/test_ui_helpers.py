@@ -66,7 +66,7 @@ def test_against_gives_the_reference_its_article_once():
 
 
 def test_weighted_auc_findings_and_captions_count_weights_as_weights():
-    """Issue 42, item 6: with weights a caption read "56 rows: 25 positive, 45 negative" (25 + 45 != 56): sizes are
+    """With weights a caption read "56 rows: 25 positive, 45 negative" (25 + 45 != 56): sizes are
     effective sizes and the positives and negatives sums of weights, so they are said as such."""
     from tests.support import weighted_two_groups
     from fairness_dashboard.presentation import captions
