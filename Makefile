@@ -33,9 +33,10 @@ run: $(VENV)/.run-deps
 check: $(VENV)/.test-deps
 	$(BIN)/python -m pytest -n auto --dist loadgroup -m "not full" --durations=15
 
-# One pytest worker per CPU and one more: two of them drive the browser tests (tests/conftest.py, browser_group) and
-# spend most of their time waiting on an app server and Chromium.
-TEST_WORKERS ?= $(shell $(PYTHON) -c 'import os; print((os.cpu_count() or 1) + 1)')
+# One pytest worker per CPU and two more: two of them drive the browser tests (tests/conftest.py, browser_group) and
+# spend most of their time waiting on an app server and Chromium, a third starts with the Spark tests' group, so the
+# CPU-bound tests have a worker of their own from the start.
+TEST_WORKERS ?= $(shell $(PYTHON) -c 'import os; print((os.cpu_count() or 1) + 2)')
 
 test: $(VENV)/.test-deps
 	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadgroup --durations=25

@@ -108,6 +108,15 @@ sys.path.insert(0, str(ROOT))
 
 import fairness_core as fc  # noqa: E402
 
+# --all-buckets: every bootstrap of counts of rows reweights BUCKETS buckets of rows, whatever the patterns: the
+# law of the engines' per-bucket tables (fairness_core/engines/_bucket_atoms.py, rows dealt by a hash of their
+# position) measured in memory, where the rows are dealt at random. Set in the environment, so the workers see it.
+ALL_BUCKETS = "FAIRNESS_COVERAGE_ALL_BUCKETS"
+if os.environ.get(ALL_BUCKETS):
+    from fairness_core._stats import bootstrap as _bootstrap
+
+    _bootstrap.BUCKET_PATTERNS = 0
+
 LEVEL = 0.95
 GRID = 100_000                      # score cells of the truth; 0.5 and every bin edge k/10 are cell edges
 EDGES = np.arange(GRID + 1) / GRID
@@ -1428,6 +1437,8 @@ def main(argv=None) -> None:
     parser.add_argument("--truth-rows", type=int, default=1_000_000)
     parser.add_argument("--margin", type=float, default=0.01)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--all-buckets", action="store_true",
+                        help="every bootstrap by the engines' per-bucket tables' law (BUCKETS buckets of rows)")
     parser.add_argument("--out", type=Path, default=None, help="also write the Markdown report here")
     parser.add_argument("--json", type=Path, default=None,
                         help=f"also write its coverage table as JSON here (the app reads {MEASURED.relative_to(ROOT)})")
@@ -1457,6 +1468,11 @@ def main(argv=None) -> None:
 
     for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
         os.environ.setdefault(var, "1")   # inherited by the worker processes: they are the parallelism
+    if args.all_buckets and not os.environ.get(ALL_BUCKETS):   # this process (imported already) and the workers
+        from fairness_core._stats import bootstrap as _bootstrap
+
+        os.environ[ALL_BUCKETS] = "1"
+        _bootstrap.BUCKET_PATTERNS = 0
     load_start = os.getloadavg()[1]
     started = time.perf_counter()
     command = " ".join([".venv/bin/python benchmarks/coverage.py", *(sys.argv[1:] if argv is None else argv)])

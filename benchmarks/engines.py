@@ -195,9 +195,16 @@ def check_sample(glob: str, sample: int, auc_bins, engine: str = "duckdb") -> di
             "max_bound": float(np.nanmax(table[[c for c in table.columns if c.endswith("binning_error")]]))}
 
 
+# The command line with its bound on membership patterns set to 0: every interval from per-bucket tables.
+BUCKETS_CLI = ("import sys; from fairness_core.engines import _limits; _limits.MAX_PATTERNS = 0; "
+               "from fairness_core._cli import main; sys.exit(main(sys.argv[1:]))")
+
+
 def review_times(glob: str, engine: str, repeats: int, *, auc_bins: str = "10000", identities: int = N_IDENTITY,
-                 memory_limit=None, threads=None, in_memory: bool = False) -> dict:
-    """The command line's review of `glob` with and without intervals (see the module docstring)."""
+                 memory_limit=None, threads=None, in_memory: bool = False, bucket_intervals: bool = False) -> dict:
+    """The command line's review of `glob` with and without intervals (see the module docstring); with
+    `bucket_intervals` also with intervals from per-bucket tables whatever the patterns (``bucket_intervals``: the
+    command line with its bound on patterns set to 0, ``engines._bucket_atoms``)."""
     import shlex
     import statistics
     import tempfile
@@ -213,6 +220,8 @@ def review_times(glob: str, engine: str, repeats: int, *, auc_bins: str = "10000
     command += (["--memory-limit", memory_limit] if memory_limit else []) + (["--threads", str(threads)] if threads
                                                                             else [])
     kinds = [("no_intervals", command + ["--no-intervals"]), ("intervals", command)]
+    if bucket_intervals:   # the same command line with no membership pattern allowed: per-bucket tables
+        kinds.append(("bucket_intervals", [sys.executable, "-c", BUCKETS_CLI, *command[3:]]))
     if in_memory:   # the in-memory path: the one file, read whole, with intervals
         files = sorted(Path(glob).parent.glob(Path(glob).name))
         if len(files) != 1:
@@ -240,6 +249,10 @@ def review_times(glob: str, engine: str, repeats: int, *, auc_bins: str = "10000
     out["runs"] = runs
     out["wall_ratio"] = out["intervals"]["wall_s"] / out["no_intervals"]["wall_s"]
     out["cpu_ratio"] = out["intervals"]["cpu_s"] / out["no_intervals"]["cpu_s"]
+    if bucket_intervals:
+        out["bucket_wall_ratio"] = out["bucket_intervals"]["wall_s"] / out["no_intervals"]["wall_s"]
+        out["bucket_cpu_ratio"] = out["bucket_intervals"]["cpu_s"] / out["no_intervals"]["cpu_s"]
+        out["bucket_rss_ratio"] = out["bucket_intervals"]["peak_rss_mib"] / out["no_intervals"]["peak_rss_mib"]
     if in_memory:
         out["peak_rss_ratio_to_in_memory"] = {name: out[name]["peak_rss_mib"] / out["in_memory"]["peak_rss_mib"]
                                               for name in ("no_intervals", "intervals")}
@@ -268,6 +281,8 @@ def main(argv=None) -> dict:
                         help="time the command line's review with and without intervals instead")
     parser.add_argument("--repeats", type=int, default=3, help="runs of each review (with --review)")
     parser.add_argument("--csv", action="store_true", help="review the same rows as CSV files (with --review)")
+    parser.add_argument("--bucket-intervals", action="store_true",
+                        help="with --review: also the review with intervals from per-bucket tables")
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     auc_bins = args.auc_bins if args.auc_bins == "exact" else int(args.auc_bins)
@@ -284,14 +299,20 @@ def main(argv=None) -> dict:
         results = {"engine": args.engine, "rows": args.rows, "files": args.files, "cpus": os.cpu_count(),
                    "format": "csv" if args.csv else "parquet",
                    **review_times(glob, args.engine, args.repeats, auc_bins=args.auc_bins, identities=args.identities,
-                                  memory_limit=args.memory_limit, threads=args.threads, in_memory=args.in_memory)}
+                                  memory_limit=args.memory_limit, threads=args.threads, in_memory=args.in_memory,
+                                  bucket_intervals=args.bucket_intervals)}
         default = HERE / ("results-engines-review-csv.json" if args.csv else "results-engines-review.json")
         out = Path(args.out if args.out != str(HERE / "results-engines.json") else default)
         out.write_text(json.dumps(results, indent=2))
-        for name in ("no_intervals", "intervals", "in_memory")[:3 if args.in_memory else 2]:
+        for name in ("no_intervals", "intervals", "in_memory", "bucket_intervals"):
+            if name not in results:
+                continue
             r = results[name]
             print(f"{name:13} {r['wall_s']:6.1f} s wall, {r['cpu_s']:6.1f} CPU-s, {r['peak_rss_mib']:6.0f} MiB peak")
         print(f"ratio (intervals / none): {results['wall_ratio']:.2f} wall, {results['cpu_ratio']:.2f} CPU")
+        if args.bucket_intervals:
+            print(f"ratio (bucket intervals / none): {results['bucket_wall_ratio']:.2f} wall, "
+                  f"{results['bucket_cpu_ratio']:.2f} CPU, {results['bucket_rss_ratio']:.2f} peak RSS")
         return results
     run = subprocess.run([sys.executable, __file__, "--child", "--rows", str(args.rows), "--files", str(args.files),
                           "--engine", args.engine, "--memory-limit", args.memory_limit or "2GB",

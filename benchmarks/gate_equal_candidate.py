@@ -12,14 +12,43 @@ is a model drawn afresh (independent noise: its scores correlate about 0.85 with
 retrained model (about 0.99). Reported per size and d: the share of data sets whose gate on the changes passes (every
 change passes), fails (some change fails) or is inconclusive, and the changes judged.
 
+``--worse``: the candidate is worse, not equal: its scores in subgroup B (30 % of the rows) are shifted up on the
+logit scale by the amount that raises its false positive rate disparity (B against the rest, the largest) by twice
+the tolerance in the population (found by bisection on 10^6 rows whose models share all their noise, so that the
+shift alone separates them; its other quantities' population changes are printed). The share of data sets whose
+gate fails is then the gate's power; the share that passes its error.
+
 Run: ``.venv/bin/python benchmarks/gate_equal_candidate.py [--runs 100] [--sizes 10000,100000] [--own 0.15,0.5]
-[--shares 0.5,0.3,0.2]``; ``PYTHONPATH=<another checkout>`` measures another release.
+[--shares 0.5,0.3,0.2] [--tolerance 0.01] [--worse] [--json benchmarks/results-gate.json]``;
+``PYTHONPATH=<another checkout>`` measures another release.
+
+Last run (2026-12-08, 2 vCPU shared, n_boot 1,000, subgroups of 50 / 30 / 20 %; ``benchmarks/results-gate.json``):
+
+| candidate | rows | d | tolerance | data sets | passes % | inconclusive % | fails % |
+|---|---:|---:|---:|---:|---:|---:|---:|
+| equal | 100,000 | 0.1 | 0.01 | 40 | 70.0 | 30.0 | 0.0 |
+| equal | 100,000 | 0.1 | 0.02 | 40 | 100.0 | 0.0 | 0.0 |
+| equal | 10,000 | 0.1 | 0.01 | 40 | 0.0 | 100.0 | 0.0 |
+| equal | 10,000 | 0.1 | 0.02 | 40 | 30.0 | 70.0 | 0.0 |
+| equal | 100,000 | 0.5 | 0.02 | 20 | 65.0 | 35.0 | 0.0 |
+| worse by 2 x 0.01 | 100,000 | 0.1 | 0.01 | 20 | 0.0 | 0.0 | 100.0 |
+| worse by 2 x 0.02 | 100,000 | 0.5 | 0.02 | 20 | 0.0 | 5.0 | 95.0 |
+
+What keeps an equal candidate from passing at 0.01 is not multiplicity: the pass side is already unadjusted (the
+intersection-union principle), and the fails' low ends (joint one-sided max-t bounds since this release,
+Bonferroni's before) fail no equal candidate either way. It is the ratio scores' sampling error: at 10^5 rows and
+d = 0.1 the p% and equal opportunity scores' paired changes have a standard deviation of 0.0031 and 0.0040 (the
+bootstrap's half-widths / 1.96 agree: 0.0032, 0.0040), so a score as good as the baseline's passes 0.01 with a
+chance of about Phi(0.01 / sd - 1.96), 0.85 and 0.80, and both about 0.70; the rate disparities' (sd 0.0018-0.0024),
+the AUCs' (0.0003-0.0005) and the ECEs' (0.0008-0.0010) pass every time. A tolerance of 0.02 is five of the ratio
+scores' standard deviations.
 """
 
 from __future__ import annotations
 
 import argparse
 import itertools
+import json
 import sys
 from pathlib import Path
 import time
@@ -34,15 +63,17 @@ SHARES = [0.5, 0.3, 0.15, 0.05]
 SHIFTS = [0.0, 0.4, -0.3, 0.6]   # a fifth subgroup and more repeat them
 
 
-def equal_candidates(n: int, seed: int, own: float = 0.5) -> pd.DataFrame:
-    """A data set with a baseline score m1 and a candidate m2 as good as it, their noise's own part of sd `own`."""
+def equal_candidates(n: int, seed: int, own: float = 0.5, worse: float = 0.0) -> pd.DataFrame:
+    """A data set with a baseline score m1 and a candidate m2 as good as it, their noise's own part of sd `own`; with
+    `worse`, m2's scores in subgroup B are shifted up by `worse` on the logit scale."""
     rng = np.random.default_rng(seed)
     group = rng.choice(len(SHARES), n, p=SHARES)
     shift = np.asarray(SHIFTS)[group]
     x = rng.normal(size=n)
     y = (rng.random(n) < 1 / (1 + np.exp(-(1.5 * x - 0.5 + shift)))).astype(int)
     shared = rng.normal(0, np.sqrt(0.5 ** 2 - own ** 2), n)
-    scores = {m: 1 / (1 + np.exp(-(1.5 * (x + shared + rng.normal(0, own, n)) - 0.5 + shift)))
+    scores = {m: 1 / (1 + np.exp(-(1.5 * (x + shared + rng.normal(0, own, n)) - 0.5 + shift
+                                   + (worse * (group == 1) if m == "m2" else 0.0))))
               for m in ("m1", "m2")}
     return pd.DataFrame({"y": y, "g": np.array(list("ABCD"))[group], **scores})
 
@@ -57,6 +88,30 @@ def gate_of(frame: pd.DataFrame, n_boot: int, tolerance: float) -> tuple[str, Co
     return overall, statuses
 
 
+def population_changes(worse: float, rows: int = 1_000_000) -> dict:
+    """Every change's value (worsening) on `rows` rows whose models share all their noise, m2 shifted by `worse`."""
+    mapping = fc.ColumnMapping(label="y", positive_label=1, scores=("m1", "m2"), protected=("g",))
+    review = fc.build_review(equal_candidates(rows, 999, 0.0, worse),
+                             fc.ReviewConfig(mapping=mapping, ci=None, baseline="m1"))
+    return {(c.quantity, c.subgroup): c.worsening for c in review.changes}
+
+
+def worse_shift(target: float) -> tuple[float, dict]:
+    """The shift of m2's logits in subgroup B that worsens its false positive rate disparity by `target` in the
+    population (bisection), and every change's population worsening at it."""
+    low, high = 0.0, 2.0
+    for _ in range(30):
+        mid = (low + high) / 2
+        if population_changes(mid)[("false_positive_rate", None)] < target:
+            low = mid
+        else:
+            high = mid
+        if high - low < 2e-3:
+            break
+    shift = (low + high) / 2
+    return shift, population_changes(shift)
+
+
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--runs", type=int, default=100)
@@ -66,18 +121,28 @@ def main(argv=None) -> None:
     parser.add_argument("--own", default="0.15,0.5", help="sd of each model's own noise, d (at most 0.5)")
     parser.add_argument("--shares", default=",".join(map(str, SHARES)),
                         help="the subgroups' shares of the rows (their shifts: 0, 0.4, -0.3, 0.6, ...)")
+    parser.add_argument("--worse", action="store_true",
+                        help="a candidate worse by twice the tolerance in B's false positive rate disparity")
+    parser.add_argument("--json", help="append the rows measured to this JSON file (a list of records)")
     args = parser.parse_args(argv)
     SHARES[:] = [float(x) for x in args.shares.split(",")]
     SHIFTS[:] = (SHIFTS * len(SHARES))[:len(SHARES)]
+    shift = 0.0
+    if args.worse:
+        shift, truth = worse_shift(2 * args.tolerance)
+        shown = ", ".join(f"{q}{'' if g is None else ' of ' + str(g)} {w:+.4f}" for (q, g), w in truth.items()
+                          if abs(w) >= 0.001)
+        print(f"Worse candidate: logit shift {shift:.3f} in B; population changes (|worsening| >= 0.001): {shown}")
     print(f"Subgroups' shares {SHARES}, tolerance {args.tolerance:g}, n_boot {args.n_boot}; fairness_core "
           f"{fc.__version__} from {Path(fc.__file__).parent}\n")
+    records = []
     print("| rows | d | score correlation | data sets | gate passes % | inconclusive % | fails % | "
           "changes judged per data set | changes passing % | changes failing % |")
     print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for n, own in itertools.product((int(s) for s in args.sizes.split(",")), (float(d) for d in args.own.split(","))):
         overall, changes, started, corr = Counter(), Counter(), time.perf_counter(), []
         for seed in range(args.runs):
-            frame = equal_candidates(n, seed, own)
+            frame = equal_candidates(n, seed, own, shift)
             corr.append(np.corrcoef(frame["m1"], frame["m2"])[0, 1])
             verdict, statuses = gate_of(frame, args.n_boot, args.tolerance)
             overall[verdict] += 1
@@ -88,6 +153,16 @@ def main(argv=None) -> None:
               f"{total / args.runs:.0f} | {100 * changes['pass'] / total:.1f} | {100 * changes['fail'] / total:.1f} |",
               flush=True)
         print(f"  ({time.perf_counter() - started:.0f} s)", file=sys.stderr)
+        records.append({"shares": list(SHARES), "rows": n, "own": own, "tolerance": args.tolerance,
+                        "candidate": "worse" if args.worse else "equal", "shift": shift, "runs": args.runs,
+                        "n_boot": args.n_boot, "score_correlation": float(np.mean(corr)),
+                        "passes": overall["pass"] / args.runs, "inconclusive": overall["inconclusive"] / args.runs,
+                        "fails": overall["fail"] / args.runs, "changes_per_data_set": total / args.runs,
+                        "changes_passing": changes["pass"] / total, "changes_failing": changes["fail"] / total})
+    if args.json:
+        path = Path(args.json)
+        old = json.loads(path.read_text()) if path.exists() else []
+        path.write_text(json.dumps(old + records, indent=1) + "\n")
 
 
 if __name__ == "__main__":

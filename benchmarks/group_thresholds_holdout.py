@@ -2,6 +2,7 @@
 
     .venv/bin/python benchmarks/group_thresholds_holdout.py                 # 20 halvings per data set
     .venv/bin/python benchmarks/group_thresholds_holdout.py --halvings 5
+    .venv-bench/bin/python benchmarks/group_thresholds_holdout.py --json benchmarks/results-group-thresholds.json
 
 For each data set and constraint (demographic parity, equal opportunity, equalized odds; tolerance 0.05), 20 random
 halvings: ``fc.group_thresholds`` is fitted on one half and judged on the other: the largest difference between two
@@ -16,14 +17,29 @@ balanced accuracy no worse than Fairlearn's minus 0.01.
 Data sets (the project's own sample and two of ``../shared/data`` or ``$FAIRNESS_TEST_DATA``): the credit sample's
 ``score_logistic`` by ``sex``; COMPAS's ``decile_score / 10`` by ``sex`` (all 7,214 rows); the law school data's
 ``LSAT`` (scaled to [0, 1]) predicting the first-year pass, by ``sex``; then two with three or four smaller subgroups
-(the credit sample by ``age_group``, COMPAS by ``age_cat``), where no thresholds can keep 0.05 on new rows with
-four chances in five and ``group_thresholds`` says so (``kept`` False, its ``expected_gap``). The column "kept"
-counts the halvings in which it could.
+(the credit sample by ``age_group``, COMPAS by ``age_cat``), where keeping 0.05 on new rows with four chances in
+five costs much of the balanced accuracy or cannot be done, and ``group_thresholds`` says so (``kept`` False, its
+``expected_gap``). The column "kept" counts the halvings in which it could. ``--json`` writes the rows, with
+``accepted`` (both goals met), to a results file (``benchmarks/results-group-thresholds.json``).
+
+Last run (2026-12-08, 2 vCPU, 20 halvings, Fairlearn 0.14): the goals are met on the credit sample by sex
+(demographic parity, equal opportunity), COMPAS by sex (equal opportunity) and the law school data by sex
+(demographic parity, equal opportunity); not for equalized odds anywhere (the held-out gap is kept in 85-95 % of
+halvings, but deterministic thresholds reach a balanced accuracy 0.02-0.08 below Fairlearn's randomised ones,
+which mix two thresholds per subgroup), nor for COMPAS's demographic parity by sex (ten score levels: no pair of
+deterministic thresholds leaves room for the sampling error in most halvings; within in 65 %), nor on the
+smaller subgroups. The margins' z is the smallest of a ladder whose thresholds keep the tolerance in the
+simulation of new rows (Bonferroni's z over the pairs before): the law school's equalized odds 0.6281 -> 0.6405,
+the credit sample's by age group kept in 100 % of halvings (was 0 %, within 0 % -> 85 %), at a balanced accuracy
+of 0.52 (was 0.66): the price of keeping the tolerance on subgroups of a few hundred rows; COMPAS's equalized odds
+by sex kept in 85 % (was 15 %), within 85 % (was 95 %, mostly with thresholds fitted to the rows alone, whose
+simulated gap of 0.070 said they would not keep it) at 0.5667 (was 0.6325).
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import sys
 from pathlib import Path
@@ -152,17 +168,30 @@ def run(halvings: int) -> list[dict]:
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--halvings", type=int, default=20)
+    parser.add_argument("--json", help="write the rows measured to this JSON file")
     args = parser.parse_args(argv)
+    records = []
     print(f"Tolerance {TOLERANCE}; {args.halvings} random halvings each (fit on one half, judged on the other).")
     print("| data | constraint | kept | within the tolerance held out | mean held-out gap | expected gap (80 %) "
           "| balanced accuracy | Fairlearn: within | Fairlearn: mean gap | Fairlearn: balanced accuracy |")
     print("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|")
     for r in run(args.halvings):
         n = max(r["n"], 1)
+        records.append({"data": r["data"], "constraint": r["constraint"], "tolerance": TOLERANCE, "halvings": r["n"],
+                        "kept": r["kept"] / n, "within": r["within"] / n, "mean_gap": float(np.mean(r["gaps"])),
+                        "expected_gap": float(np.nanmean(r["expected"])) if r["expected"] else None,
+                        "balanced_accuracy": float(np.mean(r["ba"])), "fairlearn_within": r["fl_within"] / n,
+                        "fairlearn_mean_gap": float(np.mean(r["fl_gaps"])),
+                        "fairlearn_balanced_accuracy": float(np.mean(r["fl_ba"])),
+                        "accepted": bool(r["within"] / n >= 0.8
+                                         and np.mean(r["ba"]) >= np.mean(r["fl_ba"]) - 0.01)})
         print(f"| {r['data']} | {r['constraint']} | {100 * r['kept'] / n:.0f} % | {100 * r['within'] / n:.0f} % "
               f"| {np.mean(r['gaps']):.3f} "
               f"| {np.nanmean(r['expected']) if r['expected'] else float('nan'):.3f} | {np.mean(r['ba']):.4f} "
               f"| {100 * r['fl_within'] / n:.0f} % | {np.mean(r['fl_gaps']):.3f} | {np.mean(r['fl_ba']):.4f} |")
+    if args.json:
+        Path(args.json).write_text(json.dumps({"halvings": args.halvings, "tolerance": TOLERANCE,
+                                               "fairness_core": fc.__version__, "rows": records}, indent=1) + "\n")
 
 
 if __name__ == "__main__":

@@ -1,7 +1,7 @@
 # More than 500 lines: one concept (the benchmark against peer tools: its sections share one data set and one report).
 """Benchmark: fairness_core against the tools a user would pick instead, at 10^6 rows, in one run.
 
-    python benchmarks/run.py [--rows 1000000] [--subgroups 20] [--repeats 3] [--out results.json] [--quick]
+    python benchmarks/run.py [--rows 1000000] [--subgroups 20] [--repeats 3] [--out results.json] [--quick] [--targets]
                              [--skip side,import,intervals,audit,incremental,loading,memory,app]
     python benchmarks/run.py --engine duckdb|spark|polars [--rows 100000000] [engines.py options]
 
@@ -737,10 +737,13 @@ def available(modules: tuple) -> str | None:
 
 
 def side_by_side(frame: pd.DataFrame, n_identity: int, repeats: int, checks: Checks, log,
-                 warm: bool = True) -> list[dict]:
+                 warm: bool = True, only_targets: bool = False) -> list[dict]:
     rows = []
     warm_frame = frame.head(min(len(frame), 3000)).reset_index(drop=True)
+    goals = {operation.format(n=n_identity) for operation, _ in TARGETS}
     for case in cases(n_identity):
+        if only_targets and case.operation not in goals:
+            continue
         missing = available(case.needs)
         if missing:
             log(f"  skipped: {case.operation} vs {case.peer}: {missing}")
@@ -1343,6 +1346,8 @@ def main(argv: list[str] | None = None) -> dict:
     parser.add_argument("--skip", default="", help="comma-separated sections to leave out: "
                                                   "side,import,intervals,audit,incremental,loading,memory,app")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--targets", action="store_true",
+                        help="side by side, only the rows of the speed targets (with --skip for the other sections)")
     parser.add_argument("--engine", choices=["duckdb", "spark", "polars"],
                         help="instead: the engine benchmark (benchmarks/engines.py) with this engine; "
                              "--rows then defaults to 10^8 and other options go to engines.py")
@@ -1379,13 +1384,14 @@ def main(argv: list[str] | None = None) -> dict:
     results: dict[str, Any] = {"meta": {
         "date": datetime.date.today().isoformat(), "rows": args.rows, "identity_columns": args.subgroups,
         "repeats": repeats, "app_repeats": 1 if args.quick else repeats, "quick": args.quick, "seed": args.seed,
+        "targets_only": args.targets,
         "command": " ".join(["python benchmarks/run.py", *(argv if argv is not None else sys.argv[1:])]),
         "machine": machine(), "load_start": load_average()}, "notes": notes}
     log(f"generating {args.rows:,} rows ...")
     frame = make_data(args.rows, args.subgroups, args.seed)
     if "side" not in skip:
         log("side by side ...")
-        results["side_by_side"] = side_by_side(frame, args.subgroups, repeats, checks, log, warm)
+        results["side_by_side"] = side_by_side(frame, args.subgroups, repeats, checks, log, warm, args.targets)
         notes += [f"skipped {r['operation']} vs {r['peer']}: {r['skipped']}" for r in results["side_by_side"]
                   if "skipped" in r]
         if any(r["peer"].startswith("guardian-ai (integer") and "skipped" not in r for r in results["side_by_side"]):

@@ -90,6 +90,7 @@ from ._review.group_thresholds import GroupThresholds, group_thresholds
 from ._review.discovery import SubgroupDiscovery, discover_subgroups
 from ._review.from_counts import build_review_from_counts
 from ._review.over_time import OverTime, over_time
+from ._review.history import ReviewHistory, review_history
 from ._stats.trend import PeriodTrend, period_changes, period_trend
 from ._review.config_schema import CONFIG_BOUNDS, MAX_CONFIG_BYTES
 from ._review.export import export_name, neutralize_formulas, table_from_json, table_to_csv, table_to_json
@@ -138,7 +139,8 @@ _review_names = ["compare_models", "compare_model_aucs", "compare_model_calibrat
                  "bottom_line", "rule_plain_name", "result_subject", "model_changes", "ChangeVerdict", "changes_by_rule",
                  "suggest_threshold", "ThresholdSuggestion", "group_thresholds", "GroupThresholds"]
 _discovery_names = ["discover_subgroups", "SubgroupDiscovery"]
-_over_time_names = ["over_time", "OverTime", "period_trend", "PeriodTrend", "period_changes"]
+_over_time_names = ["over_time", "OverTime", "period_trend", "PeriodTrend", "period_changes", "review_history",
+                    "ReviewHistory"]
 _export_names = ["neutralize_formulas", "table_to_csv", "table_to_json", "table_from_json", "export_name"]
 _threshold_names = ["performance_table", "explorer_thresholds", "threshold_curves", "disparity_curve", "rule_band",
                     "subgroup_threshold_effect", "SubgroupThresholdEffect"]

@@ -1,14 +1,16 @@
 # More than 500 lines: one concept (the command line: its arguments, their checks, the in-memory and engine reviews and the exit status), whose help text is most of it.
-"""Command line: ``python -m fairness_core report|metrics DATA ...`` (see ``--help``), and ``app``, which serves the
+"""Command line: ``python -m fairness_core report|metrics DATA ...`` (see ``--help``), ``history REVIEW.json ...``
+(saved reviews side by side in time: :func:`fairness_core.review_history`), and ``app``, which serves the
 dashboard (:mod:`fairness_dashboard.launch`: this process becomes ``python -m streamlit run``).
 
 Exit status (the release gate): 0 when every gating verdict passes, 1 when one fails (with ``--strict``
 also when one is inconclusive or not assessable). The gating verdicts are the rules of the models and, with
 ``--baseline``, each other model's changes from the baseline judged against ``--max-worsening`` (or what
 ``--gate`` names: rules, ``changes``, ``changes:<quantity>``; the rules about the labels only when named or with
-``--gate-labels``); each one that is not a pass is a line on stderr, fails first (``--quiet``: only those that
-set the status to 1). 2 for bad input or usage, 3 for an internal error. The review comes from
-:func:`fairness_core.build_review`, the builder behind the app's exports.
+``--gate-labels``); with ``--gate-period latest``, the rules of the latest period of ``--time`` instead. Subgroups
+found by ``--discover`` never gate. Each gating verdict that is not a pass is a line on stderr, fails first
+(``--quiet``: only those that set the status to 1). 2 for bad input or usage, 3 for an internal error. The review
+comes from :func:`fairness_core.build_review`, the builder behind the app's exports.
 """
 
 from __future__ import annotations
@@ -43,9 +45,19 @@ EXAMPLES = """examples:
       --positive 1 --score score --protected race --out review.json
   python -m fairness_core app --port 8502 --data-root /data/logs
 
+  python -m fairness_core metrics credit.csv --label repaid --positive 1 --score score_boosting --protected sex \\
+      --discover sex age_group ethnicity --time decision_date --period quarter --gate-period latest --out review.json
+
 exit status: 0 every gating rule (and, with --baseline, every change) passes, 1 one fails (--strict: or is
   inconclusive), 2 bad input or usage, 3 an internal error; each gating verdict that is not a pass is a line on
   stderr, fails first (--quiet: only the lines that set the status to 1)
+"""
+
+HISTORY_EXAMPLES = """examples:
+  python -m fairness_core history reviews/2026-*.json --out history.html
+  python -m fairness_core history january.json february.json march.json --json --out history.json
+
+exit status: 0 the history is written, 2 a file that is not a saved review (or cannot be read or written)
 """
 
 
@@ -63,15 +75,19 @@ def _prog() -> str:
 
 def parser() -> argparse.ArgumentParser:
     """The argument parser of ``python -m fairness_core`` (installed: the ``fairness-core`` command)."""
+    from ._counts.rates import RATE_NAMES
+    from ._metrics.discovery_search import AUC_QUANTITIES
     from ._review.suggest import MEASURES
     from .engines._limits import default_memory_limit
+
+    discover_quantities = list(RATE_NAMES) + list(AUC_QUANTITIES)
 
     main = _Parser(
         prog=_prog(), formatter_class=argparse.RawDescriptionHelpFormatter, epilog=EXAMPLES,
         description="Assess a model's scored data for disparities between subgroups: the same review as the "
                     "fairness dashboard, as an HTML report or JSON, with an exit status that can gate a release; "
                     "or serve the dashboard itself (app).")
-    commands = main.add_subparsers(dest="command", required=True, metavar="{report,metrics,app}")
+    commands = main.add_subparsers(dest="command", required=True, metavar="{report,metrics,history,app}")
     for name, text in (("report", "write the self-contained HTML report (charts work offline)"),
                        ("metrics", "write every table, finding and verdict as JSON")):
         sub = commands.add_parser(name, help=text, description=text, epilog=EXAMPLES,
@@ -128,14 +144,39 @@ def parser() -> argparse.ArgumentParser:
                               "difference of rates, a ratio score, an AUC, an ECE; default 0.01). A change passes "
                               "when its whole paired interval is within it (its high end at the review's level, "
                               "95 %% unless a --config says otherwise: a pass must hold for every change), fails "
-                              "when its whole interval is above it (its low end at Bonferroni's level over the "
-                              "changes)")
+                              "when its whole interval is above it (its low end a joint bound over the changes, so an "
+                              "equal candidate fails with a chance of at most 2.5 %%)")
         sub.add_argument("--suggest-threshold", metavar="MEASURE",
                          choices=list(MEASURES),
                          help="for each score, the thresholds where every rate rule passes with its whole interval "
                               "and the one among them that best keeps MEASURE (balanced_accuracy or accuracy: the "
                               "highest; recall, precision or selection_rate: the closest to its value at the "
                               "current threshold), one line each on stderr and in the output")
+        sub.add_argument("--discover", action="extend", nargs="+", default=[], metavar="COL",
+                         help="search these columns (protected attributes or any other; a numeric column of many "
+                              "values is cut into quantile bins) for the intersections of values each model treats "
+                              "worst: each score at its threshold, or the given predictions, with the review's "
+                              "weights, favourable outcome and --min-size. The search ranks them on a random half "
+                              "of the rows (seed 0) and each subgroup found is estimated on the other half, its "
+                              "difference from the rest with an interval, Benjamini-Hochberg over those found. "
+                              "Findings to look at, not rules: they never change the exit status")
+        sub.add_argument("--discover-quantity", metavar="NAME", choices=discover_quantities,
+                         help="with --discover: the rate compared, " + ", ".join(discover_quantities)
+                              + " (default selection_rate)")
+        sub.add_argument("--discover-depth", type=int, choices=[1, 2, 3], metavar="N",
+                         help="with --discover: the most columns intersected, 1 to 3 (default 2)")
+        sub.add_argument("--time", metavar="COL",
+                         help="a column of times (dates, datetimes, ISO 8601 text): the rate rules and the rule "
+                              "about the labels per --period, each with its interval, verdict and sizes, the trend "
+                              "of each rule and the first period it failed with its whole interval (thresholds: "
+                              "those of every row). A --config whose mapping has a time column does the same")
+        sub.add_argument("--period", choices=["day", "week", "month", "quarter"],
+                         help="with --time: the calendar period, in the times' own zone (weeks end on Sunday; "
+                              "default month)")
+        sub.add_argument("--gate-period", choices=["latest"],
+                         help="with --time: the exit status follows the latest period's rules only (its rate rules "
+                              "and, with --gate-labels, its rule about the labels; AUC and calibration rules and the "
+                              "rules of every row are reported, not gating), said on stderr and in the output")
         sub.add_argument("--outcome", choices=["favourable", "adverse"],
                          help="whether a positive prediction is favourable or adverse for the person (deny, "
                               "default, flag as high risk: adverse); the four-fifths rule, the p%% and equal "
@@ -171,6 +212,17 @@ def parser() -> argparse.ArgumentParser:
                          help="where to write" + (" the HTML report" if name == "report" else " (default: stdout)"))
         if name == "metrics":
             sub.add_argument("--json", action="store_true", help="JSON output (the default and only format)")
+    text = ("compare saved reviews (the JSON of metrics) in time: each rule's verdict and each key metric side by "
+            "side, in the order they were created, with a warning wherever their configurations differ")
+    history = commands.add_parser("history", help=text, description=text, epilog=HISTORY_EXAMPLES,
+                                  formatter_class=argparse.RawDescriptionHelpFormatter)
+    history.add_argument("reviews", nargs="+", metavar="REVIEW.json",
+                         help="reviews written by 'metrics ... --out FILE' (any order: they are ordered by the time "
+                              "each was created)")
+    history.add_argument("--out", metavar="FILE",
+                         help="where to write the HTML page (with --json: the JSON; default: stdout)")
+    history.add_argument("--json", action="store_true",
+                         help="write the history as JSON (its tables) instead of the HTML page")
     text = ("serve the interactive dashboard with its settings (.streamlit/config.toml beside its entry script) "
             "until Ctrl-C; needs this project's 'app' extra")
     app = commands.add_parser("app", help=text, description=text)
@@ -230,6 +282,11 @@ def _config(args, frame):
         fields["min_size"] = args.min_size
     if args.weight:
         fields["weight"] = args.weight
+    if args.time:
+        if args.time not in frame.columns:
+            raise ValueError(f"--time {args.time!r} is not a column of the data. Columns: "
+                             f"{', '.join(map(str, frame.columns))}.")
+        fields["time"] = args.time
     mapping = dataclasses.replace(mapping, **fields) if mapping is not None else ColumnMapping(**fields)
     thresholds = dict(base.thresholds) if base is not None else {}
     for item in args.threshold:
@@ -334,6 +391,7 @@ def _check_usage(args) -> None:
     if args.engine and args.baseline is not None:
         raise ValueError("--baseline compares models with paired intervals on the same rows in memory; it is not "
                          "available with --engine. Tip: review a sample of the rows without --engine.")
+    _check_extras(args)
     if args.out is not None and not args.out.strip():
         raise ValueError("--out needs a file name, e.g. --out review.html.")
     if args.out:
@@ -344,6 +402,29 @@ def _check_usage(args) -> None:
         if not out.parent.is_dir():
             raise ValueError(f"--out {args.out!r}: the directory {str(out.parent)!r} does not exist. Tip: create it "
                              "first, or give a path in an existing directory.")
+
+
+def _check_extras(args) -> None:
+    """Refuse flags of subgroup discovery and of the review over time that would be ignored or cannot be honoured
+    (ValueError, before any data is read)."""
+    if not args.discover:
+        for flag, value in (("--discover-quantity", args.discover_quantity), ("--discover-depth", args.discover_depth)):
+            if value is not None:
+                raise ValueError(f"{flag} sets the search for subgroups: use it with --discover COL [COL ...].")
+    base = _base_config(args)
+    timed = bool(args.time) or (base is not None and base.mapping.time is not None)
+    for flag, value in (("--period", args.period), ("--gate-period", args.gate_period)):
+        if value is not None and not timed:
+            raise ValueError(f"{flag} needs a time column: give --time COL too (a column of dates or datetimes).")
+    if args.gate_period is not None and args.baseline is not None:
+        raise ValueError("--gate-period latest judges the latest period's rules; the changes from --baseline are "
+                         "judged on every row. Tip: gate one or the other (leave out --gate-period or --baseline).")
+    if args.engine:
+        for flag, value in (("--discover", args.discover), ("--time", args.time), ("--period", args.period),
+                            ("--gate-period", args.gate_period)):
+            if value:
+                raise ValueError(f"{flag} needs the rows in memory (the search, and the periods, read each row); it "
+                                 "is not available with --engine. Tip: review a sample of the rows without --engine.")
 
 
 def _write(args, text: str) -> None:
@@ -499,6 +580,43 @@ def _serve_app(args) -> int:
     return 0   # reached only when serve is replaced (tests): it becomes the server
 
 
+def _history(args) -> int:
+    """``history``: the saved reviews side by side in time, as HTML (``--out`` required) or JSON (``--json``); 2,
+    said in one line, for a file that is not a saved review or an output that cannot be written."""
+    from ._review.history import review_history
+
+    try:
+        if not args.json and not args.out:
+            raise ValueError("history writes an HTML page: give --out FILE (e.g. --out history.html), or --json.")
+        if args.out is not None:
+            out = Path(args.out)
+            if not args.out.strip() or out.is_dir() or not out.parent.is_dir():
+                raise ValueError(f"--out {args.out!r}: give a file name in an existing directory, e.g. "
+                                 "--out history.html.")
+        history = review_history(args.reviews)
+        if args.json:
+            text = history.to_json()
+        else:
+            from ._review.history_report import render_history
+
+            text = render_history(history)
+        _write(args, text)
+    except (OSError, ValueError) as exc:
+        print(f"error: {_one_line(str(exc))}", file=sys.stderr)
+        return 2
+    except Exception:   # a defect of ours, not of the input: never mistaken for bad input (2)
+        import traceback
+
+        traceback.print_exc()
+        print("internal error: please report it with the command that caused it", file=sys.stderr)
+        return 3
+    for row in history.differences.itertuples(index=False):
+        print(f"warning: review {row.review} ({row.created}) was made with other settings than the one before it: "
+              f"{row.setting} {_one_line(str(row.before))} before, {_one_line(str(row.after))} there.",
+              file=sys.stderr)
+    return 0
+
+
 def _engine_error(exc: Exception) -> bool:
     """Whether `exc` was raised by an engine's package (DuckDB, polars, pyspark, ibis, sqlglot)."""
     return type(exc).__module__.split(".")[0].lstrip("_") in ("duckdb", "polars", "pyspark", "ibis", "sqlglot")
@@ -544,6 +662,8 @@ def main(argv=None) -> int:
     args = parser().parse_args(argv)   # usage errors exit 2 here, in one line
     if args.command == "app":
         return _serve_app(args)
+    if args.command == "history":
+        return _history(args)
     from ._data.reading import read_table
     from ._review.gate import STATUS_ORDER, split_names
     from ._review.review import build_review
@@ -557,7 +677,14 @@ def main(argv=None) -> int:
         else:
             data = path.read_bytes()
             frame = read_table(data, name=path.name)
-            review = build_review(frame, _config(args, frame), source={"name": path.name}, data=data)
+            config = _config(args, frame)
+            review = build_review(frame, config, source={"name": path.name}, data=data, discover=args.discover,
+                                  discover_quantity=args.discover_quantity or "selection_rate",
+                                  discover_depth=args.discover_depth or 2)
+            if config.mapping.time:   # --time (or a --config with a time column): the rules per period
+                from ._review.review_over_time import with_over_time
+
+                review = with_over_time(review, frame, period=args.period or "month", gate_period=args.gate_period)
         status, lines = review.gate(strict=args.strict, gating_only=args.quiet)   # a name it cannot find: 2
         gated, gated_changes = review.gating()
         if args.command == "report":
@@ -594,6 +721,18 @@ def main(argv=None) -> int:
     from ._review.from_counts import NO_ATOMS, NOT_COMPUTED
 
     model = [v for m in review.models for v in m.verdicts]
+    label_verdicts, period = review.dataset_verdicts, ""
+    if review.gate_period:   # the tally is of the period the gate judged
+        period, latest, label_verdicts = review.latest_period()
+        model = [v for m in latest for v in m.verdicts]
+        over = review.over_time
+        rows = int(over.periods["rows"].iloc[-1])
+        print(f"note: the gate judged the latest period of {over.config.mapping.time}, {period} ({rows:,} rows), "
+              "only: its rate rules" + (" and its rule about the labels" if review.config.gate_labels else "")
+              + "; the rules of every row, and the AUC and calibration rules, are reported, not gating.",
+              file=sys.stderr)
+    for line in discovery_lines(review):
+        print(line, file=sys.stderr)
     rules = set(review.config.gate_rules)
     labels_gate = any(m is None for m, _ in gated)
 
@@ -615,10 +754,36 @@ def main(argv=None) -> int:
     named = sorted(split_names(rules)[0])
     model_gate = ((f" (gating: {', '.join(named)})" if named else "") if any(m is not None for m, _ in gated)
                   else " (reported, not gating)" if model else "")
-    print(f"verdicts: model {tally(model)}" + model_gate
-          + f"; labels {tally(review.dataset_verdicts)}" + ("" if labels_gate else " (reported, not gating)")
+    print(("verdicts" if not period else f"verdicts of the latest period {period}") + f": model {tally(model)}"
+          + model_gate + f"; labels {tally(label_verdicts)}" + ("" if labels_gate else " (reported, not gating)")
           + changes + f"; exit status {status}", file=sys.stderr)
     return status
+
+
+def discovery_lines(review) -> list:
+    """One stderr line per model searched for subgroups (``--discover``): how many of the subgroups found exclude
+    parity after Benjamini-Hochberg, and the worst treated one (findings, never gating)."""
+    from ._review.report_text import COLUMN_NAMES, number_text
+
+    found = review.discovery
+    if found is None:
+        return []
+    lines = []
+    for model, result in found.results.items():
+        table = result.table
+        what = COLUMN_NAMES.get(result.quantity, result.quantity)
+        if table.empty:
+            lines.append(f"discovered subgroups for {model} ({what}; not gating): none with at least "
+                         f"{result.min_size} rows.")
+            continue
+        top = table.iloc[0]
+        shown = (f"{int(table['excludes_parity'].sum())} of {len(table)} exclude parity after Benjamini-Hochberg"
+                 if result.level is not None else f"{len(table)} found, without intervals")
+        lines.append(f"discovered subgroups for {model} ({what}; not gating): {shown}; the worst: {_one_line(str(top['subgroup']))} "
+                     f"({number_text(top['value'])} against {number_text(top['rest_value'])} for the rest, "
+                     f"{int(top['size']):,} rows)")
+    lines += [f"discovered subgroups: {model} not searched: {why}." for model, why in found.skipped]
+    return lines
 
 
 def suggestion_line(model: str, suggestion) -> str:

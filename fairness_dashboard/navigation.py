@@ -34,6 +34,8 @@ PAGES: tuple[tuple[str, str], ...] = (
     ("pages/calibration.py", "Calibration"),
     ("pages/classwise.py", "Class-wise bias"),
     ("pages/dataset_metrics.py", "Dataset metrics"),
+    ("pages/discover.py", "Discover subgroups"),
+    ("pages/over_time.py", "Over time"),
     ("pages/definitions.py", "Metric definitions"),
 )
 TITLES: tuple[str, ...] = tuple(title for _, title in PAGES)

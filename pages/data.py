@@ -309,6 +309,14 @@ with c2:
                    "(each row then counts as that many people): use them only if that is what the column means.")
         st.button(f"Weigh the rows by {escape.md(proposed)}", key=key + "use_weight", on_click=_use_weight,
                   args=(key + "weight", proposed))
+    # The column that dates each row, read by the Over time page alone (not offered for data counted where it lies:
+    # that page needs the rows).
+    time = None if counted else controls.kept(
+        st.selectbox, "Time column", key + "time", seed.time,
+        options=[None, *[c for c in columns if c not in (label, *scores, predicted, *protected, *identities, weight)]],
+        format_func=lambda c: "(no time column)" if c is None else str(c), placeholder="(no time column)",
+        help="Optional: the column that dates each row (dates, datetimes, ISO 8601 text, or integers such as a week "
+             "number). Only the Over time page reads it, to assess every rule per day, week, month or quarter.")
     st.caption("Intersections, bins for numeric attributes and the minimum subgroup size are under **Subgroups** "
                "in the sidebar; they apply to every page." if counted else
                "Intersections, bins for numeric attributes and the minimum subgroup size are under "
@@ -317,7 +325,7 @@ with c2:
 mapping = fc.ColumnMapping(
     label=label, positive_label=positive, scores=tuple(scores), positive_outcome=outcome,
     predicted_label=predicted, label_words=label_words,
-    protected=tuple(protected), indicators=tuple(identities), all_classes=bool(all_classes), weight=weight,
+    protected=tuple(protected), indicators=tuple(identities), all_classes=bool(all_classes), weight=weight, time=time,
     **st.session_state[state.SUBGROUP_OPTIONS])
 if counted:   # every mapping edit is a count of every row: edits wait for one press of the button, together
     mapping = _pending(mapping)

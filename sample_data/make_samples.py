@@ -8,7 +8,8 @@ script):
     Synthetic loan applicants with numeric features, protected attributes
     (``sex``, ``age_group``, ``ethnicity``), the outcome ``repaid`` and the
     scores of two scikit-learn models that are trained inside this script on
-    a separate, never-written training split.
+    a separate, never-written training split, and the ``decision_date`` of
+    each decision over 24 months (one group's approvals drop in the last six).
 ``text_moderation.csv``
     Synthetic comment-moderation records in the layout of the Jigsaw
     Unintended Bias in Toxicity Classification competition: a string label
@@ -46,6 +47,18 @@ MODEL_RANDOM_STATE = 0
 STATUS_SEED_OFFSET = 7
 #: Extra predicted late-payment risk given to women (a class-wise disparity to find).
 STATUS_FEMALE_SHIFT = 0.8
+
+#: Offset of the seed of the decision dates (a generator of their own, so no other column changes).
+DATE_SEED_OFFSET = 11
+#: First and last day of the decisions: 24 months of daily dates.
+FIRST_DECISION_DAY = "2023-01-01"
+LAST_DECISION_DAY = "2024-12-31"
+#: The subgroup whose approvals drop over the last months (a change over time to find).
+DRIFT_GROUP = "Group B"
+#: First month of the drop.
+DRIFT_START = "2024-07"
+#: The drift group's selection (approval) rate in each month from ``DRIFT_START`` on.
+DRIFT_SELECTION = (0.60, 0.52, 0.44, 0.36, 0.28, 0.20)
 
 #: Number of simulated applicants used only to train the two credit models.
 N_CREDIT_TRAIN = 12_000
@@ -277,7 +290,8 @@ def make_credit_decisions(
     Returns
     -------
     pandas.DataFrame
-        The columns ``applicant_id``, ``sex``, ``age_group``, ``ethnicity``,
+        The columns ``applicant_id``, ``decision_date`` (see
+        :func:`decision_dates`), ``sex``, ``age_group``, ``ethnicity``,
         the numeric features, ``repaid``, ``score_logistic``,
         ``score_boosting``, ``approved`` (``score_logistic >= 0.5`` as 0/1), and the
         three-class ``repayment_status`` and ``predicted_status``.
@@ -309,7 +323,73 @@ def make_credit_decisions(
     output["score_boosting"] = score_boosting
     output["approved"] = (score_logistic >= 0.5).astype(np.int64)
     _add_repayment_status(output, np.random.default_rng(seed + STATUS_SEED_OFFSET))
+    output.insert(1, "decision_date", decision_dates(output, np.random.default_rng(seed + DATE_SEED_OFFSET)))
     return output
+
+
+def decision_dates(output: pd.DataFrame, rng: np.random.Generator) -> np.ndarray:
+    """Give every applicant a decision day, with a planted drop in one subgroup's approvals over the last months.
+
+    Every row draws a day uniformly from ``FIRST_DECISION_DAY`` to ``LAST_DECISION_DAY``. The rows of
+    ``DRIFT_GROUP`` then swap days among themselves (so the group's number of rows per month is as drawn):
+    the days of month ``m`` from ``DRIFT_START`` on go to rows of the group drawn so that their approval
+    rate is ``DRIFT_SELECTION[m]`` and their repayment rate is the group's own (the labels do not change,
+    the decisions do: the group's selection and true positive rates fall); the group's other rows take the
+    earlier days in random order. No value of any other column changes: only which day each row has.
+
+    Parameters
+    ----------
+    output : pandas.DataFrame
+        Scored applicants with ``ethnicity``, ``repaid`` and ``approved``.
+    rng : numpy.random.Generator
+        A generator of its own (the other columns' draws are unchanged).
+
+    Returns
+    -------
+    numpy.ndarray
+        One ``YYYY-MM-DD`` string per row.
+
+    Raises
+    ------
+    ValueError
+        When the group has too few rows of some (repaid, approved) kind for the planted rates.
+    """
+    days = pd.date_range(FIRST_DECISION_DAY, LAST_DECISION_DAY, freq="D")
+    day = rng.integers(0, len(days), len(output))
+    month = days.to_period("M")[day]
+    group = np.flatnonzero((output["ethnicity"] == DRIFT_GROUP).to_numpy())
+    repaid = output["repaid"].to_numpy()[group]
+    approved = output["approved"].to_numpy()[group]
+    pools = {(r, a): list(rng.permutation(group[(repaid == r) & (approved == a)])) for r in (0, 1) for a in (0, 1)}
+    slots = group[np.argsort(day[group], kind="stable")]   # the group's rows in day order: their days are its slots
+    slot_days = day[slots]
+    slot_months = month[slots]
+    repaid_share = repaid.mean()
+    taken = []
+    for offset, selection in enumerate(DRIFT_SELECTION):
+        in_month = np.flatnonzero(slot_months == pd.Period(DRIFT_START, "M") + offset)
+        n = len(in_month)
+        n_repaid = int(round(n * repaid_share))
+        n_approved = int(round(n * selection))
+        approved_repaid = int(round(n_approved * n_repaid / n)) if n else 0
+        wanted = {(1, 1): approved_repaid, (1, 0): n_repaid - approved_repaid,
+                  (0, 1): n_approved - approved_repaid, (0, 0): n - n_repaid - n_approved + approved_repaid}
+        chosen = []
+        for kind, k in wanted.items():
+            if k < 0 or k > len(pools[kind]):
+                raise ValueError(f"{DRIFT_GROUP} has too few rows with (repaid, approved) = {kind} for month "
+                                 f"{offset + 1} of the drift.")
+            chosen += pools[kind][:k]
+            del pools[kind][:k]
+        taken.append((in_month, rng.permutation(np.array(chosen, dtype=np.intp))))
+    late = np.concatenate([slot for slot, _ in taken]) if taken else np.array([], dtype=np.intp)
+    early_slots = np.setdiff1d(np.arange(len(slots)), late)
+    rest = rng.permutation(np.array([row for pool in pools.values() for row in pool], dtype=np.intp))
+    day = day.copy()
+    day[rest] = slot_days[early_slots]
+    for in_month, rows in taken:
+        day[rows] = slot_days[in_month]
+    return np.asarray(days[day].strftime("%Y-%m-%d"), dtype=object)
 
 
 def _add_repayment_status(output: pd.DataFrame, rng: np.random.Generator) -> None:

@@ -1,7 +1,6 @@
 """Suite-wide fixtures: the real datasets beside the project, and quiet Streamlit logs."""
 
 import logging
-import os
 import time
 from pathlib import Path
 
@@ -142,10 +141,20 @@ def _train_adult_two_models(seed: int):
                          "sex": test["sex"], "race": test["race"], "age": test["age"]})
 
 
+# Options of the test Spark session's driver JVM (see the ``spark`` fixture).
+SPARK_JAVA_OPTIONS = "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC"
+
+
 @pytest.fixture(scope="session")
 def spark():
     """One Spark session (pyspark's local mode) for every Spark test of the run: a JVM takes about 30 s to start.
-    The Spark tests share one xdist group (:func:`pytest_collection_modifyitems`), so one worker starts it."""
+    The Spark tests share one xdist group (:func:`pytest_collection_modifyitems`), so one worker starts it.
+
+    The driver's JVM compiles with its first-tier compiler only (``-XX:TieredStopAtLevel=1``) and collects with one
+    thread (``-XX:+UseSerialGC``): the tests run hundreds of small queries, each planned and compiled once, where the
+    optimising compiler's threads cost more than they save. Measured on this 2-core machine for the 38 Spark tests
+    (``pytest -m spark``, one process): 82 CPU-seconds instead of 118, the JVM's included; what the queries compute is
+    the same."""
     import shutil
 
     from tests.support import fail_or_skip
@@ -155,7 +164,9 @@ def spark():
     from pyspark.sql import SparkSession
 
     session = (SparkSession.builder.master("local[2]").appName("fairness_core-tests")
-               .config("spark.ui.enabled", "false").config("spark.sql.shuffle.partitions", "4").getOrCreate())
+               .config("spark.driver.extraJavaOptions", SPARK_JAVA_OPTIONS)
+               .config("spark.ui.enabled", "false").config("spark.ui.showConsoleProgress", "false")
+               .config("spark.sql.shuffle.partitions", "4").getOrCreate())
     session.sparkContext.setLogLevel("FATAL")
     yield session
     session.stop()
@@ -216,4 +227,24 @@ def pytest_collection_modifyitems(config, items):
         keep_group(item, config)
     # The browser tests first: their two workers spend most of their time waiting on a server and Chromium, so
     # starting them at once, beside the CPU-bound tests on the other workers, shortens the run by several minutes.
-    items.sort(key=lambda item: item.get_closest_marker("browser") is None)
+    # Then the longest tests on their own (LONGEST_FIRST), then the rest of the full tier, then the check tier's short
+    # tests: under --dist loadgroup, pytest-xdist hands out the groups (largest first) and then every other test in
+    # this order, so a test of a minute or two never starts last, on one worker, while the others have finished.
+    items.sort(key=schedule_rank)
+
+
+# Tests that take a minute or more of a `make test` run on their own (pytest --durations, 2 cores, 3 workers: the
+# benchmark smoke tests 52-124 s, the coverage simulation 20-45 s), by path prefix from the project root: handed out
+# before every other test outside a group (:func:`schedule_rank`).
+LONGEST_FIRST = ("tests/test_benchmark_smoke.py", "tests/test_coverage_smoke.py")
+
+
+def schedule_rank(item) -> int:
+    """Where `item` goes in the order pytest-xdist hands tests out (lower first): 0 a browser test, 1 one of
+    LONGEST_FIRST, 2 another test of the full tier (an AppTest, a simulation: seconds each), 3 the check tier's
+    (mostly milliseconds each), which then fill the workers' last minutes evenly."""
+    if item.get_closest_marker("browser") is not None:
+        return 0
+    if item.nodeid.split("::", 1)[0].startswith(LONGEST_FIRST):
+        return 1
+    return 2 if item.get_closest_marker("full") is not None else 3

@@ -55,7 +55,7 @@ def test_the_site_builds_strict_with_every_page_and_screenshot(site):
         assert "<h1" in page_html(site, page), page
     # one page per dashboard page, each with its screenshot
     dashboard = [p for p in pages if p.startswith("dashboard/") and p != "dashboard/index.md"]
-    assert len(dashboard) == len(list((ROOT / "pages").glob("*.py"))) == 8
+    assert len(dashboard) == len(list((ROOT / "pages").glob("*.py"))) == 10
     for page in dashboard:
         assert re.search(r'<img alt="[^"]+" src="[^"]*screenshots/\w+\.png"', page_html(site, page)), page
 

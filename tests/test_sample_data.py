@@ -151,3 +151,27 @@ def test_credit_status_columns_show_the_documented_class_wise_disparity(credit):
             recall[sex, cls] = round(float((rows.loc[truth, "predicted_status"] == cls).mean()), 3)
     assert recall == {("Female", "on_time"): 0.274, ("Male", "on_time"): 0.621,
                       ("Female", "late"): 0.515, ("Male", "late"): 0.270}
+
+
+def test_credit_decision_dates_span_24_months_with_the_planted_drop(credit: pd.DataFrame) -> None:
+    """Daily dates over 2023-2024; Group B's approvals fall month by month over the last six months as planted,
+    its repayment rate does not, and the other groups' approval rates stay level."""
+    generator = _load_generator()
+    dates = pd.to_datetime(credit["decision_date"], format="%Y-%m-%d")
+    assert dates.min() >= pd.Timestamp(generator.FIRST_DECISION_DAY)
+    assert dates.max() <= pd.Timestamp(generator.LAST_DECISION_DAY)
+    month = dates.dt.to_period("M")
+    assert month.nunique() == 24 and month.value_counts().min() >= 200
+    group = credit["ethnicity"] == generator.DRIFT_GROUP
+    late = month >= pd.Period(generator.DRIFT_START, "M")
+    per_month = credit.loc[group & late].groupby(month[group & late])
+    selection = per_month["approved"].mean().to_numpy()
+    sizes = per_month.size().to_numpy()
+    np.testing.assert_array_equal(np.round(selection * sizes), np.round(np.array(generator.DRIFT_SELECTION) * sizes))
+    repaid_share = credit.loc[group, "repaid"].mean()
+    assert np.abs(per_month["repaid"].mean().to_numpy() - repaid_share).max() < 0.02
+    # before the drop, the group's approvals are those of everyone else; the others never drop
+    early = credit.loc[group & ~late, "approved"].mean()
+    others = credit.loc[~group].groupby(month[~group])["approved"].mean()
+    assert abs(early - credit.loc[~group, "approved"].mean()) < 0.03
+    assert others.min() > 0.65 and selection[-1] < 0.25

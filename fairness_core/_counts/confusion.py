@@ -231,7 +231,9 @@ class ConfusionCounts:
         level = check_ci(ci, "ConfusionCounts.table")
         m = self.member
         as_count = (lambda a: a) if self.weighted else (lambda a: a.astype(np.int64))
-        out = pd.DataFrame({
+        # Every column is computed first and the frame built once (a column added to a frame costs more than the
+        # arithmetic of these few rows).
+        out = {
             "subgroup": self.names,
             "size": as_count(self.sizes),
             **({"weight": m.sum(axis=1)} if self.weighted else {}),
@@ -240,7 +242,7 @@ class ConfusionCounts:
             "small": self.small,
             "tp": as_count(m[:, TP]), "fp": as_count(m[:, FP]),
             "tn": as_count(m[:, TN]), "fn": as_count(m[:, FN]),
-        })
+        }
         notes = []
         rows = self.row_tables()[0] if level is not None and self.weighted else None
         for name in RATE_NAMES:
@@ -253,7 +255,7 @@ class ConfusionCounts:
             elif level is not None:
                 out[f"{name}_ci_low"], out[f"{name}_ci_high"] = wilson_interval(*_fraction(m, name), level)
         out["note"] = ["; ".join(n for n in row if n) for row in zip(*notes)] if notes else ""
-        return out
+        return pd.DataFrame(out)
 
     def comparison(self, metric: str, *, distance_measure: str = "diff", reference: str = "rest",
                    func: str = "rate_disparity") -> pd.DataFrame:

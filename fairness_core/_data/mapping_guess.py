@@ -52,6 +52,9 @@ IDENTITY_NAMES = {
 WEIGHT_NAMES = {"weight", "weights", "wgt", "wt", "fnlwgt", "pwgtp", "perwt", "wtfinl", "sample_weight",
                 "sampling_weight", "survey_weight", "person_weight", "ipw", "importance_weight"}
 WEIGHT_WORDS = {"weight", "weights", "wgt", "fnlwgt", "pwgtp", "perwt", "wtfinl", "ipw"}
+# Words of a column that dates each row (the Over time page's time column): proposed only when its values are
+# datetimes or ISO 8601 text that all parse as such.
+TIME_WORDS = {"date", "time", "timestamp", "datetime", "day", "week", "month", "dt"}
 POSITIVE_VALUES = (1, True, "1", "yes", "Yes", "YES", "true", "True", "toxic", "positive", ">50K", ">50K.", "good",
                    "pass", "approved")
 MAX_PROTECTED_VALUES = 50  # a text column with more distinct values is not offered as an attribute
@@ -254,6 +257,9 @@ def guess_mapping(frame: pd.DataFrame) -> MappingGuess:
     - **protected attributes**: columns with a protected word (``PROTECTED_WORDS``) that are numeric
       (binned later) or have at most ``MAX_PROTECTED_VALUES`` values; a numeric ``age`` is left out
       when a categorical age column (``age_cat``, ``age_group``) is there.
+    - **time**: the first column left whose name has a time word (``TIME_WORDS``: ``decision_date``,
+      ``timestamp``, ``week``) and whose values are datetimes, or text that all reads as ISO 8601
+      dates or times (:func:`looks_like_times`).
 
     Parameters
     ----------
@@ -340,6 +346,10 @@ def guess_mapping(frame: pd.DataFrame) -> MappingGuess:
     protected = [c for c in protected
                  if not (categorical_age and info.loc[c, "numeric"] and info.loc[c, "words"] == ["age"])]
 
+    taken.update(protected)
+    time = next((c for c in info.index if c not in taken and has(c, TIME_WORDS) and looks_like_times(frame[name[c]])),
+                None)
+
     missing = []
     if label is None:
         missing.append(MISSING_LABEL)
@@ -352,8 +362,39 @@ def guess_mapping(frame: pd.DataFrame) -> MappingGuess:
     positive = guess_positive(_distinct(frame[name[label]]))
     mapping = ColumnMapping(label=label, positive_label=positive, scores=tuple(scores), predicted_label=predicted,
                             protected=tuple(protected), indicators=tuple(indicators), all_classes=all_classes,
-                            positive_outcome=guess_outcome(label, positive)[0])
+                            positive_outcome=guess_outcome(label, positive)[0], time=time)
     return MappingGuess(mapping, tuple(missing), weight)
+
+
+def looks_like_times(values: pd.Series) -> bool:
+    """Whether a column's values are datetimes, or text whose every value (of the first 64 distinct ones) reads as an
+    ISO 8601 date or time (``2024-03-01``, ``2024-03-01T09:30:00+01:00``); numbers never are (a week number or a year
+    may be a time, but is not guessed to be one).
+
+    Parameters
+    ----------
+    values : Series
+
+    Returns
+    -------
+    bool
+
+    Examples
+    --------
+    >>> looks_like_times(pd.Series(["2024-01-31", "2024-02-01", None]))
+    True
+    >>> looks_like_times(pd.Series(["2024-01-31", "soon"])), looks_like_times(pd.Series([2023, 2024]))
+    (False, False)
+    """
+    if isinstance(values.dtype, pd.DatetimeTZDtype) or pd.api.types.is_datetime64_dtype(values):
+        return bool(values.notna().any())
+    if pd.api.types.is_numeric_dtype(values) or pd.api.types.is_bool_dtype(values):
+        return False
+    sample = [v for v in _distinct(values) if isinstance(v, str)]
+    if not sample or any(not re.fullmatch(r"\d{4}-\d{2}-\d{2}([T ][0-9:.]+(Z|[+-]\d{2}:?\d{2})?)?", v.strip())
+                         for v in sample):
+        return False
+    return bool(pd.to_datetime(pd.Series(sample), format="ISO8601", utc=True, errors="coerce").notna().all())
 
 
 def looks_like_weights(values: pd.Series) -> bool:

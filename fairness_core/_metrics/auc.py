@@ -278,11 +278,10 @@ def bias_auc_table(y_true, y_score, subgroups, *, ci=None, n_boot: int = 1000, r
         interval = [a.reshape(aucs.shape) for a in interval_of(
             aucs.ravel(), var.ravel(), n_pos.ravel(), n_neg.ravel(), level)]
     table = auc_frame(list(groups.names), counts.n, aucs, groups.min_size, interval)
-    pos_all, neg_all = np.diff(levels.below, axis=1)
-    table.attrs["overall_auc"] = _auc_from_hists(pos_all, neg_all)
-    table.attrs["n_positive"], table.attrs["n_negative"] = int(pos_all.sum()), int(neg_all.sum())
+    table.attrs["overall_auc"], table.attrs["n_positive"], table.attrs["n_negative"] = levels.overall_auc()
     table.attrs["ci"] = level
     if level is not None:
+        pos_all, neg_all = np.diff(levels.below, axis=1)
         low, high, why = auc_interval(pos_all, neg_all, level)
         table.attrs["overall_auc_ci"] = (low, high)
         table.attrs["overall_auc_ci_note"] = why

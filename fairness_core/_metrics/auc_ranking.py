@@ -1,7 +1,8 @@
 """The ranking engine of the AUC family: one sort of a score column, and every subgroup's exact AUC counts.
 
-Every AUC is counted from one sort of the score column (``np.argsort``): each row gets its tie
-level, and the AUC of any set of positives P and negatives N is
+Every AUC is counted from one sort of the score column (``auc_order.score_order``: ``np.argsort``'s order from one
+``np.sort`` of packed 64-bit keys): each row gets its tie level, and the AUC of any set of positives P and negatives
+N is
 
     AUC = sum_t P[t] * (N[< t] + N[t] / 2) / (|P| * |N|)
 
@@ -11,7 +12,8 @@ positive outranks a negative, ties counting one half, which equals
 integer and the AUC one division. No subgroup is ever sorted on its own, and no per-subgroup
 histogram over the levels is built: :func:`_subgroup_counts` walks, in score order, only the
 rows outside each subgroup's background, and takes the background's counts as the level totals
-minus those rows (see :func:`_counts_by_segments`).
+minus those rows (see :func:`_counts_by_segments`; without tied scores, :func:`_untied_counts` needs only each
+subgroup's places in the order).
 
 The engine gives, per subgroup, the counts of its positives and negatives and of its background's, twice
 the Mann-Whitney U of its subgroup, BPSN and BNSP AUCs and, when asked, DeLong's sums of squared
@@ -29,6 +31,7 @@ from functools import cached_property
 
 import numpy as np
 
+from .auc_order import score_order
 
 # Rows of the per-subgroup segments handled at once (bounds the memory of overlapping subgroups).
 _BLOCK_ROWS = 1 << 22
@@ -63,15 +66,19 @@ class _Ranked:
 
     @classmethod
     def of(cls, y_score: np.ndarray) -> "_Ranked":
-        order = np.argsort(y_score)
-        ordered = y_score[order]
-        step = np.empty(len(ordered), dtype=bool)
+        """The sort of `y_score` (finite numbers, shape (n_samples,); float64 through :func:`score_order`)."""
+        order, ordered = score_order(y_score)
+        n = len(ordered)
+        step = np.empty(n, dtype=bool)
         step[:1] = True
         np.not_equal(ordered[1:], ordered[:-1], out=step[1:])
+        if step.all():   # no ties: row i of the order is level i (one array serves as both)
+            below = np.arange(n + 1, dtype=np.intp)
+            return cls(n, order, below[:-1], below)
         starts = np.flatnonzero(step)
         sorted_level = np.cumsum(step, dtype=np.intp)
         sorted_level -= 1
-        return cls(len(starts), order, sorted_level, np.append(starts, len(ordered)))
+        return cls(len(starts), order, sorted_level, np.append(starts, n))
 
     @cached_property
     def level(self) -> np.ndarray:
@@ -150,6 +157,37 @@ def _segment_sums(values: np.ndarray, bounds: np.ndarray) -> np.ndarray:
     total = np.zeros((len(values) + 1,) + values.shape[1:], dtype=values.dtype)
     np.cumsum(values, axis=0, out=total[1:])
     return total[bounds[1:]] - total[bounds[:-1]]
+
+
+def _untied_counts(rows: np.ndarray, ys: np.ndarray, levels: "_LevelTotals") -> tuple[list, list]:
+    """The counts and 2U of :class:`_SubgroupCounts` for one subgroup when no two rows share a score (the level of the
+    row at position i of the score order is i) and every row outside its background is a member.
+
+    `rows` are the subgroup's positions in the score order, increasing. With p_1 < ... < p_m the places of its
+    positives among its own rows (0-based), the negatives below the r-th positive are p_r - (r - 1), so
+
+        2 U_subgroup = 2 (sum_r p_r - m (m - 1) / 2)
+        2 U_BNSP     = sum over its positives g_N(t) - 2 U_subgroup
+        2 U_BPSN     = 2 n_bp n_sn - sum over its negatives g_P(t) + (2 n_sp n_sn - 2 U_subgroup)
+
+    (g as in :func:`_counts_by_segments`): the same exact integers as the run-by-run sums, with no cumulative count.
+    Returns ``([n_sp, n_sn, n_bp, n_bn], [u2_subgroup, u2_bpsn, u2_bnsp])`` as Python integers.
+    """
+    own = ys[rows]
+    at_pos = np.flatnonzero(own)
+    n_sp = len(at_pos)
+    n_sn = len(rows) - n_sp
+    n_bp, n_bn = int(levels.below[0, -1]) - n_sp, int(levels.below[1, -1]) - n_sn
+    sub = 2 * (int(at_pos.sum()) - n_sp * (n_sp - 1) // 2)
+    bnsp = int(levels.twice[1][rows[at_pos]].sum()) - sub
+    bpsn = 2 * n_bp * n_sn - int(levels.twice[0][rows[~own]].sum()) + 2 * n_sp * n_sn - sub
+    return [n_sp, n_sn, n_bp, n_bn], [sub, bpsn, bnsp]
+
+
+def _untied_table(listed) -> _SubgroupCounts:
+    """:class:`_SubgroupCounts` from :func:`_untied_counts` of each subgroup (an iterable of its results)."""
+    n, u2 = zip(*listed) if listed else ((), ())
+    return _SubgroupCounts(np.array(n, dtype=np.int64).reshape(-1, 4), np.array(u2, dtype=np.int64).reshape(-1, 3))
 
 
 def _counts_by_segments(level: np.ndarray, y: np.ndarray, member: np.ndarray | None, sizes: np.ndarray,
@@ -317,11 +355,24 @@ class _LevelTotals:
     @classmethod
     def of(cls, ys: np.ndarray, ranked: _Ranked) -> "_LevelTotals":
         """From the labels in score order (`ys`, bool)."""
-        pos_lt = np.zeros(len(ys) + 1, dtype=np.int64)
-        np.cumsum(ys, out=pos_lt[1:])
-        pos_lt = pos_lt[ranked.below]
-        below = np.stack([pos_lt, ranked.below - pos_lt])
+        below = np.empty((2, ranked.n_levels + 1), dtype=np.int64)
+        if ranked.n_levels == len(ys):   # no ties: level t is position t of the order
+            below[0, 0] = 0
+            np.cumsum(ys, out=below[0, 1:])
+        else:
+            pos_lt = np.zeros(len(ys) + 1, dtype=np.int64)
+            np.cumsum(ys, out=pos_lt[1:])
+            np.take(pos_lt, ranked.below, out=below[0])
+        np.subtract(ranked.below, below[0], out=below[1])
         return cls(below, below[:, :-1] + below[:, 1:])
+
+    def overall_auc(self) -> tuple[float, int, int]:
+        """The AUC of all rows, 2U / (2 n_pos n_neg) with 2U = sum_t P[t] g_N(t) (NaN when a side is empty),
+        and n_pos, n_neg: the numbers of :func:`_auc_from_hists` of the level histograms."""
+        n_pos, n_neg = int(self.below[0, -1]), int(self.below[1, -1])
+        if n_pos == 0 or n_neg == 0:
+            return float("nan"), n_pos, n_neg
+        return float(int(np.dot(np.diff(self.below[0]), self.twice[1]))) / float(2 * n_pos * n_neg), n_pos, n_neg
 
 
 def _subgroup_counts(ys: np.ndarray, ranked: _Ranked, levels: _LevelTotals, groups, variance: bool) -> _SubgroupCounts:
@@ -336,11 +387,14 @@ def _subgroup_counts(ys: np.ndarray, ranked: _Ranked, levels: _LevelTotals, grou
     """
     n, k = len(ys), len(groups.names)
     parts = []
+    untied = ranked.n_levels == n and not variance   # no tied scores, no variance: _untied_counts per subgroup
     if groups.codes is not None:
         codes = groups.codes.astype(_small_int(k), copy=False)[ranked.order]   # a narrow gather
         by_subgroup = np.argsort(codes, kind="stable")
         sizes = np.bincount(codes, minlength=k)
         bounds = np.append(0, np.cumsum(sizes))
+        if untied:
+            return _untied_table([_untied_counts(by_subgroup[bounds[j]:bounds[j + 1]], ys, levels) for j in range(k)])
         for block in _blocks(sizes, _BLOCK_ROWS):
             rows = by_subgroup[bounds[block[0]]:bounds[block[-1] + 1]]
             parts.append(_counts_by_segments(ranked.sorted_level[rows], ys[rows], None, sizes[block], levels,
@@ -354,6 +408,10 @@ def _subgroup_counts(ys: np.ndarray, ranked: _Ranked, levels: _LevelTotals, grou
         any_other = not np.array_equal(member, outside)
         # Read from the (subgroups, rows) table when it has few cells per listed row, else listed pattern by pattern.
         dense = k * n <= _DENSE_CELLS_PER_ROW * int(sizes.sum())
+        if untied and dense and not any_other:   # each subgroup's rows read from its column of the table, in turn
+            by_pattern, wide = np.ascontiguousarray(outside.T), codes.astype(np.intp)   # take() wants intp indices
+            return _untied_table([_untied_counts(np.flatnonzero(by_pattern[j].take(wide)), ys, levels)
+                                  for j in range(k)])
         for block in _blocks(sizes, _BLOCK_ROWS, np.full(k, max(n, 1)) if dense else None):
             rows, sub = _listed(codes, outside[:, block], sizes[block], dense)
             is_member = member[:, block][codes[rows], sub] if any_other else None

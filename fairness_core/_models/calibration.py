@@ -35,7 +35,8 @@ from .._subgroups.subgroups import as_subgroups
 
 def compare_model_calibration(y_true, probabilities: Mapping[str, object], subgroups, *, baseline: str,
                               n_bins: int = 10, strategy: str = "uniform", min_per_group: int = 5, ci=0.95,
-                              n_boot: int = 1000, random_state=0, sample_weight=None) -> pd.DataFrame:
+                              n_boot: int = 1000, random_state=0, sample_weight=None,
+                              _replicates=None) -> pd.DataFrame:
     """Each model's expected calibration error per subgroup and overall, and its paired difference from a baseline model.
 
     ECE = sum_b |sum_y_b - sum_p_b| / n = sum_b (n_b / n) |fraction_positive_b - mean_predicted_b|
@@ -94,6 +95,11 @@ def compare_model_calibration(y_true, probabilities: Mapping[str, object], subgr
     sample_weight : array-like of shape (n_samples,) or None, default=None
         Finite weights >= 0, one per row (a row of weight 0 takes no part); None counts every
         row once.
+    _replicates : dict or None, default=None
+        For the release gate (``_review.change_levels``): a dict that receives, under each other model's name, a
+        list of one (subgroups, replicates) pair: the subgroups ``(None, *names)`` (None: all rows) and the paired
+        replicates of ECE_model - ECE_baseline, an ndarray of shape (n_boot, 1 + n_subgroups) in that order; left
+        empty without `ci`.
 
     Returns
     -------
@@ -162,6 +168,8 @@ def compare_model_calibration(y_true, probabilities: Mapping[str, object], subgr
             cells = _PairedCells.of(patterns, y, (bins[i], bins[base]), (probs[i], probs[base]), n_bins)
             draws[name] = np.concatenate([np.subtract(*cells.ece(block, min_per_group))
                                           for block in cells.atoms.replicates(n_boot, rng)])
+    if _replicates is not None:
+        _replicates.update({name: [((None, *groups.names), d)] for name, d in draws.items()})
     rows = []
     for name in names:
         difference = ece[name] - ece[names[base]]

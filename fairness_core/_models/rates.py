@@ -30,7 +30,7 @@ def compare_models(y_true, predictions: Mapping[str, object], subgroups, *, base
                                                 "p_percent_score", "accuracy"),
                    distance_measure: str = "diff", reduction: str = "max", reference: str = "rest",
                    include_small: bool = False, ci=0.95, n_boot: int = 1000, random_state=0,
-                   positive_outcome: str = "favourable", sample_weight=None) -> pd.DataFrame:
+                   positive_outcome: str = "favourable", sample_weight=None, _replicates=None) -> pd.DataFrame:
     """Each model's disparities and performance, and its difference from a baseline model with a paired interval.
 
     Every model's value is what the single-model functions give for its predictions (a reduced
@@ -85,6 +85,11 @@ def compare_models(y_true, predictions: Mapping[str, object], subgroups, *, base
     sample_weight : array-like of shape (n_samples,) or None, default=None
         Finite weights >= 0, one per row (e.g. survey weights; a row of weight 0 takes no part);
         None counts every row once (the results are then those without the parameter).
+    _replicates : dict or None, default=None
+        For the release gate (``_review.change_levels``): a dict that receives, under each other model's name, a
+        list of (quantities, replicates) pairs: the paired replicates of (model - baseline), an ndarray of shape
+        (n_boot, len(quantities)), drawn jointly within a pair. One pair; two with ``positive_outcome='adverse'``
+        and a ratio score (the ratio scores' from a second bootstrap). Left empty without `ci`.
 
     Returns
     -------
@@ -116,8 +121,9 @@ def compare_models(y_true, predictions: Mapping[str, object], subgroups, *, base
         others = [q for q in quantities if q not in favourable]
         flipped = compare_models(1 - as_binary(y_true, "y_true", func), {
             name: 1 - as_binary(p, "predictions", func) for name, p in predictions.items()}, subgroups,
-            quantities=favourable, **kw)
-        parts = [flipped] + ([compare_models(y_true, predictions, subgroups, quantities=others, **kw)] if others else [])
+            quantities=favourable, _replicates=_replicates, **kw)
+        parts = [flipped] + ([compare_models(y_true, predictions, subgroups, quantities=others, _replicates=_replicates,
+                                             **kw)] if others else [])
         out = pd.concat(parts, ignore_index=True)
         out["order"] = out["quantity"].map({q: i for i, q in enumerate(quantities)})
         models = {str(name): i for i, name in enumerate(predictions)}
@@ -152,6 +158,8 @@ def compare_models(y_true, predictions: Mapping[str, object], subgroups, *, base
         if level is not None and name != base:
             draws = _paired_draws(y, preds[name], preds[base], groups, counts[name], counts[base], quantities, opts,
                                   used, name, base, n_boot, rng, w)
+            if _replicates is not None:
+                _replicates.setdefault(name, []).append((tuple(quantities), draws))
         for i, q in enumerate(quantities):
             value, base_value = float(point[name, q][0]), float(point[base, q][0])
             row = {"model": name, "quantity": q, "value": value, "baseline_value": base_value,

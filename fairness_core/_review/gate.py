@@ -4,8 +4,10 @@ model judged with paired intervals against a tolerance.
 A gate is what a pipeline acts on, so it judges the model, never the data: the rules about the labels (base-rate
 disparity) are reported and gate only when named. A candidate gated on change is judged for non-inferiority: the
 tolerance is the largest worsening, in each quantity's units, that still counts as no worse. A change fails only
-where the low end of its paired interval of worsening lies beyond the tolerance, that end at a Bonferroni level over
-every change judged (so a candidate is failed on a change that is real, whatever the number of changes); it passes
+where the low end of its paired interval of worsening lies beyond the tolerance, the low ends joint one-sided bounds
+over every change judged (a max-t over the paired bootstrap's replicates within the changes drawn together, Bonferroni
+between those families: ``_review.change_levels``; so a candidate is failed on a change that is real, whatever the
+number of changes, with a chance of at most (1 - level) / 2 that an equal candidate fails); it passes
 where the high end is within the tolerance, that end at the unadjusted level: the candidate passes only when every
 change passes, and a claim that holds only if each of its parts holds needs no adjustment (the intersection-union
 principle, Berger 1982).
@@ -67,7 +69,9 @@ class ChangeVerdict:
         The verdict in words, e.g. "m2 against the baseline m1: BPSN AUC of A worse by 0.061 (99.8 % interval
         0.032-0.090), more than the tolerance 0.01 across the whole interval: fails."
     level : float or None
-        The level of the interval's low end (Bonferroni-adjusted over the changes judged), which decides a fail.
+        The level of the interval's low end, which decides a fail: its family's joint one-sided level
+        (``_review.change_levels``: a max-t over the paired replicates of the rates' changes, or of the ECEs';
+        Bonferroni's over every change judged for the AUCs'), between the review's level and Bonferroni's.
     pass_level : float or None
         The level of the interval's high end, which decides a pass: the review's level, unadjusted (a pass must
         hold for every change; see the module's docstring).
@@ -87,7 +91,8 @@ class ChangeVerdict:
     pass_level: Optional[float] = None
 
 
-def change_table(differences: dict, baseline: str, *, include_small: bool = False) -> pd.DataFrame:
+def change_table(differences: dict, baseline: str, *, include_small: bool = False,
+                 sources: bool = False) -> pd.DataFrame:
     """Every change a candidate is gated on, from a review's difference tables, signed so that positive is worse.
 
     Parameters
@@ -101,6 +106,10 @@ def change_table(differences: dict, baseline: str, *, include_small: bool = Fals
         The baseline model, whose own rows are left out.
     include_small : bool, default=False
         Judge small subgroups' AUCs and ECEs too (by default they are left out, as from every reduction).
+    sources : bool, default=False
+        Add what the joint low ends of the gate need (``_review.change_levels``): ``kind`` (the key of
+        `differences` the row comes from), ``sign`` (:data:`WORSE_SIGN`'s) and ``se`` (an AUC's
+        ``difference_se``, DeLong's; NaN for the others).
 
     Returns
     -------
@@ -129,15 +138,21 @@ def change_table(differences: dict, baseline: str, *, include_small: bool = Fals
                            else np.full(len(rows), np.nan) for c in
                            ("difference", "difference_ci_low", "difference_ci_high"))
         ends = np.sort(np.stack([sign * low, sign * high]), axis=0)   # NaN sorts last: both ends NaN stay NaN
-        parts.append(pd.DataFrame({"model": rows["model"].to_numpy(dtype=object), "quantity": quantity.to_numpy(),
-                                   "subgroup": subgroup.to_numpy(dtype=object), "worsening": sign * diff,
-                                   "ci_low": ends[0], "ci_high": ends[1]}))
-    columns = ["model", "quantity", "subgroup", "worsening", "ci_low", "ci_high"]
+        part = pd.DataFrame({"model": rows["model"].to_numpy(dtype=object), "quantity": quantity.to_numpy(),
+                             "subgroup": subgroup.to_numpy(dtype=object), "worsening": sign * diff,
+                             "ci_low": ends[0], "ci_high": ends[1]})
+        if sources:
+            se = rows["difference_se"] if "difference_se" in rows.columns else np.full(len(rows), np.nan)
+            part = part.assign(kind=kind, sign=sign, se=np.asarray(se, dtype=np.float64))
+        parts.append(part)
+    columns = ["model", "quantity", "subgroup", "worsening", "ci_low", "ci_high"] + (
+        ["kind", "sign", "se"] if sources else [])
     return pd.concat(parts, ignore_index=True)[columns] if parts else pd.DataFrame(columns=columns)
 
 
 def gate_level(level: Optional[float], n_changes: int) -> Optional[float]:
-    """The Bonferroni level of each change's low end: ``1 - (1 - level) / n_changes`` (`level` for one or none).
+    """The Bonferroni level ``1 - (1 - level) / n_changes`` (`level` for one or none): the low ends' level where a
+    change has no jointly drawn replicates (``_review.change_levels``), and the most any low end is adjusted.
 
     Parameters
     ----------
@@ -151,6 +166,22 @@ def gate_level(level: Optional[float], n_changes: int) -> Optional[float]:
     if level is None:
         return None
     return 1.0 - (1.0 - level) / max(int(n_changes), 1)
+
+
+def joint_level(changes) -> Optional[float]:
+    """The highest level of the changes' low ends (:attr:`ChangeVerdict.level`; None when none has one): the most any
+    low end is adjusted, for sentences that describe every change's low end at once.
+
+    Parameters
+    ----------
+    changes : sequence of ChangeVerdict
+
+    Returns
+    -------
+    float or None
+    """
+    levels = [c.level for c in changes if c.level is not None]
+    return max(levels) if levels else None
 
 
 def changes_by_rule(verdicts, changes, model: str) -> Optional[list]:
@@ -194,12 +225,13 @@ def change_verdicts(table: pd.DataFrame, baseline: str, tolerance: float, level:
     Parameters
     ----------
     table : DataFrame
-        :func:`change_table`'s rows: ``ci_low`` at `level`, ``ci_high`` at `pass_level`.
+        :func:`change_table`'s rows: ``ci_low`` at `level` (or at the row's own ``level`` where the table has that
+        column: the joint low ends of ``_review.change_levels``), ``ci_high`` at `pass_level`.
     baseline : str
     tolerance : float >= 0
         The largest worsening that still counts as no worse, in each quantity's units.
     level : float or None
-        The level of the intervals' low ends (for the sentences).
+        The level of the intervals' low ends (for the sentences), unless the table gives each row's.
     pass_level : float or None, default=None
         The level of their high ends; None: `level`.
 
@@ -211,32 +243,50 @@ def change_verdicts(table: pd.DataFrame, baseline: str, tolerance: float, level:
     out = []
     tol = float(tolerance)
     pass_level = level if pass_level is None else pass_level
-    lvl = "interval" if level is None or pass_level != level else f"{level * 100:.4g} % interval"
-    ends = ("" if level is None or pass_level == level
-            else f": low end at {level * 100:.4g} %, high end at {pass_level * 100:.4g} %")
-    for row in table.itertuples(index=False):
+    own = (table["level"].to_numpy(dtype=np.float64) if "level" in table.columns
+           else np.full(len(table), np.nan if level is None else level))
+    for row, row_level in zip(table.itertuples(index=False), own):
+        row_level = None if level is None or math.isnan(row_level) else float(row_level)
+        lvl = "interval" if row_level is None or pass_level != row_level else f"{row_level * 100:.4g} % interval"
+        ends = ("" if row_level is None or pass_level == row_level
+                else f": low end at {row_level * 100:.4g} %, high end at {pass_level * 100:.4g} %")
         w, low, high = (float(x) + 0.0 for x in (row.worsening, row.ci_low, row.ci_high))   # + 0.0: no -0
-        head = f"{row.model} against the baseline {baseline}: {_words(row.quantity, row.subgroup)}"
+        what = _words(row.quantity, row.subgroup)
+        head = f"{row.model} against the baseline {baseline}: {what}"
+        tolerance = f"the tolerance {tol:g}"
+        meaning = f" Tolerance {tol:g}: {_units(row.quantity)}."   # what it means, in the quantity's own units
         if math.isnan(w):
             status, sentence = "not_assessable", f"{head} could not be compared (undefined for a model)."
+            meaning = ""
         else:
             shown = "unchanged" if w == 0 else f"{'worse' if w > 0 else 'better'} by {abs(w):.3g}"
             above = lambda x: x > tol and not math.isclose(x, tol, rel_tol=BOUND_RTOL)
             if math.isnan(low) or math.isnan(high):
                 status = "fail" if above(w) else "pass"
-                sentence = (f"{head} {shown}, {'more than' if status == 'fail' else 'within'} the tolerance {tol:g} "
+                sentence = (f"{head} {shown}, {'more than' if status == 'fail' else 'within'} {tolerance} "
                             f"(no interval): {'fails' if status == 'fail' else 'passes'}.")
             else:
                 status = "fail" if above(low) else "pass" if not above(high) else "inconclusive"
                 interval = f"({lvl} of the worsening {low:.3g} to {high:.3g}{ends})"
                 sentence = f"{head} {shown} {interval}" + {
-                    "fail": f", more than the tolerance {tol:g} across the whole interval: fails.",
-                    "pass": f", within the tolerance {tol:g} across the whole interval: no worse than the baseline "
+                    "fail": f", more than {tolerance} across the whole interval: fails.",
+                    "pass": f", within {tolerance} across the whole interval: no worse than the baseline "
                             f"by more than the tolerance, passes.",
-                    "inconclusive": f"; the interval straddles the tolerance {tol:g}: inconclusive."}[status]
+                    "inconclusive": f"; the interval straddles {tolerance}: inconclusive."}[status]
         out.append(ChangeVerdict(str(row.model), baseline, str(row.quantity), row.subgroup, w, low, high, tol,
-                                 status, sentence, level, pass_level))
+                                 status, sentence + meaning, row_level, pass_level))
     return tuple(out)
+
+
+def _units(quantity: str) -> str:
+    """What a worsening of the tolerance means for `quantity`, in its own units."""
+    if quantity in ("p_percent_score", "equal_opportunity_score"):
+        return "the largest drop of the score (a ratio of rates) that still counts as no worse"
+    if quantity in ("subgroup_auc", "bpsn_auc", "bnsp_auc"):
+        return "the largest drop of the AUC that still counts as no worse"
+    if quantity == "ece":
+        return "the largest rise of the ECE that still counts as no worse"
+    return "the largest rise of the disparity, in its own units, that still counts as no worse"
 
 
 def split_names(names: Iterable[str]) -> tuple[list, list]:

@@ -14,6 +14,12 @@ from .config import ReviewConfig
 from .export import _json_cell, table_data
 from .gate import gate_lines, gate_status, gated_changes, gated_verdicts
 
+# What the review JSON says it is (``Review.to_dict()["schema"]``): its kind and the major version of its layout,
+# which ``_review.history`` checks before it reads a saved review (a new major version: a layout it cannot read).
+REVIEW_SCHEMA = "fairness_core.review/1"
+# ``Review.gate_period``: the gate judges the rules of the latest period of the time column only.
+LATEST = "latest"
+
 # The start of the entry of a review's ``source["not_computed"]`` that says why it has no intervals (an engine's
 # counts over their bound, ``engines._limits.INTERVALS_NOT_COMPUTED``): the report's Intervals row reads it.
 NO_INTERVALS = "confidence intervals: "
@@ -84,6 +90,41 @@ class ModelReview:
 
 
 @dataclass(frozen=True)
+class ReviewDiscovery:
+    """Subgroup discovery on a review's models: the intersections of attribute values each model treats worst.
+
+    Findings to look at, never gated rules: a subgroup found here does not change the review's exit status.
+
+    Attributes
+    ----------
+    columns : tuple of str
+        The columns searched (the command line's ``--discover``).
+    quantity : str
+        The rate compared (e.g. ``'selection_rate'``), or ``'subgroup_auc'``.
+    depth : int
+        The most columns intersected (1 to 3).
+    results : dict of str to SubgroupDiscovery
+        Per model (a score at its threshold, or the predicted label column), :func:`discover_subgroups` on the
+        review's rows with its weights, favourable outcome and minimum size.
+    skipped : tuple of (str, str)
+        Models not searched and why (the predicted labels have no score for ``'subgroup_auc'``).
+    """
+
+    columns: tuple
+    quantity: str
+    depth: int
+    results: dict
+    skipped: tuple = ()
+
+    def to_dict(self) -> dict:
+        """JSON-ready data: the settings, and per model the search's facts and its ranked table (``gating`` is
+        always false: discovered subgroups never decide the exit status)."""
+        return {"columns": list(self.columns), "quantity": self.quantity, "depth": self.depth, "gating": False,
+                "models": [discovery_data(name, found) for name, found in self.results.items()],
+                "skipped": [{"model": name, "reason": why} for name, why in self.skipped]}
+
+
+@dataclass(frozen=True)
 class Review:
     """Everything a review shows, built by :func:`build_review`.
 
@@ -120,6 +161,14 @@ class Review:
         UTC time, ISO 8601.
     version : str
         The software version.
+    discovery : ReviewDiscovery or None
+        Subgroup discovery on the models when asked for (``build_review(discover=...)``); never gating.
+    over_time : OverTime or None
+        The rate and label rules per period of the mapping's time column when asked for
+        (``_review.review_over_time.with_over_time``).
+    gate_period : {'latest'} or None
+        ``'latest'``: the gate judges the rules of the latest period of :attr:`over_time` only (its rate rules and,
+        with ``gate_labels``, its rule about the labels); None: the rules of every row.
     """
 
     config: ReviewConfig
@@ -137,6 +186,9 @@ class Review:
     consistency: Any = None
     differences: dict = field(default_factory=dict)
     changes: tuple = ()
+    discovery: Any = None
+    over_time: Any = None
+    gate_period: Optional[str] = None
 
     @property
     def verdicts(self) -> list:
@@ -169,8 +221,33 @@ class Review:
         """
         rules = self.config.gate_rules if rules is None else rules
         labels = self.config.gate_labels if labels is None else labels
+        if self.gate_period == LATEST:   # the latest period's rules only (changes from a baseline are refused)
+            _, models, dataset_verdicts = self.latest_period()
+            return gated_verdicts(models, dataset_verdicts, rules=rules, labels=labels), []
         return (gated_verdicts(self.models, self.dataset_verdicts, rules=rules, labels=labels),
                 gated_changes(self.changes, rules=rules))
+
+    def latest_period(self) -> tuple:
+        """The latest period of :attr:`over_time`: its label, its models' reviews (rate rules) and its label rules.
+
+        Returns
+        -------
+        (str, list of ModelReview, tuple of Verdict)
+
+        Raises
+        ------
+        ValueError
+            Without an over-time review, or when no row has a period.
+        """
+        over = self.over_time
+        if over is None:
+            raise ValueError("The gate of the latest period needs the review over time: give the time column.")
+        if over.periods.empty:
+            raise ValueError(f"No row has a time in {over.config.mapping.time!r}, so there is no latest period.")
+        last = len(over.periods) - 1
+        models = [reviews[last] for reviews in over.models.values() if reviews[last] is not None]
+        labels = over.labels[last]
+        return str(over.periods["period"].iloc[last]), models, (() if labels is None else tuple(labels.verdicts))
 
     def gate(self, *, strict: bool = False, labels: Optional[bool] = None, rules=None,
              gating_only: bool = False) -> tuple:
@@ -288,7 +365,7 @@ class Review:
                            "findings": list(m.findings), "verdicts": verdicts(m.verdicts),
                            "calibration_note": m.calibration_note,
                            "suggestion": None if m.suggestion is None else suggestion_data(m.suggestion)})
-        return {"context": self.context(),
+        return {"schema": REVIEW_SCHEMA, "context": self.context(),
                 "base_rate": [_json_cell(v) for v in self.base_rate],
                 "dataset": {"findings": list(self.dataset_findings), "verdicts": verdicts(self.dataset_verdicts),
                             "parity": _json_cell(self.dataset_parity.value),
@@ -301,9 +378,21 @@ class Review:
                              "pass_level": c.pass_level,
                              "status": c.status, "gating": gates(c), "sentence": c.sentence} for c in self.changes],
                 "gate": {"names": list(self.config.gate_rules), "strict": bool(self.config.gate_strict),
-                         "labels": bool(self.config.gate_labels), "exit_status": status},
+                         "labels": bool(self.config.gate_labels), "exit_status": status,
+                         "period": self._gated_period()},
                 "exit_status": status,
+                "discovery": None if self.discovery is None else self.discovery.to_dict(),
+                "over_time": None if self.over_time is None else over_time_data(self.over_time),
                 "tables": {name: table_data(frame) for name, frame in self.tables().items()}}
+
+    def _gated_period(self):
+        """The label of the period the gate judged (None: every row; also when there is no such period)."""
+        if self.gate_period != LATEST:
+            return None
+        try:
+            return self.latest_period()[0]
+        except ValueError:
+            return None
 
     def to_json(self) -> str:
         """:meth:`to_dict` as JSON text (NaN is null, infinity the string "inf")."""
@@ -327,3 +416,78 @@ def consistency_table(result) -> pd.DataFrame:
                           "std_error": result.std_error, "n_neighbors": result.n_neighbors, "n_rows": result.n_rows,
                           "n_sampled": result.n_sampled, "n_excluded": result.n_excluded,
                           "features": ", ".join(result.features)}])
+
+
+def discovery_data(model: str, found) -> dict:
+    """One model's :class:`SubgroupDiscovery` as JSON-ready data: what was compared, how the rows were split (the
+    search on ``search_rows``, the estimates on the other ``estimate_rows``), and its ranked table."""
+    return {"model": model, "quantity": found.quantity, "direction": found.direction, "level": found.level,
+            "holdout": found.holdout, "depth": found.depth, "min_size": found.min_size, "top_k": found.top_k,
+            "examined": int(found.examined), "pruned": int(found.pruned), "search_rows": int(found.search_rows),
+            "estimate_rows": int(found.estimate_rows), "columns": list(found.columns),
+            "table": table_data(found.table)}
+
+
+# The columns of :func:`over_time_rules`.
+OVER_TIME_RULE_COLUMNS = ["model", "rule", "metric", "periods", "pass", "fail", "inconclusive", "not_assessable",
+                          "first_failure", "first_failure_value", "first_failure_value_ci_low",
+                          "first_failure_value_ci_high", "latest", "latest_status", "slope", "slope_ci_low",
+                          "slope_ci_high", "slope_p_value", "equal_p_value"]
+
+
+def over_time_rules(over) -> pd.DataFrame:
+    """One row per model and rule of an :class:`OverTime`: how often it failed, the first period it failed with its
+    whole interval, its latest verdict, and the trend of its estimates.
+
+    Parameters
+    ----------
+    over : OverTime
+
+    Returns
+    -------
+    DataFrame
+        ``model, rule, metric``; ``periods`` (in time order, with or without rows); per status the periods with
+        it (``pass, fail, inconclusive, not_assessable``); ``first_failure`` (the first period whose whole
+        interval is beyond the rule's bound, :meth:`OverTime.first_failure`; None if none) with its
+        ``first_failure_value`` and interval ``first_failure_value_ci_low``, ``first_failure_value_ci_high``;
+        ``latest`` and ``latest_status`` (the last period's verdict); the weighted trend of the estimates per
+        period (:meth:`OverTime.trend`, Knapp-Hartung) ``slope, slope_ci_low, slope_ci_high, slope_p_value`` and
+        ``equal_p_value``, the p-value of Cochran's Q test that every period's value is equal (NaN without
+        intervals, or with fewer than two periods with an interval).
+    """
+    rows = []
+    table = over.verdicts
+    for (model, rule), part in table.groupby(["model", "rule"], sort=False):
+        part = part.sort_values("position")
+        counts = part["status"].value_counts()
+        first = part.loc[part["status"] == "fail"].head(1)
+        nan = float("nan")
+        trend = None if over.config.ci is None else over.trend(rule, model)
+        rows.append({"model": model, "rule": rule, "metric": part["metric"].iloc[0], "periods": len(part),
+                     **{s: int(counts.get(s, 0)) for s in ("pass", "fail", "inconclusive", "not_assessable")},
+                     "first_failure": None if first.empty else str(first["period"].iloc[0]),
+                     "first_failure_value": nan if first.empty else float(first["value"].iloc[0]),
+                     "first_failure_value_ci_low": nan if first.empty else float(first["ci_low"].iloc[0]),
+                     "first_failure_value_ci_high": nan if first.empty else float(first["ci_high"].iloc[0]),
+                     "latest": str(part["period"].iloc[-1]), "latest_status": part["status"].iloc[-1],
+                     "slope": nan if trend is None else trend.slope,
+                     "slope_ci_low": nan if trend is None else trend.ci_low,
+                     "slope_ci_high": nan if trend is None else trend.ci_high,
+                     "slope_p_value": nan if trend is None else trend.p_value,
+                     "equal_p_value": nan if trend is None else trend.heterogeneity_p})
+    return pd.DataFrame(rows, columns=OVER_TIME_RULE_COLUMNS)
+
+
+def over_time_data(over) -> dict:
+    """An :class:`OverTime` as JSON-ready data: the time column, the period and its zone, and its tables: every
+    period (``periods``), every verdict per period (``verdicts``), each rule's summary (``rules``,
+    :func:`over_time_rules`), each subgroup's size per period (``subgroups``) and the rows without a period
+    (``exclusions``)."""
+    periods = over.periods.assign(start=over.periods["start"].astype(str))
+    return {"column": over.config.mapping.time,
+            "period": (over.period if over.period is None or isinstance(over.period, str)
+                       else [_json_cell(e) for e in over.period]),
+            "time_zone": over.time_zone, "level": over.config.ci, "thresholds": dict(over.thresholds),
+            "periods": table_data(periods), "verdicts": table_data(over.verdicts),
+            "rules": table_data(over_time_rules(over)), "subgroups": table_data(over.subgroups),
+            "exclusions": table_data(over.exclusions)}

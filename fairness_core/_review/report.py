@@ -1,3 +1,4 @@
+# More than 500 lines: one concept (the report's blocks in document order, one short function per section).
 """The review as one self-contained HTML file: opens offline, prints cleanly, carries its configuration.
 
 The markup is in Jinja2 templates (``fairness_core/templates/report.html.j2`` and its ``report.css``), rendered
@@ -20,7 +21,7 @@ from .._disparity.compare import keyword
 from .export import neutralize_formulas
 from .bottom_line import bottom_line, plain_name, who
 from .outcome_words import mapping_phrases
-from .gate import GATING_STATUSES, STATUS_ORDER, changes_by_rule, gate_status
+from .gate import GATING_STATUSES, STATUS_ORDER, changes_by_rule, gate_status, joint_level
 from .suggest import MEASURES
 from .records import NO_INTERVALS
 from .report_layout import fit_labels, heading_settings, split_columns, unwrapped
@@ -188,6 +189,10 @@ def render_report(review) -> str:
             blocks += _suggestion(model.suggestion)
         if model.classwise is not None:
             blocks += _classwise(model.classwise, level, figure, table)
+    if review.discovery is not None:
+        blocks += _discovery(review.discovery, level, figure, table)
+    if review.over_time is not None:
+        blocks += _over_time(review, figure, table)
     if review.differences:
         blocks += [_h2(f"Differences from the baseline model {review.config.baseline}"),
                    _p("Each model minus the baseline, with paired intervals (both models score the same rows): a "
@@ -341,6 +346,14 @@ def _gate(review) -> list:
     what = (f"what the configuration names ({', '.join(names)})" if names else
             "every rule of the models" + (" and of the labels" if review.config.gate_labels else "")
             + (f" and every change from the baseline {review.config.baseline}" if review.changes else ""))
+    if review.gate_period:   # the latest period's rules only
+        period = review.latest_period()[0]
+        over = review.over_time
+        what = (f"the rules of the latest period of {over.config.mapping.time}, {period} "
+                f"({int(over.periods['rows'].iloc[-1]):,} rows), only: "
+                + (f"those the configuration names ({', '.join(names)})" if names else
+                   "its rate rules" + (" and its rule about the labels" if review.config.gate_labels else ""))
+                + "; the rules of every row, and the AUC and calibration rules, are reported, not gating")
     bad = GATING_STATUSES[strict]
     failing = sum(v.status in bad for _, v in gated) + sum(c.status in bad for c in changes)
     text = (f"{'Fails' if status else 'Passes'} (exit status {status} of the command line): {failing} of "
@@ -405,13 +418,14 @@ def _changes(changes, config) -> list:
     many are within the tolerance."""
     shown = _fails_first(c for c in changes if c.status != "pass")
     passed = len(changes) - len(shown)
-    level, pass_level = changes[0].level, changes[0].pass_level
+    level, pass_level = joint_level(changes), changes[0].pass_level
     intro = (f"Each other model against the baseline {config.baseline} on the same rows, for non-inferiority with "
              f"the tolerance {config.max_worsening:g} (in each quantity's units): a rate disparity, ratio score, "
              f"subgroup, BPSN or BNSP AUC or subgroup ECE fails when it is worse than the baseline's by more than the "
              f"tolerance across its paired interval"
-             + ("" if level is None else f" (its low end at {level * 100:.4g} %, Bonferroni over the "
-                                         f"{len(changes)} changes)")
+             + ("" if level is None else f" (its low end a joint bound over the {len(changes)} changes: max-t "
+                                         f"within the rates' and the ECEs' paired replicates, Bonferroni for the "
+                                         f"AUCs; at most {level * 100:.4g} %)")
              + ", passes when the whole interval is within it"
              + ("" if pass_level is None or pass_level == level else
                 f" (its high end at {pass_level * 100:.4g} %: the candidate passes only if every change does, which "
@@ -421,6 +435,119 @@ def _changes(changes, config) -> list:
                 "note": ""} for c in shown]
     blocks = [_h3(f"Changes from the baseline model {config.baseline}"), _p(intro)]
     return blocks + ([{"kind": "verdicts", "entries": entries}] if entries else [])
+
+
+def _discovery(found, level, figure, table) -> list:
+    """Subgroup discovery: per model the ranked subgroups (conditions, held-out size, value against the rest, the
+    difference with its interval, whether it excludes parity after Benjamini-Hochberg) and a chart of the top ones,
+    with how the rows were split; findings, never gating."""
+    from ..plotting._discovered import discovery_chart
+
+    what = COLUMN_NAMES.get(found.quantity, found.quantity)
+    blocks = [_h2("Discovered subgroups"),
+              _p(f"For each model, the intersections of up to {found.depth} of the columns "
+                 f"{', '.join(found.columns)} whose {_lower(what)} differs most from that of every other row, worst "
+                 "first. These are findings to look at, not policy rules: they never change the exit status (the "
+                 "release gate).")]
+    for model, result in found.results.items():
+        side = {"higher": f"a higher {_lower(what)} than the rest is worse",
+                "lower": f"a lower {_lower(what)} than the rest is worse",
+                "either": "a difference either way counts"}[result.direction]
+        if result.level is not None:
+            split = (f"The rows were split at random (seed 0): the search ranked every intersection with at least "
+                     f"{result.min_size:,} rows on {result.search_rows:,} rows, and each subgroup found was then "
+                     f"estimated on the other {result.estimate_rows:,} (held-out) rows alone, so that its value and "
+                     f"its {result.level * 100:g} % interval (of the difference from the rest) are not inflated by "
+                     "its selection as the worst. 'Interval excludes parity' is after Benjamini-Hochberg over the "
+                     f"{len(result.table)} subgroups listed (false discovery rate {(1 - result.level) * 100:g} %).")
+        else:
+            split = (f"Without intervals, the search ranked and reports on all {result.search_rows:,} rows: values "
+                     "selected as the worst of many look worse than they are.")
+        shown = result.table[["rank", "subgroup", "depth", "size", "value", "rest_value", "difference", "ci_low",
+                              "ci_high", "p_value", "excludes_parity"]].rename(columns={
+                                  "size": "held_out_size" if result.level is not None else "size",
+                                  "ci_low": "difference_ci_low", "ci_high": "difference_ci_high"})
+        blocks += [_h3(f"{model}: {what}"),
+                   _p(f"{split} Here {side}; {result.examined:,} intersections were counted."),
+                   figure(discovery_chart(result.table, title=f"Subgroups found, {model}", level=result.level,
+                                          value_label=_lower(what))) if not result.table.empty else None,
+                   table(shown, f"No intersection has at least {result.min_size:,} rows.")]
+    blocks += [_p(f"{model} was not searched: {why}.") for model, why in found.skipped]
+    return blocks
+
+
+def _over_time(review, figure, table) -> list:
+    """Fairness over time: the periods, each rule's summary (first failure, latest verdict, trend), per model a
+    chart per rule on the time axis they share and the table of every period's verdicts."""
+    from ..plotting._over_time import over_time_chart
+    from .records import over_time_rules
+
+    over = review.over_time
+    level = over.config.ci
+    periods = over.periods
+    labels = [str(p) for p in periods["period"]]
+    rules = {(m.name, v.rule.name): v.rule for m in review.models for v in m.verdicts}
+    rules |= {("labels", v.rule.name): v.rule for v in review.dataset_verdicts}
+    for name, reviews in over.models.items():   # every rule per period, also one the whole data lacks
+        for r in reviews:
+            rules.update({(name, v.rule.name): v.rule for v in (r.verdicts if r is not None else ())
+                          if (name, v.rule.name) not in rules})
+
+    def rule_name(model, rule):
+        found = rules.get((model, rule))
+        return plain_name(found) if found is not None else rule.replace("_", " ")
+
+    no_period = int(over.exclusions.loc[over.exclusions["reason"].isin(["no time", "time outside the edges"]),
+                                        "rows"].sum()) if not over.exclusions.empty else 0
+    zone = f" (in its time zone {over.time_zone})" if over.time_zone else ""
+    thresholds = ", ".join(f"{name} {threshold_text(t)}" for name, t in over.thresholds.items())
+    intro = (f"The rate rules of each model and the rule about the labels per {over.period or 'value'} of "
+             f"{over.config.mapping.time}{zone}: {len(labels)} periods"
+             + (f", from {labels[0]} to {labels[-1]}" if labels else "")
+             + ". Each period is judged on its own rows"
+             + ("" if level is None else f", with its own {level * 100:g} % interval")
+             + (f", at the thresholds of every row ({thresholds})" if thresholds else "")
+             + "; a period without rows is not assessable, never a value of 0"
+             + (f"; {no_period:,} rows have no time and are in no period." if no_period else ".")
+             + " Over many periods a rule that holds can fail in one of them by chance; the trend and the test "
+               "that every period is equal look at the whole series.")
+    blocks = [_h2("Fairness over time"), _p(intro)]
+    if review.gate_period:
+        blocks.append(_p(f"The release gate judged the latest period, {review.latest_period()[0]}, only."))
+    shown_periods = periods[["period", "start", "rows", "n_positive", "small_subgroups"]].assign(
+        start=periods["start"].astype(str))
+    summary = over_time_rules(over)
+    summary = summary.assign(rule=[rule_name(m, r) for m, r in zip(summary["model"], summary["rule"])],
+                             model=[("Labels" if m == "labels" else m) for m in summary["model"]],
+                             latest_status=summary["latest_status"].map(lambda s: s.replace("_", " ")))
+    summary = summary.drop(columns=["metric"])
+    blocks += [_h3("Periods"), table(shown_periods),
+               _h3("Each rule over time"),
+               _p("Per rule: the periods with each verdict, the first period whose whole interval is beyond the "
+                  "rule's bound (a fail) with that interval, the latest verdict, and the weighted trend of the "
+                  "estimates per period (Knapp-Hartung interval) with the p-value of Cochran's Q test that every "
+                  "period's value is equal (both need intervals and two periods with one)."),
+               table(summary)]
+    for model in list(over.models) + ["labels"]:
+        part = over.verdicts[over.verdicts["model"] == model]
+        if part.empty:
+            continue
+        blocks.append(_h3("The labels (a property of the data)" if model == "labels" else f"Model {model}"))
+        for rule in dict.fromkeys(part["rule"]):
+            series = part[part["rule"] == rule].sort_values("position")
+            found = rules.get((model, rule))
+            name = rule_name(model, rule)
+            metric = series["metric"].iloc[0]
+            blocks.append(figure(over_time_chart(
+                series, labels, bound=None if found is None else found.bound,
+                bound_label=None if found is None else f"bound {found.bound:g}", title=f"{name} per period",
+                level=level, value_label=QUANTITY_NAMES.get(metric, metric)), min_height=0))
+        rows = part.sort_values(["position"], kind="stable")[
+            ["period", "rule", "value", "ci_low", "ci_high", "status", "rows", "note"]]
+        rows = rows.assign(rule=[rule_name(model, r) for r in rows["rule"]]).rename(
+            columns={"ci_low": "value_ci_low", "ci_high": "value_ci_high"})
+        blocks.append(table(rows))
+    return blocks
 
 
 def _findings(findings):

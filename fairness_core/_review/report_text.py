@@ -51,6 +51,14 @@ COLUMN_NAMES = {
     "difference_se": "Standard error of the difference", "excludes_zero": "Interval excludes 0",
     "zemel_consistency": "Consistency (Zemel et al.)", "std_error": "Standard error", "n_neighbors": "Neighbours",
     "n_rows": "Rows", "n_sampled": "Rows sampled", "n_excluded": "Rows left out", "features": "Features",
+    # subgroup discovery
+    "rank": "Rank", "depth": "Columns", "held_out_size": "Held-out rows", "rest_value": "Rest",
+    # fairness over time
+    "period": "Period", "start": "Start", "small_subgroups": "Small subgroups", "rule": "Rule", "periods": "Periods",
+    "pass": "Pass", "fail": "Fail", "inconclusive": "Inconclusive", "not_assessable": "Not assessable",
+    "first_failure": "First failing period", "first_failure_value": "Its estimate then", "latest": "Latest period",
+    "latest_status": "Latest verdict", "slope": "Trend per period", "slope_p_value": "Trend p-value",
+    "equal_p_value": "Equal-periods p-value",
 }
 # With sample weights: sizes are Kish's effective sample sizes, counts sums of weights.
 WEIGHTED_COLUMN_NAMES = {
@@ -77,8 +85,9 @@ DATA_COLUMNS = ("subgroup", "reference", "first", "second", "class", "model", "f
 COUNT_COLUMNS = frozenset({"n_positive", "n_negative", "n_background_positive", "n_background_negative", "n_true",
                            "n_predicted", "tp", "fp", "tn", "fn", "numerator", "denominator", "reference_numerator",
                            "reference_denominator", "count", "weight", "n_subgroups", "n_boot_undefined",
-                           "n_neighbors", "n_sampled", "n_excluded"})
-SIZE_COLUMNS = frozenset({"size", "reference_size", "rows", "n_rows"})
+                           "n_neighbors", "n_sampled", "n_excluded", "small_subgroups", "periods", "pass", "fail",
+                           "inconclusive", "not_assessable"})
+SIZE_COLUMNS = frozenset({"size", "reference_size", "rows", "n_rows", "held_out_size"})
 THRESHOLD_COLUMNS = frozenset({"threshold"})
 PERCENT_COLUMNS = frozenset({"share"})
 INTERVAL_ENDS = ("_ci_low", "_ci_high")

@@ -13,7 +13,7 @@ import dataclasses
 import datetime as _dt
 import hashlib
 from functools import lru_cache
-from typing import Callable, Optional
+from typing import Callable, Optional, Sequence
 
 import numpy as np
 import pandas as pd
@@ -34,14 +34,16 @@ from .._models.rates import compare_models
 from .._counts.weights import effective_size
 from .conclusions import (auc_conclusions, calibration_conclusions, classwise_conclusions, dataset_conclusions,
     rate_conclusions)
+from .change_levels import joint_low_ends
 from .gate import change_table, change_verdicts, gate_level
 from .suggest import suggest_threshold
 from .config import ReviewConfig, calibration_options, dataset_options, rate_options
-from .records import ModelReview, Review
+from .records import ModelReview, Review, ReviewDiscovery
 
 
 def build_review(frame: pd.DataFrame, config: ReviewConfig, *, source: Optional[dict] = None,
-                 data: Optional[bytes] = None) -> Review:
+                 data: Optional[bytes] = None, discover: Sequence[str] = (), discover_quantity: str = "selection_rate",
+                 discover_depth: int = 2) -> Review:
     """Compute a whole review of `frame` under `config`: every page's numbers, findings and verdicts.
 
     Per score column: the subgroup, BPSN and BNSP AUCs with the bias AUC score, the rates at its
@@ -63,6 +65,13 @@ def build_review(frame: pd.DataFrame, config: ReviewConfig, *, source: Optional[
         Facts about the input recorded in the review (e.g. ``{"name": "compas.csv"}``).
     data : bytes, optional
         The input file's bytes, for its SHA-256 and size.
+    discover : sequence of str, default=()
+        Columns to search for the subgroups each model treats worst (:func:`review_discovery`: ``Review.discovery``,
+        findings that never gate); none: no search.
+    discover_quantity : str, default='selection_rate'
+        The rate compared by the search (a rate of :func:`group_rates`, or ``'subgroup_auc'``).
+    discover_depth : {1, 2, 3}, default=2
+        The most columns intersected by the search.
 
     Returns
     -------
@@ -74,7 +83,13 @@ def build_review(frame: pd.DataFrame, config: ReviewConfig, *, source: Optional[
         As :meth:`ScoredData.from_frame` for a mapping that does not fit the data (each message
         says what to do), when the slice leaves no row, when the baseline is not a mapped score, or
         for class-wise, per-subgroup threshold or consistency options that do not fit the data (e.g.
-        a feature column that is missing or not numeric).
+        a feature column that is missing or not numeric); for columns to search that are not in the data (or
+        as :func:`discover_subgroups`).
+
+    See Also
+    --------
+    fairness_core._review.review_over_time.with_over_time : the review's rules per period of the time column, and
+        the gate of the latest period.
     """
     from .._version import __version__
 
@@ -105,7 +120,10 @@ def build_review(frame: pd.DataFrame, config: ReviewConfig, *, source: Optional[
 
     label_counts = confusion_counts(y, y, groups, sample_weight=w)
     dataset = dataset_conclusions(label_counts, **dataset_options(config))
-    differences = _differences(scored, config)
+    replicates = {}   # the paired replicates of the changes, for the gate's joint low ends (model_changes)
+    differences = _differences(scored, config, replicates)
+    discovery = (review_discovery(sliced, scored, config, discover, quantity=discover_quantity, depth=discover_depth)
+                 if discover else None)
     return Review(
         config=config, source=info, exclusions=scored.exclusions, subgroups=scored.subgroup_table(),
         base_rate=(scored.base_rate, *scored.base_rate_interval(level if level is not None else 0.95)),
@@ -116,10 +134,85 @@ def build_review(frame: pd.DataFrame, config: ReviewConfig, *, source: Optional[
              if groups.codes is not None else None),
         models=tuple(models), created=_dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
         version=__version__, consistency=_consistency(sliced, scored, config),
-        differences=differences, changes=model_changes(scored, config, differences))
+        differences=differences, changes=model_changes(scored, config, differences, replicates),
+        discovery=discovery)
 
 
-def model_changes(scored: ScoredData, config: ReviewConfig, differences: Optional[dict] = None) -> tuple:
+def review_discovery(sliced: pd.DataFrame, scored: ScoredData, config: ReviewConfig, columns: Sequence[str], *,
+                     quantity: str = "selection_rate", depth: int = 2, top_k: int = 10) -> ReviewDiscovery:
+    """Subgroup discovery on each model of a review: :func:`discover_subgroups` with the review's own rows,
+    predictions, weights, favourable outcome, minimum size and binning.
+
+    Each score is searched at its threshold (prediction = score >= threshold, as the review's rate rules judge it),
+    the predicted label column as given. With intervals (``config.ci``), a random half of the rows (seed 0) is kept
+    apart: the search ranks the intersections on the other half and each subgroup found is estimated on the kept
+    half alone, with the MOVER interval of its difference from the rest (Newcombe 1998) and Benjamini-Hochberg
+    over the subgroups returned at 1 - ``ci``. Without intervals the search reports on every row, with no interval.
+
+    Parameters
+    ----------
+    sliced : DataFrame
+        The rows in the review's slice (``ScoredData.rows`` are positions in it).
+    scored : ScoredData
+        The review's validated data.
+    config : ReviewConfig
+        Read: ``thresholds``, ``ci``, and the mapping's ``min_size``, ``n_bins``, ``positive_outcome``.
+    columns : sequence of str
+        Columns of `sliced` to search (protected attributes or any other, at most 100 values each after binning).
+    quantity : str, default='selection_rate'
+        The rate compared (``'selection_rate'``, ``'true_positive_rate'``, ``'false_positive_rate'``,
+        ``'false_negative_rate'``, ``'false_omission_rate'``, ``'false_discovery_rate'``, ``'error_rate'``) or
+        ``'subgroup_auc'`` (scores only: the predicted label column is then skipped, said in ``skipped``).
+    depth : {1, 2, 3}, default=2
+    top_k : int, default=10
+        Subgroups kept per model.
+
+    Returns
+    -------
+    ReviewDiscovery
+
+    Raises
+    ------
+    ValueError
+        For a column that is not in the data, or as :func:`discover_subgroups` (an unknown quantity, a depth outside
+        1-3, a column of more than 100 values).
+
+    References
+    ----------
+    Sagadeeva, S. & Boehm, M. (2021). SliceLine: Fast, linear-algebra-based slice finding for ML model debugging.
+    SIGMOD 2021. Benjamini, Y. & Hochberg, Y. (1995). JRSS B 57(1), 289-300.
+    """
+    from .discovery import discover_subgroups
+    from .._metrics.discovery_search import AUC_QUANTITIES
+
+    columns = tuple(dict.fromkeys(str(c) for c in columns))
+    missing = [c for c in columns if c not in sliced.columns]
+    if missing:
+        raise ValueError(f"The columns to search for subgroups {', '.join(map(repr, missing))} are not columns of "
+                         f"the data. Columns: {', '.join(map(str, sliced.columns))}.")
+    attributes = sliced[list(columns)].iloc[scored.rows].reset_index(drop=True)
+    level = config.ci
+    options = dict(columns=list(columns), quantity=quantity, depth=depth, min_size=int(config.mapping.min_size),
+                   top_k=top_k, positive_outcome=config.mapping.positive_outcome,
+                   ci=0.95 if level is None else level, holdout=0.0 if level is None else 0.5, random_state=0,
+                   sample_weight=scored.weights, n_bins=int(config.mapping.n_bins))
+    results, skipped = {}, []
+    for score, values in scored.scores.items():
+        predicted = (values >= config.threshold_of(score, values)).astype(np.int8)
+        results[score] = discover_subgroups(scored.y_true, predicted, attributes, y_score=values, **options)
+    if scored.predicted is not None:
+        name = config.mapping.predicted_label
+        if quantity in AUC_QUANTITIES:
+            skipped.append((name, "given predictions have no score, so no AUC to compare"))
+        else:
+            results[name] = discover_subgroups(scored.y_true, scored.y_pred(), attributes, **options)
+    found = next(iter(results.values()), None)
+    return ReviewDiscovery(columns=columns, quantity=quantity if found is None else found.quantity, depth=int(depth),
+                           results=results, skipped=tuple(skipped))
+
+
+def model_changes(scored: ScoredData, config: ReviewConfig, differences: Optional[dict] = None,
+                  replicates: Optional[dict] = None) -> tuple:
     """Each other score's changes from the baseline score, judged against ``config.max_worsening``.
 
     The release gate's judgement of a candidate model against the current one.
@@ -128,8 +221,10 @@ def model_changes(scored: ScoredData, config: ReviewConfig, differences: Optiona
     equalized odds, the p% and equal opportunity scores (each score at its threshold; paired bootstrap), every
     subgroup, BPSN and BNSP AUC (DeLong's covariance of correlated AUCs) and every subgroup's ECE (paired bootstrap),
     signed so that positive is worse. With intervals, each is judged for non-inferiority on its paired interval: it
-    fails when the low end, at the Bonferroni level ``1 - (1 - ci) / m`` over the m changes with a value, is above
-    the tolerance; passes when the high end, at ``ci`` itself, is at most the tolerance (the candidate passes only
+    fails when the low end is above the tolerance, the low ends joint one-sided bounds over the m changes with a
+    value (``_review.change_levels.joint_low_ends``: a max-t over the paired bootstrap's replicates of each
+    candidate's rate changes and of its ECE changes, Bonferroni's ``1 - (1 - ci) / m`` for the AUCs, so that an
+    equal candidate fails with a chance of at most (1 - ci) / 2); passes when the high end, at ``ci`` itself, is at most the tolerance (the candidate passes only
     if every change does, which needs no adjustment: ``_review.gate``); and is inconclusive otherwise. Without
     intervals the point value decides. Small subgroups are left out unless ``config.include_small``.
 
@@ -143,6 +238,9 @@ def model_changes(scored: ScoredData, config: ReviewConfig, differences: Optiona
         ``cal_strategy``, ``cal_min_per_group`` and the mapping's ``positive_outcome``.
     differences : dict, optional
         The difference tables at ``config.ci`` when already computed (``Review.differences``).
+    replicates : dict, optional
+        Their paired replicates, as ``_differences(scored, config, replicates)`` filled them; without them the
+        differences are computed again (seed 0: the same replicates).
 
     Returns
     -------
@@ -154,21 +252,25 @@ def model_changes(scored: ScoredData, config: ReviewConfig, differences: Optiona
     ValueError
         When the baseline is not a mapped score column.
     """
-    differences = _differences(scored, config) if differences is None else differences
+    if differences is None or (replicates is None and config.ci is not None):
+        replicates = {}
+        differences = _differences(scored, config, replicates)
     if not differences:
         return ()
-    table = change_table(differences, config.baseline, include_small=config.include_small)
+    table = change_table(differences, config.baseline, include_small=config.include_small, sources=True)
     level = gate_level(config.ci, int(np.isfinite(table["worsening"].to_numpy(dtype=np.float64)).sum()))
-    if level is not None and level != config.ci:   # the low ends at the Bonferroni level; the high ends at ci
-        adjusted = change_table(_differences(scored, dataclasses.replace(config, ci=level)), config.baseline,
-                                include_small=config.include_small)
-        table = table.assign(ci_low=adjusted["ci_low"].to_numpy())
+    if level is not None:   # the low ends joint one-sided bounds (each row at its family's level); high ends at ci
+        low, levels = joint_low_ends(table, replicates, config.ci)
+        table = table.assign(ci_low=low, level=levels)
     return change_verdicts(table, config.baseline, config.max_worsening, level, config.ci)
 
 
-def _differences(scored: ScoredData, config: ReviewConfig) -> dict:
+def _differences(scored: ScoredData, config: ReviewConfig, replicates: Optional[dict] = None) -> dict:
     """Each score's differences from the configured baseline score, with paired intervals (seed 0): rate
-    disparities, equalized odds and the ratio scores at each threshold, the AUCs, and for probabilities the ECEs."""
+    disparities, equalized odds and the ratio scores at each threshold, the AUCs, and for probabilities the ECEs.
+    `replicates`, a dict, receives the rates' and the ECEs' paired replicates (``{"rates": ..., "calibration":
+    ...}``, as ``_review.change_levels.joint_low_ends`` reads them)."""
+    replicates = {} if replicates is None else replicates
     if config.baseline is None:
         return {}
     if config.baseline not in scored.scores:
@@ -185,13 +287,15 @@ def _differences(scored: ScoredData, config: ReviewConfig) -> dict:
     out = {"rates": compare_models(y, predictions, groups, baseline=config.baseline, quantities=quantities,
                                    distance_measure=config.rate_distance, reduction=config.rate_reduction,
                                    reference=config.rate_reference, include_small=config.include_small,
-                                   positive_outcome=config.mapping.positive_outcome, **weighted, **boot),
+                                   positive_outcome=config.mapping.positive_outcome,
+                                   _replicates=replicates.setdefault("rates", {}), **weighted, **boot),
            "aucs": compare_model_aucs(y, scored.scores, groups, baseline=config.baseline, ci=level, **weighted)}
     probabilities = {s: v for s, v in scored.scores.items() if v.min() >= 0 and v.max() <= 1}
     if config.baseline in probabilities and len(probabilities) >= 2:
         out["calibration"] = compare_model_calibration(
             y, probabilities, groups, baseline=config.baseline, n_bins=int(config.cal_n_bins),
-            strategy=config.cal_strategy, min_per_group=int(config.cal_min_per_group), **weighted, **boot)
+            strategy=config.cal_strategy, min_per_group=int(config.cal_min_per_group),
+            _replicates=replicates.setdefault("calibration", {}), **weighted, **boot)
     return out
 
 

@@ -215,7 +215,8 @@ def replicates_of(atoms: Atoms, n_merged: int, exact: np.ndarray, exact_overall:
     subgroup's and background's histogram) into at most ``BUCKET_LEVELS`` groups.
     """
     stat = _stat(atoms, n_merged)
-    point = stat(atoms.counts)
+    # per-bucket tables alone (``Atoms.buckets``): the point is every bucket's tables summed
+    point = stat(atoms.counts) if getattr(atoms, "buckets", None) is None else stat(atoms.buckets.whole())[0]
     reps = np.concatenate([stat(block) for block in atoms.replicates(n_boot, rng)])
     target = np.concatenate([np.asarray(exact, dtype=np.float64).reshape(-1), [exact_overall]])
     reps = np.clip(reps + (target - point)[None, :], 0.0, 1.0)

@@ -1,4 +1,4 @@
-# More than 500 lines: one concept (the bootstrap over atoms: its multinomial draws, its bucket splits of rows in memory, of weighted rows and of rows an engine dealt, and its intervals).
+# More than 500 lines: one concept (the bootstrap over atoms: its multinomial draws, its bucket splits of rows in memory, of weighted rows and of rows an engine dealt, the per-bucket tables an engine counted, and its intervals).
 """Seeded bootstrap over sufficient statistics, stratified by subgroup membership.
 
 Rows are never resampled. Every row has a *pattern* (which subgroups it belongs to, and of which
@@ -35,6 +35,11 @@ it) is NaN and counted as every undefined replicate is.
 With sample weights the counts are sums of weights, which a multinomial cannot redraw: the atoms keep
 their rows (``Atoms.rows``), and every bootstrap of them is a bucket bootstrap whose rows are dealt one
 by one with their weights into ``ROW_BUCKETS`` buckets (:meth:`BucketSplit.of_rows`).
+
+An engine may also count the per-bucket tables themselves, each row in a bucket of a hash of its position, each
+identity column summed per (bucket, key, cell) rather than grouped by (``engines._bucket_atoms``): atoms with
+``buckets`` (:class:`BucketTables`, :meth:`Atoms.of_buckets`) and no pattern, whose replicates reweight those
+tables; :meth:`BucketTables.of_rows` deals rows in memory by the same buckets.
 """
 
 from __future__ import annotations
@@ -118,6 +123,11 @@ class Atoms:
     # bootstrap deals into buckets row by row (:meth:`BucketSplit.of_rows`), or an engine's (pattern, cell, weight,
     # bucket, rows) entries, dealt where the rows live (:meth:`BucketSplit.of_buckets`); None for counts of rows.
     rows: Optional[tuple] = field(default=None, compare=False, repr=False)
+    # Per-bucket tables counted where the rows live (:class:`BucketTables`: an engine's GROUP BY bucket with each
+    # identity column summed, whatever the membership patterns), or dealt in memory by the same buckets
+    # (:meth:`BucketTables.of_rows`): the bootstrap reweights them, and ``counts``, ``member`` and ``background``
+    # then hold no pattern (shape (0, ...)).
+    buckets: Optional["BucketTables"] = field(default=None, compare=False, repr=False)
     # What is derived from these atoms once and reused (the last bucket split drawn, see :meth:`replicates`):
     # not part of the value.
     memo: dict = field(default_factory=dict, init=False, compare=False, repr=False)
@@ -145,6 +155,8 @@ class Atoms:
                 m, o = counts.reweight((m, o))
                 return m, o[..., None, :] - m, o
             return counts.reweight((m, b, o))
+        if counts is None and self.buckets is not None:   # the buckets summed: every row's tables
+            return tuple(t.sum(axis=0) for t in self.buckets.tables)
         c = self.counts if counts is None else counts
         # One matrix product per replicate (masks.T (k, P) @ counts (P, cells)): with a replicate
         # axis this is most of a bootstrap's work, and BLAS does it many times faster than
@@ -155,8 +167,16 @@ class Atoms:
 
     @property
     def by_buckets(self) -> bool:
-        """Whether :meth:`replicates` draws the bucket bootstrap (above ``BUCKET_PATTERNS`` patterns, or weighted rows)."""
-        return len(self.counts) > BUCKET_PATTERNS or self.rows is not None
+        """Whether :meth:`replicates` draws the bucket bootstrap (above ``BUCKET_PATTERNS`` patterns, weighted rows, or
+        per-bucket tables)."""
+        return len(self.counts) > BUCKET_PATTERNS or self.rows is not None or self.buckets is not None
+
+    @classmethod
+    def of_buckets(cls, tables: "BucketTables") -> "Atoms":
+        """Atoms that are per-bucket tables alone (:class:`BucketTables`): no pattern, every replicate a
+        reweighting of `tables`' buckets."""
+        k, n_cells = tables.member.shape[1], int(np.prod(tables.member.shape[2:], dtype=np.int64))
+        return cls(np.zeros((0, n_cells)), np.zeros((0, k), dtype=bool), np.zeros((0, k), dtype=bool), buckets=tables)
 
     def one_block(self, n_boot: int) -> bool:
         """Whether :meth:`replicates` draws `n_boot` replicates in one block (at most ``BLOCK_CELLS`` cells)."""
@@ -183,6 +203,9 @@ class Atoms:
         the generator is left in the state the split's draws leave it in, so the replicates are those
         of a split drawn afresh.
         """
+        if self.buckets is not None:   # per-bucket tables: nothing to split, the buckets taken as they are
+            yield from bucket_replicates(self.counts, n_boot, rng, 2 * self.member.shape[1] + 1, split=self.buckets)
+            return
         if self.by_buckets:   # weighted rows: always by buckets
             before = repr(rng.bit_generator.state)
             kept = self.memo.get("split")
@@ -404,6 +427,100 @@ class BucketSplit:
                 parts.append(tables(dense))
             self._cache = (tables, tuple(np.concatenate(p) for p in zip(*parts)))
         return self._cache[1]
+
+
+class BucketTables:
+    """Per-bucket (member, background, overall) tables of rows already dealt into K buckets: what a replicate of the
+    bucket bootstrap reweights (:class:`BucketDraws`), given directly rather than split from atoms.
+
+    An engine counts them where the rows live, with each row's bucket a hash of its position (``engines._buckets``)
+    and each identity column summed per (bucket, protected key, cell) rather than grouped by: its result has
+    K x keys x cells rows whatever the number of membership patterns. :meth:`of_rows` deals rows in memory by the
+    same buckets, so both give the same replicates from the same seed. Every table is linear in the rows, so a
+    replicate ``T* = sum_b w_b T_b`` with ``w ~ Multinomial(K, 1/K, ..., 1/K)`` is the nonparametric bootstrap of
+    the K buckets (Efron & Tibshirani 1993, ch. 6), as for :class:`BucketSplit`.
+
+    Parameters
+    ----------
+    member, background : ndarray of float, shape (K, n_subgroups, ...)
+        Each bucket's member and background sums of every subgroup; the trailing axes are the table's cells
+        (e.g. (4,) confusion cells, or (4, n_bins) calibration sums).
+    overall : ndarray of float, shape (K, ...)
+        Each bucket's sums over all its rows.
+
+    Attributes
+    ----------
+    tables : (member, background, overall)
+    n_buckets : int
+    """
+
+    def __init__(self, member: np.ndarray, background: np.ndarray, overall: np.ndarray):
+        self.member, self.background, self.overall = (np.ascontiguousarray(t, dtype=np.float64)
+                                                      for t in (member, background, overall))
+        if not (len(self.member) == len(self.background) == len(self.overall)):
+            raise ValueError("BucketTables: member, background and overall need one leading entry per bucket.")
+        self.n_buckets = len(self.overall)
+
+    @property
+    def tables(self) -> tuple:
+        """(member, background, overall)."""
+        return self.member, self.background, self.overall
+
+    @classmethod
+    def of_rows(cls, member: np.ndarray, background: np.ndarray, cell: np.ndarray, n_cells: int,
+                bucket: np.ndarray, n_buckets: int) -> "BucketTables":
+        """The per-bucket tables of rows in memory, each row dealt to its given bucket.
+
+        Parameters
+        ----------
+        member, background : ndarray of bool, shape (n_rows, n_subgroups)
+            Each row's memberships and backgrounds (``Subgroups.membership`` and ``.background``).
+        cell : ndarray of int, shape (n_rows,)
+            Each row's cell, in [0, `n_cells`).
+        n_cells : int
+        bucket : ndarray of int, shape (n_rows,)
+            Each row's bucket in [0, `n_buckets`): e.g. ``engines._buckets.bucket_of(np.arange(n_rows) + 1)``,
+            the buckets an engine deals the same rows into.
+        n_buckets : int
+
+        Returns
+        -------
+        BucketTables
+            Tables of shape (K, k, n_cells), (K, k, n_cells) and (K, n_cells): counts of rows.
+        """
+        from scipy import sparse
+
+        cell, bucket = np.asarray(cell, dtype=np.int64), np.asarray(bucket, dtype=np.int64)
+        n, k = len(cell), np.shape(member)[1]
+        index = bucket * int(n_cells) + cell
+        size = int(n_buckets) * int(n_cells)
+        spread = sparse.csr_matrix((np.ones(n), (index, np.arange(n))), shape=(size, n))
+        m, b = (np.asarray(spread @ np.asarray(masks, dtype=np.float64)).reshape(int(n_buckets), int(n_cells), k)
+                .transpose(0, 2, 1) for masks in (member, background))
+        overall = np.bincount(index, minlength=size).astype(np.float64).reshape(int(n_buckets), int(n_cells))
+        return cls(m, b, overall)
+
+    def atom_tables(self, atoms=None) -> tuple:
+        """The per-bucket tables (what :meth:`BucketSplit.atom_tables` computes from a split)."""
+        return self.tables
+
+    def of(self, owner, tables: Optional[Callable] = None) -> tuple:
+        """The per-bucket tables, whoever asks (what :meth:`BucketSplit.of` computes from a split)."""
+        return self.tables
+
+    def dense_tables(self, tables: Optional[Callable] = None) -> tuple:
+        """The per-bucket tables (what :meth:`BucketSplit.dense_tables` computes from a split)."""
+        return self.tables
+
+    def permuted(self, order) -> "BucketTables":
+        """The tables with their last axis (the cells) taken in `order` (new cell i is old cell ``order[i]``, as
+        ``counts[:, order]`` reorders atoms)."""
+        order = np.asarray(order, dtype=np.int64)
+        return BucketTables(*(t[..., order] for t in self.tables))
+
+    def whole(self) -> "BucketDraws":
+        """One replicate of weight 1 on every bucket: the tables of all the rows (a point estimate's)."""
+        return BucketDraws(np.ones((1, self.n_buckets)), self)
 
 
 @dataclass(frozen=True, eq=False)

@@ -13,7 +13,7 @@ import numpy as np
 EDGE = 1e-9
 
 
-def simultaneous_level(samples: np.ndarray, level: float) -> float:
+def simultaneous_level(samples: np.ndarray, level: float, side: str = "both") -> float:
     """The level L of per-column percentile intervals that hold `level` of the replicates in every column at once.
 
     Each replicate b is given its depth in each column k, how far inside that column's bootstrap
@@ -30,6 +30,14 @@ def simultaneous_level(samples: np.ndarray, level: float) -> float:
     move together) and the Bonferroni level 1 - (1 - level) / m (independent columns); it is clipped
     to that range, which only the bootstrap's discreteness can leave.
 
+    With ``side="low"`` only the intervals' low ends must hold together (a one-sided claim, such as a release
+    gate failing a change only where the low end of its interval of worsening is above a tolerance): a
+    replicate's depth in a column is then d_bk = i_hi / (n_k - 1), the share of the column at or below its
+    value, and `level` the one-sided joint coverage, P(every column's truth is at or above its low end).
+    The low end of the percentile interval at L = 1 - 2 t* is the column's lower t*-quantile, so the
+    returned L is the two-sided level whose low ends are those one-sided bounds; it is clipped to
+    [1 - 2 (1 - level), 1 - 2 (1 - level) / m] (each low end unadjusted, and Bonferroni's).
+
     Parameters
     ----------
     samples : ndarray of shape (n_boot, m)
@@ -37,12 +45,20 @@ def simultaneous_level(samples: np.ndarray, level: float) -> float:
         comparisons). NaN marks an undefined replicate of a column: it is inside that column. Columns
         with fewer than 2 defined replicates have no interval and are left out.
     level : float
-        Simultaneous confidence level, in (0, 1).
+        Simultaneous confidence level, in (0, 1); with ``side="low"``, of the low ends alone (one-sided).
+    side : {'both', 'low'}, default='both'
+        Whether both ends of every interval must hold together, or only the low ends.
 
     Returns
     -------
     float
-        The per-column level L; `level` itself when fewer than two columns have an interval.
+        The per-column (two-sided) level L; `level` itself when fewer than two columns have an interval
+        (``side="low"``: 1 - 2 (1 - level), the level whose low end is the one-sided bound).
+
+    Raises
+    ------
+    ValueError
+        For samples that are not a 2-D array, or a `side` other than 'both' and 'low'.
 
     References
     ----------
@@ -63,24 +79,27 @@ def simultaneous_level(samples: np.ndarray, level: float) -> float:
     x = np.asarray(samples, dtype=np.float64)
     if x.ndim != 2:
         raise ValueError(f"simultaneous_level: samples must have shape (n_boot, m); got shape {x.shape}.")
+    if side not in ("both", "low"):
+        raise ValueError(f"simultaneous_level: side must be 'both' or 'low'; got {side!r}.")
+    tails = 1.0 if side == "both" else 2.0   # the error 1 - level in one tail (low) or split over two (both)
     defined = ~np.isnan(x)
     n = defined.sum(axis=0)
     x = x[:, n >= 2]
     defined, n = defined[:, n >= 2], n[n >= 2]
     m = x.shape[1]
     if m < 2:
-        return float(level)
+        return float(1.0 - tails * (1.0 - level))
     filled = np.where(defined, x, np.inf)   # undefined replicates sort last and leave the others' ranks alone
     i_lo, i_hi = _tie_ranks(filled)
-    depth = np.minimum(i_hi, (n - 1) - i_lo) / (n - 1)
+    depth = (np.minimum(i_hi, (n - 1) - i_lo) if side == "both" else i_hi) / (n - 1)
     depth = np.where(defined, depth, np.inf)
     q = np.sort(depth.min(axis=1))[::-1]
     keep = int(np.ceil(level * len(q) - 1e-9))
     tail = float(q[min(max(keep, 1), len(q)) - 1])
-    bonferroni = 1.0 - (1.0 - level) / m
+    bonferroni = 1.0 - tails * (1.0 - level) / m
     # A hair wider than 1 - 2 t*: the interval's ends then fall just outside the replicates on them, never just
     # inside through rounding of the quantile's position.
-    return float(np.clip(1.0 - 2.0 * min(tail, 0.5) + EDGE, level, bonferroni))
+    return float(np.clip(1.0 - 2.0 * min(tail, 0.5) + EDGE, 1.0 - tails * (1.0 - level), bonferroni))
 
 
 def _tie_ranks(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

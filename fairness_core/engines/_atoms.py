@@ -47,16 +47,19 @@ class _Rows:
 
 class _AtomQueries:
     """The pattern queries behind :meth:`ScoredCounts.with_atoms`: each table's counts per (membership pattern,
-    cell), numbered as ``Subgroups.patterns`` numbers the patterns of rows in memory.
+    cell), numbered as ``Subgroups.patterns`` numbers the patterns of rows in memory. `buckets` ({"ordered",
+    "indexed", "hashed"}, ``_buckets``) is how the engine deals rows into buckets, for the per-bucket tables that
+    replace the patterns past ``with_atoms``' bound (``_bucket_atoms``).
 
     `counted` holds the rows of the counts queries (:class:`_Rows`: ``("level", score)``, ``("cal", score)``
     and ``"given"``): without identity columns the atoms of those tables are summed from them (no scan).
     """
 
     def __init__(self, run: Callable, plan: _sql.Plan, m: ColumnMapping, binned: dict, with_missing: list,
-                 auc_bins: Optional[int], ranges: dict, counted: Optional[dict] = None):
+                 auc_bins: Optional[int], ranges: dict, counted: Optional[dict] = None, buckets: str = "ordered"):
         self.run, self.plan, self.m, self.binned, self.with_missing = run, plan, m, binned, with_missing
         self.auc_bins, self.ranges = auc_bins, ranges
+        self.buckets = buckets   # how rows get the bootstrap's buckets (``_buckets``), for per-bucket tables
         self.counted = {} if m.indicators or counted is None else counted
 
     def _atoms(self, score: Optional[str], cells: list, cell: Callable, **kw):

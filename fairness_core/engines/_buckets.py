@@ -5,7 +5,9 @@ one of ``BUCKETS`` = K buckets (``_stats.bootstrap.ROW_BUCKETS``, the buckets of
 deals them uniformly at random in memory).
 An engine cannot draw per row reproducibly, and must not send the rows to Python, so each row's bucket is
 a hash of its identity modulo K, and the engine returns SUM(w) per (pattern, cell, bucket)
-(``BucketSplit.of_buckets``). The intervals then differ from in-memory ones only by that assignment.
+(``BucketSplit.of_buckets``). The intervals then differ from in-memory ones only by that assignment. Counts of rows
+with more membership patterns than ``ScoredCounts.with_atoms`` reads get the same buckets: per-bucket tables, each
+identity column summed (``_bucket_atoms``, ``_stats.bootstrap.BucketTables``).
 
 Two identities:
 

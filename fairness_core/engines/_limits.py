@@ -11,12 +11,14 @@ SOURCE_MESSAGE = (
     "a DuckDB relation, a table name with its DuckDB connection, or a pyspark DataFrame."
 )
 NO_FILES = "scored_counts: no file matches {source!r}. Tip: check the path or glob."
-# Membership patterns with_atoms accepts by default. The bootstrap's cost no longer grows with them (above
+# Membership patterns whose atoms with_atoms reads by default. The bootstrap's cost no longer grows with them (above
 # _stats.bootstrap.BUCKET_PATTERNS it reweights buckets of rows), but the atoms are read into Python: a row per
 # (pattern, cell), up to the rows themselves when most rows have a pattern of their own. Measured: 63,623 patterns
 # (10^7 rows, 20 identity columns, race x sex) peak at 1.6 GB for the review with intervals (0.5 GB without), about
-# 20 KB a pattern, so this bound keeps the library and the command line within about 3 GB. The app keeps a lower
-# bound of its own (fairness_dashboard.data.local.MAX_PATTERNS), for a server shared by many sessions.
+# 20 KB a pattern, so this bound keeps the library and the command line within about 3 GB. Beyond it counts of rows
+# get per-bucket tables instead (_bucket_atoms: buckets x keys x cells rows, whatever the patterns); weighted counts
+# are refused or skipped (too_many). The app keeps a lower bound of its own
+# (fairness_dashboard.data.local.MAX_PATTERNS), for a server shared by many sessions.
 MAX_PATTERNS = 150_000
 TOO_MANY_PATTERNS_REASON = (
     "Intervals from count tables read the counts of each membership pattern (a combination of subgroups and "

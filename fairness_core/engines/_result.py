@@ -15,7 +15,7 @@ from .._counts.confusion import ConfusionCounts, base_rate_counts
 from .._counts.scored_data import ColumnMapping, _as_text
 from .._metrics.auc_counts import AucCounts
 from .._stats.auc_bootstrap import level_groups
-from .._stats.bootstrap import Atoms
+from .._stats.bootstrap import BUCKET_PATTERNS, Atoms, BucketTables
 from ._atoms import _AtomQueries
 from ._limits import INTERVALS_NOT_COMPUTED, MAX_PATTERNS, TooManyPatterns
 
@@ -96,7 +96,7 @@ class ScoredCounts:
     _count_rows: Optional[Callable] = field(default=None, repr=False)
     not_computed: tuple = ()
 
-    def with_atoms(self, max_patterns: Optional[int] = MAX_PATTERNS, *, too_many: str = "raise") -> "ScoredCounts":
+    def with_atoms(self, max_patterns: Optional[int] = MAX_PATTERNS, *, too_many: str = "buckets") -> "ScoredCounts":
         """The same counts with the atoms of the bootstrap: what ``ci=`` needs on every table.
 
         The bootstrap of ``fairness_core`` resamples counts per (row membership pattern, cell), never
@@ -128,33 +128,44 @@ class ScoredCounts:
         Parameters
         ----------
         max_patterns : int or None, default=MAX_PATTERNS
-            Refuse rows with more membership patterns than this, before any pattern is read: the engine
+            Read no atoms per pattern for rows with more membership patterns than this (see `too_many`), decided
+            before any pattern is read: the engine
             counts the distinct membership keys (``_sql.pattern_count_query``, one number; at least the
             patterns, and equal to them but where two keys give one pattern; without identity columns,
             the protected keys the counts queries found):
             reading the atoms grows with patterns x cells, up to the rows themselves (many independent
             identity columns can give tens of thousands of patterns); the bootstrap's work does not
             (above ``_stats.bootstrap.BUCKET_PATTERNS`` it reweights buckets of rows). None: no bound.
-        too_many : {"raise", "skip"}, default="raise"
-            More patterns than `max_patterns`: "raise" refuses with ``TooManyPatterns``; "skip" returns these
-            counts without atoms, the reason (``INTERVALS_NOT_COMPUTED``) added to :attr:`not_computed`, so that a
-            review is still written with every point estimate (the command line's choice).
+        too_many : {"buckets", "raise", "skip"}, default="buckets"
+            More patterns than `max_patterns`: "buckets" gives counts of rows the bootstrap's per-bucket tables
+            instead of atoms per pattern (``_bucket_atoms``: each row dealt into one of ``BUCKETS`` = 200 buckets by a
+            hash of its identity, ``_buckets``; one GROUP BY (bucket, protected key, label, cells) per table, each
+            identity column summed, so the engine returns buckets x keys x cells rows whatever the patterns; every
+            interval of a review is then the bucket bootstrap's) and refuses weighted counts with
+            ``TooManyPatterns``; "raise" refuses with ``TooManyPatterns``; "skip" gives per-bucket tables too, and
+            returns weighted counts without atoms, the reason (``INTERVALS_NOT_COMPUTED``) added to
+            :attr:`not_computed`, so that a review is still written with every point estimate (the command line's
+            choice).
 
         Returns
         -------
         ScoredCounts
             With ``atoms=True``: equal counts (calibration sums up to summation order), and the
             atoms in ``ConfusionCounts.atoms``, ``CalibrationCounts.atoms`` and ``AucCounts.patterns``.
-            With ``too_many="skip"`` and too many patterns: these counts (``atoms=False``), saying why.
+            Counts of rows with too many patterns (``too_many`` "buckets" or "skip"): every table's atoms per-bucket
+            tables (``Atoms.buckets``, no pattern; the point tables equal). Weighted counts with too many patterns
+            and ``too_many="skip"``: these counts (``atoms=False``), saying why.
 
         Raises
         ------
         ValueError
             If this result has no engine to query again; ``TooManyPatterns`` (a ValueError) with more
-            than `max_patterns` patterns (its message ``TOO_MANY_PATTERNS``).
+            than `max_patterns` patterns and ``too_many="raise"``, or weighted counts and ``too_many="buckets"``
+            (its message ``TOO_MANY_PATTERNS``).
         """
-        if too_many not in ("raise", "skip"):
-            raise ValueError(f"ScoredCounts.with_atoms: too_many must be 'raise' or 'skip'. Got {too_many!r} instead.")
+        if too_many not in ("buckets", "raise", "skip"):
+            raise ValueError("ScoredCounts.with_atoms: too_many must be 'buckets', 'raise' or 'skip'. "
+                             f"Got {too_many!r} instead.")
         if self.atoms:
             return self
         q = self._atom_queries
@@ -162,6 +173,8 @@ class ScoredCounts:
             raise ValueError("ScoredCounts.with_atoms: this result has no engine to query again.")
         n_patterns = q.n_patterns()   # one number counted where the data lies, before any pattern is read
         if max_patterns is not None and n_patterns > max_patterns:
+            if too_many != "raise" and not self.weighted:   # per-bucket tables: a cost independent of the patterns
+                return self._with_bucket_tables(n_patterns)
             if too_many == "skip":
                 why = INTERVALS_NOT_COMPUTED.format(n=n_patterns, max=max_patterns)
                 return dataclasses.replace(self, not_computed=self.not_computed + (why,))
@@ -184,6 +197,26 @@ class ScoredCounts:
             self, atoms=True, labels=labels, given=None if self.given is None else q.given(),
             classes=None if self.classes is None else q.classes(),
             confusion=confusion,
+            auc={s: both[s][1] if s in both else q.auc(s, counts, n_patterns) for s, counts in self.auc.items()},
+            calibration={s: None if c is None else q.calibration(s, c.edges, c.strategy)
+                         for s, c in self.calibration.items()})
+
+    def _with_bucket_tables(self, n_patterns: int) -> "ScoredCounts":
+        """These counts (of rows) with the bootstrap's per-bucket tables as every table's atoms (``_bucket_atoms``):
+        a score's confusion and AUC tables from one query, the labels from its confusion tables, the predicted
+        label, its class-wise counts and the calibration from one query each; `n_patterns` (at least the
+        patterns) chooses the AUC's level groups, as for atoms per pattern."""
+        from ._bucket_atoms import _BucketQueries
+
+        a = self._atom_queries
+        q = _BucketQueries(a.run, a.plan, a.m, a.binned, a.with_missing, a.auc_bins, a.ranges, a.buckets)
+        both = {s: q.confusion_and_auc(s, self.threshold, self.auc[s], n_patterns) for s in self.confusion
+                if s in self.auc}
+        confusion = {s: both[s][0] if s in both else q.confusion(s, self.threshold) for s in self.confusion}
+        return dataclasses.replace(
+            self, atoms=True, _atom_queries=q, labels=q.labels(next(iter(confusion.values()), None)),
+            given=None if self.given is None else q.given(),
+            classes=None if self.classes is None else q.classes(), confusion=confusion,
             auc={s: both[s][1] if s in both else q.auc(s, counts, n_patterns) for s, counts in self.auc.items()},
             calibration={s: None if c is None else q.calibration(s, c.edges, c.strategy)
                          for s, c in self.calibration.items()})
@@ -283,6 +316,9 @@ class ScoredCounts:
             return counts
         if self._recalibrate is None:
             raise ValueError("ScoredCounts.calibration_at: this result has no engine to query again.")
+        if self.atoms and getattr(self._atom_queries, "per_bucket", False):   # the edges, then per-bucket tables
+            edges = self._recalibrate(score, int(n_bins), strategy, False).edges
+            return self._atom_queries.calibration(score, edges, strategy)
         return self._recalibrate(score, int(n_bins), strategy, self.atoms)
 
     def subgroup_rows(self) -> np.ndarray:
@@ -359,7 +395,8 @@ class ScoredCounts:
                 rows=(c.atoms.rows[0], np.asarray(order)[c.atoms.rows[1]], *c.atoms.rows[2:]))
             return ClassCounts(list(c.names), labels, matrices(c.member), matrices(c.overall),
                                np.zeros(len(c.names)), 0, c.min_size, atoms=atoms, member_sq=matrices(c.member_sq))
-        atoms = None if c.atoms is None else Atoms(c.atoms.counts[:, order], c.atoms.member, c.atoms.background)
+        atoms = None if c.atoms is None else Atoms(c.atoms.counts[:, order], c.atoms.member, c.atoms.background) \
+            if c.atoms.buckets is None else Atoms.of_buckets(c.atoms.buckets.permuted(order))
         return ClassCounts(list(c.names), labels, matrices(c.member), matrices(c.overall),
                            np.zeros(len(c.names)), 0, c.min_size, atoms=atoms)
 
@@ -377,13 +414,19 @@ class ScoredCounts:
 
 def _group_starts(counts: AucCounts) -> Optional[np.ndarray]:
     """The first level of each merged level group of ``counts.patterns`` but the first (``level_groups`` of the
-    level totals, as the atoms were counted), or None when the counts hold no patterns or other groups."""
+    level totals, as the atoms were counted), or None when the counts hold no patterns or other groups. Per-bucket
+    tables (``Atoms.buckets``, no pattern) were grouped as few or as many patterns: the grouping with their number
+    of groups."""
     if counts.patterns is None or counts.weighted or not len(counts.levels):   # weighted: no atoms of rows
         return None
-    group = level_groups(np.asarray(counts.overall).sum(axis=0), len(counts.patterns[0].counts))
-    if int(group[-1]) + 1 != int(counts.patterns[1]):
-        return None
-    return np.flatnonzero(np.diff(group)) + 1
+    atoms, totals = counts.patterns[0], np.asarray(counts.overall).sum(axis=0)
+    # per-bucket tables hold no pattern: their groups are those of few or of many patterns (level_groups)
+    sizes = [len(atoms.counts)] if atoms.buckets is None else [0, BUCKET_PATTERNS + 1]
+    for n_patterns in sizes:
+        group = level_groups(totals, n_patterns)
+        if int(group[-1]) + 1 == int(counts.patterns[1]):
+            return np.flatnonzero(np.diff(group)) + 1
+    return None
 
 
 def confusion_of_patterns(counts: AucCounts, threshold: float) -> Optional[ConfusionCounts]:
@@ -424,9 +467,17 @@ def confusion_of_patterns(counts: AucCounts, threshold: float) -> Optional[Confu
         if j >= len(starts) or starts[j] != first:
             return None
         g = j + 1
-    cells = np.asarray(atoms.counts, dtype=np.float64).reshape(len(atoms.counts), int(n_merged), 2)
-    negatives, positives = cells[:, :, 0], cells[:, :, 1]
-    table = np.stack([negatives[:, :g].sum(axis=1), negatives[:, g:].sum(axis=1),
-                      positives[:, :g].sum(axis=1), positives[:, g:].sum(axis=1)], axis=1)   # TN, FP, FN, TP
+    def split(cells: np.ndarray) -> np.ndarray:   # (..., n_merged * 2) -> (..., 4): TN, FP, FN, TP at group g
+        cells = np.asarray(cells, dtype=np.float64).reshape(*np.shape(cells)[:-1], int(n_merged), 2)
+        negatives, positives = cells[..., 0], cells[..., 1]
+        return np.stack([negatives[..., :g].sum(axis=-1), negatives[..., g:].sum(axis=-1),
+                         positives[..., :g].sum(axis=-1), positives[..., g:].sum(axis=-1)], axis=-1)
+
+    if atoms.buckets is not None:   # per-bucket tables: each bucket's confusion cells from its level groups
+        from ._bucket_atoms import _confusion_of
+
+        return _confusion_of(list(counts.names), BucketTables(*(split(t) for t in atoms.buckets.tables)),
+                             counts.min_size, counts.disjoint)
+    table = split(atoms.counts)
     return ConfusionCounts.of_atoms(list(counts.names), Atoms(table, atoms.member, atoms.background), counts.min_size,
                                     disjoint=counts.disjoint)

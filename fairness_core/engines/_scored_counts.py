@@ -319,7 +319,8 @@ def scored_counts(source: Any, mapping: ColumnMapping, *, threshold: float = 0.5
     score_ranges = {s: (float(kept[f"score_min_{i}"]), float(kept[f"score_max_{i}"])) for i, s in enumerate(m.scores)}
     n_auc_bins = None if auc_bins == "exact" else int(auc_bins)
     atom_queries = _WeightedAtomQueries(run, plan, m, binned, with_missing, n_auc_bins, score_ranges, buckets) \
-        if plan.weighted else _AtomQueries(run, plan, m, binned, with_missing, n_auc_bins, score_ranges, counted)
+        if plan.weighted else _AtomQueries(run, plan, m, binned, with_missing, n_auc_bins, score_ranges, counted,
+                                           buckets)
     classes = _class_counts(run(_sql.classes_query(plan, with_missing)), m, binned) \
         if m.all_classes and m.predicted_label is not None else None
     counted_rows = []

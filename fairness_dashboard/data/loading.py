@@ -28,7 +28,7 @@ SAMPLES = {
         "file": "credit_decisions.csv",
         "mapping": fc.ColumnMapping(label="repaid", positive_label=1,
                                     scores=("score_logistic", "score_boosting"), predicted_label="approved",
-                                    protected=("ethnicity",)),
+                                    protected=("ethnicity",), time="decision_date"),
     },
     "moderation": {
         "title": "Sample: text moderation",

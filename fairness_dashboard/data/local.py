@@ -34,7 +34,8 @@ SAMPLE_ROWS = 100_000   # rows of the random sample analysed in memory, on reque
 AUC_LEVELS = {"bins": 10_000, "exact": "exact"}
 MAX_EXACT_LEVELS = 2_000_000   # distinct scores that exact AUC levels may bring into memory
 MAX_PATTERNS = 50_000   # membership patterns whose atoms the intervals of counted data read (ScoredCounts.with_atoms'
-                        # default: beyond it, reading them costs about as much as reading the rows)
+                        # bound); beyond it counts of rows get per-bucket tables (a cost independent of the patterns),
+                        # weighted counts no intervals
 FILE_TYPES = {".parquet": "parquet", ".csv": "csv", ".tsv": "csv", ".csv.gz": "csv", ".txt": "csv"}
 DATABASE_TYPES = (".duckdb", ".db", ".ddb")
 
@@ -214,11 +215,12 @@ def counts(source: LocalSource, mapping: fc.ColumnMapping, auc_bins):
 
 def with_atoms(source: LocalSource, counted) -> tuple:
     """(``ScoredCounts.with_atoms`` of counts from :func:`counts`, None), the atoms intervals need (one GROUP BY per
-    table with identity columns; without, summed from the counts' own rows, no query); or (None, why) when the rows
-    have too many membership patterns for a bootstrap. Raises ValueError when DuckDB cannot read the rows any more."""
+    table with identity columns; without, summed from the counts' own rows, no query; over ``MAX_PATTERNS``
+    membership patterns, per-bucket tables whatever the patterns); or (None, why) for weighted counts with too many
+    membership patterns for a bootstrap. Raises ValueError when DuckDB cannot read the rows any more."""
     with _engine_errors(source, "count"):
         try:
-            return counted.with_atoms(max_patterns=MAX_PATTERNS), None
+            return counted.with_atoms(max_patterns=MAX_PATTERNS, too_many="buckets"), None
         except TooManyPatterns as exc:
             return None, ("Intervals are off for this mapping. " + exc.reason + " Tip: map fewer identity columns, or "
                           "choose a random sample under Rows analysed (intervals then come from the rows in memory, "

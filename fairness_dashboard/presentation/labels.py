@@ -74,6 +74,10 @@ CONFIDENCE_LEVEL = "Confidence level"
 N_BOOT = "Bootstrap replicates"
 ADJUST = "Multiple comparisons"
 MAX_DIFFERENCE = "Maximum difference"
+DISCOVER_COLUMNS = "Columns to search"   # the Discover subgroups page (fairness_dashboard.sections.discover)
+DISCOVER_QUANTITY = "Compare"
+DISCOVER_DEPTH = "Conditions per subgroup (depth)"
+NOT_PROTECTED = " (not protected)"   # after a searched column that is neither a protected attribute nor an identity
 UPLOAD = "Upload a CSV or Parquet file"
 COUNTED_INTERVALS = ("Data counted where it lies: the bootstrap resamples counts per membership pattern, which "
                      "DuckDB counts with one more pass over the rows per table; a threshold on a counted edge of "

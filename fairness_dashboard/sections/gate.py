@@ -86,13 +86,15 @@ def changes_section(token: str, mapping_key: str, scored: fc.ScoredData, *, inte
     if not changes:
         st.caption("No change to judge: every other model's values are undefined.")
         return
-    level, pass_level = changes[0].level, changes[0].pass_level
+    level = max((c.level for c in changes if c.level is not None), default=None)   # the most a low end is adjusted
+    pass_level = changes[0].pass_level
     st.markdown(_tally(changes)
                 + f" of {len(changes)} changes from {escape.md(baseline)} (tolerance {float(tolerance):g}: the "
                   f"largest worsening that still counts as no worse"
                 + ("; intervals are off, so each change is judged on its point value" if level is None else
-                   f"; paired intervals: a change fails when their low end, at {level * 100:.4g} % (Bonferroni "
-                   f"over the {len(changes)} changes), is above the tolerance, and passes when their high end, at "
+                   f"; paired intervals: a change fails when their low end, a joint bound over the {len(changes)} changes "
+                   f"(max-t within the rates' and the ECEs' paired replicates, Bonferroni for the AUCs; at most "
+                   f"{level * 100:.4g} %), is above the tolerance, and passes when their high end, at "
                    f"{(pass_level or level) * 100:.4g} %, is within it") + ").")
     shown = [c for c in changes if c.status != "pass"]
     for change in shown[:CHANGES_SHOWN]:

@@ -58,7 +58,8 @@ def kept(widget: Callable, label: str, name: str, default: Any, *, options: Sequ
 
     Streamlit drops a widget's own state when its page is left; this mirrors the value under a
     plain key and seeds the widget from it when the page is shown again. With `options`, a kept
-    value that is no longer offered falls back to `default`.
+    value that is no longer offered falls back to `default` (a kept list keeps its entries still offered, and falls
+    back when none is).
     """
     store, wkey = state.KEEP_PREFIX + name, "w:" + name
     value = _sane(st.session_state.get(store, default), default, kwargs)
@@ -239,8 +240,9 @@ def _sane(value: Any, default: Any, kwargs: dict) -> Any:
 
 
 def _offered(value: Any, options: list, fallback: Any) -> Any:
-    if isinstance(value, list):
-        return [v for v in value if v in options]
+    if isinstance(value, list):   # a choice none of whose entries is offered any more (other data): the fallback
+        offered = [v for v in value if v in options]
+        return offered if offered or not value or not isinstance(fallback, list) else fallback
     return value if value in options else fallback
 
 

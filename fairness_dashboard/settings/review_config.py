@@ -232,7 +232,7 @@ def apply_config(config: fc.ReviewConfig) -> None:
                         (f"all_classes:{mapping.label}", bool(mapping.all_classes)), ("scores", list(mapping.scores)),
                         ("predicted", mapping.predicted_label),
                         ("protected", list(mapping.protected)), ("identities", list(mapping.indicators)),
-                        ("weight", mapping.weight)):
+                        ("weight", mapping.weight), ("time", mapping.time)):
         _put(key + name, value)
     for name in (f"outcome:{mapping.label}:{mapping.positive_label}",   # drawn from the restored mapping (pages/data.py)
                  *(f"words:{mapping.label}:{mapping.positive_label}:{side}" for side in ("positive", "negative"))):

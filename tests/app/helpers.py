@@ -9,12 +9,14 @@ from streamlit.testing.v1 import AppTest
 
 ROOT = Path(__file__).resolve().parents[2]
 PAGES = ["pages/data.py", "pages/overview.py", "pages/subgroup_aucs.py", "pages/rate_disparities.py", "pages/calibration.py",
-         "pages/classwise.py", "pages/dataset_metrics.py", "pages/definitions.py"]
+         "pages/classwise.py", "pages/dataset_metrics.py", "pages/discover.py", "pages/over_time.py", "pages/definitions.py"]
 # Plotly charts each page draws on the bundled samples with its first secondary section open (the Overview its
 # scorecard; Rate disparities its rates chart, with its tables open; the Data page's base-rate chart is collapsed, drawn
-# on the session's first view and when opened: tests/app/test_data_base_rates.py).
+# on the session's first view and when opened: tests/app/test_data_base_rates.py). Over time draws its verdict strip,
+# one chart per rule and the subgroups' rates where a time column is mapped (the credit sample), nothing without.
 CHARTS = {"pages/data.py": 0, "pages/overview.py": 1, "pages/subgroup_aucs.py": 1, "pages/rate_disparities.py": 1, "pages/calibration.py": 2,
-          "pages/classwise.py": 1, "pages/dataset_metrics.py": 1, "pages/definitions.py": 0}
+          "pages/classwise.py": 1, "pages/dataset_metrics.py": 1, "pages/discover.py": 1,
+          "pages/over_time.py": {"Sample: credit decisions": 8, "Sample: text moderation": 0}, "pages/definitions.py": 0}
 # The key under which each page keeps its open secondary section (fairness_dashboard.settings.controls.sections).
 SECTIONS = {"pages/rate_disparities.py": "rates:section", "pages/subgroup_aucs.py": "auc:section",
             "pages/calibration.py": "cal:section", "pages/dataset_metrics.py": "dataset:section"}

@@ -101,6 +101,7 @@ NOT_METRICS = {
     "model_changes": "judges a review's differences from a baseline (the release gate)",
     "changes_by_rule": "matches the release gate's changes to the rules of a scorecard",
     "over_time": "a whole review per period (tests/fairness_core/test_over_time.py)",
+    "review_history": "saved reviews side by side in time (tests/fairness_core/test_history.py)",
     "period_trend": "a trend test of given per-period estimates", "period_changes": "changes of given per-period estimates",
 }
 

@@ -25,6 +25,10 @@ IDENTITIES = ("id0", "id1", "id2")
 MAPPING = fc.ColumnMapping(label="y", positive_label=1, scores=("s",), protected=("race",), indicators=IDENTITIES)
 FLAGS = ["--engine", "duckdb", "--label", "y", "--positive", "1", "--score", "s", "--protected", "race",
          *[f for c in IDENTITIES for f in ("--identity", c)]]
+# Counts of rows over the pattern bound get per-bucket tables (tests/fairness_core/test_engine_buckets.py); weighted
+# counts, which have no such tables, are skipped with the reason.
+WEIGHTED = dataclasses.replace(MAPPING, weight="w")
+WEIGHT_FLAGS = [*FLAGS, "--weight", "w"]
 
 
 @pytest.fixture(scope="module")
@@ -33,20 +37,21 @@ def rows(tmp_path_factory):
     and their number of membership patterns."""
     path = tmp_path_factory.mktemp("bounds") / "rows.parquet"
     frame = identity_frame(4_000, len(IDENTITIES))
+    frame["w"] = np.random.default_rng(1).uniform(0.5, 2.0, len(frame))
     frame.to_parquet(path, index=False)
     return str(path), scored_counts(str(path), MAPPING)._atom_queries.n_patterns(), frame["s"].nunique()
 
 
 def test_intervals_over_the_pattern_bound_leave_a_review_of_every_point_estimate(rows):
     path, n_patterns, _ = rows
-    counted = scored_counts(path, MAPPING)
+    counted = scored_counts(path, WEIGHTED)
     skipped = counted.with_atoms(max_patterns=n_patterns - 1, too_many="skip")
     reason = INTERVALS_NOT_COMPUTED.format(n=n_patterns, max=n_patterns - 1)
     assert not skipped.atoms and skipped.not_computed == (reason,)
     assert counted.with_atoms(max_patterns=n_patterns, too_many="skip").atoms   # within the bound: the atoms
-    with pytest.raises(ValueError, match="too_many must be 'raise' or 'skip'"):
+    with pytest.raises(ValueError, match="too_many must be 'buckets', 'raise' or 'skip'"):
         counted.with_atoms(too_many="drop")
-    config = dataclasses.replace(fc.ReviewConfig(mapping=MAPPING), ci=0.95, n_boot=100)
+    config = dataclasses.replace(fc.ReviewConfig(mapping=WEIGHTED), ci=0.95, n_boot=100)
     review = fc.build_review_from_counts(skipped, config)
     points = fc.build_review_from_counts(counted, dataclasses.replace(config, ci=None))
     assert review.config.ci is None   # judged on what was computed: the point estimates
@@ -88,9 +93,9 @@ def test_the_command_line_writes_the_review_without_intervals_over_the_pattern_b
                                                                                       monkeypatch):
     path, n_patterns, _ = rows
     points, out = tmp_path / "points.json", tmp_path / "review.json"
-    status_points, _ = _main(capsys, "metrics", path, *FLAGS, "--no-intervals", "--out", str(points))
+    status_points, _ = _main(capsys, "metrics", path, *WEIGHT_FLAGS, "--no-intervals", "--out", str(points))
     monkeypatch.setattr(_limits, "MAX_PATTERNS", 3)
-    status, err = _main(capsys, "metrics", path, *FLAGS, "--out", str(out))
+    status, err = _main(capsys, "metrics", path, *WEIGHT_FLAGS, "--out", str(out))
     reason = INTERVALS_NOT_COMPUTED.format(n=n_patterns, max=3)
     assert f"note: not computed: {reason}." in err
     review, want = json.loads(out.read_text()), json.loads(points.read_text())
@@ -103,7 +108,7 @@ def test_the_command_line_writes_the_review_without_intervals_over_the_pattern_b
                                                          for m in want["models"]]
     assert review["models"][0]["verdicts"][0]["ci_low"] is None
     html = tmp_path / "review.html"
-    assert _main(capsys, "report", path, *FLAGS, "--out", str(html))[0] == status
+    assert _main(capsys, "report", path, *WEIGHT_FLAGS, "--out", str(html))[0] == status
     text = html.read_text()
     assert f"not computed: {n_patterns:,} membership patterns, more than the limit of 3" in text
 

@@ -44,7 +44,7 @@ def test_the_engine_counts_the_in_memory_patterns(tmp_path, engine, protected, n
     assert counted._atom_queries.n_patterns() == expected
     assert counted.with_atoms(max_patterns=expected).atoms
     with pytest.raises(ValueError) as refused:
-        counted.with_atoms(max_patterns=expected - 1)
+        counted.with_atoms(max_patterns=expected - 1, too_many="raise")
     assert str(refused.value) == TOO_MANY_PATTERNS.format(n=expected, max=expected - 1)
     assert isinstance(refused.value, TooManyPatterns)   # what the app catches, with the numbers for its own words
     assert (refused.value.n_patterns, refused.value.max_patterns) == (expected, expected - 1)
@@ -64,7 +64,7 @@ from fairness_core.engines import TooManyPatterns, scored_counts
 mapping = fc.ColumnMapping(label="y", positive_label=1, scores=("s",), indicators=tuple(f"id{{j}}" for j in range(30)))
 counted = scored_counts(sys.argv[1], mapping, auc_bins=1000, memory_limit="1GB")
 try:
-    counted.with_atoms()
+    counted.with_atoms(too_many="raise")
 except ValueError as exc:
     print("REFUSED:", exc)
 """

@@ -615,3 +615,29 @@ def test_a_score_on_a_sub_bin_edge_is_in_the_part_it_starts():
     assert sub_bin_index(p, cell, edges).tolist() == [0, 1, 1, 2, 2, 3, 3, 0, 3]
     flat = np.array([0.0, 0.5, 0.5, 1.0])   # a bin of no width: every score in part 0
     assert sub_bin_index(np.array([0.5]), np.array([1]), flat).tolist() == [0]
+
+
+@pytest.mark.spark
+def test_spark_per_bucket_tables_over_the_pattern_bound(spark, tmp_path):
+    """Spark: the transpiled per-bucket queries (buckets of a hash of each row's mapped columns, deterministic across
+    runs); their tables sum to the counts, and a review from them has the intervals of the pattern bootstrap."""
+    from tests.fairness_core.test_engine_patterns import identity_frame
+
+    frame = identity_frame(3_000, 3, seed=11)
+    frame["s"] = np.clip(0.6 * frame["s"] + 0.35 * frame["y"], 0, 1)
+    frame.to_parquet(tmp_path / "ids.parquet", index=False)
+    mapping = fc.ColumnMapping(label="y", positive_label=1, scores=("s",), protected=("race",),
+                               indicators=("id0", "id1", "id2"), min_size=1)
+    counted = scored_counts(spark.read.parquet(str(tmp_path / "ids.parquet")), mapping, auc_bins=200)
+    buckets, again = (counted.with_atoms(max_patterns=1) for _ in range(2))
+    tables = buckets.confusion["s"].atoms.buckets.tables
+    np.testing.assert_array_equal(tables[0].sum(axis=0), counted.confusion["s"].member)
+    np.testing.assert_array_equal(tables[1].sum(axis=0), counted.confusion["s"].background)
+    for a, b in zip(tables, again.confusion["s"].atoms.buckets.tables, strict=True):
+        np.testing.assert_array_equal(a, b)
+    config = dataclasses.replace(fc.ReviewConfig(mapping=mapping), ci=0.95, n_boot=200)
+    ours = fc.build_review_from_counts(buckets, config).models[0]
+    want = fc.build_review_from_counts(counted.with_atoms(), config).models[0]
+    for a, b in [(ours.rates[k], want.rates[k]) for k in want.rates] + [(ours.bias_auc, want.bias_auc)]:
+        width = b.ci_high - b.ci_low
+        assert abs(a.ci_low - b.ci_low) <= 0.4 * width and abs(a.ci_high - b.ci_high) <= 0.4 * width

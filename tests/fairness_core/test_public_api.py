@@ -8,7 +8,8 @@ scorecard (``plotting.scorecard_chart``); the release gate's judgement of a cand
 ``ThresholdSuggestion``, ``plotting.threshold_tradeoff_chart``, ``group_thresholds``, ``GroupThresholds``); sample
 weights (``effective_size``, ``weighted_wilson_interval``, for a weighted share's size and interval); subgroup
 discovery (``discover_subgroups``, ``SubgroupDiscovery``); fairness over time (``over_time``, ``OverTime``,
-``period_trend``, ``PeriodTrend``, ``period_changes``).
+``period_trend``, ``PeriodTrend``, ``period_changes``); saved reviews side by side in time
+(``review_history``, ``ReviewHistory``).
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ PACKAGE_ALL = ['AucCounts', 'BiasAucResult', 'CONFIG_BOUNDS', 'CalibrationCounts
  'ChangeVerdict', 'ClassCounts', 'ColumnMapping', 'Conclusions', 'Condition', 'ConfusionCounts', 'ConsistencyResult',
  'CorrelationScoreResult', 'DEFAULT_RULES', 'DENOMINATOR_NAMES', 'DisparityResult', 'FairnessScorer',
  'Finding', 'GroupThresholds', 'MAX_CONFIG_BYTES', 'MISSING', 'MappingGuess', 'ModelReview', 'NamedReference', 'OverTime', 'PeriodTrend', 'RatioScoreResult',
- 'RatioScoresResult', 'Review', 'ReviewConfig', 'Rule', 'ScoredData', 'Slice', 'SmoothedEdfResult',
+ 'RatioScoresResult', 'Review', 'ReviewConfig', 'ReviewHistory', 'Rule', 'ScoredData', 'Slice', 'SmoothedEdfResult',
  'SubgroupDiscovery', 'SubgroupThresholdEffect', 'Subgroups', 'TheilResult', 'ThresholdCounts', 'ThresholdSuggestion', 'UnweightedAverageBiasResult',
  'Verdict', 'auc_conclusions', 'auc_counts', 'auc_findings', 'auc_interval', 'base_rates',
  'base_rates_from_counts', 'between_group_theil_index', 'bias_auc_score', 'bias_auc_table', 'bnsp_auc', 'bottom_line',
@@ -38,7 +39,7 @@ PACKAGE_ALL = ['AucCounts', 'BiasAucResult', 'CONFIG_BOUNDS', 'CalibrationCounts
  'model_statistical_parity', 'named_reference', 'neutralize_formulas', 'no_auc_finding', 'numbers_as_text',
  'outcome_phrases', 'outcome_rule', 'outcome_words', 'over_time', 'p_percent_score', 'performance_table', 'period_changes', 'period_trend', 'power_mean', 'rate_conclusions', 'rate_disparity',
  'rate_findings', 'rate_rules', 'read_table', 'reduce_disparities', 'reduction_finding', 'reference_keyword',
- 'reliability_diagram', 'render_report', 'result_subject', 'rows_factor', 'rule_band', 'rule_plain_name', 'rules_from_json', 'rules_to_json', 'smoothed_edf',
+ 'reliability_diagram', 'render_report', 'result_subject', 'review_history', 'rows_factor', 'rule_band', 'rule_plain_name', 'rules_from_json', 'rules_to_json', 'smoothed_edf',
  'smoothed_edf_from_counts', 'subgroup_auc', 'subgroup_threshold_effect', 'subset_score',
  'suggest_threshold', 'summarize_bias_auc', 'summarize_verdicts', 'table_from_json', 'table_to_csv', 'table_to_json',
  'theil_index', 'threshold_counts', 'threshold_curves', 'threshold_for_range', 'true_positive_rate_disparity',

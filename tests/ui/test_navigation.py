@@ -16,7 +16,7 @@ from fairness_dashboard import navigation
 def test_url_paths_are_the_titles_in_lowercase_with_hyphens():
     assert [navigation.slug(t) for t in navigation.TITLES] == [
         "data", "overview", "subgroup-aucs", "rate-disparities", "calibration", "class-wise-bias",
-        "dataset-metrics", "metric-definitions"]
+        "dataset-metrics", "discover-subgroups", "over-time", "metric-definitions"]
     assert navigation.url("Metric definitions", "ece") == "/metric-definitions#ece"
     assert navigation.url("Overview") == "/overview"
     with pytest.raises(ValueError, match="no page titled"):
