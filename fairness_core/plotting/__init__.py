@@ -39,7 +39,7 @@ _SOURCES = {
     "auc_chart": "_auc", "reliability_chart": "_calibration", "calibration_error_chart": "_calibration_errors",
     "classwise_chart": "_classwise", "pairwise_heatmap": "_pairwise", "rate_chart": "_rates",
     "ratio_score_chart": "_ratio_scores", "model_auc_heatmap": "_review", "threshold_chart": "_review",
-    "threshold_tradeoff_chart": "_review", "tradeoff_chart": "_review", "rule_subgroups_chart": "_rule_subgroups",
+    "threshold_tradeoff_chart": "_review", "tradeoff_chart": "_review", "STATUS_COLORS": "_review", "rule_subgroups_chart": "_rule_subgroups",
     "scorecard_chart": "_scorecard",
     **{name: "_common" for name in (
         "AUC_COLUMNS", "AUC_MIN_SPAN", "LEVEL_MESSAGE", "PARITY_LEGEND", "PARITY_TEXT", "RATE_LABELS",
@@ -58,7 +58,7 @@ if typing.TYPE_CHECKING:   # the same names for readers of the source (type chec
                           SMALL_TEXT, add_rule_line, plot_text, rule_line_parts, subgroup_colors)
     from ._rates import rate_chart
     from ._ratio_scores import ratio_score_chart
-    from ._review import model_auc_heatmap, threshold_chart, threshold_tradeoff_chart, tradeoff_chart
+    from ._review import STATUS_COLORS, model_auc_heatmap, threshold_chart, threshold_tradeoff_chart, tradeoff_chart
     from ._rule_subgroups import rule_subgroups_chart
     from ._scorecard import scorecard_chart
 
@@ -78,7 +78,7 @@ def __dir__() -> list:
     return sorted(set(globals()) | set(_SOURCES))
 
 
-__all__ = ["AUC_COLUMNS", "RATE_LABELS", "add_rule_line", "auc_chart", "classwise_chart", "pairwise_heatmap",
+__all__ = ["AUC_COLUMNS", "RATE_LABELS", "STATUS_COLORS", "add_rule_line", "auc_chart", "classwise_chart", "pairwise_heatmap",
            "plot_text", "rate_chart", "ratio_score_chart", "reliability_chart", "rule_line_parts", "subgroup_colors",
            "calibration_error_chart", "threshold_chart", "model_auc_heatmap", "tradeoff_chart", "scorecard_chart",
            "threshold_tradeoff_chart", "rule_subgroups_chart"]

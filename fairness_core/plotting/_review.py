@@ -367,6 +367,7 @@ def tradeoff_chart(points: pd.DataFrame, *, x: str = "performance", y: str = "di
     return fig
 
 
+# Each verdict's colour (Okabe-Ito), wherever a chart marks verdicts.
 STATUS_COLORS = {"pass": "#009E73", "inconclusive": "#E69F00", "fail": "#D55E00", "not_assessable": "#7F7F7F"}
 
 

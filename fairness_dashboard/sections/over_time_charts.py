@@ -8,11 +8,10 @@ import numpy as np
 import pandas as pd
 
 import fairness_core as fc
-from fairness_core.plotting import plot_text, subgroup_colors
+from fairness_core.plotting import STATUS_COLORS, plot_text, subgroup_colors
 
 from ..presentation import formats, labels
 
-STATUS_COLORS = {"pass": "#009E73", "inconclusive": "#E69F00", "fail": "#D55E00", "not_assessable": "#7F7F7F"}
 STATUS_ORDER = ("fail", "inconclusive", "pass", "not_assessable")
 BAND_OPACITY = 0.10
 DISTANCE_WORDS = {"diff": "difference", "ratio": "ratio"}

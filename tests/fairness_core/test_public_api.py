@@ -45,7 +45,7 @@ PACKAGE_ALL = ['AucCounts', 'BiasAucResult', 'CONFIG_BOUNDS', 'CalibrationCounts
  'theil_index', 'threshold_counts', 'threshold_curves', 'threshold_for_range', 'true_positive_rate_disparity',
  'unweighted_average_bias', 'weighted_wilson_interval', 'wilson_interval']
 
-PLOTTING_ALL = ['AUC_COLUMNS', 'RATE_LABELS', 'add_rule_line', 'auc_chart', 'calibration_error_chart', 'classwise_chart',
+PLOTTING_ALL = ['AUC_COLUMNS', 'RATE_LABELS', 'STATUS_COLORS', 'add_rule_line', 'auc_chart', 'calibration_error_chart', 'classwise_chart',
  'model_auc_heatmap', 'pairwise_heatmap', 'plot_text', 'rate_chart', 'ratio_score_chart', 'reliability_chart',
  'rule_line_parts', 'rule_subgroups_chart', 'scorecard_chart', 'subgroup_colors', 'threshold_chart', 'threshold_tradeoff_chart', 'tradeoff_chart']
 
