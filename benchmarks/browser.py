@@ -48,6 +48,14 @@ Steps (medians of ``--repeats`` runs; each repeat uploads a freshly generated CS
    to read the temporary folder through ``FAIRNESS_LOCAL_DATA``), a protected-attribute change in the
    mapping, applied with Apply mapping (the edit itself only waits; the Apply is timed: the count).
 
+With ``--over-time`` it times the Over time page instead, in a session of its own: per repeat a new CSV of ``--rows``
+rows (``scored_table`` with a ``decision_date`` column of ISO dates over 24 months) is uploaded and mapped (race,
+sex, the time column; untimed), then timed: the page's first visit (24 months, the first score), a model change
+(the second score), a period change (month to quarter), a rate change of the subgroups' chart (charts only, the
+result memoized) and a revisit; month and the first score are then chosen again, untimed. Its steps are merged into ``--out``: the steps of an earlier run of the other
+pages are kept, an earlier Over time run's steps are replaced, and the run's own rows, repeats and environment are
+under ``over_time_run``.
+
 With ``--counted GLOB`` it times data counted where it lies instead (e.g. ``benchmarks/engines.py``'s 10⁸-row
 logs): the glob on "Data on this machine" (its folder is the server's ``FAIRNESS_LOCAL_DATA``), mapped to
 label ``y``, score ``score``, race and sex and the first ``--identities`` identity columns, applied once (the
@@ -88,7 +96,7 @@ from streamlit.proto.ForwardMsg_pb2 import ForwardMsg  # noqa: E402
 from tests.app.helpers import csv_bytes, scored_table  # noqa: E402
 from tests.browser.conftest import CHROMIUM, CHROMIUM_ARGS, SCRIPT_RUNS, serve_app  # noqa: E402
 from tests.browser.test_app_browser import (  # noqa: E402
-    chips, choose_exactly, combobox, go_to, multiselect, open_app, settle,
+    chips, choose, choose_exactly, combobox, go_to, multiselect, open_app, settle,
 )
 from fairness_dashboard import local_paths  # noqa: E402
 
@@ -108,6 +116,14 @@ DISTANCES = ("ratio (larger / smaller)", "difference |a - b|")
 REDUCTIONS = ("mean", "max")
 POWER_PS = ("-3", "-4", "-2", "-6", "-1")
 EXPLORER_TAB = "Threshold explorer"
+OVER_TIME = "Over time"
+TIME_COLUMN = "decision_date"
+TIME_DAYS = 730                     # 2023-01-01 to 2024-12-30: 24 months
+OVER_TIME_MODELS = ("score_a (score)", "score_b (score)")
+OVER_TIME_PERIODS = ("Month", "Quarter")
+OVER_TIME_RATES = ("True positive rate", "False positive rate", "False negative rate", "Error rate",
+                   "Selection rate")
+OVER_TIME_STEPS = ("first visit: Over time", "Over time: ")   # prefixes of its steps' names, replaced on a merge
 LOCAL_FILE = "logs/scored.parquet"
 
 # In the page: the last DOM mutation and the last moment Streamlit looked busy (performance.now(), ms).
@@ -529,6 +545,78 @@ def counted_thresholds(meter: Meter, glob: str, identities: int, repeats: int) -
                    None, use.click)
 
 
+def main_select(meter: Meter, step: str, label: str, option: str) -> Run:
+    """Time choosing `option` in the selectbox `label` of the page's main area (the sidebar may have one of the
+    same label: its Model), as :func:`time_select`."""
+    page = meter.page
+    main = page.get_by_test_id("stMain")
+    box = main.get_by_role("combobox", name=label, exact=True)
+    holder = {}
+
+    def prepare():
+        box.click()
+        box.fill(option)
+        holder["option"] = page.get_by_role("option", name=option, exact=True)
+
+    return meter.time(step, "control", prepare, lambda: holder["option"].click(force=True),
+                      done=lambda: box.input_value() == option)
+
+
+def timed_table(n_rows: int, seed: int):
+    """``scored_table`` with ``decision_date``: ISO dates drawn evenly over :data:`TIME_DAYS` days (24 months)."""
+    import numpy as np
+    import pandas as pd
+
+    frame = scored_table(n_rows, seed=seed)
+    days = np.random.default_rng(seed + 1000).integers(0, TIME_DAYS, n_rows)
+    dates = (pd.Timestamp("2023-01-01") + pd.to_timedelta(np.arange(TIME_DAYS), unit="D")).strftime("%Y-%m-%d")
+    frame[TIME_COLUMN] = np.asarray(dates)[days]
+    return frame
+
+
+def upload_with_time(page, path: Path, n_rows: int, first: bool) -> None:
+    """Upload `path` on the Data page and map race, sex and its time column (untimed: waited until settled)."""
+    go_to(page, "Data")
+    if first:
+        page.get_by_test_id("stRadio").filter(has_text="Source").get_by_text("Upload a file", exact=True).click()
+    else:
+        page.get_by_role("button", name="Replace file").click()
+    settle(page)
+    page.locator("input[type=file]").set_input_files(path)
+    page.get_by_text(re.compile(rf"^{re.escape(path.name)}: {n_rows:,} rows")).wait_for(
+        timeout=IDLE_TIMEOUT_S * 1000)
+    settle(page)
+    choose_exactly(page, "Protected attributes", ["race", "sex"])
+    page.get_by_text("8 subgroups", exact=True).wait_for()
+    choose(page, "Time column", TIME_COLUMN)
+
+
+def over_time_steps(meter: Meter, path: Path, n_rows: int, repeat: int) -> None:
+    """``--over-time``: upload `path` (new rows: nothing of it is memoized), then time the Over time page's first
+    visit from the Data page (24 months, the first score), a model change (the second score, 24 months), a period
+    change (month to quarter), a rate change and a revisit from the Data page; then go back to month and the first
+    score (untimed), so that the next repeat's first visit is that of 24 months again."""
+    page = meter.page
+    main = page.get_by_test_id("stMain")
+    upload_with_time(page, path, n_rows, first=repeat == 0)
+    visit(meter, OVER_TIME, "first visit: Over time (24 months)", "first visit")
+    assert main.get_by_role("combobox", name="Period", exact=True).input_value() == OVER_TIME_PERIODS[0]
+    assert main.get_by_role("combobox", name="Model", exact=True).input_value() == OVER_TIME_MODELS[0]
+    main_select(meter, "Over time: model change (24 months)", "Model", OVER_TIME_MODELS[1])
+    main_select(meter, "Over time: period change (month to quarter)", "Period", OVER_TIME_PERIODS[1])
+    rate = main.get_by_role("combobox", name="Rate", exact=True).input_value()
+    main_select(meter, "Over time: rate change (charts only)", "Rate",
+                next(r for r in OVER_TIME_RATES[repeat % len(OVER_TIME_RATES):] + OVER_TIME_RATES if r != rate))
+    go_to(page, "Data")
+    visit(meter, OVER_TIME, "Over time: revisit", "control")
+    for label, option in (("Model", OVER_TIME_MODELS[0]), ("Period", OVER_TIME_PERIODS[0])):   # untimed
+        box = main.get_by_role("combobox", name=label, exact=True)
+        box.click()
+        box.fill(option)
+        page.get_by_role("option", name=option, exact=True).click()
+        settle(page, IDLE_TIMEOUT_S)
+
+
 # Running ----------------------------------------------------------------------------------------
 
 def make_files(folder: Path, n_rows: int, repeats: int, log) -> list[Path]:
@@ -656,6 +744,47 @@ def benchmark(n_rows: int, repeats: int, quick: bool, log) -> dict:
             "page_errors": errors, "exceptions": exceptions, "environment": environment()}
 
 
+def over_time_benchmark(n_rows: int, repeats: int, log) -> dict:
+    """``--over-time``: serve the app and run :func:`over_time_steps` `repeats` times, each on a new CSV; returns
+    the results as :func:`benchmark` does."""
+    with tempfile.TemporaryDirectory(prefix="fairness-browser-bench-") as tmp:
+        files = []
+        for seed in range(repeats):
+            path = Path(tmp) / f"timed-{seed}.csv"
+            path.write_bytes(csv_bytes(timed_table(n_rows, seed)))
+            files.append(path)
+            log(f"wrote {path.name} ({path.stat().st_size / 1e6:.1f} MB)")
+        with _session(Path(tmp), log, 120_000) as (page, meter, errors):
+            for repeat, path in enumerate(files):
+                over_time_steps(meter, path, n_rows, repeat)
+            exceptions = page.get_by_test_id("stException").all_inner_texts()
+        csv_size = files[0].stat().st_size
+    return {"rows": n_rows, "csv_bytes": csv_size, "repeats": repeats, "quick": repeats == 1, "steps": _steps(meter),
+            "page_errors": errors, "exceptions": exceptions, "environment": environment()}
+
+
+def merged(previous: dict | None, over: dict) -> dict:
+    """`previous` results (of the other pages) with the Over time steps of `over` in place of its earlier ones, and
+    `over`'s rows, repeats and environment under ``over_time_run``; `over` itself when there are none.
+
+    Parameters
+    ----------
+    previous : dict or None
+        The results in ``--out`` before this run (``None``: no file).
+    over : dict
+        What :func:`over_time_benchmark` returns.
+
+    Returns
+    -------
+    dict
+    """
+    run = {k: over[k] for k in ("rows", "csv_bytes", "repeats", "page_errors", "exceptions", "environment")}
+    if previous is None or not isinstance(previous.get("rows"), int):
+        return {**over, "over_time_run": run}
+    kept = [s for s in previous["steps"] if not s["step"].startswith(OVER_TIME_STEPS)]
+    return {**previous, "steps": kept + over["steps"], "over_time_run": run}
+
+
 def environment() -> dict:
     """Where and with what the benchmark ran."""
     versions = {}
@@ -729,6 +858,8 @@ def main(argv: list[str] | None = None) -> dict:
     parser.add_argument("--counted", metavar="GLOB",
                         help="time data counted where it lies instead: a glob of Parquet files (see the docstring)")
     parser.add_argument("--identities", type=int, default=0, help="identity columns id_00... mapped with --counted")
+    parser.add_argument("--over-time", action="store_true",
+                        help="time the Over time page instead, merged into --out (see the docstring)")
     args = parser.parse_args(argv)
     repeats = 1 if args.quick else args.repeats
     if not 1 <= repeats <= len(THRESHOLDS):
@@ -743,6 +874,10 @@ def main(argv: list[str] | None = None) -> dict:
     try:
         if args.counted:
             results = counted_benchmark(str(Path(args.counted).resolve()), args.identities, repeats, log)
+        elif args.over_time:
+            out = Path(args.out)
+            over = over_time_benchmark(args.rows, repeats, log)
+            results = merged(json.loads(out.read_text()) if out.exists() else None, over)
         else:
             results = benchmark(args.rows, repeats, args.quick, log)
     finally:
@@ -754,8 +889,9 @@ def main(argv: list[str] | None = None) -> dict:
     bad = [s["step"] for s in results["steps"] if not all(math.isfinite(r["seconds"]) for r in s["runs"])]
     Path(args.out).write_text(json.dumps(results, indent=1) + "\n")
     print(markdown(results))
-    if bad or results["page_errors"] or results["exceptions"]:
-        print(f"Failed: {bad or ''} {results['page_errors']} {results['exceptions']}", file=sys.stderr)
+    own = results.get("over_time_run", results) if args.over_time else results
+    if bad or own["page_errors"] or own["exceptions"]:
+        print(f"Failed: {bad or ''} {own['page_errors']} {own['exceptions']}", file=sys.stderr)
         sys.exit(1)
     return results
 

@@ -1425,10 +1425,80 @@ def source_digest() -> str:
     return digest.hexdigest()[:12]
 
 
+# Subgroup discovery --------------------------------------------------------------------------------------------
+# fc.discover_subgroups' goals are measured by benchmarks/discovery.py (its simulation: 10 attributes, 10^5 rows);
+# this section sets them beside the intervals above, from a run made now or from its saved results.
+DISCOVERY_RESULTS = ROOT / "benchmarks" / "results-discovery.json"
+
+
+def discovery_rows(runs: int = 0, first_seed: int = 0) -> list:
+    """The discovery goals and what was measured: ``[(goal, measured share, runs, met)]``.
+
+    With `runs` > 0, ``benchmarks/discovery.py``'s simulation is run now (`runs` runs per setting, seeds
+    `first_seed` ...); otherwise its saved results (``benchmarks/results-discovery.json``) are read, every block of
+    seeds pooled. Goals: with no true disparity at most 5 % of runs report any discovery; a planted disparity (a 2 %
+    intersection of depth 2 among 10 attributes, 10^5 rows) in the top 3 in at least 80 % of runs; the top
+    subgroup's interval covers its truth 93-97 % (each setting); and, for the BPSN and BNSP AUCs and the calibration
+    error of a calibrated score with no disparity (``score_null``), the same two goals on the null."""
+    import importlib.util
+    import json
+
+    if runs > 0:
+        spec = importlib.util.spec_from_file_location("discovery_benchmark", ROOT / "benchmarks" / "discovery.py")
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        blocks = [module.simulation(runs, 100_000, 0.10, first_seed)]
+        scores = module.score_null(runs, 100_000, first_seed)
+    else:
+        results = json.loads(DISCOVERY_RESULTS.read_text())
+        saved, scores = results["simulation"], results.get("scores", {})
+        blocks = [saved] if "null" in saved else [b for b in saved.values() if "null" in b and "planted" in b]
+
+    def pooled(setting: str, key: str) -> tuple:
+        n = sum(b[setting]["runs"] for b in blocks)
+        return sum(b[setting][key] * b[setting]["runs"] for b in blocks) / n, n
+
+    rows = []
+    share, n = pooled("null", "any_discovery")
+    rows.append(("no true disparity: runs reporting any discovery ≤ 5 %", share, n, share <= 0.05))
+    share, n = pooled("planted", "planted_in_top_3")
+    rows.append(("planted disparity (2 % of rows, depth 2, effect +0.10): in the top 3 ≥ 80 %", share, n,
+                 share >= 0.80))
+    for setting in ("null", "planted"):
+        share, n = pooled(setting, "top_coverage")
+        rows.append((f"top subgroup's 95 % interval covers its truth ({setting}): 93–97 %", share, n,
+                     within_band(share)))
+    for quantity, r in scores.items():   # a calibrated score, no disparity: every true difference is 0
+        rows.append((f"{quantity}, no true disparity: runs reporting any discovery ≤ 5 %", r["any_discovery"],
+                     r["runs"], r["any_discovery"] <= 0.05))
+        rows.append((f"{quantity}, no true disparity: top subgroup's interval covers 0: 93–97 %", r["top_coverage"],
+                     r["runs"], within_band(r["top_coverage"])))
+    return rows
+
+
+def discovery_section(runs: int = 0, first_seed: int = 0) -> str:
+    """The report's section on subgroup discovery (Markdown): :func:`discovery_rows` as a table."""
+    source = (f"run now, {runs} runs per setting from seed {first_seed}" if runs > 0 else
+              f"read from {DISCOVERY_RESULTS.relative_to(ROOT)}, every block of seeds pooled")
+    out = ["## Subgroup discovery", "",
+           "`fc.discover_subgroups` (the Discover subgroups page) searches on one half of the rows and estimates on "
+           "the other; `benchmarks/discovery.py` simulates 10 independent attributes (2 to 10 values), 10⁵ rows and a "
+           "selection rate of 0.30, searched at depth 2 (minimum size 30, top 10, holdout 0.5, 95 %); for the "
+           "quantities of a score, a score ~ Uniform(0, 1) and a label ~ Bernoulli(score) in every row (no "
+           f"disparity). Results {source}.", "",
+           "| goal | measured | runs | met |", "|---|---:|---:|---|"]
+    for goal, share, n, met in discovery_rows(runs, first_seed):
+        out.append(f"| {goal} | {100 * share:.1f} % | {n} | {'yes' if met else '**no**'} |")
+    return "\n".join(out)
+
+
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--datasets", type=int, default=300, help="data sets per setting")
     parser.add_argument("--quick", action="store_true", help="20 data sets per setting")
+    parser.add_argument("--discovery-runs", type=int, default=0,
+                        help="run benchmarks/discovery.py's simulation with this many runs per setting for the "
+                             "discovery section (default 0: read benchmarks/results-discovery.json)")
     parser.add_argument("--n-boot", type=int, default=500)
     parser.add_argument("--rows", type=int, default=2000)
     parser.add_argument("--settings", default=",".join(MODELS))
@@ -1524,7 +1594,7 @@ def main(argv=None) -> None:
         + "; ".join(f"{s}: " + ", ".join(f"{k} {v[0]:.4f} ({v[1]})" for k, v in c.items()) for s, c in checks.items())
         + ".",
     ]
-    text = report(results, args, header)
+    text = report(results, args, header) + "\n\n" + discovery_section(args.discovery_runs) + "\n"
     print(text)
     if args.out is not None:
         args.out.parent.mkdir(parents=True, exist_ok=True)

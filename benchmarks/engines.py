@@ -261,6 +261,65 @@ def review_times(glob: str, engine: str, repeats: int, *, auc_bins: str = "10000
     return out
 
 
+def with_times(folder: Path, glob: str, months: int = 24, seed: int = 0) -> str:
+    """(``--time``) The Parquet files of `glob` once more in ``{folder}-time`` with a column ``t`` of seeded times over
+    `months` months from 2024-01-01 (kept when present); their glob."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    out = folder.parent / f"{folder.name}-time"
+    out.mkdir(parents=True, exist_ok=True)
+    for f, path in enumerate(sorted(Path(glob).parent.glob(Path(glob).name))):
+        target = out / path.name
+        if target.exists():
+            continue
+        table = pq.read_table(path)
+        seconds = np.random.default_rng([seed, f, 7]).integers(0, months * 30 * 24 * 3600, table.num_rows)
+        times = np.datetime64("2024-01-01T00:00:00", "s") + seconds.astype("timedelta64[s]")
+        pq.write_table(table.append_column("t", pa.array(times)), target)
+    return str(out / "part-*.parquet")
+
+
+def over_time_times(glob: str, engine: str, repeats: int, identities: int = N_IDENTITY) -> dict:
+    """(``--time``) CPU seconds of the command line's engine review with intervals, without and with ``--time t
+    --period month`` (the rules per month counted by the engine, ``engines.counts_over_time``), medians of
+    `repeats` runs each, with the load average at each start."""
+    import statistics
+    import tempfile
+
+    m = mapping(identities)
+    command = [sys.executable, "-m", "fairness_core", "metrics", glob, "--engine", engine, "--label", m.label,
+               "--positive", str(m.positive_label), "--score", m.scores[0], "--threshold", "0.5"]
+    for c in m.protected:
+        command += ["--protected", c]
+    for c in m.indicators:
+        command += ["--identity", c]
+    kinds = [("review", command), ("review_over_time", command + ["--time", "t", "--period", "month"])]
+    runs: dict = {name: [] for name, _ in kinds}
+    with tempfile.TemporaryDirectory() as tmp:
+        for _ in range(repeats):
+            for name, run_command in kinds:
+                load = os.getloadavg()[0]
+                started = time.perf_counter()
+                child = subprocess.Popen(run_command + ["--out", f"{tmp}/{name}.json"], stdout=subprocess.DEVNULL,
+                                         stderr=subprocess.PIPE, text=True)
+                _, status, usage = os.wait4(child.pid, 0)
+                wall, cpu = time.perf_counter() - started, usage.ru_utime + usage.ru_stime
+                err = child.stderr.read()
+                child.stderr.close()
+                if os.waitstatus_to_exitcode(status) not in (0, 1):
+                    raise RuntimeError(f"{' '.join(run_command)} failed: {err[-2000:]}")
+                runs[name].append({"wall_s": wall, "cpu_s": cpu, "peak_rss_mib": usage.ru_maxrss / 1024,
+                                   "load_average": load})
+                print(f"{name:17} {wall:6.1f} s wall, {cpu:6.1f} CPU-s, load {load:.1f}", file=sys.stderr)
+        periods = len(json.loads(Path(f"{tmp}/review_over_time.json").read_text())["over_time"]["periods"]["rows"])
+    out = {name: {key: statistics.median(r[key] for r in rs) for key in rs[0]} for name, rs in runs.items()}
+    out["runs"], out["periods"] = runs, periods
+    out["cpu_ratio"] = out["review_over_time"]["cpu_s"] / out["review"]["cpu_s"]
+    out["over_time_cpu_s"] = out["review_over_time"]["cpu_s"] - out["review"]["cpu_s"]
+    return out
+
+
 def main(argv=None) -> dict:
     """Run the engine benchmark; returns the results (also written as JSON)."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
@@ -283,6 +342,9 @@ def main(argv=None) -> dict:
     parser.add_argument("--csv", action="store_true", help="review the same rows as CSV files (with --review)")
     parser.add_argument("--bucket-intervals", action="store_true",
                         help="with --review: also the review with intervals from per-bucket tables")
+    parser.add_argument("--time", action="store_true",
+                        help="with --review: the review with intervals without and with --time over 24 months "
+                             "(written to results-engines-over-time.json)")
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     auc_bins = args.auc_bins if args.auc_bins == "exact" else int(args.auc_bins)
@@ -294,6 +356,17 @@ def main(argv=None) -> dict:
     started = time.perf_counter()
     make_files(folder, args.rows, args.files)
     print(f"data ready in {time.perf_counter() - started:.0f} s: {glob}", file=sys.stderr)
+    if args.review and args.time:   # the rules per month counted by the engine, against the review alone
+        results = {"engine": args.engine, "rows": args.rows, "files": args.files, "cpus": os.cpu_count(),
+                   "months": 24, "identities": args.identities,
+                   **over_time_times(with_times(folder, glob), args.engine, args.repeats, args.identities)}
+        out = Path(args.out if args.out != str(HERE / "results-engines.json") else
+                   HERE / "results-engines-over-time.json")
+        previous = json.loads(out.read_text()) if out.exists() else {}
+        previous = previous if isinstance(previous, dict) and "results" in previous else {"results": []}
+        previous["results"] = [r for r in previous["results"] if r["rows"] != args.rows] + [results]
+        out.write_text(json.dumps(previous, indent=2))
+        return results
     if args.review:
         glob = as_csv(folder) if args.csv else glob
         results = {"engine": args.engine, "rows": args.rows, "files": args.files, "cpus": os.cpu_count(),

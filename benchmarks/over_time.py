@@ -14,12 +14,16 @@ Options: ``--reps`` (simulated series per setting), ``--rows`` (rows of the time
    change (the difference from 0.1 to 0.18 at period 12, a step, or growing by 0.004 per period, a drift) it
    is the power. Monte Carlo error of a rate p over R series: sqrt(p (1 - p) / R) (0.5 % at 5 % and R = 2,000).
 2. **Time of fc.over_time**: the rate and label verdicts of every period, with intervals, of `--rows` rows over
-   24 months (three subgroups, one score), against one ``fc.build_review`` of the same rows.
+   24 months (three subgroups, two scores and a predicted label), against one ``fc.build_review`` of the same rows;
+   then what the app's Over time page computes: one model and the labels, verdicts only
+   (``models=("score",), verdicts_only=True``), per month and per quarter, with a check that its verdicts are
+   those of the full call. CPU seconds (``time.process_time``), with the 1-minute load average beside each.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import time
 from pathlib import Path
@@ -59,13 +63,16 @@ def alarms(rates_b: np.ndarray, folded: bool, reps: int, rng: np.random.Generato
 
 
 def frame(rows: int, rng: np.random.Generator) -> pd.DataFrame:
-    """`rows` rows over 24 months (UTC), subgroups a, b, c, one score; b's scores lower from month 13."""
+    """`rows` rows over 24 months (UTC), subgroups a, b, c, two scores and a predicted label; b's scores lower
+    from month 13."""
     when = pd.Timestamp("2023-01-01", tz="UTC") + pd.to_timedelta(rng.integers(0, 730 * 24, rows), unit="h")
     group = rng.choice(np.array(["a", "b", "c"]), rows)
     y = (rng.random(rows) < 0.4).astype(np.int8)
     score = np.clip(0.3 * y + 0.7 * rng.random(rows), 0, 1)
     score[(group == "b") & (when >= pd.Timestamp("2024-01-01", tz="UTC"))] *= 0.8
-    return pd.DataFrame({"when": when, "group": group, "y": y, "score": score})
+    other = np.clip(score + rng.normal(0, 0.1, rows), 0, 1)
+    return pd.DataFrame({"when": when, "group": group, "y": y, "score": score, "other": other,
+                         "approved": (other >= 0.5).astype(np.int8)})
 
 
 def main(argv=None) -> int:
@@ -88,18 +95,32 @@ def main(argv=None) -> int:
         print(f"{name:45s} {found['trend']:7.3f} {found['equality']:9.3f} {found['changes']:8.3f}")
 
     data = frame(rows, rng)
-    mapping = fc.ColumnMapping(label="y", positive_label=1, scores=("score",), protected=("group",), time="when")
-    config = fc.ReviewConfig(mapping=mapping, thresholds=(("score", 0.5),), n_boot=args.n_boot)
+    mapping = fc.ColumnMapping(label="y", positive_label=1, scores=("score", "other"), predicted_label="approved",
+                               protected=("group",), time="when")
+    config = fc.ReviewConfig(mapping=mapping, thresholds=(("score", 0.5), ("other", 0.5)), n_boot=args.n_boot)
     start = time.process_time()
     result = fc.over_time(data, config, period="month")
     over = time.process_time() - start
+    load = os.getloadavg()[0]
     start = time.process_time()
     fc.build_review(data, config)
     one = time.process_time() - start
-    print(f"\nfc.over_time of {rows:,} rows x {len(result.periods)} months (n_boot {args.n_boot}): {over:.1f} s CPU; "
-          f"one build_review of the same rows: {one:.1f} s CPU")
+    print(f"\nfc.over_time of {rows:,} rows x {len(result.periods)} months, every model (n_boot {args.n_boot}): "
+          f"{over:.1f} s CPU (load {load:.2f}); one build_review of the same rows: {one:.1f} s CPU "
+          f"(load {os.getloadavg()[0]:.2f})")
     print(f"four-fifths rule: first failure {result.first_failure('four_fifths')}, "
           f"equality across months p = {result.trend('four_fifths').heterogeneity_p:.2g}")
+    for period in ("month", "quarter"):
+        start = time.process_time()
+        page = fc.over_time(data, config, period=period, models=("score",), verdicts_only=True)
+        spent = time.process_time() - start
+        full = result if period == "month" else fc.over_time(data, config, period=period, models=("score",))
+        kept = full.verdicts.loc[full.verdicts["model"].isin(["score", "labels"])].reset_index(drop=True)
+        same = page.verdicts.equals(kept)
+        print(f"the page's call per {period} (one model and the labels, verdicts only, {len(page.periods)} periods): "
+              f"{spent:.2f} s CPU (load {os.getloadavg()[0]:.2f}); verdicts equal the full call's: {same}")
+        if not same:
+            return 1
     return 0
 
 

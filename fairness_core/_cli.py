@@ -76,11 +76,11 @@ def _prog() -> str:
 def parser() -> argparse.ArgumentParser:
     """The argument parser of ``python -m fairness_core`` (installed: the ``fairness-core`` command)."""
     from ._counts.rates import RATE_NAMES
-    from ._metrics.discovery_search import AUC_QUANTITIES
+    from ._review.discovery import SCORE_QUANTITIES
     from ._review.suggest import MEASURES
     from .engines._limits import default_memory_limit
 
-    discover_quantities = list(RATE_NAMES) + list(AUC_QUANTITIES)
+    discover_quantities = list(RATE_NAMES) + list(SCORE_QUANTITIES)
 
     main = _Parser(
         prog=_prog(), formatter_class=argparse.RawDescriptionHelpFormatter, epilog=EXAMPLES,
@@ -136,12 +136,15 @@ def parser() -> argparse.ArgumentParser:
         sub.add_argument("--baseline", metavar="COL",
                          help="a score column (given with --score) the other scores are compared with on the same "
                               "rows: a candidate fails when a rate disparity, ratio score, subgroup/BPSN/BNSP AUC or "
-                              "subgroup ECE is worse than the baseline's by more than --max-worsening across its "
-                              "paired interval, passes when the whole interval is within it, else is inconclusive")
+                              "subgroup ECE is worse than the baseline's by more than its tolerance (--max-worsening; "
+                              "twice it for a ratio score) across its paired interval, passes when the whole "
+                              "interval is within it, else is inconclusive")
         sub.add_argument("--max-worsening", type=float, metavar="X",
                          help="with --baseline: the non-inferiority margin, the largest worsening that still "
-                              "counts as no worse than the baseline, in each quantity's units (a rate or a "
-                              "difference of rates, a ratio score, an AUC, an ECE; default 0.01). A change passes "
+                              "counts as no worse than the baseline (default 0.01), in the units of a difference of "
+                              "rates: as given for a rate disparity, an AUC or an ECE, twice it for the p%% and equal "
+                              "opportunity scores (ratios of rates, which move about twice as much as the rates' "
+                              "difference at rates near 0.5); each verdict states its tolerance. A change passes "
                               "when its whole paired interval is within it (its high end at the review's level, "
                               "95 %% unless a --config says otherwise: a pass must hold for every change), fails "
                               "when its whole interval is above it (its low end a joint bound over the changes, so an "
@@ -161,7 +164,8 @@ def parser() -> argparse.ArgumentParser:
                               "difference from the rest with an interval, Benjamini-Hochberg over those found. "
                               "Findings to look at, not rules: they never change the exit status")
         sub.add_argument("--discover-quantity", metavar="NAME", choices=discover_quantities,
-                         help="with --discover: the rate compared, " + ", ".join(discover_quantities)
+                         help="with --discover: the quantity compared (a rate; an AUC or the calibration error of each score), "
+                              + ", ".join(discover_quantities)
                               + " (default selection_rate)")
         sub.add_argument("--discover-depth", type=int, choices=[1, 2, 3], metavar="N",
                          help="with --discover: the most columns intersected, 1 to 3 (default 2)")
@@ -420,11 +424,13 @@ def _check_extras(args) -> None:
         raise ValueError("--gate-period latest judges the latest period's rules; the changes from --baseline are "
                          "judged on every row. Tip: gate one or the other (leave out --gate-period or --baseline).")
     if args.engine:
-        for flag, value in (("--discover", args.discover), ("--time", args.time), ("--period", args.period),
-                            ("--gate-period", args.gate_period)):
-            if value:
-                raise ValueError(f"{flag} needs the rows in memory (the search, and the periods, read each row); it "
-                                 "is not available with --engine. Tip: review a sample of the rows without --engine.")
+        if args.discover:
+            raise ValueError("--discover needs the rows in memory (the search reads each row); it is not available "
+                             "with --engine. Tip: review a sample of the rows without --engine.")
+        for flag, value in (("--time", args.time), ("--period", args.period), ("--gate-period", args.gate_period)):
+            if value and args.engine == "spark":   # the periods are counted by DuckDB and polars
+                raise ValueError(f"{flag} is not available with --engine spark (the periods are counted with --engine "
+                                 "duckdb or polars). Tip: review a sample of the rows without --engine.")
 
 
 def _write(args, text: str) -> None:
@@ -491,7 +497,14 @@ def _engine_review(args):
     if config.ci is not None:   # intervals: the bootstrap's atoms, one more GROUP BY per table; too many patterns:
         # the review of every point estimate, saying why it has no intervals (nothing computed is thrown away)
         counts = counts.with_atoms(_limits.MAX_PATTERNS, too_many="skip")
-    return build_review_from_counts(counts, config, source={"name": name})
+    review = build_review_from_counts(counts, config, source={"name": name})
+    if config.mapping.time:   # --time (or a --config with a time column): the rules per period, counted by the engine
+        from ._review.over_time_counts import with_counted_over_time
+        from .engines._periods import counts_over_time
+
+        over = counts_over_time(counts, config, period=args.period or "month")
+        review = with_counted_over_time(review, over, gate_period=args.gate_period)
+    return review
 
 
 def _duckdb_settings(args) -> dict:

@@ -234,9 +234,11 @@ def pytest_collection_modifyitems(config, items):
 
 
 # Tests that take a minute or more of a `make test` run on their own (pytest --durations, 2 cores, 3 workers: the
-# benchmark smoke tests 52-124 s, the coverage simulation 20-45 s), by path prefix from the project root: handed out
-# before every other test outside a group (:func:`schedule_rank`).
-LONGEST_FIRST = ("tests/test_benchmark_smoke.py", "tests/test_coverage_smoke.py")
+# benchmark smoke tests 52-124 s, the coverage simulation 20-45 s; 4 workers: the bad-input catalogue's 200 overlapping
+# identity columns 81 s (about 35 CPU-seconds), the local source's longest 34 s), by path
+# prefix from the project root: handed out before every other test outside a group (:func:`schedule_rank`).
+LONGEST_FIRST = ("tests/test_benchmark_smoke.py", "tests/test_coverage_smoke.py",
+                 "tests/app/test_bad_input_catalogue_app.py", "tests/app/test_local_source.py")
 
 
 def schedule_rank(item) -> int:

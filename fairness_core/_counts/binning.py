@@ -103,7 +103,7 @@ def sub_bin_index(y_prob: np.ndarray, cell: np.ndarray, edges: np.ndarray) -> np
     """Sub-bin of each score within its bin: how many of the bin's :func:`sub_bin_edges` it reaches.
 
     With `cell` the bins of :func:`bin_index`, a number in 0 .. SUB_BINS - 1 (0 in a bin of no width):
-    ``Σ_k [y_prob >= e_k]``, the same comparisons the engines' SQL makes (``_sql.sub_bin``).
+    ``Σ_k [y_prob >= e_k]``, the same comparisons the engines' SQL makes (``_sql_counts.sub_bin``).
     """
     inner = sub_bin_edges(edges)                # (n_bins, SUB_BINS - 1)
     index = np.zeros(len(y_prob), dtype=np.intp)

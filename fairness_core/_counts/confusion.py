@@ -14,11 +14,11 @@ import pandas as pd
 
 from .._data.checks import as_binary, check_length, check_option
 from .._disparity.compare import (RatioScoresResult, bootstrap_comparison, check_reference, compared_values,
-    PARITY, add_intervals, comparison_columns, comparison_index, finish_disparity, join_notes, ratio_rule,
-    reduce_columns, reduce_with_interval, reduced_ends)
+    PARITY, comparison_columns, comparison_index, comparison_intervals, finish_disparity, interval_columns, join_notes,
+    ratio_rule, reduce_columns, reduce_with_interval, reduced_ends)
 from .._disparity.inequality import between_group_theil_of, individual_theil_of, theil_disparity
 from .._stats.bootstrap import Atoms, check_boot_options, rng_of
-from .._stats.intervals import check_ci, effective_counts, mover_disparity, weighted_wilson_interval, wilson_interval
+from .._stats.intervals import MoverInterval, check_ci, effective_counts, weighted_wilson_interval, wilson_interval
 from .._subgroups.subgroups import as_subgroups
 from .patterns import over_patterns
 from .rates import DISPARITY_METRICS, FN, FP, RATE_NAMES, RATE_TO_METRIC, RATIO_RATES, TN, TP, _few_text, _fraction, _rate
@@ -344,31 +344,47 @@ class ConfusionCounts:
         check_no_intervals(self.weighted and self.atoms is None, ci, func)
         level, n_boot, _ = check_boot_options(ci, n_boot, random_state, func)   # validates; replicates draws
         columns = self._comparison_columns(metric, distance_measure, reference, func)
-        table = pd.DataFrame(columns)
         if level is None:
+            table = pd.DataFrame(columns)
             return table if reduction is None else reduce_columns(
                 table, columns, reduction, distance_measure=distance_measure, reference=reference,
                 include_small=include_small, func=func)
+        return self._drawn_disparity(metric, columns, distance_measure, reduction, reference, include_small, level,
+                                     n_boot, random_state, adjust, func)[0]
+
+    def _drawn_disparity(self, metric: str, columns: dict, distance_measure: str, reduction: Optional[str],
+                         reference: str, include_small: bool, level: float, n_boot: int, random_state, adjust,
+                         func: str) -> tuple:
+        """:meth:`disparity` with intervals from the comparison `columns` (:meth:`_comparison_columns`):
+        ``(result, full)``, the result and the columns of its table as arrays (those of the kept table: read them,
+        never change them). The table is built once, from these columns."""
         seed = _fixed_seed(random_state)
         key = ("table", metric, distance_measure, _reference_key(reference), level, n_boot, seed, adjust)
         drawn = self._drawn.get(key) if seed is not None else None
         if drawn is None:
             counts = self._side_counts(columns, DISPARITY_METRICS[metric], reference)
-            plain = self._value_intervals(table, counts, level)
+            plain_columns = self._value_interval_columns(columns, counts, level)
             signed, disparity = self.replicates(metric, distance_measure=distance_measure, reference=reference,
                                                 n_boot=n_boot, random_state=random_state, func=func)
             sides = _sides(counts, distance_measure)
-            full = add_intervals(plain, signed, disparity, distance_measure=distance_measure, level=level,
-                                 adjust=adjust, func=func, sides=sides)
-            drawn = (plain, full, signed, disparity, sides)
+            # add_intervals' table, built once from the columns (which are kept too)
+            added, attrs = comparison_intervals(plain_columns["disparity"], signed, disparity,
+                                                distance_measure=distance_measure, level=level, adjust=adjust,
+                                                func=func, sides=sides)
+            full_columns = interval_columns(plain_columns, added)
+            full = pd.DataFrame(full_columns)
+            full.attrs.update(attrs)
+            drawn = (full, signed, disparity, sides, plain_columns, full_columns)
             # kept only where its replicates were (within DRAWN_BYTES)
             if ("replicates", metric, distance_measure, _reference_key(reference), n_boot, seed) in self._drawn:
                 self._drawn[key] = drawn
-        plain, full, signed, disparity, sides = drawn
-        # The caller's own table: the kept one stays as drawn.
-        return reduce_with_interval(full.copy(), plain, signed, disparity, distance_measure=distance_measure,
+        full, signed, disparity, sides, plain_columns, full_columns = drawn
+        if self._drawn.get(key) is drawn:   # the caller's own table: the kept one stays as drawn
+            full = full.copy()
+        return reduce_with_interval(full, None, signed, disparity, distance_measure=distance_measure,
                                     reduction=reduction, reference=reference, include_small=include_small,
-                                    level=level, n_boot=n_boot, func=func, sides=sides)
+                                    level=level, n_boot=n_boot, func=func, sides=sides,
+                                    columns=plain_columns), full_columns
 
     def replicates(self, metric: str, *, distance_measure: str, reference: str, n_boot: int, random_state=0,
                    func: str = "rate_disparity") -> tuple[np.ndarray, np.ndarray]:
@@ -434,17 +450,19 @@ class ConfusionCounts:
         n1, n2 = compared_values(*n, reference, self.names)
         return [np.asarray(a, dtype=np.float64) for a in (k1, n1, k2, n2)]
 
-    def _value_intervals(self, table: pd.DataFrame, counts: list, level: float) -> pd.DataFrame:
-        """Wilson intervals of the subgroup and reference rates, beside their values, from `counts`
-        (:meth:`_side_counts`)."""
-        table = table.copy()
+    @staticmethod
+    def _value_interval_columns(columns: dict, counts: list, level: float) -> dict:
+        """`columns` (:meth:`_comparison_columns`) with the Wilson intervals of the subgroup and reference rates
+        beside their values, from `counts` (:meth:`_side_counts`): a new dict, the table's columns in order."""
         k1, n1, k2, n2 = counts
-        for side, k, n in (("subgroup_value", k1, n1), ("reference_value", k2, n2)):
-            low, high = wilson_interval(k, n, level)
-            at = table.columns.get_loc(side) + 1
-            table.insert(at, f"{side}_ci_low", low)
-            table.insert(at + 1, f"{side}_ci_high", high)
-        return table
+        out = {}
+        for name, column in columns.items():
+            out[name] = column
+            if name == "subgroup_value":
+                out["subgroup_value_ci_low"], out["subgroup_value_ci_high"] = wilson_interval(k1, n1, level)
+            elif name == "reference_value":
+                out["reference_value_ci_low"], out["reference_value_ci_high"] = wilson_interval(k2, n2, level)
+        return out
 
     def equalized_odds(self, *, distance_measure: str = "diff", reduction: Optional[str] = "mean",
                        reference: str = "rest", include_small: bool = False, ci=None, n_boot: int = 1000,
@@ -462,15 +480,15 @@ class ConfusionCounts:
             "note": ["; ".join(n for n in pair if n) for pair in zip(tpr["note"], fpr["note"])],
             "small_reason": ["; ".join(dict.fromkeys(n for n in pair if n))
                              for pair in zip(tpr["small_reason"], fpr["small_reason"])]}
-        table = pd.DataFrame(columns)
         if level is None:
+            table = pd.DataFrame(columns)
             return table if reduction is None else reduce_columns(
                 table, columns, reduction, distance_measure=distance_measure, reference=reference,
                 include_small=include_small, func=func)
         signed, disparity, sides = self._odds_draws(tpr, fpr, distance_measure, reference, n_boot, rng, func)
-        return finish_disparity(table, signed, disparity, distance_measure=distance_measure, reduction=reduction,
+        return finish_disparity(None, signed, disparity, distance_measure=distance_measure, reduction=reduction,
                                 reference=reference, include_small=include_small, level=level, n_boot=n_boot,
-                                adjust=adjust, func=func, sides=sides)
+                                adjust=adjust, func=func, sides=sides, columns=columns)
 
     def _odds_columns(self, distance_measure: str, reference: str, func: str) -> tuple:
         """Equalized odds of every comparison: ``(tpr, fpr, disparity, small)``, the TPR and FPR comparison columns
@@ -618,16 +636,22 @@ class ConfusionCounts:
         those of :meth:`disparity` with weights (the bootstrap of the rows with their weights joined
         with the MOVER interval of the two weighted rates on their effective counts).
         """
-        check_option(rate, RATIO_RATES, "rate", "ConfusionCounts.ratio_scores")
+        func = "ConfusionCounts.ratio_scores"
+        check_option(rate, RATIO_RATES, "rate", func)
         metric = "statistical_parity" if rate == "selection_rate" else rate
-        ratio = self.disparity(metric, distance_measure="ratio", reference="rest",
-                               reduction=None if ci is None else "max", include_small=include_small, ci=ci,
-                               n_boot=n_boot, random_state=random_state, func="ConfusionCounts.ratio_scores")
-        ratio_table = ratio if ci is None else ratio.table
+        # self.disparity(metric, distance_measure="ratio", reference="rest", reduction=None without ci, "max" with
+        # it): its table's columns read as arrays, no table built but the one returned
+        check_no_intervals(self.weighted and self.atoms is None, ci, func)
+        level, n_boot, _ = check_boot_options(ci, n_boot, random_state, func)
+        columns = self._comparison_columns(metric, "ratio", "rest", func)
+        if level is not None:
+            ratio, columns = self._drawn_disparity(metric, columns, "ratio", "max", "rest", include_small, level,
+                                                   n_boot, random_state, None, func)
         a, a_notes = _rate(self.member, rate)
         b, b_notes = _rate(self.background, rate)
         score, notes = ratio_rule(a, b, rate)
-        table = pd.DataFrame({
+        small = np.asarray(columns["small"], dtype=bool)
+        out = {
             "subgroup": list(self.names),
             "size": self.sizes if self.weighted else self.sizes.astype(np.int64),
             "reference_size": (self.background_sizes if self.weighted
@@ -635,33 +659,32 @@ class ConfusionCounts:
             "subgroup_value": a,
             "reference_value": b,
             "score": score,
-            "small": ratio_table["small"].to_numpy(dtype=bool),
-            "note": [join_notes(x, f"rest: {y}" if y else "", z) for x, y, z in zip(a_notes, b_notes, notes)],
-            "small_reason": ratio_table["small_reason"].to_numpy(dtype=object),
-        })
+        }
         extra = {}
-        if ci is not None:
+        if level is not None:
             with np.errstate(divide="ignore"):
-                low = 1.0 / ratio_table["disparity_ci_high"].to_numpy(dtype=np.float64)
-                high = 1.0 / ratio_table["disparity_ci_low"].to_numpy(dtype=np.float64)
-            at = table.columns.get_loc("score") + 1
-            table.insert(at, "score_ci_low", low)
-            table.insert(at + 1, "score_ci_high", high)
-            table.insert(at + 2, "excludes_parity", ratio_table["excludes_parity"].to_numpy())
-            table.attrs.update(ratio_table.attrs)
+                out["score_ci_low"] = 1.0 / np.asarray(columns["disparity_ci_high"], dtype=np.float64)
+                out["score_ci_high"] = 1.0 / np.asarray(columns["disparity_ci_low"], dtype=np.float64)
+            out["excludes_parity"] = columns["excludes_parity"].to_numpy()
             with np.errstate(divide="ignore"):
                 extra = dict(ci_low=1.0 / ratio.ci_high, ci_high=1.0 / ratio.ci_low, level=ratio.level,
                              n_boot=ratio.n_boot, n_boot_undefined=ratio.n_boot_undefined)
-        used = table if include_small else table[~table["small"]]
-        defined = used[used["score"].notna()]
-        if defined.empty:
+        out["small"] = small
+        out["note"] = [join_notes(x, f"rest: {y}" if y else "", z) for x, y, z in zip(a_notes, b_notes, notes)]
+        out["small_reason"] = np.asarray(columns["small_reason"], dtype=object)
+        table = pd.DataFrame(out)
+        if level is not None:
+            table.attrs.update(ratio.table.attrs)
+        used = np.ones(len(small), bool) if include_small else ~small
+        defined = used & ~np.isnan(score)
+        if not defined.any():
             value, worst = float("nan"), None
-        else:
-            row = defined.loc[defined["score"].idxmin()]
-            value, worst = float(row["score"]), row["subgroup"]
-        return RatioScoresResult(value=value, rate=rate, table=table, worst=worst, n_used=len(defined),
-                                 n_undefined=len(used) - len(defined), n_small_excluded=len(table) - len(used),
-                                 **extra)
+        else:   # the first subgroup with the smallest score used (DataFrame.idxmin's)
+            at = int(np.flatnonzero(defined)[np.argmin(score[defined])])
+            value, worst = float(score[at]), out["subgroup"][at]
+        return RatioScoresResult(value=value, rate=rate, table=table, worst=worst, n_used=int(defined.sum()),
+                                 n_undefined=int(used.sum()) - int(defined.sum()),
+                                 n_small_excluded=len(small) - int(used.sum()), **extra)
 
 
 # Bootstrap replicates kept on one counts object (8 MiB: every rate of a page at tens of subgroups against the
@@ -682,11 +705,11 @@ def _fixed_seed(random_state) -> Optional[int]:
     return None
 
 
-def _sides(counts: list, distance_measure: str):
+def _sides(counts: list, distance_measure: str) -> MoverInterval:
     """``sides(levels)`` of ``_disparity.compare.add_intervals`` for a rate's comparisons, from their (k1, n1, k2,
     n2) (``ConfusionCounts._side_counts``): the MOVER interval of each comparison's disparity from the Wilson
-    intervals of its two rates (``_stats.intervals.mover_disparity``)."""
-    return lambda levels: mover_disparity(*counts, levels, distance_measure)
+    intervals of its two rates (``_stats.intervals.mover_disparity``), its level-free parts computed once."""
+    return MoverInterval(*counts, distance_measure)
 
 
 def confusion_counts(y_true, y_pred, subgroups, *, sample_weight=None) -> ConfusionCounts:

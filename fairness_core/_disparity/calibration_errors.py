@@ -473,8 +473,9 @@ def calibrated_low(stats: np.ndarray, estimate, level: float, rng, ratio: Option
     todo = np.flatnonzero(~np.isnan(estimate))
     if not len(todo):
         return low
-    stats = np.asarray(stats, dtype=np.float64)[todo]
+    stats = np.asarray(stats, dtype=np.float64)
     ratio = None if ratio is None else np.broadcast_to(ratio, stats[:, 0, :].shape)[todo]
+    stats = stats[todo]
     est = estimate[todo]
     t_low = np.full(estimate.shape, np.nan) if t_low is None else np.broadcast_to(t_low, estimate.shape)
     count, sum_p, sum_y = stats[:, 0, :], stats[:, 1, :], stats[:, 2, :]
@@ -493,27 +494,28 @@ def calibrated_low(stats: np.ndarray, estimate, level: float, rng, ratio: Option
     top = np.maximum(est, 0.0)
     thetas = top[None, :] * (np.arange(NULL_GRID + 1)[:, None] / NULL_GRID) ** 2    # (grid, m), denser near 0
     critical = np.empty_like(thetas)
+    null = _NullErrors(count, sum_p, rows, trials)
+    cols = np.arange(len(est))
     for j, theta in enumerate(thetas):
         rate = np.clip(p_bar + shape * np.sqrt(theta)[:, None], 0.0, 1.0)
-        drawn = rng.binomial(trials, rate, size=(n_draws, *trials.shape)) / np.where(trials > 0, trials, 1)
-        null = np.stack([np.broadcast_to(count, drawn.shape), np.broadcast_to(sum_p, drawn.shape), drawn * count,
-                         np.zeros(drawn.shape)], axis=-2)
-        d, _, v = squared_errors(null, 1, ratio)
+        d, v = null.errors(rng.binomial(trials, rate, size=(n_draws, *trials.shape)))
         # The high end of an ℓ2 ECE (at least 0) never misses a truth of 0; elsewhere it misses when below θ.
         missed_high = np.mean(d - t_low * np.sqrt(np.maximum(v, 0.0)) < theta, axis=0) * (theta > 0)
         size = np.clip(alpha - missed_high, alpha / 2.0, alpha)
-        ordered = np.sort(d, axis=0)
         at = (1.0 - size) * (n_draws - 1)
         below = np.floor(at).astype(np.int64)
         above = np.minimum(below + 1, n_draws - 1)
-        cols = np.arange(len(est))
-        critical[j] = ordered[below, cols] + (at - below) * (ordered[above, cols] - ordered[below, cols])
+        # Only the order statistics from the smallest `below` up are needed: those of a full sort, found by
+        # partitioning there and sorting the rest.
+        start = int(below.min())
+        ordered = np.sort(np.partition(d, start, axis=0)[start:], axis=0)
+        low_d, high_d = ordered[below - start, cols], ordered[above - start, cols]
+        critical[j] = low_d + (at - below) * (high_d - low_d)
     # The smallest θ not rejected: the first grid point whose critical value reaches the estimate (critical values
     # made non-decreasing in θ, as they are in expectation), interpolated linearly from the one before.
     critical = np.maximum.accumulate(critical, axis=0)
     kept = critical >= est[None, :]
     first = np.where(kept.any(axis=0), kept.argmax(axis=0), NULL_GRID)
-    cols = np.arange(len(est))
     before = np.maximum(first - 1, 0)
     c0, c1 = critical[before, cols], critical[first, cols]
     t0, t1 = thetas[before, cols], thetas[first, cols]
@@ -521,6 +523,67 @@ def calibrated_low(stats: np.ndarray, estimate, level: float, rng, ratio: Option
         step = np.where(c1 > c0, (est - c0) / (c1 - c0), 1.0)
     low[todo] = np.where(first == 0, 0.0, t0 + np.clip(step, 0.0, 1.0) * (t1 - t0))
     return low
+
+
+class _NullErrors:
+    """:func:`squared_errors`' debiased errors and variances of groups whose bins keep their rows and mean scores
+    and whose labels are redrawn (:func:`calibrated_low`'s nulls), computed from the drawn counts of positives.
+
+    Every float is the one ``squared_errors(stacked, 1, ratio)`` gives for the stacked sums (count, sum of scores,
+    count × drawn / trials, 0), by the same operations in the same order; only what depends on the draws is
+    computed per draw (the rest once), only the two outputs needed, and in blocks of draws that stay in the cache.
+    """
+
+    BLOCK = 32768   # elements (draws × groups × bins) per block
+
+    def __init__(self, count, sum_p, rows, trials):
+        with np.errstate(divide="ignore", invalid="ignore"):
+            self.count, self.rows, self.n = count, rows, count.sum(axis=-1)
+            self.safe = np.where(count > 0, count, 1.0)
+            self.p_bar = sum_p / self.safe
+            self.used = rows > 1 + 1e-9
+            self.minus, self.plus = np.where(self.used, rows - 1.0, 1.0), np.where(self.used, rows + 1.0, 1.0)
+            self.own = np.where(self.used, rows, 1.0)
+            self.share = count / self.n[..., None]
+            self.share2 = self.share ** 2
+            effective = rows.sum(axis=-1)
+            self.effective = np.where(effective > 0, effective, 1.0)
+        self.enough = (self.n >= 1) & (self.n > 0)
+        self.trials = np.where(trials > 0, trials, 1)
+
+    def errors(self, drawn: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(debiased, variance), each (n_draws, m), of drawn positives (n_draws, m, n_bins)."""
+        d = np.empty(drawn.shape[:-1])
+        v = np.empty(drawn.shape[:-1])
+        step = max(1, self.BLOCK // max(1, drawn[0].size))
+        for at in range(0, len(drawn), step):
+            d[at:at + step], v[at:at + step] = self._block(drawn[at:at + step])
+        return d, v
+
+    def _block(self, drawn):
+        used = self.used
+        with np.errstate(divide="ignore", invalid="ignore"):
+            y_bar = drawn / self.trials
+            np.multiply(y_bar, self.count, out=y_bar)
+            np.divide(y_bar, self.safe, out=y_bar)
+            np.clip(y_bar, 0.0, 1.0, out=y_bar)
+            gap = np.where(used, (y_bar - self.p_bar) ** 2, 0.0)
+            variance = np.where(used, y_bar * (1.0 - y_bar) / self.minus, 0.0)
+            np.multiply(self.count, gap, out=gap)
+            np.multiply(self.count, variance, out=variance)
+            debiased = gap.sum(axis=-1) / self.n - variance.sum(axis=-1) / self.n
+            rate = np.multiply(y_bar, self.rows, out=gap)
+            np.add(rate, self.p_bar, out=rate)
+            np.divide(rate, self.plus, out=rate)
+            np.clip(rate, 0.0, 1.0, out=rate)
+            v = np.where(used, rate * (1.0 - rate) / self.own, 0.0)
+            g2 = np.maximum(debiased, 0.0)[..., None]
+            spread = np.multiply(2.0 * v, v, out=variance)
+            np.add(spread, 4.0 * g2 * v, out=spread)
+            np.multiply(self.share2, spread, out=spread)
+            spread = spread.sum(axis=-1)
+            sampling = spread + (self.share * (g2 - debiased[..., None]) ** 2).sum(axis=-1) / self.effective
+        return np.where(self.enough, debiased, np.nan), np.where(self.enough, sampling, np.nan)
 
 
 def l2_scale(squared) -> np.ndarray:

@@ -416,12 +416,13 @@ def reduce_samples(samples: np.ndarray, used: np.ndarray, reduction: str) -> np.
 
 
 def add_intervals(table: pd.DataFrame, signed: np.ndarray, disparity: np.ndarray, *, distance_measure,
-                  level: float, adjust: str | None, func: str, sides=None) -> pd.DataFrame:
+                  level: float, adjust: str | None, func: str, sides=None,
+                  columns: Optional[dict] = None) -> pd.DataFrame:
     """Add ``disparity_ci_low, disparity_ci_high, p_value, excludes_parity`` to a comparison table.
 
     Parameters
     ----------
-    table : DataFrame from :func:`compare` (or a table with the same rows)
+    table : DataFrame from :func:`compare` (or a table with the same rows), or None with `columns`
     signed, disparity : ndarray of shape (n_boot, n_comparisons)
         Bootstrap replicates of the signed distance (0 is parity) and of the disparity.
     distance_measure : {'diff', 'ratio'} or None
@@ -447,12 +448,50 @@ def add_intervals(table: pd.DataFrame, signed: np.ndarray, disparity: np.ndarray
         each comparison's disparity from its two sides' Wilson intervals (``mover_disparity``).
         The bootstrap collapses where a side's rows all fall in one cell (zero variance); with
         `sides`, the p-value is the larger of the bootstrap's and the one `sides` inverts, and
-        the interval the union of both, so such a comparison keeps its sampling uncertainty.
+        the interval the union of both, so such a comparison keeps its sampling uncertainty. It is called with
+        levels of shape (m,) or (p, m) (several levels of each comparison at once).
+    columns : dict or None
+        `table`'s columns as arrays, in its order (the dict it was built from): the new table is then built
+        once from them, not copied and widened column by column. The same table either way; `table` may then
+        be None (no attributes to keep).
 
     Returns
     -------
     DataFrame: a copy with the four columns after ``disparity``; ``table.attrs`` records
     ``ci``, ``adjust`` and ``n_comparisons``.
+    """
+    values = table["disparity"] if columns is None else columns["disparity"]
+    added, attrs = comparison_intervals(values, signed, disparity, distance_measure=distance_measure, level=level,
+                                        adjust=adjust, func=func, sides=sides)
+    if columns is None:
+        out = table.copy()
+        at = out.columns.get_loc("disparity") + 1
+        for offset, (name, column) in enumerate(added.items()):
+            out.insert(at + offset, name, column)
+    else:   # one frame from the columns: the four after ``disparity``
+        out = pd.DataFrame(interval_columns(columns, added))
+    if table is not None:
+        out.attrs.update(table.attrs)
+    out.attrs.update(attrs)
+    return out
+
+
+def comparison_intervals(values, signed: np.ndarray, disparity: np.ndarray, *, distance_measure, level: float,
+                         adjust: str | None, func: str, sides=None) -> tuple[dict, dict]:
+    """The four columns :func:`add_intervals` adds to a table and the attributes it records, as arrays.
+
+    Parameters
+    ----------
+    values : array-like of shape (m,)
+        The table's ``disparity`` column.
+    signed, disparity, distance_measure, level, adjust, func, sides
+        As in :func:`add_intervals`.
+
+    Returns
+    -------
+    (columns, attrs) : tuple of dict
+        ``disparity_ci_low, disparity_ci_high, p_value, excludes_parity`` (a nullable boolean array) and
+        ``ci, adjust, n_comparisons, row_level``.
     """
     from .._stats.adjust import rejections
     from .._stats.bootstrap import bootstrap_p_values
@@ -465,7 +504,8 @@ def add_intervals(table: pd.DataFrame, signed: np.ndarray, disparity: np.ndarray
     p = bootstrap_p_values(signed)
     if sides is not None:
         p = np.fmax(p, interval_p_value(sides, parity, p.shape))
-    p = np.where(np.isnan(table["disparity"].to_numpy(dtype=np.float64)), np.nan, p)   # no estimate, no test
+    values = values.to_numpy(dtype=np.float64) if isinstance(values, pd.Series) else np.asarray(values, np.float64)
+    p = np.where(np.isnan(values), np.nan, p)   # no estimate, no test
     m = int(np.sum(~np.isnan(p)))
     alpha = 1.0 - level
     defined = ~np.isnan(p)
@@ -477,27 +517,40 @@ def add_intervals(table: pd.DataFrame, signed: np.ndarray, disparity: np.ndarray
         excludes[defined] = rejections(p[defined], alpha, adjust)
         r = int(excludes.sum()) if adjust == "fdr_bh" else 1
         row_level = 1.0 - max(r, 1) * alpha / m
-    (low, high), = comparison_ends(table["disparity"].to_numpy(dtype=np.float64), signed, disparity, (row_level,),
-                                   parity=parity, sides=sides, excludes=excludes, defined=defined)
+    (low, high), = comparison_ends(values, signed, disparity, (row_level,), parity=parity, sides=sides,
+                                   excludes=excludes, defined=defined)
     # marked only where the displayed interval excludes parity: its low end is at parity unless the test rejected
     excludes = low > parity
-    out = table.copy()
-    at = out.columns.get_loc("disparity") + 1
-    undefined = np.isnan(p) | np.isnan(out["disparity"].to_numpy(dtype=np.float64))
-    for offset, (name, values) in enumerate((
-            ("disparity_ci_low", low),
-            ("disparity_ci_high", high),
-            ("p_value", p),
-            ("excludes_parity", pd.array(np.where(undefined, None, excludes), dtype="boolean")))):
-        out.insert(at + offset, name, values)
-    out.attrs.update(table.attrs)
-    out.attrs.update({"ci": level, "adjust": adjust, "n_comparisons": m, "row_level": row_level})
+    undefined = np.isnan(p) | np.isnan(values)
+    added = {"disparity_ci_low": low, "disparity_ci_high": high, "p_value": p,
+             "excludes_parity": pd.array(np.where(undefined, None, excludes), dtype="boolean")}
+    return added, {"ci": level, "adjust": adjust, "n_comparisons": m, "row_level": row_level}
+
+
+def interval_columns(columns: dict, added: dict, after: str = "disparity") -> dict:
+    """`columns` (a table's columns, in order) with `added` inserted after the column `after`, as a new dict.
+
+    Parameters
+    ----------
+    columns, added : dict of str to array-like
+    after : str
+        A key of `columns`.
+
+    Returns
+    -------
+    dict
+    """
+    out = {}
+    for name, column in columns.items():
+        out[name] = column
+        if name == after:
+            out.update(added)
     return out
 
 
-def finish_disparity(table: pd.DataFrame, signed: np.ndarray, disparity: np.ndarray, *, distance_measure,
+def finish_disparity(table: Optional[pd.DataFrame], signed: np.ndarray, disparity: np.ndarray, *, distance_measure,
                      reduction: Optional[str], reference: str, include_small: bool, level: float, n_boot: int,
-                     adjust: Optional[str], func: str, sides=None):
+                     adjust: Optional[str], func: str, sides=None, columns: Optional[dict] = None):
     """Interval columns on a comparison table, then its reduction with the reduction's interval.
 
     Parameters
@@ -510,6 +563,9 @@ def finish_disparity(table: pd.DataFrame, signed: np.ndarray, disparity: np.ndar
         As in the disparity functions.
     sides : callable or None
         Intervals of proportions' disparities from their sides (see :func:`add_intervals`).
+    columns : dict or None
+        The table's columns as arrays, in its order (the dict it would be built from); `table` may then be None:
+        the table with its interval columns is built once from them (see :func:`add_intervals`).
 
     Returns
     -------
@@ -517,29 +573,35 @@ def finish_disparity(table: pd.DataFrame, signed: np.ndarray, disparity: np.ndar
     """
     plain = table
     table = add_intervals(plain, signed, disparity, distance_measure=distance_measure, level=level,
-                          adjust=adjust, func=func, sides=sides)
+                          adjust=adjust, func=func, sides=sides, columns=columns)
     return reduce_with_interval(table, plain, signed, disparity, distance_measure=distance_measure,
                                 reduction=reduction, reference=reference, include_small=include_small, level=level,
-                                n_boot=n_boot, func=func, sides=sides)
+                                n_boot=n_boot, func=func, sides=sides, columns=columns)
 
 
 def reduce_with_interval(table: pd.DataFrame, plain: pd.DataFrame, signed: np.ndarray, disparity: np.ndarray, *,
                          distance_measure, reduction: Optional[str], reference: str, include_small: bool,
-                         level: float, n_boot: int, func: str, sides=None):
+                         level: float, n_boot: int, func: str, sides=None, columns: Optional[dict] = None):
     """`table` (with its interval columns) reduced, with the reduction's interval (:func:`reduced_interval`);
     `table` itself for ``reduction=None``. Arguments as in :func:`finish_disparity` (`plain`: the table
-    without interval columns)."""
+    without interval columns, or None with `columns`; `columns`, optional: its columns ``disparity, small,
+    subgroup, reference`` as arrays, read instead of the table's)."""
     if reduction is None:
         return table
-    result = reduce_disparities(table, reduction, distance_measure=distance_measure, reference=reference,
+    if columns is None:
+        result = reduce_disparities(table, reduction, distance_measure=distance_measure, reference=reference,
+                                    include_small=include_small, func=func)
+    else:
+        result = reduce_columns(table, columns, reduction, distance_measure=distance_measure, reference=reference,
                                 include_small=include_small, func=func)
     return reduced_interval(result, table, plain, signed, disparity, distance_measure=distance_measure,
-                            include_small=include_small, level=level, n_boot=n_boot, func=func, sides=sides)
+                            include_small=include_small, level=level, n_boot=n_boot, func=func, sides=sides,
+                            columns=columns)
 
 
 def reduced_interval(result: DisparityResult, table: pd.DataFrame, plain: pd.DataFrame, signed: np.ndarray,
                      disparity: np.ndarray, *, distance_measure, include_small: bool, level: float, n_boot: int,
-                     func: str, sides=None) -> DisparityResult:
+                     func: str, sides=None, columns: Optional[dict] = None) -> DisparityResult:
     """`result` (a max or mean over comparisons) with an interval that holds its truth with probability `level`.
 
     A percentile interval of resampled maxima (or means) of |a - b| cannot: with every comparison at
@@ -569,10 +631,13 @@ def reduced_interval(result: DisparityResult, table: pd.DataFrame, plain: pd.Dat
     ----------
     result : DisparityResult
     table, plain : DataFrame
-        The comparison table with its interval columns (kept in the result) and without them.
+        The comparison table with its interval columns (kept in the result) and without them (None with
+        `columns`).
     signed, disparity : ndarray of shape (n_boot, n_comparisons)
     distance_measure, include_small, level, n_boot, func, sides
         As in :func:`finish_disparity`.
+    columns : dict or None
+        `plain`'s columns ``disparity`` and ``small`` as arrays, read instead of the table's.
 
     Returns
     -------
@@ -582,11 +647,15 @@ def reduced_interval(result: DisparityResult, table: pd.DataFrame, plain: pd.Dat
     """
     from dataclasses import replace
 
-    values = plain["disparity"].to_numpy(dtype=np.float64)
-    used = used_rows(plain, include_small) & ~np.isnan(values)
+    if columns is None:
+        values, rows = plain["disparity"].to_numpy(dtype=np.float64), used_rows(plain, include_small)
+    else:
+        values = np.asarray(columns["disparity"], dtype=np.float64)
+        rows = np.ones(len(values), bool) if include_small else ~np.asarray(columns["small"], dtype=bool)
+    used = rows & ~np.isnan(values)
     if result.reduction == "mean":
         used &= np.isfinite(values)
-    undefined = int(np.isnan(reduce_samples(disparity, used_rows(plain, include_small), result.reduction)).sum())
+    undefined = int(np.isnan(reduce_samples(disparity, rows, result.reduction)).sum())
     ci = (np.nan, np.nan)
     if used.any() and not np.isnan(result.value):
         ci = reduced_ends(values, used, signed, disparity, level, result.reduction, parity=PARITY[distance_measure],
@@ -633,23 +702,29 @@ def comparison_ends(values: np.ndarray, signed: np.ndarray, disparity: np.ndarra
     from .._stats.bootstrap import bootstrap_p_values, sorted_percentiles
 
     signed, disparity = (np.asarray(x, dtype=np.float64) for x in (signed, disparity))
+    levels = list(levels)
+    if sides is not None:   # every level's sides in one call (the probe of `defined` first)
+        probe = [1.0 - 1e-12] if defined is None else []
+        side_lows, side_highs = sides(np.stack([np.full(np.shape(values), x) for x in probe + levels]))
+        if probe:
+            probe, side_lows, side_highs = side_lows[0], side_lows[1:], side_highs[1:]
     if defined is None:   # where add_intervals has a p-value
         defined = ~np.isnan(bootstrap_p_values(signed))
         if sides is not None:
-            defined |= ~np.isnan(sides(np.full(np.shape(values), 1.0 - 1e-12))[0])
+            defined |= ~np.isnan(probe)
     undefined = ~defined | np.isnan(np.asarray(values, dtype=np.float64))
     if excludes is None:
         signed_sorted, signed_nan = np.sort(signed, axis=0), np.isnan(signed).sum(axis=0)
     sorted_draws, draws_nan = np.sort(disparity, axis=0), np.isnan(disparity).sum(axis=0)
     out = []
-    for level in levels:
+    for at, level in enumerate(levels):
         rejected = excludes
         if rejected is None:
             s_low, s_high = sorted_percentiles(signed_sorted, signed_nan, level)
             rejected = (s_low > 0) | (s_high < 0)
         low, high = sorted_percentiles(sorted_draws, draws_nan, level)
         if sides is not None:
-            side_low, side_high = sides(np.full(np.shape(values), level))
+            side_low, side_high = side_lows[at], side_highs[at]
             if excludes is None:
                 rejected = rejected & (side_low > parity)
             low, high = np.fmin(low, side_low), np.fmax(high, side_high)

@@ -1,4 +1,5 @@
-"""The low ends that decide a release gate's fails: one-sided joint (max-t) bounds of a candidate's changes.
+"""The low ends that decide a release gate's fails (one-sided joint, max-t, bounds of a candidate's changes) and
+the tolerance each change is judged against, in its own units (:func:`change_tolerance`).
 
 A change fails where the low end of its interval of worsening is above the tolerance, so an equal candidate is
 failed by chance when any low end lies above its change's truth. The gate keeps that chance at (1 - level) / 2,
@@ -24,6 +25,13 @@ from typing import Optional
 import numpy as np
 import pandas as pd
 
+#: The quantities that are ratios of two rates whatever the review's distance measure: min(r1 / r0, r0 / r1).
+RATIO_SCORES = ("p_percent_score", "equal_opportunity_score")
+#: The quantities that are never ratios: differences of probabilities (AUCs, ECEs).
+PROBABILITY_QUANTITIES = ("subgroup_auc", "bpsn_auc", "bnsp_auc", "ece")
+#: A ratio quantity's tolerance per unit of the gate's tolerance (a difference of rates): a ratio r1 / r0 moves by
+#: about d / r0 when r1 moves by d, i.e. 1 / r0 times as much as the difference; 2 is that factor at a rate of 0.5.
+RATIO_PER_DIFFERENCE = 2.0
 #: The difference tables whose changes have jointly drawn paired replicates (and the column that names a change).
 JOINT_KINDS = {"rates": "quantity", "calibration": "subgroup"}
 
@@ -122,3 +130,58 @@ def joint_low_ends(table: pd.DataFrame, replicates: dict, level: Optional[float]
             raise ValueError("joint_low_ends: a change without replicates or a standard error has no low end at "
                              "Bonferroni's level; give the replicates of its difference table.")
     return low, levels
+
+
+def change_tolerance(quantity: str, tolerance: float, rate_distance: str = "diff") -> float:
+    """The tolerance of a change in `quantity`, in its own units, from the gate's tolerance, which is in the units of
+    a difference of rates.
+
+    A difference of probabilities takes `tolerance` as given: a rate disparity or equalized odds under the distance
+    ``'diff'``, a subgroup, BPSN or BNSP AUC, an ECE. A ratio of rates takes ``RATIO_PER_DIFFERENCE * tolerance``:
+    the p% and equal opportunity scores (min(r1 / r0, r0 / r1)) and, under the distance ``'ratio'``, a rate
+    disparity or equalized odds (max / min). When one rate moves by d and the other, r, stays, their ratio moves by
+    about d / r: 1 / r times their difference, 2 at r = 0.5 (at the selection rates 0.3-0.5 of a typical review,
+    2-3.3). The factor is fixed rather than 1 / r of the baseline's rates so that the margin is set before the data
+    are seen and a sentence can state it; at r = 0.5 it is the smallest of those factors for rates up to 0.5, so
+    the ratio's tolerance is no looser than the difference's there (it is looser above 0.5: at a true positive rate
+    of 0.8 a ratio score's 0.02 is a difference of 0.016). It also puts the ratio scores as many sampling standard
+    deviations from the tolerance as the rate disparities: at 10^5 rows their paired changes vary by 0.003-0.004
+    against the disparities' 0.0018-0.0024 (``benchmarks/gate_equal_candidate.py``), so one tolerance of 0.01 for
+    both left an equal candidate's ratio scores inconclusive in 15-20 % of data sets each.
+
+    Parameters
+    ----------
+    quantity : str
+        :attr:`~fairness_core._review.gate.ChangeVerdict.quantity`.
+    tolerance : float >= 0
+        The gate's tolerance (``ReviewConfig.max_worsening``, the command line's ``--max-worsening``).
+    rate_distance : {'diff', 'ratio'}, default='diff'
+        The review's distance of the rate disparities (``ReviewConfig.rate_distance``).
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> change_tolerance("p_percent_score", 0.01), change_tolerance("false_positive_rate", 0.01)
+    (0.02, 0.01)
+    >>> change_tolerance("false_positive_rate", 0.01, rate_distance="ratio"), change_tolerance("bpsn_auc", 0.01)
+    (0.02, 0.01)
+    """
+    return RATIO_PER_DIFFERENCE * float(tolerance) if is_ratio(quantity, rate_distance) else float(tolerance)
+
+
+def is_ratio(quantity: str, rate_distance: str = "diff") -> bool:
+    """Whether a change in `quantity` is of a ratio of rates (see :func:`change_tolerance`).
+
+    Parameters
+    ----------
+    quantity : str
+    rate_distance : {'diff', 'ratio'}, default='diff'
+
+    Returns
+    -------
+    bool
+    """
+    return quantity in RATIO_SCORES or (rate_distance == "ratio" and quantity not in PROBABILITY_QUANTITIES)

@@ -105,8 +105,10 @@ class ReviewConfig:
     gate_labels : bool, default=False
         With no `gate_rules`: the rules about the labels gate too (by default they are reported only).
     max_worsening : float >= 0, default=0.01
-        With a baseline: the largest worsening of a candidate score from the baseline that passes, in each
-        quantity's units (a rate disparity under ``rate_distance``, an AUC, an ECE); see ``Review.changes``.
+        With a baseline: the largest worsening of a candidate score from the baseline that passes, in the units of
+        a difference of rates: as given for a rate disparity (``rate_distance`` 'diff'), an AUC or an ECE, twice
+        it for the p% and equal opportunity scores and ratio disparities (ratios of rates;
+        ``_review.change_levels.change_tolerance``); see ``Review.changes``.
     suggest_measure : str or None, default=None
         With a measure of ``suggest.MEASURES`` (e.g. ``'balanced_accuracy'``, ``'recall'``): each score's
         review holds :func:`suggest_threshold` at its threshold (where the rate rules pass with their interval

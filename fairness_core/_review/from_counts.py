@@ -22,7 +22,7 @@ from .._metrics.smoothed_edf import smoothed_edf_from_counts
 from .conclusions import dataset_conclusions
 from .._stats.intervals import weighted_wilson_interval, wilson_interval
 from .config import ReviewConfig, dataset_options, threshold_for_range
-from .records import NO_INTERVALS, Review
+from .records import Review
 from .review import _rate_review, with_aucs_and_calibration, with_classwise
 
 NOT_COMPUTED = ("kNN consistency", "per-subgroup thresholds", "differences between models")
@@ -146,10 +146,8 @@ def _subgroup_table(first, n: float, rows=None):
 
 def _not_computed(counts) -> list:
     """What the counts could not compute and why (``ScoredCounts.not_computed``), and the intervals when the counts
-    hold no atoms and say no reason of their own (``NO_ATOMS``)."""
-    said = list(getattr(counts, "not_computed", ()))
-    silent = not counts.atoms and not any(s.startswith(NO_INTERVALS) for s in said)
-    return ([NO_ATOMS] if silent else []) + said
+    hold no atoms (``NO_ATOMS``)."""
+    return ([] if counts.atoms else [NO_ATOMS]) + list(getattr(counts, "not_computed", ()))
 
 
 def _calibration_note(counts, score: str) -> str:

@@ -3,14 +3,19 @@ model judged with paired intervals against a tolerance.
 
 A gate is what a pipeline acts on, so it judges the model, never the data: the rules about the labels (base-rate
 disparity) are reported and gate only when named. A candidate gated on change is judged for non-inferiority: the
-tolerance is the largest worsening, in each quantity's units, that still counts as no worse. A change fails only
-where the low end of its paired interval of worsening lies beyond the tolerance, the low ends joint one-sided bounds
-over every change judged (a max-t over the paired bootstrap's replicates within the changes drawn together, Bonferroni
-between those families: ``_review.change_levels``; so a candidate is failed on a change that is real, whatever the
-number of changes, with a chance of at most (1 - level) / 2 that an equal candidate fails); it passes
-where the high end is within the tolerance, that end at the unadjusted level: the candidate passes only when every
-change passes, and a claim that holds only if each of its parts holds needs no adjustment (the intersection-union
-principle, Berger 1982).
+tolerance is the largest worsening that still counts as no worse, given in the units of a difference of rates (a
+rate disparity's under the distance "diff", an AUC's, an ECE's: all differences of probabilities) and converted to
+each quantity's own units (``_review.change_levels.change_tolerance``: a ratio of rates, the p% and equal
+opportunity scores and the rate disparities under the distance "ratio", gets ``RATIO_PER_DIFFERENCE`` = 2 times
+it). A change fails only where the low end of its paired interval of worsening lies beyond its tolerance, the low
+ends joint one-sided bounds over every change judged (a max-t over the paired bootstrap's replicates within the
+changes drawn together, Bonferroni between those families: ``_review.change_levels``; so a candidate is failed on
+a change that is real, whatever the number of changes, with a chance of at most (1 - level) / 2 that an equal
+candidate fails); it passes where the high end is within it, that end at the unadjusted level (the high end of the
+interval at the review's level: a one-sided bound at 1 - (1 - level) / 2, 97.5 % by default): the candidate passes
+only when every change passes, and a claim that holds only if each of its parts holds needs no adjustment (the
+intersection-union principle, Berger 1982), so each part is tested at the one-sided level itself and no tighter
+bound would keep the chance of passing a candidate worse by more than the tolerance within (1 - level) / 2.
 """
 
 from __future__ import annotations
@@ -23,6 +28,8 @@ import numpy as np
 import pandas as pd
 
 from .._policy.verdicts import BOUND_RTOL
+from .change_levels import (PROBABILITY_QUANTITIES, RATIO_PER_DIFFERENCE, RATIO_SCORES,  # noqa: F401
+                            change_tolerance, is_ratio)
 
 #: +1 where a larger value is worse (a disparity, an ECE), -1 where a smaller one is (a score, an AUC).
 WORSE_SIGN = {"equalized_odds": 1, "p_percent_score": -1, "equal_opportunity_score": -1, "subgroup_auc": -1,
@@ -61,13 +68,15 @@ class ChangeVerdict:
     ci_low, ci_high : float
         Its paired interval at `level` (NaN without intervals).
     tolerance : float
-        The largest worsening that passes.
+        The largest worsening that passes, in the quantity's own units (:func:`change_tolerance`: the gate's
+        tolerance for a difference, :data:`RATIO_PER_DIFFERENCE` times it for a ratio of rates).
     status : {'pass', 'fail', 'inconclusive', 'not_assessable'}
         'pass': the whole interval is at most the tolerance; 'fail': the whole interval is above it;
         'inconclusive': the interval straddles it. Without an interval the point value decides.
     sentence : str
         The verdict in words, e.g. "m2 against the baseline m1: BPSN AUC of A worse by 0.061 (99.8 % interval
-        0.032-0.090), more than the tolerance 0.01 across the whole interval: fails."
+        0.032-0.090), more than the tolerance 0.01 across the whole interval: fails. Tolerance 0.01
+        (non-inferiority, in AUC units): the largest drop of the AUC that still counts as no worse."
     level : float or None
         The level of the interval's low end, which decides a fail: its family's joint one-sided level
         (``_review.change_levels``: a max-t over the paired replicates of the rates' changes, or of the ECEs';
@@ -215,12 +224,13 @@ def _words(quantity: str, subgroup) -> str:
 
 
 def change_verdicts(table: pd.DataFrame, baseline: str, tolerance: float, level: Optional[float],
-                    pass_level: Optional[float] = None) -> tuple:
-    """Each row of :func:`change_table` judged against `tolerance` (non-inferiority).
+                    pass_level: Optional[float] = None, *, rate_distance: str = "diff") -> tuple:
+    """Each row of :func:`change_table` judged against its tolerance (non-inferiority).
 
-    With an interval: pass if ``ci_high <= tolerance``, fail if ``ci_low > tolerance``, else inconclusive (as a
-    policy rule judges a bound); without one the point value decides; an undefined change is not assessable. A value
-    within a relative 1e-9 of the tolerance counts as on it.
+    With an interval: pass if ``ci_high <= tol``, fail if ``ci_low > tol``, else inconclusive (as a policy rule
+    judges a bound), where tol is the row's :func:`change_tolerance` of `tolerance`; without one the point value
+    decides; an undefined change is not assessable. A value within a relative 1e-9 of tol counts as on it. The
+    sentence states tol in the quantity's units (and, for a ratio, the gate's tolerance it comes from).
 
     Parameters
     ----------
@@ -229,19 +239,23 @@ def change_verdicts(table: pd.DataFrame, baseline: str, tolerance: float, level:
         column: the joint low ends of ``_review.change_levels``), ``ci_high`` at `pass_level`.
     baseline : str
     tolerance : float >= 0
-        The largest worsening that still counts as no worse, in each quantity's units.
+        The largest worsening that still counts as no worse, in the units of a difference of rates: as given for a
+        difference of probabilities, :data:`RATIO_PER_DIFFERENCE` times it for a ratio of rates.
     level : float or None
         The level of the intervals' low ends (for the sentences), unless the table gives each row's.
     pass_level : float or None, default=None
         The level of their high ends; None: `level`.
+    rate_distance : {'diff', 'ratio'}, default='diff'
+        The distance of the rate disparities and equalized odds (``ReviewConfig.rate_distance``): under
+        ``'ratio'`` they are ratios of rates too.
 
     Returns
     -------
     tuple of ChangeVerdict
-        In the table's order.
+        In the table's order, each with its own tolerance.
     """
     out = []
-    tol = float(tolerance)
+    gate_tol = float(tolerance)
     pass_level = level if pass_level is None else pass_level
     own = (table["level"].to_numpy(dtype=np.float64) if "level" in table.columns
            else np.full(len(table), np.nan if level is None else level))
@@ -253,8 +267,9 @@ def change_verdicts(table: pd.DataFrame, baseline: str, tolerance: float, level:
         w, low, high = (float(x) + 0.0 for x in (row.worsening, row.ci_low, row.ci_high))   # + 0.0: no -0
         what = _words(row.quantity, row.subgroup)
         head = f"{row.model} against the baseline {baseline}: {what}"
+        tol = change_tolerance(row.quantity, gate_tol, rate_distance)
         tolerance = f"the tolerance {tol:g}"
-        meaning = f" Tolerance {tol:g}: {_units(row.quantity)}."   # what it means, in the quantity's own units
+        meaning = f" {_units(row.quantity, tol, gate_tol, rate_distance)}"   # what it means, in the quantity's units
         if math.isnan(w):
             status, sentence = "not_assessable", f"{head} could not be compared (undefined for a model)."
             meaning = ""
@@ -278,15 +293,17 @@ def change_verdicts(table: pd.DataFrame, baseline: str, tolerance: float, level:
     return tuple(out)
 
 
-def _units(quantity: str) -> str:
-    """What a worsening of the tolerance means for `quantity`, in its own units."""
-    if quantity in ("p_percent_score", "equal_opportunity_score"):
-        return "the largest drop of the score (a ratio of rates) that still counts as no worse"
-    if quantity in ("subgroup_auc", "bpsn_auc", "bnsp_auc"):
-        return "the largest drop of the AUC that still counts as no worse"
-    if quantity == "ece":
-        return "the largest rise of the ECE that still counts as no worse"
-    return "the largest rise of the disparity, in its own units, that still counts as no worse"
+def _units(quantity: str, tol: float, gate_tol: float, rate_distance: str) -> str:
+    """What the tolerance means for `quantity`, in its own units (a verdict's last sentence)."""
+    if quantity in PROBABILITY_QUANTITIES:
+        what, units = (("rise of the ECE", "ECE units, a difference of probabilities") if quantity == "ece"
+                       else ("drop of the AUC", "AUC units"))
+    else:
+        what = "drop of the score" if quantity in RATIO_SCORES else "rise of the disparity"
+        units = ("units of a difference of rates" if not is_ratio(quantity, rate_distance) else
+                 f"the {'score' if quantity in RATIO_SCORES else 'disparity'}'s units, a ratio of rates: "
+                 f"{RATIO_PER_DIFFERENCE:g} x the gate's tolerance {gate_tol:g}, which is a difference of rates")
+    return f"Tolerance {tol:g} (non-inferiority, in {units}): the largest {what} that still counts as no worse."
 
 
 def split_names(names: Iterable[str]) -> tuple[list, list]:

@@ -5,13 +5,15 @@ Every period's confusion counts come from one ``bincount`` over (period, members
 one more key of the count table, so no row is filtered per period. Each period's tables then go through the
 review's own builders (``review._rate_review``, ``conclusions.dataset_conclusions``), so a period's numbers,
 intervals (seed 0) and verdicts are those of :func:`build_review` on that period's rows with the same thresholds.
+A caller that shows one model's verdicts (the app's Over time page) asks for that model alone and for the verdicts
+alone (``models=``, ``verdicts_only=``): the same numbers, without the other models, findings and tables.
 """
 
 from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
-from typing import Any, Optional
+from typing import Any, Optional, Sequence, Union
 
 import numpy as np
 import pandas as pd
@@ -20,10 +22,13 @@ from .._counts.confusion import ConfusionCounts, confusion_counts
 from .._counts.scored_data import ScoredData
 from .._data.periods import assign_periods
 from .._stats.bootstrap import Atoms
+from .._policy.verdicts import evaluate_result
 from .._stats.trend import PeriodTrend, period_changes, period_trend
-from .conclusions import dataset_conclusions
+from .bottom_line import who
+from .conclusions import WEIGHTED, Conclusions, dataset_conclusions, dataset_rule, rate_rules, rate_verdicts
 from .config import ReviewConfig, dataset_options
-from .review import _rate_review
+from .records import ModelReview
+from .review import _disparities, _rate_review
 
 LABELS = "labels"
 NO_ROWS = "no rows in this period"
@@ -32,6 +37,7 @@ NO_TIME_MESSAGE = ("over_time needs the mapping's time column (ColumnMapping(tim
 NO_LEVEL_MESSAGE = "{what} needs intervals: set the configuration's ci (e.g. 0.95)."
 RULE_MESSAGE = "No rule {rule!r} for {model!r} over time. The rules are: {known}."
 PERIOD_MESSAGE = "No period {got!r}. The periods are: {known}."
+MODEL_MESSAGE = "No model {got!r} to assess over time. The models are: {known}."
 VERDICT_COLUMNS = ["period", "position", "model", "rule", "metric", "value", "ci_low", "ci_high", "level", "status",
                    "note", "left_out", "rows", "sentence"]
 
@@ -60,9 +66,11 @@ class OverTime:
         all too small, is ``'not_assessable'`` with the reason in ``note`` or ``left_out``.
     models : dict of str to tuple
         Each model's ``ModelReview`` per period (the rate part: performance, rate table, disparities, Theil
-        index, p% and equal opportunity scores, findings, verdicts); None for a period without rows.
+        index, p% and equal opportunity scores, findings, verdicts; with ``verdicts_only``, no performance, rates
+        or findings); None for a period without rows.
     labels : tuple
-        The labels' ``Conclusions`` per period (base-rate disparity); None for a period without rows.
+        The labels' ``Conclusions`` per period (base-rate disparity); None for a period without rows (empty when
+        the rule about the labels was left out).
     thresholds : dict of str to float
         Each score's threshold, the same in every period (that of the whole data, as :func:`build_review`).
     exclusions : DataFrame
@@ -231,7 +239,9 @@ class OverTime:
         return self.series(rule, model)
 
 
-def over_time(frame: pd.DataFrame, config: ReviewConfig, *, period: Any = "month") -> OverTime:
+def over_time(frame: pd.DataFrame, config: ReviewConfig, *, period: Any = "month",
+              models: Union[str, Sequence[str], None] = None, verdicts_only: bool = False,
+              labels: bool = True) -> OverTime:
     """Assess fairness per period of the mapping's time column: every rate and label rule of the review per period.
 
     Each row is assigned to a period (``_data.periods.assign_periods``: the time zone kept,
@@ -246,6 +256,14 @@ def over_time(frame: pd.DataFrame, config: ReviewConfig, *, period: Any = "month
     period the result equals :func:`build_review` on that period's rows with the same thresholds and subgroups.
     Subgroup AUCs and calibration per period are not computed here (they need each period's ranks).
 
+    A model left out of `models` costs nothing, and those kept are computed exactly as without `models` (each
+    period's bootstrap has its own seed 0, so one model's intervals do not depend on another's). With
+    `verdicts_only`, each period's ``ModelReview`` holds what the verdicts and the rate table need and no more: the
+    same verdicts, subjects, rate table, p% and equal opportunity scores, but no performance table (None), no
+    ``rates`` ({}) and no findings (()); the labels' ``Conclusions`` the same verdict without findings and with
+    ``results = {"parity_max": ...}`` alone. Findings and the tables no verdict reads are most of a period's cost;
+    the app's Over time page shows only verdicts and rate tables.
+
     Parameters
     ----------
     frame : DataFrame
@@ -255,6 +273,13 @@ def over_time(frame: pd.DataFrame, config: ReviewConfig, *, period: Any = "month
     period : {'month', 'day', 'week', 'quarter'}, sequence of edges, or None, default='month'
         Calendar periods of datetimes (in the data's own zone; weeks end on Sunday), the edges ``[e_i, e_{i+1})``
         of custom periods (times or integers), or None for integer times (each value a period).
+    models : str or sequence of str, optional
+        The score and predicted label columns to assess (default: every score and the predicted label column).
+    verdicts_only : bool, default=False
+        True: leave out each period's performance table, ``rates`` and findings (see above).
+    labels : bool, default=True
+        False: leave out the rule about the labels (``labels`` is then empty and ``verdicts`` has no ``'labels'``
+        rows); the periods and subgroups are the same.
 
     Returns
     -------
@@ -264,8 +289,10 @@ def over_time(frame: pd.DataFrame, config: ReviewConfig, *, period: Any = "month
     ------
     ValueError
         Without a time column, for times that are not dates, datetimes or integers, a period that does not fit
-        them, or as :func:`build_review` for a mapping that does not fit the data.
+        them, a model in `models` that is not a score or the predicted label column of the mapping, or as
+        :func:`build_review` for a mapping that does not fit the data.
     """
+    chosen = _chosen_models(config, models)
     column = config.mapping.time
     if column is None:
         raise ValueError(NO_TIME_MESSAGE)
@@ -279,23 +306,29 @@ def over_time(frame: pd.DataFrame, config: ReviewConfig, *, period: Any = "month
 
     thresholds, predictions = {}, {}
     for score, values in scored.scores.items():
-        thresholds[score] = config.threshold_of(score, values)
-        predictions[score] = (values >= thresholds[score]).astype(np.int8)
-    if scored.predicted is not None:
+        if score in chosen:
+            thresholds[score] = config.threshold_of(score, values)
+            predictions[score] = (values >= thresholds[score]).astype(np.int8)
+    if scored.predicted is not None and config.mapping.predicted_label in chosen:
         predictions[config.mapping.predicted_label] = scored.y_pred()
 
     label_counts = _per_period(y, y, groups, codes, n, w)
-    labels = tuple(None if c is None else dataset_conclusions(c, **dataset_options(config)) for c in label_counts)
+    label_review = _label_verdicts if verdicts_only else dataset_conclusions
+    label_reviews = tuple(None if c is None else label_review(c, **dataset_options(config))
+                          for c in label_counts) if labels else ()
+    review = _verdict_review if verdicts_only else _rate_review
     models = {}
     for name, predicted in predictions.items():
         kind = "score" if name in thresholds else "predictions"
-        models[name] = tuple(None if c is None else _rate_review(c, name, kind, thresholds.get(name), config)
+        models[name] = tuple(None if c is None else review(c, name, kind, thresholds.get(name), config)
                              for c in _per_period(y, predicted, groups, codes, n, w))
 
     rows = np.bincount(codes[codes >= 0], minlength=n)
     verdicts = [_verdict_rows(name, [None if r is None else r.verdicts for r in reviews], found.labels, rows)
                 for name, reviews in models.items()]
-    verdicts.append(_verdict_rows(LABELS, [None if c is None else c.verdicts for c in labels], found.labels, rows))
+    if labels:
+        verdicts.append(_verdict_rows(LABELS, [None if c is None else c.verdicts for c in label_reviews],
+                                      found.labels, rows))
     subgroups = _subgroup_rows(label_counts, found.labels)
     periods = pd.DataFrame({
         "period": found.labels, "position": np.arange(n), "start": found.starts, "rows": rows,
@@ -306,8 +339,51 @@ def over_time(frame: pd.DataFrame, config: ReviewConfig, *, period: Any = "month
     exclusions = pd.concat([scored.exclusions, no_period.loc[no_period["rows"] > 0]], ignore_index=True)
     return OverTime(config=config, period=period if period is None or isinstance(period, str) else tuple(period),
                     time_zone=found.time_zone, periods=periods, subgroups=subgroups.drop(columns="position"),
-                    verdicts=pd.concat(verdicts, ignore_index=True), models=models, labels=labels,
+                    verdicts=_joined(verdicts), models=models, labels=label_reviews,
                     thresholds=thresholds, exclusions=exclusions)
+
+
+def _chosen_models(config: ReviewConfig, models) -> tuple:
+    """The models `models` names (every score and the predicted label column when None), checked."""
+    known = (*config.mapping.scores, *(() if config.mapping.predicted_label is None
+                                       else (config.mapping.predicted_label,)))
+    if models is None:
+        return known
+    wanted = (models,) if isinstance(models, str) else tuple(models)
+    for name in wanted:
+        if name not in known:
+            raise ValueError(MODEL_MESSAGE.format(got=name, known=list(known)))
+    return wanted
+
+
+def _verdict_review(counts, name: str, kind: str, threshold: Optional[float], config: ReviewConfig) -> ModelReview:
+    """The part of ``review._rate_review`` the verdicts need: the same verdicts (``rate_verdicts``, as
+    ``rate_conclusions`` calls it, seed 0), subjects and rate table; no performance, rates or findings."""
+    boot, _, disparity = _disparities(counts, config)
+    verdicts, results = rate_verdicts(counts, config.mapping.positive_outcome, rate_metrics=config.rate_metrics,
+                                      distance_measure=config.rate_distance,
+                                      max_difference=config.rate_max_difference,
+                                      include_small=config.include_small, disparity=disparity, **boot)
+    rules = rate_rules(config.rate_metrics, config.rate_distance, config.rate_max_difference)
+    subjects = ((who(results["p_percent"]), who(results["equal_opportunity"]))
+                + tuple(who(results["max"][r.metric, r.distance_measure]) for r in rules))
+    if counts.weighted:
+        verdicts = tuple(dataclasses.replace(v, sentence=WEIGHTED + v.sentence) for v in verdicts)
+    return ModelReview(name=name, kind=kind, threshold=threshold, performance=None,
+                       rate_table=counts.table(ci=config.ci), rates={}, p_percent=results["p_percent"],
+                       equal_opportunity=results["equal_opportunity"], findings=(), verdicts=verdicts,
+                       subjects=subjects if len(subjects) == len(verdicts) else ("",) * len(verdicts))
+
+
+def _label_verdicts(label_counts, *, distance_measure: str, reduction: str, reference: str, include_small: bool,
+                    max_difference: float, ci, n_boot: int, adjust) -> Conclusions:
+    """``dataset_conclusions``' verdict alone (its largest base-rate disparity, seed 0): no findings, and the
+    disparity at `reduction` only when that is the largest's ('max')."""
+    largest = label_counts.disparity("statistical_parity", distance_measure=distance_measure, reduction="max",
+                                     reference=reference, include_small=include_small, ci=ci, n_boot=n_boot,
+                                     random_state=0, adjust=adjust, func="dataset_statistical_parity")
+    verdict = evaluate_result(dataset_rule(distance_measure, max_difference), largest)
+    return Conclusions((), (verdict,), {"parity_max": largest}, (who(largest),)).weighted_if(label_counts.weighted)
 
 
 def _per_period(y: np.ndarray, predicted: np.ndarray, groups, codes: np.ndarray, n: int, w) -> list:
@@ -350,6 +426,11 @@ def _verdict_rows(model: str, per_period: list, labels: list, rows: np.ndarray) 
                      left_out="; ".join(v.left_out), rows=int(rows[position]), sentence=v.sentence)
                 for v in verdicts]
     return pd.DataFrame(out, columns=VERDICT_COLUMNS)
+
+
+def _joined(parts: list) -> pd.DataFrame:
+    """The verdict rows of every model, one table (empty, with its columns, when there are none)."""
+    return pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(columns=VERDICT_COLUMNS)
 
 
 def _subgroup_rows(label_counts: list, labels: list) -> pd.DataFrame:

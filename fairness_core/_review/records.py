@@ -20,10 +20,6 @@ REVIEW_SCHEMA = "fairness_core.review/1"
 # ``Review.gate_period``: the gate judges the rules of the latest period of the time column only.
 LATEST = "latest"
 
-# The start of the entry of a review's ``source["not_computed"]`` that says why it has no intervals (an engine's
-# counts over their bound, ``engines._limits.INTERVALS_NOT_COMPUTED``): the report's Intervals row reads it.
-NO_INTERVALS = "confidence intervals: "
-
 
 @dataclass(frozen=True)
 class ModelReview:
@@ -155,7 +151,7 @@ class Review:
     changes : tuple of ChangeVerdict
         With a configured baseline and two or more scores: each other score's changes from the baseline
         (reduced rate disparities, ratio scores, subgroup/BPSN/BNSP AUCs, subgroup ECEs) judged against
-        ``config.max_worsening`` with paired intervals (low ends at a Bonferroni level, high ends unadjusted:
+        ``config.max_worsening`` with paired intervals (low ends joint one-sided max-t bounds, Bonferroni for the AUCs; high ends unadjusted:
         ``_review.gate``); else empty.
     created : str
         UTC time, ISO 8601.

@@ -23,7 +23,6 @@ from .bottom_line import bottom_line, plain_name, who
 from .outcome_words import mapping_phrases
 from .gate import GATING_STATUSES, STATUS_ORDER, changes_by_rule, gate_status, joint_level
 from .suggest import MEASURES
-from .records import NO_INTERVALS
 from .report_layout import fit_labels, heading_settings, split_columns, unwrapped
 from .report_text import (COLUMN_NAMES, DISTANCE_NAMES, QUANTITY_NAMES, interval_text, number_text, shown_table,
                           threshold_text)
@@ -301,10 +300,8 @@ def _meta(review) -> dict:
             ("Models", ", ".join(list(mapping.scores) + ([mapping.predicted_label] if mapping.predicted_label else []))),
             ("Subgroups", ", ".join(list(mapping.protected) + list(mapping.indicators))
              + f"; minimum size {mapping.min_size}"),
-            ("Intervals", next((f"not computed: {why[len(NO_INTERVALS):]}"   # why, said here only
-                                for why in source.get("not_computed", []) if why.startswith(NO_INTERVALS)),
-                               "off") if review.config.ci is None else f"{review.config.ci * 100:g} %, "
-                                                                       f"{review.config.n_boot:,} resamples, seed 0"),
+            ("Intervals", "off" if review.config.ci is None else f"{review.config.ci * 100:g} %, "
+                                                                  f"{review.config.n_boot:,} resamples, seed 0"),
             ("Created", f"{review.created} by fairness-core {review.version}")]
     if mapping.weight:
         rows.insert(3, ("Weights", f"{mapping.weight}: every count is a sum of weights (total "
@@ -312,9 +309,7 @@ def _meta(review) -> dict:
                                    f"size (Kish; {source.get('effective_rows', float('nan')):,.0f} for every row)"))
     if source.get("engine"):
         rows.insert(3, ("Computed by", f"{source['engine']}, from count tables (the rows never left it); "
-                                       "not computed: " + "; ".join(
-                                           why for why in source.get("not_computed", [])
-                                           if not why.startswith(NO_INTERVALS))))
+                                       "not computed: " + "; ".join(source.get("not_computed", []))))
     return {"kind": "meta", "rows": rows}
 
 
@@ -420,7 +415,7 @@ def _changes(changes, config) -> list:
     passed = len(changes) - len(shown)
     level, pass_level = joint_level(changes), changes[0].pass_level
     intro = (f"Each other model against the baseline {config.baseline} on the same rows, for non-inferiority with "
-             f"the tolerance {config.max_worsening:g} (in each quantity's units): a rate disparity, ratio score, "
+             f"the tolerance {config.max_worsening:g} (in the units of a difference of rates; twice it for the p% and equal opportunity scores, ratios of rates): a rate disparity, ratio score, "
              f"subgroup, BPSN or BNSP AUC or subgroup ECE fails when it is worse than the baseline's by more than the "
              f"tolerance across its paired interval"
              + ("" if level is None else f" (its low end a joint bound over the {len(changes)} changes: max-t "

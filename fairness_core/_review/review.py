@@ -162,7 +162,9 @@ def review_discovery(sliced: pd.DataFrame, scored: ScoredData, config: ReviewCon
     quantity : str, default='selection_rate'
         The rate compared (``'selection_rate'``, ``'true_positive_rate'``, ``'false_positive_rate'``,
         ``'false_negative_rate'``, ``'false_omission_rate'``, ``'false_discovery_rate'``, ``'error_rate'``) or
-        ``'subgroup_auc'`` (scores only: the predicted label column is then skipped, said in ``skipped``).
+        ``'subgroup_auc'``, ``'bpsn_auc'``, ``'bnsp_auc'`` or ``'calibration_error'`` (scores only: the predicted
+        label column is then skipped, said in ``skipped``). Identity columns of the mapping that are searched define
+        only their members (value at least the mapping's ``indicator_threshold``).
     depth : {1, 2, 3}, default=2
     top_k : int, default=10
         Subgroups kept per model.
@@ -182,8 +184,7 @@ def review_discovery(sliced: pd.DataFrame, scored: ScoredData, config: ReviewCon
     Sagadeeva, S. & Boehm, M. (2021). SliceLine: Fast, linear-algebra-based slice finding for ML model debugging.
     SIGMOD 2021. Benjamini, Y. & Hochberg, Y. (1995). JRSS B 57(1), 289-300.
     """
-    from .discovery import discover_subgroups
-    from .._metrics.discovery_search import AUC_QUANTITIES
+    from .discovery import SCORE_QUANTITIES, discover_subgroups
 
     columns = tuple(dict.fromkeys(str(c) for c in columns))
     missing = [c for c in columns if c not in sliced.columns]
@@ -195,15 +196,18 @@ def review_discovery(sliced: pd.DataFrame, scored: ScoredData, config: ReviewCon
     options = dict(columns=list(columns), quantity=quantity, depth=depth, min_size=int(config.mapping.min_size),
                    top_k=top_k, positive_outcome=config.mapping.positive_outcome,
                    ci=0.95 if level is None else level, holdout=0.0 if level is None else 0.5, random_state=0,
-                   sample_weight=scored.weights, n_bins=int(config.mapping.n_bins))
+                   sample_weight=scored.weights, n_bins=int(config.mapping.n_bins),
+                   indicators=[c for c in config.mapping.indicators if c in columns],
+                   indicator_threshold=float(config.mapping.indicator_threshold))
     results, skipped = {}, []
     for score, values in scored.scores.items():
         predicted = (values >= config.threshold_of(score, values)).astype(np.int8)
         results[score] = discover_subgroups(scored.y_true, predicted, attributes, y_score=values, **options)
     if scored.predicted is not None:
         name = config.mapping.predicted_label
-        if quantity in AUC_QUANTITIES:
-            skipped.append((name, "given predictions have no score, so no AUC to compare"))
+        if quantity in SCORE_QUANTITIES:
+            what = "calibration error" if quantity == "calibration_error" else "AUC"
+            skipped.append((name, f"given predictions have no score, so no {what} to compare"))
         else:
             results[name] = discover_subgroups(scored.y_true, scored.y_pred(), attributes, **options)
     found = next(iter(results.values()), None)
@@ -262,7 +266,8 @@ def model_changes(scored: ScoredData, config: ReviewConfig, differences: Optiona
     if level is not None:   # the low ends joint one-sided bounds (each row at its family's level); high ends at ci
         low, levels = joint_low_ends(table, replicates, config.ci)
         table = table.assign(ci_low=low, level=levels)
-    return change_verdicts(table, config.baseline, config.max_worsening, level, config.ci)
+    return change_verdicts(table, config.baseline, config.max_worsening, level, config.ci,
+                          rate_distance=config.rate_distance)
 
 
 def _differences(scored: ScoredData, config: ReviewConfig, replicates: Optional[dict] = None) -> dict:
@@ -407,16 +412,23 @@ def with_classwise(review: ModelReview, config: ReviewConfig, n_classes: int, na
                                findings=review.findings + classwise.findings)
 
 
-def _rate_review(counts, name: str, kind: str, threshold: Optional[float], config: ReviewConfig) -> ModelReview:
+def _disparities(counts, config: ReviewConfig) -> tuple:
+    """(the bootstrap's options, the disparities' options, a cached ``disparity(metric, distance, reduction)``): a
+    reduced rate disparity (or equalized odds) of `counts` under the review's reference, small-subgroup rule,
+    adjustment and intervals (seed 0), computed once for the table and the conclusions."""
     boot = dict(ci=config.ci, n_boot=config.n_boot, random_state=0)
     kw = dict(reference=config.rate_reference, include_small=config.include_small, adjust=config.adjust, **boot)
 
     @lru_cache(maxsize=None)
     def disparity(metric: str, distance: str, reduction: str):
-        """A reduced rate disparity (or equalized odds), computed once for the table and the conclusions."""
         args = kw | {"distance_measure": distance, "reduction": reduction}
         return counts.equalized_odds(**args) if metric == "equalized_odds" else counts.disparity(metric, **args)
 
+    return boot, kw, disparity
+
+
+def _rate_review(counts, name: str, kind: str, threshold: Optional[float], config: ReviewConfig) -> ModelReview:
+    boot, kw, disparity = _disparities(counts, config)
     rates = {m: disparity(m, config.rate_distance, config.rate_reduction)
              for m in [RATE_TO_METRIC[r] for r in config.rate_metrics] + ["equalized_odds"]}
     # The Theil benefit reads the favourable outcome; the Theil index has no distance.

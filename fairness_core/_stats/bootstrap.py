@@ -39,7 +39,8 @@ by one with their weights into ``ROW_BUCKETS`` buckets (:meth:`BucketSplit.of_ro
 An engine may also count the per-bucket tables themselves, each row in a bucket of a hash of its position, each
 identity column summed per (bucket, key, cell) rather than grouped by (``engines._bucket_atoms``): atoms with
 ``buckets`` (:class:`BucketTables`, :meth:`Atoms.of_buckets`) and no pattern, whose replicates reweight those
-tables; :meth:`BucketTables.of_rows` deals rows in memory by the same buckets.
+tables; :meth:`BucketTables.of_rows` deals rows in memory by the same buckets, with their weights where the tables
+are sums of weights.
 """
 
 from __future__ import annotations
@@ -468,7 +469,7 @@ class BucketTables:
 
     @classmethod
     def of_rows(cls, member: np.ndarray, background: np.ndarray, cell: np.ndarray, n_cells: int,
-                bucket: np.ndarray, n_buckets: int) -> "BucketTables":
+                bucket: np.ndarray, n_buckets: int, weight: Optional[np.ndarray] = None) -> "BucketTables":
         """The per-bucket tables of rows in memory, each row dealt to its given bucket.
 
         Parameters
@@ -482,11 +483,14 @@ class BucketTables:
             Each row's bucket in [0, `n_buckets`): e.g. ``engines._buckets.bucket_of(np.arange(n_rows) + 1)``,
             the buckets an engine deals the same rows into.
         n_buckets : int
+        weight : ndarray of float, shape (n_rows,), or None
+            Each row's weight: the tables are then sums of weights (an engine's per-bucket tables of a weight
+            column). None: counts of rows.
 
         Returns
         -------
         BucketTables
-            Tables of shape (K, k, n_cells), (K, k, n_cells) and (K, n_cells): counts of rows.
+            Tables of shape (K, k, n_cells), (K, k, n_cells) and (K, n_cells): counts of rows, or sums of `weight`.
         """
         from scipy import sparse
 
@@ -494,10 +498,12 @@ class BucketTables:
         n, k = len(cell), np.shape(member)[1]
         index = bucket * int(n_cells) + cell
         size = int(n_buckets) * int(n_cells)
-        spread = sparse.csr_matrix((np.ones(n), (index, np.arange(n))), shape=(size, n))
+        value = np.ones(n) if weight is None else np.asarray(weight, dtype=np.float64)
+        spread = sparse.csr_matrix((value, (index, np.arange(n))), shape=(size, n))
         m, b = (np.asarray(spread @ np.asarray(masks, dtype=np.float64)).reshape(int(n_buckets), int(n_cells), k)
                 .transpose(0, 2, 1) for masks in (member, background))
-        overall = np.bincount(index, minlength=size).astype(np.float64).reshape(int(n_buckets), int(n_cells))
+        overall = np.bincount(index, weights=value, minlength=size).astype(np.float64).reshape(int(n_buckets),
+                                                                                              int(n_cells))
         return cls(m, b, overall)
 
     def atom_tables(self, atoms=None) -> tuple:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any, Sequence
@@ -11,7 +12,8 @@ import pandas as pd
 
 from .._data.checks import NUMERIC_MESSAGE, check_int, check_length
 from .binning import _BinLabels, _binned, _cut
-from .patterns import MISSING, _value_label, _combine, _compact, _factorize, _one_hot, _packed_rows, _representatives
+from .patterns import (MISSING, _combine, _compact, _compact_observed, _factorize, _indicator_bits, _one_hot,
+                       _packed_rows, _representatives, _text_codes, _value_label)
 
 
 COLUMN_MESSAGE = "Subgroups.{func}: column {col!r} is not in the data. Available columns: {available}."
@@ -249,20 +251,32 @@ class Subgroups:
         if intersect:
             if n == 0:
                 return cls([], np.zeros((0, 0), bool), np.zeros((0, 0), bool), min_size, np.zeros(0, np.intp))
-            # Mixed-radix key of the per-column codes, compacted to the observed combinations
-            # (their order is the lexicographic order of the codes: sorted values, missing last).
-            inverse, k = coded[0][0].astype(np.intp), len(coded[0][1])  # a fresh array: updated in place
-            for codes, labels in coded[1:]:
-                if k * len(labels) >= 1 << 62:  # number the observed keys before the radix overflows
-                    inverse, k = _compact(inverse, k)
-                inverse *= len(labels)
+            # Mixed-radix key of the per-column codes, compacted to the observed combinations (their order is
+            # the lexicographic order of the codes: sorted values, missing last). Each column's radix is its
+            # largest code + 1: a value not present (such as the missing one) takes no room in the key.
+            radix = [int(codes.max()) + 1 for codes, _ in coded]
+            inverse, k = coded[0][0].astype(np.intp), radix[0]  # a fresh array: updated in place
+            decodable = True   # the key still holds every column's code as a digit
+            for (codes, _), size in zip(coded[1:], radix[1:]):
+                if k * size >= 1 << 62:  # number the observed keys before the radix overflows
+                    (inverse, k), decodable = _compact(inverse, k), False
+                inverse *= size
                 inverse += codes
-                k *= len(labels)
-            inverse, k = _compact(inverse, k)
+                k *= size
+            inverse, observed = _compact_observed(inverse, k)
+            k = len(observed)
             _check_count(k, max_subgroups)
-            first = _representatives(inverse, k)
+            if decodable:   # each combination's codes are the digits of its key
+                digits = []
+                for size in radix[::-1]:
+                    observed, digit = np.divmod(observed, size)
+                    digits.append(digit)
+                combos = zip(*digits[::-1])
+            else:
+                first = _representatives(inverse, k)
+                combos = zip(*(codes[first] for codes, _ in coded))
             names = []
-            for combo in zip(*(codes[first] for codes, _ in coded)):
+            for combo in combos:
                 parts = [(col, labels[c] if isinstance(labels, _BinLabels) or len(columns) == 1
                           else _part(labels[c], columns)) for col, c, (_, labels) in zip(columns, combo, coded)]
                 names.append(parts[0][1] if len(parts) == 1 else ", ".join(f"{c}={v}" for c, v in parts))
@@ -319,32 +333,31 @@ class Subgroups:
                                                     got=repr(threshold)))
         columns = _check_columns(data, columns, "from_indicators")
         min_size = check_int(min_size, 1, "min_size", "Subgroups.from_indicators")
-        membership = np.empty((len(data), len(columns)), dtype=bool)
-        background = np.empty_like(membership)
-        missing = []
-        # Without a missing value a row's pattern is its membership bits (first column most significant): the key
-        # is built from each column as it is read, so ``patterns`` need not pack and hash the rows again.
-        key = np.zeros(len(data), np.int64) if 0 < len(columns) < 63 else None
-        for j, col in enumerate(columns):
+        arrays, not_numeric = [], None
+        for col in columns:
             values = data[col]
             if values.dtype == bool:
                 values = values.astype(float)
             if not pd.api.types.is_numeric_dtype(values):
-                raise ValueError(INDICATOR_TYPE_MESSAGE.format(col=col, dtype=values.dtype))
-            arr = values.to_numpy(dtype=np.float64, na_value=np.nan)
-            low, high = np.min(arr, initial=0.0), np.max(arr, initial=0.0)   # NaN if a value is missing
-            has_nan = bool(np.isnan(low))
-            if has_nan:
+                not_numeric = ValueError(INDICATOR_TYPE_MESSAGE.format(col=col, dtype=values.dtype))
+                break   # raised after the range checks of the columns before it
+            arrays.append(values.to_numpy(dtype=np.float64, na_value=np.nan))
+        if not arrays:
+            raise not_numeric
+        # Without a missing value a row's pattern is its membership bits (first column most significant): the key
+        # is built from the columns as they are read, so ``patterns`` need not pack and hash the rows again.
+        membership, lows, highs, key = _indicator_bits(arrays, threshold)
+        missing = []
+        for j, (col, arr) in enumerate(zip(columns, arrays)):
+            low, high = lows[j], highs[j]   # NaN if a value is missing
+            if np.isnan(low):
                 low, high = np.nanmin(arr, initial=0.0), np.nanmax(arr, initial=0.0)
+                missing.append((j, arr))
             if low < 0 or high > 1:
                 raise ValueError(INDICATOR_RANGE_MESSAGE.format(col=col, low=low, high=high))
-            member = np.greater_equal(arr, threshold)
-            membership[:, j] = member
-            if has_nan:
-                missing.append((j, arr))
-            if key is not None and not missing:
-                key <<= 1
-                key |= member
+        if not_numeric is not None:
+            raise not_numeric
+        background = np.empty_like(membership)
         np.logical_not(membership, out=background)  # without a missing value: background = not member
         for j, arr in missing:
             np.less(arr, threshold, out=background[:, j])
@@ -414,6 +427,9 @@ def _codes(values: pd.Series, n_bins: int, max_categories: int) -> tuple[np.ndar
     only the distinct values are sorted.
     """
     numeric = pd.api.types.is_numeric_dtype(values) and not pd.api.types.is_bool_dtype(values)
+    text = None if numeric else _text_codes(values)   # Arrow text: coded from its bytes' features when they can
+    if text is not None:
+        return text[0], _distinct_labels(text[1]) + [MISSING]
     # Enough distinct values among the first rows already decides binning without a full count.
     binned = numeric and values.iloc[:_PEEK_ROWS].nunique() > max_categories
     if not binned:
@@ -442,8 +458,7 @@ def _distinct_labels(values: list) -> list[str]:
     """Display labels of distinct values, distinct themselves: equal texts of different values (``1`` and
     ``"1"``, or the text ``(missing)`` beside missing values) get their type appended, e.g. ``1 (str)``."""
     labels = [_value_label(v) for v in values]
-    counts = pd.Series(labels + [MISSING]).value_counts()
-    clashes = set(counts.index[counts > 1])
+    clashes = {label for label, count in Counter(labels + [MISSING]).items() if count > 1}
     return [f"{label} ({type(v).__name__})" if label in clashes else label for label, v in zip(labels, values)]
 
 

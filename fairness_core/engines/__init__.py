@@ -14,11 +14,13 @@ the function that uses it. DuckDB and SQLGlot come with the default install; the
 
 from __future__ import annotations
 
+from ._discovery import discover_subgroups_counted
 from ._result import ScoredCounts
 from ._limits import ENGINES, TooManyPatterns, default_memory_limit
+from ._periods import counts_over_time
 from ._scored_counts import preview, scored_counts
 from ._sources import read_source
 
 
 __all__ = ["ScoredCounts", "scored_counts", "preview", "read_source", "ENGINES", "TooManyPatterns",
-           "default_memory_limit"]
+           "default_memory_limit", "discover_subgroups_counted", "counts_over_time"]

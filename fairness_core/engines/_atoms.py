@@ -15,7 +15,7 @@ from typing import Any, Callable, Optional
 import numpy as np
 import pandas as pd
 
-from . import _sql
+from . import _sql, _sql_counts, _sql_patterns
 from .._counts.binning import SUB_BINS
 from .._counts.calibration import CalibrationAtoms, CalibrationCounts
 from .._counts.classes import ClassCounts
@@ -65,7 +65,7 @@ class _AtomQueries:
     def _atoms(self, score: Optional[str], cells: list, cell: Callable, **kw):
         """(keys, Atoms, sums) of one pattern query: `cell` maps its frame to (each row's cell, number of cells);
         ``sums(column)`` adds up another column of the result per (pattern, cell)."""
-        frame = self.run(_sql.pattern_query(self.plan, score, cells, with_missing=self.with_missing, **kw))
+        frame = self.run(_sql_patterns.pattern_query(self.plan, score, cells, with_missing=self.with_missing, **kw))
         keys = _Keys(frame, self.m, self.binned)
         return (keys, *_atoms_of(keys, keys.key, frame, *cell(frame), self.with_missing))
 
@@ -118,11 +118,12 @@ class _AtomQueries:
                                lambda c: 2 * c["__fc_y"].astype(np.int64) + c["__fc_pred"])
 
     def n_patterns(self) -> int:
-        """The distinct membership keys of the kept rows (``_sql.pattern_count_query``): at least the patterns."""
+        """The distinct membership keys of the kept rows (``_sql_patterns.pattern_count_query``): at least the
+        patterns."""
         rows = self._first_rows()
         if rows is not None:   # the protected keys the counts query found: the patterns themselves
             return len(rows.keys.frame)
-        frame = self.run(_sql.pattern_count_query(self.plan, with_missing=self.with_missing))
+        frame = self.run(_sql_patterns.pattern_count_query(self.plan, with_missing=self.with_missing))
         return int(frame["__fc_n"].iloc[0])
 
     def labels(self, confusion: Optional[ConfusionCounts] = None) -> ConfusionCounts:
@@ -155,7 +156,7 @@ class _AtomQueries:
             return confusion, self.auc(score, counts, len(confusion.atoms.counts))
         n_merged, group, bins = self._grouping(score, counts, n_patterns)
         predicted = f"CAST(__fc_p >= {_sql.literal(float(threshold))} AS INT)"
-        frame = self.run(_sql.pattern_query(self.plan, score, [predicted, group], bins=bins,
+        frame = self.run(_sql_patterns.pattern_query(self.plan, score, [predicted, group], bins=bins,
                                             with_missing=self.with_missing))
         keys, y = _Keys(frame, self.m, self.binned), self._y(frame)
         cells = [frame[f"__fc_c{i}"].to_numpy(dtype=np.int64) for i in (0, 1)]
@@ -177,7 +178,7 @@ class _AtomQueries:
             low, high = self.ranges[score]
             start, step = uniform_score_bins(low, high, self.auc_bins)
             bins, expr, bounds = (start, step, self.auc_bins), "__fc_level", starts
-        return n_merged, _sql.count_at_or_below(expr, bounds), bins
+        return n_merged, _sql_counts.count_at_or_below(expr, bounds), bins
 
     @staticmethod
     def _starts(counts: AucCounts, n_patterns: int) -> tuple[int, np.ndarray]:
@@ -214,7 +215,7 @@ class _AtomQueries:
             atoms, summed = _atoms_of(keys, rows.key, c, (c["__fc_cal"].astype(np.int64) * SUB_BINS + c["__fc_sub"]) * 2
                                       + c["__fc_y"], nb * SUB_BINS * 2)
         else:
-            keys, atoms, summed = self._atoms(score, ["__fc_cal", _sql.sub_bin(edges, SUB_BINS)], cell,
+            keys, atoms, summed = self._atoms(score, ["__fc_cal", _sql_counts.sub_bin(edges, SUB_BINS)], cell,
                                               cal_edges=edges)
         sum_p, sum_sq = summed("__fc_sp"), summed("__fc_sq")
         return CalibrationCounts.of_atoms(keys.names, np.asarray(edges, dtype=np.float64), strategy,

@@ -2,8 +2,6 @@
 
 import os
 
-from .._review.records import NO_INTERVALS
-
 ENGINES = ("duckdb", "spark", "polars", "ibis")
 CSV_TYPES = ["BIGINT", "DOUBLE", "DATE", "TIMESTAMP", "VARCHAR"]   # what DuckDB may guess for a CSV column
 SOURCE_MESSAGE = (
@@ -15,9 +13,10 @@ NO_FILES = "scored_counts: no file matches {source!r}. Tip: check the path or gl
 # _stats.bootstrap.BUCKET_PATTERNS it reweights buckets of rows), but the atoms are read into Python: a row per
 # (pattern, cell), up to the rows themselves when most rows have a pattern of their own. Measured: 63,623 patterns
 # (10^7 rows, 20 identity columns, race x sex) peak at 1.6 GB for the review with intervals (0.5 GB without), about
-# 20 KB a pattern, so this bound keeps the library and the command line within about 3 GB. Beyond it counts of rows
-# get per-bucket tables instead (_bucket_atoms: buckets x keys x cells rows, whatever the patterns); weighted counts
-# are refused or skipped (too_many). The app keeps a lower bound of its own
+# 20 KB a pattern, so this bound keeps the library and the command line within about 3 GB. Beyond it the counts get
+# per-bucket tables instead (_bucket_atoms: buckets x keys x cells rows, whatever the patterns; sums of weights with a
+# weight column, whose bias AUC score then has no interval: WEIGHTED_AUC_NOT_COMPUTED), or are refused (too_many
+# "raise"). The app keeps a lower bound of its own
 # (fairness_dashboard.data.local.MAX_PATTERNS), for a server shared by many sessions.
 MAX_PATTERNS = 150_000
 TOO_MANY_PATTERNS_REASON = (
@@ -25,12 +24,18 @@ TOO_MANY_PATTERNS_REASON = (
     "backgrounds: protected values and identity columns), and these rows have {n:,} patterns, more than {max:,}: "
     "reading them would take about as long as reading the rows."
 )
-# What a review says instead of its intervals when the counts hold too many patterns (ScoredCounts.not_computed).
-INTERVALS_NOT_COMPUTED = NO_INTERVALS + (
-    "{n:,} membership patterns, more than the limit of {max:,} (reading the counts of each "
-    "would take about as long as reading the rows); the point estimates and counts are computed and the verdicts "
-    "judge them without intervals. Tip: choose fewer identity columns, or compute intervals on a random sample of "
-    "the rows"
+# Kept rows from which with_atoms past the bound counts a score's confusion, AUC and calibration tables in one bucket
+# query rather than two (_bucket_atoms.confusion_auc_and_calibration). The one query saves a scan of the rows but
+# returns about twice the cells (buckets x keys x (level groups + calibration bins), each identity column's three
+# sums), a cost that does not grow with the rows. Measured (DuckDB, 2 cores, CPU-s of the command line's review with
+# per-bucket intervals): 10^6 rows x 20 identity columns 6.4 -> 6.2 CPU-s (noise) but peak RSS 430 -> 673 MiB;
+# 10^7 rows x 4 identity columns 16.4 -> 13.5 CPU-s, peak RSS 590 -> 704 MiB.
+MERGED_SCAN_ROWS = 4_000_000
+# What a review of weighted counts past the bound says it lacks: per-bucket tables give every other interval.
+WEIGHTED_AUC_NOT_COMPUTED = (
+    "the bias AUC score's interval: the weighted rows have {n:,} membership patterns, more than the limit of "
+    "{max:,}, and the replicates of its weighted power means need sums of weights per pattern (every other interval "
+    "is the bucket bootstrap's)"
 )
 TOO_MANY_PATTERNS = TOO_MANY_PATTERNS_REASON + (
     " Tip: compute the review without intervals "

@@ -17,7 +17,8 @@ from .._metrics.auc_counts import AucCounts
 from .._stats.auc_bootstrap import level_groups
 from .._stats.bootstrap import BUCKET_PATTERNS, Atoms, BucketTables
 from ._atoms import _AtomQueries
-from ._limits import INTERVALS_NOT_COMPUTED, MAX_PATTERNS, TooManyPatterns
+from . import _limits
+from ._limits import MAX_PATTERNS, WEIGHTED_AUC_NOT_COMPUTED, TooManyPatterns
 
 
 @dataclass(frozen=True, eq=False)
@@ -130,38 +131,36 @@ class ScoredCounts:
         max_patterns : int or None, default=MAX_PATTERNS
             Read no atoms per pattern for rows with more membership patterns than this (see `too_many`), decided
             before any pattern is read: the engine
-            counts the distinct membership keys (``_sql.pattern_count_query``, one number; at least the
+            counts the distinct membership keys (``_sql_patterns.pattern_count_query``, one number; at least the
             patterns, and equal to them but where two keys give one pattern; without identity columns,
             the protected keys the counts queries found):
             reading the atoms grows with patterns x cells, up to the rows themselves (many independent
             identity columns can give tens of thousands of patterns); the bootstrap's work does not
             (above ``_stats.bootstrap.BUCKET_PATTERNS`` it reweights buckets of rows). None: no bound.
         too_many : {"buckets", "raise", "skip"}, default="buckets"
-            More patterns than `max_patterns`: "buckets" gives counts of rows the bootstrap's per-bucket tables
-            instead of atoms per pattern (``_bucket_atoms``: each row dealt into one of ``BUCKETS`` = 200 buckets by a
-            hash of its identity, ``_buckets``; one GROUP BY (bucket, protected key, label, cells) per table, each
-            identity column summed, so the engine returns buckets x keys x cells rows whatever the patterns; every
-            interval of a review is then the bucket bootstrap's) and refuses weighted counts with
-            ``TooManyPatterns``; "raise" refuses with ``TooManyPatterns``; "skip" gives per-bucket tables too, and
-            returns weighted counts without atoms, the reason (``INTERVALS_NOT_COMPUTED``) added to
-            :attr:`not_computed`, so that a review is still written with every point estimate (the command line's
-            choice).
+            More patterns than `max_patterns`: "buckets" (or "skip", the command line's choice, now the same) gives
+            the bootstrap's per-bucket tables instead of atoms per pattern (``_bucket_atoms``: each row dealt into one
+            of ``BUCKETS`` = 200 buckets by a hash of its identity, ``_buckets``; one GROUP BY (bucket, protected key,
+            label, cells) per table, each identity column summed, so the engine returns buckets x keys x cells rows
+            whatever the patterns; every interval of a review is then the bucket bootstrap's). Weighted counts get
+            per-bucket sums of weights for the confusion counts (each score's, the labels', the predicted label's)
+            and the calibration counts; their AUC counts and class-wise counts keep no replicates (the bias AUC
+            score's interval is then added to :attr:`not_computed`, ``WEIGHTED_AUC_NOT_COMPUTED``). "raise" refuses
+            with ``TooManyPatterns``.
 
         Returns
         -------
         ScoredCounts
             With ``atoms=True``: equal counts (calibration sums up to summation order), and the
             atoms in ``ConfusionCounts.atoms``, ``CalibrationCounts.atoms`` and ``AucCounts.patterns``.
-            Counts of rows with too many patterns (``too_many`` "buckets" or "skip"): every table's atoms per-bucket
-            tables (``Atoms.buckets``, no pattern; the point tables equal). Weighted counts with too many patterns
-            and ``too_many="skip"``: these counts (``atoms=False``), saying why.
+            With too many patterns (``too_many`` "buckets" or "skip"): every table's atoms per-bucket tables
+            (``Atoms.buckets``, no pattern; the point tables equal).
 
         Raises
         ------
         ValueError
             If this result has no engine to query again; ``TooManyPatterns`` (a ValueError) with more
-            than `max_patterns` patterns and ``too_many="raise"``, or weighted counts and ``too_many="buckets"``
-            (its message ``TOO_MANY_PATTERNS``).
+            than `max_patterns` patterns and ``too_many="raise"`` (its message ``TOO_MANY_PATTERNS``).
         """
         if too_many not in ("buckets", "raise", "skip"):
             raise ValueError("ScoredCounts.with_atoms: too_many must be 'buckets', 'raise' or 'skip'. "
@@ -173,11 +172,10 @@ class ScoredCounts:
             raise ValueError("ScoredCounts.with_atoms: this result has no engine to query again.")
         n_patterns = q.n_patterns()   # one number counted where the data lies, before any pattern is read
         if max_patterns is not None and n_patterns > max_patterns:
-            if too_many != "raise" and not self.weighted:   # per-bucket tables: a cost independent of the patterns
-                return self._with_bucket_tables(n_patterns)
-            if too_many == "skip":
-                why = INTERVALS_NOT_COMPUTED.format(n=n_patterns, max=max_patterns)
-                return dataclasses.replace(self, not_computed=self.not_computed + (why,))
+            if too_many != "raise":   # per-bucket tables: a cost independent of the patterns
+                done = self._with_bucket_tables(n_patterns)
+                why = (WEIGHTED_AUC_NOT_COMPUTED.format(n=n_patterns, max=max_patterns),) if self.weighted else ()
+                return dataclasses.replace(done, not_computed=self.not_computed + why)
             raise TooManyPatterns(n_patterns, max_patterns)
         if self.weighted:   # the bucketed atoms of the confusion counts, the AUCs' weighted level atoms
             confusion = {s: q.confusion(s, self.threshold) for s in self.confusion}
@@ -202,24 +200,32 @@ class ScoredCounts:
                          for s, c in self.calibration.items()})
 
     def _with_bucket_tables(self, n_patterns: int) -> "ScoredCounts":
-        """These counts (of rows) with the bootstrap's per-bucket tables as every table's atoms (``_bucket_atoms``):
-        a score's confusion and AUC tables from one query, the labels from its confusion tables, the predicted
-        label, its class-wise counts and the calibration from one query each; `n_patterns` (at least the
+        """These counts with the bootstrap's per-bucket tables as every table's atoms (``_bucket_atoms``): a score's
+        confusion and AUC tables from one query (with its calibration tables too from ``_limits.MERGED_SCAN_ROWS``
+        kept rows, else the calibration from one more), the labels from its confusion tables, the predicted label and
+        its class-wise counts from one query each; `n_patterns` (at least the
         patterns) chooses the AUC's level groups, as for atoms per pattern."""
         from ._bucket_atoms import _BucketQueries
 
         a = self._atom_queries
         q = _BucketQueries(a.run, a.plan, a.m, a.binned, a.with_missing, a.auc_bins, a.ranges, a.buckets)
-        both = {s: q.confusion_and_auc(s, self.threshold, self.auc[s], n_patterns) for s in self.confusion
-                if s in self.auc}
+        both, calibration = {}, {}
+        merged = self.n_rows >= _limits.MERGED_SCAN_ROWS   # one scan fewer, about twice the cells read back
+        for s in self.confusion:   # a score's three tables from one scan where it has all three, on many rows
+            cal = self.calibration.get(s)
+            if merged and s in self.auc and cal is not None:
+                *both[s], calibration[s] = q.confusion_auc_and_calibration(s, self.threshold, self.auc[s], n_patterns,
+                                                                            cal.edges, cal.strategy)
+            elif s in self.auc:
+                both[s] = q.confusion_and_auc(s, self.threshold, self.auc[s], n_patterns)
         confusion = {s: both[s][0] if s in both else q.confusion(s, self.threshold) for s in self.confusion}
         return dataclasses.replace(
             self, atoms=True, _atom_queries=q, labels=q.labels(next(iter(confusion.values()), None)),
             given=None if self.given is None else q.given(),
-            classes=None if self.classes is None else q.classes(), confusion=confusion,
+            classes=None if self.classes is None or self.weighted else q.classes(), confusion=confusion,
             auc={s: both[s][1] if s in both else q.auc(s, counts, n_patterns) for s, counts in self.auc.items()},
-            calibration={s: None if c is None else q.calibration(s, c.edges, c.strategy)
-                         for s, c in self.calibration.items()})
+            calibration={s: None if c is None else calibration[s] if s in calibration else
+                         q.calibration(s, c.edges, c.strategy) for s, c in self.calibration.items()})
 
     def confusion_at(self, score: str, threshold: float) -> ConfusionCounts:
         """The confusion counts of `score` at another threshold.

@@ -8,7 +8,7 @@ from typing import Any, Optional, Union
 import numpy as np
 import pandas as pd
 
-from . import _sql
+from . import _sql, _sql_counts
 from .._counts.binning import uniform_edges, weighted_quantile_edges
 from .._counts.calibration import CalibrationCounts
 from .._counts.confusion import ConfusionCounts
@@ -244,9 +244,9 @@ def scored_counts(source: Any, mapping: ColumnMapping, *, threshold: float = 0.5
             start, step = uniform_score_bins(low, high, int(auc_bins))
             bins = (start, step, int(auc_bins), bin_edges_of(start, step, int(auc_bins), high))
         cal_edges = calibration_edges(score, int(n_bins), strategy) if in_unit else None
-        frame = run(_sql.counts_query(plan, score, threshold=t, cal_edges=None,
+        frame = run(_sql_counts.counts_query(plan, score, threshold=t, cal_edges=None,
                                       bins=None if bins is None else bins[:3], with_missing=with_missing))
-        cal_frame = None if cal_edges is None else run(_sql.counts_query(
+        cal_frame = None if cal_edges is None else run(_sql_counts.counts_query(
             plan, score, threshold=None, cal_edges=cal_edges, bins=None, with_missing=with_missing, by_level=False))
         return frame, cal_frame, bins, cal_edges, (low, high)
 
@@ -256,7 +256,7 @@ def scored_counts(source: Any, mapping: ColumnMapping, *, threshold: float = 0.5
         b = min(int(np.searchsorted(counts.edges, t, side="right")) - 1, len(counts.levels) - 1)   # the last bin is closed
         last = b == len(counts.levels) - 1
         base = counts.confusion_at(np.inf if last else counts.edges[b + 1])
-        band = run(_sql.band_query(plan, score, low=t, high=None if last else float(counts.edges[b + 1]),
+        band = run(_sql_counts.band_query(plan, score, low=t, high=None if last else float(counts.edges[b + 1]),
                                    with_missing=with_missing))
         sides = {"n": (base.member, base.background, base.overall)}
         if base.weighted:   # and the sums of squared weights alike
@@ -292,7 +292,7 @@ def scored_counts(source: Any, mapping: ColumnMapping, *, threshold: float = 0.5
         cal_edges = calibration_edges(score, nb, how)
         if atoms:   # weighted: the bucketed atoms (_WeightedAtomQueries.calibration)
             return atom_queries.calibration(score, cal_edges, how)
-        cal_frame = run(_sql.counts_query(plan, score, threshold=None, cal_edges=cal_edges, bins=None,
+        cal_frame = run(_sql_counts.counts_query(plan, score, threshold=None, cal_edges=cal_edges, bins=None,
                                           with_missing=with_missing, by_level=False))
         return _calibration(cal_frame, keys[score], cal_edges, how)
 
@@ -315,13 +315,13 @@ def scored_counts(source: Any, mapping: ColumnMapping, *, threshold: float = 0.5
                   int(kept[f"score_fractional_{i}"] or 0) == 0) for i, s in enumerate(m.scores)}
     given = None
     if m.predicted_label is not None:
-        given, counted["given"] = _given_counts(run(_sql.given_query(plan, with_missing)), m, binned)
+        given, counted["given"] = _given_counts(run(_sql_counts.given_query(plan, with_missing)), m, binned)
     score_ranges = {s: (float(kept[f"score_min_{i}"]), float(kept[f"score_max_{i}"])) for i, s in enumerate(m.scores)}
     n_auc_bins = None if auc_bins == "exact" else int(auc_bins)
     atom_queries = _WeightedAtomQueries(run, plan, m, binned, with_missing, n_auc_bins, score_ranges, buckets) \
         if plan.weighted else _AtomQueries(run, plan, m, binned, with_missing, n_auc_bins, score_ranges, counted,
                                            buckets)
-    classes = _class_counts(run(_sql.classes_query(plan, with_missing)), m, binned) \
+    classes = _class_counts(run(_sql_counts.classes_query(plan, with_missing)), m, binned) \
         if m.all_classes and m.predicted_label is not None else None
     counted_rows = []
 
@@ -329,7 +329,7 @@ def scored_counts(source: Any, mapping: ColumnMapping, *, threshold: float = 0.5
         """Kept rows per subgroup (one GROUP BY, once): what the tables of weighted counts, sums of weights, do not
         say."""
         if not counted_rows:
-            frame = run(_sql.rows_query(plan, with_missing))
+            frame = run(_sql_counts.rows_query(plan, with_missing))
             row_keys = _Keys(frame, m, binned)
             member, _, _ = row_keys.tables(frame, np.zeros(len(frame), dtype=np.int64), 1,
                                            {"n": frame["__fc_n"].to_numpy(dtype=np.float64)})

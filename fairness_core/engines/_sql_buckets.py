@@ -11,10 +11,9 @@ from typing import Optional, Sequence
 import numpy as np
 
 from .._stats.bootstrap import BUCKETS
-from ._buckets import bucket_ctes, row_identity
-from ._sql import (ROW_INDEX, SOURCE, SOURCE_ROWS, Plan, _level, count_at_or_below, finite, ident, key_columns,
-                   literal, reason_case, weight_column)
-from ._sql_weights import mapped_columns, total, weight_sums
+from ._sql import Plan, ident, identity_tags, kept_rows, row_columns
+from ._sql_counts import count_at_or_below, score_level
+from ._sql_weights import total, weight_sums
 
 
 def bucket_query(plan: Plan, score: Optional[str], cells: Sequence[str], *, buckets: str, bins: Optional[tuple] = None,
@@ -23,9 +22,9 @@ def bucket_query(plan: Plan, score: Optional[str], cells: Sequence[str], *, buck
     """Rows per (bootstrap bucket, protected key, label, `cells`) of the kept rows, each identity column summed.
 
     The bucket bootstrap's tables counted where the rows live (``_stats.bootstrap.BucketTables``): where
-    :func:`_sql.pattern_query` groups by each identity column's membership (a row per membership pattern and cell, as
+    ``_sql_patterns.pattern_query`` groups by each identity column's membership (a row per membership pattern and cell, as
     many as the patterns), this groups by each row's bucket ``__fc_b`` (``_buckets``) and sums the memberships,
-    as :func:`_sql.counts_query` does: buckets x keys x cells rows whatever the patterns.
+    as ``_sql_counts.counts_query`` does: buckets x keys x cells rows whatever the patterns.
 
     Parameters
     ----------
@@ -33,7 +32,7 @@ def bucket_query(plan: Plan, score: Optional[str], cells: Sequence[str], *, buck
     score : str or None
         The score column (``__fc_p``); None for cells of the label and the predicted label alone.
     cells : sequence of str
-        SQL over the columns :func:`_sql.pattern_query` names, each returned as ``__fc_c{i}``.
+        SQL over the columns ``_sql_patterns.pattern_query`` names, each returned as ``__fc_c{i}``.
     buckets : {"ordered", "indexed", "hashed"}
         How rows get their bucket (``_buckets.row_identity``).
     bins : (low, step, n_bins) or None
@@ -51,31 +50,13 @@ def bucket_query(plan: Plan, score: Optional[str], cells: Sequence[str], *, buck
     str
         SQL with columns: the protected keys, ``__fc_y``, ``__fc_c{i}``, ``__fc_b``, ``__fc_n`` (rows, or SUM(w)
         with ``__fc_ss`` = SUM(w²) with a weight column), and per identity column j ``__fc_mn{j}`` (its members)
-        and, where it has missing values, ``__fc_xn{j}`` (its missing rows), weighted alike.
+        and, where it has missing values, ``__fc_xn{j}`` (its missing rows), weighted alike; with a weight column
+        also the rows, ``__fc_r``, ``__fc_mr{j}`` and ``__fc_xr{j}``.
     """
-    t = literal(float(plan.indicator_threshold))
     keys = [ident(c) for c in plan.protected]
-    kept = key_columns(plan) + [f"CAST({ident(plan.label)} = {literal(plan.positive)} AS INT) AS __fc_y"]
-    if score is not None:
-        kept.append(f"CAST({ident(score)} AS DOUBLE) AS __fc_p")
-    if plan.predicted is not None:
-        kept.append(("0" if plan.predicted_positive is None else
-                     f"CAST({ident(plan.predicted)} = {literal(plan.predicted_positive)} AS INT)") + " AS __fc_given")
-        kept += [f"{ident(plan.label)} AS __fc_t", f"{ident(plan.predicted)} AS __fc_q"]
-    tags = []
-    for j, c in enumerate(plan.indicators):
-        kept.append(f"CAST({finite(ident(c))} AND CAST({ident(c)} AS DOUBLE) >= {t} AS INT) AS __fc_m{j}")
-        tags.append((j, "m"))
-        if j < len(with_missing) and with_missing[j]:
-            kept.append(f"CAST(NOT {finite(ident(c))} AS INT) AS __fc_x{j}")
-            tags.append((j, "x"))
-    kept += weight_column(plan)
-    mapped = [ident(c) for c in mapped_columns(plan)]
-    ctes = [f"__fc_rows AS (SELECT {', '.join(kept)}, {reason_case(plan)} AS __fc_reason, "
-            f"{', '.join(row_identity(buckets, mapped, ROW_INDEX))} FROM {SOURCE_ROWS if buckets == 'indexed' else SOURCE})"]
-    more, last = bucket_ctes(buckets != "hashed", len(mapped), "__fc_rows", n_buckets)
-    ctes += more + [f"__fc_kept AS (SELECT * FROM {last} WHERE __fc_reason = 0)"]
-    level, last = _level(ctes, bins) if score is not None else ("0", "__fc_kept")
+    tags = identity_tags(plan, with_missing)
+    ctes = kept_rows(plan, row_columns(plan, score, with_missing, given=True), buckets, n_buckets)
+    level, last = score_level(ctes, bins) if score is not None else ("0", "__fc_kept")
     cal = "0" if cal_edges is None else count_at_or_below("__fc_p", cal_edges[1:-1])
     ctes.append(f"__fc_cells AS (SELECT *, {level} AS __fc_level, {cal} AS __fc_cal FROM {last})")
     by = keys + ["__fc_y"] + [f"{c} AS __fc_c{i}" for i, c in enumerate(cells)] + ["__fc_b"]
@@ -86,5 +67,7 @@ def bucket_query(plan: Plan, score: Optional[str], cells: Sequence[str], *, buck
     select = by + [f"{total(factor)} AS __fc_{q}" for q, factor in sums.items()]
     for j, tag in tags:
         select += [f"SUM(__fc_{tag}{j}{factor}) AS __fc_{tag}{q}{j}" for q, factor in sums.items()]
+    if plan.weighted:   # the rows behind each sum of weights, at which effective sizes are truncated
+        select += ["COUNT(*) AS __fc_r"] + [f"SUM(__fc_{tag}{j}) AS __fc_{tag}r{j}" for j, tag in tags]
     group = ", ".join(str(i) for i in range(1, len(by) + 1))
     return f"WITH {', '.join(ctes)} SELECT {', '.join(select)} FROM __fc_cells GROUP BY {group}"

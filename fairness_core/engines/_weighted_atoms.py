@@ -19,7 +19,7 @@ from typing import Callable, Optional
 import numpy as np
 import pandas as pd
 
-from . import _sql
+from . import _sql, _sql_counts, _sql_patterns
 from .._counts.binning import SUB_BINS
 from .._counts.calibration import CalibrationAtoms, CalibrationCounts
 from .._counts.confusion import ConfusionCounts, base_rate_counts
@@ -51,7 +51,7 @@ class _WeightedAtomQueries(_AtomQueries):
     ranges : dict of str -> (float, float)
         Each score's smallest and largest kept score.
     buckets : {"ordered", "indexed", "hashed"}
-        How rows get their buckets (``_buckets``, ``_sql.pattern_query``).
+        How rows get their buckets (``_buckets``, ``_sql_patterns.pattern_query``).
     """
 
     def __init__(self, run: Callable, plan: _sql.Plan, m, binned: dict, with_missing: list, auc_bins: Optional[int],
@@ -74,7 +74,8 @@ class _WeightedAtomQueries(_AtomQueries):
         merged level group and label, the groups those of `n_patterns` patterns (counted again with the
         patterns read, should they be fewer and choose other groups)."""
         n_merged, group, bins = self._grouping(score, counts, n_patterns)
-        frame = self.run(_sql.pattern_query(self.plan, score, [group], bins=bins, with_missing=self.with_missing))
+        frame = self.run(_sql_patterns.pattern_query(self.plan, score, [group], bins=bins,
+                                                     with_missing=self.with_missing))
         keys = _Keys(frame, self.m, self.binned)
         cell = 2 * frame["__fc_c0"].to_numpy(dtype=np.int64) + _y(frame)
         atoms, summed = _atoms_of(keys, keys.key, frame, cell, 2 * n_merged, self.with_missing)
@@ -86,7 +87,7 @@ class _WeightedAtomQueries(_AtomQueries):
     def _confusion(self, score: Optional[str], cells: list, cell: Callable[[pd.DataFrame], np.ndarray]):
         """Weighted ConfusionCounts of one bucketed pattern query, atoms included: `cell` maps its rows to the
         confusion cell (0..3) of each."""
-        frame = self.run(_sql.pattern_query(self.plan, score, cells, with_missing=self.with_missing,
+        frame = self.run(_sql_patterns.pattern_query(self.plan, score, cells, with_missing=self.with_missing,
                                             buckets=self.buckets))
         keys = _Keys(frame, self.m, self.binned)
         pattern, (member, background) = _pattern_of(keys, keys.key, frame, self.with_missing)
@@ -106,8 +107,9 @@ class _WeightedAtomQueries(_AtomQueries):
         so the calibration errors and their disparity get the in-memory weighted bootstrap up to the buckets."""
         nb = len(edges) - 1
         n_cells = nb * SUB_BINS * 2
-        frame = self.run(_sql.pattern_query(self.plan, score, ["__fc_cal", _sql.sub_bin(edges, SUB_BINS)],
-                                            cal_edges=edges, with_missing=self.with_missing, buckets=self.buckets))
+        cells = ["__fc_cal", _sql_counts.sub_bin(edges, SUB_BINS)]
+        frame = self.run(_sql_patterns.pattern_query(self.plan, score, cells, cal_edges=edges,
+                                                     with_missing=self.with_missing, buckets=self.buckets))
         keys = _Keys(frame, self.m, self.binned)
         pattern, (member, background) = _pattern_of(keys, keys.key, frame, self.with_missing)
         cell = ((frame["__fc_c0"].to_numpy(dtype=np.int64) * SUB_BINS + frame["__fc_c1"].to_numpy(dtype=np.int64)) * 2

@@ -13,6 +13,7 @@ FOUND_COLOR = "#D55E00"    # the interval excludes parity after the correction (
 OTHER_COLOR = "#7F7F7F"    # it does not
 FOUND_LEGEND = "Interval excludes parity (after Benjamini-Hochberg)"
 OTHER_LEGEND = "Interval includes parity"
+SMALL_LEGEND = "Too few held-out rows to judge (no interval)"
 
 
 def discovery_chart(table: pd.DataFrame, *, title: str | None = None, level: float | None = None,
@@ -21,13 +22,14 @@ def discovery_chart(table: pd.DataFrame, *, title: str | None = None, level: flo
 
     One row per subgroup, rank 1 at the top: a marker at ``difference`` = value - rest_value, horizontal error
     bars from ``ci_low`` to ``ci_high`` (none without a holdout), a dashed line at 0 (parity), vermillion where
-    ``excludes_parity`` (the interval excludes 0 after Benjamini-Hochberg), grey elsewhere.
+    ``excludes_parity`` (the interval excludes 0 after Benjamini-Hochberg), grey elsewhere, hollow grey where
+    ``small`` (fewer held-out rows than the minimum size: no interval, no verdict).
 
     Parameters
     ----------
     table : DataFrame
         ``SubgroupDiscovery.table``: columns ``rank, subgroup, size, value, rest_value, difference, ci_low,
-        ci_high, excludes_parity``.
+        ci_high, excludes_parity`` and, where present, ``small``.
     title : str, optional
         Plain text (escaped).
     level : float in (0, 1), optional
@@ -52,10 +54,12 @@ def discovery_chart(table: pd.DataFrame, *, title: str | None = None, level: flo
     if interval is not None and not np.isfinite(interval[0]).any():
         interval = None
     ci_name = "CI" if level is None else f"{level * 100:.4g} % CI"
-    found = _flags(table["excludes_parity"])
+    small = _flags(table["small"]) if "small" in table else np.zeros(len(table), dtype=bool)
+    found = _flags(table["excludes_parity"]) & ~small
     what = plot_text(value_label)
     fig = go.Figure()
-    for mask, color, name in ((found, FOUND_COLOR, FOUND_LEGEND), (~found, OTHER_COLOR, OTHER_LEGEND)):
+    for mask, color, name in ((found, FOUND_COLOR, FOUND_LEGEND), (~found & ~small, OTHER_COLOR, OTHER_LEGEND),
+                              (small, OTHER_COLOR, SMALL_LEGEND)):
         if not mask.any():
             continue
         rows = np.flatnonzero(mask)
@@ -65,7 +69,8 @@ def discovery_chart(table: pd.DataFrame, *, title: str | None = None, level: flo
                         f"difference {_estimate(diff, interval, i, '.4f', ci_name)}",
                         f"held-out rows {_count(table['size'].iloc[i])}") for i in rows]
         trace = dict(mode="markers", x=diff[rows], y=[labels[i] for i in rows], name=name,
-                     marker=dict(color=color, size=10), hovertext=hover, hovertemplate=HOVER)
+                     marker=dict(color=color, size=10, symbol="circle-open" if name == SMALL_LEGEND else "circle"),
+                     hovertext=hover, hovertemplate=HOVER)
         error = _error_bars(diff[rows], part, ERROR_COLOR)
         if error is not None:
             trace["error_x"] = error

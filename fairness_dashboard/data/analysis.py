@@ -87,20 +87,17 @@ def analyse(mapping: fc.ColumnMapping) -> tuple[str, fc.ScoredData]:
     """
     rows = replace(mapping, min_size=fc.ColumnMapping.min_size)
     token = st.session_state[state.DATASET_TOKEN]
-    st.session_state[state.NO_INTERVALS] = None
+    st.session_state[state.NOT_COMPUTED] = None
     if counted():
         base = f"{rows!r}|auc={st.session_state[state.LOCAL_AUC]}"
         counts = local_counts(token, base, st.session_state[state.LOCAL_SOURCE], rows,
                               local.AUC_LEVELS[st.session_state[state.LOCAL_AUC]])
         atoms = intervals_shown()
         if atoms:   # the bootstrap's atoms: one more GROUP BY per table, and per threshold
-            with_atoms, why = atom_counts(token, base, st.session_state[state.LOCAL_SOURCE], counts)
-            if with_atoms is None:   # too many membership patterns: the pages draw point estimates and say why
-                st.session_state[state.INTERVALS] = replace(st.session_state[state.INTERVALS], show=False)
-                st.session_state[state.NO_INTERVALS] = why
-                atoms = False
-            else:
-                counts = with_atoms
+            counts = atom_counts(token, base, st.session_state[state.LOCAL_SOURCE], counts)
+        if counts.not_computed:   # exact AUCs past their bound; the weighted bias AUC score's interval past its own
+            st.session_state[state.NOT_COMPUTED] = "Not computed for these counts: " + "; ".join(
+                counts.not_computed) + "."
         key = f"{base}|atoms={atoms}|min_size={mapping.min_size}"  # see rows_key
         return key, counts_data(token, key, mapping.min_size, counts)
     current_slice = rows_slice()
@@ -124,9 +121,9 @@ def local_counts(token: str, rows_key: str, _source: local.LocalSource, _mapping
 
 
 @memo(LARGE)
-def atom_counts(token: str, rows_key: str, _source: local.LocalSource, _counts) -> tuple:
-    """(`_counts` with the atoms the bootstrap resamples, None), or (None, why not) for too many membership patterns
-    (``local.with_atoms``), once per rows key; raises ValueError as the engine does."""
+def atom_counts(token: str, rows_key: str, _source: local.LocalSource, _counts):
+    """`_counts` with the atoms the bootstrap resamples (``local.with_atoms``), once per rows key; raises ValueError
+    as the engine does."""
     return local.with_atoms(_source, _counts)
 
 
@@ -221,8 +218,8 @@ def current():
     except ValueError as exc:
         st.error(escape.md(str(exc)))
         st.stop()
-    if st.session_state[state.NO_INTERVALS]:   # intervals asked for, refused for these counts (analyse says why)
-        st.info(escape.md(st.session_state[state.NO_INTERVALS]))
+    if st.session_state[state.NOT_COMPUTED]:   # what these counts cannot give (analyse says why)
+        st.info(escape.md(st.session_state[state.NOT_COMPUTED]))
     if len(data.subgroups.names) < 2:
         st.warning(f"Only one subgroup ({escape.md(', '.join(data.subgroups.names))}) is in the analysed rows, so "
                    "there is nothing to compare it with. Choose other protected attributes on the Data page or "

@@ -23,7 +23,6 @@ from dataclasses import dataclass, replace
 import pandas as pd
 
 import fairness_core as fc
-from fairness_core.engines import TooManyPatterns
 
 from .. import local_paths
 from ..presentation import escape
@@ -213,18 +212,13 @@ def counts(source: LocalSource, mapping: fc.ColumnMapping, auc_bins):
         return engines.scored_counts(where, mapping, auc_bins=auc_bins, connection=con, max_levels=MAX_EXACT_LEVELS)
 
 
-def with_atoms(source: LocalSource, counted) -> tuple:
-    """(``ScoredCounts.with_atoms`` of counts from :func:`counts`, None), the atoms intervals need (one GROUP BY per
-    table with identity columns; without, summed from the counts' own rows, no query; over ``MAX_PATTERNS``
-    membership patterns, per-bucket tables whatever the patterns); or (None, why) for weighted counts with too many
-    membership patterns for a bootstrap. Raises ValueError when DuckDB cannot read the rows any more."""
+def with_atoms(source: LocalSource, counted):
+    """``ScoredCounts.with_atoms`` of counts from :func:`counts`: the atoms intervals need (one GROUP BY per table with
+    identity columns; without, summed from the counts' own rows, no query; over ``MAX_PATTERNS`` membership
+    patterns, per-bucket tables whatever the patterns, weighted or not; what they cannot give, the weighted bias AUC
+    score's interval, is in its ``not_computed``). Raises ValueError when DuckDB cannot read the rows any more."""
     with _engine_errors(source, "count"):
-        try:
-            return counted.with_atoms(max_patterns=MAX_PATTERNS, too_many="buckets"), None
-        except TooManyPatterns as exc:
-            return None, ("Intervals are off for this mapping. " + exc.reason + " Tip: map fewer identity columns, or "
-                          "choose a random sample under Rows analysed (intervals then come from the rows in memory, "
-                          "whatever the patterns).")
+        return counted.with_atoms(max_patterns=MAX_PATTERNS, too_many="buckets")
 
 
 @contextlib.contextmanager

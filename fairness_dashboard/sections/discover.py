@@ -5,7 +5,6 @@ subgroup found the slice of every page."""
 from __future__ import annotations
 
 import math
-import re
 from dataclasses import dataclass
 from itertools import combinations
 
@@ -23,7 +22,7 @@ from ..results import computations
 from ..session import progress, state
 from ..session.memo import memo
 from ..settings import controls
-from .discover_slice import applied_note, slice_conditions, slice_section
+from .discover_slice import applied_note, parse, readable, slice_conditions, slice_section
 
 TOP_K = 10            # subgroups kept by the search, estimated and tested (Benjamini-Hochberg over them)
 HOLDOUT = 0.5         # share of the rows kept apart to estimate the subgroups found on the others
@@ -38,7 +37,16 @@ DEPTHS = (1, 2, 3)
 SHOWN = 3             # findings written out above the controls; the table lists every subgroup found
 DEFAULT_DEPTH = 2
 AUC = "subgroup_auc"
-QUANTITY_LABELS = {**labels.RATE_LABELS, AUC: "Subgroup AUC"}
+CALIBRATION = "calibration_error"
+# The quantities of the Model's score, each subgroup against everyone else: the AUC family (lower is worse) and the
+# calibration error (the Calibration page's debiased ℓ2 ECE; higher is worse, and offered for a score in [0, 1]).
+SCORE_QUANTITIES = {AUC: "Subgroup AUC", "bpsn_auc": "BPSN AUC", "bnsp_auc": "BNSP AUC",
+                    CALIBRATION: "Calibration error (ℓ2 ECE)"}
+QUANTITY_LABELS = {**labels.RATE_LABELS, **SCORE_QUANTITIES}
+# What each quantity of a score is, in words (after "the"), for the findings and the ranking's caption.
+SCORE_WORDS = {AUC: "AUC", "bpsn_auc": "BPSN AUC (everyone else's positives against the subgroup's negatives)",
+               "bnsp_auc": "BNSP AUC (the subgroup's positives against everyone else's negatives)",
+               CALIBRATION: "calibration error (ℓ2 ECE)"}
 # What a rate counts in words: (who it is about, what happened to them), with {pos} / {neg} the predictions and
 # {pos_out} / {neg_out} the labels in the mapping's words (fc.outcome_words), as the library's findings say them.
 RATE_WORDS = {
@@ -50,6 +58,7 @@ RATE_WORDS = {
     "false_discovery_rate": (" who were {pos}", "{neg_out}"),
     "error_rate": ("", "received a wrong prediction"),
 }
+SMALL_TEXT = "too few held-out rows"   # the table's interval of a subgroup too small to judge on the held-out rows
 NO_PREDICTIONS = ("Subgroup discovery needs predictions: map a score column or a predicted label column on the "
                   "Data page.")
 
@@ -151,20 +160,21 @@ def choose(token: str, scored: fc.ScoredData, score: str | None) -> Choice:
              f"{MAX_COLUMNS}). A numeric column of more than 10 values is cut into the sidebar's bins.")
     if too_many:
         st.caption(escape.md(f"Not offered (more than {MAX_VALUES} distinct values): {', '.join(too_many)}."))
-    quantities = list(labels.RATE_LABELS) + ([AUC] if score else [])
+    quantities = list(labels.RATE_LABELS) + (score_quantities(scored, score) if score else [])
     c2, c3 = st.columns(2)
     with c2:
         quantity = controls.kept(st.selectbox, labels.DISCOVER_QUANTITY, "discover:quantity", "selection_rate",
                                  options=quantities, format_func=QUANTITY_LABELS.get,
-                                 help="The rate (at the model's predictions) or the subgroup AUC (of the Model's "
-                                      "score) compared between each subgroup and everyone else.")
+                                 help="The rate (at the model's predictions), or the subgroup, BPSN or BNSP AUC or "
+                                      "the calibration error (of the Model's score; the calibration error for a "
+                                      "probability) compared between each subgroup and everyone else.")
     with c3:
         asked = int(controls.kept(st.radio, labels.DISCOVER_DEPTH, "discover:depth", DEFAULT_DEPTH,
                                   options=list(DEPTHS), horizontal=True,
                                   help="The most columns one subgroup's conditions combine: 2 finds, say, race = "
                                        "Black and sex = Female."))
     source = threshold = None
-    if quantity != AUC:
+    if quantity not in SCORE_QUANTITIES:
         chosen = controls.predictions(scored, score)
         if chosen is None:
             st.info(NO_PREDICTIONS)
@@ -177,6 +187,14 @@ def choose(token: str, scored: fc.ScoredData, score: str | None) -> Choice:
     depth = bounded_depth(token, st.session_state[state.FRAME], tuple(columns), asked, scored.n_rows,
                           mapping.n_bins)
     return Choice(tuple(columns), quantity, depth, asked, source, threshold, score)
+
+
+def score_quantities(scored: fc.ScoredData, score: str) -> list:
+    """The quantities of the Model's score the page offers: the AUC family, and the calibration error when the score
+    is a probability (within [0, 1])."""
+    values = np.asarray(scored.scores[score], dtype=float)
+    probability = bool(len(values)) and float(np.nanmin(values)) >= 0.0 and float(np.nanmax(values)) <= 1.0
+    return [q for q in SCORE_QUANTITIES if q != CALIBRATION or probability]
 
 
 def intersections(cards, depth: int, n_rows: int) -> int:
@@ -241,12 +259,15 @@ def search(token: str, mapping_key: str, columns: tuple, quantity: str, depth: i
         As ``fc.discover_subgroups`` does (a column of more than 100 values, say).
     """
     attributes = analysis.sliced_frame()[list(columns)].iloc[_scored.rows].reset_index(drop=True)
-    y_pred = _scored.y_true if quantity == AUC else _scored.y_pred(source, threshold)
+    of_score = quantity in SCORE_QUANTITIES
+    y_pred = _scored.y_true if of_score else _scored.y_pred(source, threshold)
+    mapping = _scored.mapping
     found = fc.discover_subgroups(
-        _scored.y_true, y_pred, attributes, y_score=_scored.scores[score] if quantity == AUC else None,
-        columns=list(columns), quantity=quantity, depth=depth, min_size=_scored.mapping.min_size, top_k=TOP_K,
-        positive_outcome=_scored.mapping.positive_outcome, ci=level, holdout=HOLDOUT, random_state=SEED,
-        sample_weight=_scored.weights, n_bins=_scored.mapping.n_bins)
+        _scored.y_true, y_pred, attributes, y_score=_scored.scores[score] if of_score else None,
+        columns=list(columns), quantity=quantity, depth=depth, min_size=mapping.min_size, top_k=TOP_K,
+        positive_outcome=mapping.positive_outcome, ci=level, holdout=HOLDOUT, random_state=SEED,
+        sample_weight=_scored.weights, n_bins=mapping.n_bins,
+        indicators=[c for c in mapping.indicators if c in columns], indicator_threshold=mapping.indicator_threshold)
     names, conditions, reasons = [], [], []
     for _, row in found.table.iterrows():
         parsed = parse(row["subgroup"], columns)
@@ -255,30 +276,6 @@ def search(token: str, mapping_key: str, columns: tuple, quantity: str, depth: i
         conditions.append(held)
         reasons.append(why)
     return Found(found, names, conditions, reasons)
-
-
-def parse(name: str, columns) -> list | None:
-    """The (column, value) pairs of a subgroup's name from ``fc.discover_subgroups`` (``col=value & col=value``,
-    the columns in the order searched), or None when it cannot be read back."""
-    def split(rest: str, start: int):
-        for i in range(start, len(columns)):
-            head = f"{columns[i]}="
-            if not rest.startswith(head):
-                continue
-            tail = rest[len(head):]
-            for end in [m.start() for m in re.finditer(" & ", tail)] + [len(tail)]:
-                after = tail[end + 3:] if end < len(tail) else None
-                more = [] if after is None else split(after, i + 1)
-                if more is not None:
-                    return [(columns[i], tail[:end])] + more
-        return None
-
-    return split(name, 0)
-
-
-def readable(conditions: list) -> str:
-    """``[("race", "Black"), ("single", "no")]`` as ``race = Black and single = no`` (plain text)."""
-    return " and ".join(f"{column} = {value}" for column, value in conditions)
 
 
 # Rendering -----------------------------------------------------------------------------------------------------
@@ -297,10 +294,13 @@ def sentences(found: Found, choice: Choice, mapping: fc.ColumnMapping) -> list:
         if not row["excludes_parity"]:
             continue
         rows = f"on {int(row['size']):,} held-out rows of the subgroup"
-        if choice.quantity == AUC:
-            out.append(f"The AUC of {choice.score} among people with {found.names[i]} is {row['value']:.3f} against "
-                       f"{row['rest_value']:.3f} for everyone else (difference {row['difference']:+.3f}, {level} "
-                       f"interval {row['ci_low']:+.3f} to {row['ci_high']:+.3f}), {rows}.")
+        if choice.quantity in SCORE_QUANTITIES:
+            rest = "the AUC of everyone else" if choice.quantity != CALIBRATION else "everyone else's"
+            differ = "difference" if choice.quantity != CALIBRATION else "excess ℓ2 ECE"
+            out.append(f"The {SCORE_WORDS[choice.quantity]} of {choice.score} among people with {found.names[i]} is "
+                       f"{row['value']:.3f} against {row['rest_value']:.3f} for {rest} ({differ} "
+                       f"{row['difference']:+.3f}, {level} interval {row['ci_low']:+.3f} to {row['ci_high']:+.3f}), "
+                       f"{rows}.")
             continue
         who, what = (part.format(**texts) for part in RATE_WORDS[choice.quantity])
         weighted = mapping.weight is not None
@@ -326,9 +326,14 @@ def _points(value: float) -> str:
 def ranking_text(found: Found, choice: Choice, mapping: fc.ColumnMapping) -> str:
     """What the ranking counts as worse, and why (Markdown-safe)."""
     result = found.discovery
-    if choice.quantity == AUC:
-        return (f"Ranked by how much lower the AUC of {escape.md(choice.score)} is among a subgroup's rows than "
-                "among everyone else's (a lower AUC ranks the subgroup's positives above its negatives less often).")
+    if choice.quantity == CALIBRATION:
+        return (f"Ranked by how much higher the calibration error of {escape.md(choice.score)} is among a subgroup's "
+                "rows than among everyone else's: the excess ℓ2 ECE, √(CE² of the subgroup − CE² of everyone else), "
+                "signed, with CE² the Calibration page's debiased squared error over 10 bins.")
+    if choice.quantity in SCORE_QUANTITIES:
+        return (f"Ranked by how much lower the {escape.md(SCORE_WORDS[choice.quantity])} of {escape.md(choice.score)} "
+                "is for a subgroup than the AUC among everyone else's rows (a lower AUC ranks positives above "
+                "negatives less often).")
     side = {"higher": "higher", "lower": "lower", "either": "further from"}[result.direction]
     positive = fc.outcome_words(mapping)["positive_text"]
     why = ("a wrong prediction is always adverse" if choice.quantity == "error_rate" else
@@ -345,11 +350,18 @@ def split_caption(found: Found, choice: Choice, weighted: str | None) -> str:
             f"{SEED}); every number above and below is estimated on the other half alone ({r.estimate_rows:,} "
             f"held-out rows), so the intervals hold for the subgroups the search picked. "
             f"{formats.level_text(r.level)} intervals: "
-            + ("DeLong's, of the difference of two AUCs" if choice.quantity == AUC else
-               "Newcombe's (MOVER from Wilson intervals) of the difference of two rates")
+            + {CALIBRATION: "the studentized bootstrap's (as the Calibration page's), of the difference of the two "
+                            "debiased squared calibration errors",
+               AUC: "DeLong's, of the difference of two AUCs"}.get(
+                choice.quantity, "DeLong's, of the difference of two AUCs that share rows" if choice.quantity in
+                SCORE_QUANTITIES else "Newcombe's (MOVER from Wilson intervals) of the difference of two rates")
             + f"; \"excludes parity\" after Benjamini–Hochberg over the {len(r.table)} subgroups shown (false "
             f"discovery rate {formats.level_text(1.0 - r.level)}). {r.examined:,} intersections counted, "
             f"{r.pruned:,} not expanded because they could not beat the {r.top_k}th (SliceLine's pruning).")
+    small = int(r.table["small"].sum())
+    if small:
+        text += (f" {small} of the subgroups found {'has' if small == 1 else 'have'} fewer than {r.min_size:,} "
+                 "held-out rows (or rows the quantity counts): too few to judge, so no interval.")
     if weighted:
         text += f" Rates and AUCs are weighted by {escape.md(weighted)}; sizes are rows."
     if choice.depth < choice.asked_depth:
@@ -364,9 +376,11 @@ def display_table(found: Found, quantity: str) -> pd.DataFrame:
     whether it excludes parity after the correction, the subgroup's value and everyone else's, and its held-out rows;
     rates in percent and differences in points (AUCs as they are)."""
     t = found.discovery.table
-    scale, digits = (1.0, 3) if quantity == AUC else (100.0, 1)
-    interval = [f"{scale * lo:+.{digits}f} to {scale * hi:+.{digits}f}" if np.isfinite(lo) and np.isfinite(hi) else ""
-                for lo, hi in zip(t["ci_low"].to_numpy(dtype=float), t["ci_high"].to_numpy(dtype=float))]
+    scale, digits = (1.0, 3) if quantity in SCORE_QUANTITIES else (100.0, 1)
+    interval = [SMALL_TEXT if small else f"{scale * lo:+.{digits}f} to {scale * hi:+.{digits}f}"
+                if np.isfinite(lo) and np.isfinite(hi) else ""
+                for lo, hi, small in zip(t["ci_low"].to_numpy(dtype=float), t["ci_high"].to_numpy(dtype=float),
+                                         t["small"].to_numpy(dtype=bool))]
     return pd.DataFrame({   # what decides first (the difference, its interval), then its parts
         "Rank": t["rank"].to_numpy(), "Subgroup": found.names, "Difference": scale * t["difference"].to_numpy(),
         "Interval": interval, "Excludes parity": t["excludes_parity"].to_numpy(),
@@ -376,8 +390,8 @@ def display_table(found: Found, quantity: str) -> pd.DataFrame:
 
 def table_config(quantity: str, level: float) -> dict:
     """st.dataframe's column_config of :func:`display_table`'s columns (rates in %, differences in points)."""
-    unit = "%.3f" if quantity == AUC else "%.1f"
-    value = "" if quantity == AUC else " %"
+    unit = "%.3f" if quantity in SCORE_QUANTITIES else "%.1f"
+    value = "" if quantity in SCORE_QUANTITIES else " %"
     number = st.column_config.NumberColumn
     return {"Rank": number("Rank", format="%d", width=45),
             "Subgroup": st.column_config.TextColumn("Subgroup", width="medium"),
@@ -385,7 +399,7 @@ def table_config(quantity: str, level: float) -> dict:
             "Subgroup value": number(f"Subgroup{value}", format=unit, width="small"),
             "Everyone else": number(f"Others{value}", format=unit, width=70, help="Every other held-out row"),
             "Difference": number("Difference", format=unit, width="small",
-                                 help="Subgroup minus everyone else" + ("" if quantity == AUC else ", in points")),
+                                 help="Subgroup minus everyone else" + ("" if quantity in SCORE_QUANTITIES else ", in points")),
             "Interval": st.column_config.TextColumn(f"{formats.level_text(level)} interval", width=115),
             "Excludes parity": st.column_config.CheckboxColumn(
                 "Excludes parity", width=100,
@@ -398,22 +412,29 @@ def figure(found: Found, quantity: str):
     import plotly.graph_objects as go
 
     t = found.discovery.table
-    scale = 1.0 if quantity == AUC else 100.0
-    unit = "" if quantity == AUC else " points"
-    axis = "" if quantity == AUC else " (percentage points)"
+    scale = 1.0 if quantity in SCORE_QUANTITIES else 100.0
+    unit = "" if quantity in SCORE_QUANTITIES else " points"
+    axis = "" if quantity in SCORE_QUANTITIES else " (percentage points)"
     names = ["<br>and ".join(plotting.plot_text(part) for part in name.split(" and ")) for name in found.names]
     fig = go.Figure()
-    for excludes, color, legend in ((True, "#882255", "Interval excludes parity (after Benjamini–Hochberg)"),
-                                    (False, "#888888", "Interval includes parity")):
-        keep = (t["excludes_parity"] == excludes).to_numpy() & np.isfinite(t["difference"].to_numpy(dtype=float))
+    small = t["small"].to_numpy(dtype=bool) if "small" in t else np.zeros(len(t), dtype=bool)
+    excludes = t["excludes_parity"].astype("boolean").fillna(False).to_numpy(dtype=bool)
+    digits = 1 if scale > 1 else 3
+    for kind, color, symbol, legend in (
+            ("excludes", "#882255", "circle", "Interval excludes parity (after Benjamini–Hochberg)"),
+            ("includes", "#888888", "circle", "Interval includes parity"),
+            ("small", "#888888", "circle-open", "Too few held-out rows to judge (no interval)")):
+        keep = {"excludes": excludes & ~small, "includes": ~excludes & ~small, "small": small}[kind] & np.isfinite(t["difference"].to_numpy(dtype=float))
         if not keep.any():
             continue
         d, low, high = (scale * t[c].to_numpy(dtype=float)[keep] for c in ("difference", "ci_low", "ci_high"))
-        hover = [f"{y}<br>difference {v:+.{1 if scale > 1 else 3}f}{unit} ({lo:+.{1 if scale > 1 else 3}f} to "
-                 f"{hi:+.{1 if scale > 1 else 3}f}), {n:,} held-out rows"
+        hover = [f"{y}<br>difference {v:+.{digits}f}{unit} "
+                 + ("(too few held-out rows for an interval)" if kind == "small" else
+                    f"({lo:+.{digits}f} to {hi:+.{digits}f})") + f", {n:,} held-out rows"
                  for y, v, lo, hi, n in zip(np.array(names)[keep], d, low, high, t["size"].to_numpy()[keep])]
         fig.add_trace(go.Scatter(
-            x=d, y=np.array(names)[keep].tolist(), mode="markers", name=legend, marker=dict(color=color, size=10),
+            x=d, y=np.array(names)[keep].tolist(), mode="markers", name=legend,
+            marker=dict(color=color, size=10, symbol=symbol),
             error_x=dict(type="data", symmetric=False, array=np.nan_to_num(high - d),
                          arrayminus=np.nan_to_num(d - low), color=color, thickness=2),
             hovertext=hover, hovertemplate="%{hovertext}<extra></extra>"))
@@ -445,7 +466,7 @@ def draw(token: str, mapping_key: str, scored: fc.ScoredData, score: str | None)
         with progress.stage(f"Searching every intersection of up to {choice.depth} of {len(choice.columns)} "
                             "columns ..."):
             found = search(token, mapping_key, choice.columns, choice.quantity, choice.depth, choice.source,
-                           choice.threshold, choice.score if choice.quantity == AUC else None, level, scored)
+                           choice.threshold, choice.score if choice.quantity in SCORE_QUANTITIES else None, level, scored)
     except ValueError as exc:
         st.error(escape.md(str(exc)))
         st.stop()

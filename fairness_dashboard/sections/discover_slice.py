@@ -32,7 +32,7 @@ def slice_conditions(token: str, parsed: list | None, attributes: pd.DataFrame, 
     token : str
         The dataset's token.
     parsed : list of (str, str) or None
-        The subgroup's (column, value text) pairs (``discover.parse``).
+        The subgroup's (column, value text) pairs (:func:`parse`).
     attributes : DataFrame of shape (n_rows, n_columns)
         The searched columns of the analysed rows.
     rows : int
@@ -134,3 +134,27 @@ def applied_note() -> None:
     if name:
         st.success(escape.md(f"Every page now analyses the rows of {name} (the sidebar's Slice). Remove its "
                              "columns under Slice by to analyse every row again."))
+
+
+def parse(name: str, columns) -> list | None:
+    """The (column, value) pairs of a subgroup's name from ``fc.discover_subgroups`` (``col=value & col=value``,
+    the columns in the order searched), or None when it cannot be read back."""
+    def split(rest: str, start: int):
+        for i in range(start, len(columns)):
+            head = f"{columns[i]}="
+            if not rest.startswith(head):
+                continue
+            tail = rest[len(head):]
+            for end in [m.start() for m in re.finditer(" & ", tail)] + [len(tail)]:
+                after = tail[end + 3:] if end < len(tail) else None
+                more = [] if after is None else split(after, i + 1)
+                if more is not None:
+                    return [(columns[i], tail[:end])] + more
+        return None
+
+    return split(name, 0)
+
+
+def readable(conditions: list) -> str:
+    """``[("race", "Black"), ("single", "no")]`` as ``race = Black and single = no`` (plain text)."""
+    return " and ".join(f"{column} = {value}" for column, value in conditions)

@@ -52,7 +52,7 @@ def answer_line(model: str, baseline: str, tolerance: float, changes: list) -> s
     if model == baseline or not own:
         return ""
     fails = [c for c in own if c.status == "fail"]
-    head = (f"**Against the baseline {escape.md(baseline)}** (release gate, tolerance {tolerance:g}): "
+    head = (f"**Against the baseline {escape.md(baseline)}** (release gate, {_tolerances(own, tolerance)}): "
             f"{'the candidate fails' if fails else 'no change fails'}; {_tally(own)} of {len(own)} changes.")
     quoted = "".join("\n- " + captions.verdict_markdown(c) for c in fails[:FAILS_IN_ANSWER])
     more = (f"\n\n{len(fails) - FAILS_IN_ANSWER} more failing changes under *Changes from the baseline* below."
@@ -80,7 +80,8 @@ def changes_section(token: str, mapping_key: str, scored: fc.ScoredData, *, inte
             min_value=0.0, max_value=1.0, step=0.005, format="%.3f",
             help="A candidate fails where a rate disparity, ratio score, subgroup/BPSN/BNSP AUC or subgroup ECE is "
                  "worse than the baseline's by more than this across its paired interval, passes where the whole "
-                 "interval is within it, and is otherwise inconclusive. In each quantity's units.")
+                 "interval is within it, and is otherwise inconclusive. In the units of a difference of rates (rate "
+                 "disparities, AUCs, ECEs); the p% and equal opportunity scores, ratios of rates, get twice it.")
     baseline, tolerance, changes = judged_changes(token, mapping_key, scored, intervals=intervals,
                                                   baseline=baseline, tolerance=float(tolerance))
     if not changes:
@@ -89,7 +90,7 @@ def changes_section(token: str, mapping_key: str, scored: fc.ScoredData, *, inte
     level = max((c.level for c in changes if c.level is not None), default=None)   # the most a low end is adjusted
     pass_level = changes[0].pass_level
     st.markdown(_tally(changes)
-                + f" of {len(changes)} changes from {escape.md(baseline)} (tolerance {float(tolerance):g}: the "
+                + f" of {len(changes)} changes from {escape.md(baseline)} ({_tolerances(changes, tolerance)}: the "
                   f"largest worsening that still counts as no worse"
                 + ("; intervals are off, so each change is judged on its point value" if level is None else
                    f"; paired intervals: a change fails when their low end, a joint bound over the {len(changes)} changes "
@@ -103,3 +104,9 @@ def changes_section(token: str, mapping_key: str, scored: fc.ScoredData, *, inte
         with st.expander(f"{len(shown) - CHANGES_SHOWN} more changes that are not a pass"):
             for change in shown[CHANGES_SHOWN:]:
                 st.markdown("- " + captions.verdict_markdown(change))
+
+
+def _tolerances(changes, tolerance: float) -> str:
+    """'tolerance 0.01' and, where changes have their own in other units (ratios of rates), ', ratios 0.02'."""
+    others = sorted({c.tolerance for c in changes} - {float(tolerance)})
+    return f"tolerance {float(tolerance):g}" + "".join(f", ratios {t:g}" for t in others)

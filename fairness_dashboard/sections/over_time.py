@@ -3,7 +3,8 @@
 interval, the trend test, and the subgroups' rates per period.
 
 A period (or a subgroup in it) with too few rows is shown as a gap with a note, never as 0. The result is memoized
-per session on the data, the mapping and slice, the review's settings and the period; the charts are built from it.
+per session on the data, the mapping and slice, the review's settings, the period and the model (only the chosen
+model and the labels are assessed, verdicts only); the charts are built from it.
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ from .over_time_charts import STATUS_ORDER, rule_chart, rule_name, subgroup_rate
 PERIODS = {"day": "Day", "week": "Week (Monday to Sunday)", "month": "Month", "quarter": "Quarter"}
 EACH_VALUE = "each value"   # integer times (a week number, a release): each value is a period
 PERIOD_WORDS = {"day": "day", "week": "week", "month": "month", "quarter": "quarter", EACH_VALUE: "period"}
-MAX_PERIODS = 120   # each period is a review of its own (about 0.35 s with intervals on the credit sample)
+MAX_PERIODS = 120   # each period is a review of its own (its verdicts: about 0.06 CPU-s with intervals, 8 subgroups)
 # The verdict colours of the library's charts (Okabe-Ito: pass bluish green, inconclusive orange, fail vermillion).
 NO_TIME_MESSAGE = (
     "No time column is mapped, so there are no periods to compare. On the **Data** page, under *Map the columns*, "
@@ -39,10 +40,15 @@ TOO_MANY_MESSAGE = (
     "is a review of its own, intervals included). Choose a longer period.")
 
 
-@memo(4)
-def assessed(token: str, mapping_key: str, config_json: str, period: str | None, _frame: pd.DataFrame,
-             _config: fc.ReviewConfig) -> fc.OverTime:
-    """``fc.over_time`` of the loaded table under the session's review configuration (memoized).
+def assessed(token: str, mapping_key: str, config_json: str, period: str | None, model: str | None,
+             _frame: pd.DataFrame, _config: fc.ReviewConfig) -> fc.OverTime:
+    """``fc.over_time`` of the loaded table under the session's review configuration, for the chosen model and the
+    labels only, verdicts only.
+
+    The page shows one model's verdicts and rate tables: the other models, each period's performance table and
+    findings are not computed (``over_time(models=..., verdicts_only=True)``). The model's part and the labels'
+    part are memoized apart, so a model change computes only the model's verdicts, and a model or period seen
+    before in the session is a lookup. The shown values, intervals and verdicts are those of the full call.
 
     Parameters
     ----------
@@ -52,6 +58,8 @@ def assessed(token: str, mapping_key: str, config_json: str, period: str | None,
         ``_config.to_json()`` without its view: every setting a number depends on.
     period : {'day', 'week', 'month', 'quarter'} or None
         None for integer times (each value a period).
+    model : str or None
+        A score or the predicted label column of the mapping; None: the labels' rule alone.
     _frame : DataFrame
         The table as loaded (``over_time`` applies the configuration's slice itself).
     _config : ReviewConfig
@@ -59,13 +67,85 @@ def assessed(token: str, mapping_key: str, config_json: str, period: str | None,
     Returns
     -------
     fairness_core.OverTime
+        Its verdicts: the model's rows, then the labels' (the order of ``over_time``).
 
     Raises
     ------
     ValueError
         As ``fc.over_time``: times that are not dates or integers, a period that does not fit them.
     """
-    return fc.over_time(_frame, _config, period=period)
+    key = (token, mapping_key, config_json, period)
+    labels_part = _labels_over_time.peek(*key, _frame, _config)
+    if labels_part is None and model is not None and _model_over_time.peek(*key, model, _frame, _config) is None:
+        # Neither part is known (a first visit, a new period): one call computes both from one reading of the rows
+        # and their times, and each part is kept as its own call would have made it.
+        both = fc.over_time(_frame, _config, period=period, models=(model,), verdicts_only=True)
+        mine = both.verdicts["model"] == model
+        _model_over_time(*key, model, _frame, _config, _computed=dataclasses.replace(
+            both, labels=(), verdicts=both.verdicts.loc[mine].reset_index(drop=True)))
+        labels_part = _labels_over_time(*key, _frame, _config, _computed=dataclasses.replace(
+            both, models={}, thresholds={}, verdicts=both.verdicts.loc[~mine].reset_index(drop=True)))
+    labels_part = labels_part if labels_part is not None else _labels_over_time(*key, _frame, _config)
+    if model is None:
+        return labels_part
+    part = _model_over_time(*key, model, _frame, _config)
+    return dataclasses.replace(labels_part, models=part.models, thresholds=part.thresholds,
+                               verdicts=pd.concat([part.verdicts, labels_part.verdicts], ignore_index=True))
+
+
+@memo(8)
+def _model_over_time(token: str, mapping_key: str, config_json: str, period: str | None, model: str,
+                     _frame: pd.DataFrame, _config: fc.ReviewConfig, _computed: fc.OverTime | None = None
+                     ) -> fc.OverTime:
+    """One model's verdicts per period, without the labels' rule (memoized; arguments as :func:`assessed`;
+    `_computed`: the result already computed, kept as is)."""
+    if _computed is not None:
+        return _computed
+    return fc.over_time(_frame, _config, period=period, models=(model,), verdicts_only=True, labels=False)
+
+
+@memo(4)
+def _labels_over_time(token: str, mapping_key: str, config_json: str, period: str | None, _frame: pd.DataFrame,
+                      _config: fc.ReviewConfig, _computed: fc.OverTime | None = None) -> fc.OverTime:
+    """The labels' rule per period, with the periods and subgroups (memoized; arguments as :func:`assessed`;
+    `_computed`: the result already computed, kept as is)."""
+    if _computed is not None:
+        return _computed
+    return fc.over_time(_frame, _config, period=period, models=(), verdicts_only=True)
+
+
+@memo(8)
+def _drawn(token: str, mapping_key: str, config_json: str, period: str | None, model: str | None, word: str,
+           _result: fc.OverTime) -> tuple:
+    """The rules' sentences, the verdict strip and the rules' charts of `_result` (memoized on what made it: a
+    control that changes none of them, such as the rate of the subgroups' chart, redraws them from the memo).
+
+    Parameters
+    ----------
+    token, mapping_key, config_json, period, model
+        As :func:`assessed`, whose result `_result` is.
+    word : str
+        The period in words.
+    _result : OverTime
+
+    Returns
+    -------
+    (list of str, Figure, list of Figure)
+        The Markdown sentences, the verdict strip and one chart per rule (:func:`_rules`' order).
+    """
+    rules = _rules(_result, model)
+    x, axis = _axis(_result)
+    sentences = [rule_sentence(_result, owner, rule, word) for owner, rule in rules]
+    return (sentences, verdict_strip(_result, rules, x, axis),
+            [rule_chart(_result, owner, rule, x, axis, word) for owner, rule in rules])
+
+
+@memo(8)
+def _rate_chart(token: str, mapping_key: str, config_json: str, period: str | None, model: str, rate: str,
+                _result: fc.OverTime):
+    """:func:`subgroup_rate_chart` of `_result` (memoized; arguments as :func:`_drawn`, and the rate)."""
+    x, axis = _axis(_result)
+    return subgroup_rate_chart(_result, model, rate, x, axis)
 
 
 @memo(analysis.SMALL)
@@ -92,6 +172,20 @@ def n_periods(token: str, column: str, period: str, _values: pd.Series) -> int |
     """
     if period == EACH_VALUE:
         return int(_values.nunique())
+    span = _time_span(token, column, _values)
+    if span is None:
+        return None
+    if not span:
+        return 0
+    freq = {"day": "D", "week": "W", "month": "M", "quarter": "Q"}[period]
+    return int(pd.Period(span[1], freq).ordinal - pd.Period(span[0], freq).ordinal + 1)
+
+
+@memo(analysis.SMALL)
+def _time_span(token: str, column: str, _values: pd.Series) -> tuple | None:
+    """The first and last time of the column on their zone's wall clock (as ``over_time`` cuts its periods), read
+    once per dataset and column for every period's count; () without times, None when the values are not read as
+    times here."""
     if not (isinstance(_values.dtype, pd.DatetimeTZDtype) or pd.api.types.is_datetime64_dtype(_values)):
         try:
             _values = pd.to_datetime(_values, format="ISO8601")
@@ -103,10 +197,7 @@ def n_periods(token: str, column: str, period: str, _values: pd.Series) -> int |
     if _values.dt.tz is not None:
         _values = _values.dt.tz_localize(None)   # the zone's wall clock, as over_time cuts its periods
     present = _values.dropna()
-    if present.empty:
-        return 0
-    freq = {"day": "D", "week": "W", "month": "M", "quarter": "Q"}[period]
-    return int(pd.Period(present.max(), freq).ordinal - pd.Period(present.min(), freq).ordinal + 1)
+    return () if present.empty else (present.min(), present.max())
 
 
 def draw() -> None:
@@ -142,10 +233,10 @@ def draw() -> None:
         st.warning(TOO_MANY_MESSAGE.format(word=word, column=escape.md(mapping.time), n=count, limit=MAX_PERIODS))
         return
     config = dataclasses.replace(review_config.config_from_session(), view=())
+    key = (token, mapping_key, config.to_json(), None if period == EACH_VALUE else period, model)
     try:
         with progress.computing(f"every rule per {word}", config.ci):
-            result = assessed(token, mapping_key, config.to_json(), None if period == EACH_VALUE else period,
-                              frame, config)
+            result = assessed(*key, frame, config)
     except ValueError as exc:
         st.error(escape.md(str(exc)))
         return
@@ -153,23 +244,22 @@ def draw() -> None:
         st.warning(f"No row has a time in {escape.md(mapping.time)}, so there are no periods to assess.")
         return
     _periods_caption(result, mapping.time, word)
-    rules = _rules(result, model)
+    sentences, strip, charts = _drawn(*key, word, result)
     st.subheader("What changed")
-    for owner, rule in rules:
-        st.markdown("- " + rule_sentence(result, owner, rule, word))
+    for sentence in sentences:
+        st.markdown("- " + sentence)
     st.caption(f"Each {word} is assessed on its own rows at the review's settings; "
                + ("a rule fails in a period when its whole interval is beyond the bound, so over many periods a rule "
                   "that holds can still fail once by chance. " if config.ci is not None else
                   "intervals are off, so each verdict rests on the point estimate alone and there is no trend test. ")
                + definition_link("over-time-trend", "How periods and the trend are assessed"))
-    x, axis = _axis(result)
-    st.plotly_chart(verdict_strip(result, rules, x, axis), width="stretch")
+    st.plotly_chart(strip, width="stretch")
     st.subheader("Each rule per " + word)
-    for owner, rule in rules:
-        st.plotly_chart(rule_chart(result, owner, rule, x, axis, word), width="stretch")
+    for chart in charts:
+        st.plotly_chart(chart, width="stretch")
     _missing_caption(result, word)
     if model is not None:
-        _rates_section(result, model, x, axis, word)
+        _rates_section(result, key, word)
 
 
 def _model_name(name: str, mapping: fc.ColumnMapping) -> str:
@@ -255,13 +345,14 @@ def _p(p: float) -> str:
     return "p < 0.001" if p < 0.001 else f"p = {p:.3f}"
 
 
-def _rates_section(result: fc.OverTime, model: str, x: list, axis: str, word: str) -> None:
-    """The subgroups' rates per period, with a picker of the rate."""
+def _rates_section(result: fc.OverTime, key: tuple, word: str) -> None:
+    """The subgroups' rates per period, with a picker of the rate (`key`: :func:`assessed`'s, the model last)."""
+    model = key[-1]
     st.subheader(f"Each subgroup's rate per {word}")
     rates = [r for r in labels.RATE_LABELS if r in next(m for m in result.models[model] if m is not None).rate_table]
     rate = controls.kept(st.selectbox, "Rate", "time:rate", "selection_rate", options=rates,
                          format_func=labels.RATE_LABELS.get)
-    st.plotly_chart(subgroup_rate_chart(result, model, rate, x, axis), width="stretch")
+    st.plotly_chart(_rate_chart(*key, rate, result), width="stretch")
     st.caption("One line per subgroup, with its interval; a subgroup with fewer rows than the minimum size in a "
                f"{word} is an open, faded marker off its line (its line has a gap there), and a period without rows is "
                "a gap. Hover for the rows.")

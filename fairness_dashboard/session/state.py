@@ -24,7 +24,7 @@ INTERVALS = "intervals"            # fairness_dashboard.settings.controls.Interv
 LOCAL_SOURCE = "local_source"      # fairness_dashboard.data.local.LocalSource of "Data on this machine", or None (an upload or a sample)
 LOCAL_ROWS = "local_rows"          # "counts": every row, counted where it lies; "sample": a random sample in memory
 LOCAL_AUC = "local_auc"            # "bins" or "exact": the score levels of the AUC counts (fairness_dashboard.data.local.AUC_LEVELS)
-NO_INTERVALS = "no_intervals"      # why this run shows no intervals though they are asked for (counted data), or None
+NOT_COMPUTED = "not_computed"      # what counted data's tables cannot give (ScoredCounts.not_computed), or None
 CHARTS_LOADED = "charts_loaded"    # bool: a chart was drawn in this session, so the browser has the chart library
 BASE_RATES_OPEN = "data:base_rates_open"   # the Data page's base-rate chart expander (its own widget state)
 RULE_SUBGROUPS_OPEN = "overview:rule_subgroups_open"   # + ":<model>": the Overview's "Each rule per subgroup" expander
@@ -46,7 +46,7 @@ DEFAULTS = {
     LOCAL_SOURCE: None,
     LOCAL_ROWS: "counts",
     LOCAL_AUC: "bins",
-    NO_INTERVALS: None,
+    NOT_COMPUTED: None,
     CHARTS_LOADED: False,
 }
 

@@ -55,8 +55,10 @@ def test_the_table_is_a_direct_call_of_discover_subgroups_on_the_same_rows(page)
     assert list(shown["Rows"]) == list(direct["size"])
     for mine, theirs in (("Subgroup value", "value"), ("Everyone else", "rest_value"), ("Difference", "difference")):
         np.testing.assert_allclose(shown[mine], 100 * direct[theirs], rtol=1e-12, err_msg=mine)   # percent, points
-    assert list(shown["Interval"]) == [f"{100 * lo:+.1f} to {100 * hi:+.1f}"
-                                       for lo, hi in zip(direct["ci_low"], direct["ci_high"])]
+    # A subgroup with fewer than min_size held-out rows is too small to judge: no interval.
+    assert direct["small"].any() and (direct["size"][direct["small"]] < 30).all()
+    assert list(shown["Interval"]) == [discover.SMALL_TEXT if small else f"{100 * lo:+.1f} to {100 * hi:+.1f}"
+                                       for lo, hi, small in zip(direct["ci_low"], direct["ci_high"], direct["small"])]
     assert list(shown["Excludes parity"]) == list(direct["excludes_parity"])
     # an independent count: the rows of each subgroup on all rows are its held-out rows plus its search rows
     for name, rows in zip(shown["Subgroup"], direct["size"] + direct["search_size"]):
@@ -87,6 +89,10 @@ def test_the_table_is_a_direct_call_of_discover_subgroups_on_the_same_rows(page)
     assert len(xs) == 10
     assert xs[name.replace(" and ", "<br>and ")] == pytest.approx(100 * first["difference"])
     assert any(shape.get("x0") == 0 and shape.get("x1") == 0 for shape in fig["layout"]["shapes"])
+    # the subgroups too small to judge are a trace of their own, never "interval includes parity"
+    by_legend = {trace["name"]: len(trace["y"]) for trace in fig["data"]}
+    assert by_legend["Too few held-out rows to judge (no interval)"] == int(direct["small"].sum())
+    assert sum(by_legend.values()) == 10
     captions = " ".join(c.value for c in at.caption)
     assert "3,000 held-out rows" in captions and "seed 0" in captions and "Benjamini–Hochberg" in captions
     assert "/metric-definitions#subgroup-discovery" in captions

@@ -326,7 +326,7 @@ def test_overview_judges_each_model_against_the_baseline_as_the_command_line_doe
     assert {c.status for c in failing} == {"fail"} and any(c.quantity == "subgroup_auc" for c in failing)
     texts = [unescape(md.value) for md in app.markdown]
     summary = next(t for t in texts if t.endswith(
-        f"of {len(expected)} changes from score_a (tolerance 0.01: the largest worsening that still counts as no "
+        f"of {len(expected)} changes from score_a (tolerance 0.01, ratios 0.02: the largest worsening that still counts as no "
         f"worse; paired intervals: a change fails when their low end, a joint bound over the {len(expected)} changes "
         f"(max-t within the rates' and the ECEs' paired replicates, Bonferroni for the AUCs; at most "
         f"{max(c.level for c in expected) * 100:.4g} %), is above the tolerance, and passes when their high end, at "
@@ -335,7 +335,7 @@ def test_overview_judges_each_model_against_the_baseline_as_the_command_line_doe
     # the candidate's own tab says it fails against the baseline, its first two failing changes in full
     against = next(t for t in texts if t.startswith("**Against the baseline score_a**"))
     assert against.splitlines() == [
-        f"**Against the baseline score_a** (release gate, tolerance 0.01): the candidate fails; {len(failing)} fail, "
+        f"**Against the baseline score_a** (release gate, tolerance 0.01, ratios 0.02): the candidate fails; {len(failing)} fail, "
         f"{len(expected) - len(failing)} pass of {len(expected)} changes.",
         *(f"- :red-badge[Fail] {c.sentence}" for c in failing[:gate.FAILS_IN_ANSWER]), "",
         f"{len(failing) - gate.FAILS_IN_ANSWER} more failing changes under *Changes from the baseline* below."]
@@ -361,7 +361,7 @@ def test_overview_judges_each_model_against_the_baseline_as_the_command_line_doe
     relaxed = fc.model_changes(sd, fc.ReviewConfig(mapping=mapping, baseline="score_a", max_worsening=1.0))
     assert not [c for c in relaxed if c.status == "fail"]
     texts = [unescape(md.value) for md in app.markdown]
-    assert any(t.startswith(f"{len(relaxed)} pass of {len(relaxed)} changes from score_a (tolerance 1:")
+    assert any(t.startswith(f"{len(relaxed)} pass of {len(relaxed)} changes from score_a (tolerance 1, ratios 2:")
                for t in texts)
-    assert any(t == f"**Against the baseline score_a** (release gate, tolerance 1): no change fails; "
+    assert any(t == f"**Against the baseline score_a** (release gate, tolerance 1, ratios 2): no change fails; "
                     f"{len(relaxed)} pass of {len(relaxed)} changes." for t in texts)

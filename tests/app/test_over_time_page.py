@@ -80,6 +80,38 @@ def test_every_rule_chart_and_sentence_equal_a_direct_over_time_call():
     assert "falls (worsening)" in text
 
 
+def test_a_model_and_period_change_show_what_the_full_call_computes():
+    """The page computes the chosen model and the labels alone, verdicts only, memoized apart: after a model change,
+    a period change and a change back, every rule chart equals the full ``fc.over_time`` call of every model."""
+    at = _open()
+    frame = fc.read_table(CREDIT)
+    config = fc.ReviewConfig(mapping=loading.SAMPLES["credit"]["mapping"], ci=0.95)
+    full = {p: fc.over_time(frame, config, period=p) for p in ("month", "quarter")}
+    for model, period in (("score_boosting", "month"), ("score_boosting", "quarter"), (MODEL, "quarter"),
+                          (MODEL, "month")):
+        picker = next(w for w in at.main.selectbox if w.label == "Model")
+        if picker.value != model:
+            picker.set_value(model).run()
+        if widget(at, "selectbox", "Period").value != period:
+            widget(at, "selectbox", "Period").set_value(period).run()
+        assert not at.exception and not at.error
+        direct = full[period]
+        rules = [(model, v.rule) for v in next(r for r in direct.models[model] if r is not None).verdicts]
+        rules += [("labels", v.rule) for v in next(c for c in direct.labels if c is not None).verdicts]
+        charts = figures(at)
+        assert len(charts) == 1 + len(rules) + 1, (model, period)
+        for (owner, rule), chart in zip(rules, charts[1:]):
+            expected = direct.series(rule.name, owner)
+            shown = _series(chart)
+            np.testing.assert_allclose(shown["value"], expected["value"].to_numpy(float), rtol=1e-12, equal_nan=True)
+            np.testing.assert_allclose(shown["low"], expected["ci_low"].to_numpy(float), rtol=1e-9, atol=1e-12,
+                                       equal_nan=True)
+        text = " ".join(m.value for m in at.markdown)
+        first = direct.first_failure("four_fifths", model)
+        assert (f"first failed in **{escape.md(first)}**" if first else "never failed across its whole interval") \
+            in text
+
+
 def test_the_planted_drop_of_group_b_equals_a_pandas_count():
     at = _open()
     frame = pd.read_csv(CREDIT)

@@ -582,6 +582,7 @@ def _calibrated(seed: int, sizes=(60, 400, 700, 840)):
     return (rng.random(len(g)) < p).astype(int), p, g
 
 
+@pytest.mark.full   # a simulation of 40 data sets (about 8 CPU-s): make test only (tests/tiers.py)
 def test_a_perfectly_calibrated_model_is_not_failed_because_a_group_is_small():
     # 40 seeded datasets (benchmarks/calibration_verdicts.py runs 200): with the plug-in ECE the smallest group's
     # ECE is about 0.13 above the others' by noise alone; the debiased comparison fails in none, stars a comparison

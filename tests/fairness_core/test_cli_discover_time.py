@@ -105,6 +105,25 @@ def test_subgroup_auc_search_skips_given_predictions(tmp_path, latest_fails, cap
     assert "decision not searched" in err
 
 
+@pytest.mark.parametrize("quantity", ["bpsn_auc", "calibration_error"])
+def test_score_quantities_search_identity_members_only(tmp_path, latest_fails, capsys, quantity):
+    """The BPSN AUC and the calibration error are offered; an identity column searched defines its members only."""
+    frame = latest_fails.assign(member=(latest_fails["region"] == "N").astype(int))
+    args = ["--label", "approved", "--positive", "1", "--score", "score", "--identity", "member", "--threshold",
+            str(THRESHOLD), "--discover", "member", "sex", "--discover-quantity", quantity, "--discover-depth", "2"]
+    _, text, _ = run(tmp_path, frame, *args, capsys=capsys)
+    found = json.loads(text)["discovery"]
+    [model] = found["models"]
+    direct = fc.discover_subgroups(frame["approved"].to_numpy(), (frame["score"] >= THRESHOLD).astype(int),
+                                   frame[["member", "sex"]], y_score=frame["score"].to_numpy(), quantity=quantity,
+                                   depth=2, min_size=30, positive_outcome="favourable", ci=0.95, holdout=0.5,
+                                   random_state=0, indicators=["member"], indicator_threshold=0.5)
+    assert found["quantity"] == quantity
+    rows_equal(model["table"], direct.table)
+    subgroups = set(direct.table["subgroup"])
+    assert any("member=1" in s for s in subgroups) and not any("member=0" in s for s in subgroups)
+
+
 @pytest.mark.parametrize("period", ["month", "week"])
 def test_over_time_json_equals_fc_over_time(tmp_path, latest_fails, capsys, period):
     status, text, _ = run(tmp_path, latest_fails, *FLAGS, "--time", "date", "--period", period, capsys=capsys)
@@ -153,7 +172,7 @@ def test_gate_period_latest_follows_the_latest_periods_verdicts(tmp_path, capsys
     (["--gate-period", "latest"], "--gate-period needs a time column: give --time COL too"),
     (["--period", "week"], "--period needs a time column"),
     (["--discover-depth", "2"], "--discover-depth sets the search for subgroups: use it with --discover"),
-    (["--time", "date", "--engine", "duckdb"], "--time needs the rows in memory"),
+    (["--time", "date", "--engine", "spark"], "--time is not available with --engine spark"),
     (["--discover", "sex", "--engine", "duckdb"], "--discover needs the rows in memory"),
     (["--time", "when"], "--time 'when' is not a column of the data"),
     (["--discover", "nowhere"], "The columns to search for subgroups 'nowhere' are not columns of the data"),

@@ -147,7 +147,7 @@ def test_a_review_from_per_bucket_tables_has_every_interval_close_to_the_pattern
         assert abs(got[0] - low) <= 0.35 * (high - low) and abs(got[1] - high) <= 0.35 * (high - low)
 
 
-def test_weighted_counts_over_the_bound_and_raise_are_still_refused(rows):
+def test_counts_over_the_bound_and_raise_are_refused_weighted_counts_get_buckets(rows):
     frame, path, _ = rows
     counted = scored_counts(path, MAPPING)
     with pytest.raises(TooManyPatterns):
@@ -155,8 +155,10 @@ def test_weighted_counts_over_the_bound_and_raise_are_still_refused(rows):
     weighted = dataclasses.replace(MAPPING, weight="w")
     path_w = path.replace("rows.parquet", "weighted.parquet")
     frame.assign(w=np.linspace(0.5, 2.0, len(frame))).to_parquet(path_w, index=False)
-    with pytest.raises(TooManyPatterns):   # weighted counts have no per-bucket tables
-        scored_counts(path_w, weighted).with_atoms(max_patterns=1)
+    with pytest.raises(TooManyPatterns):
+        scored_counts(path_w, weighted).with_atoms(max_patterns=1, too_many="raise")
+    # per-bucket sums of weights (tests/fairness_core/test_engine_weighted_buckets.py)
+    assert scored_counts(path_w, weighted).with_atoms(max_patterns=1).confusion["s"].atoms.buckets is not None
 
 
 def test_the_command_line_reviews_with_intervals_over_the_pattern_bound(rows, tmp_path, capsys, monkeypatch):
@@ -202,3 +204,22 @@ def test_thresholds_between_level_groups_are_read_off_the_per_bucket_auc_tables(
     for a, b in zip(read.atoms.buckets.tables, counted.atoms.buckets.tables, strict=True):
         np.testing.assert_array_equal(a, b)
     np.testing.assert_array_equal(read.member, counted.member)
+
+
+def test_one_scan_gives_a_scores_confusion_auc_and_calibration_tables_as_their_own_queries(rows, monkeypatch):
+    """On many rows (``MERGED_SCAN_ROWS``, here every row count) with_atoms past the bound counts a score's confusion,
+    AUC and calibration tables in one bucket query (the level groups and calibration bins as two more keys): the same
+    per-bucket tables as the queries of each."""
+    _, path, _ = rows
+    counted = scored_counts(path, MAPPING, auc_bins=500)
+    monkeypatch.setattr(_limits, "MERGED_SCAN_ROWS", 0)
+    buckets = counted.with_atoms(max_patterns=1)
+    q, n_patterns = buckets._atom_queries, counted._atom_queries.n_patterns()
+    confusion, auc = q.confusion_and_auc("s", 0.5, counted.auc["s"], n_patterns)
+    calibration = q.calibration("s", counted.calibration["s"].edges, "uniform")
+    pairs = [(buckets.confusion["s"].atoms.buckets, confusion.atoms.buckets),
+             (buckets.auc["s"].patterns[0].buckets, auc.patterns[0].buckets),
+             (buckets.calibration["s"].atoms.atoms.buckets, calibration.atoms.atoms.buckets)]
+    for got, want in pairs:
+        for a, b in zip(got.tables, want.tables, strict=True):
+            np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-12)

@@ -15,6 +15,7 @@ import pandas as pd
 import pytest
 
 import fairness_core as fc
+from fairness_core._review.change_levels import RATIO_PER_DIFFERENCE, change_tolerance
 from fairness_core._review.gate import WORSE_SIGN, change_table, change_verdicts, gate_level
 from fairness_core._review.report import render_report
 from tests.support import ROOT
@@ -131,11 +132,56 @@ def test_change_verdicts_judge_the_interval_against_the_tolerance():
     assert [v.status for v in verdicts] == ["fail", "pass", "inconclusive", "not_assessable", "fail"]
     assert verdicts[0].sentence == ("c against the baseline b: BPSN AUC of A worse by 0.05 (99 % interval of the "
                                     "worsening 0.02 to 0.08), more than the tolerance 0.01 across the whole "
-                                    "interval: fails. Tolerance 0.01: the largest drop of the AUC that still counts "
-                                    "as no worse.")
+                                    "interval: fails. Tolerance 0.01 (non-inferiority, in AUC units): the largest "
+                                    "drop of the AUC that still counts as no worse.")
     assert verdicts[1].sentence.startswith("c against the baseline b: BPSN AUC of A unchanged (99 % interval")
     assert "(no interval): fails." in verdicts[4].sentence
     assert gate_level(0.95, 20) == pytest.approx(0.9975) and gate_level(0.95, 1) == 0.95 and gate_level(None, 9) is None
+
+
+def test_each_change_is_judged_against_the_tolerance_in_its_own_units():
+    """The tolerance is in the units of a difference of rates: a difference (a rate disparity under 'diff', an AUC,
+    an ECE) takes it as given, a ratio of rates (the ratio scores; the rate disparities under 'ratio') twice it.
+    The same worsening 0.015 (interval 0.012 to 0.018) fails a difference at 0.01 and passes a ratio at 0.02."""
+    quantities = ["false_positive_rate", "equalized_odds", "p_percent_score", "equal_opportunity_score",
+                  "subgroup_auc", "ece"]
+    table = pd.DataFrame({"model": ["c"] * 6, "quantity": quantities,
+                          "subgroup": pd.Series([None] * 4 + ["A", "A"], dtype=object),
+                          "worsening": [0.015] * 6, "ci_low": [0.012] * 6, "ci_high": [0.018] * 6})
+    diff = change_verdicts(table, "b", 0.01, 0.95)
+    assert [v.tolerance for v in diff] == [0.01, 0.01, 0.02, 0.02, 0.01, 0.01]
+    assert [v.status for v in diff] == ["fail", "fail", "pass", "pass", "fail", "fail"]
+    assert [change_tolerance(q, 0.01) for q in quantities] == [v.tolerance for v in diff]
+    assert diff[0].sentence.endswith("more than the tolerance 0.01 across the whole interval: fails. Tolerance 0.01 "
+                                     "(non-inferiority, in units of a difference of rates): the largest rise of the "
+                                     "disparity that still counts as no worse.")
+    assert diff[2].sentence == (
+        "c against the baseline b: p% score worse by 0.015 (95 % interval of the worsening 0.012 to 0.018), within "
+        "the tolerance 0.02 across the whole interval: no worse than the baseline by more than the tolerance, "
+        "passes. Tolerance 0.02 (non-inferiority, in the score's units, a ratio of rates: 2 x the gate's tolerance "
+        "0.01, which is a difference of rates): the largest drop of the score that still counts as no worse.")
+    assert diff[5].sentence.endswith("Tolerance 0.01 (non-inferiority, in ECE units, a difference of probabilities): "
+                                     "the largest rise of the ECE that still counts as no worse.")
+    ratio = change_verdicts(table, "b", 0.01, 0.95, rate_distance="ratio")
+    assert [v.tolerance for v in ratio] == [0.02, 0.02, 0.02, 0.02, 0.01, 0.01]
+    assert "in the disparity's units, a ratio of rates: 2 x the gate's tolerance 0.01" in ratio[0].sentence
+    # an explicit tolerance applies as given, in the same units: 0.005 is 0.01 for a ratio
+    assert [v.tolerance for v in change_verdicts(table, "b", 0.005, 0.95)] == [0.005] * 2 + [0.01] * 2 + [0.005] * 2
+    assert RATIO_PER_DIFFERENCE == 2.0
+    assert fc.ReviewConfig(mapping=fc.ColumnMapping("y", 1)).max_worsening == 0.01   # the default, as given
+
+
+def test_the_pass_side_is_the_unadjusted_high_end_and_only_the_low_ends_are_joint():
+    """A change passes on the high end of its paired interval at the review's level itself (one-sided 97.5 %: the
+    intersection-union test needs no adjustment), the same end as the difference tables'; only the low ends, which
+    decide a fail, are joint bounds (at a level above the review's)."""
+    frame = two_models(3_000, 2, candidate="equal")
+    mapping = fc.ColumnMapping(label="y", positive_label=1, scores=("m1", "m2"), protected=("g",))
+    review = fc.build_review(frame, fc.ReviewConfig(mapping=mapping, n_boot=N_BOOT, baseline="m1"))
+    table = change_table(review.differences, "m1")
+    assert [c.ci_high for c in review.changes] == pytest.approx(table["ci_high"].tolist(), abs=1e-15)
+    assert {c.pass_level for c in review.changes} == {0.95}
+    assert all(c.level > 0.95 and c.ci_low <= low + 1e-15 for c, low in zip(review.changes, table["ci_low"]))
 
 
 def test_baseline_identical_passes_worse_fails_with_its_interval(tmp_path):
@@ -191,10 +237,11 @@ def retrained(n: int, seed: int, own: float = 0.1) -> pd.DataFrame:
 
 @pytest.mark.full   # ten reviews of 10^5 rows: make test only (tests/tiers.py)
 def test_a_retrained_candidate_as_good_as_the_baseline_passes_on_large_data():
-    """Non-inferiority with the high ends unadjusted (the candidate passes only if every change
-    does) and the low ends joint one-sided bounds (max-t within the rates' and the ECEs' paired replicates). benchmarks/gate_equal_candidate.py measured 70 % of such gates
-    passing at 10^5 rows (none failing; 27.5 % with the high ends at Bonferroni's level too, 3 of these 10);
-    here at least 7 of 10, and no change fails."""
+    """Non-inferiority with the high ends unadjusted (the candidate passes only if every change does), the low ends
+    joint one-sided bounds (max-t within the rates' and the ECEs' paired replicates) and the default tolerance in
+    each quantity's units (0.02 for the ratio scores, 0.01 for the rest). benchmarks/gate_equal_candidate.py
+    measured 99 % of such gates passing at 10^5 rows (none failing; 70 % with 0.01 for the ratio scores too, 27.5 %
+    with the high ends at Bonferroni's level as well); here at least 8 of 10 (the goal's 80 %), and no change fails."""
     mapping = fc.ColumnMapping(label="y", positive_label=1, scores=("m1", "m2"), protected=("g",))
     passed, statuses = 0, []
     for seed in range(10):
@@ -208,7 +255,7 @@ def test_a_retrained_candidate_as_good_as_the_baseline_passes_on_large_data():
         for family, m in (({"ece"}, 3), ({c.quantity for c in review.changes[:5]}, 5)):
             levels = {c.level for c in review.changes if c.quantity in family}
             assert len(levels) == 1 and 1 - 0.05 * m / 17 <= levels.pop() <= 1 - 0.05 / 17
-    assert "fail" not in statuses and passed >= 7, (passed, statuses.count("inconclusive"))
+    assert "fail" not in statuses and passed >= 8, (passed, statuses.count("inconclusive"))
 
 
 def test_gate_options_round_trip_and_are_checked():
@@ -253,9 +300,14 @@ def test_without_intervals_the_point_change_decides():
     assert review.changes and all(np.isnan(c.ci_low) and c.level is None for c in review.changes)
     auc = next(c for c in review.changes if c.quantity == "subgroup_auc" and c.subgroup == "A")
     assert auc.status == "fail" and auc.sentence.endswith("more than the tolerance 0.01 (no interval): fails. "
-                                                        "Tolerance 0.01: the largest drop of the AUC that still counts "
-                                                        "as no worse.")
+                                                        "Tolerance 0.01 (non-inferiority, in AUC units): the largest "
+                                                        "drop of the AUC that still counts as no worse.")
     assert {c.status for c in review.changes} <= {"pass", "fail"}
+    # the review's distance reaches the gate: under 'ratio' the rate disparities' changes take the ratio tolerance
+    ratio = fc.build_review(frame, fc.ReviewConfig(mapping=mapping, baseline="m1", ci=None, rate_distance="ratio"))
+    tolerances = {c.quantity: c.tolerance for c in ratio.changes}
+    assert (tolerances["false_positive_rate"], tolerances["p_percent_score"], tolerances["subgroup_auc"]) == (
+        0.02, 0.02, 0.01)
 
 
 def test_gate_names_select_rules_and_changes_and_the_json_marks_what_gates(tmp_path):

@@ -4,6 +4,8 @@ force, and, by simulation, how often it passes a candidate as good as the baseli
 
 from __future__ import annotations
 
+from typing import Optional
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -99,28 +101,35 @@ def candidates(n: int, seed: int, shift: float = 0.0) -> pd.DataFrame:
 MAPPING = fc.ColumnMapping(label="y", positive_label=1, scores=("m1", "m2"), protected=("g",))
 
 
-def gate_outcome(frame: pd.DataFrame, tolerance: float) -> str:
-    review = fc.build_review(frame, fc.ReviewConfig(mapping=MAPPING, baseline="m1", max_worsening=tolerance))
+def gate_outcome(frame: pd.DataFrame, tolerance: Optional[float] = None) -> str:
+    """The gate's outcome on the changes from m1, at `tolerance` (None: the default, 0.01 for a difference of rates,
+    an AUC or an ECE and 0.02 for the ratio scores)."""
+    tolerances = {} if tolerance is None else {"max_worsening": tolerance}
+    review = fc.build_review(frame, fc.ReviewConfig(mapping=MAPPING, baseline="m1", **tolerances))
     statuses = {c.status for c in review.changes}
     return "fail" if "fail" in statuses else "pass" if statuses == {"pass"} else "inconclusive"
 
 
-@pytest.mark.full   # 16 reviews of 10^5 rows (about 25 CPU-s)
-def test_an_equal_candidate_passes_at_a_tolerance_above_its_sampling_error():
-    """At 10^5 rows the ratio scores' paired changes have a sampling sd of about 0.004 (d = 0.1), so a tolerance of
-    0.02 is five of them: benchmarks/gate_equal_candidate.py measured the gate passing such a candidate in 100 % of
-    40 data sets (0.01, 2.5 sd: 70 %; each ratio score then passes with a chance of about Phi(2.5 - 1.96) = 0.71).
-    With a true pass rate of 0.95, 12 or fewer passes of 16 has a chance of 0.7 %: at least 13 are asserted. An
-    equal candidate fails some change with a chance of at most 2.5 % per data set: at most one fail of 16."""
-    outcomes = [gate_outcome(candidates(100_000, seed), 0.02) for seed in range(16)]
+@pytest.mark.full   # 16 reviews of 10^5 rows (about 30 CPU-s)
+def test_an_equal_candidate_passes_at_the_default_tolerance():
+    """The product's goal: at the default tolerance an equal candidate on 10^5 rows passes in at least 80 % of data
+    sets and fails in at most 2.5 %. At 10^5 rows the ratio scores' paired changes have a sampling sd of 0.003-0.004
+    (d = 0.1), the rate disparities' 0.0018-0.0024: the default tolerance in each quantity's units, 0.02 for the
+    ratio scores and 0.01 for the rest, is five or more of them, and benchmarks/gate_equal_candidate.py measured the
+    gate passing such a candidate in 99 of 100 data sets (a single 0.01 for every quantity: 70 % of 40). At least 13
+    of 16 passes (81 %) are asserted: with a true pass rate of 0.95, 12 or fewer has a chance of 0.7 %. An equal
+    candidate fails some change with a chance of at most 2.5 % per data set, so at most one fail of 16 (a chance of
+    at least 94 % when the goal holds)."""
+    outcomes = [gate_outcome(candidates(100_000, seed)) for seed in range(16)]
     assert outcomes.count("pass") >= 13 and outcomes.count("fail") <= 1, outcomes
 
 
-@pytest.mark.full   # 8 reviews of 10^5 rows (about 13 CPU-s)
+@pytest.mark.full   # 8 reviews of 10^5 rows (about 15 CPU-s)
 def test_a_candidate_worse_by_twice_the_tolerance_fails():
-    """Worse by about 0.02 in B's false positive rate disparity (twice the tolerance; its ratio score and
-    equalized odds worsen too): the FPR disparity's paired interval at 10^5 rows is about +-0.005 at the joint level,
-    so its low end lies above 0.01 in nearly every data set (benchmarks/gate_equal_candidate.py --worse measures the
-    share). At least 6 of 8 are asserted, and none passes."""
-    outcomes = [gate_outcome(candidates(100_000, seed, shift=0.09), 0.01) for seed in range(8)]
+    """Worse by about 0.02 in B's false positive rate disparity (twice its default tolerance, 0.01, a difference of
+    rates; its ratio score and equalized odds worsen too): the FPR disparity's paired interval at 10^5 rows is about
+    +-0.005 at the joint level, so its low end lies above 0.01 in nearly every data set
+    (benchmarks/gate_equal_candidate.py --worse measured 100 % of data sets failing). At least 6 of 8 are asserted,
+    and none passes."""
+    outcomes = [gate_outcome(candidates(100_000, seed, shift=0.09)) for seed in range(8)]
     assert outcomes.count("fail") >= 6 and outcomes.count("pass") == 0, outcomes

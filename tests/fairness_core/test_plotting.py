@@ -600,3 +600,22 @@ def test_rule_line_parts_on_a_second_panel_with_a_label_at_the_bottom_right():
     assert [a for a in drawn["layout"]["annotations"] if a["text"] == "bound"] == [note]
     with pytest.raises(ValueError, match="'position' of rule_line_parts"):
         rule_line_parts(0.1, "bound", axis="y", position="bottom right")
+
+
+def test_discovery_chart_draws_small_subgroups_apart_without_a_verdict():
+    """The report's chart of subgroups found: a subgroup with too few held-out rows is its own hollow trace, never
+    counted as "interval includes parity", and the others keep their verdict's colour."""
+    from fairness_core.plotting._discovered import FOUND_LEGEND, OTHER_LEGEND, SMALL_LEGEND, discovery_chart
+
+    rng = np.random.default_rng(3)
+    n = 4000
+    frame = pd.DataFrame({"a": rng.choice(["x", "y", "z"], n), "b": rng.choice(["u", "v", "w", "t"], n, p=[.4, .4, .19, .01])})
+    y = (rng.random(n) < 0.5).astype(int)
+    pred = ((rng.random(n) < 0.4) | ((frame["a"] == "x") & (rng.random(n) < 0.4))).astype(int)
+    table = fc.discover_subgroups(y, pred, frame, depth=2, min_size=30, top_k=10).table
+    fig = discovery_chart(table, level=0.95)
+    counts = {trace.name: len(trace.y) for trace in fig.data}
+    assert counts.get(SMALL_LEGEND, 0) == int(table["small"].sum())
+    assert counts.get(FOUND_LEGEND, 0) == int((table["excludes_parity"] & ~table["small"]).sum()) > 0
+    assert sum(counts.values()) == len(table) == 10
+    assert OTHER_LEGEND in counts or counts.get(FOUND_LEGEND, 0) + counts.get(SMALL_LEGEND, 0) == 10

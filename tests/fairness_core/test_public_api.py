@@ -49,8 +49,8 @@ PLOTTING_ALL = ['AUC_COLUMNS', 'RATE_LABELS', 'STATUS_COLORS', 'add_rule_line', 
  'model_auc_heatmap', 'pairwise_heatmap', 'plot_text', 'rate_chart', 'ratio_score_chart', 'reliability_chart',
  'rule_line_parts', 'rule_subgroups_chart', 'scorecard_chart', 'subgroup_colors', 'threshold_chart', 'threshold_tradeoff_chart', 'tradeoff_chart']
 
-ENGINES_ALL = ['ENGINES', 'ScoredCounts', 'TooManyPatterns', 'default_memory_limit', 'preview', 'read_source',
-               'scored_counts']
+ENGINES_ALL = ['ENGINES', 'ScoredCounts', 'TooManyPatterns', 'counts_over_time', 'default_memory_limit',
+               'discover_subgroups_counted', 'preview', 'read_source', 'scored_counts']
 
 
 MODULES = {"fairness_core": PACKAGE_ALL, "fairness_core.plotting": PLOTTING_ALL, "fairness_core.engines": ENGINES_ALL}

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import re
+from functools import cache
 from html.parser import HTMLParser
 
 import numpy as np
@@ -22,6 +23,8 @@ from fairness_core._review.report_text import (COLUMN_NAMES, COUNT_COLUMNS, INTE
 from tests.support import ROOT
 
 CREDIT = pd.read_csv(ROOT / "sample_data" / "credit_decisions.csv")
+# One worker runs the module (make's --dist loadgroup), so each review below is built once (they are cached).
+pytestmark = pytest.mark.xdist_group("report_names")
 SNAKE = re.compile(r"\b[A-Za-z0-9]+_[A-Za-z0-9_]+\b")
 NUMBER = re.compile(r"-?\d[\d,]*(?:\.\d+)?(?:e-?\d+)?")
 # The columns whose cells are counts (sums of weights with weights): integers, or weights as written.
@@ -127,6 +130,7 @@ def data_tokens(frame: pd.DataFrame, mapping: fc.ColumnMapping, source: str) -> 
     return {token for text in texts for token in SNAKE.findall(text)}
 
 
+@cache
 def _full_review():
     mapping = fc.ColumnMapping(label="repaid", positive_label=0, scores=("score_logistic", "score_boosting"),
                                protected=("sex", "age_group"), positive_outcome="adverse")
@@ -137,6 +141,7 @@ def _full_review():
     return CREDIT, mapping, fc.build_review(CREDIT, config, source={"name": "credit_decisions.csv"})
 
 
+@cache
 def _weighted_classes_review():
     frame = CREDIT.assign(sampling_weight=np.random.default_rng(0).uniform(0.5, 2.0, len(CREDIT)).round(2))
     mapping = fc.ColumnMapping(label="repayment_status", positive_label="default", predicted_label="predicted_status",

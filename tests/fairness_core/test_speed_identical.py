@@ -19,6 +19,8 @@ from sklearn.metrics import roc_auc_score
 import fairness_core as fc
 from fairness_core._metrics.auc_order import score_order
 from fairness_core._metrics.auc_ranking import _Ranked
+from fairness_core._subgroups import subgroups as subgroups_module
+from fairness_core._subgroups.patterns import _indicator_bits, _text_codes
 
 
 def _scores(kind: str, n: int, rng: np.random.Generator) -> np.ndarray:
@@ -232,3 +234,150 @@ def test_auc_table_at_a_million_rows_equals_the_literal_count():
     table = fc.bias_auc_table(y, s, groups)
     np.testing.assert_array_equal(table[["subgroup_auc", "bpsn_auc", "bnsp_auc"]].to_numpy(),
                                   _literal_aucs(y, s, groups.membership, groups.background))
+
+
+# Subgroups from raw columns: text columns coded from their bytes' features, indicator columns in one chunked pass.
+
+
+def _factorized(monkeypatch, build):
+    """`build()` with Arrow text coded by factorizing (the definition), not from its bytes' features."""
+    with monkeypatch.context() as patched:
+        patched.setattr(subgroups_module, "_text_codes", lambda values: None)
+        return build()
+
+
+def _assert_same_subgroups(ours, reference):
+    assert ours.names == reference.names and ours.min_size == reference.min_size
+    for name in ("membership", "background", "codes"):
+        a, b = getattr(ours, name), getattr(reference, name)
+        assert (a is None) == (b is None)
+        if a is not None:
+            assert a.dtype == b.dtype and a.flags.c_contiguous == b.flags.c_contiguous
+            np.testing.assert_array_equal(a, b)
+    for a, b in zip(ours.patterns, reference.patterns):
+        assert a.dtype == b.dtype
+        np.testing.assert_array_equal(a, b)
+
+
+TEXT_VALUES = {
+    "lengths differ": ["Female", "Male"],
+    "first bytes differ": ["White", "Black", "Hispanic", "Asian"],
+    "last bytes differ": ["xa", "xb", "xc"],
+    "length and first byte": ["ab", "b", "ba", "abc"],
+    "length and last byte": ["ab", "ba", "cb", "a", "abc"],
+    "first and last byte": ["axb", "ayc", "bxb", "bzzc"],
+    "all three": ["aa", "ab", "ba", "bb", "aab", "bba"],
+    "only factorizing tells": ["abca", "acba", "b"],
+    "the empty text": ["", "a", "bb"],
+    "the empty text, lengths clash": ["", "a", "b"],
+    "non-ASCII": ["é", "e", "ü", "名前", "x", "名"],
+    "the missing label as a value": ["(missing)", "a", "1"],
+    "one value": ["only"],
+    "many values": [f"v{i}" for i in range(300)],
+}
+
+
+@pytest.mark.parametrize("name", sorted(TEXT_VALUES))
+@pytest.mark.parametrize("dtype", ["str", "string[pyarrow]"])
+@pytest.mark.parametrize("missing", [False, True])
+def test_text_codes_are_the_factorized_codes(monkeypatch, name, dtype, missing):
+    rng = np.random.default_rng(len(name))
+    values = rng.choice(np.array(TEXT_VALUES[name], dtype=object), 3000)
+    if missing:
+        values[rng.random(len(values)) < 0.1] = None
+    column = pd.Series(values, dtype=dtype)
+    for series in (column, column.iloc[41:2900].reset_index(drop=True),
+                   pd.concat([column.iloc[:700], column.iloc[1000:]], ignore_index=True)):   # sliced, in chunks
+        fast = subgroups_module._codes(series, 4, 10)
+        reference = _factorized(monkeypatch, lambda: subgroups_module._codes(series, 4, 10))
+        assert fast[0].dtype == reference[0].dtype and fast[1] == reference[1]
+        np.testing.assert_array_equal(fast[0], reference[0])
+    coded = _text_codes(column)
+    if name in ("only factorizing tells", "the empty text, lengths clash"):
+        assert coded is None       # no byte feature tells these apart: factorized
+    elif name != "many values":
+        assert coded is not None   # the byte features were used
+
+
+def test_text_codes_read_every_chunk_and_offset():
+    import pyarrow as pa
+
+    chunks = [pa.array(["x", "yy", None, "zzz"], pa.large_string()).slice(1),
+              pa.array(["zzz", "x", "x"], pa.large_string()), pa.array([None, "yy"], pa.large_string())]
+    series = pd.Series(pd.arrays.ArrowStringArray(pa.chunked_array(chunks)))
+    codes, uniques = _text_codes(series)
+    assert uniques == ["x", "yy", "zzz"]
+    np.testing.assert_array_equal(codes, [1, 3, 2, 2, 0, 0, 3, 1])
+    assert _text_codes(pd.Series(["a", "b"], dtype=object)) is None
+    assert _text_codes(pd.Series([1.0, 2.0])) is None
+
+
+@pytest.mark.parametrize("intersect", [True, False])
+def test_subgroups_from_text_columns_equal_the_factorized_ones(monkeypatch, intersect):
+    frame, _, rng = _data(4000, 12, False)
+    frame["race_missing"] = pd.Series(np.where(rng.random(len(frame)) < 0.05, None, frame["race"].to_numpy()),
+                                      dtype="str")
+    frame["city"] = pd.Series(rng.choice(["Lyon", "Nice", "Paris", "Metz"], len(frame)), dtype="string[pyarrow]")
+    frame["obj"] = pd.Series(rng.choice(["u", "vv"], len(frame)), dtype=object)
+    frame["age"] = rng.integers(18, 90, len(frame))
+    for columns in (["race", "sex"], ["race_missing", "sex"], ["sex"], ["city", "race_missing", "obj"],
+                    ["age", "race"], ["race_missing"]):
+        def build(columns=columns):
+            return fc.Subgroups.from_attributes(frame, columns, intersect=intersect, min_size=3)
+        _assert_same_subgroups(build(), _factorized(monkeypatch, build))
+
+
+def test_intersections_are_numbered_as_pandas_groupby():
+    frame, y, rng = _data(5000, 13, False)
+    frame.loc[rng.random(len(frame)) < 0.05, "race"] = None
+    groups = fc.Subgroups.from_attributes(frame, ["race", "sex"], min_size=1)
+    keys = frame[["race", "sex"]].fillna({"race": "~"})   # missing sorts last, as "~" does after a, b, c
+    np.testing.assert_array_equal(groups.codes, keys.groupby(["race", "sex"]).ngroup().to_numpy())
+    assert groups.names == [f"race={r if r != '~' else fc.MISSING}, sex={s}"
+                            for r, s in keys.drop_duplicates().sort_values(["race", "sex"]).itertuples(index=False)]
+    np.testing.assert_array_equal(groups.membership, np.eye(len(groups.names), dtype=bool)[groups.codes])
+
+
+@pytest.mark.parametrize("chunk", [1, 7, 1000, 30_000])
+@pytest.mark.parametrize("n_columns", [1, 8, 9, 33, 63])
+def test_indicator_bits_are_the_masks_and_keys_of_their_definition(chunk, n_columns):
+    rng = np.random.default_rng(n_columns)
+    n = 2500
+    arrays = [np.where(rng.random(n) < 0.05, np.nan, rng.random(n) * (j % 3 == 0) + (rng.random(n) < 0.2))
+              .clip(0, 1) for j in range(n_columns)]
+    membership, low, high, key = _indicator_bits(arrays, 0.5, chunk)
+    expected = np.column_stack([a >= 0.5 for a in arrays])
+    assert membership.dtype == bool and membership.flags.c_contiguous
+    np.testing.assert_array_equal(membership, expected)
+    np.testing.assert_array_equal(low, [np.min(a, initial=0.0) for a in arrays])
+    np.testing.assert_array_equal(high, [np.max(a, initial=0.0) for a in arrays])
+    if n_columns >= 63:
+        assert key is None
+    else:
+        bits = expected.astype(np.int64) << np.arange(n_columns - 1, -1, -1, dtype=np.int64)
+        np.testing.assert_array_equal(key, bits.sum(axis=1))
+
+
+@pytest.mark.parametrize("missing", [False, True])
+def test_indicator_patterns_are_the_distinct_rows_in_bit_order(missing):
+    frame, _, rng = _data(6000, 14, missing)
+    columns = [c for c in frame if c.startswith("id_")]
+    groups = fc.Subgroups.from_indicators(frame, columns, min_size=1)
+    values = frame[columns].to_numpy()
+    np.testing.assert_array_equal(groups.membership, values >= 0.5)
+    np.testing.assert_array_equal(groups.background, values < 0.5)
+    rows = np.hstack([groups.membership, groups.background])
+    distinct, inverse = np.unique(rows, axis=0, return_inverse=True)   # False < True: bit order
+    codes, member, background = groups.patterns
+    np.testing.assert_array_equal(codes, inverse.reshape(-1))
+    np.testing.assert_array_equal(np.hstack([member, background]), distinct)
+
+
+def test_indicator_errors_keep_their_column_order():
+    frame = pd.DataFrame({"a": [0.0, 1.0], "b": [0.0, 2.0], "t": ["x", "y"], "c": [-0.5, 1.0]})
+    with pytest.raises(ValueError, match="'b' holds values from 0 to 2"):
+        fc.Subgroups.from_indicators(frame, ["a", "b", "t"])
+    with pytest.raises(ValueError, match="'t' must be numeric"):
+        fc.Subgroups.from_indicators(frame, ["a", "t", "b"])
+    with pytest.raises(ValueError, match="'c' holds values from -0.5 to 1"):
+        fc.Subgroups.from_indicators(frame.assign(b=[np.nan, 1.0]), ["b", "c"])

@@ -228,6 +228,7 @@ def test_a_bucket_split_of_weighted_rows_deals_each_row_once():
     np.testing.assert_array_equal(again.bucket, split.bucket)
 
 
+@pytest.mark.full   # a coverage simulation of 300 samples (about 13 CPU-s): make test only (tests/tiers.py)
 def test_weighted_rate_disparities_with_heavy_tailed_weights_stay_conservative():
     """Log-normal weights (sigma 1) unrelated to the rates, 1,000 rows, a true false positive rate difference of
     0.056: the joined interval (bootstrap of weighted rows and MOVER of the effective counts) covers it in 98.3 % of
