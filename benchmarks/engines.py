@@ -38,6 +38,7 @@ import argparse
 import json
 import os
 import resource
+import shlex
 import subprocess
 import sys
 import time
@@ -205,7 +206,6 @@ def review_times(glob: str, engine: str, repeats: int, *, auc_bins: str = "10000
     """The command line's review of `glob` with and without intervals (see the module docstring); with
     `bucket_intervals` also with intervals from per-bucket tables whatever the patterns (``bucket_intervals``: the
     command line with its bound on patterns set to 0, ``engines._bucket_atoms``)."""
-    import shlex
     import statistics
     import tempfile
 
@@ -227,24 +227,8 @@ def review_times(glob: str, engine: str, repeats: int, *, auc_bins: str = "10000
         if len(files) != 1:
             raise ValueError("--in-memory reviews one file: generate the rows with --files 1.")
         kinds.append(("in_memory", [sys.executable, "-m", "fairness_core", "metrics", str(files[0]), *common]))
-    runs: dict = {name: [] for name, _ in kinds}
     with tempfile.TemporaryDirectory() as tmp:
-        for _ in range(repeats):
-            for name, run_command in kinds:
-                load = os.getloadavg()[0]
-                started = time.perf_counter()
-                child = subprocess.Popen(run_command + ["--out", f"{tmp}/{name}.json"], stdout=subprocess.DEVNULL,
-                                         stderr=subprocess.PIPE, text=True)
-                _, status, usage = os.wait4(child.pid, 0)
-                wall = time.perf_counter() - started
-                err = child.stderr.read()
-                child.stderr.close()
-                if os.waitstatus_to_exitcode(status) not in (0, 1):   # 1: a gating rule fails, a review all the same
-                    raise RuntimeError(f"{shlex.join(run_command)} failed: {err[-2000:]}")
-                runs[name].append({"wall_s": wall, "cpu_s": usage.ru_utime + usage.ru_stime,
-                                   "peak_rss_mib": usage.ru_maxrss / 1024, "load_average": load})
-                print(f"{name:13} {wall:6.1f} s wall, {usage.ru_utime + usage.ru_stime:6.1f} CPU-s, "
-                      f"{usage.ru_maxrss / 1024:6.0f} MiB peak, load {load:.1f}", file=sys.stderr)
+        runs = timed_runs(kinds, repeats, tmp)
     out = {name: {key: statistics.median(r[key] for r in rs) for key in rs[0]} for name, rs in runs.items()}
     out["runs"] = runs
     out["wall_ratio"] = out["intervals"]["wall_s"] / out["no_intervals"]["wall_s"]
@@ -295,29 +279,38 @@ def over_time_times(glob: str, engine: str, repeats: int, identities: int = N_ID
     for c in m.indicators:
         command += ["--identity", c]
     kinds = [("review", command), ("review_over_time", command + ["--time", "t", "--period", "month"])]
-    runs: dict = {name: [] for name, _ in kinds}
     with tempfile.TemporaryDirectory() as tmp:
-        for _ in range(repeats):
-            for name, run_command in kinds:
-                load = os.getloadavg()[0]
-                started = time.perf_counter()
-                child = subprocess.Popen(run_command + ["--out", f"{tmp}/{name}.json"], stdout=subprocess.DEVNULL,
-                                         stderr=subprocess.PIPE, text=True)
-                _, status, usage = os.wait4(child.pid, 0)
-                wall, cpu = time.perf_counter() - started, usage.ru_utime + usage.ru_stime
-                err = child.stderr.read()
-                child.stderr.close()
-                if os.waitstatus_to_exitcode(status) not in (0, 1):
-                    raise RuntimeError(f"{' '.join(run_command)} failed: {err[-2000:]}")
-                runs[name].append({"wall_s": wall, "cpu_s": cpu, "peak_rss_mib": usage.ru_maxrss / 1024,
-                                   "load_average": load})
-                print(f"{name:17} {wall:6.1f} s wall, {cpu:6.1f} CPU-s, load {load:.1f}", file=sys.stderr)
+        runs = timed_runs(kinds, repeats, tmp)
         periods = len(json.loads(Path(f"{tmp}/review_over_time.json").read_text())["over_time"]["periods"]["rows"])
     out = {name: {key: statistics.median(r[key] for r in rs) for key in rs[0]} for name, rs in runs.items()}
     out["runs"], out["periods"] = runs, periods
     out["cpu_ratio"] = out["review_over_time"]["cpu_s"] / out["review"]["cpu_s"]
     out["over_time_cpu_s"] = out["review_over_time"]["cpu_s"] - out["review"]["cpu_s"]
     return out
+
+
+def timed_runs(kinds: list, repeats: int, tmp: str) -> dict:
+    """Each command of `kinds` ((name, argv) pairs) run `repeats` times, interleaved, its output written in `tmp`:
+    per name a list of ``{wall_s, cpu_s, peak_rss_mib, load_average}`` (the child's own resource usage). Exit 1 (a
+    gating rule fails) is a review all the same; any other status raises RuntimeError with the end of stderr."""
+    runs: dict = {name: [] for name, _ in kinds}
+    for _ in range(repeats):
+        for name, run_command in kinds:
+            load = os.getloadavg()[0]
+            started = time.perf_counter()
+            child = subprocess.Popen(run_command + ["--out", f"{tmp}/{name}.json"], stdout=subprocess.DEVNULL,
+                                     stderr=subprocess.PIPE, text=True)
+            _, status, usage = os.wait4(child.pid, 0)
+            wall, cpu = time.perf_counter() - started, usage.ru_utime + usage.ru_stime
+            err = child.stderr.read()
+            child.stderr.close()
+            if os.waitstatus_to_exitcode(status) not in (0, 1):
+                raise RuntimeError(f"{shlex.join(run_command)} failed: {err[-2000:]}")
+            runs[name].append({"wall_s": wall, "cpu_s": cpu, "peak_rss_mib": usage.ru_maxrss / 1024,
+                               "load_average": load})
+            print(f"{name:17} {wall:6.1f} s wall, {cpu:6.1f} CPU-s, {usage.ru_maxrss / 1024:6.0f} MiB peak, "
+                  f"load {load:.1f}", file=sys.stderr)
+    return runs
 
 
 def main(argv=None) -> dict:

@@ -99,6 +99,22 @@ class SubgroupDiscovery:
         return self.table[self.table["excludes_parity"]]
 
 
+def search_options(depth, min_size, top_k, n_bins, max_categories, ci, holdout, func: str) -> tuple:
+    """``(min_size, top_k, n_bins, max_categories, level, holdout)`` of a subgroup search, checked: a depth of 1-3,
+    positive integers (at least 2 bins), a level strictly between 0 and 1 and a holdout in [0, 1); each message
+    names `func`. Raises ValueError otherwise."""
+    if isinstance(depth, bool) or depth not in (1, 2, 3):
+        raise ValueError(DEPTH_MESSAGE.format(got=depth))
+    min_size, top_k = check_int(min_size, 1, "min_size", func), check_int(top_k, 1, "top_k", func)
+    n_bins, max_categories = check_int(n_bins, 2, "n_bins", func), check_int(max_categories, 1, "max_categories", func)
+    level = check_ci(ci, func)
+    if level is None:
+        raise ValueError(f"The 'ci' parameter of {func} must be a number strictly between 0 and 1. Got None instead.")
+    if isinstance(holdout, bool) or not isinstance(holdout, (int, float)) or not 0.0 <= float(holdout) < 1.0:
+        raise ValueError(HOLDOUT_MESSAGE.format(got=holdout))
+    return min_size, top_k, n_bins, max_categories, level, float(holdout)
+
+
 def discover_subgroups(y_true, y_pred, attributes, *, y_score=None, columns=None, quantity: str = "selection_rate",
                        depth: int = 2, min_size: int = 30, top_k: int = 10, positive_outcome: str = "favourable",
                        direction: Optional[str] = None, ci=0.95, holdout: float = 0.5, random_state=0,
@@ -239,21 +255,14 @@ def discover_subgroups(y_true, y_pred, attributes, *, y_score=None, columns=None
             raise ValueError(NO_SCORE_MESSAGE.format(quantity=quantity))
         score = (as_probabilities if quantity == "calibration_error" else as_scores)(y_score, "y_score", FUNC)
         check_length(score, n, "y_score", FUNC)
-    if isinstance(depth, bool) or depth not in (1, 2, 3):
-        raise ValueError(DEPTH_MESSAGE.format(got=depth))
-    min_size, top_k = check_int(min_size, 1, "min_size", FUNC), check_int(top_k, 1, "top_k", FUNC)
-    n_bins, max_categories = check_int(n_bins, 2, "n_bins", FUNC), check_int(max_categories, 1, "max_categories", FUNC)
+    min_size, top_k, n_bins, max_categories, level, holdout = search_options(
+        depth, min_size, top_k, n_bins, max_categories, ci, holdout, FUNC)
     if direction is None and quantity in SCORE_QUANTITIES:
         check_option(positive_outcome, ("favourable", "adverse"), "positive_outcome", FUNC)
         direction = "lower" if quantity in LOWER_IS_WORSE else "higher"
     elif direction is None:
         direction = "higher" if higher_is_adverse(quantity, positive_outcome, FUNC) else "lower"
     check_option(direction, DIRECTIONS, "direction", FUNC)
-    level = check_ci(ci, FUNC)
-    if level is None:
-        raise ValueError(f"The 'ci' parameter of {FUNC} must be a number strictly between 0 and 1. Got None instead.")
-    if isinstance(holdout, bool) or not isinstance(holdout, (int, float)) or not 0.0 <= float(holdout) < 1.0:
-        raise ValueError(HOLDOUT_MESSAGE.format(got=holdout))
     weight = check_sample_weight(sample_weight, n, FUNC)
 
     flags = _indicator_flags(attributes, columns, indicators, indicator_threshold)

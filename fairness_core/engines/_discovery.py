@@ -12,12 +12,12 @@ import pandas as pd
 
 from .._counts.rates import DISPARITY_METRICS, RATE_NAMES, RATES
 from .._counts.scored_data import LABEL_TOO_FEW, POSITIVE_MISSING, ColumnMapping, _same, _show
-from .._data.checks import check_int, check_option
+from .._data.checks import check_option
 from .._metrics.discovery_search import TOLERANCE, Candidates, _bound, _ranked, _scored
-from .._review.discovery import (DEPTH_MESSAGE, DIRECTIONS, HOLDOUT_MESSAGE, INDICATOR_MESSAGE, MANY_VALUES_MESSAGE,
-                                 MAX_VALUES, SubgroupDiscovery, _judged, _name, _only_members, _search_values)
+from .._review.discovery import (DIRECTIONS, INDICATOR_MESSAGE, MANY_VALUES_MESSAGE, MAX_VALUES, SubgroupDiscovery,
+                                 _judged, _name, _only_members, _search_values, search_options)
 from .._review.sentences import higher_is_adverse
-from .._stats.intervals import check_ci, effective_counts, interval_p_value, mover_disparity, mover_interval
+from .._stats.intervals import effective_counts, interval_p_value, mover_disparity, mover_interval
 from .._subgroups.binning import _cut, quantile_edges_from_counts
 from .._subgroups.patterns import MISSING
 from .._subgroups.subgroups import _distinct_labels
@@ -104,19 +104,11 @@ def discover_subgroups_counted(source: Any, mapping: ColumnMapping, *, columns=N
     quantity = DISPARITY_METRICS.get(quantity, quantity)
     if quantity not in RATE_NAMES:
         raise ValueError(NOT_A_RATE.format(quantity=quantity, rates=", ".join(RATE_NAMES)))
-    if isinstance(depth, bool) or depth not in (1, 2, 3):
-        raise ValueError(DEPTH_MESSAGE.format(got=depth))
-    min_size, top_k = check_int(min_size, 1, "min_size", FUNC), check_int(top_k, 1, "top_k", FUNC)
-    n_bins, max_categories = check_int(n_bins, 2, "n_bins", FUNC), check_int(max_categories, 1, "max_categories", FUNC)
+    min_size, top_k, n_bins, max_categories, level, holdout = search_options(
+        depth, min_size, top_k, n_bins, max_categories, ci, holdout, FUNC)
     if direction is None:
         direction = "higher" if higher_is_adverse(quantity, positive_outcome, FUNC) else "lower"
     check_option(direction, DIRECTIONS, "direction", FUNC)
-    level = check_ci(ci, FUNC)
-    if level is None:
-        raise ValueError(f"The 'ci' parameter of {FUNC} must be a number strictly between 0 and 1. Got None instead.")
-    if isinstance(holdout, bool) or not isinstance(holdout, (int, float)) or not 0.0 <= float(holdout) < 1.0:
-        raise ValueError(HOLDOUT_MESSAGE.format(got=holdout))
-    holdout = float(holdout)
     score = score if score is not None else (mapping.scores[0] if mapping.scores else None)
     if score is None:
         raise ValueError(NO_SCORE)
