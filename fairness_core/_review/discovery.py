@@ -100,9 +100,8 @@ class SubgroupDiscovery:
 
 
 def search_options(depth, min_size, top_k, n_bins, max_categories, ci, holdout, func: str) -> tuple:
-    """``(min_size, top_k, n_bins, max_categories, level, holdout)`` of a subgroup search, checked: a depth of 1-3,
-    positive integers (at least 2 bins), a level strictly between 0 and 1 and a holdout in [0, 1); each message
-    names `func`. Raises ValueError otherwise."""
+    """``(min_size, top_k, n_bins, max_categories, level, holdout)`` of a search, checked (a depth of 1-3, positive
+    integers, at least 2 bins, a level in (0, 1), a holdout in [0, 1)), or ValueError naming `func`."""
     if isinstance(depth, bool) or depth not in (1, 2, 3):
         raise ValueError(DEPTH_MESSAGE.format(got=depth))
     min_size, top_k = check_int(min_size, 1, "min_size", func), check_int(top_k, 1, "top_k", func)
@@ -478,13 +477,21 @@ def _estimates(cand_columns, cand_codes, codes, cell, weight, rows, quantity, le
         (ek1, en1), (ek2, en2) = e1, e2
     else:
         ek1, en1, ek2, en2 = k1, n1, k2, n2
+    return rate_estimates((k1, n1, k2, n2), (ek1, en1, ek2, en2), level, member.sum(axis=1), member @ in_den)
+
+
+def rate_estimates(counts: tuple, effective: tuple, level: float, size, own) -> pd.DataFrame:
+    """Held-out estimates of m candidates' rates (``size, value, rest_value, difference, ci_low, ci_high, p_value,
+    k, n, rest_k, rest_n, own``) from `counts` (k1, n1, k2, n2: theirs and the rest's, each (m,)); the MOVER interval
+    (Newcombe 1998) and p-value from `effective` (Kish's effective counts with weights, else `counts`)."""
+    (k1, n1, k2, n2), (ek1, en1, ek2, en2) = counts, effective
     with np.errstate(divide="ignore", invalid="ignore"):
         value, rest = np.where(n1 > 0, k1 / n1, np.nan), np.where(n2 > 0, k2 / n2, np.nan)
     low, high = mover_interval(ek1, en1, ek2, en2, level, "diff")
     p = interval_p_value(lambda lv: mover_disparity(ek1, en1, ek2, en2, lv, "diff"), 0.0, (len(k1),))
-    return pd.DataFrame({"size": member.sum(axis=1).astype(np.int64), "value": value, "rest_value": rest,
+    return pd.DataFrame({"size": np.asarray(size).astype(np.int64), "value": value, "rest_value": rest,
                          "difference": value - rest, "ci_low": low, "ci_high": high, "p_value": p, "k": k1, "n": n1,
-                         "rest_k": k2, "rest_n": n2, "own": member @ in_den})
+                         "rest_k": k2, "rest_n": n2, "own": own})
 
 
 def _ratio(value, rest) -> np.ndarray:

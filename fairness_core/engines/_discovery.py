@@ -15,9 +15,10 @@ from .._counts.scored_data import LABEL_TOO_FEW, POSITIVE_MISSING, ColumnMapping
 from .._data.checks import check_option
 from .._metrics.discovery_search import TOLERANCE, Candidates, _bound, _ranked, _scored
 from .._review.discovery import (DIRECTIONS, INDICATOR_MESSAGE, MANY_VALUES_MESSAGE, MAX_VALUES, SubgroupDiscovery,
-                                 _judged, _name, _only_members, _search_values, search_options)
+                                 _judged, _name, _only_members, _search_values, rate_estimates,
+                                 search_options)
 from .._review.sentences import higher_is_adverse
-from .._stats.intervals import effective_counts, interval_p_value, mover_disparity, mover_interval
+from .._stats.intervals import effective_counts
 from .._subgroups.binning import _cut, quantile_edges_from_counts
 from .._subgroups.patterns import MISSING
 from .._subgroups.subgroups import _distinct_labels
@@ -362,13 +363,7 @@ def estimates_from_counts(found: Candidates, top: slice, tables: dict, cards: li
                                     t_rows[den_cells].sum() - own)
     else:
         ek1, en1, ek2, en2 = k1, n1, k2, n2
-    with np.errstate(divide="ignore", invalid="ignore"):
-        value, rest = np.where(n1 > 0, k1 / n1, np.nan), np.where(n2 > 0, k2 / n2, np.nan)
-    low, high = mover_interval(ek1, en1, ek2, en2, level, "diff")
-    p = interval_p_value(lambda lv: mover_disparity(ek1, en1, ek2, en2, lv, "diff"), 0.0, (len(k1),))
-    return pd.DataFrame({"size": rows.sum(axis=1).astype(np.int64), "value": value, "rest_value": rest,
-                         "difference": value - rest, "ci_low": low, "ci_high": high, "p_value": p, "k": k1, "n": n1,
-                         "rest_k": k2, "rest_n": n2, "own": own})
+    return rate_estimates((k1, n1, k2, n2), (ek1, en1, ek2, en2), level, rows.sum(axis=1), own)
 
 
 def _discover(tables: dict, coded: list, columns: list, quantity: str, *, depth: int, min_size: int, top_k: int,
